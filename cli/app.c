@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#define CU_LOG_TAG "app"
+#include "app.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/i18n.h"
+#include "core/log.h"
+#include "core/mem.h"
+#include "core/str.h"
+
+static char *
+home_dir(const struct cu_app *app)
+{
+    const char *h = cu_env_get(app->envp, "HOME");
+    if (h && h[0] == '/')
+        return cu_xstrdup(h);
+    struct passwd *pw = getpwuid(geteuid());
+    return pw && pw->pw_dir ? cu_xstrdup(pw->pw_dir) : cu_xstrdup("/");
+}
+
+static char *
+xdg_dir(const struct cu_app *app, const char *var, const char *fallback)
+{
+    const char *v = cu_env_get(app->envp, var);
+    if (v && v[0] == '/')
+        return cu_path_join(v, "cudaup");
+    CU_AUTOFREE char *home = home_dir(app);
+    CU_AUTOFREE char *base = cu_path_join(home, fallback);
+    return cu_path_join(base, "cudaup");
+}
+
+/* A path the user gave may be relative; everything downstream wants it absolute. */
+static char *
+absolute(const char *p)
+{
+    if (p[0] == '/')
+        return cu_xstrdup(p);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof(cwd)))
+        return cu_xstrdup(p);
+    return cu_path_join(cwd, p);
+}
+
+enum cu_status
+cu_app_setup(struct cu_app *app, struct cu_error *err)
+{
+    enum cu_status st;
+    const char *root = app->cfg.root ? app->cfg.root : "/";
+
+    app->is_root = geteuid() == 0;
+    st = cu_sysroot_init(&app->root, root, err);
+    if (st != CU_OK)
+        return st;
+    app->root_open = true;
+    st = cu_catalog_load(cu_env_get(app->envp, "CUDAUP_CATALOG"), &app->catalog, err);
+    if (st != CU_OK)
+        return st;
+
+    if (app->cfg.prefix && *app->cfg.prefix) {
+        app->prefix = absolute(app->cfg.prefix);
+    } else if (app->is_root) {
+        app->prefix = cu_xstrdup("/usr/local");
+    } else {
+        CU_AUTOFREE char *home = home_dir(app);
+        app->prefix = cu_path_join(home, ".local");
+    }
+    if (app->cfg.state_dir && *app->cfg.state_dir)
+        app->state_dir = absolute(app->cfg.state_dir);
+    else if (app->is_root)
+        app->state_dir = cu_xstrdup("/var/lib/cudaup");
+    else
+        app->state_dir = xdg_dir(app, "XDG_STATE_HOME", ".local/state");
+    if (app->cfg.cache_dir && *app->cfg.cache_dir)
+        app->cache_dir = absolute(app->cfg.cache_dir);
+    else
+        app->cache_dir = xdg_dir(app, "XDG_CACHE_HOME", ".cache");
+
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    if (n > 0) {
+        buf[n] = '\0';
+        app->self_exe = cu_xstrdup(buf);
+    }
+    return CU_OK;
+}
+
+enum cu_status
+cu_app_probe(struct cu_app *app, struct cu_facts **out, struct cu_error *err)
+{
+    const char *extra[] = {app->prefix, NULL};
+    struct cu_probe_opts o = {
+        .root = &app->root,
+        .catalog = app->catalog,
+        .envp = app->envp,
+        .extra_prefixes = extra,
+        .nvml_override = cu_env_get(app->envp, "CUDAUP_NVML_LIB"),
+        .libcuda_override = cu_env_get(app->envp, "CUDAUP_LIBCUDA_LIB"),
+    };
+    return cu_facts_probe(&o, out, err);
+}
+
+static void
+mkdir_p(const char *path)
+{
+    CU_AUTOFREE char *p = cu_xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        mkdir(p, 0755);
+        *s = '/';
+    }
+    mkdir(p, 0755);
+}
+
+void
+cu_app_open_log(struct cu_app *app)
+{
+    CU_AUTOFREE char *path = NULL;
+    if (app->log)
+        return;
+    if (app->cfg.log_file && *app->cfg.log_file) {
+        path = cu_xstrdup(app->cfg.log_file);
+    } else {
+        mkdir_p(app->state_dir);
+        path = cu_path_join(app->state_dir, "cudaup.log");
+    }
+    app->log = fopen(path, "a");
+    if (!app->log) {
+        char buf[128];
+        cu_log_warn(_("Cannot open the log %s: %s"), path, cu_strerror(errno, buf, sizeof(buf)));
+    }
+}

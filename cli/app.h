@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The state of one cudaup run (STYLE 8): the parsed config, the machine root,
+ * the catalog and the output settings, passed to every command.
+ */
+#ifndef CU_APP_H
+#define CU_APP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/catalog.h"
+#include "core/cfg.h"
+#include "core/error.h"
+#include "core/sysinfo.h"
+#include "core/sysroot.h"
+
+struct cu_app {
+    struct cu_config cfg;
+    const char *const *envp;
+    struct cu_sysroot root;
+    bool root_open;
+    struct cu_catalog *catalog;
+    FILE *log;          /* the log file, when one is open */
+    bool color;         /* colour on stdout */
+    bool color_err;     /* colour on stderr */
+    char *self_exe;     /* this binary, for helper child processes */
+    char *prefix, *state_dir, *cache_dir; /* resolved defaults */
+    bool is_root;
+};
+
+/** Open the root and load the catalog (CUDAUP_CATALOG overrides the built-in one). */
+CU_NODISCARD enum cu_status cu_app_setup(struct cu_app *app, struct cu_error *err);
+
+/** Probe the machine. The caller owns *out. */
+CU_NODISCARD enum cu_status cu_app_probe(struct cu_app *app, struct cu_facts **out,
+                                         struct cu_error *err);
+
+/** Open STATE/cudaup.log (or --log) for appending; failures only warn. */
+void cu_app_open_log(struct cu_app *app);
+
+int cu_cmd_doctor(struct cu_app *app);
+
+#endif /* CU_APP_H */

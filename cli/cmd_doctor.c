@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "core/doctor.h"
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "core/str.h"
+#include "report.h"
+
+static const char *
+v(const struct cu_version *ver, char *buf, size_t len)
+{
+    return ver->n ? cu_version_format(ver, 0, buf, len) : "?";
+}
+
+static void
+print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problems *pr)
+{
+    char b1[32], b2[32];
+    const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
+
+    if (f->n_gpus == 0)
+        printf("%s%-8s%s %s\n", bold, _("GPU"), reset, _("none found"));
+    for (size_t i = 0; i < f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &f->gpus[i];
+        CU_AUTOFREE char *name = cu_str_sanitize(g->name);
+        printf("%s%-8s%s %d: %s (%s%s%s)\n", bold, _("GPU"), reset, g->index, name, g->pci_id,
+               g->bus[0] ? ", " : "", g->bus);
+        if (g->cc.n)
+            printf("%-8s    %s %s%s%s%s", "", _("compute capability"), v(&g->cc, b1, sizeof(b1)),
+                   g->arch ? " (" : "", g->arch ? g->arch : "", g->arch ? ")" : "");
+        else
+            printf("%-8s    %s", "", _("compute capability unknown"));
+        if (g->memory_mib)
+            printf(", %llu MiB", (unsigned long long)g->memory_mib);
+        printf("\n");
+    }
+    const struct cu_driver_info *d = &f->driver;
+    printf("%s%-8s%s ", bold, _("Driver"), reset);
+    switch (d->kind) {
+    case CU_DRIVER_NVIDIA:
+    case CU_DRIVER_WSL:
+        printf(d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : _("NVIDIA %s"),
+               v(&d->version, b1, sizeof(b1)));
+        if (d->cuda_max.n)
+            printf(_(", runs CUDA up to %s"), v(&d->cuda_max, b2, sizeof(b2)));
+        printf("\n");
+        break;
+    case CU_DRIVER_NOUVEAU:
+        printf("%s\n", _("nouveau (the open-source driver; CUDA needs NVIDIA's)"));
+        break;
+    case CU_DRIVER_NONE:
+    default:
+        printf("%s\n", _("no NVIDIA driver is loaded"));
+        break;
+    }
+    if (f->n_installs == 0)
+        printf("%s%-8s%s %s\n", bold, _("CUDA"), reset, _("none installed"));
+    for (size_t i = 0; i < f->n_installs; i++) {
+        const struct cu_cuda_install *in = &f->installs[i];
+        printf("%s%-8s%s %s  %s", bold, i == 0 ? _("CUDA") : "", reset, v(&in->version, b1, sizeof(b1)),
+               in->path);
+        if (in->cudnn.n)
+            printf(_(", cuDNN %s"), v(&in->cudnn, b2, sizeof(b2)));
+        if (in->managed)
+            printf(" [%s]", _("installed by cudaup"));
+        for (char **l = in->links; l && *l; l++)
+            printf(" <- %s", *l);
+        printf("\n");
+    }
+    if (f->env.cuda_home)
+        printf("%s%-8s%s CUDA_HOME=%s\n", bold, _("Env"), reset, f->env.cuda_home);
+    if (f->pyenv)
+        printf("%s%-8s%s %s%s%s %s\n", bold, _("Python"), reset, f->pyenv->tool,
+               f->pyenv->version ? " " : "", f->pyenv->version ? f->pyenv->version : "",
+               f->pyenv->path ? f->pyenv->path : "");
+
+    printf("\n");
+    if (pr->n == 0) {
+        printf("%s%s%s\n", cu_color(app, CU_COLOR_GREEN, false), _("No problems found."), reset);
+        return;
+    }
+    printf("%s%s%s\n", bold, _("Problems:"), reset);
+    for (size_t i = 0; i < pr->n; i++) {
+        const struct cu_problem *p = &pr->v[i];
+        enum cu_color c = p->severity == CU_SEV_ERROR     ? CU_COLOR_RED
+                          : p->severity == CU_SEV_WARNING ? CU_COLOR_YELLOW
+                                                          : CU_COLOR_DIM;
+        const char *sev = p->severity == CU_SEV_ERROR     ? _("error")
+                          : p->severity == CU_SEV_WARNING ? _("warning")
+                                                          : _("info");
+        CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
+        printf("  %s%-8s%s %s [%s]\n", cu_color(app, c, false), sev, reset, msg, p->code);
+        printf("  %-8s %s %s\n", "", _("fix:"), p->fix);
+    }
+}
+
+int
+cu_cmd_doctor(struct cu_app *app)
+{
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    struct cu_problems problems;
+    int rc;
+
+    cu_error_clear(&err);
+    if (app->cfg.n_args > 0) {
+        cu_error_set(&err, CU_E_USAGE, 0, _("'doctor' takes no arguments, but got '%s'."),
+                     app->cfg.args[0]);
+        return cu_report_error(app, &err);
+    }
+    if (cu_app_probe(app, &facts, &err) != CU_OK)
+        return cu_report_error(app, &err);
+    cu_problems_init(&problems);
+    cu_doctor_check(facts, app->catalog, &app->root, app->envp, &problems);
+    if (app->cfg.json)
+        cu_report_json(app, cu_doctor_json(facts, &problems));
+    else if (!app->cfg.quiet || cu_problems_has_error(&problems))
+        print_text(app, facts, &problems);
+    rc = cu_problems_has_error(&problems) ? 3 : 0;
+    cu_problems_fini(&problems);
+    cu_facts_free(facts);
+    return rc;
+}

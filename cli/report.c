@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/i18n.h"
+#include "core/jsonutil.h"
+#include "core/str.h"
+
+static const char *const seqs[] = {
+    [CU_COLOR_NONE] = "",          [CU_COLOR_RED] = "\033[31m", [CU_COLOR_YELLOW] = "\033[33m",
+    [CU_COLOR_GREEN] = "\033[32m", [CU_COLOR_BOLD] = "\033[1m", [CU_COLOR_DIM] = "\033[2m",
+};
+
+const char *
+cu_color(const struct cu_app *app, enum cu_color c, bool err_stream)
+{
+    return (err_stream ? app->color_err : app->color) ? seqs[c] : "";
+}
+
+const char *
+cu_color_reset(const struct cu_app *app, bool err_stream)
+{
+    return (err_stream ? app->color_err : app->color) ? "\033[0m" : "";
+}
+
+int
+cu_report_error(struct cu_app *app, const struct cu_error *err)
+{
+    int code = cu_status_exit_code(err->code);
+    const char *advice = cu_error_advice(err);
+    CU_AUTOFREE char *msg = NULL;
+
+    msg = cu_str_sanitize(cu_error_text(err));
+    fprintf(stderr, "%scudaup: %s%s\n", cu_color(app, CU_COLOR_RED, true), msg,
+            cu_color_reset(app, true));
+    if (advice)
+        fprintf(stderr, "%s\n", advice);
+    if (app->log)
+        fprintf(app->log, "error: %s\n", msg);
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "status", json_string("error"));
+        json_object_set_new(doc, "exit_code", json_integer(code));
+        json_object_set_new(doc, "error", json_string(cu_error_text(err)));
+        json_object_set_new(doc, "error_code", json_string(cu_status_name(err->code)));
+        json_object_set_new(doc, "advice", cu_json_str_or_null(advice));
+        cu_report_json(app, doc);
+    }
+    return code;
+}
+
+void
+cu_report_json(struct cu_app *app, json_t *doc)
+{
+    (void)app;
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s) {
+        fputs(s, stdout);
+        fputc('\n', stdout);
+        free(s);
+    }
+    json_decref(doc);
+    fflush(stdout);
+}

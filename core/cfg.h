@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Everything the user asked for, parsed before anything runs (STYLE 43).
+ * Filled by cli/options.c from defaults < config file < CUDAUP_* env < argv.
+ * Strings are owned by the struct (cu_config_fini).
+ */
+#ifndef CU_CFG_H
+#define CU_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cu_command {
+    CU_CMD_NONE, /* the wizard */
+    CU_CMD_DOCTOR,
+    CU_CMD_PLAN,
+    CU_CMD_INSTALL,
+    CU_CMD_VERIFY,
+    CU_CMD_REPAIR,
+    CU_CMD_UNINSTALL,
+    CU_CMD_LIST,
+    CU_CMD_MIRROR,
+    CU_CMD_COUNT
+};
+
+struct cu_config {
+    enum cu_command command;
+    char **args; /* positional arguments after the command, NULL-terminated */
+    size_t n_args;
+
+    /* every command */
+    char *root, *mirror, *cache_dir, *state_dir, *log_file;
+    bool json, yes, quiet, no_color, help, version;
+    int verbose;
+
+    /* plan, install, mirror (and the wizard's answers) */
+    char *cuda, *cudnn, *framework, *components, *prefix, *env_scope, *shell_rc, *env_tool,
+        *env_name, *python, *platform;
+
+    /* verify, repair */
+    bool require_gpu, deep;
+    uint64_t gpu_timeout; /* seconds for each GPU check */
+
+    /* downloads */
+    uint64_t jobs;    /* archives at once */
+    uint64_t retries; /* per download */
+
+    /* wizard and its tests */
+    char *keys_script;
+    uint64_t iterations;
+    bool non_interactive;
+
+    /* where values came from, for messages: the config file read, if any */
+    char *config_file;
+};
+
+void cu_config_init(struct cu_config *cfg);
+void cu_config_fini(struct cu_config *cfg);
+const char *cu_command_name(enum cu_command cmd);
+
+#endif /* CU_CFG_H */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "error.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "i18n.h"
+
+static const struct {
+    const char *name;
+    const char *msg;
+    int exit_code;
+} status_info[] = {
+#define CU_X_INFO(name, msg, exitc) {#name, msg, exitc},
+    CU_STATUS_CODES(CU_X_INFO)
+#undef CU_X_INFO
+};
+
+void
+cu_error_clear(struct cu_error *err)
+{
+    if (!err)
+        return;
+    err->code = CU_OK;
+    err->sys_errno = 0;
+    err->msg[0] = '\0';
+}
+
+const char *
+cu_strerror(int errnum, char *buf, size_t len)
+{
+    /* GNU strerror_r may return a static string instead of filling buf. */
+#if defined(_GNU_SOURCE) && !defined(__ANDROID__)
+    return strerror_r(errnum, buf, len);
+#else
+    if (strerror_r(errnum, buf, len) != 0)
+        snprintf(buf, len, "error %d", errnum);
+    return buf;
+#endif
+}
+
+enum cu_status
+cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    err->code = code;
+    err->sys_errno = sys_errno;
+    err->msg[0] = '\0';
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+        va_end(ap);
+    }
+    if (sys_errno) {
+        char buf[128];
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof(err->msg) - n, "%s%s", n ? ": " : "",
+                 cu_strerror(sys_errno, buf, sizeof(buf)));
+    }
+    return code;
+}
+
+void
+cu_error_prefix(struct cu_error *err, const char *fmt, ...)
+{
+    char pre[256], old[256];
+    va_list ap;
+
+    if (!err)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(pre, sizeof(pre), fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof(old));
+    /* Both halves are cut to fit; a long path must not hide the reason. */
+    if (old[0])
+        snprintf(err->msg, sizeof(err->msg), "%.120s: %.130s", pre, old);
+    else
+        snprintf(err->msg, sizeof(err->msg), "%.250s", pre);
+}
+
+const char *
+cu_status_str(enum cu_status code)
+{
+    if ((unsigned)code >= CU_STATUS_COUNT)
+        return "unknown error";
+    return _(status_info[code].msg);
+}
+
+const char *
+cu_status_name(enum cu_status code)
+{
+    if ((unsigned)code >= CU_STATUS_COUNT)
+        return "CU_E_UNKNOWN";
+    return status_info[code].name;
+}
+
+const char *
+cu_error_text(const struct cu_error *err)
+{
+    if (!err)
+        return cu_status_str(CU_OK);
+    return err->msg[0] ? err->msg : cu_status_str(err->code);
+}
+
+const char *
+cu_error_advice(const struct cu_error *err)
+{
+    if (!err)
+        return NULL;
+    switch (err->code) {
+    case CU_E_NETWORK:
+        return _("Check the network connection, or point cudaup at a site mirror with --mirror URL.");
+    case CU_E_CHECKSUM:
+        return _("The damaged file was deleted; run the command again to download it afresh.");
+    case CU_E_BUSY:
+        return _("Wait for the other cudaup to finish, then run this command again.");
+    case CU_E_IO:
+        if (err->sys_errno == ENOSPC)
+            return _("Free some disk space or choose another folder with --prefix or --cache-dir.");
+        if (err->sys_errno == EACCES || err->sys_errno == EPERM || err->sys_errno == EROFS)
+            return _("Choose a folder you can write to with --prefix, or run cudaup as root.");
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
+int
+cu_status_exit_code(enum cu_status code)
+{
+    if ((unsigned)code >= CU_STATUS_COUNT)
+        return 1;
+    return status_info[code].exit_code;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The logger (STYLE 41): levels, one pluggable sink, a tag per file.
+ *
+ * Each .c that logs defines CU_LOG_TAG before including this header.  The
+ * level comes from cu_log_set_level() or CUDAUP_DEBUG (error, warn, info,
+ * debug, trace).  The sink may be called from any thread; the default sink
+ * writes "cudaup: level: message" to stderr.
+ */
+#ifndef CU_LOG_H
+#define CU_LOG_H
+
+#include <stdarg.h>
+
+#include "macros.h"
+
+enum cu_log_level {
+    CU_LOG_ERROR,
+    CU_LOG_WARN,
+    CU_LOG_INFO,
+    CU_LOG_DEBUG,
+    CU_LOG_TRACE,
+};
+
+typedef void (*cu_log_fn)(void *userdata, enum cu_log_level level, const char *tag,
+                          const char *msg);
+
+/** Install @fn as the sink (NULL restores the default). Call before threads start. */
+void cu_log_set_handler(cu_log_fn fn, void *userdata);
+void cu_log_set_level(enum cu_log_level level);
+enum cu_log_level cu_log_get_level(void);
+/** Read CUDAUP_DEBUG; an unknown value is ignored. */
+void cu_log_init_from_env(void);
+/** Parse "warn" etc.; returns -1 when unknown. */
+int cu_log_level_parse(const char *s);
+const char *cu_log_level_name(enum cu_log_level level);
+
+void cu_log_msg(enum cu_log_level level, const char *tag, const char *fmt, ...) CU_PRINTF(3, 4);
+void cu_log_vmsg(enum cu_log_level level, const char *tag, const char *fmt, va_list ap)
+    CU_PRINTF(3, 0);
+
+#ifndef CU_LOG_TAG
+#define CU_LOG_TAG "cudaup"
+#endif
+
+/* These forward to a function; they exist only to pass the file's tag. */
+#define cu_log_error(...) cu_log_msg(CU_LOG_ERROR, CU_LOG_TAG, __VA_ARGS__)
+#define cu_log_warn(...) cu_log_msg(CU_LOG_WARN, CU_LOG_TAG, __VA_ARGS__)
+#define cu_log_info(...) cu_log_msg(CU_LOG_INFO, CU_LOG_TAG, __VA_ARGS__)
+#define cu_log_debug(...) cu_log_msg(CU_LOG_DEBUG, CU_LOG_TAG, __VA_ARGS__)
+#define cu_log_trace(...) cu_log_msg(CU_LOG_TRACE, CU_LOG_TAG, __VA_ARGS__)
+
+#endif /* CU_LOG_H */
