@@ -17,6 +17,16 @@ v(const struct cu_version *ver, char *buf, size_t len)
     return ver->n ? cu_version_format(ver, 0, buf, len) : "?";
 }
 
+/* A bold label padded to the label column. */
+static void
+label(struct cu_app *app, const char *text)
+{
+    fputs(cu_color(app, CU_COLOR_BOLD, false), stdout);
+    cu_print_padded(stdout, text, 8);
+    fputs(cu_color_reset(app, false), stdout);
+    fputc(' ', stdout);
+}
+
 static void
 print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problems *pr)
 {
@@ -24,12 +34,12 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problem
     const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
 
     if (f->n_gpus == 0)
-        printf("%s%-8s%s %s\n", bold, _("GPU"), reset, _("none found"));
+        label(app, _("GPU")), printf("%s\n", _("none found"));
     for (size_t i = 0; i < f->n_gpus; i++) {
         const struct cu_gpu_info *g = &f->gpus[i];
         CU_AUTOFREE char *name = cu_str_sanitize(g->name);
-        printf("%s%-8s%s %d: %s (%s%s%s)\n", bold, _("GPU"), reset, g->index, name, g->pci_id,
-               g->bus[0] ? ", " : "", g->bus);
+        label(app, _("GPU"));
+        printf("%d: %s (%s%s%s)\n", g->index, name, g->pci_id, g->bus[0] ? ", " : "", g->bus);
         if (g->cc.n)
             printf("%-8s    %s %s%s%s%s", "", _("compute capability"), v(&g->cc, b1, sizeof(b1)),
                    g->arch ? " (" : "", g->arch ? g->arch : "", g->arch ? ")" : "");
@@ -40,12 +50,12 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problem
         printf("\n");
     }
     const struct cu_driver_info *d = &f->driver;
-    printf("%s%-8s%s ", bold, _("Driver"), reset);
+    label(app, _("Driver"));
     switch (d->kind) {
     case CU_DRIVER_NVIDIA:
     case CU_DRIVER_WSL:
         printf(d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : _("NVIDIA %s"),
-               v(&d->version, b1, sizeof(b1)));
+               d->version.n ? cu_driver_version_format(&d->version, b1, sizeof(b1)) : "?");
         if (d->cuda_max.n)
             printf(_(", runs CUDA up to %s"), v(&d->cuda_max, b2, sizeof(b2)));
         printf("\n");
@@ -59,11 +69,11 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problem
         break;
     }
     if (f->n_installs == 0)
-        printf("%s%-8s%s %s\n", bold, _("CUDA"), reset, _("none installed"));
+        label(app, _("CUDA")), printf("%s\n", _("none installed"));
     for (size_t i = 0; i < f->n_installs; i++) {
         const struct cu_cuda_install *in = &f->installs[i];
-        printf("%s%-8s%s %s  %s", bold, i == 0 ? _("CUDA") : "", reset, v(&in->version, b1, sizeof(b1)),
-               in->path);
+        label(app, i == 0 ? _("CUDA") : "");
+        printf("%s  %s", v(&in->version, b1, sizeof(b1)), in->path);
         if (in->cudnn.n)
             printf(_(", cuDNN %s"), v(&in->cudnn, b2, sizeof(b2)));
         if (in->managed)
@@ -73,11 +83,11 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problem
         printf("\n");
     }
     if (f->env.cuda_home)
-        printf("%s%-8s%s CUDA_HOME=%s\n", bold, _("Env"), reset, f->env.cuda_home);
+        label(app, _("Env")), printf("CUDA_HOME=%s\n", f->env.cuda_home);
     if (f->pyenv)
-        printf("%s%-8s%s %s%s%s %s\n", bold, _("Python"), reset, f->pyenv->tool,
-               f->pyenv->version ? " " : "", f->pyenv->version ? f->pyenv->version : "",
-               f->pyenv->path ? f->pyenv->path : "");
+        label(app, _("Python")), printf("%s%s%s %s\n", f->pyenv->tool, f->pyenv->version ? " " : "",
+                                       f->pyenv->version ? f->pyenv->version : "",
+                                       f->pyenv->path ? f->pyenv->path : "");
 
     printf("\n");
     if (pr->n == 0) {
@@ -94,8 +104,12 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problem
                           : p->severity == CU_SEV_WARNING ? _("warning")
                                                           : _("info");
         CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
-        printf("  %s%-8s%s %s [%s]\n", cu_color(app, c, false), sev, reset, msg, p->code);
-        printf("  %-8s %s %s\n", "", _("fix:"), p->fix);
+        printf("  %s", cu_color(app, c, false));
+        cu_print_padded(stdout, sev, 8);
+        printf("%s %s [%s]\n", reset, msg, p->code);
+        printf("  %-8s ", "");
+        cu_print_padded(stdout, _("fix:"), 0);
+        printf(" %s\n", p->fix);
     }
 }
 

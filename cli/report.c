@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
 
 #include "core/i18n.h"
 #include "core/jsonutil.h"
@@ -65,4 +67,28 @@ cu_report_json(struct cu_app *app, json_t *doc)
     }
     json_decref(doc);
     fflush(stdout);
+}
+
+void
+cu_print_padded(FILE *out, const char *s, int width)
+{
+    int cols = 0;
+    mbstate_t st;
+    memset(&st, 0, sizeof(st));
+    for (const char *p = s; *p;) {
+        wchar_t wc;
+        size_t n = mbrtowc(&wc, p, strlen(p), &st);
+        if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+            cols++; /* an undecodable byte takes one column in most terminals */
+            p++;
+            memset(&st, 0, sizeof(st));
+            continue;
+        }
+        int w = wcwidth(wc);
+        cols += w > 0 ? w : 0;
+        p += n;
+    }
+    fputs(s, out);
+    for (; cols < width; cols++)
+        fputc(' ', out);
 }

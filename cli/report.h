@@ -20,6 +20,12 @@ const char *cu_color_reset(const struct cu_app *app, bool err_stream);
  */
 int cu_report_error(struct cu_app *app, const struct cu_error *err);
 
+/**
+ * Print @s to @out padded with spaces to @width terminal columns, counting
+ * wide (CJK) characters as two.
+ */
+void cu_print_padded(FILE *out, const char *s, int width);
+
 /** Print @doc on stdout, indented, and release it. */
 void cu_report_json(struct cu_app *app, json_t *doc);
 

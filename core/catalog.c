@@ -585,6 +585,10 @@ same_product(const char *a, const char *b)
         a += 7;
     if (strncasecmp(b, "NVIDIA ", 7) == 0)
         b += 7;
+    while (isspace((unsigned char)*a))
+        a++;
+    while (isspace((unsigned char)*b))
+        b++;
     while (*a && *b) {
         if (isspace((unsigned char)*a) && isspace((unsigned char)*b)) {
             while (isspace((unsigned char)*a))

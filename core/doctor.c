@@ -66,6 +66,13 @@ vstr(const struct cu_version *v, char *buf, size_t len)
     return cu_version_format(v, 0, buf, len);
 }
 
+/* Driver versions keep their zero-padded parts: 470.82.01, not 470.82.1. */
+static const char *
+dstr(const struct cu_version *v, char *buf, size_t len)
+{
+    return cu_driver_version_format(v, buf, len);
+}
+
 bool
 cu_doctor_best_cuda(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_version *cuda,
                     struct cu_version *driver)
@@ -178,7 +185,7 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
             cu_problems_add(out, "no-driver", CU_SEV_ERROR,
                             cu_xstrdup(_("No NVIDIA driver is loaded.")),
                             cu_xasprintf(_("Install the NVIDIA driver %s or newer (it runs CUDA %s). %s"),
-                                         vstr(&need, b1, sizeof(b1)), vstr(&best, b2, sizeof(b2)),
+                                         dstr(&need, b1, sizeof(b1)), vstr(&best, b2, sizeof(b2)),
                                          driver_hint(f)));
         else
             cu_problems_add(out, "no-driver", CU_SEV_ERROR,
@@ -194,8 +201,8 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
         cu_problems_add(out, "driver-mismatch", CU_SEV_ERROR,
                         d->lib_version.n && cu_version_cmp(&d->version, &d->lib_version) != 0
                             ? cu_xasprintf(_("The NVIDIA kernel module (%s) and its libraries (%s) are different releases."),
-                                           vstr(&d->version, b1, sizeof(b1)),
-                                           vstr(&d->lib_version, b2, sizeof(b2)))
+                                           dstr(&d->version, b1, sizeof(b1)),
+                                           dstr(&d->lib_version, b2, sizeof(b2)))
                             : cu_xstrdup(_("The NVIDIA kernel module and its libraries are different releases.")),
                         cu_xstrdup(_("Reboot, so that the kernel module of the installed driver is the one loaded.")));
     }
@@ -216,7 +223,7 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
     if (!d->cuda_max.n) {
         cu_problems_add(out, "driver-too-old", CU_SEV_ERROR,
                         cu_xasprintf(_("The NVIDIA driver %s is older than any CUDA release cudaup knows."),
-                                     vstr(&d->version, b1, sizeof(b1))),
+                                     dstr(&d->version, b1, sizeof(b1))),
                         cu_xasprintf(_("Install a newer NVIDIA driver. %s"), driver_hint(f)));
         return;
     }
@@ -230,19 +237,19 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
             cu_problems_add(out, "driver-too-old-for-gpu", CU_SEV_ERROR,
                             cu_xasprintf(_("GPU %d (%s) needs CUDA %s or newer, but the driver %s runs CUDA up to %s."),
                                          g->index, g->name, vstr(&first, b1, sizeof(b1)),
-                                         vstr(&d->version, b2, sizeof(b2)),
+                                         dstr(&d->version, b2, sizeof(b2)),
                                          vstr(&d->cuda_max, b3, sizeof(b3))),
                             cu_xasprintf(_("Install the NVIDIA driver %s or newer. %s"),
-                                         vstr(&drv, b1, sizeof(b1)), driver_hint(f)));
+                                         dstr(&drv, b1, sizeof(b1)), driver_hint(f)));
             return;
         }
     }
     if (have_best && cu_version_cmp(&d->cuda_max, &best) < 0) {
         cu_problems_add(out, "driver-update-available", CU_SEV_INFO,
                         cu_xasprintf(_("The driver %s runs CUDA up to %s; CUDA %s would need driver %s."),
-                                     vstr(&d->version, b1, sizeof(b1)),
+                                     dstr(&d->version, b1, sizeof(b1)),
                                      vstr(&d->cuda_max, b2, sizeof(b2)), vstr(&best, b3, sizeof(b3)),
-                                     vstr(&need, b4, sizeof(b4))),
+                                     dstr(&need, b4, sizeof(b4))),
                         cu_xstrdup(_("Nothing needs doing: cudaup picks a CUDA this driver runs. Update the driver to use newer CUDA releases.")));
     }
 }
@@ -273,7 +280,7 @@ check_installs(const struct cu_facts *f, const struct cu_catalog *cat, struct cu
             cu_catalog_cuda_min_driver(cat, &in->version, &drv)) {
             cu_problems_add(out, "cuda-too-new-for-driver", CU_SEV_WARNING,
                             cu_xasprintf(_("CUDA %s in %s needs driver %s or newer; this driver runs CUDA up to %s."),
-                                         b1, in->path, vstr(&drv, b2, sizeof(b2)),
+                                         b1, in->path, dstr(&drv, b2, sizeof(b2)),
                                          vstr(&f->driver.cuda_max, b3, sizeof(b3))),
                             cu_xasprintf(_("Update the driver, or run `cudaup install --cuda %s`."),
                                          vstr(&f->driver.cuda_max, b3, sizeof(b3))));
@@ -375,6 +382,13 @@ jversion(const struct cu_version *v)
 }
 
 static json_t *
+jdriver(const struct cu_version *v)
+{
+    char buf[64];
+    return v->n ? json_string(cu_driver_version_format(v, buf, sizeof(buf))) : json_null();
+}
+
+static json_t *
 jstrv(char **v)
 {
     json_t *a = json_array();
@@ -408,7 +422,7 @@ cu_doctor_json(const struct cu_facts *f, const struct cu_problems *problems)
     const struct cu_driver_info *d = &f->driver;
     json_t *drv = json_object();
     json_object_set_new(drv, "kind", json_string(cu_driver_kind_name(d->kind)));
-    json_object_set_new(drv, "version", jversion(&d->version));
+    json_object_set_new(drv, "version", jdriver(&d->version));
     json_object_set_new(drv, "cuda_max", jversion(&d->cuda_max));
     json_object_set_new(drv, "cuda_max_source", cu_json_str_or_null(d->cuda_max_source));
     json_object_set_new(drv, "nvml", cu_json_str_or_null(d->nvml_path));

@@ -8,26 +8,27 @@
 #ifndef CU_ERROR_H
 #define CU_ERROR_H
 
+#include "i18n.h"
 #include "macros.h"
 
 /* X(name, default message, exit-class) */
 #define CU_STATUS_CODES(X)                                                        \
-    X(CU_OK, "success", 0)                                                        \
-    X(CU_E_NOMEM, "out of memory", 1)                                             \
-    X(CU_E_IO, "a file could not be read or written", 1)                          \
-    X(CU_E_NETWORK, "a download failed", 1)                                       \
-    X(CU_E_CHECKSUM, "a download did not match its checksum", 1)                  \
-    X(CU_E_ARCHIVE, "an archive could not be unpacked", 1)                        \
-    X(CU_E_UNSAFE_PATH, "an archive tried to write outside its folder", 1)        \
-    X(CU_E_DRIVER, "a GPU library could not be used", 1)                          \
-    X(CU_E_TOOL, "an external tool failed", 1)                                    \
-    X(CU_E_BUSY, "another cudaup is working on the same folder", 1)               \
-    X(CU_E_USAGE, "bad usage", 2)                                                 \
-    X(CU_E_INPUT, "malformed input", 2)                                           \
-    X(CU_E_UNSUPPORTED, "this system cannot satisfy the request", 3)              \
-    X(CU_E_NOT_FOUND, "not found", 3)                                             \
-    X(CU_E_PROBLEMS, "problems remain", 4)                                        \
-    X(CU_E_CANCELLED, "interrupted", 130)
+    X(CU_OK, N_("success"), 0)                                                        \
+    X(CU_E_NOMEM, N_("out of memory"), 1)                                             \
+    X(CU_E_IO, N_("a file could not be read or written"), 1)                          \
+    X(CU_E_NETWORK, N_("a download failed"), 1)                                       \
+    X(CU_E_CHECKSUM, N_("a download did not match its checksum"), 1)                  \
+    X(CU_E_ARCHIVE, N_("an archive could not be unpacked"), 1)                        \
+    X(CU_E_UNSAFE_PATH, N_("an archive tried to write outside its folder"), 1)        \
+    X(CU_E_DRIVER, N_("a GPU library could not be used"), 1)                          \
+    X(CU_E_TOOL, N_("an external tool failed"), 1)                                    \
+    X(CU_E_BUSY, N_("another cudaup is working on the same folder"), 1)               \
+    X(CU_E_USAGE, N_("bad usage"), 2)                                                 \
+    X(CU_E_INPUT, N_("malformed input"), 2)                                           \
+    X(CU_E_UNSUPPORTED, N_("this system cannot satisfy the request"), 3)              \
+    X(CU_E_NOT_FOUND, N_("not found"), 3)                                             \
+    X(CU_E_PROBLEMS, N_("problems remain"), 4)                                        \
+    X(CU_E_CANCELLED, N_("interrupted"), 130)
 
 enum cu_status {
 #define CU_X_ENUM(name, msg, exitc) name,

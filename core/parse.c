@@ -107,6 +107,20 @@ cu_version_format(const struct cu_version *v, int nparts, char *buf, size_t len)
     return buf;
 }
 
+char *
+cu_driver_version_format(const struct cu_version *v, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < v->n && off < len; i++) {
+        int w = snprintf(buf + off, len - off, i ? ".%02u" : "%u", v->part[i]);
+        if (w < 0)
+            break;
+        off += (size_t)w;
+    }
+    return buf;
+}
+
 int
 cu_version_to_cuda_int(const struct cu_version *v)
 {

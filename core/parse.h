@@ -39,6 +39,12 @@ bool cu_version_matches(const struct cu_version *v, const struct cu_version *pre
 /** Format into @buf with @nparts parts (or all when 0). Returns @buf. */
 char *cu_version_format(const struct cu_version *v, int nparts, char *buf, size_t len);
 
+/**
+ * Format an NVIDIA driver version, whose parts after the first are written
+ * with at least two digits (470.82.01, 570.124.06, 570.26). Returns @buf.
+ */
+char *cu_driver_version_format(const struct cu_version *v, char *buf, size_t len);
+
 /** Encode as CUDA does: 12040 for 12.4. */
 int cu_version_to_cuda_int(const struct cu_version *v);
 /** Decode 12040 into 12.4. */

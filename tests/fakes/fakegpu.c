@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#include "fakegpu.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct fake_config cfg;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void
+load(void)
+{
+    const char *path = getenv("FAKE_NVIDIA_CONFIG");
+    char line[512];
+    FILE *f;
+
+    snprintf(cfg.driver, sizeof(cfg.driver), "550.54.14");
+    cfg.cuda = 12040;
+    if (!path || !(f = fopen(path, "r")))
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "driver ", 7) == 0) {
+            snprintf(cfg.driver, sizeof(cfg.driver), "%.63s", line + 7);
+        } else if (strncmp(line, "cuda ", 5) == 0) {
+            cfg.cuda = (int)strtol(line + 5, NULL, 10);
+        } else if (strncmp(line, "nvml_init ", 10) == 0) {
+            cfg.nvml_init = (int)strtol(line + 10, NULL, 10);
+        } else if (strncmp(line, "cu_init ", 8) == 0) {
+            cfg.cu_init = (int)strtol(line + 8, NULL, 10);
+        } else if (strcmp(line, "kernel_result wrong") == 0) {
+            cfg.wrong_results = 1;
+        } else if (strcmp(line, "hang kernel") == 0) {
+            cfg.hang_kernel = 1;
+        } else if (strncmp(line, "gpu ", 4) == 0 && cfg.n_gpus < FAKE_MAX_GPUS) {
+            struct fake_gpu *g = &cfg.gpus[cfg.n_gpus];
+            int off = 0;
+            if (sscanf(line + 4, "%31s %x %d.%d %llu %n", g->bus, &g->device_id, &g->cc_major,
+                       &g->cc_minor, &g->mem_mib, &off) >= 5) {
+                snprintf(g->name, sizeof(g->name), "%.95s", line + 4 + off);
+                cfg.n_gpus++;
+            }
+        }
+    }
+    fclose(f);
+}
+
+const struct fake_config *
+fake_config(void)
+{
+    pthread_once(&once, load);
+    return &cfg;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared state of the GPU-library doubles (libnvidia-ml.so.1, libcuda.so.1,
+ * libcudart, libcudnn).  They read FAKE_NVIDIA_CONFIG, a text file:
+ *
+ *   driver 550.54.14          # NVML's driver version
+ *   cuda 12040                # what cuDriverGetVersion/NVML report
+ *   nvml_init 0               # nvmlInit_v2 result (9: driver not loaded, 18: mismatch)
+ *   cu_init 0                 # cuInit result (100: no device, 35: insufficient driver)
+ *   gpu 0000:01:00.0 2684 8.9 24564 NVIDIA GeForce RTX 4090
+ *   kernel_result wrong       # the test kernel computes wrong values
+ *   hang kernel               # the test kernel never finishes
+ *
+ * One "gpu" line per device.  Unknown lines are ignored.
+ */
+#ifndef FAKEGPU_H
+#define FAKEGPU_H
+
+#define FAKE_MAX_GPUS 8
+
+struct fake_gpu {
+    char bus[32];
+    unsigned device_id;
+    int cc_major, cc_minor;
+    unsigned long long mem_mib;
+    char name[96];
+};
+
+struct fake_config {
+    char driver[64];
+    int cuda;
+    int nvml_init;
+    int cu_init;
+    int n_gpus;
+    struct fake_gpu gpus[FAKE_MAX_GPUS];
+    int wrong_results;
+    int hang_kernel;
+};
+
+/* Loaded once per process from FAKE_NVIDIA_CONFIG. */
+const struct fake_config *fake_config(void);
+
+#endif

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: MIT
+"""A few helpers for cudaup's integration tests: TAP output, running the
+binary, temporary folders (kept when a test fails), fixture machines.
+
+The meson test() sets CUDAUP_BIN, FAKE_NVML, FAKE_CUDA, SRCDIR and
+BUILDDIR.  Standard library only.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SRCDIR = os.environ.get("SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+BUILDDIR = os.environ.get("BUILDDIR", os.path.join(SRCDIR, "build"))
+BIN = os.environ.get("CUDAUP_BIN", os.path.join(BUILDDIR, "cli", "cudaup"))
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+
+import machines  # noqa: E402
+
+
+class Tap:
+    """TAP producer.  Each check is one numbered line; the plan comes last."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+        self.tmpdirs = []
+
+    def ok(self, cond, desc, diag=None):
+        self.n += 1
+        desc = desc.replace("#", "\\#").replace("\n", " ")
+        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, desc))
+        if not cond:
+            self.failed += 1
+            if diag is not None:
+                for line in str(diag).splitlines() or [""]:
+                    print("#   " + line)
+        sys.stdout.flush()
+        return cond
+
+    def eq(self, got, want, desc, context=None):
+        diag = "got:  %r\nwant: %r" % (got, want)
+        if context is not None:
+            diag += "\n" + str(context)
+        return self.ok(got == want, desc, diag)
+
+    def has(self, container, item, desc):
+        return self.ok(item in container, desc, "%r not in %r" % (item, container))
+
+    def skip(self, desc, reason):
+        self.n += 1
+        print("ok %d - %s # SKIP %s" % (self.n, desc, reason))
+
+    def tmpdir(self, tag="t"):
+        base = os.environ.get("CUDAUP_TEST_TMP") or None
+        if base:
+            os.makedirs(base, exist_ok=True)
+        d = tempfile.mkdtemp(prefix="cudaup-%s-" % tag, dir=base)
+        self.tmpdirs.append(d)
+        return d
+
+    def done(self):
+        print("1..%d" % self.n)
+        if self.failed:
+            for d in self.tmpdirs:
+                print("# kept %s" % d)
+        else:
+            for d in self.tmpdirs:
+                shutil.rmtree(d, ignore_errors=True)
+        sys.exit(1 if self.failed else 0)
+
+
+def base_env(extra=None):
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": os.environ.get("HOME", "/root"),
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+    }
+    for k in ("CUDAUP_LOCALEDIR", "TMPDIR"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    if extra:
+        env.update(extra)
+    return env
+
+
+class Result:
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+    def json(self):
+        try:
+            return json.loads(self.out)
+        except ValueError:
+            return None
+
+    def __repr__(self):
+        return "rc=%d\nstdout:\n%s\nstderr:\n%s" % (self.rc, self.out, self.err)
+
+
+def run(args, env=None, timeout=120, input=None, cwd=None, binary=None):
+    proc = subprocess.run([binary or BIN] + list(args), env=base_env(env), capture_output=True,
+                          text=True, timeout=timeout, input=input, cwd=cwd)
+    return Result(proc)
+
+
+def machine(t, name):
+    """Build fixture machine NAME; returns (root, env for running cudaup on it)."""
+    root = os.path.join(t.tmpdir(name), "root")
+    machines.build(name, root)
+    env = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")}
+    return root, env

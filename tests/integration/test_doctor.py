@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""cudaup doctor on fixture machines, on this machine's real CUDA, and with bad input."""
+import os
+
+from cutest import Tap, machine, run
+
+t = Tap()
+
+
+def doctor(name, *extra):
+    root, env = machine(t, name)
+    r = run(["doctor", "--json", "--root", root] + list(extra), env=env)
+    return root, r, r.json()
+
+
+def codes(doc):
+    return [p["code"] for p in doc["problems"]] if doc else []
+
+
+def check_keys(doc, name):
+    ok = doc is not None and all(k in doc for k in
+                                 ("gpus", "driver", "cuda_installs", "python_envs", "env", "problems"))
+    t.ok(ok, "%s: doctor JSON has every documented key" % name, doc)
+    if not ok:
+        return
+    for g in doc["gpus"]:
+        t.ok(all(k in g for k in ("index", "name", "pci_id", "bus", "compute_capability",
+                                  "memory_mib", "source")), "%s: gpu %d has its keys" % (name, g["index"]))
+    t.ok(all(k in doc["driver"] for k in ("kind", "version", "cuda_max")), "%s: driver keys" % name)
+    for p in doc["problems"]:
+        t.ok(set(p) >= {"code", "severity", "message", "fix"} and p["message"] and p["fix"],
+             "%s: problem %s has a message and a fix" % (name, p["code"]))
+
+
+# Maxwell on an old driver: the GPU is known, the driver runs CUDA 11.4 (NVML says 11040).
+root, r, doc = doctor("maxwell-old-driver")
+check_keys(doc, "maxwell")
+t.eq(r.rc, 0, "maxwell: no error-level problem, exit 0")
+t.eq(doc["gpus"][0]["compute_capability"], "5.2", "maxwell: GTX 970 is compute capability 5.2")
+t.eq(doc["gpus"][0]["pci_id"], "10de:13c2", "maxwell: pci id")
+t.eq(doc["gpus"][0]["bus"], "0000:01:00.0", "maxwell: bus id")
+t.eq(doc["gpus"][0]["source"], "pci+nvml", "maxwell: found in sysfs and confirmed by NVML")
+t.eq(doc["gpus"][0]["memory_mib"], 4096, "maxwell: memory from NVML")
+t.eq(doc["driver"]["kind"], "nvidia", "maxwell: nvidia driver")
+t.eq(doc["driver"]["version"], "470.82.01", "maxwell: driver version from /proc")
+t.eq(doc["driver"]["cuda_max"], "11.4", "maxwell: driver runs CUDA up to 11.4")
+t.has(codes(doc), "driver-update-available", "maxwell: says a newer driver would allow newer CUDA")
+t.has(codes(doc), "no-cuda", "maxwell: notes that no CUDA is installed")
+
+# Ada without a driver.
+root, r, doc = doctor("ada-no-driver")
+check_keys(doc, "ada")
+t.eq(r.rc, 3, "ada without driver: exit 3")
+t.eq(doc["driver"]["kind"], "none", "ada: driver kind none")
+t.eq(doc["gpus"][0]["compute_capability"], "8.9", "ada: RTX 4090 is 8.9 from the catalog alone")
+t.eq(doc["gpus"][0]["source"], "pci", "ada: found in sysfs only")
+p = [p for p in doc["problems"] if p["code"] == "no-driver"]
+t.ok(p and p[0]["severity"] == "error", "ada: no-driver is an error")
+t.ok(p and p[0]["message"] == "No NVIDIA driver is loaded.", "ada: says no NVIDIA driver is loaded",
+     p)
+t.ok(p and "insufficient" not in (p[0]["message"] + p[0]["fix"]).lower(),
+     "ada: never CUDA's misleading 'driver version is insufficient'")
+t.ok(p and "ubuntu-drivers" in p[0]["fix"] and "or newer" in p[0]["fix"],
+     "ada: the fix names a driver version and the Ubuntu way", p)
+
+# nouveau holds the GPU.
+root, r, doc = doctor("nouveau")
+check_keys(doc, "nouveau")
+t.eq(r.rc, 3, "nouveau: exit 3")
+t.eq(doc["driver"]["kind"], "nouveau", "nouveau: driver kind nouveau")
+t.has(codes(doc), "nouveau", "nouveau: problem reported")
+t.ok("blacklist" in [p for p in doc["problems"] if p["code"] == "nouveau"][0]["fix"],
+     "nouveau: the fix blacklists nouveau")
+t.eq(doc["os"]["id"], "fedora", "nouveau: reads etc/os-release")
+
+# Hopper with CUDA 12.4 and cuDNN installed, /usr/local/cuda linked.
+root, r, doc = doctor("hopper")
+check_keys(doc, "hopper")
+t.eq(r.rc, 0, "hopper: exit 0", r)
+t.eq(doc["gpus"][0]["name"], "H100 80GB HBM3", "hopper: NVML's name wins over pci.ids")
+t.eq(doc["gpus"][0]["compute_capability"], "9.0", "hopper: 9.0")
+t.eq(doc["driver"]["cuda_max"], "12.4", "hopper: cuda_max 12.4")
+t.eq(doc["driver"]["cuda_max_source"], "libcuda", "hopper: cuda_max from the driver API")
+inst = doc["cuda_installs"]
+t.eq(len(inst), 1, "hopper: one install (the link is not counted twice)")
+t.eq(inst[0]["path"], "/usr/local/cuda-12.4", "hopper: install path")
+t.eq(inst[0]["version"], "12.4.1", "hopper: version from version.json")
+t.eq(inst[0]["cudnn"], {"version": "9.1.0"}, "hopper: cuDNN from cudnn_version.h")
+t.eq(inst[0]["links"], ["/usr/local/cuda"], "hopper: /usr/local/cuda links to it")
+t.eq(inst[0]["managed"], False, "hopper: not made by cudaup")
+
+# Two GPUs.
+root, r, doc = doctor("two-gpus")
+check_keys(doc, "two-gpus")
+t.eq([g["index"] for g in doc["gpus"]], [0, 1], "two gpus: both listed in bus order")
+t.eq([g["compute_capability"] for g in doc["gpus"]], ["8.9", "8.6"], "two gpus: each its own cc")
+t.eq(doc["driver"]["cuda_max"], "13.0", "two gpus: driver 580 runs CUDA 13.0")
+
+# WSL2: no PCI device, the GPU comes from the Windows driver's NVML.
+root, r, doc = doctor("wsl2")
+check_keys(doc, "wsl2")
+t.eq(doc["driver"]["kind"], "wsl", "wsl2: driver kind wsl")
+t.eq(doc["os"]["wsl"], True, "wsl2: detected from proc/version")
+t.eq(len(doc["gpus"]), 1, "wsl2: the GPU comes from NVML")
+t.ok(doc["gpus"] and doc["gpus"][0]["source"] == "nvml", "wsl2: source nvml")
+t.ok(doc["driver"]["nvml"] and "/usr/lib/wsl/lib/" in doc["driver"]["nvml"], "wsl2: NVML from /usr/lib/wsl/lib")
+t.eq(r.rc, 0, "wsl2: exit 0", r)
+
+# No NVIDIA GPU (an Intel GPU and an NVIDIA audio function do not count).
+root, r, doc = doctor("no-gpu")
+check_keys(doc, "no-gpu")
+t.eq(doc["gpus"], [], "no-gpu: the audio function and the Intel GPU are not NVIDIA GPUs")
+t.eq(r.rc, 3, "no-gpu: exit 3")
+t.has(codes(doc), "no-gpu", "no-gpu: problem reported")
+
+# A new GPU on an old driver; a driver whose libraries differ from its module; Kepler.
+root, r, doc = doctor("blackwell-old-driver")
+t.has(codes(doc), "driver-too-old-for-gpu", "blackwell on driver 550: driver too old for this GPU")
+t.eq(r.rc, 3, "blackwell on driver 550: exit 3")
+msg = [p for p in doc["problems"] if p["code"] == "driver-too-old-for-gpu"][0]
+t.ok("12.8" in msg["message"] and "570.26" in msg["fix"], "blackwell: names CUDA 12.8 and driver 570.26", msg)
+root, r, doc = doctor("driver-mismatch")
+t.has(codes(doc), "driver-mismatch", "mismatch: kernel module and NVML differ")
+t.ok("Reboot" in [p for p in doc["problems"] if p["code"] == "driver-mismatch"][0]["fix"],
+     "mismatch: the fix is a reboot")
+root, r, doc = doctor("kepler")
+t.has(codes(doc), "gpu-too-old", "kepler 3.0: no CUDA with archives supports it")
+t.eq(doc["driver"]["cuda_max_source"], "table", "kepler: cuda_max from the driver table without libs")
+t.eq(doc["driver"]["cuda_max"], "11.4", "kepler: driver 470.82.01 runs 11.4 by the table")
+root, r, doc = doctor("pascal-cuda13")
+t.has(codes(doc), "cuda-drops-gpu", "pascal with CUDA 13: CUDA 13 cannot build for 6.1")
+t.ok("12.9" in [p for p in doc["problems"] if p["code"] == "cuda-drops-gpu"][0]["fix"],
+     "pascal: suggests CUDA 12.9")
+
+# Translated text: zh_CN ships with cudaup; codes stay the same in every language.
+if os.environ.get("CUDAUP_LOCALEDIR"):
+    root, env = machine(t, "ada-no-driver")
+    env.update({"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"})
+    r = run(["doctor", "--root", root], env=env)
+    t.ok("未加载 NVIDIA 驱动" in r.out and "[no-driver]" in r.out, "zh_CN: doctor speaks Chinese, codes unchanged", r)
+    t.ok("驱动     " in r.out, "zh_CN: labels are padded by display width, not bytes", r)
+    r = run(["doctor", "--bogus"], env={"LANGUAGE": "zh_CN"})
+    t.ok("未知选项" in r.err, "zh_CN: usage errors are translated", r)
+else:
+    t.skip("zh_CN translation", "built without NLS")
+
+# Text output and the environment checks.
+root, env = machine(t, "hopper")
+env.update({"CUDA_HOME": "/opt/cuda-gone", "LD_LIBRARY_PATH": "/usr/local/cuda-12.4/lib64::/usr/local/cuda-11.8/lib64"})
+r = run(["doctor", "--root", root], env=env)
+t.ok("GPU" in r.out and "H100" in r.out and "12.4.1" in r.out, "text output lists GPU and CUDA", r)
+t.ok("env-missing-folder" in r.out, "text: CUDA_HOME pointing nowhere is reported", r)
+t.ok("env-ld-empty-entry" in r.out, "text: empty LD_LIBRARY_PATH entry is reported", r)
+t.ok("env-mixed-cuda" in r.out, "text: two CUDA versions in LD_LIBRARY_PATH are reported", r)
+t.ok("\033[" not in r.out, "text: NO_COLOR means no escape sequences")
+r = run(["doctor", "--root", root, "-q"], env=env)
+t.eq(r.out, "", "-q prints nothing when there is no error")
+
+# This machine's real toolkit, read through the real root.
+if os.path.isdir("/usr/local/cuda-13.0"):
+    r = run(["doctor", "--json"])
+    doc = r.json()
+    real = [i for i in (doc or {}).get("cuda_installs", []) if i["path"] == "/usr/local/cuda-13.0"]
+    t.ok(real and real[0]["version"].startswith("13.0"), "real /usr/local/cuda-13.0 is CUDA 13.0", r)
+    t.ok(real and real[0]["cudnn"] and real[0]["cudnn"]["version"] == "9.19.0",
+         "real cuDNN 9.19.0 found in its headers", real)
+    t.ok(real and real[0]["nvcc"], "real nvcc found")
+else:
+    t.skip("real /usr/local/cuda-13.0", "not on this machine")
+
+# Bad flags and bad roots: one sentence, exit 2.
+r = run(["doctor", "--root", "/nonexistent/root"])
+t.eq(r.rc, 2, "missing root: exit 2")
+t.ok("/nonexistent/root" in r.err and r.err.count("\n") <= 2, "missing root: one clear sentence", r)
+f = os.path.join(t.tmpdir("file"), "plain")
+open(f, "w").close()
+r = run(["doctor", "--root", f])
+t.eq(r.rc, 2, "root that is a file: exit 2")
+r = run(["doctor", "--bogus"])
+t.eq(r.rc, 2, "unknown flag: exit 2")
+t.ok("--bogus" in r.err, "unknown flag is named", r)
+r = run(["doctor", "--cuda", "12.4"])
+t.eq(r.rc, 2, "--cuda does not apply to doctor: exit 2")
+t.ok("does not apply" in r.err, "says the option does not apply", r)
+r = run(["doctor", "extra"])
+t.eq(r.rc, 2, "doctor with an argument: exit 2")
+r = run(["frobnicate"])
+t.eq(r.rc, 2, "unknown command: exit 2")
+r = run(["doctor", "--root"])
+t.eq(r.rc, 2, "--root without a value: exit 2")
+r = run(["doctor", "--json", "--bogus"])
+t.ok(r.rc == 2 and r.json() and r.json()["status"] == "error", "--json errors are a JSON document too", r)
+r = run([])
+t.eq(r.rc, 2, "no command and no terminal: exit 2")
+t.ok("headless" in r.err, "no command: says how to run headless", r)
+r = run(["--version"])
+t.ok(r.rc == 0 and r.out.startswith("cudaup "), "--version", r)
+r = run(["--help"])
+t.ok(r.rc == 0 and "doctor" in r.out and "--mirror" in r.out, "--help lists commands and options")
+
+# A malformed catalog is bad input: exit 2, naming the file.
+bad = os.path.join(t.tmpdir("cat"), "catalog.json")
+with open(bad, "w") as fh:
+    fh.write('{"schema": 1, "pci": {"zz": 3}}')
+r = run(["doctor"], env={"CUDAUP_CATALOG": bad})
+t.eq(r.rc, 2, "malformed catalog: exit 2")
+t.ok(bad in r.err, "malformed catalog: names the file", r)
+with open(bad, "w") as fh:
+    fh.write('{"schema": 1, ')
+r = run(["doctor"], env={"CUDAUP_CATALOG": bad})
+t.ok(r.rc == 2 and "not valid JSON" in r.err, "truncated catalog: exit 2, not valid JSON", r)
+
+# The config file and the environment feed the same table.
+cfgdir = t.tmpdir("cfg")
+cfg = os.path.join(cfgdir, "config")
+with open(cfg, "w") as fh:
+    fh.write("# comment\nno-color = yes\nbogus-key = 1\n")
+r = run(["doctor"], env={"CUDAUP_CONFIG": cfg})
+t.ok(r.rc == 2 and "line 3" in r.err and "bogus-key" in r.err, "config file: unknown key named with its line", r)
+r = run(["doctor", "--root", "/"], env={"CUDAUP_ROOT": "/nonexistent"})
+t.ok(r.rc != 2 and "/nonexistent" not in r.err, "argv --root wins over CUDAUP_ROOT", r)
+r = run(["doctor"], env={"CUDAUP_ROOT": "/nonexistent"})
+t.eq(r.rc, 2, "CUDAUP_ROOT is read when --root is absent")
+
+t.done()

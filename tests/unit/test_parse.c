@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <string.h>
+
+#include "core/parse.h"
+#include "core/str.h"
+#include "testutil.h"
+
+static void
+u64_strict(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    assert_true(cu_parse_u64("0", 10, &v) && v == 0);
+    assert_true(cu_parse_u64("18446744073709551615", UINT64_MAX, &v) && v == UINT64_MAX);
+    assert_false(cu_parse_u64("18446744073709551616", UINT64_MAX, &v));
+    assert_false(cu_parse_u64("11", 10, &v));
+    const char *bad[] = {"", "-1", "+1", " 1", "1 ", "0x10", "1e3", "1.0", "１"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_false(cu_parse_u64(bad[i], UINT64_MAX, &v));
+    assert_false(cu_parse_u64(NULL, 10, &v));
+}
+
+static void
+version_parse(void **state)
+{
+    (void)state;
+    struct cu_version v;
+    char buf[64];
+    assert_true(cu_version_parse("12.4.1", &v));
+    assert_int_equal(v.n, 3);
+    assert_string_equal(cu_version_format(&v, 0, buf, sizeof(buf)), "12.4.1");
+    assert_string_equal(cu_version_format(&v, 2, buf, sizeof(buf)), "12.4");
+    assert_true(cu_version_parse("9.1.0.70", &v) && v.n == 4);
+    const char *bad[] = {"", "12.", ".4", "12..4", "12.4.x", "12.4.1.2.3", "v12", "12-4",
+                         "1234567890", "12.4 ", "12,4", "auto"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_false(cu_version_parse(bad[i], &v));
+        assert_int_equal(v.n, 0);
+    }
+}
+
+static void
+version_order(void **state)
+{
+    (void)state;
+    assert_true(cu_version_strcmp("12.10", "12.9") > 0);
+    assert_true(cu_version_strcmp("12.4", "12.4.0") < 0);
+    assert_true(cu_version_strcmp("550.54.14", "550.54.15") < 0);
+    assert_int_equal(cu_version_strcmp("9.1.0", "9.1.0"), 0);
+    assert_true(cu_version_strcmp("junk", "1.0") < 0);
+    struct cu_version a, p;
+    assert_true(cu_version_parse("12.4.1", &a));
+    assert_true(cu_version_parse("12.4", &p));
+    assert_true(cu_version_matches(&a, &p));
+    assert_true(cu_version_parse("12.41", &p));
+    assert_false(cu_version_matches(&a, &p));
+    assert_true(cu_version_parse("12.4.1.0", &p));
+    assert_false(cu_version_matches(&a, &p));
+}
+
+static void
+cuda_int(void **state)
+{
+    (void)state;
+    struct cu_version v;
+    cu_version_from_cuda_int(12040, &v);
+    assert_int_equal(v.part[0], 12);
+    assert_int_equal(v.part[1], 4);
+    assert_int_equal(cu_version_to_cuda_int(&v), 12040);
+    cu_version_from_cuda_int(13000, &v);
+    assert_int_equal(v.part[1], 0);
+    cu_version_from_cuda_int(0, &v);
+    assert_int_equal(v.n, 0);
+}
+
+static void
+strings(void **state)
+{
+    (void)state;
+    char *j = cu_path_join("/a/", "/b");
+    assert_string_equal(j, "/a/b");
+    free(j);
+    j = cu_path_join("/", "x");
+    assert_string_equal(j, "/x");
+    free(j);
+    j = cu_sh_quote("it's $HOME");
+    assert_string_equal(j, "'it'\\''s $HOME'");
+    free(j);
+    j = cu_str_sanitize("a\nb\033[31m");
+    assert_string_equal(j, "a?b?[31m");
+    free(j);
+    struct cu_strv v;
+    cu_strv_init(&v);
+    cu_strv_split(&v, "::a:b::c:", ":");
+    assert_int_equal(v.n, 3);
+    assert_string_equal(v.v[2], "c");
+    assert_null(v.v[3]);
+    cu_strv_fini(&v);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (int i = 0; i < 1000; i++)
+        cu_buf_printf(&b, "%d,", i);
+    assert_int_equal(b.len, strlen(b.data));
+    cu_buf_fini(&b);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(u64_strict),   cmocka_unit_test(version_parse),
+        cmocka_unit_test(version_order), cmocka_unit_test(cuda_int),
+        cmocka_unit_test(strings),
+    };
+    return TU_RUN(tests);
+}

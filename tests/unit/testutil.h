@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the cmocka unit tests. */
+#ifndef CU_TESTUTIL_H
+#define CU_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/error.h"
+
+/* Assert a status and print the cu_error message when it is not the one expected. */
+#define assert_status(st, want, err)                                                         \
+    do {                                                                                     \
+        enum cu_status st_ = (st);                                                           \
+        if (st_ != (want))                                                                   \
+            print_error("status %s, expected %s: %s\n", cu_status_name(st_),                 \
+                        cu_status_name(want), cu_error_text(err));                           \
+        assert_int_equal(st_, (want));                                                       \
+    } while (0)
+
+#define assert_ok(st, err) assert_status(st, CU_OK, err)
+
+/**
+ * A fresh temporary folder for one test.  It is removed by tu_tmpdir_free()
+ * only when the test got that far, so a failed test leaves it for a look.
+ */
+char *tu_tmpdir(const char *tag);
+void tu_tmpdir_free(char *dir);
+/** Write @text to DIR/REL, creating parent folders. */
+void tu_write(const char *dir, const char *rel, const char *text);
+void tu_symlink(const char *target, const char *dir, const char *rel);
+/** Read a whole file; caller frees. NULL when missing. */
+char *tu_read(const char *path);
+/** Run cmocka with TAP output so meson counts each case. */
+int tu_run(const char *name, const struct CMUnitTest *tests, size_t n);
+
+#define TU_RUN(tests) tu_run(__FILE__, tests, sizeof(tests) / sizeof(tests[0]))
+
+#endif
