@@ -39,6 +39,18 @@ CU_NODISCARD enum cu_status cu_app_probe(struct cu_app *app, struct cu_facts **o
 /** Open STATE/cudaup.log (or --log) for appending; failures only warn. */
 void cu_app_open_log(struct cu_app *app);
 
+struct cu_mirror;
+struct cu_plan;
+
+/** Probe, open the mirror, resolve and plan (installers/prepare.h). The caller frees all three. */
+CU_NODISCARD enum cu_status cu_app_prepare(struct cu_app *app, bool unconstrained,
+                                           struct cu_facts **facts, struct cu_mirror **mirror,
+                                           struct cu_plan **plan, struct cu_error *err);
+/** The plan as text on stdout. */
+void cu_print_plan(struct cu_app *app, const struct cu_plan *plan);
+
 int cu_cmd_doctor(struct cu_app *app);
+int cu_cmd_plan(struct cu_app *app);
+int cu_cmd_list(struct cu_app *app);
 
 #endif /* CU_APP_H */

@@ -12,6 +12,7 @@
 #include "core/i18n.h"
 #include "core/log.h"
 #include "core/mem.h"
+#include "core/net.h"
 #include "core/str.h"
 #include "options.h"
 #include "report.h"
@@ -85,13 +86,15 @@ dispatch(struct cu_app *app)
     switch (app->cfg.command) {
     case CU_CMD_DOCTOR:
         return cu_cmd_doctor(app);
-    case CU_CMD_NONE:
     case CU_CMD_PLAN:
+        return cu_cmd_plan(app);
+    case CU_CMD_LIST:
+        return cu_cmd_list(app);
+    case CU_CMD_NONE:
     case CU_CMD_INSTALL:
     case CU_CMD_VERIFY:
     case CU_CMD_REPAIR:
     case CU_CMD_UNINSTALL:
-    case CU_CMD_LIST:
     case CU_CMD_MIRROR:
     case CU_CMD_COUNT:
     default:
@@ -147,7 +150,9 @@ main(int argc, char **argv)
         rc = cu_report_error(&app, &err);
         goto out;
     }
+    cu_net_global_init();
     rc = dispatch(&app);
+    cu_net_global_fini();
 out:
     if (app.log)
         fclose(app.log);

@@ -28,7 +28,8 @@ enum opt_flags {
 #define PLANNING (C(CU_CMD_NONE) | C(CU_CMD_PLAN) | C(CU_CMD_INSTALL) | C(CU_CMD_MIRROR))
 #define ON_INSTALL (C(CU_CMD_NONE) | C(CU_CMD_VERIFY) | C(CU_CMD_REPAIR) | C(CU_CMD_UNINSTALL) | \
                     C(CU_CMD_LIST))
-#define DOWNLOADING (C(CU_CMD_NONE) | C(CU_CMD_INSTALL) | C(CU_CMD_MIRROR) | C(CU_CMD_REPAIR))
+#define DOWNLOADING (C(CU_CMD_NONE) | C(CU_CMD_PLAN) | C(CU_CMD_INSTALL) | C(CU_CMD_MIRROR) | \
+                     C(CU_CMD_REPAIR) | C(CU_CMD_LIST))
 
 struct opt {
     const char *name;

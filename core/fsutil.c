@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "i18n.h"
+#include "mem.h"
+#include "str.h"
+
+enum cu_status
+cu_mkdir_p(const char *path, mode_t mode, struct cu_error *err)
+{
+    CU_AUTOFREE char *p = cu_xstrdup(path);
+    size_t len = strlen(p);
+    while (len > 1 && p[len - 1] == '/')
+        p[--len] = '\0';
+    for (char *s = p + 1;; s++) {
+        bool end = *s == '\0';
+        if (*s != '/' && !end)
+            continue;
+        *s = '\0';
+        if (mkdir(p, mode) != 0 && errno != EEXIST)
+            return cu_error_set(err, CU_E_IO, errno, _("Cannot create the folder %s"), p);
+        if (end)
+            break;
+        *s = '/';
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cu_error_set(err, CU_E_IO, ENOTDIR, _("Cannot create the folder %s"), path);
+    return CU_OK;
+}
+
+void
+cu_fsync_parent(const char *path)
+{
+    CU_AUTOFREE char *dir = cu_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return;
+    if (slash == dir)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+enum cu_status
+cu_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                     struct cu_error *err)
+{
+    CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), path);
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
+    }
+    if (close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
+    }
+    cu_fsync_parent(path);
+    return CU_OK;
+}
+
+enum cu_status
+cu_read_file(const char *path, size_t max, char **out, size_t *len, struct cu_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct cu_buf b;
+    *out = NULL;
+    if (len)
+        *len = 0;
+    if (fd < 0)
+        return cu_error_set(err, errno == ENOENT ? CU_E_NOT_FOUND : CU_E_IO, errno,
+                            _("Cannot read %s"), path);
+    cu_buf_init(&b);
+    for (;;) {
+        char chunk[65536];
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            cu_buf_fini(&b);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot read %s"), path);
+        }
+        if (n == 0)
+            break;
+        if (b.len + (size_t)n > max) {
+            close(fd);
+            cu_buf_fini(&b);
+            return cu_error_set(err, CU_E_INPUT, 0, _("%s is larger than %zu bytes"), path, max);
+        }
+        cu_buf_append(&b, chunk, (size_t)n);
+    }
+    close(fd);
+    if (len)
+        *len = b.len;
+    *out = cu_buf_steal(&b);
+    cu_buf_fini(&b);
+    return CU_OK;
+}
+
+/* nftw callbacks take no user data; this counts unreadable folders opened up. */
+static _Thread_local int dirs_reopened;
+
+static int
+open_dirs(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)ftw;
+    if ((flag == FTW_D || flag == FTW_DNR) && (st->st_mode & 0700) != 0700) {
+        chmod(path, (st->st_mode & 07777) | 0700);
+        if (flag == FTW_DNR)
+            dirs_reopened++;
+    }
+    return 0;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP || flag == FTW_D)
+        return rmdir(path) == 0 || errno == ENOENT ? 0 : -1;
+    return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+enum cu_status
+cu_rm_rf(const char *path, struct cu_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? CU_OK : cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), path);
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlink(path) != 0 && errno != ENOENT)
+            return cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), path);
+        return CU_OK;
+    }
+    /* Folders without write permission (an archive's 0555 dirs) must still go:
+     * open them up top-down first, then remove bottom-up. */
+    for (int pass = 0; pass < 64; pass++) {
+        dirs_reopened = 0;
+        nftw(path, open_dirs, 32, FTW_PHYS);
+        if (!dirs_reopened)
+            break; /* each pass reaches one more level of 0000 folders */
+    }
+    if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS) != 0) {
+        int e = errno;
+        return cu_error_set(err, CU_E_IO, e, _("Cannot remove %s"), path);
+    }
+    return CU_OK;
+}
+
+bool
+cu_path_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+bool
+cu_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

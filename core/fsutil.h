@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* File-system helpers: atomic writes (STYLE 25), mkdir -p, rm -r. */
+#ifndef CU_FSUTIL_H
+#define CU_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/** mkdir -p with @mode for new folders. Errors: CU_E_IO. */
+CU_NODISCARD enum cu_status cu_mkdir_p(const char *path, mode_t mode, struct cu_error *err);
+
+/**
+ * Replace @path with @data atomically: a temporary file in the same folder,
+ * written, fsync'd, closed with its result checked, then renamed over @path.
+ * A symlink at @path is replaced by a file; use cu_resolve_symlinks first to
+ * write through it.  Errors: CU_E_IO.
+ */
+CU_NODISCARD enum cu_status cu_write_file_atomic(const char *path, const void *data, size_t len,
+                                                 mode_t mode, struct cu_error *err);
+
+/** Read a whole file (at most @max bytes). Errors: CU_E_NOT_FOUND, CU_E_IO, CU_E_INPUT. */
+CU_NODISCARD enum cu_status cu_read_file(const char *path, size_t max, char **out, size_t *len,
+                                         struct cu_error *err);
+
+/** Remove a file or folder tree; missing is fine. Errors: CU_E_IO. */
+CU_NODISCARD enum cu_status cu_rm_rf(const char *path, struct cu_error *err);
+
+/** fsync the folder holding @path, so a rename in it is durable. */
+void cu_fsync_parent(const char *path);
+
+/** True when @path exists (lstat). */
+bool cu_path_exists(const char *path);
+bool cu_is_dir(const char *path);
+
+#endif /* CU_FSUTIL_H */

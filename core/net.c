@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#define CU_LOG_TAG "net"
+#include "net.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "i18n.h"
+#include "log.h"
+#include "mem.h"
+#include "parse.h"
+
+void
+cu_net_global_init(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+void
+cu_net_global_fini(void)
+{
+    curl_global_cleanup();
+}
+
+static int
+hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)tolower((unsigned char)c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Decode %XX in a file:// path; false on a malformed escape or an encoded NUL or '/'. */
+static bool
+percent_decode(const char *in, char **out)
+{
+    char *o = cu_xmalloc(strlen(in) + 1), *d = o;
+    for (const char *p = in; *p; p++) {
+        if (*p != '%') {
+            *d++ = *p;
+            continue;
+        }
+        int a = hexval(p[1]), b = a >= 0 ? hexval(p[2]) : -1;
+        if (a < 0 || b < 0 || (a == 0 && b == 0) || (a * 16 + b) == '/') {
+            free(o);
+            return false;
+        }
+        *d++ = (char)(a * 16 + b);
+        p += 2;
+    }
+    *d = '\0';
+    *out = o;
+    return true;
+}
+
+enum cu_status
+cu_net_init(struct cu_net *net, const char *base, struct cu_error *err)
+{
+    memset(net, 0, sizeof(*net));
+    net->retries = 4;
+    net->connect_timeout_s = 30;
+    net->low_speed_time_s = 60;
+    net->retry_base_ms = 500;
+    if (!base || !*base)
+        base = CU_NVIDIA_BASE_URL;
+
+    CU_AUTOFREE char *b = base[0] == '/' ? cu_xasprintf("file://%s", base) : cu_xstrdup(base);
+    size_t len = strlen(b);
+    while (len > 0 && b[len - 1] == '/')
+        b[--len] = '\0';
+    const char *sep = strstr(b, "://");
+    if (!sep)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("The mirror '%s' is not a URL; use https://HOST/PATH, http://HOST/PATH or file:///PATH."),
+                            base);
+    CU_AUTOFREE char *scheme = cu_xstrndup(b, (size_t)(sep - b));
+    for (char *p = scheme; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0 && strcmp(scheme, "file") != 0)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("The mirror '%s' uses %s://; cudaup downloads over https://, http:// or file:// only."),
+                            base, scheme);
+    if (strpbrk(sep + 3, "?#") || strpbrk(b, " \t\r\n"))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("The mirror '%s' has a query, a fragment or spaces; give the plain folder URL."),
+                            base);
+    if (strcmp(scheme, "file") == 0) {
+        CU_AUTOFREE char *path = NULL;
+        const char *rest = sep + 3;
+        if (strncmp(rest, "localhost/", 10) == 0)
+            rest += 9;
+        if (rest[0] != '/' || !percent_decode(rest, &path))
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("The mirror '%s' is not a file:// URL of an absolute folder."), base);
+    } else if (!sep[3] || sep[3] == '/') {
+        return cu_error_set(err, CU_E_USAGE, 0, _("The mirror '%s' has no host."), base);
+    }
+    net->base = cu_steal_ptr(&b);
+    net->scheme = cu_steal_ptr(&scheme);
+    net->official = strcmp(net->base, CU_NVIDIA_BASE_URL) == 0;
+    if (strcmp(net->scheme, "https") == 0) {
+        snprintf(net->protocols, sizeof(net->protocols), "https");
+        snprintf(net->redir_protocols, sizeof(net->redir_protocols), "https");
+    } else if (strcmp(net->scheme, "http") == 0) {
+        snprintf(net->protocols, sizeof(net->protocols), "https,http");
+        snprintf(net->redir_protocols, sizeof(net->redir_protocols), "https,http");
+        cu_log_info(_("The mirror uses plain http; the checksums come from the same server."));
+    } else {
+        snprintf(net->protocols, sizeof(net->protocols), "file");
+        snprintf(net->redir_protocols, sizeof(net->redir_protocols), "https");
+    }
+    return CU_OK;
+}
+
+void
+cu_net_fini(struct cu_net *net)
+{
+    cu_clear_ptr(&net->base, free);
+    cu_clear_ptr(&net->scheme, free);
+}
+
+char *
+cu_net_url(const struct cu_net *net, const char *product, const char *rel)
+{
+    return cu_xasprintf("%s/%s/redist/%s", net->base, product, rel ? rel : "");
+}
+
+char *
+cu_net_local_path(const struct cu_net *net, const char *product, const char *rel)
+{
+    if (strcmp(net->scheme, "file") != 0)
+        return NULL;
+    const char *rest = net->base + strlen("file://");
+    if (strncmp(rest, "localhost/", 10) == 0)
+        rest += 9;
+    char *dir = NULL;
+    if (!percent_decode(rest, &dir))
+        return NULL;
+    char *p = cu_xasprintf("%s/%s/redist%s%s", dir, product, rel && *rel ? "/" : "", rel ? rel : "");
+    free(dir);
+    return p;
+}
+
+void
+cu_net_setup_easy(const struct cu_net *net, void *h, char *errbuf)
+{
+    CURL *c = h;
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, net->protocols);
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, net->redir_protocols);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, net->connect_timeout_s);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, net->low_speed_time_s);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "cudaup/" PACKAGE_VERSION);
+    /* Identity only: the hash is over the bytes the server stores. */
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, NULL);
+    curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    curl_easy_setopt(c, CURLOPT_FAILONERROR, 0L);
+    if (errbuf) {
+        errbuf[0] = '\0';
+        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    }
+}
+
+void
+cu_net_backoff(const struct cu_net *net, unsigned n, long retry_after_s)
+{
+    long ms = net->retry_base_ms;
+    for (unsigned i = 0; i < n && ms < 30000; i++)
+        ms *= 2;
+    /* Jitter: 50..100 % of the step, so many machines behind one mirror spread out. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    ms = ms / 2 + (long)((unsigned long)now.tv_nsec % (unsigned long)(ms / 2 + 1));
+    if (retry_after_s > 0 && retry_after_s * 1000 > ms)
+        ms = retry_after_s > 60 ? 60000 : retry_after_s * 1000;
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+struct sink {
+    struct cu_buf *buf;
+    size_t max;
+    bool too_big;
+};
+
+static size_t
+write_cb(char *data, size_t size, size_t nmemb, void *userdata)
+{
+    struct sink *s = userdata;
+    size_t n = size * nmemb;
+    if (s->buf->len + n > s->max) {
+        s->too_big = true;
+        return 0;
+    }
+    cu_buf_append(s->buf, data, n);
+    return n;
+}
+
+static bool
+transient(CURLcode rc, long code)
+{
+    if (rc == CURLE_OK)
+        return code >= 500 || code == 408 || code == 429;
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+enum cu_status
+cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max, struct cu_buf *out,
+                   struct cu_error *err)
+{
+    char errbuf[CURL_ERROR_SIZE];
+    CURL *c = curl_easy_init();
+    enum cu_status st = CU_OK;
+
+    if (!c)
+        return cu_error_set(err, CU_E_NOMEM, 0, _("Cannot start a download"));
+    for (unsigned attempt = 0;; attempt++) {
+        struct sink s = {out, max, false};
+        long code = 0;
+        curl_off_t retry_after = 0;
+        cu_buf_reset(out);
+        curl_easy_reset(c);
+        cu_net_setup_easy(net, c, errbuf);
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, 300L);
+        CURLcode rc = curl_easy_perform(c);
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &retry_after);
+        cu_log_debug("GET %s: curl %d, HTTP %ld, %zu bytes", url, (int)rc, code, out->len);
+        if (s.too_big) {
+            st = cu_error_set(err, CU_E_INPUT, 0, _("%s is larger than %zu bytes"), url, max);
+            break;
+        }
+        if (rc == CURLE_OK && (code == 200 || code == 0)) {
+            st = CU_OK;
+            break;
+        }
+        if (rc == CURLE_FILE_COULDNT_READ_FILE || (rc == CURLE_OK && (code == 404 || code == 410))) {
+            st = cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s does not exist on the mirror"), url);
+            break;
+        }
+        if (!transient(rc, code) || attempt + 1 >= net->retries) {
+            if (rc == CURLE_OK)
+                st = cu_error_set(err, CU_E_NETWORK, 0, _("Cannot download %s: the server answered HTTP %ld"),
+                                  url, code);
+            else if (rc == CURLE_UNSUPPORTED_PROTOCOL)
+                st = cu_error_set(err, CU_E_NETWORK, 0,
+                                  _("Cannot download %s: it was redirected to a scheme cudaup refuses (%s)"),
+                                  url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+            else
+                st = cu_error_set(err, CU_E_NETWORK, 0, _("Cannot download %s: %s"), url,
+                                  errbuf[0] ? errbuf : curl_easy_strerror(rc));
+            break;
+        }
+        cu_log_info(_("Retrying %s (attempt %u of %u)"), url, attempt + 2, net->retries);
+        cu_net_backoff(net, attempt, (long)retry_after);
+    }
+    curl_easy_cleanup(c);
+    return st;
+}

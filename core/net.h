@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * URLs and small downloads (manifests, indexes) through libcurl.
+ *
+ * Policy (STYLE 35): only https, plus the configured base URL's own scheme
+ * (http for a loopback or site mirror, file for a local folder).  Redirects
+ * may only go to https, or back to the base scheme when that is http.
+ * Proxies come from the environment, as libcurl reads them.
+ */
+#ifndef CU_NET_H
+#define CU_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "str.h"
+
+#define CU_NVIDIA_BASE_URL "https://developer.download.nvidia.com/compute"
+
+/** Call once from main() before any thread starts. */
+void cu_net_global_init(void);
+void cu_net_global_fini(void);
+
+struct cu_net {
+    char *base;        /* normalised: no trailing '/' */
+    char *scheme;      /* "https", "http", "file" */
+    bool official;     /* NVIDIA's own server */
+    char protocols[32];       /* CURLOPT_PROTOCOLS_STR */
+    char redir_protocols[32]; /* CURLOPT_REDIR_PROTOCOLS_STR */
+    unsigned retries;
+    long connect_timeout_s;
+    long low_speed_time_s; /* abandon a transfer slower than 1 KiB/s for this long */
+    long retry_base_ms;    /* first back-off; doubled each time, with jitter */
+};
+
+/**
+ * Check and normalise a base URL (NULL: NVIDIA's).  Errors: CU_E_USAGE for
+ * an unsupported scheme, a URL with a query or fragment, or file:// that is
+ * not an absolute path.
+ */
+CU_NODISCARD enum cu_status cu_net_init(struct cu_net *net, const char *base, struct cu_error *err);
+void cu_net_fini(struct cu_net *net);
+
+/** BASE/PRODUCT/redist/REL. Caller owns the result. */
+char *cu_net_url(const struct cu_net *net, const char *product, const char *rel);
+
+/** For file:// bases, the local path of BASE/PRODUCT/redist/REL; NULL otherwise. */
+char *cu_net_local_path(const struct cu_net *net, const char *product, const char *rel);
+
+/**
+ * Fetch @url into @out (at most @max bytes), retrying transient failures.
+ * Errors: CU_E_NOT_FOUND (404, 410, missing file), CU_E_NETWORK, CU_E_INPUT
+ * (larger than @max).
+ */
+CU_NODISCARD enum cu_status cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max,
+                                               struct cu_buf *out, struct cu_error *err);
+
+/** Apply the protocol, redirect, timeout and proxy policy to a curl easy handle. */
+void cu_net_setup_easy(const struct cu_net *net, void *curl_easy, char *errbuf);
+
+/** Sleep for the back-off of attempt @n (0-based), with jitter; honours @retry_after_s when > 0. */
+void cu_net_backoff(const struct cu_net *net, unsigned n, long retry_after_s);
+
+#endif /* CU_NET_H */

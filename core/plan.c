@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonutil.h"
+#include "mem.h"
+
+struct cu_plan *
+cu_plan_new(void)
+{
+    struct cu_plan *p = cu_xcalloc(1, sizeof(*p));
+    cu_strv_init(&p->reasons);
+    cu_strv_init(&p->warnings);
+    return p;
+}
+
+static void
+framework_free(struct cu_plan_framework *f)
+{
+    if (!f)
+        return;
+    free(f->name);
+    free(f->version);
+    free(f->python);
+    cu_strv_free(f->pip);
+    free(f->index_url);
+    free(f->cuda_tag);
+    free(f);
+}
+
+void
+cu_plan_free(struct cu_plan *p)
+{
+    if (!p)
+        return;
+    free(p->platform);
+    free(p->base_url);
+    free(p->prefix);
+    free(p->state_dir);
+    free(p->cuda_path);
+    free(p->cudnn_full);
+    free(p->cudnn_variant);
+    framework_free(p->framework);
+    cu_strv_free(p->components);
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        free(p->downloads[i].component);
+        free(p->downloads[i].version);
+        free(p->downloads[i].relative_path);
+        free(p->downloads[i].url);
+    }
+    free(p->downloads);
+    for (size_t i = 0; i < p->n_steps; i++) {
+        free(p->steps[i].installer);
+        free(p->steps[i].action);
+        free(p->steps[i].detail);
+    }
+    free(p->steps);
+    free(p->env.scope);
+    free(p->env.shell_rc);
+    free(p->env.tool);
+    free(p->env.name);
+    free(p->env.path);
+    cu_strv_fini(&p->reasons);
+    cu_strv_fini(&p->warnings);
+    free(p);
+}
+
+void
+cu_plan_add_step(struct cu_plan *p, const char *installer, const char *action, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *detail = cu_xvasprintf(fmt, ap);
+    va_end(ap);
+    p->steps = cu_xreallocarray(p->steps, p->n_steps + 1, sizeof(*p->steps));
+    p->steps[p->n_steps++] = (struct cu_plan_step){cu_xstrdup(installer), cu_xstrdup(action), detail};
+}
+
+void
+cu_plan_reason(struct cu_plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cu_strv_push_owned(&p->reasons, cu_xvasprintf(fmt, ap));
+    va_end(ap);
+}
+
+void
+cu_plan_warn(struct cu_plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = cu_xvasprintf(fmt, ap);
+    va_end(ap);
+    if (!cu_strv_contains(&p->warnings, s))
+        cu_strv_push_owned(&p->warnings, s);
+    else
+        free(s);
+}
+
+char *
+cu_plan_cuda_mm(const struct cu_plan *p, char *buf, size_t len)
+{
+    return cu_version_format(&p->cuda, 2, buf, len);
+}
+
+char *
+cu_format_bytes(uint64_t n, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB"};
+    double v = (double)n;
+    size_t u = 0;
+    while (v >= 1000.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        v /= 1000.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%llu B", (unsigned long long)n);
+    else
+        snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+    return buf;
+}
+
+const char *
+cu_framework_name(enum cu_framework fw)
+{
+    switch (fw) {
+    case CU_FW_TENSORFLOW: return "tensorflow";
+    case CU_FW_PYTORCH: return "pytorch";
+    case CU_FW_JAX: return "jax";
+    case CU_FW_NONE:
+    default: return "none";
+    }
+}
+
+static json_t *
+jver(const struct cu_version *v)
+{
+    char buf[64];
+    return v->n ? json_string(cu_version_format(v, 0, buf, sizeof(buf))) : json_null();
+}
+
+static json_t *
+jstrv_(const struct cu_strv *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < v->n; i++)
+        json_array_append_new(a, json_string(v->v[i]));
+    return a;
+}
+
+json_t *
+cu_plan_to_json(const struct cu_plan *p)
+{
+    json_t *doc = json_object();
+    char buf[64];
+
+    json_t *cuda = json_object();
+    json_object_set_new(cuda, "version", jver(&p->cuda));
+    json_object_set_new(cuda, "path", cu_json_str_or_null(p->cuda_path));
+    json_object_set_new(cuda, "driver_min", p->cuda_driver.n
+                                                ? json_string(cu_driver_version_format(&p->cuda_driver, buf, sizeof(buf)))
+                                                : json_null());
+    json_t *comps = json_array();
+    for (char **c = p->components; c && *c; c++)
+        json_array_append_new(comps, json_string(*c));
+    json_object_set_new(cuda, "components", comps);
+    json_object_set_new(doc, "cuda", cuda);
+
+    if (p->has_cudnn) {
+        json_t *c = json_object();
+        json_object_set_new(c, "version", jver(&p->cudnn));
+        json_object_set_new(c, "full_version", cu_json_str_or_null(p->cudnn_full));
+        json_object_set_new(c, "cuda_variant", cu_json_str_or_null(p->cudnn_variant));
+        json_object_set_new(doc, "cudnn", c);
+    } else {
+        json_object_set_new(doc, "cudnn", json_null());
+    }
+
+    if (p->framework) {
+        const struct cu_plan_framework *f = p->framework;
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(f->name));
+        json_object_set_new(o, "version", cu_json_str_or_null(f->version));
+        json_object_set_new(o, "python", cu_json_str_or_null(f->python));
+        json_t *pip = json_array();
+        for (char **r = f->pip; r && *r; r++)
+            json_array_append_new(pip, json_string(*r));
+        json_object_set_new(o, "pip", pip);
+        json_object_set_new(o, "index_url", cu_json_str_or_null(f->index_url));
+        json_object_set_new(o, "cuda_build", cu_json_str_or_null(f->cuda_tag));
+        json_object_set_new(doc, "framework", o);
+    } else {
+        json_object_set_new(doc, "framework", json_null());
+    }
+
+    json_t *dl = json_array();
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "component", json_string(d->component));
+        json_object_set_new(o, "version", cu_json_str_or_null(d->version));
+        json_object_set_new(o, "url", json_string(d->url));
+        json_object_set_new(o, "sha256", json_string(d->sha256));
+        json_object_set_new(o, "size", json_integer((json_int_t)d->size));
+        json_array_append_new(dl, o);
+    }
+    json_object_set_new(doc, "downloads", dl);
+    json_object_set_new(doc, "download_bytes", json_integer((json_int_t)p->download_bytes));
+
+    json_t *steps = json_array();
+    for (size_t i = 0; i < p->n_steps; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "installer", json_string(p->steps[i].installer));
+        json_object_set_new(o, "action", json_string(p->steps[i].action));
+        json_object_set_new(o, "detail", json_string(p->steps[i].detail));
+        json_array_append_new(steps, o);
+    }
+    json_object_set_new(doc, "steps", steps);
+    json_object_set_new(doc, "reasons", jstrv_(&p->reasons));
+    json_object_set_new(doc, "warnings", jstrv_(&p->warnings));
+    json_object_set_new(doc, "platform", cu_json_str_or_null(p->platform));
+    json_object_set_new(doc, "mirror", cu_json_str_or_null(p->base_url));
+    json_object_set_new(doc, "prefix", cu_json_str_or_null(p->prefix));
+    json_t *env = json_object();
+    json_object_set_new(env, "scope", cu_json_str_or_null(p->env.scope));
+    json_object_set_new(env, "shell_rc", cu_json_str_or_null(p->env.shell_rc));
+    json_object_set_new(env, "tool", cu_json_str_or_null(p->env.tool));
+    json_object_set_new(env, "name", cu_json_str_or_null(p->env.name));
+    json_object_set_new(env, "path", cu_json_str_or_null(p->env.path));
+    json_object_set_new(doc, "environment", env);
+    return doc;
+}

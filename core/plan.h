@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan: everything `install` will do, decided by the resolver before
+ * anything is touched, shown by `plan`, the wizard's review screen and
+ * `plan --json`.
+ */
+#ifndef CU_PLAN_H
+#define CU_PLAN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "manifest.h"
+#include "parse.h"
+#include "str.h"
+
+struct cu_plan_download {
+    enum cu_product product;
+    char *component;     /* manifest key: "cuda_cudart", "cudnn" */
+    char *version;       /* the component's own version */
+    char *relative_path; /* as in the manifest */
+    char *url;
+    char sha256[65];
+    uint64_t size;
+};
+
+struct cu_plan_step {
+    char *installer; /* "cuda", "cudnn", "envvars", "pyenv", "framework" */
+    char *action;    /* "install", "link", "write", "create", "pip-install", "skip" */
+    char *detail;
+};
+
+enum cu_framework {
+    CU_FW_NONE,
+    CU_FW_TENSORFLOW,
+    CU_FW_PYTORCH,
+    CU_FW_JAX,
+};
+
+struct cu_plan_framework {
+    enum cu_framework kind;
+    char *name;      /* "tensorflow", "pytorch", "jax" */
+    char *version;   /* "2.20.0", "2.9", or NULL for the index's newest */
+    char *python;    /* "3.12" */
+    char **pip;      /* requirement strings for pip, NULL-terminated */
+    char *index_url; /* PyTorch's CUDA index, or NULL */
+    char *cuda_tag;  /* cu128, cuda12-local, ... or NULL */
+};
+
+/** Where the environment goes; filled from the wishes, shown in steps. */
+struct cu_plan_env {
+    char *scope;    /* user, system, conda, none */
+    char *shell_rc; /* the rc file for scope user, or NULL */
+    char *tool;     /* conda, mamba, micromamba, venv, none */
+    char *name;     /* the Python env's name */
+    char *path;     /* where that env lives, when known */
+};
+
+struct cu_plan {
+    char *platform;               /* linux-x86_64 */
+    char *base_url;               /* the mirror's base */
+    char *prefix;                 /* PREFIX */
+    char *state_dir;
+    struct cu_version cuda;       /* 12.4.1 */
+    char *cuda_path;              /* PREFIX/cuda-12.4 */
+    struct cu_version cuda_driver; /* the driver it needs */
+    bool has_cudnn;
+    struct cu_version cudnn;      /* release label 9.14.0 */
+    char *cudnn_full;             /* 9.14.0.64 */
+    char *cudnn_variant;          /* "12" */
+    struct cu_plan_framework *framework; /* NULL: none */
+    char **components;            /* CUDA manifest keys, NULL-terminated */
+    struct cu_plan_download *downloads;
+    size_t n_downloads;
+    uint64_t download_bytes;
+    struct cu_plan_step *steps;
+    size_t n_steps;
+    struct cu_plan_env env;
+    struct cu_strv reasons;  /* why each version was chosen */
+    struct cu_strv warnings; /* things the user should know but that do not stop the plan */
+    /* Borrowed from the manifest source; valid while it lives. */
+    const struct cu_manifest *cuda_manifest, *cudnn_manifest;
+};
+
+struct cu_plan *cu_plan_new(void);
+void cu_plan_free(struct cu_plan *plan);
+
+void cu_plan_add_step(struct cu_plan *plan, const char *installer, const char *action,
+                      const char *fmt, ...) CU_PRINTF(4, 5);
+void cu_plan_reason(struct cu_plan *plan, const char *fmt, ...) CU_PRINTF(2, 3);
+void cu_plan_warn(struct cu_plan *plan, const char *fmt, ...) CU_PRINTF(2, 3);
+
+/** The `plan --json` document (DESIGN.md "JSON"). */
+json_t *cu_plan_to_json(const struct cu_plan *plan);
+
+/** "12.4" of the plan's CUDA. Returns @buf. */
+char *cu_plan_cuda_mm(const struct cu_plan *plan, char *buf, size_t len);
+
+/** Human size: "1.2 GB", "340 MB", "12 kB". Returns @buf. */
+char *cu_format_bytes(uint64_t n, char *buf, size_t len);
+
+const char *cu_framework_name(enum cu_framework fw);
+
+#endif /* CU_PLAN_H */

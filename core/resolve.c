@@ -1,0 +1,1092 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "resolve.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "i18n.h"
+#include "mem.h"
+#include "str.h"
+
+#define DEFAULT_PYTHON_MAX "3.12"
+#define PYTORCH_INDEX "https://download.pytorch.org/whl/"
+
+/* ---- wishes ----------------------------------------------------------------- */
+
+enum spec_kind { SPEC_AUTO, SPEC_NONE, SPEC_PREFIX, SPEC_EXACT };
+
+struct spec {
+    enum spec_kind kind;
+    struct cu_version v;
+};
+
+static bool
+parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!s || !*s || strcmp(s, "auto") == 0)
+        return true;
+    if (allow_none && strcmp(s, "none") == 0) {
+        out->kind = SPEC_NONE;
+        return true;
+    }
+    if (!cu_version_parse(s, &out->v))
+        return false;
+    out->kind = out->v.n >= exact_parts ? SPEC_EXACT : SPEC_PREFIX;
+    return true;
+}
+
+struct fwspec {
+    enum cu_framework fw;
+    struct cu_version v; /* n == 0: newest that fits */
+};
+
+static bool
+parse_framework(const char *s, struct fwspec *out, const char **bad_version)
+{
+    static const struct {
+        const char *name;
+        enum cu_framework fw;
+    } names[] = {{"tensorflow", CU_FW_TENSORFLOW}, {"keras", CU_FW_TENSORFLOW}, {"tf", CU_FW_TENSORFLOW},
+                 {"pytorch", CU_FW_PYTORCH},       {"torch", CU_FW_PYTORCH},    {"jax", CU_FW_JAX},
+                 {"none", CU_FW_NONE}};
+    memset(out, 0, sizeof(*out));
+    *bad_version = NULL;
+    if (!s || !*s) {
+        out->fw = CU_FW_TENSORFLOW;
+        return true;
+    }
+    const char *eq = strstr(s, "==");
+    size_t n = eq ? (size_t)(eq - s) : strlen(s);
+    for (size_t i = 0; i < CU_N_ELEMENTS(names); i++) {
+        if (strlen(names[i].name) != n || strncasecmp(s, names[i].name, n) != 0)
+            continue;
+        out->fw = names[i].fw;
+        if (!eq)
+            return true;
+        if (out->fw == CU_FW_NONE || !cu_version_parse(eq + 2, &out->v)) {
+            *bad_version = eq + 2;
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+enum cu_status
+cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
+{
+    struct spec s;
+    struct fwspec fw;
+    const char *badv;
+
+    if (!parse_spec(w->cuda, false, 3, &s))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--cuda: '%s' is not a version; use X.Y (the newest X.Y.*), an exact release such as 12.4.1, or auto."),
+                            w->cuda);
+    if (!parse_spec(w->cudnn, true, 3, &s))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--cudnn: '%s' is not a version; use X.Y, an exact release such as 9.1.0, auto or none."),
+                            w->cudnn);
+    bool no_cudnn = s.kind == SPEC_NONE;
+    if (!parse_framework(w->framework, &fw, &badv)) {
+        if (badv)
+            return cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv);
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
+                            w->framework);
+    }
+    if (no_cudnn && (fw.fw == CU_FW_TENSORFLOW || fw.fw == CU_FW_JAX))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
+                            cu_framework_name(fw.fw));
+    struct cu_version py;
+    if (w->python && *w->python &&
+        (!cu_version_parse(w->python, &py) || py.n != 2 || py.part[0] < 2 || py.part[0] > 3))
+        return cu_error_set(err, CU_E_USAGE, 0, _("--python: '%s' is not a Python version such as 3.12."),
+                            w->python);
+    if (w->platform && *w->platform && strcmp(w->platform, "linux-x86_64") != 0 &&
+        strcmp(w->platform, "linux-sbsa") != 0 && strcmp(w->platform, "linux-aarch64") != 0)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--platform: '%s' is not one of linux-x86_64, linux-sbsa or linux-aarch64."),
+                            w->platform);
+    if (w->components && *w->components) {
+        const char *c = w->components;
+        if (strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789_.+-,") != strlen(c) || c[0] == ',')
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--components: '%s' is not default, all, or a comma-separated list of component names."),
+                                c);
+    }
+    return CU_OK;
+}
+
+/* ---- resolver state ------------------------------------------------------------ */
+
+struct fwopt {
+    int cuda_major;                /* 0: any */
+    struct cu_version cuda_min;    /* n == 0: none */
+    struct cu_version cuda_mm;     /* an exact X.Y wanted (PyTorch's build), n == 0: none */
+    int cudnn_major;               /* 0: any */
+    struct cu_version cudnn_min, cudnn_max_excl;
+    struct cu_version py_min, py_max; /* n == 0: unconstrained */
+    char *title;                   /* "TensorFlow 2.20.0" */
+    char *version;                 /* what the plan records, or NULL */
+    struct cu_strv pip;
+    char *index_url, *tag;
+    char *why;                     /* the reason line for the plan */
+};
+
+struct rs {
+    const struct cu_resolve_in *in;
+    const struct cu_catalog *cat;
+    const struct cu_facts *f;
+    struct spec cuda, cudnn;
+    struct fwspec fw;
+    struct cu_version py_wish;
+    const char *platform;
+    bool constrained, have_driver;
+    struct cu_version driver;
+    struct cu_error *err;
+    /* What failed, for the one sentence when nothing fits: the candidate that
+     * got furthest explains best what the user must change. */
+    int stage;
+    char why[400];
+    struct cu_version min_need; /* the smallest driver that would have done */
+};
+
+static void
+fail(struct rs *r, int stage, const char *fmt, ...)
+{
+    if (stage <= r->stage)
+        return; /* a candidate that got as far or further already explains */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->why, sizeof(r->why), fmt, ap);
+    va_end(ap);
+    r->stage = stage;
+}
+
+static void
+fwopt_init(struct fwopt *o)
+{
+    memset(o, 0, sizeof(*o));
+    cu_strv_init(&o->pip);
+}
+
+static void
+fwopt_fini(struct fwopt *o)
+{
+    free(o->title);
+    free(o->version);
+    cu_strv_fini(&o->pip);
+    free(o->index_url);
+    free(o->tag);
+    free(o->why);
+}
+
+/* How far a candidate got before it failed. */
+enum stage {
+    ST_FRAMEWORK = 1, /* the framework's or the wishes' constraints */
+    ST_GPU,           /* CUDA cannot build for a GPU */
+    ST_DRIVER,        /* the driver is too old for it */
+    ST_MIRROR,        /* the mirror lacks it or its platform */
+    ST_CUDNN_RULE,    /* no cuDNN of the framework's range */
+    ST_CUDNN_VARIANT, /* no cuDNN build for this CUDA major */
+    ST_CUDNN_DRIVER,
+    ST_CUDNN_GPU,
+    ST_CUDNN_MIRROR,
+};
+
+struct rs;
+static void fail(struct rs *r, int stage, const char *fmt, ...) CU_PRINTF(3, 4);
+
+static const char *
+V(const struct cu_version *v, char *buf, size_t len)
+{
+    return cu_version_format(v, 0, buf, len);
+}
+
+static const char *
+D(const struct cu_version *v, char *buf, size_t len)
+{
+    return cu_driver_version_format(v, buf, len);
+}
+
+/* A version from a string known to be well formed; zero when it is not. */
+static struct cu_version
+vp(const char *s)
+{
+    struct cu_version v;
+    if (!cu_version_parse(s, &v))
+        memset(&v, 0, sizeof(v));
+    return v;
+}
+
+static struct cu_version
+mm(const struct cu_version *v)
+{
+    return (struct cu_version){{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
+}
+
+static bool
+spec_matches(const struct spec *s, const struct cu_version *v)
+{
+    switch (s->kind) {
+    case SPEC_AUTO: return true;
+    case SPEC_NONE: return false;
+    case SPEC_PREFIX: return cu_version_matches(v, &s->v);
+    case SPEC_EXACT: return cu_version_cmp(v, &s->v) == 0 || (s->v.n > v->n && cu_version_matches(&s->v, v));
+    }
+    return false;
+}
+
+/* ---- CUDA -------------------------------------------------------------------- */
+
+/* 0: every GPU fits; otherwise the note says which does not. */
+static int
+gpus_fit_cuda(struct rs *r, const struct cu_version *cuda, bool *unknown)
+{
+    char b1[32], b2[32], b3[32];
+    struct cu_version m = mm(cuda);
+    *unknown = false;
+    if (!r->constrained)
+        return 0;
+    for (size_t i = 0; i < r->f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &r->f->gpus[i];
+        if (!g->cc.n)
+            continue;
+        int s = cu_catalog_cuda_supports_cc(r->cat, &m, &g->cc);
+        if (s == 1)
+            continue;
+        if (s < 0) {
+            *unknown = true;
+            continue;
+        }
+        struct cu_version last, first;
+        if (cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &first) && cu_version_cmp(&first, &m) > 0)
+            fail(r, ST_GPU,
+                 _("CUDA %s cannot build for GPU %d (%s, compute capability %s); it needs CUDA %s or newer."),
+                 V(&m, b1, sizeof(b1)), g->index, g->name, V(&g->cc, b2, sizeof(b2)),
+                 V(&first, b3, sizeof(b3)));
+        else if (cu_catalog_cuda_last_for_cc(r->cat, &g->cc, &last))
+            fail(r, ST_GPU,
+                 _("CUDA %s no longer builds for GPU %d (%s, compute capability %s); CUDA %s is the newest that does."),
+                 V(&m, b1, sizeof(b1)), g->index, g->name, V(&g->cc, b2, sizeof(b2)),
+                 V(&last, b3, sizeof(b3)));
+        else
+            fail(r, ST_GPU,
+                 _("No CUDA release with archives builds for GPU %d (%s, compute capability %s)."),
+                 g->index, g->name, V(&g->cc, b2, sizeof(b2)));
+        return 1;
+    }
+    return 0;
+}
+
+/* The driver a release needs; false when the catalog does not know. */
+static bool
+cuda_needs_driver(struct rs *r, const struct cu_version *v, struct cu_version *need)
+{
+    if (cu_catalog_cuda_min_driver(r->cat, v, need))
+        return true;
+    const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, (int)v->part[0]);
+    if (maj) {
+        *need = maj->min_driver;
+        return true;
+    }
+    return false;
+}
+
+static bool
+driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    bool known = cuda_needs_driver(r, cuda, need);
+    if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
+        return true;
+    if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(need, &r->min_need) < 0)) {
+        r->min_need = *need;
+        r->stage = ST_GPU; /* let the smaller need replace the message */
+        if (r->f->driver.cuda_max.n)
+            fail(r, ST_DRIVER,
+                 _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s, which runs CUDA up to %s."),
+                 V(cuda, b1, sizeof(b1)), D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)),
+                 V(&r->f->driver.cuda_max, b4, sizeof(b4)));
+        else
+            fail(r, ST_DRIVER,
+                 _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s."), V(cuda, b1, sizeof(b1)),
+                 D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+    }
+    return false;
+}
+
+/* ---- cuDNN ------------------------------------------------------------------- */
+
+static char **
+cat_variants(const struct cu_cat_cudnn *c, const char *platform)
+{
+    if (strcmp(platform, "linux-x86_64") == 0)
+        return c->variants_x86_64;
+    if (strcmp(platform, "linux-sbsa") == 0)
+        return c->variants_sbsa;
+    return c->variants_aarch64;
+}
+
+static bool
+strv_has(char **v, const char *s)
+{
+    for (; v && *v; v++)
+        if (strcmp(*v, s) == 0)
+            return true;
+    return false;
+}
+
+/* Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs? */
+static bool
+cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version *cuda)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    const struct cu_cat_cudnn_support *row = cu_catalog_cudnn_support(r->cat, v, (int)cuda->part[0]);
+    if (!row)
+        return true; /* nothing known against it; the manifest decides */
+    if (r->have_driver && row->driver.n && cu_version_cmp(&r->driver, &row->driver) < 0) {
+        fail(r, ST_CUDNN_DRIVER,
+             _("cuDNN %s for CUDA %u needs NVIDIA driver %s or newer; this machine has %s."),
+             V(v, b1, sizeof(b1)), cuda->part[0], D(&row->driver, b2, sizeof(b2)),
+             D(&r->driver, b3, sizeof(b3)));
+        return false;
+    }
+    if (!r->constrained)
+        return true;
+    struct cu_version cm = mm(cuda);
+    for (size_t i = 0; i < r->f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &r->f->gpus[i];
+        if (!g->cc.n)
+            continue;
+        /* The matrix lists one compute capability per architecture (5.0 for all of
+         * Maxwell): a GPU fits from the lowest listed up to the newest listed major. */
+        bool listed = row->n_cc > 0 && cu_version_cmp(&g->cc, &row->cc[0]) >= 0 &&
+                      g->cc.part[0] <= row->cc[row->n_cc - 1].part[0];
+        if (!listed) {
+            fail(r, ST_CUDNN_GPU,
+                 _("cuDNN %s does not support GPU %d (%s, compute capability %s)."), V(v, b1, sizeof(b1)),
+                 g->index, g->name, V(&g->cc, b2, sizeof(b2)));
+            return false;
+        }
+        for (size_t k = 0; k < row->n_cc_needs; k++) {
+            if (cu_version_cmp(&row->cc_needs_cc[k], &g->cc) == 0 &&
+                cu_version_cmp(&cm, &row->cc_needs_cuda[k]) < 0) {
+                fail(r, ST_CUDNN_GPU,
+                     _("cuDNN %s supports GPU %d (compute capability %s) only with CUDA %s or newer, not %s."),
+                     V(v, b1, sizeof(b1)), g->index, V(&g->cc, b2, sizeof(b2)),
+                     V(&row->cc_needs_cuda[k], b3, sizeof(b3)), V(&cm, b4, sizeof(b4)));
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+struct cudnn_pick {
+    const struct cu_manifest *m;
+    const struct cu_package *pkg;
+    const struct cu_artifact *art;
+    struct cu_version label;
+};
+
+static enum cu_status
+pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, struct cudnn_pick *out)
+{
+    char *const *labels;
+    size_t n;
+    enum cu_status st;
+    char variant[8], b1[32], b2[32];
+
+    memset(out, 0, sizeof(*out));
+    if (r->cudnn.kind == SPEC_NONE)
+        return CU_OK;
+    snprintf(variant, sizeof(variant), "%u", cuda->part[0]);
+    st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDNN, &labels, &n, r->err);
+    if (st != CU_OK)
+        return st;
+    for (size_t i = 0; i < n; i++) {
+        struct cu_version v;
+        if (!cu_version_parse(labels[i], &v))
+            continue;
+        if (r->cudnn.kind == SPEC_EXACT && r->cudnn.v.n > 3) {
+            struct cu_version v3 = r->cudnn.v;
+            v3.n = 3;
+            if (cu_version_cmp(&v, &v3) != 0)
+                continue;
+        } else if (!spec_matches(&r->cudnn, &v)) {
+            continue;
+        }
+        if (o->cudnn_major && (int)v.part[0] != o->cudnn_major) {
+            fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title,
+                 o->cudnn_major, V(&v, b1, sizeof(b1)));
+            continue;
+        }
+        if (o->cudnn_min.n && cu_version_cmp(&v, &o->cudnn_min) < 0) {
+            fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %s or newer, not %s."), o->title,
+                 V(&o->cudnn_min, b1, sizeof(b1)), V(&v, b2, sizeof(b2)));
+            continue;
+        }
+        if (o->cudnn_max_excl.n && cu_version_cmp(&v, &o->cudnn_max_excl) >= 0)
+            continue;
+        const struct cu_cat_cudnn *cc = cu_catalog_cudnn(r->cat, &v);
+        if (cc && cc->variants_known && !strv_has(cat_variants(cc, r->platform), variant)) {
+            fail(r, ST_CUDNN_VARIANT, _("cuDNN %s has no build for CUDA %s on %s."),
+                 V(&v, b1, sizeof(b1)), variant, r->platform);
+            continue;
+        }
+        if (!cudnn_row_fits(r, &v, cuda))
+            continue;
+        const struct cu_manifest *m;
+        st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDNN, labels[i], &m, r->err);
+        if (st == CU_E_NOT_FOUND) {
+            fail(r, ST_CUDNN_MIRROR, "%s", r->err->msg);
+            continue;
+        }
+        if (st != CU_OK)
+            return st;
+        const struct cu_package *pkg = cu_manifest_package(m, "cudnn");
+        const struct cu_artifact *a = cu_package_artifact(pkg, r->platform, variant);
+        if (!a) {
+            fail(r, ST_CUDNN_MIRROR, _("cuDNN %s has no build for CUDA %s on %s."),
+                 labels[i], variant, r->platform);
+            continue;
+        }
+        if (r->cudnn.kind == SPEC_EXACT && r->cudnn.v.n > 3) {
+            struct cu_version pv;
+            if (!pkg->version || !cu_version_parse(pkg->version, &pv) ||
+                cu_version_cmp(&pv, &r->cudnn.v) != 0)
+                continue;
+        }
+        *out = (struct cudnn_pick){m, pkg, a, v};
+        return CU_OK;
+    }
+    {
+        if (r->cudnn.kind == SPEC_AUTO)
+            fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN for CUDA %s on %s."), variant,
+                 r->platform);
+        else
+            fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN %s for CUDA %s on %s."),
+                 r->in->wishes->cudnn, variant, r->platform);
+    }
+    return CU_E_NOT_FOUND;
+}
+
+/* ---- components --------------------------------------------------------------- */
+
+static bool
+has_platform(const struct cu_package *p, const char *platform)
+{
+    return cu_package_artifact(p, platform, NULL) != NULL;
+}
+
+static void
+add_component(struct cu_strv *out, const struct cu_manifest *m, const char *key, const char *platform)
+{
+    /* What a component cannot work without comes along (nvcc needs its headers). */
+    static const struct {
+        const char *key;
+        const char *needs[4];
+    } deps[] = {
+        {"cuda_nvcc", {"cuda_cudart", "cuda_crt", "libnvvm", NULL}},
+        {"libcublas", {"cuda_cudart", NULL}},
+        {"libcusolver", {"libcublas", "libcusparse", "libnvjitlink", NULL}},
+        {"libcusparse", {"libnvjitlink", NULL}},
+    };
+    const struct cu_package *p = cu_manifest_package(m, key);
+    if (!p || !has_platform(p, platform) || cu_strv_contains(out, key))
+        return;
+    cu_strv_push(out, key);
+    for (size_t i = 0; i < CU_N_ELEMENTS(deps); i++)
+        if (strcmp(deps[i].key, key) == 0)
+            for (size_t k = 0; deps[i].needs[k]; k++)
+                add_component(out, m, deps[i].needs[k], platform);
+}
+
+static enum cu_status
+pick_components(struct rs *r, const struct cu_manifest *m, struct cu_strv *out)
+{
+    const char *spec = r->in->wishes->components;
+    char b1[32];
+    struct cu_version mv = vp(m->label);
+
+    if (!spec || !*spec || strcmp(spec, "default") == 0) {
+        for (char **c = r->cat->components_default; c && *c; c++)
+            add_component(out, m, *c, r->platform);
+        return CU_OK;
+    }
+    if (strcmp(spec, "all") == 0) {
+        for (size_t i = 0; i < m->n_packages; i++)
+            if (!cu_catalog_component_never(r->cat, m->packages[i].key))
+                add_component(out, m, m->packages[i].key, r->platform);
+        return CU_OK;
+    }
+    struct cu_strv items;
+    cu_strv_init(&items);
+    cu_strv_split(&items, spec, ",");
+    enum cu_status st = CU_OK;
+    for (size_t i = 0; i < items.n && st == CU_OK; i++) {
+        const char *it = items.v[i];
+        char **group = cu_catalog_component_group(r->cat, it);
+        if (strcmp(it, "default") == 0) {
+            for (char **c = r->cat->components_default; c && *c; c++)
+                add_component(out, m, *c, r->platform);
+        } else if (group) {
+            for (char **c = group; *c; c++)
+                add_component(out, m, *c, r->platform);
+        } else if (cu_catalog_component_never(r->cat, it)) {
+            st = cu_error_set(r->err, CU_E_USAGE, 0,
+                              _("cudaup never installs %s: the driver and its services belong to the system's package manager."),
+                              it);
+        } else {
+            const struct cu_package *p = cu_manifest_package(m, it);
+            if (!p) {
+                st = cu_error_set(r->err, CU_E_USAGE, 0,
+                                  _("--components: CUDA %s has no component '%s' (groups: runtime, compiler, math, nvrtc, nvjitlink, cupti, cccl, profiler, tools, nsight)."),
+                                  V(&mv, b1, sizeof(b1)), it);
+            } else if (!has_platform(p, r->platform)) {
+                st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("CUDA %s has no %s archive for %s."),
+                                  V(&mv, b1, sizeof(b1)), it, r->platform);
+            } else {
+                add_component(out, m, it, r->platform);
+            }
+        }
+    }
+    cu_strv_fini(&items);
+    if (st == CU_OK && out->n == 0)
+        st = cu_error_set(r->err, CU_E_USAGE, 0, _("--components: '%s' selects nothing to install."), spec);
+    return st;
+}
+
+static void
+add_download(struct cu_plan *p, const struct cu_manifest_source *src, enum cu_product prod,
+             const struct cu_package *pkg, const struct cu_artifact *a)
+{
+    p->downloads = cu_xreallocarray(p->downloads, p->n_downloads + 1, sizeof(*p->downloads));
+    struct cu_plan_download *d = &p->downloads[p->n_downloads++];
+    memset(d, 0, sizeof(*d));
+    d->product = prod;
+    d->component = cu_xstrdup(pkg->key);
+    d->version = cu_xstrdup(pkg->version);
+    d->relative_path = cu_xstrdup(a->relative_path);
+    d->url = cu_xasprintf("%s/%s/redist/%s", src->base_url, cu_product_name(prod), a->relative_path);
+    memcpy(d->sha256, a->sha256, sizeof(d->sha256));
+    d->size = a->size;
+    p->download_bytes += a->size;
+}
+
+/* ---- putting a candidate together ------------------------------------------------- */
+
+static void
+choose_python(const struct rs *r, const struct fwopt *o, struct cu_version *out)
+{
+    if (r->py_wish.n) {
+        *out = r->py_wish;
+        return;
+    }
+    struct cu_version cap = vp(DEFAULT_PYTHON_MAX);
+    if (o->py_max.n && cu_version_cmp(&o->py_max, &cap) < 0)
+        cap = o->py_max;
+    if (o->py_min.n && cu_version_cmp(&cap, &o->py_min) < 0)
+        cap = o->py_min;
+    *out = cap;
+}
+
+static enum cu_status
+fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, const struct cu_version *cv,
+          const struct cu_version *need, struct cu_strv *components, const struct cudnn_pick *dn,
+          struct cu_plan **out)
+{
+    struct cu_plan *p = cu_plan_new();
+    char b1[32], b2[32], b3[32];
+    const struct cu_manifest_source *src = r->in->src;
+
+    p->platform = cu_xstrdup(r->platform);
+    p->base_url = cu_xstrdup(src->base_url);
+    p->prefix = cu_xstrdup(r->in->prefix);
+    p->cuda = *cv;
+    p->cuda_driver = *need;
+    p->cuda_path = cu_xasprintf("%s/cuda-%s", r->in->prefix, cu_version_format(cv, 2, b1, sizeof(b1)));
+    p->cuda_manifest = cm;
+    p->components = cu_steal_ptr(&components->v);
+    components->n = 0;
+    for (char **c = p->components; c && *c; c++) {
+        const struct cu_package *pkg = cu_manifest_package(cm, *c);
+        add_download(p, src, CU_PRODUCT_CUDA, pkg, cu_package_artifact(pkg, r->platform, NULL));
+    }
+    if (dn->m) {
+        p->has_cudnn = true;
+        p->cudnn = dn->label;
+        p->cudnn_full = cu_xstrdup(dn->pkg->version);
+        p->cudnn_variant = cu_xstrdup(dn->art->variant);
+        p->cudnn_manifest = dn->m;
+        add_download(p, src, CU_PRODUCT_CUDNN, dn->pkg, dn->art);
+    }
+
+    /* Reasons, in the order a reader asks them. */
+    for (size_t i = 0; r->constrained && i < r->f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &r->f->gpus[i];
+        if (g->cc.n)
+            cu_plan_reason(p, _("GPU %d: %s, compute capability %s%s%s%s."), g->index, g->name,
+                           V(&g->cc, b1, sizeof(b1)), g->arch ? " (" : "", g->arch ? g->arch : "",
+                           g->arch ? ")" : "");
+    }
+    if (o->why)
+        cu_plan_reason(p, "%s", o->why);
+    if (r->cuda.kind == SPEC_AUTO) {
+        if (r->have_driver)
+            cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s and this machine has %s."),
+                           V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+        else
+            cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s or newer."),
+                           V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)));
+    } else {
+        cu_plan_reason(p, _("CUDA %s: the newest release matching --cuda %s."), V(cv, b1, sizeof(b1)),
+                       r->in->wishes->cuda);
+    }
+    if (dn->m)
+        cu_plan_reason(p, _("cuDNN %s (the build for CUDA %s): the newest that fits this CUDA, driver and GPU."),
+                       dn->pkg->version ? dn->pkg->version : V(&dn->label, b1, sizeof(b1)), dn->art->variant);
+    else if (r->cudnn.kind == SPEC_NONE)
+        cu_plan_reason(p, _("No cuDNN: --cudnn none."));
+
+    if (r->fw.fw != CU_FW_NONE) {
+        struct cu_plan_framework *fw = cu_xcalloc(1, sizeof(*fw));
+        struct cu_version py;
+        choose_python(r, o, &py);
+        fw->kind = r->fw.fw;
+        fw->name = cu_xstrdup(cu_framework_name(r->fw.fw));
+        fw->version = cu_xstrdup(o->version);
+        fw->python = cu_xstrdup(V(&py, b1, sizeof(b1)));
+        fw->pip = cu_xcalloc(o->pip.n + 1, sizeof(char *));
+        for (size_t i = 0; i < o->pip.n; i++)
+            fw->pip[i] = cu_xstrdup(o->pip.v[i]);
+        fw->index_url = cu_xstrdup(o->index_url);
+        fw->cuda_tag = cu_xstrdup(o->tag);
+        p->framework = fw;
+        if (r->py_wish.n)
+            cu_plan_reason(p, _("Python %s: as asked with --python."), fw->python);
+        else if (o->py_max.n)
+            cu_plan_reason(p, _("Python %s: the newest %s supports, up to %s."), fw->python, o->title,
+                           DEFAULT_PYTHON_MAX);
+        else
+            cu_plan_reason(p, _("Python %s: cudaup's default."), fw->python);
+    }
+    if (r->f->driver.kind == CU_DRIVER_NONE || r->f->driver.kind == CU_DRIVER_NOUVEAU) {
+        if (r->constrained && r->f->n_gpus > 0)
+            cu_plan_warn(p, _("No NVIDIA driver is loaded: the toolkit installs, but GPU programs need driver %s or newer."),
+                         D(need, b1, sizeof(b1)));
+    }
+    if (!r->constrained)
+        cu_plan_warn(p, _("This plan ignores this machine's GPU and driver."));
+    *out = p;
+    return CU_OK;
+}
+
+static enum cu_status
+try_option(struct rs *r, const struct fwopt *o, struct cu_plan **out)
+{
+    char *const *labels;
+    size_t n;
+    enum cu_status st;
+    char b1[32], b2[32];
+
+    if (r->py_wish.n && o->py_min.n &&
+        (cu_version_cmp(&r->py_wish, &o->py_min) < 0 || cu_version_cmp(&r->py_wish, &o->py_max) > 0)) {
+        fail(r, ST_FRAMEWORK, _("%s supports Python %s to %s, not %s."), o->title,
+             V(&o->py_min, b1, sizeof(b1)), V(&o->py_max, b2, sizeof(b2)), r->in->wishes->python);
+        return CU_E_NOT_FOUND;
+    }
+    st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, r->err);
+    if (st != CU_OK)
+        return st;
+    bool any_label = false;
+    for (size_t i = 0; i < n; i++) {
+        struct cu_version v, vmm, need = {{0}, 0};
+        bool unknown;
+        if (!cu_version_parse(labels[i], &v) || v.n != 3 || !spec_matches(&r->cuda, &v))
+            continue;
+        any_label = true;
+        vmm = mm(&v);
+        if (o->cuda_major && (int)v.part[0] != o->cuda_major)
+            continue;
+        if (o->cuda_min.n && cu_version_cmp(&vmm, &o->cuda_min) < 0)
+            continue;
+        if (o->cuda_mm.n && r->cuda.kind == SPEC_AUTO && cu_version_cmp(&vmm, &o->cuda_mm) != 0)
+            continue;
+        if (gpus_fit_cuda(r, &v, &unknown) != 0)
+            continue;
+        if (unknown && r->cuda.kind == SPEC_AUTO) {
+            fail(r, ST_FRAMEWORK,
+                 _("cudaup does not know which GPUs CUDA %s builds for."), V(&vmm, b1, sizeof(b1)));
+            continue;
+        }
+        if (!driver_fits(r, &v, &need))
+            continue;
+        const struct cu_manifest *m;
+        st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDA, labels[i], &m, r->err);
+        if (st == CU_E_NOT_FOUND) {
+            fail(r, ST_MIRROR, "%s", r->err->msg);
+            continue;
+        }
+        if (st != CU_OK)
+            return st;
+        if (!has_platform(cu_manifest_package(m, "cuda_cudart"), r->platform)) {
+            fail(r, ST_MIRROR, _("CUDA %s has no archives for %s."), labels[i],
+                 r->platform);
+            continue;
+        }
+        struct cudnn_pick dn;
+        st = pick_cudnn(r, o, &v, &dn);
+        if (st == CU_E_NOT_FOUND)
+            continue; /* an older CUDA may have a cuDNN that fits */
+        if (st != CU_OK)
+            return st;
+        struct cu_strv comps;
+        cu_strv_init(&comps);
+        st = pick_components(r, m, &comps);
+        if (st == CU_OK)
+            st = fill_plan(r, o, m, &v, &need, &comps, &dn, out);
+        cu_strv_fini(&comps);
+        if (st == CU_OK && unknown)
+            cu_plan_warn(*out, _("cudaup does not know whether CUDA %s builds for every GPU here."),
+                         V(&vmm, b1, sizeof(b1)));
+        return st;
+    }
+    if (!any_label) {
+        if (r->cuda.kind == SPEC_AUTO)
+            fail(r, ST_FRAMEWORK, _("The mirror lists no CUDA release."));
+        else
+            fail(r, ST_FRAMEWORK, _("CUDA %s is not on the mirror."), r->in->wishes->cuda);
+    } else if (o->cuda_major) {
+        if (r->cuda.kind != SPEC_AUTO && (int)r->cuda.v.part[0] != o->cuda_major)
+            fail(r, ST_FRAMEWORK, _("%s needs CUDA %d, not %s."), o->title, o->cuda_major,
+                 r->in->wishes->cuda);
+        else if (o->cuda_mm.n && r->cuda.kind == SPEC_AUTO)
+            fail(r, ST_FRAMEWORK, _("%s needs CUDA %s, which is not on the mirror."), o->title,
+                 V(&o->cuda_mm, b1, sizeof(b1)));
+        else if (r->cuda.kind != SPEC_AUTO && o->cuda_min.n)
+            fail(r, ST_FRAMEWORK, _("%s needs CUDA %s or newer, not %s."), o->title,
+                 V(&o->cuda_min, b1, sizeof(b1)), r->in->wishes->cuda);
+        else
+            fail(r, ST_FRAMEWORK, _("%s needs CUDA %d.%u or a newer %d.x, which the mirror lacks."), o->title,
+                 o->cuda_major, o->cuda_min.n > 1 ? o->cuda_min.part[1] : 0, o->cuda_major);
+    }
+    return CU_E_NOT_FOUND;
+}
+
+/* ---- framework options ------------------------------------------------------------- */
+
+static bool
+major_has_archives(const struct cu_catalog *cat, int major)
+{
+    for (size_t i = 0; i < cat->n_cuda; i++)
+        if (cat->cuda[i].archives && (int)cat->cuda[i].version.part[0] == major)
+            return true;
+    return false;
+}
+
+static bool
+fw_version_matches(const struct cu_version *want, const struct cu_version *have)
+{
+    return !want->n || cu_version_matches(have, want) || cu_version_cmp(have, want) == 0 ||
+           (want->n > have->n && cu_version_matches(want, have));
+}
+
+static void
+add_none_option(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    (void)r;
+    *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+    fwopt_init(&(*opts)[*n]);
+    (*opts)[*n].title = cu_xstrdup(_("no framework"));
+    (*n)++;
+}
+
+static enum cu_status
+tf_options(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    char b1[32], b2[32], b3[32];
+    const struct cu_cat_tf *first_ok = NULL;
+    bool matched = false;
+
+    for (size_t i = r->cat->n_tf; i-- > 0;)
+        if (major_has_archives(r->cat, (int)r->cat->tf[i].cuda.part[0])) {
+            first_ok = &r->cat->tf[i];
+            break;
+        }
+    for (size_t i = 0; i < r->cat->n_tf; i++) {
+        const struct cu_cat_tf *t = &r->cat->tf[i];
+        if (!fw_version_matches(&r->fw.v, &t->version))
+            continue;
+        matched = true;
+        if (!major_has_archives(r->cat, (int)t->cuda.part[0])) {
+            if (!r->fw.v.n)
+                continue; /* newest-first search: older builds simply do not fit */
+            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                _("TensorFlow %s was built for CUDA %s and cuDNN %s, but NVIDIA publishes CUDA archives only from %s on, so cudaup cannot install them; TensorFlow %s or newer works with the CUDA releases cudaup installs."),
+                                V(&t->version, b1, sizeof(b1)), V(&t->cuda, b2, sizeof(b2)),
+                                V(&t->cudnn, b3, sizeof(b3)),
+                                cu_version_format(&r->cat->archives_from, 2, (char[32]){0}, 32),
+                                first_ok ? V(&first_ok->version, (char[32]){0}, 32) : "2.15");
+        }
+        *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+        struct fwopt *o = &(*opts)[(*n)++];
+        fwopt_init(o);
+        V(&t->version, b1, sizeof(b1));
+        o->title = cu_xasprintf("TensorFlow %s", b1);
+        o->version = cu_xstrdup(b1);
+        o->cuda_major = (int)t->cuda.part[0];
+        o->cuda_min = mm(&t->cuda);
+        o->cudnn_major = (int)t->cudnn.part[0];
+        o->cudnn_min = t->cudnn;
+        o->py_min = t->py_min;
+        o->py_max = t->py_max;
+        bool gpu_pkg = strcmp(t->package, "tensorflow_gpu") == 0;
+        cu_strv_push_owned(&o->pip, cu_xasprintf("%s==%s", gpu_pkg ? "tensorflow-gpu" : "tensorflow", b1));
+        o->why = cu_xasprintf(_("TensorFlow %s (with Keras): Google built and tested it with CUDA %s and cuDNN %s, so it needs CUDA %s.x at %s or newer and cuDNN %u.x."),
+                              b1, V(&t->cuda, b2, sizeof(b2)), V(&t->cudnn, b3, sizeof(b3)),
+                              cu_version_format(&t->cuda, 1, (char[32]){0}, 32), b2, t->cudnn.part[0]);
+    }
+    if (!matched)
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                            _("TensorFlow %s is not in cudaup's catalog; it knows %s to %s."),
+                            r->in->wishes->framework + strlen("tensorflow=="),
+                            V(&r->cat->tf[r->cat->n_tf - 1].version, b1, sizeof(b1)),
+                            V(&r->cat->tf[0].version, b2, sizeof(b2)));
+    return CU_OK;
+}
+
+static const struct cu_cat_torch_version *
+torch_exact(const struct rs *r, const struct cu_version *v)
+{
+    for (size_t i = 0; i < r->cat->n_torch_versions; i++)
+        if (cu_version_cmp(&r->cat->torch_versions[i].version, v) == 0)
+            return &r->cat->torch_versions[i];
+    return NULL;
+}
+
+static enum cu_status
+torch_options(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    char b1[32], b2[32];
+    bool matched = false;
+
+    for (size_t i = 0; i < r->cat->n_torch; i++) {
+        const struct cu_cat_torch *t = &r->cat->torch[i];
+        struct cu_version want = r->fw.v;
+        struct cu_version want_mm = want.n >= 2 ? mm(&want) : want;
+        if (want.n && !cu_version_matches(&t->minor, &want_mm) && cu_version_cmp(&t->minor, &want_mm) != 0)
+            continue;
+        const struct cu_cat_torch_version *exact = want.n >= 3 ? torch_exact(r, &want) : NULL;
+        struct cu_version newest_listed = r->cat->n_torch_versions
+                                              ? mm(&r->cat->torch_versions[0].version)
+                                              : (struct cu_version){{0}, 0};
+        if (want.n >= 3 && !exact && newest_listed.n && cu_version_cmp(&t->minor, &newest_listed) <= 0)
+            continue; /* an unknown patch of a minor whose patches the catalog lists */
+        matched = true;
+        /* Stable builds first, newest CUDA first; then the experimental ones. */
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t k = t->n_builds; k-- > 0;) {
+                const struct cu_cat_torch_build *b = &t->builds[k];
+                if (b->stable != (pass == 0))
+                    continue;
+                if (exact && !strv_has(exact->tags, b->tag))
+                    continue;
+                *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+                struct fwopt *o = &(*opts)[(*n)++];
+                fwopt_init(o);
+                const char *ver = exact ? V(&exact->version, b1, sizeof(b1)) : V(&t->minor, b1, sizeof(b1));
+                o->title = cu_xasprintf("PyTorch %s (%s)", ver, b->tag);
+                o->version = cu_xstrdup(ver);
+                o->cuda_major = (int)b->cuda.part[0];
+                o->cuda_mm = b->cuda;
+                if (r->cuda.kind != SPEC_AUTO)
+                    o->cuda_min = (struct cu_version){{b->cuda.part[0], 0}, 2};
+                struct cu_version dnn;
+                if (b->cudnn && cu_version_parse(b->cudnn, &dnn))
+                    o->cudnn_major = (int)dnn.part[0];
+                o->py_min = t->py_min;
+                o->py_max = t->py_max;
+                if (exact) {
+                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s", ver));
+                    if (exact->torchvision)
+                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchvision==%s", exact->torchvision));
+                    if (exact->torchaudio)
+                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchaudio==%s", exact->torchaudio));
+                } else {
+                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
+                    cu_strv_push(&o->pip, "torchvision");
+                    cu_strv_push(&o->pip, "torchaudio");
+                }
+                o->index_url = cu_xasprintf(PYTORCH_INDEX "%s", b->tag);
+                o->tag = cu_xstrdup(b->tag);
+                o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s%s%s%s): the newest %s build that fits; the system CUDA matches it so extensions build."),
+                                      ver, b->tag, V(&b->cuda, b2, sizeof(b2)), b->cudnn ? ", cuDNN " : "",
+                                      b->cudnn ? b->cudnn : "", b->stable ? "" : _(", experimental"),
+                                      b->stable ? _("stable") : _("experimental"));
+            }
+        }
+    }
+    if (!matched)
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                            _("PyTorch %s is not in cudaup's catalog; it knows %s to %s."),
+                            strstr(r->in->wishes->framework, "==") + 2,
+                            V(&r->cat->torch[r->cat->n_torch - 1].minor, b1, sizeof(b1)),
+                            V(&r->cat->torch[0].minor, b2, sizeof(b2)));
+    return CU_OK;
+}
+
+static enum cu_status
+jax_options(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    char b1[32], b2[32], b3[32];
+    struct cu_version dash = vp("0.6.0");
+
+    for (size_t i = 0; i < r->cat->n_jax; i++) {
+        const struct cu_cat_jax_plugin *p = &r->cat->jax[i];
+        struct cu_version first = {{0}, 0};
+        if (p->first_version && !cu_version_parse(p->first_version, &first))
+            first.n = 0;
+        if (r->fw.v.n && first.n && cu_version_cmp(&r->fw.v, &first) < 0)
+            continue;
+        if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
+            fail(r, ST_DRIVER,
+                 _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
+                 p->cuda_major, p->driver_branch, D(&r->driver, b1, sizeof(b1)));
+            continue;
+        }
+        bool sm_ok = true;
+        for (size_t g = 0; r->constrained && g < r->f->n_gpus; g++)
+            if (r->f->gpus[g].cc.n && cu_version_cmp(&r->f->gpus[g].cc, &p->min_sm) < 0) {
+                fail(r, ST_GPU,
+                     _("JAX's CUDA %d plugin needs compute capability %s or newer; GPU %d (%s) has %s."),
+                     p->cuda_major, V(&p->min_sm, b1, sizeof(b1)), r->f->gpus[g].index, r->f->gpus[g].name,
+                     V(&r->f->gpus[g].cc, b2, sizeof(b2)));
+                sm_ok = false;
+            }
+        if (!sm_ok)
+            continue;
+        *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+        struct fwopt *o = &(*opts)[(*n)++];
+        fwopt_init(o);
+        const char *extra = p->local_extra;
+        CU_AUTOFREE char *old_extra = NULL;
+        if (r->fw.v.n && cu_version_cmp(&r->fw.v, &dash) < 0) {
+            /* Before 0.6.0 the extra was spelled with an underscore (PEP 685 rename). */
+            old_extra = cu_xasprintf("%s_local", p->extra);
+            extra = old_extra;
+        }
+        o->title = r->fw.v.n ? cu_xasprintf("JAX %s (%s)", V(&r->fw.v, b1, sizeof(b1)), extra)
+                             : cu_xasprintf("JAX (%s)", extra);
+        o->version = r->fw.v.n ? cu_xstrdup(V(&r->fw.v, b1, sizeof(b1))) : NULL;
+        o->cuda_major = p->cuda_major;
+        o->cuda_min = p->cuda_min;
+        o->cudnn_major = (int)p->cudnn_min.part[0];
+        o->cudnn_min = p->cudnn_min;
+        o->cudnn_max_excl = p->cudnn_max_exclusive;
+        if (r->fw.v.n)
+            cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]==%s", extra, V(&r->fw.v, b1, sizeof(b1))));
+        else
+            cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]", extra));
+        o->tag = cu_xstrdup(extra);
+        o->why = cu_xasprintf(_("JAX with %s: it uses the CUDA %s or newer and cuDNN %s or newer that cudaup installs."),
+                              extra, V(&p->cuda_min, b2, sizeof(b2)), V(&p->cudnn_min, b3, sizeof(b3)));
+    }
+    return CU_OK;
+}
+
+/* ---- entry point ---------------------------------------------------------------- */
+
+static enum cu_status
+nothing_fits(struct rs *r)
+{
+    /* The most useful sentence: what the user must change. */
+    const char *msg = r->why[0] ? r->why : _("No CUDA release on the mirror fits this machine.");
+    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", msg);
+}
+
+enum cu_status
+cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err)
+{
+    struct rs r;
+    struct fwopt *opts = NULL;
+    size_t n_opts = 0;
+    enum cu_status st;
+    const char *badv;
+
+    *out = NULL;
+    if ((st = cu_wishes_check(in->wishes, err)) != CU_OK)
+        return st;
+    memset(&r, 0, sizeof(r));
+    r.in = in;
+    r.cat = in->cat;
+    r.f = in->facts;
+    r.err = err;
+    parse_spec(in->wishes->cuda, false, 3, &r.cuda);
+    parse_spec(in->wishes->cudnn, true, 3, &r.cudnn);
+    parse_framework(in->wishes->framework, &r.fw, &badv);
+    if (in->wishes->python && *in->wishes->python)
+        r.py_wish = vp(in->wishes->python);
+    r.platform = in->wishes->platform && *in->wishes->platform ? in->wishes->platform
+                                                                : cu_facts_platform(in->facts);
+    if (!r.platform)
+        return cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                            _("NVIDIA publishes no CUDA archives for this processor (%s)."),
+                            in->facts->os.machine);
+    r.constrained = !in->wishes->unconstrained;
+    const struct cu_driver_info *d = &in->facts->driver;
+    if (r.constrained && (d->kind == CU_DRIVER_NVIDIA || d->kind == CU_DRIVER_WSL) && d->version.n) {
+        r.have_driver = true;
+        r.driver = d->version;
+    }
+    if (r.constrained && in->facts->n_gpus == 0) {
+        if (r.cuda.kind == SPEC_AUTO)
+            return cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                                _("No NVIDIA GPU was found, so cudaup cannot choose a CUDA version for it; pass --cuda X.Y to install one anyway."));
+        r.constrained = false;
+    }
+
+    switch (r.fw.fw) {
+    case CU_FW_TENSORFLOW: st = tf_options(&r, &opts, &n_opts); break;
+    case CU_FW_PYTORCH: st = torch_options(&r, &opts, &n_opts); break;
+    case CU_FW_JAX: st = jax_options(&r, &opts, &n_opts); break;
+    case CU_FW_NONE:
+    default:
+        add_none_option(&r, &opts, &n_opts);
+        st = CU_OK;
+        break;
+    }
+    if (st == CU_OK) {
+        st = CU_E_NOT_FOUND;
+        char first_why[400] = "";
+        size_t i;
+        for (i = 0; i < n_opts && st == CU_E_NOT_FOUND; i++) {
+            st = try_option(&r, &opts[i], out);
+            if (i == 0 && st == CU_E_NOT_FOUND)
+                snprintf(first_why, sizeof(first_why), "%s", r.why);
+        }
+        if (st == CU_OK && i > 1 && first_why[0])
+            cu_plan_reason(*out, _("Not %s: %s"), opts[0].title, first_why);
+        if (st == CU_E_NOT_FOUND)
+            st = nothing_fits(&r);
+        if (st == CU_OK && in->wishes->unconstrained == false && in->facts->n_gpus == 0)
+            cu_plan_warn(*out, _("No NVIDIA GPU was found; this install is for building, not for running."));
+    }
+    for (size_t i = 0; i < n_opts; i++)
+        fwopt_fini(&opts[i]);
+    free(opts);
+    if (st != CU_OK && *out) {
+        cu_plan_free(*out);
+        *out = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "prepare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "core/resolve.h"
+#include "core/str.h"
+#include "installer.h"
+
+static const char *
+base_name(const char *p)
+{
+    const char *s = p ? strrchr(p, '/') : NULL;
+    return s ? s + 1 : p;
+}
+
+char *
+cu_default_shell_rc(const char *const *envp)
+{
+    const char *home = cu_env_get(envp, "HOME");
+    const char *shell = base_name(cu_env_get(envp, "SHELL"));
+    if (!home || home[0] != '/')
+        home = "/root";
+    if (shell && strcmp(shell, "zsh") == 0) {
+        const char *zd = cu_env_get(envp, "ZDOTDIR");
+        return cu_path_join(zd && zd[0] == '/' ? zd : home, ".zshrc");
+    }
+    if (shell && strcmp(shell, "fish") == 0)
+        return cu_path_join(home, ".config/fish/conf.d/cudaup.fish");
+    if (shell && strcmp(shell, "bash") == 0)
+        return cu_path_join(home, ".bashrc");
+    return cu_path_join(home, ".profile");
+}
+
+static bool
+one_of(const char *s, const char *const *set)
+{
+    for (; *set; set++)
+        if (strcmp(s, *set) == 0)
+            return true;
+    return false;
+}
+
+static const char *const scopes[] = {"user", "system", "conda", "none", NULL};
+static const char *const tools[] = {"conda", "mamba", "micromamba", "venv", "none", NULL};
+
+/* The environment options' syntax and combinations, checked before anything runs. */
+static enum cu_status
+check_env_opts(const struct cu_config *c, struct cu_error *err)
+{
+    bool no_fw = c->framework && strcmp(c->framework, "none") == 0;
+    if (c->env_scope && *c->env_scope && !one_of(c->env_scope, scopes))
+        return cu_error_set(err, CU_E_USAGE, 0, _("--env-scope: '%s' is not one of user, system, conda or none."),
+                            c->env_scope);
+    if (c->env_tool && *c->env_tool && !one_of(c->env_tool, tools))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--env-tool: '%s' is not one of conda, mamba, micromamba, venv or none."),
+                            c->env_tool);
+    bool tool_none = c->env_tool && strcmp(c->env_tool, "none") == 0;
+    if (tool_none && !no_fw)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--env-tool none leaves nowhere to install the framework; add --framework none, or pick a tool."));
+    if (c->env_scope && strcmp(c->env_scope, "conda") == 0 && (tool_none || no_fw))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--env-scope conda needs a Python environment, so it cannot go with --framework none or --env-tool none."));
+    if (c->env_name && *c->env_name &&
+        (strspn(c->env_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+             strlen(c->env_name) ||
+         c->env_name[0] == '.' || c->env_name[0] == '-'))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--env-name: '%s' may hold only letters, digits, '.', '_' and '-'."),
+                            c->env_name);
+    if (c->shell_rc && *c->shell_rc && c->shell_rc[0] != '/')
+        return cu_error_set(err, CU_E_USAGE, 0, _("--shell-rc: '%s' is not an absolute path."), c->shell_rc);
+    return CU_OK;
+}
+
+static void
+fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
+{
+    const struct cu_config *c = in->cfg;
+    const char *scope = c->env_scope && *c->env_scope ? c->env_scope : (in->is_root ? "system" : "user");
+    const char *tool = c->env_tool && *c->env_tool ? c->env_tool : NULL;
+    if (!tool) {
+        if (!p->framework)
+            tool = "none";
+        else if (in->facts->pyenv && strcmp(in->facts->pyenv->tool, "venv") != 0)
+            tool = in->facts->pyenv->tool;
+        else
+            tool = "venv";
+    }
+    p->env.scope = cu_xstrdup(scope);
+    p->env.tool = cu_xstrdup(tool);
+    if (strcmp(scope, "user") == 0)
+        p->env.shell_rc = c->shell_rc && *c->shell_rc ? cu_xstrdup(c->shell_rc) : cu_default_shell_rc(in->envp);
+    if (!p->framework)
+        return;
+    p->env.name = c->env_name && *c->env_name ? cu_xstrdup(c->env_name)
+                                               : cu_xasprintf("cudaup-%s", p->framework->name);
+    if (strcmp(tool, "venv") == 0) {
+        const char *xdg = cu_env_get(in->envp, "XDG_DATA_HOME");
+        const char *home = cu_env_get(in->envp, "HOME");
+        if (in->is_root)
+            p->env.path = cu_xasprintf("/opt/cudaup/envs/%s", p->env.name);
+        else if (xdg && xdg[0] == '/')
+            p->env.path = cu_xasprintf("%s/cudaup/envs/%s", xdg, p->env.name);
+        else
+            p->env.path = cu_xasprintf("%s/.local/share/cudaup/envs/%s", home ? home : "/root", p->env.name);
+    }
+}
+
+enum cu_status
+cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct cu_plan **plan,
+                struct cu_error *err)
+{
+    const struct cu_config *c = in->cfg;
+    struct cu_wishes w = {
+        .cuda = c->cuda,
+        .cudnn = c->cudnn,
+        .framework = c->framework,
+        .components = c->components,
+        .python = c->python,
+        .platform = c->platform,
+        .unconstrained = in->unconstrained,
+    };
+    struct cu_mirror_opts mo = {
+        .base_url = c->mirror,
+        .cache_dir = in->cache_dir,
+        .catalog = in->catalog,
+        .retries = (unsigned)c->retries,
+    };
+    struct cu_manifest_source src;
+    enum cu_status st;
+
+    *mirror = NULL;
+    *plan = NULL;
+    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK)
+        return st;
+    if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
+        return st;
+    cu_mirror_source(*mirror, &src);
+    struct cu_resolve_in ri = {in->facts, in->catalog, &w, &src, in->prefix};
+    if ((st = cu_resolve(&ri, plan, err)) != CU_OK)
+        return st;
+    (*plan)->state_dir = cu_xstrdup(in->state_dir);
+    fill_env(in, *plan);
+    cu_installers_plan(*plan);
+    return CU_OK;
+}

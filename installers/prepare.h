@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From what the user asked to a complete plan: open the mirror, resolve,
+ * fill in where the environment goes, and let each installer add its steps.
+ * Shared by `plan`, `install`, `mirror` and the wizard.
+ */
+#ifndef CU_PREPARE_H
+#define CU_PREPARE_H
+
+#include <stdbool.h>
+
+#include "core/catalog.h"
+#include "core/cfg.h"
+#include "core/mirror.h"
+#include "core/plan.h"
+#include "core/sysinfo.h"
+
+struct cu_prepare_in {
+    const struct cu_config *cfg;
+    const struct cu_facts *facts;
+    const struct cu_catalog *catalog;
+    const char *const *envp;
+    const char *prefix, *state_dir, *cache_dir; /* resolved, absolute */
+    bool is_root;
+    bool unconstrained; /* `mirror`: plan for other machines */
+};
+
+/**
+ * Build the plan.  *mirror is created here and must outlive the plan (the
+ * plan borrows its manifests); the caller frees both.  Errors: those of
+ * cu_resolve, and CU_E_USAGE for a bad --env-scope, --env-tool or --mirror.
+ */
+CU_NODISCARD enum cu_status cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror,
+                                            struct cu_plan **plan, struct cu_error *err);
+
+/** The shell start-up file cudaup edits for scope user, from $SHELL. Caller owns. */
+char *cu_default_shell_rc(const char *const *envp);
+
+#endif /* CU_PREPARE_H */

@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: MIT
+"""A scripted loopback HTTP server for cudaup's tests (TESTCASES.md 2.3).
+
+Serves a folder with directory listings and byte ranges, and can misbehave
+per path: status codes (with Retry-After), truncated or oversized bodies,
+stalls, a slow rate, HTML error pages, redirects, ignoring Range, a wrong
+Content-Range, gzip where identity was asked.  Every request is logged.
+
+    srv = Server(root)                   # starts on 127.0.0.1, a free port
+    srv.fault("/cuda/redist/x.tar.xz", status=[503, 503])   # first two requests fail
+    srv.url                              # http://127.0.0.1:PORT
+    srv.requests                         # [(method, path, range header)]
+    srv.stop()
+"""
+import email.utils
+import gzip
+import html
+import os
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Fault:
+    def __init__(self, status=None, retry_after=None, truncate=None, extra=None, stall=None,
+                 rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
+                 gzip_body=False, close_after=None, times=None, body=None):
+        self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
+        self.retry_after = retry_after
+        self.truncate = truncate          # send only this many bytes, then close
+        self.extra = extra                # bytes appended past the real file
+        self.stall = stall                # seconds of silence after the headers
+        self.rate = rate                  # bytes per second
+        self.html_body = html_body        # 200 with an HTML page instead of the file
+        self.redirect = redirect          # Location for a 302
+        self.ignore_range = ignore_range  # answer 200 with the whole file to a Range request
+        self.bad_range_start = bad_range_start
+        self.gzip_body = gzip_body
+        self.close_after = close_after    # Content-Length says the full size, close after N
+        self.times = times                # apply to this many requests, then behave
+        self.body = body                  # serve these bytes instead of the file
+        self.used = 0
+
+
+class Server:
+    def __init__(self, root, host="127.0.0.1"):
+        self.root = os.path.abspath(root)
+        self.faults = {}
+        self.requests = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_HEAD(self):
+                self.handle_req(head=True)
+
+            def do_GET(self):
+                self.handle_req(head=False)
+
+            def handle_req(self, head):
+                path = urllib.parse.urlsplit(self.path).path
+                with server.lock:
+                    server.requests.append((self.command, path, self.headers.get("Range")))
+                    f = server.faults.get(path)
+                    if f and f.times is not None and f.used >= f.times:
+                        f = None
+                    if f:
+                        f.used += 1
+                        status = f.status.pop(0) if f.status else None
+                    else:
+                        status = None
+                try:
+                    self.serve(path, f, status, head)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def send(self, code, headers, body, f=None):
+                self.send_response(code)
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                if body is None:
+                    return
+                if f and f.stall:
+                    time.sleep(f.stall)
+                if f and f.close_after is not None:
+                    body = body[:f.close_after]
+                if f and f.rate:
+                    step = max(1, int(f.rate / 20))
+                    for i in range(0, len(body), step):
+                        self.wfile.write(body[i:i + step])
+                        self.wfile.flush()
+                        time.sleep(step / f.rate)
+                else:
+                    self.wfile.write(body)
+                if f and (f.close_after is not None or f.truncate is not None):
+                    self.close_connection = True
+
+            def serve(self, path, f, status, head):
+                if f and f.redirect:
+                    self.send(302, [("Location", f.redirect), ("Content-Length", "0")], b"")
+                    return
+                if status:
+                    body = b"<html><body>error %d</body></html>" % status
+                    hdrs = [("Content-Type", "text/html"), ("Content-Length", str(len(body)))]
+                    if f.retry_after is not None:
+                        hdrs.append(("Retry-After", str(f.retry_after)))
+                    self.send(status, hdrs, None if head else body)
+                    return
+                local = os.path.join(server.root, urllib.parse.unquote(path).lstrip("/"))
+                local = os.path.normpath(local)
+                if not local.startswith(server.root):
+                    self.send(403, [("Content-Length", "0")], b"")
+                    return
+                if os.path.isdir(local):
+                    names = sorted(os.listdir(local))
+                    items = "".join('<a href="%s">%s</a>\n' % (urllib.parse.quote(n), html.escape(n)) for n in names)
+                    body = ("<html><body><pre>%s</pre></body></html>" % items).encode()
+                    self.send(200, [("Content-Type", "text/html"), ("Content-Length", str(len(body)))],
+                              None if head else body, f)
+                    return
+                if f and f.body is not None:
+                    data = f.body
+                elif os.path.isfile(local):
+                    with open(local, "rb") as fh:
+                        data = fh.read()
+                else:
+                    body = b"<html>not found</html>"
+                    self.send(404, [("Content-Length", str(len(body)))], None if head else body)
+                    return
+                if f and f.html_body:
+                    data = b"<html><body>Please log in to the captive portal</body></html>"
+                if f and f.extra:
+                    data = data + f.extra
+                total = len(data)
+                mtime = email.utils.formatdate(os.path.getmtime(local) if os.path.exists(local) else 0, usegmt=True)
+                rng = self.headers.get("Range")
+                hdrs = [("Last-Modified", mtime), ("Accept-Ranges", "bytes")]
+                code, start = 200, 0
+                if rng and not (f and f.ignore_range) and rng.startswith("bytes="):
+                    spec = rng[6:].split(",")[0]
+                    a, _, b = spec.partition("-")
+                    start = int(a) if a else 0
+                    end = int(b) if b else total - 1
+                    if start >= total:
+                        body = b"<html>416</html>"
+                        self.send(416, hdrs + [("Content-Range", "bytes */%d" % total),
+                                               ("Content-Length", str(len(body)))], None if head else body)
+                        return
+                    end = min(end, total - 1)
+                    code = 206
+                    shown = start + 1 if f and f.bad_range_start else start
+                    hdrs.append(("Content-Range", "bytes %d-%d/%d" % (shown, end, total)))
+                    data = data[start:end + 1]
+                if f and f.gzip_body:
+                    data = gzip.compress(data)
+                    hdrs.append(("Content-Encoding", "gzip"))
+                length = len(data)
+                if f and f.truncate is not None:
+                    data = data[:f.truncate]
+                hdrs.append(("Content-Length", str(length)))
+                self.send(code, hdrs, None if head else data, f)
+
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = "http://%s:%d" % (host, self.httpd.server_address[1])
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def fault(self, path, **kw):
+        with self.lock:
+            self.faults[path] = Fault(**kw)
+
+    def clear(self):
+        with self.lock:
+            self.faults.clear()
+            self.requests.clear()
+
+    def gets(self, suffix=""):
+        with self.lock:
+            return [p for (m, p, r) in self.requests if m == "GET" and p.endswith(suffix)]
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""cudaup plan and list: file:// and http:// mirrors, the cache, bad input and exit codes."""
+import json
+import os
+import shutil
+
+from cutest import SRCDIR, Tap, machine, run
+from httpserver import Server
+
+t = Tap()
+FIX = os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
+MIRROR = "file://" + FIX
+
+
+def plan(root, env, *args, mirror=MIRROR, cache=None):
+    cache = cache or t.tmpdir("cache")
+    return run(["plan", "--json", "--root", root, "--mirror", mirror, "--cache-dir", cache,
+                "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"] + list(args), env=env)
+
+
+root, env = machine(t, "hopper")
+r = plan(root, env)
+doc = r.json()
+t.eq(r.rc, 0, "hopper: plan exits 0", r)
+for k in ("cuda", "cudnn", "framework", "downloads", "download_bytes", "steps", "reasons"):
+    t.has(doc, k, "plan JSON has %s" % k)
+t.eq((doc["cuda"]["version"], doc["cuda"]["path"]), ("12.4.0", "/opt/cu/cuda-12.4"), "hopper: CUDA 12.4.0 in PREFIX/cuda-12.4")
+t.eq(doc["cudnn"]["version"], "8.9.7", "hopper: cuDNN release label")
+t.eq(doc["cudnn"]["cuda_variant"], "12", "hopper: cuDNN's CUDA 12 build")
+t.eq(doc["framework"]["name"], "tensorflow", "default framework is TensorFlow")
+t.eq(doc["framework"]["version"], "2.17.0", "hopper on 550: TensorFlow 2.17.0 (2.18+ needs CUDA 12.5)")
+t.ok(doc["framework"]["python"], "a Python version is planned")
+d0 = doc["downloads"][0]
+t.ok(set(d0) >= {"component", "url", "sha256", "size"}, "downloads carry component, url, sha256, size")
+t.ok(all(d["url"].startswith(MIRROR + "/cuda/redist/") or d["url"].startswith(MIRROR + "/cudnn/redist/")
+         for d in doc["downloads"]), "download URLs are built from the mirror")
+t.eq(sum(d["size"] for d in doc["downloads"]), doc["download_bytes"], "download_bytes is the sum")
+t.ok("nvidia_driver" not in [d["component"] for d in doc["downloads"]], "the driver is never planned")
+t.ok(all(set(s) >= {"installer", "action", "detail"} for s in doc["steps"]), "steps have installer, action, detail")
+t.eq([s["installer"] for s in doc["steps"]][:3], ["cuda", "cuda", "cudnn"], "steps in installer order")
+t.ok(any("550.54.14" in x for x in doc["reasons"]), "a reason names the driver", doc["reasons"])
+
+# Text output.
+r = run(["plan", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c")], env=env)
+t.ok(r.rc == 0 and "Steps:" in r.out and "Why:" in r.out and "cuda_cudart" in r.out, "text plan", r)
+
+# The cache: a second run over http fetches the listing, not the manifests again.
+srv = Server(FIX)
+cache = t.tmpdir("httpcache")
+r = plan(root, env, mirror=srv.url, cache=cache)
+t.eq(r.rc, 0, "http mirror: plan exits 0", r)
+t.ok(r.json() and r.json()["cuda"]["version"] == "12.4.0", "http mirror: same choice as file://")
+first = len(srv.gets(".json"))
+t.ok(first >= 2, "http mirror: manifests were fetched (%d)" % first)
+srv.clear()
+r = plan(root, env, mirror=srv.url, cache=cache)
+t.eq(r.rc, 0, "http mirror, cached: exit 0")
+t.eq(srv.gets(".json"), [], "cached manifests are not downloaded again")
+
+# Transient errors are retried; a captive-portal page is bad input; a truncated manifest too.
+srv.clear()
+srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[503, 500])
+r = plan(root, env, mirror=srv.url)
+t.eq(r.rc, 0, "503 then 500 then 200: retried and planned", r)
+t.eq(len(srv.gets("redistrib_12.4.0.json")), 3, "three requests for the flaky manifest")
+srv.fault("/cuda/redist/redistrib_12.4.0.json", html_body=True)
+r = plan(root, env, mirror=srv.url)
+t.eq(r.rc, 2, "an HTML page instead of a manifest: exit 2", r)
+t.ok("not valid JSON" in r.err, "says the manifest is not valid JSON", r)
+srv.fault("/cuda/redist/redistrib_12.4.0.json", truncate=100)
+r = plan(root, env, mirror=srv.url, cache=t.tmpdir("c"))
+t.ok(r.rc in (1, 2), "a manifest cut short: a clear failure, not a plan", r)
+srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[404] * 10)
+r = plan(root, env, mirror=srv.url, cache=t.tmpdir("c"))
+t.eq(r.rc, 0, "a manifest the mirror lacks is skipped", r)
+t.ok(r.json()["cuda"]["version"] != "12.4.0", "12.4.0 was not chosen when missing")
+srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[500] * 10)
+r = plan(root, env, "--retries", "2", mirror=srv.url, cache=t.tmpdir("c"))
+t.eq(r.rc, 1, "a mirror that keeps failing: exit 1", r)
+t.ok("HTTP 500" in r.err and "--mirror" in r.err, "names the HTTP status and suggests --mirror", r)
+srv.fault("/cuda/redist/redistrib_12.4.0.json", redirect="file:///etc/passwd")
+r = plan(root, env, mirror=srv.url, cache=t.tmpdir("c"))
+t.eq(r.rc, 1, "a redirect to file:// is refused", r)
+srv.clear()
+
+# A manifest whose label says it is another release (a replayed old manifest).
+fake = t.tmpdir("replay")
+shutil.copytree(FIX, os.path.join(fake, "m"))
+m = os.path.join(fake, "m", "cuda", "redist")
+shutil.copy(os.path.join(m, "redistrib_12.2.2.json"), os.path.join(m, "redistrib_12.4.0.json"))
+r = plan(root, env, mirror="file://" + os.path.join(fake, "m"))
+t.eq(r.rc, 2, "an old manifest under a new name: exit 2", r)
+t.ok("12.2.2" in r.err, "names the release it claims to be", r)
+
+# Exit 3 with the number the user needs; exit 2 for malformed wishes.
+r = plan(root, env, "--cuda", "12.9", "--framework", "none")
+t.eq(r.rc, 3, "CUDA 12.9 on driver 550: exit 3")
+t.ok("575.57.08" in r.err and "550.54.14" in r.err, "names the driver needed and the one present", r)
+root2, env2 = machine(t, "pascal-cuda13")
+r = plan(root2, env2, "--cuda", "13.0", "--framework", "none")
+t.eq(r.rc, 3, "CUDA 13 on Pascal: exit 3")
+t.ok("6.1" in r.err and "12.9" in r.err, "says CUDA 13 dropped 6.1 and 12.9 is the last", r)
+r = plan(root, env, "--framework", "tensorflow==1.14")
+t.eq(r.rc, 3, "TensorFlow 1.14: exit 3")
+t.ok("CUDA 10.0" in r.err and "archives" in r.err, "says CUDA 10.0 has no archives", r)
+for bad, what in ((["--cuda", "12.x"], "--cuda"), (["--cudnn", "latest"], "--cudnn"),
+                  (["--framework", "caffe"], "--framework"), (["--python", "three"], "--python"),
+                  (["--platform", "win64"], "--platform"), (["--env-scope", "global"], "--env-scope"),
+                  (["--env-tool", "pipenv"], "--env-tool"), (["--cudnn", "none"], "cannot go with"),
+                  (["--framework", "none", "--env-scope", "conda"], "conda"),
+                  (["--components", "a b"], "--components"), (["--components", "bogus"], "bogus"),
+                  (["--components", "nvidia_driver"], "never installs"), (["--shell-rc", "rel/path"], "--shell-rc")):
+    r = plan(root, env, *bad)
+    t.ok(r.rc == 2 and what in r.err, "bad %s: exit 2 naming it" % " ".join(bad), r)
+r = plan(root, env, mirror="ftp://example.com/x")
+t.ok(r.rc == 2 and "ftp" in r.err, "ftp:// mirror: exit 2", r)
+r = plan(root, env, mirror="file:///nonexistent/mirror")
+t.ok(r.rc == 2 and "does not exist" in r.err, "missing mirror folder: exit 2", r)
+root3, env3 = machine(t, "no-gpu")
+r = plan(root3, env3)
+t.ok(r.rc == 3 and "--cuda" in r.err, "no GPU and auto: exit 3, suggests --cuda", r)
+r = plan(root3, env3, "--cuda", "12.6", "--framework", "pytorch")
+t.ok(r.rc == 0 and r.json()["cuda"]["version"] == "12.6.3", "no GPU with --cuda: plans it", r)
+
+# Frameworks.
+root4, env4 = machine(t, "two-gpus")
+r = plan(root4, env4, "--framework", "pytorch")
+d = r.json()
+t.ok(r.rc == 0 and d["framework"]["index_url"].endswith("/cu130") and d["cuda"]["version"] == "13.0.2",
+     "pytorch on driver 580: the cu130 build and CUDA 13.0", r)
+r = plan(root4, env4, "--framework", "jax")
+t.ok(r.rc == 0 and d and r.json()["framework"]["pip"] == ["jax[cuda13-local]"], "jax: the local CUDA 13 extra", r)
+r = plan(root4, env4, "--framework", "pytorch==2.3.1", "--python", "3.11")
+t.ok(r.rc == 0 and r.json()["framework"]["pip"][0] == "torch==2.3.1" and r.json()["cuda"]["version"] == "11.8.0",
+     "pytorch 2.3.1: cu118 and CUDA 11.8", r)
+
+# list.
+r = run(["list", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c")], env=env)
+d = r.json()
+t.eq(r.rc, 0, "list exits 0", r)
+t.eq(d["from_mirror_listing"], True, "list: versions from the mirror's folder")
+vers = [c["version"] for c in d["cuda"]]
+t.eq(vers[0], "13.0.2", "list: newest first")
+t.ok("12.4.1" in vers and "11.4.4" in vers, "list: every manifest on the mirror")
+c = {x["version"]: x for x in d["cuda"]}
+t.eq(c["12.4.0"]["runs_on_driver"], True, "list: 12.4.0 runs on 550.54.14")
+t.eq(c["12.4.1"]["runs_on_driver"], False, "list: 12.4.1 needs 550.54.15")
+t.eq(c["12.4.0"]["installed"], None, "list: 12.4.0 is not installed")
+t.eq(c["12.4.1"]["installed"], "/usr/local/cuda-12.4", "list: 12.4.1 is installed in the fixture")
+t.ok(d["cudnn"] and d["cudnn"][0]["version"] == "9.14.0", "list: cuDNN releases")
+r = run(["list", "12.4", "--json", "--root", root, "--mirror", MIRROR], env=env)
+d = r.json()
+t.ok(r.rc == 0 and d["version"] == "12.4.1" and any(x["component"] == "libcublas" for x in d["components"]),
+     "list 12.4: the components of 12.4.1", r)
+t.ok(any(x["component"] == "nvidia_driver" and not x["installable"] for x in d["components"]),
+     "list 12.4: the driver is listed as never installed")
+r = run(["list", "12.x", "--root", root, "--mirror", MIRROR], env=env)
+t.eq(r.rc, 2, "list with a malformed version: exit 2")
+r = run(["list", "--root", root, "--mirror", srv.url], env=env)
+t.ok(r.rc == 0 and "13.0.2" in r.out, "list over http reads the HTML listing", r)
+
+srv.stop()
+t.done()

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* The resolver as a pure function: in-memory facts and manifests in, a plan out. */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/catalog.h"
+#include "core/jsonutil.h"
+#include "core/mem.h"
+#include "core/resolve.h"
+#include "testutil.h"
+
+/* ---- an in-memory manifest source over tests/fixtures/nvidia ---- */
+
+struct memsrc {
+    char *labels[2][64];
+    size_t n[2];
+    struct cu_manifest *m[2][64];
+    const char *broken; /* a label whose manifest is malformed */
+    const char *missing; /* a label listed but not served */
+};
+
+static int
+desc(const void *a, const void *b)
+{
+    return cu_version_strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+static void
+memsrc_load(struct memsrc *s)
+{
+    const char *src = getenv("SRCDIR");
+    assert_non_null(src);
+    for (int p = 0; p < 2; p++) {
+        char dir[4096];
+        snprintf(dir, sizeof(dir), "%s/tests/fixtures/nvidia/%s/redist", src, p ? "cudnn" : "cuda");
+        DIR *d = opendir(dir);
+        assert_non_null(d);
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (strncmp(de->d_name, "redistrib_", 10) != 0)
+                continue;
+            s->labels[p][s->n[p]++] = strndup(de->d_name + 10, strlen(de->d_name) - 15);
+        }
+        closedir(d);
+        qsort(s->labels[p], s->n[p], sizeof(char *), desc);
+    }
+}
+
+static void
+memsrc_fini(struct memsrc *s)
+{
+    for (int p = 0; p < 2; p++)
+        for (size_t i = 0; i < s->n[p]; i++) {
+            free(s->labels[p][i]);
+            cu_manifest_free(s->m[p][i]);
+        }
+}
+
+static enum cu_status
+ms_index(void *ctx, enum cu_product p, char *const **labels, size_t *n, struct cu_error *err)
+{
+    (void)err;
+    struct memsrc *s = ctx;
+    *labels = s->labels[p];
+    *n = s->n[p];
+    return CU_OK;
+}
+
+static enum cu_status
+ms_get(void *ctx, enum cu_product p, const char *label, const struct cu_manifest **out,
+       struct cu_error *err)
+{
+    struct memsrc *s = ctx;
+    if (s->missing && strcmp(label, s->missing) == 0)
+        return cu_error_set(err, CU_E_NOT_FOUND, 0, "redistrib_%s.json is not on the mirror", label);
+    if (s->broken && strcmp(label, s->broken) == 0) {
+        struct cu_manifest *m;
+        return cu_manifest_parse(p, label, "{\"x\": [", 7, &m, err);
+    }
+    for (size_t i = 0; i < s->n[p]; i++) {
+        if (strcmp(s->labels[p][i], label) != 0)
+            continue;
+        if (!s->m[p][i]) {
+            char path[4096];
+            snprintf(path, sizeof(path), "%s/tests/fixtures/nvidia/%s/redist/redistrib_%s.json", getenv("SRCDIR"),
+                     p ? "cudnn" : "cuda", label);
+            char *data = tu_read(path);
+            enum cu_status st = cu_manifest_parse(p, label, data, strlen(data), &s->m[p][i], err);
+            free(data);
+            if (st != CU_OK)
+                return st;
+        }
+        *out = s->m[p][i];
+        return CU_OK;
+    }
+    return cu_error_set(err, CU_E_NOT_FOUND, 0, "no %s", label);
+}
+
+/* ---- facts ---- */
+
+static struct cu_facts *
+facts(const char *driver, int n, ...)
+{
+    struct cu_facts *f = cu_xcalloc(1, sizeof(*f));
+    snprintf(f->os.machine, sizeof(f->os.machine), "x86_64");
+    f->gpus = cu_xcalloc((size_t)n + 1, sizeof(*f->gpus));
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) {
+        const char *name = va_arg(ap, const char *);
+        const char *cc = va_arg(ap, const char *);
+        f->gpus[i].index = i;
+        f->gpus[i].name = cu_xstrdup(name);
+        f->gpus[i].source = cu_xstrdup("test");
+        assert_true(cu_version_parse(cc, &f->gpus[i].cc));
+    }
+    va_end(ap);
+    f->n_gpus = (size_t)n;
+    if (driver) {
+        f->driver.kind = CU_DRIVER_NVIDIA;
+        assert_true(cu_version_parse(driver, &f->driver.version));
+    }
+    return f;
+}
+
+struct fx {
+    struct cu_catalog *cat;
+    struct memsrc src;
+    struct cu_manifest_source ms;
+};
+
+static int
+setup(void **state)
+{
+    struct fx *x = calloc(1, sizeof(*x));
+    struct cu_error err;
+    if (cu_catalog_load(NULL, &x->cat, &err) != CU_OK)
+        return -1;
+    memsrc_load(&x->src);
+    x->ms = (struct cu_manifest_source){&x->src, "https://mirror.test/compute", ms_index, ms_get};
+    *state = x;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    struct fx *x = *state;
+    memsrc_fini(&x->src);
+    cu_catalog_free(x->cat);
+    free(x);
+    return 0;
+}
+
+static enum cu_status
+resolve(struct fx *x, struct cu_facts *f, struct cu_wishes w, struct cu_plan **p, struct cu_error *err)
+{
+    struct cu_resolve_in in = {f, x->cat, &w, &x->ms, "/opt/p"};
+    return cu_resolve(&in, p, err);
+}
+
+static char *
+vs(const struct cu_version *v)
+{
+    static char buf[4][32];
+    static int k;
+    k = (k + 1) % 4;
+    return cu_version_format(v, 0, buf[k], sizeof(buf[k]));
+}
+
+static void
+hopper_tensorflow(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("550.54.14", 1, "H100", "9.0");
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_ok(resolve(x, f, (struct cu_wishes){0}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "12.4.0"); /* 12.4.1 needs 550.54.15 */
+    assert_string_equal(p->cuda_path, "/opt/p/cuda-12.4");
+    assert_true(p->has_cudnn);
+    assert_string_equal(p->cudnn_variant, "12");
+    assert_int_equal(p->cudnn.part[0], 8); /* TF 2.17 was tested with cuDNN 8.9 */
+    assert_string_equal(p->framework->name, "tensorflow");
+    assert_string_equal(p->framework->pip[0], "tensorflow==2.17.0");
+    uint64_t sum = 0;
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        sum += p->downloads[i].size;
+        assert_true(strncmp(p->downloads[i].url, "https://mirror.test/compute/", 28) == 0);
+        assert_int_equal(strlen(p->downloads[i].sha256), 64);
+    }
+    assert_int_equal(sum, p->download_bytes);
+    bool why = false;
+    for (size_t i = 0; i < p->reasons.n; i++)
+        why |= strstr(p->reasons.v[i], "Not TensorFlow 2.21.0") != NULL && strstr(p->reasons.v[i], "555.42") != NULL;
+    assert_true(why);
+
+    /* Same inputs, same plan. */
+    struct cu_plan *p2 = NULL;
+    assert_ok(resolve(x, f, (struct cu_wishes){0}, &p2, &err), &err);
+    json_t *a = cu_plan_to_json(p), *b = cu_plan_to_json(p2);
+    char *sa = cu_json_dump(a, false), *sb = cu_json_dump(b, false);
+    assert_string_equal(sa, sb);
+    free(sa);
+    free(sb);
+    json_decref(a);
+    json_decref(b);
+    cu_plan_free(p2);
+    cu_plan_free(p);
+    cu_facts_free(f);
+}
+
+static void
+driver_too_old(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("550.54.14", 1, "H100", "9.0");
+    f->driver.cuda_max = (struct cu_version){{12, 4}, 2};
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_status(resolve(x, f, (struct cu_wishes){.cuda = "12.9", .framework = "none"}, &p, &err),
+                  CU_E_UNSUPPORTED, &err);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "575.57.08")); /* the number the user needs */
+    assert_non_null(strstr(err.msg, "550.54.14"));
+    assert_non_null(strstr(err.msg, "12.4"));
+    cu_facts_free(f);
+}
+
+static void
+gpu_dropped(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("580.95.05", 1, "GeForce GTX 1080", "6.1");
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_status(resolve(x, f, (struct cu_wishes){.cuda = "13.0", .framework = "none"}, &p, &err),
+                  CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "6.1"));
+    assert_non_null(strstr(err.msg, "12.9"));
+    /* auto skips CUDA 13 for Pascal, and cuDNN 9.14 lists Pascal under 5.0-9.0 rows */
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "none"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "12.9.1");
+    cu_plan_free(p);
+    cu_facts_free(f);
+}
+
+static void
+tf_without_archives(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("550.54.14", 1, "RTX", "8.6");
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "tensorflow==1.14"}, &p, &err), CU_E_UNSUPPORTED,
+                  &err);
+    assert_non_null(strstr(err.msg, "CUDA 10.0"));
+    assert_non_null(strstr(err.msg, "11.4"));
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "keras==2.99"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    cu_facts_free(f);
+}
+
+static void
+pytorch_and_jax(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("580.95.05", 2, "RTX 4090", "8.9", "RTX 3090", "8.6");
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "pytorch"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "13.0.2");
+    assert_string_equal(p->framework->cuda_tag, "cu130");
+    assert_string_equal(p->framework->index_url, "https://download.pytorch.org/whl/cu130");
+    cu_plan_free(p);
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "torch==2.3.1"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "11.8.0");
+    assert_string_equal(p->framework->pip[1], "torchvision==0.18.1");
+    assert_string_equal(p->framework->python, "3.11");
+    cu_plan_free(p);
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "jax", .cuda = "12"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "12.9.1");
+    assert_string_equal(p->framework->pip[0], "jax[cuda12-local]");
+    assert_true(cu_version_strcmp(vs(&p->cudnn), "9.8") >= 0);
+    cu_plan_free(p);
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch==2.9", .cuda = "11.8"}, &p, &err),
+                  CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "needs CUDA 12, not 11.8"));
+    cu_facts_free(f);
+}
+
+static void
+components(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("580.95.05", 1, "H100", "9.0");
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "none", .cudnn = "none"}, &p, &err), &err);
+    bool crt = false, driver = false;
+    for (char **c = p->components; *c; c++) {
+        crt |= strcmp(*c, "cuda_crt") == 0;
+        driver |= strcmp(*c, "nvidia_driver") == 0;
+    }
+    assert_true(crt && !driver);
+    assert_false(p->has_cudnn);
+    cu_plan_free(p);
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "none", .components = "cuda_nvcc", .cuda = "13.0"}, &p,
+                      &err),
+              &err);
+    /* nvcc brings what it cannot compile without */
+    size_t n = 0;
+    for (char **c = p->components; *c; c++)
+        n++;
+    assert_int_equal(n, 4);
+    cu_plan_free(p);
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "none", .components = "runtime,fabricmanager"}, &p,
+                          &err),
+                  CU_E_USAGE, &err);
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "none", .components = "libnvjitlink", .cuda = "11.8"},
+                          &p, &err),
+                  CU_E_USAGE, &err);
+    cu_facts_free(f);
+}
+
+static void
+no_gpu_and_mirror_mode(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts(NULL, 0);
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_status(resolve(x, f, (struct cu_wishes){0}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "--cuda"));
+    assert_ok(resolve(x, f, (struct cu_wishes){.cuda = "12.4", .framework = "none"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "12.4.1");
+    assert_true(p->warnings.n > 0);
+    cu_plan_free(p);
+    assert_ok(resolve(x, f, (struct cu_wishes){.unconstrained = true}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "12.9.1");
+    cu_plan_free(p);
+    cu_facts_free(f);
+}
+
+static void
+mirror_gaps(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("580.95.05", 1, "H100", "9.0");
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    x->src.missing = "13.0.2";
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "none"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "12.9.1"); /* listed but not served: the next one */
+    cu_plan_free(p);
+    x->src.missing = NULL;
+    x->src.broken = "13.0.2";
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "none"}, &p, &err), CU_E_INPUT, &err);
+    x->src.broken = NULL;
+    assert_status(resolve(x, f, (struct cu_wishes){.cuda = "12.4.7"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "12.4.7"));
+    cu_facts_free(f);
+}
+
+static void
+wishes_syntax(void **state)
+{
+    (void)state;
+    struct cu_error err;
+    struct cu_wishes bad[] = {
+        {.cuda = "12.x"},          {.cuda = "none"},           {.cudnn = "nine"},
+        {.framework = "caffe"},    {.framework = "jax==abc"},  {.framework = "none==1"},
+        {.python = "3"},           {.python = "python3.11"},   {.platform = "windows-x86_64"},
+        {.components = "a b"},     {.components = ",x"},       {.cudnn = "none", .framework = "tensorflow"},
+        {.cudnn = "none"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_status(cu_wishes_check(&bad[i], &err), CU_E_USAGE, &err);
+    struct cu_wishes good = {.cuda = "12.4.1", .cudnn = "9.1.0.70", .framework = "pytorch==2.3.1", .python = "3.11",
+                             .platform = "linux-sbsa", .components = "runtime,math"};
+    assert_ok(cu_wishes_check(&good, &err), &err);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(hopper_tensorflow, setup, teardown),
+        cmocka_unit_test_setup_teardown(driver_too_old, setup, teardown),
+        cmocka_unit_test_setup_teardown(gpu_dropped, setup, teardown),
+        cmocka_unit_test_setup_teardown(tf_without_archives, setup, teardown),
+        cmocka_unit_test_setup_teardown(pytorch_and_jax, setup, teardown),
+        cmocka_unit_test_setup_teardown(components, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_gpu_and_mirror_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(mirror_gaps, setup, teardown),
+        cmocka_unit_test(wishes_syntax),
+    };
+    return TU_RUN(tests);
+}
