@@ -6,6 +6,7 @@
 #ifndef CU_APP_H
 #define CU_APP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -27,6 +28,7 @@ struct cu_app {
     char *self_exe;     /* this binary, for helper child processes */
     char *prefix, *state_dir, *cache_dir; /* resolved defaults */
     bool is_root;
+    atomic_int *cancel;  /* set by SIGINT/SIGTERM (main.c) */
 };
 
 /** Open the root and load the catalog (CUDAUP_CATALOG overrides the built-in one). */
@@ -49,7 +51,13 @@ CU_NODISCARD enum cu_status cu_app_prepare(struct cu_app *app, bool unconstraine
 /** The plan as text on stdout. */
 void cu_print_plan(struct cu_app *app, const struct cu_plan *plan);
 
+/** Whether the user agreed to change the system (--yes, or y at the prompt). Exit code in *rc when not. */
+bool cu_app_confirm(struct cu_app *app, const char *question, int *rc);
+
 int cu_cmd_doctor(struct cu_app *app);
+int cu_cmd_install(struct cu_app *app);
+int cu_cmd_uninstall(struct cu_app *app);
+int cu_cmd_mirror(struct cu_app *app);
 int cu_cmd_plan(struct cu_app *app);
 int cu_cmd_list(struct cu_app *app);
 

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <locale.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,29 @@
 #include "report.h"
 
 extern char **environ;
+
+/* The one flag signal handlers touch (STYLE 33); the engine polls it. */
+static atomic_int cancel_flag;
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    atomic_store(&cancel_flag, 1);
+}
+
+static void
+catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
 
 /* Logs go to stderr (filtered by -q/-v) and, in full, to the log file. */
 static void
@@ -90,12 +115,15 @@ dispatch(struct cu_app *app)
         return cu_cmd_plan(app);
     case CU_CMD_LIST:
         return cu_cmd_list(app);
-    case CU_CMD_NONE:
     case CU_CMD_INSTALL:
+        return cu_cmd_install(app);
+    case CU_CMD_UNINSTALL:
+        return cu_cmd_uninstall(app);
+    case CU_CMD_MIRROR:
+        return cu_cmd_mirror(app);
+    case CU_CMD_NONE:
     case CU_CMD_VERIFY:
     case CU_CMD_REPAIR:
-    case CU_CMD_UNINSTALL:
-    case CU_CMD_MIRROR:
     case CU_CMD_COUNT:
     default:
         return not_yet(app);
@@ -151,7 +179,11 @@ main(int argc, char **argv)
         goto out;
     }
     cu_net_global_init();
+    app.cancel = &cancel_flag;
+    catch_signals();
     rc = dispatch(&app);
+    if (atomic_load(&cancel_flag) && rc != 0)
+        rc = 130;
     cu_net_global_fini();
 out:
     if (app.log)

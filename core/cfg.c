@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "str.h"
 
 void
 cu_config_init(struct cu_config *cfg)

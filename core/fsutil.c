@@ -205,3 +205,83 @@ cu_is_dir(const char *path)
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
+
+bool
+cu_relpath_ok(const char *path)
+{
+    size_t len = path ? strlen(path) : 0;
+    if (len == 0 || len > 4096 || path[0] == '/')
+        return false;
+    for (const char *p = path; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return false;
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 0 || n > 255 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return false;
+        p += n;
+        if (*p == '/' && !*++p)
+            return false;
+    }
+    return true;
+}
+
+enum cu_status
+cu_openat_dir(int rootfd, const char *rel, bool create, int *out, struct cu_error *err)
+{
+    int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+    *out = -1;
+    if (fd < 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot open a folder"));
+    const char *p = rel;
+    while (*p) {
+        size_t n = strcspn(p, "/");
+        CU_AUTOFREE char *c = cu_xstrndup(p, n);
+        p += n;
+        while (*p == '/')
+            p++;
+        if (n == 0)
+            continue;
+        if (create && mkdirat(fd, c, 0755) != 0 && errno != EEXIST) {
+            int e = errno;
+            close(fd);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot create the folder %s"), rel);
+        }
+        int nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (nfd < 0) {
+            int e = errno;
+            struct stat st;
+            bool link = fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+            close(fd);
+            if (link)
+                return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                                    _("%s leads through a symbolic link; nothing is written through one"), rel);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot open the folder %s"), rel);
+        }
+        close(fd);
+        fd = nfd;
+    }
+    *out = fd;
+    return CU_OK;
+}
+
+enum cu_status
+cu_symlink_replace(const char *target, const char *path, struct cu_error *err)
+{
+    CU_AUTOFREE char *tmp = NULL;
+    for (int i = 0; i < 100; i++) {
+        free(tmp);
+        tmp = cu_xasprintf("%s.cudaup-tmp-%d-%d", path, (int)getpid(), i);
+        if (symlink(target, tmp) == 0)
+            break;
+        if (errno != EEXIST)
+            return cu_error_set(err, CU_E_IO, errno, _("Cannot create the link %s"), path);
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return cu_error_set(err, CU_E_IO, e, _("Cannot create the link %s"), path);
+    }
+    cu_fsync_parent(path);
+    return CU_OK;
+}

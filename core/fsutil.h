@@ -31,6 +31,21 @@ CU_NODISCARD enum cu_status cu_rm_rf(const char *path, struct cu_error *err);
 /** fsync the folder holding @path, so a rename in it is durable. */
 void cu_fsync_parent(const char *path);
 
+/**
+ * Open folder @rel under @rootfd one component at a time with O_NOFOLLOW,
+ * creating missing ones when @create.  A symbolic link on the way is
+ * CU_E_UNSAFE_PATH; a file on the way is CU_E_IO.  "" opens @rootfd itself
+ * (a new fd).  The caller closes *out.
+ */
+CU_NODISCARD enum cu_status cu_openat_dir(int rootfd, const char *rel, bool create, int *out,
+                                          struct cu_error *err);
+
+/** A relative path with real components only: no "", ".", "..", control bytes, leading '/'. */
+bool cu_relpath_ok(const char *path);
+
+/** Replace the symlink @path with one to @target atomically (a temporary link, then rename). */
+CU_NODISCARD enum cu_status cu_symlink_replace(const char *target, const char *path, struct cu_error *err);
+
 /** True when @path exists (lstat). */
 bool cu_path_exists(const char *path);
 bool cu_is_dir(const char *path);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "str.h"
 
 enum cu_status
 cu_json_parse_object(const char *data, size_t len, const char *what, json_t **out,
@@ -63,16 +64,6 @@ cu_json_strv(const json_t *obj, const char *key, size_t *n)
     if (n)
         *n = k;
     return v;
-}
-
-void
-cu_strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
 }
 
 char *

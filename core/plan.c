@@ -10,6 +10,7 @@
 
 #include "jsonutil.h"
 #include "mem.h"
+#include "str.h"
 
 struct cu_plan *
 cu_plan_new(void)

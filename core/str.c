@@ -128,6 +128,16 @@ cu_strv_push(struct cu_strv *s, const char *str)
     cu_strv_push_owned(s, cu_xstrdup(str));
 }
 
+void
+cu_strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}
+
 bool
 cu_strv_contains(const struct cu_strv *s, const char *str)
 {

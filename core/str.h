@@ -40,6 +40,8 @@ void cu_strv_fini(struct cu_strv *s);
 void cu_strv_push(struct cu_strv *s, const char *str);
 /** Append @str, taking ownership. */
 void cu_strv_push_owned(struct cu_strv *s, char *str);
+/** Free a bare NULL-terminated vector (what cu_steal_ptr(&strv.v) handed out). */
+void cu_strv_free(char **v);
 bool cu_strv_contains(const struct cu_strv *s, const char *str);
 void cu_strv_sort(struct cu_strv *s);
 /** Split @str on any byte of @seps, dropping empty fields. */

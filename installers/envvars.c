@@ -6,7 +6,11 @@
 
 #include <string.h>
 
+#include "core/envfile.h"
+#include "core/exec.h"
 #include "core/i18n.h"
+#include "core/mem.h"
+#include "core/str.h"
 
 static void
 inst_envvars_plan(struct cu_plan *p)
@@ -30,7 +34,28 @@ inst_envvars_plan(struct cu_plan *p)
     }
 }
 
+static enum cu_status
+inst_envvars_run(struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    const char *scope = p->env.scope ? p->env.scope : "user";
+    CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
+    bool changed = false, c2 = false;
+    enum cu_status st = cu_env_write_scripts(p->state_dir, home, &changed, err);
+    const char *detail = p->state_dir;
+    if (st == CU_OK && strcmp(scope, "user") == 0) {
+        st = cu_rc_install(p->env.shell_rc, p->state_dir, &c2, err);
+        detail = p->env.shell_rc;
+    } else if (st == CU_OK && strcmp(scope, "system") == 0) {
+        st = cu_profiled_install(ctx->profile_d, p->state_dir, &c2, err);
+        detail = ctx->profile_d;
+    }
+    cu_run_result(ctx, "envvars", "write", st == CU_OK ? detail : cu_error_text(err), st, changed || c2);
+    return st;
+}
+
 const struct cu_installer_ops inst_envvars_ops = {
     .name = "envvars",
     .plan = inst_envvars_plan,
+    .run = inst_envvars_run,
 };

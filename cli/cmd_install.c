@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "core/exec.h"
+#include "core/i18n.h"
+#include "core/jsonutil.h"
+#include "core/mem.h"
+#include "core/mirror.h"
+#include "core/toolkit.h"
+#include "installers/installer.h"
+#include "progress.h"
+#include "report.h"
+
+bool
+cu_app_confirm(struct cu_app *app, const char *question, int *rc)
+{
+    struct cu_error err;
+    if (app->cfg.yes)
+        return true;
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) || app->cfg.json) {
+        cu_error_set(&err, CU_E_USAGE, 0,
+                     _("'%s' changes this system; run it on a terminal to confirm, or add --yes."),
+                     cu_command_name(app->cfg.command));
+        *rc = cu_report_error(app, &err);
+        return false;
+    }
+    printf("%s [y/N] ", question);
+    fflush(stdout);
+    char line[64];
+    if (!fgets(line, sizeof(line), stdin) || (line[0] != 'y' && line[0] != 'Y')) {
+        fprintf(stderr, "%s\n", _("cudaup: nothing was changed."));
+        *rc = 1;
+        return false;
+    }
+    return true;
+}
+
+static const char *
+profile_d(const struct cu_app *app)
+{
+    const char *p = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
+    return p && *p ? p : "/etc/profile.d";
+}
+
+json_t *cu_steps_json(const struct cu_run_ctx *ctx);
+
+json_t *
+cu_steps_json(const struct cu_run_ctx *ctx)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < ctx->n_results; i++) {
+        const struct cu_step_result *r = &ctx->results[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "installer", json_string(r->installer));
+        json_object_set_new(o, "action", json_string(r->action));
+        json_object_set_new(o, "detail", cu_json_str_or_null(r->detail));
+        json_object_set_new(o, "status", json_string(r->status == CU_OK ? "ok" : "failed"));
+        json_object_set_new(o, "changed", json_boolean(r->changed));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+int
+cu_cmd_install(struct cu_app *app)
+{
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    struct cu_mirror *mirror = NULL;
+    struct cu_plan *plan = NULL;
+    struct cu_progress *prog = NULL;
+    struct cu_run_ctx ctx;
+    enum cu_status st = CU_OK;
+    int rc = 0;
+
+    memset(&ctx, 0, sizeof(ctx));
+    cu_error_clear(&err);
+    if (app->cfg.n_args > 0) {
+        cu_error_set(&err, CU_E_USAGE, 0, _("'install' takes no arguments, but got '%s'."), app->cfg.args[0]);
+        return cu_report_error(app, &err);
+    }
+    if (!app->cfg.yes && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) || app->cfg.json)) {
+        int r;
+        cu_app_confirm(app, "", &r);
+        return r;
+    }
+    if (cu_app_prepare(app, false, &facts, &mirror, &plan, &err) != CU_OK) {
+        rc = cu_report_error(app, &err);
+        goto out;
+    }
+    if (!app->cfg.yes) {
+        cu_print_plan(app, plan);
+        printf("\n");
+        if (!cu_app_confirm(app, _("Go ahead?"), &rc))
+            goto out;
+    }
+    cu_app_open_log(app);
+    prog = cu_progress_new(app);
+    struct cu_events evs = cu_progress_events(prog);
+    ctx = (struct cu_run_ctx){
+        .plan = plan,
+        .net = cu_mirror_net(mirror),
+        .cache_dir = app->cache_dir,
+        .jobs = (unsigned)app->cfg.jobs,
+        .cancel = app->cancel,
+        .events = &evs,
+        .envp = app->envp,
+        .is_root = app->is_root,
+        .profile_d = profile_d(app),
+    };
+    st = cu_toolkit_install(&ctx, NULL, &err);
+    for (size_t i = 0; st == CU_OK && cu_installers[i]; i++) {
+        if (!cu_installers[i]->run)
+            continue; /* cuda and cudnn: done by the toolkit transaction */
+        if (app->cancel && atomic_load(app->cancel)) {
+            st = cu_error_set(&err, CU_E_CANCELLED, 0, _("Interrupted"));
+            break;
+        }
+        st = cu_installers[i]->run(&ctx, &err);
+    }
+    cu_progress_flush(prog);
+    bool changed = false;
+    for (size_t i = 0; i < ctx.n_results; i++)
+        changed |= ctx.results[i].changed;
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        char b[32];
+        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
+        json_object_set_new(doc, "changed", json_boolean(changed));
+        json_object_set_new(doc, "steps", cu_steps_json(&ctx));
+        json_t *cuda = json_object();
+        json_object_set_new(cuda, "version", json_string(cu_version_format(&plan->cuda, 0, b, sizeof(b))));
+        json_object_set_new(cuda, "path", json_string(plan->cuda_path));
+        json_object_set_new(doc, "cuda", cuda);
+        if (st != CU_OK) {
+            json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(st)));
+            json_object_set_new(doc, "error", json_string(cu_error_text(&err)));
+            json_object_set_new(doc, "advice", cu_json_str_or_null(cu_error_advice(&err)));
+        }
+        cu_report_json(app, doc);
+        if (st != CU_OK)
+            fprintf(stderr, "cudaup: %s\n", cu_error_text(&err));
+        rc = cu_status_exit_code(st);
+    } else if (st != CU_OK) {
+        rc = cu_report_error(app, &err);
+    } else if (!app->cfg.quiet) {
+        char b[32];
+        CU_AUTOFREE char *envsh = cu_path_join(plan->state_dir, "env.sh");
+        if (changed)
+            printf(_("CUDA %s is installed in %s.\n"), cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
+        else
+            printf(_("CUDA %s in %s is already installed and intact; nothing changed.\n"),
+                   cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
+        printf(_("Open a new shell, or run: . %s\nThen check it with: cudaup verify\n"), envsh);
+    }
+out:
+    cu_progress_free(prog);
+    cu_run_ctx_fini(&ctx);
+    cu_plan_free(plan);
+    cu_mirror_free(mirror);
+    cu_facts_free(facts);
+    return rc;
+}

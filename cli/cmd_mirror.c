@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "core/exec.h"
+#include "core/fsutil.h"
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "core/mirror.h"
+#include "core/str.h"
+#include "core/toolkit.h"
+#include "progress.h"
+#include "report.h"
+
+/* An index.html listing the manifests, for servers that give no folder listing. */
+static enum cu_status
+write_index(const char *redist, struct cu_error *err)
+{
+    DIR *d = opendir(redist);
+    struct dirent *de;
+    struct cu_strv names;
+    cu_strv_init(&names);
+    if (d) {
+        while ((de = readdir(d)) != NULL)
+            if (cu_str_has_prefix(de->d_name, "redistrib_") && cu_str_has_suffix(de->d_name, ".json"))
+                cu_strv_push(&names, de->d_name);
+        closedir(d);
+    }
+    cu_strv_sort(&names);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_puts(&b, "<!DOCTYPE html>\n<html><head><title>redist</title></head><body><pre>\n");
+    for (size_t i = 0; i < names.n; i++)
+        cu_buf_printf(&b, "<a href=\"%s\">%s</a>\n", names.v[i], names.v[i]);
+    cu_buf_puts(&b, "</pre></body></html>\n");
+    CU_AUTOFREE char *p = cu_path_join(redist, "index.html");
+    enum cu_status st = cu_write_file_atomic(p, b.data, b.len, 0644, err);
+    cu_buf_fini(&b);
+    cu_strv_fini(&names);
+    return st;
+}
+
+static enum cu_status
+write_manifest(struct cu_mirror *m, const char *dir, enum cu_product prod, const char *label, bool *changed,
+               struct cu_error *err)
+{
+    size_t len = 0;
+    const char *bytes = cu_mirror_manifest_bytes(m, prod, label, &len);
+    if (!bytes)
+        return CU_OK;
+    CU_AUTOFREE char *redist = cu_xasprintf("%s/%s/redist", dir, cu_product_name(prod));
+    CU_AUTOFREE char *path = cu_xasprintf("%s/redistrib_%s.json", redist, label);
+    enum cu_status st = cu_mkdir_p(redist, 0755, err);
+    if (st != CU_OK)
+        return st;
+    char *old = NULL;
+    size_t olen = 0;
+    struct cu_error e;
+    if (cu_read_file(path, 64u << 20, &old, &olen, &e) == CU_OK && olen == len && memcmp(old, bytes, len) == 0) {
+        free(old);
+    } else {
+        free(old);
+        *changed = true;
+        if ((st = cu_write_file_atomic(path, bytes, len, 0644, err)) != CU_OK)
+            return st;
+    }
+    return write_index(redist, err);
+}
+
+int
+cu_cmd_mirror(struct cu_app *app)
+{
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    struct cu_mirror *mirror = NULL;
+    struct cu_plan *plan = NULL;
+    struct cu_progress *prog = NULL;
+    struct cu_run_ctx ctx;
+    enum cu_status st;
+    int rc = 0;
+    char b1[32], b2[32];
+
+    memset(&ctx, 0, sizeof(ctx));
+    cu_error_clear(&err);
+    if (app->cfg.n_args != 1) {
+        cu_error_set(&err, CU_E_USAGE, 0, _("'mirror' needs the folder to fill, as in: cudaup mirror /srv/cuda-mirror"));
+        return cu_report_error(app, &err);
+    }
+    CU_AUTOFREE char *dir = app->cfg.args[0][0] == '/' ? cu_xstrdup(app->cfg.args[0])
+                                                      : cu_xasprintf("%s/%s", getenv("PWD") ? getenv("PWD") : ".",
+                                                                     app->cfg.args[0]);
+    if (cu_path_exists(dir) && !cu_is_dir(dir)) {
+        cu_error_set(&err, CU_E_USAGE, 0, _("%s exists and is not a folder."), dir);
+        return cu_report_error(app, &err);
+    }
+    if (cu_app_prepare(app, true, &facts, &mirror, &plan, &err) != CU_OK) {
+        rc = cu_report_error(app, &err);
+        goto out;
+    }
+    cu_app_open_log(app);
+    prog = cu_progress_new(app);
+    struct cu_events evs = cu_progress_events(prog);
+    ctx = (struct cu_run_ctx){.plan = plan, .net = cu_mirror_net(mirror), .cache_dir = app->cache_dir,
+                              .jobs = (unsigned)app->cfg.jobs, .cancel = app->cancel, .events = &evs,
+                              .envp = app->envp, .is_root = app->is_root};
+    st = cu_toolkit_mirror(&ctx, dir, &err);
+    bool changed = ctx.toolkit_changed;
+    if (st == CU_OK)
+        st = write_manifest(mirror, dir, CU_PRODUCT_CUDA, cu_version_format(&plan->cuda, 0, b1, sizeof(b1)), &changed,
+                            &err);
+    if (st == CU_OK && plan->has_cudnn)
+        st = write_manifest(mirror, dir, CU_PRODUCT_CUDNN, cu_version_format(&plan->cudnn, 0, b2, sizeof(b2)),
+                            &changed, &err);
+    cu_progress_flush(prog);
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
+        json_object_set_new(doc, "changed", json_boolean(changed));
+        json_object_set_new(doc, "dir", json_string(dir));
+        json_object_set_new(doc, "cuda", json_string(cu_version_format(&plan->cuda, 0, b1, sizeof(b1))));
+        json_object_set_new(doc, "cudnn", plan->has_cudnn ? json_string(cu_version_format(&plan->cudnn, 0, b2, sizeof(b2)))
+                                                          : json_null());
+        json_object_set_new(doc, "downloads", json_integer((json_int_t)plan->n_downloads));
+        json_object_set_new(doc, "download_bytes", json_integer((json_int_t)plan->download_bytes));
+        json_object_set_new(doc, "steps", json_array());
+        if (st != CU_OK) {
+            json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(st)));
+            json_object_set_new(doc, "error", json_string(cu_error_text(&err)));
+        }
+        cu_report_json(app, doc);
+        if (st != CU_OK)
+            fprintf(stderr, "cudaup: %s\n", cu_error_text(&err));
+        rc = cu_status_exit_code(st);
+    } else if (st != CU_OK) {
+        rc = cu_report_error(app, &err);
+    } else if (!app->cfg.quiet) {
+        printf(_("%s now mirrors CUDA %s%s%s (%zu archives). Serve it and point machines at it with --mirror.\n"), dir,
+               b1, plan->has_cudnn ? _(" and cuDNN ") : "", plan->has_cudnn ? b2 : "", plan->n_downloads);
+    }
+out:
+    cu_progress_free(prog);
+    cu_run_ctx_fini(&ctx);
+    cu_plan_free(plan);
+    cu_mirror_free(mirror);
+    cu_facts_free(facts);
+    return rc;
+}

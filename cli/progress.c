@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "progress.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "core/plan.h"
+#include "report.h"
+
+struct item {
+    char *name;
+    char phase[16];
+    uint64_t done, total;
+    int64_t last_json_ms;
+    bool announced; /* the line for its end was printed */
+};
+
+struct cu_progress {
+    struct cu_app *app;
+    pthread_mutex_t mu;
+    bool tty;
+    bool line_open;
+    struct item *items;
+    size_t n;
+    int64_t last_draw_ms, start_ms;
+};
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct cu_progress *
+cu_progress_new(struct cu_app *app)
+{
+    struct cu_progress *p = cu_xcalloc(1, sizeof(*p));
+    p->app = app;
+    pthread_mutex_init(&p->mu, NULL);
+    p->tty = isatty(STDERR_FILENO) && !app->cfg.json;
+    p->start_ms = now_ms();
+    return p;
+}
+
+void
+cu_progress_free(struct cu_progress *p)
+{
+    if (!p)
+        return;
+    cu_progress_flush(p);
+    for (size_t i = 0; i < p->n; i++)
+        free(p->items[i].name);
+    free(p->items);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+static struct item *
+item(struct cu_progress *p, const char *name)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->items[i].name, name) == 0)
+            return &p->items[i];
+    p->items = cu_xreallocarray(p->items, p->n + 1, sizeof(*p->items));
+    struct item *it = &p->items[p->n++];
+    memset(it, 0, sizeof(*it));
+    it->name = cu_xstrdup(name);
+    return it;
+}
+
+static void
+json_line(const struct cu_event *e)
+{
+    static const char *const types[] = {"step-start", "progress", "log", "step-done"};
+    json_t *o = json_object();
+    json_object_set_new(o, "event", json_string(types[e->type]));
+    if (e->installer)
+        json_object_set_new(o, "installer", json_string(e->installer));
+    if (e->item)
+        json_object_set_new(o, "item", json_string(e->item));
+    if (e->phase)
+        json_object_set_new(o, "phase", json_string(e->phase));
+    if (e->type == CU_EV_PROGRESS) {
+        json_object_set_new(o, "done", json_integer((json_int_t)e->done));
+        json_object_set_new(o, "total", json_integer((json_int_t)e->total));
+    }
+    if (e->message)
+        json_object_set_new(o, "message", json_string(e->message));
+    if (e->type == CU_EV_STEP_DONE) {
+        json_object_set_new(o, "status", json_string(e->status == CU_OK ? "ok" : "failed"));
+        json_object_set_new(o, "changed", json_boolean(e->changed));
+    }
+    char *s = json_dumps(o, JSON_COMPACT);
+    fprintf(stderr, "%s\n", s);
+    free(s);
+    json_decref(o);
+}
+
+static void
+draw(struct cu_progress *p)
+{
+    uint64_t done = 0, total = 0;
+    size_t active = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (strcmp(p->items[i].phase, "download") != 0)
+            continue;
+        done += p->items[i].done;
+        total += p->items[i].total;
+        active += p->items[i].done < p->items[i].total;
+    }
+    char a[32], b[32], r[32];
+    double secs = (double)(now_ms() - p->start_ms) / 1000.0;
+    cu_format_bytes(done, a, sizeof(a));
+    cu_format_bytes(total, b, sizeof(b));
+    cu_format_bytes(secs > 0.5 ? (uint64_t)((double)done / secs) : 0, r, sizeof(r));
+    fprintf(stderr, _("\r\033[Kdownloading and unpacking: %s of %s, %s/s, %zu archive(s) in flight"), a, b, r,
+            active);
+    p->line_open = true;
+}
+
+static void
+on_event(void *ud, const struct cu_event *e)
+{
+    struct cu_progress *p = ud;
+    struct cu_app *app = p->app;
+    pthread_mutex_lock(&p->mu);
+    if (app->cfg.json) {
+        if (e->type == CU_EV_PROGRESS && e->item) {
+            struct item *it = item(p, e->item);
+            int64_t t = now_ms();
+            bool last = e->total && e->done >= e->total;
+            if (t - it->last_json_ms >= 500 || last || strcmp(it->phase, e->phase ? e->phase : "") != 0) {
+                it->last_json_ms = t;
+                snprintf(it->phase, sizeof(it->phase), "%s", e->phase ? e->phase : "");
+                json_line(e);
+            }
+        } else {
+            json_line(e);
+        }
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    if (e->type == CU_EV_PROGRESS && e->item) {
+        struct item *it = item(p, e->item);
+        bool first = strcmp(it->phase, e->phase ? e->phase : "") != 0;
+        snprintf(it->phase, sizeof(it->phase), "%s", e->phase ? e->phase : "");
+        it->done = e->done;
+        it->total = e->total;
+        if (app->cfg.quiet) {
+            /* nothing */
+        } else if (p->tty) {
+            int64_t t = now_ms();
+            if (t - p->last_draw_ms >= 100) {
+                p->last_draw_ms = t;
+                draw(p);
+            }
+        } else if (first && strcmp(it->phase, "cached") == 0) {
+            fprintf(stderr, _("cudaup: %s: from the cache\n"), e->item);
+        } else if (e->total && e->done >= e->total && strcmp(it->phase, "download") == 0 && !it->announced) {
+            it->announced = true;
+            char b[32];
+            fprintf(stderr, _("cudaup: %s: downloaded %s\n"), e->item, cu_format_bytes(e->total, b, sizeof(b)));
+        }
+    } else if (e->type == CU_EV_LOG && !app->cfg.quiet) {
+        if (p->line_open)
+            fputs("\r\033[K", stderr);
+        fprintf(stderr, "cudaup: %s\n", e->message);
+        if (p->line_open)
+            draw(p);
+    } else if (e->type == CU_EV_STEP_DONE && !app->cfg.quiet) {
+        if (p->line_open) {
+            fputs("\r\033[K", stderr);
+            p->line_open = false;
+        }
+        const char *mark = e->status != CU_OK ? _("failed") : e->changed ? _("done") : _("unchanged");
+        fprintf(stderr, "cudaup: [%s] %s: %s\n", e->installer, mark, e->message ? e->message : "");
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+struct cu_events
+cu_progress_events(struct cu_progress *p)
+{
+    return (struct cu_events){on_event, p};
+}
+
+void
+cu_progress_flush(struct cu_progress *p)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->line_open) {
+        fputs("\n", stderr);
+        p->line_open = false;
+    }
+    pthread_mutex_unlock(&p->mu);
+}

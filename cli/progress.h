@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The headless reporter of engine events: one updating line on a terminal
+ * (at most every 100 ms), start/finish lines otherwise, JSON lines with
+ * --json; all on stderr.  Thread safe.
+ */
+#ifndef CU_PROGRESS_H
+#define CU_PROGRESS_H
+
+#include "app.h"
+#include "core/event.h"
+
+struct cu_progress;
+
+struct cu_progress *cu_progress_new(struct cu_app *app);
+void cu_progress_free(struct cu_progress *p);
+/** The sink to hand to the engine. */
+struct cu_events cu_progress_events(struct cu_progress *p);
+/** End an updating line, if one is showing. */
+void cu_progress_flush(struct cu_progress *p);
+
+#endif /* CU_PROGRESS_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Environment variables for the active CUDA: STATE/env.sh and env.fish,
+ * and what sources them — a block between "# >>> cudaup >>>" and
+ * "# <<< cudaup <<<" in an rc file (scope user), /etc/profile.d/cudaup.sh
+ * (scope system).
+ *
+ * rc edits are atomic (temporary file beside the real target, rename),
+ * follow a symlinked rc file to its target, keep its mode and owner, leave
+ * every byte outside the block as it was, detect a concurrent edit, and keep
+ * the original in STATE/backups so that removing the block restores the file
+ * byte for byte when nobody else changed it.  Markers count only at the start
+ * of a line; a start without an end (or the reverse) is refused, not guessed.
+ */
+#ifndef CU_ENVFILE_H
+#define CU_ENVFILE_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+/** Write STATE/env.sh and STATE/env.fish for @cuda_home; unchanged files are not rewritten. */
+CU_NODISCARD enum cu_status cu_env_write_scripts(const char *state_dir, const char *cuda_home,
+                                                 bool *changed, struct cu_error *err);
+/** Remove env.sh and env.fish. */
+void cu_env_remove_scripts(const char *state_dir);
+
+/** Put (or refresh) the block that sources STATE/env.sh (env.fish for *.fish) into @rc. */
+CU_NODISCARD enum cu_status cu_rc_install(const char *rc, const char *state_dir, bool *changed,
+                                          struct cu_error *err);
+/** Take the block out of @rc again; restore the original bytes when nothing else changed. */
+CU_NODISCARD enum cu_status cu_rc_uninstall(const char *rc, const char *state_dir, bool *changed,
+                                            struct cu_error *err);
+/** Every rc file cudaup has a block in, from STATE/env-state.json; NULL-terminated, caller frees. */
+char **cu_rc_list(const char *state_dir);
+
+/** Write PROFILE_D/cudaup.sh sourcing STATE/env.sh; remove it. */
+CU_NODISCARD enum cu_status cu_profiled_install(const char *profile_d, const char *state_dir, bool *changed,
+                                                struct cu_error *err);
+CU_NODISCARD enum cu_status cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err);
+
+/** The text of the block for @state_dir (sh or fish), with @eol line ends. Caller frees. */
+char *cu_rc_block(const char *state_dir, bool fish, const char *eol);
+
+/** Quote @s for fish in single quotes. Caller frees. */
+char *cu_fish_quote(const char *s);
+
+#endif /* CU_ENVFILE_H */

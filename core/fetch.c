@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#define CU_LOG_TAG "fetch"
+#include "fetch.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "i18n.h"
+#include "log.h"
+#include "mem.h"
+#include "parse.h"
+
+enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_DONE };
+
+struct xfer {
+    struct cu_fetch_item *it;
+    const struct cu_net *net;
+    const struct cu_events *ev;
+    CURL *h;
+    struct curl_slist *hdrs;
+    int fd;
+    enum xstate state;
+    uint64_t have, start;
+    unsigned attempts;
+    long code;
+    bool checked, discard, too_big, bad_range, cr_seen, is_file;
+    uint64_t cr_start, cr_end, cr_total;
+    char validator[256];
+    char errbuf[CURL_ERROR_SIZE];
+    long retry_after;
+    int64_t retry_at_ms;
+    int64_t last_emit_ms;
+};
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char *
+meta_path(const struct xfer *x)
+{
+    return cu_xasprintf("%s.meta", x->it->partial);
+}
+
+static void
+emit(struct xfer *x, bool force)
+{
+    int64_t t = now_ms();
+    if (!force && t - x->last_emit_ms < 100)
+        return;
+    x->last_emit_ms = t;
+    struct cu_event e = {.type = CU_EV_PROGRESS, .installer = x->it->installer, .item = x->it->name,
+                         .phase = "download", .done = x->have, .total = x->it->size};
+    cu_emit(x->ev, &e);
+}
+
+static void
+restart_from_zero(struct xfer *x)
+{
+    if (ftruncate(x->fd, 0) != 0)
+        cu_log_warn("cannot truncate %s", x->it->partial);
+    x->have = 0;
+    x->start = 0;
+    CU_AUTOFREE char *mp = meta_path(x);
+    unlink(mp);
+    cu_stream_restart(x->it->stream);
+}
+
+static size_t
+header_cb(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct xfer *x = ud;
+    size_t n = size * nmemb;
+    CU_AUTOFREE char *line = cu_xstrndup(data, n);
+    line[strcspn(line, "\r\n")] = '\0';
+    if (strncmp(line, "HTTP/", 5) == 0) {
+        /* A new response (after a redirect): forget the previous one's headers. */
+        x->cr_seen = false;
+        x->validator[0] = '\0';
+        return n;
+    }
+    char *colon = strchr(line, ':');
+    if (!colon)
+        return n;
+    *colon = '\0';
+    char *val = colon + 1;
+    while (*val == ' ' || *val == '\t')
+        val++;
+    if (strcasecmp(line, "Content-Range") == 0) {
+        unsigned long long a, b, t;
+        char star;
+        if (sscanf(val, "bytes %llu-%llu/%llu", &a, &b, &t) == 3) {
+            x->cr_seen = true;
+            x->cr_start = a;
+            x->cr_end = b;
+            x->cr_total = t;
+        } else if (sscanf(val, "bytes %llu-%llu/%c", &a, &b, &star) == 3 && star == '*') {
+            x->cr_seen = true;
+            x->cr_start = a;
+            x->cr_end = b;
+            x->cr_total = 0;
+        }
+    } else if (strcasecmp(line, "ETag") == 0 && val[0] && strncmp(val, "W/", 2) != 0) {
+        snprintf(x->validator, sizeof(x->validator), "%s", val);
+    } else if (strcasecmp(line, "Last-Modified") == 0 && val[0] && !x->validator[0]) {
+        snprintf(x->validator, sizeof(x->validator), "%s", val);
+    }
+    return n;
+}
+
+/* The first body bytes: decide whether they continue the file, start it over or are an error page. */
+static bool
+check_response(struct xfer *x)
+{
+    x->checked = true;
+    curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->code);
+    if (x->is_file) {
+        x->code = x->start ? 206 : 200;
+        return true;
+    }
+    if (x->code == 206) {
+        if (!x->cr_seen || x->cr_start != x->start || (x->cr_total && x->cr_total != x->it->size)) {
+            cu_log_info(_("%s: the server resumed at the wrong place; starting over"), x->it->name);
+            x->bad_range = true;
+            return false;
+        }
+    } else if (x->code == 200) {
+        if (x->start > 0) {
+            cu_log_info(_("%s: the server ignored the resume request; starting over"), x->it->name);
+            restart_from_zero(x);
+        }
+        if (x->validator[0]) {
+            CU_AUTOFREE char *mp = meta_path(x);
+            struct cu_error e;
+            if (cu_write_file_atomic(mp, x->validator, strlen(x->validator), 0644, &e) != CU_OK)
+                cu_log_debug("%s", e.msg);
+        }
+    } else {
+        x->discard = true; /* an error page is not part of the file */
+    }
+    return true;
+}
+
+static size_t
+write_cb(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct xfer *x = ud;
+    size_t n = size * nmemb;
+    if (!x->checked && !check_response(x))
+        return 0;
+    if (x->discard)
+        return n;
+    if (x->have + n > x->it->size) {
+        x->too_big = true;
+        return 0;
+    }
+    const char *p = data;
+    size_t left = n;
+    uint64_t at = x->have;
+    while (left) {
+        ssize_t w = pwrite(x->fd, p, left, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return 0;
+        p += w;
+        left -= (size_t)w;
+        at += (uint64_t)w;
+    }
+    x->have += n;
+    x->it->downloaded += n;
+    cu_stream_advance(x->it->stream, x->have);
+    emit(x, false);
+    return n;
+}
+
+static void
+finish(struct xfer *x, enum cu_status code, const char *fmt, ...) CU_PRINTF(3, 4);
+
+static void
+finish(struct xfer *x, enum cu_status code, const char *fmt, ...)
+{
+    x->state = X_DONE;
+    cu_error_clear(&x->it->result);
+    if (code != CU_OK) {
+        char msg[sizeof(x->it->result.msg)];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        cu_error_set(&x->it->result, code, 0, "%s", msg);
+    } else {
+        fsync(x->fd);
+        emit(x, true);
+    }
+    if (x->fd >= 0)
+        close(x->fd);
+    x->fd = -1;
+    cu_stream_finish(x->it->stream, &x->it->result);
+}
+
+static enum cu_status
+begin(struct xfer *x, CURLM *multi)
+{
+    struct stat st;
+    x->fd = open(x->it->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (x->fd < 0) {
+        finish(x, CU_E_IO, _("Cannot write %s"), x->it->partial);
+        return CU_E_IO;
+    }
+    x->have = fstat(x->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+    if (x->have > x->it->size)
+        restart_from_zero(x);
+    if (x->attempts == 0)
+        x->it->resumed_from = x->have;
+    cu_stream_advance(x->it->stream, x->have);
+    if (x->have == x->it->size && x->have > 0) {
+        /* Already all here; the consumer's hash decides whether it is right. */
+        finish(x, CU_OK, "%s", "");
+        return CU_OK;
+    }
+    x->start = x->have;
+    x->checked = x->discard = x->too_big = x->bad_range = x->cr_seen = false;
+    x->code = 0;
+    x->validator[0] = '\0';
+    curl_slist_free_all(x->hdrs);
+    x->hdrs = NULL;
+    if (x->start > 0) {
+        CU_AUTOFREE char *mp = meta_path(x);
+        char *v = NULL;
+        struct cu_error e;
+        if (cu_read_file(mp, 1024, &v, NULL, &e) == CU_OK && v[0] && !strpbrk(v, "\r\n")) {
+            CU_AUTOFREE char *h = cu_xasprintf("If-Range: %s", v);
+            x->hdrs = curl_slist_append(NULL, h);
+        }
+        free(v);
+    }
+    x->h = curl_easy_init();
+    if (!x->h) {
+        finish(x, CU_E_NOMEM, "%s", _("Cannot start a download"));
+        return CU_E_NOMEM;
+    }
+    cu_net_setup_easy(x->net, x->h, x->errbuf);
+    curl_easy_setopt(x->h, CURLOPT_URL, x->it->url);
+    curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(x->h, CURLOPT_HEADERDATA, x);
+    curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
+    curl_easy_setopt(x->h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->it->size);
+    if (x->start > 0)
+        curl_easy_setopt(x->h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->start);
+    if (x->hdrs)
+        curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdrs);
+    x->state = X_ACTIVE;
+    cu_log_debug("GET %s from byte %llu", x->it->url, (unsigned long long)x->start);
+    curl_multi_add_handle(multi, x->h);
+    return CU_OK;
+}
+
+static bool
+transient_curl(CURLcode rc)
+{
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_WEIRD_SERVER_REPLY:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Try again later, or give up after the last attempt. */
+static void
+retry_or_fail(struct xfer *x, const char *why)
+{
+    x->attempts++;
+    if (x->attempts >= x->net->retries) {
+        finish(x, CU_E_NETWORK, _("Cannot download %s after %u attempts: %s"), x->it->url, x->attempts, why);
+        return;
+    }
+    long ms = x->net->retry_base_ms;
+    for (unsigned i = 1; i < x->attempts && ms < 30000; i++)
+        ms *= 2;
+    ms = ms / 2 + (long)((unsigned long)now_ms() % (unsigned long)(ms / 2 + 1));
+    if (x->retry_after > 0)
+        ms = x->retry_after > 60 ? 60000 : (x->retry_after * 1000 > ms ? x->retry_after * 1000 : ms);
+    cu_log_info(_("%s: %s; trying again in %.1f s (attempt %u of %u)"), x->it->name, why, (double)ms / 1000,
+                x->attempts + 1, x->net->retries);
+    x->retry_at_ms = now_ms() + ms;
+    x->state = X_RETRY;
+    if (x->fd >= 0)
+        close(x->fd);
+    x->fd = -1;
+}
+
+static void
+done(struct xfer *x, CURLM *multi, CURLcode rc)
+{
+    char why[CURL_ERROR_SIZE + 64];
+    curl_off_t ra = 0;
+    curl_easy_getinfo(x->h, CURLINFO_RETRY_AFTER, &ra);
+    x->retry_after = (long)ra;
+    if (!x->checked)
+        curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->code);
+    curl_multi_remove_handle(multi, x->h);
+    curl_easy_cleanup(x->h);
+    x->h = NULL;
+    cu_log_debug("%s: curl %d, HTTP %ld, have %llu of %llu", x->it->name, (int)rc, x->code,
+                 (unsigned long long)x->have, (unsigned long long)x->it->size);
+
+    if (x->too_big || rc == CURLE_FILESIZE_EXCEEDED) {
+        CU_AUTOFREE char *mp = meta_path(x);
+        unlink(mp);
+        if (ftruncate(x->fd, 0) != 0)
+            cu_log_debug("truncate failed");
+        finish(x, CU_E_CHECKSUM, _("%s sent more than the %llu bytes its manifest lists; the download was deleted"),
+               x->it->url, (unsigned long long)x->it->size);
+        return;
+    }
+    if (x->bad_range || x->code == 416) {
+        restart_from_zero(x);
+        retry_or_fail(x, _("the server could not resume the download"));
+        return;
+    }
+    if (rc == CURLE_OK && !x->discard && (x->code == 200 || x->code == 206 || x->is_file)) {
+        if (x->have == x->it->size)
+            finish(x, CU_OK, "%s", "");
+        else
+            retry_or_fail(x, _("the connection closed before the end"));
+        return;
+    }
+    if (rc == CURLE_OK && x->code >= 400) {
+        snprintf(why, sizeof(why), _("the server answered HTTP %ld"), x->code);
+        if (x->code >= 500 || x->code == 408 || x->code == 429)
+            retry_or_fail(x, why);
+        else if (x->code == 404 || x->code == 410)
+            finish(x, CU_E_NETWORK, _("%s is not on the mirror (HTTP %ld)"), x->it->url, x->code);
+        else
+            finish(x, CU_E_NETWORK, _("Cannot download %s: the server answered HTTP %ld"), x->it->url, x->code);
+        return;
+    }
+    if (rc == CURLE_FILE_COULDNT_READ_FILE) {
+        finish(x, CU_E_NETWORK, _("%s is not on the mirror"), x->it->url);
+        return;
+    }
+    snprintf(why, sizeof(why), "%s", x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+    if (rc == CURLE_OK)
+        snprintf(why, sizeof(why), _("unexpected HTTP %ld"), x->code);
+    if (rc == CURLE_UNSUPPORTED_PROTOCOL)
+        finish(x, CU_E_NETWORK, _("Cannot download %s: it was redirected to a scheme cudaup refuses (%s)"),
+               x->it->url, why);
+    else if (transient_curl(rc))
+        retry_or_fail(x, why);
+    else
+        finish(x, CU_E_NETWORK, _("Cannot download %s: %s"), x->it->url, why);
+}
+
+enum cu_status
+cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, unsigned parallel,
+             const atomic_int *cancel, const struct cu_events *events, struct cu_error *err)
+{
+    CURLM *multi = curl_multi_init();
+    struct xfer *xs = cu_xcalloc(n + 1, sizeof(*xs));
+    enum cu_status st = CU_OK;
+    size_t left = n;
+
+    if (!multi) {
+        free(xs);
+        return cu_error_set(err, CU_E_NOMEM, 0, _("Cannot start the downloads"));
+    }
+    if (parallel == 0)
+        parallel = 1;
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)parallel);
+    for (size_t i = 0; i < n; i++) {
+        xs[i] = (struct xfer){.it = &items[i], .net = net, .ev = events, .fd = -1, .state = X_WAIT};
+        xs[i].is_file = strncmp(items[i].url, "file:", 5) == 0;
+        cu_error_clear(&items[i].result);
+    }
+    while (left > 0) {
+        if (cancel && atomic_load(cancel)) {
+            st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+            break;
+        }
+        unsigned active = 0;
+        for (size_t i = 0; i < n; i++)
+            active += xs[i].state == X_ACTIVE;
+        int64_t now = now_ms(), next_wake = now + 100;
+        for (size_t i = 0; i < n && active < parallel; i++) {
+            struct xfer *x = &xs[i];
+            if (x->state == X_WAIT || (x->state == X_RETRY && x->retry_at_ms <= now)) {
+                if (begin(x, multi) == CU_OK && x->state == X_ACTIVE)
+                    active++;
+            } else if (x->state == X_RETRY && x->retry_at_ms < next_wake) {
+                next_wake = x->retry_at_ms;
+            }
+        }
+        int running = 0;
+        curl_multi_perform(multi, &running);
+        CURLMsg *msg;
+        int q;
+        while ((msg = curl_multi_info_read(multi, &q)) != NULL) {
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            struct xfer *x = NULL;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+            if (x)
+                done(x, multi, msg->data.result);
+        }
+        left = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (xs[i].state != X_DONE) {
+                left++;
+            } else if (items[i].result.code != CU_OK && st == CU_OK) {
+                st = items[i].result.code;
+                *err = items[i].result;
+            }
+        }
+        if (st != CU_OK)
+            break; /* the first final failure stops the rest */
+        if (left) {
+            long wait = (long)(next_wake - now_ms());
+            curl_multi_poll(multi, NULL, 0, wait < 1 ? 1 : (wait > 100 ? 100 : (int)wait), NULL);
+        }
+    }
+    /* Stop what is still going; partial files stay for a resume. */
+    for (size_t i = 0; i < n; i++) {
+        struct xfer *x = &xs[i];
+        if (x->h) {
+            curl_multi_remove_handle(multi, x->h);
+            curl_easy_cleanup(x->h);
+            x->h = NULL;
+        }
+        if (x->state != X_DONE) {
+            x->state = X_DONE;
+            cu_error_set(&items[i].result, CU_E_CANCELLED, 0, _("Stopped"));
+            if (x->fd >= 0)
+                close(x->fd);
+            x->fd = -1;
+            cu_stream_finish(items[i].stream, &items[i].result);
+        }
+        curl_slist_free_all(x->hdrs);
+    }
+    curl_multi_cleanup(multi);
+    free(xs);
+    return st;
+}

@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#define CU_LOG_TAG "toolkit"
+#include "toolkit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "extract.h"
+#include "fetch.h"
+#include "fsutil.h"
+#include "hash.h"
+#include "i18n.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "mem.h"
+#include "str.h"
+
+/* ---- lock and leftovers ---------------------------------------------------------- */
+
+enum cu_status
+cu_prefix_lock(const char *prefix, int *out, struct cu_error *err)
+{
+    enum cu_status st = cu_mkdir_p(prefix, 0755, err);
+    if (st != CU_OK)
+        return st;
+    CU_AUTOFREE char *p = cu_path_join(prefix, ".cudaup.lock");
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot lock %s"), prefix);
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return cu_error_set(err, CU_E_BUSY, 0, _("Another cudaup is installing into %s right now"), prefix);
+        return cu_error_set(err, CU_E_IO, e, _("Cannot lock %s"), prefix);
+    }
+    *out = fd;
+    return CU_OK;
+}
+
+void
+cu_prefix_unlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}
+
+void
+cu_prefix_reconcile(const char *prefix)
+{
+    DIR *d = opendir(prefix);
+    struct dirent *de;
+    if (!d)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        CU_AUTOFREE char *p = cu_path_join(prefix, de->d_name);
+        struct cu_error err;
+        if (cu_str_has_prefix(de->d_name, ".cudaup-staging-")) {
+            cu_log_info(_("Removing %s, left by an interrupted run"), p);
+            if (cu_rm_rf(p, &err) != CU_OK)
+                cu_log_warn("%s", err.msg);
+        } else if (strstr(de->d_name, ".cudaup-tmp-")) {
+            unlink(p);
+        }
+    }
+    closedir(d);
+}
+
+/* ---- the pipeline: downloads, and consumers that hash (and unpack) as bytes land ---- */
+
+struct job {
+    const struct cu_plan_download *d;
+    char *final, *partial;
+    bool cached;
+    struct cu_stream stream;
+    bool stream_open;
+    char *staging; /* unpack here; NULL: only hash */
+    struct cu_extract_result res;
+    struct cu_error result;
+    const struct cu_run_ctx *ctx;
+    atomic_int *stop;
+    const char *installer;
+};
+
+struct hashing_reader {
+    struct cu_stream *s;
+    struct cu_sha256 h;
+    uint64_t n;
+    bool stale;
+};
+
+static ssize_t
+hr_read(void *ud, void *buf, size_t len)
+{
+    struct hashing_reader *r = ud;
+    ssize_t n = cu_stream_read(r->s, buf, len);
+    if (n > 0) {
+        cu_sha256_update(&r->h, buf, (size_t)n);
+        r->n += (uint64_t)n;
+    } else if (n == -ESTALE) {
+        r->stale = true;
+    }
+    return n;
+}
+
+struct unpack_progress {
+    const struct job *j;
+};
+
+static void
+unpack_progress(void *ud, uint64_t bytes)
+{
+    const struct job *j = ud;
+    struct cu_event e = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
+                         .phase = "unpack", .done = bytes, .total = 0};
+    cu_emit(j->ctx->events, &e);
+}
+
+static void
+run_job(struct job *j)
+{
+    struct cu_error e;
+    enum cu_status st = CU_OK;
+    struct hashing_reader hr;
+    char sha[65] = "";
+
+    cu_error_clear(&j->result);
+    for (int round = 0;; round++) {
+        cu_stream_rewind(&j->stream);
+        memset(&hr, 0, sizeof(hr));
+        hr.s = &j->stream;
+        if (cu_sha256_init(&hr.h, &j->result) != CU_OK)
+            goto fail;
+        cu_error_clear(&e);
+        if (j->staging) {
+            if (cu_rm_rf(j->staging, &j->result) != CU_OK || cu_mkdir_p(j->staging, 0755, &j->result) != CU_OK) {
+                cu_sha256_fini(&hr.h);
+                goto fail;
+            }
+            int dfd = open(j->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd < 0) {
+                cu_error_set(&j->result, CU_E_IO, errno, _("Cannot open %s"), j->staging);
+                cu_sha256_fini(&hr.h);
+                goto fail;
+            }
+            const char *base = strrchr(j->d->relative_path, '/');
+            struct cu_extract_opts o = {
+                .dirfd = dfd,
+                .what = base ? base + 1 : j->d->relative_path,
+                .max_bytes = j->d->size * 50 + (256ull << 20),
+                .cancel = j->stop,
+                .progress = unpack_progress,
+                .userdata = j,
+            };
+            cu_extract_result_fini(&j->res);
+            st = cu_extract(&o, hr_read, &hr, &j->res, &e);
+            close(dfd);
+        } else {
+            unsigned char buf[1 << 16];
+            ssize_t n;
+            while ((n = hr_read(&hr, buf, sizeof(buf))) > 0)
+                ;
+            st = n == 0 ? CU_OK : CU_E_NETWORK;
+            if (n < 0 && n != -ESTALE)
+                cu_error_set(&e, n == -ECANCELED ? CU_E_CANCELLED : CU_E_NETWORK, 0, "%s", _("Interrupted"));
+        }
+        if (hr.stale && round < 8) {
+            cu_sha256_fini(&hr.h);
+            continue; /* the download started over from byte 0 */
+        }
+        break;
+    }
+    cu_sha256_final(&hr.h, sha);
+    cu_sha256_fini(&hr.h);
+
+    struct cu_error wres;
+    cu_stream_wait(&j->stream, &wres);
+    if (atomic_load(j->stop) && (wres.code == CU_E_CANCELLED || st == CU_E_CANCELLED)) {
+        cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
+        goto fail;
+    }
+    if (wres.code != CU_OK) {
+        j->result = wres;
+        goto fail;
+    }
+    if (hr.n != j->d->size || strcmp(sha, j->d->sha256) != 0) {
+        const char *base = strrchr(j->d->relative_path, '/');
+        cu_error_set(&j->result, CU_E_CHECKSUM, 0,
+                     _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %llu bytes, %.16s...); the file was deleted"),
+                     base ? base + 1 : j->d->relative_path, (unsigned long long)hr.n, sha,
+                     (unsigned long long)j->d->size, j->d->sha256);
+        unlink(j->partial);
+        unlink(j->final);
+        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
+        unlink(meta);
+        goto fail;
+    }
+    if (st != CU_OK) {
+        j->result = e; /* the published archive itself is bad: a hostile or broken archive */
+        goto fail;
+    }
+    if (!j->cached) {
+        if (rename(j->partial, j->final) != 0) {
+            cu_error_set(&j->result, CU_E_IO, errno, _("Cannot keep %s in the cache"), j->final);
+            goto fail;
+        }
+        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
+        unlink(meta);
+    }
+    return;
+fail:
+    atomic_store(j->stop, 1);
+}
+
+struct pool {
+    struct job *jobs;
+    size_t n;
+    pthread_mutex_t mu;
+    size_t next;
+    atomic_size_t finished;
+};
+
+static void *
+worker(void *arg)
+{
+    struct pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            break;
+        run_job(&p->jobs[i]);
+        atomic_fetch_add(&p->finished, 1);
+    }
+    return NULL;
+}
+
+static int
+by_size_desc(const void *a, const void *b)
+{
+    const struct job *x = a, *y = b;
+    return (x->d->size < y->d->size) - (x->d->size > y->d->size);
+}
+
+static void
+jobs_fini(struct job *jobs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].stream_open)
+            cu_stream_fini(&jobs[i].stream);
+        free(jobs[i].final);
+        free(jobs[i].partial);
+        free(jobs[i].staging);
+        cu_extract_result_fini(&jobs[i].res);
+    }
+    free(jobs);
+}
+
+/*
+ * Fetch and consume @n downloads; jobs[i].staging set means unpack.  The
+ * caller owns *jobs_out (jobs_fini) in the order largest first.
+ */
+static enum cu_status
+pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
+         const char *staging_root, struct job **jobs_out, struct cu_error *err)
+{
+    struct job *jobs = cu_xcalloc(n + 1, sizeof(*jobs));
+    atomic_int stop = 0;
+    enum cu_status st = CU_OK;
+    CU_AUTOFREE char *cache = cu_path_join(ctx->cache_dir, "archives");
+
+    *jobs_out = NULL;
+    if ((st = cu_mkdir_p(cache, 0755, err)) != CU_OK) {
+        free(jobs);
+        return st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = &jobs[i];
+        j->d = dl[i];
+        j->ctx = ctx;
+        j->stop = &stop;
+        j->installer = dl[i]->product == CU_PRODUCT_CUDNN ? "cudnn" : "cuda";
+        j->final = cu_xasprintf("%s/%s.tar.xz", cache, dl[i]->sha256);
+        j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
+        if (staging_root)
+            j->staging = cu_xasprintf("%s/c/%s", staging_root, dl[i]->component);
+    }
+    qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
+
+    struct cu_fetch_item *items = cu_xcalloc(n + 1, sizeof(*items));
+    size_t n_items = 0;
+    for (size_t i = 0; i < n && st == CU_OK; i++) {
+        struct job *j = &jobs[i];
+        struct stat sb;
+        j->cached = stat(j->final, &sb) == 0 && (uint64_t)sb.st_size == j->d->size;
+        const char *path = j->cached ? j->final : j->partial;
+        if (!j->cached) {
+            int fd = open(j->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            if (fd < 0) {
+                st = cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), j->partial);
+                break;
+            }
+            close(fd);
+        }
+        if ((st = cu_stream_init(&j->stream, path, &stop, err)) != CU_OK)
+            break;
+        j->stream_open = true;
+        if (j->cached) {
+            cu_stream_advance(&j->stream, j->d->size);
+            cu_stream_finish(&j->stream, NULL);
+            struct cu_event e = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
+                                 .phase = "cached", .done = j->d->size, .total = j->d->size};
+            cu_emit(ctx->events, &e);
+        } else {
+            items[n_items++] = (struct cu_fetch_item){.url = j->d->url, .name = j->d->component,
+                                                      .installer = j->installer, .size = j->d->size,
+                                                      .partial = j->partial, .stream = &j->stream};
+        }
+    }
+    if (st != CU_OK) {
+        free(items);
+        jobs_fini(jobs, n);
+        return st;
+    }
+
+    struct pool p = {.jobs = jobs, .n = n, .next = 0};
+    pthread_mutex_init(&p.mu, NULL);
+    unsigned nthreads = ctx->jobs ? ctx->jobs : 1;
+    if (nthreads > n)
+        nthreads = (unsigned)n;
+    pthread_t *th = cu_xcalloc(nthreads + 1, sizeof(*th));
+    unsigned started = 0;
+    for (unsigned i = 0; i < nthreads; i++)
+        if (pthread_create(&th[i], NULL, worker, &p) == 0)
+            started++;
+    if (started == 0)
+        worker(&p); /* no threads to be had: do it here, serially */
+
+    struct cu_error ferr;
+    cu_error_clear(&ferr);
+    enum cu_status fst = cu_fetch_run(ctx->net, items, n_items, ctx->jobs ? ctx->jobs : 1, ctx->cancel,
+                                      ctx->events, &ferr);
+    if (fst != CU_OK)
+        atomic_store(&stop, 1);
+    while (atomic_load(&p.finished) < n) {
+        if (ctx->cancel && atomic_load(ctx->cancel))
+            atomic_store(&stop, 1);
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&p.mu);
+    free(items);
+
+    /* One sentence: the user's interrupt, else the first real failure. */
+    if (ctx->cancel && atomic_load(ctx->cancel)) {
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+    } else {
+        for (size_t i = 0; i < n && st == CU_OK; i++)
+            if (jobs[i].result.code != CU_OK && jobs[i].result.code != CU_E_CANCELLED) {
+                *err = jobs[i].result;
+                st = err->code;
+            }
+        if (st == CU_OK && fst != CU_OK) {
+            *err = ferr;
+            st = fst;
+        }
+    }
+    if (st != CU_OK) {
+        jobs_fini(jobs, n);
+        return st;
+    }
+    *jobs_out = jobs;
+    return CU_OK;
+}
+
+/* ---- building the new tree ---------------------------------------------------------------- */
+
+struct tree {
+    int fd; /* the new tree */
+    struct cu_record *rec;
+    size_t cap;
+    struct cu_error *err;
+};
+
+static struct cu_record_file *
+tree_add(struct tree *t, const char *path)
+{
+    if (t->rec->n_files == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 256;
+        t->rec->files = cu_xreallocarray(t->rec->files, t->cap, sizeof(*t->rec->files));
+    }
+    struct cu_record_file *f = &t->rec->files[t->rec->n_files++];
+    memset(f, 0, sizeof(*f));
+    f->path = cu_xstrdup(path);
+    return f;
+}
+
+static const struct cu_record_file *
+tree_find(const struct tree *t, const char *path)
+{
+    for (size_t i = t->rec->n_files; i-- > 0;)
+        if (strcmp(t->rec->files[i].path, path) == 0)
+            return &t->rec->files[i];
+    return NULL;
+}
+
+static void
+split(const char *path, char **dir, const char **base)
+{
+    const char *s = strrchr(path, '/');
+    *dir = s ? cu_xstrndup(path, (size_t)(s - path)) : cu_xstrdup("");
+    *base = s ? s + 1 : path;
+}
+
+/* Move one unpacked entry of @component from its staging folder into the tree. */
+static enum cu_status
+place(struct tree *t, int sfd, const char *component, const struct cu_extract_file *f)
+{
+    enum cu_status st;
+    /* The archive's own top-level files (LICENSE, README) would collide across components. */
+    CU_AUTOFREE char *dest = strchr(f->path, '/') || f->type == CU_FILE_DIR
+                                 ? cu_xstrdup(f->path)
+                                 : cu_xasprintf("licenses/%s/%s", component, f->path);
+    CU_AUTOFREE char *ddir = NULL, *sdir = NULL;
+    const char *dbase, *sbase;
+    int dfd = -1, srcfd = -1;
+
+    if (f->type == CU_FILE_DIR) {
+        if ((st = cu_openat_dir(t->fd, dest, true, &dfd, t->err)) != CU_OK)
+            return st;
+        close(dfd);
+        if (!tree_find(t, dest)) {
+            struct cu_record_file *r = tree_add(t, dest);
+            r->type = 'd';
+            r->mode = 0755;
+            r->component = cu_xstrdup(component);
+        }
+        return CU_OK;
+    }
+    split(dest, &ddir, &dbase);
+    split(f->path, &sdir, &sbase);
+    if ((st = cu_openat_dir(t->fd, ddir, true, &dfd, t->err)) != CU_OK)
+        return st;
+    struct stat sb;
+    if (fstatat(dfd, dbase, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+        const struct cu_record_file *old = tree_find(t, dest);
+        bool same = old && old->type == f->type && strcmp(old->sha256, f->sha256) == 0;
+        close(dfd);
+        if (same)
+            return CU_OK; /* the same bytes from two components: keep one */
+        return cu_error_set(t->err, CU_E_ARCHIVE, 0,
+                            _("The components %s and %s both install %s, with different contents"),
+                            old && old->component ? old->component : "?", component, dest);
+    }
+    if ((st = cu_openat_dir(sfd, sdir, false, &srcfd, t->err)) != CU_OK) {
+        close(dfd);
+        return st;
+    }
+    if (renameat(srcfd, sbase, dfd, dbase) != 0) {
+        st = cu_error_set(t->err, CU_E_IO, errno, _("Cannot move %s into place"), dest);
+        close(srcfd);
+        close(dfd);
+        return st;
+    }
+    close(srcfd);
+    close(dfd);
+    struct cu_record_file *r = tree_add(t, dest);
+    r->type = f->type;
+    r->mode = f->mode;
+    r->size = f->size;
+    memcpy(r->sha256, f->sha256, sizeof(r->sha256));
+    r->target = cu_xstrdup(f->target);
+    r->component = cu_xstrdup(component);
+    return CU_OK;
+}
+
+/* Bring a kept component's files over from the old tree: hard links, no copies. */
+static enum cu_status
+keep(struct tree *t, int oldfd, const struct cu_record_file *f)
+{
+    enum cu_status st;
+    CU_AUTOFREE char *dir = NULL;
+    const char *base;
+    int dfd = -1, sfd = -1;
+
+    split(f->path, &dir, &base);
+    if (f->type == 'd') {
+        if ((st = cu_openat_dir(t->fd, f->path, true, &dfd, t->err)) != CU_OK)
+            return st;
+        close(dfd);
+    } else {
+        if ((st = cu_openat_dir(t->fd, dir, true, &dfd, t->err)) != CU_OK)
+            return st;
+        if ((st = cu_openat_dir(oldfd, dir, false, &sfd, t->err)) != CU_OK) {
+            close(dfd);
+            return st;
+        }
+        int r = f->type == 'l' ? symlinkat(f->target, dfd, base) : linkat(sfd, base, dfd, base, 0);
+        if (r != 0 && errno != EEXIST)
+            st = cu_error_set(t->err, CU_E_IO, errno, _("Cannot carry %s over"), f->path);
+        close(sfd);
+        close(dfd);
+        if (st != CU_OK)
+            return st;
+    }
+    struct cu_record_file *n = tree_add(t, f->path);
+    n->type = f->type;
+    n->mode = f->mode;
+    n->size = f->size;
+    memcpy(n->sha256, f->sha256, sizeof(n->sha256));
+    n->target = cu_xstrdup(f->target);
+    n->component = cu_xstrdup(f->component);
+    return CU_OK;
+}
+
+static enum cu_status
+write_own_files(struct tree *t, const struct cu_plan *p, const char *tree_path)
+{
+    enum cu_status st;
+    char buf[32];
+    /* lib64 -> lib, as the runfile installs it. */
+    struct stat sb;
+    if (fstatat(t->fd, "lib", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode) &&
+        fstatat(t->fd, "lib64", &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (symlinkat("lib", t->fd, "lib64") != 0)
+            return cu_error_set(t->err, CU_E_IO, errno, _("Cannot create lib64"));
+        struct cu_record_file *f = tree_add(t, "lib64");
+        f->type = 'l';
+        f->mode = 0777;
+        f->size = 3;
+        f->target = cu_xstrdup("lib");
+        cu_sha256_hex("lib", 3, f->sha256);
+        f->component = cu_xstrdup("cudaup");
+    }
+    /* version.json in the runfile's shape, so other tools recognise the install. */
+    json_t *v = json_object(), *cuda = json_object();
+    json_object_set_new(cuda, "name", json_string("CUDA SDK"));
+    json_object_set_new(cuda, "version", json_string(cu_version_format(&p->cuda, 0, buf, sizeof(buf))));
+    json_object_set_new(v, "cuda", cuda);
+    for (size_t i = 0; i < t->rec->n_components; i++) {
+        const struct cu_record_component *c = &t->rec->components[i];
+        json_t *o = json_object();
+        const struct cu_manifest *m = c->product == CU_PRODUCT_CUDNN ? p->cudnn_manifest : p->cuda_manifest;
+        const struct cu_package *pkg = m ? cu_manifest_package(m, c->name) : NULL;
+        json_object_set_new(o, "name", json_string(pkg && pkg->name ? pkg->name : c->name));
+        json_object_set_new(o, "version", cu_json_str_or_null(c->version));
+        json_object_set_new(v, c->name, o);
+    }
+    char *text = json_dumps(v, JSON_INDENT(3) | JSON_PRESERVE_ORDER);
+    json_decref(v);
+    CU_AUTOFREE char *vp = cu_path_join(tree_path, "version.json");
+    size_t len = strlen(text);
+    st = cu_write_file_atomic(vp, text, len, 0644, t->err);
+    if (st == CU_OK) {
+        struct cu_record_file *f = tree_add(t, "version.json");
+        f->type = 'f';
+        f->mode = 0644;
+        f->size = len;
+        cu_sha256_hex(text, len, f->sha256);
+        f->component = cu_xstrdup("cudaup");
+    }
+    free(text);
+    return st;
+}
+
+static char *
+now_iso(const char *const *envp)
+{
+    char buf[32];
+    time_t t = time(NULL);
+    for (const char *const *e = envp; e && *e; e++)
+        if (strncmp(*e, "CUDAUP_TEST_NOW=", 16) == 0) {
+            uint64_t v;
+            if (cu_parse_u64(*e + 16, UINT64_MAX / 2, &v))
+                t = (time_t)v;
+        }
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return cu_xstrdup(buf);
+}
+
+/* Point PREFIX/cuda at cuda-X.Y; a real folder there is left alone. */
+static enum cu_status
+link_active(const struct cu_run_ctx *ctx, bool *changed, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    CU_AUTOFREE char *link = cu_path_join(p->prefix, "cuda");
+    const char *name = strrchr(p->cuda_path, '/') + 1;
+    char cur[4096];
+    struct stat sb;
+    *changed = false;
+    if (lstat(link, &sb) == 0 && !S_ISLNK(sb.st_mode)) {
+        cu_run_log(ctx, "cuda", _("%s is a folder, not a link; it was left as it is"), link);
+        return CU_OK;
+    }
+    ssize_t n = readlink(link, cur, sizeof(cur) - 1);
+    if (n >= 0) {
+        cur[n] = '\0';
+        if (strcmp(cur, name) == 0 || strcmp(cur, p->cuda_path) == 0)
+            return CU_OK;
+    }
+    *changed = true;
+    return cu_symlink_replace(name, link, err);
+}
+
+static bool
+in_list(char *const *v, const char *s)
+{
+    for (; v && *v; v++)
+        if (strcmp(*v, s) == 0)
+            return true;
+    return false;
+}
+
+/* Is every file of @component there as recorded (sizes and modes)? */
+static bool
+component_intact(const struct cu_record *r, const char *dir, const char *component)
+{
+    for (size_t i = 0; i < r->n_files; i++)
+        if (r->files[i].component && strcmp(r->files[i].component, component) == 0 &&
+            cu_record_check_file(dir, &r->files[i], false) != CU_FILE_OK)
+            return false;
+    return true;
+}
+
+enum cu_status
+cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    struct cu_record *old = NULL;
+    enum cu_status st;
+    int lockfd = -1, oldfd = -1;
+    CU_AUTOFREE char *staging = NULL;
+    CU_AUTOFREE char *tree_path = NULL;
+    struct job *jobs = NULL;
+    size_t n_need = 0;
+    const struct cu_plan_download **need = cu_xcalloc(p->n_downloads + 1, sizeof(*need));
+    bool *kept = cu_xcalloc(p->n_downloads + 1, sizeof(bool));
+    struct tree t = {.fd = -1, .err = err};
+    char mm[16], detail[512];
+    bool link_changed = false;
+
+    cu_plan_cuda_mm(p, mm, sizeof(mm));
+    snprintf(detail, sizeof(detail), "%s", p->cuda_path);
+    struct cu_event se = {.type = CU_EV_STEP_START, .installer = "cuda", .message = detail};
+    cu_emit(ctx->events, &se);
+
+    if ((st = cu_prefix_lock(p->prefix, &lockfd, err)) != CU_OK)
+        goto out;
+    cu_prefix_reconcile(p->prefix);
+
+    struct stat sb;
+    bool exists = lstat(p->cuda_path, &sb) == 0;
+    if (exists) {
+        st = cu_record_load(p->cuda_path, &old, err);
+        if (st == CU_E_NOT_FOUND) {
+            st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                              _("%s already exists and cudaup did not install it; choose another --prefix, or move it away"),
+                              p->cuda_path);
+            goto out;
+        }
+        if (st != CU_OK) {
+            cu_error_prefix(err, _("%s has a damaged record; run `cudaup repair` or remove the folder"),
+                            p->cuda_path);
+            goto out;
+        }
+    }
+
+    /* Which archives must come: those not installed, or installed but damaged. */
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        const struct cu_record_component *rc = cu_record_component(old, d->component);
+        if (rc && strcmp(rc->sha256, d->sha256) == 0 && !in_list(force, d->component) &&
+            component_intact(old, p->cuda_path, d->component)) {
+            kept[i] = true;
+            continue;
+        }
+        need[n_need++] = d;
+    }
+    bool own_ok = old && component_intact(old, p->cuda_path, "cudaup");
+    if (n_need == 0 && own_ok) {
+        bool extra = false;
+        for (size_t i = 0; i < old->n_components; i++) {
+            bool planned = false;
+            for (size_t k = 0; k < p->n_downloads; k++)
+                planned |= strcmp(p->downloads[k].component, old->components[i].name) == 0;
+            extra |= !planned;
+        }
+        /* Nothing to fetch and nothing damaged: only the active link may need a touch. */
+        if ((st = link_active(ctx, &link_changed, err)) != CU_OK)
+            goto out;
+        if (extra)
+            cu_run_log(ctx, "cuda", _("%s also holds components this plan does not list; they stay"), p->cuda_path);
+        ctx->toolkit_changed = link_changed;
+        cu_run_result(ctx, "cuda", "install", p->cuda_path, CU_OK, link_changed);
+        if (p->has_cudnn)
+            cu_run_result(ctx, "cudnn", "install", p->cuda_path, CU_OK, false);
+        goto out;
+    }
+
+    staging = cu_xasprintf("%s/.cudaup-staging-%s-%d", p->prefix, mm, (int)getpid());
+    tree_path = cu_path_join(staging, "tree");
+    if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
+        goto out;
+    if ((st = pipeline(ctx, need, n_need, staging, &jobs, err)) != CU_OK)
+        goto out;
+
+    /* The new tree: kept components linked from the old one, then the new ones moved in. */
+    t.rec = cu_record_new();
+    t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (t.fd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), tree_path);
+        goto out;
+    }
+    t.rec->cuda_version = cu_xstrdup(cu_version_format(&p->cuda, 0, (char[32]){0}, 32));
+    t.rec->platform = cu_xstrdup(p->platform);
+    t.rec->mirror = cu_xstrdup(p->base_url);
+    t.rec->created = now_iso(ctx->envp);
+    if (p->has_cudnn) {
+        t.rec->cudnn_version = cu_xstrdup(cu_version_format(&p->cudnn, 0, (char[32]){0}, 32));
+        t.rec->cudnn_full = cu_xstrdup(p->cudnn_full);
+        t.rec->cudnn_variant = cu_xstrdup(p->cudnn_variant);
+    }
+    t.rec->components = cu_xcalloc(p->n_downloads + (old ? old->n_components : 0) + 1,
+                                   sizeof(*t.rec->components));
+    if (old) {
+        oldfd = open(p->cuda_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (oldfd < 0) {
+            st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), p->cuda_path);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        t.rec->components[t.rec->n_components++] = (struct cu_record_component){
+            cu_xstrdup(d->component), d->product, cu_xstrdup(d->version), {0}, d->size, cu_xstrdup(d->url)};
+        memcpy(t.rec->components[t.rec->n_components - 1].sha256, d->sha256, 65);
+        if (!kept[i])
+            continue;
+        for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
+            if (old->files[k].component && strcmp(old->files[k].component, d->component) == 0)
+                st = keep(&t, oldfd, &old->files[k]);
+    }
+    /* Components of the old install this plan does not list stay, when intact. */
+    for (size_t i = 0; old && i < old->n_components && st == CU_OK; i++) {
+        const struct cu_record_component *c = &old->components[i];
+        bool planned = false;
+        for (size_t k = 0; k < p->n_downloads; k++)
+            planned |= strcmp(p->downloads[k].component, c->name) == 0;
+        if (planned || (c->product == CU_PRODUCT_CUDNN && p->has_cudnn) || !component_intact(old, p->cuda_path, c->name))
+            continue;
+        t.rec->components[t.rec->n_components++] = (struct cu_record_component){
+            cu_xstrdup(c->name), c->product, cu_xstrdup(c->version), {0}, c->size, cu_xstrdup(c->url)};
+        memcpy(t.rec->components[t.rec->n_components - 1].sha256, c->sha256, 65);
+        for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
+            if (old->files[k].component && strcmp(old->files[k].component, c->name) == 0)
+                st = keep(&t, oldfd, &old->files[k]);
+    }
+    if (st != CU_OK)
+        goto out;
+    /* New components in plan order, so conflicts are reported the same way every time. */
+    for (size_t i = 0; i < p->n_downloads && st == CU_OK; i++) {
+        if (kept[i])
+            continue;
+        const struct job *j = NULL;
+        for (size_t k = 0; k < n_need; k++)
+            if (jobs[k].d == &p->downloads[i])
+                j = &jobs[k];
+        int sfd = open(j->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (sfd < 0) {
+            st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), j->staging);
+            break;
+        }
+        for (size_t k = 0; k < j->res.n && st == CU_OK; k++)
+            st = place(&t, sfd, j->d->component, &j->res.files[k]);
+        close(sfd);
+        if (p->downloads[i].product == CU_PRODUCT_CUDNN)
+            ctx->cudnn_changed = true;
+    }
+    if (st != CU_OK || (st = write_own_files(&t, p, tree_path)) != CU_OK ||
+        (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
+        goto out;
+    if (ctx->cancel && atomic_load(ctx->cancel)) {
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+        goto out;
+    }
+
+    /* The switch: one rename, or one exchange with the old tree. */
+    if (exists) {
+        if (renameat2(AT_FDCWD, tree_path, AT_FDCWD, p->cuda_path, RENAME_EXCHANGE) != 0) {
+            st = cu_error_set(err, CU_E_IO, errno, _("Cannot put %s in place"), p->cuda_path);
+            goto out;
+        }
+    } else if (rename(tree_path, p->cuda_path) != 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot put %s in place"), p->cuda_path);
+        goto out;
+    }
+    cu_fsync_parent(p->cuda_path);
+    ctx->toolkit_changed = true;
+    if ((st = link_active(ctx, &link_changed, err)) != CU_OK)
+        goto out;
+    cu_run_result(ctx, "cuda", "install", p->cuda_path, CU_OK, true);
+    if (p->has_cudnn)
+        cu_run_result(ctx, "cudnn", "install", p->cuda_path, CU_OK, ctx->cudnn_changed);
+out:
+    if (st != CU_OK)
+        cu_run_result(ctx, "cuda", "install", cu_error_text(err), st, false);
+    if (t.fd >= 0)
+        close(t.fd);
+    if (oldfd >= 0)
+        close(oldfd);
+    cu_record_free(t.rec);
+    if (jobs)
+        jobs_fini(jobs, n_need);
+    if (staging) {
+        struct cu_error e2;
+        if (cu_rm_rf(staging, &e2) != CU_OK)
+            cu_log_warn("%s", e2.msg);
+    }
+    cu_record_free(old);
+    free(need);
+    free(kept);
+    cu_prefix_unlock(lockfd);
+    return st;
+}
+
+/* ---- mirror ----------------------------------------------------------------------------- */
+
+static enum cu_status
+copy_into(const char *src, const char *dst, struct cu_error *err)
+{
+    CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-%d", dst, (int)getpid());
+    unlink(tmp);
+    if (link(src, tmp) != 0) {
+        /* another file system: copy */
+        int in = open(src, O_RDONLY | O_CLOEXEC);
+        int out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (in < 0 || out < 0) {
+            int e = errno;
+            if (in >= 0)
+                close(in);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
+        }
+        char buf[1 << 16];
+        ssize_t n;
+        while ((n = read(in, buf, sizeof(buf))) > 0)
+            if (write(out, buf, (size_t)n) != n) {
+                n = -1;
+                break;
+            }
+        int e = errno;
+        close(in);
+        if (n < 0 || fsync(out) != 0 || close(out) != 0) {
+            unlink(tmp);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
+        }
+    }
+    if (rename(tmp, dst) != 0) {
+        unlink(tmp);
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), dst);
+    }
+    return CU_OK;
+}
+
+enum cu_status
+cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    const struct cu_plan_download **dl = cu_xcalloc(p->n_downloads + 1, sizeof(*dl));
+    struct job *jobs = NULL;
+    enum cu_status st;
+    size_t n = 0;
+
+    /* What DIR already holds with the right size is checked, not fetched again. */
+    for (size_t i = 0; i < p->n_downloads; i++)
+        dl[n++] = &p->downloads[i];
+    if ((st = pipeline(ctx, dl, n, NULL, &jobs, err)) != CU_OK)
+        goto out;
+    bool changed = false;
+    for (size_t i = 0; i < n && st == CU_OK; i++) {
+        const struct job *j = &jobs[i];
+        CU_AUTOFREE char *dst = cu_xasprintf("%s/%s/redist/%s", dir, cu_product_name(j->d->product),
+                                             j->d->relative_path);
+        char *slash = strrchr(dst, '/');
+        *slash = '\0';
+        if ((st = cu_mkdir_p(dst, 0755, err)) != CU_OK)
+            break;
+        *slash = '/';
+        struct stat a, b;
+        if (stat(dst, &a) == 0 && stat(j->final, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+            continue;
+        char have[65];
+        if (stat(dst, &a) == 0 && (uint64_t)a.st_size == j->d->size &&
+            cu_sha256_file(dst, have, NULL, err) == CU_OK && strcmp(have, j->d->sha256) == 0)
+            continue;
+        st = copy_into(j->final, dst, err);
+        changed = true;
+    }
+    ctx->toolkit_changed = changed;
+out:
+    if (jobs)
+        jobs_fini(jobs, n);
+    free(dl);
+    return st;
+}
+
+/* ---- uninstall -------------------------------------------------------------------------- */
+
+enum cu_status
+cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir, bool *was_active,
+                     struct cu_error *err)
+{
+    (void)state_dir;
+    CU_AUTOFREE char *dir = cu_xasprintf("%s/cuda-%s", prefix, mm);
+    CU_AUTOFREE char *link = cu_path_join(prefix, "cuda");
+    struct cu_record *rec = NULL;
+    int lockfd = -1;
+    char cur[4096];
+    CU_AUTOFREE char *trash = NULL;
+    enum cu_status st;
+
+    *was_active = false;
+    if (!cu_path_exists(dir))
+        return cu_error_set(err, CU_E_NOT_FOUND, 0, _("CUDA %s is not installed in %s"), mm, prefix);
+    if ((st = cu_prefix_lock(prefix, &lockfd, err)) != CU_OK)
+        return st;
+    cu_prefix_reconcile(prefix);
+    st = cu_record_load(dir, &rec, err);
+    if (st == CU_E_NOT_FOUND) {
+        st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                          _("%s was not installed by cudaup, so cudaup leaves it alone"), dir);
+        goto out;
+    }
+    if (st != CU_OK)
+        goto out;
+    ssize_t n = readlink(link, cur, sizeof(cur) - 1);
+    if (n >= 0) {
+        cur[n] = '\0';
+        const char *name = strrchr(dir, '/') + 1;
+        if (strcmp(cur, name) == 0 || strcmp(cur, dir) == 0) {
+            *was_active = true;
+            unlink(link);
+        }
+    }
+    /* Out of the way in one rename, then removed: a kill midway leaves no half folder in place. */
+    trash = cu_xasprintf("%s/.cudaup-staging-remove-%s-%d", prefix, mm, (int)getpid());
+    if (rename(dir, trash) != 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), dir);
+        goto out;
+    }
+    cu_fsync_parent(dir);
+    st = cu_rm_rf(trash, err);
+out:
+    cu_record_free(rec);
+    cu_prefix_unlock(lockfd);
+    return st;
+}
