@@ -7,6 +7,7 @@
 #include "app.h"
 #include "core/i18n.h"
 #include "core/mem.h"
+#include "core/parse.h"
 #include "core/str.h"
 #include "installers/prepare.h"
 #include "report.h"
@@ -29,6 +30,13 @@ cu_app_prepare(struct cu_app *app, bool unconstrained, struct cu_facts **facts,
         .is_root = app->is_root,
         .unconstrained = unconstrained,
     };
+    uint64_t v;
+    const char *e = cu_env_get(app->envp, "CUDAUP_LOW_SPEED_TIME");
+    if (e && cu_parse_u64(e, 3600, &v))
+        in.low_speed_time_s = (long)v;
+    e = cu_env_get(app->envp, "CUDAUP_RETRY_BASE_MS");
+    if (e && cu_parse_u64(e, 600000, &v))
+        in.retry_base_ms = (long)v;
     return cu_prepare_plan(&in, mirror, plan, err);
 }
 

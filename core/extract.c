@@ -26,6 +26,7 @@
 #define MAX_COMPONENT 255
 #define MAX_DEPTH 64
 #define MAX_LINK 1024
+#define CU_EXTRACT_RATIO 50ull
 
 void
 cu_extract_result_fini(struct cu_extract_result *r)
@@ -50,6 +51,7 @@ struct xzsrc {
     ssize_t read_err;   /* the reader's -errno */
     lzma_ret lz_err;    /* LZMA_OK when none */
     const atomic_int *cancel;
+    uint64_t in_total;  /* compressed bytes read so far */
 };
 
 static bool
@@ -78,6 +80,7 @@ xz_fill(struct xzsrc *x)
             if (n == 0) {
                 x->in_eof = true;
             } else {
+                x->in_total += (uint64_t)n;
                 x->z.next_in = x->in;
                 x->z.avail_in = (size_t)n;
             }
@@ -169,6 +172,7 @@ struct map_slot {
 
 struct ex {
     const struct cu_extract_opts *o;
+    const struct xzsrc *xs;
     struct cu_error *err;
     struct cu_extract_result *res;
     size_t cap;
@@ -369,6 +373,27 @@ report(struct ex *x)
     }
 }
 
+/*
+ * A decompression bomb is stopped early: what is written may not exceed a
+ * fixed ratio of the compressed bytes read so far (NVIDIA's archives stay
+ * far below it), nor the absolute cap.
+ */
+static bool
+over_limit(const struct ex *x, uint64_t more)
+{
+    uint64_t w = x->written + more;
+    uint64_t by_ratio = x->xs->in_total * CU_EXTRACT_RATIO + (256ull << 20);
+    return w > x->o->max_bytes || w > by_ratio;
+}
+
+static enum cu_status
+bomb(struct ex *x)
+{
+    return cu_error_set(x->err, CU_E_ARCHIVE, 0,
+                        _("%s unpacks to far more than its size (over %llu bytes so far); it was stopped as a decompression bomb"),
+                        x->o->what, (unsigned long long)x->written);
+}
+
 static enum cu_status
 write_file(struct ex *x, struct archive *a, struct archive_entry *e, const char *path, int dfd,
            const char *base)
@@ -404,10 +429,8 @@ write_file(struct ex *x, struct archive *a, struct archive_entry *e, const char 
             goto fail;
         }
         uint64_t end = (uint64_t)off + size;
-        if (x->written + (end - pos) > x->o->max_bytes) {
-            st = cu_error_set(x->err, CU_E_ARCHIVE, 0,
-                              _("%s unpacks to more than %llu bytes; it was stopped as a decompression bomb"),
-                              x->o->what, (unsigned long long)x->o->max_bytes);
+        if (over_limit(x, end - pos)) {
+            st = bomb(x);
             goto fail;
         }
         /* A hole in a sparse entry reads as zeros, so it hashes as zeros. */
@@ -444,10 +467,8 @@ write_file(struct ex *x, struct archive *a, struct archive_entry *e, const char 
     if (pos < (uint64_t)archive_entry_size(e) && archive_entry_size_is_set(e)) {
         /* a trailing hole */
         uint64_t want = (uint64_t)archive_entry_size(e);
-        if (x->written + (want - pos) > x->o->max_bytes) {
-            st = cu_error_set(x->err, CU_E_ARCHIVE, 0,
-                              _("%s unpacks to more than %llu bytes; it was stopped as a decompression bomb"),
-                              x->o->what, (unsigned long long)x->o->max_bytes);
+        if (over_limit(x, want - pos)) {
+            st = bomb(x);
             goto fail;
         }
         for (; pos < want;) {
@@ -639,6 +660,7 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     xs.in = cu_xmalloc(IN_BUF);
     xs.out = cu_xmalloc(OUT_BUF);
     x.o = &o;
+    x.xs = &xs;
     x.err = err;
     x.res = res;
     x.cur_fd = -1;

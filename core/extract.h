@@ -58,7 +58,8 @@ typedef ssize_t (*cu_read_fn)(void *userdata, void *buf, size_t len);
 struct cu_extract_opts {
     int dirfd;                /* the empty staging folder */
     const char *what;         /* the archive, for messages */
-    uint64_t max_bytes;       /* at most this many bytes written (0: 64 GiB) */
+    uint64_t max_bytes;       /* at most this many bytes written (0: 64 GiB); and never
+                                 more than 50 times the compressed bytes read + 256 MiB */
     uint64_t max_entries;     /* 0: 500 000 */
     uint64_t memlimit;        /* xz decoder memory, 0: 512 MiB */
     const atomic_int *cancel; /* non-zero stops between blocks: CU_E_CANCELLED */

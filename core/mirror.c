@@ -48,6 +48,10 @@ cu_mirror_new(const struct cu_mirror_opts *o, struct cu_mirror **out, struct cu_
     }
     if (o->retries)
         m->net.retries = o->retries;
+    if (o->low_speed_time_s > 0)
+        m->net.low_speed_time_s = o->low_speed_time_s;
+    if (o->retry_base_ms > 0)
+        m->net.retry_base_ms = o->retry_base_ms;
     CU_AUTOFREE char *local = cu_net_local_path(&m->net, "", NULL);
     if (local) {
         /* "file:///srv/m" + "//redist": the folder itself is the part before. */

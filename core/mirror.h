@@ -29,6 +29,8 @@ struct cu_mirror_opts {
     const char *cache_dir;  /* NULL: no cache */
     const struct cu_catalog *catalog;
     unsigned retries;       /* 0: the default */
+    long low_speed_time_s;  /* 0: the default (a stall is abandoned after this long) */
+    long retry_base_ms;     /* 0: the default first back-off */
 };
 
 CU_NODISCARD enum cu_status cu_mirror_new(const struct cu_mirror_opts *opts, struct cu_mirror **out,

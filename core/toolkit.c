@@ -161,7 +161,6 @@ run_job(struct job *j)
             struct cu_extract_opts o = {
                 .dirfd = dfd,
                 .what = base ? base + 1 : j->d->relative_path,
-                .max_bytes = j->d->size * 50 + (256ull << 20),
                 .cancel = j->stop,
                 .progress = unpack_progress,
                 .userdata = j,

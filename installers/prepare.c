@@ -133,6 +133,8 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         .cache_dir = in->cache_dir,
         .catalog = in->catalog,
         .retries = (unsigned)c->retries,
+        .low_speed_time_s = in->low_speed_time_s,
+        .retry_base_ms = in->retry_base_ms,
     };
     struct cu_manifest_source src;
     enum cu_status st;
