@@ -72,13 +72,14 @@ emit(struct xfer *x, bool force)
 static void
 restart_from_zero(struct xfer *x)
 {
+    /* Tell the reader first: a read that sees the file shrink must also see the new generation. */
+    cu_stream_restart(x->it->stream);
     if (ftruncate(x->fd, 0) != 0)
         cu_log_warn("cannot truncate %s", x->it->partial);
     x->have = 0;
     x->start = 0;
     CU_AUTOFREE char *mp = meta_path(x);
     unlink(mp);
-    cu_stream_restart(x->it->stream);
 }
 
 static size_t
@@ -343,16 +344,23 @@ done(struct xfer *x, CURLM *multi, CURLcode rc)
                x->it->url, (unsigned long long)x->it->size);
         return;
     }
-    if (x->bad_range || x->code == 416) {
+    if (x->bad_range || x->code == 416 || rc == CURLE_RANGE_ERROR) {
+        /* It ignored the Range, or answered another one: the only safe way on is from byte 0. */
+        cu_log_info(_("%s: the server could not resume; starting over"), x->it->name);
         restart_from_zero(x);
         retry_or_fail(x, _("the server could not resume the download"));
         return;
     }
     if (rc == CURLE_OK && !x->discard && (x->code == 200 || x->code == 206 || x->is_file)) {
-        if (x->have == x->it->size)
+        if (x->have == x->it->size) {
             finish(x, CU_OK, "%s", "");
-        else
-            retry_or_fail(x, _("the connection closed before the end"));
+        } else {
+            /* A complete answer that is shorter is not the file (an error page, a wrong file). */
+            uint64_t got = x->have;
+            restart_from_zero(x);
+            finish(x, CU_E_CHECKSUM, _("%s is %llu bytes, but its manifest says %llu (a wrong file or an error page): it fails its checksum and was deleted"),
+                   x->it->url, (unsigned long long)got, (unsigned long long)x->it->size);
+        }
         return;
     }
     if (rc == CURLE_OK && x->code >= 400) {

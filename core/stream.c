@@ -111,13 +111,14 @@ cu_stream_read(struct cu_stream *s, void *buf, size_t len)
     do
         r = pread(s->fd, buf, n, (off_t)pos);
     while (r < 0 && errno == EINTR);
-    if (r < 0)
-        return -errno;
-    if (r == 0)
-        return -EIO; /* the file is shorter than the writer said: it was truncated under us */
+    int e = r < 0 ? errno : 0;
     pthread_mutex_lock(&s->mu);
     if (s->generation != s->reader_gen)
-        r = -ESTALE;
+        r = -ESTALE; /* the writer started over while we read: whatever we got is stale */
+    else if (r < 0)
+        r = -e;
+    else if (r == 0)
+        r = -EIO; /* shorter than the writer said, and not because it started over */
     else
         s->pos = pos + (uint64_t)r;
     pthread_mutex_unlock(&s->mu);

@@ -188,6 +188,13 @@ run_job(struct job *j)
 
     struct cu_error wres;
     cu_stream_wait(&j->stream, &wres);
+    if (wres.code == CU_E_CHECKSUM) {
+        j->result = wres;
+        unlink(j->partial); /* what arrived is not the file: never resume from it */
+        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
+        unlink(meta);
+        goto fail;
+    }
     if (atomic_load(j->stop) && (wres.code == CU_E_CANCELLED || st == CU_E_CANCELLED)) {
         cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
         goto fail;

@@ -1,0 +1,475 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""cudaup install, uninstall and mirror against generated mirrors and a faulty loopback server."""
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from cutest import BIN, SRCDIR, Tap, base_env, machine, run
+from httpserver import Server
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
+
+t = Tap()
+ROOT, MENV = machine(t, "two-gpus")
+NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50"}
+
+
+def new_mirror(tag="m", **kw):
+    d = os.path.join(t.tmpdir(tag), "mirror")
+    mkmirror.build(d, **kw)
+    return d
+
+
+class Box:
+    """A fresh prefix, state, cache and home for one scenario."""
+
+    def __init__(self, tag, mirror):
+        self.dir = t.tmpdir(tag)
+        self.prefix = os.path.join(self.dir, "prefix")
+        self.state = os.path.join(self.dir, "state")
+        self.cache = os.path.join(self.dir, "cache")
+        self.home = os.path.join(self.dir, "home")
+        os.makedirs(self.home)
+        self.rc = os.path.join(self.home, ".bashrc")
+        self.mirror = mirror if "://" in mirror else "file://" + mirror
+
+    def args(self, *extra):
+        return ["--root", ROOT, "--mirror", self.mirror, "--prefix", self.prefix, "--state-dir", self.state,
+                "--cache-dir", self.cache, "--framework", "none", "--env-scope", "user",
+                "--shell-rc", self.rc] + list(extra)
+
+    def env(self, extra=None):
+        e = dict(MENV)
+        e.update(NOW)
+        e["HOME"] = self.home
+        if extra:
+            e.update(extra)
+        return e
+
+    def install(self, *extra, env=None, timeout=300):
+        return run(["install", "--yes", "--json"] + self.args(*extra), env=self.env(env), timeout=timeout)
+
+    def uninstall(self, version="12.6", *extra):
+        return run(["uninstall", version, "--yes", "--json", "--prefix", self.prefix, "--state-dir", self.state] +
+                   list(extra), env=self.env())
+
+    @property
+    def cuda(self):
+        return os.path.join(self.prefix, "cuda-12.6")
+
+
+def tree(path):
+    """Everything under path: type, mode, content hash or link target (the record without its URLs)."""
+    out = {}
+    recp = os.path.join(path, ".cudaup", "record.json")
+    if os.path.exists(recp):
+        rec = json.load(open(recp))
+        rec.pop("mirror", None)
+        for c in rec["components"]:
+            c.pop("url", None)
+        out["record"] = json.dumps(rec, sort_keys=True)
+    for dp, dns, fns in os.walk(path):
+        for n in dns + fns:
+            p = os.path.join(dp, n)
+            r = os.path.relpath(p, path)
+            st = os.lstat(p)
+            if os.path.islink(p):
+                out[r] = ("l", os.readlink(p))
+            elif os.path.isdir(p):
+                out[r] = ("d", oct(st.st_mode & 0o7777))
+            elif r != ".cudaup/record.json":
+                out[r] = ("f", oct(st.st_mode & 0o7777), hashlib.sha256(open(p, "rb").read()).hexdigest())
+    return out
+
+
+def leftovers(prefix):
+    return [n for n in os.listdir(prefix) if ".cudaup-staging-" in n or ".cudaup-tmp-" in n] if os.path.isdir(prefix) else []
+
+
+MIRROR = new_mirror()
+
+# ---- A first install: layout, record, link, environment ----
+b = Box("first", MIRROR)
+with open(b.rc, "wb") as f:
+    f.write(b"export A=1\r\nalias ll='ls -l'")  # CRLF and no trailing newline
+rc_before = open(b.rc, "rb").read()
+r = b.install()
+doc = r.json()
+t.eq(r.rc, 0, "install exits 0", r)
+t.ok(doc and doc["status"] == "ok" and doc["changed"] is True, "install JSON: status ok, changed", r.out)
+t.ok(doc and all(set(s) >= {"installer", "action", "detail", "status", "changed"} for s in doc["steps"]),
+     "install JSON: steps carry installer, action, status, changed")
+for rel in ("bin/nvcc", "include/cuda_runtime.h", "include/cudnn_version.h", "lib/libcudart.so.12.6.127",
+            "lib/libcudnn.so.9.5.1.0", "version.json", ".cudaup/record.json", "licenses/cuda_cudart/LICENSE"):
+    t.ok(os.path.exists(os.path.join(b.cuda, rel)), "installed: %s" % rel)
+t.eq(os.readlink(os.path.join(b.cuda, "lib64")), "lib", "lib64 -> lib")
+t.eq(os.readlink(os.path.join(b.cuda, "lib", "libcudart.so")), "libcudart.so.12", "the .so chain is kept")
+t.eq(os.readlink(os.path.join(b.prefix, "cuda")), "cuda-12.6", "PREFIX/cuda -> cuda-12.6")
+t.ok(not os.path.exists(os.path.join(b.cuda, "README")), "the driver component is not installed")
+t.ok(os.access(os.path.join(b.cuda, "bin", "nvcc"), os.X_OK), "nvcc stays executable")
+rec = json.load(open(os.path.join(b.cuda, ".cudaup", "record.json")))
+t.eq(rec["cuda"]["version"], "12.6.3", "record: CUDA version")
+t.eq(rec["cudnn"]["version"], "9.5.1", "record: cuDNN version")
+t.ok(all(len(c["sha256"]) == 64 for c in rec["components"]), "record: every component has its archive sha256")
+files = {f["path"]: f for f in rec["files"]}
+t.ok(all(("sha256" in f and "size" in f and "mode" in f) for f in rec["files"] if f["type"] == "f"),
+     "record: every file has size, mode, sha256")
+cudart = open(os.path.join(b.cuda, "lib/libcudart.so.12.6.127"), "rb").read()
+t.eq(files["lib/libcudart.so.12.6.127"]["sha256"], hashlib.sha256(cudart).hexdigest(), "record: the sha256 is of the bytes on disk")
+vj = json.load(open(os.path.join(b.cuda, "version.json")))
+t.eq(vj["cuda"]["version"], "12.6.3", "version.json says 12.6.3 (doctor and other tools read it)")
+envsh = open(os.path.join(b.state, "env.sh")).read()
+t.ok("CUDA_HOME='%s/cuda'" % b.prefix in envsh, "env.sh exports CUDA_HOME", envsh)
+rc_after = open(b.rc, "rb").read()
+t.ok(rc_after.startswith(rc_before + b"\r\n# >>> cudaup >>>\r\n"), "rc: block appended after a CRLF, in CRLF", rc_after)
+t.eq(leftovers(b.prefix), [], "no staging left behind")
+
+# The generated script in several shells: PATH and LD_LIBRARY_PATH set, no empty entry, idempotent.
+for sh in ("sh", "dash", "bash", "zsh"):
+    exe = shutil.which(sh)
+    if not exe:
+        t.skip("env.sh under %s" % sh, "%s is not installed" % sh)
+        continue
+    flags = ["-eu"] if sh in ("sh", "dash") else []
+    out = subprocess.run([exe] + flags + ["-c", ". '%s'; . '%s'; printf '%%s\\n%%s\\n' \"$PATH\" \"$LD_LIBRARY_PATH\"" %
+                                          (os.path.join(b.state, "env.sh"), os.path.join(b.state, "env.sh"))],
+                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": b.home})
+    lines = out.stdout.splitlines()
+    ok = out.returncode == 0 and len(lines) == 2 and lines[0].startswith(b.prefix + "/cuda/bin:") \
+        and lines[0].count(b.prefix + "/cuda/bin") == 1 and lines[1] == b.prefix + "/cuda/lib64" \
+        and "::" not in lines[0] and not lines[0].endswith(":")
+    t.ok(ok, "env.sh under %s (sourced twice)" % sh, out)
+fish = shutil.which("fish")
+if fish:
+    out = subprocess.run([fish, "-c", "source '%s'; source '%s'; echo $PATH[1]; echo $LD_LIBRARY_PATH" %
+                          ((os.path.join(b.state, "env.fish"),) * 2)], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HOME": b.home})
+    t.ok(out.stdout.splitlines()[:2] == [b.prefix + "/cuda/bin", b.prefix + "/cuda/lib64"], "env.fish under fish", out)
+else:
+    t.skip("env.fish under fish", "fish is not installed")
+
+# ---- The second run changes nothing ----
+st_before = {p: os.lstat(os.path.join(b.cuda, p)).st_ino for p in ("lib/libcudart.so.12.6.127", "bin/nvcc")}
+rc_stat = os.stat(b.rc)
+r = b.install()
+t.ok(r.rc == 0 and r.json()["changed"] is False, "second install: changed false", r)
+t.eq({p: os.lstat(os.path.join(b.cuda, p)).st_ino for p in st_before}, st_before, "second install: same inodes")
+t.eq((os.stat(b.rc).st_ino, os.stat(b.rc).st_mtime_ns), (rc_stat.st_ino, rc_stat.st_mtime_ns),
+     "second install: the rc file is not rewritten")
+
+# ---- Repair by rerun: a deleted file brings back only its component, from the cache ----
+os.unlink(os.path.join(b.cuda, "lib/libcublas.so.12.4.5.8"))
+shutil.rmtree(os.path.join(os.path.dirname(MIRROR), "mirror-gone"), ignore_errors=True)
+os.rename(MIRROR, MIRROR + "-hidden")  # no network: the cache must do
+os.makedirs(MIRROR)
+shutil.copytree(os.path.join(MIRROR + "-hidden", "cuda", "redist"), os.path.join(MIRROR, "cuda", "redist"),
+                ignore=shutil.ignore_patterns("*.tar.xz"))
+shutil.copytree(os.path.join(MIRROR + "-hidden", "cudnn", "redist"), os.path.join(MIRROR, "cudnn", "redist"),
+                ignore=shutil.ignore_patterns("*.tar.xz"))
+r = b.install()
+t.ok(r.rc == 0 and r.json()["changed"] is True, "a damaged install is repaired by install, from the cache", r)
+t.ok(os.path.exists(os.path.join(b.cuda, "lib/libcublas.so.12.4.5.8")), "the missing file is back")
+t.eq(os.lstat(os.path.join(b.cuda, "bin/nvcc")).st_ino, st_before["bin/nvcc"],
+     "untouched components are carried over as hard links, not re-unpacked")
+shutil.rmtree(MIRROR)
+os.rename(MIRROR + "-hidden", MIRROR)
+
+# ---- Uninstall restores the rc file byte for byte ----
+r = b.uninstall()
+t.ok(r.rc == 0 and r.json()["changed"], "uninstall exits 0", r)
+t.eq(open(b.rc, "rb").read(), rc_before, "uninstall: the rc file is byte-identical to before")
+t.ok(not os.path.exists(b.cuda) and not os.path.lexists(os.path.join(b.prefix, "cuda")), "uninstall: the folder and link are gone")
+t.ok(not os.path.exists(os.path.join(b.state, "env.sh")), "uninstall: env.sh is gone")
+r = b.uninstall()
+t.eq(r.rc, 3, "uninstalling what is not there: exit 3")
+
+# ---- rc files: symlinks, odd markers, no rc at all ----
+b = Box("rcs", MIRROR)
+dot = os.path.join(b.dir, "dotfiles")
+os.makedirs(dot)
+with open(os.path.join(dot, "bashrc"), "w") as f:
+    f.write("# my dotfiles\n  # >>> cudaup >>>\n  # indented: not ours\n  # <<< cudaup <<<\n")
+os.symlink("../dotfiles/bashrc", b.rc)
+before = open(b.rc, "rb").read()
+r = b.install()
+t.eq(r.rc, 0, "symlinked rc: install exits 0", r)
+t.ok(os.path.islink(b.rc) and os.readlink(b.rc) == "../dotfiles/bashrc", "symlinked rc: the link is kept")
+body = open(os.path.join(dot, "bashrc")).read()
+t.ok(body.count("# >>> cudaup >>>") == 2 and body.startswith(before.decode()), "indented markers are the user's; ours is appended", body)
+r = b.uninstall()
+t.eq(open(os.path.join(dot, "bashrc"), "rb").read(), before, "symlinked rc: the target restored byte for byte")
+t.ok(os.path.islink(b.rc), "symlinked rc: still a link after uninstall")
+
+b = Box("rcbad", MIRROR)
+with open(b.rc, "w") as f:
+    f.write("x=1\n# >>> cudaup >>>\nstart without end\n")
+before = open(b.rc, "rb").read()
+r = b.install()
+t.eq(r.rc, 2, "a start marker without an end: exit 2", r)
+t.eq(open(b.rc, "rb").read(), before, "that rc file is left untouched")
+with open(b.rc, "w") as f:
+    f.write("a\n# >>> cudaup >>>\nold\n# <<< cudaup <<<\nb\n# >>> cudaup >>>\ndup\n# <<< cudaup <<<\nc\n")
+r = b.install()
+body = open(b.rc).read()
+t.ok(r.rc == 0 and body.count("# >>> cudaup >>>") == 1 and "old" not in body and "dup" not in body
+     and body.startswith("a\n# >>> cudaup >>>") and body.endswith("b\nc\n"), "two blocks: one stays, in place of the first", body)
+b.uninstall()
+b2 = Box("norc", MIRROR)
+r = b2.install()
+t.ok(r.rc == 0 and os.path.exists(b2.rc), "no rc file: cudaup creates it", r)
+b2.uninstall()
+t.ok(not os.path.exists(b2.rc), "no rc file: uninstall removes the file it created")
+b3 = Box("rcdir", MIRROR)
+os.makedirs(b3.rc)
+r = b3.install()
+t.eq(r.rc, 2, "an rc path that is a folder: exit 2")
+# Scope system writes profile.d; scope none only the scripts.
+b4 = Box("system", MIRROR)
+pd = os.path.join(b4.dir, "profile.d")
+r = run(["install", "--yes", "--json"] + b4.args("--env-scope", "system"), env=b4.env({"CUDAUP_PROFILE_D": pd}))
+t.ok(r.rc == 0 and os.path.exists(os.path.join(pd, "cudaup.sh")) and not os.path.exists(b4.rc),
+     "scope system: profile.d/cudaup.sh, no rc edit", r)
+r = run(["uninstall", "12.6", "--yes", "--prefix", b4.prefix, "--state-dir", b4.state], env=b4.env({"CUDAUP_PROFILE_D": pd}))
+t.ok(r.rc == 0 and not os.path.exists(os.path.join(pd, "cudaup.sh")), "scope system: uninstall removes it", r)
+
+# ---- Refusals, before anything is touched ----
+b = Box("refuse", MIRROR)
+r = run(["install"] + b.args(), env=b.env())
+t.ok(r.rc == 2 and "--yes" in r.err and not os.path.exists(b.prefix), "install off a terminal without --yes: exit 2", r)
+os.makedirs(os.path.join(b.prefix, "cuda-12.6", "bin"))
+with open(os.path.join(b.prefix, "cuda-12.6", "bin", "mine"), "w") as f:
+    f.write("the user's own toolkit\n")
+r = b.install()
+t.ok(r.rc == 3 and "did not install" in r.err, "an existing CUDA folder cudaup did not make: exit 3", r)
+t.eq(open(os.path.join(b.prefix, "cuda-12.6", "bin", "mine")).read(), "the user's own toolkit\n", "and it is untouched")
+r = b.uninstall()
+t.ok(r.rc == 3 and os.path.exists(os.path.join(b.prefix, "cuda-12.6", "bin", "mine")), "uninstall refuses it too", r)
+
+b = Box("lock", MIRROR)
+os.makedirs(b.prefix)
+lockf = open(os.path.join(b.prefix, ".cudaup.lock"), "w")
+fcntl.flock(lockf, fcntl.LOCK_EX)
+r = b.install()
+t.ok(r.rc == 1 and "Another cudaup" in r.err, "a second cudaup on the same prefix: exit 1, says why", r)
+lockf.close()
+
+# ---- Two components that ship the same file differently; a link chain across components ----
+conf = new_mirror("conflict")
+m = json.load(open(os.path.join(conf, "cuda", "redist", "redistrib_12.6.3.json")))
+
+
+def rebuild(key, entries):
+    top = "%s-linux-x86_64-%s-archive" % (key, m[key]["version"])
+    rel = m[key]["linux-x86_64"]["relative_path"]
+    path = os.path.join(conf, "cuda", "redist", rel)
+    mkmirror.write_archive(path, top, entries)
+    data = open(path, "rb").read()
+    m[key]["linux-x86_64"].update(sha256=hashlib.sha256(data).hexdigest(), size=str(len(data)))
+    json.dump(m, open(os.path.join(conf, "cuda", "redist", "redistrib_12.6.3.json"), "w"))
+
+
+rebuild("cuda_nvrtc", [("f", "include/cuda_runtime.h", b"a different cuda_runtime.h\n")])
+b = Box("conflict", conf)
+r = b.install()
+t.ok(r.rc == 1 and "both install include/cuda_runtime.h" in r.err, "conflicting files between components: exit 1, named", r)
+t.ok(not os.path.exists(b.cuda) and leftovers(b.prefix) == [], "conflict: nothing half-done left in place")
+rebuild("cuda_nvrtc", [("l", "lib/evil", "../include")])
+rebuild("cuda_cccl", [("f", "lib/evil/authorized_keys", b"ssh-rsa AAAA\n")])
+b = Box("chain", conf)
+r = b.install()
+t.ok(r.rc == 1 and "symbolic link" in r.err, "a link from one component, written through by another: refused", r)
+t.ok(not os.path.exists(b.cuda), "chain: no install in place")
+
+# A hostile archive inside a mirror: refused, canary untouched.
+hm = new_mirror("hostile")
+m = json.load(open(os.path.join(hm, "cuda", "redist", "redistrib_12.6.3.json")))
+conf = hm
+rebuild("cuda_cccl", [("l", "x", "/etc"), ("f", "x/cudaup-canary", b"pwned\n")])
+canary = os.path.join(t.tmpdir("canary"), "canary")
+open(canary, "w").write("canary\n")
+b = Box("hostile", hm)
+r = b.install()
+t.ok(r.rc == 1 and "refused" in r.err, "a hostile archive in the mirror: exit 1", r)
+t.ok(not os.path.exists("/etc/cudaup-canary") and open(canary).read() == "canary\n", "canaries untouched")
+t.ok(not os.path.exists(b.cuda) and leftovers(b.prefix) == [], "hostile: nothing in place, no staging left")
+
+# ---- Over HTTP, with faults ----
+big = new_mirror("big", big={"libcublas": 3})
+srv = Server(big)
+bl = "/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz"
+b = Box("http", srv.url)
+ref_box = Box("ref", "file://" + big)
+r = ref_box.install()
+REF = tree(ref_box.cuda)
+t.eq(r.rc, 0, "reference install from file:// for the comparisons")
+
+srv.fault(bl, close_after=1 << 20, times=1)
+r = b.install()
+t.eq(r.rc, 0, "connection closed after 1 MiB: resumed and installed", r)
+ranges = [rg for (m_, p, rg) in srv.requests if p == bl]
+t.ok(len(ranges) == 2 and ranges[0] is None and ranges[1] and ranges[1].startswith("bytes=1048576-"),
+     "the second request asked for the rest with Range", ranges)
+t.eq(tree(b.cuda), REF, "resumed install is identical to a clean one")
+srv.clear()
+r = b.install()
+t.ok(r.rc == 0 and r.json()["changed"] is False and srv.gets(".tar.xz") == [], "rerun over http: downloads nothing", r)
+
+def fresh(tag):
+    bx = Box(tag, srv.url)
+    srv.clear()
+    return bx
+
+
+bx = fresh("ignored-range")
+srv.fault(bl, close_after=1 << 20, times=1)
+srv.fault(bl, close_after=1 << 20, times=1)
+r = bx.install("--retries", "1")
+t.eq(r.rc, 1, "a download cut short with no retries left: exit 1", r)
+part = [n for n in os.listdir(os.path.join(bx.cache, "archives")) if n.endswith(".partial")]
+t.ok(part, "the partial download stays in the cache for later")
+srv.clear()
+srv.fault(bl, ignore_range=True)
+r = bx.install()
+t.ok(r.rc == 0 and tree(bx.cuda) == REF, "a server that ignores Range: started over, correct result", r)
+reqs = [rg for (m_, p, rg) in srv.requests if p == bl]
+t.ok(len(reqs) == 2 and reqs[0] and reqs[1] is None, "the ignored Range was followed by one download from byte 0", reqs)
+
+bx = fresh("badrange")
+srv.fault(bl, close_after=1 << 20, times=1)
+bx.install("--retries", "1")
+srv.clear()
+srv.fault(bl, bad_range_start=True, times=1)
+r = bx.install()
+t.ok(r.rc == 0 and tree(bx.cuda) == REF, "206 starting at the wrong byte: started over, correct result", r)
+
+bx = fresh("503")
+srv.fault(bl, status=[503, 503], retry_after=1)
+r = bx.install()
+t.ok(r.rc == 0 and len(srv.gets(bl)) == 3, "503 twice with Retry-After, then served", r)
+
+bx = fresh("404")
+srv.fault(bl, status=[404] * 10)
+r = bx.install()
+t.ok(r.rc == 1 and "not on the mirror" in r.err and len(srv.gets(bl)) == 1, "404: exit 1 at once, no retry", r)
+t.ok(not os.path.exists(bx.cuda), "404: nothing installed")
+
+bx = fresh("html")
+srv.fault(bl, html_body=True)
+r = bx.install()
+t.ok(r.rc == 1 and "checksum" in r.err, "an HTML page instead of the archive: checksum error, exit 1", r)
+t.ok(not [n for n in os.listdir(os.path.join(bx.cache, "archives")) if n.startswith(json.load(
+    open(os.path.join(big, "cuda/redist/redistrib_12.6.3.json")))["libcublas"]["linux-x86_64"]["sha256"])],
+    "the damaged download was deleted from the cache")
+srv.clear()
+r = bx.install()
+t.eq(r.rc, 0, "a rerun after the fault repairs")
+
+bx = fresh("extra")
+srv.fault(bl, extra=b"X" * 5000)
+r = bx.install()
+t.ok(r.rc == 1 and "more than" in r.err, "a body longer than the manifest's size: stopped, exit 1", r)
+
+bx = fresh("gzip")
+srv.fault(bl, gzip_body=True)
+r = bx.install()
+t.ok(r.rc == 1, "Content-Encoding gzip where identity was asked: the raw bytes fail the checksum", r)
+
+bx = fresh("stall")
+srv.fault(bl, stall=6, times=1)
+r = bx.install(env={"CUDAUP_LOW_SPEED_TIME": "2"})
+t.ok(r.rc == 0 and len(srv.gets(bl)) == 2, "a stalled transfer is abandoned and retried", r)
+
+bx = fresh("redirect")
+srv.fault(bl, redirect="file:///etc/passwd")
+r = bx.install()
+t.ok(r.rc == 1 and "refuses" in r.err, "a redirect to file:// is refused", r)
+
+# ---- mirror DIR, then install from it ----
+md = os.path.join(t.tmpdir("site"), "site")
+mb = Box("mirrorcmd", srv.url)
+srv.clear()
+r = run(["mirror", md, "--json", "--cuda", "12.6", "--framework", "none", "--root", ROOT, "--mirror", srv.url,
+         "--cache-dir", mb.cache, "--state-dir", mb.state], env=mb.env())
+t.ok(r.rc == 0 and r.json()["changed"], "mirror DIR: exit 0, changed", r)
+for p in ("cuda/redist/redistrib_12.6.3.json", "cudnn/redist/redistrib_9.5.1.json", "cuda/redist/index.html", bl[1:]):
+    t.ok(os.path.exists(os.path.join(md, p)), "mirror DIR has %s" % p)
+t.eq(open(os.path.join(md, "cuda/redist/redistrib_12.6.3.json"), "rb").read(),
+     open(os.path.join(big, "cuda/redist/redistrib_12.6.3.json"), "rb").read(), "the manifest is copied byte for byte")
+t.ok(not os.path.exists(os.path.join(md, "cuda/redist/nvidia_driver")), "the mirror holds only the plan's archives")
+r = run(["mirror", md, "--json", "--cuda", "12.6", "--framework", "none", "--root", ROOT, "--mirror", srv.url,
+         "--cache-dir", mb.cache, "--state-dir", mb.state], env=mb.env())
+t.ok(r.rc == 0 and r.json()["changed"] is False, "mirror DIR again: changed false", r)
+site = Server(md)
+sb = Box("fromsite", site.url)
+r = sb.install()
+t.ok(r.rc == 0 and tree(sb.cuda) == REF, "install from the site mirror over http", r)
+site.stop()
+
+# ---- Killed at any moment, the next run finishes ----
+def kill_during(delay, tag):
+    bx = Box(tag, srv.url)
+    srv.clear()
+    srv.fault(bl, rate=1 << 20)  # 1 MiB/s: the big archive takes ~3 s
+    p = subprocess.Popen([BIN, "install", "--yes", "-q"] + bx.args(), env=base_env(bx.env()),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    srv.clear()
+    r2 = bx.install()
+    return bx, r2
+
+
+for delay in (0.3, 1.5, 2.5):
+    bx, r = kill_during(delay, "kill%d" % int(delay * 10))
+    t.ok(r.rc == 0 and tree(bx.cuda) == REF and leftovers(bx.prefix) == [],
+         "kill -9 after %.1f s, then install: identical to a clean install" % delay, r)
+
+# SIGINT: exit 130 and nothing half-done in place.
+bx = Box("sigint", srv.url)
+srv.clear()
+srv.fault(bl, rate=1 << 20)
+p = subprocess.Popen([BIN, "install", "--yes", "-q"] + bx.args(), env=base_env(bx.env()),
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+time.sleep(0.8)
+p.send_signal(signal.SIGINT)
+_, err = p.communicate(timeout=60)
+t.ok(p.returncode == 130 and not os.path.exists(bx.cuda) and leftovers(bx.prefix) == [],
+     "SIGINT during the download: exit 130, no install, no staging", (p.returncode, err))
+srv.clear()
+
+# Deterministic kill points: SIGKILL at every rename/renameat2/symlink of a golden run (strace inject).
+strace = shutil.which("strace")
+if strace:
+    gold = Box("gold", "file://" + big)
+    log = os.path.join(gold.dir, "trace")
+    subprocess.run([strace, "-f", "-qq", "-e", "trace=rename,renameat,renameat2,symlink,symlinkat", "-o", log, BIN,
+                    "install", "--yes", "-q"] + gold.args(), env=base_env(gold.env()), capture_output=True)
+    calls = [l for l in open(log) if "(" in l and "resumed" not in l]
+    n_calls = len(calls)
+    t.ok(n_calls >= 5, "golden run: %d rename/symlink calls to kill at" % n_calls)
+    bad = []
+    for n in range(1, n_calls + 1):
+        bx = Box("inj%d" % n, "file://" + big)
+        subprocess.run([strace, "-f", "-qq", "-o", "/dev/null", "-e",
+                        "inject=rename,renameat,renameat2,symlink,symlinkat:signal=SIGKILL:when=%d" % n, BIN,
+                        "install", "--yes", "-q"] + bx.args(), env=base_env(bx.env()), capture_output=True)
+        rcb = open(bx.rc, "rb").read() if os.path.exists(bx.rc) else b""
+        r = bx.install()
+        if r.rc != 0 or tree(bx.cuda) != REF or leftovers(bx.prefix) or rcb.count(b">>> cudaup >>>") > 1:
+            bad.append((n, r.rc, r.err[-300:]))
+        shutil.rmtree(bx.dir, ignore_errors=True)
+    t.eq(bad, [], "SIGKILL at each of the %d rename/symlink points, then install: a clean install every time" % n_calls)
+else:
+    t.skip("kill at every rename point", "strace is not installed")
+
+srv.stop()
+t.done()
