@@ -44,8 +44,9 @@ class Fault:
 
 
 class Server:
-    def __init__(self, root, host="127.0.0.1"):
+    def __init__(self, root, host="127.0.0.1", rate=None):
         self.root = os.path.abspath(root)
+        self.rate = rate  # bytes per second per connection for every file (a CDN's cap), or None
         self.faults = {}
         self.requests = []
         self.lock = threading.Lock()
@@ -91,12 +92,16 @@ class Server:
                     time.sleep(f.stall)
                 if f and f.close_after is not None:
                     body = body[:f.close_after]
-                if f and f.rate:
-                    step = max(1, int(f.rate / 20))
+                rate = f.rate if f and f.rate else server.rate
+                if rate and len(body) > 65536:
+                    step = max(1, int(rate / 20))
+                    t0 = time.monotonic()
                     for i in range(0, len(body), step):
                         self.wfile.write(body[i:i + step])
                         self.wfile.flush()
-                        time.sleep(step / f.rate)
+                        ahead = (i + step) / rate - (time.monotonic() - t0)
+                        if ahead > 0:
+                            time.sleep(ahead)
                 else:
                     self.wfile.write(body)
                 if f and (f.close_after is not None or f.truncate is not None):
