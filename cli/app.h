@@ -54,8 +54,15 @@ void cu_print_plan(struct cu_app *app, const struct cu_plan *plan);
 /** Whether the user agreed to change the system (--yes, or y at the prompt). Exit code in *rc when not. */
 bool cu_app_confirm(struct cu_app *app, const char *question, int *rc);
 
+/** The install a command names: PREFIX/cuda-X.Y for its VERSION, else PREFIX/cuda. Caller frees. */
+CU_NODISCARD enum cu_status cu_app_target(struct cu_app *app, char **dir, struct cu_error *err);
+
 int cu_cmd_doctor(struct cu_app *app);
 int cu_cmd_install(struct cu_app *app);
+int cu_cmd_verify(struct cu_app *app);
+int cu_cmd_repair(struct cu_app *app);
+/** The hidden child of verify: cudaup __check NAME DIR. */
+int cu_check_child_main(int argc, char **argv);
 int cu_cmd_uninstall(struct cu_app *app);
 int cu_cmd_mirror(struct cu_app *app);
 int cu_cmd_plan(struct cu_app *app);

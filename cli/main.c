@@ -123,7 +123,9 @@ dispatch(struct cu_app *app)
         return cu_cmd_mirror(app);
     case CU_CMD_NONE:
     case CU_CMD_VERIFY:
+        return cu_cmd_verify(app);
     case CU_CMD_REPAIR:
+        return cu_cmd_repair(app);
     case CU_CMD_COUNT:
     default:
         return not_yet(app);
@@ -139,6 +141,8 @@ main(int argc, char **argv)
 
     memset(&app, 0, sizeof(app));
     setup_i18n();
+    if (argc >= 2 && strcmp(argv[1], "__check") == 0)
+        return cu_check_child_main(argc, argv); /* verify's child: no options, one JSON line */
     cu_config_init(&app.cfg);
     app.envp = (const char *const *)environ;
     cu_log_init_from_env();

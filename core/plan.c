@@ -52,6 +52,7 @@ cu_plan_free(struct cu_plan *p)
     for (size_t i = 0; i < p->n_downloads; i++) {
         free(p->downloads[i].component);
         free(p->downloads[i].version);
+        free(p->downloads[i].title);
         free(p->downloads[i].relative_path);
         free(p->downloads[i].url);
     }

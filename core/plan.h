@@ -19,6 +19,7 @@ struct cu_plan_download {
     enum cu_product product;
     char *component;     /* manifest key: "cuda_cudart", "cudnn" */
     char *version;       /* the component's own version */
+    char *title;         /* the manifest's name for it ("CUDA Runtime (cudart)"), or NULL */
     char *relative_path; /* as in the manifest */
     char *url;
     char sha256[65];

@@ -38,6 +38,7 @@ cu_record_free(struct cu_record *r)
     for (size_t i = 0; i < r->n_components; i++) {
         free(r->components[i].name);
         free(r->components[i].version);
+        free(r->components[i].title);
         free(r->components[i].url);
     }
     free(r->components);
@@ -78,6 +79,7 @@ cu_record_save(const struct cu_record *r, const char *dir, struct cu_error *err)
         json_object_set_new(o, "name", json_string(c->name));
         json_object_set_new(o, "product", json_string(cu_product_name(c->product)));
         json_object_set_new(o, "version", cu_json_str_or_null(c->version));
+        json_object_set_new(o, "title", cu_json_str_or_null(c->title));
         json_object_set_new(o, "sha256", json_string(c->sha256));
         json_object_set_new(o, "size", json_integer((json_int_t)c->size));
         json_object_set_new(o, "url", cu_json_str_or_null(c->url));
@@ -176,6 +178,7 @@ cu_record_load(const char *dir, struct cu_record **out, struct cu_error *err)
         c->name = cu_xstrdup(cu_json_str(o, "name"));
         c->product = strcmp(prod, "cudnn") == 0 ? CU_PRODUCT_CUDNN : CU_PRODUCT_CUDA;
         c->version = cu_xstrdup(cu_json_str(o, "version"));
+        c->title = cu_xstrdup(cu_json_str(o, "title"));
         memcpy(c->sha256, sha, 65);
         c->size = (uint64_t)json_integer_value(json_object_get(o, "size"));
         c->url = cu_xstrdup(cu_json_str(o, "url"));

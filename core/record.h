@@ -19,6 +19,7 @@ struct cu_record_component {
     char *name;
     enum cu_product product;
     char *version;
+    char *title;     /* the manifest's name for it, or NULL */
     char sha256[65]; /* of the archive */
     uint64_t size;
     char *url;

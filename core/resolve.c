@@ -576,6 +576,7 @@ add_download(struct cu_plan *p, const struct cu_manifest_source *src, enum cu_pr
     d->product = prod;
     d->component = cu_xstrdup(pkg->key);
     d->version = cu_xstrdup(pkg->version);
+    d->title = cu_xstrdup(pkg->name);
     d->relative_path = cu_xstrdup(a->relative_path);
     d->url = cu_xasprintf("%s/%s/redist/%s", src->base_url, cu_product_name(prod), a->relative_path);
     memcpy(d->sha256, a->sha256, sizeof(d->sha256));

@@ -564,9 +564,7 @@ write_own_files(struct tree *t, const struct cu_plan *p, const char *tree_path)
     for (size_t i = 0; i < t->rec->n_components; i++) {
         const struct cu_record_component *c = &t->rec->components[i];
         json_t *o = json_object();
-        const struct cu_manifest *m = c->product == CU_PRODUCT_CUDNN ? p->cudnn_manifest : p->cuda_manifest;
-        const struct cu_package *pkg = m ? cu_manifest_package(m, c->name) : NULL;
-        json_object_set_new(o, "name", json_string(pkg && pkg->name ? pkg->name : c->name));
+        json_object_set_new(o, "name", json_string(c->title ? c->title : c->name));
         json_object_set_new(o, "version", cu_json_str_or_null(c->version));
         json_object_set_new(v, c->name, o);
     }
@@ -758,7 +756,8 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
     for (size_t i = 0; i < p->n_downloads; i++) {
         const struct cu_plan_download *d = &p->downloads[i];
         t.rec->components[t.rec->n_components++] = (struct cu_record_component){
-            cu_xstrdup(d->component), d->product, cu_xstrdup(d->version), {0}, d->size, cu_xstrdup(d->url)};
+            .name = cu_xstrdup(d->component), .product = d->product, .version = cu_xstrdup(d->version),
+            .title = cu_xstrdup(d->title), .size = d->size, .url = cu_xstrdup(d->url)};
         memcpy(t.rec->components[t.rec->n_components - 1].sha256, d->sha256, 65);
         if (!kept[i])
             continue;
@@ -775,7 +774,8 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         if (planned || (c->product == CU_PRODUCT_CUDNN && p->has_cudnn) || !component_intact(old, p->cuda_path, c->name))
             continue;
         t.rec->components[t.rec->n_components++] = (struct cu_record_component){
-            cu_xstrdup(c->name), c->product, cu_xstrdup(c->version), {0}, c->size, cu_xstrdup(c->url)};
+            .name = cu_xstrdup(c->name), .product = c->product, .version = cu_xstrdup(c->version),
+            .title = cu_xstrdup(c->title), .size = c->size, .url = cu_xstrdup(c->url)};
         memcpy(t.rec->components[t.rec->n_components - 1].sha256, c->sha256, 65);
         for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
             if (old->files[k].component && strcmp(old->files[k].component, c->name) == 0)

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "core/fsutil.h"
+#include "core/i18n.h"
+#include "core/jsonutil.h"
+#include "core/mem.h"
+#include "core/str.h"
+#include "core/verify.h"
+#include "report.h"
+
+/* The install a command works on: PREFIX/cuda-X.Y for VERSION, else what PREFIX/cuda points at. */
+enum cu_status
+cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
+{
+    struct cu_version v;
+    *dir = NULL;
+    if (app->cfg.n_args > 1)
+        return cu_error_set(err, CU_E_USAGE, 0, _("'%s' takes at most one version."), cu_command_name(app->cfg.command));
+    CU_AUTOFREE char *p = NULL;
+    if (app->cfg.n_args == 1) {
+        if (!cu_version_parse(app->cfg.args[0], &v) || v.n < 2 || v.n > 3)
+            return cu_error_set(err, CU_E_USAGE, 0, _("'%s' is not a CUDA version such as 12.4."), app->cfg.args[0]);
+        char mm[32];
+        p = cu_xasprintf("%s/cuda-%s", app->prefix, cu_version_format(&v, 2, mm, sizeof(mm)));
+    } else {
+        p = cu_path_join(app->prefix, "cuda");
+    }
+    char real[PATH_MAX];
+    if (!realpath(p, real) || !cu_is_dir(real))
+        return cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
+    *dir = cu_xstrdup(real);
+    return CU_OK;
+}
+
+/* The framework environment recorded by the pyenv installer, if any. */
+static void
+read_pyenv(struct cu_app *app, char **python, char **framework)
+{
+    CU_AUTOFREE char *p = cu_path_join(app->state_dir, "pyenv.json");
+    char *text = NULL;
+    size_t len;
+    struct cu_error e;
+    json_t *j = NULL;
+    *python = *framework = NULL;
+    if (cu_read_file(p, 1 << 20, &text, &len, &e) != CU_OK)
+        return;
+    if (cu_json_parse_object(text, len, p, &j, &e) == CU_OK) {
+        *python = cu_xstrdup(cu_json_str(j, "python"));
+        *framework = cu_xstrdup(cu_json_str(j, "framework"));
+        json_decref(j);
+    }
+    free(text);
+}
+
+int
+cu_cmd_verify(struct cu_app *app)
+{
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    CU_AUTOFREE char *dir = NULL;
+    CU_AUTOFREE char *python = NULL, *framework = NULL;
+    struct cu_checks checks;
+    int rc;
+
+    cu_error_clear(&err);
+    if (cu_app_target(app, &dir, &err) != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
+        rc = cu_report_error(app, &err);
+        goto out;
+    }
+    read_pyenv(app, &python, &framework);
+    struct cu_verify_opts o = {
+        .dir = dir,
+        .facts = facts,
+        .cat = app->catalog,
+        .deep = app->cfg.deep,
+        .require_gpu = app->cfg.require_gpu,
+        .timeout_ms = (long)app->cfg.gpu_timeout * 1000,
+        .self_exe = app->self_exe,
+        .envp = app->envp,
+        .python = python,
+        .framework = framework,
+        .cancel = app->cancel,
+    };
+    cu_verify_run(&o, &checks);
+    bool failed = cu_checks_failed(&checks);
+    size_t skipped = 0;
+    for (size_t i = 0; i < checks.n; i++)
+        skipped += checks.v[i].status == CU_CHECK_SKIP;
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "path", json_string(dir));
+        json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
+        json_object_set_new(doc, "checks", cu_checks_json(&checks));
+        cu_report_json(app, doc);
+    } else {
+        if (!app->cfg.quiet || failed)
+            printf(_("Checking %s\n"), dir);
+        for (size_t i = 0; i < checks.n; i++) {
+            const struct cu_check *c = &checks.v[i];
+            if (app->cfg.quiet && c->status != CU_CHECK_FAIL)
+                continue;
+            enum cu_color col = c->status == CU_CHECK_PASS   ? CU_COLOR_GREEN
+                                : c->status == CU_CHECK_FAIL ? CU_COLOR_RED
+                                                             : CU_COLOR_DIM;
+            const char *word = c->status == CU_CHECK_PASS ? _("pass") : c->status == CU_CHECK_FAIL ? _("fail") : _("skip");
+            printf("  %s", cu_color(app, col, false));
+            cu_print_padded(stdout, word, 5);
+            printf("%s %-11s %s\n", cu_color_reset(app, false), c->name, c->detail);
+        }
+        if (!app->cfg.quiet)
+            printf(failed ? _("Some checks failed.\n") : _("All checks passed (%zu skipped).\n"), skipped);
+    }
+    rc = failed ? 4 : 0;
+    cu_checks_fini(&checks);
+out:
+    cu_facts_free(facts);
+    return rc;
+}
+
+int
+cu_check_child_main(int argc, char **argv)
+{
+    struct cu_check c;
+    if (argc != 4)
+        return 2;
+    cu_check_child(argv[2], argv[3], &c);
+    json_t *o = json_object();
+    json_object_set_new(o, "status", json_string(cu_check_status_name(c.status)));
+    json_object_set_new(o, "detail", json_string(c.detail ? c.detail : ""));
+    char *s = json_dumps(o, JSON_COMPACT);
+    printf("%s\n", s);
+    fflush(stdout);
+    free(s);
+    json_decref(o);
+    free(c.name);
+    free(c.detail);
+    return 0;
+}

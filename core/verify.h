@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `verify`: is this CUDA install whole, do its libraries load with the
+ * right versions, does nvcc compile, and does real GPU work give the right
+ * answers?  Works on any CUDA folder; with a cudaup record it also checks
+ * every recorded file.
+ *
+ * Library and GPU checks run in a child process each (cudaup __check NAME
+ * DIR), with LD_LIBRARY_PATH set to the install and a time limit, so that a
+ * broken library or a hung GPU cannot take cudaup down.  The child calls
+ * cu_check_child() and prints one JSON line.
+ */
+#ifndef CU_VERIFY_H
+#define CU_VERIFY_H
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "catalog.h"
+#include "sysinfo.h"
+
+enum cu_check_status { CU_CHECK_PASS, CU_CHECK_FAIL, CU_CHECK_SKIP };
+
+struct cu_check {
+    char *name;
+    enum cu_check_status status;
+    char *detail;
+};
+
+struct cu_checks {
+    struct cu_check *v;
+    size_t n;
+};
+
+void cu_checks_fini(struct cu_checks *c);
+void cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, const char *fmt, ...)
+    CU_PRINTF(4, 5);
+bool cu_checks_failed(const struct cu_checks *c);
+const char *cu_check_status_name(enum cu_check_status s);
+json_t *cu_checks_json(const struct cu_checks *c);
+
+struct cu_verify_opts {
+    const char *dir;               /* the install folder */
+    const struct cu_facts *facts;  /* the machine (for the driver) */
+    const struct cu_catalog *cat;
+    bool deep, require_gpu;
+    long timeout_ms;               /* each child check */
+    const char *self_exe;          /* this binary, for the child checks */
+    const char *const *envp;
+    const char *python;            /* the framework's Python, or NULL */
+    const char *framework;         /* tensorflow, pytorch, jax, or NULL */
+    const atomic_int *cancel;
+};
+
+/** Run every check; the outcome is in @out, never an error. */
+void cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out);
+
+/** Child side: run check @name against @dir and fill @out. */
+void cu_check_child(const char *name, const char *dir, struct cu_check *out);
+
+/** The library @stem ("libcudart.so") of the install, preferring .so.MAJOR; caller frees; NULL if none. */
+char *cu_install_lib(const char *dir, const char *stem, unsigned major);
+
+#endif /* CU_VERIFY_H */

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""cudaup verify and repair: GPU paths through library doubles, the real CUDA 13.0 here, repairs."""
+import json
+import os
+import shutil
+import sys
+import time
+
+from cutest import SRCDIR, Tap, machine, run
+from httpserver import Server
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
+
+t = Tap()
+ROOT, MENV = machine(t, "two-gpus")
+NOGPU_ROOT, NOGPU_ENV = machine(t, "ada-no-driver")
+NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50"}
+
+
+def fake(name):
+    return open(os.environ[name], "rb").read()
+
+
+# A mirror whose libraries are the GPU-library doubles.
+FAKES = {"lib/libcudart.so.12.6.127": fake("FAKE_CUDART"), "lib/libcudnn.so.9.5.1.0": fake("FAKE_CUDNN"),
+         "lib/libnvrtc.so.12.6.127": fake("FAKE_NVRTC")}
+MIRROR = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(MIRROR, replace=FAKES)
+srv = Server(MIRROR)
+
+base = t.tmpdir("box")
+prefix, state, cache = (os.path.join(base, n) for n in ("prefix", "state", "cache"))
+COMMON = ["--prefix", prefix, "--state-dir", state]
+ENV = dict(MENV, **NOW)
+
+
+def install(env=ENV):
+    return run(["install", "--yes", "--json", "--root", ROOT, "--mirror", srv.url, "--cache-dir", cache,
+                "--framework", "none", "--env-scope", "none"] + COMMON, env=env)
+
+
+def verify(*extra, env=ENV, root=ROOT):
+    r = run(["verify", "--json", "--root", root] + COMMON + list(extra), env=env)
+    d = r.json()
+    return r, ({c["name"]: c for c in d["checks"]} if d and "checks" in d else {})
+
+
+r = install()
+t.eq(r.rc, 0, "install with the library doubles", r)
+r, c = verify()
+t.eq(r.rc, 0, "verify: everything passes", r)
+t.ok(r.json() and all(set(x) >= {"name", "status", "detail"} for x in r.json()["checks"]), "checks carry name, status, detail")
+for name in ("files", "nvcc", "cudart", "nvrtc", "cudnn", "driver", "device", "gpu-kernel", "bandwidth", "cudnn-conv"):
+    t.eq(c.get(name, {}).get("status"), "pass", "verify: %s passes" % name, c.get(name))
+t.eq(c["framework"]["status"], "skip", "verify: framework skipped without an environment")
+t.ok("every value checked" in c["gpu-kernel"]["detail"], "gpu-kernel: the result is checked", c["gpu-kernel"])
+t.ok("GB/s" in c["bandwidth"]["detail"] and "checked" in c["bandwidth"]["detail"], "bandwidth: H2D/D2H/D2D reported")
+t.ok("CPU reference" in c["cudnn-conv"]["detail"], "cudnn-conv: against a CPU reference", c["cudnn-conv"])
+t.ok("RTX 4090" in c["device"]["detail"] and "8.9" in c["device"]["detail"], "device: name and compute capability", c["device"])
+t.ok("12.6" in c["cudart"]["detail"] and "cuDNN 9.5.1" in c["cudnn"]["detail"], "library versions reported")
+t.ok("compiled a kernel to PTX" in c["nvcc"]["detail"], "nvcc compiled a kernel", c["nvcc"])
+r = run(["verify", "--root", ROOT] + COMMON + ["12.6"], env=ENV)
+t.ok(r.rc == 0 and "gpu-kernel" in r.out and "All checks passed" in r.out, "verify 12.6 as text", r)
+
+# Wrong answers, a hung kernel, a mismatched library: each is a failure with the reason, exit 4.
+conf = os.path.join(ROOT, "fake-nvidia.conf")
+orig = open(conf).read()
+open(conf, "w").write(orig + "kernel_result wrong\n")
+r, c = verify()
+t.ok(r.rc == 4 and c["gpu-kernel"]["status"] == "fail" and "wrong" in c["gpu-kernel"]["detail"],
+     "a kernel computing wrong values: gpu-kernel fails, exit 4", c.get("gpu-kernel"))
+t.ok(c["cudnn-conv"]["status"] == "fail" and "differs" in c["cudnn-conv"]["detail"], "a wrong convolution: cudnn-conv fails")
+open(conf, "w").write(orig + "hang kernel\n")
+t0 = time.time()
+r, c = verify("--gpu-timeout", "2")
+t.ok(r.rc == 4 and c["gpu-kernel"]["status"] == "fail" and "within 2 s" in c["gpu-kernel"]["detail"]
+     and time.time() - t0 < 30, "a hung kernel is stopped after --gpu-timeout", c.get("gpu-kernel"))
+open(conf, "w").write(orig)
+r, c = verify(env=dict(ENV, FAKE_CUDART_VERSION="12040"))
+t.ok(r.rc == 4 and c["cudart"]["status"] == "fail" and "12.4" in c["cudart"]["detail"], "libcudart of another version: fails", c.get("cudart"))
+r, c = verify(env=dict(ENV, FAKE_CUDNN_VERSION="90100"))
+t.ok(r.rc == 4 and c["cudnn"]["status"] == "fail", "libcudnn disagreeing with cudnn_version.h: fails", c.get("cudnn"))
+
+# No driver: GPU checks are skipped with the reason; --require-gpu makes them fail.
+r, c = verify(root=NOGPU_ROOT, env=dict(NOGPU_ENV, **NOW))
+t.ok(r.rc == 0 and all(c[n]["status"] == "skip" and "no NVIDIA driver is loaded" in c[n]["detail"]
+                       for n in ("driver", "device", "gpu-kernel", "bandwidth", "cudnn-conv")),
+     "no driver: GPU checks skip with the reason, exit 0", r)
+t.eq(c["cudart"]["status"], "pass", "no driver: library checks still run")
+r, c = verify("--require-gpu", root=NOGPU_ROOT, env=dict(NOGPU_ENV, **NOW))
+t.ok(r.rc == 4 and c["gpu-kernel"]["status"] == "fail", "--require-gpu: skips become failures, exit 4", r)
+
+# Repair: a missing file, an altered one (--deep), a changed mode.
+cu = os.path.join(prefix, "cuda-12.6")
+os.unlink(os.path.join(cu, "lib/libcublas.so.12.4.5.8"))
+r, c = verify()
+t.ok(r.rc == 4 and c["files"]["status"] == "fail" and "1 missing" in c["files"]["detail"], "a deleted file: files fails", c.get("files"))
+srv.clear()
+shutil.rmtree(os.path.join(cache, "archives"))
+r = run(["repair", "--yes", "--json", "--root", ROOT, "--cache-dir", cache] + COMMON, env=ENV)
+d = r.json()
+t.ok(r.rc == 0 and d["changed"] and d["repaired_components"] == ["libcublas"], "repair: only libcublas", r)
+t.eq([p for p in srv.gets(".tar.xz")], ["/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz"],
+     "repair fetched only the archive it needed")
+r, c = verify()
+t.eq(r.rc, 0, "verify after repair passes")
+p = os.path.join(cu, "include/cublas_v2.h")
+size = os.path.getsize(p)
+open(p, "w").write("X" * size)  # same size, other bytes
+r, c = verify()
+t.eq(c["files"]["status"], "pass", "same-size edit: the quick check cannot see it")
+r, c = verify("--deep")
+t.ok(r.rc == 4 and "1 altered" in c["files"]["detail"], "--deep re-hashes and finds it", c.get("files"))
+srv.clear()
+r = run(["repair", "--yes", "--deep", "--json", "--root", ROOT, "--cache-dir", cache] + COMMON, env=ENV)
+t.ok(r.rc == 0 and r.json()["repaired_components"] == ["libcublas"] and srv.gets(".tar.xz") == [],
+     "repair --deep restores it from the cache, no download", r)
+os.chmod(os.path.join(cu, "bin/nvcc"), 0o644)
+r, c = verify()
+t.ok(r.rc == 4 and "changed mode" in c["files"]["detail"], "a changed mode is found", c.get("files"))
+r = run(["repair", "--yes", "--json", "--root", ROOT] + COMMON, env=ENV)
+t.ok(r.rc == 0 and r.json()["modes_fixed"] == 1 and r.json()["repaired_components"] == [] and
+     os.stat(os.path.join(cu, "bin/nvcc")).st_mode & 0o777 == 0o755, "repair puts the mode back in place", r)
+r = run(["repair", "--yes", "--json", "--root", ROOT] + COMMON, env=ENV)
+t.ok(r.rc == 0 and r.json()["changed"] is False, "repair of an intact install: changed false", r)
+os.unlink(os.path.join(cu, "version.json"))
+r = run(["repair", "--yes", "--json", "--root", ROOT, "--cache-dir", cache] + COMMON, env=ENV)
+t.ok(r.rc == 0 and os.path.exists(os.path.join(cu, "version.json")), "repair restores cudaup's own files", r)
+r = run(["repair", "--yes", "--root", ROOT, "--prefix", "/usr/local", "13.0"], env=ENV)
+t.ok(r.rc == 3 and "not installed by cudaup" in r.err, "repair of a CUDA cudaup did not make: exit 3", r)
+r = run(["verify", "--root", ROOT] + COMMON + ["11.1"], env=ENV)
+t.eq(r.rc, 3, "verify of a version not installed: exit 3")
+r = run(["verify", "--root", ROOT] + COMMON + ["x.y"], env=ENV)
+t.eq(r.rc, 2, "verify with a malformed version: exit 2")
+
+# This machine's real CUDA 13.0, which cudaup did not install.
+if os.path.isdir("/usr/local/cuda-13.0"):
+    r = run(["verify", "--json", "--prefix", "/usr/local", "13.0"])
+    c = {x["name"]: x for x in (r.json() or {}).get("checks", [])}
+    t.ok(r.rc == 0, "real CUDA 13.0: exit 0 (passes, and skips what needs a GPU)", r)
+    for name in ("files", "nvcc", "cudart", "nvrtc", "cudnn"):
+        t.eq(c.get(name, {}).get("status"), "pass", "real CUDA 13.0: %s passes" % name, c.get(name))
+    t.ok("release 13.0" in c["nvcc"]["detail"], "real nvcc compiled a kernel")
+    r = run(["verify", "--json", "--prefix", "/usr/local", "13.0", "--require-gpu"])
+    t.eq(r.rc, 4, "real CUDA 13.0 with --require-gpu on a machine without a GPU: exit 4")
+
+    # Re-pack its compiler and cuDNN, install them with cudaup, and compile with the result.
+    real = os.path.join(t.tmpdir("real"), "m")
+    mkmirror.build(real, cuda="13.0.2", cudnn="9.19.0", variant="13", real_src="/usr/local/cuda-13.0", preset=0,
+                   only=["cuda_cudart", "cuda_nvcc", "cuda_crt", "libnvvm"])
+    rb = t.tmpdir("realbox")
+    rargs = ["--root", ROOT, "--mirror", "file://" + real, "--prefix", os.path.join(rb, "p"), "--state-dir",
+             os.path.join(rb, "s"), "--cache-dir", os.path.join(rb, "c"), "--framework", "none",
+             "--env-scope", "none", "--cuda", "13.0", "--components", "runtime,compiler"]
+    r = run(["install", "--yes", "--json"] + rargs, env=ENV, timeout=600)
+    t.eq(r.rc, 0, "install the re-packed real CUDA 13.0 compiler and cuDNN", r)
+    r = run(["verify", "--json", "--root", NOGPU_ROOT, "--prefix", os.path.join(rb, "p"), "--state-dir",
+             os.path.join(rb, "s")], env=dict(NOGPU_ENV, **NOW))
+    c = {x["name"]: x for x in (r.json() or {}).get("checks", [])}
+    t.ok(c.get("nvcc", {}).get("status") == "pass", "the cudaup-made install's real nvcc compiles a kernel", c.get("nvcc"))
+    t.ok(c.get("cudart", {}).get("status") == "pass" and c.get("cudnn", {}).get("status") == "pass",
+         "real libcudart and libcudnn load from the cudaup-made install", r)
+    t.ok(r.rc == 0, "verify of the cudaup-made real install: exit 0", r)
+else:
+    t.skip("real CUDA 13.0", "no /usr/local/cuda-13.0 on this machine")
+
+srv.stop()
+t.done()
