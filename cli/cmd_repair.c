@@ -170,7 +170,7 @@ report:;
         }
         cu_report_json(app, doc);
         if (st != CU_OK)
-            fprintf(stderr, "cudaup: %s\n", cu_error_text(&err));
+            cu_report_error_line(app, &err);
         rc = cu_status_exit_code(st);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);

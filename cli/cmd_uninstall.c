@@ -11,6 +11,7 @@
 #include "core/exec.h"
 #include "core/fsutil.h"
 #include "core/i18n.h"
+#include "core/jsonutil.h"
 #include "core/mem.h"
 #include "core/record.h"
 #include "core/str.h"
@@ -92,8 +93,22 @@ cu_cmd_uninstall(struct cu_app *app)
             if (st == CU_OK && (st = cu_profiled_uninstall(pd && *pd ? pd : "/etc/profile.d", &ch, &err)) == CU_OK &&
                 ch)
                 cu_run_result(&ctx, "envvars", "remove", pd && *pd ? pd : "/etc/profile.d", st, ch);
-            if (st == CU_OK)
+            if (st == CU_OK) {
                 cu_env_remove_scripts(app->state_dir);
+                /* A conda environment's activation hooks point at the install too. */
+                CU_AUTOFREE char *pj = cu_path_join(app->state_dir, "pyenv.json");
+                char *text = NULL;
+                size_t len;
+                json_t *j = NULL;
+                struct cu_error e2;
+                if (cu_read_file(pj, 1 << 20, &text, &len, &e2) == CU_OK &&
+                    cu_json_parse_object(text, len, pj, &j, &e2) == CU_OK && cu_json_str(j, "path")) {
+                    cu_conda_hooks_remove(cu_json_str(j, "path"));
+                    cu_run_result(&ctx, "pyenv", "remove", cu_json_str(j, "path"), CU_OK, true);
+                }
+                json_decref(j);
+                free(text);
+            }
         }
     }
     bool changed = false;
@@ -110,7 +125,7 @@ cu_cmd_uninstall(struct cu_app *app)
         }
         cu_report_json(app, doc);
         if (st != CU_OK)
-            fprintf(stderr, "cudaup: %s\n", cu_error_text(&err));
+            cu_report_error_line(app, &err);
         rc = cu_status_exit_code(st);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);

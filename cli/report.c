@@ -29,27 +29,30 @@ cu_color_reset(const struct cu_app *app, bool err_stream)
     return (err_stream ? app->color_err : app->color) ? "\033[0m" : "";
 }
 
-int
-cu_report_error(struct cu_app *app, const struct cu_error *err)
+void
+cu_report_error_line(struct cu_app *app, const struct cu_error *err)
 {
-    int code = cu_status_exit_code(err->code);
+    CU_AUTOFREE char *msg = cu_str_sanitize(cu_error_text(err));
     const char *advice = cu_error_advice(err);
-    CU_AUTOFREE char *msg = NULL;
-
-    msg = cu_str_sanitize(cu_error_text(err));
-    fprintf(stderr, "%scudaup: %s%s\n", cu_color(app, CU_COLOR_RED, true), msg,
-            cu_color_reset(app, true));
+    fprintf(stderr, "%scudaup: %s%s\n", cu_color(app, CU_COLOR_RED, true), msg, cu_color_reset(app, true));
     if (advice)
         fprintf(stderr, "%s\n", advice);
     if (app->log)
         fprintf(app->log, "error: %s\n", msg);
+}
+
+int
+cu_report_error(struct cu_app *app, const struct cu_error *err)
+{
+    int code = cu_status_exit_code(err->code);
+    cu_report_error_line(app, err);
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "status", json_string("error"));
         json_object_set_new(doc, "exit_code", json_integer(code));
         json_object_set_new(doc, "error", json_string(cu_error_text(err)));
         json_object_set_new(doc, "error_code", json_string(cu_status_name(err->code)));
-        json_object_set_new(doc, "advice", cu_json_str_or_null(advice));
+        json_object_set_new(doc, "advice", cu_json_str_or_null(cu_error_advice(err)));
         cu_report_json(app, doc);
     }
     return code;

@@ -26,6 +26,9 @@ int cu_report_error(struct cu_app *app, const struct cu_error *err);
  */
 void cu_print_padded(FILE *out, const char *s, int width);
 
+/** The one sentence and its advice on stderr only (when the JSON document is written elsewhere). */
+void cu_report_error_line(struct cu_app *app, const struct cu_error *err);
+
 /** Print @doc on stdout, indented, and release it. */
 void cu_report_json(struct cu_app *app, json_t *doc);
 

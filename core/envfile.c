@@ -341,14 +341,12 @@ read_rc(const char *target, char **text, size_t *len, struct stat *st, bool *exi
     return cu_read_file(target, RC_MAX, text, len, err);
 }
 
-enum cu_status
-cu_rc_install(const char *rc, const char *state_dir, bool *changed, struct cu_error *err)
+/* Put @body_lf (the block with "\n" line ends; NULL: the sourcing block) into @rc. */
+static enum cu_status
+rc_install_block(const char *rc, const char *state_dir, const char *body_lf, bool *changed, struct cu_error *err)
 {
     enum cu_status st = CU_OK;
     *changed = false;
-    if (cu_str_has_suffix(rc, "cshrc"))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("csh and tcsh are not supported; use a POSIX shell's or fish's start-up file, or --env-scope none"));
     CU_AUTOFREE char *target = resolve_rc(rc);
     for (int attempt = 0; attempt < 3; attempt++) {
         char *text = NULL;
@@ -358,7 +356,21 @@ cu_rc_install(const char *rc, const char *state_dir, bool *changed, struct cu_er
         if ((st = read_rc(target, &text, &len, &sb, &existed, err)) != CU_OK)
             return st;
         const char *eol = memmem(text, len, "\r\n", 2) ? "\r\n" : "\n";
-        CU_AUTOFREE char *block = cu_rc_block(state_dir, is_fish(rc), eol);
+        CU_AUTOFREE char *block = NULL;
+        if (!body_lf) {
+            block = cu_rc_block(state_dir, is_fish(rc), eol);
+        } else {
+            struct cu_buf bb;
+            cu_buf_init(&bb);
+            for (const char *q = body_lf; *q; q++) {
+                if (*q == '\n')
+                    cu_buf_puts(&bb, eol);
+                else
+                    cu_buf_putc(&bb, *q);
+            }
+            block = cu_buf_steal(&bb);
+            cu_buf_fini(&bb);
+        }
         struct span spans[16];
         size_t n;
         if ((st = find_blocks(rc, text, len, spans, 16, &n, err)) != CU_OK) {
@@ -435,6 +447,15 @@ cu_rc_install(const char *rc, const char *state_dir, bool *changed, struct cu_er
         return st;
     }
     return st;
+}
+
+enum cu_status
+cu_rc_install(const char *rc, const char *state_dir, bool *changed, struct cu_error *err)
+{
+    if (cu_str_has_suffix(rc, "cshrc"))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("csh and tcsh are not supported; use a POSIX shell's or fish's start-up file, or --env-scope none"));
+    return rc_install_block(rc, state_dir, NULL, changed, err);
 }
 
 enum cu_status
@@ -547,4 +568,120 @@ cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err
     if (errno == ENOENT)
         return CU_OK;
     return cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), path);
+}
+
+/* POSIX sh that takes @bin and @lib out of PATH and LD_LIBRARY_PATH and puts the rest back. */
+static char *
+undo_sh(const char *bin, const char *lib)
+{
+    CU_AUTOFREE char *qb = cu_sh_quote(bin);
+    CU_AUTOFREE char *ql = cu_sh_quote(lib);
+    return cu_xasprintf(
+        "if [ -n \"${_CUDAUP_ACTIVE-}\" ]; then\n"
+        "    for _cudaup_v in CUDA_HOME CUDA_PATH LD_LIBRARY_PATH; do\n"
+        "        eval \"_cudaup_o=\\${_CUDAUP_OLD_$_cudaup_v-}\"\n"
+        "        if [ -n \"$_cudaup_o\" ]; then eval \"export $_cudaup_v=\\$_cudaup_o\"; else unset \"$_cudaup_v\"; fi\n"
+        "        unset \"_CUDAUP_OLD_$_cudaup_v\"\n"
+        "    done\n"
+        "    _cudaup_b=%s\n"
+        "    case \":$PATH:\" in *\":$_cudaup_b:\"*)\n"
+        "        _cudaup_p=\":$PATH:\"; _cudaup_p=\"${_cudaup_p%%%%:\"$_cudaup_b\":*}:${_cudaup_p#*:\"$_cudaup_b\":}\"\n"
+        "        _cudaup_p=${_cudaup_p#:}; PATH=${_cudaup_p%%:}; export PATH ;;\n"
+        "    esac\n"
+        "    unset _CUDAUP_ACTIVE _cudaup_v _cudaup_o _cudaup_b _cudaup_p\n"
+        "fi\n",
+        qb);
+    (void)ql;
+}
+
+static char *
+set_sh(const char *state_dir)
+{
+    CU_AUTOFREE char *script = cu_path_join(state_dir, "env.sh");
+    CU_AUTOFREE char *q = cu_sh_quote(script);
+    return cu_xasprintf("if [ -f %s ] && [ -z \"${_CUDAUP_ACTIVE-}\" ]; then\n"
+                        "    _CUDAUP_OLD_CUDA_HOME=${CUDA_HOME-}; _CUDAUP_OLD_CUDA_PATH=${CUDA_PATH-}\n"
+                        "    _CUDAUP_OLD_LD_LIBRARY_PATH=${LD_LIBRARY_PATH-}; _CUDAUP_ACTIVE=1\n"
+                        "    export _CUDAUP_OLD_CUDA_HOME _CUDAUP_OLD_CUDA_PATH _CUDAUP_OLD_LD_LIBRARY_PATH _CUDAUP_ACTIVE\n"
+                        "    . %s\n"
+                        "fi\n",
+                        q, q);
+}
+
+enum cu_status
+cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *cuda_home, bool *changed,
+                       struct cu_error *err)
+{
+    CU_AUTOFREE char *ad = cu_path_join(env_path, "etc/conda/activate.d");
+    CU_AUTOFREE char *dd = cu_path_join(env_path, "etc/conda/deactivate.d");
+    CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
+    CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
+    CU_AUTOFREE char *set = set_sh(state_dir);
+    CU_AUTOFREE char *undo = undo_sh(bin, lib);
+    CU_AUTOFREE char *fish_env = cu_path_join(state_dir, "env.fish");
+    CU_AUTOFREE char *qf = cu_fish_quote(fish_env);
+    CU_AUTOFREE char *fb = cu_fish_quote(bin);
+    CU_AUTOFREE char *fl = cu_fish_quote(lib);
+    CU_AUTOFREE char *a_sh = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s", set);
+    CU_AUTOFREE char *d_sh = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.sh.\n%s", undo);
+    CU_AUTOFREE char *a_fish = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n"
+                                            "if test -f %s; and not set -q _CUDAUP_ACTIVE\n"
+                                            "    set -gx _CUDAUP_ACTIVE 1\n    source %s\nend\n",
+                                            qf, qf);
+    CU_AUTOFREE char *d_fish = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.fish.\n"
+                                            "if set -q _CUDAUP_ACTIVE\n"
+                                            "    set -e CUDA_HOME; set -e CUDA_PATH; set -e _CUDAUP_ACTIVE\n"
+                                            "    set PATH (string match -v -- %s $PATH)\n"
+                                            "    set LD_LIBRARY_PATH (string match -v -- %s $LD_LIBRARY_PATH)\n"
+                                            "end\n",
+                                            fb, fl);
+    enum cu_status st;
+    *changed = false;
+    if ((st = cu_mkdir_p(ad, 0755, err)) != CU_OK || (st = cu_mkdir_p(dd, 0755, err)) != CU_OK)
+        return st;
+    const char *files[][2] = {{"activate.d/cudaup.sh", a_sh}, {"deactivate.d/cudaup.sh", d_sh},
+                              {"activate.d/cudaup.fish", a_fish}, {"deactivate.d/cudaup.fish", d_fish}};
+    for (size_t i = 0; i < CU_N_ELEMENTS(files); i++) {
+        CU_AUTOFREE char *rel = cu_xasprintf("etc/conda/%s", files[i][0]);
+        CU_AUTOFREE char *p = cu_path_join(env_path, rel);
+        if ((st = write_if_changed(p, files[i][1], 0644, changed, err)) != CU_OK)
+            return st;
+    }
+    return CU_OK;
+}
+
+void
+cu_conda_hooks_remove(const char *env_path)
+{
+    const char *files[] = {"activate.d/cudaup.sh", "deactivate.d/cudaup.sh", "activate.d/cudaup.fish",
+                           "deactivate.d/cudaup.fish"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(files); i++) {
+        CU_AUTOFREE char *p = cu_xasprintf("%s/etc/conda/%s", env_path, files[i]);
+        unlink(p);
+    }
+}
+
+enum cu_status
+cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cuda_home, bool *changed,
+                     struct cu_error *err)
+{
+    CU_AUTOFREE char *activate = cu_path_join(env_path, "bin/activate");
+    CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
+    CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
+    CU_AUTOFREE char *set = set_sh(state_dir);
+    CU_AUTOFREE char *undo = undo_sh(bin, lib);
+    if (!cu_path_exists(activate))
+        return cu_error_set(err, CU_E_IO, ENOENT, _("%s has no bin/activate"), env_path);
+    /* deactivate is a function the venv defines above us: bash and zsh can wrap it. */
+    CU_AUTOFREE char *block = cu_xasprintf(
+        START "\n# Managed by cudaup: CUDA for this venv; `deactivate` undoes it in bash and zsh.\n"
+        "%s"
+        "_cudaup_undo () {\n%s}\n"
+        "if [ -n \"${BASH_VERSION-}${ZSH_VERSION-}\" ] && [ -z \"${_CUDAUP_WRAPPED-}\" ]; then\n"
+        "    eval \"_cudaup_venv_deactivate () $(typeset -f deactivate | sed '1s/^deactivate *()//')\"\n"
+        "    deactivate () { _cudaup_undo; _cudaup_venv_deactivate \"$@\"; unset _CUDAUP_WRAPPED; }\n"
+        "    _CUDAUP_WRAPPED=1\n"
+        "fi\n" END "\n",
+        set, undo);
+    return rc_install_block(activate, state_dir, block, changed, err);
 }

@@ -39,6 +39,23 @@ CU_NODISCARD enum cu_status cu_profiled_install(const char *profile_d, const cha
                                                 struct cu_error *err);
 CU_NODISCARD enum cu_status cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err);
 
+/**
+ * Scope conda for conda, mamba and micromamba environments: ENV/etc/conda/
+ * activate.d/cudaup.{sh,fish} set the variables, deactivate.d/cudaup.{sh,fish}
+ * put back what was there before.
+ */
+CU_NODISCARD enum cu_status cu_conda_hooks_install(const char *env_path, const char *state_dir,
+                                                   const char *cuda_home, bool *changed, struct cu_error *err);
+void cu_conda_hooks_remove(const char *env_path);
+
+/**
+ * Scope conda for a venv: a marked block at the end of ENV/bin/activate that
+ * sets the variables, and (bash, zsh) makes `deactivate` undo them.  Removed
+ * with cu_rc_uninstall like any rc block.
+ */
+CU_NODISCARD enum cu_status cu_venv_hook_install(const char *env_path, const char *state_dir,
+                                                 const char *cuda_home, bool *changed, struct cu_error *err);
+
 /** The text of the block for @state_dir (sh or fish), with @eol line ends. Caller frees. */
 char *cu_rc_block(const char *state_dir, bool fish, const char *eol);
 

@@ -119,6 +119,8 @@ cu_error_advice(const struct cu_error *err)
         return _("The damaged file was deleted; run the command again to download it afresh.");
     case CU_E_BUSY:
         return _("Wait for the other cudaup to finish, then run this command again.");
+    case CU_E_TOOL:
+        return _("If it could not download packages, point pip at a local index or wheel folder (PIP_INDEX_URL, or PIP_FIND_LINKS with PIP_NO_INDEX=1), then run the command again.");
     case CU_E_IO:
         if (err->sys_errno == ENOSPC)
             return _("Free some disk space or choose another folder with --prefix or --cache-dir.");

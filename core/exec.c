@@ -30,6 +30,7 @@ cu_run_ctx_fini(struct cu_run_ctx *ctx)
     }
     free(ctx->results);
     ctx->results = NULL;
+    cu_clear_ptr(&ctx->python, free);
     ctx->n_results = 0;
 }
 

@@ -36,6 +36,7 @@ struct cu_run_ctx {
     struct cu_step_result *results;
     size_t n_results;
     bool toolkit_changed, cudnn_changed;
+    char *python;            /* the environment's interpreter, once pyenv made it */
 };
 
 /** Record a step's outcome (copies the strings). */

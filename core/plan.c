@@ -29,6 +29,8 @@ framework_free(struct cu_plan_framework *f)
     free(f->name);
     free(f->version);
     free(f->python);
+    free(f->py_min);
+    free(f->py_max);
     cu_strv_free(f->pip);
     free(f->index_url);
     free(f->cuda_tag);

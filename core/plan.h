@@ -44,6 +44,7 @@ struct cu_plan_framework {
     char *name;      /* "tensorflow", "pytorch", "jax" */
     char *version;   /* "2.20.0", "2.9", or NULL for the index's newest */
     char *python;    /* "3.12" */
+    char *py_min, *py_max; /* the range the framework supports, or NULL */
     char **pip;      /* requirement strings for pip, NULL-terminated */
     char *index_url; /* PyTorch's CUDA index, or NULL */
     char *cuda_tag;  /* cu128, cuda12-local, ... or NULL */

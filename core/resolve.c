@@ -667,6 +667,10 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
         fw->name = cu_xstrdup(cu_framework_name(r->fw.fw));
         fw->version = cu_xstrdup(o->version);
         fw->python = cu_xstrdup(V(&py, b1, sizeof(b1)));
+        if (o->py_min.n) {
+            fw->py_min = cu_xstrdup(V(&o->py_min, b1, sizeof(b1)));
+            fw->py_max = cu_xstrdup(V(&o->py_max, b1, sizeof(b1)));
+        }
         fw->pip = cu_xcalloc(o->pip.n + 1, sizeof(char *));
         for (size_t i = 0; i < o->pip.n; i++)
             fw->pip[i] = cu_xstrdup(o->pip.v[i]);

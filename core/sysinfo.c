@@ -783,6 +783,39 @@ probe_pyenv(const struct cu_probe_opts *o, struct cu_facts *f)
     }
 }
 
+/* Which python3.N are on PATH: what a venv can be made with. */
+static void
+probe_pythons(const struct cu_probe_opts *o, struct cu_facts *f)
+{
+    struct cu_strv dirs, found;
+    cu_strv_init(&dirs);
+    cu_strv_init(&found);
+    cu_strv_split(&dirs, cu_env_get(o->envp, "PATH"), ":");
+    for (size_t i = 0; i < dirs.n; i++) {
+        struct cu_strv names;
+        cu_strv_init(&names);
+        list_dir(o->root, dirs.v[i], &names);
+        for (size_t k = 0; k < names.n; k++) {
+            const char *n = names.v[k];
+            struct cu_version v;
+            if (!cu_str_has_prefix(n, "python3.") || !cu_version_parse(n + 6, &v) || v.n != 2)
+                continue;
+            CU_AUTOFREE char *p = cu_path_join(dirs.v[i], n);
+            if (!cu_strv_contains(&found, n + 6) && exe_in_root(o->root, p))
+                cu_strv_push(&found, n + 6);
+        }
+        cu_strv_fini(&names);
+    }
+    for (size_t i = 1; i < found.n; i++)
+        for (size_t k = i; k > 0 && cu_version_strcmp(found.v[k - 1], found.v[k]) < 0; k--) {
+            char *t = found.v[k];
+            found.v[k] = found.v[k - 1];
+            found.v[k - 1] = t;
+        }
+    f->pythons = cu_steal_ptr(&found.v);
+    cu_strv_fini(&dirs);
+}
+
 /* ---- entry points ---------------------------------------------------------- */
 
 enum cu_status
@@ -803,6 +836,7 @@ cu_facts_probe(const struct cu_probe_opts *opts, struct cu_facts **out, struct c
     probe_installs(opts, f);
     probe_env(opts, f);
     probe_pyenv(opts, f);
+    probe_pythons(opts, f);
     *out = f;
     return CU_OK;
 }
@@ -836,6 +870,7 @@ cu_facts_free(struct cu_facts *f)
         free(f->pyenv->active_env);
         free(f->pyenv);
     }
+    cu_strv_free(f->pythons);
     free(f->os.id);
     free(f->os.version_id);
     free(f->os.pretty_name);

@@ -86,6 +86,7 @@ struct cu_facts {
     size_t n_installs;
     struct cu_env_info env;
     struct cu_pyenv_info *pyenv; /* NULL when none was found */
+    char **pythons;              /* Python versions on PATH ("3.11", "3.12"), newest first */
     struct cu_os_info os;
 };
 

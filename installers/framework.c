@@ -1,13 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* The framework, installed with pip inside the Python environment. */
+/*
+ * The framework, installed with pip inside the Python environment.  The
+ * user's pip configuration wins: PIP_INDEX_URL, PIP_FIND_LINKS, PIP_NO_INDEX
+ * (or the same in pip.conf) are left to pip, and PyTorch's CUDA index is
+ * added only when none of them is set, so air-gapped sites keep working.
+ */
 #include "config.h"
 
 #include "installer.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/exec.h"
 #include "core/i18n.h"
+#include "core/mem.h"
+#include "core/proc.h"
 #include "core/str.h"
+#include "core/sysinfo.h"
+#include "pyenv.h"
 
 static void
 inst_framework_plan(struct cu_plan *p)
@@ -26,7 +37,105 @@ inst_framework_plan(struct cu_plan *p)
     cu_buf_fini(&b);
 }
 
+/* Has the user told pip where packages come from (environment or pip.conf)? */
+static bool
+pip_configured(struct cu_run_ctx *ctx)
+{
+    static const char *const vars[] = {"PIP_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_EXTRA_INDEX_URL"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(vars); i++) {
+        const char *v = cu_env_get(ctx->envp, vars[i]);
+        if (v && *v)
+            return true;
+    }
+    const char *argv[] = {ctx->python, "-m", "pip", "config", "list", NULL};
+    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 60000};
+    struct cu_exec_result res;
+    struct cu_error err;
+    bool set = false;
+    cu_exec_result_init(&res);
+    if (cu_exec(argv, &o, &res, &err) == CU_OK && res.exit_code == 0)
+        set = strstr(res.out.data, "index-url") || strstr(res.out.data, "find-links") ||
+              strstr(res.out.data, "no-index");
+    cu_exec_result_fini(&res);
+    return set;
+}
+
+struct pip_log {
+    struct cu_run_ctx *ctx;
+    struct cu_buf line;
+};
+
+/* pip's progress, line by line, as log events. */
+static void
+pip_output(void *ud, const char *data, size_t len)
+{
+    struct pip_log *l = ud;
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] == '\n' || data[i] == '\r') {
+            if (l->line.len)
+                cu_run_log(l->ctx, "framework", "pip: %s", l->line.data);
+            cu_buf_reset(&l->line);
+        } else if (l->line.len < 1000) {
+            cu_buf_putc(&l->line, data[i]);
+        }
+    }
+}
+
+static enum cu_status
+inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    const struct cu_plan_framework *fw = p->framework;
+    enum cu_status st;
+    bool changed = false;
+    if (!fw || !ctx->python)
+        return CU_OK;
+    struct cu_event e = {.type = CU_EV_STEP_START, .installer = "framework", .message = fw->name};
+    cu_emit(ctx->events, &e);
+
+    struct cu_strv argv;
+    cu_strv_init(&argv);
+    cu_strv_push(&argv, ctx->python);
+    cu_strv_push(&argv, "-m");
+    cu_strv_push(&argv, "pip");
+    cu_strv_push(&argv, "install");
+    cu_strv_push(&argv, "--disable-pip-version-check");
+    if (fw->index_url && !pip_configured(ctx)) {
+        cu_strv_push(&argv, "--index-url");
+        cu_strv_push(&argv, fw->index_url);
+    }
+    for (char **r = fw->pip; r && *r; r++)
+        cu_strv_push(&argv, *r);
+    struct pip_log log = {ctx, {0}};
+    cu_buf_init(&log.line);
+    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 4 * 3600 * 1000L, .cancel = ctx->cancel,
+                             .on_output = pip_output, .userdata = &log};
+    struct cu_exec_result res;
+    cu_exec_result_init(&res);
+    st = cu_exec((const char *const *)argv.v, &o, &res, err);
+    if (st == CU_OK && res.cancelled) {
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+    } else if (st == CU_OK && res.exit_code != 0) {
+        char *txt = cu_str_strip(res.err.len ? res.err.data : res.out.data);
+        char *last = strrchr(txt, '\n');
+        st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not install %s: %s"), fw->pip[0], last ? last + 1 : txt);
+    } else if (st == CU_OK) {
+        changed = strstr(res.out.data, "Successfully installed") != NULL;
+        CU_AUTOFREE char *envdir = cu_xstrdup(ctx->python);
+        for (int i = 0; i < 2; i++)
+            *strrchr(envdir, '/') = '\0'; /* ENV/bin/python -> ENV */
+        st = cu_pyenv_state_write(p->state_dir, p->env.tool, p->env.name, envdir, ctx->python, fw->name, fw->version,
+                                  fw->pip, err);
+    }
+    cu_buf_fini(&log.line);
+    cu_exec_result_fini(&res);
+    cu_strv_fini(&argv);
+    cu_run_result(ctx, "framework", "pip-install", st == CU_OK ? fw->pip[0] : cu_error_text(err), st, changed);
+    return st;
+}
+
 const struct cu_installer_ops inst_framework_ops = {
     .name = "framework",
     .plan = inst_framework_plan,
+    .run = inst_framework_run,
 };

@@ -105,13 +105,44 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     if (strcmp(tool, "venv") == 0) {
         const char *xdg = cu_env_get(in->envp, "XDG_DATA_HOME");
         const char *home = cu_env_get(in->envp, "HOME");
-        if (in->is_root)
-            p->env.path = cu_xasprintf("/opt/cudaup/envs/%s", p->env.name);
-        else if (xdg && xdg[0] == '/')
+        /* An explicit XDG_DATA_HOME wins, also for root (tests and unusual set-ups rely on it). */
+        if (xdg && xdg[0] == '/')
             p->env.path = cu_xasprintf("%s/cudaup/envs/%s", xdg, p->env.name);
+        else if (in->is_root)
+            p->env.path = cu_xasprintf("/opt/cudaup/envs/%s", p->env.name);
         else
             p->env.path = cu_xasprintf("%s/.local/share/cudaup/envs/%s", home ? home : "/root", p->env.name);
     }
+}
+
+/* A venv is made with a Python that is already here: pick one the framework supports. */
+static enum cu_status
+venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
+{
+    struct cu_plan_framework *fw = p->framework;
+    char **have = in->facts->pythons;
+    if (!fw || strcmp(p->env.tool, "venv") != 0)
+        return CU_OK;
+    for (char **h = have; h && *h; h++)
+        if (strcmp(*h, fw->python) == 0)
+            return CU_OK;
+    if (in->cfg->python && *in->cfg->python)
+        return cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                            _("Python %s is not installed here, and a venv needs it; install it, or use --env-tool conda (or mamba, micromamba), which brings its own Python."),
+                            fw->python);
+    for (char **h = have; h && *h; h++) {
+        if (fw->py_min && (cu_version_strcmp(*h, fw->py_min) < 0 || cu_version_strcmp(*h, fw->py_max) > 0))
+            continue;
+        cu_plan_reason(p, _("Python %s for the venv: the newest installed here that %s supports (%s would need conda)."), *h,
+                       fw->name, fw->python);
+        free(fw->python);
+        fw->python = cu_xstrdup(*h);
+        return CU_OK;
+    }
+    return cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                        _("%s %s needs Python %s to %s, and no such python3 is installed here for a venv; install one, or use --env-tool conda."),
+                        fw->name, fw->version ? fw->version : "", fw->py_min ? fw->py_min : "3",
+                        fw->py_max ? fw->py_max : "3");
 }
 
 enum cu_status
@@ -151,6 +182,11 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         return st;
     (*plan)->state_dir = cu_xstrdup(in->state_dir);
     fill_env(in, *plan);
+    if ((st = venv_python(in, *plan, err)) != CU_OK) {
+        cu_plan_free(*plan);
+        *plan = NULL;
+        return st;
+    }
     cu_installers_plan(*plan);
     return CU_OK;
 }

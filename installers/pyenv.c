@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* The Python environment: conda, mamba, micromamba or venv. */
+/* The Python environment: conda, mamba, micromamba (found on PATH) or venv. */
 #include "config.h"
 
 #include "installer.h"
 
+#include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/envfile.h"
+#include "core/exec.h"
+#include "core/fsutil.h"
 #include "core/i18n.h"
+#include "core/jsonutil.h"
+#include "core/mem.h"
+#include "core/proc.h"
+#include "core/str.h"
+#include "pyenv.h"
 
 static void
 inst_pyenv_plan(struct cu_plan *p)
@@ -19,9 +29,191 @@ inst_pyenv_plan(struct cu_plan *p)
     else
         cu_plan_add_step(p, "pyenv", "create", _("create the %s environment %s with Python %s"),
                          p->env.tool, p->env.name, p->framework->python);
+    if (p->env.scope && strcmp(p->env.scope, "conda") == 0)
+        cu_plan_add_step(p, "pyenv", "write", _("set CUDA_HOME, PATH and LD_LIBRARY_PATH in %s's activation, undone on deactivation"),
+                         p->env.name);
+}
+
+/* Run a tool; on failure, the last line it wrote to stderr becomes the message. */
+static enum cu_status
+run_tool(struct cu_run_ctx *ctx, const char *const *argv, long timeout_ms, struct cu_exec_result *res,
+         struct cu_error *err)
+{
+    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = timeout_ms, .cancel = ctx->cancel};
+    cu_exec_result_init(res);
+    enum cu_status st = cu_exec(argv, &o, res, err);
+    if (st != CU_OK)
+        return st;
+    if (res->cancelled)
+        return cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+    if (res->exit_code != 0 || res->timed_out) {
+        char *e = cu_str_strip(res->err.len ? res->err.data : res->out.data);
+        char *last = strrchr(e, '\n');
+        return cu_error_set(err, CU_E_TOOL, 0, _("%s failed%s: %s"), argv[0], res->timed_out ? _(" (timed out)") : "",
+                            last ? last + 1 : *e ? e : "?");
+    }
+    return CU_OK;
+}
+
+char *
+cu_pyenv_python_version(struct cu_run_ctx *ctx, const char *python)
+{
+    const char *argv[] = {python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])", NULL};
+    struct cu_exec_result res;
+    struct cu_error err;
+    char *v = NULL;
+    if (run_tool(ctx, argv, 60000, &res, &err) == CU_OK)
+        v = cu_xstrdup(cu_str_strip(res.out.data));
+    cu_exec_result_fini(&res);
+    return v;
+}
+
+/* The folder of conda environment @name, from `TOOL env list --json`. */
+static char *
+conda_env_path(struct cu_run_ctx *ctx, const char *tool, const char *name)
+{
+    const char *argv[] = {tool, "env", "list", "--json", NULL};
+    struct cu_exec_result res;
+    struct cu_error err;
+    json_t *j = NULL;
+    char *found = NULL;
+    if (run_tool(ctx, argv, 120000, &res, &err) == CU_OK &&
+        cu_json_parse_object(res.out.data, res.out.len, "env list", &j, &err) == CU_OK) {
+        json_t *envs = json_object_get(j, "envs");
+        for (size_t i = 0; i < json_array_size(envs) && !found; i++) {
+            const char *p = json_string_value(json_array_get(envs, i));
+            const char *slash = p ? strrchr(p, '/') : NULL;
+            if (slash && strcmp(slash + 1, name) == 0)
+                found = cu_xstrdup(p);
+        }
+    }
+    json_decref(j);
+    cu_exec_result_fini(&res);
+    return found;
+}
+
+enum cu_status
+cu_pyenv_state_write(const char *state_dir, const char *tool, const char *name, const char *path,
+                     const char *python, const char *framework, const char *version, char **pip, struct cu_error *err)
+{
+    json_t *o = json_object(), *a = json_array();
+    json_object_set_new(o, "tool", json_string(tool));
+    json_object_set_new(o, "name", cu_json_str_or_null(name));
+    json_object_set_new(o, "path", json_string(path));
+    json_object_set_new(o, "python", json_string(python));
+    json_object_set_new(o, "framework", cu_json_str_or_null(framework));
+    json_object_set_new(o, "framework_version", cu_json_str_or_null(version));
+    for (char **r = pip; r && *r; r++)
+        json_array_append_new(a, json_string(*r));
+    json_object_set_new(o, "pip", a);
+    char *text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
+    enum cu_status st = cu_mkdir_p(state_dir, 0755, err);
+    if (st == CU_OK)
+        st = cu_write_file_atomic(p, text, strlen(text), 0644, err);
+    free(text);
+    return st;
+}
+
+static enum cu_status
+inst_pyenv_run(struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    const char *tool = p->env.tool;
+    const char *want = p->framework ? p->framework->python : NULL;
+    struct cu_exec_result res;
+    enum cu_status st = CU_OK;
+    bool changed = false;
+    CU_AUTOFREE char *path = NULL;
+
+    if (!p->framework || !tool || strcmp(tool, "none") == 0)
+        return CU_OK;
+    struct cu_event e = {.type = CU_EV_STEP_START, .installer = "pyenv", .message = p->env.name};
+    cu_emit(ctx->events, &e);
+    if (strcmp(tool, "venv") == 0) {
+        path = cu_xstrdup(p->env.path);
+        CU_AUTOFREE char *py = cu_path_join(path, "bin/python");
+        CU_AUTOFREE char *cfg = cu_path_join(path, "pyvenv.cfg");
+        if (cu_path_exists(cfg) && cu_path_exists(py)) {
+            CU_AUTOFREE char *have = cu_pyenv_python_version(ctx, py);
+            if (!have || strcmp(have, want) != 0) {
+                st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                                  _("A venv with Python %s already exists at %s; remove it, or choose another --env-name"),
+                                  have ? have : "?", path);
+                goto out;
+            }
+        } else if (cu_path_exists(path)) {
+            st = cu_error_set(err, CU_E_UNSUPPORTED, 0, _("%s exists and is not a venv; choose another --env-name"), path);
+            goto out;
+        } else {
+            CU_AUTOFREE char *exe_name = cu_xasprintf("python%s", want);
+            CU_AUTOFREE char *exe = cu_which(exe_name, ctx->envp);
+            if (!exe) {
+                st = cu_error_set(err, CU_E_UNSUPPORTED, 0, _("%s is not on PATH, so the venv cannot be made"), exe_name);
+                goto out;
+            }
+            CU_AUTOFREE char *parent = cu_xstrdup(path);
+            *strrchr(parent, '/') = '\0';
+            if ((st = cu_mkdir_p(parent, 0755, err)) != CU_OK)
+                goto out;
+            const char *argv[] = {exe, "-m", "venv", path, NULL};
+            st = run_tool(ctx, argv, 600000, &res, err);
+            cu_exec_result_fini(&res);
+            if (st != CU_OK)
+                goto out;
+            changed = true;
+        }
+    } else {
+        CU_AUTOFREE char *exe = cu_which(tool, ctx->envp);
+        if (!exe) {
+            st = cu_error_set(err, CU_E_UNSUPPORTED, 0, _("%s is not on PATH; install it, or use --env-tool venv"), tool);
+            goto out;
+        }
+        path = conda_env_path(ctx, exe, p->env.name);
+        if (!path) {
+            CU_AUTOFREE char *spec = cu_xasprintf("python=%s", want);
+            const char *argv_c[] = {exe, "create", "-y", "-n", p->env.name, spec, NULL};
+            const char *argv_m[] = {exe, "create", "-y", "-n", p->env.name, spec, "-c", "conda-forge", NULL};
+            st = run_tool(ctx, strcmp(tool, "micromamba") == 0 ? argv_m : argv_c, 1800000, &res, err);
+            cu_exec_result_fini(&res);
+            if (st != CU_OK)
+                goto out;
+            changed = true;
+            path = conda_env_path(ctx, exe, p->env.name);
+            if (!path) {
+                st = cu_error_set(err, CU_E_TOOL, 0, _("%s made the environment %s but does not list it"), tool,
+                                  p->env.name);
+                goto out;
+            }
+        }
+        CU_AUTOFREE char *py = cu_path_join(path, "bin/python");
+        CU_AUTOFREE char *have = cu_pyenv_python_version(ctx, py);
+        if (!have || strcmp(have, want) != 0) {
+            st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                              _("The %s environment %s has Python %s, not %s; remove it, or choose another --env-name"), tool,
+                              p->env.name, have ? have : "?", want);
+            goto out;
+        }
+    }
+    ctx->python = cu_path_join(path, "bin/python");
+    if (p->env.scope && strcmp(p->env.scope, "conda") == 0) {
+        CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
+        bool c2 = false;
+        st = strcmp(tool, "venv") == 0 ? cu_venv_hook_install(path, p->state_dir, home, &c2, err)
+                                       : cu_conda_hooks_install(path, p->state_dir, home, &c2, err);
+        changed |= c2;
+        if (st != CU_OK)
+            goto out;
+    }
+    st = cu_pyenv_state_write(p->state_dir, tool, p->env.name, path, ctx->python, NULL, NULL, NULL, err);
+out:
+    cu_run_result(ctx, "pyenv", "create", st == CU_OK ? path : cu_error_text(err), st, changed);
+    return st;
 }
 
 const struct cu_installer_ops inst_pyenv_ops = {
     .name = "pyenv",
     .plan = inst_pyenv_plan,
+    .run = inst_pyenv_run,
 };

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the pyenv and framework installers. */
+#ifndef CU_INST_PYENV_H
+#define CU_INST_PYENV_H
+
+#include "core/exec.h"
+
+/** "3.11" of @python, or NULL when it does not run. Caller frees. */
+char *cu_pyenv_python_version(struct cu_run_ctx *ctx, const char *python);
+
+/** Write STATE/pyenv.json: what verify's framework check and uninstall read. */
+CU_NODISCARD enum cu_status cu_pyenv_state_write(const char *state_dir, const char *tool, const char *name,
+                                                 const char *path, const char *python, const char *framework,
+                                                 const char *version, char **pip, struct cu_error *err);
+
+#endif

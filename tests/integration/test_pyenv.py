@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Python environments and frameworks: a real venv, a conda stand-in, pip from a local wheelhouse."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from cutest import SRCDIR, Tap, machine, run
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
+import mkwheels  # noqa: E402
+
+t = Tap()
+ROOT, MENV = machine(t, "two-gpus")
+MIRROR = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(MIRROR)
+WHEELS = t.tmpdir("wheels")
+mkwheels.build(WHEELS, [("tensorflow", "2.21.0"), ("torch", "2.14.0"), ("torchvision", "0.29.0"),
+                        ("torchaudio", "2.14.0")])
+PY = shutil.which("python3.11", path="/usr/bin:/bin") or shutil.which("python3.11")
+if not PY:
+    t.skip("Python environments", "no python3.11 on this machine")
+    t.done()
+PYVER = "3.11"
+AIRGAP = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+class Box:
+    def __init__(self, tag):
+        self.dir = t.tmpdir(tag)
+        self.prefix, self.state, self.cache, self.home = (os.path.join(self.dir, n) for n in ("p", "s", "c", "home"))
+        os.makedirs(self.home)
+
+    def env(self, extra=None):
+        e = dict(MENV, HOME=self.home, XDG_DATA_HOME=os.path.join(self.home, "data"), **AIRGAP)
+        e["PATH"] = "/usr/bin:/bin"
+        e.update(extra or {})
+        return {k: v for k, v in e.items() if v is not None}  # None: not set at all
+
+    def install(self, *args, env=None):
+        return run(["install", "--yes", "--json", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix",
+                    self.prefix, "--state-dir", self.state, "--cache-dir", self.cache, "--python", PYVER,
+                    "--shell-rc", os.path.join(self.home, ".bashrc")] + list(args), env=self.env(env), timeout=600)
+
+    def verify(self, env=None):
+        r = run(["verify", "--json", "--root", ROOT, "--prefix", self.prefix, "--state-dir", self.state],
+                env=self.env(env))
+        return r, {c["name"]: c for c in (r.json() or {}).get("checks", [])}
+
+
+def steps(r):
+    return {s["installer"]: s for s in (r.json() or {}).get("steps", [])}
+
+
+# ---- A real venv, TensorFlow from the wheelhouse, its activation holding the variables ----
+b = Box("venv")
+r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
+t.eq(r.rc, 0, "install with a venv and TensorFlow from a local wheelhouse", r)
+venv = os.path.join(b.home, "data", "cudaup", "envs", "tf")
+t.ok(os.path.exists(os.path.join(venv, "pyvenv.cfg")), "the venv is in XDG_DATA_HOME/cudaup/envs/NAME")
+st = steps(r)
+t.ok(st.get("pyenv", {}).get("changed") and st.get("framework", {}).get("changed"), "pyenv and framework changed", st)
+out = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import tensorflow; print(tensorflow.__version__)"],
+                     capture_output=True, text=True)
+t.eq(out.stdout.strip(), "2.21.0", "tensorflow 2.21.0 imports inside the venv")
+state = json.load(open(os.path.join(b.state, "pyenv.json")))
+t.ok(state["framework"] == "tensorflow" and state["python"].endswith("/tf/bin/python"), "pyenv.json records the env", state)
+t.ok(not os.path.exists(os.path.join(b.home, ".bashrc")), "scope conda leaves the rc file alone")
+act = subprocess.run(["bash", "-c", ". '%s/bin/activate'; printf '%%s|' \"$CUDA_HOME\" \"${PATH%%%%:*}\"; deactivate; "
+                      "printf '%%s|%%s' \"${CUDA_HOME-unset}\" \"${LD_LIBRARY_PATH-unset}\"" % venv],
+                     capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": b.home})
+t.eq(act.stdout, "%s/cuda|%s/cuda/bin|unset|unset" % (b.prefix, b.prefix),
+     "activate sets CUDA_HOME and PATH; deactivate undoes them (bash)", act)
+if shutil.which("zsh"):
+    act = subprocess.run(["zsh", "-c", ". '%s/bin/activate'; printf '%%s|' \"$CUDA_HOME\"; deactivate; printf '%%s' \"${CUDA_HOME-unset}\"" % venv],
+                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": b.home})
+    t.eq(act.stdout, "%s/cuda|unset" % b.prefix, "activate/deactivate under zsh", act)
+rv, c = b.verify(env={"FAKE_FW_GPUS": "2"})
+t.ok(c.get("framework", {}).get("status") == "pass" and "tensorflow 2.21.0" in c["framework"]["detail"]
+     and "CUDA 12.5" in c["framework"]["detail"] and "2 GPU" in c["framework"]["detail"],
+     "verify: the framework check runs inside the env and reports version, CUDA build, GPUs", c.get("framework"))
+rv, c = b.verify(env={"FAKE_FW_GPUS": "0"})
+t.ok(rv.rc == 4 and c["framework"]["status"] == "fail", "a framework that sees no GPU while a driver is loaded: fail", c.get("framework"))
+r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
+st = steps(r)
+t.ok(r.rc == 0 and r.json()["changed"] is False and not st["pyenv"]["changed"] and not st["framework"]["changed"],
+     "a second install changes nothing", r)
+r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
+body = open(os.path.join(venv, "bin", "activate")).read()
+t.ok(r.rc == 0 and ">>> cudaup >>>" not in body, "uninstall takes the block out of the venv's activate", r)
+
+# A venv that exists with another Python is not touched.
+b2 = Box("clash")
+other = os.path.join(b2.home, "data", "cudaup", "envs", "tf")
+os.makedirs(os.path.dirname(other))
+subprocess.run([sys.executable, "-m", "venv", "--without-pip", other], check=True)
+same = subprocess.run([os.path.join(other, "bin", "python"), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                      capture_output=True, text=True).stdout.strip()
+if same != PYVER:
+    r = b2.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "none")
+    t.ok(r.rc == 3 and "already exists" in r.err, "a venv with another Python: exit 3, untouched", r)
+else:
+    t.skip("venv with another Python", "this Python is %s too" % PYVER)
+
+# ---- The conda stand-in: scope conda writes activate.d and deactivate.d ----
+b = Box("conda")
+bindir = os.path.join(b.dir, "bin")
+os.makedirs(bindir)
+shutil.copy(os.path.join(SRCDIR, "tests", "fakes", "conda-standin"), os.path.join(bindir, "conda"))
+croot = os.path.join(b.dir, "miniconda")
+cenv = {"PATH": bindir + ":/usr/bin:/bin", "CONDA_STANDIN_ROOT": croot}
+r = b.install("--env-tool", "conda", "--env-name", "cu", "--env-scope", "conda", env=cenv)
+t.eq(r.rc, 0, "install into a conda environment (stand-in)", r)
+env_path = os.path.join(croot, "envs", "cu")
+for f in ("activate.d/cudaup.sh", "deactivate.d/cudaup.sh", "activate.d/cudaup.fish", "deactivate.d/cudaup.fish"):
+    t.ok(os.path.exists(os.path.join(env_path, "etc", "conda", f)), "conda: etc/conda/%s" % f)
+sh = subprocess.run(["sh", "-eu", "-c", "CUDA_HOME=/before; export CUDA_HOME; PATH=/usr/bin:/bin; "
+                     ". '%s/etc/conda/activate.d/cudaup.sh'; printf '%%s|%%s|' \"$CUDA_HOME\" \"$PATH\"; "
+                     ". '%s/etc/conda/deactivate.d/cudaup.sh'; printf '%%s|%%s|%%s' \"$CUDA_HOME\" \"$PATH\" \"${LD_LIBRARY_PATH-unset}\"" %
+                     (env_path, env_path)], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+t.eq(sh.stdout, "%s/cuda|%s/cuda/bin:/usr/bin:/bin|/before|/usr/bin:/bin|unset" % (b.prefix, b.prefix),
+     "activate.d sets, deactivate.d puts back the old CUDA_HOME, PATH and LD_LIBRARY_PATH (sh -eu)", sh)
+out = subprocess.run([os.path.join(env_path, "bin", "python"), "-c", "import tensorflow"], capture_output=True)
+t.eq(out.returncode, 0, "the framework is installed in the conda environment")
+r = run(["doctor", "--json", "--root", "/"], env=dict(cenv, HOME=b.home))
+t.ok(r.json() and r.json()["python_envs"] and r.json()["python_envs"]["tool"] == "conda", "doctor finds the conda on PATH", r)
+r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env(cenv))
+t.ok(r.rc == 0 and not os.path.exists(os.path.join(env_path, "etc", "conda", "activate.d", "cudaup.sh")),
+     "uninstall removes the activation scripts", r)
+
+# ---- PyTorch: the user's pip configuration wins over PyTorch's index ----
+b = Box("torch")
+r = b.install("--framework", "pytorch", "--env-tool", "venv", "--env-scope", "none", env={"CUDAUP_DEBUG": "debug"})
+log = open(os.path.join(b.state, "cudaup.log")).read()
+t.ok(r.rc == 0 and "download.pytorch.org" not in [l for l in log.splitlines() if "exec:" in l and "pip install" in l][0],
+     "PIP_FIND_LINKS set: no --index-url of PyTorch's is added", r)
+b = Box("torch2")
+r = b.install("--framework", "pytorch", "--env-tool", "venv", "--env-scope", "none",
+              env={"CUDAUP_DEBUG": "debug", "PIP_NO_INDEX": None, "PIP_FIND_LINKS": None, "PIP_RETRIES": "0",
+                   "PIP_TIMEOUT": "1", "PIP_CONFIG_FILE": "/dev/null"})
+log = open(os.path.join(b.state, "cudaup.log")).read()
+pip = [l for l in log.splitlines() if "exec:" in l and "pip install" in l]
+t.ok(pip and "--index-url https://download.pytorch.org/whl/cu126" in pip[0], "no pip configuration: PyTorch's CUDA index is used", pip)
+t.ok(r.rc == 1 and "pip could not install torch" in r.err and "PIP_FIND_LINKS" in r.err,
+     "pip failing (no network): exit 1, the reason, and the air-gap advice", r)
+
+# ---- Bad combinations, before anything runs ----
+b = Box("bad")
+r = b.install("--env-tool", "none")
+t.ok(r.rc == 2 and "--env-tool none" in r.err, "a framework with --env-tool none: exit 2", r)
+r = b.install("--env-tool", "venv", "--python", "3.99")
+t.ok(r.rc == 3 and "3.99" in r.err, "a Python TensorFlow does not support: exit 3", r)
+r = b.install("--env-tool", "conda", env={"PATH": "/usr/bin:/bin"})
+t.ok(r.rc == 3 and "conda is not on PATH" in r.err, "--env-tool conda without conda: exit 3", r)
+
+t.done()
