@@ -16,33 +16,10 @@
 #include "core/record.h"
 #include "core/str.h"
 #include "core/toolkit.h"
+#include "installers/maintain.h"
 #include "report.h"
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
-
-/* The newest CUDA left in PREFIX that cudaup installed, as "cuda-X.Y", or NULL. */
-static char *
-newest_managed(const char *prefix)
-{
-    DIR *d = opendir(prefix);
-    struct dirent *de;
-    char *best = NULL;
-    if (!d)
-        return NULL;
-    while ((de = readdir(d)) != NULL) {
-        if (!cu_str_has_prefix(de->d_name, "cuda-"))
-            continue;
-        CU_AUTOFREE char *rec = cu_xasprintf("%s/%s/.cudaup/record.json", prefix, de->d_name);
-        if (!cu_path_exists(rec))
-            continue;
-        if (!best || cu_version_strcmp(de->d_name + 5, best + 5) > 0) {
-            free(best);
-            best = cu_xstrdup(de->d_name);
-        }
-    }
-    closedir(d);
-    return best;
-}
 
 int
 cu_cmd_uninstall(struct cu_app *app)
@@ -53,7 +30,6 @@ cu_cmd_uninstall(struct cu_app *app)
     char mm[32];
     int rc = 0;
     enum cu_status st;
-    bool active = false;
 
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
@@ -69,48 +45,10 @@ cu_cmd_uninstall(struct cu_app *app)
     if (!cu_app_confirm(app, _("Remove it?"), &rc))
         return rc;
     cu_app_open_log(app);
-    st = cu_toolkit_uninstall(app->prefix, mm, app->state_dir, &active, &err);
-    CU_AUTOFREE char *dir = cu_xasprintf("%s/cuda-%s", app->prefix, mm);
-    cu_run_result(&ctx, "cuda", "remove", st == CU_OK ? dir : cu_error_text(&err), st, st == CU_OK);
-    if (st == CU_OK && active) {
-        CU_AUTOFREE char *next = newest_managed(app->prefix);
-        CU_AUTOFREE char *link = cu_path_join(app->prefix, "cuda");
-        if (next) {
-            /* Another cudaup install stays: it becomes the active one. */
-            st = cu_symlink_replace(next, link, &err);
-            cu_run_result(&ctx, "cuda", "link", link, st, st == CU_OK);
-        } else {
-            /* The last one: its environment lines go too, the rc files as they were. */
-            char **rcs = cu_rc_list(app->state_dir);
-            for (char **r = rcs; st == CU_OK && r && *r; r++) {
-                bool ch = false;
-                st = cu_rc_uninstall(*r, app->state_dir, &ch, &err);
-                cu_run_result(&ctx, "envvars", "remove", st == CU_OK ? *r : cu_error_text(&err), st, ch);
-            }
-            cu_strv_free(rcs);
-            const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
-            bool ch = false;
-            if (st == CU_OK && (st = cu_profiled_uninstall(pd && *pd ? pd : "/etc/profile.d", &ch, &err)) == CU_OK &&
-                ch)
-                cu_run_result(&ctx, "envvars", "remove", pd && *pd ? pd : "/etc/profile.d", st, ch);
-            if (st == CU_OK) {
-                cu_env_remove_scripts(app->state_dir);
-                /* A conda environment's activation hooks point at the install too. */
-                CU_AUTOFREE char *pj = cu_path_join(app->state_dir, "pyenv.json");
-                char *text = NULL;
-                size_t len;
-                json_t *j = NULL;
-                struct cu_error e2;
-                if (cu_read_file(pj, 1 << 20, &text, &len, &e2) == CU_OK &&
-                    cu_json_parse_object(text, len, pj, &j, &e2) == CU_OK && cu_json_str(j, "path")) {
-                    cu_conda_hooks_remove(cu_json_str(j, "path"));
-                    cu_run_result(&ctx, "pyenv", "remove", cu_json_str(j, "path"), CU_OK, true);
-                }
-                json_decref(j);
-                free(text);
-            }
-        }
-    }
+    const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
+    struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
+                             .catalog = app->catalog, .profile_d = pd && *pd ? pd : "/etc/profile.d"};
+    st = cu_uninstall_run(&in, mm, &ctx, &err);
     bool changed = false;
     for (size_t i = 0; i < ctx.n_results; i++)
         changed |= ctx.results[i].changed;

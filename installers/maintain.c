@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "maintain.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/envfile.h"
+#include "core/fsutil.h"
+#include "core/i18n.h"
+#include "core/jsonutil.h"
+#include "core/mem.h"
+#include "core/mirror.h"
+#include "core/record.h"
+#include "core/str.h"
+#include "core/toolkit.h"
+
+/* The newest CUDA left in PREFIX that cudaup installed, as "cuda-X.Y", or NULL. */
+static char *
+newest_managed(const char *prefix)
+{
+    DIR *d = opendir(prefix);
+    struct dirent *de;
+    char *best = NULL;
+    if (!d)
+        return NULL;
+    while ((de = readdir(d)) != NULL) {
+        if (!cu_str_has_prefix(de->d_name, "cuda-"))
+            continue;
+        CU_AUTOFREE char *rec = cu_xasprintf("%s/%s/.cudaup/record.json", prefix, de->d_name);
+        if (!cu_path_exists(rec))
+            continue;
+        if (!best || cu_version_strcmp(de->d_name + 5, best + 5) > 0) {
+            free(best);
+            best = cu_xstrdup(de->d_name);
+        }
+    }
+    closedir(d);
+    return best;
+}
+
+/* The last install is gone: its environment lines go too, the rc files as they were. */
+static enum cu_status
+remove_environment(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    enum cu_status st = CU_OK;
+    char **rcs = cu_rc_list(in->state_dir);
+    for (char **r = rcs; st == CU_OK && r && *r; r++) {
+        bool ch = false;
+        st = cu_rc_uninstall(*r, in->state_dir, &ch, err);
+        cu_run_result(ctx, "envvars", "remove", st == CU_OK ? *r : cu_error_text(err), st, ch);
+    }
+    cu_strv_free(rcs);
+    bool ch = false;
+    if (st == CU_OK && (st = cu_profiled_uninstall(in->profile_d, &ch, err)) == CU_OK && ch)
+        cu_run_result(ctx, "envvars", "remove", in->profile_d, st, ch);
+    if (st != CU_OK)
+        return st;
+    cu_env_remove_scripts(in->state_dir);
+    /* A conda environment's activation hooks point at the install too. */
+    CU_AUTOFREE char *pj = cu_path_join(in->state_dir, "pyenv.json");
+    char *text = NULL;
+    size_t len;
+    json_t *j = NULL;
+    struct cu_error e2;
+    if (cu_read_file(pj, 1 << 20, &text, &len, &e2) == CU_OK && cu_json_parse_object(text, len, pj, &j, &e2) == CU_OK &&
+        cu_json_str(j, "path")) {
+        cu_conda_hooks_remove(cu_json_str(j, "path"));
+        cu_run_result(ctx, "pyenv", "remove", cu_json_str(j, "path"), CU_OK, true);
+    }
+    json_decref(j);
+    free(text);
+    return CU_OK;
+}
+
+enum cu_status
+cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    bool active = false;
+    enum cu_status st = cu_toolkit_uninstall(in->prefix, mm, in->state_dir, &active, err);
+    CU_AUTOFREE char *dir = cu_xasprintf("%s/cuda-%s", in->prefix, mm);
+    cu_run_result(ctx, "cuda", "remove", st == CU_OK ? dir : cu_error_text(err), st, st == CU_OK);
+    if (st != CU_OK || !active)
+        return st;
+    CU_AUTOFREE char *next = newest_managed(in->prefix);
+    if (!next)
+        return remove_environment(in, ctx, err);
+    /* Another cudaup install stays: it becomes the active one. */
+    CU_AUTOFREE char *link = cu_path_join(in->prefix, "cuda");
+    st = cu_symlink_replace(next, link, err);
+    cu_run_result(ctx, "cuda", "link", link, st, st == CU_OK);
+    return st;
+}
+
+/* The plan that re-creates what the record describes, downloading from @base. */
+static struct cu_plan *
+plan_from_record(const struct cu_record *r, const char *dir, const struct cu_maint_in *in, const char *base)
+{
+    struct cu_plan *p = cu_plan_new();
+    p->prefix = cu_xstrdup(in->prefix);
+    p->state_dir = cu_xstrdup(in->state_dir);
+    p->cuda_path = cu_xstrdup(dir);
+    p->platform = cu_xstrdup(r->platform);
+    p->base_url = cu_xstrdup(base ? base : r->mirror);
+    if (!cu_version_parse(r->cuda_version, &p->cuda))
+        memset(&p->cuda, 0, sizeof(p->cuda));
+    if (r->cudnn_version) {
+        p->has_cudnn = cu_version_parse(r->cudnn_version, &p->cudnn);
+        p->cudnn_full = cu_xstrdup(r->cudnn_full);
+        p->cudnn_variant = cu_xstrdup(r->cudnn_variant);
+    }
+    p->downloads = cu_xcalloc(r->n_components + 1, sizeof(*p->downloads));
+    for (size_t i = 0; i < r->n_components; i++) {
+        const struct cu_record_component *c = &r->components[i];
+        struct cu_plan_download *d = &p->downloads[p->n_downloads++];
+        d->product = c->product;
+        d->component = cu_xstrdup(c->name);
+        d->version = cu_xstrdup(c->version);
+        d->title = cu_xstrdup(c->title);
+        const char *url = c->url ? c->url : "";
+        /* A new --mirror serves the same paths under another base. */
+        if (base && r->mirror && cu_str_has_prefix(url, r->mirror))
+            d->url = cu_xasprintf("%s%s", base, url + strlen(r->mirror));
+        else
+            d->url = cu_xstrdup(url);
+        const char *rel = strstr(d->url, "/redist/");
+        d->relative_path = cu_xstrdup(rel ? rel + 8 : d->url);
+        memcpy(d->sha256, c->sha256, sizeof(d->sha256));
+        d->size = c->size;
+        p->download_bytes += c->size;
+    }
+    return p;
+}
+
+enum cu_status
+cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep, struct cu_repair_out *out,
+              struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    struct cu_record *rec = NULL;
+    struct cu_mirror *mirror = NULL;
+    struct cu_plan *plan = NULL;
+    CU_AUTOFREE char *envsh = cu_path_join(in->state_dir, "env.sh");
+    enum cu_status st;
+
+    memset(out, 0, sizeof(*out));
+    st = cu_record_load(dir, &rec, err);
+    if (st == CU_E_NOT_FOUND)
+        return cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                            _("%s was not installed by cudaup, so there is no record to repair it from; `cudaup verify` can still check it"),
+                            dir);
+    if (st != CU_OK)
+        return st;
+    /* A changed mode is put back in place; anything else means re-unpacking its component. */
+    for (size_t i = 0; i < rec->n_files; i++) {
+        if (cu_record_check_file(dir, &rec->files[i], deep) != CU_FILE_MODE)
+            continue;
+        CU_AUTOFREE char *p = cu_path_join(dir, rec->files[i].path);
+        if (chmod(p, rec->files[i].mode) == 0)
+            out->modes++;
+    }
+    if (out->modes)
+        cu_run_result(ctx, "cuda", "chmod", _("modes put back"), CU_OK, true);
+    out->components = cu_record_damaged(rec, dir, deep, &out->files);
+    if (out->files) {
+        struct cu_mirror_opts mo = {.base_url = in->mirror ? in->mirror : rec->mirror, .cache_dir = in->cache_dir,
+                                    .catalog = in->catalog, .retries = in->retries};
+        if ((st = cu_mirror_new(&mo, &mirror, err)) != CU_OK)
+            goto out;
+        plan = plan_from_record(rec, dir, in, in->mirror ? cu_mirror_net(mirror)->base : NULL);
+        ctx->plan = plan;
+        ctx->net = cu_mirror_net(mirror);
+        st = cu_toolkit_install(ctx, out->components, err);
+        ctx->plan = NULL;
+        ctx->net = NULL;
+        if (st != CU_OK)
+            goto out;
+    }
+    /* env.sh is cudaup's too: put it back when it went missing. */
+    char **rcs = cu_rc_list(in->state_dir);
+    if (rcs && rcs[0] && access(envsh, R_OK) != 0) {
+        CU_AUTOFREE char *home = cu_path_join(in->prefix, "cuda");
+        bool ch = false;
+        st = cu_env_write_scripts(in->state_dir, home, &ch, err);
+        cu_run_result(ctx, "envvars", "write", in->state_dir, st, ch);
+    }
+    cu_strv_free(rcs);
+    if (st == CU_OK) {
+        /* What counts now is the record the repair wrote. */
+        size_t left = 0;
+        struct cu_record *now = NULL;
+        struct cu_error e3;
+        if (cu_record_load(dir, &now, &e3) == CU_OK)
+            cu_strv_free(cu_record_damaged(now, dir, deep, &left));
+        cu_record_free(now);
+        if (left)
+            st = cu_error_set(err, CU_E_PROBLEMS, 0, _("%zu files are still not as recorded"), left);
+    }
+out:
+    cu_plan_free(plan);
+    cu_mirror_free(mirror);
+    cu_record_free(rec);
+    return st;
+}

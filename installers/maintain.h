@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Repair and uninstall, shared by their commands and the wizard.  Each
+ * records its steps in a struct cu_run_ctx like install does.
+ */
+#ifndef CU_MAINTAIN_H
+#define CU_MAINTAIN_H
+
+#include "core/catalog.h"
+#include "core/exec.h"
+
+struct cu_maint_in {
+    const char *prefix, *state_dir, *cache_dir;
+    const char *mirror;            /* a --mirror overriding the record's, or NULL */
+    const struct cu_catalog *catalog;
+    unsigned retries;
+    const char *profile_d;
+};
+
+/** Remove PREFIX/cuda-@mm; when it was the last, its environment lines go too. */
+CU_NODISCARD enum cu_status cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx *ctx,
+                                             struct cu_error *err);
+
+struct cu_repair_out {
+    char **components; /* re-created, NULL-terminated; caller frees (cu_strv_free) */
+    size_t files, modes;
+};
+
+/**
+ * Repair @dir from its record: modes put back in place, components owning a
+ * missing or altered file re-created (from the cache when it has them).
+ * ctx->net is set up here.  Errors: CU_E_UNSUPPORTED (no record),
+ * CU_E_PROBLEMS (files still wrong afterwards), and install's.
+ */
+CU_NODISCARD enum cu_status cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep,
+                                          struct cu_repair_out *out, struct cu_run_ctx *ctx, struct cu_error *err);
+
+#endif
