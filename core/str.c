@@ -87,7 +87,8 @@ char *
 cu_buf_steal(struct cu_buf *b)
 {
     char *s = b->data;
-    cu_buf_init(b);
+    b->data = NULL; /* released: nothing is left to free */
+    b->len = b->cap = 0;
     return s;
 }
 
@@ -136,6 +137,18 @@ cu_strv_free(char **v)
     for (char **p = v; *p; p++)
         free(*p);
     free(v);
+}
+
+char **
+cu_strv_dup(char *const *v)
+{
+    struct cu_strv s;
+    if (!v)
+        return NULL;
+    cu_strv_init(&s);
+    for (; *v; v++)
+        cu_strv_push(&s, *v);
+    return s.v ? s.v : cu_xcalloc(1, sizeof(char *));
 }
 
 bool

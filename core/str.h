@@ -24,7 +24,7 @@ void cu_buf_append(struct cu_buf *b, const void *data, size_t len);
 void cu_buf_puts(struct cu_buf *b, const char *s);
 void cu_buf_putc(struct cu_buf *b, char c);
 void cu_buf_printf(struct cu_buf *b, const char *fmt, ...) CU_PRINTF(2, 3);
-/** Take the string out; the buffer is left empty. Caller owns the result. */
+/** Take the string out; the buffer is released (cu_buf_init it to use it again). Caller owns the result. */
 char *cu_buf_steal(struct cu_buf *b);
 
 /** A NULL-terminated vector of owned strings. */
@@ -42,6 +42,8 @@ void cu_strv_push(struct cu_strv *s, const char *str);
 void cu_strv_push_owned(struct cu_strv *s, char *str);
 /** Free a bare NULL-terminated vector (what cu_steal_ptr(&strv.v) handed out). */
 void cu_strv_free(char **v);
+/** A copy of a bare NULL-terminated vector, or NULL for NULL. Caller frees (cu_strv_free). */
+char **cu_strv_dup(char *const *v);
 bool cu_strv_contains(const struct cu_strv *s, const char *str);
 void cu_strv_sort(struct cu_strv *s);
 /** Split @str on any byte of @seps, dropping empty fields. */
