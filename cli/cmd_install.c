@@ -13,7 +13,7 @@
 #include "core/mem.h"
 #include "core/mirror.h"
 #include "core/toolkit.h"
-#include "installers/installer.h"
+#include "installers/maintain.h"
 #include "progress.h"
 #include "report.h"
 
@@ -114,16 +114,7 @@ cu_cmd_install(struct cu_app *app)
         .is_root = app->is_root,
         .profile_d = profile_d(app),
     };
-    st = cu_toolkit_install(&ctx, NULL, &err);
-    for (size_t i = 0; st == CU_OK && cu_installers[i]; i++) {
-        if (!cu_installers[i]->run)
-            continue; /* cuda and cudnn: done by the toolkit transaction */
-        if (app->cancel && atomic_load(app->cancel)) {
-            st = cu_error_set(&err, CU_E_CANCELLED, 0, _("Interrupted"));
-            break;
-        }
-        st = cu_installers[i]->run(&ctx, &err);
-    }
+    st = cu_install_run(&ctx, &err);
     cu_progress_flush(prog);
     bool changed = false;
     for (size_t i = 0; i < ctx.n_results; i++)

@@ -15,6 +15,7 @@
 #include "core/mem.h"
 #include "core/str.h"
 #include "core/verify.h"
+#include "installers/maintain.h"
 #include "report.h"
 
 /* The install a command works on: PREFIX/cuda-X.Y for VERSION, else what PREFIX/cuda points at. */
@@ -41,26 +42,6 @@ cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
     return CU_OK;
 }
 
-/* The framework environment recorded by the pyenv installer, if any. */
-static void
-read_pyenv(struct cu_app *app, char **python, char **framework)
-{
-    CU_AUTOFREE char *p = cu_path_join(app->state_dir, "pyenv.json");
-    char *text = NULL;
-    size_t len;
-    struct cu_error e;
-    json_t *j = NULL;
-    *python = *framework = NULL;
-    if (cu_read_file(p, 1 << 20, &text, &len, &e) != CU_OK)
-        return;
-    if (cu_json_parse_object(text, len, p, &j, &e) == CU_OK) {
-        *python = cu_xstrdup(cu_json_str(j, "python"));
-        *framework = cu_xstrdup(cu_json_str(j, "framework"));
-        json_decref(j);
-    }
-    free(text);
-}
-
 int
 cu_cmd_verify(struct cu_app *app)
 {
@@ -76,7 +57,7 @@ cu_cmd_verify(struct cu_app *app)
         rc = cu_report_error(app, &err);
         goto out;
     }
-    read_pyenv(app, &python, &framework);
+    cu_pyenv_recorded(app->state_dir, &python, &framework);
     struct cu_verify_opts o = {
         .dir = dir,
         .facts = facts,

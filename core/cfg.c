@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "str.h"
 
 void
@@ -17,20 +18,43 @@ cu_config_init(struct cu_config *cfg)
     cfg->retries = 4;
 }
 
-void
-cu_config_fini(struct cu_config *cfg)
+/* Every owned string, so that fini and copy cannot drift apart. */
+static size_t
+string_fields(struct cu_config *cfg, char ***out, size_t max)
 {
-    cu_strv_free(cfg->args);
     char **strings[] = {&cfg->root,     &cfg->mirror,     &cfg->cache_dir, &cfg->state_dir,
                         &cfg->log_file, &cfg->cuda,       &cfg->cudnn,     &cfg->framework,
                         &cfg->components, &cfg->prefix,   &cfg->env_scope, &cfg->shell_rc,
                         &cfg->env_tool, &cfg->env_name,   &cfg->python,    &cfg->platform,
                         &cfg->keys_script, &cfg->config_file};
-    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
-        free(*strings[i]);
-        *strings[i] = NULL;
+    size_t n = sizeof(strings) / sizeof(strings[0]);
+    for (size_t i = 0; i < n && i < max; i++)
+        out[i] = strings[i];
+    return n < max ? n : max;
+}
+
+void
+cu_config_fini(struct cu_config *cfg)
+{
+    char **fields[32];
+    size_t n = string_fields(cfg, fields, 32);
+    cu_strv_free(cfg->args);
+    for (size_t i = 0; i < n; i++) {
+        free(*fields[i]);
+        *fields[i] = NULL;
     }
     cfg->args = NULL;
+}
+
+void
+cu_config_copy(struct cu_config *dst, const struct cu_config *src)
+{
+    char **fields[32];
+    *dst = *src;
+    size_t n = string_fields(dst, fields, 32);
+    for (size_t i = 0; i < n; i++)
+        *fields[i] = *fields[i] ? cu_xstrdup(*fields[i]) : NULL;
+    dst->args = cu_strv_dup(src->args);
 }
 
 const char *

@@ -57,6 +57,8 @@ struct cu_config {
 
 void cu_config_init(struct cu_config *cfg);
 void cu_config_fini(struct cu_config *cfg);
+/** A deep copy of @src into @dst (the wizard hands its worker a snapshot); cu_config_fini frees it. */
+void cu_config_copy(struct cu_config *dst, const struct cu_config *src);
 const char *cu_command_name(enum cu_command cmd);
 
 #endif /* CU_CFG_H */

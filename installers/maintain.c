@@ -20,6 +20,40 @@
 #include "core/record.h"
 #include "core/str.h"
 #include "core/toolkit.h"
+#include "installer.h"
+
+enum cu_status
+cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    enum cu_status st = cu_toolkit_install(ctx, NULL, err);
+    for (size_t i = 0; st == CU_OK && cu_installers[i]; i++) {
+        if (!cu_installers[i]->run)
+            continue; /* cuda and cudnn: done by the toolkit transaction */
+        if (ctx->cancel && atomic_load(ctx->cancel))
+            return cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+        st = cu_installers[i]->run(ctx, err);
+    }
+    return st;
+}
+
+void
+cu_pyenv_recorded(const char *state_dir, char **python, char **framework)
+{
+    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
+    char *text = NULL;
+    size_t len;
+    struct cu_error e;
+    json_t *j = NULL;
+    *python = *framework = NULL;
+    if (cu_read_file(p, 1 << 20, &text, &len, &e) != CU_OK)
+        return;
+    if (cu_json_parse_object(text, len, p, &j, &e) == CU_OK) {
+        *python = cu_xstrdup(cu_json_str(j, "python"));
+        *framework = cu_xstrdup(cu_json_str(j, "framework"));
+        json_decref(j);
+    }
+    free(text);
+}
 
 /* The newest CUDA left in PREFIX that cudaup installed, as "cuda-X.Y", or NULL. */
 static char *

@@ -1,13 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Repair and uninstall, shared by their commands and the wizard.  Each
- * records its steps in a struct cu_run_ctx like install does.
+ * Install, repair and uninstall, shared by their commands and the wizard.
+ * Each records its steps in a struct cu_run_ctx.  They may run on any one
+ * thread (the wizard runs them on its worker); events go to ctx->events.
  */
 #ifndef CU_MAINTAIN_H
 #define CU_MAINTAIN_H
 
 #include "core/catalog.h"
 #include "core/exec.h"
+
+/**
+ * Carry @ctx->plan out: the toolkit transaction (CUDA and cuDNN), then the
+ * environment, the Python environment and the framework.  Stops at the
+ * first failure or when ctx->cancel is set (CU_E_CANCELLED).
+ */
+CU_NODISCARD enum cu_status cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err);
+
+/**
+ * The Python environment recorded in STATE/pyenv.json: its interpreter and
+ * framework name, or NULL each.  The caller frees both.
+ */
+void cu_pyenv_recorded(const char *state_dir, char **python, char **framework);
 
 struct cu_maint_in {
     const char *prefix, *state_dir, *cache_dir;

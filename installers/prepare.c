@@ -3,6 +3,7 @@
 
 #include "prepare.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,12 +146,11 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
                         fw->py_max ? fw->py_max : "3");
 }
 
-enum cu_status
-cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct cu_plan **plan,
-                struct cu_error *err)
+static void
+wishes_from(const struct cu_prepare_in *in, struct cu_wishes *w)
 {
     const struct cu_config *c = in->cfg;
-    struct cu_wishes w = {
+    *w = (struct cu_wishes){
         .cuda = c->cuda,
         .cudnn = c->cudnn,
         .framework = c->framework,
@@ -159,19 +159,160 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         .platform = c->platform,
         .unconstrained = in->unconstrained,
     };
-    struct cu_mirror_opts mo = {
-        .base_url = c->mirror,
+}
+
+static void
+mirror_opts_from(const struct cu_prepare_in *in, struct cu_mirror_opts *mo)
+{
+    *mo = (struct cu_mirror_opts){
+        .base_url = in->cfg->mirror,
         .cache_dir = in->cache_dir,
         .catalog = in->catalog,
-        .retries = (unsigned)c->retries,
+        .retries = (unsigned)in->cfg->retries,
         .low_speed_time_s = in->low_speed_time_s,
         .retry_base_ms = in->retry_base_ms,
     };
+}
+
+/* What a plan brings along with the version in question, for the list. */
+static char *
+plan_note(const struct cu_plan *p, enum cu_product product)
+{
+    char b1[32];
+    struct cu_buf b;
+    cu_buf_init(&b);
+    if (product == CU_PRODUCT_CUDNN)
+        cu_buf_printf(&b, _("for CUDA %s"), cu_version_format(&p->cuda, 0, b1, sizeof(b1)));
+    else if (p->has_cudnn)
+        cu_buf_printf(&b, _("cuDNN %s"), cu_version_format(&p->cudnn, 0, b1, sizeof(b1)));
+    else
+        cu_buf_printf(&b, "%s", _("no cuDNN"));
+    if (p->framework)
+        cu_buf_printf(&b, ", %s %s", p->framework->name, p->framework->version ? p->framework->version : "");
+    return cu_buf_steal(&b);
+}
+
+enum cu_status
+cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, const atomic_int *cancel,
+                   struct cu_choice **out, size_t *n, struct cu_error *err)
+{
+    struct cu_wishes w;
+    struct cu_mirror_opts mo;
+    struct cu_mirror *m = NULL;
+    struct cu_manifest_source src;
+    char *const *labels;
+    size_t n_labels;
+    enum cu_status st;
+
+    *out = NULL;
+    *n = 0;
+    wishes_from(in, &w);
+    mirror_opts_from(in, &mo);
+    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = cu_mirror_new(&mo, &m, err)) != CU_OK)
+        return st;
+    if ((st = cu_mirror_index(m, product, &labels, &n_labels, NULL, err)) != CU_OK)
+        goto out;
+    cu_mirror_source(m, &src);
+    *out = cu_xcalloc(n_labels + 1, sizeof(**out));
+    {
+        struct cu_wishes wa = w;
+        struct cu_plan *p = NULL;
+        struct cu_error e;
+        struct cu_resolve_in ri = {in->facts, in->catalog, &wa, &src, in->prefix};
+        char b[32];
+        if (product == CU_PRODUCT_CUDA)
+            wa.cuda = NULL;
+        else
+            wa.cudnn = NULL;
+        cu_error_clear(&e);
+        struct cu_choice *a = &(*out)[(*n)++];
+        a->automatic = true;
+        if (cu_resolve(&ri, &p, &e) == CU_OK) {
+            a->fits = true;
+            a->label = cu_xstrdup(product == CU_PRODUCT_CUDA ? cu_version_format(&p->cuda, 0, b, sizeof(b))
+                                  : p->has_cudnn                ? cu_version_format(&p->cudnn, 0, b, sizeof(b))
+                                                                : _("none"));
+            a->note = plan_note(p, product);
+        } else {
+            a->note = cu_xstrdup(cu_error_text(&e));
+        }
+        cu_plan_free(p);
+    }
+    /* Newest first; within an X.Y the newest patch that fits stands for it, else the newest's reason. */
+    char group[32] = "";
+    struct cu_choice *c = NULL;
+    for (size_t i = 0; i < n_labels; i++) {
+        struct cu_version v;
+        char mmb[32];
+        if (!cu_version_parse(labels[i], &v) || v.n < 2)
+            continue;
+        if (cancel && atomic_load(cancel)) {
+            st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+            goto out;
+        }
+        cu_version_format(&v, 2, mmb, sizeof(mmb));
+        if (strcmp(group, mmb) != 0) {
+            snprintf(group, sizeof(group), "%s", mmb);
+            c = &(*out)[(*n)++];
+        } else if (c->fits) {
+            continue;
+        }
+        struct cu_wishes wv = w;
+        if (product == CU_PRODUCT_CUDA)
+            wv.cuda = labels[i];
+        else
+            wv.cudnn = labels[i];
+        struct cu_resolve_in ri = {in->facts, in->catalog, &wv, &src, in->prefix};
+        struct cu_plan *p = NULL;
+        struct cu_error e;
+        cu_error_clear(&e);
+        if (cu_resolve(&ri, &p, &e) == CU_OK) {
+            free(c->label);
+            free(c->note);
+            c->label = cu_xstrdup(labels[i]);
+            c->fits = true;
+            c->note = plan_note(p, product);
+        } else if (!c->label) {
+            c->label = cu_xstrdup(labels[i]);
+            c->note = cu_xstrdup(cu_error_text(&e));
+        }
+        cu_plan_free(p);
+    }
+    st = CU_OK;
+out:
+    if (st != CU_OK) {
+        cu_choices_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    cu_mirror_free(m);
+    return st;
+}
+
+void
+cu_choices_free(struct cu_choice *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].label);
+        free(v[i].note);
+    }
+    free(v);
+}
+
+enum cu_status
+cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct cu_plan **plan,
+                struct cu_error *err)
+{
+    const struct cu_config *c = in->cfg;
+    struct cu_wishes w;
+    struct cu_mirror_opts mo;
     struct cu_manifest_source src;
     enum cu_status st;
 
     *mirror = NULL;
     *plan = NULL;
+    wishes_from(in, &w);
+    mirror_opts_from(in, &mo);
     if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK)
         return st;
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)

@@ -7,6 +7,7 @@
 #ifndef CU_PREPARE_H
 #define CU_PREPARE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "core/catalog.h"
@@ -33,6 +34,27 @@ struct cu_prepare_in {
  */
 CU_NODISCARD enum cu_status cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror,
                                             struct cu_plan **plan, struct cu_error *err);
+
+/** One release and whether it fits this machine and the other wishes. */
+struct cu_choice {
+    bool automatic; /* the first entry: what "auto" gives; label is the version it picks, or NULL */
+    char *label; /* "12.8.1", "9.10.2" */
+    bool fits;
+    char *note;  /* fits: what goes with it ("cuDNN 9.10.2, tensorflow 2.20.0"); else why not */
+};
+
+/**
+ * First what "auto" gives, then for each X.Y release of @product on the
+ * mirror (the newest patch that fits, else the newest; newest first), ask
+ * the resolver whether the wishes in in->cfg with that version give a plan.  For cuDNN the CUDA version is in->cfg->cuda.  Fetches the
+ * manifests of the versions that pass the catalog's checks (they are
+ * cached).  Errors: those of cu_mirror_new and cu_mirror_index, and
+ * CU_E_CANCELLED.  The caller frees *out (cu_choices_free).
+ */
+CU_NODISCARD enum cu_status cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product,
+                                               const atomic_int *cancel, struct cu_choice **out, size_t *n,
+                                               struct cu_error *err);
+void cu_choices_free(struct cu_choice *v, size_t n);
 
 /** The shell start-up file cudaup edits for scope user, from $SHELL. Caller owns. */
 char *cu_default_shell_rc(const char *const *envp);
