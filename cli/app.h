@@ -58,6 +58,8 @@ bool cu_app_confirm(struct cu_app *app, const char *question, int *rc);
 CU_NODISCARD enum cu_status cu_app_target(struct cu_app *app, char **dir, struct cu_error *err);
 
 int cu_cmd_doctor(struct cu_app *app);
+/** The wizard (cudaup with no command, on a terminal). */
+int cu_cmd_wizard(struct cu_app *app);
 int cu_cmd_install(struct cu_app *app);
 int cu_cmd_verify(struct cu_app *app);
 int cu_cmd_repair(struct cu_app *app);

@@ -122,6 +122,7 @@ dispatch(struct cu_app *app)
     case CU_CMD_MIRROR:
         return cu_cmd_mirror(app);
     case CU_CMD_NONE:
+        return cu_cmd_wizard(app);
     case CU_CMD_VERIFY:
         return cu_cmd_verify(app);
     case CU_CMD_REPAIR:
@@ -169,7 +170,8 @@ main(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    if (app.cfg.command == CU_CMD_NONE &&
+    const char *headless = getenv("CUDAUP_TUI_HEADLESS"); /* test seam: the wizard draws into /dev/null */
+    if (app.cfg.command == CU_CMD_NONE && !(headless && *headless) &&
         (app.cfg.non_interactive || !isatty(STDIN_FILENO) || !tty_out)) {
         fprintf(stderr, "%s\n",
                 _("cudaup: no command given, and this is not a terminal, so the wizard cannot start."));

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* `cudaup` with no command on a terminal: hand everything to the wizard. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "app.h"
+#include "core/i18n.h"
+#include "core/str.h"
+#include "report.h"
+#ifdef HAVE_NCURSESW
+#include "tui/tui.h"
+#endif
+
+int
+cu_cmd_wizard(struct cu_app *app)
+{
+#ifdef HAVE_NCURSESW
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    uint64_t v;
+    int rc;
+
+    cu_error_clear(&err);
+    if (app->cfg.n_args > 0) {
+        cu_error_set(&err, CU_E_USAGE, 0, _("'%s' is not a cudaup command; see cudaup --help."), app->cfg.args[0]);
+        return cu_report_error(app, &err);
+    }
+    if (cu_app_probe(app, &facts, &err) != CU_OK)
+        return cu_report_error(app, &err);
+    cu_app_open_log(app);
+    const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
+    struct tui_opts o = {
+        .cfg = &app->cfg,
+        .catalog = app->catalog,
+        .facts = facts,
+        .root = &app->root,
+        .envp = app->envp,
+        .prefix = app->prefix,
+        .state_dir = app->state_dir,
+        .cache_dir = app->cache_dir,
+        .self_exe = app->self_exe,
+        .profile_d = pd && *pd ? pd : "/etc/profile.d",
+        .is_root = app->is_root,
+        .signal_cancel = app->cancel,
+        .log = app->log,
+    };
+    const char *e = cu_env_get(app->envp, "CUDAUP_LOW_SPEED_TIME");
+    if (e && cu_parse_u64(e, 3600, &v))
+        o.low_speed_time_s = (long)v;
+    e = cu_env_get(app->envp, "CUDAUP_RETRY_BASE_MS");
+    if (e && cu_parse_u64(e, 600000, &v))
+        o.retry_base_ms = (long)v;
+    rc = tui_run(&o, app->cfg.keys_script, app->cfg.iterations);
+    cu_facts_free(facts);
+    return rc;
+#else
+    struct cu_error err;
+    cu_error_set(&err, CU_E_USAGE, 0,
+                 _("This cudaup was built without ncursesw, so it has no wizard; run it headless: cudaup install --yes."));
+    return cu_report_error(app, &err);
+#endif
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The wizard, headless (CUDAUP_TUI_HEADLESS: curses draws into /dev/null): key
+scripts walk the screens, and screen dumps (one text row per line) are checked.
+
+Covers the flow from Welcome to Done with a real install, the rerun menu
+(verify, repair, uninstall), cancel, quit, help, flags that prefill answers,
+versions that do not fit and why, resizing, 80x24 and the zh_CN catalog.
+"""
+import os
+import sys
+import unicodedata
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
+from cutest import SRCDIR, Tap, machine, run  # noqa: E402
+from httpserver import Server  # noqa: E402
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
+
+t = Tap()
+NVIDIA = "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
+HOPPER, HENV = machine(t, "hopper")
+TWO, TENV = machine(t, "two-gpus")
+NOGPU, NENV = machine(t, "no-gpu")
+NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50"}
+
+
+def fake(name):
+    return open(os.environ[name], "rb").read()
+
+
+FAKES = {"lib/libcudart.so.12.6.127": fake("FAKE_CUDART"), "lib/libcudnn.so.9.5.1.0": fake("FAKE_CUDNN"),
+         "lib/libnvrtc.so.12.6.127": fake("FAKE_NVRTC")}
+MIRROR = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(MIRROR, replace=FAKES, big={"libcublas": 3})
+
+
+def width(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in s)
+
+
+class Box:
+    """A prefix, state, cache, home and profile.d of its own, and the wizard run against them."""
+
+    def __init__(self, tag, root=TWO, env=TENV, mirror="file://" + MIRROR):
+        self.dir = t.tmpdir(tag)
+        self.root, self.menv, self.mirror = root, env, mirror
+        for n in ("prefix", "state", "cache", "home", "profile.d"):
+            setattr(self, n.replace(".", "_"), os.path.join(self.dir, n))
+        os.makedirs(self.home)
+        os.makedirs(self.profile_d)
+        self.rc = os.path.join(self.home, ".bashrc")
+        with open(self.rc, "w") as f:
+            f.write("# the user's own\nalias ll='ls -l'\n")
+        self.n = 0
+
+    def wizard(self, keys, *args, env=None, size=(80, 24), timeout=120):
+        """Run the wizard with KEYS (script lines; 'DUMP name' takes a screen dump). Returns (result, dumps)."""
+        self.n += 1
+        script = os.path.join(self.dir, "keys%d" % self.n)
+        names = []
+        with open(script, "w") as f:
+            for k in keys:
+                if k.startswith("DUMP ") or k.startswith("now DUMP "):
+                    name = k.split("DUMP ", 1)[1]
+                    names.append(name)
+                    f.write("%sdump %s\n" % ("now " if k.startswith("now") else "",
+                                              os.path.join(self.dir, "%d-%s.txt" % (self.n, name))))
+                else:
+                    f.write(k + "\n")
+        e = dict(self.menv, **NOW)
+        e.update({"HOME": self.home, "CUDAUP_TUI_HEADLESS": "1", "CUDAUP_PROFILE_D": self.profile_d,
+                  "COLUMNS": str(size[0]), "LINES": str(size[1]), "TERM": "xterm-256color", "SHELL": "/bin/bash"})
+        e.update(env or {})
+        r = run(["--keys-script", script, "--root", self.root, "--mirror", self.mirror, "--prefix", self.prefix,
+                 "--state-dir", self.state, "--cache-dir", self.cache] + list(args), env=e, timeout=timeout)
+        dumps = {}
+        for name in names:
+            p = os.path.join(self.dir, "%d-%s.txt" % (self.n, name))
+            dumps[name] = open(p, encoding="utf-8").read() if os.path.exists(p) else ""
+        return r, dumps
+
+    @property
+    def cuda(self):
+        return os.path.join(self.prefix, "cuda-12.6")
+
+
+def rows(dump):
+    return dump.split("\n")[:-1]
+
+
+def flat(dump):
+    """The dump's text with the wrapping undone: rows stripped and joined by one space."""
+    return " ".join(x.strip() for x in rows(dump) if x.strip())
+
+
+def fits_screen(dump, cols=80, lines=24):
+    r = rows(dump)
+    return len(r) == lines and all(width(x) <= cols for x in r)
+
+
+def leftovers(prefix):
+    return [n for n in os.listdir(prefix) if ".cudaup-staging-" in n or ".cudaup-tmp-" in n] if os.path.isdir(prefix) else []
+
+
+# Screen by screen through a first install: framework none, defaults everywhere else.
+FLOW = ["DUMP welcome", "enter", "DUMP system", "enter", "DUMP framework", "down", "down", "down", "enter",
+        "DUMP versions", "enter", "DUMP components", "enter", "DUMP location", "enter", "DUMP review", "end", "DUMP review-end", "enter",
+        "DUMP validation", "enter", "DUMP done", "enter"]
+
+b = Box("flow")
+r, d = b.wizard(FLOW, "--env-scope", "user", "--shell-rc", b.rc)
+t.eq(r.rc, 0, "a first install through every screen: exit 0", r)
+for name in ("welcome", "system", "framework", "versions", "components", "location", "review", "validation", "done"):
+    t.ok(fits_screen(d[name]), "%s: 24 rows of at most 80 columns" % name, d[name])
+t.ok("GPU 0: GeForce RTX 4090" in d["welcome"] and "Driver 580.95.05" in d["welcome"], "welcome: the GPUs and driver", d["welcome"])
+t.ok("Nothing is changed until you confirm" in d["welcome"], "welcome: says nothing changes before Review")
+t.ok("compute capability 8.9" in d["system"] and "compute capability 8.6" in d["system"] and "Problems" in d["system"],
+     "system: both GPUs with compute capability, and the problems", d["system"])
+t.ok("(*) TensorFlow, with Keras" in d["framework"], "framework: TensorFlow with Keras by default", d["framework"])
+t.ok("Step 2 of 10" in d["framework"], "framework: the step number in the title bar")
+t.ok("Automatic: the newest that fits (12.6.3)" in d["versions"] and "✓  12.6.3" in d["versions"],
+     "versions: the mirror's release fits and is the automatic choice", d["versions"])
+t.ok("CUDA toolkit for this machine:" in d["versions"], "versions: framework none is not named as a framework")
+t.ok("[x] cuda_cudart" in d["components"] and "[x] libcublas" in d["components"] and "3.1 MB" in d["components"],
+     "components: the default set ticked, with sizes", d["components"])
+t.ok("with cuDNN 9.5.1" in d["components"], "components: cuDNN and its size in the sum", d["components"])
+t.ok("/prefix" in d["location"] and "< user >" in d["location"] and "home/.bashrc" in d["location"],
+     "location: the flags prefilled prefix, scope and rc file", d["location"])
+t.ok("CUDA 12.6.3 in %s" % b.cuda in flat(d["review"]) and "Downloads: 6 archives" in d["review"] and "Disk:" in d["review"],
+     "review: versions, downloads and disk space", d["review"])
+t.ok("cuda_cudart" in d["review"] and "sha256" in flat(d["review-end"]), "review: each archive, and (scrolled) the steps",
+     d["review-end"])
+t.ok("✓ pass  gpu-kernel" in d["validation"] and "✓ pass  cudnn-conv" in d["validation"] and
+     "All checks passed" in d["validation"], "validation: the GPU checks ran and passed", d["validation"])
+t.ok("CUDA 12.6.3 is installed in %s." % b.cuda in flat(d["done"]) and "env.sh" in d["done"] and "cudaup verify" in d["done"],
+     "done: what was installed and the next commands", d["done"])
+t.ok(os.path.isfile(os.path.join(b.cuda, "lib64", "libcudart.so.12")) and
+     os.path.realpath(os.path.join(b.prefix, "cuda")) == b.cuda, "the install is in place, PREFIX/cuda points at it")
+rc_text = open(b.rc).read()
+t.ok("# >>> cudaup >>>" in rc_text and rc_text.startswith("# the user's own\nalias ll='ls -l'\n"),
+     "the rc file got cudaup's block and kept the user's lines", rc_text)
+t.ok(os.listdir(b.profile_d) == [], "scope user: profile.d untouched")
+t.ok("CUDA is installed in %s" % b.cuda in r.out, "after the screen closes, one line says where CUDA is", r)
+
+# The rerun: Welcome offers the existing install; the menu verifies, repairs, removes.
+r, d = b.wizard(["DUMP welcome", "enter", "DUMP menu", "enter", "DUMP verify", "enter", "DUMP done", "enter"])
+t.eq(r.rc, 0, "rerun, verify from the menu: exit 0", r)
+t.ok("cudaup already installed CUDA 12.6" in d["welcome"], "rerun: welcome names the existing install", d["welcome"])
+for item in ("Verify", "Repair", "Add components", "Switch to another CUDA version", "Uninstall CUDA 12.6"):
+    t.ok(item in d["menu"], "rerun menu offers: %s" % item, d["menu"])
+t.ok("Checking %s" % b.cuda in flat(d["verify"]) and "All checks passed" in d["verify"], "menu: verify passes", d["verify"])
+
+nvcc = os.path.join(b.cuda, "bin", "nvcc")
+good = open(nvcc, "rb").read()
+os.remove(nvcc)
+r, d = b.wizard(["enter", "down", "enter", "DUMP validation", "enter", "DUMP done", "enter"])
+t.eq(r.rc, 0, "menu: repair then validation: exit 0", r)
+t.ok(os.path.exists(nvcc) and open(nvcc, "rb").read() == good, "repair put the deleted nvcc back, byte for byte")
+t.ok("All checks passed" in d["validation"], "after repair every check passes", d["validation"])
+
+os.remove(os.path.join(b.cuda, "lib64", "libcudart.so.12.6.127"))
+r, d = b.wizard(["enter", "enter", "DUMP verify", "r", "DUMP after", "enter", "enter"])
+t.ok("✗ fail" in d["verify"] and "r: repair" in d["verify"], "a broken install: verify shows the failure and offers repair",
+     d["verify"])
+t.ok("All checks passed" in d["after"], "r repairs and checks again", d["after"])
+
+# Add components: the same CUDA, one more ticked.
+r, d = b.wizard(["enter", "down", "down", "enter", "DUMP comps", "end", "up", "space", "DUMP ticked", "enter", "enter",
+                 "DUMP review", "esc", "esc", "esc", "q", "y"])
+t.ok("Components of CUDA 12.6" in d["comps"], "add components: the installed release's list", d["comps"])
+t.eq(r.rc, 0, "add components, then quit at review: exit 0", r)
+
+r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "y", "DUMP done", "enter"])
+t.eq(r.rc, 0, "menu: uninstall after y: exit 0", r)
+t.ok("Remove CUDA 12.6 from" in d["ask"] and "y: yes" in d["ask"], "uninstall asks first", d["ask"])
+t.ok("CUDA 12.6 was removed" in d["done"], "done: says it was removed", d["done"])
+t.ok(not os.path.exists(b.cuda) and not os.path.lexists(os.path.join(b.prefix, "cuda")), "the install and its link are gone")
+t.eq(open(b.rc).read(), "# the user's own\nalias ll='ls -l'\n", "the rc file is byte for byte what the user had")
+
+# Quit: n stays, y leaves, and nothing was installed.
+q = Box("quit")
+r, d = q.wizard(["enter", "q", "DUMP ask", "n", "DUMP stay", "q", "y"])
+t.eq(r.rc, 0, "q then y: exit 0", r)
+t.ok("Quit cudaup?" in d["ask"], "q asks before quitting", d["ask"])
+t.ok("Quit cudaup?" not in d["stay"] and "System" in d["stay"], "n keeps the wizard where it was", d["stay"])
+t.ok(not os.path.exists(q.prefix), "quitting changed nothing in the prefix")
+
+# Help overlays the screen, any key closes it; Esc goes back.
+r, d = q.wizard(["enter", "enter", "?", "DUMP help", "x", "DUMP closed", "esc", "DUMP back"])
+t.ok("Help" in d["help"] and "TensorFlow comes with Keras" in d["help"] and "Esc: back" in d["help"],
+     "? shows the screen's help and the keys", d["help"])
+t.ok("TensorFlow comes with Keras" not in d["closed"], "any key closes the help", d["closed"])
+t.ok("System" in d["back"].split("\n")[0], "Esc goes back a screen", d["back"])
+
+# Cancel during the download: y rolls back; quitting after it exits 130.
+srv = Server(MIRROR)
+srv.fault("/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz", rate=1 << 20)
+c = Box("cancel", mirror=srv.url)
+r, d = c.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter", "sleep 700",
+                 "now DUMP progress", "now c", "now DUMP ask", "now y", "wait", "DUMP cancelled", "q", "y"],
+                "--env-scope", "none")
+t.eq(r.rc, 130, "cancelled install, then quit: exit 130", r)
+t.ok("Installing CUDA 12.6.3" in d["progress"] and "libcublas" in d["progress"] and "B/s" in d["progress"],
+     "progress: a bar per archive, the overall bytes and the speed", d["progress"])
+t.ok("Stop now?" in d["ask"], "c asks before cancelling", d["ask"])
+t.ok("Cancelled." in d["cancelled"], "progress says it was cancelled", d["cancelled"])
+t.ok(not os.path.exists(c.cuda) and leftovers(c.prefix) == [], "cancel: nothing half-done in the prefix")
+srv.stop()
+
+# Flags prefill the answers; a version that does not fit is refused with its reason.
+h = Box("hopper", root=HOPPER, env=HENV, mirror=NVIDIA)
+r, d = h.wizard(["enter", "enter", "DUMP framework", "enter", "DUMP versions", "down", "down", "enter", "DUMP refused",
+                 "q", "y"], "--framework", "pytorch")
+t.ok("(*) PyTorch" in d["framework"], "--framework pytorch: PyTorch is marked", d["framework"])
+t.ok("CUDA toolkit for pytorch on this machine:" in d["versions"], "versions for the chosen framework", d["versions"])
+r, d = h.wizard(["enter", "enter", "enter", "DUMP versions", "down", "down", "enter", "DUMP refused", "q", "y"])
+t.ok("✓  12.4.0    cuDNN 8.9.7, tensorflow 2.17.0" in d["versions"], "hopper: 12.4.0 fits, with what comes with it",
+     d["versions"])
+t.ok("✗  12.9.1    CUDA 12.9.1 needs NVIDIA driver 575.57.08" in d["versions"], "hopper: 12.9.1 marked, with the reason",
+     d["versions"])
+t.ok("✗  13.0.2    TensorFlow" in d["versions"], "hopper: CUDA 13 refused because of TensorFlow", d["versions"])
+t.ok("Automatic: the newest that fits (12.4.0)" in d["versions"], "hopper: automatic is the newest that fits")
+t.ok("12.9.1 does not fit" in d["refused"] and "Versions" in d["refused"].split("\n")[0],
+     "Enter on a version that does not fit: the reason, and no step forward", d["refused"])
+r, d = h.wizard(["enter", "enter", "enter", "tab", "DUMP cudnn", "q", "y"], "--cuda", "12.2")
+t.ok("cuDNN for CUDA 12.2" in d["cudnn"] and "None: no cuDNN" in d["cudnn"] and "8.9.7" in d["cudnn"],
+     "Tab: the cuDNN list for the prefilled CUDA", d["cudnn"])
+r, d = h.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "DUMP comps", "q", "y"], "--cuda", "12.2")
+t.ok("Components of CUDA 12.2.2" in d["comps"], "--cuda 12.2 prefilled: its components", d["comps"])
+
+# No GPU: automatic cannot choose, the reason says what to do.
+n = Box("nogpu", root=NOGPU, env=NENV, mirror=NVIDIA)
+r, d = n.wizard(["enter", "enter", "enter", "DUMP versions", "enter", "DUMP refused", "q", "y"])
+t.ok("Automatic: nothing fits" in d["versions"], "no GPU: automatic has nothing", d["versions"])
+t.ok("No NVIDIA GPU was found" in d["refused"], "no GPU: Enter says why", d["refused"])
+
+# Resize: the layout follows; too small says so.
+r, d = q.wizard(["enter", "resize 100x30", "DUMP big", "resize 30x10", "DUMP small", "resize 80x24", "DUMP back"])
+t.ok(fits_screen(d["big"], 100, 30) and rows(d["big"])[0].endswith("Step 1 of 10"), "100x30: 30 rows, the title bar spans it",
+     d["big"])
+t.ok("too small" in d["small"], "30x10: says the terminal is too small", d["small"])
+t.ok(fits_screen(d["back"]), "back to 80x24", d["back"])
+
+# zh_CN: translated, and CJK text still fits 80 columns.
+r, d = q.wizard(["DUMP welcome", "enter", "DUMP system", "enter", "DUMP framework", "q", "DUMP quit", "y"],
+                env={"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"})
+t.ok("欢迎" in d["welcome"], "zh_CN: the welcome screen is translated", d["welcome"])
+for name in ("welcome", "system", "framework", "quit"):
+    t.ok(fits_screen(d[name]), "zh_CN %s: at most 80 columns by display width" % name, d[name])
+t.ok("退出" in d["quit"], "zh_CN: the quit question is translated", d["quit"])
+
+# Bad scripts and the loop limit.
+bad = os.path.join(q.dir, "bad-keys")
+with open(bad, "w") as f:
+    f.write("enter\nfrobnicate\n")
+r = run(["--keys-script", bad], env={"CUDAUP_TUI_HEADLESS": "1"})
+t.ok(r.rc == 2 and "line 2" in r.err and "frobnicate" in r.err, "a bad key script: exit 2, naming the line", r)
+r = run(["--keys-script", os.path.join(q.dir, "missing")], env={"CUDAUP_TUI_HEADLESS": "1"})
+t.ok(r.rc == 2 and "missing" in r.err, "a key script that is not there: exit 2", r)
+r, _ = q.wizard([], "--iterations", "3")
+t.eq(r.rc, 0, "--iterations 3 ends the loop", r)
+r = run([], env={"HOME": q.home})
+t.ok(r.rc == 2 and "not a terminal" in r.err, "no terminal and not headless: exit 2 with how to run headless", r)
+
+t.done()

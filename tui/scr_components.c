@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/* Which parts of the toolkit to install, with their download sizes, from the chosen release's manifest. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "core/manifest.h"
+#include "core/mem.h"
+#include "widgets.h"
+
+static const char *
+title(void)
+{
+    return _("Components");
+}
+
+static const char *
+help(void)
+{
+    return _("The ticked components are installed. The default set is what frameworks and nvcc need: the runtime, the compiler, the math libraries, the profiling interface and the headers. Space ticks or unticks one, a ticks all, d goes back to the default set. Some parts (drivers, the GUI tools' installers) are never installed by cudaup.");
+}
+
+static bool
+plan_stale(const struct tui *t)
+{
+    CU_AUTOFREE char *want = tui_answers_key(&t->ans, JOB_PLAN);
+    return !t->plan_key || strcmp(t->plan_key, want) != 0;
+}
+
+static void
+ask_engine(struct tui *t)
+{
+    if (!tui_busy(t) && plan_stale(t))
+        tui_start(t, JOB_PLAN, NULL);
+}
+
+static void
+reset_selection(struct tui *t)
+{
+    cu_strv_free(t->comp_sel);
+    t->comp_sel = t->plan ? cu_strv_dup(t->plan->components) : NULL;
+}
+
+static void
+enter(struct tui *t)
+{
+    if (!t->ans.components && !plan_stale(t))
+        reset_selection(t);
+    ask_engine(t);
+}
+
+/* The packages a user may pick: those with an archive for the platform, less the never-installed. */
+static size_t
+pickable(const struct tui *t, const struct cu_package **out, size_t max)
+{
+    size_t n = 0;
+    const struct cu_manifest *m = t->plan ? t->plan->cuda_manifest : NULL;
+    for (size_t i = 0; m && i < m->n_packages && n < max; i++) {
+        const struct cu_package *p = &m->packages[i];
+        if (!cu_package_artifact(p, t->plan->platform, NULL) || cu_catalog_component_never(t->o.catalog, p->key))
+            continue;
+        out[n++] = p;
+    }
+    return n;
+}
+
+static bool
+selected(const struct tui *t, const char *key)
+{
+    for (char **c = t->comp_sel; c && *c; c++)
+        if (strcmp(*c, key) == 0)
+            return true;
+    return false;
+}
+
+static void
+store_answer(struct tui *t)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (char **c = t->comp_sel; c && *c; c++)
+        cu_buf_printf(&b, "%s%s", c == t->comp_sel ? "" : ",", *c);
+    CU_AUTOFREE char *s = cu_buf_steal(&b);
+    tui_set_answer(t, &t->ans.components, s && *s ? s : NULL);
+}
+
+static void
+draw(struct tui *t)
+{
+    char b1[32], b2[32];
+    const struct cu_package *pk[512];
+    int y = tui_frame(t, title(), _("Enter: next  Space: tick  a: all  d: default  Esc: back  ?: help  q: quit"));
+    if (tui_busy(t)) {
+        static const char spin[] = "|/-\\";
+        CU_AUTOFREE char *w = cu_xasprintf("%c %s", spin[t->spin % 4], _("Reading the release's manifest..."));
+        tui_text(y + 1, 3, COLS - 4, w);
+        return;
+    }
+    if (t->plan_failed || !t->plan) {
+        tui_attr(t, TC_BAD, true);
+        int r = tui_wrap(y + 1, 2, COLS - 4, 6, t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
+        tui_attr(t, TC_BAD, false);
+        tui_text(y + 2 + r, 2, COLS - 4, _("Esc goes back to change the answers; d goes back to the default set."));
+        return;
+    }
+    size_t n = pickable(t, pk, sizeof(pk) / sizeof(pk[0]));
+    CU_AUTOFREE char *head = cu_xasprintf(_("Components of CUDA %s for %s:"), cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)),
+                                          t->plan->platform);
+    tui_attr(t, TC_KEY, true);
+    tui_text(y++, 1, COLS - 2, head);
+    tui_attr(t, TC_KEY, false);
+    char **rows = cu_xcalloc(n + 1, sizeof(char *));
+    uint64_t total = 0;
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cu_artifact *a = cu_package_artifact(pk[i], t->plan->platform, NULL);
+        bool on = selected(t, pk[i]->key);
+        if (on) {
+            total += a->size;
+            count++;
+        }
+        rows[i] = cu_xasprintf(" [%s] %-26s %9s  %s", on ? "x" : " ", pk[i]->key, cu_format_bytes(a->size, b1, sizeof(b1)),
+                               pk[i]->name ? pk[i]->name : "");
+    }
+    int h = tui_body_end() - y - 1;
+    tui_list(t, y, 1, COLS - 3, h, rows, (int)n, t->cur.sel, &t->cur.top, true);
+    cu_strv_free(rows);
+    uint64_t dn = 0;
+    for (size_t i = 0; i < t->plan->n_downloads; i++)
+        if (t->plan->downloads[i].product == CU_PRODUCT_CUDNN)
+            dn += t->plan->downloads[i].size;
+    CU_AUTOFREE char *sum = t->plan->has_cudnn
+                                ? cu_xasprintf(_("%zu components, %s; with cuDNN %s (%s)"), count, cu_format_bytes(total, b1, sizeof(b1)),
+                                               t->plan->cudnn_full ? t->plan->cudnn_full : "", cu_format_bytes(dn, b2, sizeof(b2)))
+                                : cu_xasprintf(_("%zu components, %s"), count, cu_format_bytes(total, b1, sizeof(b1)));
+    tui_text(tui_body_end(), 1, COLS - 2, sum);
+}
+
+static bool
+key(struct tui *t, int ch)
+{
+    const struct cu_package *pk[512];
+    if (tui_busy(t))
+        return false;
+    if (ch == 'd') {
+        tui_set_answer(t, &t->ans.components, NULL);
+        cu_strv_free(t->comp_sel);
+        t->comp_sel = NULL;
+        ask_engine(t);
+        return true;
+    }
+    if (t->plan_failed || !t->plan)
+        return false;
+    size_t n = pickable(t, pk, sizeof(pk) / sizeof(pk[0]));
+    if (tui_move_sel(ch, &t->cur.sel, (int)n, tui_body_end() - 5))
+        return true;
+    if (ch == ' ' && n > 0) {
+        struct cu_strv v;
+        const char *k = pk[t->cur.sel]->key;
+        bool on = selected(t, k);
+        cu_strv_init(&v);
+        for (char **c = t->comp_sel; c && *c; c++)
+            if (strcmp(*c, k) != 0)
+                cu_strv_push(&v, *c);
+        if (!on)
+            cu_strv_push(&v, k);
+        cu_strv_free(t->comp_sel);
+        t->comp_sel = v.v ? v.v : cu_xcalloc(1, sizeof(char *));
+        store_answer(t);
+        return true;
+    }
+    if (ch == 'a') {
+        struct cu_strv v;
+        cu_strv_init(&v);
+        for (size_t i = 0; i < n; i++)
+            cu_strv_push(&v, pk[i]->key);
+        cu_strv_free(t->comp_sel);
+        t->comp_sel = v.v;
+        store_answer(t);
+        return true;
+    }
+    if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        if (!t->comp_sel || !t->comp_sel[0]) {
+            tui_notice(t, true, "%s", _("Tick at least one component (d brings back the default set)."));
+            return true;
+        }
+        tui_next(t);
+        return true;
+    }
+    return false;
+}
+
+static void
+on_event(struct tui *t, const struct tui_msg *m)
+{
+    if (m->job && m->job->kind == JOB_PLAN) {
+        if (!t->ans.components)
+            reset_selection(t);
+        ask_engine(t);
+    }
+}
+
+const struct tui_screen_ops scr_components_ops = {
+    .id = "components",
+    .title = title,
+    .enter = enter,
+    .draw = draw,
+    .key = key,
+    .on_event = on_event,
+    .help = help,
+};

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* What was done and the commands to use it. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "widgets.h"
+
+static const char *
+title(void)
+{
+    return _("Done");
+}
+
+static const char *
+import_line(const char *fw)
+{
+    if (strcmp(fw, "pytorch") == 0)
+        return "python -c 'import torch; print(torch.cuda.is_available())'";
+    if (strcmp(fw, "jax") == 0)
+        return "python -c 'import jax; print(jax.devices())'";
+    return "python -c 'import tensorflow as tf; print(tf.config.list_physical_devices(\"GPU\"))'";
+}
+
+static void
+draw(struct tui *t)
+{
+    struct tui_doc d = {0};
+    char b[32];
+    int y = tui_frame(t, title(), _("Enter: leave   Esc: back"));
+    const struct cu_plan *p = t->plan;
+    CU_AUTOFREE char *envsh = cu_path_join(t->o.state_dir, "env.sh");
+    if (t->last_job == JOB_UNINSTALL && t->last_status == CU_OK) {
+        tui_doc_add(&d, TC_GOOD, 0, _("CUDA %s was removed from %s."), t->target ? t->target : "", t->o.prefix);
+        tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
+        return;
+    }
+    bool failed = t->checked && cu_checks_failed(&t->checks);
+    if (p && t->target && strcmp(t->target, p->cuda_path) == 0)
+        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, _("CUDA %s is installed in %s%s"), cu_version_format(&p->cuda, 0, b, sizeof(b)),
+                    p->cuda_path, failed ? _(", but some checks failed.") : ".");
+    else if (t->target)
+        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, failed ? _("%s still has problems; see cudaup verify.") : _("%s works."), t->target);
+    tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
+    tui_doc_add(&d, TC_KEY, 0, "%s", _("Next"));
+    const char *scope = p && p->env.scope ? p->env.scope : "user";
+    if (strcmp(scope, "none") == 0)
+        tui_doc_add(&d, TC_NORMAL, 2, _("Set the environment in each shell: . %s"), envsh);
+    else if (strcmp(scope, "conda") != 0)
+        tui_doc_add(&d, TC_NORMAL, 2, _("Open a new shell, or run: . %s"), envsh);
+    if (p && p->framework && p->env.tool) {
+        if (strcmp(p->env.tool, "venv") == 0)
+            tui_doc_add(&d, TC_NORMAL, 2, ". %s/bin/activate", p->env.path ? p->env.path : "");
+        else
+            tui_doc_add(&d, TC_NORMAL, 2, "%s activate %s", strcmp(p->env.tool, "micromamba") == 0 ? "micromamba" : "conda",
+                        p->env.name);
+        tui_doc_add(&d, TC_NORMAL, 2, "%s", import_line(p->framework->name));
+    }
+    tui_doc_add(&d, TC_NORMAL, 2, "%s", "cudaup verify");
+    tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
+    tui_doc_add(&d, TC_DIM, 0, _("Run cudaup again at any time to check, repair, add to or remove this install. The log is in %s/cudaup.log."),
+                t->o.state_dir);
+    tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
+}
+
+static bool
+key(struct tui *t, int ch)
+{
+    if (tui_doc_scroll(ch, &t->cur.top, 5))
+        return true;
+    if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'q') {
+        t->running = false;
+        return true;
+    }
+    return false;
+}
+
+const struct tui_screen_ops scr_done_ops = {
+    .id = "done",
+    .title = title,
+    .draw = draw,
+    .key = key,
+};

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* A rerun on a machine where cudaup installed CUDA: check, repair, add, switch or remove. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "widgets.h"
+
+enum { ACT_VERIFY, ACT_REPAIR, ACT_ADD, ACT_SWITCH, ACT_UNINSTALL, ACT_FRESH, N_ACT };
+
+static const char *
+title(void)
+{
+    return _("Existing install");
+}
+
+static const char *
+help(void)
+{
+    return _("cudaup found a CUDA toolkit it installed. Verify runs every check (files, libraries, nvcc, GPU work); Repair restores what is missing or altered from the record, fetching only what it must; Add components installs more of the same CUDA; Switch installs another version next to it and makes it the active one; Uninstall removes it with its cuDNN and environment lines.");
+}
+
+static void
+draw(struct tui *t)
+{
+    char b[32], *rows[N_ACT];
+    const char *mm = t->existing_version.n ? cu_version_format(&t->existing_version, 2, b, sizeof(b)) : "?";
+    int y = tui_frame(t, title(), _("Enter: choose   Esc: back   ?: help   q: quit"));
+    CU_AUTOFREE char *head = cu_xasprintf(_("CUDA %s in %s was installed by cudaup. What now?"), mm, t->existing);
+    y += tui_wrap(y, 1, COLS - 2, 3, head) + 1;
+    rows[ACT_VERIFY] = cu_xasprintf("  %s", _("Verify: check that it works"));
+    rows[ACT_REPAIR] = cu_xasprintf("  %s", _("Repair: restore missing or altered files"));
+    rows[ACT_ADD] = cu_xasprintf("  %s", _("Add components to it"));
+    rows[ACT_SWITCH] = cu_xasprintf("  %s", _("Switch to another CUDA version"));
+    rows[ACT_UNINSTALL] = cu_xasprintf(_("  Uninstall CUDA %s"), mm);
+    rows[ACT_FRESH] = cu_xasprintf("  %s", _("Go through the whole set-up again"));
+    tui_list(t, y, 1, COLS - 4, N_ACT, rows, N_ACT, t->cur.sel, &t->cur.top, true);
+    for (int i = 0; i < N_ACT; i++)
+        free(rows[i]);
+}
+
+static void
+uninstall_yes(struct tui *t)
+{
+    char b[32];
+    t->progress_job = JOB_UNINSTALL;
+    free(t->target);
+    t->target = cu_xstrdup(cu_version_format(&t->existing_version, 2, b, sizeof(b)));
+    tui_goto(t, SCR_PROGRESS);
+}
+
+static bool
+key(struct tui *t, int ch)
+{
+    char b[32], q[256];
+    if (tui_move_sel(ch, &t->cur.sel, N_ACT, N_ACT))
+        return true;
+    if (ch != '\n' && ch != '\r' && ch != KEY_ENTER)
+        return false;
+    switch (t->cur.sel) {
+    case ACT_VERIFY:
+        free(t->target);
+        t->target = cu_xstrdup(t->existing);
+        tui_goto(t, SCR_VALIDATION);
+        break;
+    case ACT_REPAIR:
+        free(t->target);
+        t->target = cu_xstrdup(t->existing);
+        t->progress_job = JOB_REPAIR;
+        tui_goto(t, SCR_PROGRESS);
+        break;
+    case ACT_ADD:
+        tui_set_answer(t, &t->ans.cuda, cu_version_format(&t->existing_version, 0, b, sizeof(b)));
+        tui_goto(t, SCR_COMPONENTS);
+        break;
+    case ACT_SWITCH:
+        tui_goto(t, SCR_VERSIONS);
+        break;
+    case ACT_UNINSTALL:
+        snprintf(q, sizeof(q), _("Remove CUDA %s from %s, with its cuDNN and the environment lines cudaup wrote?"),
+                 cu_version_format(&t->existing_version, 2, b, sizeof(b)), t->o.prefix);
+        tui_ask(t, _("Uninstall"), q, uninstall_yes);
+        break;
+    case ACT_FRESH:
+    default:
+        tui_goto(t, SCR_SYSTEM);
+        break;
+    }
+    return true;
+}
+
+const struct tui_screen_ops scr_existing_ops = {
+    .id = "existing",
+    .title = title,
+    .draw = draw,
+    .key = key,
+    .help = help,
+};

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* Where CUDA goes and how the shell finds it. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "widgets.h"
+
+enum { ROW_PREFIX, ROW_SCOPE, ROW_RC, ROW_CONTINUE, N_ROWS };
+static const char *const scopes[] = {"user", "system", "conda", "none"};
+
+static const char *
+title(void)
+{
+    return _("Location and environment");
+}
+
+static const char *
+help(void)
+{
+    return _("CUDA goes into PREFIX/cuda-X.Y, and PREFIX/cuda points at the active version. The environment (PATH, LD_LIBRARY_PATH, CUDA_HOME) is set for you alone (a block in your shell's start-up file, removed again by uninstall), for everyone (/etc/profile.d, needs root), only inside the conda environment, or not at all (then source STATE/env.sh yourself).");
+}
+
+static const char *
+scope_of(const struct tui *t)
+{
+    if (t->ans.env_scope)
+        return t->ans.env_scope;
+    if (t->plan && t->plan->env.scope)
+        return t->plan->env.scope;
+    return t->o.is_root ? "system" : "user";
+}
+
+static char *
+rc_of(const struct tui *t)
+{
+    if (t->ans.shell_rc)
+        return cu_xstrdup(t->ans.shell_rc);
+    if (t->plan && t->plan->env.shell_rc)
+        return cu_xstrdup(t->plan->env.shell_rc);
+    return cu_default_shell_rc(t->o.envp);
+}
+
+static const char *
+scope_text(const char *s)
+{
+    if (strcmp(s, "user") == 0)
+        return _("for you: a block in your shell's start-up file");
+    if (strcmp(s, "system") == 0)
+        return _("for everyone: /etc/profile.d/cudaup.sh (needs root)");
+    if (strcmp(s, "conda") == 0)
+        return _("only inside the Python environment (conda activate hooks)");
+    return _("not at all: source the env.sh cudaup writes yourself");
+}
+
+static void
+draw(struct tui *t)
+{
+    int y = tui_frame(t, title(), t->cur.editing ? _("Enter: done   Esc: cancel the edit   Ctrl-U: clear")
+                                                 : _("Enter: edit/continue  Left/Right: change  Esc: back  ?: help  q: quit"));
+    int lw = 0;
+    const char *labels[] = {_("Install folder"), _("Environment"), _("Shell start-up file")};
+    for (int i = 0; i < 3; i++)
+        if (tui_width(labels[i]) > lw)
+            lw = tui_width(labels[i]);
+    int fx = 3 + lw + 2, fw = COLS - fx - 2;
+    const char *prefix = t->ans.prefix ? t->ans.prefix : t->o.prefix;
+    const char *scope = scope_of(t);
+    CU_AUTOFREE char *rc = rc_of(t);
+    y++;
+    tui_attr(t, TC_KEY, true);
+    tui_text(y, 3, lw, labels[0]);
+    tui_attr(t, TC_KEY, false);
+    tui_edit_draw(t, y, fx, fw, prefix, t->cur.sel == ROW_PREFIX);
+    CU_AUTOFREE char *where = cu_xasprintf(_("CUDA goes into %s/cuda-X.Y"), prefix);
+    tui_attr(t, TC_DIM, true);
+    tui_text(y + 1, fx, fw, where);
+    tui_attr(t, TC_DIM, false);
+    y += 3;
+    tui_attr(t, TC_KEY, true);
+    tui_text(y, 3, lw, labels[1]);
+    tui_attr(t, TC_KEY, false);
+    CU_AUTOFREE char *sc = cu_xasprintf("< %s >", scope);
+    tui_edit_draw(t, y, fx, tui_width(sc) + 2, sc, t->cur.sel == ROW_SCOPE);
+    tui_attr(t, TC_DIM, true);
+    tui_text(y + 1, fx, fw, scope_text(scope));
+    tui_attr(t, TC_DIM, false);
+    y += 3;
+    bool user = strcmp(scope, "user") == 0;
+    tui_attr(t, user ? TC_KEY : TC_DIM, true);
+    tui_text(y, 3, lw, labels[2]);
+    tui_attr(t, user ? TC_KEY : TC_DIM, false);
+    if (user)
+        tui_edit_draw(t, y, fx, fw, rc, t->cur.sel == ROW_RC);
+    else
+        tui_text(y, fx, fw, _("(not used for this scope)"));
+    y += 3;
+    if (t->cur.sel == ROW_CONTINUE)
+        tui_attr(t, TC_SEL, true);
+    tui_text(y, 3, COLS - 6, _("[ Continue ]"));
+    if (t->cur.sel == ROW_CONTINUE)
+        tui_attr(t, TC_SEL, false);
+}
+
+static void
+cycle(struct tui *t, int dir)
+{
+    const char *s = scope_of(t);
+    int i = 0;
+    for (int k = 0; k < 4; k++)
+        if (strcmp(scopes[k], s) == 0)
+            i = k;
+    i = (i + dir + 4) % 4;
+    tui_set_answer(t, &t->ans.env_scope, scopes[i]);
+    if (strcmp(scopes[i], "system") == 0 && !t->o.is_root)
+        tui_notice(t, false, "%s", _("Scope system writes /etc/profile.d, which needs root; run cudaup with sudo for it."));
+    else
+        t->message[0] = '\0';
+}
+
+/* The cursor starts on Continue: Enter accepts what is shown, as on every screen. */
+static void
+enter(struct tui *t)
+{
+    t->cur.sel = ROW_CONTINUE;
+}
+
+static bool
+key(struct tui *t, int ch)
+{
+    bool enter_key = ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+    if (t->cur.editing) {
+        if (tui_edit_key(t, ch) == 1) {
+            const char *v = t->cur.edit;
+            if (*v && v[0] != '/') {
+                tui_notice(t, true, _("'%s' is not an absolute path; start it with /."), v);
+                return true;
+            }
+            tui_set_answer(t, t->cur.sel == ROW_PREFIX ? &t->ans.prefix : &t->ans.shell_rc, v);
+            t->message[0] = '\0';
+        }
+        return true;
+    }
+    bool user = strcmp(scope_of(t), "user") == 0;
+    if (ch == KEY_UP || ch == KEY_BTAB) {
+        t->cur.sel = t->cur.sel == 0 ? ROW_CONTINUE : t->cur.sel - 1;
+        if (t->cur.sel == ROW_RC && !user)
+            t->cur.sel--;
+        return true;
+    }
+    if (ch == KEY_DOWN || ch == '\t') {
+        t->cur.sel = (t->cur.sel + 1) % N_ROWS;
+        if (t->cur.sel == ROW_RC && !user)
+            t->cur.sel++;
+        return true;
+    }
+    if (t->cur.sel == ROW_SCOPE && (ch == KEY_LEFT || ch == KEY_RIGHT || ch == ' ')) {
+        cycle(t, ch == KEY_LEFT ? -1 : 1);
+        return true;
+    }
+    if (enter_key && t->cur.sel == ROW_PREFIX) {
+        tui_edit_begin(t, t->ans.prefix ? t->ans.prefix : t->o.prefix);
+        return true;
+    }
+    if (enter_key && t->cur.sel == ROW_RC) {
+        CU_AUTOFREE char *rc = rc_of(t);
+        tui_edit_begin(t, rc);
+        return true;
+    }
+    return false; /* Enter elsewhere: the next screen */
+}
+
+const struct tui_screen_ops scr_location_ops = {
+    .id = "location",
+    .title = title,
+    .enter = enter,
+    .draw = draw,
+    .key = key,
+    .help = help,
+};

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* A bar per archive and one overall, speed, time left, the step, the log; cancel rolls back. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "widgets.h"
+
+static const char *
+title(void)
+{
+    return _("Progress");
+}
+
+static const char *
+help(void)
+{
+    return _("Archives are downloaded several at a time, checked against their SHA-256 sums and unpacked into a staging folder as they arrive; only when all of them are in does the new folder replace the old one. c or Esc cancels: the staging folder is removed and what you had stays as it was.");
+}
+
+static int64_t
+mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+enter(struct tui *t)
+{
+    if (tui_busy(t))
+        return;
+    if (t->progress_job == JOB_INSTALL && !t->plan)
+        return;
+    if (!tui_start(t, t->progress_job, t->progress_job == JOB_INSTALL ? NULL : t->target))
+        return;
+    t->last_job = JOB_NONE; /* this screen shows the new job, not the previous one */
+    if (t->progress_job == JOB_INSTALL) {
+        for (size_t i = 0; i < t->plan->n_downloads; i++) {
+            const struct cu_plan_download *d = &t->plan->downloads[i];
+            t->items = cu_xreallocarray(t->items, t->n_items + 1, sizeof(*t->items));
+            t->items[t->n_items++] = (struct tui_item){.name = cu_xstrdup(d->component), .total = d->size};
+        }
+    }
+}
+
+static void
+fmt_time(int64_t s, char *buf, size_t len)
+{
+    if (s < 0)
+        s = 0;
+    if (s >= 3600)
+        snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
+    else
+        snprintf(buf, len, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+}
+
+static const char *
+phase_text(const struct tui_item *it, char *buf, size_t len)
+{
+    char b[32];
+    bool fetched = it->total && it->done >= it->total;
+    if (strcmp(it->phase, "cached") == 0)
+        return _("from the cache");
+    if (it->unpacked) {
+        snprintf(buf, len, fetched ? _("unpacked %s") : _("downloading, unpacked %s"),
+                 cu_format_bytes(it->unpacked, b, sizeof(b)));
+        return buf;
+    }
+    if (fetched)
+        return _("downloaded");
+    if (it->phase[0])
+        return _("downloading");
+    return _("waiting");
+}
+
+static void
+draw(struct tui *t)
+{
+    char b1[32], b2[32], b3[32], e1[32], e2[32];
+    bool busy = tui_busy(t);
+    bool finished = !busy && t->last_job == t->progress_job;
+    const char *keys = busy ? _("c/Esc: cancel   ?: help")
+                       : finished && t->last_status == CU_OK ? _("Enter: continue   q: quit")
+                                                             : _("Enter/Esc: back   q: quit");
+    int y = tui_frame(t, title(), keys);
+    int end = tui_body_end();
+    char what[256];
+    if (t->progress_job == JOB_INSTALL && t->plan)
+        snprintf(what, sizeof(what), _("Installing CUDA %s into %s"), cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)),
+                 t->plan->cuda_path);
+    else if (t->progress_job == JOB_REPAIR)
+        snprintf(what, sizeof(what), _("Repairing %s"), t->target ? t->target : "");
+    else
+        snprintf(what, sizeof(what), _("Removing CUDA %s"), t->target ? t->target : "");
+    tui_attr(t, TC_KEY, true);
+    tui_text(y++, 1, COLS - 2, what);
+    tui_attr(t, TC_KEY, false);
+
+    /* Overall: bytes fetched of all archives (those from the cache count as fetched). */
+    uint64_t done = 0, total = 0;
+    for (size_t i = 0; i < t->n_items; i++) {
+        const struct tui_item *it = &t->items[i];
+        total += it->total;
+        done += it->done < it->total ? it->done : it->total;
+    }
+    if (t->progress_job == JOB_INSTALL && t->plan && t->plan->download_bytes > total)
+        total = t->plan->download_bytes;
+    double frac = total ? (double)done / (double)total : (finished ? 1.0 : 0.0);
+    int64_t el = ((busy ? mono_ms() : t->rate_ms) - t->started_ms) / 1000;
+    fmt_time(el, e1, sizeof(e1));
+    char eta[64] = "";
+    if (busy && t->speed > 1 && total > done) {
+        fmt_time((int64_t)((double)(total - done) / t->speed), e2, sizeof(e2));
+        snprintf(eta, sizeof(eta), _(", %s left"), e2);
+    }
+    CU_AUTOFREE char *line = cu_xasprintf(_("%3d%%  %s of %s  %s/s  %s elapsed%s"), (int)(frac * 100), cu_format_bytes(done, b1, sizeof(b1)),
+                                          cu_format_bytes(total, b2, sizeof(b2)), cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)),
+                                          e1, eta);
+    tui_gauge(t, y, 2, COLS - 4, frac);
+    tui_text(y + 1, 2, COLS - 4, line);
+    y += 3;
+
+    int log_rows = 5;
+    int item_rows = end - y - log_rows - 2;
+    if (item_rows < 1)
+        item_rows = 1;
+    int nw = 24, gw = COLS - nw - 2 - 36;
+    if (gw < 8)
+        gw = 8;
+    int first = t->cur.top;
+    if (first > (int)t->n_items - item_rows)
+        first = (int)t->n_items - item_rows;
+    if (first < 0)
+        first = 0;
+    t->cur.top = first;
+    for (int r = 0; r < item_rows && first + r < (int)t->n_items; r++) {
+        const struct tui_item *it = &t->items[first + r];
+        tui_text_pad(y + r, 2, nw, it->name);
+        tui_gauge(t, y + r, 2 + nw + 1, gw, it->total ? (double)it->done / (double)it->total : 0);
+        char pb[64];
+        CU_AUTOFREE char *st = cu_xasprintf("%9s %s", cu_format_bytes(it->total, b1, sizeof(b1)), phase_text(it, pb, sizeof(pb)));
+        tui_text(y + r, 2 + nw + gw + 2, COLS - (2 + nw + gw + 3), st);
+    }
+    y += item_rows + 1;
+    tui_attr(t, TC_DIM, true);
+    tui_text(y - 1, 1, COLS - 2, t->step);
+    for (int r = 0; r < log_rows; r++) {
+        int idx = (int)t->n_log - log_rows + r;
+        if (idx < 0)
+            continue;
+        tui_text(y + r, 2, COLS - 4, t->log[(t->log_head + (size_t)idx) % TUI_LOG_LINES]);
+    }
+    tui_attr(t, TC_DIM, false);
+    if (finished) {
+        bool ok = t->last_status == CU_OK;
+        const char *text = ok ? _("Done.")
+                           : t->last_status == CU_E_CANCELLED ? _("Cancelled. What was half done has been removed; what you had is as it was.")
+                                                              : cu_error_text(&t->last_err);
+        tui_attr(t, ok ? TC_GOOD : TC_BAD, true);
+        mvhline(end, 0, ' ', COLS);
+        tui_text(end, 1, COLS - 2, text);
+        tui_attr(t, ok ? TC_GOOD : TC_BAD, false);
+    }
+}
+
+static void
+cancel_yes(struct tui *t)
+{
+    atomic_store(&t->cancel, 1);
+    tui_notice(t, false, "%s", _("Cancelling; removing what was half done..."));
+}
+
+static bool
+key(struct tui *t, int ch)
+{
+    bool enter_key = ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+    if (tui_busy(t)) {
+        if (ch == 'c' || ch == 27) {
+            tui_ask(t, _("Cancel"), _("Stop now? Nothing half-done is kept, and what you had before stays as it was."), cancel_yes);
+            return true;
+        }
+        return tui_doc_scroll(ch, &t->cur.top, 5) || enter_key;
+    }
+    if (tui_doc_scroll(ch, &t->cur.top, 5))
+        return true;
+    if (enter_key || ch == 27) {
+        bool ok = t->last_job == t->progress_job && t->last_status == CU_OK;
+        if (ok && enter_key)
+            tui_goto(t, t->progress_job == JOB_UNINSTALL ? SCR_DONE : SCR_VALIDATION);
+        else
+            tui_back(t);
+        return true;
+    }
+    return false;
+}
+
+static void
+on_event(struct tui *t, const struct tui_msg *m)
+{
+    if (!m->job || m->job->kind != t->progress_job)
+        return;
+    if (m->status == CU_OK && m->job->kind == JOB_UNINSTALL)
+        cu_clear_ptr(&t->existing, free);
+    if (m->status == CU_OK && m->job->kind != JOB_UNINSTALL)
+        tui_goto(t, SCR_VALIDATION); /* the proof comes straight after */
+    else if (m->status == CU_OK)
+        tui_goto(t, SCR_DONE);
+}
+
+const struct tui_screen_ops scr_progress_ops = {
+    .id = "progress",
+    .title = title,
+    .enter = enter,
+    .draw = draw,
+    .key = key,
+    .on_event = on_event,
+    .help = help,
+};

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* The Python environment the framework goes into: the tool, its name, the Python version. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "core/parse.h"
+#include "widgets.h"
+
+enum { ROW_TOOL, ROW_NAME, ROW_PYTHON, ROW_CONTINUE, N_ROWS };
+static const char *const tools[] = {"conda", "mamba", "micromamba", "venv"};
+
+static const char *
+title(void)
+{
+    return _("Python environment");
+}
+
+static const char *
+help(void)
+{
+    return _("The framework is installed with pip into its own environment, so nothing else on the machine changes. conda, mamba and micromamba bring their own Python; venv uses a python3 already installed. An environment of the same name that cudaup made before is reused.");
+}
+
+static const char *
+tool_of(const struct tui *t)
+{
+    if (t->ans.env_tool)
+        return t->ans.env_tool;
+    if (t->plan && t->plan->env.tool && strcmp(t->plan->env.tool, "none") != 0)
+        return t->plan->env.tool;
+    if (t->o.facts->pyenv && strcmp(t->o.facts->pyenv->tool, "venv") != 0)
+        return t->o.facts->pyenv->tool;
+    return "venv";
+}
+
+static char *
+name_of(const struct tui *t)
+{
+    if (t->ans.env_name)
+        return cu_xstrdup(t->ans.env_name);
+    if (t->plan && t->plan->env.name)
+        return cu_xstrdup(t->plan->env.name);
+    const char *fw = t->ans.framework ? t->ans.framework : "tensorflow";
+    size_t n = strcspn(fw, "=<>");
+    return cu_xasprintf("cudaup-%.*s", (int)n, fw);
+}
+
+/* The Python versions to offer: those installed for a venv, else the framework's range. */
+static size_t
+pythons(const struct tui *t, char out[][8], size_t max)
+{
+    size_t n = 0;
+    const struct cu_plan_framework *fw = t->plan ? t->plan->framework : NULL;
+    if (strcmp(tool_of(t), "venv") == 0) {
+        for (char **p = t->o.facts->pythons; p && *p && n < max; p++)
+            if (!fw || !fw->py_min || (cu_version_strcmp(*p, fw->py_min) >= 0 && cu_version_strcmp(*p, fw->py_max) <= 0))
+                snprintf(out[n++], 8, "%s", *p);
+        return n;
+    }
+    unsigned lo = 9, hi = 13;
+    struct cu_version a, b;
+    if (fw && fw->py_min && fw->py_max && cu_version_parse(fw->py_min, &a) && cu_version_parse(fw->py_max, &b) && a.n > 1 &&
+        b.n > 1) {
+        lo = a.part[1];
+        hi = b.part[1];
+    }
+    for (unsigned m = hi + 1; m-- > lo && n < max;)
+        snprintf(out[n++], 8, "3.%u", m % 100);
+    return n;
+}
+
+static void
+draw(struct tui *t)
+{
+    char py[16][8];
+    int y = tui_frame(t, title(), t->cur.editing ? _("Enter: done   Esc: cancel the edit")
+                                                 : _("Enter: edit/continue  Left/Right: change  Esc: back  ?: help  q: quit"));
+    const char *labels[] = {_("Tool"), _("Name"), _("Python")};
+    int lw = 0;
+    for (int i = 0; i < 3; i++)
+        if (tui_width(labels[i]) > lw)
+            lw = tui_width(labels[i]);
+    int fx = 3 + lw + 2, fw = COLS - fx - 2;
+    const char *tool = tool_of(t);
+    CU_AUTOFREE char *name = name_of(t);
+    y++;
+    tui_kv(t, y, 3, lw + 1, lw + 1, 1, labels[0], "");
+    CU_AUTOFREE char *tv = cu_xasprintf("< %s >", tool);
+    tui_edit_draw(t, y, fx, tui_width(tv) + 2, tv, t->cur.sel == ROW_TOOL);
+    const struct cu_pyenv_info *pe = t->o.facts->pyenv;
+    CU_AUTOFREE char *found = pe ? cu_xasprintf(_("found here: %s %s"), pe->tool, pe->version ? pe->version : "")
+                                 : cu_xstrdup(_("no conda found here; venv uses python3"));
+    tui_attr(t, TC_DIM, true);
+    tui_text(y + 1, fx, fw, found);
+    tui_attr(t, TC_DIM, false);
+    y += 3;
+    tui_kv(t, y, 3, lw + 1, lw + 1, 1, labels[1], "");
+    tui_edit_draw(t, y, fx, fw > 40 ? 40 : fw, name, t->cur.sel == ROW_NAME);
+    if (t->plan && t->plan->env.path && !t->ans.env_name) {
+        tui_attr(t, TC_DIM, true);
+        tui_text(y + 1, fx, fw, t->plan->env.path);
+        tui_attr(t, TC_DIM, false);
+    }
+    y += 3;
+    tui_kv(t, y, 3, lw + 1, lw + 1, 1, labels[2], "");
+    size_t n = pythons(t, py, 16);
+    CU_AUTOFREE char *pv = cu_xasprintf("< %s >", t->ans.python ? t->ans.python : _("automatic"));
+    tui_edit_draw(t, y, fx, tui_width(pv) + 2, pv, t->cur.sel == ROW_PYTHON);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t i = 0; i < n; i++)
+        cu_buf_printf(&b, "%s%s", i ? ", " : "", py[i]);
+    CU_AUTOFREE char *list = cu_buf_steal(&b);
+    CU_AUTOFREE char *offer = cu_xasprintf(_("choices: %s"), list && *list ? list : _("none"));
+    tui_attr(t, TC_DIM, true);
+    tui_text(y + 1, fx, fw, offer);
+    tui_attr(t, TC_DIM, false);
+    y += 3;
+    if (t->cur.sel == ROW_CONTINUE)
+        tui_attr(t, TC_SEL, true);
+    tui_text(y, 3, COLS - 6, _("[ Continue ]"));
+    if (t->cur.sel == ROW_CONTINUE)
+        tui_attr(t, TC_SEL, false);
+}
+
+static void
+cycle_tool(struct tui *t, int dir)
+{
+    const char *s = tool_of(t);
+    int i = 0;
+    for (int k = 0; k < 4; k++)
+        if (strcmp(tools[k], s) == 0)
+            i = k;
+    i = (i + dir + 4) % 4;
+    tui_set_answer(t, &t->ans.env_tool, tools[i]);
+    tui_set_answer(t, &t->ans.python, NULL); /* the choices differ by tool */
+}
+
+static void
+cycle_python(struct tui *t, int dir)
+{
+    char py[16][8];
+    size_t n = pythons(t, py, 16);
+    int i = -1; /* automatic */
+    for (size_t k = 0; k < n; k++)
+        if (t->ans.python && strcmp(py[k], t->ans.python) == 0)
+            i = (int)k;
+    i += dir;
+    if (i < -1)
+        i = (int)n - 1;
+    if (i >= (int)n)
+        i = -1;
+    tui_set_answer(t, &t->ans.python, i < 0 ? NULL : py[i]);
+}
+
+/* The cursor starts on Continue: Enter accepts what is shown, as on every screen. */
+static void
+enter(struct tui *t)
+{
+    t->cur.sel = ROW_CONTINUE;
+}
+
+static bool
+key(struct tui *t, int ch)
+{
+    bool enter_key = ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+    if (t->cur.editing) {
+        if (tui_edit_key(t, ch) == 1) {
+            const char *v = t->cur.edit;
+            if (*v && (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v) ||
+                       v[0] == '.' || v[0] == '-')) {
+                tui_notice(t, true, _("'%s': a name may hold only letters, digits, '.', '_' and '-'."), v);
+                return true;
+            }
+            tui_set_answer(t, &t->ans.env_name, v);
+            t->message[0] = '\0';
+        }
+        return true;
+    }
+    if (ch == KEY_UP || ch == KEY_BTAB) {
+        t->cur.sel = (t->cur.sel + N_ROWS - 1) % N_ROWS;
+        return true;
+    }
+    if (ch == KEY_DOWN || ch == '\t') {
+        t->cur.sel = (t->cur.sel + 1) % N_ROWS;
+        return true;
+    }
+    int dir = ch == KEY_LEFT ? -1 : (ch == KEY_RIGHT || ch == ' ') ? 1 : 0;
+    if (dir && t->cur.sel == ROW_TOOL) {
+        cycle_tool(t, dir);
+        return true;
+    }
+    if (dir && t->cur.sel == ROW_PYTHON) {
+        cycle_python(t, dir);
+        return true;
+    }
+    if (enter_key && t->cur.sel == ROW_NAME) {
+        CU_AUTOFREE char *name = name_of(t);
+        tui_edit_begin(t, name);
+        return true;
+    }
+    return false;
+}
+
+const struct tui_screen_ops scr_pyenv_ops = {
+    .id = "pyenv",
+    .title = title,
+    .enter = enter,
+    .draw = draw,
+    .key = key,
+    .help = help,
+};

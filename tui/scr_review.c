@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* Everything that will be downloaded and changed, before anything is. */
+#include "config.h"
+
+#include <curses.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "widgets.h"
+
+static const char *
+title(void)
+{
+    return _("Review");
+}
+
+static const char *
+help(void)
+{
+    return _("This is the whole plan: the versions and why they were chosen, every archive with its size, and each change to the system. Enter starts; the archives are checked against NVIDIA's SHA-256 sums, and a failure or a cancel puts everything back as it was.");
+}
+
+static bool
+stale(const struct tui *t)
+{
+    CU_AUTOFREE char *want = tui_answers_key(&t->ans, JOB_PLAN);
+    return !t->plan_key || strcmp(t->plan_key, want) != 0;
+}
+
+static void
+enter(struct tui *t)
+{
+    if (!tui_busy(t) && stale(t))
+        tui_start(t, JOB_PLAN, NULL);
+}
+
+/* Free space where the install goes: the nearest folder that exists. 0 when unknown. */
+static uint64_t
+free_space(const char *path)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s", path);
+    for (;;) {
+        struct statvfs sv;
+        if (statvfs(p, &sv) == 0)
+            return (uint64_t)sv.f_bavail * sv.f_frsize;
+        char *s = strrchr(p, '/');
+        if (!s || s == p)
+            return statvfs("/", &sv) == 0 ? (uint64_t)sv.f_bavail * sv.f_frsize : 0;
+        *s = '\0';
+    }
+}
+
+static void
+draw(struct tui *t)
+{
+    struct tui_doc d = {0};
+    char b1[32], b2[32], b3[32];
+    int y = tui_frame(t, title(), _("Enter: install   Esc: back   arrows: scroll   ?: help   q: quit"));
+    if (tui_busy(t)) {
+        static const char spin[] = "|/-\\";
+        CU_AUTOFREE char *w = cu_xasprintf("%c %s", spin[t->spin % 4], _("Working out the plan..."));
+        tui_text(y + 1, 3, COLS - 4, w);
+        return;
+    }
+    if (t->plan_failed || !t->plan || stale(t)) {
+        tui_attr(t, TC_BAD, true);
+        tui_wrap(y + 1, 2, COLS - 4, 6, t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
+        tui_attr(t, TC_BAD, false);
+        tui_text(y + 8, 2, COLS - 4, _("Esc goes back to change the answers."));
+        return;
+    }
+    const struct cu_plan *p = t->plan;
+    tui_doc_add(&d, TC_KEY, 0, "%s", _("Versions"));
+    tui_doc_add(&d, TC_NORMAL, 2, _("CUDA %s in %s"), cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);
+    if (p->has_cudnn)
+        tui_doc_add(&d, TC_NORMAL, 2, _("cuDNN %s (the CUDA %s build), into the same folder"), p->cudnn_full ? p->cudnn_full : "?",
+                    p->cudnn_variant ? p->cudnn_variant : "?");
+    else
+        tui_doc_add(&d, TC_NORMAL, 2, "%s", _("no cuDNN"));
+    if (p->framework)
+        tui_doc_add(&d, TC_NORMAL, 2, _("%s %s with Python %s, in %s environment %s"), p->framework->name,
+                    p->framework->version ? p->framework->version : _("(newest)"), p->framework->python, p->env.tool,
+                    p->env.path ? p->env.path : p->env.name);
+    for (size_t i = 0; i < p->reasons.n; i++)
+        tui_doc_add(&d, TC_DIM, 4, "%s", p->reasons.v[i]);
+    for (size_t i = 0; i < p->warnings.n; i++)
+        tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0), p->warnings.v[i]);
+
+    uint64_t avail = free_space(p->prefix);
+    uint64_t need = p->download_bytes * 3; /* the archives in the cache, unpacked about twice their size */
+    tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s"), p->n_downloads, cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
+    for (size_t i = 0; i < p->n_downloads; i++)
+        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component, cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
+                    p->downloads[i].version ? p->downloads[i].version : "");
+    if (avail)
+        tui_doc_add(&d, avail < need ? TC_BAD : TC_NORMAL, 2, _("Disk: about %s needed, %s free in %s"), cu_format_bytes(need, b2, sizeof(b2)),
+                    cu_format_bytes(avail, b3, sizeof(b3)), p->prefix);
+    tui_doc_add(&d, TC_KEY, 0, "%s", _("Changes"));
+    for (size_t i = 0; i < p->n_steps; i++)
+        tui_doc_add(&d, TC_NORMAL, 2, "%-9s %-11s %s", p->steps[i].installer, p->steps[i].action,
+                    p->steps[i].detail ? p->steps[i].detail : "");
+    tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
+}
+
+static bool
+key(struct tui *t, int ch)
+{
+    if (tui_busy(t))
+        return false;
+    if (tui_doc_scroll(ch, &t->cur.top, 5))
+        return true;
+    if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        if (t->plan_failed || !t->plan || stale(t)) {
+            tui_notice(t, true, "%s", _("There is no plan to carry out; go back and change the answers."));
+            return true;
+        }
+        t->progress_job = JOB_INSTALL;
+        tui_goto(t, SCR_PROGRESS);
+        return true;
+    }
+    return false;
+}
+
+const struct tui_screen_ops scr_review_ops = {
+    .id = "review",
+    .title = title,
+    .enter = enter,
+    .draw = draw,
+    .key = key,
+    .help = help,
+};

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CUDA and cuDNN versions: the resolver says, for each release on the
+ * mirror, whether it fits (and what comes with it) or why not.  The screen
+ * only shows that and records the choice.
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "widgets.h"
+
+enum { FIELD_CUDA, FIELD_CUDNN };
+
+static const char *
+title(void)
+{
+    return _("Versions");
+}
+
+static const char *
+help(void)
+{
+    return _("Versions marked as fitting work with this GPU, this driver and the framework; the others say why not (the driver is too old, the GPU is too old or too new for it, the framework needs another CUDA). Automatic takes the newest that fits. Tab switches between CUDA and cuDNN.");
+}
+
+static bool
+stale(const struct tui *t, enum tui_job_kind kind)
+{
+    const char *have = kind == JOB_CUDA_CHOICES ? t->cuda_key : t->cudnn_key;
+    CU_AUTOFREE char *want = tui_answers_key(&t->ans, kind);
+    return !have || strcmp(have, want) != 0;
+}
+
+static void
+ask_engine(struct tui *t)
+{
+    enum tui_job_kind kind = t->cur.field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES;
+    if (!tui_busy(t) && stale(t, kind))
+        tui_start(t, kind, NULL);
+}
+
+/*
+ * The rows: the automatic entry (choices[0]), for cuDNN then "None", then
+ * the releases.  choice_at() maps a row back; NULL is the None row.
+ */
+static const struct cu_choice *
+choice_at(const struct tui *t, int field, int row, size_t *n_rows)
+{
+    const struct cu_choice *v = field == FIELD_CUDA ? t->cuda_choices : t->cudnn_choices;
+    size_t n = field == FIELD_CUDA ? t->n_cuda_choices : t->n_cudnn_choices;
+    bool none_row = field == FIELD_CUDNN && n > 0;
+    if (n_rows)
+        *n_rows = n + none_row;
+    if (row < 0 || (size_t)row >= n + none_row)
+        return NULL;
+    if (!none_row || row == 0)
+        return &v[row];
+    return row == 1 ? NULL : &v[row - 1];
+}
+
+static int
+row_of_answer(const struct tui *t, int field)
+{
+    const char *a = field == FIELD_CUDA ? t->ans.cuda : t->ans.cudnn;
+    size_t n;
+    choice_at(t, field, 0, &n);
+    if (!a || strcmp(a, "auto") == 0)
+        return 0;
+    for (size_t r = 1; r < n; r++) {
+        const struct cu_choice *c = choice_at(t, field, (int)r, NULL);
+        struct cu_version want, have;
+        if (!c) {
+            if (strcmp(a, "none") == 0)
+                return (int)r;
+            continue;
+        }
+        if (strcmp(c->label, a) == 0 ||
+            (cu_version_parse(a, &want) && cu_version_parse(c->label, &have) && cu_version_matches(&have, &want)))
+            return (int)r;
+    }
+    return 0;
+}
+
+static void
+enter(struct tui *t)
+{
+    t->cur.field = FIELD_CUDA;
+    t->cur.sel = row_of_answer(t, FIELD_CUDA);
+    ask_engine(t);
+}
+
+static char **
+rows_of(struct tui *t, int field, int *n_rows)
+{
+    size_t n;
+    choice_at(t, field, 0, &n);
+    char **rows = cu_xcalloc(n + 1, sizeof(char *));
+    for (size_t r = 0; r < n; r++) {
+        const struct cu_choice *c = choice_at(t, field, (int)r, NULL);
+        if (!c)
+            rows[r] = cu_xasprintf("  %s  %s", tui_mark(t, 1), _("None: no cuDNN"));
+        else if (c->automatic && c->fits)
+            rows[r] = cu_xasprintf("  %s  %s (%s)", tui_mark(t, 1), _("Automatic: the newest that fits"), c->label);
+        else if (c->automatic)
+            rows[r] = cu_xasprintf("  %s  %s", tui_mark(t, -1), _("Automatic: nothing fits"));
+        else
+            rows[r] = cu_xasprintf("  %s  %-8s  %s", tui_mark(t, c->fits ? 1 : -1), c->label, c->note);
+    }
+    *n_rows = (int)n;
+    return rows;
+}
+
+static const char *
+answer_text(const struct tui *t, int field, char *buf, size_t len)
+{
+    const char *a = field == FIELD_CUDA ? t->ans.cuda : t->ans.cudnn;
+    if (!a || strcmp(a, "auto") == 0)
+        snprintf(buf, len, "%s", _("automatic"));
+    else if (strcmp(a, "none") == 0)
+        snprintf(buf, len, "%s", _("none"));
+    else
+        snprintf(buf, len, "%s", a);
+    return buf;
+}
+
+static void
+draw(struct tui *t)
+{
+    char b[64];
+    int y = tui_frame(t, title(), _("Enter: accept  Space: mark  Tab: CUDA/cuDNN  Esc: back  ?: help  q: quit"));
+    int end = tui_body_end();
+    int field = t->cur.field;
+    const char *fw = t->ans.framework ? t->ans.framework : "tensorflow";
+    bool no_fw = strcmp(fw, "none") == 0;
+    CU_AUTOFREE char *head = field == FIELD_CUDA
+                                 ? (no_fw ? cu_xstrdup(_("CUDA toolkit for this machine:"))
+                                          : cu_xasprintf(_("CUDA toolkit for %s on this machine:"), fw))
+                                 : (no_fw ? cu_xasprintf(_("cuDNN for CUDA %s:"), answer_text(t, FIELD_CUDA, b, sizeof(b)))
+                                          : cu_xasprintf(_("cuDNN for CUDA %s and %s:"), answer_text(t, FIELD_CUDA, b, sizeof(b)), fw));
+    tui_attr(t, TC_KEY, true);
+    tui_text(y++, 1, COLS - 2, head);
+    tui_attr(t, TC_KEY, false);
+    enum tui_job_kind kind = field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES;
+    if (tui_busy(t)) {
+        static const char spin[] = "|/-\\";
+        CU_AUTOFREE char *w = cu_xasprintf("%c %s", spin[t->spin % 4], _("Asking the mirror which versions fit..."));
+        tui_text(y + 1, 3, COLS - 4, w);
+    } else if (t->choices_failed[field] || stale(t, kind)) {
+        tui_attr(t, TC_BAD, true);
+        tui_wrap(y + 1, 3, COLS - 4, 4, t->choices_failed[field] ? cu_error_text(&t->choices_err[field]) : "");
+        tui_attr(t, TC_BAD, false);
+        tui_text(y + 6, 3, COLS - 4, _("Esc goes back; r tries again."));
+    } else {
+        int n;
+        char **rows = rows_of(t, field, &n);
+        int h = end - y - 3;
+        tui_list(t, y, 1, COLS - 3, h, rows, n, t->cur.sel, &t->cur.top, true);
+        cu_strv_free(rows);
+        /* The selected row in full: the reason may be longer than a row. */
+        const struct cu_choice *c = choice_at(t, field, t->cur.sel, NULL);
+        if (c) {
+            CU_AUTOFREE char *full = c->automatic ? cu_xasprintf("%s: %s", _("Automatic"), c->note)
+                                                  : cu_xasprintf("%s %s: %s", c->label, c->fits ? _("fits") : _("does not fit"), c->note);
+            tui_attr(t, c->fits ? TC_GOOD : TC_BAD, true);
+            tui_wrap(end - 2, 1, COLS - 2, 2, full);
+            tui_attr(t, c->fits ? TC_GOOD : TC_BAD, false);
+        }
+    }
+    CU_AUTOFREE char *other = field == FIELD_CUDA ? cu_xasprintf(_("cuDNN: %s  (Tab to change)"), answer_text(t, FIELD_CUDNN, b, sizeof(b)))
+                                                  : cu_xasprintf(_("CUDA: %s  (Tab to change)"), answer_text(t, FIELD_CUDA, b, sizeof(b)));
+    tui_attr(t, TC_DIM, true);
+    tui_text(end, 1, COLS - 2, other);
+    tui_attr(t, TC_DIM, false);
+}
+
+/* Record the selected row; false (with the reason shown) when it does not fit. */
+static bool
+accept(struct tui *t)
+{
+    int field = t->cur.field;
+    size_t n;
+    char **ans = field == FIELD_CUDA ? &t->ans.cuda : &t->ans.cudnn;
+    if (stale(t, field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES) || t->choices_failed[field])
+        return false;
+    const struct cu_choice *c = choice_at(t, field, t->cur.sel, &n);
+    if (n == 0)
+        return false;
+    if (c && !c->fits) {
+        if (c->automatic)
+            tui_notice(t, true, "%s", c->note);
+        else
+            tui_notice(t, true, _("%s does not fit: %s"), c->label, c->note);
+        return false;
+    }
+    tui_set_answer(t, ans, !c ? "none" : c->automatic ? NULL : c->label);
+    t->message[0] = '\0';
+    return true;
+}
+
+static bool
+key(struct tui *t, int ch)
+{
+    int n = 0;
+    if (tui_busy(t))
+        return false;
+    if (ch == '\t' || ch == KEY_BTAB) {
+        t->cur.field = t->cur.field == FIELD_CUDA ? FIELD_CUDNN : FIELD_CUDA;
+        t->cur.sel = row_of_answer(t, t->cur.field);
+        t->cur.top = 0;
+        ask_engine(t);
+        return true;
+    }
+    if (ch == 'r') {
+        cu_clear_ptr(t->cur.field == FIELD_CUDA ? &t->cuda_key : &t->cudnn_key, free);
+        ask_engine(t);
+        return true;
+    }
+    char **rows = rows_of(t, t->cur.field, &n);
+    cu_strv_free(rows);
+    if (tui_move_sel(ch, &t->cur.sel, n, tui_body_end() - 6))
+        return true;
+    if (ch == ' ') {
+        accept(t); /* another CUDA changes the cuDNN key, so that list is made again */
+        return true;
+    }
+    if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        if (accept(t))
+            tui_next(t);
+        return true;
+    }
+    return false;
+}
+
+static void
+on_event(struct tui *t, const struct tui_msg *m)
+{
+    if (m->job && (m->job->kind == JOB_CUDA_CHOICES || m->job->kind == JOB_CUDNN_CHOICES)) {
+        t->cur.sel = row_of_answer(t, t->cur.field);
+        ask_engine(t); /* the answers may have moved on while it ran */
+    }
+}
+
+const struct tui_screen_ops scr_versions_ops = {
+    .id = "versions",
+    .title = title,
+    .enter = enter,
+    .draw = draw,
+    .key = key,
+    .on_event = on_event,
+    .help = help,
+};

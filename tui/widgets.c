@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "widgets.h"
+
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+
+enum { PAIR_TITLE = 1, PAIR_GOOD, PAIR_BAD, PAIR_WARN, PAIR_KEY, PAIR_SEL };
+
+void
+tui_colors_init(struct tui *t)
+{
+    t->color = t->color && has_colors();
+    if (!t->color)
+        return;
+    start_color();
+    use_default_colors();
+    init_pair(PAIR_TITLE, COLOR_WHITE, COLOR_BLUE);
+    init_pair(PAIR_GOOD, COLOR_GREEN, -1);
+    init_pair(PAIR_BAD, COLOR_RED, -1);
+    init_pair(PAIR_WARN, COLOR_YELLOW, -1);
+    init_pair(PAIR_KEY, COLOR_CYAN, -1);
+    init_pair(PAIR_SEL, COLOR_BLACK, COLOR_CYAN);
+}
+
+/* Without colour everything still reads: reverse video, bold and dim carry the meaning. */
+static attr_t
+attr_of(const struct tui *t, enum tui_color c)
+{
+    switch (c) {
+    case TC_TITLE: return t->color ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE | A_BOLD;
+    case TC_GOOD: return t->color ? COLOR_PAIR(PAIR_GOOD) : A_NORMAL;
+    case TC_BAD: return t->color ? COLOR_PAIR(PAIR_BAD) | A_BOLD : A_BOLD;
+    case TC_WARN: return t->color ? COLOR_PAIR(PAIR_WARN) : A_BOLD;
+    case TC_KEY: return t->color ? COLOR_PAIR(PAIR_KEY) | A_BOLD : A_BOLD;
+    case TC_SEL: return t->color ? COLOR_PAIR(PAIR_SEL) : A_REVERSE;
+    case TC_DIM: return A_DIM;
+    case TC_NORMAL:
+    default: return A_NORMAL;
+    }
+}
+
+void
+tui_attr(struct tui *t, enum tui_color c, bool on)
+{
+    if (on)
+        attron(attr_of(t, c));
+    else
+        attroff(attr_of(t, c));
+}
+
+/* Decode UTF-8 one character at a time; bad bytes count as one '?' column. */
+static size_t
+next_char(const char *s, wchar_t *wc, mbstate_t *st)
+{
+    size_t n = mbrtowc(wc, s, MB_CUR_MAX, st);
+    if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+        memset(st, 0, sizeof(*st));
+        *wc = L'?';
+        return 1;
+    }
+    return n;
+}
+
+static int
+char_width(wchar_t wc)
+{
+    int w = wcwidth(wc);
+    return w < 0 ? 1 : w;
+}
+
+int
+tui_width(const char *s)
+{
+    mbstate_t st;
+    wchar_t wc;
+    int w = 0;
+    memset(&st, 0, sizeof(st));
+    while (s && *s) {
+        s += next_char(s, &wc, &st);
+        w += char_width(wc == L'\t' ? L' ' : wc);
+    }
+    return w;
+}
+
+int
+tui_text(int y, int x, int w, const char *s)
+{
+    mbstate_t st;
+    wchar_t buf[512];
+    int used = 0, n = 0;
+    memset(&st, 0, sizeof(st));
+    while (s && *s && n < (int)(sizeof(buf) / sizeof(buf[0])) - 1) {
+        wchar_t wc;
+        size_t len = next_char(s, &wc, &st);
+        if (wc == L'\t' || wc == L'\n' || wc < 32)
+            wc = L' ';
+        int cw = char_width(wc);
+        if (used + cw > w)
+            break;
+        buf[n++] = wc;
+        used += cw;
+        s += len;
+    }
+    buf[n] = 0;
+    if (n > 0 && w > 0)
+        mvaddnwstr(y, x, buf, n);
+    return used;
+}
+
+void
+tui_text_pad(int y, int x, int w, const char *s)
+{
+    int used = tui_text(y, x, w, s);
+    if (used < w)
+        mvhline(y, x + used, ' ', w - used);
+}
+
+int
+tui_wrap(int y, int x, int w, int rows, const char *s)
+{
+    mbstate_t st;
+    int row = 0;
+    if (w <= 0)
+        return 0;
+    memset(&st, 0, sizeof(st));
+    while (s && *s && row < rows) {
+        if (*s == '\n') {
+            s++;
+            row++;
+            continue;
+        }
+        /* Take characters up to the width; break at the last space when there is one. */
+        const char *p = s, *last_space = NULL;
+        int used = 0;
+        while (*p && *p != '\n') {
+            wchar_t wc;
+            size_t len = next_char(p, &wc, &st);
+            int cw = char_width(wc);
+            if (used + cw > w)
+                break;
+            if (wc == L' ')
+                last_space = p;
+            used += cw;
+            p += len;
+        }
+        const char *end = p;
+        if (*p && *p != '\n' && last_space && last_space > s)
+            end = last_space;
+        CU_AUTOFREE char *line = cu_xstrndup(s, (size_t)(end - s));
+        tui_text(y + row, x, w, line);
+        row++;
+        s = end;
+        while (*s == ' ')
+            s++;
+        if (*s == '\n')
+            s++;
+    }
+    return row;
+}
+
+int
+tui_kv(struct tui *t, int y, int x, int lw, int w, int rows, const char *label, const char *value)
+{
+    tui_attr(t, TC_KEY, true);
+    tui_text(y, x, lw, label);
+    tui_attr(t, TC_KEY, false);
+    int r = tui_wrap(y, x + lw + 1, w - lw - 1, rows, value ? value : "");
+    return r > 0 ? r : 1;
+}
+
+void
+tui_gauge(struct tui *t, int y, int x, int w, double frac)
+{
+    if (w <= 0)
+        return;
+    if (frac < 0)
+        frac = 0;
+    if (frac > 1)
+        frac = 1;
+    int fill = (int)(frac * w + 0.5);
+    move(y, x);
+    tui_attr(t, TC_GOOD, true);
+    for (int i = 0; i < fill; i++) {
+        if (t->utf8)
+            addwstr(L"\u2588");
+        else
+            addch('#');
+    }
+    tui_attr(t, TC_GOOD, false);
+    tui_attr(t, TC_DIM, true);
+    for (int i = fill; i < w; i++) {
+        if (t->utf8)
+            addwstr(L"\u2591");
+        else
+            addch('-');
+    }
+    tui_attr(t, TC_DIM, false);
+}
+
+void
+tui_list(struct tui *t, int y, int x, int w, int h, char *const *rows, int n, int sel, int *top, bool focus)
+{
+    if (h <= 0)
+        return;
+    if (sel < *top)
+        *top = sel;
+    if (sel >= *top + h)
+        *top = sel - h + 1;
+    if (*top > n - h)
+        *top = n - h > 0 ? n - h : 0;
+    if (*top < 0)
+        *top = 0;
+    for (int i = 0; i < h && *top + i < n; i++) {
+        int r = *top + i;
+        bool hl = r == sel && focus;
+        if (hl)
+            tui_attr(t, TC_SEL, true);
+        tui_text_pad(y + i, x, w, rows[r]);
+        if (hl)
+            tui_attr(t, TC_SEL, false);
+    }
+    if (*top > 0)
+        tui_text(y, x + w, 1, t->utf8 ? "\u25b2" : "^");
+    if (*top + h < n)
+        tui_text(y + h - 1, x + w, 1, t->utf8 ? "\u25bc" : "v");
+}
+
+void
+tui_box(struct tui *t, const char *title, const char *const *lines, int n)
+{
+    int w = COLS - 8 > 70 ? 70 : COLS - 8;
+    if (w < 20)
+        w = COLS;
+    int rows = 0;
+    for (int i = 0; i < n; i++)
+        rows += (tui_width(lines[i]) + w - 5) / (w - 4) + (lines[i][0] == '\0');
+    int h = rows + 4;
+    if (h > LINES - 2)
+        h = LINES - 2;
+    int y = (LINES - h) / 2, x = (COLS - w) / 2;
+    for (int r = 0; r < h; r++)
+        mvhline(y + r, x, ' ', w);
+    /* Line drawing as text (not the alternate character set), so that dumps read the same as the screen. */
+    const char *h_ = t->utf8 ? "\u2500" : "-", *v_ = t->utf8 ? "\u2502" : "|";
+    tui_attr(t, TC_KEY, true);
+    for (int i = 1; i < w - 1; i++) {
+        tui_text(y, x + i, 1, h_);
+        tui_text(y + h - 1, x + i, 1, h_);
+    }
+    for (int r = 1; r < h - 1; r++) {
+        tui_text(y + r, x, 1, v_);
+        tui_text(y + r, x + w - 1, 1, v_);
+    }
+    tui_text(y, x, 1, t->utf8 ? "\u250c" : "+");
+    tui_text(y, x + w - 1, 1, t->utf8 ? "\u2510" : "+");
+    tui_text(y + h - 1, x, 1, t->utf8 ? "\u2514" : "+");
+    tui_text(y + h - 1, x + w - 1, 1, t->utf8 ? "\u2518" : "+");
+    CU_AUTOFREE char *tt = cu_xasprintf(" %s ", title);
+    tui_text(y, x + 2, w - 4, tt);
+    tui_attr(t, TC_KEY, false);
+    int r = y + 2;
+    for (int i = 0; i < n && r < y + h - 1; i++) {
+        if (!lines[i][0]) {
+            r++;
+            continue;
+        }
+        r += tui_wrap(r, x + 2, w - 4, y + h - 1 - r, lines[i]);
+    }
+}
+
+const char *
+tui_mark(const struct tui *t, int kind)
+{
+    if (kind > 0)
+        return t->utf8 ? "\u2713" : "+";
+    if (kind < 0)
+        return t->utf8 ? "\u2717" : "x";
+    return t->utf8 ? "\u00b7" : "-";
+}
+
+bool
+tui_move_sel(int ch, int *sel, int n, int page)
+{
+    int s = *sel;
+    switch (ch) {
+    case KEY_UP: s--; break;
+    case KEY_DOWN: s++; break;
+    case KEY_PPAGE: s -= page; break;
+    case KEY_NPAGE: s += page; break;
+    case KEY_HOME: s = 0; break;
+    case KEY_END: s = n - 1; break;
+    default: return false;
+    }
+    if (s >= n)
+        s = n - 1;
+    if (s < 0)
+        s = 0;
+    *sel = s;
+    return true;
+}
+
+int
+tui_body_end(void)
+{
+    return LINES - 3;
+}
+
+int
+tui_frame(struct tui *t, const char *title, const char *keys)
+{
+    static const enum tui_scr flow[] = {SCR_SYSTEM, SCR_FRAMEWORK, SCR_VERSIONS, SCR_COMPONENTS, SCR_LOCATION,
+                                        SCR_PYENV, SCR_REVIEW, SCR_PROGRESS, SCR_VALIDATION, SCR_DONE};
+    erase();
+    tui_attr(t, TC_TITLE, true);
+    mvhline(0, 0, ' ', COLS);
+    CU_AUTOFREE char *left = cu_xasprintf(" cudaup %s %s %s", PACKAGE_VERSION, t->utf8 ? "\u2014" : "-", title);
+    char right[64] = "";
+    for (size_t i = 0; i < sizeof(flow) / sizeof(flow[0]); i++)
+        if (flow[i] == t->scr)
+            snprintf(right, sizeof(right), _("Step %zu of %zu "), i + 1, sizeof(flow) / sizeof(flow[0]));
+    int rw = tui_width(right);
+    tui_text(0, 0, COLS - rw - 1, left);
+    if (rw < COLS - 10)
+        tui_text(0, COLS - rw, rw, right);
+    tui_attr(t, TC_TITLE, false);
+    if (t->message[0]) {
+        tui_attr(t, t->message_bad ? TC_BAD : TC_WARN, true);
+        tui_text(LINES - 2, 1, COLS - 2, t->message);
+        tui_attr(t, t->message_bad ? TC_BAD : TC_WARN, false);
+    }
+    tui_attr(t, TC_DIM, true);
+    mvhline(LINES - 1, 0, ' ', COLS);
+    tui_attr(t, TC_DIM, false);
+    tui_attr(t, TC_KEY, true);
+    tui_text(LINES - 1, 1, COLS - 2, keys);
+    tui_attr(t, TC_KEY, false);
+    return 2;
+}
+
+void
+tui_doc_add(struct tui_doc *d, enum tui_color c, int indent, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = cu_xvasprintf(fmt, ap);
+    va_end(ap);
+    d->v = cu_xreallocarray(d->v, d->n + 1, sizeof(*d->v));
+    d->v[d->n++] = (struct tui_doc_line){c, indent, text};
+}
+
+void
+tui_doc_draw(struct tui *t, struct tui_doc *d, int y, int h, int *top)
+{
+    int w = COLS - 2;
+    /* *top counts document lines; keep it where the last screenful still fills the window. */
+    int rows_from_end = 0, last_top = (int)d->n;
+    while (last_top > 0) {
+        const struct tui_doc_line *l = &d->v[last_top - 1];
+        int tw = tui_width(l->text), lw = w - l->indent;
+        int rows = lw > 0 && tw > 0 ? (tw + lw - 1) / lw : 1;
+        if (rows_from_end + rows > h)
+            break;
+        rows_from_end += rows;
+        last_top--;
+    }
+    if (*top > last_top)
+        *top = last_top;
+    if (*top < 0)
+        *top = 0;
+    int r = y;
+    size_t i;
+    for (i = (size_t)*top; i < d->n && r < y + h; i++) {
+        struct tui_doc_line *l = &d->v[i];
+        tui_attr(t, l->color, true);
+        int drawn = tui_wrap(r, 1 + l->indent, w - l->indent, y + h - r, l->text);
+        tui_attr(t, l->color, false);
+        r += drawn > 0 ? drawn : 1;
+    }
+    if (*top > 0)
+        tui_text(y, COLS - 1, 1, t->utf8 ? "\u25b2" : "^");
+    if (i < d->n)
+        tui_text(y + h - 1, COLS - 1, 1, t->utf8 ? "\u25bc" : "v");
+    for (i = 0; i < d->n; i++)
+        free(d->v[i].text);
+    free(d->v);
+    d->v = NULL;
+    d->n = 0;
+}
+
+bool
+tui_doc_scroll(int ch, int *top, int page)
+{
+    switch (ch) {
+    case KEY_UP: (*top)--; break;
+    case KEY_DOWN: (*top)++; break;
+    case KEY_PPAGE: *top -= page; break;
+    case KEY_NPAGE: *top += page; break;
+    case KEY_HOME: *top = 0; break;
+    case KEY_END: *top = 1 << 20; break; /* tui_doc_draw pulls it back */
+    default: return false;
+    }
+    if (*top < 0)
+        *top = 0;
+    return true;
+}

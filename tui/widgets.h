@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Drawing helpers for the wizard: frames, text clipped and wrapped by
+ * display width (CJK counts two columns), lists, gauges, boxes.  UI thread
+ * only.
+ */
+#ifndef CU_WIDGETS_H
+#define CU_WIDGETS_H
+
+#include <stdbool.h>
+
+#include "tui.h"
+
+enum tui_color { TC_NORMAL, TC_TITLE, TC_GOOD, TC_BAD, TC_DIM, TC_SEL, TC_WARN, TC_KEY };
+
+/** Set up colour pairs, unless colour is off (NO_COLOR, --no-color, or a terminal without it). */
+void tui_colors_init(struct tui *t);
+void tui_attr(struct tui *t, enum tui_color c, bool on);
+
+/**
+ * Clear the screen and draw the title bar (with the step number of the
+ * main flow), the notice line and the footer with @keys.  Returns the first
+ * free row; the body may use rows up to tui_body_end().
+ */
+int tui_frame(struct tui *t, const char *title, const char *keys);
+/** The last row the body may use. */
+int tui_body_end(void);
+/** Text at (y, x) clipped to @w columns. Returns the columns used. */
+int tui_text(int y, int x, int w, const char *s);
+/** Like tui_text, then fill the rest of the @w columns with spaces. */
+void tui_text_pad(int y, int x, int w, const char *s);
+/** Wrapped at spaces (or anywhere in CJK text); returns the rows used (at most @rows). */
+int tui_wrap(int y, int x, int w, int rows, const char *s);
+/** The display width of a UTF-8 string. */
+int tui_width(const char *s);
+/** "label  value" with the label padded to @lw columns; returns the rows used (the value wraps). */
+int tui_kv(struct tui *t, int y, int x, int lw, int w, int rows, const char *label, const char *value);
+/** A bar of @w columns filled to @frac (0..1). */
+void tui_gauge(struct tui *t, int y, int x, int w, double frac);
+/**
+ * A scrolled list of @n rows in a window of @h rows; the selected one is
+ * highlighted when @focus.  Keeps *top so that @sel is visible.
+ */
+void tui_list(struct tui *t, int y, int x, int w, int h, char *const *rows, int n, int sel, int *top, bool focus);
+/** A centred box with a title and wrapped lines (help, questions). */
+void tui_box(struct tui *t, const char *title, const char *const *lines, int n);
+/** "✓"/"✗"/"·" in UTF-8 terminals, "+"/"x"/"-" elsewhere. */
+const char *tui_mark(const struct tui *t, int kind);
+/** Move a selection by a key (up, down, page, home, end) within @n; true when the key was one of them. */
+bool tui_move_sel(int ch, int *sel, int n, int page);
+
+
+/* A document of lines, wrapped to the screen and scrolled: the text screens build one per draw. */
+struct tui_doc_line {
+    enum tui_color color;
+    int indent;
+    char *text;
+};
+struct tui_doc {
+    struct tui_doc_line *v;
+    size_t n;
+};
+void tui_doc_add(struct tui_doc *d, enum tui_color c, int indent, const char *fmt, ...) CU_PRINTF(4, 5);
+/** Draw from wrapped row *top (kept in range) in rows [y, y + h); frees the lines. */
+void tui_doc_draw(struct tui *t, struct tui_doc *d, int y, int h, int *top);
+/** The cursor keys scroll a document: true when @ch was one of them. */
+bool tui_doc_scroll(int ch, int *top, int page);
+
+#endif
