@@ -123,8 +123,8 @@ draw(struct cu_progress *p)
     cu_format_bytes(done, a, sizeof(a));
     cu_format_bytes(total, b, sizeof(b));
     cu_format_bytes(secs > 0.5 ? (uint64_t)((double)done / secs) : 0, r, sizeof(r));
-    fprintf(stderr, _("\r\033[Kdownloading and unpacking: %s of %s, %s/s, %zu archive(s) in flight"), a, b, r,
-            active);
+    fputs("\r\033[K", stderr); /* back to the start of the line, and clear it */
+    fprintf(stderr, _("downloading and unpacking: %s of %s, %s/s, %zu archive(s) in flight"), a, b, r, active);
     p->line_open = true;
 }
 
