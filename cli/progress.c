@@ -14,6 +14,7 @@
 #include "core/mem.h"
 #include "core/plan.h"
 #include "report.h"
+#include "core/clock.h"
 
 struct item {
     char *name;
@@ -33,13 +34,6 @@ struct cu_progress {
     int64_t last_draw_ms, start_ms;
 };
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct cu_progress *
 cu_progress_new(struct cu_app *app)
@@ -48,7 +42,7 @@ cu_progress_new(struct cu_app *app)
     p->app = app;
     pthread_mutex_init(&p->mu, NULL);
     p->tty = isatty(STDERR_FILENO) && !app->cfg.json;
-    p->start_ms = now_ms();
+    p->start_ms = cu_mono_ms();
     return p;
 }
 
@@ -119,7 +113,7 @@ draw(struct cu_progress *p)
         active += p->items[i].done < p->items[i].total;
     }
     char a[32], b[32], r[32];
-    double secs = (double)(now_ms() - p->start_ms) / 1000.0;
+    double secs = (double)(cu_mono_ms() - p->start_ms) / 1000.0;
     cu_format_bytes(done, a, sizeof(a));
     cu_format_bytes(total, b, sizeof(b));
     cu_format_bytes(secs > 0.5 ? (uint64_t)((double)done / secs) : 0, r, sizeof(r));
@@ -137,7 +131,7 @@ on_event(void *ud, const struct cu_event *e)
     if (app->cfg.json) {
         if (e->type == CU_EV_PROGRESS && e->item) {
             struct item *it = item(p, e->item);
-            int64_t t = now_ms();
+            int64_t t = cu_mono_ms();
             bool last = e->total && e->done >= e->total;
             if (t - it->last_json_ms >= 500 || last || strcmp(it->phase, e->phase ? e->phase : "") != 0) {
                 it->last_json_ms = t;
@@ -159,7 +153,7 @@ on_event(void *ud, const struct cu_event *e)
         if (app->cfg.quiet) {
             /* nothing */
         } else if (p->tty) {
-            int64_t t = now_ms();
+            int64_t t = cu_mono_ms();
             if (t - p->last_draw_ms >= 100) {
                 p->last_draw_ms = t;
                 draw(p);

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "mem.h"
 #include "parse.h"
+#include "clock.h"
 
 enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_DONE };
 
@@ -43,13 +44,6 @@ struct xfer {
     int64_t last_emit_ms;
 };
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static char *
 meta_path(const struct xfer *x)
@@ -60,7 +54,7 @@ meta_path(const struct xfer *x)
 static void
 emit(struct xfer *x, bool force)
 {
-    int64_t t = now_ms();
+    int64_t t = cu_mono_ms();
     if (!force && t - x->last_emit_ms < 100)
         return;
     x->last_emit_ms = t;
@@ -308,12 +302,12 @@ retry_or_fail(struct xfer *x, const char *why)
     long ms = x->net->retry_base_ms;
     for (unsigned i = 1; i < x->attempts && ms < 30000; i++)
         ms *= 2;
-    ms = ms / 2 + (long)((unsigned long)now_ms() % (unsigned long)(ms / 2 + 1));
+    ms = ms / 2 + (long)((unsigned long)cu_mono_ms() % (unsigned long)(ms / 2 + 1));
     if (x->retry_after > 0)
         ms = x->retry_after > 60 ? 60000 : (x->retry_after * 1000 > ms ? x->retry_after * 1000 : ms);
     cu_log_info(_("%s: %s; trying again in %.1f s (attempt %u of %u)"), x->it->name, why, (double)ms / 1000,
                 x->attempts + 1, x->net->retries);
-    x->retry_at_ms = now_ms() + ms;
+    x->retry_at_ms = cu_mono_ms() + ms;
     x->state = X_RETRY;
     if (x->fd >= 0)
         close(x->fd);
@@ -418,7 +412,7 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
         unsigned active = 0;
         for (size_t i = 0; i < n; i++)
             active += xs[i].state == X_ACTIVE;
-        int64_t now = now_ms(), next_wake = now + 100;
+        int64_t now = cu_mono_ms(), next_wake = now + 100;
         for (size_t i = 0; i < n && active < parallel; i++) {
             struct xfer *x = &xs[i];
             if (x->state == X_WAIT || (x->state == X_RETRY && x->retry_at_ms <= now)) {
@@ -452,7 +446,7 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
         if (st != CU_OK)
             break; /* the first final failure stops the rest */
         if (left) {
-            long wait = (long)(next_wake - now_ms());
+            long wait = (long)(next_wake - cu_mono_ms());
             curl_multi_poll(multi, NULL, 0, wait < 1 ? 1 : (wait > 100 ? 100 : (int)wait), NULL);
         }
     }

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "mem.h"
 #include "sysinfo.h"
+#include "clock.h"
 
 extern char **environ;
 
@@ -58,13 +59,6 @@ cu_which(const char *name, const char *const *envp)
     return found;
 }
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 enum cu_status
 cu_exec(const char *const *argv, const struct cu_exec_opts *o0, struct cu_exec_result *res,
@@ -123,13 +117,13 @@ cu_exec(const char *const *argv, const struct cu_exec_opts *o0, struct cu_exec_r
         return cu_error_set(err, CU_E_NOT_FOUND, rc, _("Cannot run %s"), argv[0]);
     }
 
-    int64_t deadline = o.timeout_ms ? now_ms() + o.timeout_ms : 0;
+    int64_t deadline = o.timeout_ms ? cu_mono_ms() + o.timeout_ms : 0;
     struct pollfd pf[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
     int open_fds = 2;
     while (open_fds > 0) {
         int wait_ms = 200;
         if (deadline) {
-            int64_t left = deadline - now_ms();
+            int64_t left = deadline - cu_mono_ms();
             if (left <= 0) {
                 res->timed_out = true;
                 break;

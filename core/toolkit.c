@@ -26,6 +26,7 @@
 #include "log.h"
 #include "mem.h"
 #include "str.h"
+#include "clock.h"
 
 /* ---- lock and leftovers ---------------------------------------------------------- */
 
@@ -589,13 +590,7 @@ static char *
 now_iso(const char *const *envp)
 {
     char buf[32];
-    time_t t = time(NULL);
-    for (const char *const *e = envp; e && *e; e++)
-        if (strncmp(*e, "CUDAUP_TEST_NOW=", 16) == 0) {
-            uint64_t v;
-            if (cu_parse_u64(*e + 16, UINT64_MAX / 2, &v))
-                t = (time_t)v;
-        }
+    time_t t = cu_now(envp);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);

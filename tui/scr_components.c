@@ -95,9 +95,7 @@ draw(struct tui *t)
     const struct cu_package *pk[512];
     int y = tui_frame(t, title(), _("Enter: next  Space: tick  a: all  d: default  Esc: back  ?: help  q: quit"));
     if (tui_busy(t)) {
-        static const char spin[] = "|/-\\";
-        CU_AUTOFREE char *w = cu_xasprintf("%c %s", spin[t->spin % 4], _("Reading the release's manifest..."));
-        tui_text(y + 1, 3, COLS - 4, w);
+        tui_busy_line(t, y + 1, _("Reading the release's manifest..."));
         return;
     }
     if (t->plan_failed || !t->plan) {

@@ -63,11 +63,8 @@ draw(struct tui *t)
 {
     int y = tui_frame(t, title(), t->cur.editing ? _("Enter: done   Esc: cancel the edit   Ctrl-U: clear")
                                                  : _("Enter: edit/continue  Left/Right: change  Esc: back  ?: help  q: quit"));
-    int lw = 0;
     const char *labels[] = {_("Install folder"), _("Environment"), _("Shell start-up file")};
-    for (int i = 0; i < 3; i++)
-        if (tui_width(labels[i]) > lw)
-            lw = tui_width(labels[i]);
+    int lw = tui_labels_width(labels, 3);
     int fx = 3 + lw + 2, fw = COLS - fx - 2;
     const char *prefix = t->ans.prefix ? t->ans.prefix : t->o.prefix;
     const char *scope = scope_of(t);
@@ -78,18 +75,14 @@ draw(struct tui *t)
     tui_attr(t, TC_KEY, false);
     tui_edit_draw(t, y, fx, fw, prefix, t->cur.sel == ROW_PREFIX);
     CU_AUTOFREE char *where = cu_xasprintf(_("CUDA goes into %s/cuda-X.Y"), prefix);
-    tui_attr(t, TC_DIM, true);
-    tui_text(y + 1, fx, fw, where);
-    tui_attr(t, TC_DIM, false);
+    tui_dim(t, y + 1, fx, fw, where);
     y += 3;
     tui_attr(t, TC_KEY, true);
     tui_text(y, 3, lw, labels[1]);
     tui_attr(t, TC_KEY, false);
     CU_AUTOFREE char *sc = cu_xasprintf("< %s >", scope);
     tui_edit_draw(t, y, fx, tui_width(sc) + 2, sc, t->cur.sel == ROW_SCOPE);
-    tui_attr(t, TC_DIM, true);
-    tui_text(y + 1, fx, fw, scope_text(scope));
-    tui_attr(t, TC_DIM, false);
+    tui_dim(t, y + 1, fx, fw, scope_text(scope));
     y += 3;
     bool user = strcmp(scope, "user") == 0;
     tui_attr(t, user ? TC_KEY : TC_DIM, true);
@@ -100,24 +93,15 @@ draw(struct tui *t)
     else
         tui_text(y, fx, fw, _("(not used for this scope)"));
     y += 3;
-    if (t->cur.sel == ROW_CONTINUE)
-        tui_attr(t, TC_SEL, true);
-    tui_text(y, 3, COLS - 6, _("[ Continue ]"));
-    if (t->cur.sel == ROW_CONTINUE)
-        tui_attr(t, TC_SEL, false);
+    tui_button(t, y, t->cur.sel == ROW_CONTINUE);
 }
 
 static void
 cycle(struct tui *t, int dir)
 {
-    const char *s = scope_of(t);
-    int i = 0;
-    for (int k = 0; k < 4; k++)
-        if (strcmp(scopes[k], s) == 0)
-            i = k;
-    i = (i + dir + 4) % 4;
-    tui_set_answer(t, &t->ans.env_scope, scopes[i]);
-    if (strcmp(scopes[i], "system") == 0 && !t->o.is_root)
+    const char *s = tui_cycle_value(scopes, 4, scope_of(t), dir);
+    tui_set_answer(t, &t->ans.env_scope, s);
+    if (strcmp(s, "system") == 0 && !t->o.is_root)
         tui_notice(t, false, "%s", _("Scope system writes /etc/profile.d, which needs root; run cudaup with sudo for it."));
     else
         t->message[0] = '\0';
@@ -147,20 +131,10 @@ key(struct tui *t, int ch)
         return true;
     }
     bool user = strcmp(scope_of(t), "user") == 0;
-    if (ch == KEY_UP || ch == KEY_BTAB) {
-        t->cur.sel = t->cur.sel == 0 ? ROW_CONTINUE : t->cur.sel - 1;
-        if (t->cur.sel == ROW_RC && !user)
-            t->cur.sel--;
+    if (tui_form_move(ch, &t->cur.sel, N_ROWS, user ? -1 : ROW_RC))
         return true;
-    }
-    if (ch == KEY_DOWN || ch == '\t') {
-        t->cur.sel = (t->cur.sel + 1) % N_ROWS;
-        if (t->cur.sel == ROW_RC && !user)
-            t->cur.sel++;
-        return true;
-    }
-    if (t->cur.sel == ROW_SCOPE && (ch == KEY_LEFT || ch == KEY_RIGHT || ch == ' ')) {
-        cycle(t, ch == KEY_LEFT ? -1 : 1);
+    if (t->cur.sel == ROW_SCOPE && tui_cycle_dir(ch)) {
+        cycle(t, tui_cycle_dir(ch));
         return true;
     }
     if (enter_key && t->cur.sel == ROW_PREFIX) {

@@ -11,6 +11,7 @@
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "widgets.h"
+#include "core/clock.h"
 
 static const char *
 title(void)
@@ -24,13 +25,6 @@ help(void)
     return _("Archives are downloaded several at a time, checked against their SHA-256 sums and unpacked into a staging folder as they arrive; only when all of them are in does the new folder replace the old one. c or Esc cancels: the staging folder is removed and what you had stays as it was.");
 }
 
-static int64_t
-mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 enter(struct tui *t)
@@ -114,7 +108,7 @@ draw(struct tui *t)
     if (t->progress_job == JOB_INSTALL && t->plan && t->plan->download_bytes > total)
         total = t->plan->download_bytes;
     double frac = total ? (double)done / (double)total : (finished ? 1.0 : 0.0);
-    int64_t el = ((busy ? mono_ms() : t->rate_ms) - t->started_ms) / 1000;
+    int64_t el = ((busy ? cu_mono_ms() : t->rate_ms) - t->started_ms) / 1000;
     fmt_time(el, e1, sizeof(e1));
     char eta[64] = "";
     if (busy && t->speed > 1 && total > done) {

@@ -82,10 +82,7 @@ draw(struct tui *t)
     int y = tui_frame(t, title(), t->cur.editing ? _("Enter: done   Esc: cancel the edit")
                                                  : _("Enter: edit/continue  Left/Right: change  Esc: back  ?: help  q: quit"));
     const char *labels[] = {_("Tool"), _("Name"), _("Python")};
-    int lw = 0;
-    for (int i = 0; i < 3; i++)
-        if (tui_width(labels[i]) > lw)
-            lw = tui_width(labels[i]);
+    int lw = tui_labels_width(labels, 3);
     int fx = 3 + lw + 2, fw = COLS - fx - 2;
     const char *tool = tool_of(t);
     CU_AUTOFREE char *name = name_of(t);
@@ -96,16 +93,12 @@ draw(struct tui *t)
     const struct cu_pyenv_info *pe = t->o.facts->pyenv;
     CU_AUTOFREE char *found = pe ? cu_xasprintf(_("found here: %s %s"), pe->tool, pe->version ? pe->version : "")
                                  : cu_xstrdup(_("no conda found here; venv uses python3"));
-    tui_attr(t, TC_DIM, true);
-    tui_text(y + 1, fx, fw, found);
-    tui_attr(t, TC_DIM, false);
+    tui_dim(t, y + 1, fx, fw, found);
     y += 3;
     tui_kv(t, y, 3, lw + 1, lw + 1, 1, labels[1], "");
     tui_edit_draw(t, y, fx, fw > 40 ? 40 : fw, name, t->cur.sel == ROW_NAME);
     if (t->plan && t->plan->env.path && !t->ans.env_name) {
-        tui_attr(t, TC_DIM, true);
-        tui_text(y + 1, fx, fw, t->plan->env.path);
-        tui_attr(t, TC_DIM, false);
+        tui_dim(t, y + 1, fx, fw, t->plan->env.path);
     }
     y += 3;
     tui_kv(t, y, 3, lw + 1, lw + 1, 1, labels[2], "");
@@ -118,27 +111,15 @@ draw(struct tui *t)
         cu_buf_printf(&b, "%s%s", i ? ", " : "", py[i]);
     CU_AUTOFREE char *list = cu_buf_steal(&b);
     CU_AUTOFREE char *offer = cu_xasprintf(_("choices: %s"), list && *list ? list : _("none"));
-    tui_attr(t, TC_DIM, true);
-    tui_text(y + 1, fx, fw, offer);
-    tui_attr(t, TC_DIM, false);
+    tui_dim(t, y + 1, fx, fw, offer);
     y += 3;
-    if (t->cur.sel == ROW_CONTINUE)
-        tui_attr(t, TC_SEL, true);
-    tui_text(y, 3, COLS - 6, _("[ Continue ]"));
-    if (t->cur.sel == ROW_CONTINUE)
-        tui_attr(t, TC_SEL, false);
+    tui_button(t, y, t->cur.sel == ROW_CONTINUE);
 }
 
 static void
 cycle_tool(struct tui *t, int dir)
 {
-    const char *s = tool_of(t);
-    int i = 0;
-    for (int k = 0; k < 4; k++)
-        if (strcmp(tools[k], s) == 0)
-            i = k;
-    i = (i + dir + 4) % 4;
-    tui_set_answer(t, &t->ans.env_tool, tools[i]);
+    tui_set_answer(t, &t->ans.env_tool, tui_cycle_value(tools, 4, tool_of(t), dir));
     tui_set_answer(t, &t->ans.python, NULL); /* the choices differ by tool */
 }
 
@@ -183,15 +164,9 @@ key(struct tui *t, int ch)
         }
         return true;
     }
-    if (ch == KEY_UP || ch == KEY_BTAB) {
-        t->cur.sel = (t->cur.sel + N_ROWS - 1) % N_ROWS;
+    if (tui_form_move(ch, &t->cur.sel, N_ROWS, -1))
         return true;
-    }
-    if (ch == KEY_DOWN || ch == '\t') {
-        t->cur.sel = (t->cur.sel + 1) % N_ROWS;
-        return true;
-    }
-    int dir = ch == KEY_LEFT ? -1 : (ch == KEY_RIGHT || ch == ' ') ? 1 : 0;
+    int dir = tui_cycle_dir(ch);
     if (dir && t->cur.sel == ROW_TOOL) {
         cycle_tool(t, dir);
         return true;

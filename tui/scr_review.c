@@ -63,9 +63,7 @@ draw(struct tui *t)
     char b1[32], b2[32], b3[32];
     int y = tui_frame(t, title(), _("Enter: install   Esc: back   arrows: scroll   ?: help   q: quit"));
     if (tui_busy(t)) {
-        static const char spin[] = "|/-\\";
-        CU_AUTOFREE char *w = cu_xasprintf("%c %s", spin[t->spin % 4], _("Working out the plan..."));
-        tui_text(y + 1, 3, COLS - 4, w);
+        tui_busy_line(t, y + 1, _("Working out the plan..."));
         return;
     }
     if (t->plan_failed || !t->plan || stale(t)) {

@@ -46,9 +46,7 @@ draw(struct tui *t)
     tui_text(y++, 1, COLS - 2, head);
     tui_attr(t, TC_KEY, false);
     if (busy) {
-        static const char spin[] = "|/-\\";
-        CU_AUTOFREE char *w = cu_xasprintf("%c %s", spin[t->spin % 4], _("Running the checks (GPU checks take a few seconds)..."));
-        tui_text(y + 1, 3, COLS - 4, w);
+        tui_busy_line(t, y + 1, _("Running the checks (GPU checks take a few seconds)..."));
         return;
     }
     if (!t->checked || t->checks.n == 0)

@@ -148,9 +148,7 @@ draw(struct tui *t)
     tui_attr(t, TC_KEY, false);
     enum tui_job_kind kind = field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES;
     if (tui_busy(t)) {
-        static const char spin[] = "|/-\\";
-        CU_AUTOFREE char *w = cu_xasprintf("%c %s", spin[t->spin % 4], _("Asking the mirror which versions fit..."));
-        tui_text(y + 1, 3, COLS - 4, w);
+        tui_busy_line(t, y + 1, _("Asking the mirror which versions fit..."));
     } else if (t->choices_failed[field] || stale(t, kind)) {
         tui_attr(t, TC_BAD, true);
         tui_wrap(y + 1, 3, COLS - 4, 4, t->choices_failed[field] ? cu_error_text(&t->choices_err[field]) : "");

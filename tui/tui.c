@@ -28,6 +28,7 @@
 #include "core/mirror.h"
 #include "core/str.h"
 #include "widgets.h"
+#include "core/clock.h"
 
 static const struct tui_screen_ops *const screens[SCR_COUNT] = {
     [SCR_WELCOME] = &scr_welcome_ops,     [SCR_EXISTING] = &scr_existing_ops,
@@ -38,13 +39,6 @@ static const struct tui_screen_ops *const screens[SCR_COUNT] = {
     [SCR_VALIDATION] = &scr_validation_ops, [SCR_DONE] = &scr_done_ops,
 };
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- the queue (any thread) --------------------------------------------------------- */
 
@@ -280,7 +274,7 @@ tui_start(struct tui *t, enum tui_job_kind kind, const char *dir)
         free(t->items[i].name);
     t->n_items = 0;
     t->step[0] = '\0';
-    t->started_ms = now_ms();
+    t->started_ms = cu_mono_ms();
     t->rate_bytes = 0;
     t->rate_ms = t->started_ms;
     t->speed = 0;
@@ -480,7 +474,7 @@ drain(struct tui *t)
         free(q);
     }
     /* A smoothed download speed, from the bytes seen since the last sample. */
-    int64_t now = now_ms();
+    int64_t now = cu_mono_ms();
     if (t->job && now - t->rate_ms >= 500) {
         double inst = (double)t->rate_bytes * 1000.0 / (double)(now - t->rate_ms);
         t->speed = t->speed == 0 ? inst : 0.7 * t->speed + 0.3 * inst;
@@ -892,7 +886,7 @@ script_step(struct tui *t, struct script *s)
     const char *arg = strchr(line, ' ');
     bool now = strncmp(line, "now ", 4) == 0;
     if (s->sleep_until) {
-        if (now_ms() < s->sleep_until)
+        if (cu_mono_ms() < s->sleep_until)
             return false;
         s->sleep_until = 0;
         s->pos++;
@@ -913,7 +907,7 @@ script_step(struct tui *t, struct script *s)
         uint64_t ms = 0;
         if (!cu_parse_u64(arg + 1, 600000, &ms))
             ms = 0;
-        s->sleep_until = now_ms() + (int64_t)ms;
+        s->sleep_until = cu_mono_ms() + (int64_t)ms;
         s->pos--; /* stay on this line until the time is up */
     } else if (strncmp(line, "resize ", 7) == 0) {
         unsigned w = 0, h = 0;
@@ -1111,7 +1105,7 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
                 break;
             }
         }
-        int64_t now = now_ms();
+        int64_t now = cu_mono_ms();
         if (dirty || (t.job && now - last_draw >= 100)) {
             t.spin++;
             draw(&t);

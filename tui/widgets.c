@@ -277,6 +277,70 @@ tui_box(struct tui *t, const char *title, const char *const *lines, int n)
     }
 }
 
+void
+tui_dim(struct tui *t, int y, int x, int w, const char *s)
+{
+    tui_attr(t, TC_DIM, true);
+    tui_text(y, x, w, s);
+    tui_attr(t, TC_DIM, false);
+}
+
+void
+tui_busy_line(struct tui *t, int y, const char *text)
+{
+    static const char spin[] = "|/-\\";
+    CU_AUTOFREE char *w = cu_xasprintf("%c %s", spin[t->spin % 4], text);
+    tui_text(y, 3, COLS - 4, w);
+}
+
+void
+tui_button(struct tui *t, int y, bool focus)
+{
+    if (focus)
+        tui_attr(t, TC_SEL, true);
+    tui_text(y, 3, COLS - 6, _("[ Continue ]"));
+    if (focus)
+        tui_attr(t, TC_SEL, false);
+}
+
+bool
+tui_form_move(int ch, int *sel, int n, int skip)
+{
+    int dir = ch == KEY_UP || ch == KEY_BTAB ? -1 : ch == KEY_DOWN || ch == '\t' ? 1 : 0;
+    if (!dir || n <= 0)
+        return false;
+    *sel = (*sel + dir + n) % n;
+    if (*sel == skip)
+        *sel = (*sel + dir + n) % n;
+    return true;
+}
+
+int
+tui_cycle_dir(int ch)
+{
+    return ch == KEY_LEFT ? -1 : (ch == KEY_RIGHT || ch == ' ') ? 1 : 0;
+}
+
+const char *
+tui_cycle_value(const char *const *set, int n, const char *cur, int dir)
+{
+    int i = 0;
+    for (int k = 0; k < n; k++)
+        if (cur && strcmp(set[k], cur) == 0)
+            i = k;
+    return set[((i + dir) % n + n) % n];
+}
+
+int
+tui_labels_width(const char *const *labels, int n)
+{
+    int lw = 0;
+    for (int i = 0; i < n; i++)
+        if (tui_width(labels[i]) > lw)
+            lw = tui_width(labels[i]);
+    return lw;
+}
+
 const char *
 tui_mark(const struct tui *t, int kind)
 {

@@ -44,6 +44,20 @@ void tui_gauge(struct tui *t, int y, int x, int w, double frac);
 void tui_list(struct tui *t, int y, int x, int w, int h, char *const *rows, int n, int sel, int *top, bool focus);
 /** A centred box with a title and wrapped lines (help, questions). */
 void tui_box(struct tui *t, const char *title, const char *const *lines, int n);
+/** Dim text clipped to @w columns: hints under a field, side notes. */
+void tui_dim(struct tui *t, int y, int x, int w, const char *s);
+/** A spinner and @text, while the engine works. */
+void tui_busy_line(struct tui *t, int y, const char *text);
+/** The "[ Continue ]" row of a form, highlighted when it has the focus. */
+void tui_button(struct tui *t, int y, bool focus);
+/** Up/Down/Tab/Shift-Tab move a form's focus round @n rows, stepping over row @skip (-1: none). */
+bool tui_form_move(int ch, int *sel, int n, int skip);
+/** The cycle direction of a choice field's key: -1 (Left), 1 (Right, Space), 0 for other keys. */
+int tui_cycle_dir(int ch);
+/** The value @dir steps from @cur in @set of @n (round; an unknown @cur counts as the first). */
+const char *tui_cycle_value(const char *const *set, int n, const char *cur, int dir);
+/** The widest of @n labels, in columns. */
+int tui_labels_width(const char *const *labels, int n);
 /** "✓"/"✗"/"·" in UTF-8 terminals, "+"/"x"/"-" elsewhere. */
 const char *tui_mark(const struct tui *t, int kind);
 /** Move a selection by a key (up, down, page, home, end) within @n; true when the key was one of them. */

@@ -116,3 +116,13 @@ def machine(t, name):
     machines.build(name, root)
     env = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")}
     return root, env
+
+
+def gpu_doubles():
+    """The files of a synthetic mirror to swap for the GPU-library doubles (mkmirror's replace=),
+    so that verify's library and GPU checks run against them."""
+    def read(var):
+        with open(os.environ[var], "rb") as f:
+            return f.read()
+    return {"lib/libcudart.so.12.6.127": read("FAKE_CUDART"), "lib/libcudnn.so.9.5.1.0": read("FAKE_CUDNN"),
+            "lib/libnvrtc.so.12.6.127": read("FAKE_NVRTC")}

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 
-from cutest import BIN, SRCDIR, Tap, machine, run
+from cutest import BIN, SRCDIR, Tap, gpu_doubles, machine, run
 from httpserver import Server
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
@@ -25,14 +25,9 @@ ROOT, MENV = machine(t, "two-gpus")
 SITE_YML = os.path.join(SRCDIR, "contrib", "ansible", "site.yml")
 
 
-def fake(name):
-    return open(os.environ[name], "rb").read()
-
-
 # Upstream (NVIDIA's layout, the GPU-library doubles inside), then the site mirror from it.
 up = os.path.join(t.tmpdir("upstream"), "m")
-mkmirror.build(up, replace={"lib/libcudart.so.12.6.127": fake("FAKE_CUDART"), "lib/libcudnn.so.9.5.1.0": fake("FAKE_CUDNN"),
-                            "lib/libnvrtc.so.12.6.127": fake("FAKE_NVRTC")})
+mkmirror.build(up, replace=gpu_doubles())
 work = t.tmpdir("ansible")
 site = os.path.join(work, "site")
 r = run(["mirror", site, "--json", "--cuda", "12.6", "--framework", "none", "--root", ROOT, "--mirror", "file://" + up,

@@ -7,7 +7,7 @@ import shutil
 import sys
 import time
 
-from cutest import SRCDIR, Tap, machine, run
+from cutest import SRCDIR, Tap, gpu_doubles, machine, run
 from httpserver import Server
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
@@ -19,13 +19,8 @@ NOGPU_ROOT, NOGPU_ENV = machine(t, "ada-no-driver")
 NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50"}
 
 
-def fake(name):
-    return open(os.environ[name], "rb").read()
-
-
 # A mirror whose libraries are the GPU-library doubles.
-FAKES = {"lib/libcudart.so.12.6.127": fake("FAKE_CUDART"), "lib/libcudnn.so.9.5.1.0": fake("FAKE_CUDNN"),
-         "lib/libnvrtc.so.12.6.127": fake("FAKE_NVRTC")}
+FAKES = gpu_doubles()
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR, replace=FAKES)
 srv = Server(MIRROR)

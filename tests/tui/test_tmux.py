@@ -13,7 +13,7 @@ import time
 import unicodedata
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
-from cutest import BIN, SRCDIR, Tap, base_env, machine  # noqa: E402
+from cutest import BIN, SRCDIR, Tap, base_env, gpu_doubles, machine  # noqa: E402
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import mkmirror  # noqa: E402
@@ -30,14 +30,8 @@ TERM = next((n for n in ("tmux-256color", "screen-256color", "screen")
              if subprocess.run(["infocmp", n], capture_output=True).returncode == 0), "screen")
 
 
-def fake(name):
-    return open(os.environ[name], "rb").read()
-
-
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
-mkmirror.build(MIRROR, replace={"lib/libcudart.so.12.6.127": fake("FAKE_CUDART"),
-                                "lib/libcudnn.so.9.5.1.0": fake("FAKE_CUDNN"),
-                                "lib/libnvrtc.so.12.6.127": fake("FAKE_NVRTC")})
+mkmirror.build(MIRROR, replace=gpu_doubles())
 
 
 def tmux(*args, check=True):

@@ -12,7 +12,7 @@ import sys
 import unicodedata
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
-from cutest import SRCDIR, Tap, machine, run  # noqa: E402
+from cutest import SRCDIR, Tap, gpu_doubles, machine, run  # noqa: E402
 from httpserver import Server  # noqa: E402
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
@@ -26,14 +26,8 @@ NOGPU, NENV = machine(t, "no-gpu")
 NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50"}
 
 
-def fake(name):
-    return open(os.environ[name], "rb").read()
-
-
-FAKES = {"lib/libcudart.so.12.6.127": fake("FAKE_CUDART"), "lib/libcudnn.so.9.5.1.0": fake("FAKE_CUDNN"),
-         "lib/libnvrtc.so.12.6.127": fake("FAKE_NVRTC")}
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
-mkmirror.build(MIRROR, replace=FAKES, big={"libcublas": 3})
+mkmirror.build(MIRROR, replace=gpu_doubles(), big={"libcublas": 3})
 
 
 def width(s):
