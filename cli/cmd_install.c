@@ -116,9 +116,7 @@ cu_cmd_install(struct cu_app *app)
     };
     st = cu_install_run(&ctx, &err);
     cu_progress_flush(prog);
-    bool changed = false;
-    for (size_t i = 0; i < ctx.n_results; i++)
-        changed |= ctx.results[i].changed;
+    bool changed = cu_run_changed(&ctx);
     if (app->cfg.json) {
         json_t *doc = json_object();
         char b[32];
@@ -129,15 +127,7 @@ cu_cmd_install(struct cu_app *app)
         json_object_set_new(cuda, "version", json_string(cu_version_format(&plan->cuda, 0, b, sizeof(b))));
         json_object_set_new(cuda, "path", json_string(plan->cuda_path));
         json_object_set_new(doc, "cuda", cuda);
-        if (st != CU_OK) {
-            json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(st)));
-            json_object_set_new(doc, "error", json_string(cu_error_text(&err)));
-            json_object_set_new(doc, "advice", cu_json_str_or_null(cu_error_advice(&err)));
-        }
-        cu_report_json(app, doc);
-        if (st != CU_OK)
-            cu_report_error_line(app, &err);
-        rc = cu_status_exit_code(st);
+        rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
     } else if (!app->cfg.quiet) {

@@ -128,14 +128,7 @@ cu_cmd_mirror(struct cu_app *app)
         json_object_set_new(doc, "downloads", json_integer((json_int_t)plan->n_downloads));
         json_object_set_new(doc, "download_bytes", json_integer((json_int_t)plan->download_bytes));
         json_object_set_new(doc, "steps", json_array());
-        if (st != CU_OK) {
-            json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(st)));
-            json_object_set_new(doc, "error", json_string(cu_error_text(&err)));
-        }
-        cu_report_json(app, doc);
-        if (st != CU_OK)
-            cu_report_error_line(app, &err);
-        rc = cu_status_exit_code(st);
+        rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
     } else if (!app->cfg.quiet) {

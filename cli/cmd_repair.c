@@ -54,9 +54,7 @@ cu_cmd_repair(struct cu_app *app)
                              .mirror = app->cfg.mirror, .catalog = app->catalog, .retries = (unsigned)app->cfg.retries};
     st = cu_repair_run(&in, dir, app->cfg.deep, &ro, &ctx, &err);
     cu_progress_flush(prog);
-    bool changed = false;
-    for (size_t i = 0; i < ctx.n_results; i++)
-        changed |= ctx.results[i].changed;
+    bool changed = cu_run_changed(&ctx);
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
@@ -68,14 +66,7 @@ cu_cmd_repair(struct cu_app *app)
         json_object_set_new(doc, "repaired_components", comps);
         json_object_set_new(doc, "modes_fixed", json_integer((json_int_t)ro.modes));
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
-        if (st != CU_OK) {
-            json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(st)));
-            json_object_set_new(doc, "error", json_string(cu_error_text(&err)));
-        }
-        cu_report_json(app, doc);
-        if (st != CU_OK)
-            cu_report_error_line(app, &err);
-        rc = cu_status_exit_code(st);
+        rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
     } else if (!app->cfg.quiet) {

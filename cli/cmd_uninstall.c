@@ -49,22 +49,13 @@ cu_cmd_uninstall(struct cu_app *app)
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                              .catalog = app->catalog, .profile_d = pd && *pd ? pd : "/etc/profile.d"};
     st = cu_uninstall_run(&in, mm, &ctx, &err);
-    bool changed = false;
-    for (size_t i = 0; i < ctx.n_results; i++)
-        changed |= ctx.results[i].changed;
+    bool changed = cu_run_changed(&ctx);
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
         json_object_set_new(doc, "changed", json_boolean(changed));
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
-        if (st != CU_OK) {
-            json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(st)));
-            json_object_set_new(doc, "error", json_string(cu_error_text(&err)));
-        }
-        cu_report_json(app, doc);
-        if (st != CU_OK)
-            cu_report_error_line(app, &err);
-        rc = cu_status_exit_code(st);
+        rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
     } else if (!app->cfg.quiet) {

@@ -95,3 +95,17 @@ cu_print_padded(FILE *out, const char *s, int width)
     for (; cols < width; cols++)
         fputc(' ', out);
 }
+
+int
+cu_report_json_result(struct cu_app *app, json_t *doc, enum cu_status st, const struct cu_error *err)
+{
+    if (st != CU_OK) {
+        json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(st)));
+        json_object_set_new(doc, "error", json_string(cu_error_text(err)));
+        json_object_set_new(doc, "advice", cu_json_str_or_null(cu_error_advice(err)));
+    }
+    cu_report_json(app, doc);
+    if (st != CU_OK)
+        cu_report_error_line(app, err);
+    return cu_status_exit_code(st);
+}

@@ -31,5 +31,11 @@ void cu_report_error_line(struct cu_app *app, const struct cu_error *err);
 
 /** Print @doc on stdout, indented, and release it. */
 void cu_report_json(struct cu_app *app, json_t *doc);
+/**
+ * Finish a command's JSON document: when @st failed add exit_code, error and
+ * advice, print it, and put the error line on stderr too.  Takes @doc.
+ * Returns the exit status.
+ */
+int cu_report_json_result(struct cu_app *app, json_t *doc, enum cu_status st, const struct cu_error *err);
 
 #endif /* CU_REPORT_H */

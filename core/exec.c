@@ -45,3 +45,12 @@ cu_run_log(const struct cu_run_ctx *ctx, const char *installer, const char *fmt,
     cu_emit(ctx->events, &e);
     free(msg);
 }
+
+bool
+cu_run_changed(const struct cu_run_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->n_results; i++)
+        if (ctx->results[i].changed)
+            return true;
+    return false;
+}

@@ -43,6 +43,8 @@ struct cu_run_ctx {
 void cu_run_result(struct cu_run_ctx *ctx, const char *installer, const char *action, const char *detail,
                    enum cu_status st, bool changed);
 void cu_run_ctx_fini(struct cu_run_ctx *ctx);
+/** Whether any step recorded in @ctx changed something. */
+bool cu_run_changed(const struct cu_run_ctx *ctx);
 
 /** Emit a log line as an event. */
 void cu_run_log(const struct cu_run_ctx *ctx, const char *installer, const char *fmt, ...) CU_PRINTF(3, 4);

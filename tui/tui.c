@@ -339,9 +339,7 @@ finish_job(struct tui *t, struct tui_job *j)
     t->last_job = j->kind;
     t->last_status = j->status;
     t->last_err = j->err;
-    t->last_changed = false;
-    for (size_t i = 0; i < j->ctx.n_results; i++)
-        t->last_changed |= j->ctx.results[i].changed;
+    t->last_changed = cu_run_changed(&j->ctx);
     switch (j->kind) {
     case JOB_CUDA_CHOICES:
     case JOB_CUDNN_CHOICES: {
