@@ -27,6 +27,30 @@ import_line(const char *fw)
     return "python -c 'import tensorflow as tf; print(tf.config.list_physical_devices(\"GPU\"))'";
 }
 
+char **
+tui_next_commands(const struct tui *t)
+{
+    const struct cu_plan *p = t->plan;
+    struct cu_strv v;
+    CU_AUTOFREE char *envsh = cu_path_join(t->o.state_dir, "env.sh");
+    const char *scope = p && p->env.scope ? p->env.scope : "user";
+    cu_strv_init(&v);
+    if (strcmp(scope, "none") == 0)
+        cu_strv_push_owned(&v, cu_xasprintf(_("Set the environment in each shell: . %s"), envsh));
+    else if (strcmp(scope, "conda") != 0)
+        cu_strv_push_owned(&v, cu_xasprintf(_("Open a new shell, or run: . %s"), envsh));
+    if (p && p->framework && p->env.tool) {
+        if (strcmp(p->env.tool, "venv") == 0)
+            cu_strv_push_owned(&v, cu_xasprintf(". %s/bin/activate", p->env.path ? p->env.path : ""));
+        else
+            cu_strv_push_owned(&v, cu_xasprintf("%s activate %s", strcmp(p->env.tool, "micromamba") == 0 ? "micromamba" : "conda",
+                                                p->env.name));
+        cu_strv_push(&v, import_line(p->framework->name));
+    }
+    cu_strv_push(&v, "cudaup verify");
+    return v.v;
+}
+
 static void
 draw(struct tui *t)
 {
@@ -34,7 +58,6 @@ draw(struct tui *t)
     char b[32];
     int y = tui_frame(t, title(), _("Enter: leave   Esc: back"));
     const struct cu_plan *p = t->plan;
-    CU_AUTOFREE char *envsh = cu_path_join(t->o.state_dir, "env.sh");
     if (t->last_job == JOB_UNINSTALL && t->last_status == CU_OK) {
         tui_doc_add(&d, TC_GOOD, 0, _("CUDA %s was removed from %s."), t->target ? t->target : "", t->o.prefix);
         tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
@@ -48,20 +71,10 @@ draw(struct tui *t)
         tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, failed ? _("%s still has problems; see cudaup verify.") : _("%s works."), t->target);
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Next"));
-    const char *scope = p && p->env.scope ? p->env.scope : "user";
-    if (strcmp(scope, "none") == 0)
-        tui_doc_add(&d, TC_NORMAL, 2, _("Set the environment in each shell: . %s"), envsh);
-    else if (strcmp(scope, "conda") != 0)
-        tui_doc_add(&d, TC_NORMAL, 2, _("Open a new shell, or run: . %s"), envsh);
-    if (p && p->framework && p->env.tool) {
-        if (strcmp(p->env.tool, "venv") == 0)
-            tui_doc_add(&d, TC_NORMAL, 2, ". %s/bin/activate", p->env.path ? p->env.path : "");
-        else
-            tui_doc_add(&d, TC_NORMAL, 2, "%s activate %s", strcmp(p->env.tool, "micromamba") == 0 ? "micromamba" : "conda",
-                        p->env.name);
-        tui_doc_add(&d, TC_NORMAL, 2, "%s", import_line(p->framework->name));
-    }
-    tui_doc_add(&d, TC_NORMAL, 2, "%s", "cudaup verify");
+    char **next = tui_next_commands(t);
+    for (char **c = next; c && *c; c++)
+        tui_doc_add(&d, TC_NORMAL, 2, "%s", *c);
+    cu_strv_free(next);
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_DIM, 0, _("Run cudaup again at any time to check, repair, add to or remove this install. The log is in %s/cudaup.log."),
                 t->o.state_dir);

@@ -1159,8 +1159,14 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
     cu_log_set_handler(NULL, NULL);
     for (size_t i = 0; i < t.n_replay; i++)
         fprintf(stderr, "cudaup: %s\n", t.replay[i]);
-    if (t.scr == SCR_DONE && t.target)
-        printf(_("CUDA is installed in %s. Open a new shell, then check it with: cudaup verify\n"), t.target);
+    if (t.scr == SCR_DONE && t.target && t.last_job != JOB_UNINSTALL) {
+        /* Whole, for copying: the screen had to wrap the long paths. */
+        char **next = tui_next_commands(&t);
+        printf(_("CUDA is installed in %s. Next:\n"), t.target);
+        for (char **n = next; n && *n; n++)
+            printf("  %s\n", *n);
+        cu_strv_free(next);
+    }
     tui_fini(&t);
     cu_strv_free(sc.lines);
     return rc;

@@ -234,6 +234,8 @@ void tui_ask(struct tui *t, const char *title, const char *text, void (*yes)(str
 void tui_set_answer(struct tui *t, char **field, const char *value);
 /** A key identifying the answers that matter to a job, to know when its result is stale. Caller frees. */
 char *tui_answers_key(const struct cu_config *a, enum tui_job_kind kind);
+/** The commands that use what was installed (the Done screen's, printed again after the screen closes). Caller frees. */
+char **tui_next_commands(const struct tui *t);
 /** Write the screen as text, one row per line (STYLE 38). */
 void tui_dump_screen(const char *path);
 

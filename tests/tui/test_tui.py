@@ -8,6 +8,8 @@ Covers the flow from Welcome to Done with a real install, the rerun menu
 versions that do not fit and why, resizing, 80x24 and the zh_CN catalog.
 """
 import os
+import shutil
+import subprocess
 import sys
 import unicodedata
 
@@ -17,6 +19,7 @@ from httpserver import Server  # noqa: E402
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import mkmirror  # noqa: E402
+import mkwheels  # noqa: E402
 
 t = Tap()
 NVIDIA = "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
@@ -136,7 +139,8 @@ rc_text = open(b.rc).read()
 t.ok("# >>> cudaup >>>" in rc_text and rc_text.startswith("# the user's own\nalias ll='ls -l'\n"),
      "the rc file got cudaup's block and kept the user's lines", rc_text)
 t.ok(os.listdir(b.profile_d) == [], "scope user: profile.d untouched")
-t.ok("CUDA is installed in %s" % b.cuda in r.out, "after the screen closes, one line says where CUDA is", r)
+t.ok("CUDA is installed in %s. Next:" % b.cuda in r.out and "  cudaup verify" in r.out,
+     "after the screen closes, where CUDA is and what to run next", r)
 
 # The rerun: Welcome offers the existing install; the menu verifies, repairs, removes.
 r, d = b.wizard(["DUMP welcome", "enter", "DUMP menu", "enter", "DUMP verify", "enter", "DUMP done", "enter"])
@@ -244,6 +248,35 @@ t.ok("欢迎" in d["welcome"], "zh_CN: the welcome screen is translated", d["wel
 for name in ("welcome", "system", "framework", "quit"):
     t.ok(fits_screen(d[name]), "zh_CN %s: at most 80 columns by display width" % name, d[name])
 t.ok("退出" in d["quit"], "zh_CN: the quit question is translated", d["quit"])
+
+# With a framework: TensorFlow into a real venv, pip from a local wheelhouse; the Python env screen, then the proof.
+PY = shutil.which("python3.11", path="/usr/bin:/bin")
+if PY:
+    wheels = t.tmpdir("wheels")
+    mkwheels.build(wheels, [("tensorflow", "2.21.0")])
+    fw = Box("framework", mirror="file://" + MIRROR)
+    data = os.path.join(fw.home, "data")
+    r, d = fw.wizard(["enter", "enter", "DUMP framework", "enter", "enter", "enter", "enter", "DUMP pyenv", "up", "up",
+                      "enter", "ctrl-u", "type tf", "enter", "down", "down", "enter", "DUMP review", "enter",
+                      "DUMP validation", "enter", "DUMP done", "enter"],
+                     "--python", "3.11", "--env-scope", "conda", "--env-tool", "venv",
+                     env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheels, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+                          "XDG_DATA_HOME": data, "PATH": "/usr/bin:/bin", "FAKE_FW_GPUS": "2"}, timeout=600)
+    t.eq(r.rc, 0, "TensorFlow in a venv through the wizard: exit 0", r)
+    t.ok("(*) TensorFlow, with Keras" in d["framework"], "the default framework is kept")
+    t.ok("< venv >" in d["pyenv"] and "< 3.11 >" in d["pyenv"] and "cudaup-tensorflow" in d["pyenv"],
+         "python env: the flags' tool and Python, the default name", d["pyenv"])
+    t.ok("tensorflow 2.21.0 with Python 3.11, in venv environment" in flat(d["review"]) and "/envs/tf" in flat(d["review"]),
+         "review: the framework, the Python and the renamed env", d["review"])
+    t.ok("✓ pass  framework" in d["validation"], "validation: the framework sees the GPUs", d["validation"])
+    t.ok("bin/activate" in flat(d["done"]) and "import tensorflow" in flat(d["done"]),
+         "done: how to activate the env and try the framework", d["done"])
+    t.ok("  . %s/cudaup/envs/tf/bin/activate\n" % data in r.out, "after the screen closes, the commands in full", r)
+    out = subprocess.run([os.path.join(data, "cudaup", "envs", "tf", "bin", "python"), "-c",
+                          "import tensorflow; print(tensorflow.__version__)"], capture_output=True, text=True)
+    t.eq(out.stdout.strip(), "2.21.0", "tensorflow imports in the venv the wizard made")
+else:
+    t.skip("TensorFlow in a venv through the wizard", "no /usr/bin/python3.11 here")
 
 # Bad scripts and the loop limit.
 bad = os.path.join(q.dir, "bad-keys")
