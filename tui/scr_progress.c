@@ -89,13 +89,14 @@ draw(struct tui *t)
     char what[256];
     if (t->progress_job == JOB_INSTALL && t->plan)
         snprintf(what, sizeof(what), _("Installing CUDA %s into %s"), cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)),
-                 t->plan->cuda_path);
+                 TUI_PATH);
     else if (t->progress_job == JOB_REPAIR)
-        snprintf(what, sizeof(what), _("Repairing %s"), t->target ? t->target : "");
+        snprintf(what, sizeof(what), _("Repairing %s"), TUI_PATH);
     else
         snprintf(what, sizeof(what), _("Removing CUDA %s"), t->target ? t->target : "");
     tui_attr(t, TC_KEY, true);
-    tui_text(y++, 1, COLS - 2, what);
+    CU_AUTOFREE char *fitted = tui_fit_path(t, COLS - 2, what, t->progress_job == JOB_INSTALL && t->plan ? t->plan->cuda_path : t->target);
+    tui_text(y++, 1, COLS - 2, fitted);
     tui_attr(t, TC_KEY, false);
 
     /* Overall: bytes fetched of all archives (those from the cache count as fetched). */

@@ -41,7 +41,8 @@ draw(struct tui *t)
                                  : failed ? _("Enter: next  r: repair  arrows: details  Esc: back  ?: help  q: quit")
                                           : _("Enter: next  arrows: details  Esc: back  ?: help  q: quit"));
     int end = tui_body_end();
-    CU_AUTOFREE char *head = cu_xasprintf(_("Checking %s"), t->target ? t->target : "?");
+    CU_AUTOFREE char *fmt = cu_xasprintf(_("Checking %s"), TUI_PATH);
+    CU_AUTOFREE char *head = tui_fit_path(t, COLS - 2, fmt, t->target ? t->target : "?");
     tui_attr(t, TC_KEY, true);
     tui_text(y++, 1, COLS - 2, head);
     tui_attr(t, TC_KEY, false);

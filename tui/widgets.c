@@ -116,6 +116,28 @@ tui_text(int y, int x, int w, const char *s)
     return used;
 }
 
+char *
+tui_fit_path(const struct tui *t, int w, const char *line, const char *path)
+{
+    const char *mark = strstr(line, TUI_PATH);
+    const char *ell = t->utf8 ? "\u2026" : "...";
+    if (!mark)
+        return cu_xstrdup(line);
+    CU_AUTOFREE char *before = cu_xstrndup(line, (size_t)(mark - line));
+    const char *after = mark + 1;
+    int room = w - tui_width(before) - tui_width(after);
+    const char *p = path ? path : "";
+    if (tui_width(p) > room && room > tui_width(ell) + 8) {
+        while (*p && tui_width(p) > room - tui_width(ell)) {
+            p++;
+            while (((unsigned char)*p & 0xc0) == 0x80)
+                p++;
+        }
+        return cu_xasprintf("%s%s%s%s", before, ell, p, after);
+    }
+    return cu_xasprintf("%s%s%s", before, p, after);
+}
+
 void
 tui_text_pad(int y, int x, int w, const char *s)
 {

@@ -27,6 +27,13 @@ int tui_frame(struct tui *t, const char *title, const char *keys);
 int tui_body_end(void);
 /** Text at (y, x) clipped to @w columns. Returns the columns used. */
 int tui_text(int y, int x, int w, const char *s);
+/**
+ * @line with its one TUI_PATH mark replaced by @path, shortened to "…" and its
+ * end when the whole would not fit @w columns: a long path keeps its useful
+ * part and the sentence around it stays.  Caller frees.
+ */
+char *tui_fit_path(const struct tui *t, int w, const char *line, const char *path);
+#define TUI_PATH "\001"
 /** Like tui_text, then fill the rest of the @w columns with spaces. */
 void tui_text_pad(int y, int x, int w, const char *s);
 /** Wrapped at spaces (or anywhere in CJK text); returns the rows used (at most @rows). */
