@@ -790,6 +790,14 @@ try_option(struct rs *r, const struct fwopt *o, struct cu_plan **out)
 
 /* ---- framework options ------------------------------------------------------------- */
 
+/* The VERSION of --framework NAME==VERSION as the user wrote it (whatever spelling of NAME). */
+static const char *
+fw_version_text(const struct rs *r)
+{
+    const char *eq = r->in->wishes->framework ? strstr(r->in->wishes->framework, "==") : NULL;
+    return eq ? eq + 2 : "";
+}
+
 static bool
 major_has_archives(const struct cu_catalog *cat, int major)
 {
@@ -864,7 +872,7 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
     if (!matched)
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
                             _("TensorFlow %s is not in cudaup's catalog; it knows %s to %s."),
-                            r->in->wishes->framework + strlen("tensorflow=="),
+                            fw_version_text(r),
                             V(&r->cat->tf[r->cat->n_tf - 1].version, b1, sizeof(b1)),
                             V(&r->cat->tf[0].version, b2, sizeof(b2)));
     return CU_OK;
