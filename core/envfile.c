@@ -252,14 +252,7 @@ resolve_rc(const char *rc)
         if (n < 0)
             return cur;
         buf[n] = '\0';
-        char *next;
-        if (buf[0] == '/') {
-            next = cu_xstrdup(buf);
-        } else {
-            char *slash = strrchr(cur, '/');
-            CU_AUTOFREE char *dir = cu_xstrndup(cur, slash ? (size_t)(slash - cur) : 0);
-            next = cu_path_join(*dir ? dir : "/", buf);
-        }
+        char *next = cu_link_target_path(cur, buf);
         free(cur);
         cur = next;
     }

@@ -268,28 +268,6 @@ begin(struct xfer *x, CURLM *multi)
     return CU_OK;
 }
 
-static bool
-transient_curl(CURLcode rc)
-{
-    switch (rc) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_WEIRD_SERVER_REPLY:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* Try again later, or give up after the last attempt. */
 static void
 retry_or_fail(struct xfer *x, const char *why)
@@ -377,7 +355,7 @@ done(struct xfer *x, CURLM *multi, CURLcode rc)
     if (rc == CURLE_UNSUPPORTED_PROTOCOL)
         finish(x, CU_E_NETWORK, _("Cannot download %s: it was redirected to a scheme cudaup refuses (%s)"),
                x->it->url, why);
-    else if (transient_curl(rc))
+    else if (cu_net_transient((int)rc))
         retry_or_fail(x, why);
     else
         finish(x, CU_E_NETWORK, _("Cannot download %s: %s"), x->it->url, why);

@@ -285,3 +285,13 @@ cu_symlink_replace(const char *target, const char *path, struct cu_error *err)
     cu_fsync_parent(path);
     return CU_OK;
 }
+
+char *
+cu_link_target_path(const char *link, const char *target)
+{
+    if (target[0] == '/')
+        return cu_xstrdup(target);
+    const char *slash = strrchr(link, '/');
+    CU_AUTOFREE char *dir = cu_xstrndup(link, slash ? (size_t)(slash - link) : 0);
+    return cu_path_join(*dir ? dir : "/", target);
+}

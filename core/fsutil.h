@@ -46,6 +46,9 @@ bool cu_relpath_ok(const char *path);
 /** Replace the symlink @path with one to @target atomically (a temporary link, then rename). */
 CU_NODISCARD enum cu_status cu_symlink_replace(const char *target, const char *path, struct cu_error *err);
 
+/** Where the link @link with text @target points: @target itself when absolute, else joined to @link's folder. Caller frees. */
+char *cu_link_target_path(const char *link, const char *target);
+
 /** True when @path exists (lstat). */
 bool cu_path_exists(const char *path);
 bool cu_is_dir(const char *path);

@@ -206,13 +206,12 @@ write_cb(char *data, size_t size, size_t nmemb, void *userdata)
     return n;
 }
 
-static bool
-transient(CURLcode rc, long code)
+bool
+cu_net_transient(int curl_code)
 {
-    if (rc == CURLE_OK)
-        return code >= 500 || code == 408 || code == 429;
-    switch (rc) {
+    switch ((CURLcode)curl_code) {
     case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_CONNECT:
     case CURLE_OPERATION_TIMEDOUT:
     case CURLE_PARTIAL_FILE:
@@ -222,10 +221,19 @@ transient(CURLcode rc, long code)
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
     case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_WEIRD_SERVER_REPLY:
         return true;
     default:
         return false;
     }
+}
+
+static bool
+transient(CURLcode rc, long code)
+{
+    if (rc == CURLE_OK)
+        return code >= 500 || code == 408 || code == 429;
+    return cu_net_transient((int)rc);
 }
 
 enum cu_status

@@ -59,6 +59,13 @@ CU_NODISCARD enum cu_status cu_net_fetch_small(const struct cu_net *net, const c
 /** Apply the protocol, redirect, timeout and proxy policy to a curl easy handle. */
 void cu_net_setup_easy(const struct cu_net *net, void *curl_easy, char *errbuf);
 
+/**
+ * Whether a libcurl failure (a CURLcode, passed as int to keep curl out of
+ * this header) is worth another attempt: name lookup, connect, timeouts,
+ * cut-off or garbled replies.  Shared by small fetches and downloads.
+ */
+bool cu_net_transient(int curl_code);
+
 /** Sleep for the back-off of attempt @n (0-based), with jitter; honours @retry_after_s when > 0. */
 void cu_net_backoff(const struct cu_net *net, unsigned n, long retry_after_s);
 

@@ -15,6 +15,7 @@
 #include "gpulib.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "str.h"
 
@@ -524,14 +525,7 @@ resolve_in_root(const struct cu_sysroot *root, const char *path)
         CU_AUTOFREE char *target = cu_sysroot_readlink(root, cur);
         if (!target)
             return cur;
-        char *next;
-        if (target[0] == '/') {
-            next = cu_xstrdup(target);
-        } else {
-            char *slash = strrchr(cur, '/');
-            CU_AUTOFREE char *dir = cu_xstrndup(cur, slash ? (size_t)(slash - cur) : 0);
-            next = cu_path_join(*dir ? dir : "/", target);
-        }
+        char *next = cu_link_target_path(cur, target);
         free(cur);
         cur = next;
         /* Fold "a/../b" and "./" so the result compares equal to the plain path. */

@@ -246,6 +246,20 @@ rt_device(struct rt *r, struct cu_check *out)
     return true;
 }
 
+/* The runtime of @dir, opened, with a GPU to work on; false (with @out filled, nothing held) when not. */
+static bool
+rt_open_device(const char *dir, const struct cu_cuda_install *in, struct rt *r, struct cu_check *out)
+{
+    if (!rt_open(dir, in->version.part[0], r, out))
+        return false;
+    if (!rt_device(r, out)) {
+        free(r->path);
+        r->path = NULL;
+        return false;
+    }
+    return true;
+}
+
 static void
 pass(struct cu_check *out, char *detail)
 {
@@ -436,12 +450,8 @@ static void
 check_device(const char *dir, const struct cu_cuda_install *in, struct cu_check *out)
 {
     struct rt r;
-    if (!rt_open(dir, in->version.part[0], &r, out))
+    if (!rt_open_device(dir, in, &r, out))
         return;
-    if (!rt_device(&r, out)) {
-        free(r.path);
-        return;
-    }
     int n = 0, maj = 0, min = 0, sms = 0;
     r.device_count(&n);
     if (r.attr) {
@@ -471,10 +481,8 @@ check_kernel(const char *dir, const struct cu_cuda_install *in, struct cu_check 
     struct rt r;
     struct nvrtc nv;
     char *why = NULL;
-    if (!rt_open(dir, in->version.part[0], &r, out))
+    if (!rt_open_device(dir, in, &r, out))
         return;
-    if (!rt_device(&r, out))
-        goto done;
     int maj = 0, min = 0;
     if (r.attr) {
         r.attr(&maj, 75, 0);
@@ -572,7 +580,6 @@ mem:
     free(hx);
     free(hy);
     free(ptx);
-done:
     free(r.path);
 }
 
@@ -580,12 +587,8 @@ static void
 check_bandwidth(const char *dir, const struct cu_cuda_install *in, struct cu_check *out)
 {
     struct rt r;
-    if (!rt_open(dir, in->version.part[0], &r, out))
+    if (!rt_open_device(dir, in, &r, out))
         return;
-    if (!rt_device(&r, out)) {
-        free(r.path);
-        return;
-    }
     const size_t size = 64u << 20;
     const int reps = 5;
     unsigned char *h = NULL, *h2 = NULL;
@@ -658,12 +661,8 @@ check_cudnn_conv(const char *dir, const struct cu_cuda_install *in, struct cu_ch
         out->detail = cu_xstrdup(_("this install has no cuDNN"));
         return;
     }
-    if (!rt_open(dir, in->version.part[0], &r, out))
+    if (!rt_open_device(dir, in, &r, out))
         return;
-    if (!rt_device(&r, out)) {
-        free(r.path);
-        return;
-    }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 #define DN(f) dlfn(&f, h, #f, NULL)
     cudnnStatus_t (*cudnnCreate)(cudnnHandle_t *);
