@@ -24,20 +24,6 @@ help(void)
     return _("The ticked components are installed. The default set is what frameworks and nvcc need: the runtime, the compiler, the math libraries, the profiling interface and the headers. Space ticks or unticks one, a ticks all, d goes back to the default set. Some parts (drivers, the GUI tools' installers) are never installed by cudaup.");
 }
 
-static bool
-plan_stale(const struct tui *t)
-{
-    CU_AUTOFREE char *want = tui_answers_key(&t->ans, JOB_PLAN);
-    return !t->plan_key || strcmp(t->plan_key, want) != 0;
-}
-
-static void
-ask_engine(struct tui *t)
-{
-    if (!tui_busy(t) && plan_stale(t))
-        tui_start(t, JOB_PLAN, NULL);
-}
-
 static void
 reset_selection(struct tui *t)
 {
@@ -48,9 +34,9 @@ reset_selection(struct tui *t)
 static void
 enter(struct tui *t)
 {
-    if (!t->ans.components && !plan_stale(t))
+    if (!t->ans.components && !tui_stale(t, JOB_PLAN))
         reset_selection(t);
-    ask_engine(t);
+    tui_refresh(t, JOB_PLAN);
 }
 
 /* The packages a user may pick: those with an archive for the platform, less the never-installed. */
@@ -108,9 +94,7 @@ draw(struct tui *t)
     size_t n = pickable(t, pk, sizeof(pk) / sizeof(pk[0]));
     CU_AUTOFREE char *head = cu_xasprintf(_("Components of CUDA %s for %s:"), cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)),
                                           t->plan->platform);
-    tui_attr(t, TC_KEY, true);
-    tui_text(y++, 1, COLS - 2, head);
-    tui_attr(t, TC_KEY, false);
+    tui_text_color(t, TC_KEY, y++, 1, COLS - 2, head);
     char **rows = cu_xcalloc(n + 1, sizeof(char *));
     uint64_t total = 0;
     size_t count = 0;
@@ -148,7 +132,7 @@ key(struct tui *t, int ch)
         tui_set_answer(t, &t->ans.components, NULL);
         cu_strv_free(t->comp_sel);
         t->comp_sel = NULL;
-        ask_engine(t);
+        tui_refresh(t, JOB_PLAN);
         return true;
     }
     if (t->plan_failed || !t->plan)
@@ -198,7 +182,7 @@ on_event(struct tui *t, const struct tui_msg *m)
     if (m->job && m->job->kind == JOB_PLAN) {
         if (!t->ans.components)
             reset_selection(t);
-        ask_engine(t);
+        tui_refresh(t, JOB_PLAN);
     }
 }
 

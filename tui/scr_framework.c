@@ -71,13 +71,9 @@ draw(struct tui *t)
             tui_attr(t, TC_SEL, false);
     }
     y += N_FW + 1;
-    tui_attr(t, TC_KEY, true);
-    int lw = tui_text(y, 3, COLS / 2, _("Version:"));
-    tui_attr(t, TC_KEY, false);
+    int lw = tui_text_color(t, TC_KEY, y, 3, COLS / 2, _("Version:"));
     tui_edit_draw(t, y, 4 + lw, 24, fw == 3 ? "" : ver, t->cur.sel == ROW_VERSION);
-    tui_attr(t, TC_DIM, true);
-    tui_text(y, 6 + lw + 24, COLS - lw - 32, ver[0] ? "" : _("(empty: the newest that fits)"));
-    tui_attr(t, TC_DIM, false);
+    tui_dim(t, y, 6 + lw + 24, COLS - lw - 32, ver[0] ? "" : _("(empty: the newest that fits)"));
 }
 
 static bool

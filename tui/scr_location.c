@@ -70,24 +70,18 @@ draw(struct tui *t)
     const char *scope = scope_of(t);
     CU_AUTOFREE char *rc = rc_of(t);
     y++;
-    tui_attr(t, TC_KEY, true);
-    tui_text(y, 3, lw, labels[0]);
-    tui_attr(t, TC_KEY, false);
+    tui_text_color(t, TC_KEY, y, 3, lw, labels[0]);
     tui_edit_draw(t, y, fx, fw, prefix, t->cur.sel == ROW_PREFIX);
     CU_AUTOFREE char *where = cu_xasprintf(_("CUDA goes into %s/cuda-X.Y"), prefix);
     tui_dim(t, y + 1, fx, fw, where);
     y += 3;
-    tui_attr(t, TC_KEY, true);
-    tui_text(y, 3, lw, labels[1]);
-    tui_attr(t, TC_KEY, false);
+    tui_text_color(t, TC_KEY, y, 3, lw, labels[1]);
     CU_AUTOFREE char *sc = cu_xasprintf("< %s >", scope);
     tui_edit_draw(t, y, fx, tui_width(sc) + 2, sc, t->cur.sel == ROW_SCOPE);
     tui_dim(t, y + 1, fx, fw, scope_text(scope));
     y += 3;
     bool user = strcmp(scope, "user") == 0;
-    tui_attr(t, user ? TC_KEY : TC_DIM, true);
-    tui_text(y, 3, lw, labels[2]);
-    tui_attr(t, user ? TC_KEY : TC_DIM, false);
+    tui_text_color(t, user ? TC_KEY : TC_DIM, y, 3, lw, labels[2]);
     if (user)
         tui_edit_draw(t, y, fx, fw, rc, t->cur.sel == ROW_RC);
     else

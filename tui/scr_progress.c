@@ -94,10 +94,8 @@ draw(struct tui *t)
         snprintf(what, sizeof(what), _("Repairing %s"), TUI_PATH);
     else
         snprintf(what, sizeof(what), _("Removing CUDA %s"), t->target ? t->target : "");
-    tui_attr(t, TC_KEY, true);
     CU_AUTOFREE char *fitted = tui_fit_path(t, COLS - 2, what, t->progress_job == JOB_INSTALL && t->plan ? t->plan->cuda_path : t->target);
-    tui_text(y++, 1, COLS - 2, fitted);
-    tui_attr(t, TC_KEY, false);
+    tui_text_color(t, TC_KEY, y++, 1, COLS - 2, fitted);
 
     /* Overall: bytes fetched of all archives (those from the cache count as fetched). */
     uint64_t done = 0, total = 0;
@@ -109,7 +107,7 @@ draw(struct tui *t)
     if (t->progress_job == JOB_INSTALL && t->plan && t->plan->download_bytes > total)
         total = t->plan->download_bytes;
     double frac = total ? (double)done / (double)total : (finished ? 1.0 : 0.0);
-    int64_t el = ((busy ? cu_mono_ms() : t->rate_ms) - t->started_ms) / 1000;
+    int64_t el = ((busy ? cu_mono_ms() : t->ended_ms) - t->started_ms) / 1000;
     fmt_time(el, e1, sizeof(e1));
     char eta[64] = "";
     if (busy && t->speed > 1 && total > done) {

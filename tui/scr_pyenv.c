@@ -87,7 +87,7 @@ draw(struct tui *t)
     const char *tool = tool_of(t);
     CU_AUTOFREE char *name = name_of(t);
     y++;
-    tui_kv(t, y, 3, lw + 1, lw + 1, 1, labels[0], "");
+    tui_text_color(t, TC_KEY, y, 3, lw, labels[0]);
     CU_AUTOFREE char *tv = cu_xasprintf("< %s >", tool);
     tui_edit_draw(t, y, fx, tui_width(tv) + 2, tv, t->cur.sel == ROW_TOOL);
     const struct cu_pyenv_info *pe = t->o.facts->pyenv;
@@ -95,13 +95,13 @@ draw(struct tui *t)
                                  : cu_xstrdup(_("no conda found here; venv uses python3"));
     tui_dim(t, y + 1, fx, fw, found);
     y += 3;
-    tui_kv(t, y, 3, lw + 1, lw + 1, 1, labels[1], "");
+    tui_text_color(t, TC_KEY, y, 3, lw, labels[1]);
     tui_edit_draw(t, y, fx, fw > 40 ? 40 : fw, name, t->cur.sel == ROW_NAME);
     if (t->plan && t->plan->env.path && !t->ans.env_name) {
         tui_dim(t, y + 1, fx, fw, t->plan->env.path);
     }
     y += 3;
-    tui_kv(t, y, 3, lw + 1, lw + 1, 1, labels[2], "");
+    tui_text_color(t, TC_KEY, y, 3, lw, labels[2]);
     size_t n = pythons(t, py, 16);
     CU_AUTOFREE char *pv = cu_xasprintf("< %s >", t->ans.python ? t->ans.python : _("automatic"));
     tui_edit_draw(t, y, fx, tui_width(pv) + 2, pv, t->cur.sel == ROW_PYTHON);

@@ -25,18 +25,10 @@ help(void)
     return _("This is the whole plan: the versions and why they were chosen, every archive with its size, and each change to the system. Enter starts; the archives are checked against NVIDIA's SHA-256 sums, and a failure or a cancel puts everything back as it was.");
 }
 
-static bool
-stale(const struct tui *t)
-{
-    CU_AUTOFREE char *want = tui_answers_key(&t->ans, JOB_PLAN);
-    return !t->plan_key || strcmp(t->plan_key, want) != 0;
-}
-
 static void
 enter(struct tui *t)
 {
-    if (!tui_busy(t) && stale(t))
-        tui_start(t, JOB_PLAN, NULL);
+    tui_refresh(t, JOB_PLAN);
 }
 
 /* Free space where the install goes: the nearest folder that exists. 0 when unknown. */
@@ -66,7 +58,7 @@ draw(struct tui *t)
         tui_busy_line(t, y + 1, _("Working out the plan..."));
         return;
     }
-    if (t->plan_failed || !t->plan || stale(t)) {
+    if (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN)) {
         tui_attr(t, TC_BAD, true);
         tui_wrap(y + 1, 2, COLS - 4, 6, t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
         tui_attr(t, TC_BAD, false);
@@ -114,7 +106,7 @@ key(struct tui *t, int ch)
     if (tui_doc_scroll(ch, &t->cur.top, 5))
         return true;
     if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
-        if (t->plan_failed || !t->plan || stale(t)) {
+        if (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN)) {
             tui_notice(t, true, "%s", _("There is no plan to carry out; go back and change the answers."));
             return true;
         }

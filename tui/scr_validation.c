@@ -43,9 +43,7 @@ draw(struct tui *t)
     int end = tui_body_end();
     CU_AUTOFREE char *fmt = cu_xasprintf(_("Checking %s"), TUI_PATH);
     CU_AUTOFREE char *head = tui_fit_path(t, COLS - 2, fmt, t->target ? t->target : "?");
-    tui_attr(t, TC_KEY, true);
-    tui_text(y++, 1, COLS - 2, head);
-    tui_attr(t, TC_KEY, false);
+    tui_text_color(t, TC_KEY, y++, 1, COLS - 2, head);
     if (busy) {
         tui_busy_line(t, y + 1, _("Running the checks (GPU checks take a few seconds)..."));
         return;
@@ -87,9 +85,7 @@ draw(struct tui *t)
     tui_attr(t, TC_DIM, false);
     CU_AUTOFREE char *verdict = failed ? cu_xstrdup(_("Some checks failed; r repairs the install from its record."))
                                        : cu_xasprintf(_("All checks passed (%zu skipped)."), skipped);
-    tui_attr(t, failed ? TC_BAD : TC_GOOD, true);
-    tui_text(end, 1, COLS - 2, verdict);
-    tui_attr(t, failed ? TC_BAD : TC_GOOD, false);
+    tui_text_color(t, failed ? TC_BAD : TC_GOOD, end, 1, COLS - 2, verdict);
 }
 
 static bool

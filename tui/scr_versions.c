@@ -29,20 +29,10 @@ help(void)
     return _("Versions marked as fitting work with this GPU, this driver and the framework; the others say why not (the driver is too old, the GPU is too old or too new for it, the framework needs another CUDA). Automatic takes the newest that fits. Tab switches between CUDA and cuDNN.");
 }
 
-static bool
-stale(const struct tui *t, enum tui_job_kind kind)
-{
-    const char *have = kind == JOB_CUDA_CHOICES ? t->cuda_key : t->cudnn_key;
-    CU_AUTOFREE char *want = tui_answers_key(&t->ans, kind);
-    return !have || strcmp(have, want) != 0;
-}
-
 static void
 ask_engine(struct tui *t)
 {
-    enum tui_job_kind kind = t->cur.field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES;
-    if (!tui_busy(t) && stale(t, kind))
-        tui_start(t, kind, NULL);
+    tui_refresh(t, t->cur.field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES);
 }
 
 /*
@@ -143,13 +133,11 @@ draw(struct tui *t)
                                           : cu_xasprintf(_("CUDA toolkit for %s on this machine:"), fw))
                                  : (no_fw ? cu_xasprintf(_("cuDNN for CUDA %s:"), answer_text(t, FIELD_CUDA, b, sizeof(b)))
                                           : cu_xasprintf(_("cuDNN for CUDA %s and %s:"), answer_text(t, FIELD_CUDA, b, sizeof(b)), fw));
-    tui_attr(t, TC_KEY, true);
-    tui_text(y++, 1, COLS - 2, head);
-    tui_attr(t, TC_KEY, false);
+    tui_text_color(t, TC_KEY, y++, 1, COLS - 2, head);
     enum tui_job_kind kind = field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES;
     if (tui_busy(t)) {
         tui_busy_line(t, y + 1, _("Asking the mirror which versions fit..."));
-    } else if (t->choices_failed[field] || stale(t, kind)) {
+    } else if (t->choices_failed[field] || tui_stale(t, kind)) {
         tui_attr(t, TC_BAD, true);
         tui_wrap(y + 1, 3, COLS - 4, 4, t->choices_failed[field] ? cu_error_text(&t->choices_err[field]) : "");
         tui_attr(t, TC_BAD, false);
@@ -172,9 +160,7 @@ draw(struct tui *t)
     }
     CU_AUTOFREE char *other = field == FIELD_CUDA ? cu_xasprintf(_("cuDNN: %s  (Tab to change)"), answer_text(t, FIELD_CUDNN, b, sizeof(b)))
                                                   : cu_xasprintf(_("CUDA: %s  (Tab to change)"), answer_text(t, FIELD_CUDA, b, sizeof(b)));
-    tui_attr(t, TC_DIM, true);
-    tui_text(end, 1, COLS - 2, other);
-    tui_attr(t, TC_DIM, false);
+    tui_dim(t, end, 1, COLS - 2, other);
 }
 
 /* Record the selected row; false (with the reason shown) when it does not fit. */
@@ -184,7 +170,7 @@ accept(struct tui *t)
     int field = t->cur.field;
     size_t n;
     char **ans = field == FIELD_CUDA ? &t->ans.cuda : &t->ans.cudnn;
-    if (stale(t, field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES) || t->choices_failed[field])
+    if (tui_stale(t, field == FIELD_CUDA ? JOB_CUDA_CHOICES : JOB_CUDNN_CHOICES) || t->choices_failed[field])
         return false;
     const struct cu_choice *c = choice_at(t, field, t->cur.sel, &n);
     if (n == 0)

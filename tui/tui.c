@@ -339,7 +339,7 @@ finish_job(struct tui *t, struct tui_job *j)
     t->last_job = j->kind;
     t->last_status = j->status;
     t->last_err = j->err;
-    t->last_changed = cu_run_changed(&j->ctx);
+    t->ended_ms = cu_mono_ms();
     switch (j->kind) {
     case JOB_CUDA_CHOICES:
     case JOB_CUDNN_CHOICES: {
@@ -368,8 +368,6 @@ finish_job(struct tui *t, struct tui_job *j)
     case JOB_INSTALL:
         if (j->status == CU_OK && t->plan)
             set_str(&t->target, cu_xstrdup(t->plan->cuda_path));
-        if (j->ctx.python)
-            set_str(&t->python, cu_xstrdup(j->ctx.python));
         break;
     case JOB_VERIFY:
         cu_checks_fini(&t->checks);
@@ -378,9 +376,6 @@ finish_job(struct tui *t, struct tui_job *j)
         t->checked = true;
         break;
     case JOB_REPAIR:
-        cu_strv_free(t->repaired);
-        t->repaired = cu_steal_ptr(&j->repaired.components);
-        break;
     case JOB_UNINSTALL:
     case JOB_NONE:
     default:
@@ -513,6 +508,21 @@ tui_answers_key(const struct cu_config *a, enum tui_job_kind kind)
                             or_empty(a->env_scope), or_empty(a->shell_rc), or_empty(a->env_tool),
                             or_empty(a->env_name), or_empty(a->platform), or_empty(a->mirror), or_empty(a->prefix));
     }
+}
+
+bool
+tui_stale(const struct tui *t, enum tui_job_kind kind)
+{
+    const char *have = kind == JOB_CUDA_CHOICES ? t->cuda_key : kind == JOB_CUDNN_CHOICES ? t->cudnn_key : t->plan_key;
+    CU_AUTOFREE char *want = tui_answers_key(&t->ans, kind);
+    return !have || strcmp(have, want) != 0;
+}
+
+void
+tui_refresh(struct tui *t, enum tui_job_kind kind)
+{
+    if (!tui_busy(t) && tui_stale(t, kind))
+        tui_start(t, kind, NULL);
 }
 
 void
@@ -1002,14 +1012,12 @@ tui_fini(struct tui *t)
     cu_choices_free(t->cuda_choices, t->n_cuda_choices);
     cu_choices_free(t->cudnn_choices, t->n_cudnn_choices);
     cu_checks_fini(&t->checks);
-    cu_strv_free(t->repaired);
     cu_strv_free(t->comp_sel);
     free(t->plan_key);
     free(t->cuda_key);
     free(t->cudnn_key);
     free(t->target);
     free(t->existing);
-    free(t->python);
     for (size_t i = 0; i < t->n_items; i++)
         free(t->items[i].name);
     free(t->items);

@@ -192,9 +192,6 @@ struct tui {
     enum tui_job_kind last_job;
     enum cu_status last_status;
     struct cu_error last_err;
-    bool last_changed;
-    char **repaired;
-    char *python; /* the framework's interpreter after install */
 
     /* progress of the running job */
     struct tui_item *items;
@@ -203,7 +200,7 @@ struct tui {
     size_t n_log, log_head;
     char **replay; /* warnings to print after endwin */
     size_t n_replay;
-    int64_t started_ms;
+    int64_t started_ms, ended_ms; /* the running (or last) job */
     uint64_t rate_bytes;
     int64_t rate_ms;
     double speed; /* bytes/s, smoothed */
@@ -234,6 +231,10 @@ void tui_ask(struct tui *t, const char *title, const char *text, void (*yes)(str
 void tui_set_answer(struct tui *t, char **field, const char *value);
 /** A key identifying the answers that matter to a job, to know when its result is stale. Caller frees. */
 char *tui_answers_key(const struct cu_config *a, enum tui_job_kind kind);
+/** Whether the result of @kind (JOB_PLAN, JOB_CUDA_CHOICES, JOB_CUDNN_CHOICES) was made for other answers, or not yet. */
+bool tui_stale(const struct tui *t, enum tui_job_kind kind);
+/** Start @kind when its result is stale and the engine is idle. */
+void tui_refresh(struct tui *t, enum tui_job_kind kind);
 /** The commands that use what was installed (the Done screen's, printed again after the screen closes). Caller frees. */
 char **tui_next_commands(const struct tui *t);
 /** Write the screen as text, one row per line (STYLE 38). */

@@ -189,16 +189,6 @@ tui_wrap(int y, int x, int w, int rows, const char *s)
     return row;
 }
 
-int
-tui_kv(struct tui *t, int y, int x, int lw, int w, int rows, const char *label, const char *value)
-{
-    tui_attr(t, TC_KEY, true);
-    tui_text(y, x, lw, label);
-    tui_attr(t, TC_KEY, false);
-    int r = tui_wrap(y, x + lw + 1, w - lw - 1, rows, value ? value : "");
-    return r > 0 ? r : 1;
-}
-
 void
 tui_gauge(struct tui *t, int y, int x, int w, double frac)
 {
@@ -299,12 +289,19 @@ tui_box(struct tui *t, const char *title, const char *const *lines, int n)
     }
 }
 
+int
+tui_text_color(struct tui *t, enum tui_color c, int y, int x, int w, const char *s)
+{
+    tui_attr(t, c, true);
+    int used = tui_text(y, x, w, s);
+    tui_attr(t, c, false);
+    return used;
+}
+
 void
 tui_dim(struct tui *t, int y, int x, int w, const char *s)
 {
-    tui_attr(t, TC_DIM, true);
-    tui_text(y, x, w, s);
-    tui_attr(t, TC_DIM, false);
+    tui_text_color(t, TC_DIM, y, x, w, s);
 }
 
 void

@@ -40,8 +40,6 @@ void tui_text_pad(int y, int x, int w, const char *s);
 int tui_wrap(int y, int x, int w, int rows, const char *s);
 /** The display width of a UTF-8 string. */
 int tui_width(const char *s);
-/** "label  value" with the label padded to @lw columns; returns the rows used (the value wraps). */
-int tui_kv(struct tui *t, int y, int x, int lw, int w, int rows, const char *label, const char *value);
 /** A bar of @w columns filled to @frac (0..1). */
 void tui_gauge(struct tui *t, int y, int x, int w, double frac);
 /**
@@ -51,6 +49,8 @@ void tui_gauge(struct tui *t, int y, int x, int w, double frac);
 void tui_list(struct tui *t, int y, int x, int w, int h, char *const *rows, int n, int sel, int *top, bool focus);
 /** A centred box with a title and wrapped lines (help, questions). */
 void tui_box(struct tui *t, const char *title, const char *const *lines, int n);
+/** tui_text in colour @c: headings, labels. Returns the columns used. */
+int tui_text_color(struct tui *t, enum tui_color c, int y, int x, int w, const char *s);
 /** Dim text clipped to @w columns: hints under a field, side notes. */
 void tui_dim(struct tui *t, int y, int x, int w, const char *s);
 /** A spinner and @text, while the engine works. */
