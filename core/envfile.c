@@ -601,6 +601,10 @@ set_sh(const char *state_dir)
                         q, q);
 }
 
+/* The hooks under ENV/etc/conda, written and removed as a set. */
+static const char *const conda_hooks[] = {"activate.d/cudaup.sh", "deactivate.d/cudaup.sh", "activate.d/cudaup.fish",
+                                          "deactivate.d/cudaup.fish"};
+
 enum cu_status
 cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *cuda_home, bool *changed,
                        struct cu_error *err)
@@ -632,12 +636,11 @@ cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *
     *changed = false;
     if ((st = cu_mkdir_p(ad, 0755, err)) != CU_OK || (st = cu_mkdir_p(dd, 0755, err)) != CU_OK)
         return st;
-    const char *files[][2] = {{"activate.d/cudaup.sh", a_sh}, {"deactivate.d/cudaup.sh", d_sh},
-                              {"activate.d/cudaup.fish", a_fish}, {"deactivate.d/cudaup.fish", d_fish}};
-    for (size_t i = 0; i < CU_N_ELEMENTS(files); i++) {
-        CU_AUTOFREE char *rel = cu_xasprintf("etc/conda/%s", files[i][0]);
+    const char *texts[CU_N_ELEMENTS(conda_hooks)] = {a_sh, d_sh, a_fish, d_fish};
+    for (size_t i = 0; i < CU_N_ELEMENTS(conda_hooks); i++) {
+        CU_AUTOFREE char *rel = cu_xasprintf("etc/conda/%s", conda_hooks[i]);
         CU_AUTOFREE char *p = cu_path_join(env_path, rel);
-        if ((st = write_if_changed(p, files[i][1], 0644, changed, err)) != CU_OK)
+        if ((st = write_if_changed(p, texts[i], 0644, changed, err)) != CU_OK)
             return st;
     }
     return CU_OK;
@@ -646,10 +649,8 @@ cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *
 void
 cu_conda_hooks_remove(const char *env_path)
 {
-    const char *files[] = {"activate.d/cudaup.sh", "deactivate.d/cudaup.sh", "activate.d/cudaup.fish",
-                           "deactivate.d/cudaup.fish"};
-    for (size_t i = 0; i < CU_N_ELEMENTS(files); i++) {
-        CU_AUTOFREE char *p = cu_xasprintf("%s/etc/conda/%s", env_path, files[i]);
+    for (size_t i = 0; i < CU_N_ELEMENTS(conda_hooks); i++) {
+        CU_AUTOFREE char *p = cu_xasprintf("%s/etc/conda/%s", env_path, conda_hooks[i]);
         unlink(p);
     }
 }
