@@ -55,7 +55,8 @@ def play(tag, **extra):
     adir = os.path.join(work, "ansible-home")
     env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "ANSIBLE_HOME": adir,
            "ANSIBLE_LOCAL_TEMP": os.path.join(adir, "tmp"), "ANSIBLE_REMOTE_TEMP": os.path.join(adir, "rtmp"),
-           "ANSIBLE_STDOUT_CALLBACK": "json", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "0",
+           "ANSIBLE_STDOUT_CALLBACK": "cudaup_json",
+           "ANSIBLE_CALLBACK_PLUGINS": os.path.join(os.path.dirname(os.path.abspath(__file__)), "ansible_plugins"), "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "0",
            "ANSIBLE_PYTHON_INTERPRETER": "/usr/bin/python3", "ANSIBLE_DEPRECATION_WARNINGS": "0"}
     p = subprocess.run([PLAYBOOK, "-i", "localhost,", "-c", "local", SITE_YML, "-e", "@" + vars_file], env=env,
                        capture_output=True, text=True, timeout=600)
