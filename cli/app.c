@@ -14,6 +14,7 @@
 #include "core/i18n.h"
 #include "core/log.h"
 #include "core/mem.h"
+#include "core/parse.h"
 #include "core/str.h"
 
 static char *
@@ -83,6 +84,15 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     else
         app->cache_dir = xdg_dir(app, "XDG_CACHE_HOME", ".cache");
 
+    const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
+    app->profile_d = pd && *pd ? pd : "/etc/profile.d";
+    uint64_t v;
+    const char *e = cu_env_get(app->envp, "CUDAUP_LOW_SPEED_TIME");
+    if (e && cu_parse_u64(e, 3600, &v))
+        app->low_speed_time_s = (long)v;
+    e = cu_env_get(app->envp, "CUDAUP_RETRY_BASE_MS");
+    if (e && cu_parse_u64(e, 600000, &v))
+        app->retry_base_ms = (long)v;
     char buf[4096];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
     if (n > 0) {

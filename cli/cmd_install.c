@@ -41,13 +41,6 @@ cu_app_confirm(struct cu_app *app, const char *question, int *rc)
     return true;
 }
 
-static const char *
-profile_d(const struct cu_app *app)
-{
-    const char *p = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
-    return p && *p ? p : "/etc/profile.d";
-}
-
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 
 json_t *
@@ -112,7 +105,7 @@ cu_cmd_install(struct cu_app *app)
         .events = &evs,
         .envp = app->envp,
         .is_root = app->is_root,
-        .profile_d = profile_d(app),
+        .profile_d = app->profile_d,
     };
     st = cu_install_run(&ctx, &err);
     cu_progress_flush(prog);

@@ -29,14 +29,9 @@ cu_app_prepare(struct cu_app *app, bool unconstrained, struct cu_facts **facts,
         .cache_dir = app->cache_dir,
         .is_root = app->is_root,
         .unconstrained = unconstrained,
+        .low_speed_time_s = app->low_speed_time_s,
+        .retry_base_ms = app->retry_base_ms,
     };
-    uint64_t v;
-    const char *e = cu_env_get(app->envp, "CUDAUP_LOW_SPEED_TIME");
-    if (e && cu_parse_u64(e, 3600, &v))
-        in.low_speed_time_s = (long)v;
-    e = cu_env_get(app->envp, "CUDAUP_RETRY_BASE_MS");
-    if (e && cu_parse_u64(e, 600000, &v))
-        in.retry_base_ms = (long)v;
     return cu_prepare_plan(&in, mirror, plan, err);
 }
 

@@ -45,9 +45,8 @@ cu_cmd_uninstall(struct cu_app *app)
     if (!cu_app_confirm(app, _("Remove it?"), &rc))
         return rc;
     cu_app_open_log(app);
-    const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
-                             .catalog = app->catalog, .profile_d = pd && *pd ? pd : "/etc/profile.d"};
+                             .catalog = app->catalog, .profile_d = app->profile_d};
     st = cu_uninstall_run(&in, mm, &ctx, &err);
     bool changed = cu_run_changed(&ctx);
     if (app->cfg.json) {

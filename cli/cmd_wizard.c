@@ -19,7 +19,6 @@ cu_cmd_wizard(struct cu_app *app)
 #ifdef HAVE_NCURSESW
     struct cu_error err;
     struct cu_facts *facts = NULL;
-    uint64_t v;
     int rc;
 
     cu_error_clear(&err);
@@ -30,7 +29,6 @@ cu_cmd_wizard(struct cu_app *app)
     if (cu_app_probe(app, &facts, &err) != CU_OK)
         return cu_report_error(app, &err);
     cu_app_open_log(app);
-    const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
     struct tui_opts o = {
         .cfg = &app->cfg,
         .catalog = app->catalog,
@@ -41,17 +39,13 @@ cu_cmd_wizard(struct cu_app *app)
         .state_dir = app->state_dir,
         .cache_dir = app->cache_dir,
         .self_exe = app->self_exe,
-        .profile_d = pd && *pd ? pd : "/etc/profile.d",
+        .profile_d = app->profile_d,
         .is_root = app->is_root,
         .signal_cancel = app->cancel,
         .log = app->log,
+        .low_speed_time_s = app->low_speed_time_s,
+        .retry_base_ms = app->retry_base_ms,
     };
-    const char *e = cu_env_get(app->envp, "CUDAUP_LOW_SPEED_TIME");
-    if (e && cu_parse_u64(e, 3600, &v))
-        o.low_speed_time_s = (long)v;
-    e = cu_env_get(app->envp, "CUDAUP_RETRY_BASE_MS");
-    if (e && cu_parse_u64(e, 600000, &v))
-        o.retry_base_ms = (long)v;
     rc = tui_run(&o, app->cfg.keys_script, app->cfg.iterations);
     cu_facts_free(facts);
     return rc;
