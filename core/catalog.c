@@ -336,6 +336,9 @@ conv_frameworks(struct conv *c, const json_t *root, struct cu_catalog *cat)
             !cu_json_str(o, "package"))
             return bad(c, "tensorflow", i, "is malformed");
         t->package = dup_str(o, "package");
+        if (!opt_version(o, "cuda_max", &t->cuda_max))
+            return bad(c, "tensorflow", i, "has a malformed cuda_max");
+        t->cuda_max_why = dup_str(o, "cuda_max_why");
         cat->n_tf++;
     }
 
@@ -406,6 +409,85 @@ conv_frameworks(struct conv *c, const json_t *root, struct cu_catalog *cat)
     return CU_OK;
 }
 
+static int *
+int_list(const json_t *a, size_t *n, bool *ok)
+{
+    size_t cnt = json_is_array(a) ? json_array_size(a) : 0;
+    int *v = cu_xcalloc(cnt + 1, sizeof(*v));
+    *ok = json_is_array(a);
+    for (size_t k = 0; k < cnt; k++) {
+        const json_t *e = json_array_get(a, k);
+        if (!json_is_integer(e) || json_integer_value(e) <= 0 || json_integer_value(e) > 1000)
+            *ok = false;
+        else
+            v[k] = (int)json_integer_value(e);
+    }
+    *n = cnt;
+    return v;
+}
+
+static enum cu_status
+conv_code_list(struct conv *c, const json_t *gc, const char *key, struct cu_cat_code **out, size_t *count)
+{
+    size_t n;
+    const json_t *a = need_array(c, gc, key, &n);
+    if (!a)
+        return CU_E_INPUT;
+    *out = cu_xcalloc(n + 1, sizeof(**out));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *o = json_array_get(a, i);
+        struct cu_cat_code *e = &(*out)[i];
+        const char *conf = cu_json_str(o, "confidence");
+        bool ok1, ok2;
+        if (json_object_get(o, "torch")) {
+            if (!cu_json_version(o, "torch", &e->from) || !cu_json_str(o, "tag"))
+                return bad(c, key, i, "is malformed");
+            e->to = e->from;
+            e->exact = json_is_true(json_object_get(o, "exact"));
+            e->tag = dup_str(o, "tag");
+        } else if (!cu_json_version(o, "from", &e->from) || !cu_json_version(o, "to", &e->to)) {
+            return bad(c, key, i, "is malformed");
+        }
+        const json_t *maj = json_object_get(o, "cuda_major");
+        for (size_t k = 0; json_is_array(maj) && k < json_array_size(maj) && k < 3; k++)
+            e->cuda_majors[k] = (int)json_integer_value(json_array_get(maj, k));
+        e->sass = int_list(json_object_get(o, "sass"), &e->n_sass, &ok1);
+        e->ptx = int_list(json_object_get(o, "ptx"), &e->n_ptx, &ok2);
+        if (!ok1 || !ok2 || !conf)
+            return bad(c, key, i, "has a malformed arch list");
+        e->read = strcmp(conf, "read") == 0;
+        e->source = dup_str(o, "source");
+        (*count)++;
+    }
+    return CU_OK;
+}
+
+static void
+code_list_free(struct cu_cat_code *list)
+{
+    for (size_t i = 0; list && list[i].from.n; i++) {
+        free(list[i].tag);
+        free(list[i].sass);
+        free(list[i].ptx);
+        free(list[i].source);
+    }
+    free(list);
+}
+
+static enum cu_status
+conv_gpu_code(struct conv *c, const json_t *root, struct cu_catalog *cat)
+{
+    const json_t *gc = json_object_get(root, "gpu_code");
+    enum cu_status st;
+    if (!json_is_object(gc))
+        return cu_error_set(c->err, CU_E_INPUT, 0, "%s: \"gpu_code\" is missing", c->what);
+    if ((st = conv_code_list(c, gc, "pytorch", &cat->code_torch, &cat->n_code_torch)) != CU_OK ||
+        (st = conv_code_list(c, gc, "tensorflow", &cat->code_tf, &cat->n_code_tf)) != CU_OK ||
+        (st = conv_code_list(c, gc, "jax", &cat->code_jax, &cat->n_code_jax)) != CU_OK)
+        return st;
+    return CU_OK;
+}
+
 static enum cu_status
 conv_components(struct conv *c, const json_t *root, struct cu_catalog *cat)
 {
@@ -453,7 +535,8 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = conv_named_cc(&c, root, "chips", cat, false)) || (st = conv_cuda(&c, root, cat)) ||
         (st = conv_cuda_majors(&c, root, cat)) || (st = conv_cuda_sm(&c, root, cat)) ||
         (st = conv_cudnn(&c, root, cat)) || (st = conv_cudnn_support(&c, root, cat)) ||
-        (st = conv_frameworks(&c, root, cat)) || (st = conv_components(&c, root, cat))) {
+        (st = conv_frameworks(&c, root, cat)) || (st = conv_gpu_code(&c, root, cat)) ||
+        (st = conv_components(&c, root, cat))) {
         json_decref(root);
         cu_catalog_free(cat);
         return st;
@@ -536,9 +619,14 @@ cu_catalog_free(struct cu_catalog *cat)
         free(cat->cudnn_support[i].cc_needs_cuda);
     }
     free(cat->cudnn_support);
-    for (size_t i = 0; cat->tf && cat->tf[i].version.n; i++)
+    for (size_t i = 0; cat->tf && cat->tf[i].version.n; i++) {
         free(cat->tf[i].package);
+        free(cat->tf[i].cuda_max_why);
+    }
     free(cat->tf);
+    code_list_free(cat->code_torch);
+    code_list_free(cat->code_tf);
+    code_list_free(cat->code_jax);
     for (size_t i = 0; cat->torch && cat->torch[i].minor.n; i++) {
         for (size_t k = 0; cat->torch[i].builds && cat->torch[i].builds[k].tag; k++) {
             free(cat->torch[i].builds[k].cudnn);
@@ -769,6 +857,21 @@ cu_catalog_cudnn_support(const struct cu_catalog *cat, const struct cu_version *
     return above;
 }
 
+const struct cu_cat_cudnn_support *
+cu_catalog_cudnn_support_above(const struct cu_catalog *cat, const struct cu_version *v, int cuda_major)
+{
+    const struct cu_cat_cudnn_support *above = NULL;
+    struct cu_version v3 = *v;
+    if (v3.n > 3)
+        v3.n = 3;
+    for (size_t i = 0; i < cat->n_cudnn_support; i++) {
+        const struct cu_cat_cudnn_support *s = &cat->cudnn_support[i];
+        if (s->cuda_major == cuda_major && cu_version_cmp(&s->cudnn, &v3) > 0)
+            above = s; /* newest first: the last one above v is the nearest */
+    }
+    return above;
+}
+
 char **
 cu_catalog_component_group(const struct cu_catalog *cat, const char *name)
 {
@@ -785,4 +888,51 @@ cu_catalog_component_never(const struct cu_catalog *cat, const char *component)
         if (strcmp(*p, component) == 0)
             return true;
     return false;
+}
+
+static bool
+in_range(const struct cu_cat_code *e, const struct cu_version *v)
+{
+    return cu_version_cmp(v, &e->from) >= 0 && cu_version_cmp(v, &e->to) <= 0;
+}
+
+const struct cu_cat_code *
+cu_catalog_torch_code(const struct cu_catalog *cat, const struct cu_version *version, const char *tag)
+{
+    struct cu_version minor = {{version->part[0], version->n > 1 ? version->part[1] : 0}, 2};
+    /* A row for this very release wins over the row for its minor. */
+    for (size_t i = 0; version->n >= 3 && i < cat->n_code_torch; i++) {
+        const struct cu_cat_code *e = &cat->code_torch[i];
+        if (e->exact && strcmp(e->tag, tag) == 0 && cu_version_cmp(&e->from, version) == 0)
+            return e;
+    }
+    for (size_t i = 0; i < cat->n_code_torch; i++) {
+        const struct cu_cat_code *e = &cat->code_torch[i];
+        if (!e->exact && strcmp(e->tag, tag) == 0 && cu_version_cmp(&e->from, &minor) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+const struct cu_cat_code *
+cu_catalog_tf_code(const struct cu_catalog *cat, const struct cu_version *version)
+{
+    for (size_t i = 0; i < cat->n_code_tf; i++)
+        if (in_range(&cat->code_tf[i], version))
+            return &cat->code_tf[i];
+    return NULL;
+}
+
+const struct cu_cat_code *
+cu_catalog_jax_code(const struct cu_catalog *cat, const struct cu_version *version, int major)
+{
+    for (size_t i = 0; i < cat->n_code_jax; i++) {
+        const struct cu_cat_code *e = &cat->code_jax[i];
+        bool has_major = false;
+        for (size_t k = 0; k < 3 && e->cuda_majors[k]; k++)
+            has_major = has_major || e->cuda_majors[k] == major;
+        if (has_major && (!version->n || in_range(e, version)))
+            return e; /* newest first: with no version, the newest row of that major */
+    }
+    return NULL;
 }

@@ -86,6 +86,23 @@ struct cu_cat_tf {
     char *package; /* "tensorflow" or "tensorflow_gpu" */
     struct cu_version py_min, py_max;
     struct cu_version cuda, cudnn; /* the tested build */
+    struct cu_version cuda_max;    /* the newest CUDA X.Y its libraries load; n == 0: any of its major */
+    char *cuda_max_why;            /* why, or NULL */
+};
+
+/*
+ * The GPU code inside one framework build (shared/data/compat/ *_wheel_arch.csv):
+ * SASS targets as sm numbers (52 for sm_52) and the PTX it surely carries.
+ */
+struct cu_cat_code {
+    struct cu_version from, to; /* the releases it covers (PyTorch: from == to, a minor or a release) */
+    bool exact;                 /* PyTorch: @from is one release, not a minor */
+    char *tag;                  /* PyTorch's cu128, or NULL */
+    int cuda_majors[4];         /* JAX: the plugin's CUDA majors, 0-terminated */
+    int *sass, *ptx;
+    size_t n_sass, n_ptx;
+    bool read;                  /* confidence "read"; false: "inferred" */
+    char *source;
 };
 
 struct cu_cat_torch_build {
@@ -147,6 +164,8 @@ struct cu_catalog {
     size_t n_torch_versions;
     struct cu_cat_jax_plugin *jax; /* newest CUDA major first */
     size_t n_jax;
+    struct cu_cat_code *code_torch, *code_tf, *code_jax; /* newest first */
+    size_t n_code_torch, n_code_tf, n_code_jax;
     char **components_default, **components_never, **cudnn_components_default;
     struct cu_cat_component_group *groups;
     size_t n_groups;
@@ -206,6 +225,19 @@ const struct cu_cat_cudnn *cu_catalog_cudnn(const struct cu_catalog *cat,
 const struct cu_cat_cudnn_support *cu_catalog_cudnn_support(const struct cu_catalog *cat,
                                                             const struct cu_version *v,
                                                             int cuda_major);
+
+/** The GPU code of PyTorch @version (a minor such as 2.8, or a release) built as @tag; NULL when unknown. */
+const struct cu_cat_code *cu_catalog_torch_code(const struct cu_catalog *cat, const struct cu_version *version,
+                                                const char *tag);
+/** The GPU code of TensorFlow @version; NULL when unknown. */
+const struct cu_cat_code *cu_catalog_tf_code(const struct cu_catalog *cat, const struct cu_version *version);
+/** The GPU code of JAX @version (n == 0: the newest known) with the CUDA @major plugin; NULL when unknown. */
+const struct cu_cat_code *cu_catalog_jax_code(const struct cu_catalog *cat, const struct cu_version *version,
+                                              int major);
+
+/** The nearest support-matrix row newer than cuDNN @v for CUDA @cuda_major, or NULL. */
+const struct cu_cat_cudnn_support *cu_catalog_cudnn_support_above(const struct cu_catalog *cat,
+                                                                  const struct cu_version *v, int cuda_major);
 
 /** The members of a component group ("math"), or NULL. */
 char **cu_catalog_component_group(const struct cu_catalog *cat, const char *name);

@@ -26,6 +26,7 @@ cu_error_clear(struct cu_error *err)
     err->code = CU_OK;
     err->sys_errno = 0;
     err->msg[0] = '\0';
+    err->advice[0] = '\0';
 }
 
 const char *
@@ -49,6 +50,7 @@ cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const cha
     err->code = code;
     err->sys_errno = sys_errno;
     err->msg[0] = '\0';
+    err->advice[0] = '\0';
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
@@ -67,7 +69,7 @@ cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const cha
 void
 cu_error_prefix(struct cu_error *err, const char *fmt, ...)
 {
-    char pre[256], old[256];
+    char pre[256], old[sizeof(err->msg)];
     va_list ap;
 
     if (!err)
@@ -75,10 +77,10 @@ cu_error_prefix(struct cu_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(pre, sizeof(pre), fmt, ap);
     va_end(ap);
-    memcpy(old, err->msg, sizeof(old));
+    snprintf(old, sizeof(old), "%s", err->msg);
     /* Both halves are cut to fit; a long path must not hide the reason. */
     if (old[0])
-        snprintf(err->msg, sizeof(err->msg), "%.120s: %.130s", pre, old);
+        snprintf(err->msg, sizeof(err->msg), "%.200s: %.300s", pre, old);
     else
         snprintf(err->msg, sizeof(err->msg), "%.250s", pre);
 }
@@ -112,6 +114,8 @@ cu_error_advice(const struct cu_error *err)
 {
     if (!err)
         return NULL;
+    if (err->advice[0])
+        return err->advice;
     switch (err->code) {
     case CU_E_NETWORK:
         return _("Check the network connection, or point cudaup at a site mirror with --mirror URL.");
@@ -130,6 +134,17 @@ cu_error_advice(const struct cu_error *err)
     default:
         return NULL;
     }
+}
+
+void
+cu_error_advise(struct cu_error *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->advice, sizeof(err->advice), fmt, ap);
+    va_end(ap);
 }
 
 int

@@ -40,7 +40,8 @@ enum cu_status {
 struct cu_error {
     enum cu_status code;
     int sys_errno;
-    char msg[256];
+    char msg[512];
+    char advice[512]; /* what to do instead, naming what works here; "" for the code's default */
 };
 
 /** Reset @err to CU_OK with an empty message. NULL is allowed. */
@@ -66,7 +67,10 @@ const char *cu_status_name(enum cu_status code);
 /** The detailed message when set, else the code's default (STYLE 16). Borrowed. */
 const char *cu_error_text(const struct cu_error *err);
 
-/** Advice for codes that have one ("check the network or use --mirror"), or NULL. */
+/** Set the advice of an error already recorded (cleared again by cu_error_set). */
+void cu_error_advise(struct cu_error *err, const char *fmt, ...) CU_PRINTF(2, 3);
+
+/** The error's own advice when set, else advice for codes that have one ("check the network or use --mirror"), or NULL. */
 const char *cu_error_advice(const struct cu_error *err);
 
 /** The process exit status for @code, from DESIGN.md "Exit codes". */

@@ -34,6 +34,12 @@ framework_free(struct cu_plan_framework *f)
     cu_strv_free(f->pip);
     free(f->index_url);
     free(f->cuda_tag);
+    for (size_t i = 0; i < f->n_gpu_code; i++) {
+        free(f->gpu_code[i].code);
+        free(f->gpu_code[i].target);
+    }
+    free(f->gpu_code);
+    free(f->code_confidence);
     free(f);
 }
 
@@ -199,6 +205,17 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "pip", pip);
         json_object_set_new(o, "index_url", cu_json_str_or_null(f->index_url));
         json_object_set_new(o, "cuda_build", cu_json_str_or_null(f->cuda_tag));
+        json_object_set_new(o, "bundled_runtime", json_boolean(f->bundled_runtime));
+        json_t *gc = json_array();
+        for (size_t i = 0; i < f->n_gpu_code; i++) {
+            json_t *e = json_object();
+            json_object_set_new(e, "gpu", json_integer(f->gpu_code[i].gpu));
+            json_object_set_new(e, "code", json_string(f->gpu_code[i].code));
+            json_object_set_new(e, "target", cu_json_str_or_null(f->gpu_code[i].target));
+            json_array_append_new(gc, e);
+        }
+        json_object_set_new(o, "gpu_code", gc);
+        json_object_set_new(o, "code_confidence", cu_json_str_or_null(f->code_confidence));
         json_object_set_new(doc, "framework", o);
     } else {
         json_object_set_new(doc, "framework", json_null());

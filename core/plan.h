@@ -48,6 +48,15 @@ struct cu_plan_framework {
     char **pip;      /* requirement strings for pip, NULL-terminated */
     char *index_url; /* PyTorch's CUDA index, or NULL */
     char *cuda_tag;  /* cu128, cuda12-local, ... or NULL */
+    bool bundled_runtime; /* the wheels bring their own CUDA runtime (PyTorch, jax[cuda12]) */
+    /* How the build runs on each GPU, in GPU order (DESIGN "gpu_code"). */
+    struct cu_plan_gpu_code {
+        int gpu;      /* the GPU's index */
+        char *code;   /* "sass", "ptx-jit", or "unknown" when the data is silent */
+        char *target; /* "sm_50", "compute_90", or NULL */
+    } *gpu_code;
+    size_t n_gpu_code;
+    char *code_confidence; /* "read" or "inferred" (of the arch data), NULL when silent */
 };
 
 /** Where the environment goes; filled from the wishes, shown in steps. */

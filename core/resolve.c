@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gpucode.h"
 #include "i18n.h"
 #include "mem.h"
 #include "str.h"
@@ -44,6 +45,7 @@ parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out)
 struct fwspec {
     enum cu_framework fw;
     struct cu_version v; /* n == 0: newest that fits */
+    char extra[32];      /* jax[EXTRA] as asked ("cuda12-local"), or "" */
 };
 
 static bool
@@ -63,8 +65,19 @@ parse_framework(const char *s, struct fwspec *out, const char **bad_version)
     }
     const char *eq = strstr(s, "==");
     size_t n = eq ? (size_t)(eq - s) : strlen(s);
+    if (n > 5 && strncasecmp(s, "jax[", 4) == 0 && s[n - 1] == ']') {
+        /* jax[cuda12-local]: the extra JAX's docs name (the wheel that uses a local CUDA). */
+        size_t en = n - 5;
+        if (en >= sizeof(out->extra) || strspn(s + 4, "abcdefghijklmnopqrstuvwxyz0123456789_-") != en)
+            return false;
+        memcpy(out->extra, s + 4, en);
+        out->extra[en] = '\0';
+        n = 3;
+    }
     for (size_t i = 0; i < CU_N_ELEMENTS(names); i++) {
         if (strlen(names[i].name) != n || strncasecmp(s, names[i].name, n) != 0)
+            continue;
+        if (out->extra[0] && names[i].fw != CU_FW_JAX)
             continue;
         out->fw = names[i].fw;
         if (!eq)
@@ -139,6 +152,25 @@ struct fwopt {
     struct cu_strv pip;
     char *index_url, *tag;
     char *why;                     /* the reason line for the plan */
+    /* What the resolver knows of the build's GPU code (judge_code). */
+    const struct cu_cat_code *code; /* NULL: the data is silent */
+    struct cu_version build_cuda;  /* the CUDA it was built with (the toolkit of its PTX) */
+    bool bundled;                  /* the wheel brings its own CUDA runtime */
+    struct cu_version cuda_max;    /* the newest CUDA X.Y it loads, n == 0: any */
+    const char *cuda_max_why;
+    char *local_needs;             /* what else a "-local" JAX needs, or NULL */
+    int code_class;                /* enum code_class */
+    char *code_why;                /* why it cannot run here (code_class == CODE_NO_FIT) */
+    enum cu_code_fit *fit;         /* per GPU of the facts */
+    int *target;
+};
+
+/* How well the data vouches that a build runs on every GPU here; tried in this order. */
+enum code_class {
+    CODE_READ,     /* the arch list was read in a source */
+    CODE_INFERRED, /* derived from a neighbouring release */
+    CODE_SILENT,   /* the data does not say */
+    CODE_NO_FIT,   /* it cannot run on a GPU here */
 };
 
 struct rs {
@@ -155,8 +187,15 @@ struct rs {
     /* What failed, for the one sentence when nothing fits: the candidate that
      * got furthest explains best what the user must change. */
     int stage;
-    char why[400];
+    char why[512];
     struct cu_version min_need; /* the smallest driver that would have done */
+    /* How the system CUDA was found for the candidate in hand: 0 the build's own
+     * CUDA X.Y, 1 another release of its major (a wheel with its own runtime),
+     * 2 a release the driver runs only by minor-version compatibility. */
+    int sweep;
+    char cudnn_note[300]; /* the picked cuDNN rests on neighbouring support matrices */
+    char cudnn_skip[512]; /* why newer cuDNN releases were passed over */
+    bool no_advice; /* resolving for advice: do not look for advice again */
 };
 
 static void
@@ -187,11 +226,16 @@ fwopt_fini(struct fwopt *o)
     free(o->index_url);
     free(o->tag);
     free(o->why);
+    free(o->local_needs);
+    free(o->code_why);
+    free(o->fit);
+    free(o->target);
 }
 
 /* How far a candidate got before it failed. */
 enum stage {
-    ST_FRAMEWORK = 1, /* the framework's or the wishes' constraints */
+    ST_GPU_CODE = 1,  /* the build has no code a GPU here can run (judged before any CUDA) */
+    ST_FRAMEWORK,     /* the framework's or the wishes' constraints */
     ST_GPU,           /* CUDA cannot build for a GPU */
     ST_DRIVER,        /* the driver is too old for it */
     ST_MIRROR,        /* the mirror lacks it or its platform */
@@ -301,12 +345,27 @@ cuda_needs_driver(struct rs *r, const struct cu_version *v, struct cu_version *n
     return false;
 }
 
+/* Does the driver run programs of this major through minor-version compatibility? */
 static bool
-driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need)
+driver_runs_major(const struct rs *r, int major, struct cu_version *min)
+{
+    const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, major);
+    if (!maj || !maj->min_driver.n)
+        return false;
+    if (min)
+        *min = maj->min_driver;
+    return !r->have_driver || cu_version_cmp(&r->driver, &maj->min_driver) >= 0;
+}
+
+/* @compat: accept a release the driver runs only by minor-version compatibility. */
+static bool
+driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need, bool compat)
 {
     char b1[32], b2[32], b3[32], b4[32];
     bool known = cuda_needs_driver(r, cuda, need);
     if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
+        return true;
+    if (compat && driver_runs_major(r, (int)cuda->part[0], NULL))
         return true;
     if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(need, &r->min_need) < 0)) {
         r->min_need = *need;
@@ -345,7 +404,22 @@ strv_has(char **v, const char *s)
     return false;
 }
 
-/* Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs? */
+/* Does a support-matrix row list compute capability @cc?  The matrix lists one
+ * capability per architecture (5.0 for all of Maxwell): a GPU fits from the lowest
+ * listed up to the newest listed major. */
+static bool
+row_lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc)
+{
+    return row->n_cc > 0 && cu_version_cmp(cc, &row->cc[0]) >= 0 && cc->part[0] <= row->cc[row->n_cc - 1].part[0];
+}
+
+/*
+ * Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs?
+ * A release with a matrix of its own is judged by it.  One without is judged by its
+ * neighbours: it goes to a GPU only when the matrices before and after it both list
+ * that GPU (so the newest release known to support an old GPU wins), and the plan says
+ * it rests on neighbours (r->cudnn_note).
+ */
 static bool
 cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version *cuda)
 {
@@ -362,19 +436,30 @@ cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version
     }
     if (!r->constrained)
         return true;
-    struct cu_version cm = mm(cuda);
+    struct cu_version v3 = *v, cm = mm(cuda);
+    if (v3.n > 3)
+        v3.n = 3;
+    bool exact = cu_version_cmp(&row->cudnn, &v3) == 0;
+    bool below = cu_version_cmp(&row->cudnn, &v3) < 0; /* row is an older release's */
+    const struct cu_cat_cudnn_support *above =
+        exact ? NULL : cu_catalog_cudnn_support_above(r->cat, v, (int)cuda->part[0]);
     for (size_t i = 0; i < r->f->n_gpus; i++) {
         const struct cu_gpu_info *g = &r->f->gpus[i];
         if (!g->cc.n)
             continue;
-        /* The matrix lists one compute capability per architecture (5.0 for all of
-         * Maxwell): a GPU fits from the lowest listed up to the newest listed major. */
-        bool listed = row->n_cc > 0 && cu_version_cmp(&g->cc, &row->cc[0]) >= 0 &&
-                      g->cc.part[0] <= row->cc[row->n_cc - 1].part[0];
-        if (!listed) {
+        if (!row_lists(row, &g->cc)) {
             fail(r, ST_CUDNN_GPU,
                  _("cuDNN %s does not support GPU %d (%s, compute capability %s)."), V(v, b1, sizeof(b1)),
                  g->index, g->name, V(&g->cc, b2, sizeof(b2)));
+            return false;
+        }
+        if (below && above && !row_lists(above, &g->cc)) {
+            fail(r, ST_CUDNN_GPU,
+                 _("No support matrix of cuDNN %s was read, and cuDNN %s no longer lists compute capability %s; cuDNN %s is the newest known to support GPU %d (%s)."),
+                 V(v, b1, sizeof(b1)), V(&above->cudnn, b2, sizeof(b2)), V(&g->cc, b3, sizeof(b3)),
+                 V(&row->cudnn, b4, sizeof(b4)), g->index, g->name);
+            if (!r->cudnn_skip[0])
+                snprintf(r->cudnn_skip, sizeof(r->cudnn_skip), "%s", r->why);
             return false;
         }
         for (size_t k = 0; k < row->n_cc_needs; k++) {
@@ -387,6 +472,16 @@ cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version
                 return false;
             }
         }
+    }
+    if (!exact && r->f->n_gpus > 0) {
+        if (above)
+            snprintf(r->cudnn_note, sizeof(r->cudnn_note),
+                     _("No support matrix of cuDNN %s was read; those of cuDNN %s and %s both list every GPU here."),
+                     V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)), V(&above->cudnn, b3, sizeof(b3)));
+        else
+            snprintf(r->cudnn_note, sizeof(r->cudnn_note),
+                     _("No support matrix of cuDNN %s was read; the nearest, cuDNN %s's, lists every GPU here."),
+                     V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)));
     }
     return true;
 }
@@ -407,6 +502,7 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
     char variant[8], b1[32], b2[32];
 
     memset(out, 0, sizeof(*out));
+    r->cudnn_note[0] = r->cudnn_skip[0] = '\0';
     if (r->cudnn.kind == SPEC_NONE)
         return CU_OK;
     snprintf(variant, sizeof(variant), "%u", cuda->part[0]);
@@ -601,6 +697,54 @@ choose_python(const struct rs *r, const struct fwopt *o, struct cu_version *out)
     *out = cap;
 }
 
+/* The framework's GPU code in the plan: per GPU how it runs, with the reasons and warnings. */
+static void
+explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_plan_framework *fw)
+{
+    char b1[32], b2[32], b3[32];
+    if (o->bundled && r->have_driver) {
+        struct cu_version min;
+        if (driver_runs_major(r, (int)o->build_cuda.part[0], &min))
+            cu_plan_reason(p, _("%s brings its own CUDA %s runtime: by NVIDIA's minor-version compatibility it needs driver %s or newer, and this machine has %s."),
+                           o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
+                           D(&min, b2, sizeof(b2)),
+                           D(&r->driver, b3, sizeof(b3)));
+    }
+    if (o->local_needs)
+        cu_plan_warn(p, "%s", o->local_needs);
+    if (!r->constrained)
+        return;
+    fw->code_confidence = o->code ? cu_xstrdup(o->code->read ? "read" : "inferred") : NULL;
+    fw->gpu_code = cu_xcalloc(r->f->n_gpus + 1, sizeof(*fw->gpu_code));
+    for (size_t i = 0; i < r->f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &r->f->gpus[i];
+        struct cu_plan_gpu_code *e = &fw->gpu_code[fw->n_gpu_code++];
+        e->gpu = g->index;
+        if (!o->code || !g->cc.n) {
+            e->code = cu_xstrdup("unknown");
+            continue;
+        }
+        e->code = cu_xstrdup(cu_code_fit_name(o->fit[i]));
+        e->target = cu_xasprintf(o->fit[i] == CU_CODE_SASS ? "sm_%d" : "compute_%d", o->target[i]);
+        if (o->fit[i] == CU_CODE_SASS)
+            cu_plan_reason(p, _("%s runs on GPU %d (compute capability %s) with its sm_%d code%s."), o->title, g->index,
+                           V(&g->cc, b1, sizeof(b1)), o->target[i],
+                           o->code->read ? "" : _(" (what the build carries is inferred, not read)"));
+        else if (o->target[i] / 10 == (int)g->cc.part[0])
+            cu_plan_warn(p, _("GPU %d (%s, compute capability %s) runs %s by JIT-compiling its PTX compute_%d: the first start compiles kernels for minutes (the driver caches them)."),
+                         g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i]);
+        else
+            cu_plan_warn(p, _("GPU %d (%s, compute capability %s) runs %s only by JIT-compiling its PTX compute_%d, written for an older architecture: the first start compiles kernels for minutes, and failures are reported on such GPUs; a build with real code for compute capability %s is safer."),
+                         g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
+                         V(&g->cc, b2, sizeof(b2)));
+    }
+    if (o->code && !o->code->read && o->code->source)
+        cu_plan_reason(p, _("What GPU code %s carries is inferred, not read: %s."), o->title, o->code->source);
+    if (!o->code && r->f->n_gpus > 0)
+        cu_plan_warn(p, _("cudaup has no record of the GPU code inside %s, so it cannot promise that it runs on the GPUs here."),
+                     o->title);
+}
+
 static enum cu_status
 fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, const struct cu_version *cv,
           const struct cu_version *need, struct cu_strv *components, const struct cudnn_pick *dn,
@@ -642,7 +786,20 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
     }
     if (o->why)
         cu_plan_reason(p, "%s", o->why);
-    if (r->cuda.kind == SPEC_AUTO) {
+    if (r->sweep == 1) {
+        cu_plan_reason(p, _("CUDA %s for the system, not %s: driver %s does not run CUDA %s natively. The %s wheels bring their own CUDA %s runtime, which runs on it by NVIDIA's minor-version compatibility; the system CUDA %s, of the same major, serves the tools and the extensions you build."),
+                       V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)),
+                       V(&o->cuda_mm, (char[32]){0}, 32), o->title, V(&o->build_cuda, (char[32]){0}, 32),
+                       V(cv, (char[32]){0}, 32));
+    } else if (r->sweep == 2) {
+        struct cu_version min = {{0}, 0};
+        driver_runs_major(r, (int)cv->part[0], &min);
+        cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release with archives needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
+                       V(cv, b1, sizeof(b1)), D(&r->driver, b2, sizeof(b2)), cv->part[0], cv->part[0],
+                       D(&min, b3, sizeof(b3)));
+        cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),
+                     D(&r->driver, b1, sizeof(b1)), V(cv, b2, sizeof(b2)), D(need, b3, sizeof(b3)));
+    } else if (r->cuda.kind == SPEC_AUTO) {
         if (r->have_driver)
             cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s and this machine has %s."),
                            V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
@@ -653,9 +810,14 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
         cu_plan_reason(p, _("CUDA %s: the newest release matching --cuda %s."), V(cv, b1, sizeof(b1)),
                        r->in->wishes->cuda);
     }
-    if (dn->m)
+    if (dn->m) {
         cu_plan_reason(p, _("cuDNN %s (the build for CUDA %s): the newest that fits this CUDA, driver and GPU."),
                        dn->pkg->version ? dn->pkg->version : V(&dn->label, b1, sizeof(b1)), dn->art->variant);
+        if (r->cudnn_skip[0])
+            cu_plan_reason(p, _("Not a newer cuDNN: %s"), r->cudnn_skip);
+        if (r->cudnn_note[0])
+            cu_plan_reason(p, "%s", r->cudnn_note);
+    }
     else if (r->cudnn.kind == SPEC_NONE)
         cu_plan_reason(p, _("No cuDNN: --cudnn none."));
 
@@ -676,7 +838,9 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
             fw->pip[i] = cu_xstrdup(o->pip.v[i]);
         fw->index_url = cu_xstrdup(o->index_url);
         fw->cuda_tag = cu_xstrdup(o->tag);
+        fw->bundled_runtime = o->bundled;
         p->framework = fw;
+        explain_code(r, o, p, fw);
         if (r->py_wish.n)
             cu_plan_reason(p, _("Python %s: as asked with --python."), fw->python);
         else if (o->py_max.n)
@@ -696,8 +860,24 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
     return CU_OK;
 }
 
+/* Does the driver run some release of CUDA @major on the mirror natively? */
+static bool
+driver_runs_some_release(struct rs *r, char *const *labels, size_t n, int major)
+{
+    if (!r->have_driver)
+        return true;
+    for (size_t i = 0; i < n; i++) {
+        struct cu_version v, need;
+        if (cu_version_parse(labels[i], &v) && v.n == 3 && (int)v.part[0] == major &&
+            spec_matches(&r->cuda, &v) && cuda_needs_driver(r, &v, &need) &&
+            cu_version_cmp(&r->driver, &need) >= 0)
+            return true;
+    }
+    return false;
+}
+
 static enum cu_status
-try_option(struct rs *r, const struct fwopt *o, struct cu_plan **out)
+try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan **out)
 {
     char *const *labels;
     size_t n;
@@ -713,64 +893,83 @@ try_option(struct rs *r, const struct fwopt *o, struct cu_plan **out)
     st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, r->err);
     if (st != CU_OK)
         return st;
-    bool any_label = false;
-    for (size_t i = 0; i < n; i++) {
-        struct cu_version v, vmm, need = {{0}, 0};
-        bool unknown;
-        if (!cu_version_parse(labels[i], &v) || v.n != 3 || !spec_matches(&r->cuda, &v))
-            continue;
-        any_label = true;
-        vmm = mm(&v);
-        if (o->cuda_major && (int)v.part[0] != o->cuda_major)
-            continue;
-        if (o->cuda_min.n && cu_version_cmp(&vmm, &o->cuda_min) < 0)
-            continue;
-        if (o->cuda_mm.n && r->cuda.kind == SPEC_AUTO && cu_version_cmp(&vmm, &o->cuda_mm) != 0)
-            continue;
-        if (gpus_fit_cuda(r, &v, &unknown) != 0)
-            continue;
-        if (unknown && r->cuda.kind == SPEC_AUTO) {
-            fail(r, ST_FRAMEWORK,
-                 _("cudaup does not know which GPUs CUDA %s builds for."), V(&vmm, b1, sizeof(b1)));
-            continue;
-        }
-        if (!driver_fits(r, &v, &need))
-            continue;
-        const struct cu_manifest *m;
-        st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDA, labels[i], &m, r->err);
-        if (st == CU_E_NOT_FOUND) {
-            fail(r, ST_MIRROR, "%s", r->err->msg);
-            continue;
-        }
-        if (st != CU_OK)
+    bool any_label = false, any_in_range = false;
+    for (int sweep = only_sweep; sweep <= only_sweep; sweep++) {
+        /* 1: a wheel with its own runtime, on a driver too old for the build's CUDA X.Y:
+         *    another release of the same major for the system.
+         * 2: a driver too old for every release of the major: one it runs by
+         *    minor-version compatibility (NVIDIA's 11.x >= 450.80.02, 12.x >= 525.60.13). */
+        if (sweep == 1 && !(o->bundled && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO))
+            return CU_E_NOT_FOUND;
+        if (sweep == 2 && (r->cuda.kind != SPEC_AUTO || !o->cuda_major ||
+                           driver_runs_some_release(r, labels, n, o->cuda_major)))
+            return CU_E_NOT_FOUND;
+        r->sweep = sweep;
+        for (size_t i = 0; i < n; i++) {
+            struct cu_version v, vmm, need = {{0}, 0};
+            bool unknown;
+            if (!cu_version_parse(labels[i], &v) || v.n != 3 || !spec_matches(&r->cuda, &v))
+                continue;
+            any_label = true;
+            vmm = mm(&v);
+            if (o->cuda_major && (int)v.part[0] != o->cuda_major)
+                continue;
+            if (o->cuda_min.n && cu_version_cmp(&vmm, &o->cuda_min) < 0)
+                continue;
+            if (o->cuda_max.n && cu_version_cmp(&vmm, &o->cuda_max) > 0)
+                continue;
+            any_in_range = true;
+            if (sweep == 0 && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO && cu_version_cmp(&vmm, &o->cuda_mm) != 0)
+                continue;
+            if (gpus_fit_cuda(r, &v, &unknown) != 0)
+                continue;
+            if (unknown && r->cuda.kind == SPEC_AUTO) {
+                fail(r, ST_FRAMEWORK,
+                     _("cudaup does not know which GPUs CUDA %s builds for."), V(&vmm, b1, sizeof(b1)));
+                continue;
+            }
+            if (!driver_fits(r, &v, &need, sweep == 2))
+                continue;
+            const struct cu_manifest *m;
+            st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDA, labels[i], &m, r->err);
+            if (st == CU_E_NOT_FOUND) {
+                fail(r, ST_MIRROR, "%s", r->err->msg);
+                continue;
+            }
+            if (st != CU_OK)
+                return st;
+            if (!has_platform(cu_manifest_package(m, "cuda_cudart"), r->platform)) {
+                fail(r, ST_MIRROR, _("CUDA %s has no archives for %s."), labels[i],
+                     r->platform);
+                continue;
+            }
+            struct cudnn_pick dn;
+            st = pick_cudnn(r, o, &v, &dn);
+            if (st == CU_E_NOT_FOUND)
+                continue; /* an older CUDA may have a cuDNN that fits */
+            if (st != CU_OK)
+                return st;
+            struct cu_strv comps;
+            cu_strv_init(&comps);
+            st = pick_components(r, m, &comps);
+            if (st == CU_OK)
+                st = fill_plan(r, o, m, &v, &need, &comps, &dn, out);
+            cu_strv_fini(&comps);
+            if (st == CU_OK && unknown)
+                cu_plan_warn(*out, _("cudaup does not know whether CUDA %s builds for every GPU here."),
+                             V(&vmm, b1, sizeof(b1)));
             return st;
-        if (!has_platform(cu_manifest_package(m, "cuda_cudart"), r->platform)) {
-            fail(r, ST_MIRROR, _("CUDA %s has no archives for %s."), labels[i],
-                 r->platform);
-            continue;
         }
-        struct cudnn_pick dn;
-        st = pick_cudnn(r, o, &v, &dn);
-        if (st == CU_E_NOT_FOUND)
-            continue; /* an older CUDA may have a cuDNN that fits */
-        if (st != CU_OK)
-            return st;
-        struct cu_strv comps;
-        cu_strv_init(&comps);
-        st = pick_components(r, m, &comps);
-        if (st == CU_OK)
-            st = fill_plan(r, o, m, &v, &need, &comps, &dn, out);
-        cu_strv_fini(&comps);
-        if (st == CU_OK && unknown)
-            cu_plan_warn(*out, _("cudaup does not know whether CUDA %s builds for every GPU here."),
-                         V(&vmm, b1, sizeof(b1)));
-        return st;
     }
     if (!any_label) {
         if (r->cuda.kind == SPEC_AUTO)
             fail(r, ST_FRAMEWORK, _("The mirror lists no CUDA release."));
         else
             fail(r, ST_FRAMEWORK, _("CUDA %s is not on the mirror."), r->in->wishes->cuda);
+    } else if (o->cuda_max.n && !any_in_range) {
+        fail(r, ST_FRAMEWORK, _("%s needs CUDA %s (%s); NVIDIA publishes CUDA archives only from %s on."), o->title,
+             V(&o->cuda_max, b1, sizeof(b1)), o->cuda_max_why ? o->cuda_max_why : "",
+             cu_version_format(&r->cat->archives_from, 2, b2, sizeof(b2)));
     } else if (o->cuda_major) {
         if (r->cuda.kind != SPEC_AUTO && (int)r->cuda.v.part[0] != o->cuda_major)
             fail(r, ST_FRAMEWORK, _("%s needs CUDA %d, not %s."), o->title, o->cuda_major,
@@ -824,6 +1023,16 @@ add_none_option(struct rs *r, struct fwopt **opts, size_t *n)
     (*n)++;
 }
 
+/* Can cudaup give this TensorFlow the CUDA its libraries load? */
+static bool
+tf_installable(const struct cu_catalog *cat, const struct cu_cat_tf *t)
+{
+    if (!major_has_archives(cat, (int)t->cuda.part[0]))
+        return false;
+    struct cu_version from = mm(&cat->archives_from);
+    return !t->cuda_max.n || cu_version_cmp(&t->cuda_max, &from) >= 0;
+}
+
 static enum cu_status
 tf_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
@@ -832,7 +1041,7 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
     bool matched = false;
 
     for (size_t i = r->cat->n_tf; i-- > 0;)
-        if (major_has_archives(r->cat, (int)r->cat->tf[i].cuda.part[0])) {
+        if (tf_installable(r->cat, &r->cat->tf[i])) {
             first_ok = &r->cat->tf[i];
             break;
         }
@@ -841,9 +1050,16 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
         if (!fw_version_matches(&r->fw.v, &t->version))
             continue;
         matched = true;
-        if (!major_has_archives(r->cat, (int)t->cuda.part[0])) {
+        if (!tf_installable(r->cat, t)) {
             if (!r->fw.v.n)
                 continue; /* newest-first search: older builds simply do not fit */
+            if (t->cuda_max.n && major_has_archives(r->cat, (int)t->cuda.part[0]))
+                return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                    _("TensorFlow %s needs CUDA %s: %s. NVIDIA publishes CUDA archives only from %s on, so cudaup cannot install it; TensorFlow %s or newer works with the CUDA releases cudaup installs."),
+                                    V(&t->version, b1, sizeof(b1)), V(&t->cuda_max, b2, sizeof(b2)),
+                                    t->cuda_max_why ? t->cuda_max_why : "",
+                                    cu_version_format(&r->cat->archives_from, 2, (char[32]){0}, 32),
+                                    first_ok ? V(&first_ok->version, (char[32]){0}, 32) : "2.15");
             return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
                                 _("TensorFlow %s was built for CUDA %s and cuDNN %s, but NVIDIA publishes CUDA archives only from %s on, so cudaup cannot install them; TensorFlow %s or newer works with the CUDA releases cudaup installs."),
                                 V(&t->version, b1, sizeof(b1)), V(&t->cuda, b2, sizeof(b2)),
@@ -863,6 +1079,10 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
         o->cudnn_min = t->cudnn;
         o->py_min = t->py_min;
         o->py_max = t->py_max;
+        o->code = cu_catalog_tf_code(r->cat, &t->version);
+        o->build_cuda = mm(&t->cuda);
+        o->cuda_max = t->cuda_max;
+        o->cuda_max_why = t->cuda_max_why;
         bool gpu_pkg = strcmp(t->package, "tensorflow_gpu") == 0;
         cu_strv_push_owned(&o->pip, cu_xasprintf("%s==%s", gpu_pkg ? "tensorflow-gpu" : "tensorflow", b1));
         o->why = cu_xasprintf(_("TensorFlow %s (with Keras): Google built and tested it with CUDA %s and cuDNN %s, so it needs CUDA %s.x at %s or newer and cuDNN %u.x."),
@@ -942,7 +1162,10 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                 }
                 o->index_url = cu_xasprintf(PYTORCH_INDEX "%s", b->tag);
                 o->tag = cu_xstrdup(b->tag);
-                o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s%s%s%s): the newest %s build that fits; the system CUDA matches it so extensions build."),
+                o->bundled = true;
+                o->build_cuda = mm(&b->cuda);
+                o->code = cu_catalog_torch_code(r->cat, exact ? &exact->version : &t->minor, b->tag);
+                o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s%s%s%s): the newest %s build that fits."),
                                       ver, b->tag, V(&b->cuda, b2, sizeof(b2)), b->cudnn ? ", cuDNN " : "",
                                       b->cudnn ? b->cudnn : "", b->stable ? "" : _(", experimental"),
                                       b->stable ? _("stable") : _("experimental"));
@@ -963,9 +1186,28 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
     char b1[32], b2[32], b3[32];
     struct cu_version dash = vp("0.6.0");
+    bool extra_known = !r->fw.extra[0];
+
+    /* A driver too old for every plugin: name the least it takes. */
+    const struct cu_cat_jax_plugin *least = NULL;
+    for (size_t i = 0; i < r->cat->n_jax; i++)
+        if (!least || r->cat->jax[i].driver_branch < least->driver_branch)
+            least = &r->cat->jax[i];
+    if (least && r->constrained && r->have_driver && (int)r->driver.part[0] < least->driver_branch)
+        fail(r, ST_DRIVER, _("JAX needs NVIDIA driver %d or newer (for its CUDA %d wheels); this machine has %s."),
+             least->driver_branch, least->cuda_major, D(&r->driver, b1, sizeof(b1)));
 
     for (size_t i = 0; i < r->cat->n_jax; i++) {
         const struct cu_cat_jax_plugin *p = &r->cat->jax[i];
+        /* jax[cudaNN] brings CUDA and cuDNN as pip packages (JAX's default);
+         * jax[cudaNN-local] uses the system's, and only when asked. */
+        bool local = false;
+        if (r->fw.extra[0]) {
+            local = strcmp(r->fw.extra, p->local_extra) == 0;
+            if (!local && strcmp(r->fw.extra, p->extra) != 0)
+                continue;
+            extra_known = true;
+        }
         struct cu_version first = {{0}, 0};
         if (p->first_version && !cu_version_parse(p->first_version, &first))
             first.n = 0;
@@ -980,7 +1222,7 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
         bool sm_ok = true;
         for (size_t g = 0; r->constrained && g < r->f->n_gpus; g++)
             if (r->f->gpus[g].cc.n && cu_version_cmp(&r->f->gpus[g].cc, &p->min_sm) < 0) {
-                fail(r, ST_GPU,
+                fail(r, ST_GPU_CODE,
                      _("JAX's CUDA %d plugin needs compute capability %s or newer; GPU %d (%s) has %s."),
                      p->cuda_major, V(&p->min_sm, b1, sizeof(b1)), r->f->gpus[g].index, r->f->gpus[g].name,
                      V(&r->f->gpus[g].cc, b2, sizeof(b2)));
@@ -991,9 +1233,9 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
         *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
         struct fwopt *o = &(*opts)[(*n)++];
         fwopt_init(o);
-        const char *extra = p->local_extra;
+        const char *extra = local ? p->local_extra : p->extra;
         CU_AUTOFREE char *old_extra = NULL;
-        if (r->fw.v.n && cu_version_cmp(&r->fw.v, &dash) < 0) {
+        if (local && r->fw.v.n && cu_version_cmp(&r->fw.v, &dash) < 0) {
             /* Before 0.6.0 the extra was spelled with an underscore (PEP 685 rename). */
             old_extra = cu_xasprintf("%s_local", p->extra);
             extra = old_extra;
@@ -1002,22 +1244,90 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
                              : cu_xasprintf("JAX (%s)", extra);
         o->version = r->fw.v.n ? cu_xstrdup(V(&r->fw.v, b1, sizeof(b1))) : NULL;
         o->cuda_major = p->cuda_major;
-        o->cuda_min = p->cuda_min;
-        o->cudnn_major = (int)p->cudnn_min.part[0];
-        o->cudnn_min = p->cudnn_min;
-        o->cudnn_max_excl = p->cudnn_max_exclusive;
+        o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
+        o->code = cu_catalog_jax_code(r->cat, &r->fw.v, p->cuda_major);
         if (r->fw.v.n)
             cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]==%s", extra, V(&r->fw.v, b1, sizeof(b1))));
         else
             cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]", extra));
         o->tag = cu_xstrdup(extra);
-        o->why = cu_xasprintf(_("JAX with %s: it uses the CUDA %s or newer and cuDNN %s or newer that cudaup installs."),
-                              extra, V(&p->cuda_min, b2, sizeof(b2)), V(&p->cudnn_min, b3, sizeof(b3)));
+        if (local) {
+            o->cuda_min = p->cuda_min;
+            o->cudnn_major = (int)p->cudnn_min.part[0];
+            o->cudnn_min = p->cudnn_min;
+            o->cudnn_max_excl = p->cudnn_max_exclusive;
+            o->why = cu_xasprintf(_("JAX with %s: it uses the CUDA %s or newer and cuDNN %s or newer that cudaup installs."),
+                                  extra, V(&p->cuda_min, b2, sizeof(b2)), V(&p->cudnn_min, b3, sizeof(b3)));
+            o->local_needs = cu_xasprintf(_("jax[%s] also needs NCCL for CUDA %d (libnccl.so.2), which cudaup does not install: add it to the environment (pip install nvidia-nccl-cu%d) or the system before you run JAX."),
+                                          extra, p->cuda_major, p->cuda_major);
+        } else {
+            o->bundled = true;
+            o->why = cu_xasprintf(_("JAX with %s: the wheels bring CUDA %d and cuDNN as pip packages, as JAX recommends; the system CUDA serves tools and the extensions you build."),
+                                  extra, p->cuda_major);
+        }
     }
+    if (!extra_known)
+        return cu_error_set(r->err, CU_E_USAGE, 0,
+                            _("--framework: jax[%s] is not a JAX extra cudaup knows; use jax (which means jax[cuda13] or jax[cuda12]), jax[cuda12-local] or jax[cuda13-local]."),
+                            r->fw.extra);
     return CU_OK;
 }
 
 /* ---- entry point ---------------------------------------------------------------- */
+
+/* Judge the build's GPU code against every GPU here, and a wheel's own runtime against the driver. */
+static void
+judge_code(struct rs *r, struct fwopt *o)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    size_t ng = r->f->n_gpus;
+    o->fit = cu_xcalloc(ng + 1, sizeof(*o->fit));
+    o->target = cu_xcalloc(ng + 1, sizeof(*o->target));
+    if (r->fw.fw == CU_FW_NONE) {
+        o->code_class = CODE_READ; /* nothing to run */
+        return;
+    }
+    o->code_class = !o->code ? CODE_SILENT : o->code->read ? CODE_READ : CODE_INFERRED;
+    if (!r->constrained)
+        return;
+    struct cu_version min;
+    if (o->bundled && r->have_driver && o->build_cuda.n &&
+        !driver_runs_major(r, (int)o->build_cuda.part[0], &min) && min.n) {
+        o->code_why = cu_xasprintf(_("%s brings its own CUDA %s runtime, which needs NVIDIA driver %s or newer (NVIDIA's minor-version compatibility); this machine has %s."),
+                                   o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
+                                   D(&min, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+        fail(r, ST_DRIVER, "%s", o->code_why);
+        o->code_class = CODE_NO_FIT;
+        return;
+    }
+    if (!o->code)
+        return;
+    CU_AUTOFREE char *has = cu_code_describe(o->code);
+    for (size_t i = 0; i < ng; i++) {
+        const struct cu_gpu_info *g = &r->f->gpus[i];
+        if (!g->cc.n)
+            continue;
+        o->fit[i] = cu_code_fit(o->code, &g->cc, &o->target[i]);
+        struct cu_version need;
+        if (o->fit[i] == CU_CODE_NONE) {
+            o->code_why = cu_xasprintf(_("%s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it would ignore the GPU and compute on the CPU."),
+                                       o->title, g->index, g->name, V(&g->cc, b1, sizeof(b1)), has,
+                                       o->code->read ? "" : _(" (inferred)"));
+        } else if (o->fit[i] == CU_CODE_PTX && r->have_driver && o->build_cuda.n &&
+                   cu_catalog_cuda_min_driver(r->cat, &o->build_cuda, &need) &&
+                   cu_version_cmp(&r->driver, &need) < 0) {
+            o->code_why = cu_xasprintf(_("GPU %d (%s, compute capability %s) could run %s only by JIT-compiling its PTX compute_%d, which needs NVIDIA driver %s or newer (the driver of CUDA %s, which wrote it); this machine has %s."),
+                                       g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
+                                       D(&need, b2, sizeof(b2)), V(&o->build_cuda, b3, sizeof(b3)),
+                                       D(&r->driver, b4, sizeof(b4)));
+        } else {
+            continue;
+        }
+        fail(r, ST_GPU_CODE, "%s", o->code_why);
+        o->code_class = CODE_NO_FIT;
+        return;
+    }
+}
 
 static enum cu_status
 nothing_fits(struct rs *r)
@@ -1027,8 +1337,118 @@ nothing_fits(struct rs *r)
     return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", msg);
 }
 
+/* Try the options, best vouched first: rows read in a source, then inferred ones, then silent ones. */
+static enum cu_status
+try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **out)
+{
+    enum cu_status st = CU_E_NOT_FOUND;
+    char first_why[sizeof(r->why)] = "";
+    size_t chosen = 0;
+    bool first_tried = false;
+
+    /* A build the driver runs with the system CUDA it was made for beats one that needs
+     * another release of its major, which beats one that leans on minor-version compatibility. */
+    for (int sweep = 0; sweep < 3 && st == CU_E_NOT_FOUND; sweep++)
+    for (int pass = CODE_READ; pass <= CODE_SILENT && st == CU_E_NOT_FOUND; pass++) {
+        for (size_t i = 0; i < n_opts && st == CU_E_NOT_FOUND; i++) {
+            if (opts[i].code_class != pass)
+                continue;
+            /* The first option's own failure, apart from what the others said. */
+            int saved_stage = r->stage;
+            char saved_why[sizeof(r->why)];
+            struct cu_version saved_need = r->min_need;
+            if (i == 0 && sweep == 0) {
+                memcpy(saved_why, r->why, sizeof(saved_why));
+                r->stage = 0;
+                r->why[0] = '\0';
+                memset(&r->min_need, 0, sizeof(r->min_need));
+            }
+            st = try_option(r, &opts[i], sweep, out);
+            if (st == CU_OK)
+                chosen = i;
+            if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
+                first_tried = true;
+                memcpy(first_why, r->why, sizeof(first_why));
+                if (saved_stage > r->stage) {
+                    r->stage = saved_stage;
+                    memcpy(r->why, saved_why, sizeof(r->why));
+                    r->min_need = saved_need;
+                }
+            }
+        }
+    }
+    if (st != CU_OK || chosen == 0)
+        return st;
+    const struct fwopt *o0 = &opts[0], *oc = &opts[chosen];
+    if (o0->code_class == CODE_NO_FIT)
+        cu_plan_reason(*out, _("Not %s: %s"), o0->title, o0->code_why);
+    else if (first_tried && first_why[0])
+        cu_plan_reason(*out, _("Not %s: %s"), o0->title, first_why);
+    else if (o0->code_class > oc->code_class)
+        cu_plan_reason(*out, _("Not %s: what GPU code it carries is %s, while it is read for %s."), o0->title,
+                       o0->code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"), oc->title);
+    return st;
+}
+
+static enum cu_status resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out,
+                              struct cu_error *err);
+
+static const char *
+fw_title(enum cu_framework fw)
+{
+    return fw == CU_FW_TENSORFLOW ? "TensorFlow" : fw == CU_FW_PYTORCH ? "PyTorch" : "JAX";
+}
+
+/* After a refusal: the command that does work on this machine, in the error's advice.
+ * First the framework asked for at any version, then the others, then CUDA alone. */
+static void
+find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error *err)
+{
+    static const enum cu_framework order[] = {CU_FW_TENSORFLOW, CU_FW_PYTORCH, CU_FW_JAX, CU_FW_NONE};
+    char b1[32], b2[32];
+    struct cu_wishes w = *in->wishes;
+    struct cu_resolve_in in2 = *in;
+    struct cu_error e2;
+    w.cuda = NULL;
+    w.python = NULL;
+    if (w.cudnn && strcmp(w.cudnn, "none") != 0)
+        w.cudnn = NULL;
+    in2.wishes = &w;
+    for (size_t k = 0; k <= CU_N_ELEMENTS(order); k++) {
+        enum cu_framework fw = k == 0 ? r->fw.fw : order[k - 1];
+        if (k > 0 && fw == r->fw.fw)
+            continue;
+        struct cu_plan *p = NULL;
+        cu_error_clear(&e2);
+        w.framework = cu_framework_name(fw);
+        if (resolve(&in2, true, &p, &e2) != CU_OK) {
+            cu_plan_free(p);
+            continue;
+        }
+        const struct cu_plan_framework *f = p->framework;
+        if (!f)
+            cu_error_advise(err, _("No %s build runs here; cudaup install --framework none installs CUDA %s alone."),
+                            fw_title(r->fw.fw), V(&p->cuda, b1, sizeof(b1)));
+        else
+            cu_error_advise(err, _("%scudaup install --framework %s%s%s gives %s %s%s with CUDA %s%s%s."),
+                            fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), f->name,
+                            f->version ? "==" : "", f->version ? f->version : "", fw_title(fw),
+                            f->version ? f->version : "", fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "",
+                            V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : "",
+                            p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
+        cu_plan_free(p);
+        return;
+    }
+}
+
 enum cu_status
 cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err)
+{
+    return resolve(in, false, out, err);
+}
+
+static enum cu_status
+resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, struct cu_error *err)
 {
     struct rs r;
     struct fwopt *opts = NULL;
@@ -1044,6 +1464,7 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
     r.cat = in->cat;
     r.f = in->facts;
     r.err = err;
+    r.no_advice = no_advice;
     parse_spec(in->wishes->cuda, false, 3, &r.cuda);
     parse_spec(in->wishes->cudnn, true, 3, &r.cudnn);
     parse_framework(in->wishes->framework, &r.fw, &badv);
@@ -1079,16 +1500,9 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
         break;
     }
     if (st == CU_OK) {
-        st = CU_E_NOT_FOUND;
-        char first_why[400] = "";
-        size_t i;
-        for (i = 0; i < n_opts && st == CU_E_NOT_FOUND; i++) {
-            st = try_option(&r, &opts[i], out);
-            if (i == 0 && st == CU_E_NOT_FOUND)
-                snprintf(first_why, sizeof(first_why), "%s", r.why);
-        }
-        if (st == CU_OK && i > 1 && first_why[0])
-            cu_plan_reason(*out, _("Not %s: %s"), opts[0].title, first_why);
+        for (size_t i = 0; i < n_opts; i++)
+            judge_code(&r, &opts[i]);
+        st = try_options(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
             st = nothing_fits(&r);
         if (st == CU_OK && in->wishes->unconstrained == false && in->facts->n_gpus == 0)
@@ -1101,5 +1515,7 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
         cu_plan_free(*out);
         *out = NULL;
     }
+    if (st == CU_E_UNSUPPORTED && !no_advice && r.fw.fw != CU_FW_NONE)
+        find_advice(in, &r, err);
     return st;
 }

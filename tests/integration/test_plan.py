@@ -130,7 +130,10 @@ d = r.json()
 t.ok(r.rc == 0 and d["framework"]["index_url"].endswith("/cu130") and d["cuda"]["version"] == "13.0.2",
      "pytorch on driver 580: the cu130 build and CUDA 13.0", r)
 r = plan(root4, env4, "--framework", "jax")
-t.ok(r.rc == 0 and d and r.json()["framework"]["pip"] == ["jax[cuda13-local]"], "jax: the local CUDA 13 extra", r)
+t.ok(r.rc == 0 and d and r.json()["framework"]["pip"] == ["jax[cuda13]"], "jax: the CUDA 13 wheels that bring their own CUDA", r)
+r = plan(root4, env4, "--framework", "jax[cuda13-local]")
+t.ok(r.rc == 0 and r.json()["framework"]["pip"] == ["jax[cuda13-local]"]
+     and any("NCCL" in w for w in r.json()["warnings"]), "jax[cuda13-local] when asked, saying it needs NCCL", r)
 r = plan(root4, env4, "--framework", "pytorch==2.3.1", "--python", "3.11")
 t.ok(r.rc == 0 and r.json()["framework"]["pip"][0] == "torch==2.3.1" and r.json()["cuda"]["version"] == "11.8.0",
      "pytorch 2.3.1: cu118 and CUDA 11.8", r)

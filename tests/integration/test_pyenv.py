@@ -18,7 +18,7 @@ ROOT, MENV = machine(t, "two-gpus")
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR)
 WHEELS = t.tmpdir("wheels")
-mkwheels.build(WHEELS, [("tensorflow", "2.21.0"), ("torch", "2.14.0"), ("torchvision", "0.29.0"),
+mkwheels.build(WHEELS, [("tensorflow", "2.20.0"), ("torch", "2.14.0"), ("torchvision", "0.29.0"),  # 2.20: the newest TensorFlow whose GPU code the data reads (2.21 is inferred)
                         ("torchaudio", "2.14.0")])
 PY = shutil.which("python3.11", path="/usr/bin:/bin") or shutil.which("python3.11")
 if not PY:
@@ -65,7 +65,7 @@ st = steps(r)
 t.ok(st.get("pyenv", {}).get("changed") and st.get("framework", {}).get("changed"), "pyenv and framework changed", st)
 out = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import tensorflow; print(tensorflow.__version__)"],
                      capture_output=True, text=True)
-t.eq(out.stdout.strip(), "2.21.0", "tensorflow 2.21.0 imports inside the venv")
+t.eq(out.stdout.strip(), "2.20.0", "tensorflow 2.20.0 imports inside the venv")
 state = json.load(open(os.path.join(b.state, "pyenv.json")))
 t.ok(state["framework"] == "tensorflow" and state["python"].endswith("/tf/bin/python"), "pyenv.json records the env", state)
 t.ok(not os.path.exists(os.path.join(b.home, ".bashrc")), "scope conda leaves the rc file alone")
@@ -79,7 +79,7 @@ if shutil.which("zsh"):
                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": b.home})
     t.eq(act.stdout, "%s/cuda|unset" % b.prefix, "activate/deactivate under zsh", act)
 rv, c = b.verify(env={"FAKE_FW_GPUS": "2"})
-t.ok(c.get("framework", {}).get("status") == "pass" and "tensorflow 2.21.0" in c["framework"]["detail"]
+t.ok(c.get("framework", {}).get("status") == "pass" and "tensorflow 2.20.0" in c["framework"]["detail"]
      and "CUDA 12.5" in c["framework"]["detail"] and "2 GPU" in c["framework"]["detail"],
      "verify: the framework check runs inside the env and reports version, CUDA build, GPUs", c.get("framework"))
 rv, c = b.verify(env={"FAKE_FW_GPUS": "0"})

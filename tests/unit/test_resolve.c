@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,16 @@
 #include "core/mem.h"
 #include "core/resolve.h"
 #include "testutil.h"
+
+/* Does some line of @v contain @sub? */
+static bool
+cu_strv_contains_sub(const struct cu_strv *v, const char *sub)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (strstr(v->v[i], sub))
+            return true;
+    return false;
+}
 
 /* ---- an in-memory manifest source over tests/fixtures/nvidia ---- */
 
@@ -285,11 +296,22 @@ pytorch_and_jax(void **state)
     assert_string_equal(p->framework->pip[1], "torchvision==0.18.1");
     assert_string_equal(p->framework->python, "3.11");
     cu_plan_free(p);
+    /* JAX's docs recommend the wheels that bring CUDA and cuDNN as pip packages. */
     assert_ok(resolve(x, f, (struct cu_wishes){.framework = "jax", .cuda = "12"}, &p, &err), &err);
     assert_string_equal(vs(&p->cuda), "12.9.1");
-    assert_string_equal(p->framework->pip[0], "jax[cuda12-local]");
-    assert_true(cu_version_strcmp(vs(&p->cudnn), "9.8") >= 0);
+    assert_string_equal(p->framework->pip[0], "jax[cuda12]");
+    assert_true(p->framework->bundled_runtime);
     cu_plan_free(p);
+    /* The -local wheel only when asked, with what else it needs said. */
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "jax[cuda12-local]"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "12.9.1");
+    assert_string_equal(p->framework->pip[0], "jax[cuda12-local]");
+    assert_false(p->framework->bundled_runtime);
+    assert_true(cu_version_strcmp(vs(&p->cudnn), "9.8") >= 0);
+    assert_true(cu_strv_contains_sub(&p->warnings, "NCCL"));
+    cu_plan_free(p);
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "jax[cuda99]"}, &p, &err), CU_E_USAGE, &err);
+    assert_non_null(strstr(err.msg, "jax[cuda99] is not a JAX extra"));
     assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch==2.9", .cuda = "11.8"}, &p, &err),
                   CU_E_UNSUPPORTED, &err);
     assert_non_null(strstr(err.msg, "needs CUDA 12, not 11.8"));
