@@ -161,6 +161,7 @@ struct fwopt {
     char *local_needs;             /* what else a "-local" JAX needs, or NULL */
     int code_class;                /* enum code_class */
     char *code_why;                /* why it cannot run here (code_class == CODE_NO_FIT) */
+    bool no_code;                  /* ... because it has no code at all for a GPU here */
     enum cu_code_fit *fit;         /* per GPU of the facts */
     int *target;
 };
@@ -1290,6 +1291,35 @@ judge_code(struct rs *r, struct fwopt *o)
     o->code_class = !o->code ? CODE_SILENT : o->code->read ? CODE_READ : CODE_INFERRED;
     if (!r->constrained)
         return;
+    if (o->code) {
+        CU_AUTOFREE char *has = cu_code_describe(o->code);
+        for (size_t i = 0; i < ng; i++) {
+            const struct cu_gpu_info *g = &r->f->gpus[i];
+            if (!g->cc.n)
+                continue;
+            o->fit[i] = cu_code_fit(o->code, &g->cc, &o->target[i]);
+            struct cu_version need;
+            if (o->fit[i] == CU_CODE_NONE) {
+                o->no_code = true;
+                o->code_why = cu_xasprintf(_("%s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it would ignore the GPU and compute on the CPU."),
+                                           o->title, g->index, g->name, V(&g->cc, b1, sizeof(b1)), has,
+                                           o->code->read ? "" : _(" (inferred)"));
+            } else if (o->fit[i] == CU_CODE_PTX && r->have_driver && o->build_cuda.n &&
+                       cu_catalog_cuda_min_driver(r->cat, &o->build_cuda, &need) &&
+                       cu_version_cmp(&r->driver, &need) < 0) {
+                o->code_why = cu_xasprintf(_("GPU %d (%s, compute capability %s) could run %s only by JIT-compiling its PTX compute_%d, which needs NVIDIA driver %s or newer (the driver of CUDA %s, which wrote it); this machine has %s."),
+                                           g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
+                                           D(&need, b2, sizeof(b2)), V(&o->build_cuda, b3, sizeof(b3)),
+                                           D(&r->driver, b4, sizeof(b4)));
+            } else {
+                continue;
+            }
+            fail(r, ST_GPU_CODE, "%s", o->code_why);
+            o->code_class = CODE_NO_FIT;
+            return;
+        }
+    }
+    /* After the code: a newer driver does not help a build without code for the GPU. */
     struct cu_version min;
     if (o->bundled && r->have_driver && o->build_cuda.n &&
         !driver_runs_major(r, (int)o->build_cuda.part[0], &min) && min.n) {
@@ -1298,35 +1328,25 @@ judge_code(struct rs *r, struct fwopt *o)
                                    D(&min, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
         fail(r, ST_DRIVER, "%s", o->code_why);
         o->code_class = CODE_NO_FIT;
-        return;
     }
-    if (!o->code)
-        return;
-    CU_AUTOFREE char *has = cu_code_describe(o->code);
-    for (size_t i = 0; i < ng; i++) {
-        const struct cu_gpu_info *g = &r->f->gpus[i];
-        if (!g->cc.n)
-            continue;
-        o->fit[i] = cu_code_fit(o->code, &g->cc, &o->target[i]);
-        struct cu_version need;
-        if (o->fit[i] == CU_CODE_NONE) {
-            o->code_why = cu_xasprintf(_("%s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it would ignore the GPU and compute on the CPU."),
-                                       o->title, g->index, g->name, V(&g->cc, b1, sizeof(b1)), has,
-                                       o->code->read ? "" : _(" (inferred)"));
-        } else if (o->fit[i] == CU_CODE_PTX && r->have_driver && o->build_cuda.n &&
-                   cu_catalog_cuda_min_driver(r->cat, &o->build_cuda, &need) &&
-                   cu_version_cmp(&r->driver, &need) < 0) {
-            o->code_why = cu_xasprintf(_("GPU %d (%s, compute capability %s) could run %s only by JIT-compiling its PTX compute_%d, which needs NVIDIA driver %s or newer (the driver of CUDA %s, which wrote it); this machine has %s."),
-                                       g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
-                                       D(&need, b2, sizeof(b2)), V(&o->build_cuda, b3, sizeof(b3)),
-                                       D(&r->driver, b4, sizeof(b4)));
-        } else {
-            continue;
-        }
-        fail(r, ST_GPU_CODE, "%s", o->code_why);
-        o->code_class = CODE_NO_FIT;
-        return;
+}
+
+/* No option has code for a GPU here: the sentence names the build whose code is oldest. */
+static void
+explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
+{
+    const struct fwopt *oldest = NULL;
+    for (size_t i = 0; i < n_opts; i++) {
+        const struct fwopt *o = &opts[i];
+        if (!o->no_code || !o->code->n_sass)
+            return; /* some option failed otherwise: its sentence stands */
+        if (!oldest || o->code->sass[0] < oldest->code->sass[0])
+            oldest = o;
     }
+    if (!oldest)
+        return;
+    r->stage = ST_DRIVER + 100; /* nothing else explains better */
+    snprintf(r->why, sizeof(r->why), "%s", oldest->code_why);
 }
 
 static enum cu_status
@@ -1502,6 +1522,7 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     if (st == CU_OK) {
         for (size_t i = 0; i < n_opts; i++)
             judge_code(&r, &opts[i]);
+        explain_no_code(&r, opts, n_opts);
         st = try_options(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
             st = nothing_fits(&r);

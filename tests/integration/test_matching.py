@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The framework cudaup plans really runs on the GPU: fixture GPUs x drivers x frameworks.
+
+Every expectation names the row of shared/data (or the release note) it comes from, so
+a failure says which fact the resolver broke.  Nothing here reads cudaup's own output to
+decide what is right."""
+import os
+import re
+
+from cutest import SRCDIR, Tap, run
+import machines
+
+t = Tap()
+MIRROR = "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
+
+# (PCI device, compute capability, NVML name): the GPUs of shared/data/compat/nvidia_pci_devices.csv.
+GTX970 = ("13c2", "5.2", "NVIDIA GeForce GTX 970")
+GTX680 = ("1180", "3.0", "NVIDIA GeForce GTX 680")
+GTX1080 = ("1b80", "6.1", "NVIDIA GeForce GTX 1080")
+V100 = ("1db4", "7.0", "Tesla V100-PCIE-16GB")
+RTX3090 = ("2204", "8.6", "NVIDIA GeForce RTX 3090")
+RTX4090 = ("2684", "8.9", "NVIDIA GeForce RTX 4090")
+H100 = ("2330", "9.0", "NVIDIA H100 80GB HBM3")
+RTX5090 = ("2b85", "12.0", "NVIDIA GeForce RTX 5090")
+
+_roots = {}
+
+
+def machine(gpus, driver):
+    key = (tuple(gpus), driver)
+    if key not in _roots:
+        root = os.path.join(t.tmpdir("m"), "root")
+        machines.build_spec({"os": "ubuntu", "driver": driver, "cuda": 12040, "libs": True,
+                             "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 8192, name)
+                                      for i, (dev, cc, name) in enumerate(gpus)]}, root)
+        _roots[key] = root
+    return _roots[key]
+
+
+def plan(gpus, driver, *args):
+    root = machine(gpus, driver)
+    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
+             "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"] + list(args),
+            env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+    return r, r.json() or {}
+
+
+def vkey(v):
+    return tuple(int(x) for x in re.findall(r"\d+", v or ""))
+
+
+def fw(doc):
+    return doc.get("framework") or {}
+
+
+def code(doc, gpu=0):
+    for e in fw(doc).get("gpu_code", []):
+        if e["gpu"] == gpu:
+            return (e["code"], e["target"])
+    return None
+
+
+# --- TensorFlow on a GTX 970 (the user cudaup began with) ---------------------------------
+SRC_TF217 = "TF 2.17.0 release notes (Maxwell dropped); tensorflow_wheel_arch.csv 2.18-2.20: sm_60+"
+for driver in ("535.183.01", "550.54.14", "580.95.05"):
+    r, d = plan([GTX970], driver)
+    v = fw(d).get("version")
+    t.ok(r.rc == 0 and v and vkey(v) < (2, 17), "GTX 970, driver %s: TensorFlow %s, older than 2.17 [%s]" % (driver, v, SRC_TF217), r)
+    t.eq(code(d), ("sass", "sm_50"), "GTX 970, driver %s: runs its sm_50 code [tensorflow_wheel_arch.csv ~2.14-2.17]" % driver)
+r, d = plan([GTX970], "535.183.01")
+t.eq(fw(d).get("version"), "2.15.0", "GTX 970 on 535: TensorFlow 2.15 (2.16 needs CUDA 12.3, driver 545) [tensorflow_tested_builds_linux_gpu.csv]")
+t.ok(any("inferred" in x for x in d.get("reasons", [])), "the plan says the 2.15 arch list is inferred [tensorflow_wheel_arch.csv confidence]", d.get("reasons"))
+
+r, d = plan([GTX970], "580.95.05", "--framework", "tensorflow==2.17")
+t.eq(r.rc, 3, "GTX 970, tensorflow==2.17: refused [%s]" % SRC_TF217, r)
+t.ok("no code for GPU 0" in d.get("error", "") and "5.2" in d.get("error", ""), "the refusal names the missing code and the GPU", d)
+t.ok(re.search(r"--framework tensorflow==2\.1[0-6]", d.get("advice") or ""), "its advice names a TensorFlow that runs here", d)
+
+r, d = plan([GTX970], "535.183.01", "--framework", "tensorflow==1.14")
+t.eq(r.rc, 3, "GTX 970, tensorflow==1.14: refused (CUDA 10.0 has no archives) [INDEX.csv: archives from 11.4]", r)
+t.ok("--framework tensorflow==2.15.0" in (d.get("advice") or "") and "Keras" in d.get("advice", ""),
+     "the advice is the command that gives TensorFlow 2.15 with Keras here", d)
+
+# --- PyTorch builds that dropped old architectures -------------------------------------------
+r, d = plan([GTX970], "580.95.05", "--framework", "pytorch==2.8")
+t.eq(fw(d).get("cuda_build"), "cu126", "GTX 970, pytorch==2.8: cu126 (cu128 starts at sm_70) [pytorch_wheel_arch.csv 2.8.x]")
+t.eq(code(d), ("sass", "sm_50"), "GTX 970, pytorch==2.8: its sm_50 code [pytorch_wheel_arch.csv 2.8.x cu126]")
+r, d = plan([V100], "580.95.05", "--framework", "pytorch==2.11")
+t.eq(fw(d).get("cuda_build"), "cu126", "V100, pytorch==2.11: cu126 (cu128 dropped sm_70 in 2.11) [pytorch_wheel_arch.csv 2.11.x]")
+r, d = plan([GTX970, RTX4090], "580.95.05", "--framework", "pytorch")
+t.ok(fw(d).get("cuda_build") == "cu126" and code(d, 0) == ("sass", "sm_50") and code(d, 1) == ("sass", "sm_86"),
+     "GTX 970 + RTX 4090: the one build with code for both [pytorch_wheel_arch.csv 2.14.x cu126]", fw(d))
+r, d = plan([RTX5090], "580.95.05", "--framework", "pytorch")
+t.eq(code(d), ("sass", "sm_120"), "RTX 5090, pytorch: a build with sm_120 [pytorch_wheel_arch.csv 2.14.x cu130]")
+r, d = plan([RTX5090], "580.95.05", "--framework", "pytorch==2.6")
+t.ok(r.rc == 3 and "12.0" in d.get("error", ""), "RTX 5090, pytorch==2.6: refused, no sm_120 and no PTX [pytorch_wheel_arch.csv 2.6.x]", d)
+t.ok("--framework pytorch==" in (d.get("advice") or ""), "with the PyTorch that runs here as advice", d)
+
+# --- TensorFlow 2.4 and its CUDA 11.0 ----------------------------------------------------------
+r, d = plan([RTX3090], "580.95.05", "--framework", "tensorflow==2.4")
+t.eq(r.rc, 3, "RTX 3090, tensorflow==2.4: refused [tensorflow#45848: it loads libcusolver.so.10, CUDA 11.0's]", r)
+t.ok("libcusolver.so.10" in d.get("error", "") and "2.5.0 or newer" in d.get("error", ""),
+     "the sentence names the library and 2.5 as the first that works [data/compat/tensorflow_cuda_limits.csv]", d)
+
+# --- wheels that bring their own CUDA runtime: NVIDIA's minor-version compatibility ------------
+SRC_MVC = "framework_driver_rules.md: cu11x >= 450.80.02, cu12x >= 525.60.13"
+r, d = plan([GTX970], "470.82.01", "--framework", "pytorch")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118" and d["cuda"]["version"].startswith("11."),
+     "PyTorch on driver 470: a cu118 build, a CUDA 11 the driver runs [%s]" % SRC_MVC, r)
+t.ok(any("minor-version compatibility" in x for x in d.get("reasons", [])), "the reasons explain the runtime it brings", d.get("reasons"))
+r, d = plan([GTX970], "525.60.13", "--framework", "jax")
+t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]"], "jax[cuda12] on driver 525 [JAX docs: >= 525 for CUDA 12]", r)
+t.eq(code(d), ("sass", "sm_50"), "jax[cuda12] runs its sm_50 code on a GTX 970 [jax_wheel_arch.csv 0.10.2-0.11.0]")
+r, d = plan([GTX970], "450.80.02")
+t.ok(r.rc == 0 and vkey(fw(d).get("version")) < (2, 15), "TensorFlow on 450.80.02: a CUDA 11 build [%s]" % SRC_MVC, r)
+t.ok(any("minor-version compatibility" in w for w in d.get("warnings", [])), "with a warning on what the old driver limits", d)
+r, d = plan([GTX970], "450.80.02", "--framework", "pytorch")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118", "PyTorch on 450.80.02: cu118 [%s]" % SRC_MVC, r)
+r, d = plan([GTX970], "450.80.02", "--framework", "jax")
+t.ok(r.rc == 3 and "525" in d.get("error", ""), "JAX on 450.80.02: refused, naming driver 525 [JAX docs]", d)
+t.ok("--framework tensorflow==" in (d.get("advice") or ""), "the advice names the framework that runs here", d)
+
+# --- PTX JIT ------------------------------------------------------------------------------------
+r, d = plan([RTX5090], "580.95.05")
+t.eq(code(d), ("ptx-jit", "compute_90"), "RTX 5090, TensorFlow: only its compute_90 PTX [tensorflow_wheel_arch.csv 2.18-2.20; tensorflow#97387]")
+t.ok(any("PTX" in w and "12.0" in w for w in d.get("warnings", [])), "a warning names the GPU and what JIT means", d.get("warnings"))
+r, d = plan([H100], "550.54.14")
+t.ok(vkey(fw(d).get("version")) < (2, 18), "H100 on 550: not TensorFlow 2.18+, whose compute_90 PTX (CUDA 12.5) needs driver 555 "
+     "[framework_driver_rules.md: PTX JIT needs the driver of the PTX's toolkit]", fw(d))
+
+# --- cuDNN support rows ----------------------------------------------------------------------------
+r, d = plan([GTX1080], "580.95.05")
+t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) <= (9, 10, 2),
+     "GTX 1080: cuDNN 9.10.2 or older (9.17.0's matrix no longer lists 6.1) [cudnn_support_matrix.csv]", d.get("cudnn"))
+t.ok(any("9.10.2 is the newest known" in x for x in d.get("reasons", [])), "the plan says why newer cuDNN was passed over", d.get("reasons"))
+r, d = plan([RTX4090], "580.95.05")
+t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) > (9, 10, 2), "RTX 4090: a newer cuDNN, both neighbouring matrices list 8.9 [cudnn_support_matrix.csv]", d.get("cudnn"))
+
+# --- no build has code for the GPU ---------------------------------------------------------------
+r, d = plan([GTX680], "470.82.01")
+t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "sm_35" in d.get("error", ""),
+     "GTX 680 (3.0), TensorFlow: refused; the oldest build carries sm_35 [tensorflow_wheel_arch.csv]", d)
+t.done()
