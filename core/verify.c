@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "gpucode.h"
 #include "i18n.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "mem.h"
+#include "parse.h"
 #include "nvtypes.h"
 #include "proc.h"
 #include "record.h"
@@ -1010,6 +1012,144 @@ child(const struct cu_verify_opts *o, const char *name, bool needs_gpu, struct c
     cu_strv_fini(&env);
 }
 
+/* ---- the framework computes on the GPU --------------------------------------------------- */
+
+extern const unsigned char cu_fwprobe_py[];
+extern const size_t cu_fwprobe_py_len;
+
+static const char *
+fw_title(const char *fw)
+{
+    return strcmp(fw, "pytorch") == 0 ? "PyTorch" : strcmp(fw, "jax") == 0 ? "JAX" : "TensorFlow";
+}
+
+/* A build's GPU code from its own arch list ("sm_50", "compute_90", "sm_90a"). False when none parses. */
+static bool
+arch_code(const json_t *arch, struct cu_cat_code *c)
+{
+    size_t n = json_array_size(arch);
+    memset(c, 0, sizeof(*c));
+    c->sass = cu_xcalloc(n + 1, sizeof(int));
+    c->ptx = cu_xcalloc(n + 1, sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        const char *a = json_string_value(json_array_get(arch, i));
+        uint64_t v;
+        char num[8] = "";
+        bool sm = a && strncmp(a, "sm_", 3) == 0, ptx = a && strncmp(a, "compute_", 8) == 0;
+        if (!sm && !ptx)
+            continue;
+        const char *d = a + (sm ? 3 : 8);
+        size_t k = strspn(d, "0123456789");
+        if (k == 0 || k >= sizeof(num))
+            continue;
+        memcpy(num, d, k);
+        if (!cu_parse_u64(num, 1000, &v))
+            continue;
+        if (sm)
+            c->sass[c->n_sass++] = (int)v;
+        else
+            c->ptx[c->n_ptx++] = (int)v;
+    }
+    return c->n_sass + c->n_ptx > 0;
+}
+
+/* "9.1.0" against "9.3.0": the loaded cuDNN must be the build's major, at its minor or newer. */
+static bool
+cudnn_too_old(const char *loaded, const char *build, struct cu_version *l, struct cu_version *b)
+{
+    if (!loaded || !build || !cu_version_parse(loaded, l) || !cu_version_parse(build, b))
+        return false;
+    if (l->part[0] != b->part[0])
+        return true;
+    struct cu_version lm = {{l->part[0], l->n > 1 ? l->part[1] : 0}, 2};
+    struct cu_version bm = {{b->part[0], b->n > 1 ? b->part[1] : 0}, 2};
+    return b->n > 1 && cu_version_cmp(&lm, &bm) < 0;
+}
+
+/* Judge what the probe saw; adds one check, naming the first cause of a failure. */
+static void
+judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_checks *out)
+{
+    char b1[32], b2[32];
+    const char *name = fw_title(o->framework);
+    const char *ver = cu_json_str(j, "version") ? cu_json_str(j, "version") : "?";
+    const char *cuda = cu_json_str(j, "cuda_build");
+    const char *dnn_b = cu_json_str(j, "cudnn_build"), *dnn_l = cu_json_str(j, "cudnn_loaded");
+    const json_t *devs = json_object_get(j, "devices");
+    size_t seen = json_array_size(devs), ngpu = o->facts ? o->facts->n_gpus : 0;
+    CU_AUTOFREE char *built = cu_xasprintf("%s%s", cuda ? _(", built for CUDA ") : "", cuda ? cuda : "");
+
+    if (!has_driver(o->facts)) {
+        cu_checks_add(out, "framework", o->require_gpu ? CU_CHECK_FAIL : CU_CHECK_SKIP,
+                      _("%s %s imports%s; no GPU work was done: no NVIDIA driver is loaded"), name, ver, built);
+        return;
+    }
+    /* The build's own code against every GPU the driver sees. */
+    struct cu_cat_code code;
+    const json_t *arch = json_object_get(j, "arch");
+    bool have_code = json_is_array(arch) && arch_code(arch, &code);
+    for (size_t i = 0; have_code && i < ngpu; i++) {
+        const struct cu_gpu_info *g = &o->facts->gpus[i];
+        int target;
+        if (!g->cc.n || cu_code_fit(&code, &g->cc, &target) != CU_CODE_NONE)
+            continue;
+        CU_AUTOFREE char *has = cu_code_describe(&code);
+        cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                      _("%s %s has no code for compute capability %s (GPU %d, %s): it was built for %s"), name, ver,
+                      cu_version_format(&g->cc, 0, b1, sizeof(b1)), g->index, g->name, has);
+        free(code.sass);
+        free(code.ptx);
+        return;
+    }
+    if (have_code) {
+        free(code.sass);
+        free(code.ptx);
+    }
+    struct cu_version l, b;
+    if (cudnn_too_old(dnn_l, dnn_b, &l, &b)) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                      _("cuDNN %s was loaded but %s %s needs %s or newer in %u.x"),
+                      cu_version_format(&l, 2, b1, sizeof(b1)), name, ver, cu_version_format(&b, 2, b2, sizeof(b2)),
+                      b.part[0]);
+        return;
+    }
+    if (seen == 0 && ngpu > 0) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("the driver sees %zu GPU(s) and %s %s none%s"), ngpu, name, ver,
+                      cu_json_str(j, "backend_error") ? cu_json_str(j, "backend_error") : "");
+        return;
+    }
+    for (size_t i = 0; i < seen; i++) {
+        const json_t *d = json_array_get(devs, i);
+        json_int_t idx = json_integer_value(json_object_get(d, "index"));
+        const char *err = cu_json_str(d, "error");
+        if (err) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s %s on GPU %lld: %s"), name, ver, (long long)idx, err);
+            return;
+        }
+        if (!json_is_true(json_object_get(d, "on_gpu"))) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                          _("%s %s ran the work for GPU %lld on the CPU: it cannot use that GPU"), name, ver,
+                          (long long)idx);
+            return;
+        }
+        if (!json_is_true(json_object_get(d, "matmul"))) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                          _("a matrix multiply by %s on GPU %lld differs from the same work on the CPU"), name,
+                          (long long)idx);
+            return;
+        }
+        if (!json_is_true(json_object_get(d, "conv"))) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                          _("a 2-D convolution (cuDNN) by %s on GPU %lld differs from the same work on the CPU"), name,
+                          (long long)idx);
+            return;
+        }
+    }
+    cu_checks_add(out, "framework", CU_CHECK_PASS,
+                  _("%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPU(s) agree with the CPU"), name, ver,
+                  built, dnn_l || dnn_b ? _(", cuDNN ") : "", dnn_l ? dnn_l : dnn_b ? dnn_b : "", seen);
+}
+
 static void
 check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
 {
@@ -1017,19 +1157,7 @@ check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
         cu_checks_add(out, "framework", CU_CHECK_SKIP, _("no framework environment is recorded for this install"));
         return;
     }
-    static const char probe_tf[] =
-        "import json\nimport tensorflow as tf\nb = tf.sysconfig.get_build_info()\n"
-        "g = tf.config.list_physical_devices('GPU')\n"
-        "print(json.dumps({'version': tf.__version__, 'cuda': b.get('cuda_version'), 'gpus': len(g)}))\n";
-    static const char probe_torch[] =
-        "import json\nimport torch\n"
-        "print(json.dumps({'version': torch.__version__, 'cuda': torch.version.cuda, 'gpus': torch.cuda.device_count()}))\n";
-    static const char probe_jax[] =
-        "import json\nimport jax\nd = [x for x in jax.devices() if x.platform == 'gpu']\n"
-        "print(json.dumps({'version': jax.__version__, 'cuda': None, 'gpus': len(d)}))\n";
-    const char *code = strcmp(o->framework, "pytorch") == 0 ? probe_torch
-                       : strcmp(o->framework, "jax") == 0   ? probe_jax
-                                                            : probe_tf;
+    CU_AUTOFREE char *code = cu_xstrndup((const char *)cu_fwprobe_py, cu_fwprobe_py_len);
     CU_AUTOFREE char *libs = cu_xasprintf("LD_LIBRARY_PATH=%s/lib64", o->dir);
     struct cu_strv env;
     cu_strv_init(&env);
@@ -1037,7 +1165,7 @@ check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
         if (!cu_str_has_prefix(*e, "LD_LIBRARY_PATH="))
             cu_strv_push(&env, *e);
     cu_strv_push(&env, libs);
-    const char *argv[] = {o->python, "-c", code, NULL};
+    const char *argv[] = {o->python, "-c", code, o->framework, NULL};
     struct cu_exec_opts eo = {.envp = (const char *const *)env.v, .timeout_ms = o->timeout_ms * 3, .cancel = o->cancel};
     struct cu_exec_result res;
     struct cu_error err;
@@ -1045,26 +1173,20 @@ check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
     cu_exec_result_init(&res);
     if (cu_exec(argv, &eo, &res, &err) != CU_OK) {
         cu_checks_add(out, "framework", CU_CHECK_FAIL, _("cannot run %s: %s"), o->python, cu_error_text(&err));
-    } else if (res.exit_code != 0 || res.timed_out) {
+    } else if (res.timed_out) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s did not finish its GPU work within %ld s (a hung driver or GPU?)"),
+                      fw_title(o->framework), o->timeout_ms * 3 / 1000);
+    } else if (res.exit_code != 0) {
         const char *last = res.err.len ? strrchr(cu_str_strip(res.err.data), '\n') : NULL;
-        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), o->framework,
-                      res.timed_out ? _("it timed out") : last ? last + 1 : res.err.len ? res.err.data : "?");
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), fw_title(o->framework),
+                      last ? last + 1 : res.err.len ? res.err.data : "?");
     } else {
         const char *line = strrchr(cu_str_strip(res.out.data), '\n');
         line = line ? line + 1 : res.out.data;
-        if (cu_json_parse_object(line, strlen(line), "framework", &j, &err) != CU_OK) {
-            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s printed something unexpected"), o->framework);
-        } else {
-            json_int_t gpus = json_integer_value(json_object_get(j, "gpus"));
-            const char *cuda = cu_json_str(j, "cuda");
-            enum cu_check_status cs = gpus > 0 ? CU_CHECK_PASS
-                                      : has_driver(o->facts) || o->require_gpu ? CU_CHECK_FAIL
-                                                                               : CU_CHECK_PASS;
-            cu_checks_add(out, "framework", cs, _("%s %s%s%s; sees %lld GPU(s)%s"), o->framework,
-                          cu_json_str(j, "version") ? cu_json_str(j, "version") : "?", cuda ? _(", built for CUDA ") : "",
-                          cuda ? cuda : "", (long long)gpus,
-                          gpus == 0 && !has_driver(o->facts) ? _(" (no NVIDIA driver is loaded)") : "");
-        }
+        if (cu_json_parse_object(line, strlen(line), "framework", &j, &err) != CU_OK)
+            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s printed something unexpected"), fw_title(o->framework));
+        else
+            judge_framework(o, j, out);
     }
     json_decref(j);
     cu_exec_result_fini(&res);

@@ -78,12 +78,13 @@ if shutil.which("zsh"):
     act = subprocess.run(["zsh", "-c", ". '%s/bin/activate'; printf '%%s|' \"$CUDA_HOME\"; deactivate; printf '%%s' \"${CUDA_HOME-unset}\"" % venv],
                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": b.home})
     t.eq(act.stdout, "%s/cuda|unset" % b.prefix, "activate/deactivate under zsh", act)
-rv, c = b.verify(env={"FAKE_FW_GPUS": "2"})
-t.ok(c.get("framework", {}).get("status") == "pass" and "tensorflow 2.20.0" in c["framework"]["detail"]
-     and "CUDA 12.5" in c["framework"]["detail"] and "2 GPU" in c["framework"]["detail"],
-     "verify: the framework check runs inside the env and reports version, CUDA build, GPUs", c.get("framework"))
+rv, c = b.verify()
+t.ok(c.get("framework", {}).get("status") == "pass" and "TensorFlow 2.20.0" in c["framework"]["detail"]
+     and "CUDA 12.5" in c["framework"]["detail"] and "on 2 GPU(s) agree with the CPU" in c["framework"]["detail"],
+     "verify: a matrix multiply and a convolution on both GPUs, inside the env, agree with the CPU", c.get("framework"))
 rv, c = b.verify(env={"FAKE_FW_GPUS": "0"})
-t.ok(rv.rc == 4 and c["framework"]["status"] == "fail", "a framework that sees no GPU while a driver is loaded: fail", c.get("framework"))
+t.ok(rv.rc == 4 and c["framework"]["status"] == "fail" and "the driver sees 2 GPU(s) and TensorFlow 2.20.0 none"
+     in c["framework"]["detail"], "a framework that sees no GPU while the driver sees two: fail, saying so", c.get("framework"))
 r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
 st = steps(r)
 t.ok(r.rc == 0 and r.json()["changed"] is False and not st["pyenv"]["changed"] and not st["framework"]["changed"],
@@ -91,6 +92,97 @@ t.ok(r.rc == 0 and r.json()["changed"] is False and not st["pyenv"]["changed"] a
 r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
 body = open(os.path.join(venv, "bin", "activate")).read()
 t.ok(r.rc == 0 and ">>> cudaup >>>" not in body, "uninstall takes the block out of the venv's activate", r)
+
+# ---- verify's framework check against stand-ins built for other GPUs, on other machines ----
+import glob  # noqa: E402
+import zipfile  # noqa: E402
+
+import machines  # noqa: E402
+
+
+def gpu_root(tag, gpus, extra=""):
+    root = os.path.join(t.tmpdir("fw-" + tag), "root")
+    machines.build_spec({"os": "ubuntu", "driver": "580.95.05", "cuda": 13000, "libs": True,
+                         "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 4096, name)
+                                  for i, (dev, cc, name) in enumerate(gpus)]}, root)
+    if extra:
+        with open(os.path.join(root, "fake-nvidia.conf"), "a") as f:
+            f.write(extra + "\n")
+    return root
+
+
+def fw_env(tag, framework, wheel, version, **opts):
+    """A venv holding one stand-in wheel (unpacked, no pip), recorded in a state dir of its own."""
+    wh = t.tmpdir("wh-" + tag)
+    path = mkwheels.wheel(wh, wheel, version, **opts)
+    venv = os.path.join(t.tmpdir("env-" + tag), "env")
+    subprocess.run([PY, "-m", "venv", "--without-pip", venv], check=True)
+    zipfile.ZipFile(path).extractall(glob.glob(os.path.join(venv, "lib", "python3*", "site-packages"))[0])
+    state = t.tmpdir("st-" + tag)
+    with open(os.path.join(state, "pyenv.json"), "w") as f:
+        json.dump({"tool": "venv", "name": tag, "path": venv, "python": os.path.join(venv, "bin", "python"),
+                   "framework": framework, "framework_version": version, "pip": []}, f)
+    return state
+
+
+fb = Box("fw")
+r = fb.install("--framework", "none", "--env-scope", "none")
+t.eq(r.rc, 0, "a CUDA install for the framework checks", r)
+
+
+def fw_check(root, state, *args, env=None):
+    e = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "PATH": "/usr/bin:/bin", "HOME": fb.home}
+    e.update(env or {})
+    r = run(["verify", "--json", "--root", root, "--prefix", fb.prefix, "--state-dir", state] + list(args), env=e)
+    return r, {c["name"]: c for c in (r.json() or {}).get("checks", [])}.get("framework", {})
+
+
+GTX970 = ("13c2", "5.2", "NVIDIA GeForce GTX 970")
+RTX3090 = ("2204", "8.6", "NVIDIA GeForce RTX 3090")
+CU128 = ["sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]  # pytorch_wheel_arch.csv 2.8.x cu128
+CU126 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]   # pytorch_wheel_arch.csv 2.8.x cu126
+r970 = gpu_root("970", [GTX970])
+r, fc = fw_check(r970, fw_env("cu128", "pytorch", "torch", "2.8.0", arch=CU128, cuda="12.8"))
+t.ok(r.rc == 4 and fc.get("status") == "fail" and "has no code for compute capability 5.2" in fc.get("detail", ""),
+     "PyTorch cu128 on a GTX 970: fail, the build has no code for compute capability 5.2", fc)
+st126 = fw_env("cu126", "pytorch", "torch", "2.8.0", arch=CU126, cuda="12.6", cudnn="9.10.2")
+r, fc = fw_check(r970, st126)
+t.ok(fc.get("status") == "pass" and "PyTorch 2.8.0, built for CUDA 12.6, cuDNN 9.10.2" in fc.get("detail", ""),
+     "PyTorch cu126 on a GTX 970: both kinds of work agree with the CPU", fc)
+r, fc = fw_check(r970, st126, env={"FAKE_FW_CUDNN_LOADED": "9.1.0"})
+t.ok(fc.get("status") == "fail" and "cuDNN 9.1 was loaded but PyTorch 2.8.0 needs 9.10 or newer in 9.x" in fc.get("detail", ""),
+     "an older cuDNN loaded than the build needs: named", fc)
+r, fc = fw_check(gpu_root("wrong", [GTX970], "kernel_result wrong"), st126)
+t.ok(fc.get("status") == "fail" and "matrix multiply by PyTorch on GPU 0 differs" in fc.get("detail", ""),
+     "a GPU that computes wrong answers: the matrix multiply is named", fc)
+r, fc = fw_check(gpu_root("nocuda", [GTX970], "cu_init 100"), st126)
+t.ok(fc.get("status") == "fail" and "the driver sees 1 GPU(s) and PyTorch 2.8.0 none" in fc.get("detail", ""),
+     "the driver sees a GPU and the framework none: said so", fc)
+r, fc = fw_check(gpu_root("hang", [GTX970], "hang kernel"), st126, "--gpu-timeout", "1")
+t.ok(fc.get("status") == "fail" and "did not finish its GPU work within 3 s" in fc.get("detail", ""),
+     "a hung GPU: the framework check is time-bounded", fc)
+r, fc = fw_check(r970, fw_env("tf220", "tensorflow", "tensorflow", "2.20.0"))
+t.ok(fc.get("status") == "fail" and "TensorFlow 2.20.0 has no code for compute capability 5.2" in fc.get("detail", "")
+     and "sm_60" in fc.get("detail", ""), "TensorFlow 2.20 on a GTX 970: its build list named (tensorflow_wheel_arch.csv)", fc)
+r, fc = fw_check(r970, fw_env("tf220b", "tensorflow", "tensorflow", "2.20.0", arch=["sm_60", "sm_70", "sm_80", "sm_89"]
+                                                                               + ["sm_52"]))
+t.ok(fc.get("status") == "pass", "with sm_52 in its list, the same stand-in computes on the GPU", fc)
+r3090 = gpu_root("3090", [RTX3090])
+r, fc = fw_check(r3090, fw_env("tfcpu", "tensorflow", "tensorflow", "2.20.0", arch=["sm_90"]))
+t.ok(fc.get("status") == "fail" and "has no code for compute capability 8.6" in fc.get("detail", ""),
+     "a TensorFlow without code for an RTX 3090: named before its quiet CPU fallback", fc)
+r, fc = fw_check(r3090, fw_env("jax", "jax", "jax", "0.10.1"))
+t.ok(fc.get("status") == "pass" and "JAX 0.10.1" in fc.get("detail", ""), "JAX: both kinds of work on the GPU", fc)
+r, fc = fw_check(r3090, fw_env("jaxnc", "jax", "jax", "0.10.1", arch=["sm_90"]))
+t.ok(fc.get("status") == "fail" and "JAX 0.10.1 on GPU 0: CUDA error: no kernel image" in fc.get("detail", ""),
+     "JAX without code for the GPU: the kernel error is named", fc)
+nodrv = os.path.join(t.tmpdir("fw-nodrv"), "root")
+machines.build("ada-no-driver", nodrv)
+r, fc = fw_check(nodrv, st126)
+t.ok(fc.get("status") == "skip" and "no GPU work was done: no NVIDIA driver is loaded" in fc.get("detail", ""),
+     "no driver: skipped, saying no GPU work was done", fc)
+r, fc = fw_check(nodrv, st126, "--require-gpu")
+t.ok(fc.get("status") == "fail", "no driver with --require-gpu: fail", fc)
 
 # A venv that exists with another Python is not touched.
 b2 = Box("clash")

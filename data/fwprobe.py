@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: MIT
+# cudaup's framework check, run inside the recorded Python environment by `verify`:
+#   python -c "$(this file)" pytorch|tensorflow|jax
+# For each GPU the framework sees it multiplies two matrices and convolves an image
+# (the cuDNN path) on the GPU, and compares both with the same work on the CPU.  It
+# reports what the build was made with (CUDA, cuDNN, GPU code) and what it loaded, as
+# one JSON line on stdout; verify judges it.  Standard library only, besides the
+# framework: no numpy.
+import json
+import random
+import sys
+
+TOL = 2e-3  # float32 sums of 27 to 32 products of numbers in [-1, 1], tensor cores off
+
+
+def rnd(seed, n):
+    r = random.Random(seed)
+    return [r.uniform(-1.0, 1.0) for _ in range(n)]
+
+
+def flat(x):
+    if isinstance(x, (list, tuple)):
+        return [z for y in x for z in flat(y)]
+    return [float(x)]
+
+
+def close(got, want):
+    a, b = flat(got), flat(want)
+    return len(a) == len(b) and all(abs(x - y) <= TOL + TOL * abs(y) for x, y in zip(a, b))
+
+
+def first_line(e):
+    lines = [ln for ln in str(e).strip().splitlines() if ln.strip()]
+    return (lines[0] if lines else type(e).__name__)[:300]
+
+
+def cudnn_text(v):
+    """cuDNN's version integer: 90100 for 9.1.0 (9.x), 8902 for 8.9.2 (8.x)."""
+    if v is None:
+        return None
+    v = int(v)
+    if v >= 90000:
+        return "%d.%d.%d" % (v // 10000, v // 100 % 100, v % 100)
+    return "%d.%d.%d" % (v // 1000, v // 100 % 10, v % 100)
+
+
+def torch_probe(out):
+    import torch
+    out["version"] = torch.__version__
+    out["cuda_build"] = torch.version.cuda
+    try:
+        out["cudnn_build"] = "%d.%d.%d" % tuple(torch._C._cudnn.getCompileVersion())
+    except Exception:
+        pass
+    try:
+        out["cudnn_loaded"] = cudnn_text(torch.backends.cudnn.version())
+    except Exception as e:
+        out["cudnn_error"] = first_line(e)
+    try:
+        out["arch"] = list(torch.cuda.get_arch_list())
+    except Exception:
+        out["arch"] = None
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    except Exception:
+        pass
+    F = torch.nn.functional
+    for i in range(torch.cuda.device_count()):
+        d = {"index": i}
+        out["devices"].append(d)
+        try:
+            d["name"] = torch.cuda.get_device_name(i)
+            d["cc"] = "%d.%d" % tuple(torch.cuda.get_device_capability(i))
+            dev = "cuda:%d" % i
+            a = torch.tensor(rnd(1, 1024)).reshape(32, 32)
+            b = torch.tensor(rnd(2, 1024)).reshape(32, 32)
+            got = (a.to(dev) @ b.to(dev)).cpu()
+            d["matmul"] = close(got.tolist(), (a @ b).tolist())
+            x = torch.tensor(rnd(3, 3 * 16 * 16)).reshape(1, 3, 16, 16)
+            w = torch.tensor(rnd(4, 4 * 3 * 3 * 3)).reshape(4, 3, 3, 3)
+            got = F.conv2d(x.to(dev), w.to(dev)).cpu()
+            d["conv"] = close(got.tolist(), F.conv2d(x, w).tolist())
+            d["on_gpu"] = True
+        except Exception as e:
+            d["error"] = first_line(e)
+
+
+def tf_probe(out):
+    import tensorflow as tf
+    out["version"] = tf.__version__
+    b = tf.sysconfig.get_build_info()
+    out["cuda_build"] = b.get("cuda_version")
+    out["cudnn_build"] = b.get("cudnn_version")
+    out["arch"] = b.get("cuda_compute_capabilities")
+    try:
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+    except Exception:
+        pass
+    for i, g in enumerate(tf.config.list_physical_devices("GPU")):
+        d = {"index": i}
+        out["devices"].append(d)
+        try:
+            det = tf.config.experimental.get_device_details(g)
+            d["name"] = det.get("device_name")
+            cc = det.get("compute_capability")
+            d["cc"] = "%d.%d" % tuple(cc) if cc else None
+            a = tf.reshape(tf.constant(rnd(1, 1024)), (32, 32))
+            bm = tf.reshape(tf.constant(rnd(2, 1024)), (32, 32))
+            x = tf.reshape(tf.constant(rnd(3, 3 * 16 * 16)), (1, 16, 16, 3))
+            w = tf.reshape(tf.constant(rnd(4, 4 * 3 * 3 * 3)), (3, 3, 3, 4))
+            with tf.device("/CPU:0"):
+                ref_mm = tf.matmul(a, bm)
+                ref_cv = tf.nn.conv2d(x, w, strides=1, padding="VALID")
+            with tf.device("/GPU:%d" % i):
+                got_mm = tf.matmul(a, bm)
+                got_cv = tf.nn.conv2d(x, w, strides=1, padding="VALID")
+            # Without code for the GPU, TensorFlow quietly places the work on the CPU.
+            d["on_gpu"] = "GPU" in got_mm.device and "GPU" in got_cv.device
+            d["matmul"] = close(got_mm.numpy().tolist(), ref_mm.numpy().tolist())
+            d["conv"] = close(got_cv.numpy().tolist(), ref_cv.numpy().tolist())
+        except Exception as e:
+            d["error"] = first_line(e)
+
+
+def jax_probe(out):
+    import jax
+    import jax.numpy as jnp
+    out["version"] = jax.__version__
+    try:
+        out["backend"] = jax.default_backend()
+    except Exception as e:
+        out["backend"] = None
+        out["backend_error"] = first_line(e)
+    try:
+        from jax._src.lib import cuda_versions
+        out["cudnn_loaded"] = cudnn_text(cuda_versions.cudnn_get_version())
+        out["cudnn_build"] = cudnn_text(cuda_versions.cudnn_build_version())
+    except Exception:
+        pass
+    try:
+        gpus = jax.devices("gpu")
+    except Exception:
+        gpus = []
+    cpu = jax.devices("cpu")[0]
+    hi = jax.lax.Precision.HIGHEST
+    for i, g in enumerate(gpus):
+        d = {"index": i, "name": getattr(g, "device_kind", None)}
+        out["devices"].append(d)
+        try:
+            a = jnp.array(rnd(1, 1024)).reshape(32, 32)
+            b = jnp.array(rnd(2, 1024)).reshape(32, 32)
+            x = jnp.array(rnd(3, 3 * 16 * 16)).reshape(1, 3, 16, 16)
+            w = jnp.array(rnd(4, 4 * 3 * 3 * 3)).reshape(4, 3, 3, 3)
+            on = [jax.device_put(v, g) for v in (a, b, x, w)]
+            off = [jax.device_put(v, cpu) for v in (a, b, x, w)]
+            d["matmul"] = close(jnp.dot(on[0], on[1], precision=hi).tolist(),
+                                jnp.dot(off[0], off[1], precision=hi).tolist())
+            d["conv"] = close(jax.lax.conv(on[2], on[3], (1, 1), "VALID", precision=hi).tolist(),
+                              jax.lax.conv(off[2], off[3], (1, 1), "VALID", precision=hi).tolist())
+            d["on_gpu"] = True
+        except Exception as e:
+            d["error"] = first_line(e)
+
+
+def main():
+    out = {"framework": sys.argv[1] if len(sys.argv) > 1 else "", "devices": []}
+    probe = {"pytorch": torch_probe, "tensorflow": tf_probe, "jax": jax_probe}.get(out["framework"])
+    if not probe:
+        sys.stderr.write("fwprobe: unknown framework %r\n" % out["framework"])
+        return 2
+    probe(out)
+    sys.stdout.write(json.dumps(out) + "\n")
+    return 0
+
+
+sys.exit(main())
