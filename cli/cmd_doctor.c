@@ -6,9 +6,11 @@
 
 #include "app.h"
 #include "core/doctor.h"
+#include "core/fwenv.h"
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/str.h"
+#include "installers/maintain.h"
 #include "report.h"
 
 static const char *
@@ -28,7 +30,7 @@ label(struct cu_app *app, const char *text)
 }
 
 static void
-print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problems *pr)
+print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs *fw, const struct cu_problems *pr)
 {
     char b1[32], b2[32];
     const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
@@ -88,6 +90,13 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_problem
         label(app, _("Python")), printf("%s%s%s %s\n", f->pyenv->tool, f->pyenv->version ? " " : "",
                                        f->pyenv->version ? f->pyenv->version : "",
                                        f->pyenv->path ? f->pyenv->path : "");
+    for (size_t i = 0; i < fw->n; i++) {
+        const struct cu_fwenv *e = &fw->v[i];
+        label(app, i == 0 ? _("Frameworks") : "");
+        printf("%s %s%s%s%s  %s\n", e->framework, e->version ? e->version : "?",
+               e->cpu_only ? _(" (CPU only)") : "", e->cuda_build && !e->cpu_only ? _(", CUDA ") : "",
+               e->cuda_build && !e->cpu_only ? e->cuda_build : "", e->path);
+    }
 
     printf("\n");
     if (pr->n == 0) {
@@ -131,11 +140,32 @@ cu_cmd_doctor(struct cu_app *app)
         return cu_report_error(app, &err);
     cu_problems_init(&problems);
     cu_doctor_check(facts, app->catalog, &app->root, app->envp, &problems);
-    if (app->cfg.json)
-        cu_report_json(app, cu_doctor_json(facts, &problems));
-    else if (!app->cfg.quiet || cu_problems_has_error(&problems))
-        print_text(app, facts, &problems);
+    /* The frameworks in the machine's environments, and in the one cudaup recorded. */
+    CU_AUTOFREE char *py = NULL, *fwname = NULL, *recorded = NULL;
+    cu_pyenv_recorded(app->state_dir, &py, &fwname);
+    if (py && strrchr(py, '/')) {
+        recorded = cu_xstrndup(py, (size_t)(strrchr(py, '/') - py)); /* ENV/bin/python -> ENV/bin */
+        if (strrchr(recorded, '/'))
+            *strrchr(recorded, '/') = '\0';
+    }
+    struct cu_fwenvs fw = {0};
+    struct cu_sysroot host;
+    cu_fwenvs_scan(&app->root, facts, app->catalog, app->envp, &fw);
+    if (recorded && cu_sysroot_init(&host, "/", &err) == CU_OK) {
+        /* cudaup wrote that path on this host: it is read there, whatever --root says. */
+        cu_fwenvs_add(&host, app->catalog, recorded, &fw);
+        cu_sysroot_fini(&host);
+    }
+    cu_fwenvs_check(&fw, facts, app->catalog, app->envp, &problems);
+    if (app->cfg.json) {
+        json_t *doc = cu_doctor_json(facts, &problems);
+        json_object_set_new(doc, "framework_envs", cu_fwenvs_json(&fw, facts));
+        cu_report_json(app, doc);
+    } else if (!app->cfg.quiet || cu_problems_has_error(&problems)) {
+        print_text(app, facts, &fw, &problems);
+    }
     rc = cu_problems_has_error(&problems) ? 3 : 0;
+    cu_fwenvs_fini(&fw);
     cu_problems_fini(&problems);
     cu_facts_free(facts);
     return rc;

@@ -223,4 +223,106 @@ t.ok(r.rc != 2 and "/nonexistent" not in r.err, "argv --root wins over CUDAUP_RO
 r = run(["doctor"], env={"CUDAUP_ROOT": "/nonexistent"})
 t.eq(r.rc, 2, "CUDAUP_ROOT is read when --root is absent")
 
+# ---- frameworks already installed: read from what the packages installed, judged here ----
+import sys  # noqa: E402
+sys.path.insert(0, os.path.join(os.environ.get("SRCDIR", "."), "tests", "fixtures"))
+import machines  # noqa: E402
+
+
+def put(root, path, text, mode=0o644):
+    full = os.path.join(root, path.lstrip("/"))
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w") as f:
+        f.write(text)
+    os.chmod(full, mode)
+
+
+def torch_env(root, env, version, cuda):
+    put(root, env + "/lib/python3.11/site-packages/torch/version.py",
+        "from typing import Optional\n__version__ = '%s'\ndebug = False\ncuda: Optional[str] = %s\n"
+        % (version, "'%s'" % cuda if cuda else "None"))
+
+
+def tf_env(root, env, version, arch, cuda, cudnn):
+    sp = env + "/lib/python3.11/site-packages"
+    put(root, sp + "/tensorflow-%s.dist-info/METADATA" % version, "Name: tensorflow\nVersion: %s\n" % version)
+    put(root, sp + "/tensorflow/python/platform/build_info.py",
+        "build_info = {'cpu_compiler': '/usr/lib/llvm-17/bin/clang', 'cuda_compute_capabilities': %r, "
+        "'cuda_version': '%s', 'cudnn_version': '%s', 'is_cuda_build': True, 'is_rocm_build': False}\n"
+        % (arch, cuda, cudnn))
+
+
+def gpu_machine(tag, gpus, driver, extra=None):
+    root = os.path.join(t.tmpdir("fw-" + tag), "root")
+    spec = {"os": "ubuntu", "driver": driver, "cuda": 12040, "libs": True,
+            "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 4096, name)
+                     for i, (dev, cc, name) in enumerate(gpus)]}
+    spec.update(extra or {})
+    machines.build_spec(spec, root)
+    return root
+
+
+def fw_doctor(root, env=None):
+    e = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "HOME": "/home/u", "PATH": "/usr/bin:/bin"}
+    e.update(env or {})
+    r = run(["doctor", "--json", "--root", root, "--state-dir", t.tmpdir("st")], env=e)
+    return r, r.json() or {}
+
+
+def problem(doc, code, where):
+    return [p for p in doc.get("problems", []) if p["code"] == code and where in p["message"]]
+
+
+root = gpu_machine("970", [("13c2", "5.2", "NVIDIA GeForce GTX 970")], "580.95.05")
+base = "/home/u/miniconda3"
+put(root, base + "/bin/conda", "#!/bin/sh\n", 0o755)
+os.makedirs(os.path.join(root, base.lstrip("/"), "conda-meta"), exist_ok=True)
+torch_env(root, base + "/envs/t128", "2.8.0+cu128", "12.8")
+torch_env(root, base + "/envs/t126", "2.8.0+cu126", "12.6")
+tf_env(root, base + "/envs/tf", "2.20.0", ["sm_60", "sm_70", "sm_80", "sm_89", "compute_90"], "12.5.1", "9")
+torch_env(root, "/home/u/venv", "2.8.0+cpu", None)
+r, d = fw_doctor(root, {"VIRTUAL_ENV": "/home/u/venv"})
+envs = {e["path"]: e for e in d.get("framework_envs", [])}
+t.ok(set(envs) >= {base + "/envs/t128", base + "/envs/t126", base + "/envs/tf", "/home/u/venv"},
+     "doctor finds the frameworks in conda's envs and in $VIRTUAL_ENV", sorted(envs))
+p = problem(d, "framework-no-gpu-code", "/envs/t128")
+t.ok(p and "compute capability 5.2" in p[0]["message"] and "sm_70" in p[0]["message"],
+     "PyTorch cu128 on a GTX 970: no code for 5.2 [pytorch_wheel_arch.csv 2.8.x cu128]", d.get("problems"))
+t.ok(p and p[0]["fix"] == "cudaup install --framework pytorch==2.14",
+     "its fix: the PyTorch whose cu126 build has sm_50 [pytorch_wheel_arch.csv 2.14.x cu126]", p)
+t.eq(problem(d, "framework-no-gpu-code", "/envs/t126"), [], "PyTorch cu126 on the same GPU: no problem")
+t.eq(envs.get(base + "/envs/t126", {}).get("gpu_code"), [{"gpu": 0, "code": "sass"}], "its gpu_code says sass")
+p = problem(d, "framework-no-gpu-code", "/envs/tf")
+t.ok(p and "sm_60" in p[0]["message"] and p[0]["fix"] == "cudaup install --framework tensorflow==2.16.1",
+     "TensorFlow 2.20 on a GTX 970: its own build_info names sm_60 up; the fix is 2.16.1 (inferred sm_50)", p)
+p = problem(d, "framework-no-gpu-code", "/home/u/venv")
+t.ok(p and "CPU-only" in p[0]["message"], "a CPU-only PyTorch in $VIRTUAL_ENV: said so", d.get("problems"))
+# Each fix works: the plan it names, on this machine, puts real code on the GPU.
+MIRROR = "file://" + os.path.join(os.environ.get("SRCDIR", "."), "tests", "fixtures", "nvidia")
+for fix in sorted({x["fix"] for x in d.get("problems", []) if x["code"].startswith("framework-")}):
+    args = fix.split()[2:]
+    pr = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
+              "--prefix", "/opt/cu"] + args, env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+    gc = ((pr.json() or {}).get("framework") or {}).get("gpu_code")
+    t.ok(pr.rc == 0 and gc == [{"gpu": 0, "code": "sass", "target": "sm_50"}],
+         "the fix '%s' plans a build with sm_50 code for the GTX 970" % fix, pr)
+
+root = gpu_machine("3090-470", [("2204", "8.6", "NVIDIA GeForce RTX 3090")], "470.82.01")
+torch_env(root, "/home/u/venv", "2.5.1+cu124", "12.4")
+r, d = fw_doctor(root, {"VIRTUAL_ENV": "/home/u/venv"})
+p = problem(d, "framework-driver-too-old", "/home/u/venv")
+t.ok(p and "525.60.13" in p[0]["message"], "PyTorch cu124 on driver 470: needs 525.60.13 [framework_driver_rules.md]",
+     d.get("problems"))
+t.ok(p and p[0]["fix"] == "cudaup install --framework pytorch==2.5",
+     "its fix: the newest PyTorch with a read cu118 build [pytorch_wheel_arch.csv 2.5.x cu118]", p)
+
+root = gpu_machine("hopper", [("2330", "9.0", "NVIDIA H100 80GB HBM3")], "550.54.14",
+                   {"cuda_installs": [("/usr/local/cuda-12.4", "12.4.1", "9.1.0")], "cuda_link": "/usr/local/cuda-12.4"})
+tf_env(root, "/home/u/venv", "2.15.0", ["sm_50", "sm_60", "sm_70", "sm_80", "compute_90"], "12.2", "8")
+r, d = fw_doctor(root, {"VIRTUAL_ENV": "/home/u/venv"})
+p = problem(d, "framework-cudnn-mismatch", "/home/u/venv")
+t.ok(p and "cuDNN 8" in p[0]["message"] and "9.1.0" in p[0]["message"],
+     "TensorFlow built with cuDNN 8 loading a CUDA with cuDNN 9.1: named", d.get("problems"))
+t.eq(problem(d, "framework-no-gpu-code", "/home/u/venv"), [], "an H100 reaches its compute_90 PTX on driver 550: no code problem")
+
 t.done()
