@@ -211,6 +211,20 @@ fail(struct rs *r, int stage, const char *fmt, ...)
     r->stage = stage;
 }
 
+/* Like fail(), but a later candidate at the same stage explains better: options come newest
+ * first, so the last "needs CUDA X or newer" names the X closest to what was asked. */
+static void CU_PRINTF(3, 4)
+fail_closer(struct rs *r, int stage, const char *fmt, ...)
+{
+    if (stage < r->stage)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->why, sizeof(r->why), fmt, ap);
+    va_end(ap);
+    r->stage = stage;
+}
+
 static void
 fwopt_init(struct fwopt *o)
 {
@@ -979,8 +993,8 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
             fail(r, ST_FRAMEWORK, _("%s needs CUDA %s, which is not on the mirror."), o->title,
                  V(&o->cuda_mm, b1, sizeof(b1)));
         else if (r->cuda.kind != SPEC_AUTO && o->cuda_min.n)
-            fail(r, ST_FRAMEWORK, _("%s needs CUDA %s or newer, not %s."), o->title,
-                 V(&o->cuda_min, b1, sizeof(b1)), r->in->wishes->cuda);
+            fail_closer(r, ST_FRAMEWORK, _("%s needs CUDA %s or newer, not %s."), o->title,
+                        V(&o->cuda_min, b1, sizeof(b1)), r->in->wishes->cuda);
         else
             fail(r, ST_FRAMEWORK, _("%s needs CUDA %d.%u or a newer %d.x, which the mirror lacks."), o->title,
                  o->cuda_major, o->cuda_min.n > 1 ? o->cuda_min.part[1] : 0, o->cuda_major);
