@@ -184,18 +184,30 @@ run_job(struct job *j)
         }
         break;
     }
-    cu_sha256_final(&hr.h, sha);
-    cu_sha256_fini(&hr.h);
-
+    /* What arrived first: a download that was not the file is deleted, whatever else happened. */
     struct cu_error wres;
     cu_stream_wait(&j->stream, &wres);
     if (wres.code == CU_E_CHECKSUM) {
+        cu_sha256_fini(&hr.h);
         j->result = wres;
         unlink(j->partial); /* what arrived is not the file: never resume from it */
         CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
         unlink(meta);
         goto fail;
     }
+    /*
+     * The archive was not read to its end (cu_extract reads on after its own errors, the
+     * disk's included, so this is the others stopping us, or the user).  Nothing is known
+     * of these bytes: they stay for the next run, never judged by a hash of part of them.
+     */
+    if (hr.n < j->d->size && (atomic_load(j->stop) || st == CU_E_CANCELLED || e.code == CU_E_CANCELLED)) {
+        cu_sha256_fini(&hr.h);
+        cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
+        goto fail;
+    }
+    cu_sha256_final(&hr.h, sha);
+    cu_sha256_fini(&hr.h);
+
     if (atomic_load(j->stop) && (wres.code == CU_E_CANCELLED || st == CU_E_CANCELLED)) {
         cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
         goto fail;

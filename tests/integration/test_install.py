@@ -361,13 +361,58 @@ r = bx.install()
 t.ok(r.rc == 1 and "not on the mirror" in r.err and len(srv.gets(bl)) == 1, "404: exit 1 at once, no retry", r)
 t.ok(not os.path.exists(bx.cuda), "404: nothing installed")
 
+# ---- a full disk while unpacking: said as such, and no archive in the cache is lost ----
+def faults(rules):
+    return {"LD_PRELOAD": os.environ["FAULTFS"], "CUDAUP_FAULTS": rules,
+            "ASAN_OPTIONS": "verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", "")}
+
+
+def cache_files(box):
+    d = os.path.join(box.cache, "archives")
+    return sorted((n, os.path.getsize(os.path.join(d, n))) for n in os.listdir(d))
+
+
+warm = fresh("warm")
+t.eq(warm.install().rc, 0, "a first install fills the cache")
+before = cache_files(warm)
+bx = Box("enospc-warm", srv.url)
+bx.cache = warm.cache
+srv.clear()
+r = bx.install(env=faults("write:ENOSPC:%s:300000" % bx.prefix))
+t.ok(r.rc == 1 and "No space left on device" in r.err and "checksum" not in r.err,
+     "disk full while unpacking (warm cache): exit 1, said as a full disk, not a checksum", r)
+t.ok("faultfs: write" in r.err, "the fault was reached", r.err[-400:])
+t.eq(cache_files(bx), before, "disk full: every cached archive is still there, whole")
+t.ok(not os.path.exists(bx.cuda), "disk full: nothing half-installed")
+r = bx.install()
+t.ok(r.rc == 0 and srv.gets(".tar.xz") == [] and tree(bx.cuda) == REF,
+     "after the disk is freed: installed from the cache, nothing downloaded", r)
+
+# Cold cache, in a fixed order: libcublas arrives slowly and runs out of room at once, so it is
+# still reading its download to the end (to hash it) when cudart, a second later, fails too and
+# stops the others.
+# Cutting that read short must not turn into a checksum failure that deletes the download.
+bx = fresh("enospc-cold")
+srv.fault(bl, rate=1 << 20)
+srv.fault("/cuda/redist/cuda_cudart/linux-x86_64/cuda_cudart-linux-x86_64-12.6.127-archive.tar.xz", stall=1)
+r = bx.install(env=faults("write:ENOSPC:/c/libcublas/:1000;write:ENOSPC:/c/cuda_cudart/:0"))
+t.ok(r.rc == 1 and "No space left on device" in r.err and "checksum" not in r.err,
+     "disk full while unpacking (cold cache): exit 1, said as a full disk", r)
+t.ok([n for n in os.listdir(os.path.join(bx.cache, "archives")) if n.endswith(".partial")
+      and os.path.getsize(os.path.join(bx.cache, "archives", n)) > 1 << 20],
+     "the download cut short by the others is kept in the cache", os.listdir(os.path.join(bx.cache, "archives")))
+srv.clear()
+r = bx.install()
+t.ok(r.rc == 0 and srv.gets(bl) == [] and tree(bx.cuda) == REF,
+     "cold cache: the rerun downloads libcublas no more", (r, srv.gets()))
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
 t.ok(r.rc == 1 and "checksum" in r.err, "an HTML page instead of the archive: checksum error, exit 1", r)
 t.ok(not [n for n in os.listdir(os.path.join(bx.cache, "archives")) if n.startswith(json.load(
     open(os.path.join(big, "cuda/redist/redistrib_12.6.3.json")))["libcublas"]["linux-x86_64"]["sha256"])],
-    "the damaged download was deleted from the cache")
+    "the damaged download was deleted from the cache", os.listdir(os.path.join(bx.cache, "archives")))
 srv.clear()
 r = bx.install()
 t.eq(r.rc, 0, "a rerun after the fault repairs")

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An LD_PRELOAD shim that makes chosen file-system calls fail, for the tests of
+ * what cudaup does when a disk fills up, a rename crosses file systems or an fsync
+ * reports an error (TESTCASES 2.5; issue 16).
+ *
+ * CUDAUP_FAULTS="RULE;RULE..." with RULE = OP:ERRNO:PATHPART[:AFTER]
+ *   OP        write (write, pwrite), rename (rename, renameat, renameat2: the target's
+ *             path), fsync (fsync, fdatasync)
+ *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT
+ *   PATHPART  the rule applies to files whose path contains it
+ *   AFTER     write: fail once this many bytes went to matching files (0 by default);
+ *             rename, fsync: fail from the AFTER+1th matching call
+ * Each rule that fires logs "faultfs: OP PATH: ERRNO" on stderr, so a test can tell
+ * that the fault was reached.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define MAX_RULES 8
+
+struct rule {
+    char op[16];
+    int err;
+    char part[PATH_MAX];
+    unsigned long long after, seen;
+};
+
+static struct rule rules[MAX_RULES];
+static int n_rules = -1;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int
+errno_of(const char *s)
+{
+    static const struct {
+        const char *name;
+        int value;
+    } names[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO}, {"EXDEV", EXDEV}, {"EDQUOT", EDQUOT}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(s, names[i].name) == 0)
+            return names[i].value;
+    return EIO;
+}
+
+static void
+load(void)
+{
+    if (n_rules >= 0)
+        return;
+    n_rules = 0;
+    const char *env = getenv("CUDAUP_FAULTS");
+    if (!env)
+        return;
+    char *copy = strdup(env), *save = NULL;
+    for (char *r = strtok_r(copy, ";", &save); r && n_rules < MAX_RULES; r = strtok_r(NULL, ";", &save)) {
+        char *f[4] = {0};
+        char *s2 = NULL;
+        int k = 0;
+        for (char *p = strtok_r(r, ":", &s2); p && k < 4; p = strtok_r(NULL, ":", &s2))
+            f[k++] = p;
+        if (k < 3)
+            continue;
+        struct rule *x = &rules[n_rules++];
+        snprintf(x->op, sizeof(x->op), "%s", f[0]);
+        x->err = errno_of(f[1]);
+        snprintf(x->part, sizeof(x->part), "%s", f[2]);
+        x->after = f[3] ? strtoull(f[3], NULL, 10) : 0;
+    }
+    free(copy);
+}
+
+/* Does a rule for @op fire on @path, given @bytes more (writes) or one more call? */
+static int
+fires(const char *op, const char *path, unsigned long long bytes)
+{
+    int e = 0;
+    pthread_mutex_lock(&mu);
+    load();
+    for (int i = 0; i < n_rules && !e; i++) {
+        struct rule *x = &rules[i];
+        if (strcmp(x->op, op) != 0 || !path || !strstr(path, x->part))
+            continue;
+        if (strcmp(op, "write") == 0) {
+            if (x->seen + bytes > x->after)
+                e = x->err;
+            else
+                x->seen += bytes;
+        } else if (x->seen++ >= x->after) {
+            e = x->err;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    if (e)
+        dprintf(2, "faultfs: %s %s: %s\n", op, path, strerrorname_np(e) ? strerrorname_np(e) : "?");
+    return e;
+}
+
+static const char *
+fd_path(int fd, char *buf, size_t len)
+{
+    char link[64];
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, buf, len - 1);
+    if (n < 0)
+        return NULL;
+    buf[n] = '\0';
+    return buf;
+}
+
+static const char *
+at_path(int dirfd, const char *p, char *buf, size_t len)
+{
+    if (p[0] == '/' || dirfd == AT_FDCWD) {
+        snprintf(buf, len, "%s", p);
+        return buf;
+    }
+    char dir[PATH_MAX];
+    if (!fd_path(dirfd, dir, sizeof(dir)))
+        return p;
+    snprintf(buf, len, "%.2048s/%.2000s", dir, p);
+    return buf;
+}
+
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
+typedef int (*rename_fn)(const char *, const char *);
+typedef int (*renameat_fn)(int, const char *, int, const char *);
+typedef int (*renameat2_fn)(int, const char *, int, const char *, unsigned int);
+typedef int (*fsync_fn)(int);
+
+/* The next definition of @name (libc's), as a function pointer of @var's type. */
+#define REAL(var, name)                                                                                       \
+    do {                                                                                                      \
+        if (!(var)) {                                                                                         \
+            void *p_ = dlsym(RTLD_NEXT, name);                                                                \
+            memcpy(&(var), &p_, sizeof(p_));                                                                  \
+        }                                                                                                     \
+    } while (0)
+
+static write_fn real_write;
+static pwrite_fn real_pwrite;
+static rename_fn real_rename;
+static renameat_fn real_renameat;
+static renameat2_fn real_renameat2;
+static fsync_fn real_fsync, real_fdatasync;
+
+ssize_t
+write(int fd, const void *b, size_t n)
+{
+    REAL(real_write, "write");
+    char path[PATH_MAX];
+    int e = fd > 2 ? fires("write", fd_path(fd, path, sizeof(path)), n) : 0;
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_write(fd, b, n);
+}
+
+ssize_t
+pwrite(int fd, const void *b, size_t n, off_t off)
+{
+    REAL(real_pwrite, "pwrite");
+    char path[PATH_MAX];
+    int e = fires("write", fd_path(fd, path, sizeof(path)), n);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_pwrite(fd, b, n, off);
+}
+
+
+int
+rename(const char *from, const char *to)
+{
+    REAL(real_rename, "rename");
+    int e = fires("rename", to, 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_rename(from, to);
+}
+
+int
+renameat(int fd1, const char *from, int fd2, const char *to)
+{
+    REAL(real_renameat, "renameat");
+    char buf[PATH_MAX];
+    int e = fires("rename", at_path(fd2, to, buf, sizeof(buf)), 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_renameat(fd1, from, fd2, to);
+}
+
+int
+renameat2(int fd1, const char *from, int fd2, const char *to, unsigned int flags)
+{
+    REAL(real_renameat2, "renameat2");
+    char buf[PATH_MAX];
+    int e = fires("rename", at_path(fd2, to, buf, sizeof(buf)), 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_renameat2(fd1, from, fd2, to, flags);
+}
+
+int
+fsync(int fd)
+{
+    REAL(real_fsync, "fsync");
+    char path[PATH_MAX];
+    int e = fires("fsync", fd_path(fd, path, sizeof(path)), 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_fsync(fd);
+}
+
+int
+fdatasync(int fd)
+{
+    REAL(real_fdatasync, "fdatasync");
+    char path[PATH_MAX];
+    int e = fires("fsync", fd_path(fd, path, sizeof(path)), 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_fdatasync(fd);
+}
