@@ -406,6 +406,57 @@ r = bx.install()
 t.ok(r.rc == 0 and srv.gets(bl) == [] and tree(bx.cuda) == REF,
      "cold cache: the rerun downloads libcublas no more", (r, srv.gets()))
 
+# ---- an archive of the manifest's exact size whose bytes differ: only the sha256 can tell ----
+def tamper_same_size(mirror, key):
+    """Give KEY's archive a random blob, point the manifest at that archive, and serve another whole,
+    valid archive of exactly the same size whose blob differs (xz's own check passes too): only
+    the sha256 tells them apart.  Returns (good bytes, path of the served file)."""
+    import io
+    import lzma
+    import tarfile
+    mp = os.path.join(mirror, "cuda", "redist", "redistrib_12.6.3.json")
+    man = json.load(open(mp))
+    art = man[key]["linux-x86_64"]
+    path = os.path.join(mirror, "cuda", "redist", art["relative_path"])
+    src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open(path, "rb").read())))
+    members = [(m, src.extractfile(m).read() if m.isfile() else None) for m in src.getmembers()]
+    top = members[0][0].name.split("/")[0]
+
+    def pack(blob):
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for m, data in members:
+                tar.addfile(m, io.BytesIO(data) if data is not None else None)
+            ti = tarfile.TarInfo(top + "/lib/blob.bin")
+            ti.size = len(blob)
+            tar.addfile(ti, io.BytesIO(blob))
+        return lzma.compress(out.getvalue(), preset=1)
+
+    good = pack(os.urandom(1 << 14))
+    for _ in range(500):
+        bad = pack(os.urandom(1 << 14))
+        if len(bad) == len(good):
+            break
+    assert len(bad) == len(good) and bad != good, "no same-size archive was found"
+    art["sha256"], art["size"] = hashlib.sha256(good).hexdigest(), str(len(good))
+    json.dump(man, open(mp, "w"), indent=2)
+    open(path, "wb").write(bad)
+    return good, path
+
+
+tm = new_mirror("tampered")
+good, served = tamper_same_size(tm, "cuda_cccl")
+bx = Box("tampered", tm)
+r = bx.install()
+t.ok(r.rc == 1 and "did not match its checksum" in r.err, "a whole, valid archive of the manifest's size but other "
+     "bytes: refused by its sha256, exit 1", r)
+t.ok(not os.path.exists(bx.cuda), "the tampered archive installed nothing")
+t.eq([n for n in os.listdir(os.path.join(bx.cache, "archives")) if n.startswith(hashlib.sha256(good).hexdigest())], [],
+     "and it is not kept in the cache")
+open(served, "wb").write(good)
+r = bx.install()
+t.ok(r.rc == 0 and os.path.isfile(os.path.join(bx.cuda, "lib", "blob.bin")), "the same archive unchanged installs", r)
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
