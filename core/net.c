@@ -103,7 +103,13 @@ cu_net_init(struct cu_net *net, const char *base, struct cu_error *err)
     }
     net->base = cu_steal_ptr(&b);
     net->scheme = cu_steal_ptr(&scheme);
-    net->official = strcmp(net->base, CU_NVIDIA_BASE_URL) == 0;
+    /* CUDAUP_TEST_OFFICIAL_BASE (a test seam, README "Settings"): a base URL that is held to
+     * NVIDIA's pinned manifests as NVIDIA's own server is. */
+    const char *test_official = getenv("CUDAUP_TEST_OFFICIAL_BASE");
+    CU_AUTOFREE char *to = test_official && *test_official ? cu_xstrdup(test_official) : NULL;
+    for (size_t n = to ? strlen(to) : 0; n > 0 && to[n - 1] == '/'; n--)
+        to[n - 1] = '\0';
+    net->official = strcmp(net->base, CU_NVIDIA_BASE_URL) == 0 || (to && strcmp(net->base, to) == 0);
     if (strcmp(net->scheme, "https") == 0) {
         snprintf(net->protocols, sizeof(net->protocols), "https");
         snprintf(net->redir_protocols, sizeof(net->redir_protocols), "https");

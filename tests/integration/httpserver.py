@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Fault:
     def __init__(self, status=None, retry_after=None, truncate=None, extra=None, stall=None,
                  rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
-                 gzip_body=False, close_after=None, times=None, body=None):
+                 gzip_body=False, close_after=None, times=None, body=None, chunked=False):
         self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
         self.retry_after = retry_after
         self.truncate = truncate          # send only this many bytes, then close
@@ -40,6 +40,7 @@ class Fault:
         self.close_after = close_after    # Content-Length says the full size, close after N
         self.times = times                # apply to this many requests, then behave
         self.body = body                  # serve these bytes instead of the file
+        self.chunked = chunked            # no Content-Length: chunked, so curl cannot know the size ahead
         self.used = 0
 
 
@@ -87,6 +88,12 @@ class Server:
                     self.send_header(k, v)
                 self.end_headers()
                 if body is None:
+                    return
+                if f and f.chunked:
+                    for i in range(0, len(body), 65536):
+                        part = body[i:i + 65536]
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                    self.wfile.write(b"0\r\n\r\n")
                     return
                 if f and f.stall:
                     time.sleep(f.stall)
@@ -169,7 +176,7 @@ class Server:
                 length = len(data)
                 if f and f.truncate is not None:
                     data = data[:f.truncate]
-                hdrs.append(("Content-Length", str(length)))
+                hdrs.append(("Transfer-Encoding", "chunked") if f and f.chunked else ("Content-Length", str(length)))
                 self.send(code, hdrs, None if head else data, f)
 
         self.httpd = ThreadingHTTPServer((host, 0), Handler)

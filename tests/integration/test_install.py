@@ -457,6 +457,35 @@ open(served, "wb").write(good)
 r = bx.install()
 t.ok(r.rc == 0 and os.path.isfile(os.path.join(bx.cuda, "lib", "blob.bin")), "the same archive unchanged installs", r)
 
+# ---- cudaup's own size guard: a body with no Content-Length, one byte longer than the manifest ----
+bx = fresh("chunked-extra")
+srv.fault(bl, chunked=True, extra=b"X")
+r = bx.install("--retries", "0")
+t.ok(r.rc == 1 and "sent more than the" in r.err, "a chunked body one byte past the manifest's size: stopped by "
+     "cudaup's own guard (curl cannot know the size ahead), exit 1", r)
+t.ok(not os.path.exists(bx.cuda), "nothing installed from it")
+bx = fresh("chunked-exact")
+srv.fault(bl, chunked=True)
+r = bx.install()
+t.ok(r.rc == 0 and tree(bx.cuda) == REF, "the same body of the manifest's exact size, chunked: installed", r)
+
+# ---- the rename that puts the new tree in place fails: the command fails, nothing is left half-done ----
+for err in ("EXDEV", "EIO"):
+    bx = fresh("rename-" + err)
+    r = bx.install(env=faults("rename:%s:%s" % (err, bx.cuda)))
+    t.ok(r.rc == 1 and "faultfs: rename" in r.err and not os.path.exists(bx.cuda),
+         "the rename of the new tree into place fails (%s): exit 1, no install" % err, r)
+    t.ok(not [n for n in os.listdir(bx.prefix) if n.startswith(".cudaup-staging")], "and no staging left in the prefix (%s)" % err,
+         os.listdir(bx.prefix))
+    r = bx.install()
+    t.ok(r.rc == 0 and tree(bx.cuda) == REF, "a rerun without the fault installs (%s)" % err, r)
+
+# ---- fsync of the record fails: the install is not called done ----
+bx = fresh("fsync-eio")
+r = bx.install(env=faults("fsync:EIO:record.json"))
+t.ok(r.rc == 1 and "faultfs: fsync" in r.err, "fsync of the record fails: exit 1", r)
+t.ok(not os.path.exists(os.path.join(bx.cuda, ".cudaup", "record.json")), "and no record says it is installed", r)
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()

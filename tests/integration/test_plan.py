@@ -164,4 +164,22 @@ r = run(["list", "--root", root, "--mirror", srv.url], env=env)
 t.ok(r.rc == 0 and "13.0.2" in r.out, "list over http reads the HTML listing", r)
 
 srv.stop()
+# ---- a mirror held to NVIDIA's pinned manifests (as NVIDIA's own server is) ----
+root_o, env_o = machine(t, "two-gpus")
+off = os.path.join(t.tmpdir("official"), "nvidia")
+shutil.copytree(FIX, off)
+env_o = dict(env_o, CUDAUP_TEST_OFFICIAL_BASE="file://" + off)
+r = plan(root_o, env_o, "--cuda", "12.6", "--framework", "none", mirror="file://" + off)
+t.eq(r.rc, 0, "NVIDIA's manifests as published (official_manifest_sha256.csv): accepted", r)
+mp = os.path.join(off, "cuda", "redist", "redistrib_12.6.3.json")
+m = json.load(open(mp))
+m["release_date"] = "2024-01-01"
+json.dump(m, open(mp, "w"), indent=2)
+r = plan(root_o, env_o, "--cuda", "12.6", "--framework", "none", mirror="file://" + off, cache=t.tmpdir("c-off"))
+t.ok(r.rc == 2 and "does not match the checksum cudaup knows" in r.err,
+     "a manifest from the official server that differs from the pinned sha256: refused, exit 2", r)
+r = plan(root_o, dict(env_o, CUDAUP_TEST_OFFICIAL_BASE=""), "--cuda", "12.6", "--framework", "none",
+         mirror="file://" + off, cache=t.tmpdir("c-site"))
+t.ok(r.rc == 0 and "differs from the one NVIDIA published" in r.err, "the same manifest on a site mirror: used, with a warning", r)
+
 t.done()
