@@ -265,6 +265,18 @@ static enum cu_status
 unsafe(struct ex *x, const char *name, const char *why)
 {
     CU_AUTOFREE char *shown = cu_str_sanitize(name);
+    size_t n = strlen(shown);
+    if (n > 120) {
+        /* A long name is cut in the middle, so that the sentence keeps its reason; the cuts
+         * fall between UTF-8 characters. */
+        size_t head = 57, tail = n - 50;
+        while (head > 0 && ((unsigned char)shown[head] & 0xC0) == 0x80)
+            head--;
+        while (tail < n && ((unsigned char)shown[tail] & 0xC0) == 0x80)
+            tail++;
+        memcpy(shown + head, "...", 3);
+        memmove(shown + head + 3, shown + tail, n - tail + 1);
+    }
     return cu_error_set(x->err, CU_E_UNSAFE_PATH, 0, _("%s: the entry '%s' %s; the archive was refused"),
                         x->o->what, shown, why);
 }
@@ -361,6 +373,81 @@ link_stays_inside(const char *path, const char *target)
             depth++;
     }
     cu_strv_fini(&parts);
+    return ok;
+}
+
+static char *
+join_parts(const struct cu_strv *v)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t i = 0; i < v->n; i++)
+        cu_buf_printf(&b, "%s%s", i ? "/" : "", v->v[i]);
+    char *s = cu_buf_steal(&b);
+    cu_buf_fini(&b);
+    return s;
+}
+
+static void
+strv_pop(struct cu_strv *v)
+{
+    if (v->n > 0) {
+        free(v->v[--v->n]);
+        v->v[v->n] = NULL;
+    }
+}
+
+/*
+ * Follow the link at @path to its end through the links this archive placed: false when
+ * the way leaves the tree.  The lexical check (link_stays_inside) cannot see that
+ * `a/y -> ../..` turns `esc -> a/y/../../etc` into a way out; this walk does.  A loop
+ * never resolves, so it leads nowhere and passes.
+ */
+static bool
+resolves_inside(struct ex *x, const char *path, const char *target)
+{
+    struct cu_strv stack, queue;
+    cu_strv_init(&stack);
+    cu_strv_init(&queue);
+    cu_strv_split(&stack, path, "/");
+    strv_pop(&stack); /* the link's own name: its target is read from its folder */
+    cu_strv_split(&queue, target, "/");
+    size_t qi = 0;
+    int hops = 0;
+    bool ok = true;
+    while (ok && qi < queue.n) {
+        const char *c = queue.v[qi++];
+        if (!c[0] || strcmp(c, ".") == 0)
+            continue;
+        if (strcmp(c, "..") == 0) {
+            ok = stack.n > 0;
+            strv_pop(&stack);
+            continue;
+        }
+        cu_strv_push(&stack, c);
+        CU_AUTOFREE char *here = join_parts(&stack);
+        const struct cu_extract_file *f = lookup(x, here);
+        if (!f || f->type != CU_FILE_LINK)
+            continue;
+        if (++hops > 40)
+            break; /* a loop */
+        if (!f->target || f->target[0] == '/') {
+            ok = false;
+            break;
+        }
+        /* Go on from the link's folder with its target, then what was left. */
+        strv_pop(&stack);
+        struct cu_strv next;
+        cu_strv_init(&next);
+        cu_strv_split(&next, f->target, "/");
+        for (size_t k = qi; k < queue.n; k++)
+            cu_strv_push(&next, queue.v[k]);
+        cu_strv_fini(&queue);
+        queue = next;
+        qi = 0;
+    }
+    cu_strv_fini(&stack);
+    cu_strv_fini(&queue);
     return ok;
 }
 
@@ -693,6 +780,14 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     if (res->n == 0 && !res->top[0]) {
         st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s is empty"), o.what);
         goto out;
+    }
+    /* Every link, now that all of them are placed (a later one can open a way for an earlier). */
+    for (size_t i = 0; i < res->n; i++) {
+        const struct cu_extract_file *f = &res->files[i];
+        if (f->type == CU_FILE_LINK && !resolves_inside(&x, f->path, f->target)) {
+            st = unsafe(&x, f->path, _("is a symbolic link that leads outside the install through another link"));
+            goto out;
+        }
     }
     /* Past the tar's end: the rest of the xz data must still decode cleanly. */
     while (!xs.stream_end) {
