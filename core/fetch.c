@@ -24,6 +24,9 @@
 
 enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_DONE };
 
+/* An error answer is read this far and no further (one that never ends must not hold a transfer). */
+#define ERROR_BODY_MAX (64u << 10)
+
 struct xfer {
     struct cu_fetch_item *it;
     const struct cu_net *net;
@@ -35,7 +38,8 @@ struct xfer {
     uint64_t have, start;
     unsigned attempts;
     long code;
-    bool checked, discard, too_big, bad_range, cr_seen, is_file;
+    bool checked, discard, too_big, bad_range, cr_seen, is_file, error_body_long;
+    uint64_t discarded; /* bytes of an error answer read so far */
     uint64_t cr_start, cr_end, cr_total;
     char validator[256];
     char errbuf[CURL_ERROR_SIZE];
@@ -158,8 +162,14 @@ write_cb(char *data, size_t size, size_t nmemb, void *ud)
     size_t n = size * nmemb;
     if (!x->checked && !check_response(x))
         return 0;
-    if (x->discard)
+    if (x->discard) {
+        x->discarded += n;
+        if (x->discarded > ERROR_BODY_MAX) {
+            x->error_body_long = true;
+            return 0; /* ends the transfer: it is judged by its HTTP status alone */
+        }
         return n;
+    }
     if (x->have + n > x->it->size) {
         x->too_big = true;
         return 0;
@@ -230,7 +240,8 @@ begin(struct xfer *x, CURLM *multi)
         return CU_OK;
     }
     x->start = x->have;
-    x->checked = x->discard = x->too_big = x->bad_range = x->cr_seen = false;
+    x->checked = x->discard = x->too_big = x->bad_range = x->cr_seen = x->error_body_long = false;
+    x->discarded = 0;
     x->code = 0;
     x->validator[0] = '\0';
     curl_slist_free_all(x->hdrs);
@@ -335,7 +346,7 @@ done(struct xfer *x, CURLM *multi, CURLcode rc)
         }
         return;
     }
-    if (rc == CURLE_OK && x->code >= 400) {
+    if ((rc == CURLE_OK || x->error_body_long) && x->code >= 400) {
         snprintf(why, sizeof(why), _("the server answered HTTP %ld"), x->code);
         if (x->code >= 500 || x->code == 408 || x->code == 429)
             retry_or_fail(x, why);

@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Fault:
     def __init__(self, status=None, retry_after=None, truncate=None, extra=None, stall=None,
                  rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
-                 gzip_body=False, close_after=None, times=None, body=None, chunked=False):
+                 gzip_body=False, close_after=None, times=None, body=None, chunked=False, endless=False):
         self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
         self.retry_after = retry_after
         self.truncate = truncate          # send only this many bytes, then close
@@ -41,6 +41,7 @@ class Fault:
         self.times = times                # apply to this many requests, then behave
         self.body = body                  # serve these bytes instead of the file
         self.chunked = chunked            # no Content-Length: chunked, so curl cannot know the size ahead
+        self.endless = endless            # with status: an error page that never ends (until the client goes)
         self.used = 0
 
 
@@ -50,6 +51,7 @@ class Server:
         self.rate = rate  # bytes per second per connection for every file (a CDN's cap), or None
         self.faults = {}
         self.requests = []
+        self.endless_sent = []  # bytes each endless error answer sent before the client hung up
         self.lock = threading.Lock()
         server = self
 
@@ -117,6 +119,23 @@ class Server:
             def serve(self, path, f, status, head):
                 if f and f.redirect:
                     self.send(302, [("Location", f.redirect), ("Content-Length", "0")], b"")
+                    return
+                if status and f.endless:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "text/html")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    chunk = b"<p>error</p>" * 5000
+                    sent, t0 = 0, time.monotonic()
+                    try:  # bounded, so that a client that reads forever cannot hang the tests
+                        while sent < (2 << 30) and time.monotonic() - t0 < 60:
+                            self.wfile.write(chunk)
+                            sent += len(chunk)
+                    except OSError:
+                        pass
+                    with server.lock:
+                        server.endless_sent.append(sent)
+                    self.close_connection = True
                     return
                 if status:
                     body = b"<html><body>error %d</body></html>" % status

@@ -486,6 +486,16 @@ r = bx.install(env=faults("fsync:EIO:record.json"))
 t.ok(r.rc == 1 and "faultfs: fsync" in r.err, "fsync of the record fails: exit 1", r)
 t.ok(not os.path.exists(os.path.join(bx.cuda, ".cudaup", "record.json")), "and no record says it is installed", r)
 
+# ---- an error answer that never ends: read up to a cap, then judged by its status ----
+bx = fresh("endless500")
+srv.fault(bl, status=[500] * 5, endless=True)
+t0 = time.monotonic()
+r = bx.install("--retries", "1")
+took = time.monotonic() - t0
+t.ok(r.rc == 1 and "HTTP 500" in r.err, "a 500 whose body never ends: exit 1, naming HTTP 500", r)
+t.ok(took < 30 and srv.endless_sent and max(srv.endless_sent) < 64 << 20,
+     "it is read only so far (%.1f s; %s bytes sent per try)" % (took, srv.endless_sent))
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
