@@ -43,6 +43,7 @@ cu_mirror_new(const struct cu_mirror_opts *o, struct cu_mirror **out, struct cu_
     struct cu_mirror *m = cu_xcalloc(1, sizeof(*m));
     enum cu_status st = cu_net_init(&m->net, o->base_url, err);
     if (st != CU_OK) {
+        cu_net_fini(&m->net);
         free(m);
         return st;
     }

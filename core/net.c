@@ -79,17 +79,31 @@ cu_net_init(struct cu_net *net, const char *base, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("The mirror '%s' is not a URL; use https://HOST/PATH, http://HOST/PATH or file:///PATH."),
                             base);
+    /* user:password@ goes to curl alone (CURLOPT_USERPWD): kept out of every URL that is shown,
+     * logged or written down (record.json, plan --json, messages).  ~/.netrc serves too. */
+    const char *auth = sep + 3, *slash = strchr(auth, '/');
+    const char *at = NULL;
+    for (const char *q = auth; *q && (!slash || q < slash); q++)
+        if (*q == '@')
+            at = q;
+    if (at) {
+        CU_AUTOFREE char *raw = cu_xstrndup(auth, (size_t)(at - auth));
+        if (!percent_decode(raw, &net->userpwd))
+            net->userpwd = cu_xstrdup(raw);
+        char *w = b + (auth - b); /* b is ours to edit: drop "user:password@" */
+        memmove(w, at + 1, strlen(at + 1) + 1);
+    }
     CU_AUTOFREE char *scheme = cu_xstrndup(b, (size_t)(sep - b));
     for (char *p = scheme; *p; p++)
         *p = (char)tolower((unsigned char)*p);
     if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0 && strcmp(scheme, "file") != 0)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("The mirror '%s' uses %s://; cudaup downloads over https://, http:// or file:// only."),
-                            base, scheme);
+                            b, scheme);
     if (strpbrk(sep + 3, "?#") || strpbrk(b, " \t\r\n"))
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("The mirror '%s' has a query, a fragment or spaces; give the plain folder URL."),
-                            base);
+                            b);
     if (strcmp(scheme, "file") == 0) {
         CU_AUTOFREE char *path = NULL;
         const char *rest = sep + 3;
@@ -97,9 +111,9 @@ cu_net_init(struct cu_net *net, const char *base, struct cu_error *err)
             rest += 9;
         if (rest[0] != '/' || !percent_decode(rest, &path))
             return cu_error_set(err, CU_E_USAGE, 0,
-                                _("The mirror '%s' is not a file:// URL of an absolute folder."), base);
+                                _("The mirror '%s' is not a file:// URL of an absolute folder."), b);
     } else if (!sep[3] || sep[3] == '/') {
-        return cu_error_set(err, CU_E_USAGE, 0, _("The mirror '%s' has no host."), base);
+        return cu_error_set(err, CU_E_USAGE, 0, _("The mirror '%s' has no host."), b);
     }
     net->base = cu_steal_ptr(&b);
     net->scheme = cu_steal_ptr(&scheme);
@@ -129,6 +143,7 @@ cu_net_fini(struct cu_net *net)
 {
     cu_clear_ptr(&net->base, free);
     cu_clear_ptr(&net->scheme, free);
+    cu_clear_ptr(&net->userpwd, free);
 }
 
 char *
@@ -170,6 +185,10 @@ cu_net_setup_easy(const struct cu_net *net, void *h, char *errbuf)
     curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, NULL);
     curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 0L);
+    /* Credentials from the base URL, else ~/.netrc; curl sends neither to another host on a redirect. */
+    curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+    if (net->userpwd)
+        curl_easy_setopt(c, CURLOPT_USERPWD, net->userpwd);
     if (errbuf) {
         errbuf[0] = '\0';
         curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);

@@ -52,6 +52,7 @@ class Server:
         self.faults = {}
         self.requests = []
         self.endless_sent = []  # bytes each endless error answer sent before the client hung up
+        self.auths = []         # the Authorization header of each request (None when absent)
         self.lock = threading.Lock()
         server = self
 
@@ -71,6 +72,7 @@ class Server:
                 path = urllib.parse.urlsplit(self.path).path
                 with server.lock:
                     server.requests.append((self.command, path, self.headers.get("Range")))
+                    server.auths.append(self.headers.get("Authorization"))
                     f = server.faults.get(path)
                     if f and f.times is not None and f.used >= f.times:
                         f = None
@@ -213,6 +215,7 @@ class Server:
         with self.lock:
             self.faults.clear()
             self.requests.clear()
+            self.auths.clear()
 
     def gets(self, suffix=""):
         with self.lock:

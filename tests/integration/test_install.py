@@ -496,6 +496,24 @@ t.ok(r.rc == 1 and "HTTP 500" in r.err, "a 500 whose body never ends: exit 1, na
 t.ok(took < 30 and srv.endless_sent and max(srv.endless_sent) < 64 << 20,
      "it is read only so far (%.1f s; %s bytes sent per try)" % (took, srv.endless_sent))
 
+# ---- credentials in the mirror URL: sent to the server, written and shown nowhere ----
+bx = fresh("creds")
+cred_url = srv.url.replace("http://", "http://alice:s3cr3t%40x@")
+r = run(["install", "--yes", "--json"] + bx.args()[:2] + ["--mirror", cred_url] + bx.args()[4:], env=bx.env())
+t.eq(r.rc, 0, "an install from http://user:password@host works", r)
+import base64  # noqa: E402
+t.ok(srv.auths and all(a == "Basic " + base64.b64encode(b"alice:s3cr3t@x").decode() for a in srv.auths),
+     "the credentials reach the server (Basic, percent-decoded)", srv.auths[:3])
+leaks = [p for d in (bx.state, bx.prefix) for dp, _, fns in os.walk(d) for p in (os.path.join(dp, n) for n in fns)
+         if os.path.isfile(p) and not os.path.islink(p) and b"s3cr3t" in open(p, "rb").read()]
+t.ok("s3cr3t" not in r.out and "s3cr3t" not in r.err and not leaks,
+     "the password is in no output, log, record or state file", (leaks, r))
+r = run(["plan", "--json"] + bx.args()[:2] + ["--mirror", cred_url] + bx.args()[4:], env=bx.env())
+t.ok(r.rc == 0 and "s3cr3t" not in r.out and "alice" not in r.out, "plan --json carries no credentials", r)
+r = run(["plan", "--json"] + bx.args()[:2] + ["--mirror", cred_url.replace("http://", "ftp://") + "?x"] + bx.args()[4:],
+        env=bx.env())
+t.ok(r.rc == 2 and "s3cr3t" not in r.err + r.out, "a refused mirror URL is shown without its password", r)
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
