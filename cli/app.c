@@ -5,6 +5,7 @@
 #include "app.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +144,12 @@ cu_app_open_log(struct cu_app *app)
         mkdir_p(app->state_dir);
         path = cu_path_join(app->state_dir, "cudaup.log");
     }
-    app->log = fopen(path, "a");
+    /* The default log is never followed through a link (another user could choose where root writes). */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (app->cfg.log_file && *app->cfg.log_file ? 0 : O_NOFOLLOW),
+                  0600);
+    app->log = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (!app->log && fd >= 0)
+        close(fd);
     if (!app->log) {
         char buf[128];
         cu_log_warn(_("Cannot open the log %s: %s"), path, cu_strerror(errno, buf, sizeof(buf)));

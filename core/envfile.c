@@ -405,7 +405,9 @@ rc_install_block(const char *rc, const char *state_dir, const char *body_lf, boo
             cu_sha256_hex(rc, strlen(rc), h);
             CU_AUTOFREE char *bdir = cu_path_join(state_dir, "backups");
             CU_AUTOFREE char *bpath = cu_xasprintf("%s/%.16s.orig", bdir, h);
-            if ((st = cu_mkdir_p(bdir, 0700, err)) == CU_OK && existed)
+            if ((st = cu_mkdir_p(bdir, 0700, err)) == CU_OK)
+                st = cu_trusted_dir(bdir, err); /* never a link that chooses where the backup goes */
+            if (st == CU_OK && existed)
                 st = cu_write_file_atomic(bpath, text, len, 0600, err);
             ent = json_object();
             json_object_set_new(ent, "target", json_string(target));

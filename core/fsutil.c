@@ -4,6 +4,7 @@
 #include "fsutil.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -37,6 +38,47 @@ cu_mkdir_p(const char *path, mode_t mode, struct cu_error *err)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return cu_error_set(err, CU_E_IO, ENOTDIR, _("Cannot create the folder %s"), path);
+    return CU_OK;
+}
+
+enum cu_status
+cu_trusted_dir(const char *path, struct cu_error *err)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0) {
+        if (errno == ENOENT)
+            return cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s does not exist"), path);
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot examine %s"), path);
+    }
+    char owner[64];
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+    struct stat tb;
+    /* For a link, whose is what it leads to matters: name that. */
+    uid_t uid = S_ISLNK(sb.st_mode) && stat(path, &tb) == 0 ? tb.st_uid : sb.st_uid;
+    if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+        snprintf(owner, sizeof(owner), "%s", res->pw_name);
+    else
+        snprintf(owner, sizeof(owner), "uid %u", (unsigned)uid);
+    if (S_ISLNK(sb.st_mode)) {
+        char to[1024];
+        ssize_t n = readlink(path, to, sizeof(to) - 1);
+        to[n > 0 ? n : 0] = '\0';
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s is a symbolic link to %s (owned by %s); cudaup only trusts real folders there and will not follow it"),
+                            path, to, owner);
+    }
+    if (!S_ISDIR(sb.st_mode))
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0, _("%s is not a folder (owned by %s)"), path, owner);
+    if (sb.st_uid != geteuid() && sb.st_uid != 0)
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s belongs to %s, not to you or root; cudaup will not use a folder another user controls"),
+                            path, owner);
+    /* World-writable only: a group-writable /usr/local (Debian's root:staff 2775) is trusted by design. */
+    if ((sb.st_mode & S_IWOTH) && !(sb.st_mode & S_ISVTX))
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s (owned by %s) can be written by every user; cudaup will not use it (chmod o-w)"),
+                            path, owner);
     return CU_OK;
 }
 

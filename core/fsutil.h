@@ -13,6 +13,15 @@
 CU_NODISCARD enum cu_status cu_mkdir_p(const char *path, mode_t mode, struct cu_error *err);
 
 /**
+ * Is @path a folder this user may trust: a real directory (not a symbolic link), owned by
+ * the user running cudaup or by root, and not writable by every user (world-writable without the
+ * sticky bit)?  Errors:
+ * CU_E_UNSAFE_PATH with one sentence naming the path and its owner; CU_E_IO when it
+ * cannot be examined.  A missing folder is CU_E_NOT_FOUND.
+ */
+CU_NODISCARD enum cu_status cu_trusted_dir(const char *path, struct cu_error *err);
+
+/**
  * Replace @path with @data atomically: a temporary file in the same folder,
  * written, fsync'd, closed with its result checked, then renamed over @path.
  * A symlink at @path is replaced by a file; use cu_resolve_symlinks first to

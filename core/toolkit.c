@@ -36,8 +36,13 @@ cu_prefix_lock(const char *prefix, int *out, struct cu_error *err)
     enum cu_status st = cu_mkdir_p(prefix, 0755, err);
     if (st != CU_OK)
         return st;
+    if ((st = cu_trusted_dir(prefix, err)) != CU_OK)
+        return st;
     CU_AUTOFREE char *p = cu_path_join(prefix, ".cudaup.lock");
-    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ELOOP)
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s is a symbolic link; cudaup will not follow it (remove it and run again)"), p);
     if (fd < 0)
         return cu_error_set(err, CU_E_IO, errno, _("Cannot lock %s"), prefix);
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -681,6 +686,8 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
 
     struct stat sb;
     bool exists = lstat(p->cuda_path, &sb) == 0;
+    if (exists && (st = cu_trusted_dir(p->cuda_path, err)) != CU_OK)
+        goto out; /* a link to, or a copy owned by, someone else is never adopted */
     if (exists) {
         st = cu_record_load(p->cuda_path, &old, err);
         if (st == CU_E_NOT_FOUND) {

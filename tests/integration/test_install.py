@@ -514,6 +514,68 @@ r = run(["plan", "--json"] + bx.args()[:2] + ["--mirror", cred_url.replace("http
         env=bx.env())
 t.ok(r.rc == 2 and "s3cr3t" not in r.err + r.out, "a refused mirror URL is shown without its password", r)
 
+# ---- another user's trees, links and files are never adopted or followed (run as root) ----
+import pwd  # noqa: E402
+if os.geteuid() != 0:
+    t.skip("foreign trees and links", "these attacks need root (the tests run as root in CI)")
+else:
+    nobody = pwd.getpwnam("nobody")
+
+    def give(path):
+        for dp, dns, fns in os.walk(path):
+            for n in [dp] + [os.path.join(dp, x) for x in dns + fns]:
+                os.lchown(n, nobody.pw_uid, nobody.pw_gid)
+
+    src_box = fresh("foreign-src")
+    t.eq(src_box.install().rc, 0, "a real install to copy")
+    evil = os.path.join(t.tmpdir("evil"), "cuda-12.6")
+    shutil.copytree(src_box.cuda, evil, symlinks=True)
+    with open(os.path.join(evil, "bin", "nvcc"), "r+b") as f:  # the same size, other bytes
+        data = f.read()
+        f.seek(0)
+        f.write(bytes(b ^ 1 for b in data))
+    give(os.path.dirname(evil))
+    for how in ("link", "copy"):
+        bx = fresh("foreign-" + how)
+        os.makedirs(bx.prefix)
+        if how == "link":
+            os.symlink(evil, bx.cuda)
+        else:
+            shutil.copytree(evil, bx.cuda, symlinks=True)
+            give(bx.cuda)
+        r = bx.install()
+        t.ok(r.rc != 0 and bx.cuda in r.err and "nobody" in r.err,
+             "PREFIX/cuda-12.6 as a %s owned by nobody: refused, naming the path and the owner" % how, r)
+        t.ok(not os.path.exists(os.path.join(bx.prefix, "cuda")) and not os.path.exists(bx.rc),
+             "and nothing points at it (no PREFIX/cuda link, no rc block)", os.listdir(bx.prefix))
+
+    bx = fresh("lock-link")
+    os.makedirs(bx.prefix)
+    target = os.path.join(t.tmpdir("lock-target"), "chosen")
+    os.symlink(target, os.path.join(bx.prefix, ".cudaup.lock"))
+    r = bx.install()
+    t.ok(r.rc != 0 and ".cudaup.lock" in r.err and not os.path.exists(target),
+         "PREFIX/.cudaup.lock as a link: refused, and no file is made where it points", r)
+
+    bx = fresh("backups-link")
+    os.makedirs(bx.state)
+    elsewhere = t.tmpdir("backups-target")
+    give(elsewhere)
+    os.symlink(elsewhere, os.path.join(bx.state, "backups"))
+    open(bx.rc, "w").write("export A=1\n")
+    r = bx.install()
+    t.ok(r.rc != 0 and "backups" in r.err and os.listdir(elsewhere) == [],
+         "STATE/backups as a link to nobody's folder: refused, nothing written there", r)
+    t.eq(open(bx.rc).read(), "export A=1\n", "and the rc file is as it was")
+
+    bx = fresh("log-link")
+    os.makedirs(bx.state)
+    victim = os.path.join(t.tmpdir("log-target"), "victim")
+    open(victim, "w").write("untouched\n")
+    os.symlink(victim, os.path.join(bx.state, "cudaup.log"))
+    r = bx.install()
+    t.eq(open(victim).read(), "untouched\n", "STATE/cudaup.log as a link: nothing is written through it")
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
