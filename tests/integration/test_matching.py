@@ -109,6 +109,11 @@ r, d = plan([GTX970], "470.82.01", "--framework", "pytorch")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118" and d["cuda"]["version"].startswith("11."),
      "PyTorch on driver 470: a cu118 build, a CUDA 11 the driver runs [%s]" % SRC_MVC, r)
 t.ok(any("minor-version compatibility" in x for x in d.get("reasons", [])), "the reasons explain the runtime it brings", d.get("reasons"))
+r, d = plan([RTX3090], "470.82.01", "--framework", "pytorch")
+t.ok(fw(d).get("cuda_build") == "cu118" and
+     any("cu132) brings its own CUDA 13.2 runtime, which needs NVIDIA driver 580" in x for x in d.get("reasons", [])),
+     "RTX 3090 on 470: cu118, and why not the newest: its own CUDA 13.2 runtime needs driver 580 [%s: cu13x >= 580]"
+     % SRC_MVC, d.get("reasons"))
 r, d = plan([GTX970], "525.60.13", "--framework", "jax")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]"], "jax[cuda12] on driver 525 [JAX docs: >= 525 for CUDA 12]", r)
 t.eq(code(d), ("sass", "sm_50"), "jax[cuda12] runs its sm_50 code on a GTX 970 [jax_wheel_arch.csv 0.10.2-0.11.0]")
@@ -128,6 +133,26 @@ t.ok(any("PTX" in w and "12.0" in w for w in d.get("warnings", [])), "a warning 
 r, d = plan([H100], "550.54.14")
 t.ok(vkey(fw(d).get("version")) < (2, 18), "H100 on 550: not TensorFlow 2.18+, whose compute_90 PTX (CUDA 12.5) needs driver 555 "
      "[framework_driver_rules.md: PTX JIT needs the driver of the PTX's toolkit]", fw(d))
+
+# A wheel that reaches a GPU only through PTX needs the driver of the CUDA that wrote the PTX, even
+# where minor-version compatibility would run the rest (framework_driver_rules.md, limit 1).  No real
+# row is like that, so the catalog is a copy with one made-up row: PyTorch 2.8 cu128 with sm_70..sm_86
+# and PTX compute_80, for an H100 (9.0) on driver 550 (CUDA 12.8, which wrote the PTX, wants 570).
+import json as _json  # noqa: E402
+cat = _json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
+for row in cat["gpu_code"]["pytorch"]:
+    if row["torch"] == "2.8" and row["tag"] == "cu128":
+        row.update(sass=[70, 75, 80, 86], ptx=[80], source="made up for this test")
+crafted = os.path.join(t.tmpdir("cat"), "catalog.json")
+_json.dump(cat, open(crafted, "w"))
+root = machine([H100], "550.54.14")
+r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
+         "--framework", "pytorch==2.8"],
+        env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "CUDAUP_CATALOG": crafted})
+d = r.json() or {}
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu126" and
+     any(x.startswith("Not PyTorch 2.8 (cu128)") and "PTX compute_80" in x and "570" in x for x in d.get("reasons", [])),
+     "(made-up row) PTX from CUDA 12.8 on driver 550: passed over for cu126's sm_90, naming the driver it needs", d)
 
 # --- cuDNN support rows ----------------------------------------------------------------------------
 r, d = plan([GTX1080], "580.95.05")

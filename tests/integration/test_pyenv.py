@@ -171,6 +171,12 @@ r3090 = gpu_root("3090", [RTX3090])
 r, fc = fw_check(r3090, fw_env("tfcpu", "tensorflow", "tensorflow", "2.20.0", arch=["sm_90"]))
 t.ok(fc.get("status") == "fail" and "has no code for compute capability 8.6" in fc.get("detail", ""),
      "a TensorFlow without code for an RTX 3090: named before its quiet CPU fallback", fc)
+tf3090 = fw_env("tf3090", "tensorflow", "tensorflow", "2.20.0")
+r, fc = fw_check(r3090, tf3090)
+t.ok(fc.get("status") == "pass", "TensorFlow 2.20 on an RTX 3090 (sm_80 code): the work runs on the GPU", fc)
+r, fc = fw_check(r3090, tf3090, env={"FAKE_FW_SOFT_PLACEMENT": "1"})
+t.ok(fc.get("status") == "fail" and "ran the work for GPU 0 on the CPU" in fc.get("detail", ""),
+     "the same TensorFlow placing the work on the CPU: fail, saying so", fc)
 r, fc = fw_check(r3090, fw_env("jax", "jax", "jax", "0.10.1"))
 t.ok(fc.get("status") == "pass" and "JAX 0.10.1" in fc.get("detail", ""), "JAX: both kinds of work on the GPU", fc)
 r, fc = fw_check(r3090, fw_env("jaxnc", "jax", "jax", "0.10.1", arch=["sm_90"]))
