@@ -7,10 +7,12 @@
 #include <pwd.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "i18n.h"
@@ -39,6 +41,44 @@ cu_mkdir_p(const char *path, mode_t mode, struct cu_error *err)
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return cu_error_set(err, CU_E_IO, ENOTDIR, _("Cannot create the folder %s"), path);
     return CU_OK;
+}
+
+int
+cu_open_parent_beneath(const char *dir, const char *rel, const char **base)
+{
+    const char *slash = strrchr(rel, '/');
+    *base = slash ? slash + 1 : rel;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -errno;
+    if (!slash)
+        return dfd;
+    CU_AUTOFREE char *parent = cu_xstrndup(rel, (size_t)(slash - rel));
+    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW,
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    long fd = syscall(SYS_openat2, dfd, parent, &how, sizeof(how));
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG)) {
+        int e = errno;
+        close(dfd);
+        return fd >= 0 ? (int)fd : (e == EXDEV ? -ELOOP : -e);
+    }
+    /* No openat2: one component at a time, never through a link, never up. */
+    int cur = dfd;
+    for (char *c = parent, *next; c && *c; c = next) {
+        next = strchr(c, '/');
+        if (next)
+            *next++ = '\0';
+        if (!*c || strcmp(c, ".") == 0)
+            continue;
+        int nfd = strcmp(c, "..") == 0 ? (errno = ELOOP, -1)
+                                       : openat(cur, c, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        int e = errno;
+        close(cur);
+        if (nfd < 0)
+            return -e;
+        cur = nfd;
+    }
+    return cur;
 }
 
 enum cu_status

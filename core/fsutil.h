@@ -13,6 +13,15 @@
 CU_NODISCARD enum cu_status cu_mkdir_p(const char *path, mode_t mode, struct cu_error *err);
 
 /**
+ * Open the folder that holds @rel under @dir without following a symbolic link anywhere on
+ * the way (openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it, else
+ * one O_NOFOLLOW | O_DIRECTORY component at a time); '..' never leaves @dir.  @base gets
+ * @rel's last component (borrowed from @rel).  Returns an fd, or -errno: -ELOOP or -ENOTDIR
+ * when a link or a file stands where a folder should, -ENOENT when a folder is missing.
+ */
+int cu_open_parent_beneath(const char *dir, const char *rel, const char **base);
+
+/**
  * Is @path a folder this user may trust: a real directory (not a symbolic link), owned by
  * the user running cudaup or by root, and not writable by every user (world-writable without the
  * sticky bit)?  Errors:

@@ -4,7 +4,9 @@
 #include "record.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -226,9 +228,13 @@ cu_record_component(const struct cu_record *r, const char *name)
 enum cu_file_state
 cu_record_check_file(const char *dir, const struct cu_record_file *f, bool deep)
 {
-    CU_AUTOFREE char *p = cu_path_join(dir, f->path);
+    /* Never through a link: a folder of the install turned into a link is damage, not a way elsewhere. */
+    const char *base;
+    CU_AUTOCLOSE int pfd = cu_open_parent_beneath(dir, f->path, &base);
+    if (pfd < 0)
+        return pfd == -ENOENT ? CU_FILE_MISSING : CU_FILE_ALTERED;
     struct stat st;
-    if (lstat(p, &st) != 0)
+    if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return CU_FILE_MISSING;
     switch (f->type) {
     case 'd':
@@ -237,7 +243,7 @@ cu_record_check_file(const char *dir, const struct cu_record_file *f, bool deep)
         char buf[4096];
         if (!S_ISLNK(st.st_mode))
             return CU_FILE_ALTERED;
-        ssize_t n = readlink(p, buf, sizeof(buf) - 1);
+        ssize_t n = readlinkat(pfd, base, buf, sizeof(buf) - 1);
         if (n < 0)
             return CU_FILE_ALTERED;
         buf[n] = '\0';
@@ -249,7 +255,10 @@ cu_record_check_file(const char *dir, const struct cu_record_file *f, bool deep)
         if (deep) {
             char h[65];
             struct cu_error e;
-            if (cu_sha256_file(p, h, NULL, &e) != CU_OK || strcmp(h, f->sha256) != 0)
+            CU_AUTOCLOSE int fd = openat(pfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            char via[64];
+            snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
+            if (fd < 0 || cu_sha256_file(via, h, NULL, &e) != CU_OK || strcmp(h, f->sha256) != 0)
                 return CU_FILE_ALTERED;
         }
         return (st.st_mode & 07777) == f->mode ? CU_FILE_OK : CU_FILE_MODE;

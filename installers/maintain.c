@@ -4,6 +4,7 @@
 #include "maintain.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,8 +195,12 @@ cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep, struct c
     for (size_t i = 0; i < rec->n_files; i++) {
         if (cu_record_check_file(dir, &rec->files[i], deep) != CU_FILE_MODE)
             continue;
-        CU_AUTOFREE char *p = cu_path_join(dir, rec->files[i].path);
-        if (chmod(p, rec->files[i].mode) == 0)
+        /* The file itself, opened beneath the install and never through a link. */
+        const char *base;
+        CU_AUTOCLOSE int pfd = cu_open_parent_beneath(dir, rec->files[i].path, &base);
+        CU_AUTOCLOSE int fd = pfd < 0 ? -1 : openat(pfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat sb;
+        if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && fchmod(fd, rec->files[i].mode) == 0)
             out->modes++;
     }
     if (out->modes)

@@ -576,6 +576,28 @@ else:
     r = bx.install()
     t.eq(open(victim).read(), "untouched\n", "STATE/cudaup.log as a link: nothing is written through it")
 
+# ---- repair never reaches outside the install through a link inside it ----
+bx = fresh("repair-link")
+t.eq(bx.install().rc, 0, "an install to attack")
+outside = t.tmpdir("outside")
+victim = os.path.join(outside, "shadow")
+open(victim, "w").write("root's file\n")
+os.chmod(victim, 0o644)
+os.symlink(outside, os.path.join(bx.cuda, "evil"))
+recp = os.path.join(bx.cuda, ".cudaup", "record.json")
+rec = json.load(open(recp))
+rec["files"].append({"path": "evil/shadow", "type": "f", "mode": "0666", "size": os.path.getsize(victim),
+                     "sha256": hashlib.sha256(open(victim, "rb").read()).hexdigest(), "component": "cuda_cudart"})
+json.dump(rec, open(recp, "w"))
+r = run(["verify", "--json", "--prefix", bx.prefix, "--state-dir", bx.state, "--root", ROOT], env=bx.env())
+t.ok(any(c["name"] == "files" and c["status"] == "fail" for c in (r.json() or {}).get("checks", [])),
+     "verify counts the entry behind the link as damaged, not as the file it leads to", r)
+r = run(["repair", "--yes", "--json", "--prefix", bx.prefix, "--state-dir", bx.state, "--cache-dir", bx.cache,
+         "--mirror", bx.mirror, "--root", ROOT], env=bx.env())
+t.eq(oct(os.stat(victim).st_mode & 0o777), oct(0o644), "repair with a record entry behind a link: the file outside keeps "
+     "its mode (no chmod through the link)")
+t.eq(open(victim).read(), "root's file\n", "and its content")
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
