@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,48 @@ resolve_rc(const char *rc)
     return cur;
 }
 
+/*
+ * The rc file serves the shell of the user running cudaup: every link on the way to it must
+ * be that user's or root's, and the file itself that user's.  Otherwise another user chooses
+ * what gets written where (TESTCASES 2.4.5): refused, naming the path and its owner.
+ */
+static enum cu_status
+rc_owned(const char *rc, struct cu_error *err)
+{
+    CU_AUTOFREE char *cur = cu_xstrdup(rc);
+    uid_t me = geteuid();
+    for (int hops = 0; hops < 33; hops++) {
+        struct stat sb;
+        if (lstat(cur, &sb) != 0)
+            return CU_OK; /* not there yet: it will be created, as this user */
+        bool link = S_ISLNK(sb.st_mode);
+        if (sb.st_uid != me && !(link && sb.st_uid == 0)) {
+            char who[64];
+            struct passwd pw, *res = NULL;
+            char buf[1024];
+            if (getpwuid_r(sb.st_uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+                snprintf(who, sizeof(who), "%s", res->pw_name);
+            else
+                snprintf(who, sizeof(who), "uid %u", (unsigned)sb.st_uid);
+            return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                                link ? _("%s is a link owned by %s, not by you; cudaup will not write where another user's link points")
+                                     : _("%s belongs to %s, not to you; cudaup edits only your own shell start-up file"),
+                                cur, who);
+        }
+        if (!link)
+            return CU_OK;
+        char to[4096];
+        ssize_t n = readlink(cur, to, sizeof(to) - 1);
+        if (n < 0)
+            return CU_OK;
+        to[n] = '\0';
+        char *next = cu_link_target_path(cur, to);
+        free(cur);
+        cur = next;
+    }
+    return CU_OK;
+}
+
 /* Replace @path with @data unless someone changed it since @before: never lose their edit. */
 static enum cu_status
 write_rc(const char *path, const char *data, size_t len, const struct stat *before, bool existed,
@@ -340,6 +383,8 @@ rc_install_block(const char *rc, const char *state_dir, const char *body_lf, boo
 {
     enum cu_status st = CU_OK;
     *changed = false;
+    if ((st = rc_owned(rc, err)) != CU_OK)
+        return st;
     CU_AUTOFREE char *target = resolve_rc(rc);
     for (int attempt = 0; attempt < 3; attempt++) {
         char *text = NULL;
@@ -441,6 +486,25 @@ rc_install_block(const char *rc, const char *state_dir, const char *body_lf, boo
             *changed = true;
         return st;
     }
+    return st;
+}
+
+enum cu_status
+cu_rc_check(const char *rc, struct cu_error *err)
+{
+    enum cu_status st;
+    if ((st = rc_owned(rc, err)) != CU_OK)
+        return st;
+    CU_AUTOFREE char *target = resolve_rc(rc);
+    char *text = NULL;
+    size_t len = 0, n;
+    struct stat sb;
+    bool existed;
+    struct span spans[16];
+    if ((st = read_rc(target, &text, &len, &sb, &existed, err)) != CU_OK)
+        return st;
+    st = find_blocks(rc, text, len, spans, 16, &n, err);
+    free(text);
     return st;
 }
 

@@ -26,6 +26,13 @@ CU_NODISCARD enum cu_status cu_env_write_scripts(const char *state_dir, const ch
 void cu_env_remove_scripts(const char *state_dir);
 
 /** Put (or refresh) the block that sources STATE/env.sh (env.fish for *.fish) into @rc. */
+/**
+ * What cu_rc_install would refuse, found before anything is changed: an rc file (or a link on
+ * the way to it) owned by another user, a folder, a block whose markers do not pair up.
+ * Errors: CU_E_UNSAFE_PATH, CU_E_INPUT, CU_E_USAGE, CU_E_IO.  A missing file is fine.
+ */
+CU_NODISCARD enum cu_status cu_rc_check(const char *rc, struct cu_error *err);
+
 CU_NODISCARD enum cu_status cu_rc_install(const char *rc, const char *state_dir, bool *changed,
                                           struct cu_error *err);
 /** Take the block out of @rc again; restore the original bytes when nothing else changed. */

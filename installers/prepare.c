@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/envfile.h"
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/resolve.h"
@@ -323,6 +324,12 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         return st;
     (*plan)->state_dir = cu_xstrdup(in->state_dir);
     fill_env(in, *plan);
+    /* The rc file is checked now, before anything is changed, not after CUDA is in place. */
+    if ((*plan)->env.shell_rc && (st = cu_rc_check((*plan)->env.shell_rc, err)) != CU_OK) {
+        cu_plan_free(*plan);
+        *plan = NULL;
+        return st;
+    }
     if ((st = venv_python(in, *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;

@@ -568,6 +568,31 @@ else:
          "STATE/backups as a link to nobody's folder: refused, nothing written there", r)
     t.eq(open(bx.rc).read(), "export A=1\n", "and the rc file is as it was")
 
+    # The rc file of another user, or a link owned by another user to root's file (TESTCASES 2.4.5).
+    bx = fresh("rc-nobody-link")
+    rootfile = os.path.join(t.tmpdir("rootfile"), "profile")
+    open(rootfile, "w").write("# root's\n")
+    os.makedirs(bx.home, exist_ok=True)
+    os.symlink(rootfile, bx.rc)
+    os.lchown(bx.rc, nobody.pw_uid, nobody.pw_gid)
+    r = bx.install()
+    t.ok(r.rc != 0 and "link owned by nobody" in r.err, "--shell-rc a link owned by nobody: refused, naming the owner", r)
+    t.eq(open(rootfile).read(), "# root's\n", "and the file it points at is untouched")
+    t.ok(not os.path.exists(bx.cuda), "the refusal comes before anything is installed")
+    bx = fresh("rc-nobody-file")
+    os.makedirs(bx.home, exist_ok=True)
+    open(bx.rc, "w").write("# nobody's\n")
+    os.chown(bx.rc, nobody.pw_uid, nobody.pw_gid)
+    r = bx.install()
+    t.ok(r.rc != 0 and "belongs to nobody" in r.err and open(bx.rc).read() == "# nobody's\n" and not os.path.exists(bx.cuda),
+         "an rc file owned by nobody: refused before anything is installed", r)
+    bx = fresh("rc-open-marker")
+    os.makedirs(bx.home, exist_ok=True)
+    open(bx.rc, "w").write("# >>> cudaup >>>\nexport X=1\n")
+    r = bx.install()
+    t.ok(r.rc == 2 and "without its" in r.err and not os.path.exists(bx.cuda),
+         "an rc file with a start marker and no end marker: exit 2 before CUDA is installed", r)
+
     bx = fresh("log-link")
     os.makedirs(bx.state)
     victim = os.path.join(t.tmpdir("log-target"), "victim")
