@@ -32,6 +32,9 @@ struct cu_run_ctx {
     const char *const *envp;
     bool is_root;
     const char *profile_d;   /* /etc/profile.d (CUDAUP_PROFILE_D in tests) */
+    /* The command holds PREFIX's lock (cu_prefix_lock) from its start to its end: every step
+     * runs under it, and the toolkit transaction does not take it again. */
+    bool prefix_locked;
     /* what happened */
     struct cu_step_result *results;
     size_t n_results;

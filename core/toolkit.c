@@ -680,7 +680,7 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
     struct cu_event se = {.type = CU_EV_STEP_START, .installer = "cuda", .message = detail};
     cu_emit(ctx->events, &se);
 
-    if ((st = cu_prefix_lock(p->prefix, &lockfd, err)) != CU_OK)
+    if (!ctx->prefix_locked && (st = cu_prefix_lock(p->prefix, &lockfd, err)) != CU_OK)
         goto out;
     cu_prefix_reconcile(p->prefix);
 
@@ -946,7 +946,7 @@ out:
 /* ---- uninstall -------------------------------------------------------------------------- */
 
 enum cu_status
-cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir, bool *was_active,
+cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir, bool locked, bool *was_active,
                      struct cu_error *err)
 {
     (void)state_dir;
@@ -961,7 +961,7 @@ cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir, 
     *was_active = false;
     if (!cu_path_exists(dir))
         return cu_error_set(err, CU_E_NOT_FOUND, 0, _("CUDA %s is not installed in %s"), mm, prefix);
-    if ((st = cu_prefix_lock(prefix, &lockfd, err)) != CU_OK)
+    if (!locked && (st = cu_prefix_lock(prefix, &lockfd, err)) != CU_OK)
         return st;
     cu_prefix_reconcile(prefix);
     st = cu_record_load(dir, &rec, err);

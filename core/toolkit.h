@@ -41,6 +41,6 @@ CU_NODISCARD enum cu_status cu_toolkit_mirror(struct cu_run_ctx *ctx, const char
 
 /** Remove PREFIX/cuda-X.Y if cudaup installed it. Errors: CU_E_NOT_FOUND, CU_E_UNSUPPORTED (not ours). */
 CU_NODISCARD enum cu_status cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir,
-                                                 bool *was_active, struct cu_error *err);
+                                                 bool locked, bool *was_active, struct cu_error *err);
 
 #endif /* CU_TOOLKIT_H */

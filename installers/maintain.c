@@ -23,17 +23,44 @@
 #include "core/toolkit.h"
 #include "installer.h"
 
+/* Take PREFIX's lock for the whole command (see cu_run_ctx.prefix_locked); -1 when already held. */
+static enum cu_status
+command_lock(struct cu_run_ctx *ctx, const char *prefix, int *fd, struct cu_error *err)
+{
+    *fd = -1;
+    if (ctx->prefix_locked)
+        return CU_OK;
+    enum cu_status st = cu_prefix_lock(prefix, fd, err);
+    ctx->prefix_locked = st == CU_OK;
+    return st;
+}
+
+static void
+command_unlock(struct cu_run_ctx *ctx, int fd)
+{
+    if (fd >= 0) {
+        cu_prefix_unlock(fd);
+        ctx->prefix_locked = false;
+    }
+}
+
 enum cu_status
 cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
 {
-    enum cu_status st = cu_toolkit_install(ctx, NULL, err);
+    int lockfd;
+    enum cu_status st = command_lock(ctx, ctx->plan->prefix, &lockfd, err);
+    if (st == CU_OK)
+        st = cu_toolkit_install(ctx, NULL, err);
     for (size_t i = 0; st == CU_OK && cu_installers[i]; i++) {
         if (!cu_installers[i]->run)
             continue; /* cuda and cudnn: done by the toolkit transaction */
-        if (ctx->cancel && atomic_load(ctx->cancel))
-            return cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+        if (ctx->cancel && atomic_load(ctx->cancel)) {
+            st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+            break;
+        }
         st = cu_installers[i]->run(ctx, err);
     }
+    command_unlock(ctx, lockfd);
     return st;
 }
 
@@ -118,18 +145,27 @@ enum cu_status
 cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx *ctx, struct cu_error *err)
 {
     bool active = false;
-    enum cu_status st = cu_toolkit_uninstall(in->prefix, mm, in->state_dir, &active, err);
+    int lockfd = -1;
+    enum cu_status st = CU_OK;
+    /* The whole command under the prefix's lock, so it cannot run inside an install's steps. */
+    if (cu_is_dir(in->prefix))
+        st = command_lock(ctx, in->prefix, &lockfd, err);
+    if (st == CU_OK)
+        st = cu_toolkit_uninstall(in->prefix, mm, in->state_dir, ctx->prefix_locked, &active, err);
     CU_AUTOFREE char *dir = cu_xasprintf("%s/cuda-%s", in->prefix, mm);
     cu_run_result(ctx, "cuda", "remove", st == CU_OK ? dir : cu_error_text(err), st, st == CU_OK);
-    if (st != CU_OK || !active)
-        return st;
-    CU_AUTOFREE char *next = newest_managed(in->prefix);
-    if (!next)
-        return remove_environment(in, ctx, err);
-    /* Another cudaup install stays: it becomes the active one. */
-    CU_AUTOFREE char *link = cu_path_join(in->prefix, "cuda");
-    st = cu_symlink_replace(next, link, err);
-    cu_run_result(ctx, "cuda", "link", link, st, st == CU_OK);
+    if (st == CU_OK && active) {
+        CU_AUTOFREE char *next = newest_managed(in->prefix);
+        if (!next) {
+            st = remove_environment(in, ctx, err);
+        } else {
+            /* Another cudaup install stays: it becomes the active one. */
+            CU_AUTOFREE char *link = cu_path_join(in->prefix, "cuda");
+            st = cu_symlink_replace(next, link, err);
+            cu_run_result(ctx, "cuda", "link", link, st, st == CU_OK);
+        }
+    }
+    command_unlock(ctx, lockfd);
     return st;
 }
 
@@ -173,8 +209,8 @@ plan_from_record(const struct cu_record *r, const char *dir, const struct cu_mai
     return p;
 }
 
-enum cu_status
-cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep, struct cu_repair_out *out,
+static enum cu_status
+repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct cu_repair_out *out,
               struct cu_run_ctx *ctx, struct cu_error *err)
 {
     struct cu_record *rec = NULL;
@@ -244,5 +280,18 @@ out:
     cu_plan_free(plan);
     cu_mirror_free(mirror);
     cu_record_free(rec);
+    return st;
+}
+
+enum cu_status
+cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep, struct cu_repair_out *out,
+              struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    int lockfd;
+    memset(out, 0, sizeof(*out));
+    enum cu_status st = command_lock(ctx, in->prefix, &lockfd, err);
+    if (st == CU_OK)
+        st = repair_locked(in, dir, deep, out, ctx, err);
+    command_unlock(ctx, lockfd);
     return st;
 }

@@ -6,8 +6,8 @@
  *
  * CUDAUP_FAULTS="RULE;RULE..." with RULE = OP:ERRNO:PATHPART[:AFTER]
  *   OP        write (write, pwrite), rename (rename, renameat, renameat2: the target's
- *             path), fsync (fsync, fdatasync)
- *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT
+ *             path), fsync (fsync, fdatasync), or delay: writes succeed, each after a pause
+ *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT; for delay, the pause in milliseconds
  *   PATHPART  the rule applies to files whose path contains it
  *   AFTER     write: fail once this many bytes went to matching files (0 by default);
  *             rename, fsync: fail from the AFTER+1th matching call
@@ -74,7 +74,7 @@ load(void)
             continue;
         struct rule *x = &rules[n_rules++];
         snprintf(x->op, sizeof(x->op), "%s", f[0]);
-        x->err = errno_of(f[1]);
+        x->err = strcmp(f[0], "delay") == 0 ? atoi(f[1]) : errno_of(f[1]);
         snprintf(x->part, sizeof(x->part), "%s", f[2]);
         x->after = f[3] ? strtoull(f[3], NULL, 10) : 0;
     }
@@ -88,8 +88,13 @@ fires(const char *op, const char *path, unsigned long long bytes)
     int e = 0;
     pthread_mutex_lock(&mu);
     load();
+    int pause_ms = 0;
     for (int i = 0; i < n_rules && !e; i++) {
         struct rule *x = &rules[i];
+        if (strcmp(op, "write") == 0 && strcmp(x->op, "delay") == 0 && path && strstr(path, x->part)) {
+            pause_ms = x->err;
+            continue;
+        }
         if (strcmp(x->op, op) != 0 || !path || !strstr(path, x->part))
             continue;
         if (strcmp(op, "write") == 0) {
@@ -102,6 +107,8 @@ fires(const char *op, const char *path, unsigned long long bytes)
         }
     }
     pthread_mutex_unlock(&mu);
+    if (pause_ms > 0)
+        usleep((useconds_t)pause_ms * 1000);
     if (e)
         dprintf(2, "faultfs: %s %s: %s\n", op, path, strerrorname_np(e) ? strerrorname_np(e) : "?");
     return e;

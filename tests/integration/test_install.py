@@ -623,6 +623,36 @@ t.eq(oct(os.stat(victim).st_mode & 0o777), oct(0o644), "repair with a record ent
      "its mode (no chmod through the link)")
 t.eq(open(victim).read(), "root's file\n", "and its content")
 
+# ---- one lock per command: uninstall and repair wait out an install of the same prefix ----
+import subprocess  # noqa: E402
+from cutest import BIN, base_env  # noqa: E402
+bx = fresh("concurrent")
+srv.fault(bl, rate=1 << 20)
+inst = subprocess.Popen([BIN, "install", "--yes", "--json"] + bx.args(), env=base_env(bx.env()),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+deadline = time.monotonic() + 20
+while time.monotonic() < deadline and not (os.path.isdir(bx.prefix) and
+                                           [n for n in os.listdir(bx.prefix) if n.startswith(".cudaup-staging")]):
+    time.sleep(0.05)
+r_un = bx.uninstall()
+out, err = inst.communicate(timeout=120)
+t.ok(r_un.rc == 1 and "Another cudaup" in r_un.err, "uninstall during an install of the same prefix: refused as busy", r_un)
+t.ok(inst.returncode == 0 and tree(bx.cuda) == REF, "and the install finishes, whole", err[-2000:])
+# The same after CUDA is in place, while the environment is written (the lock once ended there).
+bx = fresh("concurrent-env")
+inst = subprocess.Popen([BIN, "install", "--yes", "--json"] + bx.args(),
+                        env=base_env(bx.env(faults("delay:3000:env.sh"))),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline and not os.path.isfile(os.path.join(bx.cuda, ".cudaup", "record.json")):
+    time.sleep(0.05)
+time.sleep(0.3)
+r_un = bx.uninstall()
+out, err = inst.communicate(timeout=120)
+t.ok(r_un.rc == 1 and "Another cudaup" in r_un.err, "uninstall while the install writes the environment: busy", r_un)
+t.ok(inst.returncode == 0 and tree(bx.cuda) == REF and os.path.isfile(os.path.join(bx.state, "env.sh")),
+     "and the install ends whole, its environment written", err[-2000:])
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
