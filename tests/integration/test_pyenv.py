@@ -78,6 +78,8 @@ if shutil.which("zsh"):
     act = subprocess.run(["zsh", "-c", ". '%s/bin/activate'; printf '%%s|' \"$CUDA_HOME\"; deactivate; printf '%%s' \"${CUDA_HOME-unset}\"" % venv],
                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": b.home})
     t.eq(act.stdout, "%s/cuda|unset" % b.prefix, "activate/deactivate under zsh", act)
+else:
+    t.skip("activate/deactivate under zsh", "zsh is not installed (scripts/bootstrap installs it)")
 rv, c = b.verify()
 t.ok(c.get("framework", {}).get("status") == "pass" and "TensorFlow 2.20.0" in c["framework"]["detail"]
      and "CUDA 12.5" in c["framework"]["detail"] and "on 2 GPU(s) agree with the CPU" in c["framework"]["detail"],
