@@ -113,12 +113,17 @@ run_file(const char *path, unsigned runs)
     fclose(f);
 }
 
+static size_t n_missing;
+
 static void
 run_path(const char *path, unsigned runs)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "smoke: the seed %s is not there\n", path);
+        n_missing++;
         return;
+    }
     if (!S_ISDIR(st.st_mode)) {
         run_file(path, runs);
         return;
@@ -152,9 +157,10 @@ main(int argc, char **argv)
     for (int i = 3; i < argc; i++)
         run_path(argv[i], (unsigned)runs);
     printf("1..1\n");
-    if (n_seeds == 0) {
-        printf("ok 1 - %s # SKIP no seed files found\n", argv[1]);
-        return 0;
+    if (n_seeds == 0 || n_missing) {
+        /* A smoke test without its seeds proves nothing: that is a failure, not a pass. */
+        printf("not ok 1 - %s: %zu seed path(s) missing, %zu seed file(s) read\n", argv[1], n_missing, n_seeds);
+        return 1;
     }
     printf("ok 1 - %s: %zu seeds, %zu inputs, no crash, no broken invariant\n", argv[1], n_seeds, n_inputs);
     return 0;
