@@ -85,6 +85,20 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     else
         app->cache_dir = xdg_dir(app, "XDG_CACHE_HOME", ".cache");
 
+    /* The CA bundle: --ca-cert (or CUDAUP_CA_CERT), else what curl and OpenSSL users set. */
+    const char *ca_from = "--ca-cert";
+    if (!app->cfg.ca_cert || !*app->cfg.ca_cert) {
+        ca_from = "CURL_CA_BUNDLE";
+        const char *ca = cu_env_get(app->envp, ca_from);
+        if (!ca || !*ca)
+            ca = cu_env_get(app->envp, ca_from = "SSL_CERT_FILE");
+        if (ca && *ca) {
+            free(app->cfg.ca_cert);
+            app->cfg.ca_cert = cu_xstrdup(ca);
+        }
+    }
+    if (app->cfg.ca_cert && *app->cfg.ca_cert && access(app->cfg.ca_cert, R_OK) != 0)
+        return cu_error_set(err, CU_E_USAGE, errno, _("%s: cannot read the CA bundle %s"), ca_from, app->cfg.ca_cert);
     const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
     app->profile_d = pd && *pd ? pd : "/etc/profile.d";
     uint64_t v;

@@ -135,7 +135,8 @@ cu_cmd_list(struct cu_app *app)
         cu_error_set(&err, CU_E_USAGE, 0, _("'list' takes at most one version."));
         return cu_report_error(app, &err);
     }
-    struct cu_mirror_opts mo = {.base_url = app->cfg.mirror, .cache_dir = app->cache_dir, .catalog = app->catalog,
+    struct cu_mirror_opts mo = {.base_url = app->cfg.mirror, .cache_dir = app->cache_dir, .ca_cert = app->cfg.ca_cert,
+                                .catalog = app->catalog,
                                 .retries = (unsigned)app->cfg.retries};
     if (cu_mirror_new(&mo, &m, &err) != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
         rc = cu_report_error(app, &err);

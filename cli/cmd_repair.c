@@ -51,7 +51,7 @@ cu_cmd_repair(struct cu_app *app)
     ctx.envp = app->envp;
     ctx.is_root = app->is_root;
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
-                             .mirror = app->cfg.mirror, .catalog = app->catalog, .retries = (unsigned)app->cfg.retries};
+                             .mirror = app->cfg.mirror, .ca_cert = app->cfg.ca_cert, .catalog = app->catalog, .retries = (unsigned)app->cfg.retries};
     st = cu_repair_run(&in, dir, app->cfg.deep, &ro, &ctx, &err);
     cu_progress_flush(prog);
     bool changed = cu_run_changed(&ctx);

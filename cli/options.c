@@ -46,6 +46,8 @@ struct opt {
 
 /* Sorted by name: bsearch finds options, and --help lists them in this order. */
 static const struct opt options[] = {
+    {"ca-cert", 0, OPT_STRING, F(ca_cert), OPT_ENV | OPT_FILE, ALL_CMDS, "FILE",
+     N_("CA certificates to trust for an https mirror (a TLS-inspecting proxy's); CURL_CA_BUNDLE and SSL_CERT_FILE are read too")},
     {"cache-dir", 0, OPT_STRING, F(cache_dir), OPT_ENV | OPT_FILE, ALL_CMDS, "DIR",
      N_("where downloaded archives and manifests are kept")},
     {"components", 0, OPT_STRING, F(components), OPT_ENV | OPT_FILE, PLANNING, "LIST",

@@ -31,6 +31,7 @@ struct cu_config {
 
     /* every command */
     char *root, *mirror, *cache_dir, *state_dir, *log_file;
+    char *ca_cert; /* a CA bundle for the mirror's TLS (--ca-cert, else CURL_CA_BUNDLE, else SSL_CERT_FILE) */
     bool json, yes, quiet, no_color, help, version;
     int verbose;
 

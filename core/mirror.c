@@ -47,6 +47,8 @@ cu_mirror_new(const struct cu_mirror_opts *o, struct cu_mirror **out, struct cu_
         free(m);
         return st;
     }
+    if (o->ca_cert && *o->ca_cert)
+        m->net.ca_cert = cu_xstrdup(o->ca_cert);
     if (o->retries)
         m->net.retries = o->retries;
     if (o->low_speed_time_s > 0)

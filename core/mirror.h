@@ -27,6 +27,7 @@ struct cu_mirror;
 struct cu_mirror_opts {
     const char *base_url;   /* NULL: NVIDIA */
     const char *cache_dir;  /* NULL: no cache */
+    const char *ca_cert;    /* CA bundle for TLS (CURLOPT_CAINFO), or NULL: the system's */
     const struct cu_catalog *catalog;
     unsigned retries;       /* 0: the default */
     long low_speed_time_s;  /* 0: the default (a stall is abandoned after this long) */

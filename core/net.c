@@ -144,6 +144,7 @@ cu_net_fini(struct cu_net *net)
     cu_clear_ptr(&net->base, free);
     cu_clear_ptr(&net->scheme, free);
     cu_clear_ptr(&net->userpwd, free);
+    cu_clear_ptr(&net->ca_cert, free);
 }
 
 char *
@@ -189,6 +190,9 @@ cu_net_setup_easy(const struct cu_net *net, void *h, char *errbuf)
     curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
     if (net->userpwd)
         curl_easy_setopt(c, CURLOPT_USERPWD, net->userpwd);
+    /* Verification stays on: another CA bundle only says whom to trust. */
+    if (net->ca_cert)
+        curl_easy_setopt(c, CURLOPT_CAINFO, net->ca_cert);
     if (errbuf) {
         errbuf[0] = '\0';
         curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);

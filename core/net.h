@@ -25,6 +25,7 @@ void cu_net_global_fini(void);
 struct cu_net {
     char *base;        /* normalised: no trailing '/', and no user:password@ (see userpwd) */
     char *userpwd;     /* the credentials the base URL carried, for curl alone; never shown or stored */
+    char *ca_cert;     /* CA bundle to verify TLS with (CURLOPT_CAINFO); NULL: the system's */
     char *scheme;      /* "https", "http", "file" */
     bool official;     /* NVIDIA's own server */
     char protocols[32];       /* CURLOPT_PROTOCOLS_STR */

@@ -244,6 +244,7 @@ repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct c
     out->components = cu_record_damaged(rec, dir, deep, &out->files);
     if (out->files) {
         struct cu_mirror_opts mo = {.base_url = in->mirror ? in->mirror : rec->mirror, .cache_dir = in->cache_dir,
+                                    .ca_cert = in->ca_cert,
                                     .catalog = in->catalog, .retries = in->retries};
         if ((st = cu_mirror_new(&mo, &mirror, err)) != CU_OK)
             goto out;

@@ -26,6 +26,7 @@ void cu_pyenv_recorded(const char *state_dir, char **python, char **framework);
 struct cu_maint_in {
     const char *prefix, *state_dir, *cache_dir;
     const char *mirror;            /* a --mirror overriding the record's, or NULL */
+    const char *ca_cert;           /* --ca-cert, or NULL */
     const struct cu_catalog *catalog;
     unsigned retries;
     const char *profile_d;

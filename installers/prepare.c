@@ -168,6 +168,7 @@ mirror_opts_from(const struct cu_prepare_in *in, struct cu_mirror_opts *mo)
     *mo = (struct cu_mirror_opts){
         .base_url = in->cfg->mirror,
         .cache_dir = in->cache_dir,
+        .ca_cert = in->cfg->ca_cert,
         .catalog = in->catalog,
         .retries = (unsigned)in->cfg->retries,
         .low_speed_time_s = in->low_speed_time_s,

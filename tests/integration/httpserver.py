@@ -46,7 +46,8 @@ class Fault:
 
 
 class Server:
-    def __init__(self, root, host="127.0.0.1", rate=None):
+    def __init__(self, root, host="127.0.0.1", rate=None, tls=None):
+        """tls: (certfile, keyfile) to serve https instead of http."""
         self.root = os.path.abspath(root)
         self.rate = rate  # bytes per second per connection for every file (a CDN's cap), or None
         self.faults = {}
@@ -203,7 +204,12 @@ class Server:
         self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
         self.httpd.handle_error = lambda request, address: None  # clients hang up on purpose
-        self.url = "http://%s:%d" % (host, self.httpd.server_address[1])
+        if tls:
+            import ssl
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+        self.url = "%s://%s:%d" % ("https" if tls else "http", host, self.httpd.server_address[1])
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 

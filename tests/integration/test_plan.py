@@ -182,4 +182,29 @@ r = plan(root_o, dict(env_o, CUDAUP_TEST_OFFICIAL_BASE=""), "--cuda", "12.6", "-
          mirror="file://" + off, cache=t.tmpdir("c-site"))
 t.ok(r.rc == 0 and "differs from the one NVIDIA published" in r.err, "the same manifest on a site mirror: used, with a warning", r)
 
+# ---- an https mirror signed by a CA of its own (a TLS-inspecting proxy's): --ca-cert ----
+import subprocess  # noqa: E402
+tlsdir = t.tmpdir("tls")
+cert, key = os.path.join(tlsdir, "cert.pem"), os.path.join(tlsdir, "key.pem")
+gen = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                      "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                     capture_output=True, text=True)
+if gen.returncode != 0:
+    t.skip("an https mirror with a CA of its own", "openssl could not make a certificate: " + gen.stderr[-200:])
+else:
+    tsrv = Server(FIX, tls=(cert, key))
+    root_t, env_t = machine(t, "two-gpus")
+    args = ["--cuda", "12.6", "--framework", "none"]
+    r = plan(root_t, env_t, *args, mirror=tsrv.url)
+    t.ok(r.rc == 1 and "certificate" in r.err.lower(), "an https mirror with an unknown CA: refused, verification on", r)
+    r = plan(root_t, env_t, *args, "--ca-cert", cert, mirror=tsrv.url)
+    t.eq(r.rc, 0, "--ca-cert FILE: that CA is trusted", r)
+    r = plan(root_t, dict(env_t, SSL_CERT_FILE=cert), *args, mirror=tsrv.url)
+    t.eq(r.rc, 0, "SSL_CERT_FILE is honoured", r)
+    r = plan(root_t, dict(env_t, CURL_CA_BUNDLE=cert), *args, mirror=tsrv.url)
+    t.eq(r.rc, 0, "CURL_CA_BUNDLE is honoured", r)
+    r = plan(root_t, env_t, *args, "--ca-cert", os.path.join(tlsdir, "missing.pem"), mirror=tsrv.url)
+    t.ok(r.rc == 2 and "--ca-cert" in r.err, "--ca-cert with a file that is not there: exit 2", r)
+    tsrv.stop()
+
 t.done()
