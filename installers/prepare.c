@@ -3,13 +3,17 @@
 
 #include "prepare.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/envfile.h"
 #include "core/i18n.h"
 #include "core/mem.h"
+#include "core/proc.h"
 #include "core/resolve.h"
 #include "core/str.h"
 #include "installer.h"
@@ -79,6 +83,68 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
                             c->env_name);
     if (c->shell_rc && *c->shell_rc && c->shell_rc[0] != '/')
         return cu_error_set(err, CU_E_USAGE, 0, _("--shell-rc: '%s' is not an absolute path."), c->shell_rc);
+    /* A newline or another control character in a path would end up in env.sh and rc files. */
+    const struct {
+        const char *opt, *val;
+    } paths[] = {{"--prefix", c->prefix}, {"--state-dir", c->state_dir}, {"--cache-dir", c->cache_dir},
+                 {"--shell-rc", c->shell_rc}};
+    for (size_t i = 0; i < CU_N_ELEMENTS(paths); i++)
+        for (const char *q = paths[i].val; q && *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                return cu_error_set(err, CU_E_USAGE, 0,
+                                    _("%s: the path has a control character (such as a newline); give a plain path."),
+                                    paths[i].opt);
+    return CU_OK;
+}
+
+/* Can @dir be used, or made, by this user?  Its nearest existing folder must take new entries. */
+static enum cu_status
+folder_usable(const char *what, const char *dir, struct cu_error *err)
+{
+    CU_AUTOFREE char *p = cu_xstrdup(dir);
+    for (;;) {
+        struct stat sb;
+        if (stat(p, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode))
+                return cu_error_set(err, CU_E_USAGE, 0, _("%s %s cannot be used: %s is not a folder."), what, dir, p);
+            /* access() says yes to root where mkdir still fails (/proc, read-only binds): try it,
+             * with a folder made and removed at once. */
+            CU_AUTOFREE char *probe = cu_xasprintf("%s/.cudaup-probe-XXXXXX", p);
+            if (!mkdtemp(probe))
+                return cu_error_set(err, CU_E_USAGE, errno, _("%s %s cannot be %s: %s takes no new entries"), what, dir,
+                                    strcmp(p, dir) == 0 ? _("written") : _("made"), p);
+            rmdir(probe);
+            return CU_OK;
+        }
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p)
+            return CU_OK;
+        *slash = '\0';
+    }
+}
+
+/* Everything the plan will touch or run, checked before the first change (issue: no half installs). */
+static enum cu_status
+preflight(const struct cu_prepare_in *in, const struct cu_plan *p, struct cu_error *err)
+{
+    enum cu_status st;
+    if ((st = folder_usable(_("The install folder"), p->prefix, err)) != CU_OK ||
+        (st = folder_usable(_("The state folder"), in->state_dir, err)) != CU_OK)
+        return st;
+    const char *tool = p->env.tool;
+    if (tool && (strcmp(tool, "conda") == 0 || strcmp(tool, "mamba") == 0 || strcmp(tool, "micromamba") == 0)) {
+        CU_AUTOFREE char *exe = cu_which(tool, in->envp);
+        if (!exe) {
+            bool py = p->framework && in->facts->pythons;
+            for (char **h = in->facts->pythons; py && h && *h; h++)
+                py = strcmp(*h, p->framework->python) != 0;
+            return cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                                py || !p->framework
+                                    ? _("--env-tool %s: %s is not on PATH here; install it, or use --env-tool venv.")
+                                    : _("--env-tool %s: %s is not on PATH here; install it, or use --env-tool venv (Python %s is here)."),
+                                tool, tool, p->framework ? p->framework->python : "");
+        }
+    }
     return CU_OK;
 }
 
@@ -331,7 +397,7 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         *plan = NULL;
         return st;
     }
-    if ((st = venv_python(in, *plan, err)) != CU_OK) {
+    if ((st = venv_python(in, *plan, err)) != CU_OK || (st = preflight(in, *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;
         return st;

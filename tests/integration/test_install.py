@@ -653,6 +653,23 @@ t.ok(r_un.rc == 1 and "Another cudaup" in r_un.err, "uninstall while the install
 t.ok(inst.returncode == 0 and tree(bx.cuda) == REF and os.path.isfile(os.path.join(bx.state, "env.sh")),
      "and the install ends whole, its environment written", err[-2000:])
 
+# ---- what can be checked is checked before the first change ----
+bx = fresh("state-proc")
+r = bx.install("--state-dir", "/proc/cudaup-state")
+t.ok(r.rc == 2 and "/proc/cudaup-state" in r.err and not os.path.exists(bx.prefix),
+     "an unusable --state-dir: exit 2 before anything is made", r)
+bx = fresh("prefix-newline")
+odd = bx.prefix + "\nx"
+r = run(["install", "--yes", "--json"] + bx.args()[:4] + ["--prefix", odd] + bx.args()[6:], env=bx.env())
+t.ok(r.rc == 2 and "control character" in r.err and not os.path.exists(odd) and not os.path.exists(bx.prefix),
+     "a --prefix with a newline: exit 2, nothing made", r)
+bx = fresh("no-conda")
+r = run(["install", "--yes", "--json", "--root", ROOT, "--mirror", bx.mirror, "--prefix", bx.prefix, "--state-dir",
+         bx.state, "--cache-dir", bx.cache, "--framework", "tensorflow", "--env-tool", "conda", "--env-scope", "none"],
+        env=dict(bx.env(), PATH="/usr/bin:/bin"))
+t.ok(r.rc == 3 and "conda is not on PATH" in r.err and not os.path.exists(bx.prefix),
+     "--env-tool conda with no conda: refused before CUDA is installed", r)
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
