@@ -81,6 +81,7 @@ cu_cmd_verify(struct cu_app *app)
         json_object_set_new(doc, "path", json_string(dir));
         json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
         json_object_set_new(doc, "checks", cu_checks_json(&checks));
+        json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
         cu_report_json(app, doc);
     } else {
         if (!app->cfg.quiet || failed)

@@ -38,6 +38,11 @@ cu_checks_fini(struct cu_checks *c)
     free(c->v);
     c->v = NULL;
     c->n = 0;
+    for (size_t i = 0; i < c->n_damaged; i++)
+        free(c->damaged[i].path);
+    free(c->damaged);
+    c->damaged = NULL;
+    c->n_damaged = 0;
 }
 
 void
@@ -64,6 +69,19 @@ const char *
 cu_check_status_name(enum cu_check_status s)
 {
     return s == CU_CHECK_PASS ? "pass" : s == CU_CHECK_FAIL ? "fail" : "skip";
+}
+
+json_t *
+cu_checks_damaged_json(const struct cu_checks *c)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->n_damaged; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "path", json_string(c->damaged[i].path));
+        json_object_set_new(o, "problem", json_string(c->damaged[i].problem));
+        json_array_append_new(a, o);
+    }
+    return a;
 }
 
 json_t *
@@ -828,6 +846,10 @@ check_files(const struct cu_verify_opts *o, const struct cu_cuda_install *in, st
                 continue;
             if (!first)
                 first = rec->files[i].path;
+            out->damaged = cu_xreallocarray(out->damaged, out->n_damaged + 1, sizeof(*out->damaged));
+            out->damaged[out->n_damaged++] = (struct cu_damaged){
+                cu_xstrdup(rec->files[i].path),
+                s == CU_FILE_MISSING ? "missing" : s == CU_FILE_MODE ? "mode" : "altered"};
             missing += s == CU_FILE_MISSING;
             altered += s == CU_FILE_ALTERED;
             mode += s == CU_FILE_MODE;

@@ -31,9 +31,17 @@ struct cu_check {
 struct cu_checks {
     struct cu_check *v;
     size_t n;
+    /* Every recorded file that is not as installed (DESIGN "damaged[]"). */
+    struct cu_damaged {
+        char *path;          /* relative to the install */
+        const char *problem; /* "missing", "altered", "mode" (static) */
+    } *damaged;
+    size_t n_damaged;
 };
 
 void cu_checks_fini(struct cu_checks *c);
+/** The verify document's "damaged" array: every recorded file not as installed, with its problem. */
+json_t *cu_checks_damaged_json(const struct cu_checks *c);
 void cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, const char *fmt, ...)
     CU_PRINTF(4, 5);
 bool cu_checks_failed(const struct cu_checks *c);

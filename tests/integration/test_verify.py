@@ -92,6 +92,8 @@ cu = os.path.join(prefix, "cuda-12.6")
 os.unlink(os.path.join(cu, "lib/libcublas.so.12.4.5.8"))
 r, c = verify()
 t.ok(r.rc == 4 and c["files"]["status"] == "fail" and "1 missing" in c["files"]["detail"], "a deleted file: files fails", c.get("files"))
+t.eq((r.json() or {}).get("damaged"), [{"path": "lib/libcublas.so.12.4.5.8", "problem": "missing"}],
+     "verify --json lists the damaged file with its problem")
 srv.clear()
 shutil.rmtree(os.path.join(cache, "archives"))
 r = run(["repair", "--yes", "--json", "--root", ROOT, "--cache-dir", cache] + COMMON, env=ENV)
@@ -160,6 +162,17 @@ if os.path.isdir("/usr/local/cuda-13.0"):
     t.ok(r.rc == 0, "verify of the cudaup-made real install: exit 0", r)
 else:
     t.skip("real CUDA 13.0", "no /usr/local/cuda-13.0 on this machine")
+
+# Every damaged file is listed, each with what is wrong, not only the first.
+cu = os.path.join(prefix, "cuda-12.6")
+os.unlink(os.path.join(cu, "include/cuda.h"))
+with open(os.path.join(cu, "include/cuda_runtime.h"), "a") as f:
+    f.write("/* grown */\n")
+os.chmod(os.path.join(cu, "bin/nvcc"), 0o700)
+r, c = verify()
+got = sorted((d["path"], d["problem"]) for d in (r.json() or {}).get("damaged", []))
+t.eq(got, [("bin/nvcc", "mode"), ("include/cuda.h", "missing"), ("include/cuda_runtime.h", "altered")],
+     "three files damaged three ways: all three in damaged[], each with its problem")
 
 srv.stop()
 t.done()
