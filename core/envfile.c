@@ -62,6 +62,12 @@ enum cu_status
 cu_env_write_scripts(const char *state_dir, const char *cuda_home, bool *changed, struct cu_error *err)
 {
     enum cu_status st;
+    /* Every run, written or not: a kill at the last rename of these left temp files beside them. */
+    static const char *const ours[] = {"env.sh", "env.fish", "env-state.json"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(ours); i++) {
+        CU_AUTOFREE char *f = cu_path_join(state_dir, ours[i]);
+        cu_clean_stale_tmp(f);
+    }
     CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
     CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
     CU_AUTOFREE char *qh = cu_sh_quote(cuda_home);
@@ -307,6 +313,7 @@ static enum cu_status
 write_rc(const char *path, const char *data, size_t len, const struct stat *before, bool existed,
          struct cu_error *err)
 {
+    cu_clean_stale_tmp(path); /* what a kill at the rename left behind */
     CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-XXXXXX", path);
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
@@ -386,6 +393,7 @@ rc_install_block(const char *rc, const char *state_dir, const char *body_lf, boo
     if ((st = rc_owned(rc, err)) != CU_OK)
         return st;
     CU_AUTOFREE char *target = resolve_rc(rc);
+    cu_clean_stale_tmp(target); /* every run, written or not: a kill at the last rename left these */
     for (int attempt = 0; attempt < 3; attempt++) {
         char *text = NULL;
         size_t len = 0;

@@ -3,16 +3,18 @@
 
 #include "fsutil.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <pwd.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <linux/openat2.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "i18n.h"
@@ -140,10 +142,38 @@ cu_fsync_parent(const char *path)
     }
 }
 
+void
+cu_clean_stale_tmp(const char *path)
+{
+    CU_AUTOFREE char *dir = cu_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (slash)
+        *slash = '\0';
+    CU_AUTOFREE char *prefix = cu_xasprintf("%s.cudaup-tmp-", base);
+    DIR *d = opendir(slash ? (*dir ? dir : "/") : ".");
+    struct dirent *de;
+    time_t now = time(NULL);
+    if (!d)
+        return;
+    int dfd = dirfd(d);
+    while ((de = readdir(d)) != NULL) {
+        struct stat sb;
+        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+            fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        /* Ours by name, owner and type; a minute old, so that a live writer's temp is spared. */
+        if (S_ISREG(sb.st_mode) && sb.st_uid == geteuid() && now - sb.st_mtime > 60)
+            unlinkat(dfd, de->d_name, 0);
+    }
+    closedir(d);
+}
+
 enum cu_status
 cu_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
                      struct cu_error *err)
 {
+    cu_clean_stale_tmp(path); /* what a kill at the rename left behind */
     CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-XXXXXX", path);
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)

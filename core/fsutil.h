@@ -22,6 +22,12 @@ CU_NODISCARD enum cu_status cu_mkdir_p(const char *path, mode_t mode, struct cu_
 int cu_open_parent_beneath(const char *dir, const char *rel, const char **base);
 
 /**
+ * Remove what an interrupted atomic write of @path left beside it: @path.cudaup-tmp-*
+ * files owned by this user and more than a minute old (a live writer's temp is younger).
+ */
+void cu_clean_stale_tmp(const char *path);
+
+/**
  * Is @path a folder this user may trust: a real directory (not a symbolic link), owned by
  * the user running cudaup or by root, and not writable by every user (world-writable without the
  * sticky bit)?  Errors:

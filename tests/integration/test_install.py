@@ -670,6 +670,25 @@ r = run(["install", "--yes", "--json", "--root", ROOT, "--mirror", bx.mirror, "-
 t.ok(r.rc == 3 and "conda is not on PATH" in r.err and not os.path.exists(bx.prefix),
      "--env-tool conda with no conda: refused before CUDA is installed", r)
 
+# ---- temp files a kill at a rename left beside env.sh, env.fish, env-state.json and the rc file ----
+bx = fresh("stale-tmp")
+t.eq(bx.install().rc, 0, "an install to leave temp files beside")
+old = time.time() - 3600
+stale = [os.path.join(bx.state, n + ".cudaup-tmp-Ab12Cd") for n in ("env.sh", "env.fish", "env-state.json")]
+stale.append(bx.rc + ".cudaup-tmp-Zz99Yy")
+for pth in stale:
+    open(pth, "w").write("half\n")
+    os.utime(pth, (old, old))
+fresh_tmp = os.path.join(bx.state, "env.sh.cudaup-tmp-Live01")
+open(fresh_tmp, "w").write("being written\n")
+other = os.path.join(bx.state, "notes.cudaup-tmp-Keep01")
+open(other, "w").write("not ours by name\n")
+os.utime(other, (old, old))
+r = bx.install()
+t.ok(r.rc == 0 and not [p for p in stale if os.path.exists(p)], "the next run removes the stale temp files it owns", r)
+t.ok(os.path.exists(fresh_tmp) and os.path.exists(other),
+     "and leaves a temp file younger than a minute (a live writer's) and one not named after its files")
+
 bx = fresh("html")
 srv.fault(bl, html_body=True)
 r = bx.install()
