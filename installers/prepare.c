@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "core/envfile.h"
@@ -123,11 +124,82 @@ folder_usable(const char *what, const char *dir, struct cu_error *err)
     }
 }
 
+/* Free bytes on the file system of @dir (or of its nearest existing folder); false when unknown. */
+static bool
+free_bytes(const char *dir, uint64_t *out, dev_t *dev)
+{
+    CU_AUTOFREE char *p = cu_xstrdup(dir);
+    for (;;) {
+        struct statvfs vs;
+        struct stat sb;
+        if (statvfs(p, &vs) == 0 && stat(p, &sb) == 0) {
+            *out = (uint64_t)vs.f_bavail * vs.f_frsize;
+            *dev = sb.st_dev;
+            return true;
+        }
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p)
+            return false;
+        *slash = '\0';
+    }
+}
+
+/*
+ * Room before the first byte: the cache must hold what is still to come, and the prefix at
+ * least the archives' size (unpacked they are larger; the manifests do not say how much), on
+ * one file system both.  A tight fit is a warning in the plan; too little is a refusal.
+ */
+static enum cu_status
+check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
+{
+    char b1[32], b2[32], b3[32];
+    uint64_t to_fetch = 0, cache_free, prefix_free;
+    dev_t cache_dev, prefix_dev;
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s.tar.xz", in->cache_dir, d->sha256);
+        CU_AUTOFREE char *part = cu_xasprintf("%s/archives/%s.partial", in->cache_dir, d->sha256);
+        struct stat sb;
+        if (stat(fin, &sb) == 0 && (uint64_t)sb.st_size == d->size)
+            continue;
+        uint64_t have = stat(part, &sb) == 0 && (uint64_t)sb.st_size <= d->size ? (uint64_t)sb.st_size : 0;
+        to_fetch += d->size - have;
+    }
+    if (!free_bytes(in->cache_dir, &cache_free, &cache_dev) || !free_bytes(p->prefix, &prefix_free, &prefix_dev))
+        return CU_OK;
+    uint64_t unpack = p->download_bytes; /* at least */
+    if (cache_dev == prefix_dev) {
+        if (cache_free < to_fetch + unpack)
+            return cu_error_set(err, CU_E_IO, ENOSPC,
+                                _("%s and the cache have %s free, but this install needs at least %s (%s to download, %s unpacked)"),
+                                p->prefix, cu_format_bytes(cache_free, b1, sizeof(b1)),
+                                cu_format_bytes(to_fetch + unpack, b2, sizeof(b2)), cu_format_bytes(to_fetch, b3, sizeof(b3)),
+                                cu_format_bytes(unpack, (char[32]){0}, 32));
+    } else {
+        if (cache_free < to_fetch)
+            return cu_error_set(err, CU_E_IO, ENOSPC, _("The cache %s has %s free, but %s are still to download"),
+                                in->cache_dir, cu_format_bytes(cache_free, b1, sizeof(b1)),
+                                cu_format_bytes(to_fetch, b2, sizeof(b2)));
+        if (prefix_free < unpack)
+            return cu_error_set(err, CU_E_IO, ENOSPC, _("%s has %s free, but the install needs more than %s"), p->prefix,
+                                cu_format_bytes(prefix_free, b1, sizeof(b1)), cu_format_bytes(unpack, b2, sizeof(b2)));
+    }
+    cu_plan_reason(p, _("Disk: %s to download into the cache (%s free there); the install takes more than %s in %s (%s free)."),
+                   cu_format_bytes(to_fetch, b1, sizeof(b1)), cu_format_bytes(cache_free, b2, sizeof(b2)),
+                   cu_format_bytes(unpack, b3, sizeof(b3)), p->prefix, cu_format_bytes(prefix_free, (char[32]){0}, 32));
+    if (prefix_free < unpack * 3)
+        cu_plan_warn(p, _("%s has %s free; unpacked, the archives usually take two to three times their %s, so it may not fit."),
+                     p->prefix, cu_format_bytes(prefix_free, b1, sizeof(b1)), cu_format_bytes(unpack, b2, sizeof(b2)));
+    return CU_OK;
+}
+
 /* Everything the plan will touch or run, checked before the first change (issue: no half installs). */
 static enum cu_status
-preflight(const struct cu_prepare_in *in, const struct cu_plan *p, struct cu_error *err)
+preflight(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
 {
     enum cu_status st;
+    if (!in->unconstrained && (st = check_space(in, p, err)) != CU_OK)
+        return st;
     if ((st = folder_usable(_("The install folder"), p->prefix, err)) != CU_OK ||
         (st = folder_usable(_("The state folder"), in->state_dir, err)) != CU_OK)
         return st;

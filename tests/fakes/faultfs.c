@@ -6,7 +6,8 @@
  *
  * CUDAUP_FAULTS="RULE;RULE..." with RULE = OP:ERRNO:PATHPART[:AFTER]
  *   OP        write (write, pwrite), rename (rename, renameat, renameat2: the target's
- *             path), fsync (fsync, fdatasync), or delay: writes succeed, each after a pause
+ *             path), fsync (fsync, fdatasync), delay: writes succeed, each after a pause,
+ *             or free: statvfs of a matching path reports ERRNO-field bytes available
  *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT; for delay, the pause in milliseconds
  *   PATHPART  the rule applies to files whose path contains it
  *   AFTER     write: fail once this many bytes went to matching files (0 by default);
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -74,7 +76,7 @@ load(void)
             continue;
         struct rule *x = &rules[n_rules++];
         snprintf(x->op, sizeof(x->op), "%s", f[0]);
-        x->err = strcmp(f[0], "delay") == 0 ? atoi(f[1]) : errno_of(f[1]);
+        x->err = strcmp(f[0], "delay") == 0 || strcmp(f[0], "free") == 0 ? atoi(f[1]) : errno_of(f[1]);
         snprintf(x->part, sizeof(x->part), "%s", f[2]);
         x->after = f[3] ? strtoull(f[3], NULL, 10) : 0;
     }
@@ -252,4 +254,21 @@ fdatasync(int fd)
         return -1;
     }
     return real_fdatasync(fd);
+}
+
+typedef int (*statvfs_fn)(const char *, struct statvfs *);
+static statvfs_fn real_statvfs;
+
+int
+statvfs(const char *path, struct statvfs *vs)
+{
+    REAL(real_statvfs, "statvfs");
+    int r = real_statvfs(path, vs);
+    pthread_mutex_lock(&mu);
+    load();
+    for (int i = 0; r == 0 && i < n_rules; i++)
+        if (strcmp(rules[i].op, "free") == 0 && strstr(path, rules[i].part) && vs->f_frsize)
+            vs->f_bavail = (fsblkcnt_t)((unsigned long long)rules[i].err / vs->f_frsize);
+    pthread_mutex_unlock(&mu);
+    return r;
 }

@@ -4,6 +4,7 @@
 import fcntl
 import hashlib
 import json
+import re
 import os
 import shutil
 import signal
@@ -688,6 +689,14 @@ r = bx.install()
 t.ok(r.rc == 0 and not [p for p in stale if os.path.exists(p)], "the next run removes the stale temp files it owns", r)
 t.ok(os.path.exists(fresh_tmp) and os.path.exists(other),
      "and leaves a temp file younger than a minute (a live writer's) and one not named after its files")
+
+# ---- free space, before the first byte ----
+bx = fresh("nospace")
+r = bx.install(env=faults("free:1000:%s" % bx.dir))
+t.ok(r.rc == 1 and re.search(r"have [0-9.]+ [kMG]?B free, but this install needs at least [0-9.]+ [kMG]?B", r.out + r.err)
+     and not os.path.exists(bx.prefix), "too little free space: refused before the prefix is touched, with the numbers", r)
+r = run(["plan", "--json"] + bx.args(), env=bx.env())
+t.ok(r.rc == 0 and any(x.startswith("Disk: ") for x in r.json()["reasons"]), "plan says what the install needs on disk", r)
 
 bx = fresh("html")
 srv.fault(bl, html_body=True)
