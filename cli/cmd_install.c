@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "core/exec.h"
+#include "core/envfile.h"
 #include "core/i18n.h"
 #include "core/jsonutil.h"
 #include "core/mem.h"
@@ -131,7 +132,11 @@ cu_cmd_install(struct cu_app *app)
         else
             printf(_("CUDA %s in %s is already installed and intact; nothing changed.\n"),
                    cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
-        printf(_("Open a new shell, or run: . %s\nThen check it with: cudaup verify\n"), envsh);
+        /* The command that checks this install, whatever --prefix and --state-dir were. */
+        CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);
+        CU_AUTOFREE char *qs = cu_sh_quote(plan->state_dir);
+        printf(_("Open a new shell, or run: . %s\nThen check it with: cudaup verify --prefix %s --state-dir %s\n"),
+               envsh, qp, qs);
     }
 out:
     cu_progress_free(prog);

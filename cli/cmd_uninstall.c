@@ -58,7 +58,10 @@ cu_cmd_uninstall(struct cu_app *app)
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
     } else if (!app->cfg.quiet) {
-        printf(_("CUDA %s was removed from %s.\n"), mm, app->prefix);
+        if (changed)
+            printf(_("CUDA %s was removed from %s.\n"), mm, app->prefix);
+        else
+            printf(_("CUDA %s is not installed in %s; nothing was removed.\n"), mm, app->prefix);
     }
     cu_run_ctx_fini(&ctx);
     return rc;

@@ -364,6 +364,13 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
                                       o->metavar);
                     goto out;
                 }
+                if (strncmp(argv[i + 1], "--", 2) == 0) {
+                    /* `--cuda --prefix X` forgot the version: never take the next option as it. */
+                    st = cu_error_set(err, CU_E_USAGE, 0,
+                                      _("Option --%s needs a value (%s), but the next word is the option %s (write --%s=VALUE for a value that starts with --)."),
+                                      o->name, o->metavar, argv[i + 1], o->name);
+                    goto out;
+                }
                 val = argv[++i];
             } else if (o->type == OPT_COUNT && val) {
                 st = cu_error_set(err, CU_E_USAGE, 0, _("Option --%s takes no value."), o->name);

@@ -153,6 +153,13 @@ cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx
     if (st == CU_OK)
         st = cu_toolkit_uninstall(in->prefix, mm, in->state_dir, ctx->prefix_locked, &active, err);
     CU_AUTOFREE char *dir = cu_xasprintf("%s/cuda-%s", in->prefix, mm);
+    if (st == CU_E_NOT_FOUND) {
+        /* Already gone is what was asked for: success, nothing changed (automation reruns it). */
+        cu_run_result(ctx, "cuda", "remove", cu_error_text(err), CU_OK, false);
+        command_unlock(ctx, lockfd);
+        cu_error_clear(err);
+        return CU_OK;
+    }
     cu_run_result(ctx, "cuda", "remove", st == CU_OK ? dir : cu_error_text(err), st, st == CU_OK);
     if (st == CU_OK && active) {
         CU_AUTOFREE char *next = newest_managed(in->prefix);

@@ -190,7 +190,12 @@ t.eq(open(b.rc, "rb").read(), rc_before, "uninstall: the rc file is byte-identic
 t.ok(not os.path.exists(b.cuda) and not os.path.lexists(os.path.join(b.prefix, "cuda")), "uninstall: the folder and link are gone")
 t.ok(not os.path.exists(os.path.join(b.state, "env.sh")), "uninstall: env.sh is gone")
 r = b.uninstall()
-t.eq(r.rc, 3, "uninstalling what is not there: exit 3")
+t.ok(r.rc == 0 and r.json()["changed"] is False, "uninstalling what is already gone: exit 0, changed false", r)
+r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
+t.ok(r.rc == 0 and "nothing was removed" in r.out, "and the text says nothing was removed", r)
+r = run(["install", "--yes", "--cuda", "--prefix", b.prefix], env=b.env())
+t.ok(r.rc == 2 and "--cuda needs a value" in r.err and "--prefix" in r.err, "--cuda --prefix X: --prefix is not taken "
+     "as the version (exit 2)", r)
 
 # ---- rc files: symlinks, odd markers, no rc at all ----
 b = Box("rcs", MIRROR)
