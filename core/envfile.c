@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,18 +247,27 @@ find_blocks(const char *rc, const char *text, size_t len, struct span *spans, si
     return CU_OK;
 }
 
+/* Where the link @cur leads (a new path the caller frees), or NULL when @cur is not a link. */
+static char *
+link_next(const char *cur)
+{
+    char buf[4096];
+    ssize_t n = readlink(cur, buf, sizeof(buf) - 1);
+    if (n < 0)
+        return NULL;
+    buf[n] = '\0';
+    return cu_link_target_path(cur, buf);
+}
+
 /* Follow a symlinked rc file (a chain, relative or dangling) to the file really written. */
 static char *
 resolve_rc(const char *rc)
 {
     char *cur = cu_xstrdup(rc);
     for (int hops = 0; hops < 32; hops++) {
-        char buf[4096];
-        ssize_t n = readlink(cur, buf, sizeof(buf) - 1);
-        if (n < 0)
+        char *next = link_next(cur);
+        if (!next)
             return cur;
-        buf[n] = '\0';
-        char *next = cu_link_target_path(cur, buf);
         free(cur);
         cur = next;
     }
@@ -283,25 +291,15 @@ rc_owned(const char *rc, struct cu_error *err)
         bool link = S_ISLNK(sb.st_mode);
         if (sb.st_uid != me && !(link && sb.st_uid == 0)) {
             char who[64];
-            struct passwd pw, *res = NULL;
-            char buf[1024];
-            if (getpwuid_r(sb.st_uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-                snprintf(who, sizeof(who), "%s", res->pw_name);
-            else
-                snprintf(who, sizeof(who), "uid %u", (unsigned)sb.st_uid);
+            cu_user_name(sb.st_uid, who, sizeof(who));
             return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
                                 link ? _("%s is a link owned by %s, not by you; cudaup will not write where another user's link points")
                                      : _("%s belongs to %s, not to you; cudaup edits only your own shell start-up file"),
                                 cur, who);
         }
-        if (!link)
+        char *next = link ? link_next(cur) : NULL;
+        if (!next)
             return CU_OK;
-        char to[4096];
-        ssize_t n = readlink(cur, to, sizeof(to) - 1);
-        if (n < 0)
-            return CU_OK;
-        to[n] = '\0';
-        char *next = cu_link_target_path(cur, to);
         free(cur);
         cur = next;
     }

@@ -83,6 +83,18 @@ cu_open_parent_beneath(const char *dir, const char *rel, const char **base)
     return cur;
 }
 
+const char *
+cu_user_name(uid_t uid, char *out, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+    if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+        snprintf(out, len, "%s", res->pw_name);
+    else
+        snprintf(out, len, "uid %u", (unsigned)uid);
+    return out;
+}
+
 enum cu_status
 cu_trusted_dir(const char *path, struct cu_error *err)
 {
@@ -93,15 +105,9 @@ cu_trusted_dir(const char *path, struct cu_error *err)
         return cu_error_set(err, CU_E_IO, errno, _("Cannot examine %s"), path);
     }
     char owner[64];
-    struct passwd pw, *res = NULL;
-    char buf[1024];
     struct stat tb;
     /* For a link, whose is what it leads to matters: name that. */
-    uid_t uid = S_ISLNK(sb.st_mode) && stat(path, &tb) == 0 ? tb.st_uid : sb.st_uid;
-    if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-        snprintf(owner, sizeof(owner), "%s", res->pw_name);
-    else
-        snprintf(owner, sizeof(owner), "uid %u", (unsigned)uid);
+    cu_user_name(S_ISLNK(sb.st_mode) && stat(path, &tb) == 0 ? tb.st_uid : sb.st_uid, owner, sizeof(owner));
     if (S_ISLNK(sb.st_mode)) {
         char to[1024];
         ssize_t n = readlink(path, to, sizeof(to) - 1);

@@ -21,6 +21,9 @@ CU_NODISCARD enum cu_status cu_mkdir_p(const char *path, mode_t mode, struct cu_
  */
 int cu_open_parent_beneath(const char *dir, const char *rel, const char **base);
 
+/** The name of user @uid ("nobody"), or "uid N" when it has none; returns @buf. */
+const char *cu_user_name(uid_t uid, char *buf, size_t len);
+
 /**
  * Remove what an interrupted atomic write of @path left beside it: @path.cudaup-tmp-*
  * files owned by this user and more than a minute old (a live writer's temp is younger).

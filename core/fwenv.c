@@ -144,23 +144,11 @@ set_arch(struct cu_fwenv *e, const struct cu_strv *arch)
 {
     e->sass = cu_xcalloc(arch->n + 1, sizeof(int));
     e->ptx = cu_xcalloc(arch->n + 1, sizeof(int));
-    for (size_t i = 0; i < arch->n; i++) {
-        const char *a = arch->v[i];
-        bool sm = strncmp(a, "sm_", 3) == 0, ptx = strncmp(a, "compute_", 8) == 0;
-        char num[8] = "";
-        const char *d = a + (sm ? 3 : 8);
-        size_t k = strspn(d, "0123456789");
-        uint64_t v;
-        if ((!sm && !ptx) || k == 0 || k >= sizeof(num))
-            continue;
-        memcpy(num, d, k);
-        if (!cu_parse_u64(num, 1000, &v))
-            continue;
-        if (sm)
-            e->sass[e->n_sass++] = (int)v;
-        else
-            e->ptx[e->n_ptx++] = (int)v;
-    }
+    struct cu_cat_code c = {.sass = e->sass, .ptx = e->ptx};
+    for (size_t i = 0; i < arch->n; i++)
+        cu_code_add_arch(&c, arch->v[i]);
+    e->n_sass = c.n_sass;
+    e->n_ptx = c.n_ptx;
     e->code_read = e->n_sass + e->n_ptx > 0;
     e->code_source = cu_xstrdup("tensorflow/python/platform/build_info.py");
 }

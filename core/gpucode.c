@@ -3,8 +3,11 @@
 
 #include "gpucode.h"
 
+#include <string.h>
+
 #include "i18n.h"
 #include "mem.h"
+#include "parse.h"
 #include "str.h"
 
 static int
@@ -49,6 +52,29 @@ cu_code_describe(const struct cu_cat_code *c)
         cu_buf_printf(&b, "%s%s compute_%d", i == 0 ? (c->n_sass ? _(" and") : "") : ",", i == 0 ? _(" PTX") : "",
                       c->ptx[i]);
     return cu_buf_steal(&b);
+}
+
+bool
+cu_code_add_arch(struct cu_cat_code *c, const char *arch)
+{
+    bool sm = arch && strncmp(arch, "sm_", 3) == 0, ptx = arch && strncmp(arch, "compute_", 8) == 0;
+    if (!sm && !ptx)
+        return false;
+    const char *d = arch + (sm ? 3 : 8);
+    size_t k = strspn(d, "0123456789");
+    char num[8];
+    uint64_t v;
+    if (k == 0 || k >= sizeof(num))
+        return false;
+    memcpy(num, d, k);
+    num[k] = '\0';
+    if (!cu_parse_u64(num, 1000, &v))
+        return false;
+    if (sm)
+        c->sass[c->n_sass++] = (int)v;
+    else
+        c->ptx[c->n_ptx++] = (int)v;
+    return true;
 }
 
 struct cu_version

@@ -30,6 +30,12 @@ const char *cu_code_fit_name(enum cu_code_fit f);
 /** "sm_60, sm_70, sm_80, sm_89 and PTX compute_90". The caller frees. */
 char *cu_code_describe(const struct cu_cat_code *c);
 
+/**
+ * Add one entry of a build's own arch list ("sm_50", "sm_90a", "compute_90") to @c, whose
+ * sass and ptx arrays have room for it.  False when @arch is neither.
+ */
+bool cu_code_add_arch(struct cu_cat_code *c, const char *arch);
+
 /** The compute capability of sm number @sm (52 -> 5.2, 120 -> 12.0). */
 struct cu_version cu_code_cc(int sm);
 

@@ -1053,25 +1053,8 @@ arch_code(const json_t *arch, struct cu_cat_code *c)
     memset(c, 0, sizeof(*c));
     c->sass = cu_xcalloc(n + 1, sizeof(int));
     c->ptx = cu_xcalloc(n + 1, sizeof(int));
-    for (size_t i = 0; i < n; i++) {
-        const char *a = json_string_value(json_array_get(arch, i));
-        uint64_t v;
-        char num[8] = "";
-        bool sm = a && strncmp(a, "sm_", 3) == 0, ptx = a && strncmp(a, "compute_", 8) == 0;
-        if (!sm && !ptx)
-            continue;
-        const char *d = a + (sm ? 3 : 8);
-        size_t k = strspn(d, "0123456789");
-        if (k == 0 || k >= sizeof(num))
-            continue;
-        memcpy(num, d, k);
-        if (!cu_parse_u64(num, 1000, &v))
-            continue;
-        if (sm)
-            c->sass[c->n_sass++] = (int)v;
-        else
-            c->ptx[c->n_ptx++] = (int)v;
-    }
+    for (size_t i = 0; i < n; i++)
+        cu_code_add_arch(c, json_string_value(json_array_get(arch, i)));
     return c->n_sass + c->n_ptx > 0;
 }
 
