@@ -1382,31 +1382,32 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
 
     /* A build the driver runs with the system CUDA it was made for beats one that needs
      * another release of its major, which beats one that leans on minor-version compatibility. */
-    for (int sweep = 0; sweep < 3 && st == CU_E_NOT_FOUND; sweep++)
-    for (int pass = CODE_READ; pass <= CODE_SILENT && st == CU_E_NOT_FOUND; pass++) {
-        for (size_t i = 0; i < n_opts && st == CU_E_NOT_FOUND; i++) {
-            if (opts[i].code_class != pass)
-                continue;
-            /* The first option's own failure, apart from what the others said. */
-            int saved_stage = r->stage;
-            char saved_why[sizeof(r->why)];
-            struct cu_version saved_need = r->min_need;
-            if (i == 0 && sweep == 0) {
-                memcpy(saved_why, r->why, sizeof(saved_why));
-                r->stage = 0;
-                r->why[0] = '\0';
-                memset(&r->min_need, 0, sizeof(r->min_need));
-            }
-            st = try_option(r, &opts[i], sweep, out);
-            if (st == CU_OK)
-                chosen = i;
-            if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
-                first_tried = true;
-                memcpy(first_why, r->why, sizeof(first_why));
-                if (saved_stage > r->stage) {
-                    r->stage = saved_stage;
-                    memcpy(r->why, saved_why, sizeof(r->why));
-                    r->min_need = saved_need;
+    for (int sweep = 0; sweep < 3 && st == CU_E_NOT_FOUND; sweep++) {
+        for (int pass = CODE_READ; pass <= CODE_SILENT && st == CU_E_NOT_FOUND; pass++) {
+            for (size_t i = 0; i < n_opts && st == CU_E_NOT_FOUND; i++) {
+                if (opts[i].code_class != pass)
+                    continue;
+                /* The first option's own failure, apart from what the others said. */
+                int saved_stage = r->stage;
+                char saved_why[sizeof(r->why)];
+                struct cu_version saved_need = r->min_need;
+                if (i == 0 && sweep == 0) {
+                    memcpy(saved_why, r->why, sizeof(saved_why));
+                    r->stage = 0;
+                    r->why[0] = '\0';
+                    memset(&r->min_need, 0, sizeof(r->min_need));
+                }
+                st = try_option(r, &opts[i], sweep, out);
+                if (st == CU_OK)
+                    chosen = i;
+                if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
+                    first_tried = true;
+                    memcpy(first_why, r->why, sizeof(first_why));
+                    if (saved_stage > r->stage) {
+                        r->stage = saved_stage;
+                        memcpy(r->why, saved_why, sizeof(r->why));
+                        r->min_need = saved_need;
+                    }
                 }
             }
         }
