@@ -161,8 +161,17 @@ cu_cmd_doctor(struct cu_app *app)
         json_t *doc = cu_doctor_json(facts, &problems);
         json_object_set_new(doc, "framework_envs", cu_fwenvs_json(&fw, facts));
         cu_report_json(app, doc);
-    } else if (!app->cfg.quiet || cu_problems_has_error(&problems)) {
+    } else if (!app->cfg.quiet) {
         print_text(app, facts, &fw, &problems);
+    } else {
+        /* -q: the errors alone, each with its fix. */
+        for (size_t i = 0; i < problems.n; i++) {
+            const struct cu_problem *p = &problems.v[i];
+            if (p->severity != CU_SEV_ERROR)
+                continue;
+            CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
+            printf("%s [%s]\n  %s %s\n", msg, p->code, _("fix:"), p->fix);
+        }
     }
     rc = cu_problems_has_error(&problems) ? 3 : 0;
     cu_fwenvs_fini(&fw);

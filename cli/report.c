@@ -34,9 +34,22 @@ cu_report_error_line(struct cu_app *app, const struct cu_error *err)
 {
     CU_AUTOFREE char *msg = cu_str_sanitize(cu_error_text(err));
     const char *advice = cu_error_advice(err);
-    fprintf(stderr, "%scudaup: %s%s\n", cu_color(app, CU_COLOR_RED, true), msg, cu_color_reset(app, true));
-    if (advice)
-        fprintf(stderr, "%s\n", advice);
+    if (app->cfg.json) {
+        /* With --json, stderr carries JSON lines only (DESIGN "JSON"). */
+        json_t *ev = json_object();
+        json_object_set_new(ev, "event", json_string("error"));
+        json_object_set_new(ev, "message", cu_json_str_or_null(msg)); /* sanitized: valid for JSON */
+        json_object_set_new(ev, "advice", cu_json_str_or_null(advice));
+        char *line = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (line)
+            fprintf(stderr, "%s\n", line);
+        free(line);
+        json_decref(ev);
+    } else {
+        fprintf(stderr, "%scudaup: %s%s\n", cu_color(app, CU_COLOR_RED, true), msg, cu_color_reset(app, true));
+        if (advice)
+            fprintf(stderr, "%s\n", advice);
+    }
     if (app->log)
         fprintf(app->log, "error: %s\n", msg);
 }

@@ -325,4 +325,17 @@ t.ok(p and "cuDNN 8" in p[0]["message"] and "9.1.0" in p[0]["message"],
      "TensorFlow built with cuDNN 8 loading a CUDA with cuDNN 9.1: named", d.get("problems"))
 t.eq(problem(d, "framework-no-gpu-code", "/home/u/venv"), [], "an H100 reaches its compute_90 PTX on driver 550: no code problem")
 
+# -q: the errors alone (issue 14): no GPU table, no warnings, each error with its fix.
+rootq, envq = machine(t, "no-gpu")
+r = run(["doctor", "-q", "--root", rootq], env=envq)
+t.ok(r.rc == 3 and "[no-gpu]" in r.out and "fix:" in r.out and
+     not [ln for ln in r.out.splitlines() if ln.startswith(("GPU", "Driver", "CUDA", "Problems"))],
+     "doctor -q on a machine with an error: the error and its fix, nothing else", r)
+rootq, envq = machine(t, "hopper")
+r = run(["doctor", "-q", "--root", rootq], env=envq)
+t.ok(r.rc == 0 and r.out.strip() == "", "doctor -q with no error: silent", r)
+r = run(["doctor", "--json", "--root", "/nonexistent-root"])
+t.ok(r.rc == 2 and all(l.startswith("{") for l in r.err.splitlines() if l.strip()),
+     "with --json, stderr carries JSON lines only (an error too)", r)
+
 t.done()

@@ -611,13 +611,14 @@ else:
 bx = fresh("repair-link")
 t.eq(bx.install().rc, 0, "an install to attack")
 outside = t.tmpdir("outside")
-victim = os.path.join(outside, "shadow")
+os.makedirs(os.path.join(outside, "sub"))
+victim = os.path.join(outside, "sub", "shadow")  # a link two levels up: O_NOFOLLOW alone would miss it
 open(victim, "w").write("root's file\n")
 os.chmod(victim, 0o644)
 os.symlink(outside, os.path.join(bx.cuda, "evil"))
 recp = os.path.join(bx.cuda, ".cudaup", "record.json")
 rec = json.load(open(recp))
-rec["files"].append({"path": "evil/shadow", "type": "f", "mode": "0666", "size": os.path.getsize(victim),
+rec["files"].append({"path": "evil/sub/shadow", "type": "f", "mode": "0666", "size": os.path.getsize(victim),
                      "sha256": hashlib.sha256(open(victim, "rb").read()).hexdigest(), "component": "cuda_cudart"})
 json.dump(rec, open(recp, "w"))
 r = run(["verify", "--json", "--prefix", bx.prefix, "--state-dir", bx.state, "--root", ROOT], env=bx.env())
