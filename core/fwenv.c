@@ -14,6 +14,7 @@
 #include "jsonutil.h"
 #include "mem.h"
 #include "parse.h"
+#include "plan.h"
 #include "str.h"
 
 /* ---- reading what the packages installed --------------------------------------------- */
@@ -339,12 +340,6 @@ cu_fwenvs_fini(struct cu_fwenvs *e)
 
 /* ---- judging them ----------------------------------------------------------------------- */
 
-static const char *
-title(const char *fw)
-{
-    return strcmp(fw, "pytorch") == 0 ? "PyTorch" : strcmp(fw, "jax") == 0 ? "JAX" : "TensorFlow";
-}
-
 static bool
 has_driver(const struct cu_facts *f)
 {
@@ -437,7 +432,7 @@ suggest(const struct cu_catalog *cat, const struct cu_facts *f, const char *fw)
         }
     }
     return cu_xasprintf(_("No %s build cudaup knows runs on the GPUs here; cudaup install --framework none installs CUDA alone."),
-                        title(fw));
+                        cu_framework_title(fw));
 }
 
 /* The CUDA install a framework that loads the system's CUDA would use: CUDA_HOME's, else PREFIX/cuda's. */
@@ -460,7 +455,7 @@ check_one(const struct cu_fwenv *e, const struct cu_facts *f, const struct cu_ca
           struct cu_problems *out)
 {
     char b1[32], b2[32], b3[32];
-    const char *name = title(e->framework);
+    const char *name = cu_framework_title(e->framework);
     const char *ver = e->version ? e->version : "?";
     if (f->n_gpus == 0)
         return;

@@ -138,6 +138,12 @@ cu_format_bytes(uint64_t n, char *buf, size_t len)
 }
 
 const char *
+cu_framework_title(const char *name)
+{
+    return strcmp(name, "pytorch") == 0 ? "PyTorch" : strcmp(name, "jax") == 0 ? "JAX" : "TensorFlow";
+}
+
+const char *
 cu_framework_name(enum cu_framework fw)
 {
     switch (fw) {

@@ -112,5 +112,7 @@ char *cu_plan_cuda_mm(const struct cu_plan *plan, char *buf, size_t len);
 char *cu_format_bytes(uint64_t n, char *buf, size_t len);
 
 const char *cu_framework_name(enum cu_framework fw);
+/** How its makers write framework @name ("pytorch" -> "PyTorch"; TensorFlow for anything else). Static. */
+const char *cu_framework_title(const char *name);
 
 #endif /* CU_PLAN_H */

@@ -1428,12 +1428,6 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
 static enum cu_status resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out,
                               struct cu_error *err);
 
-static const char *
-fw_title(enum cu_framework fw)
-{
-    return fw == CU_FW_TENSORFLOW ? "TensorFlow" : fw == CU_FW_PYTORCH ? "PyTorch" : "JAX";
-}
-
 /* After a refusal: the command that does work on this machine, in the error's advice.
  * First the framework asked for at any version, then the others, then CUDA alone. */
 static void
@@ -1463,11 +1457,11 @@ find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error 
         const struct cu_plan_framework *f = p->framework;
         if (!f)
             cu_error_advise(err, _("No %s build runs here; cudaup install --framework none installs CUDA %s alone."),
-                            fw_title(r->fw.fw), V(&p->cuda, b1, sizeof(b1)));
+                            cu_framework_title(cu_framework_name(r->fw.fw)), V(&p->cuda, b1, sizeof(b1)));
         else
             cu_error_advise(err, _("%scudaup install --framework %s%s%s gives %s %s%s with CUDA %s%s%s."),
                             fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), f->name,
-                            f->version ? "==" : "", f->version ? f->version : "", fw_title(fw),
+                            f->version ? "==" : "", f->version ? f->version : "", cu_framework_title(cu_framework_name(fw)),
                             f->version ? f->version : "", fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "",
                             V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : "",
                             p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");

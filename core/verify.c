@@ -21,6 +21,7 @@
 #include "log.h"
 #include "mem.h"
 #include "parse.h"
+#include "plan.h"
 #include "nvtypes.h"
 #include "proc.h"
 #include "record.h"
@@ -1039,12 +1040,6 @@ child(const struct cu_verify_opts *o, const char *name, bool needs_gpu, struct c
 extern const unsigned char cu_fwprobe_py[];
 extern const size_t cu_fwprobe_py_len;
 
-static const char *
-fw_title(const char *fw)
-{
-    return strcmp(fw, "pytorch") == 0 ? "PyTorch" : strcmp(fw, "jax") == 0 ? "JAX" : "TensorFlow";
-}
-
 /* A build's GPU code from its own arch list ("sm_50", "compute_90", "sm_90a"). False when none parses. */
 static bool
 arch_code(const json_t *arch, struct cu_cat_code *c)
@@ -1076,7 +1071,7 @@ static void
 judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_checks *out)
 {
     char b1[32], b2[32];
-    const char *name = fw_title(o->framework);
+    const char *name = cu_framework_title(o->framework);
     const char *ver = cu_json_str(j, "version") ? cu_json_str(j, "version") : "?";
     const char *cuda = cu_json_str(j, "cuda_build");
     const char *dnn_b = cu_json_str(j, "cudnn_build"), *dnn_l = cu_json_str(j, "cudnn_loaded");
@@ -1180,16 +1175,16 @@ check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
         cu_checks_add(out, "framework", CU_CHECK_FAIL, _("cannot run %s: %s"), o->python, cu_error_text(&err));
     } else if (res.timed_out) {
         cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s did not finish its GPU work within %ld s (a hung driver or GPU?)"),
-                      fw_title(o->framework), o->timeout_ms * 3 / 1000);
+                      cu_framework_title(o->framework), o->timeout_ms * 3 / 1000);
     } else if (res.exit_code != 0) {
         const char *last = res.err.len ? strrchr(cu_str_strip(res.err.data), '\n') : NULL;
-        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), fw_title(o->framework),
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), cu_framework_title(o->framework),
                       last ? last + 1 : res.err.len ? res.err.data : "?");
     } else {
         const char *line = strrchr(cu_str_strip(res.out.data), '\n');
         line = line ? line + 1 : res.out.data;
         if (cu_json_parse_object(line, strlen(line), "framework", &j, &err) != CU_OK)
-            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s printed something unexpected"), fw_title(o->framework));
+            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s printed something unexpected"), cu_framework_title(o->framework));
         else
             judge_framework(o, j, out);
     }
