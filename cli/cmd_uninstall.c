@@ -21,6 +21,39 @@
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 
+static int
+uninstall_python(struct cu_app *app, const char *minor)
+{
+    struct cu_error err;
+    struct cu_run_ctx ctx;
+    int rc = 0;
+    memset(&ctx, 0, sizeof(ctx));
+    cu_error_clear(&err);
+    if (!cu_app_confirm(app, _("Remove it?"), &rc))
+        return rc;
+    cu_app_open_log(app);
+    struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
+                             .catalog = app->catalog, .profile_d = app->profile_d};
+    enum cu_status st = cu_python_uninstall_run(&in, minor, &ctx, &err);
+    bool changed = cu_run_changed(&ctx);
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
+        json_object_set_new(doc, "changed", json_boolean(changed));
+        json_object_set_new(doc, "steps", cu_steps_json(&ctx));
+        rc = cu_report_json_result(app, doc, st, &err);
+    } else if (st != CU_OK) {
+        rc = cu_report_error(app, &err);
+    } else if (!app->cfg.quiet) {
+        if (changed)
+            printf(_("Python %s was removed from %s/cudaup/python.\n"), minor, app->prefix);
+        else
+            printf(_("Python %s is not installed in %s/cudaup/python; nothing was removed.\n"), minor, app->prefix);
+    }
+    cu_run_ctx_fini(&ctx);
+    return rc;
+}
+
 int
 cu_cmd_uninstall(struct cu_app *app)
 {
@@ -36,6 +69,16 @@ cu_cmd_uninstall(struct cu_app *app)
     if (app->cfg.n_args != 1) {
         cu_error_set(&err, CU_E_USAGE, 0, _("'uninstall' needs the CUDA version to remove, such as 12.4."));
         return cu_report_error(app, &err);
+    }
+    /* "python-3.11" (or "python3.11"): a Python that cudaup brought. */
+    const char *a0 = app->cfg.args[0];
+    if (cu_str_has_prefix(a0, "python")) {
+        const char *ver = a0 + 6 + (a0[6] == '-');
+        if (!cu_version_parse(ver, &v) || v.n != 2) {
+            cu_error_set(&err, CU_E_USAGE, 0, _("'%s' is not a Python that cudaup brings, such as python-3.11."), a0);
+            return cu_report_error(app, &err);
+        }
+        return uninstall_python(app, ver);
     }
     if (!cu_version_parse(app->cfg.args[0], &v) || v.n < 2 || v.n > 3) {
         cu_error_set(&err, CU_E_USAGE, 0, _("'%s' is not a CUDA version such as 12.4."), app->cfg.args[0]);

@@ -133,6 +133,14 @@ struct cu_cat_jax_plugin {
     char *first_version; /* or NULL */
 };
 
+struct cu_cat_python {
+    struct cu_version version; /* 3.11.16 */
+    char *arch;                /* "x86_64", "aarch64" */
+    char *build;               /* the release tag: "20260814" */
+    char *url, *file;          /* upstream URL; the file name, as a mirror holds it */
+    char sha256[65];
+};
+
 struct cu_cat_component_group {
     char *name;
     char **members;
@@ -166,6 +174,8 @@ struct cu_catalog {
     size_t n_jax;
     struct cu_cat_code *code_torch, *code_tf, *code_jax; /* newest first */
     size_t n_code_torch, n_code_tf, n_code_jax;
+    struct cu_cat_python *pythons; /* relocatable CPythons cudaup can bring */
+    size_t n_pythons;
     char **components_default, **components_never, **cudnn_components_default;
     struct cu_cat_component_group *groups;
     size_t n_groups;
@@ -188,6 +198,10 @@ const struct cu_cat_gpu *cu_catalog_gpu(const struct cu_catalog *cat, uint16_t d
 const struct cu_cat_product *cu_catalog_product(const struct cu_catalog *cat, const char *name);
 /** The architecture name for a compute capability ("Hopper" for 9.0), or NULL. */
 const char *cu_catalog_arch_name(const struct cu_catalog *cat, const struct cu_version *cc);
+
+/** The newest relocatable CPython X.Y (@minor) for @arch ("x86_64"), or NULL. */
+const struct cu_cat_python *cu_catalog_python(const struct cu_catalog *cat, const struct cu_version *minor,
+                                              const char *arch);
 
 /** The release entry for an exact version (12.4.1), or NULL. */
 const struct cu_cat_cuda *cu_catalog_cuda(const struct cu_catalog *cat,

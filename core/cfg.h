@@ -38,6 +38,8 @@ struct cu_config {
     /* plan, install, mirror (and the wizard's answers) */
     char *cuda, *cudnn, *framework, *components, *prefix, *env_scope, *shell_rc, *env_tool,
         *env_name, *python, *platform;
+    char *python_source; /* auto, system, cudaup */
+    char *index_url;     /* the framework's upstream package index (else PIP_INDEX_URL, else PyPI) */
 
     /* verify, repair */
     bool require_gpu, deep;

@@ -751,3 +751,41 @@ cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cu
         set, undo);
     return rc_install_block(activate, state_dir, block, changed, err);
 }
+
+char *
+cu_venv_home(const char *env)
+{
+    CU_AUTOFREE char *cfg = cu_path_join(env, "pyvenv.cfg");
+    char *text = NULL, *home = NULL, *save = NULL;
+    struct cu_error e;
+    if (cu_read_file(cfg, 1 << 16, &text, NULL, &e) != CU_OK)
+        return NULL;
+    for (char *line = strtok_r(text, "\n", &save); line && !home; line = strtok_r(NULL, "\n", &save)) {
+        char *v = strchr(line, '=');
+        if (!v)
+            continue;
+        *v = '\0';
+        if (strcmp(cu_str_strip(line), "home") == 0)
+            home = cu_xstrdup(cu_str_strip(v + 1));
+    }
+    free(text);
+    return home;
+}
+
+char *
+cu_venv_brought_python(const char *env)
+{
+    char *home = cu_venv_home(env);
+    if (!home)
+        return NULL;
+    /* home is .../cudaup/python/X.Y/bin */
+    char *bin = strrchr(home, '/');
+    if (bin && strcmp(bin, "/bin") == 0) {
+        *bin = '\0';
+        char *ver = strrchr(home, '/');
+        if (ver && ver - home >= 14 && strncmp(ver - 14, "/cudaup/python", 14) == 0)
+            return home;
+    }
+    free(home);
+    return NULL;
+}

@@ -69,4 +69,13 @@ char *cu_rc_block(const char *state_dir, bool fish, const char *eol);
 /** Quote @s for fish in single quotes. Caller frees. */
 char *cu_fish_quote(const char *s);
 
+/** The `home` of the venv at @env (its pyvenv.cfg: the folder of the Python it was made with), or NULL. */
+char *cu_venv_home(const char *env);
+
+/**
+ * The folder of the Python cudaup brought that the venv at @env was made with
+ * (".../cudaup/python/X.Y"), or NULL when it was made with another Python.
+ */
+char *cu_venv_brought_python(const char *env);
+
 #endif /* CU_ENVFILE_H */

@@ -52,6 +52,7 @@ struct xzsrc {
     lzma_ret lz_err;    /* LZMA_OK when none */
     const atomic_int *cancel;
     uint64_t in_total;  /* compressed bytes read so far */
+    bool raw;           /* gzip: the bytes go to libarchive's own gzip filter as they are */
 };
 
 static bool
@@ -64,6 +65,22 @@ cancelled(const atomic_int *c)
 static ssize_t
 xz_fill(struct xzsrc *x)
 {
+    if (x->raw) {
+        if (cancelled(x->cancel)) {
+            x->read_err = -ECANCELED;
+            return -1;
+        }
+        if (x->stream_end)
+            return 0;
+        ssize_t n = x->rd(x->ud, x->out, OUT_BUF);
+        if (n < 0) {
+            x->read_err = n;
+            return -1;
+        }
+        x->in_total += (uint64_t)n;
+        x->stream_end = x->in_eof = n == 0;
+        return n;
+    }
     x->z.next_out = x->out;
     x->z.avail_out = OUT_BUF;
     while (x->z.avail_out == OUT_BUF && !x->stream_end) {
@@ -753,12 +770,17 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     x.cur_fd = -1;
     x.buf = cu_xcalloc(1, 65536);
 
-    if (lzma_stream_decoder(&xs.z, o.memlimit, LZMA_CONCATENATED) != LZMA_OK) {
+    xs.raw = o.gzip;
+    if (!xs.raw && lzma_stream_decoder(&xs.z, o.memlimit, LZMA_CONCATENATED) != LZMA_OK) {
         st = cu_error_set(err, CU_E_NOMEM, 0, _("Cannot start the xz decoder"));
         goto out;
     }
     a = archive_read_new();
     archive_read_support_format_tar(a);
+    if (xs.raw && archive_read_support_filter_gzip(a) != ARCHIVE_OK) {
+        st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s cannot be unpacked: this libarchive has no gzip support"), o.what);
+        goto out;
+    }
     if (archive_read_open(a, &xs, NULL, la_read, NULL) != ARCHIVE_OK)
         goto la_fail;
     for (;;) {

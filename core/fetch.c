@@ -63,7 +63,7 @@ emit(struct xfer *x, bool force)
         return;
     x->last_emit_ms = t;
     struct cu_event e = {.type = CU_EV_PROGRESS, .installer = x->it->installer, .item = x->it->name,
-                         .phase = "download", .done = x->have, .total = x->it->size};
+                         .phase = "download", .done = x->have, .total = x->it->size_is_limit ? 0 : x->it->size};
     cu_emit(x->ev, &e);
 }
 
@@ -133,7 +133,8 @@ check_response(struct xfer *x)
         return true;
     }
     if (x->code == 206) {
-        if (!x->cr_seen || x->cr_start != x->start || (x->cr_total && x->cr_total != x->it->size)) {
+        if (!x->cr_seen || x->cr_start != x->start ||
+            (x->cr_total && (x->it->size_is_limit ? x->cr_total > x->it->size : x->cr_total != x->it->size))) {
             cu_log_info(_("%s: the server resumed at the wrong place; starting over"), x->it->name);
             x->bad_range = true;
             return false;
@@ -234,7 +235,7 @@ begin(struct xfer *x, CURLM *multi)
     if (x->attempts == 0)
         x->it->resumed_from = x->have;
     cu_stream_advance(x->it->stream, x->have);
-    if (x->have == x->it->size && x->have > 0) {
+    if (x->have == x->it->size && x->have > 0 && !x->it->size_is_limit) {
         /* Already all here; the consumer's hash decides whether it is right. */
         finish(x, CU_OK, "%s", "");
         return CU_OK;
@@ -335,7 +336,7 @@ done(struct xfer *x, CURLM *multi, CURLcode rc)
         return;
     }
     if (rc == CURLE_OK && !x->discard && (x->code == 200 || x->code == 206 || x->is_file)) {
-        if (x->have == x->it->size) {
+        if (x->have == x->it->size || (x->it->size_is_limit && x->have > 0)) {
             finish(x, CU_OK, "%s", "");
         } else {
             /* A complete answer that is shorter is not the file (an error page, a wrong file). */

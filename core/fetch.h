@@ -16,6 +16,7 @@
 #define CU_FETCH_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -28,6 +29,7 @@ struct cu_fetch_item {
     const char *name;       /* for messages and events */
     const char *installer;  /* for events */
     uint64_t size;          /* from the manifest: the most that is accepted */
+    bool size_is_limit;     /* @size is only an upper bound: the source publishes no size */
     const char *partial;    /* the file to write */
     struct cu_stream *stream;
     /* outcome, set by cu_fetch_run */

@@ -19,7 +19,7 @@
 const char *
 cu_product_name(enum cu_product p)
 {
-    return p == CU_PRODUCT_CUDNN ? "cudnn" : "cuda";
+    return p == CU_PRODUCT_CUDNN ? "cudnn" : p == CU_PRODUCT_PYTHON ? "python" : "cuda";
 }
 
 bool

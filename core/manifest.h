@@ -20,6 +20,7 @@
 enum cu_product {
     CU_PRODUCT_CUDA,
     CU_PRODUCT_CUDNN,
+    CU_PRODUCT_PYTHON, /* a relocatable CPython cudaup brings; not in NVIDIA's manifests */
 };
 
 struct cu_artifact {

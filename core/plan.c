@@ -43,6 +43,30 @@ framework_free(struct cu_plan_framework *f)
     free(f);
 }
 
+static void
+download_fini(struct cu_plan_download *d)
+{
+    free(d->component);
+    free(d->version);
+    free(d->title);
+    free(d->relative_path);
+    free(d->url);
+}
+
+void
+cu_plan_python_free(struct cu_plan_python *py)
+{
+    if (!py)
+        return;
+    free(py->kind);
+    free(py->version);
+    free(py->build);
+    free(py->path);
+    free(py->exe);
+    download_fini(&py->dl);
+    free(py);
+}
+
 void
 cu_plan_free(struct cu_plan *p)
 {
@@ -57,14 +81,10 @@ cu_plan_free(struct cu_plan *p)
     free(p->cudnn_variant);
     framework_free(p->framework);
     cu_strv_free(p->components);
-    for (size_t i = 0; i < p->n_downloads; i++) {
-        free(p->downloads[i].component);
-        free(p->downloads[i].version);
-        free(p->downloads[i].title);
-        free(p->downloads[i].relative_path);
-        free(p->downloads[i].url);
-    }
+    for (size_t i = 0; i < p->n_downloads; i++)
+        download_fini(&p->downloads[i]);
     free(p->downloads);
+    cu_plan_python_free(p->python);
     for (size_t i = 0; i < p->n_steps; i++) {
         free(p->steps[i].installer);
         free(p->steps[i].action);
@@ -238,7 +258,29 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "size", json_integer((json_int_t)d->size));
         json_array_append_new(dl, o);
     }
+    if (p->python && p->python->dl.url) {
+        const struct cu_plan_download *d = &p->python->dl;
+        json_t *o = json_object();
+        json_object_set_new(o, "component", json_string(d->component));
+        json_object_set_new(o, "version", cu_json_str_or_null(d->version));
+        json_object_set_new(o, "url", json_string(d->url));
+        json_object_set_new(o, "sha256", json_string(d->sha256));
+        json_object_set_new(o, "size", json_null()); /* python-build-standalone publishes no size */
+        json_array_append_new(dl, o);
+    }
     json_object_set_new(doc, "downloads", dl);
+    if (p->python) {
+        json_t *o = json_object();
+        json_object_set_new(o, "kind", json_string(p->python->kind));
+        json_object_set_new(o, "version", cu_json_str_or_null(p->python->version));
+        json_object_set_new(o, "url", cu_json_str_or_null(p->python->dl.url));
+        json_object_set_new(o, "sha256", p->python->dl.url ? json_string(p->python->dl.sha256) : json_null());
+        json_object_set_new(o, "path", cu_json_str_or_null(p->python->path));
+        json_object_set_new(o, "build", cu_json_str_or_null(p->python->build));
+        json_object_set_new(doc, "python_source", o);
+    } else {
+        json_object_set_new(doc, "python_source", json_null());
+    }
     json_object_set_new(doc, "download_bytes", json_integer((json_int_t)p->download_bytes));
 
     json_t *steps = json_array();

@@ -23,7 +23,8 @@ struct cu_plan_download {
     char *relative_path; /* as in the manifest */
     char *url;
     char sha256[65];
-    uint64_t size;
+    uint64_t size;     /* the exact size; with size_unknown, only the most that is accepted */
+    bool size_unknown; /* the source publishes no size (python-build-standalone): the hash alone decides */
 };
 
 struct cu_plan_step {
@@ -59,6 +60,17 @@ struct cu_plan_framework {
     char *code_confidence; /* "read" or "inferred" (of the arch data), NULL when silent */
 };
 
+/** The Python a venv is made with (DESIGN "python_source"). */
+struct cu_plan_python {
+    char *kind;    /* "system": a python3.X on PATH; "cudaup": a relocatable CPython cudaup brings */
+    char *version; /* 3.11.16 (cudaup) or 3.11 (system) */
+    char *build;   /* python-build-standalone's release tag, or NULL */
+    char *path;    /* cudaup: PREFIX/cudaup/python/3.11 */
+    char *exe;     /* the interpreter the venv is made with, when known */
+    struct cu_plan_download dl; /* cudaup: the archive */
+    bool force;                 /* re-create it even when its record says it is intact (repair) */
+};
+
 /** Where the environment goes; filled from the wishes, shown in steps. */
 struct cu_plan_env {
     char *scope;    /* user, system, conda, none */
@@ -88,6 +100,7 @@ struct cu_plan {
     struct cu_plan_step *steps;
     size_t n_steps;
     struct cu_plan_env env;
+    struct cu_plan_python *python; /* the venv's Python; NULL without a venv */
     struct cu_strv reasons;  /* why each version was chosen */
     struct cu_strv warnings; /* things the user should know but that do not stop the plan */
     /* Borrowed from the manifest source; valid while it lives. */
@@ -96,6 +109,7 @@ struct cu_plan {
 
 struct cu_plan *cu_plan_new(void);
 void cu_plan_free(struct cu_plan *plan);
+void cu_plan_python_free(struct cu_plan_python *py);
 
 void cu_plan_add_step(struct cu_plan *plan, const char *installer, const char *action,
                       const char *fmt, ...) CU_PRINTF(4, 5);

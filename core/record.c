@@ -31,6 +31,7 @@ cu_record_free(struct cu_record *r)
     if (!r)
         return;
     free(r->cuda_version);
+    free(r->python_version);
     free(r->platform);
     free(r->cudnn_version);
     free(r->cudnn_full);
@@ -61,10 +62,17 @@ cu_record_save(const struct cu_record *r, const char *dir, struct cu_error *err)
     json_object_set_new(doc, "schema", json_integer(1));
     json_object_set_new(doc, "tool", json_string("cudaup " PACKAGE_VERSION));
     json_object_set_new(doc, "created", cu_json_str_or_null(r->created));
-    json_t *cuda = json_object();
-    json_object_set_new(cuda, "version", json_string(r->cuda_version));
-    json_object_set_new(cuda, "platform", cu_json_str_or_null(r->platform));
-    json_object_set_new(doc, "cuda", cuda);
+    if (r->python_version) {
+        json_t *py = json_object();
+        json_object_set_new(py, "version", json_string(r->python_version));
+        json_object_set_new(py, "platform", cu_json_str_or_null(r->platform));
+        json_object_set_new(doc, "python", py);
+    } else {
+        json_t *cuda = json_object();
+        json_object_set_new(cuda, "version", json_string(r->cuda_version));
+        json_object_set_new(cuda, "platform", cu_json_str_or_null(r->platform));
+        json_object_set_new(doc, "cuda", cuda);
+    }
     if (r->cudnn_version) {
         json_t *c = json_object();
         json_object_set_new(c, "version", json_string(r->cudnn_version));
@@ -134,8 +142,8 @@ parse_mode(const char *s, mode_t *out)
     return true;
 }
 
-enum cu_status
-cu_record_load(const char *dir, struct cu_record **out, struct cu_error *err)
+static enum cu_status
+record_load(const char *dir, bool python_record, struct cu_record **out, struct cu_error *err)
 {
     CU_AUTOFREE char *path = cu_path_join(dir, ".cudaup/record.json");
     char *text = NULL;
@@ -153,13 +161,16 @@ cu_record_load(const char *dir, struct cu_record **out, struct cu_error *err)
     struct cu_record *r = cu_record_new();
     json_t *cuda = json_object_get(doc, "cuda"), *cudnn = json_object_get(doc, "cudnn");
     json_t *comps = json_object_get(doc, "components"), *files = json_object_get(doc, "files");
-    if (json_integer_value(json_object_get(doc, "schema")) != 1 || !cu_json_str(cuda, "version") ||
-        !json_is_array(comps) || !json_is_array(files)) {
+    json_t *python = json_object_get(doc, "python");
+    if (json_integer_value(json_object_get(doc, "schema")) != 1 ||
+        !cu_json_str(python_record ? python : cuda, "version") || !json_is_array(comps) ||
+        !json_is_array(files)) {
         st = cu_error_set(err, CU_E_INPUT, 0, _("%s is not a cudaup record"), what);
         goto fail;
     }
     r->cuda_version = cu_xstrdup(cu_json_str(cuda, "version"));
-    r->platform = cu_xstrdup(cu_json_str(cuda, "platform"));
+    r->python_version = cu_xstrdup(cu_json_str(python, "version"));
+    r->platform = cu_xstrdup(cu_json_str(cuda ? cuda : python, "platform"));
     if (json_is_object(cudnn)) {
         r->cudnn_version = cu_xstrdup(cu_json_str(cudnn, "version"));
         r->cudnn_full = cu_xstrdup(cu_json_str(cudnn, "full_version"));
@@ -178,7 +189,7 @@ cu_record_load(const char *dir, struct cu_record **out, struct cu_error *err)
             goto fail;
         }
         c->name = cu_xstrdup(cu_json_str(o, "name"));
-        c->product = strcmp(prod, "cudnn") == 0 ? CU_PRODUCT_CUDNN : CU_PRODUCT_CUDA;
+        c->product = strcmp(prod, "cudnn") == 0 ? CU_PRODUCT_CUDNN : strcmp(prod, "python") == 0 ? CU_PRODUCT_PYTHON : CU_PRODUCT_CUDA;
         c->version = cu_xstrdup(cu_json_str(o, "version"));
         c->title = cu_xstrdup(cu_json_str(o, "title"));
         memcpy(c->sha256, sha, 65);
@@ -214,6 +225,18 @@ fail:
     json_decref(doc);
     cu_record_free(r);
     return st;
+}
+
+enum cu_status
+cu_record_load(const char *dir, struct cu_record **out, struct cu_error *err)
+{
+    return record_load(dir, false, out, err);
+}
+
+enum cu_status
+cu_record_load_python(const char *dir, struct cu_record **out, struct cu_error *err)
+{
+    return record_load(dir, true, out, err);
 }
 
 const struct cu_record_component *

@@ -36,7 +36,8 @@ struct cu_record_file {
 };
 
 struct cu_record {
-    char *cuda_version;  /* 12.4.1 */
+    char *cuda_version;  /* 12.4.1; NULL in a Python's record */
+    char *python_version; /* 3.11.16 in the record of a Python cudaup brought, else NULL */
     char *platform;
     char *cudnn_version; /* 9.14.0, or NULL */
     char *cudnn_full;
@@ -55,6 +56,9 @@ void cu_record_free(struct cu_record *r);
 /** Read DIR/.cudaup/record.json. Errors: CU_E_NOT_FOUND, CU_E_INPUT (malformed), CU_E_IO. */
 CU_NODISCARD enum cu_status cu_record_load(const char *install_dir, struct cu_record **out,
                                            struct cu_error *err);
+/** The same for the record of a Python cudaup brought (its "python" in place of "cuda"). */
+CU_NODISCARD enum cu_status cu_record_load_python(const char *install_dir, struct cu_record **out,
+                                                  struct cu_error *err);
 /** Write it atomically into DIR/.cudaup/record.json. */
 CU_NODISCARD enum cu_status cu_record_save(const struct cu_record *r, const char *install_dir,
                                            struct cu_error *err);

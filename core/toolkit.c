@@ -100,6 +100,7 @@ struct job {
     const struct cu_run_ctx *ctx;
     atomic_int *stop;
     const char *installer;
+    uint64_t have; /* cached: the file's size */
 };
 
 struct hashing_reader {
@@ -167,6 +168,7 @@ run_job(struct job *j)
             struct cu_extract_opts o = {
                 .dirfd = dfd,
                 .what = base ? base + 1 : j->d->relative_path,
+                .gzip = cu_str_has_suffix(j->d->relative_path, ".tar.gz") || cu_str_has_suffix(j->d->relative_path, ".tgz"),
                 .cancel = j->stop,
                 .progress = unpack_progress,
                 .userdata = j,
@@ -205,7 +207,8 @@ run_job(struct job *j)
      * disk's included, so this is the others stopping us, or the user).  Nothing is known
      * of these bytes: they stay for the next run, never judged by a hash of part of them.
      */
-    if (hr.n < j->d->size && (atomic_load(j->stop) || st == CU_E_CANCELLED || e.code == CU_E_CANCELLED)) {
+    if ((hr.n < j->d->size || j->d->size_unknown) &&
+        (atomic_load(j->stop) || st == CU_E_CANCELLED || e.code == CU_E_CANCELLED)) {
         cu_sha256_fini(&hr.h);
         cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
         goto fail;
@@ -221,12 +224,17 @@ run_job(struct job *j)
         j->result = wres;
         goto fail;
     }
-    if (hr.n != j->d->size || strcmp(sha, j->d->sha256) != 0) {
+    if ((!j->d->size_unknown && hr.n != j->d->size) || strcmp(sha, j->d->sha256) != 0) {
         const char *base = strrchr(j->d->relative_path, '/');
-        cu_error_set(&j->result, CU_E_CHECKSUM, 0,
-                     _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %llu bytes, %.16s...); the file was deleted"),
-                     base ? base + 1 : j->d->relative_path, (unsigned long long)hr.n, sha,
-                     (unsigned long long)j->d->size, j->d->sha256);
+        if (j->d->size_unknown)
+            cu_error_set(&j->result, CU_E_CHECKSUM, 0,
+                         _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %.16s...); the file was deleted"),
+                         base ? base + 1 : j->d->relative_path, (unsigned long long)hr.n, sha, j->d->sha256);
+        else
+            cu_error_set(&j->result, CU_E_CHECKSUM, 0,
+                         _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %llu bytes, %.16s...); the file was deleted"),
+                         base ? base + 1 : j->d->relative_path, (unsigned long long)hr.n, sha,
+                         (unsigned long long)j->d->size, j->d->sha256);
         unlink(j->partial);
         unlink(j->final);
         CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
@@ -318,8 +326,9 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         j->d = dl[i];
         j->ctx = ctx;
         j->stop = &stop;
-        j->installer = dl[i]->product == CU_PRODUCT_CUDNN ? "cudnn" : "cuda";
-        j->final = cu_xasprintf("%s/%s.tar.xz", cache, dl[i]->sha256);
+        j->installer = cu_product_name(dl[i]->product);
+        const char *ext = strstr(dl[i]->relative_path, ".tar.");
+        j->final = cu_xasprintf("%s/%s%s", cache, dl[i]->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
         j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
         if (staging_root)
             j->staging = cu_xasprintf("%s/c/%s", staging_root, dl[i]->component);
@@ -331,7 +340,9 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     for (size_t i = 0; i < n && st == CU_OK; i++) {
         struct job *j = &jobs[i];
         struct stat sb;
-        j->cached = stat(j->final, &sb) == 0 && (uint64_t)sb.st_size == j->d->size;
+        /* A file of unknown size is in the cache only after its hash matched (run_job renames it there). */
+        j->cached = stat(j->final, &sb) == 0 && (j->d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == j->d->size);
+        j->have = j->cached ? (uint64_t)sb.st_size : j->d->size;
         const char *path = j->cached ? j->final : j->partial;
         if (!j->cached) {
             int fd = open(j->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -345,14 +356,15 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
             break;
         j->stream_open = true;
         if (j->cached) {
-            cu_stream_advance(&j->stream, j->d->size);
+            cu_stream_advance(&j->stream, j->have);
             cu_stream_finish(&j->stream, NULL);
             struct cu_event e = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
-                                 .phase = "cached", .done = j->d->size, .total = j->d->size};
+                                 .phase = "cached", .done = j->have, .total = j->have};
             cu_emit(ctx->events, &e);
         } else {
             items[n_items++] = (struct cu_fetch_item){.url = j->d->url, .name = j->d->component,
                                                       .installer = j->installer, .size = j->d->size,
+                                                      .size_is_limit = j->d->size_unknown,
                                                       .partial = j->partial, .stream = &j->stream};
         }
     }
@@ -859,6 +871,117 @@ out:
     cu_record_free(old);
     free(need);
     free(kept);
+    cu_prefix_unlock(lockfd);
+    return st;
+}
+
+/* ---- a relocatable CPython, recorded like a toolkit -------------------------------------- */
+
+enum cu_status
+cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    const struct cu_plan_python *py = p->python;
+    struct cu_record *old = NULL;
+    struct tree t = {.fd = -1, .err = err};
+    struct job *jobs = NULL;
+    CU_AUTOFREE char *staging = NULL, *tree_path = NULL, *parent = NULL, *top = NULL;
+    int lockfd = -1;
+    enum cu_status st = CU_OK;
+    struct stat sb;
+
+    if (!py || strcmp(py->kind, "cudaup") != 0)
+        return CU_OK;
+    struct cu_event se = {.type = CU_EV_STEP_START, .installer = "python", .message = py->path};
+    cu_emit(ctx->events, &se);
+    if (!ctx->prefix_locked && (st = cu_prefix_lock(p->prefix, &lockfd, err)) != CU_OK)
+        goto out;
+    top = cu_path_join(p->prefix, "cudaup");
+    parent = cu_xstrdup(py->path);
+    *strrchr(parent, '/') = '\0';
+    /* PREFIX/cudaup and PREFIX/cudaup/python: ours to write, not a link another user planted. */
+    if ((st = cu_mkdir_p(parent, 0755, err)) != CU_OK || (st = cu_trusted_dir(top, err)) != CU_OK ||
+        (st = cu_trusted_dir(parent, err)) != CU_OK)
+        goto out;
+    cu_prefix_reconcile(parent);
+    bool exists = lstat(py->path, &sb) == 0;
+    if (exists && (st = cu_trusted_dir(py->path, err)) != CU_OK)
+        goto out;
+    if (exists) {
+        st = cu_record_load_python(py->path, &old, err);
+        if (st == CU_E_NOT_FOUND) {
+            st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                              _("%s already exists and cudaup did not install it; move it away, or use --python-source system"),
+                              py->path);
+            goto out;
+        }
+        if (st != CU_OK)
+            goto out;
+        const struct cu_record_component *rc = cu_record_component(old, "python");
+        if (rc && strcmp(rc->sha256, py->dl.sha256) == 0 && !py->force && component_intact(old, py->path, "python")) {
+            cu_run_result(ctx, "python", "install", py->path, CU_OK, false);
+            goto out;
+        }
+    }
+    staging = cu_xasprintf("%s/.cudaup-staging-py-%d", parent, (int)getpid());
+    tree_path = cu_path_join(staging, "tree");
+    if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
+        goto out;
+    const struct cu_plan_download *dl[] = {&py->dl};
+    if ((st = pipeline(ctx, dl, 1, staging, &jobs, err)) != CU_OK)
+        goto out;
+    t.rec = cu_record_new();
+    t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (t.fd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), tree_path);
+        goto out;
+    }
+    t.rec->python_version = cu_xstrdup(py->version);
+    t.rec->platform = cu_xstrdup(p->platform);
+    t.rec->mirror = cu_xstrdup(py->dl.url);
+    t.rec->created = now_iso(ctx->envp);
+    t.rec->components = cu_xcalloc(2, sizeof(*t.rec->components));
+    t.rec->components[0] = (struct cu_record_component){
+        .name = cu_xstrdup("python"), .product = CU_PRODUCT_PYTHON, .version = cu_xstrdup(py->version),
+        .title = cu_xstrdup(py->dl.title), .size = stat(jobs[0].final, &sb) == 0 ? (uint64_t)sb.st_size : 0,
+        .url = cu_xstrdup(py->dl.url)};
+    memcpy(t.rec->components[0].sha256, py->dl.sha256, 65);
+    t.rec->n_components = 1;
+    int sfd = open(jobs[0].staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sfd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), jobs[0].staging);
+        goto out;
+    }
+    for (size_t k = 0; k < jobs[0].res.n && st == CU_OK; k++)
+        st = place(&t, sfd, "python", &jobs[0].res.files[k]);
+    close(sfd);
+    if (st != CU_OK || (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
+        goto out;
+    if (ctx->cancel && atomic_load(ctx->cancel)) {
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+        goto out;
+    }
+    if (exists ? renameat2(AT_FDCWD, tree_path, AT_FDCWD, py->path, RENAME_EXCHANGE) != 0
+               : rename(tree_path, py->path) != 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot put %s in place"), py->path);
+        goto out;
+    }
+    cu_fsync_parent(py->path);
+    cu_run_result(ctx, "python", "install", py->path, CU_OK, true);
+out:
+    if (st != CU_OK)
+        cu_run_result(ctx, "python", "install", cu_error_text(err), st, false);
+    if (t.fd >= 0)
+        close(t.fd);
+    cu_record_free(t.rec);
+    if (jobs)
+        jobs_fini(jobs, 1);
+    if (staging) {
+        struct cu_error e2;
+        if (cu_rm_rf(staging, &e2) != CU_OK)
+            cu_log_warn("%s", e2.msg);
+    }
+    cu_record_free(old);
     cu_prefix_unlock(lockfd);
     return st;
 }

@@ -34,6 +34,12 @@ CU_NODISCARD enum cu_status cu_toolkit_install(struct cu_run_ctx *ctx, char *con
                                                struct cu_error *err);
 
 /**
+ * Install plan->python (when cudaup brings it) into its folder, PREFIX/cudaup/python/X.Y, with the
+ * same transaction and a record of its own.  Records a "python" step result in @ctx.
+ */
+CU_NODISCARD enum cu_status cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err);
+
+/**
  * Download the plan's archives into the cache (checked) and copy them into
  * DIR laid out as NVIDIA serves them.  Used by `mirror`.
  */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "envfile.h"
 #include "fsutil.h"
 #include "gpucode.h"
 #include "i18n.h"
@@ -1193,6 +1194,56 @@ check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
     cu_strv_fini(&env);
 }
 
+/* The Python cudaup brought for the framework's venv: its recorded files, and that it runs. */
+static void
+check_python(const struct cu_verify_opts *o, struct cu_checks *out)
+{
+    if (!o->python)
+        return;
+    CU_AUTOFREE char *env = cu_xstrdup(o->python);
+    for (int i = 0; i < 2; i++) {
+        char *s = strrchr(env, '/');
+        if (s)
+            *s = '\0'; /* ENV/bin/python -> ENV */
+    }
+    CU_AUTOFREE char *dir = cu_venv_brought_python(env);
+    if (!dir)
+        return; /* made with a Python of the machine or of conda: not cudaup's to check */
+    struct cu_record *rec = NULL;
+    struct cu_error err;
+    if (cu_record_load_python(dir, &rec, &err) != CU_OK) {
+        cu_checks_add(out, "python", CU_CHECK_FAIL, _("%s: %s; `cudaup install` with the same options brings it back"),
+                      dir, cu_error_text(&err));
+        return;
+    }
+    size_t bad = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < rec->n_files; i++)
+        if (cu_record_check_file(dir, &rec->files[i], o->deep) != CU_FILE_OK) {
+            first = first ? first : rec->files[i].path;
+            bad++;
+        }
+    CU_AUTOFREE char *exe = cu_xasprintf("%s/bin/python3", dir);
+    const char *argv[] = {exe, "-c", "import ssl, venv, sys; print('%d.%d.%d' % sys.version_info[:3])", NULL};
+    struct cu_exec_opts eo = {.envp = o->envp, .timeout_ms = o->timeout_ms, .cancel = o->cancel};
+    struct cu_exec_result res;
+    cu_exec_result_init(&res);
+    bool runs = cu_exec(argv, &eo, &res, &err) == CU_OK && res.exit_code == 0 && !res.timed_out;
+    if (bad)
+        cu_checks_add(out, "python", CU_CHECK_FAIL,
+                      _("%zu of the %zu files of Python %s in %s are missing or altered (first: %s); `cudaup repair` restores them"),
+                      bad, rec->n_files, rec->python_version, dir, first);
+    else if (!runs)
+        cu_checks_add(out, "python", CU_CHECK_FAIL, _("Python %s in %s does not run: %s"), rec->python_version, dir,
+                      res.err.len ? cu_str_strip(res.err.data) : cu_error_text(&err));
+    else
+        cu_checks_add(out, "python", CU_CHECK_PASS, _("Python %s in %s: all %zu recorded files are as installed%s, and it runs"),
+                      cu_str_strip(res.out.data), dir, rec->n_files,
+                      o->deep ? _(" (contents re-hashed)") : _(" (sizes and modes; --deep re-hashes)"));
+    cu_exec_result_fini(&res);
+    cu_record_free(rec);
+}
+
 void
 cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out)
 {
@@ -1212,6 +1263,7 @@ cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out)
     child(o, "gpu-kernel", true, out);
     child(o, "bandwidth", true, out);
     child(o, "cudnn-conv", true, out);
+    check_python(o, out);
     check_framework(o, out);
     cu_cuda_install_fini(&in);
 }

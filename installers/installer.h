@@ -30,6 +30,7 @@ void cu_installers_plan(struct cu_plan *plan);
 extern const struct cu_installer_ops inst_cuda_ops;
 extern const struct cu_installer_ops inst_cudnn_ops;
 extern const struct cu_installer_ops inst_envvars_ops;
+extern const struct cu_installer_ops inst_python_ops;
 extern const struct cu_installer_ops inst_pyenv_ops;
 extern const struct cu_installer_ops inst_framework_ops;
 

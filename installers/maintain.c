@@ -4,6 +4,7 @@
 #include "maintain.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -49,6 +50,9 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
 {
     int lockfd;
     enum cu_status st = command_lock(ctx, ctx->plan->prefix, &lockfd, err);
+    /* The Python first: an archive that fails its check stops the run before CUDA changes. */
+    if (st == CU_OK)
+        st = cu_toolkit_install_python(ctx, err);
     if (st == CU_OK)
         st = cu_toolkit_install(ctx, NULL, err);
     for (size_t i = 0; st == CU_OK && cu_installers[i]; i++) {
@@ -216,6 +220,64 @@ plan_from_record(const struct cu_record *r, const char *dir, const struct cu_mai
     return p;
 }
 
+/* The Python cudaup brought for the recorded venv: re-fetched from its recorded URL when damaged. */
+static enum cu_status
+repair_python(const struct cu_maint_in *in, bool deep, struct cu_repair_out *out, struct cu_run_ctx *ctx,
+              struct cu_error *err)
+{
+    CU_AUTOFREE char *pj = cu_path_join(in->state_dir, "pyenv.json"), *dir = NULL;
+    char *text = NULL;
+    size_t len, bad = 0;
+    json_t *j = NULL;
+    struct cu_error e;
+    struct cu_record *rec = NULL;
+    struct cu_mirror *mirror = NULL;
+    enum cu_status st = CU_OK;
+    if (cu_read_file(pj, 1 << 20, &text, &len, &e) == CU_OK && cu_json_parse_object(text, len, pj, &j, &e) == CU_OK &&
+        cu_json_str(j, "path"))
+        dir = cu_venv_brought_python(cu_json_str(j, "path"));
+    json_decref(j);
+    free(text);
+    if (!dir || cu_record_load_python(dir, &rec, &e) != CU_OK || rec->n_components != 1)
+        goto out;
+    char **names = cu_record_damaged(rec, dir, deep, &bad);
+    cu_strv_free(names);
+    if (!bad)
+        goto out;
+    out->files += bad;
+    struct cu_mirror_opts mo = {.base_url = in->mirror, .cache_dir = in->cache_dir, .ca_cert = in->ca_cert,
+                                .catalog = in->catalog, .retries = in->retries};
+    if ((st = cu_mirror_new(&mo, &mirror, err)) != CU_OK)
+        goto out;
+    const struct cu_record_component *c = &rec->components[0];
+    struct cu_plan *p = cu_plan_new();
+    p->prefix = cu_xstrdup(in->prefix);
+    p->state_dir = cu_xstrdup(in->state_dir);
+    p->platform = cu_xstrdup(rec->platform);
+    p->python = cu_xcalloc(1, sizeof(*p->python));
+    p->python->kind = cu_xstrdup("cudaup");
+    p->python->version = cu_xstrdup(rec->python_version);
+    p->python->path = cu_xstrdup(dir);
+    p->python->dl = (struct cu_plan_download){.product = CU_PRODUCT_PYTHON, .component = cu_xstrdup("python"),
+                                              .version = cu_xstrdup(c->version), .title = cu_xstrdup(c->title),
+                                              .url = cu_xstrdup(c->url), .size = c->size, .size_unknown = false};
+    const char *slash = c->url ? strrchr(c->url, '/') : NULL;
+    p->python->dl.relative_path = cu_xstrdup(slash ? slash + 1 : "python.tar.gz");
+    memcpy(p->python->dl.sha256, c->sha256, sizeof(c->sha256));
+    p->python->force = true; /* damaged: re-created even where sizes and modes still match */
+    ctx->plan = p;
+    ctx->net = cu_mirror_net(mirror);
+    if (st == CU_OK)
+        st = cu_toolkit_install_python(ctx, err);
+    ctx->plan = NULL;
+    ctx->net = NULL;
+    cu_plan_free(p);
+out:
+    cu_mirror_free(mirror);
+    cu_record_free(rec);
+    return st;
+}
+
 static enum cu_status
 repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct cu_repair_out *out,
               struct cu_run_ctx *ctx, struct cu_error *err)
@@ -273,6 +335,8 @@ repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct c
         cu_run_result(ctx, "envvars", "write", in->state_dir, st, ch);
     }
     cu_strv_free(rcs);
+    if (st == CU_OK)
+        st = repair_python(in, deep, out, ctx, err);
     if (st == CU_OK) {
         /* What counts now is the record the repair wrote. */
         size_t left = 0;
@@ -300,6 +364,102 @@ cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep, struct c
     enum cu_status st = command_lock(ctx, in->prefix, &lockfd, err);
     if (st == CU_OK)
         st = repair_locked(in, dir, deep, out, ctx, err);
+    command_unlock(ctx, lockfd);
+    return st;
+}
+
+/* Does the venv at @env use the Python in @dir (its pyvenv.cfg's home lies inside it)? */
+static bool
+venv_uses(const char *env, const char *dir)
+{
+    CU_AUTOFREE char *home = cu_venv_home(env);
+    size_t n = strlen(dir);
+    return home && strncmp(home, dir, n) == 0 && (home[n] == '/' || home[n] == '\0');
+}
+
+/* The first venv that still uses @dir: the recorded environment and the venvs beside it. */
+static char *
+python_user(const struct cu_maint_in *in, const char *dir)
+{
+    CU_AUTOFREE char *pj = cu_path_join(in->state_dir, "pyenv.json");
+    char *text = NULL, *found = NULL;
+    size_t len;
+    json_t *j = NULL;
+    struct cu_error e;
+    CU_AUTOFREE char *parent = NULL;
+    if (cu_read_file(pj, 1 << 20, &text, &len, &e) != CU_OK || cu_json_parse_object(text, len, pj, &j, &e) != CU_OK ||
+        !cu_json_str(j, "path"))
+        goto out;
+    const char *env = cu_json_str(j, "path");
+    if (venv_uses(env, dir)) {
+        found = cu_xstrdup(env);
+        goto out;
+    }
+    parent = cu_xstrdup(env);
+    char *slash = strrchr(parent, '/');
+    if (!slash)
+        goto out;
+    *slash = '\0';
+    DIR *d = opendir(parent);
+    struct dirent *de;
+    while (d && !found && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        CU_AUTOFREE char *sib = cu_path_join(parent, de->d_name);
+        if (venv_uses(sib, dir))
+            found = cu_xstrdup(sib);
+    }
+    if (d)
+        closedir(d);
+out:
+    json_decref(j);
+    free(text);
+    return found;
+}
+
+enum cu_status
+cu_python_uninstall_run(const struct cu_maint_in *in, const char *minor, struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    CU_AUTOFREE char *dir = cu_xasprintf("%s/cudaup/python/%s", in->prefix, minor);
+    CU_AUTOFREE char *trash = NULL, *user = NULL, *parent = NULL;
+    struct cu_record *rec = NULL;
+    int lockfd = -1;
+    enum cu_status st = CU_OK;
+    struct stat sb;
+
+    if (lstat(dir, &sb) != 0) {
+        cu_run_result(ctx, "python", "remove", dir, CU_OK, false);
+        return CU_OK; /* already gone: what was asked for */
+    }
+    if ((st = command_lock(ctx, in->prefix, &lockfd, err)) != CU_OK)
+        return st;
+    if ((st = cu_trusted_dir(dir, err)) != CU_OK)
+        goto out;
+    st = cu_record_load_python(dir, &rec, err);
+    if (st == CU_E_NOT_FOUND) {
+        st = cu_error_set(err, CU_E_UNSUPPORTED, 0, _("%s was not installed by cudaup, so cudaup leaves it alone"), dir);
+        goto out;
+    }
+    if (st != CU_OK)
+        goto out;
+    if ((user = python_user(in, dir)) != NULL) {
+        st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                          _("Python %s in %s is still used by the venv %s; it stays. Remove that venv first."), minor,
+                          dir, user);
+        goto out;
+    }
+    parent = cu_xstrdup(dir);
+    *strrchr(parent, '/') = '\0';
+    trash = cu_xasprintf("%s/.cudaup-staging-remove-%s-%d", parent, minor, (int)getpid());
+    if (rename(dir, trash) != 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), dir);
+        goto out;
+    }
+    cu_fsync_parent(dir);
+    st = cu_rm_rf(trash, err);
+out:
+    cu_run_result(ctx, "python", "remove", st == CU_OK ? dir : cu_error_text(err), st, st == CU_OK);
+    cu_record_free(rec);
     command_unlock(ctx, lockfd);
     return st;
 }

@@ -36,6 +36,10 @@ struct cu_maint_in {
 CU_NODISCARD enum cu_status cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx *ctx,
                                              struct cu_error *err);
 
+/** Remove PREFIX/cudaup/python/@minor, unless a venv still uses it (CU_E_UNSUPPORTED). Gone already: CU_OK. */
+CU_NODISCARD enum cu_status cu_python_uninstall_run(const struct cu_maint_in *in, const char *minor,
+                                                    struct cu_run_ctx *ctx, struct cu_error *err);
+
 struct cu_repair_out {
     char **components; /* re-created, NULL-terminated; caller frees (cu_strv_free) */
     size_t files, modes;

@@ -82,6 +82,18 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--env-name: '%s' may hold only letters, digits, '.', '_' and '-'."),
                             c->env_name);
+    if (c->python_source && *c->python_source && strcmp(c->python_source, "auto") != 0 &&
+        strcmp(c->python_source, "system") != 0 && strcmp(c->python_source, "cudaup") != 0)
+        return cu_error_set(err, CU_E_USAGE, 0, _("--python-source: '%s' is not one of auto, system or cudaup."),
+                            c->python_source);
+    if (c->python_source && strcmp(c->python_source, "cudaup") == 0 && c->env_tool && *c->env_tool &&
+        strcmp(c->env_tool, "venv") != 0)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--python-source cudaup makes a venv, so it cannot go with --env-tool %s."), c->env_tool);
+    if (c->index_url && *c->index_url && !cu_str_has_prefix(c->index_url, "https://") &&
+        !cu_str_has_prefix(c->index_url, "http://") && !cu_str_has_prefix(c->index_url, "file://"))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--index-url: '%s' is not an http://, https:// or file:// URL."), c->index_url);
     if (c->shell_rc && *c->shell_rc && c->shell_rc[0] != '/')
         return cu_error_set(err, CU_E_USAGE, 0, _("--shell-rc: '%s' is not an absolute path."), c->shell_rc);
     /* A newline or another control character in a path would end up in env.sh and rc files. */
@@ -193,6 +205,133 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     return CU_OK;
 }
 
+/* python-build-standalone's name for the machine of @platform. */
+static const char *
+py_arch(const char *platform)
+{
+    return platform && strcmp(platform, "linux-x86_64") != 0 ? "aarch64" : "x86_64";
+}
+
+/* The most a python-build-standalone archive may be: its size is not published. */
+#define PYTHON_ARCHIVE_MAX (512ull << 20)
+
+/* Plan the relocatable CPython X.Y that cudaup brings, or NULL when the catalog has none for this machine. */
+static struct cu_plan_python *
+brought_python(const struct cu_prepare_in *in, const struct cu_plan *p, const char *minor)
+{
+    struct cu_version v;
+    if (!cu_version_parse(minor, &v) || v.n != 2)
+        return NULL;
+    const struct cu_cat_python *cp = cu_catalog_python(in->catalog, &v, py_arch(p->platform));
+    if (!cp)
+        return NULL;
+    char vb[32];
+    struct cu_plan_python *py = cu_xcalloc(1, sizeof(*py));
+    py->kind = cu_xstrdup("cudaup");
+    py->version = cu_xstrdup(cu_version_format(&cp->version, 0, vb, sizeof(vb)));
+    py->build = cu_xstrdup(cp->build);
+    py->path = cu_xasprintf("%s/cudaup/python/%s", p->prefix, minor);
+    py->exe = cu_xasprintf("%s/bin/python%s", py->path, minor);
+    py->dl.product = CU_PRODUCT_PYTHON;
+    py->dl.component = cu_xstrdup("python");
+    py->dl.version = cu_xstrdup(py->version);
+    py->dl.title = cu_xstrdup("CPython (python-build-standalone)");
+    py->dl.relative_path = cu_xstrdup(cp->file);
+    if (in->cfg->mirror && *in->cfg->mirror) {
+        /* BASE/python/FILE; the '+' of the file name is written %2B, as upstream does. */
+        struct cu_buf u;
+        cu_buf_init(&u);
+        const char *base = in->cfg->mirror;
+        size_t bl = strlen(base);
+        while (bl > 0 && base[bl - 1] == '/')
+            bl--;
+        cu_buf_printf(&u, "%.*s/python/", (int)bl, base);
+        for (const char *c = cp->file; *c; c++)
+            if (*c == '+')
+                cu_buf_puts(&u, "%2B");
+            else
+                cu_buf_putc(&u, *c);
+        py->dl.url = cu_buf_steal(&u);
+    } else {
+        py->dl.url = cu_xstrdup(cp->url);
+    }
+    memcpy(py->dl.sha256, cp->sha256, sizeof(py->dl.sha256));
+    py->dl.size = PYTHON_ARCHIVE_MAX;
+    py->dl.size_unknown = true;
+    return py;
+}
+
+static struct cu_plan_python *
+system_python(const struct cu_prepare_in *in, const char *minor)
+{
+    struct cu_plan_python *py = cu_xcalloc(1, sizeof(*py));
+    CU_AUTOFREE char *name = cu_xasprintf("python%s", minor);
+    py->kind = cu_xstrdup("system");
+    py->version = cu_xstrdup(minor);
+    py->exe = cu_which(name, in->envp);
+    return py;
+}
+
+/*
+ * The venv's Python: one installed here that the framework supports, else (--python-source auto
+ * or cudaup) a relocatable CPython that cudaup brings.  Refusals name a way that works here.
+ */
+static enum cu_status
+venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
+{
+    struct cu_plan_framework *fw = p->framework;
+    char **have = in->facts->pythons;
+    const char *src = in->cfg->python_source && *in->cfg->python_source ? in->cfg->python_source : "auto";
+    bool asked = in->cfg->python && *in->cfg->python;
+    if (!fw || strcmp(p->env.tool, "venv") != 0)
+        return CU_OK;
+    if (strcmp(src, "cudaup") != 0) {
+        for (char **h = have; h && *h; h++)
+            if (strcmp(*h, fw->python) == 0) {
+                p->python = system_python(in, *h);
+                return CU_OK;
+            }
+        for (char **h = have; !asked && h && *h; h++) {
+            if (fw->py_min && (cu_version_strcmp(*h, fw->py_min) < 0 || cu_version_strcmp(*h, fw->py_max) > 0))
+                continue;
+            cu_plan_reason(p, _("Python %s for the venv: the newest installed here that %s supports (%s would be the first choice)."),
+                           *h, cu_framework_title(fw->name), fw->python);
+            free(fw->python);
+            fw->python = cu_xstrdup(*h);
+            p->python = system_python(in, *h);
+            return CU_OK;
+        }
+    }
+    struct cu_plan_python *py = brought_python(in, p, fw->python);
+    if (strcmp(src, "system") == 0 || !py) {
+        bool can_bring = py != NULL;
+        cu_plan_python_free(py);
+        const char *range_min = fw->py_min ? fw->py_min : fw->python, *range_max = fw->py_max ? fw->py_max : fw->python;
+        if (asked)
+            cu_error_set(err, CU_E_UNSUPPORTED, 0, _("Python %s is not installed here, and a venv needs it."),
+                         fw->python);
+        else
+            cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                         _("%s %s needs Python %s to %s, and no such python3 is installed here for a venv."),
+                         cu_framework_title(fw->name), fw->version ? fw->version : "", range_min, range_max);
+        if (can_bring)
+            cu_error_advise(err, _("Run the same command with --python-source cudaup: cudaup brings Python %s."),
+                            fw->python);
+        else
+            cu_error_advise(err, _("cudaup has no relocatable Python %s for %s; install python%s, or use --env-tool conda."),
+                            fw->python, py_arch(p->platform), fw->python);
+        return CU_E_UNSUPPORTED;
+    }
+    if (strcmp(src, "cudaup") == 0)
+        cu_plan_reason(p, _("Python %s for the venv: cudaup brings python-build-standalone %s (%s) into %s, as asked with --python-source cudaup."),
+                       fw->python, py->version, py->build, py->path);
+    else
+        cu_plan_reason(p, _("Python %s for the venv: no python3 that %s supports is installed here, so cudaup brings python-build-standalone %s (%s) into %s."),
+                       fw->python, cu_framework_title(fw->name), py->version, py->build, py->path);
+    p->python = py;
+    return CU_OK;
+}
+
 /* Everything the plan will touch or run, checked before the first change (issue: no half installs). */
 static enum cu_status
 preflight(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
@@ -207,14 +346,26 @@ preflight(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *er
     if (tool && (strcmp(tool, "conda") == 0 || strcmp(tool, "mamba") == 0 || strcmp(tool, "micromamba") == 0)) {
         CU_AUTOFREE char *exe = cu_which(tool, in->envp);
         if (!exe) {
-            bool py = p->framework && in->facts->pythons;
-            for (char **h = in->facts->pythons; py && h && *h; h++)
-                py = strcmp(*h, p->framework->python) != 0;
-            return cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                                py || !p->framework
-                                    ? _("--env-tool %s: %s is not on PATH here; install it, or use --env-tool venv.")
-                                    : _("--env-tool %s: %s is not on PATH here; install it, or use --env-tool venv (Python %s is here)."),
-                                tool, tool, p->framework ? p->framework->python : "");
+            cu_error_set(err, CU_E_UNSUPPORTED, 0, _("--env-tool %s: %s is not on PATH here."), tool, tool);
+            if (!p->framework) {
+                cu_error_advise(err, _("Install %s, or use --env-tool venv."), tool);
+                return CU_E_UNSUPPORTED;
+            }
+            bool here = false;
+            for (char **h = in->facts->pythons; h && *h; h++)
+                here |= strcmp(*h, p->framework->python) == 0;
+            struct cu_plan_python *py = here ? NULL : brought_python(in, p, p->framework->python);
+            if (here)
+                cu_error_advise(err, _("Install %s, or use --env-tool venv (python%s is here)."), tool,
+                                p->framework->python);
+            else if (py)
+                cu_error_advise(err, _("Install %s, or use --env-tool venv: cudaup then brings Python %s."), tool,
+                                p->framework->python);
+            else
+                cu_error_advise(err, _("Install %s, or install python%s and use --env-tool venv."), tool,
+                                p->framework->python);
+            cu_plan_python_free(py);
+            return CU_E_UNSUPPORTED;
         }
     }
     return CU_OK;
@@ -229,6 +380,8 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     if (!tool) {
         if (!p->framework)
             tool = "none";
+        else if (c->python_source && strcmp(c->python_source, "cudaup") == 0)
+            tool = "venv";
         else if (in->facts->pyenv && strcmp(in->facts->pyenv->tool, "venv") != 0)
             tool = in->facts->pyenv->tool;
         else
@@ -253,36 +406,6 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
         else
             p->env.path = cu_xasprintf("%s/.local/share/cudaup/envs/%s", home ? home : "/root", p->env.name);
     }
-}
-
-/* A venv is made with a Python that is already here: pick one the framework supports. */
-static enum cu_status
-venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
-{
-    struct cu_plan_framework *fw = p->framework;
-    char **have = in->facts->pythons;
-    if (!fw || strcmp(p->env.tool, "venv") != 0)
-        return CU_OK;
-    for (char **h = have; h && *h; h++)
-        if (strcmp(*h, fw->python) == 0)
-            return CU_OK;
-    if (in->cfg->python && *in->cfg->python)
-        return cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                            _("Python %s is not installed here, and a venv needs it; install it, or use --env-tool conda (or mamba, micromamba), which brings its own Python."),
-                            fw->python);
-    for (char **h = have; h && *h; h++) {
-        if (fw->py_min && (cu_version_strcmp(*h, fw->py_min) < 0 || cu_version_strcmp(*h, fw->py_max) > 0))
-            continue;
-        cu_plan_reason(p, _("Python %s for the venv: the newest installed here that %s supports (%s would need conda)."), *h,
-                       fw->name, fw->python);
-        free(fw->python);
-        fw->python = cu_xstrdup(*h);
-        return CU_OK;
-    }
-    return cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                        _("%s %s needs Python %s to %s, and no such python3 is installed here for a venv; install one, or use --env-tool conda."),
-                        fw->name, fw->version ? fw->version : "", fw->py_min ? fw->py_min : "3",
-                        fw->py_max ? fw->py_max : "3");
 }
 
 static void

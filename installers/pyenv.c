@@ -148,7 +148,9 @@ inst_pyenv_run(struct cu_run_ctx *ctx, struct cu_error *err)
             goto out;
         } else {
             CU_AUTOFREE char *exe_name = cu_xasprintf("python%s", want);
-            CU_AUTOFREE char *exe = cu_which(exe_name, ctx->envp);
+            CU_AUTOFREE char *exe = p->python && p->python->exe && strcmp(p->python->kind, "cudaup") == 0
+                                        ? cu_xstrdup(p->python->exe)
+                                        : cu_which(exe_name, ctx->envp);
             if (!exe) {
                 st = cu_error_set(err, CU_E_UNSUPPORTED, 0, _("%s is not on PATH, so the venv cannot be made"), exe_name);
                 goto out;

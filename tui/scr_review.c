@@ -88,6 +88,8 @@ draw(struct tui *t)
     for (size_t i = 0; i < p->n_downloads; i++)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component, cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
                     p->downloads[i].version ? p->downloads[i].version : "");
+    if (p->python && p->python->dl.url)
+        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", "python", _("size unpublished"), p->python->version);
     if (avail)
         tui_doc_add(&d, avail < need ? TC_BAD : TC_NORMAL, 2, _("Disk: about %s needed, %s free in %s"), cu_format_bytes(need, b2, sizeof(b2)),
                     cu_format_bytes(avail, b3, sizeof(b3)), p->prefix);
