@@ -900,8 +900,8 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     parent = cu_xstrdup(py->path);
     *strrchr(parent, '/') = '\0';
     /* PREFIX/cudaup and PREFIX/cudaup/python: ours to write, not a link another user planted. */
-    if ((st = cu_mkdir_p(parent, 0755, err)) != CU_OK || (st = cu_trusted_dir(top, err)) != CU_OK ||
-        (st = cu_trusted_dir(parent, err)) != CU_OK)
+    if ((st = cu_mkdir_p(top, 0755, err)) != CU_OK || (st = cu_trusted_dir(top, err)) != CU_OK ||
+        (st = cu_mkdir_p(parent, 0755, err)) != CU_OK || (st = cu_trusted_dir(parent, err)) != CU_OK)
         goto out;
     cu_prefix_reconcile(parent);
     bool exists = lstat(py->path, &sb) == 0;
