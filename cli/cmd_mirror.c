@@ -14,6 +14,7 @@
 #include "core/mirror.h"
 #include "core/str.h"
 #include "core/toolkit.h"
+#include "installers/wheels.h"
 #include "progress.h"
 #include "report.h"
 
@@ -84,6 +85,7 @@ cu_cmd_mirror(struct cu_app *app)
     enum cu_status st;
     int rc = 0;
     char b1[32], b2[32];
+    CU_AUTOFREE char *pip_python = NULL;
 
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
@@ -102,6 +104,16 @@ cu_cmd_mirror(struct cu_app *app)
         rc = cu_report_error(app, &err);
         goto out;
     }
+    /* The wheels need pip here: known before anything is downloaded. */
+    pip_python = plan->framework ? cu_wheels_pip_python(app->envp) : NULL;
+    if (plan->framework && !pip_python) {
+        cu_error_set(&err, CU_E_UNSUPPORTED, 0,
+                     _("The site mirror would carry %s's wheels, but there is no python3 with pip here to download them."),
+                     cu_framework_title(plan->framework->name));
+        cu_error_advise(&err, _("Install pip (Debian and Ubuntu: apt-get install python3-pip), or run the same command with --framework none to mirror CUDA and cuDNN alone."));
+        rc = cu_report_error(app, &err);
+        goto out;
+    }
     cu_app_open_log(app);
     prog = cu_progress_new(app);
     struct cu_events evs = cu_progress_events(prog);
@@ -116,7 +128,13 @@ cu_cmd_mirror(struct cu_app *app)
     if (st == CU_OK && plan->has_cudnn)
         st = write_manifest(mirror, dir, CU_PRODUCT_CUDNN, cu_version_format(&plan->cudnn, 0, b2, sizeof(b2)),
                             &changed, &err);
+    size_t n_wheels = 0;
+    if (st == CU_OK && plan->framework) {
+        st = cu_wheels_mirror(&ctx, dir, pip_python, &n_wheels, &err);
+        changed |= st == CU_OK;
+    }
     cu_progress_flush(prog);
+    const char *py_file = plan->python && plan->python->dl.url ? plan->python->dl.relative_path : NULL;
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
@@ -127,6 +145,9 @@ cu_cmd_mirror(struct cu_app *app)
                                                           : json_null());
         json_object_set_new(doc, "downloads", json_integer((json_int_t)plan->n_downloads));
         json_object_set_new(doc, "download_bytes", json_integer((json_int_t)plan->download_bytes));
+        json_object_set_new(doc, "python", py_file ? json_string(py_file) : json_null());
+        json_object_set_new(doc, "wheels", json_integer((json_int_t)n_wheels));
+        json_object_set_new(doc, "index", plan->framework ? json_string("pypi/simple/") : json_null());
         json_object_set_new(doc, "steps", json_array());
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
@@ -134,6 +155,12 @@ cu_cmd_mirror(struct cu_app *app)
     } else if (!app->cfg.quiet) {
         printf(_("%s now mirrors CUDA %s%s%s (%zu archives). Serve it and point machines at it with --mirror.\n"), dir,
                b1, plan->has_cudnn ? _(" and cuDNN ") : "", plan->has_cudnn ? b2 : "", plan->n_downloads);
+        if (py_file)
+            printf(_("It also holds Python %s (python/%s) for machines without a fitting Python.\n"),
+                   plan->python->version, py_file);
+        if (plan->framework)
+            printf(_("%s and its dependencies for Python %s: %zu wheels in the package index pypi/simple/.\n"),
+                   cu_framework_title(plan->framework->name), plan->framework->python, n_wheels);
     }
 out:
     cu_progress_free(prog);

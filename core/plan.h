@@ -47,7 +47,8 @@ struct cu_plan_framework {
     char *python;    /* "3.12" */
     char *py_min, *py_max; /* the range the framework supports, or NULL */
     char **pip;      /* requirement strings for pip, NULL-terminated */
-    char *index_url; /* PyTorch's CUDA index, or NULL */
+    char *index_url; /* PyTorch's CUDA index, --index-url, the site mirror's index, or NULL */
+    bool index_explicit; /* --index-url or the site mirror's: passed to pip over its own configuration */
     char *cuda_tag;  /* cu128, cuda12-local, ... or NULL */
     bool bundled_runtime; /* the wheels bring their own CUDA runtime (PyTorch, jax[cuda12]) */
     /* How the build runs on each GPU, in GPU order (DESIGN "gpu_code"). */

@@ -1028,7 +1028,7 @@ enum cu_status
 cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
 {
     const struct cu_plan *p = ctx->plan;
-    const struct cu_plan_download **dl = cu_xcalloc(p->n_downloads + 1, sizeof(*dl));
+    const struct cu_plan_download **dl = cu_xcalloc(p->n_downloads + 2, sizeof(*dl));
     struct job *jobs = NULL;
     enum cu_status st;
     size_t n = 0;
@@ -1036,13 +1036,17 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
     /* What DIR already holds with the right size is checked, not fetched again. */
     for (size_t i = 0; i < p->n_downloads; i++)
         dl[n++] = &p->downloads[i];
+    if (p->python && p->python->dl.url)
+        dl[n++] = &p->python->dl; /* the nodes' Python: DIR/python/FILE */
     if ((st = pipeline(ctx, dl, n, NULL, &jobs, err)) != CU_OK)
         goto out;
     bool changed = false;
     for (size_t i = 0; i < n && st == CU_OK; i++) {
         const struct job *j = &jobs[i];
-        CU_AUTOFREE char *dst = cu_xasprintf("%s/%s/redist/%s", dir, cu_product_name(j->d->product),
-                                             j->d->relative_path);
+        CU_AUTOFREE char *dst = j->d->product == CU_PRODUCT_PYTHON
+                                    ? cu_xasprintf("%s/python/%s", dir, j->d->relative_path)
+                                    : cu_xasprintf("%s/%s/redist/%s", dir, cu_product_name(j->d->product),
+                                                   j->d->relative_path);
         char *slash = strrchr(dst, '/');
         *slash = '\0';
         if ((st = cu_mkdir_p(dst, 0755, err)) != CU_OK)
@@ -1052,7 +1056,7 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
         if (stat(dst, &a) == 0 && stat(j->final, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
             continue;
         char have[65];
-        if (stat(dst, &a) == 0 && (uint64_t)a.st_size == j->d->size &&
+        if (stat(dst, &a) == 0 && (j->d->size_unknown || (uint64_t)a.st_size == j->d->size) &&
             cu_sha256_file(dst, have, NULL, err) == CU_OK && strcmp(have, j->d->sha256) == 0)
             continue;
         st = copy_into(j->final, dst, err);

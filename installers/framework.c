@@ -100,7 +100,7 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
     cu_strv_push(&argv, "pip");
     cu_strv_push(&argv, "install");
     cu_strv_push(&argv, "--disable-pip-version-check");
-    if (fw->index_url && !pip_configured(ctx)) {
+    if (fw->index_url && (fw->index_explicit || !pip_configured(ctx))) {
         cu_strv_push(&argv, "--index-url");
         cu_strv_push(&argv, fw->index_url);
     }

@@ -408,6 +408,45 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     }
 }
 
+/*
+ * Where pip gets the framework: the site mirror's PEP 503 index when --mirror carries one
+ * (BASE/pypi/simple/), else --index-url, else what the resolver chose (PyTorch's CUDA index) or
+ * pip's own configuration (PIP_INDEX_URL, pip.conf, PyPI).
+ */
+static void
+choose_index(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_plan *p)
+{
+    struct cu_plan_framework *fw = p->framework;
+    const char *mirror = in->cfg->mirror;
+    if (mirror && *mirror && !in->unconstrained) {
+        size_t bl = strlen(mirror);
+        while (bl > 0 && mirror[bl - 1] == '/')
+            bl--;
+        CU_AUTOFREE char *simple = cu_xasprintf("%.*s/pypi/simple/", (int)bl, mirror);
+        CU_AUTOFREE char *probe = cu_xasprintf("%sindex.html", simple);
+        struct cu_buf b;
+        struct cu_error e;
+        cu_buf_init(&b);
+        bool carries = cu_net_fetch_small(cu_mirror_net(m), probe, 4u << 20, &b, &e) == CU_OK;
+        cu_buf_fini(&b);
+        if (carries) {
+            free(fw->index_url);
+            fw->index_url = cu_xstrdup(simple);
+            fw->index_explicit = true;
+            cu_plan_reason(p, _("%s's packages come from the site mirror's index %s."), cu_framework_title(fw->name),
+                           simple);
+            return;
+        }
+    }
+    if (in->cfg->index_url && *in->cfg->index_url) {
+        free(fw->index_url);
+        fw->index_url = cu_xstrdup(in->cfg->index_url);
+        fw->index_explicit = true;
+        cu_plan_reason(p, _("%s's packages come from %s, as asked with --index-url."), cu_framework_title(fw->name),
+                       in->cfg->index_url);
+    }
+}
+
 static void
 wishes_from(const struct cu_prepare_in *in, struct cu_wishes *w)
 {
@@ -592,10 +631,26 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         *plan = NULL;
         return st;
     }
-    if ((st = venv_python(in, *plan, err)) != CU_OK || (st = preflight(in, *plan, err)) != CU_OK) {
+    if ((*plan)->framework)
+        choose_index(in, *mirror, *plan);
+    /* `mirror` plans for other machines: this one's Pythons do not matter. */
+    if ((!in->unconstrained && (st = venv_python(in, *plan, err)) != CU_OK) ||
+        (st = preflight(in, *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;
         return st;
+    }
+    /* A site mirror carries the Python the nodes may need, whatever this machine has. */
+    struct cu_plan *pl = *plan;
+    if (in->unconstrained && pl->framework && (!pl->python || strcmp(pl->python->kind, "cudaup") != 0)) {
+        struct cu_plan_python *py = brought_python(in, pl, pl->framework->python);
+        if (py) {
+            cu_plan_python_free(pl->python);
+            pl->python = py;
+        } else {
+            cu_plan_warn(pl, _("cudaup has no relocatable Python %s for %s, so the site mirror will not carry one; machines need python%s or conda."),
+                         pl->framework->python, py_arch(pl->platform), pl->framework->python);
+        }
     }
     cu_installers_plan(*plan);
     return CU_OK;

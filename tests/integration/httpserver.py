@@ -152,6 +152,8 @@ class Server:
                 if not local.startswith(server.root):
                     self.send(403, [("Content-Length", "0")], b"")
                     return
+                if os.path.isdir(local) and os.path.isfile(os.path.join(local, "index.html")):
+                    local = os.path.join(local, "index.html")  # as nginx and Apache do
                 if os.path.isdir(local):
                     names = sorted(os.listdir(local))
                     items = "".join('<a href="%s">%s</a>\n' % (urllib.parse.quote(n), html.escape(n)) for n in names)
@@ -176,6 +178,8 @@ class Server:
                 mtime = email.utils.formatdate(os.path.getmtime(local) if os.path.exists(local) else 0, usegmt=True)
                 rng = self.headers.get("Range")
                 hdrs = [("Last-Modified", mtime), ("Accept-Ranges", "bytes")]
+                if local.endswith(".html"):
+                    hdrs.append(("Content-Type", "text/html"))  # pip reads an index page only with it
                 code, start = 200, 0
                 if rng and not (f and f.ignore_range) and rng.startswith("bytes="):
                     spec = rng[6:].split(",")[0]

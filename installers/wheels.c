@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The framework's wheels on a site mirror (`cudaup mirror DIR`): pip download
+ * --only-binary=:all: for the plan's platform, Python and implementation, from
+ * the index the plan would use, into DIR/pypi/files/, and a PEP 503 simple index
+ * of every wheel there at DIR/pypi/simple/ with the sha256 in each link, so
+ * that http:// and file:// mirrors serve it and pip checks every wheel.
+ */
+#include "config.h"
+
+#include "wheels.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/exec.h"
+#include "core/fsutil.h"
+#include "core/hash.h"
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "core/proc.h"
+#include "core/str.h"
+
+char *
+cu_wheels_pip_python(const char *const *envp)
+{
+    char *py = cu_which("python3", envp);
+    if (!py)
+        return NULL;
+    const char *argv[] = {py, "-m", "pip", "--version", NULL};
+    struct cu_exec_opts o = {.envp = envp, .timeout_ms = 60000};
+    struct cu_exec_result res;
+    struct cu_error err;
+    cu_exec_result_init(&res);
+    bool ok = cu_exec(argv, &o, &res, &err) == CU_OK && res.exit_code == 0;
+    cu_exec_result_fini(&res);
+    if (!ok) {
+        free(py);
+        return NULL;
+    }
+    return py;
+}
+
+/* PEP 503: lower case, runs of -, _ and . as one -. */
+static char *
+normalize(const char *name, size_t n)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t i = 0; i < n; i++) {
+        if (name[i] == '-' || name[i] == '_' || name[i] == '.') {
+            if (b.len == 0 || b.data[b.len - 1] != '-')
+                cu_buf_putc(&b, '-');
+        } else {
+            cu_buf_putc(&b, (char)tolower((unsigned char)name[i]));
+        }
+    }
+    return cu_buf_steal(&b);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+enum cu_status
+cu_wheels_index(const char *pypi, size_t *n_wheels, struct cu_error *err)
+{
+    CU_AUTOFREE char *files = cu_path_join(pypi, "files");
+    CU_AUTOFREE char *simple = cu_path_join(pypi, "simple");
+    CU_AUTOFREE char *tindex = cu_path_join(simple, "index.html");
+    struct cu_strv names;
+    enum cu_status st = CU_OK;
+    DIR *d = opendir(files);
+    struct dirent *de;
+    cu_strv_init(&names);
+    *n_wheels = 0;
+    while (d && (de = readdir(d)) != NULL)
+        if (cu_str_has_suffix(de->d_name, ".whl") && strchr(de->d_name, '-'))
+            cu_strv_push(&names, de->d_name);
+    if (d)
+        closedir(d);
+    qsort(names.v, names.n, sizeof(char *), cmp_str);
+    if ((st = cu_mkdir_p(simple, 0755, err)) != CU_OK)
+        goto out;
+    struct cu_buf top, page;
+    cu_buf_init(&top);
+    cu_buf_init(&page);
+    cu_buf_puts(&top, "<!DOCTYPE html>\n<html><head><meta name=\"pypi:repository-version\" content=\"1.0\"><title>Simple index</title></head><body>\n");
+    for (size_t i = 0; i < names.n && st == CU_OK;) {
+        CU_AUTOFREE char *proj = normalize(names.v[i], (size_t)(strchr(names.v[i], '-') - names.v[i]));
+        cu_buf_reset(&page);
+        cu_buf_printf(&page, "<!DOCTYPE html>\n<html><head><meta name=\"pypi:repository-version\" content=\"1.0\"><title>Links for %s</title></head><body>\n<h1>Links for %s</h1>\n",
+                      proj, proj);
+        size_t k = i;
+        for (; k < names.n; k++) {
+            CU_AUTOFREE char *pk = normalize(names.v[k], (size_t)(strchr(names.v[k], '-') - names.v[k]));
+            if (strcmp(pk, proj) != 0)
+                break;
+            CU_AUTOFREE char *path = cu_path_join(files, names.v[k]);
+            char sha[65];
+            if ((st = cu_sha256_file(path, sha, NULL, err)) != CU_OK)
+                break;
+            cu_buf_printf(&page, "<a href=\"../../files/%s#sha256=%s\">%s</a><br>\n", names.v[k], sha, names.v[k]);
+            (*n_wheels)++;
+        }
+        cu_buf_puts(&page, "</body></html>\n");
+        cu_buf_printf(&top, "<a href=\"%s/\">%s</a><br>\n", proj, proj);
+        CU_AUTOFREE char *pdir = cu_path_join(simple, proj);
+        CU_AUTOFREE char *pindex = cu_path_join(pdir, "index.html");
+        if (st == CU_OK && (st = cu_mkdir_p(pdir, 0755, err)) == CU_OK)
+            st = cu_write_file_atomic(pindex, page.data, page.len, 0644, err);
+        i = k;
+    }
+    cu_buf_puts(&top, "</body></html>\n");
+    if (st == CU_OK)
+        st = cu_write_file_atomic(tindex, top.data, top.len, 0644, err);
+    cu_buf_fini(&top);
+    cu_buf_fini(&page);
+out:
+    cu_strv_fini(&names);
+    return st;
+}
+
+/* The platform tags a node of @platform may install: manylinux from glibc 2.17 to 2.40. */
+static void
+push_platforms(struct cu_strv *argv, const char *platform)
+{
+    const char *arch = platform && strcmp(platform, "linux-x86_64") != 0 ? "aarch64" : "x86_64";
+    char tag[64];
+    snprintf(tag, sizeof(tag), "manylinux2014_%s", arch);
+    cu_strv_push(argv, "--platform");
+    cu_strv_push(argv, tag);
+    for (int minor = 17; minor <= 40; minor++) {
+        snprintf(tag, sizeof(tag), "manylinux_2_%d_%s", minor, arch);
+        cu_strv_push(argv, "--platform");
+        cu_strv_push(argv, tag);
+    }
+}
+
+enum cu_status
+cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, size_t *n_wheels, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    const struct cu_plan_framework *fw = p->framework;
+    CU_AUTOFREE char *pypi = cu_path_join(dir, "pypi");
+    CU_AUTOFREE char *files = cu_path_join(pypi, "files");
+    enum cu_status st;
+    *n_wheels = 0;
+    if (!fw)
+        return CU_OK;
+    struct cu_event e = {.type = CU_EV_STEP_START, .installer = "framework", .message = fw->name};
+    cu_emit(ctx->events, &e);
+    if ((st = cu_mkdir_p(files, 0755, err)) != CU_OK)
+        return st;
+    struct cu_strv argv;
+    cu_strv_init(&argv);
+    const char *fixed[] = {python, "-m", "pip", "download", "--disable-pip-version-check", "--only-binary=:all:",
+                           "--implementation", "cp", "--python-version", fw->python, "--dest", files};
+    for (size_t i = 0; i < CU_N_ELEMENTS(fixed); i++)
+        cu_strv_push(&argv, fixed[i]);
+    push_platforms(&argv, p->platform);
+    if (fw->index_url) {
+        cu_strv_push(&argv, "--index-url");
+        cu_strv_push(&argv, fw->index_url);
+    }
+    for (char **r = fw->pip; r && *r; r++)
+        cu_strv_push(&argv, *r);
+    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 4 * 3600 * 1000L, .cancel = ctx->cancel};
+    struct cu_exec_result res;
+    cu_exec_result_init(&res);
+    st = cu_exec((const char *const *)argv.v, &o, &res, err);
+    if (st == CU_OK && res.cancelled) {
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+    } else if (st == CU_OK && res.exit_code != 0) {
+        char *txt = cu_str_strip(res.err.len ? res.err.data : res.out.data);
+        char *last = strrchr(txt, '\n');
+        st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not download %s's wheels for Python %s: %s"),
+                          cu_framework_title(fw->name), fw->python, last ? last + 1 : txt);
+    }
+    if (st == CU_OK)
+        st = cu_wheels_index(pypi, n_wheels, err);
+    cu_run_result(ctx, "framework", "mirror", st == CU_OK ? pypi : cu_error_text(err), st, st == CU_OK);
+    cu_exec_result_fini(&res);
+    cu_strv_fini(&argv);
+    return st;
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A site mirror that carries the whole stack (issue 13): `cudaup mirror DIR` stores NVIDIA's archives, the
+Python cudaup brings, and the framework's wheels as a PEP 503 index; the upstream index is then stopped and
+nodes with no Python and no route outside install everything from the site mirror alone, over http and file://."""
+import glob
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from cutest import SRCDIR, Tap, run
+from httpserver import Server
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
+import mkmirror  # noqa: E402
+import mkpython  # noqa: E402
+import mkwheels  # noqa: E402
+
+t = Tap()
+work = t.tmpdir("site")
+ROOT = os.path.join(work, "root")
+machines.build_spec(dict(machines.MACHINES["two-gpus"], pythons=[]), ROOT)
+NVIDIA = os.path.join(work, "nvidia")
+mkmirror.build(NVIDIA)
+PB = mkpython.build(os.path.join(work, "pbs"))
+MINOR = PB["minor"]
+os.makedirs(os.path.join(NVIDIA, "python"))
+shutil.copy(PB["path"], os.path.join(NVIDIA, "python", PB["file"]))
+CATALOG = os.path.join(work, "catalog.json")
+cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
+cat["pythons"] = [{"version": PB["version"], "arch": "x86_64", "build": PB["build"], "file": PB["file"],
+                   "url": "https://upstream.invalid/" + PB["file"], "sha256": PB["sha256"]}]
+json.dump(cat, open(CATALOG, "w"))
+
+
+def sha256(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def pep503(top, wheels):
+    """The upstream index, written here independently of cudaup: simple/PROJECT/ pages linking ../../files/."""
+    files = os.path.join(top, "files")
+    os.makedirs(files)
+    projects = {}
+    for w in wheels:
+        shutil.copy(w, files)
+        name = os.path.basename(w)
+        projects.setdefault(name.split("-")[0].replace("_", "-").lower(), []).append(name)
+    for proj, names in projects.items():
+        d = os.path.join(top, "simple", proj)
+        os.makedirs(d)
+        with open(os.path.join(d, "index.html"), "w") as f:
+            for n in names:
+                f.write('<a href="../../files/%s#sha256=%s">%s</a><br>\n' % (n, sha256(os.path.join(files, n)), n))
+    with open(os.path.join(top, "simple", "index.html"), "w") as f:
+        f.write("".join('<a href="%s/">%s</a>\n' % (p, p) for p in projects))
+
+
+WH = t.tmpdir("wh")
+tf = mkwheels.wheel(WH, "tensorflow", "2.20.0", requires=["nvidia-cublas-cu12>=12.5"])
+cublas = mkwheels.wheel(WH, "nvidia-cublas-cu12", "12.5.3")
+other = mkwheels.wheel(WH, "torch", "2.14.0")  # on the index, not needed by the plan
+UP = os.path.join(work, "upstream")
+pep503(UP, [tf, cublas, other])
+upstream = Server(UP)
+
+SITE = os.path.join(work, "site")
+base = dict(FAKE_NVIDIA_CONFIG=os.path.join(ROOT, "fake-nvidia.conf"), CUDAUP_CATALOG=CATALOG, PATH="/usr/bin:/bin")
+r = run(["mirror", SITE, "--json", "--root", ROOT, "--mirror", "file://" + NVIDIA, "--framework", "tensorflow==2.20.0",
+         "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir", t.tmpdir("mc")],
+        env=dict(base, HOME=t.tmpdir("mh")), timeout=600)
+d = r.json() or {}
+t.ok(r.rc == 0 and d.get("wheels") == 2 and d.get("python") == PB["file"], "mirror: exit 0, 2 wheels and the Python", r)
+t.eq(sorted(os.listdir(os.path.join(SITE, "pypi", "files"))),
+     sorted(os.path.basename(w) for w in (tf, cublas)), "mirror collects exactly the wheels the plan needs")
+page = open(os.path.join(SITE, "pypi", "simple", "tensorflow", "index.html")).read()
+t.ok("../../files/%s#sha256=%s" % (os.path.basename(tf), sha256(tf)) in page, "the index links carry each wheel's sha256",
+     page)
+t.ok(os.path.exists(os.path.join(SITE, "pypi", "simple", "nvidia-cublas-cu12", "index.html")),
+     "project folders use PEP 503's normalized names")
+t.eq(sha256(os.path.join(SITE, "python", PB["file"])), PB["sha256"], "the site mirror holds the Python archive")
+t.ok(glob.glob(os.path.join(SITE, "cuda", "redist", "redistrib_*.json")) and
+     glob.glob(os.path.join(SITE, "cudnn", "redist", "redistrib_*.json")), "and NVIDIA's manifests")
+t.ok(any("/simple/tensorflow/" in p for p in upstream.gets("")), "pip read the upstream index given with --index-url")
+upstream.stop()
+
+NOPIP = t.tmpdir("nopip")
+r = run(["mirror", NOPIP, "--json", "--root", ROOT, "--mirror", "file://" + NVIDIA,
+         "--framework", "tensorflow==2.20.0", "--python", MINOR, "--cache-dir", t.tmpdir("mc2")],
+        env=dict(base, PATH=t.tmpdir("emptypath"), HOME=t.tmpdir("mh2")))
+d = r.json() or {}
+t.ok(r.rc == 3 and "python3-pip" in (d.get("advice") or "") and "--framework none" in d.get("advice", "") and
+     os.listdir(NOPIP) == [],
+     "mirror with a framework but no pip here: exit 3 before any download, naming pip and --framework none", r)
+
+
+class Node:
+    def __init__(self, tag, url):
+        self.dir = t.tmpdir(tag)
+        self.url = url
+        self.prefix, self.state, self.cache, self.home = (os.path.join(self.dir, n) for n in ("p", "s", "c", "h"))
+        os.makedirs(self.home)
+
+    def install(self):
+        return run(["install", "--yes", "--json", "--root", ROOT, "--mirror", self.url, "--prefix", self.prefix,
+                    "--state-dir", self.state, "--cache-dir", self.cache, "--framework", "tensorflow==2.20.0",
+                    "--python", MINOR, "--env-scope", "none"],
+                   env=dict(base, HOME=self.home, XDG_DATA_HOME=os.path.join(self.home, "d")), timeout=600)
+
+    def venv_python(self):
+        return os.path.join(self.home, "d", "cudaup", "envs", "cudaup-tensorflow", "bin", "python")
+
+
+site = Server(SITE)
+for label, url in (("http", site.url), ("file://", "file://" + SITE)):
+    n = Node("node-" + label.strip(":/"), url)
+    r = n.install()
+    t.ok(r.rc == 0, "node over %s: CUDA, cuDNN, Python and TensorFlow from the site mirror alone" % label, r)
+    out = subprocess.run([n.venv_python(), "-c", "import tensorflow, nvidia_cublas_cu12; print(tensorflow.__version__)"],
+                         capture_output=True, text=True)
+    t.eq(out.stdout.strip(), "2.20.0", "node over %s: TensorFlow and its dependency import" % label, out.stderr)
+    p = run(["plan", "--json", "--root", ROOT, "--mirror", url, "--framework", "tensorflow==2.20.0", "--python", MINOR,
+             "--prefix", n.prefix, "--cache-dir", n.cache], env=dict(base, HOME=n.home))
+    fw = (p.json() or {}).get("framework") or {}
+    t.ok(fw.get("index_url") == url + "/pypi/simple/" and
+         any("site mirror's index" in x for x in (p.json() or {}).get("reasons", [])),
+         "node over %s: the plan says the framework comes from the mirror's index" % label, p)
+t.ok(any("/pypi/files/" in g for g in site.gets("")), "the http node fetched the wheels from the site mirror")
+site.stop()
+
+# A wheel on the site mirror whose bytes differ from its index's hash: pip refuses it.
+BAD = os.path.join(work, "bad")
+shutil.copytree(SITE, BAD)
+victim = os.path.join(BAD, "pypi", "files", os.path.basename(tf))
+os.unlink(victim)
+shutil.copy(mkwheels.wheel(t.tmpdir("other"), "tensorflow", "2.20.0", requires=["nvidia-cublas-cu12>=12.5"],
+                           arch=["sm_90"]), victim)
+t.ok(sha256(victim) != sha256(tf), "the tampered wheel differs")
+n = Node("node-bad", "file://" + BAD)
+r = n.install()
+t.ok(r.rc == 1 and "hash" in (r.err + r.out).lower() and not os.path.exists(os.path.join(
+    os.path.dirname(n.venv_python()), "..", "lib", "python" + MINOR, "site-packages", "tensorflow")),
+    "a wheel whose hash differs is refused by pip: exit 1, not installed", r)
+t.done()
