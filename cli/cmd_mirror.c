@@ -73,6 +73,34 @@ write_manifest(struct cu_mirror *m, const char *dir, enum cu_product prod, const
     return write_index(redist, err);
 }
 
+/*
+ * cudaup's own package in DIR/cudaup/: under its name, and a .deb also as cudaup_ARCH.deb, the
+ * name the Ansible role fetches when a host has no cudaup yet.
+ */
+static enum cu_status
+place_package(const char *pkg, const char *dir, bool *changed, struct cu_error *err)
+{
+    CU_AUTOFREE char *dest_dir = cu_path_join(dir, "cudaup");
+    const char *base = strrchr(pkg, '/') ? strrchr(pkg, '/') + 1 : pkg;
+    enum cu_status st = cu_mkdir_p(dest_dir, 0755, err);
+    char *text = NULL;
+    size_t len = 0;
+    if (st == CU_OK)
+        st = cu_read_file(pkg, 1u << 30, &text, &len, err);
+    CU_AUTOFREE char *named = cu_path_join(dest_dir, base);
+    if (st == CU_OK)
+        st = cu_write_file_atomic(named, text, len, 0644, err);
+    /* cudaup_0.1.0_amd64.deb -> cudaup_amd64.deb */
+    const char *arch = cu_str_has_suffix(base, ".deb") ? strrchr(base, '_') : NULL;
+    if (st == CU_OK && arch) {
+        CU_AUTOFREE char *stable = cu_xasprintf("%s/cudaup%s", dest_dir, arch);
+        st = cu_write_file_atomic(stable, text, len, 0644, err);
+    }
+    free(text);
+    *changed |= st == CU_OK;
+    return st;
+}
+
 int
 cu_cmd_mirror(struct cu_app *app)
 {
@@ -98,6 +126,12 @@ cu_cmd_mirror(struct cu_app *app)
                                                                      app->cfg.args[0]);
     if (cu_path_exists(dir) && !cu_is_dir(dir)) {
         cu_error_set(&err, CU_E_USAGE, 0, _("%s exists and is not a folder."), dir);
+        return cu_report_error(app, &err);
+    }
+    const char *pkg = app->cfg.package && *app->cfg.package ? app->cfg.package : NULL;
+    if (pkg && (!cu_path_exists(pkg) || cu_is_dir(pkg) ||
+                !(cu_str_has_suffix(pkg, ".deb") || cu_str_has_suffix(pkg, ".tar.gz")))) {
+        cu_error_set(&err, CU_E_USAGE, 0, _("--package: %s is not a .deb or .tar.gz file made by scripts/package."), pkg);
         return cu_report_error(app, &err);
     }
     if (cu_app_prepare(app, true, &facts, &mirror, &plan, &err) != CU_OK) {
@@ -133,6 +167,8 @@ cu_cmd_mirror(struct cu_app *app)
         st = cu_wheels_mirror(&ctx, dir, pip_python, &n_wheels, &err);
         changed |= st == CU_OK;
     }
+    if (st == CU_OK && pkg)
+        st = place_package(pkg, dir, &changed, &err);
     cu_progress_flush(prog);
     const char *py_file = plan->python && plan->python->dl.url ? plan->python->dl.relative_path : NULL;
     if (app->cfg.json) {
@@ -148,6 +184,7 @@ cu_cmd_mirror(struct cu_app *app)
         json_object_set_new(doc, "python", py_file ? json_string(py_file) : json_null());
         json_object_set_new(doc, "wheels", json_integer((json_int_t)n_wheels));
         json_object_set_new(doc, "index", plan->framework ? json_string("pypi/simple/") : json_null());
+        json_object_set_new(doc, "package", pkg ? json_string(strrchr(pkg, '/') ? strrchr(pkg, '/') + 1 : pkg) : json_null());
         json_object_set_new(doc, "steps", json_array());
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {

@@ -87,6 +87,8 @@ static const struct opt options[] = {
      N_("do not colour the output")},
     {"non-interactive", 0, OPT_BOOL, F(non_interactive), 0, C(CU_CMD_NONE), NULL,
      N_("never start the wizard")},
+    {"package", 0, OPT_STRING, F(package), OPT_ENV | OPT_FILE, C(CU_CMD_MIRROR), "FILE",
+     N_("mirror: also place cudaup's own package (.deb or .tar.gz from scripts/package) in DIR/cudaup/")},
     {"platform", 0, OPT_STRING, F(platform), OPT_ENV | OPT_FILE, PLANNING, "NAME",
      N_("linux-x86_64, linux-sbsa or linux-aarch64 (default: this machine)")},
     {"prefix", 0, OPT_STRING, F(prefix), OPT_ENV | OPT_FILE, PLANNING | ON_INSTALL, "DIR",
