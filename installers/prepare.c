@@ -272,6 +272,27 @@ system_python(const struct cu_prepare_in *in, const char *minor)
     return py;
 }
 
+/* Can @exe make a venv with pip in it?  NULL when it can, else why not.  Caller frees. */
+static char *
+venv_incapable(const struct cu_prepare_in *in, const char *exe)
+{
+    const char *argv[] = {exe, "-c", "import venv, ensurepip, ssl", NULL};
+    struct cu_exec_opts o = {.envp = in->envp, .timeout_ms = 60000};
+    struct cu_exec_result res;
+    struct cu_error e;
+    char *why = NULL;
+    cu_exec_result_init(&res);
+    if (cu_exec(argv, &o, &res, &e) != CU_OK)
+        why = cu_xstrdup(cu_error_text(&e));
+    else if (res.exit_code != 0 || res.timed_out) {
+        char *txt = res.err.len ? cu_str_strip(res.err.data) : NULL;
+        char *last = txt ? strrchr(txt, '\n') : NULL;
+        why = cu_xstrdup(txt && *txt ? (last ? last + 1 : txt) : _("it exited with an error"));
+    }
+    cu_exec_result_fini(&res);
+    return why;
+}
+
 /*
  * The venv's Python: one installed here that the framework supports, else (--python-source auto
  * or cudaup) a relocatable CPython that cudaup brings.  Refusals name a way that works here.
@@ -285,24 +306,54 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     bool asked = in->cfg->python && *in->cfg->python;
     if (!fw || strcmp(p->env.tool, "venv") != 0)
         return CU_OK;
+    CU_AUTOFREE char *broken = NULL; /* a python3.X here that cannot make a venv, and why */
     if (strcmp(src, "cudaup") != 0) {
-        for (char **h = have; h && *h; h++)
-            if (strcmp(*h, fw->python) == 0) {
-                p->python = system_python(in, *h);
+        const char *pick = NULL;
+        for (char **h = have; h && *h && !pick; h++)
+            if (strcmp(*h, fw->python) == 0)
+                pick = *h;
+        for (char **h = have; !asked && h && *h && !pick; h++)
+            if (!fw->py_min || (cu_version_strcmp(*h, fw->py_min) >= 0 && cu_version_strcmp(*h, fw->py_max) <= 0))
+                pick = *h;
+        if (pick) {
+            struct cu_plan_python *sys = system_python(in, pick);
+            CU_AUTOFREE char *why = sys->exe ? venv_incapable(in, sys->exe) : NULL;
+            if (!why) {
+                if (strcmp(pick, fw->python) != 0) {
+                    cu_plan_reason(p, _("Python %s for the venv: the newest installed here that %s supports (%s would be the first choice)."),
+                                   pick, cu_framework_title(fw->name), fw->python);
+                    free(fw->python);
+                    fw->python = cu_xstrdup(pick);
+                }
+                p->python = sys;
                 return CU_OK;
             }
-        for (char **h = have; !asked && h && *h; h++) {
-            if (fw->py_min && (cu_version_strcmp(*h, fw->py_min) < 0 || cu_version_strcmp(*h, fw->py_max) > 0))
-                continue;
-            cu_plan_reason(p, _("Python %s for the venv: the newest installed here that %s supports (%s would be the first choice)."),
-                           *h, cu_framework_title(fw->name), fw->python);
-            free(fw->python);
-            fw->python = cu_xstrdup(*h);
-            p->python = system_python(in, *h);
-            return CU_OK;
+            broken = cu_xasprintf(_("%s cannot make a venv with pip (%s)"), sys->exe, why);
+            if (strcmp(pick, fw->python) != 0 && !asked) {
+                free(fw->python);
+                fw->python = cu_xstrdup(pick);
+            }
+            cu_plan_python_free(sys);
         }
     }
     struct cu_plan_python *py = brought_python(in, p, fw->python);
+    if (broken && py && strcmp(src, "system") != 0) {
+        cu_plan_reason(p, _("Python %s for the venv: %s, so cudaup brings python-build-standalone %s (%s) into %s."),
+                       fw->python, broken, py->version, py->build, py->path);
+        p->python = py;
+        return CU_OK;
+    }
+    if (broken) {
+        bool can_bring = py != NULL;
+        cu_plan_python_free(py);
+        cu_error_set(err, CU_E_UNSUPPORTED, 0, _("Python %s is installed, but %s."), fw->python, broken);
+        if (can_bring)
+            cu_error_advise(err, _("Install python%s-venv (Debian, Ubuntu), or run the same command with --python-source cudaup."),
+                            fw->python);
+        else
+            cu_error_advise(err, _("Install python%s-venv (Debian, Ubuntu), or use --env-tool conda."), fw->python);
+        return CU_E_UNSUPPORTED;
+    }
     if (strcmp(src, "system") == 0 || !py) {
         bool can_bring = py != NULL;
         cu_plan_python_free(py);

@@ -118,6 +118,27 @@ t.ok(r.rc == 2 and "--python-source cudaup makes a venv" in r.err, "--python-sou
 r = b.install("--python-source", "elsewhere")
 t.ok(r.rc == 2 and "--python-source" in r.err, "an unknown --python-source: exit 2", r)
 
+# ---- A python3.X that cannot make a venv (Debian without python3.X-venv) is found before anything changes ----
+ROOT2 = os.path.join(work, "root2")
+machines.build_spec(dict(machines.MACHINES["two-gpus"], pythons=[MINOR]), ROOT2)
+fakebin = t.tmpdir("fakebin")
+with open(os.path.join(fakebin, "python" + MINOR), "w") as f:
+    f.write("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'ensurepip'\" >&2\nexit 1\n")
+os.chmod(os.path.join(fakebin, "python" + MINOR), 0o755)
+b = Box("noensurepip")
+env2 = dict(b.env(), PATH=fakebin + ":/usr/bin:/bin")
+r = run(["plan"] + [ROOT2 if a == ROOT else a for a in b.args()], env=env2)
+d = r.json() or {}
+t.ok(r.rc == 0 and (d.get("python_source") or {}).get("kind") == "cudaup" and
+     any("cannot make a venv" in x and "ensurepip" in x for x in d.get("reasons", [])),
+     "python%s without ensurepip: cudaup brings a Python and says why" % MINOR, r)
+r = run(["install", "--yes"] + [ROOT2 if a == ROOT else a for a in b.args("--python-source", "system")], env=env2)
+d = r.json() or {}
+t.ok(r.rc == 3 and "cannot make a venv" in d.get("error", "") and "python%s-venv" % MINOR in d.get("advice", "")
+     and "--python-source cudaup" in d.get("advice", ""),
+     "with --python-source system: exit 3, the advice names python%s-venv and --python-source cudaup" % MINOR, r)
+t.ok(b.untouched(), "and nothing changed")
+
 # ---- PREFIX/cudaup as a link planted by someone else: refused, nothing written through it ----
 b = Box("planted")
 os.makedirs(b.prefix)
