@@ -12,8 +12,9 @@
 #include "core/parse.h"
 #include "widgets.h"
 
-enum { ROW_TOOL, ROW_NAME, ROW_PYTHON, ROW_CONTINUE, N_ROWS };
+enum { ROW_TOOL, ROW_NAME, ROW_PYTHON, ROW_SOURCE, ROW_CONTINUE, N_ROWS };
 static const char *const tools[] = {"conda", "mamba", "micromamba", "venv"};
+static const char *const sources[] = {"auto", "system", "cudaup"};
 
 static const char *
 title(void)
@@ -24,7 +25,7 @@ title(void)
 static const char *
 help(void)
 {
-    return _("The framework is installed with pip into its own environment, so nothing else on the machine changes. conda, mamba and micromamba bring their own Python; venv uses a python3 already installed. An environment of the same name that cudaup made before is reused.");
+    return _("The framework is installed with pip into its own environment, so nothing else on the machine changes. conda, mamba and micromamba bring their own Python. A venv uses a python3 already installed when one fits; otherwise cudaup brings a relocatable Python (python-build-standalone), checked and recorded like CUDA. An environment of the same name that cudaup made before is reused.");
 }
 
 static const char *
@@ -51,13 +52,25 @@ name_of(const struct tui *t)
     return cu_xasprintf("cudaup-%.*s", (int)n, fw);
 }
 
-/* The Python versions to offer: those installed for a venv, else the framework's range. */
+static const char *
+source_of(const struct tui *t)
+{
+    return t->ans.python_source && *t->ans.python_source ? t->ans.python_source : "auto";
+}
+
+static const char *
+source_label(const char *s)
+{
+    return strcmp(s, "system") == 0 ? _("this machine's") : strcmp(s, "cudaup") == 0 ? _("cudaup brings it") : _("automatic");
+}
+
+/* The Python versions to offer: those installed for a venv of this machine's Python, else the framework's range. */
 static size_t
 pythons(const struct tui *t, char out[][8], size_t max)
 {
     size_t n = 0;
     const struct cu_plan_framework *fw = t->plan ? t->plan->framework : NULL;
-    if (strcmp(tool_of(t), "venv") == 0) {
+    if (strcmp(tool_of(t), "venv") == 0 && strcmp(source_of(t), "system") == 0) {
         for (char **p = t->o.facts->pythons; p && *p && n < max; p++)
             if (!fw || !fw->py_min || (cu_version_strcmp(*p, fw->py_min) >= 0 && cu_version_strcmp(*p, fw->py_max) <= 0))
                 snprintf(out[n++], 8, "%s", *p);
@@ -81,8 +94,8 @@ draw(struct tui *t)
     char py[16][8];
     int y = tui_frame(t, title(), t->cur.editing ? _("Enter: done   Esc: cancel the edit")
                                                  : _("Enter: edit/continue  Left/Right: change  Esc: back  ?: help  q: quit"));
-    const char *labels[] = {_("Tool"), _("Name"), _("Python")};
-    int lw = tui_labels_width(labels, 3);
+    const char *labels[] = {_("Tool"), _("Name"), _("Python"), _("From")};
+    int lw = tui_labels_width(labels, 4);
     int fx = 3 + lw + 2, fw = COLS - fx - 2;
     const char *tool = tool_of(t);
     CU_AUTOFREE char *name = name_of(t);
@@ -113,6 +126,20 @@ draw(struct tui *t)
     CU_AUTOFREE char *offer = cu_xasprintf(_("choices: %s"), list && *list ? list : _("none"));
     tui_dim(t, y + 1, fx, fw, offer);
     y += 3;
+    tui_text_color(t, TC_KEY, y, 3, lw, _("From"));
+    bool venv = strcmp(tool, "venv") == 0;
+    CU_AUTOFREE char *sv = cu_xasprintf("< %s >", venv ? source_label(source_of(t)) : tool);
+    tui_edit_draw(t, y, fx, tui_width(sv) + 2, sv, t->cur.sel == ROW_SOURCE);
+    const struct cu_plan_python *pp = t->plan ? t->plan->python : NULL;
+    CU_AUTOFREE char *line = NULL;
+    if (venv && pp && strcmp(pp->kind, "cudaup") == 0)
+        line = cu_xasprintf(_("cudaup brings Python %s into %s"), pp->version, TUI_PATH);
+    CU_AUTOFREE char *where = !venv ? cu_xasprintf(_("%s brings its own Python"), tool)
+                              : line ? tui_fit_path(t, fw, line, pp->path)
+                              : pp && pp->exe ? cu_xasprintf(_("uses %s"), pp->exe)
+                                              : cu_xstrdup(_("a python3 of this machine when one fits, else cudaup brings one"));
+    tui_dim(t, y + 1, fx, fw, where);
+    y += 3;
     tui_button(t, y, t->cur.sel == ROW_CONTINUE);
 }
 
@@ -121,6 +148,8 @@ cycle_tool(struct tui *t, int dir)
 {
     tui_set_answer(t, &t->ans.env_tool, tui_cycle_value(tools, 4, tool_of(t), dir));
     tui_set_answer(t, &t->ans.python, NULL); /* the choices differ by tool */
+    if (strcmp(tool_of(t), "venv") != 0)
+        tui_set_answer(t, &t->ans.python_source, NULL); /* conda's Python is conda's */
 }
 
 static void
@@ -173,6 +202,15 @@ key(struct tui *t, int ch)
     }
     if (dir && t->cur.sel == ROW_PYTHON) {
         cycle_python(t, dir);
+        return true;
+    }
+    if (dir && t->cur.sel == ROW_SOURCE) {
+        if (strcmp(tool_of(t), "venv") != 0) {
+            tui_notice(t, false, "%s", _("conda, mamba and micromamba bring their own Python; choose venv under Tool to pick where its Python comes from."));
+            return true;
+        }
+        tui_set_answer(t, &t->ans.python_source, tui_cycle_value(sources, 3, source_of(t), dir));
+        tui_set_answer(t, &t->ans.python, NULL); /* the choices differ by source */
         return true;
     }
     if (enter_key && t->cur.sel == ROW_NAME) {

@@ -18,6 +18,7 @@ from cutest import SRCDIR, Tap, gpu_doubles, machine, run  # noqa: E402
 from httpserver import Server  # noqa: E402
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
 import mkmirror  # noqa: E402
 import mkwheels  # noqa: E402
 
@@ -267,8 +268,8 @@ if PY:
     mkwheels.build(wheels, [("tensorflow", "2.20.0")])  # the newest whose GPU code is read (2.21 is inferred)
     fw = Box("framework", mirror="file://" + MIRROR)
     data = os.path.join(fw.home, "data")
-    r, d = fw.wizard(["enter", "enter", "DUMP framework", "enter", "enter", "enter", "enter", "DUMP pyenv", "up", "up",
-                      "enter", "ctrl-u", "type tf", "enter", "down", "down", "enter", "DUMP review", "enter",
+    r, d = fw.wizard(["enter", "enter", "DUMP framework", "enter", "enter", "enter", "enter", "DUMP pyenv", "up", "up", "up",
+                      "enter", "ctrl-u", "type tf", "enter", "down", "down", "down", "enter", "DUMP review", "enter",
                       "DUMP validation", "enter", "DUMP done", "enter"],
                      "--python", "3.11", "--env-scope", "conda", "--env-tool", "venv",
                      env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheels, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
@@ -277,6 +278,8 @@ if PY:
     t.ok("(*) TensorFlow, with Keras" in d["framework"], "the default framework is kept")
     t.ok("< venv >" in d["pyenv"] and "< 3.11 >" in d["pyenv"] and "cudaup-tensorflow" in d["pyenv"],
          "python env: the flags' tool and Python, the default name", d["pyenv"])
+    t.ok("< automatic >" in d["pyenv"] and "uses /usr/bin/python3.11" in d["pyenv"],
+         "python env: where the Python comes from, and which one", d["pyenv"])
     t.ok("tensorflow 2.20.0 with Python 3.11, in venv environment" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
          "review: the framework, the Python and the renamed env", d["review"])
     t.ok("✓ pass  framework" in d["validation"], "validation: the framework sees the GPUs", d["validation"])
@@ -288,6 +291,17 @@ if PY:
     t.eq(out.stdout.strip(), "2.20.0", "tensorflow imports in the venv the wizard made")
 else:
     t.skip("TensorFlow in a venv through the wizard", "no /usr/bin/python3.11 here")
+
+# A machine with no fitting python3 and no conda: the Python screen says that cudaup brings one.
+NOPY = os.path.join(t.tmpdir("nopy"), "root")
+machines.build_spec(dict(machines.MACHINES["two-gpus"], pythons=[]), NOPY)
+np_box = Box("nopy", root=NOPY, env={"FAKE_NVIDIA_CONFIG": os.path.join(NOPY, "fake-nvidia.conf")})
+r, d = np_box.wizard(["enter", "enter", "enter", "enter", "enter", "enter", "DUMP pyenv", "up", "right", "DUMP system",
+                      "q", "y"], "--python", "3.11", "--env-tool", "venv", env={"PATH": "/usr/bin:/bin"})
+t.ok("cudaup brings Python 3.11.16 into" in d.get("pyenv", "") and "/cudaup/python/3.11\n" in d.get("pyenv", ""),
+     "python env, no python3.11 here: cudaup brings one, and says where", d.get("pyenv"))
+t.ok("< this machine's >" in d.get("system", ""), "python env: Right on From picks this machine's Python",
+     d.get("system"))
 
 # Bad scripts and the loop limit.
 bad = os.path.join(q.dir, "bad-keys")
