@@ -22,6 +22,7 @@
 #include "core/mem.h"
 #include "core/proc.h"
 #include "core/str.h"
+#include "core/sysinfo.h"
 
 char *
 cu_wheels_pip_python(const char *const *envp)
@@ -163,7 +164,9 @@ cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, si
     for (size_t i = 0; i < CU_N_ELEMENTS(fixed); i++)
         cu_strv_push(&argv, fixed[i]);
     push_platforms(&argv, p->platform);
-    if (fw->index_url) {
+    /* As at install: --index-url wins; PyTorch's own index only when the user has not named one for pip. */
+    const char *user_index = cu_env_get(ctx->envp, "PIP_INDEX_URL");
+    if (fw->index_url && (fw->index_explicit || !user_index || !*user_index)) {
         cu_strv_push(&argv, "--index-url");
         cu_strv_push(&argv, fw->index_url);
     }

@@ -123,6 +123,11 @@ for label, url in (("http", site.url), ("file://", "file://" + SITE)):
     out = subprocess.run([n.venv_python(), "-c", "import tensorflow, nvidia_cublas_cu12; print(tensorflow.__version__)"],
                          capture_output=True, text=True)
     t.eq(out.stdout.strip(), "2.20.0", "node over %s: TensorFlow and its dependency import" % label, out.stderr)
+    v = run(["verify", "--json", "--root", ROOT, "--prefix", n.prefix, "--state-dir", n.state],
+            env=dict(base, HOME=n.home))
+    checks = {c["name"]: c["status"] for c in (v.json() or {}).get("checks", [])}
+    t.ok(checks.get("python") == "pass" and checks.get("framework") == "pass" and checks.get("files") == "pass",
+         "node over %s: verify passes the files, the Python and the framework on the GPUs" % label, v)
     p = run(["plan", "--json", "--root", ROOT, "--mirror", url, "--framework", "tensorflow==2.20.0", "--python", MINOR,
              "--prefix", n.prefix, "--cache-dir", n.cache], env=dict(base, HOME=n.home))
     fw = (p.json() or {}).get("framework") or {}
