@@ -21,6 +21,27 @@
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 
+/* The command's result: the JSON document, or the error, or one sentence. */
+static int
+report_removal(struct cu_app *app, struct cu_run_ctx *ctx, enum cu_status st, struct cu_error *err,
+               const char *removed, const char *absent)
+{
+    int rc = 0;
+    bool changed = cu_run_changed(ctx);
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
+        json_object_set_new(doc, "changed", json_boolean(changed));
+        json_object_set_new(doc, "steps", cu_steps_json(ctx));
+        rc = cu_report_json_result(app, doc, st, err);
+    } else if (st != CU_OK) {
+        rc = cu_report_error(app, err);
+    } else if (!app->cfg.quiet) {
+        printf("%s\n", changed ? removed : absent);
+    }
+    return rc;
+}
+
 static int
 uninstall_python(struct cu_app *app, const char *minor)
 {
@@ -35,21 +56,10 @@ uninstall_python(struct cu_app *app, const char *minor)
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                              .catalog = app->catalog, .profile_d = app->profile_d};
     enum cu_status st = cu_python_uninstall_run(&in, minor, &ctx, &err);
-    bool changed = cu_run_changed(&ctx);
-    if (app->cfg.json) {
-        json_t *doc = json_object();
-        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
-        json_object_set_new(doc, "changed", json_boolean(changed));
-        json_object_set_new(doc, "steps", cu_steps_json(&ctx));
-        rc = cu_report_json_result(app, doc, st, &err);
-    } else if (st != CU_OK) {
-        rc = cu_report_error(app, &err);
-    } else if (!app->cfg.quiet) {
-        if (changed)
-            printf(_("Python %s was removed from %s/cudaup/python.\n"), minor, app->prefix);
-        else
-            printf(_("Python %s is not installed in %s/cudaup/python; nothing was removed.\n"), minor, app->prefix);
-    }
+    CU_AUTOFREE char *removed = cu_xasprintf(_("Python %s was removed from %s/cudaup/python."), minor, app->prefix);
+    CU_AUTOFREE char *absent =
+        cu_xasprintf(_("Python %s is not installed in %s/cudaup/python; nothing was removed."), minor, app->prefix);
+    rc = report_removal(app, &ctx, st, &err, removed, absent);
     cu_run_ctx_fini(&ctx);
     return rc;
 }
@@ -91,21 +101,9 @@ cu_cmd_uninstall(struct cu_app *app)
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                              .catalog = app->catalog, .profile_d = app->profile_d};
     st = cu_uninstall_run(&in, mm, &ctx, &err);
-    bool changed = cu_run_changed(&ctx);
-    if (app->cfg.json) {
-        json_t *doc = json_object();
-        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
-        json_object_set_new(doc, "changed", json_boolean(changed));
-        json_object_set_new(doc, "steps", cu_steps_json(&ctx));
-        rc = cu_report_json_result(app, doc, st, &err);
-    } else if (st != CU_OK) {
-        rc = cu_report_error(app, &err);
-    } else if (!app->cfg.quiet) {
-        if (changed)
-            printf(_("CUDA %s was removed from %s.\n"), mm, app->prefix);
-        else
-            printf(_("CUDA %s is not installed in %s; nothing was removed.\n"), mm, app->prefix);
-    }
+    CU_AUTOFREE char *removed = cu_xasprintf(_("CUDA %s was removed from %s."), mm, app->prefix);
+    CU_AUTOFREE char *absent = cu_xasprintf(_("CUDA %s is not installed in %s; nothing was removed."), mm, app->prefix);
+    rc = report_removal(app, &ctx, st, &err, removed, absent);
     cu_run_ctx_fini(&ctx);
     return rc;
 }

@@ -60,27 +60,6 @@ pip_configured(struct cu_run_ctx *ctx)
     return set;
 }
 
-struct pip_log {
-    struct cu_run_ctx *ctx;
-    struct cu_buf line;
-};
-
-/* pip's progress, line by line, as log events. */
-static void
-pip_output(void *ud, const char *data, size_t len)
-{
-    struct pip_log *l = ud;
-    for (size_t i = 0; i < len; i++) {
-        if (data[i] == '\n' || data[i] == '\r') {
-            if (l->line.len)
-                cu_run_log(l->ctx, "framework", "pip: %s", l->line.data);
-            cu_buf_reset(&l->line);
-        } else if (l->line.len < 1000) {
-            cu_buf_putc(&l->line, data[i]);
-        }
-    }
-}
-
 static enum cu_status
 inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
 {
@@ -106,19 +85,17 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
     }
     for (char **r = fw->pip; r && *r; r++)
         cu_strv_push(&argv, *r);
-    struct pip_log log = {ctx, {0}};
+    struct cu_pip_log log = {ctx, "framework", {0}};
     cu_buf_init(&log.line);
     struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 4 * 3600 * 1000L, .cancel = ctx->cancel,
-                             .on_output = pip_output, .userdata = &log};
+                             .on_output = cu_pip_output, .userdata = &log};
     struct cu_exec_result res;
     cu_exec_result_init(&res);
     st = cu_exec((const char *const *)argv.v, &o, &res, err);
     if (st == CU_OK && res.cancelled) {
         st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
     } else if (st == CU_OK && res.exit_code != 0) {
-        char *txt = cu_str_strip(res.err.len ? res.err.data : res.out.data);
-        char *last = strrchr(txt, '\n');
-        st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not install %s: %s"), fw->pip[0], last ? last + 1 : txt);
+        st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not install %s: %s"), fw->pip[0], cu_exec_last_line(&res));
     } else if (st == CU_OK) {
         changed = strstr(res.out.data, "Successfully installed") != NULL;
         CU_AUTOFREE char *envdir = cu_xstrdup(ctx->python);

@@ -34,6 +34,29 @@ inst_pyenv_plan(struct cu_plan *p)
                          p->env.name);
 }
 
+void
+cu_pip_output(void *ud, const char *data, size_t len)
+{
+    struct cu_pip_log *l = ud;
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] == '\n' || data[i] == '\r') {
+            if (l->line.len)
+                cu_run_log(l->ctx, l->installer, "pip: %s", l->line.data);
+            cu_buf_reset(&l->line);
+        } else if (l->line.len < 1000) {
+            cu_buf_putc(&l->line, data[i]);
+        }
+    }
+}
+
+const char *
+cu_exec_last_line(struct cu_exec_result *res)
+{
+    char *txt = cu_str_strip(res->err.len ? res->err.data : res->out.len ? res->out.data : (char[]){""});
+    char *last = strrchr(txt, '\n');
+    return last ? last + 1 : *txt ? txt : "?";
+}
+
 /* Run a tool; on failure, the last line it wrote to stderr becomes the message. */
 static enum cu_status
 run_tool(struct cu_run_ctx *ctx, const char *const *argv, long timeout_ms, struct cu_exec_result *res,
@@ -46,12 +69,9 @@ run_tool(struct cu_run_ctx *ctx, const char *const *argv, long timeout_ms, struc
         return st;
     if (res->cancelled)
         return cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
-    if (res->exit_code != 0 || res->timed_out) {
-        char *e = cu_str_strip(res->err.len ? res->err.data : res->out.data);
-        char *last = strrchr(e, '\n');
+    if (res->exit_code != 0 || res->timed_out)
         return cu_error_set(err, CU_E_TOOL, 0, _("%s failed%s: %s"), argv[0], res->timed_out ? _(" (timed out)") : "",
-                            last ? last + 1 : *e ? e : "?");
-    }
+                            cu_exec_last_line(res));
     return CU_OK;
 }
 

@@ -13,4 +13,15 @@ CU_NODISCARD enum cu_status cu_pyenv_state_write(const char *state_dir, const ch
                                                  const char *path, const char *python, const char *framework,
                                                  const char *version, char **pip, struct cu_error *err);
 
+/** pip's output, line by line, as log lines of @installer: the userdata of cu_pip_output. */
+struct cu_pip_log {
+    struct cu_run_ctx *ctx;
+    const char *installer;
+    struct cu_buf line;
+};
+void cu_pip_output(void *ud, const char *data, size_t len);
+
+/** The last line a failed tool wrote (stderr, else stdout), stripped; points into @res. */
+const char *cu_exec_last_line(struct cu_exec_result *res);
+
 #endif

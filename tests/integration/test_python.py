@@ -29,13 +29,8 @@ MIRROR = os.path.join(work, "m")
 mkmirror.build(MIRROR)
 PB = mkpython.build(os.path.join(work, "pbs"))
 MINOR = PB["minor"]
-os.makedirs(os.path.join(MIRROR, "python"))
-shutil.copy(PB["path"], os.path.join(MIRROR, "python", PB["file"]))
 CATALOG = os.path.join(work, "catalog.json")
-cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
-cat["pythons"] = [{"version": PB["version"], "arch": "x86_64", "build": PB["build"], "file": PB["file"],
-                   "url": "https://upstream.invalid/" + PB["file"].replace("+", "%2B"), "sha256": PB["sha256"]}]
-json.dump(cat, open(CATALOG, "w"))
+mkpython.serve(PB, MIRROR, CATALOG, SRCDIR)
 WHEELS = t.tmpdir("wheels")
 mkwheels.build(WHEELS, [("tensorflow", "2.20.0")])
 AIRGAP = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}

@@ -5,7 +5,6 @@ Python cudaup brings, and the framework's wheels as a PEP 503 index; the upstrea
 nodes with no Python and no route outside install everything from the site mirror alone, over http and file://."""
 import glob
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -28,13 +27,8 @@ NVIDIA = os.path.join(work, "nvidia")
 mkmirror.build(NVIDIA)
 PB = mkpython.build(os.path.join(work, "pbs"))
 MINOR = PB["minor"]
-os.makedirs(os.path.join(NVIDIA, "python"))
-shutil.copy(PB["path"], os.path.join(NVIDIA, "python", PB["file"]))
 CATALOG = os.path.join(work, "catalog.json")
-cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
-cat["pythons"] = [{"version": PB["version"], "arch": "x86_64", "build": PB["build"], "file": PB["file"],
-                   "url": "https://upstream.invalid/" + PB["file"], "sha256": PB["sha256"]}]
-json.dump(cat, open(CATALOG, "w"))
+mkpython.serve(PB, NVIDIA, CATALOG, SRCDIR)
 
 
 def sha256(path):
