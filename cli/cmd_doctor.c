@@ -58,7 +58,9 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
     case CU_DRIVER_WSL:
         printf(d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : _("NVIDIA %s"),
                d->version.n ? cu_driver_version_format(&d->version, b1, sizeof(b1)) : "?");
-        if (d->cuda_max.n)
+        if (d->kind == CU_DRIVER_NVIDIA && !d->libcuda_path)
+            printf("%s", _(", but without libcuda.so.1: no CUDA program can run yet"));
+        else if (d->cuda_max.n)
             printf(_(", runs CUDA up to %s"), v(&d->cuda_max, b2, sizeof(b2)));
         printf("\n");
         break;

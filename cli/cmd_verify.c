@@ -73,15 +73,14 @@ cu_cmd_verify(struct cu_app *app)
     };
     cu_verify_run(&o, &checks);
     bool failed = cu_checks_failed(&checks);
-    size_t skipped = 0;
-    for (size_t i = 0; i < checks.n; i++)
-        skipped += checks.v[i].status == CU_CHECK_SKIP;
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "path", json_string(dir));
         json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
         json_object_set_new(doc, "checks", cu_checks_json(&checks));
         json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
+        CU_AUTOFREE char *sum = cu_checks_summary(&checks);
+        json_object_set_new(doc, "summary", json_string(sum));
         cu_report_json(app, doc);
     } else {
         if (!app->cfg.quiet || failed)
@@ -98,8 +97,10 @@ cu_cmd_verify(struct cu_app *app)
             cu_print_padded(stdout, word, 5);
             printf("%s %-11s %s\n", cu_color_reset(app, false), c->name, c->detail);
         }
-        if (!app->cfg.quiet)
-            printf(failed ? _("Some checks failed.\n") : _("All checks passed (%zu skipped).\n"), skipped);
+        if (!app->cfg.quiet) {
+            CU_AUTOFREE char *sum = cu_checks_summary(&checks);
+            printf("%s\n", sum);
+        }
     }
     rc = failed ? 4 : 0;
     cu_checks_fini(&checks);

@@ -193,6 +193,14 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
                             cu_xstrdup(driver_hint(f)));
         return;
     }
+    /* A kernel module alone runs nothing: CUDA programs need the driver's libcuda.so.1. */
+    if (d->kind == CU_DRIVER_NVIDIA && !d->libcuda_path) {
+        cu_problems_add(out, "no-libcuda", CU_SEV_ERROR,
+                        cu_xasprintf(_("The NVIDIA kernel module %s is loaded, but the driver's user-space library libcuda.so.1 is not installed, so no CUDA program can run yet."),
+                                     d->version.n ? dstr(&d->version, b1, sizeof(b1)) : ""),
+                        cu_xasprintf(_("Install the user-space part of the same driver release (Debian and Ubuntu: libnvidia-compute-%u, or the whole nvidia-driver package), then run `cudaup doctor` again."),
+                                     d->version.n ? (unsigned)d->version.part[0] : 0u));
+    }
     /* The kernel module and its user-space libraries must be the same release. */
     if ((d->nvml_error && strstr(d->nvml_error, "mismatch")) ||
         d->libcuda_result == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH ||

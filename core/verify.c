@@ -58,6 +58,35 @@ cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, co
     c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d};
 }
 
+char *
+cu_checks_summary(const struct cu_checks *c)
+{
+    size_t pass = 0, fail = 0, skip = 0;
+    const char *gpu_why = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        pass += c->v[i].status == CU_CHECK_PASS;
+        fail += c->v[i].status == CU_CHECK_FAIL;
+        skip += c->v[i].status == CU_CHECK_SKIP;
+        if (c->v[i].status == CU_CHECK_SKIP && !gpu_why &&
+            (strcmp(c->v[i].name, "device") == 0 || strcmp(c->v[i].name, "gpu-kernel") == 0))
+            gpu_why = c->v[i].detail;
+    }
+    bool gpu_ran = false;
+    for (size_t i = 0; i < c->n; i++)
+        gpu_ran |= c->v[i].status == CU_CHECK_PASS &&
+                   (strcmp(c->v[i].name, "gpu-kernel") == 0 || strcmp(c->v[i].name, "cudnn-conv") == 0 ||
+                    strcmp(c->v[i].name, "framework") == 0);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_printf(&b, _("%zu passed, %zu failed, %zu skipped"), pass, fail, skip);
+    if (!gpu_ran && gpu_why)
+        cu_buf_printf(&b, _(": no GPU work was done (%s)"), gpu_why);
+    else if (!gpu_ran)
+        cu_buf_puts(&b, _(": no GPU work was done"));
+    cu_buf_puts(&b, ".");
+    return cu_buf_steal(&b);
+}
+
 bool
 cu_checks_failed(const struct cu_checks *c)
 {
@@ -891,8 +920,15 @@ static void
 check_nvcc(const struct cu_verify_opts *o, const struct cu_cuda_install *in, struct cu_checks *out)
 {
     CU_AUTOFREE char *nvcc = cu_path_join(o->dir, "bin/nvcc");
-    if (access(nvcc, X_OK) != 0) {
+    struct stat nsb;
+    if (stat(nvcc, &nsb) != 0) {
         cu_checks_add(out, "nvcc", CU_CHECK_SKIP, _("this install has no nvcc (the compiler component is not installed)"));
+        return;
+    }
+    if (!S_ISREG(nsb.st_mode) || access(nvcc, X_OK) != 0) {
+        /* There, but not runnable: that is damage, not a missing component. */
+        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, _("%s is there but cannot be run (mode %04o); `cudaup repair` puts its mode back"),
+                      nvcc, (unsigned)(nsb.st_mode & 07777));
         return;
     }
     struct cu_exec_result res;

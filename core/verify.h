@@ -45,6 +45,8 @@ json_t *cu_checks_damaged_json(const struct cu_checks *c);
 void cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, const char *fmt, ...)
     CU_PRINTF(4, 5);
 bool cu_checks_failed(const struct cu_checks *c);
+/** "6 passed, 0 failed, 5 skipped: no GPU work was done (why)." — what was and was not proven. Caller frees. */
+char *cu_checks_summary(const struct cu_checks *c);
 const char *cu_check_status_name(enum cu_check_status s);
 json_t *cu_checks_json(const struct cu_checks *c);
 

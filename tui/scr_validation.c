@@ -83,8 +83,8 @@ draw(struct tui *t)
     tui_attr(t, TC_DIM, true);
     tui_wrap(end - 3, 1, COLS - 2, 3, full);
     tui_attr(t, TC_DIM, false);
-    CU_AUTOFREE char *verdict = failed ? cu_xstrdup(_("Some checks failed; r repairs the install from its record."))
-                                       : cu_xasprintf(_("All checks passed (%zu skipped)."), skipped);
+    CU_AUTOFREE char *sum = cu_checks_summary(&t->checks);
+    CU_AUTOFREE char *verdict = failed ? cu_xasprintf(_("%s r repairs the install from its record."), sum) : cu_xstrdup(sum);
     tui_text_color(t, failed ? TC_BAD : TC_GOOD, end, 1, COLS - 2, verdict);
 }
 

@@ -128,6 +128,14 @@ root, r, doc = doctor("kepler")
 t.has(codes(doc), "gpu-too-old", "kepler 3.0: no CUDA with archives supports it")
 t.eq(doc["driver"]["cuda_max_source"], "table", "kepler: cuda_max from the driver table without libs")
 t.eq(doc["driver"]["cuda_max"], "11.4", "kepler: driver 470.82.01 runs 11.4 by the table")
+nl = [p for p in doc["problems"] if p["code"] == "no-libcuda"]
+t.ok(len(nl) == 1 and nl[0]["severity"] == "error" and "470.82.01" in nl[0]["message"] and
+     "libnvidia-compute-470" in nl[0]["fix"], "kepler: a kernel module without libcuda.so.1 is an error with its fix", nl)
+r = run(["doctor", "--root", root], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+t.ok("without libcuda.so.1" in r.out and "runs CUDA up to" not in r.out,
+     "kepler as text: the driver line says no CUDA program can run, not what CUDA it runs", r.out)
+root, r, doc = doctor("hopper")
+t.ok(not [p for p in doc["problems"] if p["code"] == "no-libcuda"], "hopper with its libraries: no no-libcuda problem")
 root, r, doc = doctor("pascal-cuda13")
 t.has(codes(doc), "cuda-drops-gpu", "pascal with CUDA 13: CUDA 13 cannot build for 6.1")
 t.ok("12.9" in [p for p in doc["problems"] if p["code"] == "cuda-drops-gpu"][0]["fix"],

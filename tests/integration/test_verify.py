@@ -57,7 +57,7 @@ t.ok("RTX 4090" in c["device"]["detail"] and "8.9" in c["device"]["detail"], "de
 t.ok("12.6" in c["cudart"]["detail"] and "cuDNN 9.5.1" in c["cudnn"]["detail"], "library versions reported")
 t.ok("compiled a kernel to PTX" in c["nvcc"]["detail"], "nvcc compiled a kernel", c["nvcc"])
 r = run(["verify", "--root", ROOT] + COMMON + ["12.6"], env=ENV)
-t.ok(r.rc == 0 and "gpu-kernel" in r.out and "All checks passed" in r.out, "verify 12.6 as text", r)
+t.ok(r.rc == 0 and "gpu-kernel" in r.out and " 0 failed, " in r.out, "verify 12.6 as text", r)
 
 # Wrong answers, a hung kernel, a mismatched library: each is a failure with the reason, exit 4.
 conf = os.path.join(ROOT, "fake-nvidia.conf")
@@ -84,8 +84,25 @@ t.ok(r.rc == 0 and all(c[n]["status"] == "skip" and "no NVIDIA driver is loaded"
                        for n in ("driver", "device", "gpu-kernel", "bandwidth", "cudnn-conv")),
      "no driver: GPU checks skip with the reason, exit 0", r)
 t.eq(c["cudart"]["status"], "pass", "no driver: library checks still run")
+summary = (r.json() or {}).get("summary", "")
+n_skip = sum(1 for x in c.values() if x["status"] == "skip")
+n_pass = sum(1 for x in c.values() if x["status"] == "pass")
+t.ok(summary.startswith("%d passed, 0 failed, %d skipped: no GPU work was done (" % (n_pass, n_skip)),
+     "no driver: the summary says what was proven, and that no GPU work was done", summary)
+r = run(["verify", "--root", NOGPU_ROOT] + COMMON, env=dict(NOGPU_ENV, **NOW))
+t.ok(r.rc == 0 and "no GPU work was done" in r.out and "All checks passed" not in r.out,
+     "no driver, as text: the last line says no GPU work was done", r.out[-300:])
 r, c = verify("--require-gpu", root=NOGPU_ROOT, env=dict(NOGPU_ENV, **NOW))
 t.ok(r.rc == 4 and c["gpu-kernel"]["status"] == "fail", "--require-gpu: skips become failures, exit 4", r)
+
+# An nvcc that is there but cannot be run is damage, not "not installed".
+nvcc = os.path.join(prefix, "cuda-12.6", "bin", "nvcc")
+mode = os.stat(nvcc).st_mode
+os.chmod(nvcc, 0o644)
+r, c = verify()
+t.ok(r.rc == 4 and c["nvcc"]["status"] == "fail" and "0644" in c["nvcc"]["detail"],
+     "nvcc without its x bit: fails, naming the mode", c.get("nvcc"))
+os.chmod(nvcc, mode)
 
 # Repair: a missing file, an altered one (--deep), a changed mode.
 cu = os.path.join(prefix, "cuda-12.6")
