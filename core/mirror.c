@@ -237,6 +237,30 @@ find_loaded(struct cu_mirror *m, enum cu_product p, const char *label)
     return NULL;
 }
 
+/*
+ * A manifest that would not come: say what is wrong with the mirror the user named.  A base with
+ * no listing of cuda/redist/ and no such manifest is not a mirror at all (a typo, a doubled
+ * /compute): bad input, exit 2.  A mirror that does not answer is the mirror's problem, not the
+ * internet's.
+ */
+static enum cu_status
+mirror_fault(struct cu_mirror *m, enum cu_product p, const char *label, enum cu_status st, struct cu_error *err)
+{
+    if (m->net.official)
+        return st;
+    if (st == CU_E_NOT_FOUND && m->index_loaded[p] && !m->index_listed[p]) {
+        cu_error_set(err, CU_E_USAGE, 0,
+                     _("%s does not look like a mirror: it has no listing of %s/redist/ and no redistrib_%s.json there."),
+                     m->net.base, cu_product_name(p), label);
+        cu_error_advise(err, _("Give the folder that holds cuda/ and cudnn/: NVIDIA's is https://developer.download.nvidia.com/compute, and a folder made by `cudaup mirror DIR` is served as its top (http://mirror:8080)."));
+        return CU_E_USAGE;
+    }
+    if (st == CU_E_NETWORK)
+        cu_error_advise(err, _("Check that the mirror %s is up and that this machine reaches it, or run without --mirror to download from NVIDIA."),
+                        m->net.base);
+    return st;
+}
+
 enum cu_status
 cu_mirror_manifest(struct cu_mirror *m, enum cu_product p, const char *label,
                    const struct cu_manifest **out, struct cu_error *err)
@@ -277,7 +301,7 @@ cu_mirror_manifest(struct cu_mirror *m, enum cu_product p, const char *label,
         st = cu_net_fetch_small(&m->net, url, MANIFEST_MAX, &b, err);
         if (st != CU_OK) {
             cu_buf_fini(&b);
-            return st;
+            return mirror_fault(m, p, label, st, err);
         }
         len = b.len;
         bytes = cu_buf_steal(&b);

@@ -419,6 +419,9 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
             st = fst;
         }
     }
+    if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0])
+        cu_error_advise(err, _("Check that the mirror %s is up and holds this file (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
+                        ctx->net->base);
     if (st != CU_OK) {
         jobs_fini(jobs, n);
         return st;

@@ -82,7 +82,28 @@ t.ok("HTTP 500" in r.err and "--mirror" in r.err, "names the HTTP status and sug
 srv.fault("/cuda/redist/redistrib_12.4.0.json", redirect="file:///etc/passwd")
 r = plan(root, env, mirror=srv.url, cache=t.tmpdir("c"))
 t.eq(r.rc, 1, "a redirect to file:// is refused", r)
+srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[500] * 10)
+r = plan(root, env, "--retries", "2", mirror=srv.url, cache=t.tmpdir("c"))
+d = r.json() or {}
+t.ok(r.rc == 1 and srv.url in d.get("advice", "") and "is up" in d.get("advice", "") and
+     "site mirror with --mirror" not in d.get("advice", ""),
+     "a mirror given with --mirror that fails: the advice is about that mirror, not to use one", d)
 srv.clear()
+
+# A URL that is not a mirror at all (a doubled /compute, a typo): bad input, exit 2, with what a mirror URL is.
+for bad in ("file://" + os.path.join(FIX, "cuda"), srv.url + "/compute/compute"):
+    r = plan(root, env, mirror=bad, cache=t.tmpdir("c"))
+    d = r.json() or {}
+    t.ok(r.rc == 2 and "does not look like a mirror" in d.get("error", "") and "cuda/ and cudnn/" in d.get("advice", ""),
+         "%s: not a mirror, exit 2, saying what a mirror's URL is" % bad.split("://")[0], d)
+
+# A mirror that is down.
+down = Server(FIX)
+down_url = down.url
+down.stop()
+r = plan(root, env, "--retries", "1", mirror=down_url, cache=t.tmpdir("c"))
+d = r.json() or {}
+t.ok(r.rc == 1 and down_url in d.get("advice", ""), "a mirror that is down: exit 1, the advice names that mirror", d)
 
 # A manifest whose label says it is another release (a replayed old manifest).
 fake = t.tmpdir("replay")
