@@ -135,8 +135,14 @@ cu_cmd_install(struct cu_app *app)
         /* The command that checks this install, whatever --prefix and --state-dir were. */
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);
         CU_AUTOFREE char *qs = cu_sh_quote(plan->state_dir);
-        printf(_("Open a new shell, or run: . %s\nThen check it with: cudaup verify --prefix %s --state-dir %s\n"),
-               envsh, qp, qs);
+        const char *scope = plan->env.scope ? plan->env.scope : "user";
+        if (strcmp(scope, "none") == 0)
+            printf(_("Nothing sets the environment for you (--env-scope none); in each shell run: . %s\n"), envsh);
+        else if (strcmp(scope, "conda") == 0)
+            printf(_("The environment's activation sets CUDA_HOME, PATH and LD_LIBRARY_PATH; deactivation undoes them.\n"));
+        else
+            printf(_("Open a new shell, or run: . %s\n"), envsh);
+        printf(_("Then check it with: cudaup verify --prefix %s --state-dir %s\n"), qp, qs);
     }
 out:
     cu_progress_free(prog);

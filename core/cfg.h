@@ -40,6 +40,7 @@ struct cu_config {
         *env_name, *python, *platform;
     char *python_source; /* auto, system, cudaup */
     char *index_url;     /* the framework's upstream package index (else PIP_INDEX_URL, else PyPI) */
+    char *env_dir;       /* where venvs go (--env-dir) */
     char *package;       /* mirror: cudaup's own .deb or tarball to place in DIR/cudaup/ */
 
     /* verify, repair */

@@ -94,13 +94,15 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
         !cu_str_has_prefix(c->index_url, "http://") && !cu_str_has_prefix(c->index_url, "file://"))
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--index-url: '%s' is not an http://, https:// or file:// URL."), c->index_url);
+    if (c->env_dir && *c->env_dir && c->env_dir[0] != '/')
+        return cu_error_set(err, CU_E_USAGE, 0, _("--env-dir: '%s' is not an absolute path."), c->env_dir);
     if (c->shell_rc && *c->shell_rc && c->shell_rc[0] != '/')
         return cu_error_set(err, CU_E_USAGE, 0, _("--shell-rc: '%s' is not an absolute path."), c->shell_rc);
     /* A newline or another control character in a path would end up in env.sh and rc files. */
     const struct {
         const char *opt, *val;
     } paths[] = {{"--prefix", c->prefix}, {"--state-dir", c->state_dir}, {"--cache-dir", c->cache_dir},
-                 {"--shell-rc", c->shell_rc}};
+                 {"--shell-rc", c->shell_rc}, {"--env-dir", c->env_dir}};
     for (size_t i = 0; i < CU_N_ELEMENTS(paths); i++)
         for (const char *q = paths[i].val; q && *q; q++)
             if ((unsigned char)*q < 0x20 || *q == 0x7f)
@@ -449,9 +451,14 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     if (strcmp(tool, "venv") == 0) {
         const char *xdg = cu_env_get(in->envp, "XDG_DATA_HOME");
         const char *home = cu_env_get(in->envp, "HOME");
-        /* An explicit XDG_DATA_HOME wins, also for root (tests and unusual set-ups rely on it). */
-        if (xdg && xdg[0] == '/')
+        /* --env-dir, then an explicit XDG_DATA_HOME (also for root: tests and unusual set-ups rely
+         * on it), then the prefix the user chose, then the defaults. */
+        if (c->env_dir && *c->env_dir)
+            p->env.path = cu_path_join(c->env_dir, p->env.name);
+        else if (xdg && xdg[0] == '/')
             p->env.path = cu_xasprintf("%s/cudaup/envs/%s", xdg, p->env.name);
+        else if (c->prefix && *c->prefix)
+            p->env.path = cu_xasprintf("%s/cudaup/envs/%s", p->prefix, p->env.name);
         else if (in->is_root)
             p->env.path = cu_xasprintf("/opt/cudaup/envs/%s", p->env.name);
         else

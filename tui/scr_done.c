@@ -47,7 +47,9 @@ tui_next_commands(const struct tui *t)
                                                 p->env.name));
         cu_strv_push(&v, import_line(p->framework->name));
     }
-    cu_strv_push(&v, "cudaup verify");
+    CU_AUTOFREE char *qp = cu_sh_quote(p ? p->prefix : t->o.prefix);
+    CU_AUTOFREE char *qs = cu_sh_quote(t->o.state_dir);
+    cu_strv_push_owned(&v, cu_xasprintf("cudaup verify --prefix %s --state-dir %s", qp, qs));
     return v.v;
 }
 

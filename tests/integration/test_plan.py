@@ -41,6 +41,17 @@ t.ok(all(set(s) >= {"installer", "action", "detail"} for s in doc["steps"]), "st
 t.eq([s["installer"] for s in doc["steps"]][:3], ["cuda", "cuda", "cudnn"], "steps in installer order")
 t.ok(any("550.54.14" in x for x in doc["reasons"]), "a reason names the driver", doc["reasons"])
 
+# Where the venv goes follows the prefix the user chose; --env-dir names it outright.
+t.eq((doc.get("environment") or {}).get("path"), "/opt/cu/cudaup/envs/cudaup-tensorflow",
+     "--prefix /opt/cu: the venv goes under the prefix, not /opt/cudaup/envs")
+r = plan(root, env, "--env-dir", "/srv/envs")
+t.eq(((r.json() or {}).get("environment") or {}).get("path"), "/srv/envs/cudaup-tensorflow", "--env-dir DIR: DIR/NAME")
+r = plan(root, env, "--env-dir", "envs")
+t.ok(r.rc == 2 and "--env-dir" in r.err, "a relative --env-dir: exit 2", r)
+r = run(["install", "--help"])
+t.ok(all(x in r.out for x in ("--env-dir DIR", "(default 4)", "/var/lib/cudaup as root", "default cudaup-FRAMEWORK")),
+     "--help shows the defaults and the option for the environment's place", r.out)
+
 # Text output.
 r = run(["plan", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c")], env=env)
 t.ok(r.rc == 0 and "Steps:" in r.out and "Why:" in r.out and "cuda_cudart" in r.out, "text plan", r)

@@ -44,6 +44,11 @@ def verify(*extra, env=ENV, root=ROOT):
 
 r = install()
 t.eq(r.rc, 0, "install with the library doubles", r)
+r = run(["install", "--yes", "--root", ROOT, "--mirror", srv.url, "--cache-dir", cache, "--framework", "none",
+         "--env-scope", "none"] + COMMON, env=ENV)
+t.ok(r.rc == 0 and "Open a new shell" not in r.out and "in each shell run: . %s/env.sh" % state in r.out and
+     "cudaup verify --prefix '%s' --state-dir '%s'" % (prefix, state) in r.out,
+     "--env-scope none: the closing hint says to source env.sh in each shell, and names this install's verify", r.out)
 r, c = verify()
 t.eq(r.rc, 0, "verify: everything passes", r)
 t.ok(r.json() and all(set(x) >= {"name", "status", "detail"} for x in r.json()["checks"]), "checks carry name, status, detail")

@@ -150,7 +150,8 @@ rc_text = open(b.rc).read()
 t.ok("# >>> cudaup >>>" in rc_text and rc_text.startswith("# the user's own\nalias ll='ls -l'\n"),
      "the rc file got cudaup's block and kept the user's lines", rc_text)
 t.ok(os.listdir(b.profile_d) == [], "scope user: profile.d untouched")
-t.ok("CUDA is installed in %s. Next:" % b.cuda in r.out and "  cudaup verify" in r.out,
+t.ok("CUDA is installed in %s. Next:" % b.cuda in r.out and
+     "  cudaup verify --prefix '%s' --state-dir '%s'" % (b.prefix, b.state) in r.out,
      "after the screen closes, where CUDA is and what to run next", r)
 
 # The rerun: Welcome offers the existing install; the menu verifies, repairs, removes.
