@@ -162,6 +162,10 @@ cu_app_open_log(struct cu_app *app)
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (app->cfg.log_file && *app->cfg.log_file ? 0 : O_NOFOLLOW),
                   0600);
     app->log = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (app->log) {
+        free(app->log_path);
+        app->log_path = cu_xstrdup(path);
+    }
     if (!app->log && fd >= 0)
         close(fd);
     if (!app->log) {

@@ -23,6 +23,7 @@ struct cu_app {
     bool root_open;
     struct cu_catalog *catalog;
     FILE *log;          /* the log file, when one is open */
+    char *log_path; /* the open log's path */
     bool color;         /* colour on stdout */
     bool color_err;     /* colour on stderr */
     char *self_exe;     /* this binary, for helper child processes */

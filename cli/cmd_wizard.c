@@ -43,6 +43,7 @@ cu_cmd_wizard(struct cu_app *app)
         .is_root = app->is_root,
         .signal_cancel = app->cancel,
         .log = app->log,
+        .log_path = app->log_path,
         .low_speed_time_s = app->low_speed_time_s,
         .retry_base_ms = app->retry_base_ms,
     };

@@ -194,6 +194,7 @@ main(int argc, char **argv)
 out:
     if (app.log)
         fclose(app.log);
+    free(app.log_path);
     cu_log_set_handler(NULL, NULL);
     cu_catalog_free(app.catalog);
     if (app.root_open)

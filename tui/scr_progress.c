@@ -86,16 +86,18 @@ draw(struct tui *t)
                                                              : _("Enter/Esc: back   q: quit");
     int y = tui_frame(t, title(), keys);
     int end = tui_body_end();
+    bool failed = finished && t->last_status != CU_OK && t->last_status != CU_E_CANCELLED;
     char what[256];
     if (t->progress_job == JOB_INSTALL && t->plan)
-        snprintf(what, sizeof(what), _("Installing CUDA %s into %s"), cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)),
-                 TUI_PATH);
+        snprintf(what, sizeof(what), failed ? _("Installing CUDA %s into %s failed") : _("Installing CUDA %s into %s"),
+                 cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)), TUI_PATH);
     else if (t->progress_job == JOB_REPAIR)
-        snprintf(what, sizeof(what), _("Repairing %s"), TUI_PATH);
+        snprintf(what, sizeof(what), failed ? _("Repairing %s failed") : _("Repairing %s"), TUI_PATH);
     else
-        snprintf(what, sizeof(what), _("Removing CUDA %s"), t->target ? t->target : "");
+        snprintf(what, sizeof(what), failed ? _("Removing CUDA %s failed") : _("Removing CUDA %s"),
+                 t->target ? t->target : "");
     CU_AUTOFREE char *fitted = tui_fit_path(t, COLS - 2, what, t->progress_job == JOB_INSTALL && t->plan ? t->plan->cuda_path : t->target);
-    tui_text_color(t, TC_KEY, y++, 1, COLS - 2, fitted);
+    tui_text_color(t, failed ? TC_BAD : TC_KEY, y++, 1, COLS - 2, fitted);
 
     /* Overall: bytes fetched of all archives (those from the cache count as fetched). */
     uint64_t done = 0, total = 0;
@@ -121,14 +123,19 @@ draw(struct tui *t)
     tui_text(y + 1, 2, COLS - 4, line);
     y += 3;
 
-    int log_rows = 5;
-    int item_rows = end - y - log_rows - 2;
+    /* A failure takes the log's place: the whole sentence, wrapped, and what to do (the log is in the file). */
+    int log_rows = failed ? 0 : 5;
+    int err_rows = failed ? 9 : 0;
+    int item_rows = end - y - log_rows - err_rows - 2;
     if (item_rows < 1)
         item_rows = 1;
     int nw = 24, gw = COLS - nw - 2 - 36;
     if (gw < 8)
         gw = 8;
     int first = t->cur.top;
+    for (int i = 0; failed && i < (int)t->n_items; i++) /* the archive that failed is in view */
+        if (strstr(cu_error_text(&t->last_err), t->items[i].name) && (i < first || i >= first + item_rows))
+            first = i - item_rows + 1 > 0 ? i - item_rows + 1 : 0;
     if (first > (int)t->n_items - item_rows)
         first = (int)t->n_items - item_rows;
     if (first < 0)
@@ -139,8 +146,14 @@ draw(struct tui *t)
         tui_text_pad(y + r, 2, nw, it->name);
         tui_gauge(t, y + r, 2 + nw + 1, gw, it->total ? (double)it->done / (double)it->total : 0);
         char pb[64];
-        CU_AUTOFREE char *st = cu_xasprintf("%9s %s", cu_format_bytes(it->total, b1, sizeof(b1)), phase_text(it, pb, sizeof(pb)));
-        tui_text(y + r, 2 + nw + gw + 2, COLS - (2 + nw + gw + 3), st);
+        bool culprit = failed && strstr(cu_error_text(&t->last_err), it->name);
+        bool stopped = failed && !culprit && !(it->total && it->done >= it->total) && strcmp(it->phase, "cached") != 0;
+        CU_AUTOFREE char *st = cu_xasprintf("%9s %s", cu_format_bytes(it->total, b1, sizeof(b1)),
+                                            culprit ? _("failed") : stopped ? _("stopped") : phase_text(it, pb, sizeof(pb)));
+        if (culprit)
+            tui_text_color(t, TC_BAD, y + r, 2 + nw + gw + 2, COLS - (2 + nw + gw + 3), st);
+        else
+            tui_text(y + r, 2 + nw + gw + 2, COLS - (2 + nw + gw + 3), st);
     }
     y += item_rows + 1;
     tui_attr(t, TC_DIM, true);
@@ -152,11 +165,23 @@ draw(struct tui *t)
         tui_text(y + r, 2, COLS - 4, t->log[(t->log_head + (size_t)idx) % TUI_LOG_LINES]);
     }
     tui_attr(t, TC_DIM, false);
-    if (finished) {
+    if (failed) {
+        int ey = end - err_rows + 1;
+        CU_AUTOFREE char *why = cu_xasprintf("%s %s", tui_mark(t, -1), cu_error_text(&t->last_err));
+        tui_attr(t, TC_BAD, true);
+        int used = tui_wrap(ey, 1, COLS - 2, 5, why);
+        tui_attr(t, TC_BAD, false);
+        const char *advice = cu_error_advice(&t->last_err);
+        CU_AUTOFREE char *fix = advice ? cu_xasprintf(_("What to do: %s"), advice) : NULL;
+        if (fix)
+            tui_wrap(ey + used, 1, COLS - 2, err_rows - used - 1, fix);
+        if (t->o.log_path) {
+            CU_AUTOFREE char *logline = tui_fit_path(t, COLS - 2, _("Every message of this run is in " TUI_PATH "."), t->o.log_path);
+            tui_dim(t, end, 1, COLS - 2, logline);
+        }
+    } else if (finished) {
         bool ok = t->last_status == CU_OK;
-        const char *text = ok ? _("Done.")
-                           : t->last_status == CU_E_CANCELLED ? _("Cancelled. What was half done has been removed; what you had is as it was.")
-                                                              : cu_error_text(&t->last_err);
+        const char *text = ok ? _("Done.") : _("Cancelled. What was half done has been removed; what you had is as it was.");
         tui_attr(t, ok ? TC_GOOD : TC_BAD, true);
         mvhline(end, 0, ' ', COLS);
         tui_text(end, 1, COLS - 2, text);

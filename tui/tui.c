@@ -225,6 +225,14 @@ worker_main(void *arg)
 {
     struct tui_job *j = arg;
     run_job(j);
+    /* The log holds every failure of the run, with what to do, not only the screen. */
+    if (j->status != CU_OK && j->status != CU_E_CANCELLED && j->kind != JOB_VERIFY && j->err.msg[0]) {
+        const char *advice = cu_error_advice(&j->err);
+        if (advice)
+            cu_log_msg(CU_LOG_ERROR, "wizard", "%s (%s)", j->err.msg, advice);
+        else
+            cu_log_msg(CU_LOG_ERROR, "wizard", "%s", j->err.msg);
+    }
     struct tui_msg m = {.type = CU_EV_STEP_DONE, .job = j, .status = j->status};
     push(j->t, &m);
     return NULL;
@@ -432,6 +440,10 @@ handle_msg(struct tui *t, struct tui_msg *m)
             CU_AUTOFREE char *line = cu_xasprintf("%s: %s (%s)", m->installer ? m->installer : "",
                                                   m->message ? m->message : "", b);
             log_line(t, line);
+            if (t->o.log) {
+                fprintf(t->o.log, "%s %s\n", m->status == CU_OK ? "step" : "step failed:", line);
+                fflush(t->o.log);
+            }
         }
         break;
     }

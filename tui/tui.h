@@ -84,6 +84,7 @@ struct tui_opts {
     bool is_root;
     atomic_int *signal_cancel; /* set by SIGINT/SIGTERM */
     FILE *log;                 /* the log file (STYLE 42), or NULL */
+    const char *log_path;      /* its path, for the screens that point at it */
     long low_speed_time_s, retry_base_ms;
 };
 

@@ -8,6 +8,7 @@ Covers the flow from Welcome to Done with a real install, the rerun menu
 versions that do not fit and why, resizing, 80x24 and the zh_CN catalog.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -153,6 +154,25 @@ t.ok(os.listdir(b.profile_d) == [], "scope user: profile.d untouched")
 t.ok("CUDA is installed in %s. Next:" % b.cuda in r.out and
      "  cudaup verify --prefix '%s' --state-dir '%s'" % (b.prefix, b.state) in r.out,
      "after the screen closes, where CUDA is and what to run next", r)
+
+# A failed install can be read: the title and the failed archive marked, the whole sentence, what to do, the log.
+BAD = os.path.join(t.tmpdir("badmirror"), "m")
+shutil.copytree(MIRROR, BAD)
+victim = os.path.join(BAD, "cuda", "redist", "libcublas", "linux-x86_64", "libcublas-linux-x86_64-12.4.5.8-archive.tar.xz")
+os.unlink(victim)
+fb = Box("failed", mirror="file://" + BAD)
+r, d = fb.wizard(FLOW[:FLOW.index("DUMP validation")] + ["sleep 4000", "DUMP progress", "q", "y"],
+                 "--env-scope", "user", "--shell-rc", fb.rc)
+pg = d.get("progress", "")
+t.ok(fits_screen(pg) and "failed" in rows(pg)[2] and "Installing CUDA 12.6.3" in rows(pg)[2],
+     "failed install: the title says it failed", pg)
+t.ok(re.search(r"libcublas .* failed", pg) is not None, "failed install: the archive that failed is marked", pg)
+t.ok(shows(pg, "libcublas-linux-x86_64-12.4.5.8-archive.tar.xz is not on the mirror"),
+     "failed install: the whole sentence, wrapped, not cut at the edge", pg)
+t.ok("What to do:" in pg and "Every message of this run is in" in pg and "cudaup.log." in pg,
+     "failed install: what to do, and where the log is", pg)
+log = open(os.path.join(fb.state, "cudaup.log")).read() if os.path.exists(os.path.join(fb.state, "cudaup.log")) else ""
+t.ok("is not on the mirror" in log and "error" in log, "failed install: the log holds the error", log[-600:])
 
 # The rerun: Welcome offers the existing install; the menu verifies, repairs, removes.
 r, d = b.wizard(["DUMP welcome", "enter", "DUMP menu", "enter", "DUMP verify", "enter", "DUMP done", "enter"])
