@@ -74,7 +74,7 @@ draw(struct tui *t)
             continue;
         enum tui_color col = c->status == CU_CHECK_PASS ? TC_GOOD : c->status == CU_CHECK_FAIL ? TC_BAD : TC_DIM;
         tui_attr(t, col, true);
-        tui_text(y + r, 1, 8, rows[t->cur.top + r]);
+        tui_text_part(y + r, 1, 8, rows[t->cur.top + r]);
         tui_attr(t, col, false);
     }
     cu_strv_free(rows);

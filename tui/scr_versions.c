@@ -145,7 +145,7 @@ draw(struct tui *t)
     } else {
         int n;
         char **rows = rows_of(t, field, &n);
-        int h = end - y - 3;
+        int h = end - y - 5;
         tui_list(t, y, 1, COLS - 3, h, rows, n, t->cur.sel, &t->cur.top, true);
         cu_strv_free(rows);
         /* The selected row in full: the reason may be longer than a row. */
@@ -154,7 +154,7 @@ draw(struct tui *t)
             CU_AUTOFREE char *full = c->automatic ? cu_xasprintf("%s: %s", _("Automatic"), c->note)
                                                   : cu_xasprintf("%s %s: %s", c->label, c->fits ? _("fits") : _("does not fit"), c->note);
             tui_attr(t, c->fits ? TC_GOOD : TC_BAD, true);
-            tui_wrap(end - 2, 1, COLS - 2, 2, full);
+            tui_wrap(end - 4, 1, COLS - 2, 4, full);
             tui_attr(t, c->fits ? TC_GOOD : TC_BAD, false);
         }
     }

@@ -91,8 +91,22 @@ tui_width(const char *s)
     return w;
 }
 
+static int text_at(int y, int x, int w, const char *s, bool ellipsis);
+
 int
 tui_text(int y, int x, int w, const char *s)
+{
+    return text_at(y, x, w, s, true);
+}
+
+int
+tui_text_part(int y, int x, int w, const char *s)
+{
+    return text_at(y, x, w, s, false);
+}
+
+static int
+text_at(int y, int x, int w, const char *s, bool ellipsis)
 {
     mbstate_t st;
     wchar_t buf[512];
@@ -104,8 +118,18 @@ tui_text(int y, int x, int w, const char *s)
         if (wc == L'\t' || wc == L'\n' || wc < 32)
             wc = L' ';
         int cw = char_width(wc);
-        if (used + cw > w)
+        if (used + cw > w) {
+            /* Cut: say so with an ellipsis in the last column, never silently. */
+            if (ellipsis && w > 0 && MB_CUR_MAX > 1) {
+                while (n > 0 && used + 1 > w) {
+                    used -= char_width(buf[n - 1]);
+                    n--;
+                }
+                buf[n++] = L'\u2026';
+                used++;
+            }
             break;
+        }
         buf[n++] = wc;
         used += cw;
         s += len;

@@ -25,8 +25,10 @@ void tui_attr(struct tui *t, enum tui_color c, bool on);
 int tui_frame(struct tui *t, const char *title, const char *keys);
 /** The last row the body may use. */
 int tui_body_end(void);
-/** Text at (y, x) clipped to @w columns. Returns the columns used. */
+/** Text at (y, x) in @w columns; a cut shows as "…" in the last column. Returns the columns used. */
 int tui_text(int y, int x, int w, const char *s);
+/** The first @w columns of @s, no ellipsis: for drawing over part of a row (its colour). */
+int tui_text_part(int y, int x, int w, const char *s);
 /**
  * @line with its one TUI_PATH mark replaced by @path, shortened to "…" and its
  * end when the whole would not fit @w columns: a long path keeps its useful
