@@ -1514,7 +1514,7 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     if (r.constrained && in->facts->n_gpus == 0) {
         if (r.cuda.kind == SPEC_AUTO)
             return cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                                _("No NVIDIA GPU was found, so cudaup cannot choose a CUDA version for it; pass --cuda X.Y to install one anyway."));
+                                _("No NVIDIA GPU was found, so cudaup cannot choose a CUDA version for it; to install one anyway, choose it: --cuda X.Y."));
         r.constrained = false;
     }
 

@@ -86,7 +86,8 @@ draw(struct tui *t)
     }
     if (t->plan_failed || !t->plan) {
         tui_attr(t, TC_BAD, true);
-        int r = tui_wrap(y + 1, 2, COLS - 4, 6, t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
+        CU_AUTOFREE char *told = tui_unflag(t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
+        int r = tui_wrap(y + 1, 2, COLS - 4, 6, told);
         tui_attr(t, TC_BAD, false);
         tui_text(y + 2 + r, 2, COLS - 4, _("Esc goes back to change the answers; d goes back to the default set."));
         return;

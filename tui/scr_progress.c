@@ -167,12 +167,14 @@ draw(struct tui *t)
     tui_attr(t, TC_DIM, false);
     if (failed) {
         int ey = end - err_rows + 1;
-        CU_AUTOFREE char *why = cu_xasprintf("%s %s", tui_mark(t, -1), cu_error_text(&t->last_err));
+        CU_AUTOFREE char *told = tui_unflag(cu_error_text(&t->last_err));
+        CU_AUTOFREE char *why = cu_xasprintf("%s %s", tui_mark(t, -1), told);
         tui_attr(t, TC_BAD, true);
         int used = tui_wrap(ey, 1, COLS - 2, 5, why);
         tui_attr(t, TC_BAD, false);
         const char *advice = cu_error_advice(&t->last_err);
-        CU_AUTOFREE char *fix = advice ? cu_xasprintf(_("What to do: %s"), advice) : NULL;
+        CU_AUTOFREE char *told_fix = advice ? tui_unflag(advice) : NULL;
+        CU_AUTOFREE char *fix = advice ? cu_xasprintf(_("What to do: %s"), told_fix) : NULL;
         if (fix)
             tui_wrap(ey + used, 1, COLS - 2, err_rows - used - 1, fix);
         if (t->o.log_path) {

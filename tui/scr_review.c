@@ -60,7 +60,8 @@ draw(struct tui *t)
     }
     if (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN)) {
         tui_attr(t, TC_BAD, true);
-        tui_wrap(y + 1, 2, COLS - 4, 6, t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
+        CU_AUTOFREE char *told = tui_unflag(t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
+        tui_wrap(y + 1, 2, COLS - 4, 6, told);
         tui_attr(t, TC_BAD, false);
         tui_text(y + 8, 2, COLS - 4, _("Esc goes back to change the answers."));
         return;

@@ -38,8 +38,8 @@ draw(struct tui *t)
     bool busy = tui_busy(t);
     bool failed = t->checked && cu_checks_failed(&t->checks);
     int y = tui_frame(t, title(), busy ? _("working...   ?: help")
-                                 : failed ? _("Enter: next  r: repair  arrows: details  Esc: back  ?: help  q: quit")
-                                          : _("Enter: next  arrows: details  Esc: back  ?: help  q: quit"));
+                                 : failed ? _("Enter: next  r: repair  d: deep check  arrows: details  Esc: back  ?: help")
+                                          : _("Enter: next  d: deep check  arrows: details  Esc: back  ?: help  q: quit"));
     int end = tui_body_end();
     CU_AUTOFREE char *fmt = cu_xasprintf(_("Checking %s"), TUI_PATH);
     CU_AUTOFREE char *head = tui_fit_path(t, COLS - 2, fmt, t->target ? t->target : "?");
@@ -79,7 +79,8 @@ draw(struct tui *t)
     }
     cu_strv_free(rows);
     const struct cu_check *c = &t->checks.v[t->cur.sel];
-    CU_AUTOFREE char *full = cu_xasprintf("%s: %s", c->name, c->detail ? c->detail : "");
+    CU_AUTOFREE char *told = tui_unflag(c->detail);
+    CU_AUTOFREE char *full = cu_xasprintf("%s: %s", c->name, told);
     tui_attr(t, TC_DIM, true);
     tui_wrap(end - 3, 1, COLS - 2, 3, full);
     tui_attr(t, TC_DIM, false);
@@ -98,6 +99,15 @@ key(struct tui *t, int ch)
     if (ch == 'r' && t->checked && cu_checks_failed(&t->checks)) {
         t->progress_job = JOB_REPAIR;
         tui_goto(t, SCR_PROGRESS);
+        return true;
+    }
+    if (ch == 'd' && t->target) {
+        /* The same checks, with every installed file re-hashed. */
+        bool was = t->ans.deep;
+        t->ans.deep = true;
+        t->checked = false;
+        tui_start(t, JOB_VERIFY, t->target);
+        t->ans.deep = was;
         return true;
     }
     if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {

@@ -100,7 +100,10 @@ rows_of(struct tui *t, int field, int *n_rows)
         else if (c->automatic)
             rows[r] = cu_xasprintf("  %s  %s", tui_mark(t, -1), _("Automatic: nothing fits"));
         else
-            rows[r] = cu_xasprintf("  %s  %-8s  %s", tui_mark(t, c->fits ? 1 : -1), c->label, c->note);
+        {
+            CU_AUTOFREE char *note = tui_unflag(c->note);
+            rows[r] = cu_xasprintf("  %s  %-8s  %s", tui_mark(t, c->fits ? 1 : -1), c->label, note);
+        }
     }
     *n_rows = (int)n;
     return rows;
@@ -139,7 +142,8 @@ draw(struct tui *t)
         tui_busy_line(t, y + 1, _("Asking the mirror which versions fit..."));
     } else if (t->choices_failed[field] || tui_stale(t, kind)) {
         tui_attr(t, TC_BAD, true);
-        tui_wrap(y + 1, 3, COLS - 4, 4, t->choices_failed[field] ? cu_error_text(&t->choices_err[field]) : "");
+        CU_AUTOFREE char *told = tui_unflag(t->choices_failed[field] ? cu_error_text(&t->choices_err[field]) : "");
+        tui_wrap(y + 1, 3, COLS - 4, 4, told);
         tui_attr(t, TC_BAD, false);
         tui_text(y + 6, 3, COLS - 4, _("Esc goes back; r tries again."));
     } else {
@@ -151,8 +155,9 @@ draw(struct tui *t)
         /* The selected row in full: the reason may be longer than a row. */
         const struct cu_choice *c = choice_at(t, field, t->cur.sel, NULL);
         if (c) {
-            CU_AUTOFREE char *full = c->automatic ? cu_xasprintf("%s: %s", _("Automatic"), c->note)
-                                                  : cu_xasprintf("%s %s: %s", c->label, c->fits ? _("fits") : _("does not fit"), c->note);
+            CU_AUTOFREE char *note = tui_unflag(c->note);
+            CU_AUTOFREE char *full = c->automatic ? cu_xasprintf("%s: %s", _("Automatic"), note)
+                                                  : cu_xasprintf("%s %s: %s", c->label, c->fits ? _("fits") : _("does not fit"), note);
             tui_attr(t, c->fits ? TC_GOOD : TC_BAD, true);
             tui_wrap(end - 4, 1, COLS - 2, 4, full);
             tui_attr(t, c->fits ? TC_GOOD : TC_BAD, false);
@@ -177,9 +182,15 @@ accept(struct tui *t)
         return false;
     if (c && !c->fits) {
         if (c->automatic)
-            tui_notice(t, true, "%s", c->note);
+        {
+            CU_AUTOFREE char *note = tui_unflag(c->note);
+            tui_notice(t, true, "%s", note);
+        }
         else
-            tui_notice(t, true, _("%s does not fit: %s"), c->label, c->note);
+        {
+            CU_AUTOFREE char *note = tui_unflag(c->note);
+            tui_notice(t, true, _("%s does not fit: %s"), c->label, note);
+        }
         return false;
     }
     tui_set_answer(t, ans, !c ? "none" : c->automatic ? NULL : c->label);

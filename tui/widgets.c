@@ -6,6 +6,7 @@
 #include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -518,4 +519,118 @@ tui_doc_scroll(int ch, int *top, int page)
     if (*top < 0)
         *top = 0;
     return true;
+}
+
+/* ---- flags in the engine's sentences, told as the wizard's screens and choices ---- */
+
+static const char *const v_tools[] = {"conda", "mamba", "micromamba", "venv", "none", NULL};
+static const char *const v_sources[] = {"auto", "system", "cudaup", NULL};
+static const char *const v_scopes[] = {"user", "system", "conda", "none", NULL};
+static const char *const v_frameworks[] = {"tensorflow", "pytorch", "jax", "none", NULL};
+
+/* Where each flag's choice is made in the wizard. */
+static const char *
+flag_screen(const char *flag, const char **field)
+{
+    static const struct {
+        const char *flag, *field, *screen;
+    } map[] = {
+        {"env-tool", N_("Tool"), N_("Python environment")},   {"env-name", N_("Name"), N_("Python environment")},
+        {"python-source", N_("From"), N_("Python environment")}, {"python", N_("Python"), N_("Python environment")},
+        {"cuda", N_("CUDA"), N_("Versions")},                   {"cudnn", N_("cuDNN"), N_("Versions")},
+        {"framework", NULL, N_("Framework")},                   {"components", NULL, N_("Components")},
+        {"prefix", N_("Prefix"), N_("Location")},               {"env-scope", N_("Scope"), N_("Location")},
+        {"shell-rc", N_("Shell file"), N_("Location")},
+    };
+    for (size_t i = 0; i < CU_N_ELEMENTS(map); i++)
+        if (strcmp(map[i].flag, flag) == 0) {
+            *field = map[i].field ? _(map[i].field) : NULL;
+            return _(map[i].screen);
+        }
+    return NULL;
+}
+
+static const char *const *
+flag_values(const char *flag)
+{
+    if (strcmp(flag, "env-tool") == 0)
+        return v_tools;
+    if (strcmp(flag, "python-source") == 0)
+        return v_sources;
+    if (strcmp(flag, "env-scope") == 0)
+        return v_scopes;
+    if (strcmp(flag, "framework") == 0)
+        return v_frameworks;
+    return NULL;
+}
+
+static const char *
+value_label(const char *flag, const char *v)
+{
+    if (strcmp(flag, "python-source") == 0)
+        return strcmp(v, "cudaup") == 0 ? _("cudaup brings it") : strcmp(v, "system") == 0 ? _("this machine's") : _("automatic");
+    return v;
+}
+
+char *
+tui_unflag(const char *text)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (const char *p = text ? text : ""; *p;) {
+        const char *field = NULL, *screen = NULL;
+        char flag[32] = "";
+        size_t fl = 0;
+        if (p[0] == '-' && p[1] == '-' && (p == text || p[-1] == ' ' || p[-1] == '(') && islower((unsigned char)p[2])) {
+            fl = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+            if (fl < sizeof(flag)) {
+                memcpy(flag, p + 2, fl);
+                flag[fl] = '\0';
+                screen = flag_screen(flag, &field);
+            }
+        }
+        if (!screen && strcmp(flag, "deep") == 0) {
+            cu_buf_puts(&b, _("the deep check (d on the Validation screen)"));
+            p += 2 + fl;
+            continue;
+        }
+        if (!screen) {
+            cu_buf_putc(&b, *p++);
+            continue;
+        }
+        const char *after = p + 2 + fl;
+        char value[64] = "";
+        if (*after == ' ') {
+            size_t vl = strspn(after + 1, "abcdefghijklmnopqrstuvwxyz0123456789.=XY");
+            const char *const *vals = flag_values(flag);
+            if (vl && vl < sizeof(value)) {
+                memcpy(value, after + 1, vl);
+                value[vl] = '\0';
+                while (vl && value[vl - 1] == '.') /* a sentence's full stop is not part of the value */
+                    value[--vl] = '\0';
+                bool ok = false;
+                if (vals) {
+                    CU_AUTOFREE char *base = cu_xstrndup(value, strcspn(value, "="));
+                    for (const char *const *v = vals; *v && !ok; v++)
+                        ok = strcmp(*v, base) == 0;
+                } else {
+                    ok = isdigit((unsigned char)value[0]) || strcmp(value, "X.Y") == 0 || strcmp(value, "auto") == 0;
+                }
+                if (ok && vl)
+                    after += 1 + vl;
+                else
+                    value[0] = '\0';
+            }
+        }
+        if (value[0] && field)
+            cu_buf_printf(&b, _("%s %s on the %s screen"), field, value_label(flag, value), screen);
+        else if (value[0])
+            cu_buf_printf(&b, _("%s on the %s screen"), value_label(flag, value), screen);
+        else if (field)
+            cu_buf_printf(&b, _("%s on the %s screen"), field, screen);
+        else
+            cu_buf_printf(&b, _("the %s screen"), screen);
+        p = after;
+    }
+    return cu_buf_steal(&b);
 }

@@ -143,6 +143,8 @@ t.ok("cuda_cudart" in d["review"] and "sha256" in flat(d["review-end"]), "review
      d["review-end"])
 t.ok("✓ pass  gpu-kernel" in d["validation"] and "✓ pass  cudnn-conv" in d["validation"] and
      " 0 failed, " in d["validation"], "validation: the GPU checks ran and passed", d["validation"])
+t.ok("--deep" not in d["validation"] and "the deep check (d on the Validation screen)" in flat(d["validation"]),
+     "validation: the wizard names its own key, not the flag", d["validation"])
 t.ok(shows(d["done"], "CUDA 12.6.3 is installed in %s." % b.cuda) and "env.sh" in d["done"] and "cudaup verify" in d["done"],
      "done: what was installed and the next commands", d["done"])
 t.ok(os.path.isfile(os.path.join(b.cuda, "lib64", "libcudart.so.12")) and
@@ -266,6 +268,8 @@ n = Box("nogpu", root=NOGPU, env=NENV, mirror=NVIDIA)
 r, d = n.wizard(["enter", "enter", "enter", "DUMP versions", "enter", "DUMP refused", "q", "y"])
 t.ok("Automatic: nothing fits" in d["versions"], "no GPU: automatic has nothing", d["versions"])
 t.ok("No NVIDIA GPU was found" in d["refused"], "no GPU: Enter says why", d["refused"])
+t.ok("--cuda" not in d["versions"] + d["refused"] and "CUDA X.Y on the Versions screen" in flat(d["versions"]),
+     "no GPU: the way out names the wizard's choice, not a flag", d["versions"])
 
 # Resize: the layout follows; too small says so.
 r, d = q.wizard(["enter", "resize 100x30", "DUMP big", "resize 30x10", "DUMP small", "resize 80x24", "DUMP back"])
