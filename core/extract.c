@@ -771,9 +771,24 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     x.buf = cu_xcalloc(1, 65536);
 
     xs.raw = o.gzip;
-    if (!xs.raw && lzma_stream_decoder(&xs.z, o.memlimit, LZMA_CONCATENATED) != LZMA_OK) {
-        st = cu_error_set(err, CU_E_NOMEM, 0, _("Cannot start the xz decoder"));
-        goto out;
+    if (!xs.raw) {
+        /*
+         * liblzma's threaded decoder: a stream of several blocks (xz -T) is decoded on up to
+         * o.threads cores, within a bounded memory; a single-block stream (NVIDIA's) decodes
+         * on the calling thread as before.
+         */
+        lzma_ret zr;
+#if LZMA_VERSION >= 50040002
+        lzma_mt mt = {.flags = LZMA_CONCATENATED, .threads = o.threads ? o.threads : 1, .timeout = 0,
+                      .memlimit_threading = o.memlimit / 2, .memlimit_stop = o.memlimit};
+        zr = mt.threads > 1 ? lzma_stream_decoder_mt(&xs.z, &mt) : lzma_stream_decoder(&xs.z, o.memlimit, LZMA_CONCATENATED);
+#else
+        zr = lzma_stream_decoder(&xs.z, o.memlimit, LZMA_CONCATENATED);
+#endif
+        if (zr != LZMA_OK) {
+            st = cu_error_set(err, CU_E_NOMEM, 0, _("Cannot start the xz decoder"));
+            goto out;
+        }
     }
     a = archive_read_new();
     archive_read_support_format_tar(a);

@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -171,4 +173,27 @@ cu_exec(const char *const *argv, const struct cu_exec_opts *o0, struct cu_exec_r
     res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     cu_log_debug("exec: %s exited %d%s", argv[0], res->exit_code, res->timed_out ? " (timed out)" : "");
     return CU_OK;
+}
+
+unsigned
+cu_cpu_count(void)
+{
+    unsigned n = 1;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        n = (unsigned)CPU_COUNT(&set);
+    /* A container's quota: "max 100000" means none; "150000 100000" is 1.5 CPUs. */
+    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "re");
+    if (f) {
+        char quota[32] = "";
+        unsigned long long period = 0;
+        if (fscanf(f, "%31s %llu", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0) {
+            unsigned long long q = strtoull(quota, NULL, 10);
+            unsigned cap = (unsigned)((q + period - 1) / period);
+            if (cap >= 1 && cap < n)
+                n = cap;
+        }
+        fclose(f);
+    }
+    return n;
 }

@@ -45,4 +45,10 @@ CU_NODISCARD enum cu_status cu_exec(const char *const *argv, const struct cu_exe
 /** Find @name on PATH (from @envp); caller frees. NULL when absent. */
 char *cu_which(const char *name, const char *const *envp);
 
+/**
+ * The CPUs this process may use: its affinity mask, lowered to a cgroup v2 CPU quota
+ * (/sys/fs/cgroup/cpu.max) when one is set.  At least 1.
+ */
+unsigned cu_cpu_count(void);
+
 #endif /* CU_PROC_H */

@@ -25,6 +25,7 @@
 #include "jsonutil.h"
 #include "log.h"
 #include "mem.h"
+#include "proc.h"
 #include "str.h"
 #include "clock.h"
 
@@ -100,7 +101,8 @@ struct job {
     const struct cu_run_ctx *ctx;
     atomic_int *stop;
     const char *installer;
-    uint64_t have; /* cached: the file's size */
+    uint64_t have;    /* cached: the file's size */
+    unsigned threads; /* xz decoder threads (a multi-block stream uses them) */
 };
 
 struct hashing_reader {
@@ -169,6 +171,7 @@ run_job(struct job *j)
                 .dirfd = dfd,
                 .what = base ? base + 1 : j->d->relative_path,
                 .gzip = cu_str_has_suffix(j->d->relative_path, ".tar.gz") || cu_str_has_suffix(j->d->relative_path, ".tgz"),
+                .threads = j->threads,
                 .cancel = j->stop,
                 .progress = unpack_progress,
                 .userdata = j,
@@ -376,9 +379,20 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
 
     struct pool p = {.jobs = jobs, .n = n, .next = 0};
     pthread_mutex_init(&p.mu, NULL);
+    /* Decoders are CPU work: no more of them than the CPUs this process may use (downloads
+     * still run ctx->jobs at once, into files the decoders catch up with). */
+    unsigned cpus = cu_cpu_count();
     unsigned nthreads = ctx->jobs ? ctx->jobs : 1;
+    if (nthreads > cpus)
+        nthreads = cpus;
     if (nthreads > n)
         nthreads = (unsigned)n;
+    /* The largest archive is the critical path: its decoder may use every CPU when its xz stream
+     * has several blocks; the others share what is left. */
+    unsigned share = nthreads > 1 ? cpus / nthreads : cpus;
+    for (size_t i = 0; i < n; i++)
+        jobs[i].threads = i == 0 ? cpus : share > 0 ? share : 1;
+    cu_log_debug("%u decoders at once on %u CPUs; the largest archive's may use %u threads", nthreads, cpus, cpus);
     pthread_t *th = cu_xcalloc(nthreads + 1, sizeof(*th));
     unsigned started = 0;
     for (unsigned i = 0; i < nthreads; i++)

@@ -307,6 +307,31 @@ t.ok(r.rc == 1 and "refused" in r.err, "a hostile archive in the mirror: exit 1"
 t.ok(not os.path.exists("/etc/cudaup-canary") and open(canary).read() == "canary\n", "canaries untouched")
 t.ok(not os.path.exists(b.cuda) and leftovers(b.prefix) == [], "hostile: nothing in place, no staging left")
 
+# ---- Archives of several xz blocks (xz -T): the threaded decoder, byte for byte the same tree ----
+mb = new_mirror("multiblock", big={"libcublas": 3}, preset="multiblock")
+sb = new_mirror("singleblock", big={"libcublas": 3})
+bm, bs = Box("multiblock", mb), Box("singleblock", sb)
+r = bm.install("-vv", env={"CUDAUP_DEBUG": "debug"})
+t.ok(r.rc == 0 and "the largest archive's may use" in r.err, "multi-block archives install; the log says how many decoders", r)
+r2 = bs.install()
+t.eq(r2.rc, 0, "the same tree from single-block archives", r2)
+
+
+def tree_digest(root):
+    out = {}
+    for dp, dn, fn in os.walk(root):
+        for n in fn:
+            p = os.path.join(dp, n)
+            rel = os.path.relpath(p, root)
+            if rel.startswith(".cudaup") or os.path.islink(p) or rel == "version.json":
+                continue
+            out[rel] = hashlib.sha256(open(p, "rb").read()).hexdigest()
+    return out
+
+
+t.ok(tree_digest(os.path.join(bm.prefix, "cuda-12.6")) == tree_digest(os.path.join(bs.prefix, "cuda-12.6")),
+     "multi-block and single-block archives unpack to the same files")
+
 # ---- Over HTTP, with faults ----
 big = new_mirror("big", big={"libcublas": 3})
 srv = Server(big)
