@@ -178,7 +178,8 @@ draw(struct tui *t)
         if (fix)
             tui_wrap(ey + used, 1, COLS - 2, err_rows - used - 1, fix);
         if (t->o.log_path) {
-            CU_AUTOFREE char *logline = tui_fit_path(t, COLS - 2, _("Every message of this run is in " TUI_PATH "."), t->o.log_path);
+            CU_AUTOFREE char *fmt = cu_xasprintf(_("Every message of this run is in %s."), TUI_PATH);
+            CU_AUTOFREE char *logline = tui_fit_path(t, COLS - 2, fmt, t->o.log_path);
             tui_dim(t, end, 1, COLS - 2, logline);
         }
     } else if (finished) {

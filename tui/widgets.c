@@ -539,8 +539,9 @@ flag_screen(const char *flag, const char **field)
         {"python-source", N_("From"), N_("Python environment")}, {"python", N_("Python"), N_("Python environment")},
         {"cuda", N_("CUDA"), N_("Versions")},                   {"cudnn", N_("cuDNN"), N_("Versions")},
         {"framework", NULL, N_("Framework")},                   {"components", NULL, N_("Components")},
-        {"prefix", N_("Prefix"), N_("Location")},               {"env-scope", N_("Scope"), N_("Location")},
-        {"shell-rc", N_("Shell file"), N_("Location")},
+        {"prefix", N_("Install folder"), N_("Location and environment")},
+        {"env-scope", N_("Environment"), N_("Location and environment")},
+        {"shell-rc", N_("Shell start-up file"), N_("Location and environment")},
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(map); i++)
         if (strcmp(map[i].flag, flag) == 0) {
