@@ -599,19 +599,31 @@ has_platform(const struct cu_package *p, const char *platform)
     return cu_package_artifact(p, platform, NULL) != NULL;
 }
 
+/* What a component cannot work without comes along (nvcc needs its headers). */
+static const struct {
+    const char *key;
+    const char *needs[4];
+} deps[] = {
+    {"cuda_nvcc", {"cuda_cudart", "cuda_crt", "libnvvm", NULL}},
+    {"libcublas", {"cuda_cudart", NULL}},
+    {"libcusolver", {"libcublas", "libcusparse", "libnvjitlink", NULL}},
+    {"libcusparse", {"libnvjitlink", NULL}},
+};
+
+bool
+cu_component_needs(const char *key, const char *other)
+{
+    for (size_t i = 0; i < CU_N_ELEMENTS(deps); i++)
+        if (strcmp(deps[i].key, key) == 0)
+            for (size_t k = 0; deps[i].needs[k]; k++)
+                if (strcmp(deps[i].needs[k], other) == 0 || cu_component_needs(deps[i].needs[k], other))
+                    return true;
+    return false;
+}
+
 static void
 add_component(struct cu_strv *out, const struct cu_manifest *m, const char *key, const char *platform)
 {
-    /* What a component cannot work without comes along (nvcc needs its headers). */
-    static const struct {
-        const char *key;
-        const char *needs[4];
-    } deps[] = {
-        {"cuda_nvcc", {"cuda_cudart", "cuda_crt", "libnvvm", NULL}},
-        {"libcublas", {"cuda_cudart", NULL}},
-        {"libcusolver", {"libcublas", "libcusparse", "libnvjitlink", NULL}},
-        {"libcusparse", {"libnvjitlink", NULL}},
-    };
     const struct cu_package *p = cu_manifest_package(m, key);
     if (!p || !has_platform(p, platform) || cu_strv_contains(out, key))
         return;

@@ -61,4 +61,7 @@ struct cu_resolve_in {
 CU_NODISCARD enum cu_status cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out,
                                        struct cu_error *err);
 
+/** Does component @key need @other (directly or through another), so that @other always comes with it? */
+bool cu_component_needs(const char *key, const char *other);
+
 #endif /* CU_RESOLVE_H */

@@ -10,6 +10,7 @@
 #include "core/i18n.h"
 #include "core/manifest.h"
 #include "core/mem.h"
+#include "core/resolve.h"
 #include "widgets.h"
 
 static const char *
@@ -145,6 +146,20 @@ key(struct tui *t, int ch)
         struct cu_strv v;
         const char *k = pk[t->cur.sel]->key;
         bool on = selected(t, k);
+        /* A component another ticked one needs cannot go: say so instead of keeping it silently. */
+        if (on) {
+            struct cu_buf users;
+            cu_buf_init(&users);
+            for (char **c = t->comp_sel; c && *c; c++)
+                if (strcmp(*c, k) != 0 && cu_component_needs(*c, k))
+                    cu_buf_printf(&users, "%s%s", users.len ? ", " : "", *c);
+            if (users.len) {
+                tui_notice(t, true, _("%s stays: %s needs it. Untick that first."), k, users.data);
+                cu_buf_fini(&users);
+                return true;
+            }
+            cu_buf_fini(&users);
+        }
         cu_strv_init(&v);
         for (char **c = t->comp_sel; c && *c; c++)
             if (strcmp(*c, k) != 0)

@@ -8,6 +8,7 @@
 
 #include "core/i18n.h"
 #include "core/mem.h"
+#include "core/record.h"
 #include "widgets.h"
 
 enum { ACT_VERIFY, ACT_REPAIR, ACT_ADD, ACT_SWITCH, ACT_UNINSTALL, ACT_FRESH, N_ACT };
@@ -73,10 +74,18 @@ key(struct tui *t, int ch)
         t->progress_job = JOB_REPAIR;
         tui_goto(t, SCR_PROGRESS);
         break;
-    case ACT_ADD:
+    case ACT_ADD: {
+        /* More of the same install: its CUDA and its cuDNN as recorded, no framework involved. */
+        struct cu_record *rec = NULL;
+        struct cu_error e;
         tui_set_answer(t, &t->ans.cuda, cu_version_format(&t->existing_version, 0, b, sizeof(b)));
+        tui_set_answer(t, &t->ans.framework, "none");
+        if (cu_record_load(t->existing, &rec, &e) == CU_OK)
+            tui_set_answer(t, &t->ans.cudnn, rec->cudnn_version ? rec->cudnn_version : "none");
+        cu_record_free(rec);
         tui_goto(t, SCR_COMPONENTS);
         break;
+    }
     case ACT_SWITCH:
         tui_goto(t, SCR_VERSIONS);
         break;

@@ -53,12 +53,16 @@ draw(struct tui *t)
 {
     struct tui_doc d = {0};
     char b1[32], b2[32], b3[32];
-    int y = tui_frame(t, title(), _("Enter: install   Esc: back   arrows: scroll   ?: help   q: quit"));
+    bool no_plan = !tui_busy(t) && (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN));
+    /* Enter is offered only when there is a plan to carry out. */
+    int y = tui_frame(t, title(), tui_busy(t) ? _("working...   ?: help")
+                                  : no_plan    ? _("Esc: back   ?: help   q: quit")
+                                               : _("Enter: install   Esc: back   arrows: scroll   ?: help   q: quit"));
     if (tui_busy(t)) {
         tui_busy_line(t, y + 1, _("Working out the plan..."));
         return;
     }
-    if (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN)) {
+    if (no_plan) {
         tui_attr(t, TC_BAD, true);
         CU_AUTOFREE char *told = tui_unflag(t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
         tui_wrap(y + 1, 2, COLS - 4, 6, told);

@@ -85,6 +85,14 @@ enter(struct tui *t)
     ask_engine(t);
 }
 
+/* No cuDNN suits no framework, or one whose wheels bring their own; TensorFlow loads the system's. */
+static bool
+none_fits(const struct tui *t)
+{
+    const char *fw = t->ans.framework ? t->ans.framework : "tensorflow";
+    return strncmp(fw, "tensorflow", 10) != 0;
+}
+
 static char **
 rows_of(struct tui *t, int field, int *n_rows)
 {
@@ -94,7 +102,8 @@ rows_of(struct tui *t, int field, int *n_rows)
     for (size_t r = 0; r < n; r++) {
         const struct cu_choice *c = choice_at(t, field, (int)r, NULL);
         if (!c)
-            rows[r] = cu_xasprintf("  %s  %s", tui_mark(t, 1), _("None: no cuDNN"));
+            rows[r] = none_fits(t) ? cu_xasprintf("  %s  %s", tui_mark(t, 1), _("None: no cuDNN"))
+                                   : cu_xasprintf("  %s  %s", tui_mark(t, -1), _("None: TensorFlow needs cuDNN"));
         else if (c->automatic && c->fits)
             rows[r] = cu_xasprintf("  %s  %s (%s)", tui_mark(t, 1), _("Automatic: the newest that fits"), c->label);
         else if (c->automatic)
@@ -180,6 +189,10 @@ accept(struct tui *t)
     const struct cu_choice *c = choice_at(t, field, t->cur.sel, &n);
     if (n == 0)
         return false;
+    if (!c && !none_fits(t)) {
+        tui_notice(t, true, "%s", _("TensorFlow loads cuDNN from the CUDA folder, so it cannot go without one; choose a cuDNN that fits, or another framework on the Framework screen."));
+        return false;
+    }
     if (c && !c->fits) {
         if (c->automatic)
         {

@@ -573,6 +573,9 @@ tui_goto(struct tui *t, enum tui_scr s)
 void
 tui_back(struct tui *t)
 {
+    /* A job's screen is never gone back to: entering it would start the job again. */
+    while (t->n_history > 0 && t->history[t->n_history - 1] == SCR_PROGRESS && t->scr != SCR_PROGRESS)
+        t->n_history--;
     if (t->n_history == 0)
         return;
     show(t, t->history[--t->n_history]);

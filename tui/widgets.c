@@ -432,9 +432,24 @@ tui_frame(struct tui *t, const char *title, const char *keys)
     mvhline(0, 0, ' ', COLS);
     CU_AUTOFREE char *left = cu_xasprintf(" cudaup %s %s %s", PACKAGE_VERSION, t->utf8 ? "\u2014" : "-", title);
     char right[64] = "";
-    for (size_t i = 0; i < sizeof(flow) / sizeof(flow[0]); i++)
+    /* The steps this run really takes: no Python screen without a framework, and none at all for an
+     * action chosen from the menu of an existing install (it is not the install's flow). */
+    bool no_fw = t->ans.framework && strcmp(t->ans.framework, "none") == 0;
+    bool menu = false, flow_seen = t->scr == SCR_SYSTEM;
+    for (int h = 0; h < t->n_history; h++) {
+        menu |= t->history[h] == SCR_EXISTING;
+        flow_seen |= t->history[h] == SCR_SYSTEM;
+    }
+    size_t n = 0, at = 0;
+    for (size_t i = 0; i < sizeof(flow) / sizeof(flow[0]); i++) {
+        if (flow[i] == SCR_PYENV && no_fw)
+            continue;
+        n++;
         if (flow[i] == t->scr)
-            snprintf(right, sizeof(right), _("Step %zu of %zu "), i + 1, sizeof(flow) / sizeof(flow[0]));
+            at = n;
+    }
+    if (at && !(menu && !flow_seen))
+        snprintf(right, sizeof(right), _("Step %zu of %zu "), at, n);
     int rw = tui_width(right);
     tui_text(0, 0, COLS - rw - 1, left);
     if (rw < COLS - 10)

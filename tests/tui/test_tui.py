@@ -193,6 +193,13 @@ t.eq(r.rc, 0, "menu: repair then validation: exit 0", r)
 t.ok(os.path.exists(nvcc) and open(nvcc, "rb").read() == good, "repair put the deleted nvcc back, byte for byte")
 t.ok(" 0 failed, " in d["validation"], "after repair every check passes", d["validation"])
 
+os.remove(nvcc)
+r, d = b.wizard(["enter", "down", "enter", "DUMP validation", "esc", "DUMP afteresc", "q", "y"])
+t.ok("Add components" in d["afteresc"] and "Validation" not in rows(d["afteresc"])[0],
+     "Esc on Validation after a repair goes back to the menu, without repairing again", d["afteresc"])
+t.ok("Step" not in rows(d["validation"])[0], "an action from the menu shows no step number of the install's flow",
+     rows(d["validation"])[0])
+
 os.remove(os.path.join(b.cuda, "lib64", "libcudart.so.12.6.127"))
 r, d = b.wizard(["enter", "enter", "DUMP verify", "r", "DUMP after", "enter", "enter"])
 t.ok("✗ fail" in d["verify"] and "r: repair" in d["verify"], "a broken install: verify shows the failure and offers repair",
@@ -203,6 +210,11 @@ t.ok(" 0 failed, " in d["after"], "r repairs and checks again", d["after"])
 r, d = b.wizard(["enter", "down", "down", "enter", "DUMP comps", "end", "up", "space", "DUMP ticked", "enter", "enter",
                  "DUMP review", "esc", "esc", "esc", "q", "y"])
 t.ok("Components of CUDA 12.6" in d["comps"], "add components: the installed release's list", d["comps"])
+t.ok("[x] cuda_cudart" in d["comps"] and "ensorFlow" not in d["comps"],
+     "add components on an install without a framework: the list, no framework sentence", d["comps"])
+r, d = b.wizard(["enter", "down", "down", "enter", "home", "space", "DUMP kept", "esc", "esc", "q", "y"])
+t.ok("[x] cuda_cudart" in d["kept"] and "cuda_cudart stays:" in flat(d["kept"]) and "cuda_nvcc" in flat(d["kept"]),
+     "unticking cuda_cudart, which nvcc needs: it stays, and the screen says why", d["kept"])
 t.eq(r.rc, 0, "add components, then quit at review: exit 0", r)
 
 r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "y", "DUMP done", "enter"])
@@ -257,9 +269,13 @@ t.ok("✗  13.0.2    TensorFlow" in d["versions"], "hopper: CUDA 13 refused beca
 t.ok("Automatic: the newest that fits (12.4.0)" in d["versions"], "hopper: automatic is the newest that fits")
 t.ok("12.9.1 does not fit" in d["refused"] and "Versions" in d["refused"].split("\n")[0],
      "Enter on a version that does not fit: the reason, and no step forward", d["refused"])
-r, d = h.wizard(["enter", "enter", "enter", "tab", "DUMP cudnn", "q", "y"], "--cuda", "12.2")
-t.ok("cuDNN for CUDA 12.2" in d["cudnn"] and "None: no cuDNN" in d["cudnn"] and "8.9.7" in d["cudnn"],
-     "Tab: the cuDNN list for the prefilled CUDA", d["cudnn"])
+r, d = h.wizard(["enter", "enter", "enter", "tab", "DUMP cudnn", "down", "enter", "DUMP none", "q", "y"], "--cuda", "12.2")
+t.ok("cuDNN for CUDA 12.2" in d["cudnn"] and "✗  None: TensorFlow needs cuDNN" in d["cudnn"] and "8.9.7" in d["cudnn"],
+     "Tab: the cuDNN list for the prefilled CUDA; for TensorFlow, None does not fit", d["cudnn"])
+t.ok("Versions" in rows(d["none"])[0] and "cannot go without one" in flat(d["none"]) and "--" not in d["none"],
+     "Enter on None for TensorFlow: the reason in the wizard's words, no step forward", d["none"])
+r, d = h.wizard(["enter", "enter", "down", "down", "down", "enter", "tab", "DUMP cudnn-nofw", "q", "y"], "--cuda", "12.2")
+t.ok("✓  None: no cuDNN" in d["cudnn-nofw"], "without a framework, None fits", d["cudnn-nofw"])
 r, d = h.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "DUMP comps", "q", "y"], "--cuda", "12.2")
 t.ok("Components of CUDA 12.2.2" in d["comps"], "--cuda 12.2 prefilled: its components", d["comps"])
 
@@ -327,6 +343,15 @@ t.ok("cudaup brings Python 3.11.16 into" in d.get("pyenv", "") and "/cudaup/pyth
      "python env, no python3.11 here: cudaup brings one, and says where", d.get("pyenv"))
 t.ok("< this machine's >" in d.get("system", ""), "python env: Right on From picks this machine's Python",
      d.get("system"))
+
+# A plan that is refused: Review shows why, in the wizard's words, and offers no install.
+rv = Box("refusedplan")
+r, d = rv.wizard(["enter", "enter", "enter", "enter", "enter", "enter", "enter", "DUMP review", "enter", "DUMP stays",
+                  "q", "y"], "--env-tool", "conda", "--python", "3.11", env={"PATH": "/usr/bin:/bin"})
+rv_footer = rows(d.get("review", ""))[-1] if d.get("review") else ""
+t.ok("conda is not on PATH" in flat(d.get("review", "")) and "Enter: install" not in rv_footer,
+     "review of a refused plan: the reason, and no Enter: install", d.get("review"))
+t.ok("Review" in rows(d.get("stays", "x"))[0], "Enter on it stays on Review", d.get("stays"))
 
 # Bad scripts and the loop limit.
 bad = os.path.join(q.dir, "bad-keys")
