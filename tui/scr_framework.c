@@ -2,6 +2,7 @@
 /* Which framework the environment is for: it decides which CUDA and cuDNN fit. */
 #include "config.h"
 
+#include <ctype.h>
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +109,12 @@ key(struct tui *t, int ch)
                 return true;
             }
             tui_edit_begin(t, ver);
+            return true;
+        }
+        /* Typing on the field edits it at once: a new version replaces the old, no key is dropped. */
+        if (fw != 3 && ch > 0 && ch < 128 && (isdigit(ch) || ch == '.')) {
+            tui_edit_begin(t, "");
+            tui_edit_key(t, ch);
             return true;
         }
         return false;

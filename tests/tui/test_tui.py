@@ -344,6 +344,12 @@ t.ok("cudaup brings Python 3.11.16 into" in d.get("pyenv", "") and "/cudaup/pyth
 t.ok("< this machine's >" in d.get("system", ""), "python env: Right on From picks this machine's Python",
      d.get("system"))
 
+# The Framework screen's version field takes the keys typed on it, without Enter first.
+fv = Box("fwversion")
+r, d = fv.wizard(["enter", "enter", "down", "down", "down", "down", "type 2.15", "enter", "DUMP typed", "q", "y"])
+t.ok(re.search(r"Version:\s+2\.15", d.get("typed", "")) is not None, "typing 2.15 on the version field keeps every key",
+     d.get("typed"))
+
 # A plan that is refused: Review shows why, in the wizard's words, and offers no install.
 rv = Box("refusedplan")
 r, d = rv.wizard(["enter", "enter", "enter", "enter", "enter", "enter", "enter", "DUMP review", "enter", "DUMP stays",
