@@ -19,7 +19,9 @@
 struct item {
     char *name;
     char phase[16];
-    uint64_t done, total;
+    uint64_t done, total;     /* the last event's */
+    uint64_t dl_done, dl_total; /* downloaded of the archive's size (the cache counts as downloaded) */
+    bool unpacked;            /* checked and unpacked */
     int64_t last_json_ms;
     bool announced; /* the line for its end was printed */
 };
@@ -31,7 +33,7 @@ struct cu_progress {
     bool line_open;
     struct item *items;
     size_t n;
-    int64_t last_draw_ms, start_ms;
+    int64_t last_draw_ms, start_ms, last_line_ms;
 };
 
 
@@ -100,25 +102,47 @@ json_line(const struct cu_event *e)
     json_decref(o);
 }
 
+/* One total for the whole run: bytes downloaded of all archives, and archives unpacked. */
+static void
+summary(const struct cu_progress *p, char *buf, size_t len)
+{
+    uint64_t done = 0, total = 0, unpacked = 0;
+    size_t n = 0, n_unpacked = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const struct item *it = &p->items[i];
+        if (!it->dl_total)
+            continue;
+        n++;
+        total += it->dl_total;
+        done += it->dl_done < it->dl_total ? it->dl_done : it->dl_total;
+        if (it->unpacked) {
+            n_unpacked++;
+            unpacked += it->dl_total;
+        }
+    }
+    char a[32], b[32], r[32], left[64] = "";
+    double secs = (double)(cu_mono_ms() - p->start_ms) / 1000.0;
+    double rate = secs > 0.5 ? (double)done / secs : 0;
+    int pct = total ? (int)(100.0 * ((double)done + (double)unpacked) / (2.0 * (double)total)) : 0;
+    if (pct > 99)
+        pct = 99; /* 100 is for the end, when the files are in place */
+    if (rate > 1 && total > done) {
+        long s = (long)((double)(total - done) / rate);
+        snprintf(left, sizeof(left), _(", %ldm%02lds left to download"), s / 60, s % 60);
+    }
+    const char *stage = done < total ? _("downloading and unpacking") : n_unpacked < n ? _("unpacking") : _("putting files in place");
+    snprintf(buf, len, _("%3d%% %s: %s of %s downloaded (%s/s%s), %zu of %zu archives unpacked"), pct, stage,
+             cu_format_bytes(done, a, sizeof(a)), cu_format_bytes(total, b, sizeof(b)),
+             cu_format_bytes((uint64_t)rate, r, sizeof(r)), left, n_unpacked, n);
+}
+
 static void
 draw(struct cu_progress *p)
 {
-    uint64_t done = 0, total = 0;
-    size_t active = 0;
-    for (size_t i = 0; i < p->n; i++) {
-        if (strcmp(p->items[i].phase, "download") != 0)
-            continue;
-        done += p->items[i].done;
-        total += p->items[i].total;
-        active += p->items[i].done < p->items[i].total;
-    }
-    char a[32], b[32], r[32];
-    double secs = (double)(cu_mono_ms() - p->start_ms) / 1000.0;
-    cu_format_bytes(done, a, sizeof(a));
-    cu_format_bytes(total, b, sizeof(b));
-    cu_format_bytes(secs > 0.5 ? (uint64_t)((double)done / secs) : 0, r, sizeof(r));
+    char line[256];
+    summary(p, line, sizeof(line));
     fputs("\r\033[K", stderr); /* back to the start of the line, and clear it */
-    fprintf(stderr, _("downloading and unpacking: %s of %s, %s/s, %zu archive(s) in flight"), a, b, r, active);
+    fputs(line, stderr);
     p->line_open = true;
 }
 
@@ -150,14 +174,33 @@ on_event(void *ud, const struct cu_event *e)
         snprintf(it->phase, sizeof(it->phase), "%s", e->phase ? e->phase : "");
         it->done = e->done;
         it->total = e->total;
+        if (strcmp(it->phase, "download") == 0 || strcmp(it->phase, "cached") == 0) {
+            it->dl_done = e->done;
+            if (e->total)
+                it->dl_total = e->total;
+        } else if (strcmp(it->phase, "unpacked") == 0) {
+            it->unpacked = true;
+            if (!it->dl_total)
+                it->dl_total = e->total;
+            it->dl_done = it->dl_total;
+        }
+        int64_t now = cu_mono_ms();
         if (app->cfg.quiet) {
             /* nothing */
         } else if (p->tty) {
-            int64_t t = cu_mono_ms();
-            if (t - p->last_draw_ms >= 100) {
-                p->last_draw_ms = t;
+            if (now - p->last_draw_ms >= 100) {
+                p->last_draw_ms = now;
                 draw(p);
             }
+        } else if (now - p->last_line_ms >= 5000 && now - p->start_ms >= 5000) {
+            /* Not a terminal (a CI log): a line every few seconds, so it never sits silent. */
+            char line[256];
+            p->last_line_ms = now;
+            summary(p, line, sizeof(line));
+            fprintf(stderr, "cudaup: %s\n", line);
+        }
+        if (app->cfg.quiet || p->tty) {
+            /* drawn above */
         } else if (first && strcmp(it->phase, "cached") == 0) {
             fprintf(stderr, _("cudaup: %s: from the cache\n"), e->item);
         } else if (e->total && e->done >= e->total && strcmp(it->phase, "download") == 0 && !it->announced) {

@@ -248,6 +248,12 @@ run_job(struct job *j)
         j->result = e; /* the published archive itself is bad: a hostile or broken archive */
         goto fail;
     }
+    if (j->staging) {
+        /* This archive is checked and unpacked: the front ends count it towards the whole. */
+        struct cu_event ue = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
+                              .phase = "unpacked", .done = hr.n, .total = hr.n};
+        cu_emit(j->ctx->events, &ue);
+    }
     if (!j->cached) {
         if (rename(j->partial, j->final) != 0) {
             cu_error_set(&j->result, CU_E_IO, errno, _("Cannot keep %s in the cache"), j->final);

@@ -61,6 +61,8 @@ phase_text(const struct tui_item *it, char *buf, size_t len)
 {
     char b[32];
     bool fetched = it->total && it->done >= it->total;
+    if (it->finished)
+        return _("checked and unpacked");
     if (strcmp(it->phase, "cached") == 0)
         return _("from the cache");
     if (it->unpacked) {
@@ -99,16 +101,26 @@ draw(struct tui *t)
     CU_AUTOFREE char *fitted = tui_fit_path(t, COLS - 2, what, t->progress_job == JOB_INSTALL && t->plan ? t->plan->cuda_path : t->target);
     tui_text_color(t, failed ? TC_BAD : TC_KEY, y++, 1, COLS - 2, fitted);
 
-    /* Overall: bytes fetched of all archives (those from the cache count as fetched). */
-    uint64_t done = 0, total = 0;
+    /* Overall: the whole run, download and unpack: half for the bytes fetched (those from the
+     * cache count as fetched), half for the archives checked and unpacked.  100% only at the end. */
+    uint64_t done = 0, total = 0, unpacked = 0;
+    size_t n_unpacked = 0;
     for (size_t i = 0; i < t->n_items; i++) {
         const struct tui_item *it = &t->items[i];
         total += it->total;
         done += it->done < it->total ? it->done : it->total;
+        if (it->finished) {
+            unpacked += it->total;
+            n_unpacked++;
+        }
     }
     if (t->progress_job == JOB_INSTALL && t->plan && t->plan->download_bytes > total)
         total = t->plan->download_bytes;
-    double frac = total ? (double)done / (double)total : (finished ? 1.0 : 0.0);
+    double frac = total ? ((double)done + (double)unpacked) / (2.0 * (double)total) : (finished ? 1.0 : 0.0);
+    if (finished && t->last_status == CU_OK)
+        frac = 1.0;
+    else if (frac > 0.99)
+        frac = 0.99; /* the files still go into place */
     int64_t el = ((busy ? cu_mono_ms() : t->ended_ms) - t->started_ms) / 1000;
     fmt_time(el, e1, sizeof(e1));
     char eta[64] = "";
@@ -116,9 +128,10 @@ draw(struct tui *t)
         fmt_time((int64_t)((double)(total - done) / t->speed), e2, sizeof(e2));
         snprintf(eta, sizeof(eta), _(", %s left"), e2);
     }
-    CU_AUTOFREE char *line = cu_xasprintf(_("%3d%%  %s of %s  %s/s  %s elapsed%s"), (int)(frac * 100), cu_format_bytes(done, b1, sizeof(b1)),
-                                          cu_format_bytes(total, b2, sizeof(b2)), cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)),
-                                          e1, eta);
+    CU_AUTOFREE char *line = cu_xasprintf(_("%3d%%  %s of %s downloaded, %zu of %zu unpacked  %s/s  %s elapsed%s"),
+                                          (int)(frac * 100), cu_format_bytes(done, b1, sizeof(b1)),
+                                          cu_format_bytes(total, b2, sizeof(b2)), n_unpacked, t->n_items,
+                                          cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)), e1, eta);
     tui_gauge(t, y, 2, COLS - 4, frac);
     tui_text(y + 1, 2, COLS - 4, line);
     y += 3;

@@ -411,6 +411,11 @@ handle_msg(struct tui *t, struct tui_msg *m)
             snprintf(it->phase, sizeof(it->phase), "%s", m->phase ? m->phase : "");
             if (m->phase && strcmp(m->phase, "unpack") == 0) {
                 it->unpacked = m->done;
+            } else if (m->phase && strcmp(m->phase, "unpacked") == 0) {
+                it->finished = true;
+                if (!it->total)
+                    it->total = m->total;
+                it->done = it->total;
             } else {
                 if (m->done > it->done)
                     t->rate_bytes += m->done - it->done;

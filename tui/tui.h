@@ -130,6 +130,7 @@ struct tui_item {
     char phase[16];
     uint64_t done, total; /* downloaded of its size */
     uint64_t unpacked;    /* bytes written out */
+    bool finished;        /* checked and unpacked */
 };
 
 enum { TUI_LOG_LINES = 200, TUI_FIELD_MAX = 512 };

@@ -342,6 +342,17 @@ r = ref_box.install()
 REF = tree(ref_box.cuda)
 t.eq(r.rc, 0, "reference install from file:// for the comparisons")
 
+# Progress without a terminal: a line every few seconds with one total that never shrinks.
+srv.fault(bl, rate=300 << 10)
+pb = Box("progress", srv.url)
+r = run(["install", "--yes"] + pb.args(), env=pb.env(), timeout=300)
+lines = [ln for ln in r.err.splitlines() if "downloaded (" in ln and "archives unpacked" in ln]
+totals = {re.search(r"of (\S+ \S+) downloaded", ln).group(1) for ln in lines}
+t.ok(r.rc == 0 and lines and len(totals) == 1, "not a terminal: progress lines every few seconds, one total", r.err[-1500:])
+pcts = [int(re.match(r"cudaup:\s+(\d+)%", ln).group(1)) for ln in lines]
+t.ok(pcts == sorted(pcts) and all(p < 100 for p in pcts), "the percentage only grows, and says 100 only at the end", pcts)
+srv.clear()
+
 srv.fault(bl, close_after=1 << 20, times=1)
 r = b.install()
 t.eq(r.rc, 0, "connection closed after 1 MiB: resumed and installed", r)
