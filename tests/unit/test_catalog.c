@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/catalog.h"
+#include "core/manifest.h"
 #include "testutil.h"
+
+extern const unsigned char cu_catalog_json[];
+extern const size_t cu_catalog_json_len;
 
 static struct cu_catalog *
 load(void)
@@ -156,6 +163,86 @@ frameworks(void **state)
     cu_catalog_free(cat);
 }
 
+/* ---- every field of the catalog, mutated: a clear refusal or values within bounds, never a crash ---- */
+
+struct mut {
+    json_t *root;
+    size_t tried, refused;
+};
+
+static void
+try_doc(json_t *root, void *ud)
+{
+    struct mut *m = ud;
+    char *text = json_dumps(root, JSON_COMPACT);
+    struct cu_catalog *cat = NULL;
+    struct cu_error err;
+    enum cu_status st = cu_catalog_parse(text, strlen(text), "mutant", &cat, &err);
+    m->tried++;
+    if (st != CU_OK) {
+        /* Refused: as bad input, with one sentence that says where. */
+        assert_int_equal(st, CU_E_INPUT);
+        assert_null(cat);
+        assert_non_null(strstr(err.msg, "mutant"));
+        m->refused++;
+    } else {
+        for (size_t i = 0; i < cat->n_cuda; i++)
+            assert_true(cat->cuda[i].version.n >= 2 && cat->cuda[i].version.n <= 4);
+        for (size_t i = 0; i < cat->n_gpus; i++)
+            assert_true(cat->gpus[i].cc.n == 0 || cat->gpus[i].cc.n == 2);
+        for (size_t i = 0; i < cat->n_pythons; i++)
+            assert_true(cat->pythons[i].version.n == 3 && cu_sha256_hex_ok(cat->pythons[i].sha256) &&
+                        !strchr(cat->pythons[i].file, '/'));
+        for (size_t i = 0; i < cat->n_cudnn; i++)
+            assert_true(cat->cudnn[i].version.n >= 2);
+        cu_catalog_free(cat);
+    }
+    free(text);
+}
+
+/* The built-in catalog, each big table cut to a few rows, so that thousands of mutants parse fast. */
+static json_t *
+small_catalog(void)
+{
+    json_error_t je;
+    json_t *root = json_loadb((const char *)cu_catalog_json, cu_catalog_json_len, 0, &je);
+    assert_non_null(root);
+    const char *key;
+    json_t *val;
+    json_object_foreach(root, key, val) {
+        if (json_is_array(val)) {
+            while (json_array_size(val) > 3)
+                json_array_remove(val, json_array_size(val) - 1);
+        } else if (json_is_object(val) && json_object_size(val) > 12) {
+            void *tmp;
+            size_t kept = 0;
+            const char *k2;
+            json_t *v2;
+            json_object_foreach_safe(val, tmp, k2, v2) {
+                if (kept++ >= 3)
+                    json_object_del(val, k2);
+            }
+        }
+    }
+    return root;
+}
+
+static void
+every_field_mutated(void **state)
+{
+    (void)state;
+    struct mut m = {small_catalog(), 0, 0};
+    try_doc(m.root, &m);
+    assert_int_equal(m.refused, 0); /* the trimmed catalog itself is good */
+    tu_mutate_json(m.root, 32, try_doc, &m);
+    printf("# %zu mutants of the catalog: %zu refused, %zu parsed within bounds\n", m.tried, m.refused, m.tried - m.refused);
+    /* Many mutants must be refused (a catalog is checked), and some pass (optional fields exist). */
+    assert_true(m.tried > 500);
+    assert_true(m.refused > m.tried / 4);
+    assert_true(m.refused < m.tried);
+    json_decref(m.root);
+}
+
 int
 main(void)
 {
@@ -163,6 +250,7 @@ main(void)
         cmocka_unit_test(gpu_lookups), cmocka_unit_test(cuda_driver_table),
         cmocka_unit_test(arch_support), cmocka_unit_test(cudnn_rows),
         cmocka_unit_test(malformed),    cmocka_unit_test(frameworks),
+        cmocka_unit_test(every_field_mutated),
     };
     return TU_RUN(tests);
 }

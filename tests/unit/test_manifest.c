@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "core/fsutil.h"
 #include "core/manifest.h"
 #include "testutil.h"
 
@@ -197,13 +200,84 @@ hostile_structure(void **state)
     cu_manifest_free(m);
 }
 
+/* ---- every field of real manifests, mutated: a clear refusal or checked values ---- */
+
+struct mmut {
+    enum cu_product product;
+    const char *label;
+    size_t tried, refused;
+};
+
+static void
+try_manifest(json_t *root, void *ud)
+{
+    struct mmut *m = ud;
+    char *text = json_dumps(root, JSON_COMPACT);
+    struct cu_manifest *man = NULL;
+    struct cu_error err;
+    enum cu_status st = cu_manifest_parse(m->product, m->label, text, strlen(text), &man, &err);
+    m->tried++;
+    if (st != CU_OK) {
+        assert_int_equal(st, CU_E_INPUT);
+        assert_null(man);
+        assert_true(err.msg[0] != '\0');
+        m->refused++;
+    } else {
+        /* Whatever passes holds only what an install may trust. */
+        for (size_t i = 0; i < man->n_packages; i++)
+            for (size_t k = 0; k < man->packages[i].n_artifacts; k++) {
+                const struct cu_artifact *a = &man->packages[i].artifacts[k];
+                assert_true(cu_relpath_ok(a->relative_path) && strstr(a->relative_path, "..") == NULL);
+                assert_true(cu_sha256_hex_ok(a->sha256));
+                assert_true(a->size > 0);
+            }
+        cu_manifest_free(man);
+    }
+    free(text);
+}
+
+static void
+mutate_real(const char *product_dir, enum cu_product product, const char *label)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/tests/fixtures/nvidia/%s/redist/redistrib_%s.json", getenv("SRCDIR"), product_dir,
+             label);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    assert_non_null(root);
+    /* A few packages are enough: each has the same shape. */
+    void *tmp;
+    const char *key;
+    json_t *val;
+    size_t kept = 0;
+    json_object_foreach_safe(root, tmp, key, val) {
+        if (json_is_object(val) && kept++ >= 3)
+            json_object_del(root, key);
+    }
+    struct mmut m = {product, label, 0, 0};
+    try_manifest(root, &m);
+    assert_int_equal(m.refused, 0);
+    tu_mutate_json(root, 16, try_manifest, &m);
+    printf("# %zu mutants of redistrib_%s.json: %zu refused\n", m.tried, label, m.refused);
+    assert_true(m.tried > 100 && m.refused > m.tried / 4 && m.refused < m.tried);
+    json_decref(root);
+}
+
+static void
+every_field_mutated(void **state)
+{
+    (void)state;
+    mutate_real("cuda", CU_PRODUCT_CUDA, "12.4.0");
+    mutate_real("cudnn", CU_PRODUCT_CUDNN, "9.10.2");
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(real_shapes),     cmocka_unit_test(real_files),
         cmocka_unit_test(hostile_paths),   cmocka_unit_test(hostile_sizes_and_hashes),
-        cmocka_unit_test(hostile_structure),
+        cmocka_unit_test(hostile_structure),       cmocka_unit_test(every_field_mutated),
     };
     return TU_RUN(tests);
 }

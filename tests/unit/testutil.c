@@ -3,8 +3,11 @@
 
 #include "testutil.h"
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <ftw.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +113,84 @@ tu_run(const char *name, const struct CMUnitTest *tests, size_t n)
 {
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+}
+
+/* ---- JSON mutants ---------------------------------------------------------------------- */
+
+struct mutator {
+    json_t *root;
+    size_t keys;
+    void (*try)(json_t *root, void *ud);
+    void *ud;
+};
+
+static json_t *
+wrong_value(int k)
+{
+    switch (k) {
+    case 0: return json_null();
+    case 1: return json_integer(-1);
+    case 2: return json_string("x");
+    case 3: return json_array();
+    case 4: return json_object();
+    default: return json_string("99999999999999999999.1");
+    }
+}
+
+static void walk(struct mutator *m, json_t *node, int depth);
+
+static void
+mutate_at(struct mutator *m, json_t *parent, const char *key, size_t idx, int depth)
+{
+    json_t *orig = key ? json_object_get(parent, key) : json_array_get(parent, idx);
+    json_incref(orig);
+    for (int k = 0; k < 6; k++) {
+        if (key)
+            json_object_set_new(parent, key, wrong_value(k));
+        else
+            json_array_set_new(parent, idx, wrong_value(k));
+        m->try(m->root, m->ud);
+    }
+    if (key) {
+        json_object_del(parent, key);
+        m->try(m->root, m->ud);
+        json_object_set(parent, key, orig);
+    } else {
+        json_array_set(parent, idx, orig);
+    }
+    walk(m, orig, depth + 1);
+    json_decref(orig);
+}
+
+static void
+walk(struct mutator *m, json_t *node, int depth)
+{
+    if (depth > 8)
+        return;
+    if (json_is_object(node)) {
+        /* The keys first: an object must not change while it is iterated. */
+        char **keys = calloc(m->keys + 1, sizeof(char *));
+        size_t n = 0;
+        const char *key;
+        json_t *val;
+        json_object_foreach(node, key, val) {
+            if (n < m->keys)
+                keys[n++] = strdup(key);
+        }
+        for (size_t i = 0; i < n; i++) {
+            mutate_at(m, node, keys[i], 0, depth);
+            free(keys[i]);
+        }
+        free(keys);
+    } else if (json_is_array(node)) {
+        for (size_t i = 0; i < json_array_size(node) && i < 2; i++)
+            mutate_at(m, node, NULL, i, depth);
+    }
+}
+
+void
+tu_mutate_json(json_t *root, size_t keys, void (*try)(json_t *root, void *ud), void *ud)
+{
+    struct mutator m = {root, keys, try, ud};
+    walk(&m, root, 0);
 }

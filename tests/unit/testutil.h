@@ -34,6 +34,15 @@ void tu_write(const char *dir, const char *rel, const char *text);
 void tu_symlink(const char *target, const char *dir, const char *rel);
 /** Read a whole file; caller frees. NULL when missing. */
 char *tu_read(const char *path);
+struct json_t;
+/**
+ * Mutate @root in place, one change at a time, calling @try after each and restoring it after:
+ * every value of every object (up to @keys keys per object) and of the first two elements of
+ * every array is replaced by null, -1, "x", [], {} and a too-long number string, and every
+ * object key is removed.  The walk goes into the originals.
+ */
+void tu_mutate_json(struct json_t *root, size_t keys, void (*try)(struct json_t *root, void *ud), void *ud);
+
 /** Run cmocka with TAP output so meson counts each case. */
 int tu_run(const char *name, const struct CMUnitTest *tests, size_t n);
 
