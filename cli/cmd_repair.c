@@ -73,7 +73,12 @@ cu_cmd_repair(struct cu_app *app)
         if (!changed)
             printf(_("%s is intact; nothing to repair.\n"), dir);
         else
-            printf(_("%s is repaired (%zu files re-created, %zu modes put back).\n"), dir, ro.files, ro.modes);
+        {
+            char files[96], modes[96];
+            snprintf(files, sizeof(files), ngettext_("%zu file re-created", "%zu files re-created", ro.files), ro.files);
+            snprintf(modes, sizeof(modes), ngettext_("%zu mode put back", "%zu modes put back", ro.modes), ro.modes);
+            printf(_("%s is repaired (%s, %s).\n"), dir, files, modes);
+        }
     }
     cu_progress_free(prog);
     cu_run_ctx_fini(&ctx);

@@ -10,6 +10,7 @@
 
 #include "core/i18n.h"
 #include "core/jsonutil.h"
+#include "core/mem.h"
 #include "core/str.h"
 
 static const char *const seqs[] = {
@@ -32,7 +33,8 @@ cu_color_reset(const struct cu_app *app, bool err_stream)
 void
 cu_report_error_line(struct cu_app *app, const struct cu_error *err)
 {
-    CU_AUTOFREE char *msg = cu_str_sanitize(cu_error_text(err));
+    CU_AUTOFREE char *raw = cu_str_sanitize(cu_error_text(err));
+    CU_AUTOFREE char *msg = cu_str_sentence(raw);
     const char *advice = cu_error_advice(err);
     if (app->cfg.json) {
         /* With --json, stderr carries JSON lines only (DESIGN "JSON"). */
@@ -63,7 +65,8 @@ cu_report_error(struct cu_app *app, const struct cu_error *err)
         json_t *doc = json_object();
         json_object_set_new(doc, "status", json_string("error"));
         json_object_set_new(doc, "exit_code", json_integer(code));
-        json_object_set_new(doc, "error", json_string(cu_error_text(err)));
+        CU_AUTOFREE char *sentence = cu_str_sentence(cu_error_text(err));
+        json_object_set_new(doc, "error", json_string(sentence));
         json_object_set_new(doc, "error_code", json_string(cu_status_name(err->code)));
         json_object_set_new(doc, "advice", cu_json_str_or_null(cu_error_advice(err)));
         cu_report_json(app, doc);
@@ -114,7 +117,8 @@ cu_report_json_result(struct cu_app *app, json_t *doc, enum cu_status st, const 
 {
     if (st != CU_OK) {
         json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(st)));
-        json_object_set_new(doc, "error", json_string(cu_error_text(err)));
+        CU_AUTOFREE char *sentence = cu_str_sentence(cu_error_text(err));
+        json_object_set_new(doc, "error", json_string(sentence));
         json_object_set_new(doc, "advice", cu_json_str_or_null(cu_error_advice(err)));
     }
     cu_report_json(app, doc);

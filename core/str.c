@@ -257,3 +257,22 @@ cu_sh_quote(const char *s)
     cu_buf_putc(&b, '\'');
     return cu_buf_steal(&b);
 }
+
+/* One style everywhere: what cudaup says is a sentence, and a sentence ends with its full stop. */
+char *
+cu_str_sentence(const char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\n'))
+        n--;
+    if (n == 0)
+        return cu_xstrdup(s);
+    unsigned char last = (unsigned char)s[n - 1];
+    if (strchr(".!?", last) || (n >= 3 && (memcmp(s + n - 3, "\xe3\x80\x82", 3) == 0 ||   /* 。 */
+                                           memcmp(s + n - 3, "\xef\xbc\x81", 3) == 0 ||   /* ！ */
+                                           memcmp(s + n - 3, "\xef\xbc\x9f", 3) == 0)))   /* ？ */
+        return cu_xstrndup(s, n);
+    /* Text that ends in a CJK character gets the full-width stop. */
+    return cu_xasprintf("%.*s%s", (int)n, s, last >= 0x80 ? "\xe3\x80\x82" : ".");
+}
+

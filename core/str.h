@@ -60,4 +60,7 @@ char *cu_str_sanitize(const char *s);
 /** Quote @s for POSIX sh in single quotes. Caller owns the result. */
 char *cu_sh_quote(const char *s);
 
+/** @s as a sentence: ending with its full stop ("." or, after CJK text, "。"). Caller frees. */
+char *cu_str_sentence(const char *s);
+
 #endif /* CU_STR_H */

@@ -79,7 +79,7 @@ draw(struct tui *t)
     else
         tui_doc_add(&d, TC_NORMAL, 2, "%s", _("no cuDNN"));
     if (p->framework)
-        tui_doc_add(&d, TC_NORMAL, 2, _("%s %s with Python %s, in %s environment %s"), p->framework->name,
+        tui_doc_add(&d, TC_NORMAL, 2, _("%s %s with Python %s, in %s environment %s"), cu_framework_title(p->framework->name),
                     p->framework->version ? p->framework->version : _("(newest)"), p->framework->python, p->env.tool,
                     p->env.path ? p->env.path : p->env.name);
     for (size_t i = 0; i < p->reasons.n; i++)

@@ -13,6 +13,7 @@
 
 #include "core/i18n.h"
 #include "core/mem.h"
+#include "core/plan.h"
 #include "widgets.h"
 
 enum { FIELD_CUDA, FIELD_CUDNN };
@@ -138,8 +139,12 @@ draw(struct tui *t)
     int y = tui_frame(t, title(), _("Enter: accept  Space: mark  Tab: CUDA/cuDNN  Esc: back  ?: help  q: quit"));
     int end = tui_body_end();
     int field = t->cur.field;
-    const char *fw = t->ans.framework ? t->ans.framework : "tensorflow";
-    bool no_fw = strcmp(fw, "none") == 0;
+    const char *fw_ans = t->ans.framework ? t->ans.framework : "tensorflow";
+    bool no_fw = strcmp(fw_ans, "none") == 0;
+    /* "tensorflow==2.15" as its makers write it: "TensorFlow 2.15". */
+    CU_AUTOFREE char *fw_name = cu_xstrndup(fw_ans, strcspn(fw_ans, "=<>[ "));
+    const char *fw_ver = strstr(fw_ans, "==");
+    CU_AUTOFREE char *fw = cu_xasprintf("%s%s%s", cu_framework_title(fw_name), fw_ver ? " " : "", fw_ver ? fw_ver + 2 : "");
     CU_AUTOFREE char *head = field == FIELD_CUDA
                                  ? (no_fw ? cu_xstrdup(_("CUDA toolkit for this machine:"))
                                           : cu_xasprintf(_("CUDA toolkit for %s on this machine:"), fw))

@@ -593,6 +593,8 @@ tui_unflag(const char *text)
 {
     struct cu_buf b;
     cu_buf_init(&b);
+    CU_AUTOFREE char *whole = text && *text ? cu_str_sentence(text) : NULL;
+    text = whole ? whole : text;
     for (const char *p = text ? text : ""; *p;) {
         const char *field = NULL, *screen = NULL;
         char flag[32] = "";

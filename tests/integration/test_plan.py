@@ -90,6 +90,8 @@ srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[500] * 10)
 r = plan(root, env, "--retries", "2", mirror=srv.url, cache=t.tmpdir("c"))
 t.eq(r.rc, 1, "a mirror that keeps failing: exit 1", r)
 t.ok("HTTP 500" in r.err and "--mirror" in r.err, "names the HTTP status and suggests --mirror", r)
+t.ok(r.json() and r.json()["error"].endswith("HTTP 500."), "an error is a sentence: it ends with its full stop",
+     (r.json() or {}).get("error"))
 srv.fault("/cuda/redist/redistrib_12.4.0.json", redirect="file:///etc/passwd")
 r = plan(root, env, mirror=srv.url, cache=t.tmpdir("c"))
 t.eq(r.rc, 1, "a redirect to file:// is refused", r)

@@ -259,9 +259,9 @@ h = Box("hopper", root=HOPPER, env=HENV, mirror=NVIDIA)
 r, d = h.wizard(["enter", "enter", "DUMP framework", "enter", "DUMP versions", "down", "down", "enter", "DUMP refused",
                  "q", "y"], "--framework", "pytorch")
 t.ok("(*) PyTorch" in d["framework"], "--framework pytorch: PyTorch is marked", d["framework"])
-t.ok("CUDA toolkit for pytorch on this machine:" in d["versions"], "versions for the chosen framework", d["versions"])
+t.ok("CUDA toolkit for PyTorch on this machine:" in d["versions"], "versions for the chosen framework", d["versions"])
 r, d = h.wizard(["enter", "enter", "enter", "DUMP versions", "down", "down", "enter", "DUMP refused", "q", "y"])
-t.ok("✓  12.4.0    cuDNN 8.9.7, tensorflow 2.17.0" in d["versions"], "hopper: 12.4.0 fits, with what comes with it",
+t.ok("✓  12.4.0    cuDNN 8.9.7, TensorFlow 2.17.0" in d["versions"], "hopper: 12.4.0 fits, with what comes with it",
      d["versions"])
 t.ok("✗  12.9.1    CUDA 12.9.1 needs NVIDIA driver 575.57.08" in d["versions"], "hopper: 12.9.1 marked, with the reason",
      d["versions"])
@@ -270,7 +270,7 @@ t.ok("Automatic: the newest that fits (12.4.0)" in d["versions"], "hopper: autom
 t.ok("12.9.1 does not fit" in d["refused"] and "Versions" in d["refused"].split("\n")[0],
      "Enter on a version that does not fit: the reason, and no step forward", d["refused"])
 r, d = h.wizard(["enter", "enter", "enter", "tab", "DUMP cudnn", "down", "enter", "DUMP none", "q", "y"], "--cuda", "12.2")
-t.ok("cuDNN for CUDA 12.2" in d["cudnn"] and "✗  None: TensorFlow needs cuDNN" in d["cudnn"] and "8.9.7" in d["cudnn"],
+t.ok("cuDNN for CUDA 12.2 and TensorFlow:" in d["cudnn"] and "✗  None: TensorFlow needs cuDNN" in d["cudnn"] and "8.9.7" in d["cudnn"],
      "Tab: the cuDNN list for the prefilled CUDA; for TensorFlow, None does not fit", d["cudnn"])
 t.ok("Versions" in rows(d["none"])[0] and "cannot go without one" in flat(d["none"]) and "--" not in d["none"],
      "Enter on None for TensorFlow: the reason in the wizard's words, no step forward", d["none"])
@@ -321,7 +321,7 @@ if PY:
          "python env: the flags' tool and Python, the default name", d["pyenv"])
     t.ok("< automatic >" in d["pyenv"] and "uses /usr/bin/python3.11" in d["pyenv"],
          "python env: where the Python comes from, and which one", d["pyenv"])
-    t.ok("tensorflow 2.20.0 with Python 3.11, in venv environment" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
+    t.ok("TensorFlow 2.20.0 with Python 3.11, in venv environment" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
          "review: the framework, the Python and the renamed env", d["review"])
     t.ok("✓ pass  framework" in d["validation"], "validation: the framework sees the GPUs", d["validation"])
     t.ok("bin/activate" in flat(d["done"]) and "import tensorflow" in flat(d["done"]),

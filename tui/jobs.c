@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine on a worker thread, and the queue of its events to the screen thread (STYLE 27-33). */
+#include "config.h"
+
+#include "tui.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/fsutil.h"
+#include "core/i18n.h"
+#include "core/log.h"
+#include "core/mem.h"
+#include "core/mirror.h"
+#include "core/str.h"
+#include "internal.h"
+#include "widgets.h"
+
+/* ---- the queue (any thread) --------------------------------------------------------- */
+
+void
+tui_msg_fini(struct tui_msg *m)
+{
+    free(m->installer);
+    free(m->item);
+    free(m->phase);
+    free(m->message);
+}
+
+static void
+wake(struct tui *t)
+{
+    char c = 1;
+    ssize_t r = write(t->wake[1], &c, 1);
+    (void)r; /* a full pipe already wakes the loop */
+}
+
+static void
+push(struct tui *t, struct tui_msg *m)
+{
+    pthread_mutex_lock(&t->mu);
+    /* Progress of the same item replaces the last one still queued: the loop draws only the newest. */
+    if (m->type == CU_EV_PROGRESS && !m->job && t->n_queue > 0) {
+        struct tui_msg *last = &t->queue[t->n_queue - 1];
+        if (last->type == CU_EV_PROGRESS && !last->job && last->item && m->item && strcmp(last->item, m->item) == 0 &&
+            last->phase && m->phase && strcmp(last->phase, m->phase) == 0) {
+            last->done = m->done;
+            last->total = m->total;
+            pthread_mutex_unlock(&t->mu);
+            tui_msg_fini(m);
+            return;
+        }
+    }
+    if (t->n_queue == t->cap_queue) {
+        t->cap_queue = t->cap_queue ? t->cap_queue * 2 : 64;
+        t->queue = cu_xreallocarray(t->queue, t->cap_queue, sizeof(*t->queue));
+    }
+    t->queue[t->n_queue++] = *m;
+    pthread_mutex_unlock(&t->mu);
+    wake(t);
+}
+
+/* The engine's event sink: copy what the event borrows, queue it. */
+static void
+job_event(void *userdata, const struct cu_event *ev)
+{
+    struct tui_job *j = userdata;
+    struct tui_msg m = {
+        .type = ev->type,
+        .installer = ev->installer ? cu_xstrdup(ev->installer) : NULL,
+        .item = ev->item ? cu_xstrdup(ev->item) : NULL,
+        .phase = ev->phase ? cu_xstrdup(ev->phase) : NULL,
+        .message = ev->message ? cu_xstrdup(ev->message) : NULL,
+        .done = ev->done,
+        .total = ev->total,
+        .status = ev->status,
+        .changed = ev->changed,
+    };
+    push(j->t, &m);
+}
+
+/* While curses is up the log goes to the file, and warnings wait for endwin (STYLE 42). */
+void
+tui_log_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg)
+{
+    struct tui *t = userdata;
+    if (t->o.log) {
+        char ts[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+        fprintf(t->o.log, "%s %s %s: %s\n", ts, cu_log_level_name(level), tag, msg);
+        fflush(t->o.log);
+    }
+    if (level > CU_LOG_INFO)
+        return;
+    struct tui_msg m = {.type = CU_EV_LOG, .message = cu_xstrdup(msg), .log_warning = level <= CU_LOG_WARN};
+    push(t, &m);
+}
+
+/* ---- jobs (worker thread) ------------------------------------------------------------ */
+
+static void
+prepare_in(const struct tui_job *j, struct cu_prepare_in *in)
+{
+    const struct tui_opts *o = j->o;
+    *in = (struct cu_prepare_in){
+        .cfg = &j->cfg,
+        .facts = o->facts,
+        .catalog = o->catalog,
+        .envp = o->envp,
+        .prefix = j->cfg.prefix ? j->cfg.prefix : o->prefix,
+        .state_dir = o->state_dir,
+        .cache_dir = o->cache_dir,
+        .is_root = o->is_root,
+        .low_speed_time_s = o->low_speed_time_s,
+        .retry_base_ms = o->retry_base_ms,
+    };
+}
+
+static void
+run_ctx_init(struct tui_job *j)
+{
+    const struct tui_opts *o = j->o;
+    j->evs = (struct cu_events){job_event, j};
+    j->ctx = (struct cu_run_ctx){
+        .plan = j->plan_in,
+        .net = j->net,
+        .cache_dir = o->cache_dir,
+        .jobs = (unsigned)j->cfg.jobs,
+        .cancel = &j->t->cancel,
+        .events = &j->evs,
+        .envp = o->envp,
+        .is_root = o->is_root,
+        .profile_d = o->profile_d,
+    };
+}
+
+static void
+run_job(struct tui_job *j)
+{
+    const struct tui_opts *o = j->o;
+    struct cu_prepare_in in;
+    struct cu_maint_in mi = {
+        .prefix = j->cfg.prefix ? j->cfg.prefix : o->prefix,
+        .state_dir = o->state_dir,
+        .cache_dir = o->cache_dir,
+        .mirror = j->cfg.mirror,
+        .catalog = o->catalog,
+        .retries = (unsigned)j->cfg.retries,
+        .profile_d = o->profile_d,
+    };
+    prepare_in(j, &in);
+    run_ctx_init(j);
+    switch (j->kind) {
+    case JOB_CUDA_CHOICES:
+    case JOB_CUDNN_CHOICES:
+        j->status = cu_prepare_choices(&in, j->kind == JOB_CUDA_CHOICES ? CU_PRODUCT_CUDA : CU_PRODUCT_CUDNN,
+                                       &j->t->cancel, &j->choices, &j->n_choices, &j->err);
+        break;
+    case JOB_PLAN:
+        j->status = cu_prepare_plan(&in, &j->mirror, &j->plan, &j->err);
+        break;
+    case JOB_INSTALL:
+        j->status = cu_install_run(&j->ctx, &j->err);
+        break;
+    case JOB_VERIFY: {
+        CU_AUTOFREE char *python = NULL, *framework = NULL;
+        cu_pyenv_recorded(o->state_dir, &python, &framework);
+        struct cu_verify_opts vo = {
+            .dir = j->dir,
+            .facts = o->facts,
+            .cat = o->catalog,
+            .deep = j->cfg.deep,
+            .require_gpu = j->cfg.require_gpu,
+            .timeout_ms = (long)j->cfg.gpu_timeout * 1000,
+            .self_exe = o->self_exe,
+            .envp = o->envp,
+            .python = python,
+            .framework = framework,
+            .cancel = &j->t->cancel,
+        };
+        cu_verify_run(&vo, &j->checks);
+        j->status = cu_checks_failed(&j->checks) ? CU_E_PROBLEMS : CU_OK;
+        break;
+    }
+    case JOB_REPAIR:
+        j->status = cu_repair_run(&mi, j->dir, j->cfg.deep, &j->repaired, &j->ctx, &j->err);
+        break;
+    case JOB_UNINSTALL:
+        j->status = cu_uninstall_run(&mi, j->dir, &j->ctx, &j->err);
+        break;
+    case JOB_NONE:
+    default:
+        break;
+    }
+}
+
+static void *
+worker_main(void *arg)
+{
+    struct tui_job *j = arg;
+    run_job(j);
+    /* The log holds every failure of the run, with what to do, not only the screen. */
+    if (j->status != CU_OK && j->status != CU_E_CANCELLED && j->kind != JOB_VERIFY && j->err.msg[0]) {
+        const char *advice = cu_error_advice(&j->err);
+        if (advice)
+            cu_log_msg(CU_LOG_ERROR, "wizard", "%s (%s)", j->err.msg, advice);
+        else
+            cu_log_msg(CU_LOG_ERROR, "wizard", "%s", j->err.msg);
+    }
+    struct tui_msg m = {.type = CU_EV_STEP_DONE, .job = j, .status = j->status};
+    push(j->t, &m);
+    return NULL;
+}
+
+void
+tui_job_free(struct tui_job *j)
+{
+    if (!j)
+        return;
+    cu_config_fini(&j->cfg);
+    free(j->dir);
+    cu_plan_free(j->plan);
+    cu_mirror_free(j->mirror);
+    cu_choices_free(j->choices, j->n_choices);
+    cu_run_ctx_fini(&j->ctx);
+    cu_checks_fini(&j->checks);
+    cu_strv_free(j->repaired.components);
+    free(j);
+}
+
+bool
+tui_busy(const struct tui *t)
+{
+    return t->job != NULL;
+}
+
+bool
+tui_start(struct tui *t, enum tui_job_kind kind, const char *dir)
+{
+    sigset_t all, old;
+    if (t->job)
+        return false;
+    struct tui_job *j = cu_xcalloc(1, sizeof(*j));
+    j->kind = kind;
+    cu_config_copy(&j->cfg, &t->ans);
+    j->dir = dir ? cu_xstrdup(dir) : NULL;
+    j->o = &t->o;
+    j->t = t;
+    if (kind == JOB_INSTALL) {
+        j->plan_in = t->plan;
+        j->net = cu_mirror_net(t->mirror);
+    }
+    cu_error_clear(&j->err);
+    atomic_store(&t->cancel, 0);
+    for (size_t i = 0; i < t->n_items; i++)
+        free(t->items[i].name);
+    t->n_items = 0;
+    t->step[0] = '\0';
+    t->started_ms = cu_mono_ms();
+    t->rate_bytes = 0;
+    t->rate_ms = t->started_ms;
+    t->speed = 0;
+    /* Signals belong to the UI thread, whose handler sets the flag it polls. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&t->worker, NULL, worker_main, j);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        char b[128];
+        tui_notice(t, true, _("Cannot start a thread: %s"), cu_strerror(rc, b, sizeof(b)));
+        tui_job_free(j);
+        return false;
+    }
+    t->job = j;
+    return true;
+}
+
+/* ---- messages (UI thread) -------------------------------------------------------------- */
+
+static struct tui_item *
+item_of(struct tui *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_items; i++)
+        if (strcmp(t->items[i].name, name) == 0)
+            return &t->items[i];
+    t->items = cu_xreallocarray(t->items, t->n_items + 1, sizeof(*t->items));
+    struct tui_item *it = &t->items[t->n_items++];
+    memset(it, 0, sizeof(*it));
+    it->name = cu_xstrdup(name);
+    return it;
+}
+
+static void
+log_line(struct tui *t, const char *s)
+{
+    size_t i = (t->log_head + t->n_log) % TUI_LOG_LINES;
+    if (t->n_log == TUI_LOG_LINES) {
+        free(t->log[t->log_head]);
+        t->log[t->log_head] = NULL;
+        t->log_head = (t->log_head + 1) % TUI_LOG_LINES;
+        i = (t->log_head + t->n_log - 1) % TUI_LOG_LINES;
+    } else {
+        t->n_log++;
+    }
+    t->log[i] = cu_xstrdup(s);
+}
+
+static void
+set_str(char **dst, char *src)
+{
+    free(*dst);
+    *dst = src;
+}
+
+/* The job ended: its results move into struct tui, then the screen hears of it. */
+static void
+finish_job(struct tui *t, struct tui_job *j)
+{
+    pthread_join(t->worker, NULL);
+    t->job = NULL;
+    t->last_job = j->kind;
+    t->last_status = j->status;
+    t->last_err = j->err;
+    t->ended_ms = cu_mono_ms();
+    switch (j->kind) {
+    case JOB_CUDA_CHOICES:
+    case JOB_CUDNN_CHOICES: {
+        bool cuda = j->kind == JOB_CUDA_CHOICES;
+        struct cu_choice **v = cuda ? &t->cuda_choices : &t->cudnn_choices;
+        size_t *n = cuda ? &t->n_cuda_choices : &t->n_cudnn_choices;
+        cu_choices_free(*v, *n);
+        *v = cu_steal_ptr(&j->choices);
+        *n = j->n_choices;
+        j->n_choices = 0;
+        t->choices_failed[!cuda] = j->status != CU_OK;
+        t->choices_err[!cuda] = j->err;
+        /* Failures are keyed too: the same answers are not asked again until the user retries. */
+        set_str(cuda ? &t->cuda_key : &t->cudnn_key, tui_answers_key(&j->cfg, j->kind));
+        break;
+    }
+    case JOB_PLAN:
+        cu_plan_free(t->plan);
+        cu_mirror_free(t->mirror);
+        t->plan = cu_steal_ptr(&j->plan);
+        t->mirror = cu_steal_ptr(&j->mirror);
+        t->plan_failed = j->status != CU_OK;
+        t->plan_err = j->err;
+        set_str(&t->plan_key, tui_answers_key(&j->cfg, JOB_PLAN));
+        break;
+    case JOB_INSTALL:
+        if (j->status == CU_OK && t->plan)
+            set_str(&t->target, cu_xstrdup(t->plan->cuda_path));
+        break;
+    case JOB_VERIFY:
+        cu_checks_fini(&t->checks);
+        t->checks = j->checks;
+        memset(&j->checks, 0, sizeof(j->checks));
+        t->checked = true;
+        break;
+    case JOB_REPAIR:
+    case JOB_UNINSTALL:
+    case JOB_NONE:
+    default:
+        break;
+    }
+    /* The exit status is that of the last thing the wizard did. */
+    if (j->kind == JOB_VERIFY)
+        t->rc = j->status == CU_OK ? 0 : 4;
+    else
+        t->rc = j->status == CU_OK ? 0 : cu_status_exit_code(j->status);
+}
+
+static void
+handle_msg(struct tui *t, struct tui_msg *m)
+{
+    char b[64];
+    switch (m->type) {
+    case CU_EV_STEP_START:
+        snprintf(t->step, sizeof(t->step), "%s: %s", m->installer ? m->installer : "", m->message ? m->message : "");
+        log_line(t, t->step);
+        break;
+    case CU_EV_PROGRESS:
+        if (m->item) {
+            struct tui_item *it = item_of(t, m->item);
+            snprintf(it->phase, sizeof(it->phase), "%s", m->phase ? m->phase : "");
+            if (m->phase && strcmp(m->phase, "unpack") == 0) {
+                it->unpacked = m->done;
+            } else if (m->phase && strcmp(m->phase, "unpacked") == 0) {
+                it->finished = true;
+                if (!it->total)
+                    it->total = m->total;
+                it->done = it->total;
+            } else {
+                if (m->done > it->done)
+                    t->rate_bytes += m->done - it->done;
+                it->done = m->done;
+                if (m->total)
+                    it->total = m->total;
+            }
+        }
+        break;
+    case CU_EV_LOG:
+        if (m->message) {
+            log_line(t, m->message);
+            bool seen = false;
+            for (size_t i = 0; i < t->n_replay && !seen; i++)
+                seen = strcmp(t->replay[i], m->message) == 0;
+            if (m->log_warning && !seen) {
+                t->replay = cu_xreallocarray(t->replay, t->n_replay + 1, sizeof(char *));
+                t->replay[t->n_replay++] = cu_xstrdup(m->message);
+            }
+        }
+        break;
+    case CU_EV_STEP_DONE:
+        if (m->job)
+            break;
+        snprintf(b, sizeof(b), "%s", m->status == CU_OK ? (m->changed ? _("done") : _("unchanged")) : _("failed"));
+        {
+            CU_AUTOFREE char *line = cu_xasprintf("%s: %s (%s)", m->installer ? m->installer : "",
+                                                  m->message ? m->message : "", b);
+            log_line(t, line);
+            if (t->o.log) {
+                fprintf(t->o.log, "%s %s\n", m->status == CU_OK ? "step" : "step failed:", line);
+                fflush(t->o.log);
+            }
+        }
+        break;
+    }
+    struct tui_job *j = m->job;
+    if (j)
+        finish_job(t, j);
+    if (tui_screen(t->scr)->on_event)
+        tui_screen(t->scr)->on_event(t, m);
+    tui_job_free(j);
+}
+
+void
+tui_drain(struct tui *t)
+{
+    char buf[256];
+    while (read(t->wake[0], buf, sizeof(buf)) > 0)
+        ;
+    for (;;) {
+        pthread_mutex_lock(&t->mu);
+        struct tui_msg *q = t->queue;
+        size_t n = t->n_queue;
+        t->queue = NULL;
+        t->n_queue = t->cap_queue = 0;
+        pthread_mutex_unlock(&t->mu);
+        if (!n) {
+            free(q);
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            handle_msg(t, &q[i]);
+            tui_msg_fini(&q[i]);
+        }
+        free(q);
+    }
+    /* A smoothed download speed, from the bytes seen since the last sample. */
+    int64_t now = cu_mono_ms();
+    if (t->job && now - t->rate_ms >= 500) {
+        double inst = (double)t->rate_bytes * 1000.0 / (double)(now - t->rate_ms);
+        t->speed = t->speed == 0 ? inst : 0.7 * t->speed + 0.3 * inst;
+        t->rate_bytes = 0;
+        t->rate_ms = now;
+    }
+}
+
+/* ---- answers and navigation ---------------------------------------------------------- */
+

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* Answers, screens and the way between them. */
+#include "config.h"
+
+#include "tui.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/fsutil.h"
+#include "core/i18n.h"
+#include "core/log.h"
+#include "core/mem.h"
+#include "core/mirror.h"
+#include "core/str.h"
+#include "internal.h"
+#include "widgets.h"
+
+void
+tui_set_answer(struct tui *t, char **field, const char *value)
+{
+    (void)t;
+    free(*field);
+    *field = value && *value ? cu_xstrdup(value) : NULL;
+}
+
+static const char *
+or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+char *
+tui_answers_key(const struct cu_config *a, enum tui_job_kind kind)
+{
+    switch (kind) {
+    case JOB_CUDA_CHOICES:
+        return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->framework), or_empty(a->python), or_empty(a->cudnn),
+                            or_empty(a->platform), or_empty(a->mirror));
+    case JOB_CUDNN_CHOICES:
+        return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->framework), or_empty(a->python),
+                            or_empty(a->platform), or_empty(a->mirror));
+    default:
+        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
+                            or_empty(a->framework), or_empty(a->python), or_empty(a->components),
+                            or_empty(a->env_scope), or_empty(a->shell_rc), or_empty(a->env_tool),
+                            or_empty(a->env_name), or_empty(a->platform), or_empty(a->mirror), or_empty(a->prefix),
+                            or_empty(a->python_source));
+    }
+}
+
+bool
+tui_stale(const struct tui *t, enum tui_job_kind kind)
+{
+    const char *have = kind == JOB_CUDA_CHOICES ? t->cuda_key : kind == JOB_CUDNN_CHOICES ? t->cudnn_key : t->plan_key;
+    CU_AUTOFREE char *want = tui_answers_key(&t->ans, kind);
+    return !have || strcmp(have, want) != 0;
+}
+
+void
+tui_refresh(struct tui *t, enum tui_job_kind kind)
+{
+    if (!tui_busy(t) && tui_stale(t, kind))
+        tui_start(t, kind, NULL);
+}
+
+void
+tui_notice(struct tui *t, bool bad, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->message, sizeof(t->message), fmt, ap);
+    va_end(ap);
+    t->message_bad = bad;
+}
+
+static void
+show(struct tui *t, enum tui_scr s)
+{
+    if (tui_screen(t->scr)->leave)
+        tui_screen(t->scr)->leave(t);
+    t->scr = s;
+    memset(&t->cur, 0, sizeof(t->cur));
+    t->message[0] = '\0';
+    if (tui_screen(s)->enter)
+        tui_screen(s)->enter(t);
+}
+
+void
+tui_goto(struct tui *t, enum tui_scr s)
+{
+    if (s == t->scr)
+        return;
+    if (t->n_history < (int)(sizeof(t->history) / sizeof(t->history[0])))
+        t->history[t->n_history++] = t->scr;
+    show(t, s);
+}
+
+void
+tui_back(struct tui *t)
+{
+    /* A job's screen is never gone back to: entering it would start the job again. */
+    while (t->n_history > 0 && t->history[t->n_history - 1] == SCR_PROGRESS && t->scr != SCR_PROGRESS)
+        t->n_history--;
+    if (t->n_history == 0)
+        return;
+    show(t, t->history[--t->n_history]);
+}
+
+static bool
+wants_framework(const struct tui *t)
+{
+    return !(t->ans.framework && strcmp(t->ans.framework, "none") == 0);
+}
+
+void
+tui_next(struct tui *t)
+{
+    switch (t->scr) {
+    case SCR_WELCOME: tui_goto(t, t->existing ? SCR_EXISTING : SCR_SYSTEM); break;
+    case SCR_EXISTING: tui_goto(t, SCR_SYSTEM); break;
+    case SCR_SYSTEM: tui_goto(t, SCR_FRAMEWORK); break;
+    case SCR_FRAMEWORK: tui_goto(t, SCR_VERSIONS); break;
+    case SCR_VERSIONS: tui_goto(t, SCR_COMPONENTS); break;
+    case SCR_COMPONENTS: tui_goto(t, SCR_LOCATION); break;
+    case SCR_LOCATION: tui_goto(t, wants_framework(t) ? SCR_PYENV : SCR_REVIEW); break;
+    case SCR_PYENV: tui_goto(t, SCR_REVIEW); break;
+    case SCR_REVIEW: tui_goto(t, SCR_PROGRESS); break;
+    case SCR_PROGRESS: tui_goto(t, SCR_VALIDATION); break;
+    case SCR_VALIDATION: tui_goto(t, SCR_DONE); break;
+    case SCR_DONE: t->running = false; break;
+    case SCR_COUNT:
+    default: break;
+    }
+}
+
+void
+tui_ask(struct tui *t, const char *title, const char *text, void (*yes)(struct tui *t))
+{
+    t->asking = true;
+    snprintf(t->ask_title, sizeof(t->ask_title), "%s", title);
+    snprintf(t->ask_text, sizeof(t->ask_text), "%s", text);
+    t->ask_yes = yes;
+}
+
