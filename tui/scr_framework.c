@@ -74,7 +74,12 @@ draw(struct tui *t)
     y += N_FW + 1;
     int lw = tui_text_color(t, TC_KEY, y, 3, COLS / 2, _("Version:"));
     tui_edit_draw(t, y, 4 + lw, 24, fw == 3 ? "" : ver, t->cur.sel == ROW_VERSION);
-    tui_dim(t, y, 6 + lw + 24, COLS - lw - 32, ver[0] ? "" : _("(empty: the newest that fits)"));
+    /* The hint beside the field when there is room, else under it. */
+    const char *hint = ver[0] ? "" : _("(empty: the newest that fits)");
+    if (tui_width(hint) <= COLS - lw - 32)
+        tui_dim(t, y, 6 + lw + 24, COLS - lw - 32, hint);
+    else
+        tui_dim_wrap(t, y + 1, 4 + lw, COLS - lw - 6, 2, hint);
 }
 
 static bool

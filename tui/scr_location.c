@@ -72,13 +72,14 @@ draw(struct tui *t)
     y++;
     tui_text_color(t, TC_KEY, y, 3, lw, labels[0]);
     tui_edit_draw(t, y, fx, fw, prefix, t->cur.sel == ROW_PREFIX);
-    CU_AUTOFREE char *where = cu_xasprintf(_("CUDA goes into %s/cuda-X.Y"), prefix);
-    tui_dim(t, y + 1, fx, fw, where);
+    CU_AUTOFREE char *where_fmt = cu_xasprintf(_("CUDA goes into %s/cuda-X.Y"), TUI_PATH);
+    CU_AUTOFREE char *where = tui_fit_path(t, fw, where_fmt, prefix);
+    tui_dim_wrap(t, y + 1, fx, fw, 2, where);
     y += 3;
     tui_text_color(t, TC_KEY, y, 3, lw, labels[1]);
     CU_AUTOFREE char *sc = cu_xasprintf("< %s >", scope);
     tui_edit_draw(t, y, fx, tui_width(sc) + 2, sc, t->cur.sel == ROW_SCOPE);
-    tui_dim(t, y + 1, fx, fw, scope_text(scope));
+    tui_dim_wrap(t, y + 1, fx, fw, 2, scope_text(scope));
     y += 3;
     bool user = strcmp(scope, "user") == 0;
     tui_text_color(t, user ? TC_KEY : TC_DIM, y, 3, lw, labels[2]);

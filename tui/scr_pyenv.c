@@ -106,12 +106,12 @@ draw(struct tui *t)
     const struct cu_pyenv_info *pe = t->o.facts->pyenv;
     CU_AUTOFREE char *found = pe ? cu_xasprintf(_("found here: %s %s"), pe->tool, pe->version ? pe->version : "")
                                  : cu_xstrdup(_("no conda found here; venv uses python3"));
-    tui_dim(t, y + 1, fx, fw, found);
+    tui_dim_wrap(t, y + 1, fx, fw, 2, found);
     y += 3;
     tui_text_color(t, TC_KEY, y, 3, lw, labels[1]);
     tui_edit_draw(t, y, fx, fw > 40 ? 40 : fw, name, t->cur.sel == ROW_NAME);
     if (t->plan && t->plan->env.path && !t->ans.env_name) {
-        tui_dim(t, y + 1, fx, fw, t->plan->env.path);
+        tui_dim_wrap(t, y + 1, fx, fw, 2, t->plan->env.path);
     }
     y += 3;
     tui_text_color(t, TC_KEY, y, 3, lw, labels[2]);
@@ -124,7 +124,7 @@ draw(struct tui *t)
         cu_buf_printf(&b, "%s%s", i ? ", " : "", py[i]);
     CU_AUTOFREE char *list = cu_buf_steal(&b);
     CU_AUTOFREE char *offer = cu_xasprintf(_("choices: %s"), list && *list ? list : _("none"));
-    tui_dim(t, y + 1, fx, fw, offer);
+    tui_dim_wrap(t, y + 1, fx, fw, 2, offer);
     y += 3;
     tui_text_color(t, TC_KEY, y, 3, lw, _("From"));
     bool venv = strcmp(tool, "venv") == 0;
@@ -138,7 +138,7 @@ draw(struct tui *t)
                               : line ? tui_fit_path(t, fw, line, pp->path)
                               : pp && pp->exe ? cu_xasprintf(_("uses %s"), pp->exe)
                                               : cu_xstrdup(_("a python3 of this machine when one fits, else cudaup brings one"));
-    tui_dim(t, y + 1, fx, fw, where);
+    tui_dim_wrap(t, y + 1, fx, fw, 2, where);
     y += 3;
     tui_button(t, y, t->cur.sel == ROW_CONTINUE);
 }

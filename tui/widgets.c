@@ -185,6 +185,13 @@ tui_wrap(int y, int x, int w, int rows, const char *s)
             row++;
             continue;
         }
+        if (row == rows - 1) {
+            /* The last row there is: what is left, cut with an ellipsis when it does not fit. */
+            CU_AUTOFREE char *rest = cu_xstrndup(s, strcspn(s, "\n"));
+            tui_text(y + row, x, w, rest);
+            row++;
+            break;
+        }
         /* Take characters up to the width; break at the last space when there is one. */
         const char *p = s, *last_space = NULL;
         int used = 0;
@@ -329,6 +336,15 @@ tui_dim(struct tui *t, int y, int x, int w, const char *s)
     tui_text_color(t, TC_DIM, y, x, w, s);
 }
 
+int
+tui_dim_wrap(struct tui *t, int y, int x, int w, int rows, const char *s)
+{
+    tui_attr(t, TC_DIM, true);
+    int used = tui_wrap(y, x, w, rows, s);
+    tui_attr(t, TC_DIM, false);
+    return used;
+}
+
 void
 tui_busy_line(struct tui *t, int y, const char *text)
 {
@@ -455,6 +471,23 @@ tui_frame(struct tui *t, const char *title, const char *keys)
     if (rw < COLS - 10)
         tui_text(0, COLS - rw, rw, right);
     tui_attr(t, TC_TITLE, false);
+    /* The keys line: on a narrow terminal it takes the row above too (when no message needs it),
+     * broken between two keys, so that every key stays visible. */
+    const char *keys2 = NULL;
+    CU_AUTOFREE char *keys1 = NULL;
+    if (tui_width(keys) > COLS - 2 && !t->message[0]) {
+        const char *best = NULL;
+        for (const char *p = strstr(keys, "  "); p; p = strstr(p + 1, "  ")) {
+            CU_AUTOFREE char *head = cu_xstrndup(keys, (size_t)(p - keys));
+            if (tui_width(head) > COLS - 2)
+                break;
+            best = p;
+        }
+        if (best) {
+            keys1 = cu_xstrndup(keys, (size_t)(best - keys));
+            keys2 = best + strspn(best, " ");
+        }
+    }
     if (t->message[0]) {
         tui_attr(t, t->message_bad ? TC_BAD : TC_WARN, true);
         tui_text(LINES - 2, 1, COLS - 2, t->message);
@@ -464,7 +497,12 @@ tui_frame(struct tui *t, const char *title, const char *keys)
     mvhline(LINES - 1, 0, ' ', COLS);
     tui_attr(t, TC_DIM, false);
     tui_attr(t, TC_KEY, true);
-    tui_text(LINES - 1, 1, COLS - 2, keys);
+    if (keys1) {
+        tui_text(LINES - 2, 1, COLS - 2, keys1);
+        tui_text(LINES - 1, 1, COLS - 2, keys2);
+    } else {
+        tui_text(LINES - 1, 1, COLS - 2, keys);
+    }
     tui_attr(t, TC_KEY, false);
     return 2;
 }
@@ -503,6 +541,11 @@ tui_doc_draw(struct tui *t, struct tui_doc *d, int y, int h, int *top)
     size_t i;
     for (i = (size_t)*top; i < d->n && r < y + h; i++) {
         struct tui_doc_line *l = &d->v[i];
+        /* A line that would not fit whole waits below the fold (▼), unless it is the first. */
+        int tw = tui_width(l->text), lw = w - l->indent;
+        int need = lw > 0 && tw > 0 ? (tw + lw - 1) / lw : 1;
+        if (r > y && need > y + h - r)
+            break;
         tui_attr(t, l->color, true);
         int drawn = tui_wrap(r, 1 + l->indent, w - l->indent, y + h - r, l->text);
         tui_attr(t, l->color, false);

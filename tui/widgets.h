@@ -55,6 +55,8 @@ void tui_box(struct tui *t, const char *title, const char *const *lines, int n);
 int tui_text_color(struct tui *t, enum tui_color c, int y, int x, int w, const char *s);
 /** Dim text clipped to @w columns: hints under a field, side notes. */
 void tui_dim(struct tui *t, int y, int x, int w, const char *s);
+/** Dimmed text wrapped over at most @rows rows; returns the rows used. */
+int tui_dim_wrap(struct tui *t, int y, int x, int w, int rows, const char *s);
 /** A spinner and @text, while the engine works. */
 void tui_busy_line(struct tui *t, int y, const char *text);
 /** The "[ Continue ]" row of a form, highlighted when it has the focus. */

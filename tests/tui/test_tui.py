@@ -287,6 +287,19 @@ t.ok("No NVIDIA GPU was found" in d["refused"], "no GPU: Enter says why", d["ref
 t.ok("--cuda" not in d["versions"] + d["refused"] and "CUDA X.Y on the Versions screen" in flat(d["versions"]),
      "no GPU: the way out names the wizard's choice, not a flag", d["versions"])
 
+# 60x20: every text wraps or says it was cut; the keys line keeps every key.
+sm = Box("small60")
+r, d = sm.wizard(FLOW[:FLOW.index("DUMP validation")] + ["esc", "q", "y"], "--env-scope", "user", "--shell-rc", sm.rc,
+                 size=(60, 20))
+for name in ("welcome", "system", "framework", "versions", "components", "location", "review"):
+    dump = d.get(name, "")
+    t.ok(fits_screen(dump, 60, 20), "60x20 %s: 20 rows of at most 60 columns" % name, dump)
+    t.ok("q: quit" in "\n".join(rows(dump)[-2:]) or "Esc" in "\n".join(rows(dump)[-2:]),
+         "60x20 %s: the keys line is whole (it takes two rows when it must)" % name, dump)
+    # Table rows (ticked components, versions) may end a long description with "…"; text may not.
+    cut = [x for x in rows(dump)[2:-2] if x.rstrip().endswith("…") and not re.match(r"\s*(\[[x ]\]|[✓✗])", x)]
+    t.ok(not cut, "60x20 %s: no text of the body is cut at the edge" % name, "\n".join(cut) + "\n" + dump)
+
 # Resize: the layout follows; too small says so.
 r, d = q.wizard(["enter", "resize 100x30", "DUMP big", "resize 30x10", "DUMP small", "resize 80x24", "DUMP back"])
 t.ok(fits_screen(d["big"], 100, 30) and rows(d["big"])[0].endswith("Step 1 of 10"), "100x30: 30 rows, the title bar spans it",
