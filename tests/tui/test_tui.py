@@ -314,6 +314,13 @@ t.ok("欢迎" in d["welcome"], "zh_CN: the welcome screen is translated", d["wel
 for name in ("welcome", "system", "framework", "quit"):
     t.ok(fits_screen(d[name]), "zh_CN %s: at most 80 columns by display width" % name, d[name])
 t.ok("退出" in d["quit"], "zh_CN: the quit question is translated", d["quit"])
+for name in ("welcome", "system", "framework"):
+    cut = [x for x in rows(d[name])[2:-2] if x.rstrip().endswith("…")]
+    t.ok(not cut, "zh_CN %s: CJK text wraps between characters, nothing cut" % name, d[name])
+r, d = q.wizard(["enter", "enter", "enter", "DUMP versions", "q", "y"], env={"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"},
+                size=(60, 20))
+t.ok(fits_screen(d["versions"], 60, 20) and "版本" in d["versions"], "zh_CN at 60x20: Versions fits and is translated",
+     d["versions"])
 
 # With a framework: TensorFlow into a real venv, pip from a local wheelhouse; the Python env screen, then the proof.
 PY = shutil.which("python3.11", path="/usr/bin:/bin")
