@@ -89,8 +89,11 @@ cu_prefix_reconcile(const char *prefix)
 
 /* ---- the pipeline: downloads, and consumers that hash (and unpack) as bytes land ---- */
 
+struct tree;
+
 struct job {
     const struct cu_plan_download *d;
+    struct tree *place_into; /* install: move the unpacked files into the new tree as soon as they are checked */
     char *final, *partial;
     bool cached;
     struct cu_stream stream;
@@ -138,6 +141,8 @@ unpack_progress(void *ud, uint64_t bytes)
                          .phase = "unpack", .done = bytes, .total = 0};
     cu_emit(j->ctx->events, &e);
 }
+
+static enum cu_status place_job(struct tree *t, const struct job *j, struct cu_error *err);
 
 static void
 run_job(struct job *j)
@@ -262,6 +267,9 @@ run_job(struct job *j)
         CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
         unlink(meta);
     }
+    /* No serial tail: this component goes into the new tree now, while the others still arrive. */
+    if (j->place_into && place_job(j->place_into, j, &j->result) != CU_OK)
+        goto fail;
     return;
 fail:
     atomic_store(j->stop, 1);
@@ -318,7 +326,7 @@ jobs_fini(struct job *jobs, size_t n)
  */
 static enum cu_status
 pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
-         const char *staging_root, struct job **jobs_out, struct cu_error *err)
+         const char *staging_root, struct tree *place_into, struct job **jobs_out, struct cu_error *err)
 {
     struct job *jobs = cu_xcalloc(n + 1, sizeof(*jobs));
     atomic_int stop = 0;
@@ -341,6 +349,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
         if (staging_root)
             j->staging = cu_xasprintf("%s/c/%s", staging_root, dl[i]->component);
+        j->place_into = place_into;
     }
     qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
 
@@ -457,6 +466,9 @@ struct tree {
     struct cu_record *rec;
     size_t cap;
     struct cu_error *err;
+    const struct cu_plan *plan;   /* for the order of names in messages */
+    pthread_mutex_t mu;           /* workers place their components as each is done */
+    bool placing;                 /* mu is initialised */
 };
 
 static struct cu_record_file *
@@ -487,6 +499,21 @@ split(const char *path, char **dir, const char **base)
     const char *s = strrchr(path, '/');
     *dir = s ? cu_xstrndup(path, (size_t)(s - path)) : cu_xstrdup("");
     *base = s ? s + 1 : path;
+}
+
+static int
+by_path(const void *a, const void *b)
+{
+    return strcmp(((const struct cu_record_file *)a)->path, ((const struct cu_record_file *)b)->path);
+}
+
+static size_t
+plan_index(const struct cu_plan *p, const char *component)
+{
+    for (size_t i = 0; i < p->n_downloads; i++)
+        if (strcmp(p->downloads[i].component, component) == 0)
+            return i;
+    return (size_t)-1;
 }
 
 /* Move one unpacked entry of @component from its staging folder into the tree. */
@@ -525,9 +552,22 @@ place(struct tree *t, int sfd, const char *component, const struct cu_extract_fi
         close(dfd);
         if (same)
             return CU_OK; /* the same bytes from two components: keep one */
+        /* Named in plan order, whichever was placed first (workers place as they finish).  A folder
+         * made for another component's files belongs to that component. */
+        const char *a = old && old->component ? old->component : NULL, *b = component;
+        size_t dl = strlen(dest);
+        for (size_t i = 0; !a && i < t->rec->n_files; i++)
+            if (strncmp(t->rec->files[i].path, dest, dl) == 0 && t->rec->files[i].path[dl] == '/')
+                a = t->rec->files[i].component;
+        if (!a)
+            a = "?";
+        if (t->plan && plan_index(t->plan, b) < plan_index(t->plan, a)) {
+            const char *x = a;
+            a = b;
+            b = x;
+        }
         return cu_error_set(t->err, CU_E_ARCHIVE, 0,
-                            _("The components %s and %s both install %s, with different contents"),
-                            old && old->component ? old->component : "?", component, dest);
+                            _("The components %s and %s both install %s, with different contents"), a, b, dest);
     }
     if ((st = cu_openat_dir(sfd, sdir, false, &srcfd, t->err)) != CU_OK) {
         close(dfd);
@@ -549,6 +589,27 @@ place(struct tree *t, int sfd, const char *component, const struct cu_extract_fi
     r->target = cu_xstrdup(f->target);
     r->component = cu_xstrdup(component);
     return CU_OK;
+}
+
+/* A worker's finished component, into the new tree: one worker at a time. */
+static enum cu_status
+place_job(struct tree *t, const struct job *j, struct cu_error *err)
+{
+    enum cu_status st = CU_OK;
+    pthread_mutex_lock(&t->mu);
+    struct cu_error *saved = t->err;
+    t->err = err;
+    int sfd = open(j->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sfd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), j->staging);
+    } else {
+        for (size_t k = 0; k < j->res.n && st == CU_OK; k++)
+            st = place(t, sfd, j->d->component, &j->res.files[k]);
+        close(sfd);
+    }
+    t->err = saved;
+    pthread_mutex_unlock(&t->mu);
+    return st;
 }
 
 /* Bring a kept component's files over from the old tree: hard links, no copies. */
@@ -774,10 +835,9 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
     tree_path = cu_path_join(staging, "tree");
     if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
         goto out;
-    if ((st = pipeline(ctx, need, n_need, staging, &jobs, err)) != CU_OK)
-        goto out;
 
-    /* The new tree: kept components linked from the old one, then the new ones moved in. */
+    /* The new tree: kept components linked from the old one first, then each new one moved in by
+     * its worker as soon as it is checked and unpacked (no serial tail after the downloads). */
     t.rec = cu_record_new();
     t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (t.fd < 0) {
@@ -832,26 +892,17 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
     }
     if (st != CU_OK)
         goto out;
-    /* New components in plan order, so conflicts are reported the same way every time. */
-    for (size_t i = 0; i < p->n_downloads && st == CU_OK; i++) {
-        if (kept[i])
-            continue;
-        const struct job *j = NULL;
-        for (size_t k = 0; k < n_need; k++)
-            if (jobs[k].d == &p->downloads[i])
-                j = &jobs[k];
-        int sfd = open(j->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (sfd < 0) {
-            st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), j->staging);
-            break;
-        }
-        for (size_t k = 0; k < j->res.n && st == CU_OK; k++)
-            st = place(&t, sfd, j->d->component, &j->res.files[k]);
-        close(sfd);
-        if (p->downloads[i].product == CU_PRODUCT_CUDNN)
+    t.plan = p;
+    pthread_mutex_init(&t.mu, NULL);
+    t.placing = true;
+    if ((st = pipeline(ctx, need, n_need, staging, &t, &jobs, err)) != CU_OK)
+        goto out;
+    for (size_t k = 0; k < n_need; k++)
+        if (need[k]->product == CU_PRODUCT_CUDNN)
             ctx->cudnn_changed = true;
-    }
-    if (st != CU_OK || (st = write_own_files(&t, p, tree_path)) != CU_OK ||
+    /* The record lists files by path, whichever worker placed them first. */
+    qsort(t.rec->files, t.rec->n_files, sizeof(*t.rec->files), by_path);
+    if ((st = write_own_files(&t, p, tree_path)) != CU_OK ||
         (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
         goto out;
     if (ctx->cancel && atomic_load(ctx->cancel)) {
@@ -879,6 +930,8 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
 out:
     if (st != CU_OK)
         cu_run_result(ctx, "cuda", "install", cu_error_text(err), st, false);
+    if (t.placing)
+        pthread_mutex_destroy(&t.mu);
     if (t.fd >= 0)
         close(t.fd);
     if (oldfd >= 0)
@@ -951,7 +1004,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
         goto out;
     const struct cu_plan_download *dl[] = {&py->dl};
-    if ((st = pipeline(ctx, dl, 1, staging, &jobs, err)) != CU_OK)
+    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, err)) != CU_OK)
         goto out;
     t.rec = cu_record_new();
     t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1061,7 +1114,7 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
         dl[n++] = &p->downloads[i];
     if (p->python && p->python->dl.url)
         dl[n++] = &p->python->dl; /* the nodes' Python: DIR/python/FILE */
-    if ((st = pipeline(ctx, dl, n, NULL, &jobs, err)) != CU_OK)
+    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, err)) != CU_OK)
         goto out;
     bool changed = false;
     for (size_t i = 0; i < n && st == CU_OK; i++) {
