@@ -19,7 +19,7 @@
     X(CU_E_NETWORK, N_("a download failed"), 1)                                       \
     X(CU_E_CHECKSUM, N_("a download did not match its checksum"), 1)                  \
     X(CU_E_ARCHIVE, N_("an archive could not be unpacked"), 1)                        \
-    X(CU_E_UNSAFE_PATH, N_("an archive tried to write outside its folder"), 1)        \
+    X(CU_E_UNSAFE_PATH, N_("a path leads somewhere cudaup will not write (a link, or outside its folder)"), 1) \
     X(CU_E_DRIVER, N_("a GPU library could not be used"), 1)                          \
     X(CU_E_TOOL, N_("an external tool failed"), 1)                                    \
     X(CU_E_BUSY, N_("another cudaup is working on the same folder"), 1)               \
