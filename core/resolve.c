@@ -10,21 +10,14 @@
 #include <strings.h>
 
 #include "gpucode.h"
+#include "resolve_int.h"
 #include "i18n.h"
 #include "mem.h"
 #include "str.h"
 
-#define DEFAULT_PYTHON_MAX "3.12"
-#define PYTORCH_INDEX "https://download.pytorch.org/whl/"
 
 /* ---- wishes ----------------------------------------------------------------- */
 
-enum spec_kind { SPEC_AUTO, SPEC_NONE, SPEC_PREFIX, SPEC_EXACT };
-
-struct spec {
-    enum spec_kind kind;
-    struct cu_version v;
-};
 
 static bool
 parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out)
@@ -42,11 +35,6 @@ parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out)
     return true;
 }
 
-struct fwspec {
-    enum cu_framework fw;
-    struct cu_version v; /* n == 0: newest that fits */
-    char extra[32];      /* jax[EXTRA] as asked ("cuda12-local"), or "" */
-};
 
 static bool
 parse_framework(const char *s, struct fwspec *out, const char **bad_version)
@@ -140,67 +128,11 @@ cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
 
 /* ---- resolver state ------------------------------------------------------------ */
 
-struct fwopt {
-    int cuda_major;                /* 0: any */
-    struct cu_version cuda_min;    /* n == 0: none */
-    struct cu_version cuda_mm;     /* an exact X.Y wanted (PyTorch's build), n == 0: none */
-    int cudnn_major;               /* 0: any */
-    struct cu_version cudnn_min, cudnn_max_excl;
-    struct cu_version py_min, py_max; /* n == 0: unconstrained */
-    char *title;                   /* "TensorFlow 2.20.0" */
-    char *version;                 /* what the plan records, or NULL */
-    struct cu_strv pip;
-    char *index_url, *tag;
-    char *why;                     /* the reason line for the plan */
-    /* What the resolver knows of the build's GPU code (judge_code). */
-    const struct cu_cat_code *code; /* NULL: the data is silent */
-    struct cu_version build_cuda;  /* the CUDA it was built with (the toolkit of its PTX) */
-    bool bundled;                  /* the wheel brings its own CUDA runtime */
-    struct cu_version cuda_max;    /* the newest CUDA X.Y it loads, n == 0: any */
-    const char *cuda_max_why;
-    char *local_needs;             /* what else a "-local" JAX needs, or NULL */
-    int code_class;                /* enum code_class */
-    char *code_why;                /* why it cannot run here (code_class == CODE_NO_FIT) */
-    bool no_code;                  /* ... because it has no code at all for a GPU here */
-    enum cu_code_fit *fit;         /* per GPU of the facts */
-    int *target;
-};
 
-/* How well the data vouches that a build runs on every GPU here; tried in this order. */
-enum code_class {
-    CODE_READ,     /* the arch list was read in a source */
-    CODE_INFERRED, /* derived from a neighbouring release */
-    CODE_SILENT,   /* the data does not say */
-    CODE_NO_FIT,   /* it cannot run on a GPU here */
-};
 
-struct rs {
-    const struct cu_resolve_in *in;
-    const struct cu_catalog *cat;
-    const struct cu_facts *f;
-    struct spec cuda, cudnn;
-    struct fwspec fw;
-    struct cu_version py_wish;
-    const char *platform;
-    bool constrained, have_driver;
-    struct cu_version driver;
-    struct cu_error *err;
-    /* What failed, for the one sentence when nothing fits: the candidate that
-     * got furthest explains best what the user must change. */
-    int stage;
-    char why[512];
-    struct cu_version min_need; /* the smallest driver that would have done */
-    /* How the system CUDA was found for the candidate in hand: 0 the build's own
-     * CUDA X.Y, 1 another release of its major (a wheel with its own runtime),
-     * 2 a release the driver runs only by minor-version compatibility. */
-    int sweep;
-    char cudnn_note[300]; /* the picked cuDNN rests on neighbouring support matrices */
-    char cudnn_skip[512]; /* why newer cuDNN releases were passed over */
-    bool no_advice; /* resolving for advice: do not look for advice again */
-};
 
-static void
-fail(struct rs *r, int stage, const char *fmt, ...)
+void
+rs_fail(struct rs *r, int stage, const char *fmt, ...)
 {
     if (stage <= r->stage)
         return; /* a candidate that got as far or further already explains */
@@ -211,7 +143,7 @@ fail(struct rs *r, int stage, const char *fmt, ...)
     r->stage = stage;
 }
 
-/* Like fail(), but a later candidate at the same stage explains better: options come newest
+/* Like rs_fail(), but a later candidate at the same stage explains better: options come newest
  * first, so the last "needs CUDA X or newer" names the X closest to what was asked. */
 static void CU_PRINTF(3, 4)
 fail_closer(struct rs *r, int stage, const char *fmt, ...)
@@ -225,8 +157,8 @@ fail_closer(struct rs *r, int stage, const char *fmt, ...)
     r->stage = stage;
 }
 
-static void
-fwopt_init(struct fwopt *o)
+void
+rs_fwopt_init(struct fwopt *o)
 {
     memset(o, 0, sizeof(*o));
     cu_strv_init(&o->pip);
@@ -247,50 +179,8 @@ fwopt_fini(struct fwopt *o)
     free(o->target);
 }
 
-/* How far a candidate got before it failed. */
-enum stage {
-    ST_GPU_CODE = 1,  /* the build has no code a GPU here can run (judged before any CUDA) */
-    ST_FRAMEWORK,     /* the framework's or the wishes' constraints */
-    ST_GPU,           /* CUDA cannot build for a GPU */
-    ST_DRIVER,        /* the driver is too old for it */
-    ST_MIRROR,        /* the mirror lacks it or its platform */
-    ST_CUDNN_RULE,    /* no cuDNN of the framework's range */
-    ST_CUDNN_VARIANT, /* no cuDNN build for this CUDA major */
-    ST_CUDNN_DRIVER,
-    ST_CUDNN_GPU,
-    ST_CUDNN_MIRROR,
-};
 
-struct rs;
-static void fail(struct rs *r, int stage, const char *fmt, ...) CU_PRINTF(3, 4);
 
-static const char *
-V(const struct cu_version *v, char *buf, size_t len)
-{
-    return cu_version_format(v, 0, buf, len);
-}
-
-static const char *
-D(const struct cu_version *v, char *buf, size_t len)
-{
-    return cu_driver_version_format(v, buf, len);
-}
-
-/* A version from a string known to be well formed; zero when it is not. */
-static struct cu_version
-vp(const char *s)
-{
-    struct cu_version v;
-    if (!cu_version_parse(s, &v))
-        memset(&v, 0, sizeof(v));
-    return v;
-}
-
-static struct cu_version
-mm(const struct cu_version *v)
-{
-    return (struct cu_version){{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
-}
 
 static bool
 spec_matches(const struct spec *s, const struct cu_version *v)
@@ -328,17 +218,17 @@ gpus_fit_cuda(struct rs *r, const struct cu_version *cuda, bool *unknown)
         }
         struct cu_version last, first;
         if (cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &first) && cu_version_cmp(&first, &m) > 0)
-            fail(r, ST_GPU,
+            rs_fail(r, ST_GPU,
                  _("CUDA %s cannot build for GPU %d (%s, compute capability %s); it needs CUDA %s or newer."),
                  V(&m, b1, sizeof(b1)), g->index, g->name, V(&g->cc, b2, sizeof(b2)),
                  V(&first, b3, sizeof(b3)));
         else if (cu_catalog_cuda_last_for_cc(r->cat, &g->cc, &last))
-            fail(r, ST_GPU,
+            rs_fail(r, ST_GPU,
                  _("CUDA %s no longer builds for GPU %d (%s, compute capability %s); CUDA %s is the newest that does."),
                  V(&m, b1, sizeof(b1)), g->index, g->name, V(&g->cc, b2, sizeof(b2)),
                  V(&last, b3, sizeof(b3)));
         else
-            fail(r, ST_GPU,
+            rs_fail(r, ST_GPU,
                  _("No CUDA release with archives builds for GPU %d (%s, compute capability %s)."),
                  g->index, g->name, V(&g->cc, b2, sizeof(b2)));
         return 1;
@@ -386,12 +276,12 @@ driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need
         r->min_need = *need;
         r->stage = ST_GPU; /* let the smaller need replace the message */
         if (r->f->driver.cuda_max.n)
-            fail(r, ST_DRIVER,
+            rs_fail(r, ST_DRIVER,
                  _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s, which runs CUDA up to %s."),
                  V(cuda, b1, sizeof(b1)), D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)),
                  V(&r->f->driver.cuda_max, b4, sizeof(b4)));
         else
-            fail(r, ST_DRIVER,
+            rs_fail(r, ST_DRIVER,
                  _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s."), V(cuda, b1, sizeof(b1)),
                  D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
     }
@@ -410,14 +300,6 @@ cat_variants(const struct cu_cat_cudnn *c, const char *platform)
     return c->variants_aarch64;
 }
 
-static bool
-strv_has(char **v, const char *s)
-{
-    for (; v && *v; v++)
-        if (strcmp(*v, s) == 0)
-            return true;
-    return false;
-}
 
 /* Does a support-matrix row list compute capability @cc?  The matrix lists one
  * capability per architecture (5.0 for all of Maxwell): a GPU fits from the lowest
@@ -443,7 +325,7 @@ cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version
     if (!row)
         return true; /* nothing known against it; the manifest decides */
     if (r->have_driver && row->driver.n && cu_version_cmp(&r->driver, &row->driver) < 0) {
-        fail(r, ST_CUDNN_DRIVER,
+        rs_fail(r, ST_CUDNN_DRIVER,
              _("cuDNN %s for CUDA %u needs NVIDIA driver %s or newer; this machine has %s."),
              V(v, b1, sizeof(b1)), cuda->part[0], D(&row->driver, b2, sizeof(b2)),
              D(&r->driver, b3, sizeof(b3)));
@@ -463,13 +345,13 @@ cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version
         if (!g->cc.n)
             continue;
         if (!row_lists(row, &g->cc)) {
-            fail(r, ST_CUDNN_GPU,
+            rs_fail(r, ST_CUDNN_GPU,
                  _("cuDNN %s does not support GPU %d (%s, compute capability %s)."), V(v, b1, sizeof(b1)),
                  g->index, g->name, V(&g->cc, b2, sizeof(b2)));
             return false;
         }
         if (below && above && !row_lists(above, &g->cc)) {
-            fail(r, ST_CUDNN_GPU,
+            rs_fail(r, ST_CUDNN_GPU,
                  _("No support matrix of cuDNN %s was read, and cuDNN %s no longer lists compute capability %s; cuDNN %s is the newest known to support GPU %d (%s)."),
                  V(v, b1, sizeof(b1)), V(&above->cudnn, b2, sizeof(b2)), V(&g->cc, b3, sizeof(b3)),
                  V(&row->cudnn, b4, sizeof(b4)), g->index, g->name);
@@ -480,7 +362,7 @@ cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version
         for (size_t k = 0; k < row->n_cc_needs; k++) {
             if (cu_version_cmp(&row->cc_needs_cc[k], &g->cc) == 0 &&
                 cu_version_cmp(&cm, &row->cc_needs_cuda[k]) < 0) {
-                fail(r, ST_CUDNN_GPU,
+                rs_fail(r, ST_CUDNN_GPU,
                      _("cuDNN %s supports GPU %d (compute capability %s) only with CUDA %s or newer, not %s."),
                      V(v, b1, sizeof(b1)), g->index, V(&g->cc, b2, sizeof(b2)),
                      V(&row->cc_needs_cuda[k], b3, sizeof(b3)), V(&cm, b4, sizeof(b4)));
@@ -537,12 +419,12 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
             continue;
         }
         if (o->cudnn_major && (int)v.part[0] != o->cudnn_major) {
-            fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title,
+            rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title,
                  o->cudnn_major, V(&v, b1, sizeof(b1)));
             continue;
         }
         if (o->cudnn_min.n && cu_version_cmp(&v, &o->cudnn_min) < 0) {
-            fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %s or newer, not %s."), o->title,
+            rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %s or newer, not %s."), o->title,
                  V(&o->cudnn_min, b1, sizeof(b1)), V(&v, b2, sizeof(b2)));
             continue;
         }
@@ -550,7 +432,7 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
             continue;
         const struct cu_cat_cudnn *cc = cu_catalog_cudnn(r->cat, &v);
         if (cc && cc->variants_known && !strv_has(cat_variants(cc, r->platform), variant)) {
-            fail(r, ST_CUDNN_VARIANT, _("cuDNN %s has no build for CUDA %s on %s."),
+            rs_fail(r, ST_CUDNN_VARIANT, _("cuDNN %s has no build for CUDA %s on %s."),
                  V(&v, b1, sizeof(b1)), variant, r->platform);
             continue;
         }
@@ -559,7 +441,7 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
         const struct cu_manifest *m;
         st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDNN, labels[i], &m, r->err);
         if (st == CU_E_NOT_FOUND) {
-            fail(r, ST_CUDNN_MIRROR, "%s", r->err->msg);
+            rs_fail(r, ST_CUDNN_MIRROR, "%s", r->err->msg);
             continue;
         }
         if (st != CU_OK)
@@ -567,7 +449,7 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
         const struct cu_package *pkg = cu_manifest_package(m, "cudnn");
         const struct cu_artifact *a = cu_package_artifact(pkg, r->platform, variant);
         if (!a) {
-            fail(r, ST_CUDNN_MIRROR, _("cuDNN %s has no build for CUDA %s on %s."),
+            rs_fail(r, ST_CUDNN_MIRROR, _("cuDNN %s has no build for CUDA %s on %s."),
                  labels[i], variant, r->platform);
             continue;
         }
@@ -582,10 +464,10 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
     }
     {
         if (r->cudnn.kind == SPEC_AUTO)
-            fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN for CUDA %s on %s."), variant,
+            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN for CUDA %s on %s."), variant,
                  r->platform);
         else
-            fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN %s for CUDA %s on %s."),
+            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN %s for CUDA %s on %s."),
                  r->in->wishes->cudnn, variant, r->platform);
     }
     return CU_E_NOT_FOUND;
@@ -913,7 +795,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
 
     if (r->py_wish.n && o->py_min.n &&
         (cu_version_cmp(&r->py_wish, &o->py_min) < 0 || cu_version_cmp(&r->py_wish, &o->py_max) > 0)) {
-        fail(r, ST_FRAMEWORK, _("%s supports Python %s to %s, not %s."), o->title,
+        rs_fail(r, ST_FRAMEWORK, _("%s supports Python %s to %s, not %s."), o->title,
              V(&o->py_min, b1, sizeof(b1)), V(&o->py_max, b2, sizeof(b2)), r->in->wishes->python);
         return CU_E_NOT_FOUND;
     }
@@ -951,7 +833,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
             if (gpus_fit_cuda(r, &v, &unknown) != 0)
                 continue;
             if (unknown && r->cuda.kind == SPEC_AUTO) {
-                fail(r, ST_FRAMEWORK,
+                rs_fail(r, ST_FRAMEWORK,
                      _("cudaup does not know which GPUs CUDA %s builds for."), V(&vmm, b1, sizeof(b1)));
                 continue;
             }
@@ -960,13 +842,13 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
             const struct cu_manifest *m;
             st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDA, labels[i], &m, r->err);
             if (st == CU_E_NOT_FOUND) {
-                fail(r, ST_MIRROR, "%s", r->err->msg);
+                rs_fail(r, ST_MIRROR, "%s", r->err->msg);
                 continue;
             }
             if (st != CU_OK)
                 return st;
             if (!has_platform(cu_manifest_package(m, "cuda_cudart"), r->platform)) {
-                fail(r, ST_MIRROR, _("CUDA %s has no archives for %s."), labels[i],
+                rs_fail(r, ST_MIRROR, _("CUDA %s has no archives for %s."), labels[i],
                      r->platform);
                 continue;
             }
@@ -990,314 +872,28 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
     }
     if (!any_label) {
         if (r->cuda.kind == SPEC_AUTO)
-            fail(r, ST_FRAMEWORK, _("The mirror lists no CUDA release."));
+            rs_fail(r, ST_FRAMEWORK, _("The mirror lists no CUDA release."));
         else
-            fail(r, ST_FRAMEWORK, _("CUDA %s is not on the mirror."), r->in->wishes->cuda);
+            rs_fail(r, ST_FRAMEWORK, _("CUDA %s is not on the mirror."), r->in->wishes->cuda);
     } else if (o->cuda_max.n && !any_in_range) {
-        fail(r, ST_FRAMEWORK, _("%s needs CUDA %s (%s); NVIDIA publishes CUDA archives only from %s on."), o->title,
+        rs_fail(r, ST_FRAMEWORK, _("%s needs CUDA %s (%s); NVIDIA publishes CUDA archives only from %s on."), o->title,
              V(&o->cuda_max, b1, sizeof(b1)), o->cuda_max_why ? o->cuda_max_why : "",
              cu_version_format(&r->cat->archives_from, 2, b2, sizeof(b2)));
     } else if (o->cuda_major) {
         if (r->cuda.kind != SPEC_AUTO && (int)r->cuda.v.part[0] != o->cuda_major)
-            fail(r, ST_FRAMEWORK, _("%s needs CUDA %d, not %s."), o->title, o->cuda_major,
+            rs_fail(r, ST_FRAMEWORK, _("%s needs CUDA %d, not %s."), o->title, o->cuda_major,
                  r->in->wishes->cuda);
         else if (o->cuda_mm.n && r->cuda.kind == SPEC_AUTO)
-            fail(r, ST_FRAMEWORK, _("%s needs CUDA %s, which is not on the mirror."), o->title,
+            rs_fail(r, ST_FRAMEWORK, _("%s needs CUDA %s, which is not on the mirror."), o->title,
                  V(&o->cuda_mm, b1, sizeof(b1)));
         else if (r->cuda.kind != SPEC_AUTO && o->cuda_min.n)
             fail_closer(r, ST_FRAMEWORK, _("%s needs CUDA %s or newer, not %s."), o->title,
                         V(&o->cuda_min, b1, sizeof(b1)), r->in->wishes->cuda);
         else
-            fail(r, ST_FRAMEWORK, _("%s needs CUDA %d.%u or a newer %d.x, which the mirror lacks."), o->title,
+            rs_fail(r, ST_FRAMEWORK, _("%s needs CUDA %d.%u or a newer %d.x, which the mirror lacks."), o->title,
                  o->cuda_major, o->cuda_min.n > 1 ? o->cuda_min.part[1] : 0, o->cuda_major);
     }
     return CU_E_NOT_FOUND;
-}
-
-/* ---- framework options ------------------------------------------------------------- */
-
-/* The VERSION of --framework NAME==VERSION as the user wrote it (whatever spelling of NAME). */
-static const char *
-fw_version_text(const struct rs *r)
-{
-    const char *eq = r->in->wishes->framework ? strstr(r->in->wishes->framework, "==") : NULL;
-    return eq ? eq + 2 : "";
-}
-
-static bool
-major_has_archives(const struct cu_catalog *cat, int major)
-{
-    for (size_t i = 0; i < cat->n_cuda; i++)
-        if (cat->cuda[i].archives && (int)cat->cuda[i].version.part[0] == major)
-            return true;
-    return false;
-}
-
-static bool
-fw_version_matches(const struct cu_version *want, const struct cu_version *have)
-{
-    return !want->n || cu_version_matches(have, want) || cu_version_cmp(have, want) == 0 ||
-           (want->n > have->n && cu_version_matches(want, have));
-}
-
-static void
-add_none_option(struct rs *r, struct fwopt **opts, size_t *n)
-{
-    (void)r;
-    *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
-    fwopt_init(&(*opts)[*n]);
-    (*opts)[*n].title = cu_xstrdup(_("no framework"));
-    (*n)++;
-}
-
-/* Can cudaup give this TensorFlow the CUDA its libraries load? */
-static bool
-tf_installable(const struct cu_catalog *cat, const struct cu_cat_tf *t)
-{
-    if (!major_has_archives(cat, (int)t->cuda.part[0]))
-        return false;
-    struct cu_version from = mm(&cat->archives_from);
-    return !t->cuda_max.n || cu_version_cmp(&t->cuda_max, &from) >= 0;
-}
-
-static enum cu_status
-tf_options(struct rs *r, struct fwopt **opts, size_t *n)
-{
-    char b1[32], b2[32], b3[32];
-    const struct cu_cat_tf *first_ok = NULL;
-    bool matched = false;
-
-    for (size_t i = r->cat->n_tf; i-- > 0;)
-        if (tf_installable(r->cat, &r->cat->tf[i])) {
-            first_ok = &r->cat->tf[i];
-            break;
-        }
-    for (size_t i = 0; i < r->cat->n_tf; i++) {
-        const struct cu_cat_tf *t = &r->cat->tf[i];
-        if (!fw_version_matches(&r->fw.v, &t->version))
-            continue;
-        matched = true;
-        if (!tf_installable(r->cat, t)) {
-            if (!r->fw.v.n)
-                continue; /* newest-first search: older builds simply do not fit */
-            if (t->cuda_max.n && major_has_archives(r->cat, (int)t->cuda.part[0]))
-                return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                                    _("TensorFlow %s needs CUDA %s: %s. NVIDIA publishes CUDA archives only from %s on, so cudaup cannot install it; TensorFlow %s or newer works with the CUDA releases cudaup installs."),
-                                    V(&t->version, b1, sizeof(b1)), V(&t->cuda_max, b2, sizeof(b2)),
-                                    t->cuda_max_why ? t->cuda_max_why : "",
-                                    cu_version_format(&r->cat->archives_from, 2, (char[32]){0}, 32),
-                                    first_ok ? V(&first_ok->version, (char[32]){0}, 32) : "2.15");
-            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                                _("TensorFlow %s was built for CUDA %s and cuDNN %s, but NVIDIA publishes CUDA archives only from %s on, so cudaup cannot install them; TensorFlow %s or newer works with the CUDA releases cudaup installs."),
-                                V(&t->version, b1, sizeof(b1)), V(&t->cuda, b2, sizeof(b2)),
-                                V(&t->cudnn, b3, sizeof(b3)),
-                                cu_version_format(&r->cat->archives_from, 2, (char[32]){0}, 32),
-                                first_ok ? V(&first_ok->version, (char[32]){0}, 32) : "2.15");
-        }
-        *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
-        struct fwopt *o = &(*opts)[(*n)++];
-        fwopt_init(o);
-        V(&t->version, b1, sizeof(b1));
-        o->title = cu_xasprintf("TensorFlow %s", b1);
-        o->version = cu_xstrdup(b1);
-        o->cuda_major = (int)t->cuda.part[0];
-        o->cuda_min = mm(&t->cuda);
-        o->cudnn_major = (int)t->cudnn.part[0];
-        o->cudnn_min = t->cudnn;
-        o->py_min = t->py_min;
-        o->py_max = t->py_max;
-        o->code = cu_catalog_tf_code(r->cat, &t->version);
-        o->build_cuda = mm(&t->cuda);
-        o->cuda_max = t->cuda_max;
-        o->cuda_max_why = t->cuda_max_why;
-        bool gpu_pkg = strcmp(t->package, "tensorflow_gpu") == 0;
-        cu_strv_push_owned(&o->pip, cu_xasprintf("%s==%s", gpu_pkg ? "tensorflow-gpu" : "tensorflow", b1));
-        o->why = cu_xasprintf(_("TensorFlow %s (with Keras): Google built and tested it with CUDA %s and cuDNN %s, so it needs CUDA %s.x at %s or newer and cuDNN %u.x."),
-                              b1, V(&t->cuda, b2, sizeof(b2)), V(&t->cudnn, b3, sizeof(b3)),
-                              cu_version_format(&t->cuda, 1, (char[32]){0}, 32), b2, t->cudnn.part[0]);
-    }
-    if (!matched)
-        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                            _("TensorFlow %s is not in cudaup's catalog; it knows %s to %s."),
-                            fw_version_text(r),
-                            V(&r->cat->tf[r->cat->n_tf - 1].version, b1, sizeof(b1)),
-                            V(&r->cat->tf[0].version, b2, sizeof(b2)));
-    return CU_OK;
-}
-
-static const struct cu_cat_torch_version *
-torch_exact(const struct rs *r, const struct cu_version *v)
-{
-    for (size_t i = 0; i < r->cat->n_torch_versions; i++)
-        if (cu_version_cmp(&r->cat->torch_versions[i].version, v) == 0)
-            return &r->cat->torch_versions[i];
-    return NULL;
-}
-
-static enum cu_status
-torch_options(struct rs *r, struct fwopt **opts, size_t *n)
-{
-    char b1[32], b2[32];
-    bool matched = false;
-
-    for (size_t i = 0; i < r->cat->n_torch; i++) {
-        const struct cu_cat_torch *t = &r->cat->torch[i];
-        struct cu_version want = r->fw.v;
-        struct cu_version want_mm = want.n >= 2 ? mm(&want) : want;
-        if (want.n && !cu_version_matches(&t->minor, &want_mm) && cu_version_cmp(&t->minor, &want_mm) != 0)
-            continue;
-        const struct cu_cat_torch_version *exact = want.n >= 3 ? torch_exact(r, &want) : NULL;
-        struct cu_version newest_listed = r->cat->n_torch_versions
-                                              ? mm(&r->cat->torch_versions[0].version)
-                                              : (struct cu_version){{0}, 0};
-        if (want.n >= 3 && !exact && newest_listed.n && cu_version_cmp(&t->minor, &newest_listed) <= 0)
-            continue; /* an unknown patch of a minor whose patches the catalog lists */
-        matched = true;
-        /* Stable builds first, newest CUDA first; then the experimental ones. */
-        for (int pass = 0; pass < 2; pass++) {
-            for (size_t k = t->n_builds; k-- > 0;) {
-                const struct cu_cat_torch_build *b = &t->builds[k];
-                if (b->stable != (pass == 0))
-                    continue;
-                if (exact && !strv_has(exact->tags, b->tag))
-                    continue;
-                *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
-                struct fwopt *o = &(*opts)[(*n)++];
-                fwopt_init(o);
-                const char *ver = exact ? V(&exact->version, b1, sizeof(b1)) : V(&t->minor, b1, sizeof(b1));
-                o->title = cu_xasprintf("PyTorch %s (%s)", ver, b->tag);
-                o->version = cu_xstrdup(ver);
-                o->cuda_major = (int)b->cuda.part[0];
-                o->cuda_mm = b->cuda;
-                if (r->cuda.kind != SPEC_AUTO)
-                    o->cuda_min = (struct cu_version){{b->cuda.part[0], 0}, 2};
-                struct cu_version dnn;
-                if (b->cudnn && cu_version_parse(b->cudnn, &dnn))
-                    o->cudnn_major = (int)dnn.part[0];
-                o->py_min = t->py_min;
-                o->py_max = t->py_max;
-                if (exact) {
-                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s", ver));
-                    if (exact->torchvision)
-                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchvision==%s", exact->torchvision));
-                    if (exact->torchaudio)
-                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchaudio==%s", exact->torchaudio));
-                } else {
-                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
-                    cu_strv_push(&o->pip, "torchvision");
-                    cu_strv_push(&o->pip, "torchaudio");
-                }
-                o->index_url = cu_xasprintf(PYTORCH_INDEX "%s", b->tag);
-                o->tag = cu_xstrdup(b->tag);
-                o->bundled = true;
-                o->build_cuda = mm(&b->cuda);
-                o->code = cu_catalog_torch_code(r->cat, exact ? &exact->version : &t->minor, b->tag);
-                o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s%s%s%s): the newest %s build that fits."),
-                                      ver, b->tag, V(&b->cuda, b2, sizeof(b2)), b->cudnn ? ", cuDNN " : "",
-                                      b->cudnn ? b->cudnn : "", b->stable ? "" : _(", experimental"),
-                                      b->stable ? _("stable") : _("experimental"));
-            }
-        }
-    }
-    if (!matched)
-        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                            _("PyTorch %s is not in cudaup's catalog; it knows %s to %s."),
-                            strstr(r->in->wishes->framework, "==") + 2,
-                            V(&r->cat->torch[r->cat->n_torch - 1].minor, b1, sizeof(b1)),
-                            V(&r->cat->torch[0].minor, b2, sizeof(b2)));
-    return CU_OK;
-}
-
-static enum cu_status
-jax_options(struct rs *r, struct fwopt **opts, size_t *n)
-{
-    char b1[32], b2[32], b3[32];
-    struct cu_version dash = vp("0.6.0");
-    bool extra_known = !r->fw.extra[0];
-
-    /* A driver too old for every plugin: name the least it takes. */
-    const struct cu_cat_jax_plugin *least = NULL;
-    for (size_t i = 0; i < r->cat->n_jax; i++)
-        if (!least || r->cat->jax[i].driver_branch < least->driver_branch)
-            least = &r->cat->jax[i];
-    if (least && r->constrained && r->have_driver && (int)r->driver.part[0] < least->driver_branch)
-        fail(r, ST_DRIVER, _("JAX needs NVIDIA driver %d or newer (for its CUDA %d wheels); this machine has %s."),
-             least->driver_branch, least->cuda_major, D(&r->driver, b1, sizeof(b1)));
-
-    for (size_t i = 0; i < r->cat->n_jax; i++) {
-        const struct cu_cat_jax_plugin *p = &r->cat->jax[i];
-        /* jax[cudaNN] brings CUDA and cuDNN as pip packages (JAX's default);
-         * jax[cudaNN-local] uses the system's, and only when asked. */
-        bool local = false;
-        if (r->fw.extra[0]) {
-            local = strcmp(r->fw.extra, p->local_extra) == 0;
-            if (!local && strcmp(r->fw.extra, p->extra) != 0)
-                continue;
-            extra_known = true;
-        }
-        struct cu_version first = {{0}, 0};
-        if (p->first_version && !cu_version_parse(p->first_version, &first))
-            first.n = 0;
-        if (r->fw.v.n && first.n && cu_version_cmp(&r->fw.v, &first) < 0)
-            continue;
-        if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
-            fail(r, ST_DRIVER,
-                 _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
-                 p->cuda_major, p->driver_branch, D(&r->driver, b1, sizeof(b1)));
-            continue;
-        }
-        bool sm_ok = true;
-        for (size_t g = 0; r->constrained && g < r->f->n_gpus; g++)
-            if (r->f->gpus[g].cc.n && cu_version_cmp(&r->f->gpus[g].cc, &p->min_sm) < 0) {
-                fail(r, ST_GPU_CODE,
-                     _("JAX's CUDA %d plugin needs compute capability %s or newer; GPU %d (%s) has %s."),
-                     p->cuda_major, V(&p->min_sm, b1, sizeof(b1)), r->f->gpus[g].index, r->f->gpus[g].name,
-                     V(&r->f->gpus[g].cc, b2, sizeof(b2)));
-                sm_ok = false;
-            }
-        if (!sm_ok)
-            continue;
-        *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
-        struct fwopt *o = &(*opts)[(*n)++];
-        fwopt_init(o);
-        const char *extra = local ? p->local_extra : p->extra;
-        CU_AUTOFREE char *old_extra = NULL;
-        if (local && r->fw.v.n && cu_version_cmp(&r->fw.v, &dash) < 0) {
-            /* Before 0.6.0 the extra was spelled with an underscore (PEP 685 rename). */
-            old_extra = cu_xasprintf("%s_local", p->extra);
-            extra = old_extra;
-        }
-        o->title = r->fw.v.n ? cu_xasprintf("JAX %s (%s)", V(&r->fw.v, b1, sizeof(b1)), extra)
-                             : cu_xasprintf("JAX (%s)", extra);
-        o->version = r->fw.v.n ? cu_xstrdup(V(&r->fw.v, b1, sizeof(b1))) : NULL;
-        o->cuda_major = p->cuda_major;
-        o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
-        o->code = cu_catalog_jax_code(r->cat, &r->fw.v, p->cuda_major);
-        if (r->fw.v.n)
-            cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]==%s", extra, V(&r->fw.v, b1, sizeof(b1))));
-        else
-            cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]", extra));
-        o->tag = cu_xstrdup(extra);
-        if (local) {
-            o->cuda_min = p->cuda_min;
-            o->cudnn_major = (int)p->cudnn_min.part[0];
-            o->cudnn_min = p->cudnn_min;
-            o->cudnn_max_excl = p->cudnn_max_exclusive;
-            o->why = cu_xasprintf(_("JAX with %s: it uses the CUDA %s or newer and cuDNN %s or newer that cudaup installs."),
-                                  extra, V(&p->cuda_min, b2, sizeof(b2)), V(&p->cudnn_min, b3, sizeof(b3)));
-            o->local_needs = cu_xasprintf(_("jax[%s] also needs NCCL for CUDA %d (libnccl.so.2), which cudaup does not install: add it to the environment (pip install nvidia-nccl-cu%d) or the system before you run JAX."),
-                                          extra, p->cuda_major, p->cuda_major);
-        } else {
-            o->bundled = true;
-            o->why = cu_xasprintf(_("JAX with %s: the wheels bring CUDA %d and cuDNN as pip packages, as JAX recommends; the system CUDA serves tools and the extensions you build."),
-                                  extra, p->cuda_major);
-        }
-    }
-    if (!extra_known)
-        return cu_error_set(r->err, CU_E_USAGE, 0,
-                            _("--framework: jax[%s] is not a JAX extra cudaup knows; use jax (which means jax[cuda13] or jax[cuda12]), jax[cuda12-local] or jax[cuda13-local]."),
-                            r->fw.extra);
-    return CU_OK;
 }
 
 /* ---- entry point ---------------------------------------------------------------- */
@@ -1340,7 +936,7 @@ judge_code(struct rs *r, struct fwopt *o)
             } else {
                 continue;
             }
-            fail(r, ST_GPU_CODE, "%s", o->code_why);
+            rs_fail(r, ST_GPU_CODE, "%s", o->code_why);
             o->code_class = CODE_NO_FIT;
             return;
         }
@@ -1352,7 +948,7 @@ judge_code(struct rs *r, struct fwopt *o)
         o->code_why = cu_xasprintf(_("%s brings its own CUDA %s runtime, which needs NVIDIA driver %s or newer (NVIDIA's minor-version compatibility); this machine has %s."),
                                    o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
                                    D(&min, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
-        fail(r, ST_DRIVER, "%s", o->code_why);
+        rs_fail(r, ST_DRIVER, "%s", o->code_why);
         o->code_class = CODE_NO_FIT;
     }
 }
