@@ -292,8 +292,11 @@ rt_device(struct rt *r, struct cu_check *out)
         out->detail = cu_xasprintf(_("cudaGetDeviceCount failed: %s"), rt_err(r, e));
         return false;
     }
-    if (r->set_device)
-        r->set_device(0);
+    if (r->set_device && (e = r->set_device(0)) != cudaSuccess) {
+        out->status = CU_CHECK_FAIL;
+        out->detail = cu_xasprintf(_("cudaSetDevice(0) failed: %s"), rt_err(r, e));
+        return false;
+    }
     return true;
 }
 
@@ -504,11 +507,18 @@ check_device(const char *dir, const struct cu_cuda_install *in, struct cu_check 
     if (!rt_open_device(dir, in, &r, out))
         return;
     int n = 0, maj = 0, min = 0, sms = 0;
-    r.device_count(&n);
-    if (r.attr) {
-        r.attr(&maj, 75, 0);
-        r.attr(&min, 76, 0);
-        r.attr(&sms, 16, 0);
+    cudaError_t e = r.device_count(&n);
+    /* What the device reports is checked, not printed whatever it is. */
+    if (e == cudaSuccess && r.attr && ((e = r.attr(&maj, 75, 0)) != cudaSuccess || (e = r.attr(&min, 76, 0)) != cudaSuccess ||
+                                       (e = r.attr(&sms, 16, 0)) != cudaSuccess)) {
+        fail(out, cu_xasprintf(_("cudaDeviceGetAttribute failed: %s"), rt_err(&r, e)));
+        free(r.path);
+        return;
+    }
+    if (e == cudaSuccess && r.attr && maj < 1) {
+        fail(out, cu_xasprintf(_("GPU 0 reports compute capability %d.%d, which no GPU has"), maj, min));
+        free(r.path);
+        return;
     }
     char name[256] = "?";
     if (r.props) {
@@ -519,8 +529,11 @@ check_device(const char *dir, const struct cu_cuda_install *in, struct cu_check 
         free(buf);
     }
     size_t fr = 0, tot = 0;
-    if (r.mem_info)
-        r.mem_info(&fr, &tot);
+    if (r.mem_info && (e = r.mem_info(&fr, &tot)) != cudaSuccess) {
+        fail(out, cu_xasprintf(_("cudaMemGetInfo failed: %s"), rt_err(&r, e)));
+        free(r.path);
+        return;
+    }
     pass(out, cu_xasprintf(_("%d GPU(s); GPU 0: %s, compute capability %d.%d, %d multiprocessors, %zu MiB"), n, name, maj,
                            min, sms, tot >> 20));
     free(r.path);

@@ -63,6 +63,8 @@ cudaRuntimeGetVersion(int *v)
 cudaError_t
 cudaGetDeviceCount(int *n)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     cudaError_t e = ready();
     *n = e == cudaSuccess ? fake_config()->n_gpus : 0;
     return e;
@@ -71,6 +73,8 @@ cudaGetDeviceCount(int *n)
 cudaError_t
 cudaSetDevice(int d)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     if (d < 0 || d >= fake_config()->n_gpus)
         return 101;
     cur = d;
@@ -80,6 +84,8 @@ cudaSetDevice(int d)
 cudaError_t
 cudaDeviceGetAttribute(int *v, int attr, int d)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     const struct fake_gpu *g = &fake_config()->gpus[d];
     *v = attr == 75 ? g->cc_major : attr == 76 ? g->cc_minor : attr == 16 ? 132 : 0;
     return ready();
@@ -96,6 +102,8 @@ cudaGetDeviceProperties_v2(void *p, int d)
 cudaError_t
 cudaMemGetInfo(size_t *f, size_t *t)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     *t = (size_t)fake_config()->gpus[cur].mem_mib << 20;
     *f = *t;
     return ready();
@@ -104,6 +112,8 @@ cudaMemGetInfo(size_t *f, size_t *t)
 cudaError_t
 cudaMalloc(void **p, size_t n)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     if (ready() != cudaSuccess)
         return ready();
     *p = malloc(n);
@@ -133,6 +143,8 @@ cudaFreeHost(void *p)
 cudaError_t
 cudaMemcpy(void *d, const void *s, size_t n, int kind)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     (void)kind;
     memmove(d, s, n);
     return cudaSuccess;
@@ -141,6 +153,8 @@ cudaMemcpy(void *d, const void *s, size_t n, int kind)
 cudaError_t
 cudaDeviceSynchronize(void)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     return cudaSuccess;
 }
 
@@ -162,6 +176,8 @@ struct lib {
 cudaError_t
 cudaLibraryLoadData(void **lib, const void *code, void *o, void **ov, unsigned n, void *lo, void **lov, unsigned ln)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     (void)o, (void)ov, (void)n, (void)lo, (void)lov, (void)ln;
     struct lib *l = malloc(sizeof(*l));
     l->ptx = strdup(code);
@@ -174,6 +190,8 @@ static char saxpy_handle;
 cudaError_t
 cudaLibraryGetKernel(void **k, void *lib, const char *name)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     struct lib *l = lib;
     if (strcmp(name, "cudaup_saxpy") != 0 || !strstr(l->ptx, "cudaup_saxpy"))
         return 500;
@@ -184,6 +202,8 @@ cudaLibraryGetKernel(void **k, void *lib, const char *name)
 cudaError_t
 cudaLaunchKernel(const void *f, struct dim3 g, struct dim3 b, void **args, size_t sh, void *s)
 {
+    if (fake_fail(__func__))
+        return (cudaError_t)fake_fail(__func__);
     (void)sh, (void)s;
     if (f != &saxpy_handle)
         return 98; /* cudaErrorInvalidDeviceFunction */

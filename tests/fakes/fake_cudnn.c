@@ -44,6 +44,8 @@ cudnnGetVersion(void)
 cudnnStatus_t
 cudnnCreate(cudnnHandle_t *h)
 {
+    if (fake_fail(__func__))
+        return (cudnnStatus_t)fake_fail(__func__);
     *h = (cudnnHandle_t)calloc(1, 1);
     return fake_config()->n_gpus ? CUDNN_STATUS_SUCCESS : 1;
 }
@@ -93,6 +95,8 @@ cudnnSetConvolution2dDescriptor(struct desc *d, int ph, int pw, int u, int v, in
 cudnnStatus_t
 cudnnGetConvolutionForwardWorkspaceSize(void *h, void *x, void *w, void *c, void *y, int algo, size_t *s)
 {
+    if (fake_fail(__func__))
+        return (cudnnStatus_t)fake_fail(__func__);
     (void)h, (void)x, (void)w, (void)c, (void)y, (void)algo;
     *s = 0;
     return CUDNN_STATUS_SUCCESS;
@@ -102,6 +106,8 @@ cudnnStatus_t
 cudnnConvolutionForward(void *h, const void *alpha, struct desc *xd, const float *x, struct desc *wd, const float *w,
                         struct desc *cd, int algo, void *ws, size_t wss, const void *beta, struct desc *yd, float *y)
 {
+    if (fake_fail(__func__))
+        return (cudnnStatus_t)fake_fail(__func__);
     (void)h, (void)alpha, (void)algo, (void)ws, (void)wss, (void)beta;
     for (int n = 0; n < yd->n; n++)
         for (int k = 0; k < yd->c; k++)

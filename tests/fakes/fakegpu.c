@@ -34,6 +34,9 @@ load(void)
             cfg.wrong_results = 1;
         } else if (strcmp(line, "hang kernel") == 0) {
             cfg.hang_kernel = 1;
+        } else if (strncmp(line, "fail ", 5) == 0) {
+            if (sscanf(line + 5, "%63s %d", cfg.fail_call, &cfg.fail_code) != 2)
+                cfg.fail_call[0] = '\0';
         } else if (strncmp(line, "gpu ", 4) == 0 && cfg.n_gpus < FAKE_MAX_GPUS) {
             struct fake_gpu *g = &cfg.gpus[cfg.n_gpus];
             int off = 0;
@@ -52,4 +55,11 @@ fake_config(void)
 {
     pthread_once(&once, load);
     return &cfg;
+}
+
+int
+fake_fail(const char *call)
+{
+    const struct fake_config *c = fake_config();
+    return c->fail_call[0] && strcmp(c->fail_call, call) == 0 ? c->fail_code : 0;
 }

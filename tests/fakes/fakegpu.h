@@ -35,9 +35,14 @@ struct fake_config {
     struct fake_gpu gpus[FAKE_MAX_GPUS];
     int wrong_results;
     int hang_kernel;
+    char fail_call[64]; /* "fail NAME CODE": the library call NAME returns CODE */
+    int fail_code;
 };
 
 /* Loaded once per process from FAKE_NVIDIA_CONFIG. */
 const struct fake_config *fake_config(void);
+
+/* The error code @call is told to fail with ("fail NAME CODE"), or 0. */
+int fake_fail(const char *call);
 
 #endif

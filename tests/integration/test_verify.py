@@ -77,6 +77,20 @@ t0 = time.time()
 r, c = verify("--gpu-timeout", "2")
 t.ok(r.rc == 4 and c["gpu-kernel"]["status"] == "fail" and "within 2 s" in c["gpu-kernel"]["detail"]
      and time.time() - t0 < 30, "a hung kernel is stopped after --gpu-timeout", c.get("gpu-kernel"))
+# Each GPU library call that can fail, failed in turn: the check that made it fails and says so, exit 4.
+WHO = {"cudaGetDeviceCount": "device", "cudaSetDevice": "device", "cudaDeviceGetAttribute": "device",
+       "cudaMalloc": "gpu-kernel", "cudaMemcpy": "gpu-kernel", "cudaLibraryLoadData": "gpu-kernel",
+       "cudaLibraryGetKernel": "gpu-kernel", "cudaLaunchKernel": "gpu-kernel", "cudaDeviceSynchronize": "gpu-kernel",
+       "cudaMemGetInfo": "device", "cudnnCreate": "cudnn-conv", "cudnnGetConvolutionForwardWorkspaceSize": "cudnn-conv",
+       "cudnnConvolutionForward": "cudnn-conv"}
+missed = []
+for call, check in WHO.items():
+    open(conf, "w").write(orig + "fail %s 2\n" % call)
+    r, c = verify()
+    failed = [n for n, x in c.items() if x["status"] == "fail"]
+    if r.rc != 4 or check not in failed or not c[check]["detail"]:
+        missed.append((call, check, failed, c.get(check)))
+t.eq(missed, [], "each of %d GPU library calls, failed in turn: its check fails with the reason, exit 4" % len(WHO))
 open(conf, "w").write(orig)
 r, c = verify(env=dict(ENV, FAKE_CUDART_VERSION="12040"))
 t.ok(r.rc == 4 and c["cudart"]["status"] == "fail" and "12.4" in c["cudart"]["detail"], "libcudart of another version: fails", c.get("cudart"))
