@@ -208,7 +208,8 @@ t.ok(r.rc == 2, "uninstall python-3 (no minor): bad usage", r)
 
 # ---- kill -9 while the Python unpacks: the old state stays; the next install completes it ----
 b = Box("kill")
-env = dict(b.env(), LD_PRELOAD=os.environ["FAULTFS"], CUDAUP_FAULTS="delay:20:.cudaup-staging-py")
+env = dict(b.env(), LD_PRELOAD=os.environ["FAULTFS"], CUDAUP_FAULTS="delay:20:.cudaup-staging-py",
+           ASAN_OPTIONS="verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", ""))
 p = subprocess.Popen([BIN, "install", "--yes"] + b.args(), env=base_env(env),
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 parent = os.path.join(b.prefix, "cudaup", "python")
