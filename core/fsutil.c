@@ -413,3 +413,12 @@ cu_link_target_path(const char *link, const char *target)
     CU_AUTOFREE char *dir = cu_xstrndup(link, slash ? (size_t)(slash - link) : 0);
     return cu_path_join(*dir ? dir : "/", target);
 }
+
+enum cu_status
+cu_rm_rf_atomic(const char *dir, const char *trash, struct cu_error *err)
+{
+    if (rename(dir, trash) != 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), dir);
+    cu_fsync_parent(dir);
+    return cu_rm_rf(trash, err);
+}

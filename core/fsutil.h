@@ -54,6 +54,11 @@ CU_NODISCARD enum cu_status cu_read_file(const char *path, size_t max, char **ou
 
 /** Remove a file or folder tree; missing is fine. Errors: CU_E_IO. */
 CU_NODISCARD enum cu_status cu_rm_rf(const char *path, struct cu_error *err);
+/**
+ * Remove the folder @dir: first out of the way in one rename to @trash (on the same file system),
+ * then deleted, so that a kill midway leaves no half folder in place.
+ */
+CU_NODISCARD enum cu_status cu_rm_rf_atomic(const char *dir, const char *trash, struct cu_error *err);
 
 /** fsync the folder holding @path, so a rename in it is durable. */
 void cu_fsync_parent(const char *path);

@@ -1186,12 +1186,7 @@ cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir, 
     }
     /* Out of the way in one rename, then removed: a kill midway leaves no half folder in place. */
     trash = cu_xasprintf("%s/.cudaup-staging-remove-%s-%d", prefix, mm, (int)getpid());
-    if (rename(dir, trash) != 0) {
-        st = cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), dir);
-        goto out;
-    }
-    cu_fsync_parent(dir);
-    st = cu_rm_rf(trash, err);
+    st = cu_rm_rf_atomic(dir, trash, err);
 out:
     cu_record_free(rec);
     cu_prefix_unlock(lockfd);

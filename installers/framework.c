@@ -85,16 +85,9 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
     }
     for (char **r = fw->pip; r && *r; r++)
         cu_strv_push(&argv, *r);
-    struct cu_pip_log log = {ctx, "framework", {0}};
-    cu_buf_init(&log.line);
-    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 4 * 3600 * 1000L, .cancel = ctx->cancel,
-                             .on_output = cu_pip_output, .userdata = &log};
     struct cu_exec_result res;
-    cu_exec_result_init(&res);
-    st = cu_exec((const char *const *)argv.v, &o, &res, err);
-    if (st == CU_OK && res.cancelled) {
-        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
-    } else if (st == CU_OK && res.exit_code != 0) {
+    st = cu_pip_run(ctx, "framework", &argv, &res, err);
+    if (st == CU_OK && res.exit_code != 0) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not install %s: %s"), fw->pip[0], cu_exec_last_line(&res));
     } else if (st == CU_OK) {
         changed = strstr(res.out.data, "Successfully installed") != NULL;
@@ -104,7 +97,6 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
         st = cu_pyenv_state_write(p->state_dir, p->env.tool, p->env.name, envdir, ctx->python, fw->name, fw->version,
                                   fw->pip, err);
     }
-    cu_buf_fini(&log.line);
     cu_exec_result_fini(&res);
     cu_strv_fini(&argv);
     cu_run_result(ctx, "framework", "pip-install", st == CU_OK ? fw->pip[0] : cu_error_text(err), st, changed);

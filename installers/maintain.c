@@ -451,12 +451,7 @@ cu_python_uninstall_run(const struct cu_maint_in *in, const char *minor, struct 
     parent = cu_xstrdup(dir);
     *strrchr(parent, '/') = '\0';
     trash = cu_xasprintf("%s/.cudaup-staging-remove-%s-%d", parent, minor, (int)getpid());
-    if (rename(dir, trash) != 0) {
-        st = cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), dir);
-        goto out;
-    }
-    cu_fsync_parent(dir);
-    st = cu_rm_rf(trash, err);
+    st = cu_rm_rf_atomic(dir, trash, err);
 out:
     cu_run_result(ctx, "python", "remove", st == CU_OK ? dir : cu_error_text(err), st, st == CU_OK);
     cu_record_free(rec);

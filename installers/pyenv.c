@@ -49,6 +49,22 @@ cu_pip_output(void *ud, const char *data, size_t len)
     }
 }
 
+enum cu_status
+cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const struct cu_strv *argv, struct cu_exec_result *res,
+           struct cu_error *err)
+{
+    struct cu_pip_log log = {ctx, installer, {0}};
+    cu_buf_init(&log.line);
+    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 4 * 3600 * 1000L, .cancel = ctx->cancel,
+                             .on_output = cu_pip_output, .userdata = &log};
+    cu_exec_result_init(res);
+    enum cu_status st = cu_exec((const char *const *)argv->v, &o, res, err);
+    if (st == CU_OK && res->cancelled)
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+    cu_buf_fini(&log.line);
+    return st;
+}
+
 const char *
 cu_exec_last_line(struct cu_exec_result *res)
 {

@@ -4,6 +4,7 @@
 #define CU_INST_PYENV_H
 
 #include "core/exec.h"
+#include "core/str.h"
 
 /** "3.11" of @python, or NULL when it does not run. Caller frees. */
 char *cu_pyenv_python_version(struct cu_run_ctx *ctx, const char *python);
@@ -20,6 +21,14 @@ struct cu_pip_log {
     struct cu_buf line;
 };
 void cu_pip_output(void *ud, const char *data, size_t len);
+
+/**
+ * Run pip as @argv (at most 4 hours), its output logged line by line under @installer.  CU_OK when
+ * it ran to its end (the caller reads res->exit_code); CU_E_CANCELLED when interrupted.  The caller
+ * finishes @res.
+ */
+CU_NODISCARD enum cu_status cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const struct cu_strv *argv,
+                                       struct cu_exec_result *res, struct cu_error *err);
 
 /** The last line a failed tool wrote (stderr, else stdout), stripped; points into @res. */
 const char *cu_exec_last_line(struct cu_exec_result *res);

@@ -173,23 +173,14 @@ cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, si
     }
     for (char **r = fw->pip; r && *r; r++)
         cu_strv_push(&argv, *r);
-    struct cu_pip_log log = {ctx, "framework", {0}};
-    cu_buf_init(&log.line);
-    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 4 * 3600 * 1000L, .cancel = ctx->cancel,
-                             .on_output = cu_pip_output, .userdata = &log};
     struct cu_exec_result res;
-    cu_exec_result_init(&res);
-    st = cu_exec((const char *const *)argv.v, &o, &res, err);
-    if (st == CU_OK && res.cancelled) {
-        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
-    } else if (st == CU_OK && res.exit_code != 0) {
+    st = cu_pip_run(ctx, "framework", &argv, &res, err);
+    if (st == CU_OK && res.exit_code != 0)
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not download %s's wheels for Python %s: %s"),
                           cu_framework_title(fw->name), fw->python, cu_exec_last_line(&res));
-    }
     if (st == CU_OK)
         st = cu_wheels_index(pypi, n_wheels, err);
     cu_run_result(ctx, "framework", "mirror", st == CU_OK ? pypi : cu_error_text(err), st, st == CU_OK);
-    cu_buf_fini(&log.line);
     cu_exec_result_fini(&res);
     cu_strv_fini(&argv);
     return st;
