@@ -754,6 +754,31 @@ component_intact(const struct cu_record *r, const char *dir, const char *compone
     return true;
 }
 
+/*
+ * What is already at @path: nothing (*exists false), or a folder cudaup installed, with its record in
+ * *old.  A link to, or a copy owned by, someone else is never adopted; a folder without a record is
+ * refused with the sentence @not_ours.
+ */
+static enum cu_status
+adopt_existing(const char *path, bool python, const char *not_ours, bool *exists, struct cu_record **old,
+               struct cu_error *err)
+{
+    struct stat sb;
+    enum cu_status st;
+    *old = NULL;
+    *exists = lstat(path, &sb) == 0;
+    if (!*exists)
+        return CU_OK;
+    if ((st = cu_trusted_dir(path, err)) != CU_OK)
+        return st;
+    st = python ? cu_record_load_python(path, old, err) : cu_record_load(path, old, err);
+    if (st == CU_E_NOT_FOUND)
+        return cu_error_set(err, CU_E_UNSUPPORTED, 0, "%s", not_ours);
+    if (st != CU_OK)
+        cu_error_prefix(err, _("%s has a damaged record; run `cudaup repair` or remove the folder"), path);
+    return st;
+}
+
 enum cu_status
 cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *err)
 {
@@ -763,6 +788,7 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
     int lockfd = -1, oldfd = -1;
     CU_AUTOFREE char *staging = NULL;
     CU_AUTOFREE char *tree_path = NULL;
+    CU_AUTOFREE char *not_ours = NULL;
     struct job *jobs = NULL;
     size_t n_need = 0;
     const struct cu_plan_download **need = cu_xcalloc(p->n_downloads + 1, sizeof(*need));
@@ -780,24 +806,11 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         goto out;
     cu_prefix_reconcile(p->prefix);
 
-    struct stat sb;
-    bool exists = lstat(p->cuda_path, &sb) == 0;
-    if (exists && (st = cu_trusted_dir(p->cuda_path, err)) != CU_OK)
-        goto out; /* a link to, or a copy owned by, someone else is never adopted */
-    if (exists) {
-        st = cu_record_load(p->cuda_path, &old, err);
-        if (st == CU_E_NOT_FOUND) {
-            st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                              _("%s already exists and cudaup did not install it; choose another --prefix, or move it away"),
-                              p->cuda_path);
-            goto out;
-        }
-        if (st != CU_OK) {
-            cu_error_prefix(err, _("%s has a damaged record; run `cudaup repair` or remove the folder"),
+    bool exists;
+    not_ours = cu_xasprintf(_("%s already exists and cudaup did not install it; choose another --prefix, or move it away"),
                             p->cuda_path);
-            goto out;
-        }
-    }
+    if ((st = adopt_existing(p->cuda_path, false, not_ours, &exists, &old, err)) != CU_OK)
+        goto out;
 
     /* Which archives must come: those not installed, or installed but damaged. */
     for (size_t i = 0; i < p->n_downloads; i++) {
@@ -961,7 +974,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     struct cu_record *old = NULL;
     struct tree t = {.fd = -1, .err = err};
     struct job *jobs = NULL;
-    CU_AUTOFREE char *staging = NULL, *tree_path = NULL, *parent = NULL, *top = NULL;
+    CU_AUTOFREE char *staging = NULL, *tree_path = NULL, *parent = NULL, *top = NULL, *not_ours = NULL;
     int lockfd = -1;
     enum cu_status st = CU_OK;
     struct stat sb;
@@ -980,19 +993,12 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
         (st = cu_mkdir_p(parent, 0755, err)) != CU_OK || (st = cu_trusted_dir(parent, err)) != CU_OK)
         goto out;
     cu_prefix_reconcile(parent);
-    bool exists = lstat(py->path, &sb) == 0;
-    if (exists && (st = cu_trusted_dir(py->path, err)) != CU_OK)
+    bool exists;
+    not_ours = cu_xasprintf(_("%s already exists and cudaup did not install it; move it away, or use --python-source system"),
+                            py->path);
+    if ((st = adopt_existing(py->path, true, not_ours, &exists, &old, err)) != CU_OK)
         goto out;
     if (exists) {
-        st = cu_record_load_python(py->path, &old, err);
-        if (st == CU_E_NOT_FOUND) {
-            st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                              _("%s already exists and cudaup did not install it; move it away, or use --python-source system"),
-                              py->path);
-            goto out;
-        }
-        if (st != CU_OK)
-            goto out;
         const struct cu_record_component *rc = cu_record_component(old, "python");
         if (rc && strcmp(rc->sha256, py->dl.sha256) == 0 && !py->force && component_intact(old, py->path, "python")) {
             cu_run_result(ctx, "python", "install", py->path, CU_OK, false);
