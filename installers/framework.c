@@ -15,9 +15,7 @@
 #include "core/exec.h"
 #include "core/i18n.h"
 #include "core/mem.h"
-#include "core/proc.h"
 #include "core/str.h"
-#include "core/sysinfo.h"
 #include "pyenv.h"
 
 static void
@@ -35,29 +33,6 @@ inst_framework_plan(struct cu_plan *p)
     else
         cu_plan_add_step(p, "framework", "pip-install", _("pip install %s inside %s"), b.data, p->env.name);
     cu_buf_fini(&b);
-}
-
-/* Has the user told pip where packages come from (environment or pip.conf)? */
-static bool
-pip_configured(struct cu_run_ctx *ctx)
-{
-    static const char *const vars[] = {"PIP_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_EXTRA_INDEX_URL"};
-    for (size_t i = 0; i < CU_N_ELEMENTS(vars); i++) {
-        const char *v = cu_env_get(ctx->envp, vars[i]);
-        if (v && *v)
-            return true;
-    }
-    const char *argv[] = {ctx->python, "-m", "pip", "config", "list", NULL};
-    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 60000};
-    struct cu_exec_result res;
-    struct cu_error err;
-    bool set = false;
-    cu_exec_result_init(&res);
-    if (cu_exec(argv, &o, &res, &err) == CU_OK && res.exit_code == 0)
-        set = strstr(res.out.data, "index-url") || strstr(res.out.data, "find-links") ||
-              strstr(res.out.data, "no-index");
-    cu_exec_result_fini(&res);
-    return set;
 }
 
 static enum cu_status
@@ -79,12 +54,7 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
     cu_strv_push(&argv, "pip");
     cu_strv_push(&argv, "install");
     cu_strv_push(&argv, "--disable-pip-version-check");
-    if (fw->index_url && (fw->index_explicit || !pip_configured(ctx))) {
-        cu_strv_push(&argv, "--index-url");
-        cu_strv_push(&argv, fw->index_url);
-    }
-    for (char **r = fw->pip; r && *r; r++)
-        cu_strv_push(&argv, *r);
+    cu_pip_push_sources(&argv, ctx, ctx->python, fw);
     struct cu_exec_result res;
     st = cu_pip_run(ctx, "framework", &argv, &res, err);
     if (st == CU_OK && res.exit_code != 0) {

@@ -16,6 +16,7 @@
 #include "core/mem.h"
 #include "core/proc.h"
 #include "core/str.h"
+#include "core/sysinfo.h"
 #include "pyenv.h"
 
 static void
@@ -63,6 +64,40 @@ cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const struct cu_strv *
         st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
     cu_buf_fini(&log.line);
     return st;
+}
+
+/* Has the user told pip where packages come from (environment, or @python's pip.conf)? */
+static bool
+pip_configured(struct cu_run_ctx *ctx, const char *python)
+{
+    static const char *const vars[] = {"PIP_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_EXTRA_INDEX_URL"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(vars); i++) {
+        const char *v = cu_env_get(ctx->envp, vars[i]);
+        if (v && *v)
+            return true;
+    }
+    const char *argv[] = {python, "-m", "pip", "config", "list", NULL};
+    struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 60000};
+    struct cu_exec_result res;
+    struct cu_error err;
+    bool set = false;
+    cu_exec_result_init(&res);
+    if (cu_exec(argv, &o, &res, &err) == CU_OK && res.exit_code == 0)
+        set = strstr(res.out.data, "index-url") || strstr(res.out.data, "find-links") ||
+              strstr(res.out.data, "no-index");
+    cu_exec_result_fini(&res);
+    return set;
+}
+
+void
+cu_pip_push_sources(struct cu_strv *argv, struct cu_run_ctx *ctx, const char *python, const struct cu_plan_framework *fw)
+{
+    if (fw->index_url && (fw->index_explicit || !pip_configured(ctx, python))) {
+        cu_strv_push(argv, "--index-url");
+        cu_strv_push(argv, fw->index_url);
+    }
+    for (char **r = fw->pip; r && *r; r++)
+        cu_strv_push(argv, *r);
 }
 
 const char *

@@ -4,6 +4,8 @@
 #define CU_INST_PYENV_H
 
 #include "core/exec.h"
+#include "core/plan.h"
+#include "core/proc.h"
 #include "core/str.h"
 
 /** "3.11" of @python, or NULL when it does not run. Caller frees. */
@@ -29,6 +31,15 @@ void cu_pip_output(void *ud, const char *data, size_t len);
  */
 CU_NODISCARD enum cu_status cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const struct cu_strv *argv,
                                        struct cu_exec_result *res, struct cu_error *err);
+
+/**
+ * Push where pip takes the framework from, then its requirements.  The user's pip configuration
+ * wins (PIP_INDEX_URL, PIP_FIND_LINKS, PIP_NO_INDEX, or the same in @python's pip.conf): the plan's
+ * index goes in only when nothing is configured, or when it was named outright (--index-url, the
+ * site mirror's index).
+ */
+void cu_pip_push_sources(struct cu_strv *argv, struct cu_run_ctx *ctx, const char *python,
+                         const struct cu_plan_framework *fw);
 
 /** The last line a failed tool wrote (stderr, else stdout), stripped; points into @res. */
 const char *cu_exec_last_line(struct cu_exec_result *res);

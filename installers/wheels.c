@@ -22,7 +22,6 @@
 #include "core/mem.h"
 #include "core/proc.h"
 #include "core/str.h"
-#include "core/sysinfo.h"
 #include "pyenv.h"
 
 char *
@@ -165,14 +164,7 @@ cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, si
     for (size_t i = 0; i < CU_N_ELEMENTS(fixed); i++)
         cu_strv_push(&argv, fixed[i]);
     push_platforms(&argv, p->platform);
-    /* As at install: --index-url wins; PyTorch's own index only when the user has not named one for pip. */
-    const char *user_index = cu_env_get(ctx->envp, "PIP_INDEX_URL");
-    if (fw->index_url && (fw->index_explicit || !user_index || !*user_index)) {
-        cu_strv_push(&argv, "--index-url");
-        cu_strv_push(&argv, fw->index_url);
-    }
-    for (char **r = fw->pip; r && *r; r++)
-        cu_strv_push(&argv, *r);
+    cu_pip_push_sources(&argv, ctx, python, fw); /* the same sources as install */
     struct cu_exec_result res;
     st = cu_pip_run(ctx, "framework", &argv, &res, err);
     if (st == CU_OK && res.exit_code != 0)
