@@ -507,6 +507,15 @@ by_path(const void *a, const void *b)
     return strcmp(((const struct cu_record_file *)a)->path, ((const struct cu_record_file *)b)->path);
 }
 
+/* What is left of a run's staging folder goes; it failing to go is only worth a warning. */
+static void
+remove_staging(const char *staging)
+{
+    struct cu_error e;
+    if (staging && cu_rm_rf(staging, &e) != CU_OK)
+        cu_log_warn("%s", e.msg);
+}
+
 static size_t
 plan_index(const struct cu_plan *p, const char *component)
 {
@@ -952,11 +961,7 @@ out:
     cu_record_free(t.rec);
     if (jobs)
         jobs_fini(jobs, n_need);
-    if (staging) {
-        struct cu_error e2;
-        if (cu_rm_rf(staging, &e2) != CU_OK)
-            cu_log_warn("%s", e2.msg);
-    }
+    remove_staging(staging);
     cu_record_free(old);
     free(need);
     free(kept);
@@ -1058,11 +1063,7 @@ out:
     cu_record_free(t.rec);
     if (jobs)
         jobs_fini(jobs, 1);
-    if (staging) {
-        struct cu_error e2;
-        if (cu_rm_rf(staging, &e2) != CU_OK)
-            cu_log_warn("%s", e2.msg);
-    }
+    remove_staging(staging);
     cu_record_free(old);
     cu_prefix_unlock(lockfd);
     return st;
