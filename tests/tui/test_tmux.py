@@ -95,6 +95,9 @@ class Term:
 
 
 try:
+    # One idle session for the whole test keeps the tmux server up: otherwise killing the last window
+    # stops the server, and the next new-session can race it down ("server exited unexpectedly").
+    tmux("new-session", "-d", "-s", "keepalive", "sleep 3600")
     w = Term("walk")
     s = w.wait("Welcome")
     t.ok(s is not None, "tmux 80x24: the welcome screen", w.screen())
