@@ -6,7 +6,9 @@
  *
  * CUDAUP_FAULTS="RULE;RULE..." with RULE = OP:ERRNO:PATHPART[:AFTER]
  *   OP        write (write, pwrite), rename (rename, renameat, renameat2: the target's
- *             path), fsync (fsync, fdatasync), delay: writes succeed, each after a pause,
+ *             path), fsync (fsync, fdatasync), read (read), mkdir (mkdir, mkdirat),
+ *             symlink (symlink, symlinkat: the link's path), close (close: the call fails
+ *             after closing, as NFS reports a late write error), delay: writes succeed, each after a pause,
  *             or free: statvfs of a matching path reports ERRNO-field bytes available
  *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT; for delay, the pause in milliseconds
  *   PATHPART  the rule applies to files whose path contains it
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -49,7 +52,8 @@ errno_of(const char *s)
     static const struct {
         const char *name;
         int value;
-    } names[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO}, {"EXDEV", EXDEV}, {"EDQUOT", EDQUOT}};
+    } names[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO},       {"EXDEV", EXDEV},
+                 {"EDQUOT", EDQUOT}, {"EACCES", EACCES}, {"EROFS", EROFS}};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (strcmp(s, names[i].name) == 0)
             return names[i].value;
@@ -57,12 +61,10 @@ errno_of(const char *s)
 }
 
 static void
-load(void)
+parse(const char *env)
 {
-    if (n_rules >= 0)
-        return;
     n_rules = 0;
-    const char *env = getenv("CUDAUP_FAULTS");
+    memset(rules, 0, sizeof(rules));
     if (!env)
         return;
     char *copy = strdup(env), *save = NULL;
@@ -81,6 +83,23 @@ load(void)
         x->after = f[3] ? strtoull(f[3], NULL, 10) : 0;
     }
     free(copy);
+}
+
+static void
+load(void)
+{
+    if (n_rules < 0)
+        parse(getenv("CUDAUP_FAULTS"));
+}
+
+/* For a test that links this file in: replace the rules (NULL: none) and their counts. */
+void faultfs_set(const char *spec);
+void
+faultfs_set(const char *spec)
+{
+    pthread_mutex_lock(&mu);
+    parse(spec);
+    pthread_mutex_unlock(&mu);
 }
 
 /* Does a rule for @op fire on @path, given @bytes more (writes) or one more call? */
@@ -254,6 +273,96 @@ fdatasync(int fd)
         return -1;
     }
     return real_fdatasync(fd);
+}
+
+typedef ssize_t (*read_fn)(int, void *, size_t);
+typedef int (*mkdir_fn)(const char *, mode_t);
+typedef int (*mkdirat_fn)(int, const char *, mode_t);
+typedef int (*symlink_fn)(const char *, const char *);
+typedef int (*symlinkat_fn)(const char *, int, const char *);
+typedef int (*close_fn)(int);
+static read_fn real_read;
+static mkdir_fn real_mkdir;
+static mkdirat_fn real_mkdirat;
+static symlink_fn real_symlink;
+static symlinkat_fn real_symlinkat;
+static close_fn real_close;
+
+ssize_t
+read(int fd, void *b, size_t n)
+{
+    REAL(real_read, "read");
+    char path[PATH_MAX];
+    int e = fd > 2 && n_rules != 0 ? fires("read", fd_path(fd, path, sizeof(path)), 0) : 0;
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_read(fd, b, n);
+}
+
+int
+mkdir(const char *p, mode_t mode)
+{
+    REAL(real_mkdir, "mkdir");
+    int e = fires("mkdir", p, 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_mkdir(p, mode);
+}
+
+int
+mkdirat(int dirfd, const char *p, mode_t mode)
+{
+    REAL(real_mkdirat, "mkdirat");
+    char buf[PATH_MAX];
+    int e = fires("mkdir", at_path(dirfd, p, buf, sizeof(buf)), 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_mkdirat(dirfd, p, mode);
+}
+
+int
+symlink(const char *target, const char *p)
+{
+    REAL(real_symlink, "symlink");
+    int e = fires("symlink", p, 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_symlink(target, p);
+}
+
+int
+symlinkat(const char *target, int dirfd, const char *p)
+{
+    REAL(real_symlinkat, "symlinkat");
+    char buf[PATH_MAX];
+    int e = fires("symlink", at_path(dirfd, p, buf, sizeof(buf)), 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_symlinkat(target, dirfd, p);
+}
+
+int
+close(int fd)
+{
+    REAL(real_close, "close");
+    char path[PATH_MAX];
+    int e = fd > 2 && n_rules != 0 ? fires("close", fd_path(fd, path, sizeof(path)), 0) : 0;
+    int r = real_close(fd);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return r;
 }
 
 typedef int (*statvfs_fn)(const char *, struct statvfs *);
