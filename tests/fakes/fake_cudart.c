@@ -63,8 +63,7 @@ cudaRuntimeGetVersion(int *v)
 cudaError_t
 cudaGetDeviceCount(int *n)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     cudaError_t e = ready();
     *n = e == cudaSuccess ? fake_config()->n_gpus : 0;
     return e;
@@ -73,8 +72,7 @@ cudaGetDeviceCount(int *n)
 cudaError_t
 cudaSetDevice(int d)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     if (d < 0 || d >= fake_config()->n_gpus)
         return 101;
     cur = d;
@@ -84,8 +82,7 @@ cudaSetDevice(int d)
 cudaError_t
 cudaDeviceGetAttribute(int *v, int attr, int d)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     const struct fake_gpu *g = &fake_config()->gpus[d];
     *v = attr == 75 ? g->cc_major : attr == 76 ? g->cc_minor : attr == 16 ? 132 : 0;
     return ready();
@@ -102,8 +99,7 @@ cudaGetDeviceProperties_v2(void *p, int d)
 cudaError_t
 cudaMemGetInfo(size_t *f, size_t *t)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     *t = (size_t)fake_config()->gpus[cur].mem_mib << 20;
     *f = *t;
     return ready();
@@ -112,8 +108,7 @@ cudaMemGetInfo(size_t *f, size_t *t)
 cudaError_t
 cudaMalloc(void **p, size_t n)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     if (ready() != cudaSuccess)
         return ready();
     *p = malloc(n);
@@ -130,6 +125,7 @@ cudaFree(void *p)
 cudaError_t
 cudaMallocHost(void **p, size_t n)
 {
+    FAKE_FAIL_RETURN(cudaError_t);
     return cudaMalloc(p, n);
 }
 
@@ -143,8 +139,7 @@ cudaFreeHost(void *p)
 cudaError_t
 cudaMemcpy(void *d, const void *s, size_t n, int kind)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     (void)kind;
     memmove(d, s, n);
     return cudaSuccess;
@@ -153,8 +148,7 @@ cudaMemcpy(void *d, const void *s, size_t n, int kind)
 cudaError_t
 cudaDeviceSynchronize(void)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     return cudaSuccess;
 }
 
@@ -176,8 +170,7 @@ struct lib {
 cudaError_t
 cudaLibraryLoadData(void **lib, const void *code, void *o, void **ov, unsigned n, void *lo, void **lov, unsigned ln)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     (void)o, (void)ov, (void)n, (void)lo, (void)lov, (void)ln;
     struct lib *l = malloc(sizeof(*l));
     l->ptx = strdup(code);
@@ -190,8 +183,7 @@ static char saxpy_handle;
 cudaError_t
 cudaLibraryGetKernel(void **k, void *lib, const char *name)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     struct lib *l = lib;
     if (strcmp(name, "cudaup_saxpy") != 0 || !strstr(l->ptx, "cudaup_saxpy"))
         return 500;
@@ -202,8 +194,7 @@ cudaLibraryGetKernel(void **k, void *lib, const char *name)
 cudaError_t
 cudaLaunchKernel(const void *f, struct dim3 g, struct dim3 b, void **args, size_t sh, void *s)
 {
-    if (fake_fail(__func__))
-        return (cudaError_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudaError_t);
     (void)sh, (void)s;
     if (f != &saxpy_handle)
         return 98; /* cudaErrorInvalidDeviceFunction */

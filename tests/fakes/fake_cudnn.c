@@ -44,8 +44,7 @@ cudnnGetVersion(void)
 cudnnStatus_t
 cudnnCreate(cudnnHandle_t *h)
 {
-    if (fake_fail(__func__))
-        return (cudnnStatus_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudnnStatus_t);
     *h = (cudnnHandle_t)calloc(1, 1);
     return fake_config()->n_gpus ? CUDNN_STATUS_SUCCESS : 1;
 }
@@ -64,13 +63,31 @@ mk(void **d)
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnCreateTensorDescriptor(void **d) { return mk(d); }
-cudnnStatus_t cudnnCreateFilterDescriptor(void **d) { return mk(d); }
-cudnnStatus_t cudnnCreateConvolutionDescriptor(void **d) { return mk(d); }
+cudnnStatus_t
+cudnnCreateTensorDescriptor(void **d)
+{
+    FAKE_FAIL_RETURN(cudnnStatus_t);
+    return mk(d);
+}
+
+cudnnStatus_t
+cudnnCreateFilterDescriptor(void **d)
+{
+    FAKE_FAIL_RETURN(cudnnStatus_t);
+    return mk(d);
+}
+
+cudnnStatus_t
+cudnnCreateConvolutionDescriptor(void **d)
+{
+    FAKE_FAIL_RETURN(cudnnStatus_t);
+    return mk(d);
+}
 
 cudnnStatus_t
 cudnnSetTensor4dDescriptor(struct desc *d, int f, int t, int n, int c, int h, int w)
 {
+    FAKE_FAIL_RETURN(cudnnStatus_t);
     (void)f, (void)t;
     *d = (struct desc){n, c, h, w, 0, 0, 1, 1};
     return CUDNN_STATUS_SUCCESS;
@@ -79,6 +96,7 @@ cudnnSetTensor4dDescriptor(struct desc *d, int f, int t, int n, int c, int h, in
 cudnnStatus_t
 cudnnSetFilter4dDescriptor(struct desc *d, int t, int f, int k, int c, int h, int w)
 {
+    FAKE_FAIL_RETURN(cudnnStatus_t);
     (void)f, (void)t;
     *d = (struct desc){k, c, h, w, 0, 0, 1, 1};
     return CUDNN_STATUS_SUCCESS;
@@ -87,6 +105,7 @@ cudnnSetFilter4dDescriptor(struct desc *d, int t, int f, int k, int c, int h, in
 cudnnStatus_t
 cudnnSetConvolution2dDescriptor(struct desc *d, int ph, int pw, int u, int v, int dh, int dw, int mode, int type)
 {
+    FAKE_FAIL_RETURN(cudnnStatus_t);
     (void)dh, (void)dw, (void)mode, (void)type;
     d->pad_h = ph, d->pad_w = pw, d->u = u, d->v = v;
     return CUDNN_STATUS_SUCCESS;
@@ -95,8 +114,7 @@ cudnnSetConvolution2dDescriptor(struct desc *d, int ph, int pw, int u, int v, in
 cudnnStatus_t
 cudnnGetConvolutionForwardWorkspaceSize(void *h, void *x, void *w, void *c, void *y, int algo, size_t *s)
 {
-    if (fake_fail(__func__))
-        return (cudnnStatus_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudnnStatus_t);
     (void)h, (void)x, (void)w, (void)c, (void)y, (void)algo;
     *s = 0;
     return CUDNN_STATUS_SUCCESS;
@@ -106,8 +124,7 @@ cudnnStatus_t
 cudnnConvolutionForward(void *h, const void *alpha, struct desc *xd, const float *x, struct desc *wd, const float *w,
                         struct desc *cd, int algo, void *ws, size_t wss, const void *beta, struct desc *yd, float *y)
 {
-    if (fake_fail(__func__))
-        return (cudnnStatus_t)fake_fail(__func__);
+    FAKE_FAIL_RETURN(cudnnStatus_t);
     (void)h, (void)alpha, (void)algo, (void)ws, (void)wss, (void)beta;
     for (int n = 0; n < yd->n; n++)
         for (int k = 0; k < yd->c; k++)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/nvtypes.h"
+#include "fakegpu.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -37,6 +38,7 @@ nvrtcResult
 nvrtcCreateProgram(struct prog **p, const char *src, const char *name, int nh, const char *const *h,
                    const char *const *hn)
 {
+    FAKE_FAIL_RETURN(nvrtcResult);
     (void)name, (void)nh, (void)h, (void)hn;
     *p = calloc(1, sizeof(**p));
     (*p)->src = strdup(src);
@@ -46,6 +48,7 @@ nvrtcCreateProgram(struct prog **p, const char *src, const char *name, int nh, c
 nvrtcResult
 nvrtcCompileProgram(struct prog *p, int n, const char *const *opts)
 {
+    FAKE_FAIL_RETURN(nvrtcResult);
     (void)n, (void)opts;
     const char *g = strstr(p->src, "__global__ void ");
     if (!g)
@@ -61,6 +64,7 @@ nvrtcCompileProgram(struct prog *p, int n, const char *const *opts)
 nvrtcResult
 nvrtcGetPTXSize(struct prog *p, size_t *s)
 {
+    FAKE_FAIL_RETURN(nvrtcResult);
     *s = strlen(p->ptx) + 1;
     return NVRTC_SUCCESS;
 }
@@ -68,6 +72,7 @@ nvrtcGetPTXSize(struct prog *p, size_t *s)
 nvrtcResult
 nvrtcGetPTX(struct prog *p, char *out)
 {
+    FAKE_FAIL_RETURN(nvrtcResult);
     strcpy(out, p->ptx);
     return NVRTC_SUCCESS;
 }
@@ -76,7 +81,7 @@ nvrtcResult
 nvrtcGetProgramLogSize(struct prog *p, size_t *s)
 {
     (void)p;
-    *s = 1;
+    *s = sizeof("fake.cu(1): error: the double was told to fail");
     return NVRTC_SUCCESS;
 }
 
@@ -84,7 +89,7 @@ nvrtcResult
 nvrtcGetProgramLog(struct prog *p, char *out)
 {
     (void)p;
-    out[0] = '\0';
+    strcpy(out, "fake.cu(1): error: the double was told to fail");
     return NVRTC_SUCCESS;
 }
 

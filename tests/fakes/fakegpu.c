@@ -34,8 +34,10 @@ load(void)
             cfg.wrong_results = 1;
         } else if (strcmp(line, "hang kernel") == 0) {
             cfg.hang_kernel = 1;
+        } else if (strncmp(line, "fail_log ", 9) == 0) {
+            snprintf(cfg.fail_log, sizeof(cfg.fail_log), "%.255s", line + 9);
         } else if (strncmp(line, "fail ", 5) == 0) {
-            if (sscanf(line + 5, "%63s %d", cfg.fail_call, &cfg.fail_code) != 2)
+            if (sscanf(line + 5, "%63s %d %d", cfg.fail_call, &cfg.fail_code, &cfg.fail_after) < 2)
                 cfg.fail_call[0] = '\0';
         } else if (strncmp(line, "gpu ", 4) == 0 && cfg.n_gpus < FAKE_MAX_GPUS) {
             struct fake_gpu *g = &cfg.gpus[cfg.n_gpus];
@@ -60,6 +62,16 @@ fake_config(void)
 int
 fake_fail(const char *call)
 {
+    static int calls;
     const struct fake_config *c = fake_config();
-    return c->fail_call[0] && strcmp(c->fail_call, call) == 0 ? c->fail_code : 0;
+    if (!c->fail_call[0] || strcmp(c->fail_call, call) != 0)
+        return 0;
+    if (__atomic_fetch_add(&calls, 1, __ATOMIC_SEQ_CST) < c->fail_after)
+        return 0;
+    FILE *log = c->fail_log[0] ? fopen(c->fail_log, "a") : NULL;
+    if (log) {
+        fprintf(log, "%s\n", call);
+        fclose(log);
+    }
+    return c->fail_code;
 }

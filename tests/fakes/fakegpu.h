@@ -10,6 +10,8 @@
  *   gpu 0000:01:00.0 2684 8.9 24564 NVIDIA GeForce RTX 4090
  *   kernel_result wrong       # the test kernel computes wrong values
  *   hang kernel               # the test kernel never finishes
+ *   fail cudaMalloc 2 1       # the library call fails with code 2, after 1 call that succeeds
+ *   fail_log /tmp/x           # each failure made is appended there, one call name a line
  *
  * One "gpu" line per device.  Unknown lines are ignored.
  */
@@ -37,12 +39,22 @@ struct fake_config {
     int hang_kernel;
     char fail_call[64]; /* "fail NAME CODE": the library call NAME returns CODE */
     int fail_code;
+    int fail_after;     /* calls of it that succeed first */
+    char fail_log[256]; /* "fail_log PATH": each failure made is appended there */
 };
 
 /* Loaded once per process from FAKE_NVIDIA_CONFIG. */
 const struct fake_config *fake_config(void);
 
-/* The error code @call is told to fail with ("fail NAME CODE"), or 0. */
+/* The error code @call is told to fail with ("fail NAME CODE [AFTER]"), or 0 (each call counts). */
 int fake_fail(const char *call);
+
+/* Return @T's failure from the calling function when the config says it fails now. */
+#define FAKE_FAIL_RETURN(T)                                                                   \
+    do {                                                                                      \
+        int f_ = fake_fail(__func__);                                                         \
+        if (f_)                                                                               \
+            return (T)f_;                                                                     \
+    } while (0)
 
 #endif

@@ -91,6 +91,46 @@ for call, check in WHO.items():
     if r.rc != 4 or check not in failed or not c[check]["detail"]:
         missed.append((call, check, failed, c.get(check)))
 t.eq(missed, [], "each of %d GPU library calls, failed in turn: its check fails with the reason, exit 4" % len(WHO))
+# The same for the calls added to the doubles later, by name and at the Nth call of one kind.
+WHO2 = {("cudnnCreateTensorDescriptor", 0): "cudnn-conv", ("cudnnCreateTensorDescriptor", 1): "cudnn-conv",
+        ("cudnnCreateFilterDescriptor", 0): "cudnn-conv", ("cudnnCreateConvolutionDescriptor", 0): "cudnn-conv",
+        ("cudnnSetTensor4dDescriptor", 0): "cudnn-conv", ("cudnnSetTensor4dDescriptor", 1): "cudnn-conv",
+        ("cudnnSetFilter4dDescriptor", 0): "cudnn-conv", ("cudnnSetConvolution2dDescriptor", 0): "cudnn-conv",
+        ("nvrtcCreateProgram", 0): "nvrtc", ("nvrtcCompileProgram", 0): "nvrtc", ("nvrtcGetPTXSize", 0): "nvrtc",
+        ("nvrtcGetPTX", 0): "nvrtc"}
+missed = []
+for (call, after), check in WHO2.items():
+    open(conf, "w").write(orig + "fail %s 3 %d\n" % (call, after))
+    r, c = verify()
+    failed = [n for n, x in c.items() if x["status"] == "fail"]
+    if r.rc != 4 or check not in failed or not c[check]["detail"]:
+        missed.append((call, after, check, failed, c.get(check)))
+t.eq(missed, [], "each of %d more calls, failed in turn: its check fails with the reason, exit 4" % len(WHO2))
+open(conf, "w").write(orig + "fail nvrtcCompileProgram 6\n")
+r, c = verify()
+t.ok("the double was told to fail" in c.get("nvrtc", {}).get("detail", ""), "NVRTC's own log is quoted", c.get("nvrtc"))
+# cudaMalloc and cudaMemcpy failing at their 1st, 2nd ... call in each check's process, until a run makes
+# no failure: every failure made is a failed check with a reason and exit 4, never a crash or a pass.
+flog = os.path.join(t.tmpdir("faillog"), "log")
+bad, reached = [], {}
+for call in ("cudaMalloc", "cudaMemcpy"):
+    for after in range(16):
+        if os.path.exists(flog):
+            os.unlink(flog)
+        open(conf, "w").write(orig + "fail_log %s\nfail %s 2 %d\n" % (flog, call, after))
+        r, c = verify()
+        if not os.path.exists(flog):
+            break
+        reached[call] = after + 1
+        failed = [n for n, x in c.items() if x["status"] == "fail" and x["detail"]]
+        if r.rc != 4 or not failed:
+            bad.append((call, after, r.rc, failed))
+t.ok(bad == [] and reached.get("cudaMalloc", 0) >= 2 and reached.get("cudaMemcpy", 0) >= 2,
+     "cudaMalloc and cudaMemcpy failing at each call: a failed check, exit 4 (calls reached: %s)" % reached, bad)
+open(conf, "w").write(orig + "fail cudaMallocHost 2\n")
+r, c = verify()
+t.ok(r.rc == 0 and c["bandwidth"]["status"] == "pass" and "pageable" in c["bandwidth"]["detail"],
+     "no pinned memory: bandwidth is measured with pageable memory and says so", c.get("bandwidth"))
 open(conf, "w").write(orig)
 r, c = verify(env=dict(ENV, FAKE_CUDART_VERSION="12040"))
 t.ok(r.rc == 4 and c["cudart"]["status"] == "fail" and "12.4" in c["cudart"]["detail"], "libcudart of another version: fails", c.get("cudart"))
