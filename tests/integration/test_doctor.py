@@ -333,6 +333,73 @@ t.ok(p and "cuDNN 8" in p[0]["message"] and "9.1.0" in p[0]["message"],
      "TensorFlow built with cuDNN 8 loading a CUDA with cuDNN 9.1: named", d.get("problems"))
 t.eq(problem(d, "framework-no-gpu-code", "/home/u/venv"), [], "an H100 reaches its compute_90 PTX on driver 550: no code problem")
 
+# More environments of each framework, judged from their own files (issue 16: fwenv's paths).
+def put_jax(root, env, jax, plugin=None, jaxlib=None):
+    sp = env + "/lib/python3.11/site-packages"
+    put(root, sp + "/jax-%s.dist-info/METADATA" % jax, "Name: jax\n")
+    if plugin:
+        put(root, sp + "/%s.dist-info/METADATA" % plugin, "Name: plugin\n")
+    if jaxlib:
+        put(root, sp + "/jaxlib-%s.dist-info/METADATA" % jaxlib, "Name: jaxlib\n")
+
+
+root = gpu_machine("kepler", [("1004", "3.5", "NVIDIA GeForce GTX 780")], "470.82.01")
+base = "/home/u/miniconda3"
+put(root, base + "/bin/conda", "#!/bin/sh\n", 0o755)
+os.makedirs(os.path.join(root, base.lstrip("/"), "conda-meta"), exist_ok=True)
+put_jax(root, base, "0.4.30", plugin="jax_cuda12_plugin-0.4.30")              # the base environment
+put_jax(root, base + "/envs/oldjax", "0.4.13", jaxlib="0.4.13+cuda11.cudnn86")  # jaxlib carrying CUDA
+put_jax(root, base + "/envs/cpujax", "0.4.30", jaxlib="0.4.30")                # no CUDA at all
+sp = base + "/envs/cputf/lib/python3.11/site-packages"
+put(root, sp + "/tensorflow-2.15.0.dist-info/METADATA", "Name: tensorflow\n")
+put(root, sp + "/tensorflow/python/platform/build_info.py",
+    "build_info = {'cuda_version': '12.2', 'is_cuda_build': False}\n")
+put(root, base + "/envs/.hidden/lib/python3.11/site-packages/torch/version.py", "__version__ = '2.8.0+cu126'\n")
+os.makedirs(os.path.join(root, (base + "/envs/nosp/lib/python3.11").lstrip("/")), exist_ok=True)
+put(root, base + "/envs/oddtorch/lib/python3.11/site-packages/torch/version.py",
+    "__version__ = 2\ncuda = '12.1\n")  # a version that is no string, a quote never closed
+r, d = fw_doctor(root)
+envs = {e["path"]: e for e in d.get("framework_envs", [])}
+t.ok(set(envs) == {base, base + "/envs/oldjax", base + "/envs/cpujax", base + "/envs/cputf", base + "/envs/oddtorch"},
+     "conda's base and each env are scanned once; hidden and empty ones are not", sorted(envs))
+t.ok(envs.get(base, {}).get("cuda_build") == "12" and envs.get(base + "/envs/oldjax", {}).get("cuda_build") == "11",
+     "JAX's CUDA: from its plugin's name, or from jaxlib's +cuda11 local version", envs)
+t.ok(envs.get(base + "/envs/cpujax", {}).get("cpu_only") is True and envs.get(base + "/envs/cputf", {}).get("cpu_only") is True,
+     "JAX without a plugin and TensorFlow with is_cuda_build False are CPU-only", envs)
+t.ok(envs.get(base + "/envs/oddtorch", {}).get("version") is None and envs[base + "/envs/oddtorch"]["cpu_only"],
+     "an unreadable torch/version.py gives no version and no CUDA, not garbage", envs.get(base + "/envs/oddtorch"))
+p = problem(d, "framework-no-gpu-code", base + " ")
+t.ok(p and "compute capability 3.5" in p[0]["message"],
+     "JAX 0.4.30's plugin on a GTX 780 (3.5): no code [jax_wheel_arch.csv 0.4.21-0.4.31: sm_50 up]", d.get("problems"))
+t.ok(p and p[0]["fix"].startswith("No JAX build cudaup knows runs on the GPUs here"),
+     "no JAX plugin runs on Kepler: said so, with CUDA alone as the way out", p)
+p = problem(d, "framework-no-gpu-code", "/envs/cputf")
+t.ok(p and "CPU-only" in p[0]["message"], "CPU-only TensorFlow: said so", p)
+t.eq([g["code"] for g in envs.get(base + "/envs/cputf", {}).get("gpu_code", [])], ["none"], "its gpu_code: none")
+
+root = gpu_machine("h100-535", [("2330", "9.0", "NVIDIA H100 80GB HBM3")], "535.54.03",
+                   {"cuda_installs": [("/usr/local/cuda-12.2", "12.2.2", None)], "cuda_link": "/usr/local/cuda-12.2"})
+tf_env(root, "/home/u/tfptx", "2.16.1", ["sm_80", "compute_90"], "12.3", "8")
+tf_env(root, "/home/u/tfnocudnn", "2.15.0", ["sm_80", "sm_90"], "12.2", "8")
+tf_env(root, "/home/u/tfpip", "2.15.0", ["sm_80", "sm_90"], "12.2", "8")
+put(root, "/home/u/tfpip/lib/python3.11/site-packages/nvidia/cudnn/__init__.py", "")
+torch_env(root, "/home/u/pypi", "2.3.0", "12.1")
+r, d = fw_doctor(root, {"CONDA_PREFIX": "/home/u/tfptx", "VIRTUAL_ENV": "/home/u/tfnocudnn"})
+for extra in ("/home/u/tfpip", "/home/u/pypi"):
+    r2, d2 = fw_doctor(root, {"VIRTUAL_ENV": extra})
+    d.setdefault("problems", []).extend(d2.get("problems", []))
+    d.setdefault("framework_envs", []).extend(d2.get("framework_envs", []))
+envs = {e["path"]: e for e in d.get("framework_envs", [])}
+p = problem(d, "framework-no-gpu-code", "/home/u/tfptx")
+t.ok(p and "only through its PTX compute_90" in p[0]["message"],
+     "TensorFlow built with CUDA 12.3, reaching an H100 only by PTX, on driver 535 (12.3 needs 545): said so "
+     "[cuda_toolkit_driver_versions.csv]", d.get("problems"))
+p = problem(d, "framework-cudnn-mismatch", "/home/u/tfnocudnn")
+t.ok(p and "has no cuDNN" in p[0]["message"], "TensorFlow loading a system CUDA that has no cuDNN: said so", d.get("problems"))
+t.eq(problem(d, "framework-cudnn-mismatch", "/home/u/tfpip"), [], "TensorFlow with pip's cuDNN: the system's does not matter")
+t.eq(envs.get("/home/u/pypi", {}).get("gpu_code"), [{"gpu": 0, "code": "sass"}],
+     "a PyPI PyTorch 2.3.0 (no +cu tag, CUDA 12.1): judged as cu121, which has sm_90 [pytorch_wheel_arch.csv]")
+
 # -q: the errors alone (issue 14): no GPU table, no warnings, each error with its fix.
 rootq, envq = machine(t, "no-gpu")
 r = run(["doctor", "-q", "--root", rootq], env=envq)
