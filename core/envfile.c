@@ -357,7 +357,8 @@ write_rc(const char *path, const char *data, size_t len, const struct stat *befo
         unlink(tmp);
         return cu_error_set(err, CU_E_IO, e, _("Cannot edit %s"), path);
     }
-    cu_fsync_parent(path);
+    if ((e = cu_fsync_parent(path)) != 0)
+        return cu_error_set(err, CU_E_IO, e, _("Cannot edit %s"), path);
     return CU_OK;
 }
 

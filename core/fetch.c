@@ -210,8 +210,12 @@ finish(struct xfer *x, enum cu_status code, const char *fmt, ...)
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
         cu_error_set(&x->it->result, code, 0, "%s", msg);
+    } else if (fsync(x->fd) != 0 || close(x->fd) != 0) {
+        /* What the disk could not keep is not a download (the hash was of the bytes sent). */
+        cu_error_set(&x->it->result, CU_E_IO, errno, _("Cannot write %s"), x->it->partial);
+        x->fd = -1; /* close(2) released it even when it failed */
     } else {
-        fsync(x->fd);
+        x->fd = -1;
         emit(x, true);
     }
     if (x->fd >= 0)

@@ -130,22 +130,23 @@ cu_trusted_dir(const char *path, struct cu_error *err)
     return CU_OK;
 }
 
-void
+int
 cu_fsync_parent(const char *path)
 {
     CU_AUTOFREE char *dir = cu_xstrdup(path);
     char *slash = strrchr(dir, '/');
     if (!slash)
-        return;
+        return 0;
     if (slash == dir)
         slash[1] = '\0';
     else
         *slash = '\0';
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
+    if (fd < 0)
+        return errno;
+    int e = fsync(fd) == 0 || errno == EINVAL || errno == ENOTSUP ? 0 : errno;
+    close(fd);
+    return e;
 }
 
 void
@@ -215,7 +216,10 @@ cu_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode
         unlink(tmp);
         return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
     }
-    cu_fsync_parent(path);
+    /* The new content is in place; a disk that cannot make it durable is still an error. */
+    int e = cu_fsync_parent(path);
+    if (e)
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
     return CU_OK;
 }
 
@@ -400,7 +404,9 @@ cu_symlink_replace(const char *target, const char *path, struct cu_error *err)
         unlink(tmp);
         return cu_error_set(err, CU_E_IO, e, _("Cannot create the link %s"), path);
     }
-    cu_fsync_parent(path);
+    int e = cu_fsync_parent(path);
+    if (e)
+        return cu_error_set(err, CU_E_IO, e, _("Cannot create the link %s"), path);
     return CU_OK;
 }
 
@@ -419,6 +425,8 @@ cu_rm_rf_atomic(const char *dir, const char *trash, struct cu_error *err)
 {
     if (rename(dir, trash) != 0)
         return cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), dir);
-    cu_fsync_parent(dir);
+    /* The folder is gone from its place either way: what is removed need not be durable. */
+    int ignored = cu_fsync_parent(dir);
+    (void)ignored;
     return cu_rm_rf(trash, err);
 }

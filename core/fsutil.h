@@ -60,8 +60,12 @@ CU_NODISCARD enum cu_status cu_rm_rf(const char *path, struct cu_error *err);
  */
 CU_NODISCARD enum cu_status cu_rm_rf_atomic(const char *dir, const char *trash, struct cu_error *err);
 
-/** fsync the folder holding @path, so a rename in it is durable. */
-void cu_fsync_parent(const char *path);
+/**
+ * fsync the folder holding @path, so that a rename in it is durable.  Returns 0, or the errno of
+ * a failure the disk reported (EIO, ENOSPC ...); a file system that cannot fsync a folder
+ * (EINVAL, ENOTSUP) counts as success.
+ */
+CU_NODISCARD int cu_fsync_parent(const char *path);
 
 /**
  * Open folder @rel under @rootfd one component at a time with O_NOFOLLOW,

@@ -942,8 +942,13 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         st = cu_error_set(err, CU_E_IO, errno, _("Cannot put %s in place"), p->cuda_path);
         goto out;
     }
-    cu_fsync_parent(p->cuda_path);
     ctx->toolkit_changed = true;
+    int fe = cu_fsync_parent(p->cuda_path);
+    if (fe) {
+        /* The new tree is in place (the old one goes with the staging), but not surely on disk. */
+        st = cu_error_set(err, CU_E_IO, fe, _("%s is in place, but the disk reported an error saving it"), p->cuda_path);
+        goto out;
+    }
     if ((st = link_active(ctx, &link_changed, err)) != CU_OK)
         goto out;
     cu_run_result(ctx, "cuda", "install", p->cuda_path, CU_OK, true);
@@ -1053,7 +1058,11 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
         st = cu_error_set(err, CU_E_IO, errno, _("Cannot put %s in place"), py->path);
         goto out;
     }
-    cu_fsync_parent(py->path);
+    int fe = cu_fsync_parent(py->path);
+    if (fe) {
+        st = cu_error_set(err, CU_E_IO, fe, _("%s is in place, but the disk reported an error saving it"), py->path);
+        goto out;
+    }
     cu_run_result(ctx, "python", "install", py->path, CU_OK, true);
 out:
     if (st != CU_OK)

@@ -72,6 +72,14 @@ test_write_atomic_faults(void **state)
         free(s);
         assert_no_tmp(dir);
     }
+    /* The file is renamed into place, but its folder cannot be made durable: an error too. */
+    char *rule = cu_xasprintf("fsync:EIO:%s:1", dir);
+    faultfs_set(rule);
+    assert_status(cu_write_file_atomic(p, "new", 3, 0644, &err), CU_E_IO, &err);
+    faultfs_set(NULL);
+    free(rule);
+    assert_no_tmp(dir);
+    assert_ok(cu_write_file_atomic(p, "old", 3, 0644, &err), &err);
     /* ENOSPC advises freeing space; EACCES advises another folder. */
     faultfs_set("write:ENOSPC:state.json.cudaup-tmp");
     assert_status(cu_write_file_atomic(p, "x", 1, 0644, &err), CU_E_IO, &err);

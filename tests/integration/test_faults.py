@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Every file-system call of an install failing in turn (issue 16): a fault sweep.
+
+For each kind of call (mkdir, rename, symlink, write, fsync, close) cudaup makes under the install's
+folder, the faultfs shim makes the 1st, 2nd, 3rd, 5th, 8th ... such call fail, until a run makes no
+call of that kind any more.  Whatever call fails, the run must exit 1 with an error, leave no
+staging folder or temporary file, and leave either no install, the whole old install, or the whole
+new one (never a half one).  After each sweep a run without faults installs from the cache with
+nothing downloaded.  The same for the cache's folder (the downloads) and for an install that adds
+components to an existing one (the old tree's files move into the new one).
+"""
+import hashlib
+import json
+import os
+import sys
+
+from cutest import SRCDIR, Tap, machine, run
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
+
+t = Tap()
+ROOT, MENV = machine(t, "two-gpus")
+NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50"}
+MIRROR = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(MIRROR)
+STEPS = [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377]
+
+
+def tree(path):
+    """Type, mode and content of everything under path, the record without its times."""
+    if not os.path.isdir(path):
+        return None
+    out = {}
+    for dp, dns, fns in os.walk(path):
+        for n in dns + fns:
+            p = os.path.join(dp, n)
+            r = os.path.relpath(p, path)
+            st = os.lstat(p)
+            if os.path.islink(p):
+                out[r] = ("l", os.readlink(p))
+            elif os.path.isdir(p):
+                out[r] = ("d", oct(st.st_mode & 0o7777))
+            elif r == ".cudaup/record.json":
+                rec = json.load(open(p))
+                rec.pop("created", None)
+                out[r] = json.dumps(rec, sort_keys=True)
+            else:
+                out[r] = ("f", oct(st.st_mode & 0o7777), hashlib.sha256(open(p, "rb").read()).hexdigest())
+    return out
+
+
+class Box:
+    def __init__(self, tag, cache):
+        d = t.tmpdir(tag)
+        self.prefix, self.state, self.home = (os.path.join(d, n) for n in ("prefix", "state", "home"))
+        os.makedirs(self.home)
+        self.cache = cache
+        self.cuda = os.path.join(self.prefix, "cuda-12.6")
+
+    def install(self, *extra, faults=None):
+        env = dict(MENV, **NOW)
+        env["HOME"] = self.home
+        if faults:
+            env.update({"LD_PRELOAD": os.environ["FAULTFS"], "CUDAUP_FAULTS": faults,
+                        "ASAN_OPTIONS": "verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", "")})
+        return run(["install", "--yes", "--json", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix",
+                    self.prefix, "--state-dir", self.state, "--cache-dir", self.cache, "--framework", "none",
+                    "--env-scope", "user", "--shell-rc", os.path.join(self.home, ".bashrc")] + list(extra), env=env)
+
+
+def leftovers(prefix):
+    if not os.path.isdir(prefix):
+        return []
+    return [n for n in os.listdir(prefix) if ".cudaup-staging" in n or ".cudaup-tmp-" in n or ".cudaup-trash" in n]
+
+
+def archives(cache):
+    d = os.path.join(cache, "archives")
+    return sorted(n for n in os.listdir(d) if not n.endswith(".partial")) if os.path.isdir(d) else []
+
+
+# Reference trees: the whole install, and the runtime alone.
+warm = os.path.join(t.tmpdir("warm"), "cache")
+ref = Box("ref", warm)
+r = ref.install()
+t.eq(r.rc, 0, "a reference install fills the cache", r)
+FULL = tree(ref.cuda)
+small = Box("ref-small", warm)
+r = small.install("--components", "runtime")
+t.eq(r.rc, 0, "a reference install of the runtime alone", r)
+SMALL = tree(small.cuda)
+CACHED = archives(warm)
+
+
+def sweep(tag, op, errname, part_of, setup=None, old=None, extra=(), want_new=FULL):
+    """Fail the Nth OP call under part_of(box) for each N in STEPS until none is made."""
+    bad, made = [], 0
+    for n in STEPS:
+        bx = Box("%s-%s-%d" % (tag, op, n), warm)
+        if setup:
+            setup(bx)
+        r = bx.install(*extra, faults="%s:%s:%s:%d" % (op, errname, part_of(bx), n))
+        if "faultfs: %s" % op not in r.err:
+            if r.rc != 0 or tree(bx.cuda) != want_new:
+                bad.append((n, "no fault made, yet", r.rc, r.err[-300:]))
+            break
+        made += 1
+        now = tree(bx.cuda)
+        errs = [ln for ln in r.err.splitlines() if ln.startswith("{") and '"error"' in ln]
+        if r.rc != 1 or not errs:
+            bad.append((n, "exit %d" % r.rc, r.err[-300:]))
+        elif now not in (old, want_new):
+            bad.append((n, "a half install", sorted(set(now or {}) ^ set(want_new or {}))[:5]))
+        elif leftovers(bx.prefix):
+            bad.append((n, "left over", leftovers(bx.prefix)))
+        elif archives(warm) != CACHED:
+            bad.append((n, "the cache lost an archive", archives(warm)))
+    t.ok(made >= 1 and not bad, "%s: the %s calls failed in turn (%d faults, %s): exit 1, no half install, "
+         "nothing left over, the cache whole" % (tag, op, made, errname), bad)
+    return made
+
+
+for op, errname in (("mkdir", "ENOSPC"), ("rename", "EXDEV"), ("symlink", "EIO"), ("write", "ENOSPC"),
+                    ("fsync", "EIO"), ("close", "EDQUOT")):
+    sweep("fresh", op, errname, lambda bx: bx.prefix)
+
+
+def add_to_small(bx):
+    r = bx.install("--components", "runtime")
+    assert r.rc == 0 and tree(bx.cuda) == SMALL, r
+
+
+# Adding components to an install: the old tree stays whole, or the new one is whole.
+for op, errname in (("mkdir", "ENOSPC"), ("rename", "EIO"), ("symlink", "EIO"), ("write", "ENOSPC"),
+                    ("fsync", "EIO")):
+    sweep("grow", op, errname, lambda bx: bx.prefix, setup=add_to_small, old=SMALL)
+
+# After all of it, a run with no fault installs from the cache alone.
+bx = Box("after", warm)
+r = bx.install(faults="write:EIO:/no-such-path-part/")
+t.ok(r.rc == 0 and tree(bx.cuda) == FULL and archives(warm) == CACHED, "a clean run after the sweeps: installed whole", r)
+
+# The cache's own folder: a download that cannot be written or put in place is an error, and a
+# rerun takes the archives that did arrive.
+for op, errname in (("write", "ENOSPC"), ("rename", "EIO"), ("fsync", "EIO"), ("mkdir", "EROFS")):
+    bad = []
+    for n in (0, 1, 3):
+        cold = os.path.join(t.tmpdir("cold-%s-%d" % (op, n)), "cache")
+        bx = Box("cold-%s-%d" % (op, n), cold)
+        r = bx.install(faults="%s:%s:%s:%d" % (op, errname, cold, n))
+        if "faultfs: %s" % op not in r.err:
+            break
+        if r.rc != 1 or tree(bx.cuda) is not None or leftovers(bx.prefix):
+            bad.append((n, r.rc, r.err[-300:]))
+            continue
+        r = bx.install()
+        if r.rc != 0 or tree(bx.cuda) != FULL:
+            bad.append((n, "rerun", r.rc, r.err[-300:]))
+    t.eq(bad, [], "the cache's %s calls failing (%s): exit 1, nothing installed, a rerun installs" % (op, errname))
+
+t.done()
