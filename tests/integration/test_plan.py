@@ -241,4 +241,48 @@ else:
     t.ok(r.rc == 2 and "--ca-cert" in r.err, "--ca-cert with a file that is not there: exit 2", r)
     tsrv.stop()
 
+# ---- each bad environment option: one sentence naming it, exit 2, nothing made (issue 16) ----
+root, env = machine(t, "hopper")
+BAD = [(["--env-scope", "global"], "--env-scope"), (["--env-tool", "pip"], "--env-tool"),
+       (["--env-tool", "none"], "--env-tool none"), (["--env-scope", "conda", "--framework", "none"], "--env-scope conda"),
+       (["--env-scope", "conda", "--env-tool", "none", "--framework", "none"], "--env-scope conda"),
+       (["--env-name", "a/b"], "--env-name"), (["--env-name", "-x"], "--env-name"), (["--env-name", ".x"], "--env-name"),
+       (["--python-source", "pyenv"], "--python-source"),
+       (["--python-source", "cudaup", "--env-tool", "conda"], "--python-source cudaup"),
+       (["--index-url", "ftp://pypi.example/simple"], "--index-url"), (["--env-dir", "envs"], "--env-dir"),
+       (["--shell-rc", "bashrc"], "--shell-rc"), (["--state-dir", "/tmp/a\nb"], "--state-dir"),
+       (["--env-dir", "/tmp/x\ty"], "--env-dir")]
+bad = []
+for args, named in BAD:
+    st = os.path.join(t.tmpdir("badopt"), "state")
+    r = run(["plan", "--root", root, "--mirror", MIRROR, "--state-dir", st] +
+            [a if a != "--state-dir" else "--state-dir" for a in args], env=env)
+    line = r.err.strip()
+    if r.rc != 2 or named not in line or "\n" in line or not line.endswith(".") or os.path.exists(st):
+        bad.append((args, r.rc, line))
+t.eq(bad, [], "%d bad environment options: each gets one sentence naming it, exit 2, and nothing is made" % len(BAD))
+
+# ---- the shell file that user scope edits follows $SHELL (and ZDOTDIR for zsh) ----
+want = {("/bin/zsh", "/z"): "/z/.zshrc", ("/usr/bin/zsh", None): "/h/.zshrc", ("/usr/bin/fish", None):
+        "/h/.config/fish/conf.d/cudaup.fish", ("/bin/bash", None): "/h/.bashrc", ("/bin/sh", None): "/h/.profile",
+        (None, None): "/h/.profile"}
+got = {}
+for (shell, zd), path in want.items():
+    e = dict(env, HOME="/h")
+    e.pop("SHELL", None)
+    if shell:
+        e["SHELL"] = shell
+    if zd:
+        e["ZDOTDIR"] = zd
+    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--framework", "none", "--env-scope", "user",
+             "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"], env=e)
+    steps = [x["detail"] for x in (r.json() or {}).get("steps", []) if x["installer"] == "envvars"]
+    got[(shell, zd)] = path if steps and path in steps[0] else steps
+t.eq(got, want, "user scope: zsh's .zshrc (in ZDOTDIR), fish's conf.d, bash's .bashrc, else .profile")
+e = dict(env)
+e.pop("HOME", None)
+r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--framework", "none", "--env-scope", "user",
+         "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"], env=dict(e, SHELL="/bin/bash", HOME="relative"))
+t.ok(r.rc == 0 and "/root/.bashrc" in json.dumps(r.json()), "a HOME that is not absolute: /root's", r)
+
 t.done()
