@@ -7,8 +7,8 @@
  * CUDAUP_FAULTS="RULE;RULE..." with RULE = OP:ERRNO:PATHPART[:AFTER]
  *   OP        write (write, pwrite), rename (rename, renameat, renameat2: the target's
  *             path), fsync (fsync, fdatasync), read (read), mkdir (mkdir, mkdirat),
- *             symlink (symlink, symlinkat: the link's path), close (close: the call fails
- *             after closing, as NFS reports a late write error), delay: writes succeed, each after a pause,
+ *             symlink (symlink, symlinkat: the link's path), close (close of a file open for
+ *             writing: the call fails after closing, as NFS reports a late write error), delay: writes succeed, each after a pause,
  *             or free: statvfs of a matching path reports ERRNO-field bytes available
  *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT; for delay, the pause in milliseconds
  *   PATHPART  the rule applies to files whose path contains it
@@ -356,7 +356,9 @@ close(int fd)
 {
     REAL(real_close, "close");
     char path[PATH_MAX];
-    int e = fd > 2 && n_rules != 0 ? fires("close", fd_path(fd, path, sizeof(path)), 0) : 0;
+    /* Only a file open for writing can report a late write error as it closes. */
+    int fl = fd > 2 && n_rules != 0 ? fcntl(fd, F_GETFL) : -1;
+    int e = fl >= 0 && (fl & O_ACCMODE) != O_RDONLY ? fires("close", fd_path(fd, path, sizeof(path)), 0) : 0;
     int r = real_close(fd);
     if (e) {
         errno = e;

@@ -160,4 +160,47 @@ for op, errname in (("write", "ENOSPC"), ("rename", "EIO"), ("fsync", "EIO"), ("
             bad.append((n, "rerun", r.rc, r.err[-300:]))
     t.eq(bad, [], "the cache's %s calls failing (%s): exit 1, nothing installed, a rerun installs" % (op, errname))
 
+# The user's shell file and cudaup's state: a failed edit leaves the user's file as it was or with
+# the whole block, never a part of it, and no temporary file beside it; uninstall likewise.
+MINE = "# mine\nexport EDITOR=vi\n"
+
+
+def rc_state(bx):
+    text = open(os.path.join(bx.home, ".bashrc")).read()
+    if text == MINE:
+        return "old"
+    if text.startswith(MINE) and text.count("# >>> cudaup >>>") == 1 and text.count("# <<< cudaup <<<") == 1:
+        return "new"
+    return "torn: %r" % text[-200:]
+
+
+def temps(d):
+    return [n for n in os.listdir(d) if ".cudaup-tmp-" in n]
+
+
+for cmd in ("install", "uninstall"):
+    for op, errname in (("write", "ENOSPC"), ("rename", "EIO"), ("fsync", "EIO"), ("close", "EIO"), ("mkdir", "EROFS")):
+        bad, made = [], 0
+        for n in (0, 1, 2, 4, 8):
+            bx = Box("rc-%s-%s-%d" % (cmd, op, n), warm)
+            open(os.path.join(bx.home, ".bashrc"), "w").write(MINE)
+            if cmd == "uninstall":
+                assert bx.install().rc == 0
+            faults = "%s:%s:%s:%d;%s:%s:%s:%d" % (op, errname, bx.home, n, op, errname, bx.state, n)
+            if cmd == "install":
+                r = bx.install(faults=faults)
+            else:
+                env = dict(MENV, **NOW)
+                env.update({"HOME": bx.home, "LD_PRELOAD": os.environ["FAULTFS"], "CUDAUP_FAULTS": faults})
+                r = run(["uninstall", "12.6", "--yes", "--json", "--prefix", bx.prefix, "--state-dir", bx.state], env=env)
+            if "faultfs: %s" % op not in r.err:
+                break
+            made += 1
+            state = rc_state(bx)
+            if r.rc != 1 or state.startswith("torn") or temps(bx.home) or (os.path.isdir(bx.state) and temps(bx.state)):
+                bad.append((n, r.rc, state, temps(bx.home), r.err[-300:]))
+        if made:
+            t.eq(bad, [], "%s with the shell file's and the state's %s calls failing in turn (%d faults): exit 1, "
+                 "the file whole, old or new, no temporary left" % (cmd, op, made))
+
 t.done()
