@@ -4,7 +4,7 @@
  * what cudaup does when a disk fills up, a rename crosses file systems or an fsync
  * reports an error (TESTCASES 2.5; issue 16).
  *
- * CUDAUP_FAULTS="RULE;RULE..." with RULE = OP:ERRNO:PATHPART[:AFTER]
+ * CUDAUP_FAULTS="RULE;RULE..." with RULE = OP:ERRNO:PATHPART[:AFTER[:once]]
  *   OP        write (write, pwrite), rename (rename, renameat, renameat2: the target's
  *             path), fsync (fsync, fdatasync), read (read), mkdir (mkdir, mkdirat),
  *             symlink (symlink, symlinkat: the link's path), close (close of a file open for
@@ -14,6 +14,7 @@
  *   PATHPART  the rule applies to files whose path contains it
  *   AFTER     write: fail once this many bytes went to matching files (0 by default);
  *             rename, fsync: fail from the AFTER+1th matching call
+ *   once      fail that one call only; the calls after it succeed
  * Each rule that fires logs "faultfs: OP PATH: ERRNO" on stderr, so a test can tell
  * that the fault was reached.
  */
@@ -40,6 +41,7 @@ struct rule {
     int err;
     char part[PATH_MAX];
     unsigned long long after, seen;
+    int once, fired;
 };
 
 static struct rule rules[MAX_RULES];
@@ -69,10 +71,10 @@ parse(const char *env)
         return;
     char *copy = strdup(env), *save = NULL;
     for (char *r = strtok_r(copy, ";", &save); r && n_rules < MAX_RULES; r = strtok_r(NULL, ";", &save)) {
-        char *f[4] = {0};
+        char *f[5] = {0};
         char *s2 = NULL;
         int k = 0;
-        for (char *p = strtok_r(r, ":", &s2); p && k < 4; p = strtok_r(NULL, ":", &s2))
+        for (char *p = strtok_r(r, ":", &s2); p && k < 5; p = strtok_r(NULL, ":", &s2))
             f[k++] = p;
         if (k < 3)
             continue;
@@ -81,6 +83,7 @@ parse(const char *env)
         x->err = strcmp(f[0], "delay") == 0 || strcmp(f[0], "free") == 0 ? atoi(f[1]) : errno_of(f[1]);
         snprintf(x->part, sizeof(x->part), "%s", f[2]);
         x->after = f[3] ? strtoull(f[3], NULL, 10) : 0;
+        x->once = f[4] && strcmp(f[4], "once") == 0;
     }
     free(copy);
 }
@@ -116,7 +119,7 @@ fires(const char *op, const char *path, unsigned long long bytes)
             pause_ms = x->err;
             continue;
         }
-        if (strcmp(x->op, op) != 0 || !path || !strstr(path, x->part))
+        if (strcmp(x->op, op) != 0 || !path || !strstr(path, x->part) || (x->once && x->fired))
             continue;
         if (strcmp(op, "write") == 0) {
             if (x->seen + bytes > x->after)
@@ -126,6 +129,7 @@ fires(const char *op, const char *path, unsigned long long bytes)
         } else if (x->seen++ >= x->after) {
             e = x->err;
         }
+        x->fired |= e != 0;
     }
     pthread_mutex_unlock(&mu);
     if (pause_ms > 0)

@@ -3,8 +3,8 @@
 """Every file-system call of an install failing in turn (issue 16): a fault sweep.
 
 For each kind of call (mkdir, rename, symlink, write, fsync, close) cudaup makes under the install's
-folder, the faultfs shim makes the 1st, 2nd, 3rd, 5th, 8th ... such call fail, until a run makes no
-call of that kind any more.  Whatever call fails, the run must exit 1 with an error, leave no
+folder, the faultfs shim makes the 1st, 2nd, 3rd, 5th, 8th ... such call fail (that one call alone,
+so that each call's own check is what must catch it), until a run makes no call of that kind any more.  Whatever call fails, the run must exit 1 with an error, leave no
 staging folder or temporary file, and leave either no install, the whole old install, or the whole
 new one (never a half one).  After each sweep a run without faults installs from the cache with
 nothing downloaded.  The same for the cache's folder (the downloads) and for an install that adds
@@ -101,7 +101,7 @@ def sweep(tag, op, errname, part_of, setup=None, old=None, extra=(), want_new=FU
         bx = Box("%s-%s-%d" % (tag, op, n), warm)
         if setup:
             setup(bx)
-        r = bx.install(*extra, faults="%s:%s:%s:%d" % (op, errname, part_of(bx), n))
+        r = bx.install(*extra, faults="%s:%s:%s:%d:once" % (op, errname, part_of(bx), n))
         if "faultfs: %s" % op not in r.err:
             if r.rc != 0 or tree(bx.cuda) != want_new:
                 bad.append((n, "no fault made, yet", r.rc, r.err[-300:]))
@@ -109,6 +109,8 @@ def sweep(tag, op, errname, part_of, setup=None, old=None, extra=(), want_new=FU
         made += 1
         now = tree(bx.cuda)
         errs = [ln for ln in r.err.splitlines() if ln.startswith("{") and '"error"' in ln]
+        if r.rc == 0 and op != "fsync" and now == want_new and not leftovers(bx.prefix):
+            continue  # a failed call tried again, and the result is whole: fine
         if r.rc != 1 or not errs:
             bad.append((n, "exit %d" % r.rc, r.err[-300:]))
         elif now not in (old, want_new):
@@ -117,8 +119,9 @@ def sweep(tag, op, errname, part_of, setup=None, old=None, extra=(), want_new=FU
             bad.append((n, "left over", leftovers(bx.prefix)))
         elif archives(warm) != CACHED:
             bad.append((n, "the cache lost an archive", archives(warm)))
-    t.ok(made >= 1 and not bad, "%s: the %s calls failed in turn (%d faults, %s): exit 1, no half install, "
-         "nothing left over, the cache whole" % (tag, op, made, errname), bad)
+    t.ok(made >= 1 and not bad, "%s: the %s calls failed in turn (%d faults, %s): exit 1 (or 0 after a retry "
+         "that made it whole; never for an fsync), no half install, nothing left over, the cache whole"
+         % (tag, op, made, errname), bad)
     return made
 
 
@@ -142,8 +145,8 @@ bx = Box("after", warm)
 r = bx.install(faults="write:EIO:/no-such-path-part/")
 t.ok(r.rc == 0 and tree(bx.cuda) == FULL and archives(warm) == CACHED, "a clean run after the sweeps: installed whole", r)
 
-# The cache's own folder: a download that cannot be written or put in place is an error, and a
-# rerun takes the archives that did arrive.
+# The cache's own folder, every call from the Nth on failing (a download tried again would pass a
+# single fault): a download that cannot be written or put in place is an error, and a rerun installs.
 for op, errname in (("write", "ENOSPC"), ("rename", "EIO"), ("fsync", "EIO"), ("mkdir", "EROFS")):
     bad = []
     for n in (0, 1, 3):
@@ -186,7 +189,7 @@ for cmd in ("install", "uninstall"):
             open(os.path.join(bx.home, ".bashrc"), "w").write(MINE)
             if cmd == "uninstall":
                 assert bx.install().rc == 0
-            faults = "%s:%s:%s:%d;%s:%s:%s:%d" % (op, errname, bx.home, n, op, errname, bx.state, n)
+            faults = "%s:%s:%s:%d:once;%s:%s:%s:%d:once" % (op, errname, bx.home, n, op, errname, bx.state, n)
             if cmd == "install":
                 r = bx.install(faults=faults)
             else:
@@ -197,10 +200,13 @@ for cmd in ("install", "uninstall"):
                 break
             made += 1
             state = rc_state(bx)
+            whole = state == ("new" if cmd == "install" else "old")
+            if r.rc == 0 and op != "fsync" and whole and not temps(bx.home):
+                continue  # tried again and done
             if r.rc != 1 or state.startswith("torn") or temps(bx.home) or (os.path.isdir(bx.state) and temps(bx.state)):
                 bad.append((n, r.rc, state, temps(bx.home), r.err[-300:]))
         if made:
-            t.eq(bad, [], "%s with the shell file's and the state's %s calls failing in turn (%d faults): exit 1, "
-                 "the file whole, old or new, no temporary left" % (cmd, op, made))
+            t.eq(bad, [], "%s with the shell file's and the state's %s calls failing in turn (%d faults): exit 1 "
+                 "(or 0, done, after a retry), the file whole, old or new, no temporary left" % (cmd, op, made))
 
 t.done()
