@@ -404,12 +404,33 @@ wishes_syntax(void **state)
         {.python = "3"},           {.python = "python3.11"},   {.platform = "windows-x86_64"},
         {.components = "a b"},     {.components = ",x"},       {.cudnn = "none", .framework = "tensorflow"},
         {.cudnn = "none"},
+        {.framework = "jax[CUDA12]"},      {.framework = "jax[cuda12 x]"}, {.framework = "pytorch[cuda12]"},
+        {.framework = "jax[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]"},
+        {.python = "4.1"},                 {.python = "1.5"},              {.python = "3.11.2"},
+        {.cudnn = "none", .framework = "jax"},
     };
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    /* Each names the option it is about. */
+    static const char *const names[] = {"--cuda", "--cuda", "--cudnn", "--framework", "--framework", "--framework",
+                                        "--python", "--python", "--platform", "--components", "--components",
+                                        "--cudnn none", "--cudnn none", "--framework", "--framework", "--framework",
+                                        "--framework", "--python", "--python", "--python", "--cudnn none"};
+    assert_int_equal(CU_N_ELEMENTS(names), CU_N_ELEMENTS(bad));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_status(cu_wishes_check(&bad[i], &err), CU_E_USAGE, &err);
-    struct cu_wishes good = {.cuda = "12.4.1", .cudnn = "9.1.0.70", .framework = "pytorch==2.3.1", .python = "3.11",
-                             .platform = "linux-sbsa", .components = "runtime,math"};
-    assert_ok(cu_wishes_check(&good, &err), &err);
+        if (!strstr(err.msg, names[i]))
+            print_error("case %zu: %s\n", i, err.msg);
+        assert_non_null(strstr(err.msg, names[i]));
+    }
+    struct cu_wishes good[] = {
+        {.cuda = "12.4.1", .cudnn = "9.1.0.70", .framework = "pytorch==2.3.1", .python = "3.11",
+         .platform = "linux-sbsa", .components = "runtime,math"},
+        {.cuda = "auto", .cudnn = "auto", .framework = "jax[cuda12-local]==0.4.30", .platform = "linux-aarch64"},
+        {.cuda = "", .cudnn = "none", .framework = "torch", .components = "all"},
+        {.framework = "Keras"}, {.framework = "tf==2.15"}, {.framework = "none", .cudnn = "none", .python = "2.7"},
+        {.framework = "JAX[cuda12]"},
+    };
+    for (size_t i = 0; i < CU_N_ELEMENTS(good); i++)
+        assert_ok(cu_wishes_check(&good[i], &err), &err);
 }
 
 int
