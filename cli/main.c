@@ -46,7 +46,7 @@ catch_signals(void)
 
 /* Logs go to stderr (filtered by -q/-v) and, in full, to the log file. */
 static void
-cli_log_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg)
+cli_log_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg, const char *msg_en)
 {
     struct cu_app *app = userdata;
     if (app->log) {
@@ -54,7 +54,7 @@ cli_log_sink(void *userdata, enum cu_log_level level, const char *tag, const cha
         time_t now = time(NULL);
         struct tm tm;
         strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
-        fprintf(app->log, "%s %s %s: %s\n", ts, cu_log_level_name(level), tag, msg);
+        fprintf(app->log, "%s %s %s: %s\n", ts, cu_log_level_name(level), tag, msg_en); /* English: to be shared */
         fflush(app->log);
     }
     enum cu_log_level shown = app->cfg.quiet ? CU_LOG_ERROR

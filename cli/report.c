@@ -52,8 +52,15 @@ cu_report_error_line(struct cu_app *app, const struct cu_error *err)
         if (advice)
             fprintf(stderr, "%s\n", advice);
     }
-    if (app->log)
-        fprintf(app->log, "error: %s\n", msg);
+    if (app->log) {
+        /* The log is English, so that it can be shared. */
+        CU_AUTOFREE char *raw_en = cu_str_sanitize(cu_error_text_en(err));
+        CU_AUTOFREE char *msg_en = cu_str_sentence(raw_en);
+        const char *advice_en = cu_error_advice_en(err);
+        fprintf(app->log, "error: %s\n", msg_en);
+        if (advice_en)
+            fprintf(app->log, "advice: %s\n", advice_en);
+    }
 }
 
 int

@@ -163,7 +163,7 @@ state_load(const char *state_dir)
     json_t *j = NULL;
     if (cu_read_file(p, RC_MAX, &text, &len, &e) == CU_OK) {
         if (cu_json_parse_object(text, len, p, &j, &e) != CU_OK)
-            cu_log_warn("%s", e.msg);
+            cu_log_error_of(CU_LOG_WARN, &e);
         free(text);
     }
     if (!j)

@@ -27,6 +27,8 @@ cu_error_clear(struct cu_error *err)
     err->sys_errno = 0;
     err->msg[0] = '\0';
     err->advice[0] = '\0';
+    err->msg_en[0] = '\0';
+    err->advice_en[0] = '\0';
 }
 
 const char *
@@ -51,10 +53,15 @@ cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const cha
     err->sys_errno = sys_errno;
     err->msg[0] = '\0';
     err->advice[0] = '\0';
+    err->msg_en[0] = '\0';
+    err->advice_en[0] = '\0';
     if (fmt) {
-        va_list ap;
+        va_list ap, ap2;
         va_start(ap, fmt);
+        va_copy(ap2, ap);
         vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+        cu_vformat_en(err->msg_en, sizeof(err->msg_en), fmt, ap2);
+        va_end(ap2);
         va_end(ap);
     }
     if (sys_errno) {
@@ -62,27 +69,42 @@ cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const cha
         size_t n = strlen(err->msg);
         snprintf(err->msg + n, sizeof(err->msg) - n, "%s%s", n ? ": " : "",
                  cu_strerror(sys_errno, buf, sizeof(buf)));
+        n = strlen(err->msg_en);
+        snprintf(err->msg_en + n, sizeof(err->msg_en) - n, "%s%s", n ? ": " : "", cu_strerror_en(sys_errno));
     }
+    cu_i18n_note(err->msg, err->msg_en);
     return code;
+}
+
+/* "pre: old", both halves cut to fit: a long path must not hide the reason. */
+static void
+join_prefix(char *msg, size_t len, const char *pre)
+{
+    char old[512];
+    snprintf(old, sizeof(old), "%s", msg);
+    if (old[0])
+        snprintf(msg, len, "%.200s: %.300s", pre, old);
+    else
+        snprintf(msg, len, "%.250s", pre);
 }
 
 void
 cu_error_prefix(struct cu_error *err, const char *fmt, ...)
 {
-    char pre[256], old[sizeof(err->msg)];
-    va_list ap;
+    char pre[256], pre_en[256];
+    va_list ap, ap2;
 
     if (!err)
         return;
     va_start(ap, fmt);
+    va_copy(ap2, ap);
     vsnprintf(pre, sizeof(pre), fmt, ap);
+    cu_vformat_en(pre_en, sizeof(pre_en), fmt, ap2);
+    va_end(ap2);
     va_end(ap);
-    snprintf(old, sizeof(old), "%s", err->msg);
-    /* Both halves are cut to fit; a long path must not hide the reason. */
-    if (old[0])
-        snprintf(err->msg, sizeof(err->msg), "%.200s: %.300s", pre, old);
-    else
-        snprintf(err->msg, sizeof(err->msg), "%.250s", pre);
+    join_prefix(err->msg, sizeof(err->msg), pre);
+    join_prefix(err->msg_en, sizeof(err->msg_en), pre_en);
+    cu_i18n_note(err->msg, err->msg_en);
 }
 
 const char *
@@ -109,6 +131,30 @@ cu_error_text(const struct cu_error *err)
     return err->msg[0] ? err->msg : cu_status_str(err->code);
 }
 
+/* The code's own advice, untranslated; NULL when it has none. */
+static const char *
+default_advice(const struct cu_error *err)
+{
+    switch (err->code) {
+    case CU_E_NETWORK:
+        return N_("Check the network connection, or point cudaup at a site mirror with --mirror URL.");
+    case CU_E_CHECKSUM:
+        return N_("The damaged file was deleted; run the command again to download it afresh.");
+    case CU_E_BUSY:
+        return N_("Wait for the other cudaup to finish, then run this command again.");
+    case CU_E_TOOL:
+        return N_("If it could not download packages, point pip at a local index or wheel folder (PIP_INDEX_URL, or PIP_FIND_LINKS with PIP_NO_INDEX=1), then run the command again.");
+    case CU_E_IO:
+        if (err->sys_errno == ENOSPC)
+            return N_("Free some disk space or choose another folder with --prefix or --cache-dir.");
+        if (err->sys_errno == EACCES || err->sys_errno == EPERM || err->sys_errno == EROFS)
+            return N_("Choose a folder you can write to with --prefix, or run cudaup as root.");
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
 const char *
 cu_error_advice(const struct cu_error *err)
 {
@@ -116,24 +162,32 @@ cu_error_advice(const struct cu_error *err)
         return NULL;
     if (err->advice[0])
         return err->advice;
-    switch (err->code) {
-    case CU_E_NETWORK:
-        return _("Check the network connection, or point cudaup at a site mirror with --mirror URL.");
-    case CU_E_CHECKSUM:
-        return _("The damaged file was deleted; run the command again to download it afresh.");
-    case CU_E_BUSY:
-        return _("Wait for the other cudaup to finish, then run this command again.");
-    case CU_E_TOOL:
-        return _("If it could not download packages, point pip at a local index or wheel folder (PIP_INDEX_URL, or PIP_FIND_LINKS with PIP_NO_INDEX=1), then run the command again.");
-    case CU_E_IO:
-        if (err->sys_errno == ENOSPC)
-            return _("Free some disk space or choose another folder with --prefix or --cache-dir.");
-        if (err->sys_errno == EACCES || err->sys_errno == EPERM || err->sys_errno == EROFS)
-            return _("Choose a folder you can write to with --prefix, or run cudaup as root.");
+    const char *a = default_advice(err);
+    return a ? _(a) : NULL;
+}
+
+const char *
+cu_error_advice_en(const struct cu_error *err)
+{
+    if (!err)
         return NULL;
-    default:
-        return NULL;
-    }
+    if (err->advice_en[0])
+        return err->advice_en;
+    if (err->advice[0])
+        return err->advice;
+    return default_advice(err);
+}
+
+const char *
+cu_error_text_en(const struct cu_error *err)
+{
+    if (!err)
+        return status_info[CU_OK].msg;
+    if (err->msg_en[0])
+        return err->msg_en;
+    if (err->msg[0])
+        return err->msg;
+    return (unsigned)err->code < CU_STATUS_COUNT ? status_info[err->code].msg : "unknown error";
 }
 
 void
@@ -141,10 +195,14 @@ cu_error_advise(struct cu_error *err, const char *fmt, ...)
 {
     if (!err)
         return;
-    va_list ap;
+    va_list ap, ap2;
     va_start(ap, fmt);
+    va_copy(ap2, ap);
     vsnprintf(err->advice, sizeof(err->advice), fmt, ap);
+    cu_vformat_en(err->advice_en, sizeof(err->advice_en), fmt, ap2);
+    va_end(ap2);
     va_end(ap);
+    cu_i18n_note(err->advice, err->advice_en);
 }
 
 int

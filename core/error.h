@@ -42,6 +42,8 @@ struct cu_error {
     int sys_errno;
     char msg[512];
     char advice[512]; /* what to do instead, naming what works here; "" for the code's default */
+    char msg_en[512]; /* the same two in English, for the log (i18n.h) */
+    char advice_en[512];
 };
 
 /** Reset @err to CU_OK with an empty message. NULL is allowed. */
@@ -72,6 +74,10 @@ void cu_error_advise(struct cu_error *err, const char *fmt, ...) CU_PRINTF(2, 3)
 
 /** The error's own advice when set, else advice for codes that have one ("check the network or use --mirror"), or NULL. */
 const char *cu_error_advice(const struct cu_error *err);
+
+/** cu_error_text and cu_error_advice in English, for the log. */
+const char *cu_error_text_en(const struct cu_error *err);
+const char *cu_error_advice_en(const struct cu_error *err);
 
 /** The process exit status for @code, from DESIGN.md "Exit codes". */
 int cu_status_exit_code(enum cu_status code);

@@ -148,7 +148,7 @@ check_response(struct xfer *x)
             CU_AUTOFREE char *mp = meta_path(x);
             struct cu_error e;
             if (cu_write_file_atomic(mp, x->validator, strlen(x->validator), 0644, &e) != CU_OK)
-                cu_log_debug("%s", e.msg);
+                cu_log_error_of(CU_LOG_DEBUG, &e);
         }
     } else {
         x->discard = true; /* an error page is not part of the file */
@@ -204,10 +204,10 @@ finish(struct xfer *x, enum cu_status code, const char *fmt, ...)
     x->state = X_DONE;
     cu_error_clear(&x->it->result);
     if (code != CU_OK) {
-        char msg[sizeof(x->it->result.msg)];
+        char msg[sizeof(x->it->result.msg)], en[sizeof(msg)];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
+        cu_vformat_both(msg, en, sizeof(msg), fmt, ap); /* the English noted: the log gets it */
         va_end(ap);
         cu_error_set(&x->it->result, code, 0, "%s", msg);
     } else if (fsync(x->fd) != 0 || close(x->fd) != 0) {

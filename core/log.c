@@ -9,6 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "error.h"
+#include "i18n.h"
+
 static const char *const level_names[] = {"error", "warn", "info", "debug", "trace"};
 
 /* Process-wide sink, like libinput's per-context handler but for one engine. */
@@ -19,10 +22,11 @@ static struct {
 } logger = {NULL, NULL, CU_LOG_WARN};
 
 static void
-default_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg)
+default_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg, const char *msg_en)
 {
     (void)userdata;
     (void)tag;
+    (void)msg_en;
     fprintf(stderr, "cudaup: %s: %s\n", level_names[level], msg);
 }
 
@@ -74,21 +78,51 @@ cu_log_init_from_env(void)
         cu_log_set_level((enum cu_log_level)l);
 }
 
+/* Control bytes from file names or servers never reach a terminal or log raw. */
+static void
+defang(char *msg)
+{
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\t')
+            *p = '?';
+}
+
+static void
+deliver(enum cu_log_level level, const char *tag, char *msg, char *msg_en)
+{
+    defang(msg);
+    defang(msg_en);
+    if (logger.fn)
+        logger.fn(logger.userdata, level, tag, msg, msg_en);
+    else
+        default_sink(NULL, level, tag, msg, msg_en);
+}
+
 void
 cu_log_vmsg(enum cu_log_level level, const char *tag, const char *fmt, va_list ap)
 {
     if ((int)level > atomic_load(&logger.level))
         return;
-    char msg[1024];
+    char msg[1024], msg_en[1024];
+    va_list ap2;
+    va_copy(ap2, ap);
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    /* Control bytes from file names or servers never reach a terminal or log raw. */
-    for (char *p = msg; *p; p++)
-        if ((unsigned char)*p < 0x20 && *p != '\t')
-            *p = '?';
-    if (logger.fn)
-        logger.fn(logger.userdata, level, tag, msg);
-    else
-        default_sink(NULL, level, tag, msg);
+    cu_vformat_en(msg_en, sizeof(msg_en), fmt, ap2);
+    va_end(ap2);
+    deliver(level, tag, msg, msg_en);
+}
+
+void
+cu_log_err(enum cu_log_level level, const char *tag, const struct cu_error *err)
+{
+    if ((int)level > atomic_load(&logger.level) || !err)
+        return;
+    char msg[1200], msg_en[1200];
+    const char *a = cu_error_advice(err), *a_en = cu_error_advice_en(err);
+    snprintf(msg, sizeof(msg), "%s%s%s%s", cu_error_text(err), a ? " (" : "", a ? a : "", a ? ")" : "");
+    snprintf(msg_en, sizeof(msg_en), "%s%s%s%s", cu_error_text_en(err), a_en ? " (" : "", a_en ? a_en : "",
+             a_en ? ")" : "");
+    deliver(level, tag, msg, msg_en);
 }
 
 void

@@ -22,8 +22,10 @@ enum cu_log_level {
     CU_LOG_TRACE,
 };
 
+/* @msg is in the user's language, @msg_en in English (for the log file; i18n.h). */
 typedef void (*cu_log_fn)(void *userdata, enum cu_log_level level, const char *tag,
-                          const char *msg);
+                          const char *msg, const char *msg_en);
+struct cu_error;
 
 /** Install @fn as the sink (NULL restores the default). Call before threads start. */
 void cu_log_set_handler(cu_log_fn fn, void *userdata);
@@ -38,6 +40,8 @@ const char *cu_log_level_name(enum cu_log_level level);
 void cu_log_msg(enum cu_log_level level, const char *tag, const char *fmt, ...) CU_PRINTF(3, 4);
 void cu_log_vmsg(enum cu_log_level level, const char *tag, const char *fmt, va_list ap)
     CU_PRINTF(3, 0);
+/** Log @err's message (and its advice in brackets), each in both languages. */
+void cu_log_err(enum cu_log_level level, const char *tag, const struct cu_error *err);
 
 #ifndef CU_LOG_TAG
 #define CU_LOG_TAG "cudaup"
@@ -49,5 +53,6 @@ void cu_log_vmsg(enum cu_log_level level, const char *tag, const char *fmt, va_l
 #define cu_log_info(...) cu_log_msg(CU_LOG_INFO, CU_LOG_TAG, __VA_ARGS__)
 #define cu_log_debug(...) cu_log_msg(CU_LOG_DEBUG, CU_LOG_TAG, __VA_ARGS__)
 #define cu_log_trace(...) cu_log_msg(CU_LOG_TRACE, CU_LOG_TAG, __VA_ARGS__)
+#define cu_log_error_of(level, err) cu_log_err(level, CU_LOG_TAG, err)
 
 #endif /* CU_LOG_H */

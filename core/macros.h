@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define CU_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#define CU_FORMAT_ARG(n) __attribute__((format_arg(n)))
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L
 #define CU_NODISCARD [[nodiscard]]
 #else

@@ -136,9 +136,10 @@ rs_fail(struct rs *r, int stage, const char *fmt, ...)
 {
     if (stage <= r->stage)
         return; /* a candidate that got as far or further already explains */
+    char en[sizeof(r->why)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->why, sizeof(r->why), fmt, ap);
+    cu_vformat_both(r->why, en, sizeof(r->why), fmt, ap);
     va_end(ap);
     r->stage = stage;
 }
@@ -150,9 +151,10 @@ fail_closer(struct rs *r, int stage, const char *fmt, ...)
 {
     if (stage < r->stage)
         return;
+    char en[sizeof(r->why)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->why, sizeof(r->why), fmt, ap);
+    cu_vformat_both(r->why, en, sizeof(r->why), fmt, ap);
     va_end(ap);
     r->stage = stage;
 }
@@ -923,13 +925,13 @@ judge_code(struct rs *r, struct fwopt *o)
             struct cu_version need;
             if (o->fit[i] == CU_CODE_NONE) {
                 o->no_code = true;
-                o->code_why = cu_xasprintf(_("%s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it would ignore the GPU and compute on the CPU."),
+                o->code_why = cu_tr_asprintf(_("%s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it would ignore the GPU and compute on the CPU."),
                                            o->title, g->index, g->name, V(&g->cc, b1, sizeof(b1)), has,
                                            o->code->read ? "" : _(" (inferred)"));
             } else if (o->fit[i] == CU_CODE_PTX && r->have_driver && o->build_cuda.n &&
                        cu_catalog_cuda_min_driver(r->cat, &o->build_cuda, &need) &&
                        cu_version_cmp(&r->driver, &need) < 0) {
-                o->code_why = cu_xasprintf(_("GPU %d (%s, compute capability %s) could run %s only by JIT-compiling its PTX compute_%d, which needs NVIDIA driver %s or newer (the driver of CUDA %s, which wrote it); this machine has %s."),
+                o->code_why = cu_tr_asprintf(_("GPU %d (%s, compute capability %s) could run %s only by JIT-compiling its PTX compute_%d, which needs NVIDIA driver %s or newer (the driver of CUDA %s, which wrote it); this machine has %s."),
                                            g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
                                            D(&need, b2, sizeof(b2)), V(&o->build_cuda, b3, sizeof(b3)),
                                            D(&r->driver, b4, sizeof(b4)));
@@ -945,7 +947,7 @@ judge_code(struct rs *r, struct fwopt *o)
     struct cu_version min;
     if (o->bundled && r->have_driver && o->build_cuda.n &&
         !driver_runs_major(r, (int)o->build_cuda.part[0], &min) && min.n) {
-        o->code_why = cu_xasprintf(_("%s brings its own CUDA %s runtime, which needs NVIDIA driver %s or newer (NVIDIA's minor-version compatibility); this machine has %s."),
+        o->code_why = cu_tr_asprintf(_("%s brings its own CUDA %s runtime, which needs NVIDIA driver %s or newer (NVIDIA's minor-version compatibility); this machine has %s."),
                                    o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
                                    D(&min, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
         rs_fail(r, ST_DRIVER, "%s", o->code_why);

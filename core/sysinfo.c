@@ -259,7 +259,7 @@ probe_libs(const struct cu_probe_opts *o, struct cu_facts *f)
     } else if (st == CU_E_DRIVER) {
         d->nvml_path = cu_steal_ptr(&li.lib_path);
         d->nvml_error = li.init_error ? cu_steal_ptr(&li.init_error) : cu_xstrdup(err.msg);
-        cu_log_info("%s", err.msg);
+        cu_log_error_of(CU_LOG_INFO, &err);
     }
     cu_lib_info_fini(&li);
 

@@ -79,7 +79,7 @@ cu_prefix_reconcile(const char *prefix)
         if (cu_str_has_prefix(de->d_name, ".cudaup-staging-")) {
             cu_log_info(_("Removing %s, left by an interrupted run"), p);
             if (cu_rm_rf(p, &err) != CU_OK)
-                cu_log_warn("%s", err.msg);
+                cu_log_error_of(CU_LOG_WARN, &err);
         } else if (strstr(de->d_name, ".cudaup-tmp-")) {
             unlink(p);
         }
@@ -513,7 +513,7 @@ remove_staging(const char *staging)
 {
     struct cu_error e;
     if (staging && cu_rm_rf(staging, &e) != CU_OK)
-        cu_log_warn("%s", e.msg);
+        cu_log_error_of(CU_LOG_WARN, &e);
 }
 
 static size_t

@@ -983,7 +983,7 @@ check_nvcc(const struct cu_verify_opts *o, const struct cu_cuda_install *in, str
     if (cu_write_file_atomic(src, saxpy_src, strlen(saxpy_src), 0644, &err) != CU_OK) {
         cu_checks_add(out, "nvcc", CU_CHECK_FAIL, "%s", err.msg);
         if (cu_rm_rf(tmp, &err) != CU_OK)
-            cu_log_debug("%s", err.msg);
+            cu_log_error_of(CU_LOG_DEBUG, &err);
         return;
     }
     const char *ca[] = {nvcc, "-ptx", src, "-o", ptx, NULL};
@@ -1002,7 +1002,7 @@ check_nvcc(const struct cu_verify_opts *o, const struct cu_cuda_install *in, str
     cu_exec_result_fini(&res);
     struct cu_error e2;
     if (cu_rm_rf(tmp, &e2) != CU_OK)
-        cu_log_debug("%s", e2.msg);
+        cu_log_error_of(CU_LOG_DEBUG, &e2);
 }
 
 static bool

@@ -16,7 +16,7 @@ const struct tui_screen_ops *tui_screen(enum tui_scr s);
 void tui_msg_fini(struct tui_msg *m);
 void tui_job_free(struct tui_job *j);
 /** While curses is up the log goes to the file, and warnings wait for endwin (STYLE 42). */
-void tui_log_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg);
+void tui_log_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg, const char *msg_en);
 /** Handle every event the worker queued. */
 void tui_drain(struct tui *t);
 

@@ -91,7 +91,7 @@ job_event(void *userdata, const struct cu_event *ev)
 
 /* While curses is up the log goes to the file, and warnings wait for endwin (STYLE 42). */
 void
-tui_log_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg)
+tui_log_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg, const char *msg_en)
 {
     struct tui *t = userdata;
     if (t->o.log) {
@@ -99,7 +99,7 @@ tui_log_sink(void *userdata, enum cu_log_level level, const char *tag, const cha
         time_t now = time(NULL);
         struct tm tm;
         strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
-        fprintf(t->o.log, "%s %s %s: %s\n", ts, cu_log_level_name(level), tag, msg);
+        fprintf(t->o.log, "%s %s %s: %s\n", ts, cu_log_level_name(level), tag, msg_en); /* English: to be shared */
         fflush(t->o.log);
     }
     if (level > CU_LOG_INFO)
@@ -213,11 +213,7 @@ worker_main(void *arg)
     run_job(j);
     /* The log holds every failure of the run, with what to do, not only the screen. */
     if (j->status != CU_OK && j->status != CU_E_CANCELLED && j->kind != JOB_VERIFY && j->err.msg[0]) {
-        const char *advice = cu_error_advice(&j->err);
-        if (advice)
-            cu_log_msg(CU_LOG_ERROR, "wizard", "%s (%s)", j->err.msg, advice);
-        else
-            cu_log_msg(CU_LOG_ERROR, "wizard", "%s", j->err.msg);
+        cu_log_err(CU_LOG_ERROR, "wizard", &j->err);
     }
     struct tui_msg m = {.type = CU_EV_STEP_DONE, .job = j, .status = j->status};
     push(j->t, &m);
@@ -432,7 +428,10 @@ handle_msg(struct tui *t, struct tui_msg *m)
                                                   m->message ? m->message : "", b);
             log_line(t, line);
             if (t->o.log) {
-                fprintf(t->o.log, "%s %s\n", m->status == CU_OK ? "step" : "step failed:", line);
+                /* English, so that the log can be shared. */
+                fprintf(t->o.log, "%s %s: %s (%s)\n", m->status == CU_OK ? "step" : "step failed:",
+                        m->installer ? m->installer : "", m->message ? cu_english(m->message) : "",
+                        m->status == CU_OK ? (m->changed ? "done" : "unchanged") : "failed");
                 fflush(t->o.log);
             }
         }

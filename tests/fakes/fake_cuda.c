@@ -34,6 +34,7 @@ cuInit(unsigned int flags)
 CUresult
 cuDriverGetVersion(int *v)
 {
+    FAKE_FAIL_RETURN(CUresult);
     *v = fake_config()->cuda;
     return CUDA_SUCCESS;
 }
@@ -41,6 +42,7 @@ cuDriverGetVersion(int *v)
 CUresult
 cuDeviceGetCount(int *n)
 {
+    FAKE_FAIL_RETURN(CUresult);
     if (!initialised)
         return CUDA_ERROR_NOT_INITIALIZED;
     *n = fake_config()->n_gpus;
@@ -58,6 +60,7 @@ dev(CUdevice d)
 CUresult
 cuDeviceGet(CUdevice *d, int i)
 {
+    FAKE_FAIL_RETURN(CUresult);
     if (!dev(i))
         return CUDA_ERROR_INVALID_DEVICE;
     *d = i;
@@ -67,6 +70,7 @@ cuDeviceGet(CUdevice *d, int i)
 CUresult
 cuDeviceGetName(char *buf, int len, CUdevice d)
 {
+    FAKE_FAIL_RETURN(CUresult);
     const struct fake_gpu *g = dev(d);
     if (!g)
         return CUDA_ERROR_INVALID_DEVICE;
@@ -77,6 +81,7 @@ cuDeviceGetName(char *buf, int len, CUdevice d)
 CUresult
 cuDeviceGetAttribute(int *v, int attr, CUdevice d)
 {
+    FAKE_FAIL_RETURN(CUresult);
     const struct fake_gpu *g = dev(d);
     if (!g)
         return CUDA_ERROR_INVALID_DEVICE;
@@ -92,6 +97,7 @@ cuDeviceGetAttribute(int *v, int attr, CUdevice d)
 CUresult
 cuDeviceTotalMem_v2(size_t *bytes, CUdevice d)
 {
+    FAKE_FAIL_RETURN(CUresult);
     const struct fake_gpu *g = dev(d);
     if (!g)
         return CUDA_ERROR_INVALID_DEVICE;
@@ -102,6 +108,7 @@ cuDeviceTotalMem_v2(size_t *bytes, CUdevice d)
 CUresult
 cuDeviceGetPCIBusId(char *buf, int len, CUdevice d)
 {
+    FAKE_FAIL_RETURN(CUresult);
     const struct fake_gpu *g = dev(d);
     if (!g)
         return CUDA_ERROR_INVALID_DEVICE;

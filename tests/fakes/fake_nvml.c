@@ -59,6 +59,7 @@ nvmlErrorString(nvmlReturn_t r)
 nvmlReturn_t
 nvmlSystemGetDriverVersion(char *buf, unsigned int len)
 {
+    FAKE_FAIL_RETURN(nvmlReturn_t);
     snprintf(buf, len, "%s", fake_config()->driver);
     return NVML_SUCCESS;
 }
@@ -66,6 +67,7 @@ nvmlSystemGetDriverVersion(char *buf, unsigned int len)
 nvmlReturn_t
 nvmlSystemGetCudaDriverVersion_v2(int *v)
 {
+    FAKE_FAIL_RETURN(nvmlReturn_t);
     *v = fake_config()->cuda;
     return NVML_SUCCESS;
 }
@@ -73,6 +75,7 @@ nvmlSystemGetCudaDriverVersion_v2(int *v)
 nvmlReturn_t
 nvmlDeviceGetCount_v2(unsigned int *n)
 {
+    FAKE_FAIL_RETURN(nvmlReturn_t);
     *n = (unsigned)fake_config()->n_gpus;
     return NVML_SUCCESS;
 }
@@ -80,6 +83,7 @@ nvmlDeviceGetCount_v2(unsigned int *n)
 nvmlReturn_t
 nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
 {
+    FAKE_FAIL_RETURN(nvmlReturn_t);
     if ((int)i >= fake_config()->n_gpus)
         return 2; /* NVML_ERROR_INVALID_ARGUMENT */
     *d = (nvmlDevice_t)(uintptr_t)(i + 1);
@@ -89,6 +93,7 @@ nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
 nvmlReturn_t
 nvmlDeviceGetName(nvmlDevice_t d, char *buf, unsigned int len)
 {
+    FAKE_FAIL_RETURN(nvmlReturn_t);
     const struct fake_gpu *g = gpu_of(d);
     if (!g)
         return 2;
@@ -99,6 +104,7 @@ nvmlDeviceGetName(nvmlDevice_t d, char *buf, unsigned int len)
 nvmlReturn_t
 nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p)
 {
+    FAKE_FAIL_RETURN(nvmlReturn_t);
     const struct fake_gpu *g = gpu_of(d);
     if (!g)
         return 2;
@@ -115,6 +121,7 @@ nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p)
 nvmlReturn_t
 nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int *maj, int *min)
 {
+    FAKE_FAIL_RETURN(nvmlReturn_t);
     const struct fake_gpu *g = gpu_of(d);
     if (!g)
         return 2;
@@ -126,6 +133,7 @@ nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int *maj, int *min)
 nvmlReturn_t
 nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 {
+    FAKE_FAIL_RETURN(nvmlReturn_t);
     const struct fake_gpu *g = gpu_of(d);
     if (!g)
         return 2;

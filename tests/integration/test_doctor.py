@@ -400,6 +400,28 @@ t.eq(problem(d, "framework-cudnn-mismatch", "/home/u/tfpip"), [], "TensorFlow wi
 t.eq(envs.get("/home/u/pypi", {}).get("gpu_code"), [{"gpu": 0, "code": "sass"}],
      "a PyPI PyTorch 2.3.0 (no +cu tag, CUDA 12.1): judged as cu121, which has sm_90 [pytorch_wheel_arch.csv]")
 
+# Each NVML and libcuda call failing in turn (issue 16): doctor still lists both GPUs from the PCI bus,
+# its JSON is whole, and it never crashes; a failed per-device call loses only that detail.
+rootf, envf = machine(t, "two-gpus")
+conff = os.path.join(rootf, "fake-nvidia.conf")
+origf = open(conff).read()
+CALLS = ["nvmlSystemGetDriverVersion", "nvmlSystemGetCudaDriverVersion_v2", "nvmlDeviceGetCount_v2",
+         "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetName", "nvmlDeviceGetPciInfo_v3",
+         "nvmlDeviceGetCudaComputeCapability", "nvmlDeviceGetMemoryInfo", "cuDriverGetVersion", "cuDeviceGetCount",
+         "cuDeviceGet", "cuDeviceGetName", "cuDeviceGetAttribute", "cuDeviceTotalMem_v2", "cuDeviceGetPCIBusId"]
+bad = []
+for call in CALLS:
+    for after in (0, 1):
+        open(conff, "w").write(origf + "fail %s 999 %d\n" % (call, after))
+        r = run(["doctor", "--json", "--root", rootf], env=envf)
+        d = r.json() or {}
+        gpus = d.get("gpus", [])
+        if r.rc not in (0, 3, 4) or len(gpus) != 2 or not all(g.get("compute_capability") for g in gpus):
+            bad.append((call, after, r.rc, [(g.get("name"), g.get("compute_capability")) for g in gpus], r.err[-200:]))
+open(conff, "w").write(origf)
+t.eq(bad, [], "%d NVML and libcuda calls failing at their 1st and 2nd call: both GPUs still listed with their "
+     "compute capability (from the PCI table), JSON whole, no crash" % len(CALLS))
+
 # -q: the errors alone (issue 14): no GPU table, no warnings, each error with its fix.
 rootq, envq = machine(t, "no-gpu")
 r = run(["doctor", "-q", "--root", rootq], env=envq)

@@ -209,4 +209,21 @@ for cmd in ("install", "uninstall"):
             t.eq(bad, [], "%s with the shell file's and the state's %s calls failing in turn (%d faults): exit 1 "
                  "(or 0, done, after a retry), the file whole, old or new, no temporary left" % (cmd, op, made))
 
+# In zh_CN the error is Chinese on the terminal and English in the log, with its advice (issue 14).
+import shutil  # noqa: E402
+zm = os.path.join(t.tmpdir("zhmirror"), "m")
+shutil.copytree(MIRROR, zm)
+gone = [os.path.join(dp, n) for dp, _, fns in os.walk(os.path.join(zm, "cuda")) for n in fns if n.startswith("libcublas")]
+os.unlink(gone[0])
+bx = Box("zh", os.path.join(t.tmpdir("zhcache"), "cache"))
+env = dict(MENV, **NOW)
+env.update({"HOME": bx.home, "LANGUAGE": "zh_CN", "LANG": "C.UTF-8"})
+r = run(["install", "--yes", "--root", ROOT, "--mirror", "file://" + zm, "--prefix", bx.prefix, "--state-dir", bx.state,
+         "--cache-dir", bx.cache, "--framework", "none", "--env-scope", "none"], env=env)
+logp = os.path.join(bx.state, "cudaup.log")
+log = open(logp).read() if os.path.exists(logp) else ""
+t.ok(r.rc == 1 and "镜像上没有" in r.err, "zh_CN: the error on the terminal is Chinese", r)
+t.ok("%s is not on the mirror." % os.path.basename(gone[0]) in log and "advice: Check that the mirror" in log and
+     not [c for c in log if ord(c) >= 0x2e80], "zh_CN: the log has the error and its advice in English", log[-600:])
+
 t.done()

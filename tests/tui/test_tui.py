@@ -175,6 +175,16 @@ t.ok("What to do:" in pg and "Every message of this run is in" in pg and "cudaup
      "failed install: what to do, and where the log is", pg)
 log = open(os.path.join(fb.state, "cudaup.log")).read() if os.path.exists(os.path.join(fb.state, "cudaup.log")) else ""
 t.ok("is not on the mirror" in log and "error" in log, "failed install: the log holds the error", log[-600:])
+# The same in zh_CN: the screen speaks Chinese, the log stays English so that it can be shared.
+fz = Box("failed-zh", mirror="file://" + BAD)
+r, d = fz.wizard(FLOW[:FLOW.index("DUMP validation")] + ["sleep 4000", "DUMP progress", "q", "y"],
+                 "--env-scope", "user", "--shell-rc", fz.rc, env={"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"})
+pg = d.get("progress", "")
+t.ok("镜像上没有" in pg, "zh_CN failed install: the screen says it in Chinese", pg)
+log = open(os.path.join(fz.state, "cudaup.log")).read() if os.path.exists(os.path.join(fz.state, "cudaup.log")) else ""
+cjk = [c for c in log if ord(c) >= 0x2e80]
+t.ok("libcublas-linux-x86_64-12.4.5.8-archive.tar.xz is not on the mirror" in log and "Check that the mirror" in log
+     and not cjk, "zh_CN failed install: the log holds the error and its advice in English", log[-800:])
 
 # The rerun: Welcome offers the existing install; the menu verifies, repairs, removes.
 r, d = b.wizard(["DUMP welcome", "enter", "DUMP menu", "enter", "DUMP verify", "enter", "DUMP done", "enter"])

@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/dl.h"
@@ -22,6 +25,7 @@
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/mem.h"
+#include "core/proc.h"
 #include "testutil.h"
 
 void faultfs_set(const char *spec); /* tests/fakes/faultfs.c, linked in */
@@ -488,10 +492,11 @@ struct caught {
 };
 
 static void
-sink(void *ud, enum cu_log_level level, const char *tag, const char *msg)
+sink(void *ud, enum cu_log_level level, const char *tag, const char *msg, const char *msg_en)
 {
     (void)level;
     (void)tag;
+    (void)msg_en;
     struct caught *c = ud;
     c->n++;
     snprintf(c->last, sizeof(c->last), "%s", msg);
@@ -563,6 +568,163 @@ test_dl(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* ASan builds: a refused allocation returns NULL, as libc's does, so the OOM path runs. */
+const char *__asan_default_options(void);
+const char *
+__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
+static void
+exec_ok(const char *const *argv, const struct cu_exec_opts *o, struct cu_exec_result *res)
+{
+    struct cu_error err;
+    cu_exec_result_init(res);
+    assert_ok(cu_exec(argv, o, res, &err), &err);
+}
+
+static size_t seen_bytes;
+
+static void
+count_output(void *ud, const char *data, size_t len)
+{
+    (void)ud;
+    (void)data;
+    seen_bytes += len;
+}
+
+static void
+test_exec(void **state)
+{
+    (void)state;
+    struct cu_exec_result res;
+    struct cu_error err;
+    const char *const three[] = {"/bin/sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+    exec_ok(three, NULL, &res);
+    assert_int_equal(res.exit_code, 3);
+    assert_string_equal(res.out.data, "out\n");
+    assert_string_equal(res.err.data, "err\n");
+    cu_exec_result_fini(&res);
+    /* Not on PATH, or not executable: CU_E_NOT_FOUND before anything runs. */
+    const char *const missing[] = {"cudaup-no-such-tool", NULL};
+    cu_exec_result_init(&res);
+    assert_status(cu_exec(missing, NULL, &res, &err), CU_E_NOT_FOUND, &err);
+    cu_exec_result_fini(&res);
+    char *dir = tu_tmpdir("fsutil-exec");
+    tu_write(dir, "tool", "#!/bin/sh\necho hi\n");
+    char *tool = path_in(dir, "tool");
+    assert_int_equal(chmod(tool, 0644), 0);
+    const char *const noexec[] = {tool, NULL};
+    cu_exec_result_init(&res);
+    assert_status(cu_exec(noexec, NULL, &res, &err), CU_E_NOT_FOUND, &err);
+    cu_exec_result_fini(&res);
+    /* By name, on the PATH of the environment given. */
+    assert_int_equal(chmod(tool, 0755), 0);
+    char *pathvar = cu_xasprintf("PATH=/nonexistent:%s", dir);
+    const char *const envp[] = {pathvar, NULL};
+    const char *const byname[] = {"tool", NULL};
+    struct cu_exec_opts eo = {.envp = envp};
+    exec_ok(byname, &eo, &res);
+    assert_string_equal(res.out.data, "hi\n");
+    cu_exec_result_fini(&res);
+    char *found = cu_which("tool", envp);
+    assert_string_equal(found, tool);
+    free(found);
+    const char *const nopath[] = {"HOME=/", NULL};
+    found = cu_which("sh", nopath); /* no PATH: /usr/bin:/bin */
+    assert_non_null(found);
+    free(found);
+    /* In the folder asked for. */
+    const char *const pwd[] = {"/bin/sh", "-c", "pwd -P", NULL};
+    struct cu_exec_opts co = {.cwd = dir};
+    exec_ok(pwd, &co, &res);
+    char real[4096];
+    assert_non_null(realpath(dir, real));
+    assert_int_equal(strncmp(res.out.data, real, strlen(real)), 0);
+    cu_exec_result_fini(&res);
+    /* A time limit stops the command and what it started. */
+    const char *const slow[] = {"/bin/sh", "-c", "sleep 30 & sleep 30", NULL};
+    struct cu_exec_opts to = {.timeout_ms = 300};
+    exec_ok(slow, &to, &res);
+    assert_true(res.timed_out);
+    assert_true(res.exit_code > 128);
+    cu_exec_result_fini(&res);
+    /* Cancelled from outside. */
+    atomic_int cancel = 1;
+    struct cu_exec_opts cc = {.cancel = &cancel};
+    exec_ok(slow, &cc, &res);
+    assert_true(res.cancelled);
+    cu_exec_result_fini(&res);
+    /* Killed by a signal: 128 + its number. */
+    const char *const killed[] = {"/bin/sh", "-c", "kill -9 $$", NULL};
+    exec_ok(killed, NULL, &res);
+    assert_int_equal(res.exit_code, 128 + SIGKILL);
+    cu_exec_result_fini(&res);
+    /* Output past the limit is dropped, but every byte is seen by on_output. */
+    const char *const loud[] = {"/bin/sh", "-c", "head -c 100000 /dev/zero", NULL};
+    seen_bytes = 0;
+    struct cu_exec_opts lo = {.max_output = 1000, .on_output = count_output};
+    exec_ok(loud, &lo, &res);
+    assert_true(res.out.len <= 1000);
+    assert_int_equal(seen_bytes, 100000);
+    cu_exec_result_fini(&res);
+    unsigned n = cu_cpu_count();
+    assert_true(n >= 1 && n <= (unsigned)sysconf(_SC_NPROCESSORS_CONF));
+    free(pathvar);
+    free(tool);
+    tu_tmpdir_free(dir);
+}
+
+static void
+oom_exit(void)
+{
+    _exit(42);
+}
+
+/* Each allocation that cannot be had ends in the OOM hook, never in a NULL handed on. */
+static void
+test_oom(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 6; k++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            cu_mem_set_oom_hook(oom_exit);
+            void *p = NULL;
+            switch (k) {
+            case 0: p = cu_xmalloc(SIZE_MAX - 4096); break;
+            case 1: p = cu_xcalloc(SIZE_MAX / 2, 4); break;
+            case 2: p = cu_xrealloc(NULL, SIZE_MAX - 4096); break;
+            case 3: p = cu_xreallocarray(NULL, SIZE_MAX / 2, 4); break;
+            case 4: p = cu_xasprintf("%*s", INT32_MAX, ""); break;
+            default: p = cu_xreallocarray(NULL, SIZE_MAX - 4096, 1); break;
+            }
+            (void)p;
+            _exit(0);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 42)
+            print_error("case %d: status %d\n", k, status);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 42);
+    }
+    assert_null(cu_xstrdup(NULL));
+    assert_null(cu_xstrndup(NULL, 3));
+    char *s = cu_xstrndup("abcdef", 3);
+    assert_string_equal(s, "abc");
+    free(s);
+    void *z = cu_xmalloc(0); /* zero bytes: still a pointer to free */
+    assert_non_null(z);
+    free(z);
+    z = cu_xcalloc(0, 0);
+    assert_non_null(z);
+    z = cu_xrealloc(z, 0);
+    assert_non_null(z);
+    free(z);
+}
+
 int
 main(void)
 {
@@ -580,6 +742,8 @@ main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_log),
         cmocka_unit_test(test_dl),
+        cmocka_unit_test(test_exec),
+        cmocka_unit_test(test_oom),
     };
     return TU_RUN(tests);
 }
