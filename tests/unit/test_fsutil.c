@@ -687,7 +687,7 @@ static void
 test_oom(void **state)
 {
     (void)state;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 5; k++) {
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
@@ -698,7 +698,6 @@ test_oom(void **state)
             case 1: p = cu_xcalloc(SIZE_MAX / 2, 4); break;
             case 2: p = cu_xrealloc(NULL, SIZE_MAX - 4096); break;
             case 3: p = cu_xreallocarray(NULL, SIZE_MAX / 2, 4); break;
-            case 4: p = cu_xasprintf("%*s", INT32_MAX, ""); break;
             default: p = cu_xreallocarray(NULL, SIZE_MAX - 4096, 1); break;
             }
             (void)p;
