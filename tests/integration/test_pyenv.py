@@ -205,6 +205,23 @@ if same != PYVER:
 else:
     t.skip("venv with another Python", "this Python is %s too" % PYVER)
 
+# The same with a stand-in venv whose python says 3.9, so that it runs on every machine; a folder
+# that is not a venv is refused too, and neither is touched.
+b3 = Box("clash-standin")
+envs = os.path.join(b3.home, "data", "cudaup", "envs")
+os.makedirs(os.path.join(envs, "old", "bin"))
+open(os.path.join(envs, "old", "pyvenv.cfg"), "w").write("home = /usr/bin\nversion = 3.9.18\n")
+with open(os.path.join(envs, "old", "bin", "python"), "w") as f:
+    f.write("#!/bin/sh\necho 3.9\n")
+os.chmod(os.path.join(envs, "old", "bin", "python"), 0o755)
+os.makedirs(os.path.join(envs, "plain"))
+open(os.path.join(envs, "plain", "notes.txt"), "w").write("mine\n")
+r = b3.install("--env-tool", "venv", "--env-name", "old", "--env-scope", "none")
+t.ok(r.rc == 3 and "A venv with Python 3.9 already exists" in r.err, "a venv with Python 3.9 where 3.11 is asked: exit 3", r)
+r = b3.install("--env-tool", "venv", "--env-name", "plain", "--env-scope", "none")
+t.ok(r.rc == 3 and "is not a venv" in r.err and open(os.path.join(envs, "plain", "notes.txt")).read() == "mine\n",
+     "a folder that is not a venv: exit 3, its files untouched", r)
+
 # ---- The conda stand-in: scope conda writes activate.d and deactivate.d ----
 b = Box("conda")
 bindir = os.path.join(b.dir, "bin")
@@ -230,6 +247,29 @@ t.ok(r.json() and r.json()["python_envs"] and r.json()["python_envs"]["tool"] ==
 r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env(cenv))
 t.ok(r.rc == 0 and not os.path.exists(os.path.join(env_path, "etc", "conda", "activate.d", "cudaup.sh")),
      "uninstall removes the activation scripts", r)
+
+# An existing conda environment of that name with another Python; conda failing to create one;
+# micromamba, which cudaup calls with its own arguments.
+b = Box("conda-misc")
+bindir = os.path.join(b.dir, "bin")
+os.makedirs(bindir)
+for tool in ("conda", "micromamba"):
+    shutil.copy(os.path.join(SRCDIR, "tests", "fakes", "conda-standin"), os.path.join(bindir, tool))
+croot = os.path.join(b.dir, "miniconda")
+os.makedirs(os.path.join(croot, "envs", "old", "bin"))
+with open(os.path.join(croot, "envs", "old", "bin", "python"), "w") as f:
+    f.write("#!/bin/sh\necho 3.9\n")
+os.chmod(os.path.join(croot, "envs", "old", "bin", "python"), 0o755)
+cenv = {"PATH": bindir + ":/usr/bin:/bin", "CONDA_STANDIN_ROOT": croot}
+r = b.install("--env-tool", "conda", "--env-name", "old", "--env-scope", "none", env=cenv)
+t.ok(r.rc == 3 and "has Python 3.9, not %s" % PYVER in r.err, "a conda environment with another Python: exit 3", r)
+open(os.path.join(b.dir, "blocker"), "w").write("")
+r = b.install("--env-tool", "conda", "--env-name", "new", "--env-scope", "none",
+              env=dict(cenv, CONDA_STANDIN_ROOT=os.path.join(b.dir, "blocker", "root")))
+t.ok(r.rc == 1 and "conda failed" in r.err, "conda failing to create the environment: exit 1, naming conda", r)
+r = b.install("--env-tool", "micromamba", "--env-name", "mm", "--env-scope", "none", env=cenv)
+t.ok(r.rc == 0 and os.path.exists(os.path.join(croot, "envs", "mm", "bin", "python")),
+     "micromamba makes the environment", r)
 
 # ---- PyTorch: the user's pip configuration wins over PyTorch's index ----
 b = Box("torch")
