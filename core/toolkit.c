@@ -1097,22 +1097,34 @@ copy_into(const char *src, const char *dst, struct cu_error *err)
         }
         char buf[1 << 16];
         ssize_t n;
-        while ((n = read(in, buf, sizeof(buf))) > 0)
-            if (write(out, buf, (size_t)n) != n) {
-                n = -1;
+        int e = 0;
+        while ((n = read(in, buf, sizeof(buf))) > 0) {
+            ssize_t w = write(out, buf, (size_t)n);
+            if (w != n) {
+                e = w < 0 ? errno : ENOSPC; /* a short write: the disk is full */
                 break;
             }
-        int e = errno;
+        }
+        if (n < 0)
+            e = errno;
         close(in);
-        if (n < 0 || fsync(out) != 0 || close(out) != 0) {
+        if (!e && fsync(out) != 0)
+            e = errno;
+        if (close(out) != 0 && !e)
+            e = errno;
+        if (e) {
             unlink(tmp);
             return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
         }
     }
     if (rename(tmp, dst) != 0) {
+        int e = errno;
         unlink(tmp);
-        return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), dst);
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
     }
+    int e = cu_fsync_parent(dst);
+    if (e)
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
     return CU_OK;
 }
 

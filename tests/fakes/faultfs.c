@@ -7,7 +7,7 @@
  * CUDAUP_FAULTS="RULE;RULE..." with RULE = OP:ERRNO:PATHPART[:AFTER[:once]]
  *   OP        write (write, pwrite), rename (rename, renameat, renameat2: the target's
  *             path), fsync (fsync, fdatasync), read (read), mkdir (mkdir, mkdirat),
- *             symlink (symlink, symlinkat: the link's path), close (close of a file open for
+ *             symlink (symlink, symlinkat: the link's path), link (link: the new name), close (close of a file open for
  *             writing: the call fails after closing, as NFS reports a late write error), delay: writes succeed, each after a pause,
  *             or free: statvfs of a matching path reports ERRNO-field bytes available
  *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT; for delay, the pause in milliseconds
@@ -285,6 +285,21 @@ typedef int (*mkdirat_fn)(int, const char *, mode_t);
 typedef int (*symlink_fn)(const char *, const char *);
 typedef int (*symlinkat_fn)(const char *, int, const char *);
 typedef int (*close_fn)(int);
+typedef int (*link_fn)(const char *, const char *);
+static link_fn real_link;
+
+int
+link(const char *from, const char *to)
+{
+    REAL(real_link, "link");
+    int e = fires("link", to, 0);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_link(from, to);
+}
+
 static read_fn real_read;
 static mkdir_fn real_mkdir;
 static mkdirat_fn real_mkdirat;

@@ -226,4 +226,48 @@ t.ok(r.rc == 1 and "镜像上没有" in r.err, "zh_CN: the error on the terminal
 t.ok("%s is not on the mirror." % os.path.basename(gone[0]) in log and "advice: Check that the mirror" in log and
      not [c for c in log if ord(c) >= 0x2e80], "zh_CN: the log has the error and its advice in English", log[-600:])
 
+# mirror DIR when the cache and DIR are on different file systems (link fails: EXDEV, so the
+# archives are copied), with each write, fsync, close and rename of the copies failing in turn:
+# exit 1, no temporary file in DIR, and a rerun fills DIR with archives whose sha256 is the manifest's.
+def mirror_files(d):
+    return sorted(os.path.relpath(os.path.join(dp, n), d) for dp, _, fns in os.walk(d) for n in fns)
+
+
+def run_mirror(site, faults=None):
+    env = dict(MENV, **NOW)
+    env["HOME"] = t.tmpdir("mhome")
+    if faults:
+        env.update({"LD_PRELOAD": os.environ["FAULTFS"], "CUDAUP_FAULTS": faults,
+                    "ASAN_OPTIONS": "verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", "")})
+    return run(["mirror", site, "--json", "--cuda", "12.6", "--framework", "none", "--root", ROOT, "--mirror",
+                "file://" + MIRROR, "--cache-dir", warm, "--state-dir", t.tmpdir("mstate")], env=env)
+
+
+ref_site = os.path.join(t.tmpdir("msite-ref"), "site")
+r = run_mirror(ref_site, "link:EXDEV:%s" % ref_site)
+t.ok(r.rc == 0 and "faultfs: link" in r.err, "mirror DIR on another file system: the archives are copied", r)
+SITE = {f: hashlib.sha256(open(os.path.join(ref_site, f), "rb").read()).hexdigest() for f in mirror_files(ref_site)}
+man = json.load(open(os.path.join(MIRROR, "cuda", "redist", "redistrib_12.6.3.json")))
+want = {"cuda/redist/" + v["linux-x86_64"]["relative_path"]: v["linux-x86_64"]["sha256"]
+        for k, v in man.items() if isinstance(v, dict) and "linux-x86_64" in v}
+t.ok(all(SITE.get(f) == h for f, h in want.items() if f in SITE) and len(set(want) & set(SITE)) >= 4,
+     "the copies' sha256 are the manifest's", sorted(SITE))
+bad = []
+for op, errname in (("write", "ENOSPC"), ("fsync", "EIO"), ("close", "EIO"), ("rename", "EXDEV")):
+    for n in (0, 1, 3):
+        site = os.path.join(t.tmpdir("msite-%s-%d" % (op, n)), "site")
+        r = run_mirror(site, "link:EXDEV:%s;%s:%s:%s:%d" % (site, op, errname, site, n))
+        if "faultfs: %s" % op not in r.err:
+            break
+        tmps = [f for f in mirror_files(site) if ".cudaup-tmp-" in f] if os.path.isdir(site) else []
+        if r.rc != 1 or tmps:
+            bad.append((op, n, r.rc, tmps, r.err[-300:]))
+            continue
+        r = run_mirror(site)
+        got = {f: hashlib.sha256(open(os.path.join(site, f), "rb").read()).hexdigest() for f in mirror_files(site)}
+        if r.rc != 0 or got != SITE:
+            bad.append((op, n, "rerun", r.rc, sorted(set(got) ^ set(SITE))))
+t.eq(bad, [], "mirror DIR with its copies' write, fsync, close and rename failing: exit 1, no temporary left, "
+     "a rerun makes the same DIR")
+
 t.done()
