@@ -422,6 +422,23 @@ open(conff, "w").write(origf)
 t.eq(bad, [], "%d NVML and libcuda calls failing at their 1st and 2nd call: both GPUs still listed with their "
      "compute capability (from the PCI table), JSON whole, no crash" % len(CALLS))
 
+# No driver: the way to get one follows the distribution in /etc/os-release (each distribution's
+# documented command: ubuntu-drivers, Debian's nvidia-driver from non-free, RPM Fusion's akmod-nvidia,
+# the nvidia-driver module of NVIDIA's RHEL repository, Arch's nvidia package).
+rootd, envd = machine(t, "ada-no-driver")
+HINTS = {"ubuntu": "ubuntu-drivers install", "pop": "ubuntu-drivers install", "debian": "apt install nvidia-driver",
+         "fedora": "dnf install akmod-nvidia", "rocky": "dnf module install nvidia-driver",
+         "almalinux": "dnf module install nvidia-driver", "manjaro": "pacman -S nvidia",
+         "gentoo": "distribution's NVIDIA driver package"}
+got = {}
+for osid, hint in HINTS.items():
+    with open(os.path.join(rootd, "etc", "os-release"), "w") as f:
+        f.write('NAME="X"\nID=%s\nVERSION_ID="1"\n' % osid)
+    r = run(["doctor", "--json", "--root", rootd], env=envd)
+    fixes = [p.get("fix") or "" for p in (r.json() or {}).get("problems", []) if p["code"] == "no-driver"]
+    got[osid] = hint if fixes and hint in fixes[0] else fixes
+t.eq(got, HINTS, "no driver: the fix names the distribution's own way to install one")
+
 # -q: the errors alone (issue 14): no GPU table, no warnings, each error with its fix.
 rootq, envq = machine(t, "no-gpu")
 r = run(["doctor", "-q", "--root", rootq], env=envq)
