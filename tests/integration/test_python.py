@@ -205,6 +205,19 @@ r = b.cmd("uninstall", "python-" + MINOR, "--yes")
 t.ok(r.rc == 0 and (r.json() or {}).get("changed") is False, "a second uninstall: exit 0, nothing changed", r)
 r = b.cmd("uninstall", "python-3", "--yes")
 t.ok(r.rc == 2, "uninstall python-3 (no minor): bad usage", r)
+# A folder of that name cudaup did not make, and one that is a link: left alone, exit 3.
+os.makedirs(os.path.join(b.pydir(), "bin"))
+open(os.path.join(b.pydir(), "bin", "mine"), "w").write("mine\n")
+r = b.cmd("uninstall", "python-" + MINOR, "--yes")
+t.ok(r.rc == 3 and "not installed by cudaup" in r.err and os.path.exists(os.path.join(b.pydir(), "bin", "mine")),
+     "uninstall of a Python folder cudaup did not make: exit 3, untouched", r)
+shutil.rmtree(b.pydir())
+elsewhere = t.tmpdir("elsewhere")
+os.symlink(elsewhere, b.pydir())
+r = b.cmd("uninstall", "python-" + MINOR, "--yes")
+t.ok(r.rc == 1 and "symbolic link" in r.err and os.path.isdir(elsewhere) and os.path.islink(b.pydir()),
+     "uninstall of a Python folder that is a link: refused, nothing followed", r)
+os.unlink(b.pydir())
 
 # ---- kill -9 while the Python unpacks: the old state stays; the next install completes it ----
 b = Box("kill")
