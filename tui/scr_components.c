@@ -110,9 +110,15 @@ draw(struct tui *t)
         rows[i] = cu_xasprintf(" [%s] %-26s %9s  %s", on ? "x" : " ", pk[i]->key, cu_format_bytes(a->size, b1, sizeof(b1)),
                                pk[i]->name ? pk[i]->name : "");
     }
-    int h = tui_body_end() - y - 1;
+    /* A row cut at the edge ends in "…"; the selected one is spelled out whole below the list. */
+    int h = tui_body_end() - y - 3;
     tui_list(t, y, 1, COLS - 3, h, rows, (int)n, t->cur.sel, &t->cur.top, true);
     cu_strv_free(rows);
+    if (n && t->cur.sel >= 0 && (size_t)t->cur.sel < n) {
+        const struct cu_package *p = pk[t->cur.sel];
+        CU_AUTOFREE char *whole = cu_xasprintf("%s: %s", p->key, p->name ? p->name : "");
+        tui_dim_wrap(t, tui_body_end() - 2, 2, COLS - 4, 2, whole);
+    }
     uint64_t dn = 0;
     for (size_t i = 0; i < t->plan->n_downloads; i++)
         if (t->plan->downloads[i].product == CU_PRODUCT_CUDNN)

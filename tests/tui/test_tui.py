@@ -135,6 +135,10 @@ t.ok("CUDA toolkit for this machine:" in d["versions"], "versions: framework non
 t.ok("[x] cuda_cudart" in d["components"] and "[x] libcublas" in d["components"] and "3.1 MB" in d["components"],
      "components: the default set ticked, with sizes", d["components"])
 t.ok("with cuDNN 9.5.1" in d["components"], "components: cuDNN and its size in the sum", d["components"])
+sel = [x for x in rows(d["components"])[3:-3] if "[x]" in x or "[ ]" in x]
+whole = [x.strip() for x in rows(d["components"])[-5:-2] if x.strip().startswith(("cuda_", "lib")) and ": " in x]
+t.ok(sel and whole and whole[0].split(":")[0] in sel[0] and not whole[0].endswith("…"),
+     "components: the selected row's whole name is spelled out below the list, however long", d["components"])
 t.ok("/prefix" in d["location"] and "< user >" in d["location"] and "home/.bashrc" in d["location"],
      "location: the flags prefilled prefix, scope and rc file", d["location"])
 t.ok(shows(d["review"], "CUDA 12.6.3 in %s" % b.cuda) and "Downloads: 6 archives" in d["review"] and "Disk:" in d["review"],
