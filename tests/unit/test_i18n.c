@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The English twin of translated messages (issue 14: the log is English).  cu_vformat_en is checked
+ * against a second implementation, libc's vsnprintf, for every conversion cudaup's messages use;
+ * and, with the zh_CN catalog loaded, errors and advice read Chinese while their twins read English.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/i18n.h"
+#include "testutil.h"
+
+static void CU_PRINTF(1, 2)
+same_as_libc(const char *fmt, ...)
+{
+    char a[512], b[512];
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    vsnprintf(a, sizeof(a), fmt, ap);
+    cu_vformat_en(b, sizeof(b), fmt, ap2);
+    va_end(ap2);
+    va_end(ap);
+    if (strcmp(a, b) != 0)
+        print_error("format \"%s\": libc \"%s\", cu_vformat_en \"%s\"\n", fmt, a, b);
+    assert_string_equal(a, b);
+}
+
+static bool
+have_zh(void)
+{
+#ifdef ENABLE_NLS
+    const char *dir = getenv("CUDAUP_LOCALEDIR");
+    if (!dir)
+        return false;
+    setlocale(LC_ALL, "C.UTF-8");
+    setenv("LANGUAGE", "zh_CN", 1);
+    bindtextdomain(GETTEXT_PACKAGE, dir);
+    bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
+    return strcmp(_("Cannot write %s"), "Cannot write %s") != 0;
+#else
+    return false;
+#endif
+}
+
+static void
+formats(void **state)
+{
+    (void)state;
+    /* Before and after translations are in play: the same text as libc's. */
+    for (int round = 0; round < 2; round++) {
+        if (round == 1 && !have_zh())
+            skip();
+        same_as_libc("plain text, 100%% sure");
+        same_as_libc("%d %i %u %x %X %o %c|%5d|%-5d|%05d|%+d", -3, 4, 5u, 255, 255, 8, 'z', 42, 42, 42, 42);
+        same_as_libc("%ld %lu %lld %llu %zu %zd %jd %td", -1L, 2UL, -3LL, 4ULL, (size_t)5, (ssize_t)-6, (intmax_t)7,
+                     (ptrdiff_t)8);
+        same_as_libc("%hd %hhu", (short)-9, (unsigned char)200);
+        same_as_libc("%.1f GB/s, %g, %e, %5.2f%%", 12.345, 0.5, 1e10, 3.14159);
+        same_as_libc("%s|%10s|%-10s|%.3s|%*s|%.*s|%-*.*s|", "abc", "right", "left", "truncate", 6, "w", 2, "xyz", 8, 3,
+                     "both");
+        same_as_libc("%*d|%.*d|%*.*d", 5, 1, 3, 2, 6, 4, 3);
+        same_as_libc("%*ld %*zu %*llu", 4, 10L, 4, (size_t)11, 4, 12ULL);
+        same_as_libc("%.*ld %.*zu %*.*llu %*.*zu %*.*ld", 3, 1L, 3, (size_t)2, 5, 3, 3ULL, 5, 3, (size_t)4, 5, 3, 5L);
+        same_as_libc("%.2f %*.*f %*f", 1.0, 7, 2, 2.5, 6, 3.5);
+        same_as_libc("%*s %.*s %*.*s", 3, "a", 1, "bc", 4, 1, "de");
+    }
+}
+
+static void
+zh_errors_have_english_twins(void **state)
+{
+    (void)state;
+    if (!have_zh())
+        skip();
+    struct cu_error err;
+    cu_error_set(&err, CU_E_IO, ENOSPC, _("Cannot write %s"), "/opt/x");
+    assert_string_not_equal(err.msg, err.msg_en);
+    assert_string_equal(cu_error_text_en(&err), "Cannot write /opt/x: No space left on device");
+    assert_string_equal(cu_error_advice_en(&err),
+                        "Free some disk space or choose another folder with --prefix or --cache-dir.");
+    assert_string_not_equal(cu_error_advice(&err), cu_error_advice_en(&err));
+    /* A translated message copied on with "%s", then prefixed: still English underneath. */
+    struct cu_error outer;
+    cu_error_set(&outer, CU_E_IO, 0, "%s", err.msg);
+    cu_error_prefix(&outer, _("Cannot write %s"), "/opt/y");
+    assert_string_equal(outer.msg_en, "Cannot write /opt/y: Cannot write /opt/x: No space left on device");
+    cu_error_advise(&outer, _("Cannot write %s"), "/opt/z");
+    assert_string_equal(cu_error_advice_en(&outer), "Cannot write /opt/z");
+    /* A translated text made with cu_tr_asprintf, and a translated word, are taken back too. */
+    char *s = cu_tr_asprintf(_("Cannot write %s"), "/opt/w");
+    assert_string_equal(cu_english(s), "Cannot write /opt/w");
+    free(s);
+    assert_string_equal(cu_english(_("failed")), "failed");
+    /* Plural forms come back as the English form of the count. */
+    const char *pl = ngettext_("%zu file re-created", "%zu files re-created", 3);
+    assert_string_equal(cu_english(pl), "%zu files re-created");
+    assert_string_equal(cu_strerror_en(ENOENT), "No such file or directory");
+    assert_null(cu_english(NULL));
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(formats),
+        cmocka_unit_test(zh_errors_have_english_twins),
+    };
+    return TU_RUN(tests);
+}
