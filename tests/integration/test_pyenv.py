@@ -151,6 +151,22 @@ st126 = fw_env("cu126", "pytorch", "torch", "2.8.0", arch=CU126, cuda="12.6", cu
 r, fc = fw_check(r970, st126)
 t.ok(fc.get("status") == "pass" and "PyTorch 2.8.0, built for CUDA 12.6, cuDNN 9.10.2" in fc.get("detail", ""),
      "PyTorch cu126 on a GTX 970: both kinds of work agree with the CPU", fc)
+r, fc = fw_check(r970, st126, env={"FAKE_FW_CUDNN_LOADED": "8.9.7"})
+t.ok(fc.get("status") == "fail" and "cuDNN 8.9" in fc.get("detail", ""), "a cuDNN of another major loaded: named", fc)
+# A framework that does not import, and one whose probe prints no result: fail, with what it said.
+broken = fw_env("broken", "pytorch", "torch", "2.8.0", arch=CU126, cuda="12.6")
+bsp = glob.glob(os.path.join(json.load(open(os.path.join(broken, "pyenv.json")))["path"], "lib", "python3*",
+                             "site-packages"))[0]
+with open(os.path.join(bsp, "torch", "__init__.py"), "w") as f:
+    f.write("raise ImportError('libcudnn.so.9: cannot open shared object file: No such file or directory')\n")
+r, fc = fw_check(r970, broken)
+t.ok(r.rc == 4 and fc.get("status") == "fail" and "PyTorch does not import" in fc.get("detail", "")
+     and "libcudnn.so.9: cannot open shared object file" in fc.get("detail", ""),
+     "a framework that does not import: fail, quoting the last line of its error", fc)
+with open(os.path.join(bsp, "torch", "__init__.py"), "w") as f:
+    f.write("import os\nprint('noise, not a result', flush=True)\nos._exit(0)\n")
+r, fc = fw_check(r970, broken)
+t.ok(r.rc == 4 and fc.get("status") == "fail" and fc.get("detail"), "a probe that prints no result: fail", fc)
 r, fc = fw_check(r970, st126, env={"FAKE_FW_CUDNN_LOADED": "9.1.0"})
 t.ok(fc.get("status") == "fail" and "cuDNN 9.1 was loaded but PyTorch 2.8.0 needs 9.10 or newer in 9.x" in fc.get("detail", ""),
      "an older cuDNN loaded than the build needs: named", fc)
