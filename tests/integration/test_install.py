@@ -742,6 +742,22 @@ t.ok(r.rc == 1 and re.search(r"have [0-9.]+ [kMG]?B free, but this install needs
      and not os.path.exists(bx.prefix), "too little free space: refused before the prefix is touched, with the numbers", r)
 r = run(["plan", "--json"] + bx.args(), env=bx.env())
 t.ok(r.rc == 0 and any(x.startswith("Disk: ") for x in r.json()["reasons"]), "plan says what the install needs on disk", r)
+# Room for the archives and their size once more, but not for the usual two to three times: a warning, not a refusal.
+need = r.json()["download_bytes"]
+r = run(["plan", "--json"] + bx.args(), env=bx.env(faults("free:%d:%s" % (need * 2 + (1 << 20), bx.dir))))
+t.ok(r.rc == 0 and any("may not fit" in w for w in r.json().get("warnings", [])),
+     "room for twice the archives, not three times: the plan warns that it may not fit", r)
+# A partial download in the cache counts as what is already there.
+bx2 = fresh("nospace-partial")
+r = run(["plan", "--json"] + bx2.args(), env=bx2.env())
+d0 = max(r.json()["downloads"], key=lambda d: d["size"])
+os.makedirs(os.path.join(bx2.cache, "archives"), exist_ok=True)
+with open(os.path.join(bx2.cache, "archives", d0["sha256"] + ".partial"), "wb") as f:
+    f.write(b"\0" * (d0["size"] // 2))
+r2 = run(["plan", "--json"] + bx2.args(), env=bx2.env())
+before = [x for x in r.json()["reasons"] if x.startswith("Disk: ")]
+after = [x for x in r2.json()["reasons"] if x.startswith("Disk: ")]
+t.ok(before and after and before[0] != after[0], "half an archive in the cache: less left to download", (before, after))
 
 bx = fresh("html")
 srv.fault(bl, html_body=True)
