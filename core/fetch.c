@@ -22,10 +22,24 @@
 #include "parse.h"
 #include "clock.h"
 
-enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_DONE };
+enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_PARKED, X_DONE };
 
 /* An error answer is read this far and no further (one that never ends must not hold a transfer). */
 #define ERROR_BODY_MAX (64u << 10)
+
+/*
+ * One archive over several connections (issue 15: per-connection caps of CDNs and proxies).  When
+ * connections are free and nothing else waits, the largest archive still arriving is split: its
+ * first connection (the head) stops where the second part begins, and each other part (a tail)
+ * is fetched with a Range of its own into the same file.  The consumer still reads the bytes in
+ * order: the stream is advanced to the end of what is whole from byte 0.  A tail that is not
+ * answered with exactly its range, or fails for good, gives its bytes back to the head, which goes
+ * on alone.  How far the file is whole is kept in PARTIAL.prefix while parts are out of order, so
+ * that a resume after a kill trusts no byte past it.
+ */
+#define MAX_TAILS 7
+#define SPLIT_MIN_DEFAULT (32ull << 20) /* archives with less left are not worth splitting */
+#define PREFIX_STEP (16ull << 20)       /* PARTIAL.prefix is rewritten this often */
 
 struct xfer {
     struct cu_fetch_item *it;
@@ -46,6 +60,20 @@ struct xfer {
     long retry_after;
     int64_t retry_at_ms;
     int64_t last_emit_ms;
+    /* Several connections for one archive (see MAX_TAILS). */
+    bool tail;             /* a part after the first, fetched with a Range; head points at its item's head */
+    bool parked;           /* a head that reached the end of its part and waits for the tails */
+    bool at_end;           /* the transfer stopped at the end of its part */
+    bool split_bad;        /* a tail's answer was not exactly its range */
+    bool split_used;       /* a head that was split once (never twice) */
+    CURLM *multi;
+    struct xfer *head;
+    uint64_t seg_start;    /* a tail's part: [seg_start, seg_end) */
+    uint64_t req_end;      /* a tail's request ends here; seg_end may since have moved before it */
+    uint64_t seg_end;      /* where this part ends: the item's size for an unsplit head */
+    struct xfer *tails[MAX_TAILS];
+    unsigned n_tails;
+    uint64_t persisted;    /* the prefix last written to PARTIAL.prefix */
 };
 
 
@@ -55,21 +83,81 @@ meta_path(const struct xfer *x)
     return cu_xasprintf("%s.meta", x->it->partial);
 }
 
+static char *
+prefix_path(const struct xfer *x)
+{
+    return cu_xasprintf("%s.prefix", x->it->partial);
+}
+
+/* How far @h's file is whole from byte 0: its head's part, then each tail in turn (they follow on). */
+static uint64_t
+prefix_of(const struct xfer *h)
+{
+    if (!h->n_tails || h->have < h->seg_end)
+        return h->have;
+    for (unsigned i = 0; i < h->n_tails; i++)
+        if (h->tails[i]->have < h->tails[i]->seg_end)
+            return h->tails[i]->have;
+    return h->tails[h->n_tails - 1]->seg_end;
+}
+
+/* Bytes of @h's archive received so far, over all its connections. */
+static uint64_t
+received(const struct xfer *h)
+{
+    uint64_t n = h->have;
+    for (unsigned i = 0; i < h->n_tails; i++)
+        n += h->tails[i]->have - h->tails[i]->seg_start;
+    return n;
+}
+
 static void
 emit(struct xfer *x, bool force)
 {
+    if (x->tail)
+        x = x->head;
     int64_t t = cu_mono_ms();
     if (!force && t - x->last_emit_ms < 100)
         return;
     x->last_emit_ms = t;
+    uint64_t done = x->n_tails ? received(x) : x->have;
     struct cu_event e = {.type = CU_EV_PROGRESS, .installer = x->it->installer, .item = x->it->name,
-                         .phase = "download", .done = x->have, .total = x->it->size_is_limit ? 0 : x->it->size};
+                         .phase = "download", .done = done, .total = x->it->size_is_limit ? 0 : x->it->size};
     cu_emit(x->ev, &e);
 }
+
+/* Write down how far @h's file is whole (PARTIAL.prefix), before any part beyond it lands. */
+static bool
+persist_prefix(struct xfer *h, uint64_t p)
+{
+    CU_AUTOFREE char *pp = prefix_path(h);
+    char text[32];
+    struct cu_error e;
+    snprintf(text, sizeof(text), "%llu\n", (unsigned long long)p);
+    if (cu_write_file_atomic(pp, text, strlen(text), 0644, &e) != CU_OK) {
+        cu_log_error_of(CU_LOG_WARN, &e);
+        return false;
+    }
+    h->persisted = p;
+    return true;
+}
+
+/* The consumer may read up to the prefix; a split archive keeps it on disk as it grows. */
+static void
+advance(struct xfer *h)
+{
+    uint64_t p = prefix_of(h);
+    cu_stream_advance(h->it->stream, p);
+    if (h->n_tails && p >= h->persisted + PREFIX_STEP)
+        persist_prefix(h, p);
+}
+
+static void drop_tails(struct xfer *h);
 
 static void
 restart_from_zero(struct xfer *x)
 {
+    drop_tails(x); /* what they fetched belongs to the file being given up */
     /* Tell the reader first: a read that sees the file shrink must also see the new generation. */
     cu_stream_restart(x->it->stream);
     if (ftruncate(x->fd, 0) != 0)
@@ -78,6 +166,8 @@ restart_from_zero(struct xfer *x)
     x->start = 0;
     CU_AUTOFREE char *mp = meta_path(x);
     unlink(mp);
+    CU_AUTOFREE char *pp = prefix_path(x);
+    unlink(pp);
 }
 
 static size_t
@@ -128,6 +218,15 @@ check_response(struct xfer *x)
 {
     x->checked = true;
     curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->code);
+    if (x->tail) {
+        /* Exactly the range asked for, of a file of the manifest's size; anything else: give it back. */
+        if (x->code != 206 || !x->cr_seen || x->cr_start != x->start || x->cr_end + 1 != x->req_end ||
+            x->cr_total != x->it->size) {
+            x->split_bad = true;
+            return false;
+        }
+        return true;
+    }
     if (x->is_file) {
         x->code = x->start ? 206 : 200;
         return true;
@@ -171,12 +270,21 @@ write_cb(char *data, size_t size, size_t nmemb, void *ud)
         }
         return n;
     }
-    if (x->have + n > x->it->size) {
-        x->too_big = true;
-        return 0;
+    size_t keep = n;
+    if (x->have + n > x->seg_end) {
+        if (x->tail && x->seg_end == x->req_end) {
+            x->split_bad = true; /* more than its range */
+            return 0;
+        }
+        if (!x->tail && x->seg_end == x->it->size) {
+            x->too_big = true;
+            return 0;
+        }
+        keep = (size_t)(x->seg_end - x->have); /* a part ends where the next one's begins */
+        x->at_end = true;
     }
     const char *p = data;
-    size_t left = n;
+    size_t left = keep;
     uint64_t at = x->have;
     while (left) {
         ssize_t w = pwrite(x->fd, p, left, (off_t)at);
@@ -188,11 +296,11 @@ write_cb(char *data, size_t size, size_t nmemb, void *ud)
         left -= (size_t)w;
         at += (uint64_t)w;
     }
-    x->have += n;
-    x->it->downloaded += n;
-    cu_stream_advance(x->it->stream, x->have);
+    x->have += keep;
+    x->it->downloaded += keep;
+    advance(x->tail ? x->head : x);
     emit(x, false);
-    return n;
+    return x->at_end ? keep : n; /* short: curl stops the transfer */
 }
 
 static void
@@ -216,6 +324,8 @@ finish(struct xfer *x, enum cu_status code, const char *fmt, ...)
         x->fd = -1; /* close(2) released it even when it failed */
     } else {
         x->fd = -1;
+        CU_AUTOFREE char *pp = prefix_path(x);
+        unlink(pp);
         emit(x, true);
     }
     if (x->fd >= 0)
@@ -233,7 +343,23 @@ begin(struct xfer *x, CURLM *multi)
         finish(x, CU_E_IO, _("Cannot write %s"), x->it->partial);
         return CU_E_IO;
     }
-    x->have = fstat(x->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+    x->multi = multi;
+    if (!x->split_used) {
+        x->have = fstat(x->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        /* Parts of an earlier run arrived out of order: only the bytes before PARTIAL.prefix are whole. */
+        CU_AUTOFREE char *pp = prefix_path(x);
+        char *v = NULL;
+        struct cu_error e;
+        if (cu_read_file(pp, 64, &v, NULL, &e) == CU_OK) {
+            uint64_t whole;
+            if (cu_parse_u64(cu_str_strip(v), x->have, &whole) && ftruncate(x->fd, (off_t)whole) == 0)
+                x->have = whole;
+            else
+                restart_from_zero(x);
+            unlink(pp);
+        }
+        free(v);
+    }
     if (x->have > x->it->size)
         restart_from_zero(x);
     if (x->attempts == 0)
@@ -284,6 +410,167 @@ begin(struct xfer *x, CURLM *multi)
     return CU_OK;
 }
 
+/* A tail's request: its own range of the file, written where it belongs. */
+static bool
+tail_begin(struct xfer *t, CURLM *multi)
+{
+    t->fd = open(t->it->partial, O_WRONLY | O_CLOEXEC);
+    t->h = t->fd < 0 ? NULL : curl_easy_init();
+    if (!t->h)
+        return false;
+    t->multi = multi;
+    t->start = t->have;
+    t->req_end = t->seg_end;
+    char range[64];
+    snprintf(range, sizeof(range), "%llu-%llu", (unsigned long long)t->start, (unsigned long long)t->seg_end - 1);
+    if (t->head->validator[0]) {
+        /* The same file as the head's, or a whole answer that is refused. */
+        CU_AUTOFREE char *h = cu_xasprintf("If-Range: %s", t->head->validator);
+        t->hdrs = curl_slist_append(NULL, h);
+    }
+    cu_net_setup_easy(t->net, t->h, t->errbuf);
+    curl_easy_setopt(t->h, CURLOPT_URL, t->it->url);
+    curl_easy_setopt(t->h, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(t->h, CURLOPT_WRITEDATA, t);
+    curl_easy_setopt(t->h, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(t->h, CURLOPT_HEADERDATA, t);
+    curl_easy_setopt(t->h, CURLOPT_PRIVATE, t);
+    curl_easy_setopt(t->h, CURLOPT_RANGE, range);
+    if (t->hdrs)
+        curl_easy_setopt(t->h, CURLOPT_HTTPHEADER, t->hdrs);
+    t->state = X_ACTIVE;
+    cu_log_debug("GET %s bytes %s", t->it->url, range);
+    curl_multi_add_handle(multi, t->h);
+    return true;
+}
+
+static void
+tail_free(struct xfer *t)
+{
+    if (t->h) {
+        curl_multi_remove_handle(t->multi, t->h);
+        curl_easy_cleanup(t->h);
+    }
+    if (t->fd >= 0)
+        close(t->fd);
+    curl_slist_free_all(t->hdrs);
+    free(t);
+}
+
+static void
+drop_tails(struct xfer *h)
+{
+    for (unsigned i = 0; i < h->n_tails; i++)
+        tail_free(h->tails[i]);
+    h->n_tails = 0;
+    h->seg_end = h->it->size;
+}
+
+/*
+ * Give a split archive back to one connection: the head goes on from the prefix (bytes the tails
+ * wrote past it are written again, in order).  PARTIAL.prefix stays until the archive is whole.
+ */
+static void
+fall_back(struct xfer *h, const char *why)
+{
+    uint64_t p = prefix_of(h);
+    cu_log_info(_("%s: a second connection failed (%s); going on with one"), h->it->name, why);
+    drop_tails(h);
+    if (h->state == X_PARKED) {
+        if (h->fd >= 0)
+            close(h->fd);
+        h->fd = -1;
+        h->have = p;
+        h->state = X_WAIT;
+    }
+}
+
+/* The archive is whole once every part is: then it is finished like one fetched in one piece. */
+static void finish(struct xfer *x, enum cu_status code, const char *fmt, ...) CU_PRINTF(3, 4);
+
+static void
+maybe_whole(struct xfer *h)
+{
+    if (h->n_tails && h->state == X_PARKED && prefix_of(h) == h->it->size) {
+        drop_tails(h);
+        h->have = h->it->size;
+        finish(h, CU_OK, "%s", "");
+    }
+}
+
+/*
+ * Split what is left of @h into @k + 1 parts: its own first one, and @k tails.  Parts are whole
+ * MiB and at least @min_part; fewer tails when the rest is short.
+ */
+static void
+split(struct xfer *h, unsigned k, uint64_t min_part, CURLM *multi)
+{
+    uint64_t left = h->it->size - h->have;
+    while (k > 0 && left / (k + 1) < min_part)
+        k--;
+    if (k == 0)
+        return;
+    uint64_t part = left / (k + 1);
+    part -= part % (1u << 20);
+    /* Without the record of what is whole, a resume would trust the holes between the parts. */
+    if (!persist_prefix(h, h->have))
+        return;
+    h->split_used = true;
+    uint64_t at = h->have + part;
+    h->seg_end = at;
+    for (unsigned j = 0; j < k; j++) {
+        struct xfer *t = cu_xcalloc(1, sizeof(*t));
+        *t = (struct xfer){.it = h->it, .net = h->net, .ev = h->ev, .fd = -1, .tail = true, .head = h,
+                           .seg_start = at, .seg_end = j + 1 == k ? h->it->size : at + part, .have = at};
+        h->tails[h->n_tails++] = t;
+        at = t->seg_end;
+        if (!tail_begin(t, multi)) {
+            fall_back(h, _("cannot start a second connection"));
+            return;
+        }
+    }
+    advance(h);
+    cu_log_info(_("%s: %u more connections for the rest"), h->it->name, k);
+}
+
+/*
+ * One more connection for an archive already split: the part with the most left (the head's or a
+ * tail's) gives its second half to a new tail.  False when no part has 2 * @min_part left.
+ */
+static bool
+split_more(struct xfer *h, uint64_t min_part, CURLM *multi)
+{
+    if (h->n_tails >= MAX_TAILS)
+        return false;
+    struct xfer *best = h->state == X_ACTIVE && h->seg_end < h->it->size ? h : NULL;
+    unsigned at = 0;
+    for (unsigned i = 0; i < h->n_tails; i++) {
+        struct xfer *t = h->tails[i];
+        if (t->state == X_ACTIVE && (!best || t->seg_end - t->have > best->seg_end - best->have)) {
+            best = t;
+            at = i + 1;
+        }
+    }
+    if (!best || best->seg_end - best->have < 2 * min_part)
+        return false;
+    uint64_t mid = best->have + (best->seg_end - best->have) / 2;
+    mid -= mid % (1u << 20);
+    if (mid <= best->have)
+        return false;
+    struct xfer *t = cu_xcalloc(1, sizeof(*t));
+    *t = (struct xfer){.it = h->it, .net = h->net, .ev = h->ev, .fd = -1, .tail = true, .head = h,
+                       .seg_start = mid, .seg_end = best->seg_end, .have = mid};
+    memmove(&h->tails[at + 1], &h->tails[at], (h->n_tails - at) * sizeof(h->tails[0]));
+    h->tails[at] = t;
+    h->n_tails++;
+    best->seg_end = mid; /* it stops there now: see write_cb */
+    if (!tail_begin(t, multi)) {
+        fall_back(h, _("cannot start a second connection"));
+        return false;
+    }
+    return true;
+}
+
 /* Try again later, or give up after the last attempt. */
 static void
 retry_or_fail(struct xfer *x, const char *why)
@@ -322,6 +609,30 @@ done(struct xfer *x, CURLM *multi, CURLcode rc)
     x->h = NULL;
     cu_log_debug("%s: curl %d, HTTP %ld, have %llu of %llu", x->it->name, (int)rc, x->code,
                  (unsigned long long)x->have, (unsigned long long)x->it->size);
+    if (x->tail) {
+        struct xfer *h = x->head;
+        if (x->fd >= 0)
+            close(x->fd);
+        x->fd = -1;
+        if ((rc == CURLE_OK || x->at_end) && !x->split_bad && x->have == x->seg_end) {
+            x->state = X_DONE;
+            advance(h);
+            emit(h, false);
+            maybe_whole(h);
+        } else {
+            snprintf(why, sizeof(why), "%s", x->split_bad ? _("the server did not answer with the range asked for")
+                                             : x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+            fall_back(h, why);
+        }
+        return;
+    }
+    if (x->at_end && x->have == x->seg_end && x->seg_end < x->it->size) {
+        /* The head's part is here; the rest is the tails'. */
+        x->at_end = false;
+        x->state = X_PARKED;
+        maybe_whole(x);
+        return;
+    }
 
     if (x->too_big || rc == CURLE_FILESIZE_EXCEEDED) {
         CU_AUTOFREE char *mp = meta_path(x);
@@ -394,18 +705,28 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
         parallel = 1;
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)parallel);
     for (size_t i = 0; i < n; i++) {
-        xs[i] = (struct xfer){.it = &items[i], .net = net, .ev = events, .fd = -1, .state = X_WAIT};
+        xs[i] = (struct xfer){.it = &items[i], .net = net, .ev = events, .fd = -1, .state = X_WAIT,
+                              .seg_end = items[i].size};
         xs[i].is_file = strncmp(items[i].url, "file:", 5) == 0;
         cu_error_clear(&items[i].result);
     }
+    /* CUDAUP_SPLIT_MIN (README "Settings"): the least an archive must have left to be split. */
+    uint64_t split_min = SPLIT_MIN_DEFAULT;
+    const char *sm = getenv("CUDAUP_SPLIT_MIN");
+    if (sm && *sm && !cu_parse_u64(sm, UINT64_MAX, &split_min))
+        split_min = SPLIT_MIN_DEFAULT;
     while (left > 0) {
         if (cancel && atomic_load(cancel)) {
             st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
             break;
         }
         unsigned active = 0;
-        for (size_t i = 0; i < n; i++)
+        bool pending = false;
+        for (size_t i = 0; i < n; i++) {
             active += xs[i].state == X_ACTIVE;
+            for (unsigned k = 0; k < xs[i].n_tails; k++)
+                active += xs[i].tails[k]->state == X_ACTIVE;
+        }
         int64_t now = cu_mono_ms(), next_wake = now + 100;
         for (size_t i = 0; i < n && active < parallel; i++) {
             struct xfer *x = &xs[i];
@@ -414,6 +735,30 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
                     active++;
             } else if (x->state == X_RETRY && x->retry_at_ms < next_wake) {
                 next_wake = x->retry_at_ms;
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            pending |= xs[i].state == X_WAIT || xs[i].state == X_RETRY;
+        if (!pending && active < parallel) {
+            /* Free connections and nothing waiting: the archive with the most left gets them. */
+            struct xfer *big = NULL;
+            for (size_t i = 0; i < n; i++) {
+                struct xfer *x = &xs[i];
+                if (x->state != X_ACTIVE || x->split_used || x->is_file || x->it->size_is_limit || !x->checked ||
+                    x->discard || x->it->size - x->have < split_min)
+                    continue;
+                if (!big || x->it->size - x->have > big->it->size - big->have)
+                    big = x;
+            }
+            uint64_t min_part = split_min / 4 ? split_min / 4 : 1;
+            if (big) {
+                unsigned k = parallel - active;
+                split(big, k > MAX_TAILS ? MAX_TAILS : k, min_part, multi);
+            } else {
+                /* More connections free since: the split archives' longest parts are halved. */
+                for (size_t i = 0; i < n && active < parallel; i++)
+                    while (xs[i].n_tails && active < parallel && split_more(&xs[i], min_part, multi))
+                        active++;
             }
         }
         int running = 0;
@@ -447,6 +792,13 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
     /* Stop what is still going; partial files stay for a resume. */
     for (size_t i = 0; i < n; i++) {
         struct xfer *x = &xs[i];
+        if (x->n_tails) {
+            /* Parts out of order: the resume trusts what is whole from byte 0, and no more. */
+            persist_prefix(x, prefix_of(x));
+            for (unsigned k = 0; k < x->n_tails; k++)
+                tail_free(x->tails[k]);
+            x->n_tails = 0;
+        }
         if (x->h) {
             curl_multi_remove_handle(multi, x->h);
             curl_easy_cleanup(x->h);

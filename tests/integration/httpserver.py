@@ -25,7 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Fault:
     def __init__(self, status=None, retry_after=None, truncate=None, extra=None, stall=None,
                  rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
-                 gzip_body=False, close_after=None, times=None, body=None, chunked=False, endless=False):
+                 gzip_body=False, close_after=None, times=None, body=None, chunked=False, endless=False,
+                 only_ranges=False, corrupt_ranges=False):
         self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
         self.retry_after = retry_after
         self.truncate = truncate          # send only this many bytes, then close
@@ -42,6 +43,8 @@ class Fault:
         self.body = body                  # serve these bytes instead of the file
         self.chunked = chunked            # no Content-Length: chunked, so curl cannot know the size ahead
         self.endless = endless            # with status: an error page that never ends (until the client goes)
+        self.only_ranges = only_ranges    # apply only to requests with a Range header
+        self.corrupt_ranges = corrupt_ranges  # a ranged answer's bytes are flipped (a cache serving bad parts)
         self.used = 0
 
 
@@ -75,6 +78,8 @@ class Server:
                     server.requests.append((self.command, path, self.headers.get("Range")))
                     server.auths.append(self.headers.get("Authorization"))
                     f = server.faults.get(path)
+                    if f and f.only_ranges and not self.headers.get("Range"):
+                        f = None
                     if f and f.times is not None and f.used >= f.times:
                         f = None
                     if f:
@@ -196,6 +201,8 @@ class Server:
                     shown = start + 1 if f and f.bad_range_start else start
                     hdrs.append(("Content-Range", "bytes %d-%d/%d" % (shown, end, total)))
                     data = data[start:end + 1]
+                    if f and f.corrupt_ranges and data:
+                        data = bytes([data[0] ^ 0xFF]) + data[1:]
                 if f and f.gzip_body:
                     data = gzip.compress(data)
                     hdrs.append(("Content-Encoding", "gzip"))

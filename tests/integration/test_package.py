@@ -19,9 +19,10 @@ if not shutil.which("dpkg-deb"):
     t.skip("the Debian package", "dpkg-deb is not installed")
     t.done()
 out = t.tmpdir("pkg")
-# The test's own build (BUILD_DIR), so the suite does not configure a second one.
+# The test's own build (BUILD_DIR), so the suite does not configure a second one; as it is, since
+# the other tests run from it.
 p = subprocess.run([os.path.join(SRCDIR, "scripts", "package"), out], capture_output=True, text=True,
-                   env=dict(os.environ, BUILD_DIR=BUILDDIR), timeout=600)
+                   env=dict(os.environ, BUILD_DIR=BUILDDIR, PACKAGE_NO_BUILD="1"), timeout=600)
 paths = p.stdout.split()
 debs = [x for x in paths if x.endswith(".deb")]
 tars = [x for x in paths if x.endswith(".tar.gz")]

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""One archive over several connections (issue 15 item 3): a per-connection-capped server, a big archive.
+
+When the other archives are done and connections are free, the big archive's rest is split into
+ranges fetched at once into the same cache file.  Whatever the server does with those ranges (serves
+them, ignores Range, fails, answers another range, sends other bytes), the install ends with the
+reference tree or a checksum refusal, never with a wrong byte; a kill midway resumes from what is
+whole.  CUDAUP_SPLIT_MIN (README "Settings") lowers the size worth splitting to the fixture's.
+"""
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from cutest import BIN, SRCDIR, Tap, base_env, machine, run
+from httpserver import Server
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
+
+t = Tap()
+ROOT, MENV = machine(t, "two-gpus")
+NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50", "CUDAUP_SPLIT_MIN": str(1 << 20)}
+MIRROR = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(MIRROR, big={"libcublas": 6})
+BL = "/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz"
+BIG = os.path.getsize(os.path.join(MIRROR, BL.lstrip("/")))
+
+
+def tree(path):
+    out = {}
+    for dp, dns, fns in os.walk(path):
+        for n in dns + fns:
+            p = os.path.join(dp, n)
+            r = os.path.relpath(p, path)
+            if r.startswith(".cudaup"):
+                continue
+            if os.path.islink(p):
+                out[r] = ("l", os.readlink(p))
+            elif os.path.isfile(p):
+                out[r] = ("f", oct(os.stat(p).st_mode & 0o7777), hashlib.sha256(open(p, "rb").read()).hexdigest())
+    return out
+
+
+class Box:
+    def __init__(self, tag, url):
+        d = t.tmpdir(tag)
+        self.prefix, self.state, self.cache, self.home = (os.path.join(d, n) for n in ("p", "s", "c", "h"))
+        os.makedirs(self.home)
+        self.url = url
+        self.cuda = os.path.join(self.prefix, "cuda-12.6")
+
+    def args(self):
+        return ["--root", ROOT, "--mirror", self.url, "--prefix", self.prefix, "--state-dir", self.state,
+                "--cache-dir", self.cache, "--framework", "none", "--env-scope", "none"]
+
+    def env(self, extra=None):
+        e = dict(MENV, **NOW)
+        e["HOME"] = self.home
+        e.update(extra or {})
+        return e
+
+    def install(self, extra=None):
+        return run(["install", "--yes", "--json"] + self.args(), env=self.env(extra), timeout=300)
+
+
+ref = Box("ref", "file://" + MIRROR)
+r = ref.install()
+t.eq(r.rc, 0, "a reference install from file:// (never split: a local file has no connection to save)", r)
+REF = tree(ref.cuda)
+
+# A CDN's cap of 2 MiB/s per connection.
+srv = Server(MIRROR, rate=2 << 20)
+
+
+def ranges(path=BL):
+    with srv.lock:
+        return [rg for (m, p, rg) in srv.requests if m == "GET" and p == path and rg]
+
+
+b = Box("split", srv.url)
+r = b.install({"CUDAUP_DEBUG": "info"})
+parts = [rg for rg in ranges() if "-" in rg and not rg.endswith("-")]
+t.ok(r.rc == 0 and tree(b.cuda) == REF, "a capped server: the install is the reference tree", r)
+t.ok(len(parts) >= 2, "the big archive's rest was fetched as %d ranges at once" % len(parts), ranges())
+cover = sorted((int(a), int(z)) for a, _, z in (rg[6:].partition("-") for rg in parts))
+t.ok(cover and max(z for _, z in cover) == BIG - 1 and len({a for a, _ in cover}) == len(cover) and
+     all(0 < a <= z < BIG for a, z in cover), "each range starts elsewhere, and they reach the archive's last byte", cover)
+t.ok("more connections for the rest" in r.err, "the log says so", r.err[-400:])
+t.eq([n for n in os.listdir(os.path.join(b.cache, "archives")) if n.endswith((".prefix", ".partial"))], [],
+     "nothing of the split is left in the cache")
+
+# What a server can do wrong with the ranges: each ends in the reference tree, on one connection.
+for tag, kw in (("ignores Range", {"ignore_range": True}), ("fails them", {"status": [500] * 50}),
+                ("answers another range", {"bad_range_start": True}), ("hangs up", {"truncate": 1000})):
+    srv.clear()
+    srv.fault(BL, only_ranges=True, **kw)
+    b = Box("split-" + tag.replace(" ", "-"), srv.url)
+    r = b.install({"CUDAUP_DEBUG": "info"})
+    t.ok(r.rc == 0 and tree(b.cuda) == REF and "going on with one" in r.err,
+         "a server that %s for the parts: back to one connection, the reference tree" % tag, r.err[-600:])
+
+# Other bytes in a part: the sha256 of the whole archive refuses it, and nothing is kept.
+srv.clear()
+srv.fault(BL, only_ranges=True, corrupt_ranges=True)
+b = Box("split-corrupt", srv.url)
+r = b.install()
+t.ok(r.rc == 1 and "did not match its checksum" in r.err and not os.path.exists(b.cuda),
+     "a part with other bytes: refused by the archive's sha256, exit 1, nothing installed", r)
+t.eq([n for n in os.listdir(os.path.join(b.cache, "archives")) if n.endswith((".prefix", ".partial", ".tar.xz"))
+      and os.path.getsize(os.path.join(b.cache, "archives", n)) == BIG], [], "and the bad archive is not kept")
+srv.clear()
+r = b.install()
+t.ok(r.rc == 0 and tree(b.cuda) == REF, "the rerun against a good server installs", r)
+
+# Killed while the parts arrive: the rerun trusts only what PARTIAL.prefix says is whole, and finishes.
+srv.clear()
+b = Box("split-kill", srv.url)
+p = subprocess.Popen([BIN, "install", "--yes"] + b.args(), env=base_env(b.env()),
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+t0 = time.time()
+while len(ranges()) < 2 and time.time() - t0 < 60 and p.poll() is None:
+    time.sleep(0.05)
+time.sleep(0.5)
+p.send_signal(signal.SIGKILL)
+p.wait()
+arch = os.path.join(b.cache, "archives")
+left = os.listdir(arch) if os.path.isdir(arch) else []
+t.ok([n for n in left if n.endswith(".prefix")], "killed mid-split: PARTIAL.prefix records what is whole", left)
+r = b.install()
+t.ok(r.rc == 0 and tree(b.cuda) == REF, "the rerun resumes and installs the reference tree", r)
+t.eq([n for n in os.listdir(arch) if n.endswith((".prefix", ".partial"))], [], "nothing of the split is left")
+
+# A PARTIAL.prefix that is not a number, or says more than the file holds: started over, still right.
+for tag, text in (("garbage", "x\n"), ("beyond", "%d\n" % (BIG * 2))):
+    srv.clear()
+    b = Box("split-prefix-" + tag, srv.url)
+    r = run(["plan", "--json"] + b.args(), env=b.env())
+    sha = [d["sha256"] for d in r.json()["downloads"] if d["component"] == "libcublas"][0]
+    os.makedirs(os.path.join(b.cache, "archives"))
+    with open(os.path.join(b.cache, "archives", sha + ".partial"), "wb") as f:
+        f.write(b"\0" * (1 << 20))
+    with open(os.path.join(b.cache, "archives", sha + ".partial.prefix"), "w") as f:
+        f.write(text)
+    r = b.install()
+    t.ok(r.rc == 0 and tree(b.cuda) == REF, "a PARTIAL.prefix that is %s: the download starts over, installed" % tag, r)
+srv.stop()
+t.done()
