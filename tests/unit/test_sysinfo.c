@@ -187,10 +187,85 @@ conda_detection(void **state)
     cu_facts_free(facts);
 }
 
+/* The OS, Python tools and environment variables, each read from files written here. */
+static void
+os_tools_and_env(void **state)
+{
+    struct fx *f = *state;
+    tu_write(f->dir, "etc/os-release", "NAME=\"Ubuntu\"\nID=ubuntu\nVERSION_ID='24.04'\nPRETTY_NAME=\"Ubuntu 24.04 LTS\"\nID_LIKE=debian\nVERSION_ID_X=no\n");
+    tu_write(f->dir, "proc/version", "Linux version 5.15.167.4-microsoft-standard-WSL2\n");
+    tu_write(f->dir, "proc/sys/kernel/arch", "aarch64\n");
+    tu_write(f->dir, "opt/mm/bin/micromamba", "#!/bin/sh\n");
+    tu_write(f->dir, "usr/bin/python3.9", "");
+    tu_write(f->dir, "usr/bin/python3.12", "");
+    tu_write(f->dir, "usr/bin/python3.x", "");      /* not a version */
+    tu_write(f->dir, "usr/bin/python3.12.1", "");   /* not a minor */
+    tu_write(f->dir, "opt/py/bin/python3.12", "");  /* the same minor again: listed once */
+    tu_write(f->dir, "opt/py/bin/python3.13", "");
+    tu_write(f->dir, "opt/cuda-x/include/cuda.h", "#define  CUDA_VERSION\t12040\n#define CUDA_VERSIONX 1\n");
+    static const char *const envp[] = {"PATH=/usr/bin:/opt/py/bin", "MAMBA_EXE=/opt/mm/bin/micromamba",
+                                       "CONDA_PREFIX=/opt/mm/envs/x", "LD_LIBRARY_PATH=/opt/cuda-x/lib64::/usr/lib",
+                                       "CUDA_HOME=/opt/cuda-x", "HOME=/home/u", NULL};
+    struct cu_facts *facts = probe(f, envp);
+    assert_string_equal(facts->os.id, "ubuntu");
+    assert_string_equal(facts->os.version_id, "24.04"); /* single quotes taken off too */
+    assert_string_equal(facts->os.pretty_name, "Ubuntu 24.04 LTS");
+    assert_true(facts->os.wsl);
+    assert_string_equal(facts->os.machine, "aarch64");
+    assert_string_equal(cu_facts_platform(facts), "linux-sbsa");
+    assert_non_null(facts->pyenv);
+    assert_string_equal(facts->pyenv->tool, "micromamba"); /* MAMBA_EXE names it */
+    assert_string_equal(facts->pyenv->active_env, "/opt/mm/envs/x");
+    assert_non_null(facts->pythons);
+    assert_string_equal(facts->pythons[0], "3.13"); /* newest first, each once */
+    assert_string_equal(facts->pythons[1], "3.12");
+    assert_string_equal(facts->pythons[2], "3.9");
+    assert_null(facts->pythons[3]);
+    assert_true(facts->env.ld_empty_entry);
+    assert_string_equal(facts->env.cuda_home, "/opt/cuda-x");
+    assert_non_null(facts->env.ld_cuda);
+    assert_string_equal(facts->env.ld_cuda[0], "/opt/cuda-x/lib64");
+    cu_facts_free(facts);
+    cu_sysroot_fini(&f->root);
+    memset(&f->root, 0, sizeof(f->root));
+
+    /* Jetson (L4T) is linux-aarch64; a venv alone; /usr/lib/os-release when /etc has none. */
+    char *d2 = tu_tmpdir("sysinfo-l4t");
+    tu_write(d2, "usr/lib/os-release", "ID=ubuntu-l4t\n");
+    tu_write(d2, "proc/sys/kernel/arch", "aarch64\n");
+    static const char *const env2[] = {"PATH=/nonexistent", "VIRTUAL_ENV=/home/u/venv", NULL};
+    struct cu_error err;
+    struct cu_sysroot r2;
+    assert_ok(cu_sysroot_init(&r2, d2, &err), &err);
+    struct cu_probe_opts o = {.root = &r2, .catalog = f->cat, .envp = env2, .no_libs = true};
+    assert_ok(cu_facts_probe(&o, &facts, &err), &err);
+    assert_string_equal(facts->os.id, "ubuntu-l4t");
+    assert_string_equal(cu_facts_platform(facts), "linux-aarch64");
+    assert_string_equal(facts->pyenv->tool, "venv");
+    assert_string_equal(facts->pyenv->path, "/home/u/venv");
+    assert_false(facts->os.wsl);
+    cu_facts_free(facts);
+    cu_sysroot_fini(&r2);
+    /* A conda in a user's miniforge3, and /opt/conda. */
+    tu_write(d2, "home/u/miniforge3/bin/conda", "");
+    tu_write(d2, "home/u/miniforge3/conda-meta/conda-24.7.1-py311_0.json", "{}");
+    static const char *const env3[] = {"PATH=/nonexistent", "HOME=/home/u", NULL};
+    assert_ok(cu_sysroot_init(&r2, d2, &err), &err);
+    o.envp = env3;
+    assert_ok(cu_facts_probe(&o, &facts, &err), &err);
+    assert_string_equal(facts->pyenv->tool, "conda");
+    assert_string_equal(facts->pyenv->path, "/home/u/miniforge3/bin/conda");
+    assert_string_equal(facts->pyenv->version, "24.7.1");
+    cu_facts_free(facts);
+    cu_sysroot_fini(&r2);
+    tu_tmpdir_free(d2);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(os_tools_and_env, setup, teardown),
         cmocka_unit_test_setup_teardown(pci_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(absolute_links_stay_in_root, setup, teardown),
         cmocka_unit_test_setup_teardown(installs_and_env, setup, teardown),
