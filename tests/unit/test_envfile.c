@@ -132,10 +132,88 @@ csh_refused(void **state)
     assert_status(cu_rc_install("/tmp/x/.cshrc", "/tmp/x", &changed, &err), CU_E_USAGE, &err);
 }
 
+/* Links and owners on the way to the rc file (TESTCASES 2.4.5), a file the user never had, a backup gone. */
+static void
+links_owners_and_restores(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("rc-links");
+    char *st = cat2(dir, "state");
+    struct cu_error err;
+    bool changed;
+    /* A chain of links: the file at its end is edited, and the links stay links. */
+    tu_write(dir, "real/bashrc", "# mine\n");
+    tu_symlink("real/bashrc", dir, "mid");
+    tu_symlink("mid", dir, "bashrc");
+    char *rc = cat2(dir, "bashrc"), *real = cat2(dir, "real/bashrc"), *mid = cat2(dir, "mid");
+    assert_ok(cu_rc_install(rc, st, &changed, &err), &err);
+    char *now = tu_read(real);
+    assert_non_null(strstr(now, "# >>> cudaup >>>"));
+    free(now);
+    struct stat sb;
+    assert_int_equal(lstat(rc, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_ok(cu_rc_uninstall(rc, st, &changed, &err), &err);
+    assert_true(changed);
+    now = tu_read(real);
+    assert_string_equal(now, "# mine\n");
+    free(now);
+    /* A loop of links: refused or left alone, never followed forever. */
+    tu_symlink("loop-b", dir, "loop-a");
+    tu_symlink("loop-a", dir, "loop-b");
+    char *loop = cat2(dir, "loop-a");
+    enum cu_status s1 = cu_rc_install(loop, st, &changed, &err);
+    assert_int_not_equal(s1, CU_OK);
+    free(loop);
+    /* A file the user did not have: made, and removed again on uninstall. */
+    char *fresh = cat2(dir, "fresh-rc");
+    assert_ok(cu_rc_install(fresh, st, &changed, &err), &err);
+    assert_true(changed);
+    assert_ok(cu_rc_uninstall(fresh, st, &changed, &err), &err);
+    assert_int_not_equal(access(fresh, F_OK), 0);
+    /* Edited by the user after cudaup's block: only the block goes, the edit stays. */
+    tu_write(dir, "edited", "# before\n");
+    char *edited = cat2(dir, "edited");
+    assert_ok(cu_rc_install(edited, st, &changed, &err), &err);
+    FILE *fp = fopen(edited, "a");
+    fputs("alias ll='ls -l'\n", fp);
+    fclose(fp);
+    assert_ok(cu_rc_uninstall(edited, st, &changed, &err), &err);
+    now = tu_read(edited);
+    assert_string_equal(now, "# before\nalias ll='ls -l'\n");
+    free(now);
+    /* Uninstall of a file with no block of ours: unchanged. */
+    assert_ok(cu_rc_uninstall(edited, st, &changed, &err), &err);
+    assert_false(changed);
+    if (geteuid() == 0) {
+        /* Another user's rc file, and another user's link: refused, naming the owner. */
+        tu_write(dir, "theirs", "# theirs\n");
+        char *theirs = cat2(dir, "theirs");
+        assert_int_equal(chown(theirs, 54321, 54321), 0);
+        assert_status(cu_rc_install(theirs, st, &changed, &err), CU_E_UNSAFE_PATH, &err);
+        assert_non_null(strstr(err.msg, "uid 54321"));
+        tu_symlink("real/bashrc", dir, "their-link");
+        char *tl = cat2(dir, "their-link");
+        assert_int_equal(lchown(tl, 54321, 54321), 0);
+        assert_status(cu_rc_install(tl, st, &changed, &err), CU_E_UNSAFE_PATH, &err);
+        assert_non_null(strstr(err.msg, "link owned by uid 54321"));
+        free(tl);
+        free(theirs);
+    }
+    free(edited);
+    free(fresh);
+    free(rc);
+    free(real);
+    free(mid);
+    free(st);
+    tu_tmpdir_free(dir);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(links_owners_and_restores),
         cmocka_unit_test(bytes_round_trip), cmocka_unit_test(user_edit_kept), cmocka_unit_test(fish_block),
         cmocka_unit_test(odd_prefix_under_sh), cmocka_unit_test(csh_refused),
     };
