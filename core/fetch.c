@@ -38,7 +38,7 @@ enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_PARKED, X_DONE };
  * that a resume after a kill trusts no byte past it.
  */
 #define MAX_TAILS 7
-#define SPLIT_MIN_DEFAULT (32ull << 20) /* archives with less left are not worth splitting */
+#define SPLIT_MIN_DEFAULT (8ull << 20) /* archives with less left are not worth splitting */
 #define PREFIX_STEP (16ull << 20)       /* PARTIAL.prefix is rewritten this often */
 
 struct xfer {
@@ -728,7 +728,29 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
                 active += xs[i].tails[k]->state == X_ACTIVE;
         }
         int64_t now = cu_mono_ms(), next_wake = now + 100;
-        for (size_t i = 0; i < n && active < parallel; i++) {
+        uint64_t min_part = split_min / 4 ? split_min / 4 : 1;
+        /*
+         * The critical path first: the biggest archive (items come biggest first), which decodes
+         * longest, gets half the connections as soon as its first answer is in, before the small
+         * ones still waiting; until then they are kept for it.
+         */
+        unsigned reserve = 0;
+        for (size_t i = 0; i < n && parallel >= 4; i++) {
+            struct xfer *x = &xs[i];
+            if (x->state == X_DONE || x->is_file || x->it->size_is_limit || x->it->size - x->have < split_min)
+                continue;
+            if (x->split_used || x->discard)
+                break;
+            if (x->state == X_WAIT || (x->state == X_ACTIVE && !x->checked)) {
+                reserve = parallel / 2 - 1;
+            } else if (x->state == X_ACTIVE && active < parallel) {
+                unsigned before = x->n_tails;
+                split(x, parallel / 2 - 1, min_part, multi);
+                active += x->n_tails - before;
+            }
+            break;
+        }
+        for (size_t i = 0; i < n && active + (i ? reserve : 0) < parallel; i++) {
             struct xfer *x = &xs[i];
             if (x->state == X_WAIT || (x->state == X_RETRY && x->retry_at_ms <= now)) {
                 if (begin(x, multi) == CU_OK && x->state == X_ACTIVE)
@@ -750,7 +772,6 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
                 if (!big || x->it->size - x->have > big->it->size - big->have)
                     big = x;
             }
-            uint64_t min_part = split_min / 4 ? split_min / 4 : 1;
             if (big) {
                 unsigned k = parallel - active;
                 split(big, k > MAX_TAILS ? MAX_TAILS : k, min_part, multi);
