@@ -26,7 +26,7 @@ class Fault:
     def __init__(self, status=None, retry_after=None, truncate=None, extra=None, stall=None,
                  rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
                  gzip_body=False, close_after=None, times=None, body=None, chunked=False, endless=False,
-                 only_ranges=False, corrupt_ranges=False):
+                 only_ranges=False, corrupt_ranges=False, shift_range=False):
         self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
         self.retry_after = retry_after
         self.truncate = truncate          # send only this many bytes, then close
@@ -45,6 +45,7 @@ class Fault:
         self.endless = endless            # with status: an error page that never ends (until the client goes)
         self.only_ranges = only_ranges    # apply only to requests with a Range header
         self.corrupt_ranges = corrupt_ranges  # a ranged answer's bytes are flipped (a cache serving bad parts)
+        self.shift_range = shift_range    # a ranged answer really starts one byte later, and says so
         self.used = 0
 
 
@@ -198,6 +199,8 @@ class Server:
                         return
                     end = min(end, total - 1)
                     code = 206
+                    if f and f.shift_range and start + 1 <= end:
+                        start += 1
                     shown = start + 1 if f and f.bad_range_start else start
                     hdrs.append(("Content-Range", "bytes %d-%d/%d" % (shown, end, total)))
                     data = data[start:end + 1]

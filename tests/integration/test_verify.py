@@ -127,6 +127,30 @@ for call in ("cudaMalloc", "cudaMemcpy"):
             bad.append((call, after, r.rc, failed))
 t.ok(bad == [] and reached.get("cudaMalloc", 0) >= 2 and reached.get("cudaMemcpy", 0) >= 2,
      "cudaMalloc and cudaMemcpy failing at each call: a failed check, exit 4 (calls reached: %s)" % reached, bad)
+# A library that is not one, and another library in its place (libm, which lacks every CUDA function):
+# the check that loads it fails, naming the file; the install is put back after each.
+libdir = os.path.join(prefix, "cuda-12.6", "lib")
+libm = next((p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6",
+                         "/lib/aarch64-linux-gnu/libm.so.6", "/lib64/libm.so.6") if os.path.exists(p)), None)
+bad, seen = [], []
+for check, name in (("cudart", "libcudart.so.12.6.127"), ("nvrtc", "libnvrtc.so.12.6.127"),
+                    ("cudnn", "libcudnn.so.9.5.1.0")):
+    lp = os.path.join(libdir, name)
+    good = open(lp, "rb").read()
+    for tag, data in (("not a library", b"not an ELF file\n" * 64), ("libm", open(libm, "rb").read() if libm else None)):
+        if data is None:
+            continue
+        open(lp, "wb").write(data)
+        r, c = verify()
+        x = c.get(check, {})
+        if r.rc != 4 or x.get("status") != "fail" or name.split(".so")[0] not in x.get("detail", ""):
+            bad.append((check, tag, r.rc, x))
+        seen.append(x.get("detail", ""))
+    open(lp, "wb").write(good)
+t.eq(bad, [], "cudart, nvrtc and cudnn each replaced by a file that is not a library and by libm: the check fails, "
+     "naming the library", seen)
+r, c = verify()
+t.eq(r.rc, 0, "put back: verify passes again", r)
 open(conf, "w").write(orig + "fail cudaMallocHost 2\n")
 r, c = verify()
 t.ok(r.rc == 0 and c["bandwidth"]["status"] == "pass" and "pageable" in c["bandwidth"]["detail"],
