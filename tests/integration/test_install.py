@@ -259,6 +259,23 @@ t.eq(open(os.path.join(b.prefix, "cuda-12.6", "bin", "mine")).read(), "the user'
 r = b.uninstall()
 t.ok(r.rc == 3 and os.path.exists(os.path.join(b.prefix, "cuda-12.6", "bin", "mine")), "uninstall refuses it too", r)
 
+# Two CUDA releases in one prefix: removing the active one makes the other active and keeps the
+# environment; removing the last one takes the environment out.
+M124 = new_mirror("m124", cuda="12.4.1")
+b = Box("two-releases", MIRROR)
+t.eq(b.install().rc, 0, "two releases: 12.6 installed")
+b2 = Box("two-releases", "file://" + M124)
+b2.dir, b2.prefix, b2.state, b2.cache, b2.home, b2.rc = b.dir, b.prefix, b.state, b.cache, b.home, b.rc
+r = b2.install("--cuda", "12.4")
+t.ok(r.rc == 0 and os.readlink(os.path.join(b.prefix, "cuda")) == "cuda-12.4", "two releases: 12.4 installed and active", r)
+r = b.uninstall("12.4")
+t.ok(r.rc == 0 and os.readlink(os.path.join(b.prefix, "cuda")) == "cuda-12.6" and "# >>> cudaup >>>" in open(b.rc).read()
+     and os.path.exists(os.path.join(b.state, "env.sh")),
+     "removing the active 12.4: 12.6 becomes active, the environment stays", r)
+r = b.uninstall("12.6")
+t.ok(r.rc == 0 and not os.path.lexists(os.path.join(b.prefix, "cuda")) and "# >>> cudaup >>>" not in open(b.rc).read()
+     if os.path.exists(b.rc) else r.rc == 0, "removing the last: the link and the environment go", r)
+
 b = Box("lock", MIRROR)
 os.makedirs(b.prefix)
 lockf = open(os.path.join(b.prefix, ".cudaup.lock"), "w")
