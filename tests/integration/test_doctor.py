@@ -439,6 +439,32 @@ for osid, hint in HINTS.items():
     got[osid] = hint if fixes and hint in fixes[0] else fixes
 t.eq(got, HINTS, "no driver: the fix names the distribution's own way to install one")
 
+# The environment's own mistakes: variables pointing at nothing, two CUDA releases on the library
+# path, an empty entry, every GPU hidden.  Each is named, with what to change.
+rootv, envv = machine(t, "hopper")
+os.makedirs(os.path.join(rootv, "usr/local/cuda-12.4/lib64"), exist_ok=True)
+os.makedirs(os.path.join(rootv, "usr/local/cuda-11.8/lib64"), exist_ok=True)
+ev = dict(envv, CUDA_HOME="/opt/gone", CUDA_PATH="/opt/gone2", CUDA_VISIBLE_DEVICES="-1",
+          PATH="/usr/local/cuda-9.0/bin:/usr/bin:/bin",
+          LD_LIBRARY_PATH="/usr/local/cuda-12.4/lib64:/usr/local/cuda-11.8/lib64::/usr/local/cuda-10.2/lib64")
+r = run(["doctor", "--json", "--root", rootv], env=ev)
+d = r.json() or {}
+msgs = {p["code"]: [] for p in d.get("problems", [])}
+for p in d.get("problems", []):
+    msgs[p["code"]].append(p["message"])
+missing = " ".join(msgs.get("env-missing-folder", []))
+t.ok(all(x in missing for x in ("CUDA_HOME points at /opt/gone", "CUDA_PATH points at /opt/gone2",
+                                "PATH lists /usr/local/cuda-9.0/bin", "LD_LIBRARY_PATH lists /usr/local/cuda-10.2/lib64")),
+     "variables and PATH entries that point at nothing: each named", msgs.get("env-missing-folder"))
+t.ok(any("cuda-12.4 and cuda-11.8" in m for m in msgs.get("env-mixed-cuda", [])),
+     "two CUDA releases on LD_LIBRARY_PATH: named, first one wins", msgs.get("env-mixed-cuda"))
+t.ok("env-ld-empty-entry" in msgs and "env-no-visible-devices" in msgs,
+     "an empty LD_LIBRARY_PATH entry and CUDA_VISIBLE_DEVICES=-1: each a warning", sorted(msgs))
+r = run(["doctor", "--json", "--root", rootv], env=dict(ev, CUDA_VISIBLE_DEVICES=""))
+t.ok("env-no-visible-devices" in codes(r.json()), "CUDA_VISIBLE_DEVICES set but empty: hides every GPU too", r)
+r = run(["doctor", "--json", "--root", rootv], env=dict(envv, CUDA_VISIBLE_DEVICES="0"))
+t.ok("env-no-visible-devices" not in codes(r.json()), "CUDA_VISIBLE_DEVICES=0: fine", r)
+
 # -q: the errors alone (issue 14): no GPU table, no warnings, each error with its fix.
 rootq, envq = machine(t, "no-gpu")
 r = run(["doctor", "-q", "--root", rootq], env=envq)
