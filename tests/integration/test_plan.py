@@ -285,4 +285,29 @@ r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--framework", "n
          "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"], env=dict(e, SHELL="/bin/bash", HOME="relative"))
 t.ok(r.rc == 0 and "/root/.bashrc" in json.dumps(r.json()), "a HOME that is not absolute: /root's", r)
 
+# ---- which components and which cuDNN build, as asked ----
+root, env = machine(t, "hopper")
+
+
+def comps(*args):
+    r = plan(root, env, "--framework", "none", *args)
+    return r, sorted(d["component"] for d in (r.json() or {}).get("downloads", []) if d["component"] != "cudnn")
+
+
+r0, default = comps()
+r1, plus = comps("--components", "default,libcufft")
+r2, every = comps("--components", "all")
+man = json.load(open(os.path.join(FIX, "cuda", "redist", "redistrib_12.4.1.json")))
+with_x86 = {k for k, v in man.items() if isinstance(v, dict) and "linux-x86_64" in v}
+t.ok(r1.rc == 0 and plus == sorted(set(default) | {"libcufft"}), "--components default,libcufft: the default set and libcufft",
+     (default, plus))
+t.ok(r2.rc == 0 and set(default) < set(every) <= with_x86 and "nvidia_driver" not in every and "libcufft" in every,
+     "--components all: every package with an archive for this platform, never the driver", every)
+r = plan(root, env, "--framework", "none", "--cudnn", "9.1.0.70")
+t.ok(r.rc == 0 and r.json()["cudnn"]["version"].startswith("9.1.0"), "--cudnn 9.1.0.70: that exact build", r)
+r = plan(root, env, "--framework", "none", "--cudnn", "9.1.0.99")
+t.ok(r.rc == 3 and "9.1.0.99" in r.err, "--cudnn 9.1.0.99, a build the mirror lacks: exit 3, naming it", r)
+r = plan(root, env, "--framework", "none", "--cudnn", "9.3")
+t.ok(r.rc == 0 and r.json()["cudnn"]["version"].startswith("9.3.0"), "--cudnn 9.3: the newest 9.3.x", r)
+
 t.done()
