@@ -310,4 +310,30 @@ t.ok(r.rc == 3 and "9.1.0.99" in r.err, "--cudnn 9.1.0.99, a build the mirror la
 r = plan(root, env, "--framework", "none", "--cudnn", "9.3")
 t.ok(r.rc == 0 and r.json()["cudnn"]["version"].startswith("9.3.0"), "--cudnn 9.3: the newest 9.3.x", r)
 
+# ---- where the venv goes: --env-dir, then XDG_DATA_HOME, then the prefix, then root's default ----
+def env_of(*args, **envx):
+    e = dict(env)
+    for k, v in envx.items():
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v
+    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--state-dir", "/var/tmp/st"] + list(args), env=e)
+    return (r.json() or {}).get("environment") or {}
+
+
+got = {
+    "env-dir": env_of("--prefix", "/opt/cu", "--env-dir", "/srv/envs", XDG_DATA_HOME="/x")["path"],
+    "xdg": env_of("--prefix", "/opt/cu", XDG_DATA_HOME="/x")["path"],
+    "prefix": env_of("--prefix", "/opt/cu", XDG_DATA_HOME=None)["path"],
+    "name": env_of("--prefix", "/opt/cu", "--env-name", "mine", XDG_DATA_HOME=None)["path"],
+    "pytorch": env_of("--prefix", "/opt/cu", "--framework", "pytorch", XDG_DATA_HOME=None).get("name"),
+}
+t.eq(got, {"env-dir": "/srv/envs/cudaup-tensorflow", "xdg": "/x/cudaup/envs/cudaup-tensorflow",
+           "prefix": "/opt/cu/cudaup/envs/cudaup-tensorflow", "name": "/opt/cu/cudaup/envs/mine",
+           "pytorch": "cudaup-pytorch"},
+     "the venv's place: --env-dir, else XDG_DATA_HOME, else PREFIX/cudaup/envs; named after the framework or --env-name")
+e2 = env_of("--prefix", "/opt/cu", "--framework", "none")
+t.ok(e2.get("tool") == "none" and not e2.get("path"), "--framework none: no environment to make", e2)
+
 t.done()
