@@ -219,6 +219,30 @@ t.ok(r.rc == 1 and "symbolic link" in r.err and os.path.isdir(elsewhere) and os.
      "uninstall of a Python folder that is a link: refused, nothing followed", r)
 os.unlink(b.pydir())
 
+# ---- each mkdir, rename, write and fsync of the Python's install failing in turn: exit 1 (or 0 after a
+# retry that made it whole), no half Python, nothing left beside it; then a clean run installs it ----
+bad, made = [], 0
+for op, errname in (("mkdir", "ENOSPC"), ("rename", "EXDEV"), ("write", "ENOSPC"), ("fsync", "EIO")):
+    for n in (0, 1, 2, 4, 8, 16):
+        b = Box("pyfault-%s-%d" % (op, n))
+        part = os.path.join(b.prefix, "cudaup")
+        r = b.install(env={"LD_PRELOAD": os.environ["FAULTFS"], "CUDAUP_FAULTS": "%s:%s:%s:%d:once" % (op, errname, part, n),
+                           "ASAN_OPTIONS": "verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", "")})
+        if "faultfs: %s" % op not in r.err:
+            break
+        made += 1
+        pyparent = os.path.dirname(b.pydir())
+        left = [x for x in os.listdir(pyparent) if x != MINOR] if os.path.isdir(pyparent) else []
+        whole = os.path.exists(os.path.join(b.pydir(), ".cudaup", "record.json"))
+        if (r.rc not in (0, 1)) or (r.rc == 0 and (op == "fsync" or not whole)) or left or \
+                (os.path.exists(b.pydir()) and not whole):
+            bad.append((op, n, r.rc, left, whole, r.err[-300:]))
+t.ok(made >= 8 and not bad, "the Python's install with each of its calls failing in turn (%d faults): exit 1, no half "
+     "Python, nothing left beside it" % made, bad)
+b = Box("pyfault-after")
+r = b.install()
+t.ok(r.rc == 0 and os.path.exists(os.path.join(b.pydir(), ".cudaup", "record.json")), "a clean run installs it", r)
+
 # ---- kill -9 while the Python unpacks: the old state stays; the next install completes it ----
 b = Box("kill")
 env = dict(b.env(), LD_PRELOAD=os.environ["FAULTFS"], CUDAUP_FAULTS="delay:20:.cudaup-staging-py",
