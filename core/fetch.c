@@ -334,6 +334,21 @@ finish(struct xfer *x, enum cu_status code, const char *fmt, ...)
     cu_stream_finish(x->it->stream, &x->it->result);
 }
 
+/* What every request of a transfer shares: the network settings, the URL, the callbacks, its headers. */
+static void
+setup_easy(struct xfer *x)
+{
+    cu_net_setup_easy(x->net, x->h, x->errbuf);
+    curl_easy_setopt(x->h, CURLOPT_URL, x->it->url);
+    curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(x->h, CURLOPT_HEADERDATA, x);
+    curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
+    if (x->hdrs)
+        curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdrs);
+}
+
 static enum cu_status
 begin(struct xfer *x, CURLM *multi)
 {
@@ -392,18 +407,10 @@ begin(struct xfer *x, CURLM *multi)
         finish(x, CU_E_NOMEM, "%s", _("Cannot start a download"));
         return CU_E_NOMEM;
     }
-    cu_net_setup_easy(x->net, x->h, x->errbuf);
-    curl_easy_setopt(x->h, CURLOPT_URL, x->it->url);
-    curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, write_cb);
-    curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
-    curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, header_cb);
-    curl_easy_setopt(x->h, CURLOPT_HEADERDATA, x);
-    curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
+    setup_easy(x);
     curl_easy_setopt(x->h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->it->size);
     if (x->start > 0)
         curl_easy_setopt(x->h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->start);
-    if (x->hdrs)
-        curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdrs);
     x->state = X_ACTIVE;
     cu_log_debug("GET %s from byte %llu", x->it->url, (unsigned long long)x->start);
     curl_multi_add_handle(multi, x->h);
@@ -428,16 +435,8 @@ tail_begin(struct xfer *t, CURLM *multi)
         CU_AUTOFREE char *h = cu_xasprintf("If-Range: %s", t->head->validator);
         t->hdrs = curl_slist_append(NULL, h);
     }
-    cu_net_setup_easy(t->net, t->h, t->errbuf);
-    curl_easy_setopt(t->h, CURLOPT_URL, t->it->url);
-    curl_easy_setopt(t->h, CURLOPT_WRITEFUNCTION, write_cb);
-    curl_easy_setopt(t->h, CURLOPT_WRITEDATA, t);
-    curl_easy_setopt(t->h, CURLOPT_HEADERFUNCTION, header_cb);
-    curl_easy_setopt(t->h, CURLOPT_HEADERDATA, t);
-    curl_easy_setopt(t->h, CURLOPT_PRIVATE, t);
+    setup_easy(t);
     curl_easy_setopt(t->h, CURLOPT_RANGE, range);
-    if (t->hdrs)
-        curl_easy_setopt(t->h, CURLOPT_HTTPHEADER, t->hdrs);
     t->state = X_ACTIVE;
     cu_log_debug("GET %s bytes %s", t->it->url, range);
     curl_multi_add_handle(multi, t->h);
