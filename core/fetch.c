@@ -386,7 +386,7 @@ begin(struct xfer *x, CURLM *multi)
         return CU_OK;
     }
     x->start = x->have;
-    x->checked = x->discard = x->too_big = x->bad_range = x->cr_seen = x->error_body_long = false;
+    x->checked = x->discard = x->too_big = x->bad_range = x->cr_seen = x->error_body_long = x->at_end = false;
     x->discarded = 0;
     x->code = 0;
     x->validator[0] = '\0';
