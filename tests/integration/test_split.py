@@ -120,18 +120,20 @@ t.ok(r.rc == 0 and tree(b.cuda) == REF, "the rerun against a good server install
 
 # Killed while the parts arrive: the rerun trusts only what PARTIAL.prefix says is whole, and finishes.
 srv.clear()
+srv.fault(BL, rate=512 << 10)  # slow enough that the kill lands while the parts arrive
 b = Box("split-kill", srv.url)
 p = subprocess.Popen([BIN, "install", "--yes"] + b.args(), env=base_env(b.env()),
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 t0 = time.time()
 while len(ranges()) < 2 and time.time() - t0 < 60 and p.poll() is None:
     time.sleep(0.05)
-time.sleep(0.5)
+time.sleep(0.3)
 p.send_signal(signal.SIGKILL)
 p.wait()
 arch = os.path.join(b.cache, "archives")
 left = os.listdir(arch) if os.path.isdir(arch) else []
 t.ok([n for n in left if n.endswith(".prefix")], "killed mid-split: PARTIAL.prefix records what is whole", left)
+srv.clear()
 r = b.install()
 t.ok(r.rc == 0 and tree(b.cuda) == REF, "the rerun resumes and installs the reference tree", r)
 t.eq([n for n in os.listdir(arch) if n.endswith((".prefix", ".partial"))], [], "nothing of the split is left")
