@@ -178,6 +178,63 @@ t.ok(r.rc == 0 and "no GPU work was done" in r.out and "All checks passed" not i
 r, c = verify("--require-gpu", root=NOGPU_ROOT, env=dict(NOGPU_ENV, **NOW))
 t.ok(r.rc == 4 and c["gpu-kernel"]["status"] == "fail", "--require-gpu: skips become failures, exit 4", r)
 
+# nvcc's own answers: one that fails, one of another release, one that writes no PTX, none at all.
+nvcc = os.path.join(prefix, "cuda-12.6", "bin", "nvcc")
+nvcc_good = open(nvcc, "rb").read()
+bad = []
+for tag, script, want in (
+        ("fails", "#!/bin/sh\necho 'nvcc: cannot find libnvvm' >&2\nexit 1\n", "cannot find libnvvm"),
+        ("another release", "#!/bin/sh\necho 'Cuda compilation tools, release 11.8, V11.8.89'\n", "release 11.8"),
+        ("no release", "#!/bin/sh\necho 'something else'\n", "release ?"),
+        ("no PTX", "#!/bin/sh\ncase \"$1\" in --version) echo 'Cuda compilation tools, release 12.6, V12.6.127';; "
+                   "*) echo 'ptxas fatal' >&2; exit 2;; esac\n", "ptxas fatal")):
+    with open(nvcc, "w") as f:
+        f.write(script)
+    r, c = verify()
+    x = c.get("nvcc", {})
+    if r.rc != 4 or x.get("status") != "fail" or want not in x.get("detail", ""):
+        bad.append((tag, r.rc, x))
+os.unlink(nvcc)
+r, c = verify()
+x = c.get("nvcc", {})
+if x.get("status") != "skip" or "no nvcc" not in x.get("detail", ""):
+    bad.append(("missing", r.rc, x))
+with open(nvcc, "wb") as f:
+    f.write(nvcc_good)
+os.chmod(nvcc, 0o755)
+t.eq(bad, [], "an nvcc that fails, reports another release or none, writes no PTX: fail with its words; none: skip")
+
+# A CUDA folder cudaup did not make: its essential headers and libcudart are checked instead of a record;
+# a record that is not JSON is a failure that says so.
+other = os.path.join(t.tmpdir("unmanaged"), "px")
+shutil.copytree(os.path.join(prefix, "cuda-12.6"), os.path.join(other, "cuda-12.6"), symlinks=True)
+shutil.rmtree(os.path.join(other, "cuda-12.6", ".cudaup"))
+
+
+def files_check(pfx):
+    r = run(["verify", "--json", "--root", ROOT, "--prefix", pfx, "--state-dir", t.tmpdir("ust"), "12.6"], env=ENV)
+    return {x["name"]: x for x in (r.json() or {}).get("checks", [])}.get("files", {})
+
+
+fc0 = files_check(other)
+os.rename(os.path.join(other, "cuda-12.6", "include", "cuda.h"), os.path.join(other, "cuda.h.away"))
+fc1 = files_check(other)
+os.rename(os.path.join(other, "cuda.h.away"), os.path.join(other, "cuda-12.6", "include", "cuda.h"))
+for n in os.listdir(os.path.join(other, "cuda-12.6", "lib")):
+    if n.startswith("libcudart.so"):
+        os.unlink(os.path.join(other, "cuda-12.6", "lib", n))
+fc2 = files_check(other)
+t.ok(fc0.get("status") == "pass" and "not installed by cudaup" in fc0.get("detail", "") and
+     fc1.get("status") == "fail" and "cuda.h is missing" in fc1.get("detail", "") and
+     fc2.get("status") == "fail" and "no libcudart" in fc2.get("detail", ""),
+     "a CUDA cudaup did not make: headers and libcudart checked; each missing one named", (fc0, fc1, fc2))
+recp = os.path.join(prefix, "cuda-12.6", ".cudaup", "record.json")
+rec_good = open(recp, "rb").read()
+open(recp, "w").write("{ not json")
+fc = files_check(prefix)
+open(recp, "wb").write(rec_good)
+t.ok(fc.get("status") == "fail" and "record.json" in fc.get("detail", ""), "a record that is not JSON: fail, naming it", fc)
+
 # An nvcc that is there but cannot be run is damage, not "not installed".
 nvcc = os.path.join(prefix, "cuda-12.6", "bin", "nvcc")
 mode = os.stat(nvcc).st_mode

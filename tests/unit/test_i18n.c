@@ -34,6 +34,36 @@ same_as_libc(const char *fmt, ...)
     assert_string_equal(a, b);
 }
 
+/* The same with output buffers of every length up to the text's: cut exactly where libc cuts. */
+static void CU_PRINTF(1, 2)
+same_cut_as_libc(const char *fmt, ...)
+{
+    char full[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(full, sizeof(full), fmt, ap);
+    va_end(ap);
+    for (size_t len = 1; len <= (size_t)n + 1; len++) {
+        char a[512], b[512];
+        va_list x, y;
+        va_start(x, fmt);
+        va_copy(y, x);
+        vsnprintf(a, len, fmt, x);
+        memset(b, 'Z', sizeof(b));
+        cu_vformat_en(b, len, fmt, y);
+        va_end(y);
+        va_end(x);
+        if (strcmp(a, b) != 0)
+            print_error("format \"%s\" cut at %zu: libc \"%s\", cu_vformat_en \"%s\"\n", fmt, len, a, b);
+        assert_string_equal(a, b);
+    }
+    char none[1] = {'Z'};
+    va_start(ap, fmt);
+    cu_vformat_en(none, 0, fmt, ap); /* no room at all: nothing written */
+    va_end(ap);
+    assert_int_equal(none[0], 'Z');
+}
+
 static bool
 have_zh(void)
 {
@@ -72,6 +102,10 @@ formats(void **state)
         same_as_libc("%.*ld %.*zu %*.*llu %*.*zu %*.*ld", 3, 1L, 3, (size_t)2, 5, 3, 3ULL, 5, 3, (size_t)4, 5, 3, 5L);
         same_as_libc("%.2f %*.*f %*f", 1.0, 7, 2, 2.5, 6, 3.5);
         same_as_libc("%*s %.*s %*.*s", 3, "a", 1, "bc", 4, 1, "de");
+        same_as_libc("%s%s|%.0s|%d%%", "", "", "gone", 5); /* empty pieces */
+        same_as_libc("%p", (void *)0x1234);
+        same_cut_as_libc("Cannot write %s: %d of %zu bytes (%.1f%%)", "/opt/cuda-12.6/lib/libcudart.so", 3, (size_t)10, 30.0);
+        same_cut_as_libc("%-8s|%5ld|%llu|%c", "ab", -4L, 5ULL, 'q');
     }
 }
 
