@@ -192,6 +192,22 @@ t.ok(r.rc == 0 and os.path.exists(os.path.join(b.pydir(), "lib", "python" + MINO
 r = b.cmd("verify")
 c = {x["name"]: x for x in (r.json() or {}).get("checks", [])}
 t.eq(c.get("python", {}).get("status"), "pass", "verify after the repair: the Python passes")
+r = b.cmd("verify", "--deep")
+c = {x["name"]: x for x in (r.json() or {}).get("checks", [])}
+t.ok(c.get("python", {}).get("status") == "pass" and "re-hashed" in c["python"]["detail"], "verify --deep re-hashes it", c.get("python"))
+r = run(["verify", "--json", "--root", ROOT, "--prefix", b.prefix, "--state-dir", b.state, "--cache-dir", b.cache],
+        env=dict(b.env(), PYTHONHOME="/nonexistent-python-home"))
+c = {x["name"]: x for x in (r.json() or {}).get("checks", [])}
+t.ok(r.rc == 4 and c.get("python", {}).get("status") == "fail" and "does not run" in c["python"]["detail"],
+     "a Python that cannot start (PYTHONHOME pointing at nothing): fail, with its own words", c.get("python"))
+prec = os.path.join(b.pydir(), ".cudaup", "record.json")
+good_rec = open(prec, "rb").read()
+open(prec, "w").write("[]")
+r = b.cmd("verify")
+c = {x["name"]: x for x in (r.json() or {}).get("checks", [])}
+open(prec, "wb").write(good_rec)
+t.ok(r.rc == 4 and c.get("python", {}).get("status") == "fail" and b.pydir() in c["python"]["detail"],
+     "its record damaged: fail, naming the folder and the way back", c.get("python"))
 
 # ---- uninstall keeps it while a venv uses it ----
 r = b.cmd("uninstall", "python-" + MINOR, "--yes")

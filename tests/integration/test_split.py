@@ -94,6 +94,12 @@ t.ok("more connections for the rest" in r.err, "the log says so", r.err[-400:])
 t.eq([n for n in os.listdir(os.path.join(b.cache, "archives")) if n.endswith((".prefix", ".partial"))], [],
      "nothing of the split is left in the cache")
 
+# A CUDAUP_SPLIT_MIN that is not a number is the default (8 MiB): this 6 MB archive is then not split.
+srv.clear()
+b = Box("split-min-garbage", srv.url)
+r = b.install({"CUDAUP_SPLIT_MIN": "lots"})
+t.ok(r.rc == 0 and tree(b.cuda) == REF and ranges() == [], "CUDAUP_SPLIT_MIN=lots: the default, no split here", ranges())
+
 # What a server can do wrong with the ranges: each ends in the reference tree, on one connection.
 for tag, kw in (("ignores Range", {"ignore_range": True}), ("fails them", {"status": [500] * 50}),
                 ("answers another range", {"bad_range_start": True}), ("serves another range", {"shift_range": True}),
