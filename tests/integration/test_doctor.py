@@ -434,9 +434,9 @@ got = {}
 for osid, hint in HINTS.items():
     with open(os.path.join(rootd, "etc", "os-release"), "w") as f:
         f.write('NAME="X"\nID=%s\nVERSION_ID="1"\n' % osid)
-    r = run(["doctor", "--json", "--root", rootd], env=envd)
+    r = run(["doctor", "--json", "--root", rootd, "--state-dir", t.tmpdir("st-" + osid)], env=envd)
     fixes = [p.get("fix") or "" for p in (r.json() or {}).get("problems", []) if p["code"] == "no-driver"]
-    got[osid] = hint if fixes and hint in fixes[0] else fixes
+    got[osid] = hint if fixes and hint in fixes[0] else (r.rc, fixes, r.err[-300:])
 t.eq(got, HINTS, "no driver: the fix names the distribution's own way to install one")
 
 # The environment's own mistakes: variables pointing at nothing, two CUDA releases on the library
@@ -464,6 +464,20 @@ r = run(["doctor", "--json", "--root", rootv], env=dict(ev, CUDA_VISIBLE_DEVICES
 t.ok("env-no-visible-devices" in codes(r.json()), "CUDA_VISIBLE_DEVICES set but empty: hides every GPU too", r)
 r = run(["doctor", "--json", "--root", rootv], env=dict(envv, CUDA_VISIBLE_DEVICES="0"))
 t.ok("env-no-visible-devices" not in codes(r.json()), "CUDA_VISIBLE_DEVICES=0: fine", r)
+
+# CUDAUP_NVML_LIB / CUDAUP_LIBCUDA_LIB name the libraries to load (a container's own layout): used as
+# given, and one that is not there is a driver problem said as such, not a crash.
+rooto, envo = machine(t, "hopper")
+r = run(["doctor", "--json", "--root", rooto],
+        env=dict(envo, CUDAUP_NVML_LIB=os.environ["FAKE_NVML"], CUDAUP_LIBCUDA_LIB=os.environ["FAKE_CUDA"]))
+d = r.json() or {}
+t.ok(r.rc in (0, 4) and d.get("driver", {}).get("version") and len(d.get("gpus", [])) >= 1,
+     "CUDAUP_NVML_LIB and CUDAUP_LIBCUDA_LIB: the named libraries are loaded", r)
+r = run(["doctor", "--json", "--root", rooto],
+        env=dict(envo, CUDAUP_NVML_LIB="/nonexistent/libnvidia-ml.so.1", CUDAUP_LIBCUDA_LIB="/nonexistent/libcuda.so.1"))
+d = r.json() or {}
+t.ok(r.rc in (0, 3, 4) and d.get("gpus") is not None and d.get("problems") is not None,
+     "named libraries that are not there: doctor still reports, from the PCI bus", r)
 
 # -q: the errors alone (issue 14): no GPU table, no warnings, each error with its fix.
 rootq, envq = machine(t, "no-gpu")

@@ -270,4 +270,23 @@ for op, errname in (("write", "ENOSPC"), ("fsync", "EIO"), ("close", "EIO"), ("r
 t.eq(bad, [], "mirror DIR with its copies' write, fsync, close and rename failing: exit 1, no temporary left, "
      "a rerun makes the same DIR")
 
+# A real folder at PREFIX/cuda is the user's: left as it is, and said so; a prefix every user can
+# write to is refused before anything is made in it.
+bx = Box("cuda-folder", warm)
+os.makedirs(os.path.join(bx.prefix, "cuda"))
+open(os.path.join(bx.prefix, "cuda", "mine"), "w").write("mine\n")
+env = dict(MENV, **NOW)
+env.update({"HOME": bx.home, "CUDAUP_DEBUG": "info"})
+r = run(["install", "--yes", "--json", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", bx.prefix,
+         "--state-dir", bx.state, "--cache-dir", bx.cache, "--framework", "none", "--env-scope", "none"], env=env)
+t.ok(r.rc == 0 and tree(bx.cuda) == FULL and os.path.isdir(os.path.join(bx.prefix, "cuda")) and
+     not os.path.islink(os.path.join(bx.prefix, "cuda")) and "is a folder, not a link" in r.err,
+     "a real folder at PREFIX/cuda: installed beside it, the folder left as it is, and said so", r.err[-400:])
+bx = Box("open-prefix", warm)
+os.makedirs(bx.prefix)
+os.chmod(bx.prefix, 0o777)
+r = bx.install()
+t.ok(r.rc == 1 and "every user" in r.err and os.listdir(bx.prefix) == [],
+     "a prefix every user can write to: refused, nothing made in it", r)
+
 t.done()
