@@ -56,12 +56,9 @@ cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const cha
     err->msg_en[0] = '\0';
     err->advice_en[0] = '\0';
     if (fmt) {
-        va_list ap, ap2;
+        va_list ap;
         va_start(ap, fmt);
-        va_copy(ap2, ap);
-        vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-        cu_vformat_en(err->msg_en, sizeof(err->msg_en), fmt, ap2);
-        va_end(ap2);
+        cu_vformat_pair(err->msg, err->msg_en, sizeof(err->msg), fmt, ap);
         va_end(ap);
     }
     if (sys_errno) {
@@ -92,15 +89,12 @@ void
 cu_error_prefix(struct cu_error *err, const char *fmt, ...)
 {
     char pre[256], pre_en[256];
-    va_list ap, ap2;
+    va_list ap;
 
     if (!err)
         return;
     va_start(ap, fmt);
-    va_copy(ap2, ap);
-    vsnprintf(pre, sizeof(pre), fmt, ap);
-    cu_vformat_en(pre_en, sizeof(pre_en), fmt, ap2);
-    va_end(ap2);
+    cu_vformat_pair(pre, pre_en, sizeof(pre), fmt, ap);
     va_end(ap);
     join_prefix(err->msg, sizeof(err->msg), pre);
     join_prefix(err->msg_en, sizeof(err->msg_en), pre_en);
@@ -195,14 +189,10 @@ cu_error_advise(struct cu_error *err, const char *fmt, ...)
 {
     if (!err)
         return;
-    va_list ap, ap2;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(ap2, ap);
-    vsnprintf(err->advice, sizeof(err->advice), fmt, ap);
-    cu_vformat_en(err->advice_en, sizeof(err->advice_en), fmt, ap2);
-    va_end(ap2);
+    cu_vformat_both(err->advice, err->advice_en, sizeof(err->advice), fmt, ap);
     va_end(ap);
-    cu_i18n_note(err->advice, err->advice_en);
 }
 
 int

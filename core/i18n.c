@@ -127,13 +127,22 @@ cu_english(const char *s)
 }
 
 void
-cu_vformat_both(char *out, char *out_en, size_t len, const char *fmt, va_list ap)
+cu_vformat_pair(char *out, char *out_en, size_t len, const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
     vsnprintf(out, len, fmt, ap);
-    cu_vformat_en(out_en, len, fmt, ap2);
+    if (active)
+        cu_vformat_en(out_en, len, fmt, ap2);
+    else if (len)
+        snprintf(out_en, len, "%s", out); /* English already: formatted once */
     va_end(ap2);
+}
+
+void
+cu_vformat_both(char *out, char *out_en, size_t len, const char *fmt, va_list ap)
+{
+    cu_vformat_pair(out, out_en, len, fmt, ap);
     cu_i18n_note(out, out_en);
 }
 

@@ -44,7 +44,11 @@ void cu_vformat_en(char *out, size_t len, const char *fmt, va_list ap) CU_PRINTF
 /** Remember that @translated (a text formatted from translations) reads @english in English. */
 void cu_i18n_note(const char *translated, const char *english);
 
-/** vsnprintf into @out, and the same in English into @out_en (both @len long); noted as a pair. */
+/** vsnprintf into @out, and the same in English into @out_en (both @len long; a copy when no
+ * translation is in play). */
+void cu_vformat_pair(char *out, char *out_en, size_t len, const char *fmt, va_list ap) CU_PRINTF(4, 0);
+
+/** cu_vformat_pair, and the two noted as a pair (for text that may be copied into other messages). */
 void cu_vformat_both(char *out, char *out_en, size_t len, const char *fmt, va_list ap) CU_PRINTF(4, 0);
 
 /** cu_xasprintf of a translated format, its English twin noted (cut at 2 KiB). Caller frees. */

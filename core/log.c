@@ -104,11 +104,7 @@ cu_log_vmsg(enum cu_log_level level, const char *tag, const char *fmt, va_list a
     if ((int)level > atomic_load(&logger.level))
         return;
     char msg[1024], msg_en[1024];
-    va_list ap2;
-    va_copy(ap2, ap);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    cu_vformat_en(msg_en, sizeof(msg_en), fmt, ap2);
-    va_end(ap2);
+    cu_vformat_pair(msg, msg_en, sizeof(msg), fmt, ap);
     deliver(level, tag, msg, msg_en);
 }
 

@@ -26,7 +26,7 @@ class Fault:
     def __init__(self, status=None, retry_after=None, truncate=None, extra=None, stall=None,
                  rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
                  gzip_body=False, close_after=None, times=None, body=None, chunked=False, endless=False,
-                 only_ranges=False, corrupt_ranges=False, shift_range=False):
+                 only_ranges=False, corrupt_ranges=False, shift_range=False, etag=None, total_unknown=False):
         self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
         self.retry_after = retry_after
         self.truncate = truncate          # send only this many bytes, then close
@@ -46,6 +46,8 @@ class Fault:
         self.only_ranges = only_ranges    # apply only to requests with a Range header
         self.corrupt_ranges = corrupt_ranges  # a ranged answer's bytes are flipped (a cache serving bad parts)
         self.shift_range = shift_range    # a ranged answer really starts one byte later, and says so
+        self.etag = etag                  # an ETag header to send (a strong "x" or a weak W/"x")
+        self.total_unknown = total_unknown  # Content-Range: bytes A-B/* (the total not given)
         self.used = 0
 
 
@@ -184,6 +186,8 @@ class Server:
                 mtime = email.utils.formatdate(os.path.getmtime(local) if os.path.exists(local) else 0, usegmt=True)
                 rng = self.headers.get("Range")
                 hdrs = [("Last-Modified", mtime), ("Accept-Ranges", "bytes")]
+                if f and f.etag:
+                    hdrs.append(("ETag", f.etag))
                 if local.endswith(".html"):
                     hdrs.append(("Content-Type", "text/html"))  # pip reads an index page only with it
                 code, start = 200, 0
@@ -202,7 +206,7 @@ class Server:
                     if f and f.shift_range and start + 1 <= end:
                         start += 1
                     shown = start + 1 if f and f.bad_range_start else start
-                    hdrs.append(("Content-Range", "bytes %d-%d/%d" % (shown, end, total)))
+                    hdrs.append(("Content-Range", "bytes %d-%d/%s" % (shown, end, "*" if f and f.total_unknown else total)))
                     data = data[start:end + 1]
                     if f and f.corrupt_ranges and data:
                         data = bytes([data[0] ^ 0xFF]) + data[1:]

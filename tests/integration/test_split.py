@@ -103,13 +103,22 @@ t.ok(r.rc == 0 and tree(b.cuda) == REF and ranges() == [], "CUDAUP_SPLIT_MIN=lot
 # What a server can do wrong with the ranges: each ends in the reference tree, on one connection.
 for tag, kw in (("ignores Range", {"ignore_range": True}), ("fails them", {"status": [500] * 50}),
                 ("answers another range", {"bad_range_start": True}), ("serves another range", {"shift_range": True}),
-                ("hangs up", {"truncate": 1000})):
+                ("hangs up", {"truncate": 1000}), ("gives no total", {"total_unknown": True})):
     srv.clear()
     srv.fault(BL, only_ranges=True, **kw)
     b = Box("split-" + tag.replace(" ", "-"), srv.url)
     r = b.install({"CUDAUP_DEBUG": "info"})
     t.ok(r.rc == 0 and tree(b.cuda) == REF and "going on with one" in r.err,
          "a server that %s for the parts: back to one connection, the reference tree" % tag, r.err[-600:])
+
+# A server with a strong ETag (the parts ask If-Range with it) and one with a weak ETag (Last-Modified is
+# used instead): split and installed either way.
+for tag, etag in (("strong", '"cublas-v1"'), ("weak", 'W/"cublas-v1"')):
+    srv.clear()
+    srv.fault(BL, etag=etag)
+    b = Box("split-etag-" + tag, srv.url)
+    r = b.install()
+    t.ok(r.rc == 0 and tree(b.cuda) == REF and len(ranges()) >= 1, "a %s ETag: split and installed" % tag, r)
 
 # Other bytes in a part: the sha256 of the whole archive refuses it, and nothing is kept.
 srv.clear()
@@ -126,7 +135,7 @@ t.ok(r.rc == 0 and tree(b.cuda) == REF, "the rerun against a good server install
 
 # Killed while the parts arrive: the rerun trusts only what PARTIAL.prefix says is whole, and finishes.
 srv.clear()
-srv.fault(BL, rate=512 << 10)  # slow enough that the kill lands while the parts arrive
+srv.fault(BL, rate=512 << 10, etag='"cublas-v1"')  # slow enough that the kill lands while the parts arrive
 b = Box("split-kill", srv.url)
 p = subprocess.Popen([BIN, "install", "--yes"] + b.args(), env=base_env(b.env()),
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -140,6 +149,7 @@ arch = os.path.join(b.cache, "archives")
 left = os.listdir(arch) if os.path.isdir(arch) else []
 t.ok([n for n in left if n.endswith(".prefix")], "killed mid-split: PARTIAL.prefix records what is whole", left)
 srv.clear()
+srv.fault(BL, etag='"cublas-v1"')  # the same file: the resume's If-Range holds
 r = b.install()
 t.ok(r.rc == 0 and tree(b.cuda) == REF, "the rerun resumes and installs the reference tree", r)
 t.eq([n for n in os.listdir(arch) if n.endswith((".prefix", ".partial"))], [], "nothing of the split is left")
