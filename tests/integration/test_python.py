@@ -134,6 +134,19 @@ t.ok(r.rc == 3 and "cannot make a venv" in d.get("error", "") and "python%s-venv
      "with --python-source system: exit 3, the advice names python%s-venv and --python-source cudaup" % MINOR, r)
 t.ok(b.untouched(), "and nothing changed")
 
+# A python3.X that can make a venv is used as it is; --python-source cudaup brings one all the same.
+goodbin = t.tmpdir("goodbin")
+with open(os.path.join(goodbin, "python" + MINOR), "w") as f:
+    f.write("#!/bin/sh\nexit 0\n")
+os.chmod(os.path.join(goodbin, "python" + MINOR), 0o755)
+env3 = dict(b.env(), PATH=goodbin + ":/usr/bin:/bin")
+r = run(["plan"] + [ROOT2 if a == ROOT else a for a in b.args()], env=env3)
+t.ok(r.rc == 0 and (r.json().get("python_source") or {}).get("kind") == "system",
+     "python%s that can make a venv: the plan uses it" % MINOR, r)
+r = run(["plan"] + [ROOT2 if a == ROOT else a for a in b.args("--python-source", "cudaup")], env=env3)
+t.ok(r.rc == 0 and (r.json().get("python_source") or {}).get("kind") == "cudaup",
+     "--python-source cudaup: cudaup brings one even so", r)
+
 # ---- PREFIX/cudaup as a link planted by someone else: refused, nothing written through it ----
 b = Box("planted")
 os.makedirs(b.prefix)
