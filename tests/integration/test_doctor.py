@@ -479,6 +479,16 @@ d = r.json() or {}
 t.ok(r.rc in (0, 3, 4) and d.get("gpus") is not None and d.get("problems") is not None,
      "named libraries that are not there: doctor still reports, from the PCI bus", r)
 
+# A GPU whose PCI device id no table knows, with no driver to ask: listed, its compute capability
+# unknown (null), and doctor says what it cannot judge rather than guessing.
+rootu = os.path.join(t.tmpdir("unknown-gpu"), "root")
+machines.build_spec({"os": "ubuntu", "gpus": [("0000:01:00.0", "1fff", "0x030000", None, None, 0, "?")]}, rootu)
+r = run(["doctor", "--json", "--root", rootu], env={"FAKE_NVIDIA_CONFIG": os.path.join(rootu, "fake-nvidia.conf")})
+d = r.json() or {}
+g = (d.get("gpus") or [{}])[0]
+t.ok(r.rc in (3, 4) and g.get("pci_id") == "10de:1fff" and g.get("compute_capability") is None and
+     "no-driver" in codes(d), "an unknown GPU without a driver: listed with compute capability null, no guess", d)
+
 # -q: the errors alone (issue 14): no GPU table, no warnings, each error with its fix.
 rootq, envq = machine(t, "no-gpu")
 r = run(["doctor", "-q", "--root", rootq], env=envq)
