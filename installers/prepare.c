@@ -98,6 +98,12 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0, _("--env-dir: '%s' is not an absolute path."), c->env_dir);
     if (c->shell_rc && *c->shell_rc && c->shell_rc[0] != '/')
         return cu_error_set(err, CU_E_USAGE, 0, _("--shell-rc: '%s' is not an absolute path."), c->shell_rc);
+    /* PREFIX/cuda/bin and lib64 go into PATH and LD_LIBRARY_PATH, where ':' separates entries:
+     * refused now, before anything is made, not after the install when env.sh is written. */
+    if (c->prefix && strchr(c->prefix, ':'))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--prefix: '%s' holds a ':', which cannot go into PATH or LD_LIBRARY_PATH; choose a folder without one."),
+                            c->prefix);
     /* A newline or another control character in a path would end up in env.sh and rc files. */
     const struct {
         const char *opt, *val;

@@ -282,6 +282,12 @@ r = run(["install", "--yes", "--json", "--root", ROOT, "--mirror", "file://" + M
 t.ok(r.rc == 0 and tree(bx.cuda) == FULL and os.path.isdir(os.path.join(bx.prefix, "cuda")) and
      not os.path.islink(os.path.join(bx.prefix, "cuda")) and "is a folder, not a link" in r.err,
      "a real folder at PREFIX/cuda: installed beside it, the folder left as it is, and said so", r.err[-400:])
+# A prefix with ':' cannot go into PATH: refused as bad input before anything is made (it used to be
+# found only after the install, when env.sh was written).
+bx = Box("colon", warm)
+bx.prefix = bx.prefix + ":x"
+r = bx.install()
+t.ok(r.rc == 2 and "--prefix" in r.err and not os.path.exists(bx.prefix), "a prefix with ':': exit 2, nothing made", r)
 bx = Box("open-prefix", warm)
 os.makedirs(bx.prefix)
 os.chmod(bx.prefix, 0o777)

@@ -251,7 +251,7 @@ BAD = [(["--env-scope", "global"], "--env-scope"), (["--env-tool", "pip"], "--en
        (["--python-source", "cudaup", "--env-tool", "conda"], "--python-source cudaup"),
        (["--index-url", "ftp://pypi.example/simple"], "--index-url"), (["--env-dir", "envs"], "--env-dir"),
        (["--shell-rc", "bashrc"], "--shell-rc"), (["--state-dir", "/tmp/a\nb"], "--state-dir"),
-       (["--env-dir", "/tmp/x\ty"], "--env-dir")]
+       (["--env-dir", "/tmp/x\ty"], "--env-dir"), (["--prefix", "/tmp/a:b"], "--prefix")]
 bad = []
 for args, named in BAD:
     st = os.path.join(t.tmpdir("badopt"), "state")
