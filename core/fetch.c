@@ -815,9 +815,7 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
         if (x->n_tails) {
             /* Parts out of order: the resume trusts what is whole from byte 0, and no more. */
             persist_prefix(x, prefix_of(x));
-            for (unsigned k = 0; k < x->n_tails; k++)
-                tail_free(x->tails[k]);
-            x->n_tails = 0;
+            drop_tails(x);
         }
         if (x->h) {
             curl_multi_remove_handle(multi, x->h);
