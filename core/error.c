@@ -49,12 +49,9 @@ cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const cha
 {
     if (!err)
         return code;
+    cu_error_clear(err); /* the texts and their English twins, empty */
     err->code = code;
     err->sys_errno = sys_errno;
-    err->msg[0] = '\0';
-    err->advice[0] = '\0';
-    err->msg_en[0] = '\0';
-    err->advice_en[0] = '\0';
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
