@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,8 +52,33 @@ struct xzsrc {
     ssize_t read_err;   /* the reader's -errno */
     lzma_ret lz_err;    /* LZMA_OK when none */
     const atomic_int *cancel;
-    uint64_t in_total;  /* compressed bytes read so far */
+    uint64_t in_total;  /* compressed bytes read so far (by whoever decodes) */
+    uint64_t in_taken;  /* compressed bytes behind what the tar reader has taken (the bomb guard's) */
     bool raw;           /* gzip: the bytes go to libarchive's own gzip filter as they are */
+    struct ahead *ahead; /* decoding on a thread of its own; NULL: on the caller's */
+};
+
+/*
+ * Decode ahead (issue 15, item 5): reading, hashing and xz-decoding run on a thread of
+ * their own, a few buffers ahead of the tar reader, which parses and writes on the
+ * caller's thread -- as a shell pipeline's xz and tar processes do.  Under contention
+ * the two halves get a core each when one frees up; on a quiet machine the writes of the
+ * critical archive overlap its decoding.
+ */
+#define AHEAD_SLOTS 4
+
+struct ahead {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned char *buf[AHEAD_SLOTS];
+    size_t len[AHEAD_SLOTS];
+    uint64_t in_at[AHEAD_SLOTS]; /* xs.in_total when the slot was filled */
+    unsigned head, count;        /* the oldest filled slot; how many are filled */
+    int cur;                     /* the slot libarchive is reading; -1: none */
+    bool done;                   /* the producer has stopped: at the end, or on an error */
+    bool failed;                 /* it stopped on an error (xs.read_err or xs.lz_err says which) */
+    bool quit;                   /* the tar reader has stopped: no more decoding */
 };
 
 static bool
@@ -61,9 +87,9 @@ cancelled(const atomic_int *c)
     return c && atomic_load(c) != 0;
 }
 
-/* Decode into x->out; returns bytes (0 at the end of the xz data) or -1. */
+/* Decode into @out (OUT_BUF bytes); returns bytes (0 at the end of the xz data) or -1. */
 static ssize_t
-xz_fill(struct xzsrc *x)
+xz_fill_into(struct xzsrc *x, unsigned char *out)
 {
     if (x->raw) {
         if (cancelled(x->cancel)) {
@@ -72,7 +98,7 @@ xz_fill(struct xzsrc *x)
         }
         if (x->stream_end)
             return 0;
-        ssize_t n = x->rd(x->ud, x->out, OUT_BUF);
+        ssize_t n = x->rd(x->ud, out, OUT_BUF);
         if (n < 0) {
             x->read_err = n;
             return -1;
@@ -81,7 +107,7 @@ xz_fill(struct xzsrc *x)
         x->stream_end = x->in_eof = n == 0;
         return n;
     }
-    x->z.next_out = x->out;
+    x->z.next_out = out;
     x->z.avail_out = OUT_BUF;
     while (x->z.avail_out == OUT_BUF && !x->stream_end) {
         if (cancelled(x->cancel)) {
@@ -115,16 +141,125 @@ xz_fill(struct xzsrc *x)
     return (ssize_t)(OUT_BUF - x->z.avail_out);
 }
 
+static void *
+ahead_main(void *ud)
+{
+    struct xzsrc *x = ud;
+    struct ahead *h = x->ahead;
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        while (h->count == AHEAD_SLOTS && !h->quit)
+            pthread_cond_wait(&h->cv, &h->mu);
+        if (h->quit)
+            break;
+        /* The free slot after the filled ones; the reader's own is among the filled until it lets go. */
+        unsigned slot = (h->head + h->count) % AHEAD_SLOTS;
+        pthread_mutex_unlock(&h->mu);
+        ssize_t n = xz_fill_into(x, h->buf[slot]);
+        pthread_mutex_lock(&h->mu);
+        if (n <= 0) {
+            h->failed = n < 0;
+            break;
+        }
+        h->len[slot] = (size_t)n;
+        h->in_at[slot] = x->in_total;
+        h->count++;
+        pthread_cond_broadcast(&h->cv);
+    }
+    h->done = true;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+/* Start decoding ahead; false (and decoding stays on the caller's thread) when no thread can be had. */
+static bool
+ahead_start(struct xzsrc *x)
+{
+    struct ahead *h = cu_xcalloc(1, sizeof(*h));
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    h->cur = -1;
+    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+        h->buf[i] = cu_xmalloc(OUT_BUF);
+    x->ahead = h;
+    if (pthread_create(&h->th, NULL, ahead_main, x) == 0)
+        return true;
+    cu_log_debug("no thread to decode ahead on; decoding on the unpacking thread");
+    x->ahead = NULL;
+    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+        free(h->buf[i]);
+    pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->mu);
+    free(h);
+    return false;
+}
+
+/* Stop the decoding thread and wait for it; afterwards the reader is the caller's again. */
+static void
+ahead_stop(struct xzsrc *x)
+{
+    struct ahead *h = x->ahead;
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->mu);
+    h->quit = true;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->th, NULL);
+    x->ahead = NULL;
+    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+        free(h->buf[i]);
+    pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->mu);
+    free(h);
+}
+
+/* The next decoded bytes, from the thread ahead or decoded here; 0 at the end, -1 on an error. */
+static ssize_t
+xz_next(struct xzsrc *x, const unsigned char **buf)
+{
+    struct ahead *h = x->ahead;
+    if (!h) {
+        ssize_t n = xz_fill_into(x, x->out);
+        x->in_taken = x->in_total;
+        *buf = x->out;
+        return n;
+    }
+    pthread_mutex_lock(&h->mu);
+    if (h->cur >= 0) { /* libarchive is done with the slot it had */
+        h->head = (h->head + 1) % AHEAD_SLOTS;
+        h->count--;
+        h->cur = -1;
+        pthread_cond_broadcast(&h->cv);
+    }
+    while (h->count == 0 && !h->done)
+        pthread_cond_wait(&h->cv, &h->mu);
+    ssize_t n;
+    if (h->count > 0) {
+        h->cur = (int)h->head;
+        *buf = h->buf[h->head];
+        n = (ssize_t)h->len[h->head];
+        x->in_taken = h->in_at[h->head];
+    } else {
+        n = h->failed ? -1 : 0;
+        *buf = x->out;
+    }
+    pthread_mutex_unlock(&h->mu);
+    return n;
+}
+
 static la_ssize_t
 la_read(struct archive *a, void *ud, const void **buf)
 {
     struct xzsrc *x = ud;
-    ssize_t n = xz_fill(x);
+    const unsigned char *b;
+    ssize_t n = xz_next(x, &b);
     if (n < 0) {
         archive_set_error(a, EIO, "xz");
         return -1;
     }
-    *buf = x->out;
+    *buf = b;
     return n;
 }
 
@@ -189,7 +324,7 @@ struct map_slot {
 
 struct ex {
     const struct cu_extract_opts *o;
-    const struct xzsrc *xs;
+    struct xzsrc *xs; /* the tar reader's; stopped (ahead_stop) before its errors are read */
     struct cu_error *err;
     struct cu_extract_result *res;
     size_t cap;
@@ -486,7 +621,7 @@ static bool
 over_limit(const struct ex *x, uint64_t more)
 {
     uint64_t w = x->written + more;
-    uint64_t by_ratio = x->xs->in_total * CU_EXTRACT_RATIO + (256ull << 20);
+    uint64_t by_ratio = x->xs->in_taken * CU_EXTRACT_RATIO + (256ull << 20);
     return w > x->o->max_bytes || w > by_ratio;
 }
 
@@ -524,8 +659,15 @@ write_file(struct ex *x, struct archive *a, struct archive_entry *e, const char 
         if (r == ARCHIVE_EOF)
             break;
         if (r < ARCHIVE_WARN) {
-            st = cu_error_set(x->err, CU_E_ARCHIVE, 0, _("%s: %s is cut short or corrupt (%s)"), x->o->what,
-                              path, archive_error_string(a) ? archive_error_string(a) : "?");
+            ahead_stop(x->xs); /* what the decoding thread met is read once it has stopped */
+            if (x->xs->read_err == -ECANCELED || cancelled(x->o->cancel))
+                st = cu_error_set(x->err, CU_E_CANCELLED, 0, _("Interrupted"));
+            else if (x->xs->read_err) /* the download broke, not the archive */
+                st = cu_error_set(x->err, CU_E_NETWORK, (int)-x->xs->read_err, _("%s could not be read to its end"),
+                                  x->o->what);
+            else
+                st = cu_error_set(x->err, CU_E_ARCHIVE, 0, _("%s: %s is cut short or corrupt (%s)"), x->o->what,
+                                  path, archive_error_string(a) ? archive_error_string(a) : "?");
             goto fail;
         }
         if (off < 0 || (uint64_t)off < pos) {
@@ -790,6 +932,8 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
             goto out;
         }
     }
+    if (o.ahead)
+        ahead_start(&xs);
     a = archive_read_new();
     archive_read_support_format_tar(a);
     if (xs.raw && archive_read_support_filter_gzip(a) != ARCHIVE_OK) {
@@ -827,8 +971,9 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
         }
     }
     /* Past the tar's end: the rest of the xz data must still decode cleanly. */
-    while (!xs.stream_end) {
-        ssize_t n = xz_fill(&xs);
+    for (;;) {
+        const unsigned char *b;
+        ssize_t n = xz_next(&xs, &b);
         if (n < 0)
             goto la_fail;
         if (n == 0)
@@ -838,6 +983,7 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     goto out;
 
 la_fail:
+    ahead_stop(&xs); /* what the decoding thread met is read once it has stopped */
     if (xs.read_err == -ECANCELED || cancelled(o.cancel))
         st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
     else if (xs.read_err)
@@ -848,6 +994,7 @@ la_fail:
         st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s is not a valid tar archive (%s)"), o.what,
                           archive_error_string(a) ? archive_error_string(a) : "?");
 out:
+    ahead_stop(&xs);
     if (st != CU_OK && st != CU_E_CANCELLED && !xs.read_err)
         drain(rd, rd_ud, o.cancel);
     if (a)

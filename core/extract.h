@@ -64,6 +64,8 @@ struct cu_extract_opts {
     uint64_t memlimit;        /* xz decoder memory, 0: 512 MiB */
     bool gzip;                /* a .tar.gz (python-build-standalone), not NVIDIA's .tar.xz */
     unsigned threads;         /* xz: decoder threads for a stream of several blocks (0, 1: one) */
+    bool ahead;               /* read, hash and decode on a thread of their own, ahead of the
+                                 tar reader and the writes (the reader is then called there) */
     const atomic_int *cancel; /* non-zero stops between blocks: CU_E_CANCELLED */
     /** Called now and then with the bytes written so far; any thread. */
     void (*progress)(void *userdata, uint64_t bytes_out);

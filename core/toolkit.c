@@ -106,6 +106,7 @@ struct job {
     const char *installer;
     uint64_t have;    /* cached: the file's size */
     unsigned threads; /* xz decoder threads (a multi-block stream uses them) */
+    bool ahead;       /* decode on a thread of its own, ahead of the unpacking */
 };
 
 struct hashing_reader {
@@ -177,6 +178,7 @@ run_job(struct job *j)
                 .what = base ? base + 1 : j->d->relative_path,
                 .gzip = cu_str_has_suffix(j->d->relative_path, ".tar.gz") || cu_str_has_suffix(j->d->relative_path, ".tgz"),
                 .threads = j->threads,
+                .ahead = j->ahead,
                 .cancel = j->stop,
                 .progress = unpack_progress,
                 .userdata = j,
@@ -405,9 +407,15 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     /* The largest archive is the critical path: its decoder may use every CPU when its xz stream
      * has several blocks; the others share what is left. */
     unsigned share = nthreads > 1 ? cpus / nthreads : cpus;
-    for (size_t i = 0; i < n; i++)
+    /* CUDAUP_DECODE_AHEAD (README "Settings"): 0 keeps each archive's decoding on its unpacking thread. */
+    const char *da = getenv("CUDAUP_DECODE_AHEAD");
+    bool ahead = cpus > 1 && !(da && strcmp(da, "0") == 0);
+    for (size_t i = 0; i < n; i++) {
         jobs[i].threads = i == 0 ? cpus : share > 0 ? share : 1;
-    cu_log_debug("%u decoders at once on %u CPUs; the largest archive's may use %u threads", nthreads, cpus, cpus);
+        jobs[i].ahead = ahead;
+    }
+    cu_log_debug("%u decoders at once on %u CPUs; the largest archive's may use %u threads; decoding %s", nthreads, cpus,
+                 cpus, ahead ? "ahead of the unpacking, on a thread of its own" : "on the unpacking thread");
     pthread_t *th = cu_xcalloc(nthreads + 1, sizeof(*th));
     unsigned started = 0;
     for (unsigned i = 0; i < nthreads; i++)

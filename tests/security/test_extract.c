@@ -22,6 +22,10 @@ struct src {
     int fd;
 };
 
+/* Each case runs twice: decoding on the unpacking thread, and on a thread of its own ahead of it. */
+static bool ahead;
+static int on = 1;
+
 static ssize_t
 rd(void *ud, void *buf, size_t len)
 {
@@ -53,7 +57,7 @@ run_one(const char *archive, const char *dir, uint64_t max_entries, struct cu_ex
     int dfd = open(staging, O_RDONLY | O_DIRECTORY);
     struct src s = {open(archive, O_RDONLY)};
     assert_true(dfd >= 0 && s.fd >= 0);
-    struct cu_extract_opts o = {.dirfd = dfd, .what = archive, .max_entries = max_entries};
+    struct cu_extract_opts o = {.dirfd = dfd, .what = archive, .max_entries = max_entries, .ahead = ahead};
     enum cu_status st = cu_extract(&o, rd, &s, res, err);
     /* The whole input was read, even after a failure (the caller's hash covers it). */
     if (st != CU_E_CANCELLED)
@@ -86,7 +90,7 @@ content(const char *dir, const char *rel)
 static void
 hostile_archives(void **state)
 {
-    (void)state;
+    ahead = *state != NULL;
     const char *hdir = getenv("HOSTILE_DIR");
     if (!hdir)
         skip();
@@ -220,11 +224,10 @@ cancel_rd(void *ud, void *buf, size_t len)
 static void
 cancels(void **state)
 {
-    (void)state;
     char *dir = tu_tmpdir("cancel");
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
     atomic_int c = 0;
-    struct cu_extract_opts o = {.dirfd = dfd, .what = "x", .cancel = &c};
+    struct cu_extract_opts o = {.dirfd = dfd, .what = "x", .cancel = &c, .ahead = *state != NULL};
     struct cu_extract_result res;
     struct cu_error err;
     assert_status(cu_extract(&o, cancel_rd, &c, &res, &err), CU_E_CANCELLED, &err);
@@ -232,13 +235,67 @@ cancels(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* A reader that fails after @left bytes: the download broke under the decoder. */
+struct failing {
+    int fd;
+    size_t left;
+    int calls_after; /* reads asked for after the failure */
+};
+
+static ssize_t
+failing_rd(void *ud, void *buf, size_t len)
+{
+    struct failing *f = ud;
+    if (f->left == 0) {
+        f->calls_after++;
+        return -EIO;
+    }
+    ssize_t n = read(f->fd, buf, len < f->left ? len : f->left);
+    if (n > 0)
+        f->left -= (size_t)n;
+    return n < 0 ? -errno : n;
+}
+
+static void
+read_fails(void **state)
+{
+    const char *hdir = getenv("HOSTILE_DIR");
+    if (!hdir)
+        skip();
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/good.tar.xz", hdir);
+    size_t cuts[] = {0, 1, 100, 200};
+    for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
+        char *dir = tu_tmpdir("readfail");
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+        struct failing f = {.fd = open(path, O_RDONLY), .left = cuts[k]};
+        assert_true(dfd >= 0 && f.fd >= 0);
+        struct cu_extract_opts o = {.dirfd = dfd, .what = "good.tar.xz", .ahead = *state != NULL};
+        struct cu_extract_result res;
+        struct cu_error err;
+        cu_error_clear(&err);
+        assert_status(cu_extract(&o, failing_rd, &f, &res, &err), CU_E_NETWORK, &err);
+        assert_non_null(strstr(cu_error_text(&err), "could not be read to its end"));
+        assert_int_equal(err.sys_errno, EIO);
+        /* Once the reader failed it is not asked again (no drain after a read error). */
+        assert_int_equal(f.calls_after, 1);
+        close(f.fd);
+        close(dfd);
+        tu_tmpdir_free(dir);
+    }
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names),
-        cmocka_unit_test(cancels),
-        cmocka_unit_test(hostile_archives),
+        cmocka_unit_test_prestate(cancels, NULL),
+        cmocka_unit_test_prestate(cancels, &on),
+        cmocka_unit_test_prestate(read_fails, NULL),
+        cmocka_unit_test_prestate(read_fails, &on),
+        cmocka_unit_test_prestate(hostile_archives, NULL),
+        cmocka_unit_test_prestate(hostile_archives, &on),
     };
     return TU_RUN(tests);
 }
