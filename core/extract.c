@@ -56,6 +56,8 @@ struct xzsrc {
     uint64_t in_taken;  /* compressed bytes behind what the tar reader has taken (the bomb guard's) */
     bool raw;           /* gzip: the bytes go to libarchive's own gzip filter as they are */
     struct ahead *ahead; /* decoding on a thread of its own; NULL: on the caller's */
+    const char *what;    /* the archive, for the log */
+    unsigned threads;    /* the decoder's threads */
 };
 
 /*
@@ -85,6 +87,24 @@ static bool
 cancelled(const atomic_int *c)
 {
     return c && atomic_load(c) != 0;
+}
+
+/*
+ * Say in the log which way this archive decodes.  liblzma's threaded decoder takes a stream
+ * apart only where its block headers give both sizes (xz -T writes them; a single-threaded
+ * encoder, NVIDIA's, does not): the flags byte after the 12-byte stream header and the block
+ * header's size byte.
+ */
+static void
+log_decode_path(const struct xzsrc *x, const unsigned char *b, size_t n)
+{
+    if (n < 14)
+        return;
+    bool sized = b[12] != 0 && (b[13] & 0xc0) == 0xc0;
+    cu_log_debug("%s: %s%s", x->what,
+                 sized && x->threads > 1 ? "xz blocks with their sizes: decoding on several cores"
+                                         : "xz blocks without their sizes (or one decoder thread): decoding on one core",
+                 x->ahead ? ", ahead of the unpacking" : "");
 }
 
 /* Decode into @out (OUT_BUF bytes); returns bytes (0 at the end of the xz data) or -1. */
@@ -123,6 +143,8 @@ xz_fill_into(struct xzsrc *x, unsigned char *out)
             if (n == 0) {
                 x->in_eof = true;
             } else {
+                if (x->in_total == 0)
+                    log_decode_path(x, x->in, (size_t)n);
                 x->in_total += (uint64_t)n;
                 x->z.next_in = x->in;
                 x->z.avail_in = (size_t)n;
@@ -902,6 +924,8 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     xs.rd = rd;
     xs.ud = rd_ud;
     xs.cancel = o.cancel;
+    xs.what = o.what;
+    xs.threads = o.threads;
     xs.z = (lzma_stream)LZMA_STREAM_INIT;
     xs.in = cu_xmalloc(IN_BUF);
     xs.out = cu_xmalloc(OUT_BUF);

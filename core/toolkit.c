@@ -407,9 +407,15 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     /* The largest archive is the critical path: its decoder may use every CPU when its xz stream
      * has several blocks; the others share what is left. */
     unsigned share = nthreads > 1 ? cpus / nthreads : cpus;
-    /* CUDAUP_DECODE_AHEAD (README "Settings"): 0 keeps each archive's decoding on its unpacking thread. */
+    /*
+     * Decoding ahead on a thread of its own pays where a core is free for it: with fewer decoders
+     * than CPUs, the unpacking and writing of each archive overlap its decoding (12% faster with
+     * one decoder on two cores); with a decoder on every CPU the threads only take turns and the
+     * hand-over costs CPU (6% slower on the full-size plan; scripts/bench-install --ab, README).
+     * CUDAUP_DECODE_AHEAD=1 or 0 (README "Settings") decides instead.
+     */
     const char *da = getenv("CUDAUP_DECODE_AHEAD");
-    bool ahead = cpus > 1 && !(da && strcmp(da, "0") == 0);
+    bool ahead = da && (strcmp(da, "0") == 0 || strcmp(da, "1") == 0) ? strcmp(da, "1") == 0 : cpus > nthreads;
     for (size_t i = 0; i < n; i++) {
         jobs[i].threads = i == 0 ? cpus : share > 0 ? share : 1;
         jobs[i].ahead = ahead;

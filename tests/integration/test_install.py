@@ -333,8 +333,23 @@ sb = new_mirror("singleblock", big={"libcublas": 3})
 bm, bs = Box("multiblock", mb), Box("singleblock", sb)
 r = bm.install("-vv", env={"CUDAUP_DEBUG": "debug"})
 t.ok(r.rc == 0 and "the largest archive's may use" in r.err, "multi-block archives install; the log says how many decoders", r)
-r2 = bs.install()
+t.ok(re.search(r"libcublas-\S+: xz blocks with their sizes: decoding on several cores", r.err),
+     "the log says the multi-block archive decodes on several cores", r)
+r2 = bs.install("-vv", env={"CUDAUP_DEBUG": "debug", "CUDAUP_DECODE_AHEAD": "0"})
 t.eq(r2.rc, 0, "the same tree from single-block archives", r2)
+t.ok(re.search(r"libcublas-\S+: xz blocks without their sizes \(or one decoder thread\): decoding on one core(?!, ahead)", r2.err)
+     and "decoding on the unpacking thread" in r2.err, "the log says a single-block archive decodes on one core", r2)
+# Decoding ahead on a thread of its own (the default where CPUs outnumber decoders) unpacks the same.
+ba = Box("ahead", sb)
+r3 = ba.install("-vv", env={"CUDAUP_DEBUG": "debug", "CUDAUP_DECODE_AHEAD": "1"})
+t.ok(r3.rc == 0 and "decoding ahead of the unpacking, on a thread of its own" in r3.err
+     and re.search(r"libcublas-\S+: .*decoding on one core, ahead of the unpacking", r3.err),
+     "CUDAUP_DECODE_AHEAD=1: decoding on a thread of its own, and the log says so", r3)
+r4 = Box("ahead-jobs1", sb).install("-vv", "--jobs", "1", env={"CUDAUP_DEBUG": "debug"})
+m = re.search(r"(\d+) decoders at once on (\d+) CPUs", r4.err)
+t.ok(r4.rc == 0 and m and m.group(1) == "1" and
+     ("ahead of the unpacking, on a thread of its own" in r4.err) == (int(m.group(2)) > 1),
+     "one decoder: it decodes ahead where another CPU is free (CPUs as cudaup counts them)", r4)
 
 
 def tree_digest(root):
@@ -351,6 +366,8 @@ def tree_digest(root):
 
 t.ok(tree_digest(os.path.join(bm.prefix, "cuda-12.6")) == tree_digest(os.path.join(bs.prefix, "cuda-12.6")),
      "multi-block and single-block archives unpack to the same files")
+t.ok(tree_digest(os.path.join(ba.prefix, "cuda-12.6")) == tree_digest(os.path.join(bs.prefix, "cuda-12.6")),
+     "decoding ahead or not, the same files")
 
 # ---- Over HTTP, with faults ----
 big = new_mirror("big", big={"libcublas": 3})
