@@ -125,6 +125,15 @@ cu_stream_read(struct cu_stream *s, void *buf, size_t len)
     return r;
 }
 
+bool
+cu_stream_ready(struct cu_stream *s)
+{
+    pthread_mutex_lock(&s->mu);
+    bool r = s->pos < s->avail || s->done || s->generation != s->reader_gen || (s->cancel && atomic_load(s->cancel));
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
+
 void
 cu_stream_rewind(struct cu_stream *s)
 {

@@ -44,6 +44,9 @@ void cu_stream_finish(struct cu_stream *s, const struct cu_error *result);
 /* Reader side. */
 /** Read the next bytes: > 0, 0 at the end, -ESTALE after a restart, -ECANCELED, -EIO. */
 ssize_t cu_stream_read(struct cu_stream *s, void *buf, size_t len);
+
+/** True when cu_stream_read would return at once (bytes, the end, or a failure to report). */
+bool cu_stream_ready(struct cu_stream *s);
 /** Start reading from 0 of the current generation. */
 void cu_stream_rewind(struct cu_stream *s);
 /** Wait until the writer is done and copy its outcome. */

@@ -91,6 +91,64 @@ cu_prefix_reconcile(const char *prefix)
 
 struct tree;
 
+/*
+ * The CPUs, handed to decoders.  More decoders may be under way than there are CPUs, but only
+ * as many decode at once as there are CPUs: a decoder waiting for bytes that have not arrived
+ * hands its CPU on to one whose bytes have (on a shared link the archives arrive side by side,
+ * and no CPU should sit behind a download while another archive lies whole in the cache).  A
+ * free CPU goes to the waiting job nearest the front, the critical path first.
+ */
+struct cpus {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned free;
+    bool *waiting; /* by job index */
+    size_t n;
+};
+
+static void
+cpu_take(struct cpus *c, size_t idx)
+{
+    pthread_mutex_lock(&c->mu);
+    c->waiting[idx] = true;
+    for (;;) {
+        bool first = true;
+        for (size_t i = 0; i < idx && first; i++)
+            first = !c->waiting[i];
+        if (c->free > 0 && first)
+            break;
+        pthread_cond_wait(&c->cv, &c->mu);
+    }
+    c->waiting[idx] = false;
+    c->free--;
+    pthread_cond_broadcast(&c->cv); /* the next in line may take another free one */
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void
+cpu_give(struct cpus *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->free++;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Between two reads: give the CPU up to a job nearer the front that waits for one. */
+static void
+cpu_yield(struct cpus *c, size_t idx)
+{
+    pthread_mutex_lock(&c->mu);
+    bool before = false;
+    for (size_t i = 0; i < idx && !before; i++)
+        before = c->waiting[i];
+    pthread_mutex_unlock(&c->mu);
+    if (before) {
+        cpu_give(c);
+        cpu_take(c, idx);
+    }
+}
+
 struct job {
     const struct cu_plan_download *d;
     struct tree *place_into; /* install: move the unpacked files into the new tree as soon as they are checked */
@@ -107,6 +165,8 @@ struct job {
     uint64_t have;    /* cached: the file's size */
     unsigned threads; /* xz decoder threads (a multi-block stream uses them) */
     bool ahead;       /* decode on a thread of its own, ahead of the unpacking */
+    struct cpus *cpus; /* NULL: run without asking for a CPU */
+    size_t idx;        /* this job's place in the line */
 };
 
 struct hashing_reader {
@@ -114,13 +174,24 @@ struct hashing_reader {
     struct cu_sha256 h;
     uint64_t n;
     bool stale;
+    const struct job *j;
 };
 
 static ssize_t
 hr_read(void *ud, void *buf, size_t len)
 {
     struct hashing_reader *r = ud;
-    ssize_t n = cu_stream_read(r->s, buf, len);
+    ssize_t n;
+    if (r->j->cpus && !cu_stream_ready(r->s)) {
+        /* Waiting for the download: the CPU goes to a decoder that has bytes. */
+        cpu_give(r->j->cpus);
+        n = cu_stream_read(r->s, buf, len);
+        cpu_take(r->j->cpus, r->j->idx);
+    } else {
+        if (r->j->cpus)
+            cpu_yield(r->j->cpus, r->j->idx);
+        n = cu_stream_read(r->s, buf, len);
+    }
     if (n > 0) {
         cu_sha256_update(&r->h, buf, (size_t)n);
         r->n += (uint64_t)n;
@@ -158,6 +229,7 @@ run_job(struct job *j)
         cu_stream_rewind(&j->stream);
         memset(&hr, 0, sizeof(hr));
         hr.s = &j->stream;
+        hr.j = j;
         if (cu_sha256_init(&hr.h, &j->result) != CU_OK)
             goto fail;
         cu_error_clear(&e);
@@ -283,6 +355,7 @@ struct pool {
     pthread_mutex_t mu;
     size_t next;
     atomic_size_t finished;
+    struct cpus *cpus;
 };
 
 static void *
@@ -295,7 +368,11 @@ worker(void *arg)
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n)
             break;
+        if (p->cpus)
+            cpu_take(p->cpus, i);
         run_job(&p->jobs[i]);
+        if (p->cpus)
+            cpu_give(p->cpus);
         atomic_fetch_add(&p->finished, 1);
     }
     return NULL;
@@ -396,17 +473,26 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
 
     struct pool p = {.jobs = jobs, .n = n, .next = 0};
     pthread_mutex_init(&p.mu, NULL);
-    /* Decoders are CPU work: no more of them than the CPUs this process may use (downloads
-     * still run ctx->jobs at once, into files the decoders catch up with). */
+    /*
+     * A decoder for each download under way (ctx->jobs at once), so that each archive is decoded
+     * as it arrives; but decoding is CPU work, and no more decode at once than the CPUs this
+     * process may use (struct cpus).
+     */
     unsigned cpus = cu_cpu_count();
     unsigned nthreads = ctx->jobs ? ctx->jobs : 1;
-    if (nthreads > cpus)
-        nthreads = cpus;
     if (nthreads > n)
         nthreads = (unsigned)n;
+    unsigned at_once = nthreads < cpus ? nthreads : cpus;
+    struct cpus pool_cpus = {.free = at_once, .n = n};
+    if (nthreads > cpus) {
+        pthread_mutex_init(&pool_cpus.mu, NULL);
+        pthread_cond_init(&pool_cpus.cv, NULL);
+        pool_cpus.waiting = cu_xcalloc(n + 1, sizeof(bool));
+        p.cpus = &pool_cpus;
+    }
     /* The largest archive is the critical path: its decoder may use every CPU when its xz stream
      * has several blocks; the others share what is left. */
-    unsigned share = nthreads > 1 ? cpus / nthreads : cpus;
+    unsigned share = at_once > 1 ? cpus / at_once : cpus;
     /*
      * Decoding ahead on a thread of its own pays where a core is free for it: with fewer decoders
      * than CPUs, the unpacking and writing of each archive overlap its decoding (12% faster with
@@ -419,9 +505,11 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     for (size_t i = 0; i < n; i++) {
         jobs[i].threads = i == 0 ? cpus : share > 0 ? share : 1;
         jobs[i].ahead = ahead;
+        jobs[i].cpus = p.cpus;
+        jobs[i].idx = i;
     }
-    cu_log_debug("%u decoders at once on %u CPUs; the largest archive's may use %u threads; decoding %s", nthreads, cpus,
-                 cpus, ahead ? "ahead of the unpacking, on a thread of its own" : "on the unpacking thread");
+    cu_log_debug("%u decoders, at most %u decoding at once on %u CPUs; the largest archive's may use %u threads; decoding %s",
+                 nthreads, at_once, cpus, cpus, ahead ? "ahead of the unpacking, on a thread of its own" : "on the unpacking thread");
     pthread_t *th = cu_xcalloc(nthreads + 1, sizeof(*th));
     unsigned started = 0;
     for (unsigned i = 0; i < nthreads; i++)
@@ -446,6 +534,11 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         pthread_join(th[i], NULL);
     free(th);
     pthread_mutex_destroy(&p.mu);
+    if (p.cpus) {
+        pthread_cond_destroy(&pool_cpus.cv);
+        pthread_mutex_destroy(&pool_cpus.mu);
+        free(pool_cpus.waiting);
+    }
     free(items);
 
     /* One sentence: the user's interrupt, else the first real failure. */

@@ -52,10 +52,12 @@ class Fault:
 
 
 class Server:
-    def __init__(self, root, host="127.0.0.1", rate=None, tls=None):
+    def __init__(self, root, host="127.0.0.1", rate=None, tls=None, link=None):
         """tls: (certfile, keyfile) to serve https instead of http."""
         self.root = os.path.abspath(root)
         self.rate = rate  # bytes per second per connection for every file (a CDN's cap), or None
+        self.link = link  # bytes per second for all connections together (one shared link), or None
+        self.link_free = 0.0  # when the shared link is next free (time.monotonic())
         self.faults = {}
         self.requests = []
         self.endless_sent = []  # bytes each endless error answer sent before the client hung up
@@ -113,13 +115,24 @@ class Server:
                 if f and f.close_after is not None:
                     body = body[:f.close_after]
                 rate = f.rate if f and f.rate else server.rate
-                if rate and len(body) > 65536:
-                    step = max(1, int(rate / 20))
+                if (rate or server.link) and len(body) > 65536:
+                    step = max(1, int(rate / 20)) if rate else 65536
+                    if server.link:
+                        step = min(step, 65536)
                     t0 = time.monotonic()
                     for i in range(0, len(body), step):
+                        if server.link:
+                            # The shared link carries one connection's piece at a time, in turn.
+                            n = len(body[i:i + step])
+                            with server.lock:
+                                start = max(time.monotonic(), server.link_free)
+                                server.link_free = start + n / server.link
+                            wait = start + n / server.link - time.monotonic()
+                            if wait > 0:
+                                time.sleep(wait)
                         self.wfile.write(body[i:i + step])
                         self.wfile.flush()
-                        ahead = (i + step) / rate - (time.monotonic() - t0)
+                        ahead = (i + step) / rate - (time.monotonic() - t0) if rate else 0
                         if ahead > 0:
                             time.sleep(ahead)
                 else:

@@ -346,7 +346,7 @@ t.ok(r3.rc == 0 and "decoding ahead of the unpacking, on a thread of its own" in
      and re.search(r"libcublas-\S+: .*decoding on one core, ahead of the unpacking", r3.err),
      "CUDAUP_DECODE_AHEAD=1: decoding on a thread of its own, and the log says so", r3)
 r4 = Box("ahead-jobs1", sb).install("-vv", "--jobs", "1", env={"CUDAUP_DEBUG": "debug"})
-m = re.search(r"(\d+) decoders at once on (\d+) CPUs", r4.err)
+m = re.search(r"(\d+) decoders, at most \d+ decoding at once on (\d+) CPUs", r4.err)
 t.ok(r4.rc == 0 and m and m.group(1) == "1" and
      ("ahead of the unpacking, on a thread of its own" in r4.err) == (int(m.group(2)) > 1),
      "one decoder: it decodes ahead where another CPU is free (CPUs as cudaup counts them)", r4)
@@ -368,6 +368,33 @@ t.ok(tree_digest(os.path.join(bm.prefix, "cuda-12.6")) == tree_digest(os.path.jo
      "multi-block and single-block archives unpack to the same files")
 t.ok(tree_digest(os.path.join(ba.prefix, "cuda-12.6")) == tree_digest(os.path.join(bs.prefix, "cuda-12.6")),
      "decoding ahead or not, the same files")
+
+
+# ---- One CPU, four decoders: they take turns on it (the critical path first), and never hang ----
+def one_cpu(box, *extra):
+    cpu = sorted(os.sched_getaffinity(0))[:1]
+    p = subprocess.run([BIN, "install", "--yes", "--json", "-vv"] + box.args(*extra),
+                       env=base_env(box.env({"CUDAUP_DEBUG": "debug"})), capture_output=True, text=True,
+                       timeout=300, preexec_fn=lambda: os.sched_setaffinity(0, cpu))
+    return p
+
+
+b1 = Box("one-cpu", sb)
+p = one_cpu(b1)
+t.ok(p.returncode == 0 and "4 decoders, at most 1 decoding at once on 1 CPUs" in p.stderr,
+     "one CPU: four decoders under way, one decoding at a time", p.stderr[-3000:])
+t.ok(tree_digest(os.path.join(b1.prefix, "cuda-12.6")) == tree_digest(os.path.join(bs.prefix, "cuda-12.6")),
+     "one CPU: the same files")
+# A failure while the others wait for the CPU: they stop too, and the run ends.
+bad = os.path.join(t.tmpdir("one-cpu-bad"), "mirror")
+shutil.copytree(sb, bad)
+with open(os.path.join(bad, "cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz"), "r+b") as f:
+    f.seek(200)
+    f.write(b"\0" * 64)
+b2 = Box("one-cpu-fail", bad)
+p = one_cpu(b2)
+t.ok(p.returncode == 1 and "did not match its checksum" in p.stdout + p.stderr and not os.path.exists(b2.cuda),
+     "one CPU: a bad archive among four decoders ends the run (exit 1, nothing in place)", p.stderr[-3000:])
 
 # ---- Over HTTP, with faults ----
 big = new_mirror("big", big={"libcublas": 3})
