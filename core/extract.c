@@ -194,6 +194,18 @@ ahead_main(void *ud)
     return NULL;
 }
 
+static void
+ahead_free(struct xzsrc *x)
+{
+    struct ahead *h = x->ahead;
+    x->ahead = NULL;
+    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+        free(h->buf[i]);
+    pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->mu);
+    free(h);
+}
+
 /* Start decoding ahead; false (and decoding stays on the caller's thread) when no thread can be had. */
 static bool
 ahead_start(struct xzsrc *x)
@@ -208,12 +220,7 @@ ahead_start(struct xzsrc *x)
     if (pthread_create(&h->th, NULL, ahead_main, x) == 0)
         return true;
     cu_log_debug("no thread to decode ahead on; decoding on the unpacking thread");
-    x->ahead = NULL;
-    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
-        free(h->buf[i]);
-    pthread_cond_destroy(&h->cv);
-    pthread_mutex_destroy(&h->mu);
-    free(h);
+    ahead_free(x);
     return false;
 }
 
@@ -229,12 +236,7 @@ ahead_stop(struct xzsrc *x)
     pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     pthread_join(h->th, NULL);
-    x->ahead = NULL;
-    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
-        free(h->buf[i]);
-    pthread_cond_destroy(&h->cv);
-    pthread_mutex_destroy(&h->mu);
-    free(h);
+    ahead_free(x);
 }
 
 /* The next decoded bytes, from the thread ahead or decoded here; 0 at the end, -1 on an error. */
