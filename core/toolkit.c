@@ -103,22 +103,25 @@ struct cpus {
     pthread_cond_t cv;
     unsigned free;
     bool *waiting; /* by job index */
-    size_t n;
 };
+
+/* Whether a job nearer the front than @idx waits for a CPU (c->mu held). */
+static bool
+waits_before(const struct cpus *c, size_t idx)
+{
+    for (size_t i = 0; i < idx; i++)
+        if (c->waiting[i])
+            return true;
+    return false;
+}
 
 static void
 cpu_take(struct cpus *c, size_t idx)
 {
     pthread_mutex_lock(&c->mu);
     c->waiting[idx] = true;
-    for (;;) {
-        bool first = true;
-        for (size_t i = 0; i < idx && first; i++)
-            first = !c->waiting[i];
-        if (c->free > 0 && first)
-            break;
+    while (c->free == 0 || waits_before(c, idx))
         pthread_cond_wait(&c->cv, &c->mu);
-    }
     c->waiting[idx] = false;
     c->free--;
     pthread_cond_broadcast(&c->cv); /* the next in line may take another free one */
@@ -139,9 +142,7 @@ static void
 cpu_yield(struct cpus *c, size_t idx)
 {
     pthread_mutex_lock(&c->mu);
-    bool before = false;
-    for (size_t i = 0; i < idx && !before; i++)
-        before = c->waiting[i];
+    bool before = waits_before(c, idx);
     pthread_mutex_unlock(&c->mu);
     if (before) {
         cpu_give(c);
@@ -483,7 +484,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     if (nthreads > n)
         nthreads = (unsigned)n;
     unsigned at_once = nthreads < cpus ? nthreads : cpus;
-    struct cpus pool_cpus = {.free = at_once, .n = n};
+    struct cpus pool_cpus = {.free = at_once};
     if (nthreads > cpus) {
         pthread_mutex_init(&pool_cpus.mu, NULL);
         pthread_cond_init(&pool_cpus.cv, NULL);
