@@ -19,9 +19,7 @@ static int
 setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
-    struct cu_error err;
-    f->dir = tu_tmpdir("sysinfo");
-    if (cu_catalog_load(NULL, &f->cat, &err) != CU_OK)
+    if (tu_catfx_init("sysinfo", &f->dir, &f->cat) != 0)
         return -1;
     *state = f;
     return 0;
@@ -33,8 +31,7 @@ teardown(void **state)
     struct fx *f = *state;
     if (f->root.path)
         cu_sysroot_fini(&f->root);
-    cu_catalog_free(f->cat);
-    tu_tmpdir_free(f->dir);
+    tu_catfx_fini(f->dir, f->cat);
     free(f);
     return 0;
 }

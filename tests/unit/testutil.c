@@ -3,8 +3,6 @@
 
 #include "testutil.h"
 
-#include <jansson.h>
-
 #include <errno.h>
 #include <ftw.h>
 #include <jansson.h>
@@ -13,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/catalog.h"
 
 static void
 mkparents(char *path)
@@ -61,6 +61,21 @@ tu_tmpdir_free(char *dir)
     if (!getenv("CUDAUP_KEEP_TMP"))
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(dir);
+}
+
+int
+tu_catfx_init(const char *tag, char **dir, struct cu_catalog **cat)
+{
+    struct cu_error err;
+    *dir = tu_tmpdir(tag);
+    return cu_catalog_load(NULL, cat, &err) == CU_OK ? 0 : -1;
+}
+
+void
+tu_catfx_fini(char *dir, struct cu_catalog *cat)
+{
+    cu_catalog_free(cat);
+    tu_tmpdir_free(dir);
 }
 
 void

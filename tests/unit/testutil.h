@@ -29,6 +29,13 @@
  */
 char *tu_tmpdir(const char *tag);
 void tu_tmpdir_free(char *dir);
+struct cu_catalog;
+/**
+ * The two things most fixtures start from: a tu_tmpdir(@tag) in *@dir and the built-in
+ * catalog in *@cat.  -1 when the catalog does not load (a cmocka setup's failure).
+ */
+int tu_catfx_init(const char *tag, char **dir, struct cu_catalog **cat);
+void tu_catfx_fini(char *dir, struct cu_catalog *cat);
 /** Write @text to DIR/REL, creating parent folders. */
 void tu_write(const char *dir, const char *rel, const char *text);
 void tu_symlink(const char *target, const char *dir, const char *rel);
