@@ -60,6 +60,7 @@ struct xfer {
     long retry_after;
     int64_t retry_at_ms;
     int64_t last_emit_ms;
+    uint64_t shown; /* the progress shown: bytes given back by a fall-back to one connection do not take it back */
     /* Several connections for one archive (see MAX_TAILS). */
     bool tail;             /* a part after the first, fetched with a Range; head points at its item's head */
     bool parked;           /* a head that reached the end of its part and waits for the tails */
@@ -121,6 +122,9 @@ emit(struct xfer *x, bool force)
         return;
     x->last_emit_ms = t;
     uint64_t done = x->n_tails ? received(x) : x->have;
+    if (done < x->shown)
+        done = x->shown; /* bytes to fetch again: the count waits for them */
+    x->shown = done;
     struct cu_event e = {.type = CU_EV_PROGRESS, .installer = x->it->installer, .item = x->it->name,
                          .phase = "download", .done = done, .total = x->it->size_is_limit ? 0 : x->it->size};
     cu_emit(x->ev, &e);
@@ -164,6 +168,7 @@ restart_from_zero(struct xfer *x)
         cu_log_warn("cannot truncate %s", x->it->partial);
     x->have = 0;
     x->start = 0;
+    x->shown = 0; /* truly from byte 0 again */
     CU_AUTOFREE char *mp = meta_path(x);
     unlink(mp);
     CU_AUTOFREE char *pp = prefix_path(x);

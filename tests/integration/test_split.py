@@ -77,6 +77,22 @@ REF = tree(ref.cuda)
 srv = Server(MIRROR, rate=2 << 20)
 
 
+def stepped_back(err, item="libcublas"):
+    """The download progress events (JSON lines on stderr) of @item whose count is below the one before."""
+    last, back, seen = 0, [], 0
+    for line in err.splitlines():
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if e.get("event") == "progress" and e.get("phase") == "download" and e.get("item") == item:
+            seen += 1
+            if e["done"] < last:
+                back.append((last, e["done"]))
+            last = max(last, e["done"])
+    return back if seen else ["no progress events at all"]
+
+
 def ranges(path=BL):
     with srv.lock:
         return [rg for (m, p, rg) in srv.requests if m == "GET" and p == path and rg]
@@ -103,13 +119,17 @@ t.ok(r.rc == 0 and tree(b.cuda) == REF and ranges() == [], "CUDAUP_SPLIT_MIN=lot
 # What a server can do wrong with the ranges: each ends in the reference tree, on one connection.
 for tag, kw in (("ignores Range", {"ignore_range": True}), ("fails them", {"status": [500] * 50}),
                 ("answers another range", {"bad_range_start": True}), ("serves another range", {"shift_range": True}),
-                ("hangs up", {"truncate": 1000}), ("gives no total", {"total_unknown": True})):
+                ("hangs up", {"truncate": 1000}), ("gives no total", {"total_unknown": True}),
+                # 512 KiB over 4 s, then gone: the count showed them, and must not take them back
+                ("trickles then hangs up", {"rate": 128 << 10, "truncate": 512 << 10, "times": 1})):
     srv.clear()
     srv.fault(BL, only_ranges=True, **kw)
     b = Box("split-" + tag.replace(" ", "-"), srv.url)
     r = b.install({"CUDAUP_DEBUG": "info"})
     t.ok(r.rc == 0 and tree(b.cuda) == REF and "going on with one" in r.err,
          "a server that %s for the parts: back to one connection, the reference tree" % tag, r.err[-600:])
+    # The bytes the parts brought past the whole prefix are fetched again: the count waits, never drops.
+    t.eq(stepped_back(r.err), [], "and the download's progress never stepped back")
 
 # A server with a strong ETag (the parts ask If-Range with it) and one with a weak ETag (Last-Modified is
 # used instead): split and installed either way.
