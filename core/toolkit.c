@@ -168,29 +168,48 @@ struct job {
     bool ahead;       /* decode on a thread of its own, ahead of the unpacking */
     struct cpus *cpus; /* NULL: run without asking for a CPU */
     size_t idx;        /* this job's place in the line */
+    int64_t t_begin, t_end, wait_bytes, wait_cpu; /* microseconds, for the log */
 };
+
+static int64_t
+mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 struct hashing_reader {
     struct cu_stream *s;
     struct cu_sha256 h;
     uint64_t n;
     bool stale;
-    const struct job *j;
+    struct job *j;
 };
 
 static ssize_t
 hr_read(void *ud, void *buf, size_t len)
 {
     struct hashing_reader *r = ud;
+    struct job *j = r->j;
     ssize_t n;
-    if (r->j->cpus && !cu_stream_ready(r->s)) {
+    if (!cu_stream_ready(r->s)) {
         /* Waiting for the download: the CPU goes to a decoder that has bytes. */
-        cpu_give(r->j->cpus);
+        int64_t t0 = mono_us();
+        if (j->cpus)
+            cpu_give(j->cpus);
         n = cu_stream_read(r->s, buf, len);
-        cpu_take(r->j->cpus, r->j->idx);
+        int64_t t1 = mono_us();
+        if (j->cpus)
+            cpu_take(j->cpus, j->idx);
+        j->wait_bytes += t1 - t0;
+        j->wait_cpu += mono_us() - t1;
     } else {
-        if (r->j->cpus)
-            cpu_yield(r->j->cpus, r->j->idx);
+        if (j->cpus) {
+            int64_t t0 = mono_us();
+            cpu_yield(j->cpus, j->idx);
+            j->wait_cpu += mono_us() - t0;
+        }
         n = cu_stream_read(r->s, buf, len);
     }
     if (n > 0) {
@@ -357,6 +376,7 @@ struct pool {
     size_t next;
     atomic_size_t finished;
     struct cpus *cpus;
+    int64_t t0; /* microseconds: when the pipeline started, for the log */
 };
 
 static void *
@@ -369,11 +389,23 @@ worker(void *arg)
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n)
             break;
+        struct job *j = &p->jobs[i];
+        struct timespec c0, c1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+        j->t_begin = mono_us();
         if (p->cpus)
             cpu_take(p->cpus, i);
-        run_job(&p->jobs[i]);
+        j->wait_cpu = mono_us() - j->t_begin;
+        run_job(j);
         if (p->cpus)
             cpu_give(p->cpus);
+        j->t_end = mono_us();
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        if (j->result.code == CU_OK)
+            cu_log_debug("%s: from %.2f s to %.2f s: %.2f s of CPU on its unpacking thread, %.2f s waiting for bytes, %.2f s for a CPU",
+                         j->d->component, (double)(j->t_begin - p->t0) / 1e6, (double)(j->t_end - p->t0) / 1e6,
+                         (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9,
+                         (double)j->wait_bytes / 1e6, (double)j->wait_cpu / 1e6);
         atomic_fetch_add(&p->finished, 1);
     }
     return NULL;
@@ -472,7 +504,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         return st;
     }
 
-    struct pool p = {.jobs = jobs, .n = n, .next = 0};
+    struct pool p = {.jobs = jobs, .n = n, .next = 0, .t0 = mono_us()};
     pthread_mutex_init(&p.mu, NULL);
     /*
      * A decoder for each download under way (ctx->jobs at once), so that each archive is decoded
@@ -497,20 +529,28 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     /*
      * Decoding ahead on a thread of its own pays where a core is free for it: with fewer decoders
      * than CPUs, the unpacking and writing of each archive overlap its decoding (12% faster with
-     * one decoder on two cores); with a decoder on every CPU the threads only take turns and the
-     * hand-over costs CPU (6% slower on the full-size plan; scripts/bench-install --ab, README).
-     * CUDAUP_DECODE_AHEAD=1 or 0 (README "Settings") decides instead.
+     * one decoder on two cores).  With a decoder on every CPU, the threads of the others only take
+     * turns and the hand-over costs CPU (6% slower on the full-size plan when all decode ahead);
+     * but the largest archive's decoding is the critical path, and taking its writes off that
+     * thread pays there too (full-size plan 10% faster, a shared 50 MiB/s link 3%, even elsewhere;
+     * scripts/bench-install --ab, README).  CUDAUP_DECODE_AHEAD=1 or 0 (README "Settings"): every
+     * archive, or none.
      */
     const char *da = getenv("CUDAUP_DECODE_AHEAD");
-    bool ahead = da && (strcmp(da, "0") == 0 || strcmp(da, "1") == 0) ? strcmp(da, "1") == 0 : cpus > nthreads;
+    bool forced = da && (strcmp(da, "0") == 0 || strcmp(da, "1") == 0);
+    bool ahead = forced ? strcmp(da, "1") == 0 : cpus > nthreads;
+    bool ahead_first = forced ? ahead : cpus > 1;
     for (size_t i = 0; i < n; i++) {
         jobs[i].threads = i == 0 ? cpus : share > 0 ? share : 1;
-        jobs[i].ahead = ahead;
+        jobs[i].ahead = ahead || (i == 0 && ahead_first);
         jobs[i].cpus = p.cpus;
         jobs[i].idx = i;
     }
     cu_log_debug("%u decoders, at most %u decoding at once on %u CPUs; the largest archive's may use %u threads; decoding %s",
-                 nthreads, at_once, cpus, cpus, ahead ? "ahead of the unpacking, on a thread of its own" : "on the unpacking thread");
+                 nthreads, at_once, cpus, cpus,
+                 ahead         ? "ahead of the unpacking, on a thread of its own"
+                 : ahead_first ? "the largest archive ahead of its unpacking, on a thread of its own; the others on the unpacking thread"
+                               : "on the unpacking thread");
     pthread_t *th = cu_xcalloc(nthreads + 1, sizeof(*th));
     unsigned started = 0;
     for (unsigned i = 0; i < nthreads; i++)

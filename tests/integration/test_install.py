@@ -350,6 +350,18 @@ m = re.search(r"(\d+) decoders, at most \d+ decoding at once on (\d+) CPUs", r4.
 t.ok(r4.rc == 0 and m and m.group(1) == "1" and
      ("ahead of the unpacking, on a thread of its own" in r4.err) == (int(m.group(2)) > 1),
      "one decoder: it decodes ahead where another CPU is free (CPUs as cudaup counts them)", r4)
+# The default with a decoder for each download: the largest archive, the critical path, decodes ahead
+# wherever there is a second CPU; the others only where the CPUs outnumber the decoders.
+r5 = Box("ahead-default", sb).install("-vv", env={"CUDAUP_DEBUG": "debug"})
+m = re.search(r"(\d+) decoders, at most \d+ decoding at once on (\d+) CPUs", r5.err)
+paths = dict((a, bool(ahead)) for a, ahead in re.findall(r'"message":"([^"]+?)-archive\.tar\.xz: xz blocks[^"]*?(, ahead of the unpacking)?"', r5.err))
+big = [a for a in paths if a.startswith("libcublas-")]
+if m and big:
+    dec, ncpu = int(m.group(1)), int(m.group(2))
+    want = dict((a, ncpu > 1 if a in big else ncpu > dec) for a in paths)
+t.ok(r5.rc == 0 and m and big and len(paths) > 1 and paths == want,
+     "by default the largest archive decodes ahead where a second CPU is, the others where CPUs outnumber decoders",
+     (paths, m and m.group(0)))
 
 
 def tree_digest(root):
