@@ -107,6 +107,13 @@ cover = sorted((int(a), int(z)) for a, _, z in (rg[6:].partition("-") for rg in 
 t.ok(cover and max(z for _, z in cover) == BIG - 1 and len({a for a, _ in cover}) == len(cover) and
      all(0 < a <= z < BIG for a, z in cover), "each range starts elsewhere, and they reach the archive's last byte", cover)
 t.ok("more connections for the rest" in r.err, "the log says so", r.err[-400:])
+# In chunks (CUDAUP_SPLIT_MIN, 1 MiB here), each connection taking the next in line when its own is in:
+# the bytes the unpacking reads next come over every connection, not one.  The last takes what is left
+# when that is under a chunk and a half.
+sizes = [z - a + 1 for a, z in cover]
+t.ok(len(cover) >= 3 and max(sizes) < (3 << 20) // 2 and
+     all(a2 == z1 + 1 for (_, z1), (a2, _) in zip(cover, cover[1:])),
+     "the rest went in chunks of about 1 MiB, one after another", sizes)
 t.eq([n for n in os.listdir(os.path.join(b.cache, "archives")) if n.endswith((".prefix", ".partial"))], [],
      "nothing of the split is left in the cache")
 
