@@ -35,8 +35,8 @@ enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_PARKED, X_DONE };
  * order: the stream is advanced to the end of what is whole from byte 0.  So the parts are
  * chunks (CUDAUP_SPLIT_MIN bytes), and a connection whose chunk is in takes the next one in line:
  * what the consumer reads next comes over every connection, not over one while the others fetch
- * the far end (on a shared 50 MiB/s link the critical archive's decoder waited 0.49 s for bytes
- * with two long parts, 0.13 s in chunks).  A tail that is not
+ * the far end (on a shared 50 MiB/s link the critical archive's decoder waited 0.8 s for bytes
+ * with two long parts, 0.1 s in chunks).  A tail that is not
  * answered with exactly its range, or fails for good, gives its bytes back to the head, which goes
  * on alone.  How far the file is whole is kept in PARTIAL.prefix while parts are out of order, so
  * that a resume after a kill trusts no byte past it.
