@@ -8,11 +8,17 @@
 #include "parse.h"
 
 int64_t
-cu_mono_ms(void)
+cu_mono_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t
+cu_mono_ms(void)
+{
+    return cu_mono_us() / 1000;
 }
 
 time_t

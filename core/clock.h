@@ -8,6 +8,8 @@
 
 /** Milliseconds of CLOCK_MONOTONIC: for deadlines, back-offs and speeds.  Any thread. */
 int64_t cu_mono_ms(void);
+/** Microseconds of the same clock: for timing work that takes less than a millisecond.  Any thread. */
+int64_t cu_mono_us(void);
 
 /** The wall clock, or CUDAUP_TEST_NOW (seconds since the epoch) when @envp sets it. */
 time_t cu_now(const char *const *envp);

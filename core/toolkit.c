@@ -168,16 +168,8 @@ struct job {
     bool ahead;       /* decode on a thread of its own, ahead of the unpacking */
     struct cpus *cpus; /* NULL: run without asking for a CPU */
     size_t idx;        /* this job's place in the line */
-    int64_t t_begin, t_end, wait_bytes, wait_cpu; /* microseconds, for the log */
+    int64_t wait_bytes, wait_cpu; /* microseconds, for the log */
 };
-
-static int64_t
-mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 struct hashing_reader {
     struct cu_stream *s;
@@ -195,20 +187,20 @@ hr_read(void *ud, void *buf, size_t len)
     ssize_t n;
     if (!cu_stream_ready(r->s)) {
         /* Waiting for the download: the CPU goes to a decoder that has bytes. */
-        int64_t t0 = mono_us();
+        int64_t t0 = cu_mono_us();
         if (j->cpus)
             cpu_give(j->cpus);
         n = cu_stream_read(r->s, buf, len);
-        int64_t t1 = mono_us();
+        int64_t t1 = cu_mono_us();
         if (j->cpus)
             cpu_take(j->cpus, j->idx);
         j->wait_bytes += t1 - t0;
-        j->wait_cpu += mono_us() - t1;
+        j->wait_cpu += cu_mono_us() - t1;
     } else {
         if (j->cpus) {
-            int64_t t0 = mono_us();
+            int64_t t0 = cu_mono_us();
             cpu_yield(j->cpus, j->idx);
-            j->wait_cpu += mono_us() - t0;
+            j->wait_cpu += cu_mono_us() - t0;
         }
         n = cu_stream_read(r->s, buf, len);
     }
@@ -392,18 +384,18 @@ worker(void *arg)
         struct job *j = &p->jobs[i];
         struct timespec c0, c1;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-        j->t_begin = mono_us();
+        int64_t begin = cu_mono_us();
         if (p->cpus)
             cpu_take(p->cpus, i);
-        j->wait_cpu = mono_us() - j->t_begin;
+        j->wait_cpu = cu_mono_us() - begin;
         run_job(j);
         if (p->cpus)
             cpu_give(p->cpus);
-        j->t_end = mono_us();
+        int64_t end = cu_mono_us();
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
         if (j->result.code == CU_OK)
             cu_log_debug("%s: from %.2f s to %.2f s: %.2f s of CPU on its unpacking thread, %.2f s waiting for bytes, %.2f s for a CPU",
-                         j->d->component, (double)(j->t_begin - p->t0) / 1e6, (double)(j->t_end - p->t0) / 1e6,
+                         j->d->component, (double)(begin - p->t0) / 1e6, (double)(end - p->t0) / 1e6,
                          (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9,
                          (double)j->wait_bytes / 1e6, (double)j->wait_cpu / 1e6);
         atomic_fetch_add(&p->finished, 1);
@@ -504,7 +496,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         return st;
     }
 
-    struct pool p = {.jobs = jobs, .n = n, .next = 0, .t0 = mono_us()};
+    struct pool p = {.jobs = jobs, .n = n, .next = 0, .t0 = cu_mono_us()};
     pthread_mutex_init(&p.mu, NULL);
     /*
      * A decoder for each download under way (ctx->jobs at once), so that each archive is decoded

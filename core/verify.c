@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "envfile.h"
 #include "fsutil.h"
 #include "gpucode.h"
@@ -409,9 +410,7 @@ nvrtc_compile(struct nvrtc *n, const char *arch, char **why)
 static double
 now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)cu_mono_us() / 1e6;
 }
 
 static void
