@@ -27,7 +27,8 @@ class Fault:
     def __init__(self, status=None, retry_after=None, truncate=None, extra=None, stall=None,
                  rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
                  gzip_body=False, close_after=None, times=None, body=None, chunked=False, endless=False,
-                 only_ranges=False, corrupt_ranges=False, shift_range=False, etag=None, total_unknown=False):
+                 only_ranges=False, corrupt_ranges=False, shift_range=False, etag=None, total_unknown=False,
+                 only_whole=False):
         self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
         self.retry_after = retry_after
         self.truncate = truncate          # send only this many bytes, then close
@@ -45,6 +46,7 @@ class Fault:
         self.chunked = chunked            # no Content-Length: chunked, so curl cannot know the size ahead
         self.endless = endless            # with status: an error page that never ends (until the client goes)
         self.only_ranges = only_ranges    # apply only to requests with a Range header
+        self.only_whole = only_whole      # apply only to requests without one
         self.corrupt_ranges = corrupt_ranges  # a ranged answer's bytes are flipped (a cache serving bad parts)
         self.shift_range = shift_range    # a ranged answer really starts one byte later, and says so
         self.etag = etag                  # an ETag header to send (a strong "x" or a weak W/"x")
@@ -85,6 +87,8 @@ class Server:
                     server.auths.append(self.headers.get("Authorization"))
                     f = server.faults.get(path)
                     if f and f.only_ranges and not self.headers.get("Range"):
+                        f = None
+                    if f and f.only_whole and self.headers.get("Range"):
                         f = None
                     if f and f.times is not None and f.used >= f.times:
                         f = None

@@ -117,6 +117,15 @@ t.ok(len(cover) >= 3 and max(sizes) < (3 << 20) // 2 and
 t.eq([n for n in os.listdir(os.path.join(b.cache, "archives")) if n.endswith((".prefix", ".partial"))], [],
      "nothing of the split is left in the cache")
 
+# The first connection slow, the parts fast: chunks after its own come in first, wait, and are joined to
+# it only once it has reached them (joined earlier, its bytes would land past where they belong).
+srv.clear()
+srv.fault(BL, only_whole=True, rate=256 << 10)
+b = Box("split-slow-head", srv.url)
+r = b.install({"CUDAUP_DEBUG": "info"})
+t.ok(r.rc == 0 and tree(b.cuda) == REF and len(ranges()) >= 3,
+     "a slow first connection and fast parts: the reference tree, from %d ranges" % len(ranges()), r.err[-600:])
+
 # A CUDAUP_SPLIT_MIN that is not a number is the default (8 MiB): this 6 MB archive is then not split.
 srv.clear()
 b = Box("split-min-garbage", srv.url)
