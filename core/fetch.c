@@ -33,7 +33,8 @@ enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_PARKED, X_DONE };
  * first connection (the head) stops where the second part begins, and each other part (a tail)
  * is fetched with a Range of its own into the same file.  The consumer still reads the bytes in
  * order: the stream is advanced to the end of what is whole from byte 0.  So the parts are
- * chunks (CUDAUP_SPLIT_MIN bytes), and a connection whose chunk is in takes the next one in line:
+ * chunks (CUDAUP_SPLIT_MIN bytes or more, see chunk_for), and a connection whose chunk is in takes
+ * the next one in line:
  * what the consumer reads next comes over every connection, not over one while the others fetch
  * the far end (on a shared 50 MiB/s link the critical archive's decoder waited 0.8 s for bytes
  * with two long parts, 0.1 s in chunks).  A tail that is not
@@ -44,6 +45,7 @@ enum xstate { X_WAIT, X_ACTIVE, X_RETRY, X_PARKED, X_DONE };
 #define MAX_TAILS 7
 #define SPLIT_MIN_DEFAULT (8ull << 20) /* archives with less left are not worth splitting */
 #define PREFIX_STEP (16ull << 20)       /* PARTIAL.prefix is rewritten this often */
+#define CHUNK_MAX (256ull << 20)        /* however far the server, chunks stay this small */
 
 struct xfer {
     struct cu_fetch_item *it;
@@ -80,6 +82,7 @@ struct xfer {
     unsigned n_tails;
     uint64_t persisted;    /* the prefix last written to PARTIAL.prefix */
     uint64_t chunk;        /* a head split in chunks: their size (0: in k + 1 parts to the end) */
+    int64_t begun_us;      /* when this request was sent (cu_mono_us) */
 };
 
 
@@ -422,6 +425,7 @@ begin(struct xfer *x, CURLM *multi)
     if (x->start > 0)
         curl_easy_setopt(x->h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->start);
     x->state = X_ACTIVE;
+    x->begun_us = cu_mono_us();
     cu_log_debug("GET %s from byte %llu", x->it->url, (unsigned long long)x->start);
     curl_multi_add_handle(multi, x->h);
     return CU_OK;
@@ -448,6 +452,7 @@ tail_begin(struct xfer *t, CURLM *multi)
     setup_easy(t);
     curl_easy_setopt(t->h, CURLOPT_RANGE, range);
     t->state = X_ACTIVE;
+    t->begun_us = cu_mono_us();
     cu_log_debug("GET %s bytes %s", t->it->url, range);
     curl_multi_add_handle(multi, t->h);
     return true;
@@ -565,6 +570,27 @@ next_chunk(struct xfer *h, CURLM *multi)
 }
 
 /*
+ * Chunks worth their request.  Each chunk's request waits for its first byte (the round trip and
+ * the server's answer) before its bytes flow: measured on @x, one of the archive's connections,
+ * a chunk is at least 8 such waits at @x's rate, so that the waits cost an eighth of the time on
+ * the wire or less (a far, fast server gets big chunks); never less than @floor (CUDAUP_SPLIT_MIN),
+ * nor more than CHUNK_MAX.
+ */
+static uint64_t
+chunk_for(const struct xfer *x, uint64_t floor)
+{
+    curl_off_t first = 0;
+    if (!x->h || curl_easy_getinfo(x->h, CURLINFO_STARTTRANSFER_TIME_T, &first) != CURLE_OK || first <= 0)
+        return floor;
+    int64_t flowing = cu_mono_us() - x->begun_us - (int64_t)first;
+    if (flowing <= 0 || x->have <= x->start)
+        return floor;
+    double c = (double)(x->have - x->start) / (double)flowing * (double)first * 8;
+    uint64_t chunk = c >= (double)CHUNK_MAX ? CHUNK_MAX : (uint64_t)c;
+    return chunk > floor ? chunk : floor;
+}
+
+/*
  * Split what is left of @h over @k + 1 connections: its own first part, and @k tails.  Where
  * the rest holds more than @k + 1 chunks of @chunk bytes, each connection takes a chunk, and the
  * next chunk in line as soon as its own is in (next_chunk); else the rest is cut into @k + 1
@@ -578,7 +604,8 @@ split(struct xfer *h, unsigned k, uint64_t min_part, uint64_t chunk, CURLM *mult
         k--;
     if (k == 0)
         return;
-    bool chunked = chunk && left / (k + 1) > chunk + chunk / 2;
+    chunk = chunk_for(h, chunk);
+    bool chunked = left / (k + 1) > chunk + chunk / 2;
     uint64_t part = chunked ? chunk : left / (k + 1);
     if (!chunked)
         part -= part % (1u << 20);
@@ -682,6 +709,15 @@ done(struct xfer *x, CURLM *multi, CURLcode rc)
     x->retry_after = (long)ra;
     if (!x->checked)
         curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->code);
+    struct xfer *hd = x->tail ? x->head : x;
+    uint64_t chunk = hd->chunk ? chunk_for(x, hd->chunk) : 0;
+    if (chunk > hd->chunk) {
+        curl_off_t first = 0;
+        curl_easy_getinfo(x->h, CURLINFO_STARTTRANSFER_TIME_T, &first);
+        cu_log_debug("%s: chunks of %llu bytes from here (a request waited %.0f ms for its first byte)", hd->it->name,
+                     (unsigned long long)chunk, (double)first / 1000);
+        hd->chunk = chunk;
+    }
     curl_multi_remove_handle(multi, x->h);
     curl_easy_cleanup(x->h);
     x->h = NULL;
@@ -795,6 +831,8 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
     const char *sm = getenv("CUDAUP_SPLIT_MIN");
     if (sm && *sm && !cu_parse_u64(sm, UINT64_MAX, &split_min))
         split_min = SPLIT_MIN_DEFAULT;
+    /* Chunks of less than a MiB would be more requests than bytes worth asking for. */
+    uint64_t chunk_min = split_min > (1u << 20) ? split_min : (1u << 20);
     while (left > 0) {
         if (cancel && atomic_load(cancel)) {
             st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
@@ -825,7 +863,7 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
                 reserve = parallel / 2 - 1;
             } else if (x->state == X_ACTIVE && active < parallel) {
                 unsigned before = x->n_tails;
-                split(x, parallel / 2 - 1, min_part, split_min, multi);
+                split(x, parallel / 2 - 1, min_part, chunk_min, multi);
                 active += x->n_tails - before;
             }
             break;
@@ -854,7 +892,7 @@ cu_fetch_run(const struct cu_net *net, struct cu_fetch_item *items, size_t n, un
             }
             if (big) {
                 unsigned k = parallel - active;
-                split(big, k > MAX_TAILS ? MAX_TAILS : k, min_part, split_min, multi);
+                split(big, k > MAX_TAILS ? MAX_TAILS : k, min_part, chunk_min, multi);
             } else {
                 /* More connections free since: the split archives' longest parts are halved. */
                 for (size_t i = 0; i < n && active < parallel; i++)

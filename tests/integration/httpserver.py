@@ -28,7 +28,7 @@ class Fault:
                  rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
                  gzip_body=False, close_after=None, times=None, body=None, chunked=False, endless=False,
                  only_ranges=False, corrupt_ranges=False, shift_range=False, etag=None, total_unknown=False,
-                 only_whole=False):
+                 only_whole=False, latency=None):
         self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
         self.retry_after = retry_after
         self.truncate = truncate          # send only this many bytes, then close
@@ -47,6 +47,7 @@ class Fault:
         self.endless = endless            # with status: an error page that never ends (until the client goes)
         self.only_ranges = only_ranges    # apply only to requests with a Range header
         self.only_whole = only_whole      # apply only to requests without one
+        self.latency = latency            # seconds before the answer (a far server: its first byte comes late)
         self.corrupt_ranges = corrupt_ranges  # a ranged answer's bytes are flipped (a cache serving bad parts)
         self.shift_range = shift_range    # a ranged answer really starts one byte later, and says so
         self.etag = etag                  # an ETag header to send (a strong "x" or a weak W/"x")
@@ -103,6 +104,8 @@ class Server:
                     pass
 
             def send(self, code, headers, body, f=None):
+                if f and f.latency:
+                    time.sleep(f.latency)
                 self.send_response(code)
                 for k, v in headers:
                     self.send_header(k, v)

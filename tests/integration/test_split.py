@@ -11,6 +11,7 @@ whole.  CUDAUP_SPLIT_MIN (README "Settings") lowers the size worth splitting to 
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -125,6 +126,26 @@ b = Box("split-slow-head", srv.url)
 r = b.install({"CUDAUP_DEBUG": "info"})
 t.ok(r.rc == 0 and tree(b.cuda) == REF and len(ranges()) >= 3,
      "a slow first connection and fast parts: the reference tree, from %d ranges" % len(ranges()), r.err[-600:])
+
+# A far server (each ranged answer starts 0.3 s late), two connections, a 16 MiB archive: after the first
+# chunks, the chunks grow to 8 first-byte waits at a connection's rate (2 MiB/s x 0.3 s x 8, about 5 MiB),
+# so that the waits cost an eighth of the time on the wire or less.
+FAR = os.path.join(t.tmpdir("mirror-far"), "m")
+mkmirror.build(FAR, big={"libcublas": 16})
+srv_far = Server(FAR, rate=2 << 20)
+srv_far.fault(BL, only_ranges=True, latency=0.3)
+b = Box("split-far", srv_far.url)
+r = run(["install", "--yes", "--json", "--jobs", "2"] + b.args(), env=b.env({"CUDAUP_DEBUG": "debug"}), timeout=300)
+with srv_far.lock:
+    far = sorted((int(a), int(z)) for a, _, z in (rg[6:].partition("-") for (m, p, rg) in srv_far.requests
+                                                   if m == "GET" and p == BL and rg))
+srv_far.stop()
+grew = [int(n) for n in re.findall(r"libcublas: chunks of (\d+) bytes from here", r.err)]
+t.ok(r.rc == 0 and far and far[0][1] - far[0][0] < (3 << 20) // 2 and grew and min(grew) > (3 << 20) // 2 and
+     max(z - a + 1 for a, z in far) > (3 << 20) // 2,
+     "a far server: the first chunks of 1 MiB, then bigger ones, as the log says", (far, grew, r.err[-600:]))
+t.eq(len(far) and far[-1][1], os.path.getsize(os.path.join(FAR, BL.lstrip("/"))) - 1, "and the ranges reach the end")
+t.ok(r.rc == 0 and os.path.isfile(os.path.join(b.cuda, "lib", "libcudart.so.12.6.127")), "installed", r)
 
 # A CUDAUP_SPLIT_MIN that is not a number is the default (8 MiB): this 6 MB archive is then not split.
 srv.clear()
