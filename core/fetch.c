@@ -513,6 +513,26 @@ maybe_whole(struct xfer *h)
     }
 }
 
+/*
+ * A new part [@start, @end) of @h's archive, at place @at among its tails, and its request.  False
+ * when it cannot be started: then the archive is back on one connection (fall_back).
+ */
+static bool
+add_tail(struct xfer *h, unsigned at, uint64_t start, uint64_t end, CURLM *multi)
+{
+    struct xfer *t = cu_xcalloc(1, sizeof(*t));
+    *t = (struct xfer){.it = h->it, .net = h->net, .ev = h->ev, .fd = -1, .tail = true, .head = h,
+                       .seg_start = start, .seg_end = end, .have = start};
+    memmove(&h->tails[at + 1], &h->tails[at], (h->n_tails - at) * sizeof(h->tails[0]));
+    h->tails[at] = t;
+    h->n_tails++;
+    if (!tail_begin(t, multi)) {
+        fall_back(h, _("cannot start a second connection"));
+        return false;
+    }
+    return true;
+}
+
 /* The end of what @h's parts ask for: past it, nothing yet (a split in chunks). */
 static uint64_t
 assigned(const struct xfer *h)
@@ -558,15 +578,7 @@ next_chunk(struct xfer *h, CURLM *multi)
         return false;
     /* No chunk of less than half a chunk at the end: the last takes it. */
     uint64_t end = h->it->size - at < h->chunk + h->chunk / 2 ? h->it->size : at + h->chunk;
-    struct xfer *t = cu_xcalloc(1, sizeof(*t));
-    *t = (struct xfer){.it = h->it, .net = h->net, .ev = h->ev, .fd = -1, .tail = true, .head = h,
-                       .seg_start = at, .seg_end = end, .have = at};
-    h->tails[h->n_tails++] = t;
-    if (!tail_begin(t, multi)) {
-        fall_back(h, _("cannot start a second connection"));
-        return false;
-    }
-    return true;
+    return add_tail(h, h->n_tails, at, end, multi);
 }
 
 /*
@@ -617,15 +629,10 @@ split(struct xfer *h, unsigned k, uint64_t min_part, uint64_t chunk, CURLM *mult
     uint64_t at = h->have + part;
     h->seg_end = at;
     for (unsigned j = 0; j < k; j++) {
-        struct xfer *t = cu_xcalloc(1, sizeof(*t));
-        *t = (struct xfer){.it = h->it, .net = h->net, .ev = h->ev, .fd = -1, .tail = true, .head = h,
-                           .seg_start = at, .seg_end = j + 1 == k && !chunked ? h->it->size : at + part, .have = at};
-        h->tails[h->n_tails++] = t;
-        at = t->seg_end;
-        if (!tail_begin(t, multi)) {
-            fall_back(h, _("cannot start a second connection"));
+        uint64_t end = j + 1 == k && !chunked ? h->it->size : at + part;
+        if (!add_tail(h, h->n_tails, at, end, multi))
             return;
-        }
+        at = end;
     }
     advance(h);
     cu_log_info(_("%s: %u more connections for the rest"), h->it->name, k);
@@ -662,18 +669,9 @@ split_more(struct xfer *h, uint64_t min_part, CURLM *multi)
     mid -= mid % (1u << 20);
     if (mid <= best->have)
         return false;
-    struct xfer *t = cu_xcalloc(1, sizeof(*t));
-    *t = (struct xfer){.it = h->it, .net = h->net, .ev = h->ev, .fd = -1, .tail = true, .head = h,
-                       .seg_start = mid, .seg_end = best->seg_end, .have = mid};
-    memmove(&h->tails[at + 1], &h->tails[at], (h->n_tails - at) * sizeof(h->tails[0]));
-    h->tails[at] = t;
-    h->n_tails++;
+    uint64_t end = best->seg_end;
     best->seg_end = mid; /* it stops there now: see write_cb */
-    if (!tail_begin(t, multi)) {
-        fall_back(h, _("cannot start a second connection"));
-        return false;
-    }
-    return true;
+    return add_tail(h, at, mid, end, multi);
 }
 
 /* Try again later, or give up after the last attempt. */
