@@ -129,16 +129,16 @@ class Server:
                         step = min(step, 65536)
                     t0 = time.monotonic()
                     for i in range(0, len(body), step):
+                        piece = body[i:i + step]
                         if server.link:
                             # The shared link carries one connection's piece at a time, in turn.
-                            n = len(body[i:i + step])
                             with server.lock:
                                 start = max(time.monotonic(), server.link_free)
-                                server.link_free = start + n / server.link
-                            wait = start + n / server.link - time.monotonic()
+                                server.link_free = start + len(piece) / server.link
+                            wait = start + len(piece) / server.link - time.monotonic()
                             if wait > 0:
                                 time.sleep(wait)
-                        self.wfile.write(body[i:i + step])
+                        self.wfile.write(piece)
                         self.wfile.flush()
                         ahead = (i + step) / rate - (time.monotonic() - t0) if rate else 0
                         if ahead > 0:

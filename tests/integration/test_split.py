@@ -94,9 +94,15 @@ def stepped_back(err, item="libcublas"):
     return back if seen else ["no progress events at all"]
 
 
-def ranges(path=BL):
-    with srv.lock:
-        return [rg for (m, p, rg) in srv.requests if m == "GET" and p == path and rg]
+def spans(rgs):
+    """Ranges "bytes=A-Z" as sorted (A, Z)."""
+    return sorted((int(a), int(z)) for a, _, z in (rg[6:].partition("-") for rg in rgs))
+
+
+def ranges(path=BL, server=None):
+    server = server or srv
+    with server.lock:
+        return [rg for (m, p, rg) in server.requests if m == "GET" and p == path and rg]
 
 
 b = Box("split", srv.url)
@@ -104,7 +110,7 @@ r = b.install({"CUDAUP_DEBUG": "info"})
 parts = [rg for rg in ranges() if "-" in rg and not rg.endswith("-")]
 t.ok(r.rc == 0 and tree(b.cuda) == REF, "a capped server: the install is the reference tree", r)
 t.ok(len(parts) >= 2, "the big archive's rest was fetched as %d ranges at once" % len(parts), ranges())
-cover = sorted((int(a), int(z)) for a, _, z in (rg[6:].partition("-") for rg in parts))
+cover = spans(parts)
 t.ok(cover and max(z for _, z in cover) == BIG - 1 and len({a for a, _ in cover}) == len(cover) and
      all(0 < a <= z < BIG for a, z in cover), "each range starts elsewhere, and they reach the archive's last byte", cover)
 t.ok("more connections for the rest" in r.err, "the log says so", r.err[-400:])
@@ -136,9 +142,7 @@ srv_far = Server(FAR, rate=2 << 20)
 srv_far.fault(BL, only_ranges=True, latency=0.3)
 b = Box("split-far", srv_far.url)
 r = run(["install", "--yes", "--json", "--jobs", "2"] + b.args(), env=b.env({"CUDAUP_DEBUG": "debug"}), timeout=300)
-with srv_far.lock:
-    far = sorted((int(a), int(z)) for a, _, z in (rg[6:].partition("-") for (m, p, rg) in srv_far.requests
-                                                   if m == "GET" and p == BL and rg))
+far = spans(ranges(server=srv_far))
 srv_far.stop()
 grew = [int(n) for n in re.findall(r"libcublas: chunks of (\d+) bytes from here", r.err)]
 t.ok(r.rc == 0 and far and far[0][1] - far[0][0] < (3 << 20) // 2 and grew and min(grew) > (3 << 20) // 2 and
