@@ -13,6 +13,7 @@
 
 #include "catalog.h"
 #include "catalog_legacy.h"
+#include "gpucode.h"
 #include "i18n.h"
 #include "mem.h"
 #include "plan.h"
@@ -33,39 +34,20 @@ cc_int(const struct cu_version *cc)
     return (int)(cc->part[0] * 10 + (cc->n > 1 ? cc->part[1] : 0));
 }
 
-static bool
-has_int(const int *v, size_t n, int x)
-{
-    for (size_t i = 0; i < n; i++)
-        if (v[i] == x)
-            return true;
-    return false;
-}
-
-/* How @t's build runs on @cc: CU_CODE_SASS, CU_CODE_PTX (*target set), or -1 when it cannot. */
+/* How @t's build runs on @cc (NVIDIA's rule, gpucode.c): CU_CODE_SASS or CU_CODE_PTX with *target, or -1. */
 static int
 code_for(const struct cu_cat_legacy_tf *t, const struct cu_cat_legacy_cuda *c, const struct cu_version *cc,
          int *target)
 {
-    int x = cc_int(cc);
     int newest = 0;
     for (size_t i = 0; i < c->n_sm; i++)
         newest = c->sm[i] > newest ? c->sm[i] : newest;
     /* The toolkit's libraries (cuBLAS, cuDNN) carry nothing for an architecture after their newest. */
-    if (x / 10 > newest / 10)
+    if (cc_int(cc) / 10 > newest / 10)
         return -1;
-    if (has_int(t->sass, t->n_sass, x)) {
-        *target = x;
-        return CU_CODE_SASS;
-    }
-    int best = 0;
-    for (size_t i = 0; i < t->n_ptx; i++)
-        if (t->ptx[i] <= x && t->ptx[i] > best)
-            best = t->ptx[i];
-    if (!best)
-        return -1;
-    *target = best;
-    return CU_CODE_PTX;
+    struct cu_cat_code code = {.sass = t->sass, .ptx = t->ptx, .n_sass = t->n_sass, .n_ptx = t->n_ptx};
+    enum cu_code_fit f = cu_code_fit(&code, cc, target);
+    return f == CU_CODE_NONE ? -1 : (int)f;
 }
 
 static const struct cu_cat_legacy_cudnn *
