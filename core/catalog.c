@@ -581,6 +581,7 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = conv_cudnn(&c, root, cat)) || (st = conv_cudnn_support(&c, root, cat)) ||
         (st = conv_frameworks(&c, root, cat)) || (st = conv_gpu_code(&c, root, cat)) ||
         (st = conv_pythons(&c, root, cat)) || (st = conv_components(&c, root, cat)) ||
+        (st = cu_catalog_pip_parse(root, what, &cat->pip, err)) ||
         (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err))) {
         json_decref(root);
         cu_catalog_free(cat);
@@ -673,6 +674,7 @@ cu_catalog_free(struct cu_catalog *cat)
     code_list_free(cat->code_torch);
     code_list_free(cat->code_tf);
     code_list_free(cat->code_jax);
+    cu_catalog_pip_fini(&cat->pip);
     for (size_t i = 0; i < cat->n_pythons; i++) {
         free(cat->pythons[i].arch);
         free(cat->pythons[i].build);
