@@ -52,6 +52,7 @@ download_fini(struct cu_plan_download *d)
     free(d->version);
     free(d->title);
     free(d->relative_path);
+    free(d->runfile_layout);
     free(d->url);
 }
 

@@ -19,6 +19,8 @@
 #include "plan.h"
 #include "resolve_int.h"
 
+#define LEGACY_ARCHIVE_MAX (16ull << 30)
+
 /* The TensorFlow row for the version asked for, or NULL (then resolve.c decides as before). */
 const struct cu_cat_legacy_tf *
 rs_legacy_match(const struct rs *r)
@@ -87,8 +89,11 @@ add_dl(struct cu_plan *p, const char *base, enum cu_product prod, const char *co
     d->relative_path = cu_xstrdup(path);
     d->url = cu_xasprintf("%s/%s", base, path);
     memcpy(d->sha256, sha256, 65);
-    d->size = size;
+    /* NVIDIA publishes no sizes for these files: the pinned sha256 alone decides, and the download is
+     * cut off past a bound (a limit, not a fact: the largest runfile here is a few GB). */
+    d->size = size ? size : LEGACY_ARCHIVE_MAX;
     d->size_unknown = size == 0;
+    d->from_base = true;
     p->download_bytes += size;
 }
 
@@ -178,6 +183,7 @@ rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan
     cu_strv_fini(&comps);
     add_dl(p, base, CU_PRODUCT_CUDA, "cuda_runfile", V(&c->version, b1, sizeof(b1)), "CUDA Toolkit runfile (read, never run)",
            c->path, c->sha256, c->size);
+    p->downloads[p->n_downloads - 1].runfile_layout = cu_xstrdup(c->layout);
     if (dn) {
         p->has_cudnn = true;
         p->cudnn = dn->version;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "hash.h"
 #include "i18n.h"
 #include "log.h"
@@ -499,5 +500,24 @@ out:
     free(nm.buf);
     if (fd >= 0)
         close(fd);
+    return st;
+}
+
+enum cu_status
+cu_runfile_stage(const char *path, const char *what, const char *sha256, const char *layout, const char *staging,
+                 char *const *components, const atomic_int *cancel, struct cu_extract_result *res,
+                 struct cu_error *err)
+{
+    enum cu_status st;
+    memset(res, 0, sizeof(*res));
+    if ((st = cu_rm_rf(staging, err)) != CU_OK || (st = cu_mkdir_p(staging, 0755, err)) != CU_OK)
+        return st;
+    int dfd = open(staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), staging);
+    struct cu_runfile_opts o = {.path = path, .what = what, .sha256 = sha256, .layout = layout,
+                                .dirfd = dfd, .components = (const char *const *)components, .cancel = cancel};
+    st = cu_runfile_extract(&o, res, NULL, err);
+    close(dfd);
     return st;
 }

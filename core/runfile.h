@@ -76,4 +76,13 @@ struct cu_runfile_opts {
 CU_NODISCARD enum cu_status cu_runfile_extract(const struct cu_runfile_opts *o, struct cu_extract_result *res,
                                                const char ***res_component, struct cu_error *err);
 
+/**
+ * cu_runfile_extract into the folder @staging (emptied first, created when missing), the way the
+ * toolkit transaction stages any archive.  @components: NULL-terminated, or NULL for all.
+ */
+CU_NODISCARD enum cu_status cu_runfile_stage(const char *path, const char *what, const char *sha256, const char *layout,
+                                             const char *staging, char *const *components,
+                                             const atomic_int *cancel, struct cu_extract_result *res,
+                                             struct cu_error *err);
+
 #endif /* CU_RUNFILE_H */

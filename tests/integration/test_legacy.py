@@ -152,4 +152,101 @@ r = plan("maxwell", "580")
 t.ok(r.rc == 0 and r.json()["cuda"]["version"] not in RUNFILES and
      not any(x["component"] == "cuda_runfile" for x in r.json()["downloads"]),
      "no version asked: the newest TensorFlow that fits, from the redist archives as before", r)
+
+# ---- The done-when: install the whole stack from a mirror holding the runfile, the cuDNN .tgz and the wheels ----
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "security"))
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+import mkrunfile  # noqa: E402
+import mkwheels  # noqa: E402
+
+PY = shutil.which("python3.11", path="/usr/bin:/bin")
+if not PY:
+    t.skip("the legacy install", "no python3.11 on this machine to stand in for python3.7")
+    t.done()
+work = t.tmpdir("install")
+M = os.path.join(work, "mirror")
+shutil.copytree(os.path.join(SRCDIR, "tests", "fixtures", "nvidia"), M)
+RUN_REL = "cuda/10.0/Prod/local_installers/cuda_10.0.130_410.48_linux"
+TGZ_REL = "redist/cudnn/v7.4.2/cudnn-10.0-linux-x64-v7.4.2.24.tgz"
+runfile = mkrunfile.runfile("CUDA 10.0.130", mkrunfile.outer_10(mkrunfile.runfile("toolkit", mkrunfile.tar_gz(mkrunfile.tree()))))
+tgz = mkrunfile.tar_gz([("cuda/include/cudnn.h", "f", b"#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 4\n#define CUDNN_PATCHLEVEL 2\n"),
+                        ("cuda/lib64/libcudnn.so.7.4.2", "f", b"\x7fELF stand-in cudnn 7.4.2\n"),
+                        ("cuda/lib64/libcudnn.so.7", "l", "libcudnn.so.7.4.2"),
+                        ("cuda/lib64/libcudnn.so", "l", "libcudnn.so.7"),
+                        ("cuda/NVIDIA_SLA_cuDNN_Support.txt", "f", b"license\n")])
+for rel, data in ((RUN_REL, runfile), (TGZ_REL, tgz)):
+    os.makedirs(os.path.dirname(os.path.join(M, rel)), exist_ok=True)
+    with open(os.path.join(M, rel), "wb") as f:
+        f.write(data)
+# The catalog pins NVIDIA's own files; this one pins the fixtures' (CUDAUP_CATALOG, as a site would not).
+cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
+for e in cat["legacy"]["cuda"]:
+    if e["version"] == "10.0.130":
+        e["sha256"] = hashlib.sha256(runfile).hexdigest()
+for e in cat["legacy"]["cudnn"]:
+    if e["full"] == "7.4.2.24":
+        e["sha256"] = hashlib.sha256(tgz).hexdigest()
+CAT = os.path.join(work, "catalog.json")
+json.dump(cat, open(CAT, "w"))
+WHEELS = os.path.join(work, "wheels")
+mkwheels.build(WHEELS, [("tensorflow-gpu", "1.14.0"), ("keras", "2.2.4"), ("protobuf", "3.20.3"),
+                        ("h5py", "2.10.0"), ("numpy", "1.18.5")])
+pybin = os.path.join(work, "bin")
+os.makedirs(pybin)
+os.symlink(PY, os.path.join(pybin, "python3.7"))  # a Python that makes venvs, under the name TF 1.14 asks for
+ROOT = box("maxwell", "535")
+P, S, C, HOME = (os.path.join(work, n) for n in ("p", "s", "c", "home"))
+os.makedirs(HOME)
+ENV = {"FAKE_NVIDIA_CONFIG": os.path.join(ROOT, "fake-nvidia.conf"), "PATH": pybin + ":/usr/bin:/bin", "HOME": HOME,
+       "XDG_DATA_HOME": os.path.join(HOME, "data"), "CUDAUP_CATALOG": CAT, "PIP_NO_INDEX": "1",
+       "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+COMMON = ["--root", ROOT, "--prefix", P, "--state-dir", S]
+
+
+def cu(*args, timeout=600):
+    return run(list(args[:1]) + ["--json"] + COMMON + list(args[1:]), env=ENV, timeout=timeout)
+
+
+r = cu("install", "--yes", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
+       "--env-tool", "venv", "--env-name", "tf1", "--env-scope", "conda", "--shell-rc", os.path.join(HOME, ".bashrc"))
+t.eq(r.rc, 0, "install --framework tensorflow==1.14 from a mirror with the runfile, the .tgz and the wheels", r)
+tree = os.path.join(P, "cuda-10.0")
+t.ok(all(os.path.exists(os.path.join(tree, x)) for x in ("bin/nvcc", "lib/libcudart.so.10.0.130", "lib/libcublas.so.10.0.130",
+                                                        "include/cuda.h", "nvvm/bin/cicc", "include/cudnn.h", "lib/libcudnn.so.7")),
+     "the toolkit's files from the nested runfile and cuDNN's from the .tgz, in PREFIX/cuda-10.0", sorted(os.listdir(tree)) if os.path.isdir(tree) else None)
+t.eq(os.readlink(os.path.join(tree, "lib/libcudnn.so.7")) if os.path.islink(os.path.join(tree, "lib/libcudnn.so.7")) else None,
+     "libcudnn.so.7.4.2", "cuDNN's links kept")
+t.ok(not any(os.path.exists(os.path.join(tree, x)) for x in ("bin/nvprof", "lib/libnppc.so.10.0.130", "doc", "cuda-installer.pl",
+                                                            "nvidia.ko", "samples", "run_files")),
+     "no driver, samples, installer, NPP or profiler")
+rec = json.load(open(os.path.join(tree, ".cudaup", "record.json"))) if os.path.exists(os.path.join(tree, ".cudaup", "record.json")) else {}
+t.ok("lib/libcudart.so.10.0.130" in json.dumps(rec) and "cuda_runfile" in json.dumps(rec), "the record lists the runfile's files", rec.keys())
+venv = os.path.join(HOME, "data", "cudaup", "envs", "tf1")
+out = subprocess.run([os.path.join(venv, "bin", "python"), "-c",
+                      "import tensorflow as tf, keras, h5py; print(tf.__version__, keras.__version__, h5py.__version__, "
+                      "tf.test.is_gpu_available(cuda_only=True))"],
+                     capture_output=True, text=True, env={"FAKE_NVIDIA_CONFIG": ENV["FAKE_NVIDIA_CONFIG"]})
+t.eq(out.stdout.strip(), "1.14.0 2.2.4 2.10.0 True", "tensorflow-gpu 1.14.0, Keras 2.2.4 and h5py 2.10 import; the TF1 check sees the GPU double", out)
+act = subprocess.run(["bash", "-c", ". '%s/bin/activate'; printf '%%s' \"$LD_LIBRARY_PATH\"; deactivate; printf '|%%s' \"${LD_LIBRARY_PATH-unset}\"" % venv],
+                     capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": HOME})
+t.ok(act.stdout.split("|")[0].split(":")[0] in (os.path.join(P, "cuda", "lib64"), os.path.join(P, "cuda", "lib")) and
+     act.stdout.endswith("|unset"), "activation puts this CUDA's libraries on LD_LIBRARY_PATH for TF1; deactivate takes them off", act)
+
+# repair restores a deleted file of the CUDA 10.0 tree from the runfile (in the cache)
+os.unlink(os.path.join(tree, "lib", "libcublas.so.10.0.130"))
+r = cu("repair", "--yes", "--cache-dir", C, "--mirror", "file://" + M, "10.0")
+t.ok(r.rc == 0 and os.path.exists(os.path.join(tree, "lib", "libcublas.so.10.0.130")),
+     "repair restores lib/libcublas.so.10.0.130 from the runfile", r)
+# mirror carries the runfile and the .tgz under NVIDIA's own paths
+D = os.path.join(work, "site")
+r = cu("mirror", D, "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14")
+t.ok(os.path.exists(os.path.join(D, RUN_REL)) and os.path.exists(os.path.join(D, TGZ_REL)),
+     "mirror DIR holds the runfile and the cuDNN .tgz where NVIDIA serves them", r)
+# uninstall removes it
+r = cu("uninstall", "--yes", "10.0")
+t.ok(r.rc == 0 and not os.path.exists(tree), "uninstall 10.0 removes PREFIX/cuda-10.0", r)
 t.done()
