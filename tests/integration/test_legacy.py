@@ -236,6 +236,23 @@ act = subprocess.run(["bash", "-c", ". '%s/bin/activate'; printf '%%s' \"$LD_LIB
 t.ok(act.stdout.split("|")[0].split(":")[0] in (os.path.join(P, "cuda", "lib64"), os.path.join(P, "cuda", "lib")) and
      act.stdout.endswith("|unset"), "activation puts this CUDA's libraries on LD_LIBRARY_PATH for TF1; deactivate takes them off", act)
 
+# verify the TF1 way on the GPU doubles: is_gpu_available, then a matmul and a convolution in a tf.Session on /gpu:0
+r = cu("verify")
+checks = {c["name"]: c for c in (r.json() or {}).get("checks", [])}
+fwc = checks.get("framework", {})
+t.ok(fwc.get("status") == "pass" and "TensorFlow 1.14.0" in fwc.get("detail", "") and "1 GPU" in fwc.get("detail", ""),
+     "verify: TensorFlow 1.14.0's matmul and 2-D convolution in a tf.Session on /gpu:0 agree with the CPU", checks)
+# ... and a GTX 680 (3.0), which the 1.x wheels have no code for, is named, not run on the CPU
+with open(ENV["FAKE_NVIDIA_CONFIG"]) as f:
+    conf = f.read()
+with open(ENV["FAKE_NVIDIA_CONFIG"], "w") as f:
+    f.write(conf.replace(" 5.2 ", " 3.0 "))
+r = cu("verify")
+fwc = {c["name"]: c for c in (r.json() or {}).get("checks", [])}.get("framework", {})
+t.ok(fwc.get("status") == "fail" and "3.0" in fwc.get("detail", ""), "verify: a GPU the TF1 build has no kernel for fails, named", fwc)
+with open(ENV["FAKE_NVIDIA_CONFIG"], "w") as f:
+    f.write(conf)
+
 # repair restores a deleted file of the CUDA 10.0 tree from the runfile (in the cache)
 os.unlink(os.path.join(tree, "lib", "libcublas.so.10.0.130"))
 r = cu("repair", "--yes", "--cache-dir", C, "--mirror", "file://" + M, "10.0")
