@@ -84,6 +84,8 @@ for drv in ("535", "580"):
     t.eq(dl.get("cudnn", {}).get("url"), MIRROR + "/redist/cudnn/v7.4.2/cudnn-10.0-linux-x64-v7.4.2.24.tgz",
          "the cuDNN .tgz from the mirror, under NVIDIA's own path")
     t.ok(any("410.48" in x for x in d.get("reasons", [])), "a reason names CUDA 10.0's driver floor", d.get("reasons"))
+    t.eq([dl.get(k, {}).get("size", "absent") for k in ("cuda_runfile", "cudnn")], [None, None],
+         "sizes NVIDIA does not publish are null, not made up (cuda_runfiles.csv size column empty)")
 
 # Each release 1.13-2.4 on Maxwell, Pascal and Turing: CUDA, cuDNN, Python and the package, each a data row.
 EXPECT = {
