@@ -175,10 +175,33 @@ rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan
     static const char *const placed[] = {"cuda_cudart", "cuda_nvcc", "cuda_nvrtc", "cuda_cupti", "cuda_nvtx",
                                          "cuda_cccl", "libcublas", "libcufft", "libcurand", "libcusolver",
                                          "libcusparse"};
-    struct cu_strv comps;
+    struct cu_strv comps, asked;
     cu_strv_init(&comps);
-    for (size_t i = 0; i < CU_N_ELEMENTS(placed); i++)
-        cu_strv_push(&comps, placed[i]);
+    cu_strv_init(&asked);
+    const char *cw = r->in->wishes->components;
+    if (cw && *cw && strcmp(cw, "default") != 0 && strcmp(cw, "all") != 0)
+        cu_strv_split(&asked, cw, ",");
+    for (size_t i = 0; i < CU_N_ELEMENTS(placed); i++) {
+        bool want = asked.n == 0;
+        for (size_t k = 0; k < asked.n && !want; k++) {
+            char **members = cu_catalog_component_group(r->cat, asked.v[k]);
+            want = strcmp(asked.v[k], placed[i]) == 0;
+            for (char **m = members; m && *m && !want; m++)
+                want = strcmp(*m, placed[i]) == 0;
+        }
+        if (want)
+            cu_strv_push(&comps, placed[i]);
+    }
+    cu_strv_fini(&asked);
+    if (comps.n == 0) {
+        cu_strv_fini(&comps);
+        cu_plan_free(p);
+        free(target);
+        free(fit);
+        return cu_error_set(r->err, CU_E_USAGE, 0, _("--components %s: CUDA %s's runfile holds none of them; it holds %s"),
+                            cw, V(&c->version, b1, sizeof(b1)),
+                            "cuda_cudart, cuda_nvcc, cuda_nvrtc, cuda_cupti, cuda_nvtx, cuda_cccl, libcublas, libcufft, libcurand, libcusolver, libcusparse");
+    }
     p->components = cu_steal_ptr(&comps.v);
     cu_strv_fini(&comps);
     add_dl(p, base, CU_PRODUCT_CUDA, "cuda_runfile", V(&c->version, b1, sizeof(b1)), "CUDA Toolkit runfile (read, never run)",

@@ -121,6 +121,13 @@ d = r.json() or {}
 t.eq(((d.get("framework") or {}).get("pip") or [None])[0], "tensorflow-gpu==1.15.2", "tensorflow==1.15.2: that release")
 t.eq((d.get("cudnn") or {}).get("version"), "7.6.5", "--cudnn 7.6: cuDNN 7.6.5 for CUDA 10.0")
 
+# --components means what it says for a runfile too: only those pieces are placed (test_runfile: components_chosen).
+r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--components", "runtime,math")
+t.eq((r.json() or {}).get("cuda", {}).get("components"),
+     ["cuda_cudart", "libcublas", "libcufft", "libcurand", "libcusolver", "libcusparse"], "--components runtime,math", r)
+r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--components", "nsight")
+t.ok(r.rc == 2 and "runfile holds none" in (r.json() or {}).get("error", ""), "--components nsight: exit 2, naming what it holds", r)
+
 # Ampere: CUDA 10 and cuDNN 7 predate it; TF1 is refused naming nvidia-tensorflow (its data vouches for cc >= 6.0).
 r = plan("ampere", "535", "--framework", "tensorflow==1.14")
 d = r.json() or {}
