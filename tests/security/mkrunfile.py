@@ -121,6 +121,36 @@ def outer_10(inner_run, extra=()):
     ] + list(extra))
 
 
+def makeself(members, label, script):
+    """A real makeself archive (Debian's makeself, scripts/bootstrap --test) of @members, or None without it."""
+    import shutil
+    import subprocess
+    import tempfile
+    tool = shutil.which("makeself")
+    if not tool:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "src")
+        os.makedirs(src)
+        for name, kind, data in members:
+            path = os.path.join(src, name[2:] if name.startswith("./") else name)
+            if kind == "d":
+                os.makedirs(path, exist_ok=True)
+                continue
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if kind == "l":
+                os.symlink(data, path)
+            else:
+                with open(path, "wb") as f:
+                    f.write(data)
+                os.chmod(path, 0o755 if kind == "x" else 0o644)
+        out = os.path.join(tmp, "out.run")
+        subprocess.run([tool, "--gzip", "--nomd5", "--nocrc", "--nox11", "--quiet", src, out, label, script],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(out, "rb") as f:
+            return f.read()
+
+
 def write(out, name, data):
     with open(os.path.join(out, name), "wb") as f:
         f.write(data)
@@ -163,6 +193,17 @@ def main():
     deeper = runfile("deeper", tar_gz([("./lib64/libcudart.so.99", "f", b"from a runfile two levels down\n")]))
     write(out, "nested-twice.run", runfile("CUDA", outer_10(runfile("t", tar_gz(tree([("./run_files/cuda-linux.deeper.run", "x", deeper)]))))))
     write(out, "no-toolkit.run", runfile("CUDA", tar_gz([("./cuda-installer.pl", "x", b"#!/usr/bin/perl\n")])))
+    # The same layouts made by Debian's makeself 2.4 (skip="N" headers), when it is installed.
+    inner_ms = makeself(tree(), "toolkit", "./bin/nvcc")
+    if inner_ms:
+        write(out, "makeself-10.0.run", makeself([("./cuda-installer.pl", "x", b"#!/usr/bin/perl\n"),
+                                                  ("./run_files/cuda-linux.10.0.130-1.run", "x", inner_ms)],
+                                                 "CUDA 10.0.130", "./cuda-installer.pl"))
+        write(out, "makeself-11.0.run", makeself([("./builds/cuda_cudart/lib64/libcudart.so.11.0.221", "f", b"\x7fELF\n"),
+                                                  ("./builds/cuda_nvcc/bin/nvcc", "x", b"\x7fELF\n"),
+                                                  ("./builds/libnpp/lib64/libnppc.so.11", "f", b"no\n"),
+                                                  ("./cuda-installer", "x", b"\x7fELF\n")],
+                                                 "CUDA 11.0.3", "./cuda-installer"))
     return 0
 
 

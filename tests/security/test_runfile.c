@@ -237,6 +237,37 @@ nested_once_only(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* Runfiles made by Debian's makeself 2.4 (scripts/bootstrap --test installs it): its skip="N" header. */
+static void
+real_makeself(void **state)
+{
+    (void)state;
+    char *p = fixture("makeself-10.0.run");
+    bool have = access(p, R_OK) == 0;
+    free(p);
+    if (!have) {
+        print_message("makeself is not installed (scripts/bootstrap --test installs it): skipped\n");
+        skip();
+    }
+    char *dir = tu_tmpdir("runfile-makeself");
+    struct cu_extract_result res;
+    struct cu_error err = {0};
+    enum cu_status st = unpack(dir, "makeself-10.0.run", "nested", NULL, NULL, 0, &res, NULL, &err);
+    if (st != CU_OK)
+        print_error("%s\n", err.msg);
+    assert_int_equal(st, CU_OK);
+    assert_true(placed(dir, "bin/nvcc") && placed(dir, "lib/libcudart.so.10.0.130") && placed(dir, "include/cuda.h"));
+    assert_false(placed(dir, "cuda-installer.pl") || placed(dir, "bin/nvprof"));
+    cu_extract_result_fini(&res);
+    char *dir2 = tu_tmpdir("runfile-makeself-11");
+    assert_int_equal(unpack(dir2, "makeself-11.0.run", "builds-components", NULL, NULL, 0, &res, NULL, &err), CU_OK);
+    assert_true(placed(dir2, "lib/libcudart.so.11.0.221") && placed(dir2, "bin/nvcc"));
+    assert_false(placed(dir2, "lib/libnppc.so.11") || placed(dir2, "cuda-installer"));
+    cu_extract_result_fini(&res);
+    tu_tmpdir_free(dir2);
+    tu_tmpdir_free(dir);
+}
+
 static void
 headers(void **state)
 {
@@ -268,6 +299,7 @@ main(void)
         cmocka_unit_test(builds_components),
         cmocka_unit_test(hostile_runfiles),
         cmocka_unit_test(nested_once_only),
+        cmocka_unit_test(real_makeself),
     };
     return TU_RUN(tests);
 }
