@@ -10,15 +10,6 @@
 #include "jsonutil.h"
 #include "mem.h"
 
-static bool
-opt_version(const json_t *o, const char *key, struct cu_version *out)
-{
-    const json_t *v = json_object_get(o, key);
-    memset(out, 0, sizeof(*out));
-    if (!v || json_is_null(v))
-        return true;
-    return json_is_string(v) && cu_version_parse(json_string_value(v), out);
-}
 
 enum cu_status
 cu_catalog_pip_parse(const json_t *root, const char *what, struct cu_catalog_pip *out, struct cu_error *err)
@@ -35,7 +26,7 @@ cu_catalog_pip_parse(const json_t *root, const char *what, struct cu_catalog_pip
         const json_t *maj = json_object_get(o, "cuda_major"), *rd = json_object_get(o, "read");
         if (!json_is_integer(maj) || json_integer_value(maj) <= 0 || json_integer_value(maj) > 1000 ||
             !json_is_boolean(rd) || !cu_json_version(o, "from", &l->from) || !cu_json_version(o, "to", &l->to) ||
-            !cu_json_version(o, "min", &l->min) || !opt_version(o, "max_exclusive", &l->max_excl) ||
+            !cu_json_version(o, "min", &l->min) || !cu_json_opt_version(o, "max_exclusive", &l->max_excl) ||
             !cu_json_str(o, "framework") || !cu_json_str(o, "package") || !cu_json_str(o, "library") ||
             !cu_json_str(o, "wheel")) {
             cu_catalog_pip_fini(out);
@@ -109,4 +100,30 @@ cu_catalog_jax_built_with(const struct cu_catalog *cat, const struct cu_version 
             return true;
         }
     return false;
+}
+
+static bool
+lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc)
+{
+    return row->n_cc > 0 && cu_version_cmp(cc, &row->cc[0]) >= 0 && cc->part[0] <= row->cc[row->n_cc - 1].part[0];
+}
+
+int
+cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,
+                       const struct cu_version *cc)
+{
+    const struct cu_cat_cudnn_support *row = cu_catalog_cudnn_support(cat, v, major);
+    if (!row)
+        return -1;
+    if (!lists(row, cc))
+        return 0;
+    struct cu_version v3 = *v;
+    if (v3.n > 3)
+        v3.n = 3;
+    if (cu_version_cmp(&row->cudnn, &v3) < 0) {
+        const struct cu_cat_cudnn_support *above = cu_catalog_cudnn_support_above(cat, v, major);
+        if (above && !lists(above, cc))
+            return 0;
+    }
+    return 1;
 }

@@ -57,4 +57,12 @@ const struct cu_cat_pip_lib *cu_catalog_pip_lib(const struct cu_catalog *cat, co
 bool cu_catalog_jax_built_with(const struct cu_catalog *cat, const struct cu_version *version,
                                struct cu_version *out);
 
+/**
+ * Does the support matrix list compute capability @cc for cuDNN @v built for CUDA @major?  A release
+ * without a row of its own is judged by the nearest older row, and when a newer row exists, that one
+ * must list it too (as the resolver does).  -1 when the matrix has no row for that major.
+ */
+int cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,
+                           const struct cu_version *cc);
+
 #endif

@@ -287,8 +287,14 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
             continue;
         }
         if (o->cudnn_major && (int)v.part[0] != o->cudnn_major) {
-            rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title,
-                 o->cudnn_major, V(&v, b1, sizeof(b1)));
+            /* A release the user did not pin is named as what it is: the newest that fits here. */
+            if (r->fw.v.n || r->fw.fw == CU_FW_NONE)
+                rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title, o->cudnn_major,
+                        V(&v, b1, sizeof(b1)));
+            else
+                rs_fail(r, ST_CUDNN_RULE, _("%s, the newest %s that runs on this machine's GPU and driver, needs cuDNN %d, not %s."),
+                        o->title, cu_framework_title(cu_framework_name(r->fw.fw)), o->cudnn_major,
+                        V(&v, b1, sizeof(b1)));
             continue;
         }
         if (o->cudnn_min.n && cu_version_cmp(&v, &o->cudnn_min) < 0) {

@@ -26,17 +26,23 @@ rs_format(char *out, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+static void CU_PRINTF(3, 0)
+note(struct rs *r, int stage, const char *fmt, va_list ap)
+{
+    char en[sizeof(r->why)];
+    cu_vformat_both(r->why, en, sizeof(r->why), fmt, ap);
+    r->stage = stage;
+}
+
 void
 rs_fail(struct rs *r, int stage, const char *fmt, ...)
 {
     if (stage <= r->stage)
         return; /* a candidate that got as far or further already explains */
-    char en[sizeof(r->why)];
     va_list ap;
     va_start(ap, fmt);
-    cu_vformat_both(r->why, en, sizeof(r->why), fmt, ap);
+    note(r, stage, fmt, ap);
     va_end(ap);
-    r->stage = stage;
 }
 
 /* Like rs_fail(), but a later candidate at the same stage explains better: options come newest
@@ -46,12 +52,10 @@ rs_fail_closer(struct rs *r, int stage, const char *fmt, ...)
 {
     if (stage < r->stage)
         return;
-    char en[sizeof(r->why)];
     va_list ap;
     va_start(ap, fmt);
-    cu_vformat_both(r->why, en, sizeof(r->why), fmt, ap);
+    note(r, stage, fmt, ap);
     va_end(ap);
-    r->stage = stage;
 }
 
 void
