@@ -156,6 +156,16 @@ t.ok(r.rc == 3 and "10.0" in (r.json() or {}).get("error", ""), "--cuda 11.0 wit
 r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--python", "3.8")
 t.ok(r.rc == 3 and "3.7" in (r.json() or {}).get("error", ""), "--python 3.8 with TF 1.14: refused", r)
 
+# list names the runfiles, their driver floor and whether the driver here runs them.
+for drv, want in (("580", True), ("390", False)):
+    root = box("maxwell", drv)
+    r = run(["list", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("cache")],
+            env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+    leg = {e["version"]: e for e in (r.json() or {}).get("legacy_cuda", [])}
+    t.ok(sorted(leg) == sorted(RUNFILES) and leg.get("10.0.130", {}).get("driver_min") == "410.48" and
+         leg.get("10.0.130", {}).get("runs_on_driver") is want,
+         "list, driver %s: the runfiles of cuda_runfiles.csv, 10.0.130 from driver 410.48 (runs here: %s)" % (drv, want), r)
+
 # Unchanged: without a version, TensorFlow is the newest that fits (not a legacy stack).
 r = plan("maxwell", "580")
 t.ok(r.rc == 0 and r.json()["cuda"]["version"] not in RUNFILES and
