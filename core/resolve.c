@@ -945,7 +945,9 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
                     r->why[0] = '\0';
                     memset(&r->min_need, 0, sizeof(r->min_need));
                 }
+                r->silent = opts[i].code_class == CODE_SILENT;
                 st = try_option(r, &opts[i], sweep, out);
+                r->silent = false;
                 if (st == CU_OK)
                     chosen = i;
                 if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
@@ -1008,6 +1010,32 @@ advice_command(const struct cu_wishes *w, const struct variant *v, const struct 
     if (v->keep_python && w->python && *w->python)
         cu_buf_printf(&b, " --python %s", w->python);
     return cu_steal_ptr(&b.data);
+}
+
+/* Nothing plans on this driver: the driver every GPU here needs, from the first CUDA that builds for it. */
+static void
+driver_advice(const struct rs *r, struct cu_error *err)
+{
+    char b1[32], b2[32], b3[32];
+    struct cu_version need = {{0}, 0}, first = {{0}, 0};
+    const struct cu_gpu_info *who = NULL;
+    if (!r->have_driver)
+        return;
+    for (size_t i = 0; i < r->f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &r->f->gpus[i];
+        struct cu_version f, d;
+        if (g->cc.n && cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &f) && cu_catalog_cuda_min_driver(r->cat, &f, &d) &&
+            (!need.n || cu_version_cmp(&d, &need) > 0)) {
+            need = d;
+            first = f;
+            who = g;
+        }
+    }
+    if (!who || cu_version_cmp(&r->driver, &need) >= 0)
+        return;
+    cu_error_advise(err, _("Nothing cudaup installs runs on driver %s here: GPU %d (%s) needs CUDA %s or newer, which needs NVIDIA driver %s or newer. Install it from the distribution's packages (cudaup doctor says which), then run cudaup again."),
+                    D(&r->driver, b1, sizeof(b1)), who->index, who->name, V(&first, b2, sizeof(b2)),
+                    D(&need, b3, sizeof(b3)));
 }
 
 /*
@@ -1079,6 +1107,7 @@ find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error 
         cu_plan_free(p);
         return;
     }
+    driver_advice(r, err);
 }
 
 enum cu_status
@@ -1150,9 +1179,11 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         st = check_wishes(&r, opts, n_opts);
     if (st == CU_OK) {
         for (size_t i = 0; i < n_opts; i++) {
+            r.silent = !opts[i].code && r.fw.fw != CU_FW_NONE;
             judge_code(&r, &opts[i]);
             rs_judge_libs(&r, &opts[i]);
         }
+        r.silent = false;
         explain_no_code(&r, opts, n_opts);
         st = try_options(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)

@@ -91,6 +91,9 @@ struct rs {
     char cudnn_note[300]; /* the picked cuDNN rests on neighbouring support matrices */
     char cudnn_skip[512]; /* why newer cuDNN releases were passed over */
     bool no_advice; /* resolving for advice: do not look for advice again */
+    /* Judging an option whose GPU code the data does not record: its failures explain less than
+     * those of a build the data vouches for, so they only fill an empty sentence. */
+    bool silent;
 };
 
 /* How far a candidate got before it failed. */

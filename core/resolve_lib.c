@@ -51,8 +51,9 @@ no_fit(struct rs *r, struct fwopt *o, char *why)
     free(o->code_why);
     o->code_why = why;
     o->code_class = CODE_NO_FIT;
-    /* The build got as far as it can: its code and runtime fit, a library it brings does not. */
-    rs_fail(r, ST_CUDNN_GPU, "%s", o->code_why);
+    /* Like a CUDA that cannot build for the GPU: a newer driver would not help, but a driver too
+     * old for a build that does fit explains better. */
+    rs_fail(r, ST_GPU, "%s", o->code_why);
 }
 
 /* PyTorch: the cuDNN its wheel pins (RELEASE.md, in the catalog per build). */

@@ -37,7 +37,7 @@ note(struct rs *r, int stage, const char *fmt, va_list ap)
 void
 rs_fail(struct rs *r, int stage, const char *fmt, ...)
 {
-    if (stage <= r->stage)
+    if (stage <= r->stage || (r->silent && r->stage))
         return; /* a candidate that got as far or further already explains */
     va_list ap;
     va_start(ap, fmt);
@@ -50,7 +50,7 @@ rs_fail(struct rs *r, int stage, const char *fmt, ...)
 void
 rs_fail_closer(struct rs *r, int stage, const char *fmt, ...)
 {
-    if (stage < r->stage)
+    if (stage < r->stage || (r->silent && r->stage))
         return;
     va_list ap;
     va_start(ap, fmt);

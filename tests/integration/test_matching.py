@@ -219,4 +219,53 @@ for gpus, driver, args in (([K80], "470.57.02", ["--framework", "pytorch"]), ([K
     if m:
         r2, d2 = plan(gpus, driver, *m.group(1).split())
         t.eq(r2.rc, 0, "%s %s: its advice '%s' plans" % (gpus[0][2], " ".join(args), m.group(1)), r2)
+# --- a grid: no plan gives a GPU a cuDNN its matrix does not list, directly or through pip, and
+# every refusal's advice plans.  The matrix rows are read here from shared/data's CSV, not from
+# cudaup's catalog.
+import csv  # noqa: E402
+MATRIX = {}
+with open(os.path.join(SRCDIR, "..", "shared", "data", "compat", "cudnn_support_matrix.csv")) as fh:
+    for row in csv.DictReader(fh):
+        ccs = [vkey(x) for x in row["compute_capabilities"].split() if re.match(r"^\d+\.\d+$", x)]
+        if ccs and "not captured" not in row["compute_capabilities"] and re.match(r"^\d+\.\d+\.\d+$", row["cudnn_version"]):
+            MATRIX.setdefault((vkey(row["cudnn_version"]), row["cuda_variant"][:2]), set()).update(ccs)
+
+
+def matrix_lists(version, major, cc):
+    """The nearest row at or below @version for CUDA @major lists @cc's architecture (its major, at or above the lowest listed)."""
+    rows = sorted((k for k in MATRIX if k[1] == major and k[0] <= vkey(version)[:3]), reverse=True)
+    if not rows:
+        return None
+    listed = MATRIX[rows[0]]
+    return any(l[0] == vkey(cc)[0] and l <= vkey(cc) for l in listed) or vkey(cc) > max(listed)
+
+
+K80G = ("102d", "3.7", "Tesla K80")
+GRID_GPUS = [K80G, GTX970, GTX1080, V100, RTX3090, RTX4090, H100, RTX5090]
+for gpu in GRID_GPUS:
+    for driver in ("470.57.02", "535.183.01", "570.133.07", "580.95.05"):
+        for fwname in ("tensorflow", "pytorch", "jax", "none"):
+            what = "%s, driver %s, %s" % (gpu[2], driver, fwname)
+            r, d = plan([gpu], driver, "--framework", fwname)
+            if r.rc == 3:
+                m = re.search(r"cudaup install (.*?) gives", d.get("advice") or "")
+                if not m and re.search(r"needs NVIDIA driver ([\d.]+) or newer", d.get("advice") or ""):
+                    # Nothing plans on this driver: the advice names the driver, which must be newer.
+                    need = re.search(r"needs NVIDIA driver ([\d.]+) or newer", d["advice"]).group(1)
+                    t.ok(vkey(need) > vkey(driver), "%s: refused, the advice names driver %s" % (what, need), d)
+                    continue
+                r2 = plan([gpu], driver, *m.group(1).split())[0] if m else None
+                t.ok(m and r2.rc == 0, "%s: refused, and its advice plans (%s)" % (what, m.group(1) if m else "none"), d)
+                continue
+            t.eq(r.rc, 0, "%s: plans or refuses with advice" % what, r)
+            if d.get("cudnn"):
+                ok = matrix_lists(d["cudnn"]["version"], d["cudnn"]["cuda_variant"][:2], gpu[1])
+                t.ok(ok is not False, "%s: the CUDA folder's cuDNN %s lists %s [cudnn_support_matrix.csv]" % (what, d["cudnn"]["version"], gpu[1]))
+            f = fw(d)
+            pins = [c.split("==")[1].rstrip(".*") for c in f.get("constraints", []) if c.startswith("nvidia-cudnn")]
+            if fwname == "jax" and f.get("bundled_runtime"):
+                major = "13" if "cuda13" in (f.get("cuda_build") or "") else "12"
+                version = pins[0] if pins else "99.0.0"  # no pin: pip takes the newest
+                t.ok(matrix_lists(version, major, gpu[1]) is not False,
+                     "%s: the cuDNN pip brings (%s) lists %s [cudnn_support_matrix.csv]" % (what, pins[0] if pins else "newest", gpu[1]), f)
 t.done()
