@@ -910,7 +910,10 @@ srv.clear()
 srv.fault(bl, rate=1 << 20)
 p = subprocess.Popen([BIN, "install", "--yes", "-q"] + bx.args(), env=base_env(bx.env()),
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-time.sleep(0.8)
+# Interrupted once the big archive is on its way (3 s at 1 MiB/s), however slowly a busy machine got there.
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline and p.poll() is None and not srv.gets(bl):
+    time.sleep(0.05)
 p.send_signal(signal.SIGINT)
 _, err = p.communicate(timeout=60)
 t.ok(p.returncode == 130 and not os.path.exists(bx.cuda) and leftovers(bx.prefix) == [],
