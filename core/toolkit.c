@@ -28,6 +28,7 @@
 #include "proc.h"
 #include "str.h"
 #include "clock.h"
+#include "cache.h"
 
 /* ---- lock and leftovers ---------------------------------------------------------- */
 
@@ -154,6 +155,7 @@ struct job {
     const struct cu_plan_download *d;
     struct tree *place_into; /* install: move the unpacked files into the new tree as soon as they are checked */
     char *final, *partial;
+    int lock; /* this run's hold on the archive in the cache (core/cache.h); -1: none */
     bool cached;
     struct cu_stream stream;
     bool stream_open;
@@ -389,6 +391,7 @@ worker(void *arg)
             cpu_take(p->cpus, i);
         j->wait_cpu = cu_mono_us() - begin;
         run_job(j);
+        cu_cache_release(&j->lock); /* checked and kept, or given up: another run may have it */
         if (p->cpus)
             cpu_give(p->cpus);
         int64_t end = cu_mono_us();
@@ -416,6 +419,7 @@ jobs_fini(struct job *jobs, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].stream_open)
             cu_stream_fini(&jobs[i].stream);
+        cu_cache_release(&jobs[i].lock);
         free(jobs[i].final);
         free(jobs[i].partial);
         free(jobs[i].staging);
@@ -448,6 +452,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         j->ctx = ctx;
         j->stop = &stop;
         j->installer = cu_product_name(dl[i]->product);
+        j->lock = -1;
         const char *ext = strstr(dl[i]->relative_path, ".tar.");
         j->final = cu_xasprintf("%s/%s%s", cache, dl[i]->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
         j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
@@ -456,6 +461,20 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         j->place_into = place_into;
     }
     qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
+
+    /* Another run sharing the cache may be fetching the same archives: wait for it (core/cache.h). */
+    const char **sha = cu_xcalloc(n + 1, sizeof(*sha)), **name = cu_xcalloc(n + 1, sizeof(*name));
+    int *lock = cu_xcalloc(n + 1, sizeof(*lock));
+    for (size_t i = 0; i < n; i++) {
+        sha[i] = jobs[i].d->sha256;
+        name[i] = jobs[i].d->component;
+    }
+    st = cu_cache_hold(cache, sha, name, n, ctx->cancel, lock, err);
+    for (size_t i = 0; i < n; i++)
+        jobs[i].lock = lock[i];
+    free(sha);
+    free(name);
+    free(lock);
 
     struct cu_fetch_item *items = cu_xcalloc(n + 1, sizeof(*items));
     size_t n_items = 0;
