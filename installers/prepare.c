@@ -249,7 +249,7 @@ brought_python(const struct cu_prepare_in *in, const struct cu_plan *p, const ch
         /* BASE/python/FILE; the '+' of the file name is written %2B, as upstream does. */
         struct cu_buf u;
         cu_buf_init(&u);
-        const char *base = in->cfg->mirror;
+        CU_AUTOFREE char *base = cu_url_public(in->cfg->mirror); /* the credentials go to curl alone */
         size_t bl = strlen(base);
         while (bl > 0 && base[bl - 1] == '/')
             bl--;
@@ -481,7 +481,8 @@ static void
 choose_index(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_plan *p)
 {
     struct cu_plan_framework *fw = p->framework;
-    const char *mirror = in->cfg->mirror;
+    /* Without user:password@: pip gets them from a netrc of its own (cu_pip_run). */
+    CU_AUTOFREE char *mirror = in->cfg->mirror ? cu_url_public(in->cfg->mirror) : NULL;
     if (mirror && *mirror && !in->unconstrained) {
         size_t bl = strlen(mirror);
         while (bl > 0 && mirror[bl - 1] == '/')
