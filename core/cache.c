@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "str.h"
 #include "i18n.h"
 #include "log.h"
 #include "mem.h"
@@ -28,46 +30,57 @@ by_sha(const void *a, const void *b)
     return strcmp(x->sha, y->sha);
 }
 
-/* Take one archive's lock, waiting while another run holds it. */
+/*
+ * Take one archive's lock, waiting while another run holds it.  The lock file is removed by whoever
+ * lets it go (cu_cache_release): a lock taken on a file that is no longer the one at its path
+ * (removed, or replaced, while this run waited) is dropped, and the path opened again.
+ */
 static enum cu_status
 hold_one(const char *dir, const char *sha, const char *name, const atomic_int *cancel, int *out,
          struct cu_error *err)
 {
     CU_AUTOFREE char *p = cu_xasprintf("%s/%s.lock", dir, sha);
-    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0 && errno == ELOOP)
-        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
-                            _("%s is a symbolic link; cudaup will not follow it (remove it and run again)"), p);
-    if (fd < 0)
-        return cu_error_set(err, CU_E_IO, errno, _("Cannot lock %s in the cache"), p);
     bool said = false;
-    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        if (e != EWOULDBLOCK && e != EINTR) {
-            close(fd);
-            return cu_error_set(err, CU_E_IO, e, _("Cannot lock %s in the cache"), p);
+    for (;;) {
+        int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0 && errno == ELOOP)
+            return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                                _("%s is a symbolic link; cudaup will not follow it (remove it and run again)"), p);
+        if (fd < 0)
+            return cu_error_set(err, CU_E_IO, errno, _("Cannot lock %s in the cache"), p);
+        while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            if (e != EWOULDBLOCK && e != EINTR) {
+                close(fd);
+                return cu_error_set(err, CU_E_IO, e, _("Cannot lock %s in the cache"), p);
+            }
+            if (cancel && atomic_load(cancel)) {
+                close(fd);
+                return cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+            }
+            if (!said) {
+                cu_log_info(_("%s: another cudaup is downloading it into the cache %s; waiting for it"), name, dir);
+                said = true;
+            }
+            struct timespec ts = {0, 100 * 1000000L};
+            nanosleep(&ts, NULL);
         }
-        if (cancel && atomic_load(cancel)) {
-            close(fd);
-            return cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+        struct stat held, now;
+        if (fstat(fd, &held) == 0 && lstat(p, &now) == 0 && held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+            if (said)
+                cu_log_info(_("%s: the other cudaup is done with it"), name);
+            *out = fd;
+            return CU_OK;
         }
-        if (!said) {
-            cu_log_info(_("%s: another cudaup is downloading it into the cache %s; waiting for it"), name, dir);
-            said = true;
-        }
-        struct timespec ts = {0, 100 * 1000000L};
-        nanosleep(&ts, NULL);
+        close(fd); /* the other run removed it as it let go: lock the one at the path now */
     }
-    if (said)
-        cu_log_info(_("%s: the other cudaup is done with it"), name);
-    *out = fd;
-    return CU_OK;
 }
 
 enum cu_status
-cu_cache_hold(const char *dir, const char *const *sha256, const char *const *names, size_t n,
+cu_cache_hold(const char *cache, const char *const *sha256, const char *const *names, size_t n,
               const atomic_int *cancel, int *fds, struct cu_error *err)
 {
+    CU_AUTOFREE char *dir = cu_path_join(cache, "archives");
     struct order *o = cu_xcalloc(n + 1, sizeof(*o));
     enum cu_status st = CU_OK;
     for (size_t i = 0; i < n; i++) {
@@ -85,9 +98,12 @@ cu_cache_hold(const char *dir, const char *const *sha256, const char *const *nam
 }
 
 void
-cu_cache_release(int *fd)
+cu_cache_release(const char *cache, const char *sha256, int *fd)
 {
     if (*fd >= 0) {
+        /* Removed while still held: a run waiting on this file finds it gone and opens a new one. */
+        CU_AUTOFREE char *p = cu_xasprintf("%s/archives/%s.lock", cache, sha256);
+        unlink(p);
         flock(*fd, LOCK_UN);
         close(*fd);
     }

@@ -391,7 +391,7 @@ worker(void *arg)
             cpu_take(p->cpus, i);
         j->wait_cpu = cu_mono_us() - begin;
         run_job(j);
-        cu_cache_release(&j->lock); /* checked and kept, or given up: another run may have it */
+        cu_cache_release(j->ctx->cache_dir, j->d->sha256, &j->lock); /* kept, or given up: another run may have it */
         if (p->cpus)
             cpu_give(p->cpus);
         int64_t end = cu_mono_us();
@@ -419,7 +419,7 @@ jobs_fini(struct job *jobs, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].stream_open)
             cu_stream_fini(&jobs[i].stream);
-        cu_cache_release(&jobs[i].lock);
+        cu_cache_release(jobs[i].ctx->cache_dir, jobs[i].d->sha256, &jobs[i].lock);
         free(jobs[i].final);
         free(jobs[i].partial);
         free(jobs[i].staging);
@@ -469,7 +469,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         sha[i] = jobs[i].d->sha256;
         name[i] = jobs[i].d->component;
     }
-    st = cu_cache_hold(cache, sha, name, n, ctx->cancel, lock, err);
+    st = cu_cache_hold(ctx->cache_dir, sha, name, n, ctx->cancel, lock, err);
     for (size_t i = 0; i < n; i++)
         jobs[i].lock = lock[i];
     free(sha);
@@ -484,6 +484,8 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         /* A file of unknown size is in the cache only after its hash matched (run_job renames it there). */
         j->cached = stat(j->final, &sb) == 0 && (j->d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == j->d->size);
         j->have = j->cached ? (uint64_t)sb.st_size : j->d->size;
+        if (j->cached) /* whole and only read: another run may use it meanwhile */
+            cu_cache_release(ctx->cache_dir, j->d->sha256, &j->lock);
         const char *path = j->cached ? j->final : j->partial;
         if (!j->cached) {
             int fd = open(j->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);

@@ -80,8 +80,8 @@ def together(k):
          "%d installs at once sharing one --cache-dir, different prefixes: each ends whole" % k,
          [(rc, err[-800:]) for rc, (_, err) in zip(rcs, outs)])
     arch = os.path.join(cache, "archives")
-    left = [n for n in os.listdir(arch) if n.endswith((".partial", ".meta", ".prefix"))] if os.path.isdir(arch) else []
-    t.eq(left, [], "and nothing half-written stays in the cache (%d at once)" % k)
+    left = [n for n in os.listdir(arch) if n.endswith((".partial", ".meta", ".prefix", ".lock"))] if os.path.isdir(arch) else []
+    t.eq(left, [], "and nothing half-written stays in the cache, nor a lock (%d at once)" % k)
     return outs
 
 
