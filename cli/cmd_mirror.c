@@ -14,6 +14,7 @@
 #include "core/mirror.h"
 #include "core/str.h"
 #include "core/toolkit.h"
+#include "core/treecheck.h"
 #include "installers/wheels.h"
 #include "progress.h"
 #include "report.h"
@@ -128,6 +129,9 @@ cu_cmd_mirror(struct cu_app *app)
         cu_error_set(&err, CU_E_USAGE, 0, _("%s exists and is not a folder."), dir);
         return cu_report_error(app, &err);
     }
+    /* Another user's link or folder in DIR would choose where the archives go (root fills it). */
+    if (cu_tree_trusted(dir, &err) != CU_OK)
+        return cu_report_error(app, &err);
     const char *pkg = app->cfg.package && *app->cfg.package ? app->cfg.package : NULL;
     if (pkg && (!cu_path_exists(pkg) || cu_is_dir(pkg) ||
                 !(cu_str_has_suffix(pkg, ".deb") || cu_str_has_suffix(pkg, ".tar.gz")))) {

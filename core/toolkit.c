@@ -1244,12 +1244,13 @@ out:
 static enum cu_status
 copy_into(const char *src, const char *dst, struct cu_error *err)
 {
+    cu_clean_stale_tmp(dst); /* what a kill during an earlier copy left */
     CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-%d", dst, (int)getpid());
     unlink(tmp);
     if (link(src, tmp) != 0) {
         /* another file system: copy */
         int in = open(src, O_RDONLY | O_CLOEXEC);
-        int out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        int out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (in < 0 || out < 0) {
             int e = errno;
             if (in >= 0)
