@@ -4,6 +4,7 @@
 #include "prepare.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@
 #include "core/resolve.h"
 #include "core/str.h"
 #include "installer.h"
+
+/* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
+#define PREFIX_ROOM 512
 
 static const char *
 base_name(const char *p)
@@ -104,6 +108,21 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--prefix: '%s' holds a ':', which cannot go into PATH or LD_LIBRARY_PATH; choose a folder without one."),
                             c->prefix);
+    /*
+     * The deepest paths cudaup makes lie under PREFIX: its staging folder, then each archive's own
+     * folders, which the manifests do not list.  A prefix without PREFIX_ROOM of PATH_MAX left could
+     * fail midway with ENAMETOOLONG: refused now.  The message shows the path's start only,
+     * so that the reason is never cut off.
+     */
+    if (c->prefix && strlen(c->prefix) + PREFIX_ROOM >= PATH_MAX)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--prefix: the path (%.60s...) is %zu characters long; what cudaup puts under it would pass the system's limit of %d characters for a path. Choose a shorter one."),
+                            c->prefix, strlen(c->prefix), (int)PATH_MAX);
+    for (const char *q = c->prefix; q && *q; q += strcspn(q, "/"), q += *q == '/')
+        if (strcspn(q, "/") > NAME_MAX)
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--prefix: a folder name in it (%.60s...) is longer than the system's limit of %d characters."),
+                                q, (int)NAME_MAX);
     /* A newline or another control character in a path would end up in env.sh and rc files. */
     const struct {
         const char *opt, *val;

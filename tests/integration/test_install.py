@@ -805,6 +805,14 @@ odd = bx.prefix + "\nx"
 r = run(["install", "--yes", "--json"] + bx.args()[:4] + ["--prefix", odd] + bx.args()[6:], env=bx.env())
 t.ok(r.rc == 2 and "control character" in r.err and not os.path.exists(odd) and not os.path.exists(bx.prefix),
      "a --prefix with a newline: exit 2, nothing made", r)
+# A prefix near PATH_MAX (4,033 characters): refused whole, before anything is made (no staging left).
+bx = fresh("prefix-deep")
+deep = os.path.join(bx.dir, "d")
+while len(deep) < 4033:
+    deep = os.path.join(deep, "d" * min(200, 4033 - len(deep) - 1))
+r = run(["install", "--yes"] + bx.args()[:4] + ["--prefix", deep] + bx.args()[6:], env=bx.env())
+t.ok(r.rc == 2 and "Choose a shorter one" in r.err and not os.path.exists(os.path.join(bx.dir, "d")),
+     "a --prefix of %d characters: exit 2, the whole reason, nothing made" % len(deep), r)
 bx = fresh("no-conda")
 r = run(["install", "--yes", "--json", "--root", ROOT, "--mirror", bx.mirror, "--prefix", bx.prefix, "--state-dir",
          bx.state, "--cache-dir", bx.cache, "--framework", "tensorflow", "--env-tool", "conda", "--env-scope", "none"],
