@@ -593,6 +593,9 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         pthread_mutex_destroy(&pool_cpus.mu);
         free(pool_cpus.waiting);
     }
+    bool py_failed = false; /* the nodes' Python, not NVIDIA's archive: other advice */
+    for (size_t k = 0; k < n_items; k++)
+        py_failed |= items[k].result.code != CU_OK && strcmp(items[k].name, "python") == 0;
     free(items);
 
     /* One sentence: the user's interrupt, else the first real failure. */
@@ -609,7 +612,10 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
             st = fst;
         }
     }
-    if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0])
+    if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0] && py_failed)
+        cu_error_advise(err, _("The mirror %s does not carry this Python: give --python-source system or --env-tool conda to use one of this machine's, or fill the mirror's python/ folder (`cudaup mirror DIR` stores it from an upstream that has it)."),
+                        ctx->net->base);
+    else if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0])
         cu_error_advise(err, _("Check that the mirror %s is up and holds this file (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
                         ctx->net->base);
     if (st != CU_OK) {
@@ -1304,8 +1310,13 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
         dl[n++] = &p->downloads[i];
     if (p->python && p->python->dl.url)
         dl[n++] = &p->python->dl; /* the nodes' Python: DIR/python/FILE */
-    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, err)) != CU_OK)
+    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, err)) != CU_OK) {
+        /* Filling a site mirror: the source is the upstream given with --mirror. */
+        if (st == CU_E_NETWORK && !ctx->net->official)
+            cu_error_advise(err, _("The upstream %s (--mirror) lacks this file: point --mirror at one that holds it, or leave --mirror out to fetch from NVIDIA%s."),
+                            ctx->net->base, p->python ? _(" (with --python-source system or --env-tool conda, the site mirror needs no Python)") : "");
         goto out;
+    }
     bool changed = false;
     for (size_t i = 0; i < n && st == CU_OK; i++) {
         const struct job *j = &jobs[i];

@@ -421,7 +421,8 @@ preflight(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *er
         (st = folder_usable(_("The state folder"), in->state_dir, err)) != CU_OK)
         return st;
     const char *tool = p->env.tool;
-    if (tool && (strcmp(tool, "conda") == 0 || strcmp(tool, "mamba") == 0 || strcmp(tool, "micromamba") == 0)) {
+    /* `mirror` plans for other machines: whether conda is here does not matter. */
+    if (!in->unconstrained && tool && (strcmp(tool, "conda") == 0 || strcmp(tool, "mamba") == 0 || strcmp(tool, "micromamba") == 0)) {
         CU_AUTOFREE char *exe = cu_which(tool, in->envp);
         if (!exe) {
             cu_error_set(err, CU_E_UNSUPPORTED, 0, _("--env-tool %s: %s is not on PATH here."), tool, tool);
@@ -724,9 +725,18 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         *plan = NULL;
         return st;
     }
-    /* A site mirror carries the Python the nodes may need, whatever this machine has. */
+    /*
+     * A site mirror carries the Python the nodes may need, whatever this machine has; not when
+     * they are told to use their own (--python-source system) or conda's (--env-tool), or make no
+     * environment.
+     */
     struct cu_plan *pl = *plan;
-    if (in->unconstrained && pl->framework && (!pl->python || strcmp(pl->python->kind, "cudaup") != 0)) {
+    const char *ps = c->python_source, *tool = c->env_tool;
+    bool nodes_bring = !(ps && strcmp(ps, "system") == 0) && !(tool && *tool && strcmp(tool, "venv") != 0);
+    if (in->unconstrained && pl->framework && !nodes_bring) {
+        cu_plan_python_free(pl->python);
+        pl->python = NULL;
+    } else if (in->unconstrained && pl->framework && (!pl->python || strcmp(pl->python->kind, "cudaup") != 0)) {
         struct cu_plan_python *py = brought_python(in, pl, pl->framework->python);
         if (py) {
             cu_plan_python_free(pl->python);

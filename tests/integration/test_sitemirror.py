@@ -83,6 +83,24 @@ t.eq(sha256(os.path.join(SITE, "python", PB["file"])), PB["sha256"], "the site m
 t.ok(glob.glob(os.path.join(SITE, "cuda", "redist", "redistrib_*.json")) and
      glob.glob(os.path.join(SITE, "cudnn", "redist", "redistrib_*.json")), "and NVIDIA's manifests")
 t.ok(any("/simple/tensorflow/" in p for p in upstream.gets("")), "pip read the upstream index given with --index-url")
+
+# An upstream without the Python (issue 25 item 9): nodes told to use their own Python or conda need none,
+# and the site mirror is filled without it; nodes that need it get advice that fits a mirror being filled.
+NOPY = os.path.join(work, "nopy")
+shutil.copytree(NVIDIA, NOPY, ignore=lambda d, names: ["python"] if d == NVIDIA else [])
+for extra in (["--python-source", "system"], ["--env-tool", "conda"]):
+    site3 = t.tmpdir("site-nopy")
+    r = run(["mirror", site3, "--json", "--root", ROOT, "--mirror", "file://" + NOPY, "--framework", "tensorflow==2.20.0",
+             "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir", t.tmpdir("mc3")] + extra,
+            env=dict(base, HOME=t.tmpdir("mh3")), timeout=600)
+    t.ok(r.rc == 0 and (r.json() or {}).get("wheels") == 2 and not os.path.exists(os.path.join(site3, "python")),
+         "mirror %s from an upstream without the Python: the wheels, no Python" % " ".join(extra), r)
+r = run(["mirror", t.tmpdir("site-nopy-auto"), "--json", "--root", ROOT, "--mirror", "file://" + NOPY,
+         "--framework", "tensorflow==2.20.0", "--python", MINOR, "--index-url", upstream.url + "/simple/",
+         "--cache-dir", t.tmpdir("mc4")], env=dict(base, HOME=t.tmpdir("mh4")), timeout=600)
+adv = (r.json() or {}).get("advice") or ""
+t.ok(r.rc == 1 and "--python-source system" in adv and "fills one" not in adv and "upstream" in adv,
+     "mirror for nodes that need the Python, from an upstream without it: exit 1, advice for the upstream", r)
 upstream.stop()
 
 NOPIP = t.tmpdir("nopip")
