@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "mirror_pkg.h"
 #include "core/exec.h"
 #include "core/fsutil.h"
 #include "core/i18n.h"
@@ -14,6 +15,7 @@
 #include "core/mirror.h"
 #include "core/str.h"
 #include "core/toolkit.h"
+#include "core/treecheck.h"
 #include "installers/wheels.h"
 #include "progress.h"
 #include "report.h"
@@ -73,34 +75,6 @@ write_manifest(struct cu_mirror *m, const char *dir, enum cu_product prod, const
     return write_index(redist, err);
 }
 
-/*
- * cudaup's own package in DIR/cudaup/: under its name, and a .deb also as cudaup_ARCH.deb, the
- * name the Ansible role fetches when a host has no cudaup yet.
- */
-static enum cu_status
-place_package(const char *pkg, const char *dir, bool *changed, struct cu_error *err)
-{
-    CU_AUTOFREE char *dest_dir = cu_path_join(dir, "cudaup");
-    const char *base = strrchr(pkg, '/') ? strrchr(pkg, '/') + 1 : pkg;
-    enum cu_status st = cu_mkdir_p(dest_dir, 0755, err);
-    char *text = NULL;
-    size_t len = 0;
-    if (st == CU_OK)
-        st = cu_read_file(pkg, 1u << 30, &text, &len, err);
-    CU_AUTOFREE char *named = cu_path_join(dest_dir, base);
-    if (st == CU_OK)
-        st = cu_write_file_atomic(named, text, len, 0644, err);
-    /* cudaup_0.1.0_amd64.deb -> cudaup_amd64.deb */
-    const char *arch = cu_str_has_suffix(base, ".deb") ? strrchr(base, '_') : NULL;
-    if (st == CU_OK && arch) {
-        CU_AUTOFREE char *stable = cu_xasprintf("%s/cudaup%s", dest_dir, arch);
-        st = cu_write_file_atomic(stable, text, len, 0644, err);
-    }
-    free(text);
-    *changed |= st == CU_OK;
-    return st;
-}
-
 int
 cu_cmd_mirror(struct cu_app *app)
 {
@@ -114,6 +88,7 @@ cu_cmd_mirror(struct cu_app *app)
     int rc = 0;
     char b1[32], b2[32];
     CU_AUTOFREE char *pip_python = NULL;
+    CU_AUTOCLOSE int pkg_fd = -1;
 
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
@@ -128,12 +103,12 @@ cu_cmd_mirror(struct cu_app *app)
         cu_error_set(&err, CU_E_USAGE, 0, _("%s exists and is not a folder."), dir);
         return cu_report_error(app, &err);
     }
-    const char *pkg = app->cfg.package && *app->cfg.package ? app->cfg.package : NULL;
-    if (pkg && (!cu_path_exists(pkg) || cu_is_dir(pkg) ||
-                !(cu_str_has_suffix(pkg, ".deb") || cu_str_has_suffix(pkg, ".tar.gz")))) {
-        cu_error_set(&err, CU_E_USAGE, 0, _("--package: %s is not a .deb or .tar.gz file made by scripts/package."), pkg);
+    /* Another user's link or folder in DIR would choose where the archives go (root fills it). */
+    if (cu_tree_trusted(dir, &err) != CU_OK)
         return cu_report_error(app, &err);
-    }
+    const char *pkg = app->cfg.package && *app->cfg.package ? app->cfg.package : NULL;
+    if (pkg && cu_mirror_pkg_open(pkg, app->envp, &pkg_fd, &err) != CU_OK)
+        return cu_report_error(app, &err);
     if (cu_app_prepare(app, true, &facts, &mirror, &plan, &err) != CU_OK) {
         rc = cu_report_error(app, &err);
         goto out;
@@ -168,7 +143,7 @@ cu_cmd_mirror(struct cu_app *app)
         changed |= st == CU_OK;
     }
     if (st == CU_OK && pkg)
-        st = place_package(pkg, dir, &changed, &err);
+        st = cu_mirror_pkg_place(pkg_fd, pkg, dir, &changed, &err);
     cu_progress_flush(prog);
     const char *py_file = plan->python && plan->python->dl.url ? plan->python->dl.relative_path : NULL;
     if (app->cfg.json) {

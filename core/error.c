@@ -44,6 +44,24 @@ cu_strerror(int errnum, char *buf, size_t len)
 #endif
 }
 
+/*
+ * "msg: cause", the cause whole: a message too long for both (a path near PATH_MAX) is cut, at a
+ * character's start, and marked with "...", so that what went wrong always shows.
+ */
+static void
+add_cause(char *msg, size_t cap, const char *cause)
+{
+    size_t n = strlen(msg), c = strlen(cause);
+    if (n && n + 2 + c >= cap) {
+        size_t keep = cap > c + 6 ? cap - c - 6 : 0;
+        while (keep > 0 && ((unsigned char)msg[keep] & 0xc0) == 0x80)
+            keep--;
+        memcpy(msg + keep, "...", 4);
+        n = keep + 3;
+    }
+    snprintf(msg + n, cap - n, "%s%s", n ? ": " : "", cause);
+}
+
 enum cu_status
 cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const char *fmt, ...)
 {
@@ -60,11 +78,8 @@ cu_error_set(struct cu_error *err, enum cu_status code, int sys_errno, const cha
     }
     if (sys_errno) {
         char buf[128];
-        size_t n = strlen(err->msg);
-        snprintf(err->msg + n, sizeof(err->msg) - n, "%s%s", n ? ": " : "",
-                 cu_strerror(sys_errno, buf, sizeof(buf)));
-        n = strlen(err->msg_en);
-        snprintf(err->msg_en + n, sizeof(err->msg_en) - n, "%s%s", n ? ": " : "", cu_strerror_en(sys_errno));
+        add_cause(err->msg, sizeof(err->msg), cu_strerror(sys_errno, buf, sizeof(buf)));
+        add_cause(err->msg_en, sizeof(err->msg_en), cu_strerror_en(sys_errno));
     }
     cu_i18n_note(err->msg, err->msg_en);
     return code;

@@ -582,22 +582,42 @@ next_chunk(struct xfer *h, CURLM *multi)
 }
 
 /*
+ * CUDAUP_TEST_PART_WAIT_MS (README "Settings"), a test seam: the first-byte wait that chunk_for
+ * counts for a tail's request (none for the head's) in place of the one measured, so that the
+ * suite's chunk sizes do not follow how busy the machine is.  False when unset.
+ */
+static bool
+part_wait_seam(const struct xfer *x, curl_off_t *wait)
+{
+    const char *s = getenv("CUDAUP_TEST_PART_WAIT_MS");
+    uint64_t ms;
+    if (!s || !*s || !cu_parse_u64(s, 600000, &ms))
+        return false;
+    *wait = x->tail ? (curl_off_t)(ms * 1000) : 0;
+    return true;
+}
+
+/*
  * Chunks worth their request.  Each chunk's request waits for its first byte (the round trip and
  * the server's answer) before its bytes flow: measured on @x, one of the archive's connections,
  * a chunk is at least 8 such waits at @x's rate, so that the waits cost an eighth of the time on
  * the wire or less (a far, fast server gets big chunks); never less than @floor (CUDAUP_SPLIT_MIN),
- * nor more than CHUNK_MAX.
+ * nor more than CHUNK_MAX.  *@waited (when not NULL): the wait counted, in microseconds.
  */
 static uint64_t
-chunk_for(const struct xfer *x, uint64_t floor)
+chunk_for(const struct xfer *x, uint64_t floor, int64_t *waited)
 {
-    curl_off_t first = 0;
+    curl_off_t first = 0, wait;
     if (!x->h || curl_easy_getinfo(x->h, CURLINFO_STARTTRANSFER_TIME_T, &first) != CURLE_OK || first <= 0)
         return floor;
+    if (!part_wait_seam(x, &wait))
+        wait = first;
+    if (waited)
+        *waited = (int64_t)wait;
     int64_t flowing = cu_mono_us() - x->begun_us - (int64_t)first;
-    if (flowing <= 0 || x->have <= x->start)
+    if (flowing <= 0 || x->have <= x->start || wait <= 0)
         return floor;
-    double c = (double)(x->have - x->start) / (double)flowing * (double)first * 8;
+    double c = (double)(x->have - x->start) / (double)flowing * (double)wait * 8;
     uint64_t chunk = c >= (double)CHUNK_MAX ? CHUNK_MAX : (uint64_t)c;
     return chunk > floor ? chunk : floor;
 }
@@ -616,7 +636,7 @@ split(struct xfer *h, unsigned k, uint64_t min_part, uint64_t chunk, CURLM *mult
         k--;
     if (k == 0)
         return;
-    chunk = chunk_for(h, chunk);
+    chunk = chunk_for(h, chunk, NULL);
     bool chunked = left / (k + 1) > chunk + chunk / 2;
     uint64_t part = chunked ? chunk : left / (k + 1);
     if (!chunked)
@@ -708,10 +728,9 @@ done(struct xfer *x, CURLM *multi, CURLcode rc)
     if (!x->checked)
         curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->code);
     struct xfer *hd = x->tail ? x->head : x;
-    uint64_t chunk = hd->chunk ? chunk_for(x, hd->chunk) : 0;
+    int64_t first = 0;
+    uint64_t chunk = hd->chunk ? chunk_for(x, hd->chunk, &first) : 0;
     if (chunk > hd->chunk) {
-        curl_off_t first = 0;
-        curl_easy_getinfo(x->h, CURLINFO_STARTTRANSFER_TIME_T, &first);
         cu_log_debug("%s: chunks of %llu bytes from here (a request waited %.0f ms for its first byte)", hd->it->name,
                      (unsigned long long)chunk, (double)first / 1000);
         hd->chunk = chunk;

@@ -33,6 +33,7 @@ struct cu_mirror {
     const struct cu_catalog *cat;
     struct cu_strv index[2];
     bool index_loaded[2], index_listed[2];
+    char *probed_newest[2]; /* no listing: the newest release found by asking for it (probe) */
     struct loaded *loaded;
     size_t n_loaded;
 };
@@ -94,6 +95,8 @@ cu_mirror_free(struct cu_mirror *m)
     free(m->loaded);
     cu_strv_fini(&m->index[0]);
     cu_strv_fini(&m->index[1]);
+    free(m->probed_newest[0]);
+    free(m->probed_newest[1]);
     free(m->cache);
     cu_net_fini(&m->net);
     free(m);
@@ -175,6 +178,34 @@ list_remote(struct cu_mirror *m, enum cu_product p, struct cu_strv *out)
     return ok && out->n > 0;
 }
 
+/*
+ * No listing (nginx without autoindex, object storage, a hand-copied subset): ask for the
+ * catalog's releases @v (newest first) one by one until the mirror holds one, and keep that one
+ * and the older ones, each asked for again when the plan wants it.  True when one was found.
+ */
+static bool
+probe(struct cu_mirror *m, enum cu_product p, struct cu_strv *v)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        const struct cu_manifest *man;
+        struct cu_error e;
+        enum cu_status st = cu_mirror_manifest(m, p, v->v[i], &man, &e);
+        if (st != CU_OK && st != CU_E_NOT_FOUND)
+            return false; /* a mirror that fails: said when the plan asks it */
+        if (st == CU_E_NOT_FOUND)
+            continue;
+        cu_log_info(_("%s has no listing of %s/redist/; the newest release it holds is %s"), m->net.base,
+                    cu_product_name(p), v->v[i]);
+        m->probed_newest[p] = cu_xstrdup(v->v[i]);
+        for (size_t k = 0; k < i; k++)
+            free(v->v[k]);
+        memmove(v->v, v->v + i, (v->n - i + 1) * sizeof(*v->v));
+        v->n -= i;
+        return true;
+    }
+    return false;
+}
+
 enum cu_status
 cu_mirror_index(struct cu_mirror *m, enum cu_product p, char *const **labels, size_t *n,
                 bool *from_listing, struct cu_error *err)
@@ -199,6 +230,10 @@ cu_mirror_index(struct cu_mirror *m, enum cu_product p, char *const **labels, si
                 }
             }
             listed = false;
+            if (v->n > 1)
+                qsort(v->v, v->n, sizeof(char *), cmp_version_desc);
+            if (!m->net.official)
+                probe(m, p, v);
         }
         if (v->n > 1)
             qsort(v->v, v->n, sizeof(char *), cmp_version_desc);
@@ -248,6 +283,11 @@ mirror_fault(struct cu_mirror *m, enum cu_product p, const char *label, enum cu_
 {
     if (m->net.official)
         return st;
+    if (st == CU_E_NOT_FOUND && m->probed_newest[p]) {
+        return cu_error_set(err, CU_E_NOT_FOUND, 0, _("The mirror %s has no %s %s (no %s/redist/redistrib_%s.json); the newest it holds is %s."),
+                            m->net.base, p == CU_PRODUCT_CUDA ? "CUDA" : "cuDNN", label, cu_product_name(p), label,
+                            m->probed_newest[p]);
+    }
     if (st == CU_E_NOT_FOUND && m->index_loaded[p] && !m->index_listed[p]) {
         cu_error_set(err, CU_E_USAGE, 0,
                      _("%s does not look like a mirror: it has no listing of %s/redist/ and no redistrib_%s.json there."),

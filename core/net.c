@@ -59,6 +59,41 @@ percent_decode(const char *in, char **out)
     return true;
 }
 
+/* Where the user:password@ of @url ends (its '@'), or NULL when it has none. */
+static const char *
+userinfo_end(const char *url)
+{
+    const char *sep = strstr(url, "://");
+    if (!sep)
+        return NULL;
+    const char *auth = sep + 3, *at = NULL;
+    for (const char *q = auth; *q && *q != '/' && *q != '?' && *q != '#'; q++)
+        if (*q == '@')
+            at = q;
+    return at;
+}
+
+char *
+cu_url_public(const char *url)
+{
+    const char *at = userinfo_end(url);
+    if (!at)
+        return cu_xstrdup(url);
+    const char *auth = strstr(url, "://") + 3;
+    return cu_xasprintf("%.*s%s", (int)(auth - url), url, at + 1);
+}
+
+char *
+cu_url_host(const char *url)
+{
+    const char *sep = strstr(url, "://");
+    if (!sep)
+        return cu_xstrdup("");
+    const char *at = userinfo_end(url), *h = at ? at + 1 : sep + 3;
+    size_t n = h[0] == '[' ? strcspn(h, "]/") + (strchr(h, ']') ? 1 : 0) : strcspn(h, ":/?#");
+    return cu_xstrndup(h, n);
+}
+
 enum cu_status
 cu_net_init(struct cu_net *net, const char *base, struct cu_error *err)
 {

@@ -44,6 +44,15 @@ struct cu_net {
 CU_NODISCARD enum cu_status cu_net_init(struct cu_net *net, const char *base, struct cu_error *err);
 void cu_net_fini(struct cu_net *net);
 
+/**
+ * @url without the user:password@ it may carry: the form of a URL that is shown, logged or written
+ * down (plan --json, records, messages).  Caller owns the result.
+ */
+char *cu_url_public(const char *url);
+
+/** The host of @url ("host" of "https://u:p@host:8443/x"; "" for file://).  Caller owns the result. */
+char *cu_url_host(const char *url);
+
 /** BASE/PRODUCT/redist/REL. Caller owns the result. */
 char *cu_net_url(const struct cu_net *net, const char *product, const char *rel);
 

@@ -29,6 +29,7 @@
 #include "proc.h"
 #include "str.h"
 #include "clock.h"
+#include "cache.h"
 
 /* ---- lock and leftovers ---------------------------------------------------------- */
 
@@ -155,6 +156,7 @@ struct job {
     const struct cu_plan_download *d;
     struct tree *place_into; /* install: move the unpacked files into the new tree as soon as they are checked */
     char *final, *partial;
+    int lock; /* this run's hold on the archive in the cache (core/cache.h); -1: none */
     bool cached;
     struct cu_stream stream;
     bool stream_open;
@@ -397,6 +399,7 @@ worker(void *arg)
             cpu_take(p->cpus, i);
         j->wait_cpu = cu_mono_us() - begin;
         run_job(j);
+        cu_cache_release(j->ctx->cache_dir, j->d->sha256, &j->lock); /* kept, or given up: another run may have it */
         if (p->cpus)
             cpu_give(p->cpus);
         int64_t end = cu_mono_us();
@@ -424,6 +427,7 @@ jobs_fini(struct job *jobs, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].stream_open)
             cu_stream_fini(&jobs[i].stream);
+        cu_cache_release(jobs[i].ctx->cache_dir, jobs[i].d->sha256, &jobs[i].lock);
         free(jobs[i].final);
         free(jobs[i].partial);
         free(jobs[i].staging);
@@ -456,6 +460,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         j->ctx = ctx;
         j->stop = &stop;
         j->installer = cu_product_name(dl[i]->product);
+        j->lock = -1;
         const char *ext = strstr(dl[i]->relative_path, ".tar.");
         j->final = cu_xasprintf("%s/%s%s", cache, dl[i]->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
         j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
@@ -465,6 +470,20 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     }
     qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
 
+    /* Another run sharing the cache may be fetching the same archives: wait for it (core/cache.h). */
+    const char **sha = cu_xcalloc(n + 1, sizeof(*sha)), **name = cu_xcalloc(n + 1, sizeof(*name));
+    int *lock = cu_xcalloc(n + 1, sizeof(*lock));
+    for (size_t i = 0; i < n; i++) {
+        sha[i] = jobs[i].d->sha256;
+        name[i] = jobs[i].d->component;
+    }
+    st = cu_cache_hold(ctx->cache_dir, sha, name, n, ctx->cancel, lock, err);
+    for (size_t i = 0; i < n; i++)
+        jobs[i].lock = lock[i];
+    free(sha);
+    free(name);
+    free(lock);
+
     struct cu_fetch_item *items = cu_xcalloc(n + 1, sizeof(*items));
     size_t n_items = 0;
     for (size_t i = 0; i < n && st == CU_OK; i++) {
@@ -473,6 +492,8 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         /* A file of unknown size is in the cache only after its hash matched (run_job renames it there). */
         j->cached = stat(j->final, &sb) == 0 && (j->d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == j->d->size);
         j->have = j->cached ? (uint64_t)sb.st_size : j->d->size;
+        if (j->cached) /* whole and only read: another run may use it meanwhile */
+            cu_cache_release(ctx->cache_dir, j->d->sha256, &j->lock);
         const char *path = j->cached ? j->final : j->partial;
         if (!j->cached) {
             int fd = open(j->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -580,6 +601,9 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         pthread_mutex_destroy(&pool_cpus.mu);
         free(pool_cpus.waiting);
     }
+    bool py_failed = false; /* the nodes' Python, not NVIDIA's archive: other advice */
+    for (size_t k = 0; k < n_items; k++)
+        py_failed |= items[k].result.code != CU_OK && strcmp(items[k].name, "python") == 0;
     free(items);
 
     /* One sentence: the user's interrupt, else the first real failure. */
@@ -596,7 +620,10 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
             st = fst;
         }
     }
-    if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0])
+    if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0] && py_failed)
+        cu_error_advise(err, _("The mirror %s does not carry this Python: give --python-source system or --env-tool conda to use one of this machine's, or fill the mirror's python/ folder (`cudaup mirror DIR` stores it from an upstream that has it)."),
+                        ctx->net->base);
+    else if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0])
         cu_error_advise(err, _("Check that the mirror %s is up and holds this file (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
                         ctx->net->base);
     if (st != CU_OK) {
@@ -1233,12 +1260,13 @@ out:
 static enum cu_status
 copy_into(const char *src, const char *dst, struct cu_error *err)
 {
+    cu_clean_stale_tmp(dst); /* what a kill during an earlier copy left */
     CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-%d", dst, (int)getpid());
     unlink(tmp);
     if (link(src, tmp) != 0) {
         /* another file system: copy */
         int in = open(src, O_RDONLY | O_CLOEXEC);
-        int out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        int out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (in < 0 || out < 0) {
             int e = errno;
             if (in >= 0)
@@ -1292,8 +1320,13 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
         dl[n++] = &p->downloads[i];
     if (p->python && p->python->dl.url)
         dl[n++] = &p->python->dl; /* the nodes' Python: DIR/python/FILE */
-    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, err)) != CU_OK)
+    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, err)) != CU_OK) {
+        /* Filling a site mirror: the source is the upstream given with --mirror. */
+        if (st == CU_E_NETWORK && !ctx->net->official)
+            cu_error_advise(err, _("The upstream %s (--mirror) lacks this file: point --mirror at one that holds it, or leave --mirror out to fetch from NVIDIA%s."),
+                            ctx->net->base, p->python ? _(" (with --python-source system or --env-tool conda, the site mirror needs no Python)") : "");
         goto out;
+    }
     bool changed = false;
     for (size_t i = 0; i < n && st == CU_OK; i++) {
         const struct job *j = &jobs[i];

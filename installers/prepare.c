@@ -4,6 +4,7 @@
 #include "prepare.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@
 #include "core/resolve.h"
 #include "core/str.h"
 #include "installer.h"
+
+/* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
+#define PREFIX_ROOM 512
 
 static const char *
 base_name(const char *p)
@@ -104,6 +108,21 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--prefix: '%s' holds a ':', which cannot go into PATH or LD_LIBRARY_PATH; choose a folder without one."),
                             c->prefix);
+    /*
+     * The deepest paths cudaup makes lie under PREFIX: its staging folder, then each archive's own
+     * folders, which the manifests do not list.  A prefix without PREFIX_ROOM of PATH_MAX left could
+     * fail midway with ENAMETOOLONG: refused now.  The message shows the path's start only,
+     * so that the reason is never cut off.
+     */
+    if (c->prefix && strlen(c->prefix) + PREFIX_ROOM >= PATH_MAX)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--prefix: the path (%.60s...) is %zu characters long; what cudaup puts under it would pass the system's limit of %d characters for a path. Choose a shorter one."),
+                            c->prefix, strlen(c->prefix), (int)PATH_MAX);
+    for (const char *q = c->prefix; q && *q; q += strcspn(q, "/"), q += *q == '/')
+        if (strcspn(q, "/") > NAME_MAX)
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--prefix: a folder name in it (%.60s...) is longer than the system's limit of %d characters."),
+                                q, (int)NAME_MAX);
     /* A newline or another control character in a path would end up in env.sh and rc files. */
     const struct {
         const char *opt, *val;
@@ -249,7 +268,7 @@ brought_python(const struct cu_prepare_in *in, const struct cu_plan *p, const ch
         /* BASE/python/FILE; the '+' of the file name is written %2B, as upstream does. */
         struct cu_buf u;
         cu_buf_init(&u);
-        const char *base = in->cfg->mirror;
+        CU_AUTOFREE char *base = cu_url_public(in->cfg->mirror); /* the credentials go to curl alone */
         size_t bl = strlen(base);
         while (bl > 0 && base[bl - 1] == '/')
             bl--;
@@ -402,7 +421,8 @@ preflight(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *er
         (st = folder_usable(_("The state folder"), in->state_dir, err)) != CU_OK)
         return st;
     const char *tool = p->env.tool;
-    if (tool && (strcmp(tool, "conda") == 0 || strcmp(tool, "mamba") == 0 || strcmp(tool, "micromamba") == 0)) {
+    /* `mirror` plans for other machines: whether conda is here does not matter. */
+    if (!in->unconstrained && tool && (strcmp(tool, "conda") == 0 || strcmp(tool, "mamba") == 0 || strcmp(tool, "micromamba") == 0)) {
         CU_AUTOFREE char *exe = cu_which(tool, in->envp);
         if (!exe) {
             cu_error_set(err, CU_E_UNSUPPORTED, 0, _("--env-tool %s: %s is not on PATH here."), tool, tool);
@@ -481,7 +501,8 @@ static void
 choose_index(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_plan *p)
 {
     struct cu_plan_framework *fw = p->framework;
-    const char *mirror = in->cfg->mirror;
+    /* Without user:password@: pip gets them from a netrc of its own (cu_pip_run). */
+    CU_AUTOFREE char *mirror = in->cfg->mirror ? cu_url_public(in->cfg->mirror) : NULL;
     if (mirror && *mirror && !in->unconstrained) {
         size_t bl = strlen(mirror);
         while (bl > 0 && mirror[bl - 1] == '/')
@@ -704,9 +725,18 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         *plan = NULL;
         return st;
     }
-    /* A site mirror carries the Python the nodes may need, whatever this machine has. */
+    /*
+     * A site mirror carries the Python the nodes may need, whatever this machine has; not when
+     * they are told to use their own (--python-source system) or conda's (--env-tool), or make no
+     * environment.
+     */
     struct cu_plan *pl = *plan;
-    if (in->unconstrained && pl->framework && (!pl->python || strcmp(pl->python->kind, "cudaup") != 0)) {
+    const char *ps = c->python_source, *tool = c->env_tool;
+    bool nodes_bring = !(ps && strcmp(ps, "system") == 0) && !(tool && *tool && strcmp(tool, "venv") != 0);
+    if (in->unconstrained && pl->framework && !nodes_bring) {
+        cu_plan_python_free(pl->python);
+        pl->python = NULL;
+    } else if (in->unconstrained && pl->framework && (!pl->python || strcmp(pl->python->kind, "cudaup") != 0)) {
         struct cu_plan_python *py = brought_python(in, pl, pl->framework->python);
         if (py) {
             cu_plan_python_free(pl->python);

@@ -17,6 +17,7 @@
 #include "core/proc.h"
 #include "core/str.h"
 #include "core/sysinfo.h"
+#include "pipauth.h"
 #include "pyenv.h"
 
 static void
@@ -59,7 +60,13 @@ cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const struct cu_strv *
     struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 4 * 3600 * 1000L, .cancel = ctx->cancel,
                              .on_output = cu_pip_output, .userdata = &log};
     cu_exec_result_init(res);
-    enum cu_status st = cu_exec((const char *const *)argv->v, &o, res, err);
+    struct cu_pip_auth auth; /* the mirror's password in a netrc of this call's, never in argv */
+    enum cu_status st = cu_pip_auth_begin(ctx, &auth, err);
+    if (auth.envp)
+        o.envp = (const char *const *)auth.envp;
+    if (st == CU_OK)
+        st = cu_exec((const char *const *)argv->v, &o, res, err);
+    cu_pip_auth_end(&auth);
     if (st == CU_OK && res->cancelled)
         st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
     cu_buf_fini(&log.line);

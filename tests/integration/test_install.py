@@ -667,6 +667,29 @@ else:
         t.ok(not os.path.exists(os.path.join(bx.prefix, "cuda")) and not os.path.exists(bx.rc),
              "and nothing points at it (no PREFIX/cuda link, no rc block)", os.listdir(bx.prefix))
 
+    # mirror DIR, filled as root: DIR a link of nobody's, or nobody's link at DIR/cuda, never followed.
+    for how in ("DIR", "DIR/cuda"):
+        bx = fresh("mirror-link-" + how.replace("/", "-"))
+        md2 = os.path.join(bx.dir, "m")
+        aim = t.tmpdir("mirror-aim")
+        if how == "DIR":
+            os.symlink(aim, md2)
+            os.lchown(md2, nobody.pw_uid, nobody.pw_gid)
+        else:
+            os.makedirs(md2)
+            os.symlink(aim, os.path.join(md2, "cuda"))
+            os.lchown(os.path.join(md2, "cuda"), nobody.pw_uid, nobody.pw_gid)
+        r = run(["mirror", md2, "--cuda", "12.6", "--framework", "none", "--root", ROOT, "--mirror", "file://" + big,
+                 "--cache-dir", bx.cache, "--state-dir", bx.state], env=bx.env())
+        t.ok(r.rc != 0 and "link owned by nobody" in r.err and os.listdir(aim) == [],
+             "mirror with %s a link owned by nobody: refused, naming the owner, nothing written where it points" % how, r)
+    bx = fresh("mirror-own-link")
+    aim = t.tmpdir("mirror-own-aim")
+    os.symlink(aim, os.path.join(bx.dir, "m"))
+    r = run(["mirror", os.path.join(bx.dir, "m"), "--cuda", "12.6", "--framework", "none", "--root", ROOT, "--mirror",
+             "file://" + big, "--cache-dir", bx.cache, "--state-dir", bx.state], env=bx.env())
+    t.ok(r.rc == 0 and os.path.isdir(os.path.join(aim, "cuda", "redist")), "mirror DIR as the user's own link: filled", r)
+
     bx = fresh("lock-link")
     os.makedirs(bx.prefix)
     target = os.path.join(t.tmpdir("lock-target"), "chosen")
@@ -782,6 +805,14 @@ odd = bx.prefix + "\nx"
 r = run(["install", "--yes", "--json"] + bx.args()[:4] + ["--prefix", odd] + bx.args()[6:], env=bx.env())
 t.ok(r.rc == 2 and "control character" in r.err and not os.path.exists(odd) and not os.path.exists(bx.prefix),
      "a --prefix with a newline: exit 2, nothing made", r)
+# A prefix near PATH_MAX (4,033 characters): refused whole, before anything is made (no staging left).
+bx = fresh("prefix-deep")
+deep = os.path.join(bx.dir, "d")
+while len(deep) < 4033:
+    deep = os.path.join(deep, "d" * min(200, 4033 - len(deep) - 1))
+r = run(["install", "--yes"] + bx.args()[:4] + ["--prefix", deep] + bx.args()[6:], env=bx.env())
+t.ok(r.rc == 2 and "Choose a shorter one" in r.err and not os.path.exists(os.path.join(bx.dir, "d")),
+     "a --prefix of %d characters: exit 2, the whole reason, nothing made" % len(deep), r)
 bx = fresh("no-conda")
 r = run(["install", "--yes", "--json", "--root", ROOT, "--mirror", bx.mirror, "--prefix", bx.prefix, "--state-dir",
          bx.state, "--cache-dir", bx.cache, "--framework", "tensorflow", "--env-tool", "conda", "--env-scope", "none"],
@@ -867,9 +898,19 @@ t.ok(r.rc == 1 and "refuses" in r.err, "a redirect to file:// is refused", r)
 md = os.path.join(t.tmpdir("site"), "site")
 mb = Box("mirrorcmd", srv.url)
 srv.clear()
+# What a kill during an earlier `mirror DIR` left beside an archive (an hour old), and a younger one.
+os.makedirs(os.path.dirname(os.path.join(md, bl[1:])))
+mstale = os.path.join(md, bl[1:] + ".cudaup-tmp-4242")
+mlive = os.path.join(md, bl[1:] + ".cudaup-tmp-4343")
+for pth in (mstale, mlive):
+    open(pth, "w").write("half\n")
+os.utime(mstale, (time.time() - 3600, time.time() - 3600))
 r = run(["mirror", md, "--json", "--cuda", "12.6", "--framework", "none", "--root", ROOT, "--mirror", srv.url,
          "--cache-dir", mb.cache, "--state-dir", mb.state], env=mb.env())
 t.ok(r.rc == 0 and r.json()["changed"], "mirror DIR: exit 0, changed", r)
+t.ok(not os.path.exists(mstale) and os.path.exists(mlive),
+     "mirror DIR removes the stale temp file a killed copy left, and spares a live one's", os.listdir(os.path.dirname(mstale)))
+os.unlink(mlive)
 for p in ("cuda/redist/redistrib_12.6.3.json", "cudnn/redist/redistrib_9.5.1.json", "cuda/redist/index.html", bl[1:]):
     t.ok(os.path.exists(os.path.join(md, p)), "mirror DIR has %s" % p)
 t.eq(open(os.path.join(md, "cuda/redist/redistrib_12.6.3.json"), "rb").read(),
@@ -910,7 +951,10 @@ srv.clear()
 srv.fault(bl, rate=1 << 20)
 p = subprocess.Popen([BIN, "install", "--yes", "-q"] + bx.args(), env=base_env(bx.env()),
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-time.sleep(0.8)
+# Interrupted once the big archive is on its way (3 s at 1 MiB/s), however slowly a busy machine got there.
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline and p.poll() is None and not srv.gets(bl):
+    time.sleep(0.05)
 p.send_signal(signal.SIGINT)
 _, err = p.communicate(timeout=60)
 t.ok(p.returncode == 130 and not os.path.exists(bx.cuda) and leftovers(bx.prefix) == [],

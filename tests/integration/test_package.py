@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tarfile
 
-from cutest import BUILDDIR, SRCDIR, Tap, run
+from cutest import BIN, BUILDDIR, SRCDIR, Tap, base_env, run
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import machines  # noqa: E402
@@ -69,4 +69,65 @@ t.ok(os.path.exists(stable) and open(stable, "rb").read() == open(deb, "rb").rea
 r = run(["mirror", t.tmpdir("site2"), "--root", root, "--mirror", "file://" + nv, "--framework", "none",
          "--package", os.path.join(out, "nothing.deb")], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
 t.ok(r.rc == 2 and "--package" in r.err, "mirror --package with a missing file: exit 2", r)
+
+# What --package takes (issue 25 item 5): a Debian package or the release tarball, checked by what it holds,
+# never another user's link, and copied as a stream.
+NVENV = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")}
+
+
+def mirror_pkg(pkg, tag):
+    d = t.tmpdir(tag)
+    return d, run(["mirror", d, "--root", root, "--mirror", "file://" + nv, "--framework", "none", "--package", pkg,
+                   "--cache-dir", t.tmpdir("c-" + tag)], env=NVENV)
+
+
+fake = os.path.join(t.tmpdir("fake"), "cudaup_%s.deb" % arch)
+open(fake, "w").write("not a deb\n")
+d, r = mirror_pkg(fake, "site-fake")
+t.ok(r.rc == 2 and "not a Debian package" in r.err and not os.path.exists(os.path.join(d, "cudaup")),
+     "a file named .deb that is not a Debian package: exit 2, nothing published", r)
+faketgz = os.path.join(t.tmpdir("faketgz"), "cudaup-0.1.0.tar.gz")
+with tarfile.open(faketgz, "w:gz") as tf:
+    tf.add(fake, arcname="notes.txt")
+d, r = mirror_pkg(faketgz, "site-faketgz")
+t.ok(r.rc == 2 and "release tarball" in r.err and not os.path.exists(os.path.join(d, "cudaup")),
+     "a .tar.gz without cudaup in it: exit 2, nothing published", r)
+d, r = mirror_pkg(tars[0], "site-tgz")
+t.ok(r.rc == 0 and open(os.path.join(d, "cudaup", os.path.basename(tars[0])), "rb").read() == open(tars[0], "rb").read(),
+     "the release tarball: published", r)
+if os.geteuid() == 0:
+    import pwd
+    nobody = pwd.getpwnam("nobody")
+    secret = os.path.join(t.tmpdir("secret"), "cudaup_0.1.0_%s.deb" % arch)
+    shutil.copy(deb, secret)
+    os.chmod(secret, 0o600)
+    lnk = os.path.join(t.tmpdir("lnk"), "cudaup_0.1.0_%s.deb" % arch)
+    os.symlink(secret, lnk)
+    os.lchown(lnk, nobody.pw_uid, nobody.pw_gid)
+    d, r = mirror_pkg(lnk, "site-link")
+    t.ok(r.rc == 2 and "owned by nobody" in r.err and not os.path.exists(os.path.join(d, "cudaup")),
+         "--package a link owned by nobody to root's file: refused, nothing published", r)
+else:
+    t.skip("--package as another user's link", "needs root to make a link owned by nobody")
+# A big package (160 MiB: the real one with an extra member dpkg ignores): the copy's memory stays small.
+big = os.path.join(t.tmpdir("big"), "cudaup_0.1.0_%s.deb" % arch)
+shutil.copy(deb, big)
+with open(big, "ab") as f:
+    size = 160 << 20
+    if f.tell() % 2:
+        f.write(b"\n")
+    f.write(b"_pad/".ljust(16) + b"0".ljust(12) + b"0".ljust(6) + b"0".ljust(6) + b"100644".ljust(8) +
+            str(size).encode().ljust(10) + b"`\n")
+    f.flush()
+    f.truncate(f.tell() + size)
+d = t.tmpdir("site-big")
+probe = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], capture_output=True); "
+         "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+p = subprocess.run([sys.executable, "-c", probe, BIN, "mirror", d, "--root", root, "--mirror", "file://" + nv,
+                    "--framework", "none", "--package", big, "--cache-dir", t.tmpdir("c-big")],
+                   env=base_env(NVENV), capture_output=True, text=True)
+rc, rss = (p.stdout.split() + ["?", "0"])[:2]
+placed = os.path.join(d, "cudaup", os.path.basename(big))
+t.ok(rc == "0" and os.path.getsize(placed) == os.path.getsize(big) and int(rss) < 100 << 10,
+     "a 160 MiB package is published with at most 100 MiB of memory (%s KiB at most)" % rss, p.stderr[-500:])
 t.done()

@@ -110,6 +110,31 @@ for bad in ("file://" + os.path.join(FIX, "cuda"), srv.url + "/compute/compute")
     t.ok(r.rc == 2 and "does not look like a mirror" in d.get("error", "") and "cuda/ and cudnn/" in d.get("advice", ""),
          "%s: not a mirror, exit 2, saying what a mirror's URL is" % bad.split("://")[0], d)
 
+# A site mirror without a listing (nginx without autoindex, object storage), holding a hand-copied subset:
+# the catalog's releases are asked for newest first, and the plan comes from what is there (issue 25 item 8).
+SUB = os.path.join(t.tmpdir("subset"), "m")
+shutil.copytree(FIX, SUB)
+for prod, keep in (("cuda", "13.0.2"), ("cudnn", "9.14.0")):
+    for n in os.listdir(os.path.join(SUB, prod, "redist")):
+        if n.startswith("redistrib_") and n != "redistrib_%s.json" % keep:
+            os.unlink(os.path.join(SUB, prod, "redist", n))
+bare = Server(SUB)
+for prod in ("cuda", "cudnn"):
+    bare.fault("/%s/redist/" % prod, status=[404] * 100)
+root13, env13 = machine(t, "two-gpus")
+r = plan(root13, env13, "--framework", "none", mirror=bare.url, cache=t.tmpdir("c"))
+d = r.json() or {}
+t.ok(r.rc == 0 and (d.get("cuda") or {}).get("version") == "13.0.2" and (d.get("cudnn") or {}).get("version") == "9.14.0",
+     "a mirror without a listing holding CUDA 13.0.2 and cuDNN 9.14.0: planned from what it holds", r)
+asked = [p for p in bare.gets("") if "redistrib_" in p]
+t.ok(asked and not [p for p in asked if p.startswith("/cuda/redist/redistrib_12.")],
+     "asked newest first, and none older than the one it holds (%d manifests asked for)" % len(asked), asked)
+r = plan(root13, env13, "--framework", "none", "--cudnn", "9.13.0", mirror=bare.url, cache=t.tmpdir("c"))
+d = r.json() or {}
+t.ok(r.rc != 0 and r.rc != 2 and "9.13.0" in d.get("error", "") + r.err and "9.14.0" in d.get("error", "") + r.err,
+     "a cuDNN the mirror lacks: named, with the one it holds", d)
+bare.stop()
+
 # A mirror that is down.
 down = Server(FIX)
 down_url = down.url

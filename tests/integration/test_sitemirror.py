@@ -3,12 +3,15 @@
 """A site mirror that carries the whole stack (issue 13): `cudaup mirror DIR` stores NVIDIA's archives, the
 Python cudaup brings, and the framework's wheels as a PEP 503 index; the upstream index is then stopped and
 nodes with no Python and no route outside install everything from the site mirror alone, over http and file://."""
+import base64
 import glob
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 
 from cutest import SRCDIR, Tap, run
 from httpserver import Server
@@ -80,6 +83,24 @@ t.eq(sha256(os.path.join(SITE, "python", PB["file"])), PB["sha256"], "the site m
 t.ok(glob.glob(os.path.join(SITE, "cuda", "redist", "redistrib_*.json")) and
      glob.glob(os.path.join(SITE, "cudnn", "redist", "redistrib_*.json")), "and NVIDIA's manifests")
 t.ok(any("/simple/tensorflow/" in p for p in upstream.gets("")), "pip read the upstream index given with --index-url")
+
+# An upstream without the Python (issue 25 item 9): nodes told to use their own Python or conda need none,
+# and the site mirror is filled without it; nodes that need it get advice that fits a mirror being filled.
+NOPY = os.path.join(work, "nopy")
+shutil.copytree(NVIDIA, NOPY, ignore=lambda d, names: ["python"] if d == NVIDIA else [])
+for extra in (["--python-source", "system"], ["--env-tool", "conda"]):
+    site3 = t.tmpdir("site-nopy")
+    r = run(["mirror", site3, "--json", "--root", ROOT, "--mirror", "file://" + NOPY, "--framework", "tensorflow==2.20.0",
+             "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir", t.tmpdir("mc3")] + extra,
+            env=dict(base, HOME=t.tmpdir("mh3")), timeout=600)
+    t.ok(r.rc == 0 and (r.json() or {}).get("wheels") == 2 and not os.path.exists(os.path.join(site3, "python")),
+         "mirror %s from an upstream without the Python: the wheels, no Python" % " ".join(extra), r)
+r = run(["mirror", t.tmpdir("site-nopy-auto"), "--json", "--root", ROOT, "--mirror", "file://" + NOPY,
+         "--framework", "tensorflow==2.20.0", "--python", MINOR, "--index-url", upstream.url + "/simple/",
+         "--cache-dir", t.tmpdir("mc4")], env=dict(base, HOME=t.tmpdir("mh4")), timeout=600)
+adv = (r.json() or {}).get("advice") or ""
+t.ok(r.rc == 1 and "--python-source system" in adv and "fills one" not in adv and "upstream" in adv,
+     "mirror for nodes that need the Python, from an upstream without it: exit 1, advice for the upstream", r)
 upstream.stop()
 
 NOPIP = t.tmpdir("nopip")
@@ -129,6 +150,74 @@ for label, url in (("http", site.url), ("file://", "file://" + SITE)):
          any("site mirror's index" in x for x in (p.json() or {}).get("reasons", [])),
          "node over %s: the plan says the framework comes from the mirror's index" % label, p)
 t.ok(any("/pypi/files/" in g for g in site.gets("")), "the http node fetched the wheels from the site mirror")
+
+# A mirror with a password (issue 25 items 2 and 3): it reaches the server in the request headers, and
+# nowhere else: not in any process's argv while the run goes on (pip's included), not in a file, JSON
+# document or log the run writes, not on stdout or stderr.
+PW = "Pw-9f3kq1Zt"
+cred_url = site.url.replace("http://", "http://alice:%s@" % PW)
+n = Node("node-creds", cred_url)
+TMP = os.path.join(n.dir, "tmp")
+os.makedirs(TMP)
+seen_argv = []
+watching = threading.Event()
+
+
+def watch_argv():
+    """Every process's command line, read as any local user can, while the install runs."""
+    while not watching.is_set():
+        for pid in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    cmd = f.read()
+            except OSError:
+                continue
+            if PW.encode() in cmd:
+                seen_argv.append(cmd.replace(b"\0", b" ").decode(errors="replace")[:300])
+        time.sleep(0.02)
+
+
+site.clear()
+w = threading.Thread(target=watch_argv)
+w.start()
+# CUDAUP_MIRROR: the password is on no command line to begin with, cudaup's own included.
+r = run(["install", "--yes", "--json", "--root", ROOT, "--prefix", n.prefix, "--state-dir", n.state,
+         "--cache-dir", n.cache, "--framework", "tensorflow==2.20.0", "--python", MINOR, "--env-scope", "none"],
+        env=dict(base, HOME=n.home, XDG_DATA_HOME=os.path.join(n.home, "d"), TMPDIR=TMP, CUDAUP_DEBUG="debug",
+                 CUDAUP_MIRROR=cred_url),
+        timeout=600)
+watching.set()
+w.join()
+t.ok(r.rc == 0 and os.path.exists(n.venv_python()), "a mirror with a password: CUDA, the Python and TensorFlow installed", r)
+p = run(["plan", "--json", "--root", ROOT, "--mirror", cred_url, "--framework", "tensorflow==2.20.0", "--python", MINOR,
+         "--prefix", t.tmpdir("creds-plan"), "--cache-dir", t.tmpdir("creds-plan-cache")],
+        env=dict(base, HOME=n.home, TMPDIR=TMP))
+t.ok(p.rc == 0 and (p.json() or {}).get("framework", {}).get("index_url") == site.url + "/pypi/simple/" and
+     (p.json() or {}).get("python_source", {}).get("url", "").startswith(site.url + "/python/"),
+     "plan --json names the mirror's index and Python without the password", p)
+with site.lock:
+    got = list(zip(site.requests, site.auths))
+basic = "Basic " + base64.b64encode(("alice:" + PW).encode()).decode()
+t.ok(any("/pypi/simple/" in q[1] and a == basic for q, a in got) and
+     any("/pypi/files/" in q[1] and a == basic for q, a in got) and
+     any("/python/" in q[1] and a == basic for q, a in got),
+     "the password reached the server in the Authorization header, pip's requests and the Python's included",
+     [(q[1], a) for q, a in got][:12])
+t.eq(seen_argv, [], "no process had the password on its command line while the run went on")
+found = []
+for top in (n.dir,):
+    for dp, dns, fns in os.walk(top):
+        for fn in fns:
+            fp = os.path.join(dp, fn)
+            if os.path.islink(fp) or not os.path.isfile(fp):
+                continue
+            with open(fp, "rb") as f:
+                if PW.encode() in f.read():
+                    found.append(os.path.relpath(fp, top))
+t.eq(found, [], "no file the run wrote holds the password (prefix, records, state, log, cache, environment, home)")
+t.ok(PW not in r.out + r.err and PW not in p.out + p.err, "nor its JSON, its progress lines or plan --json",
+     [x for x in (r.out + r.err + p.out + p.err).splitlines() if PW in x][:5])
+t.eq(os.listdir(TMP), [], "the netrc pip read is gone with its folder")
 site.stop()
 
 # A wheel on the site mirror whose bytes differ from its index's hash: pip refuses it.

@@ -25,7 +25,11 @@ import mkmirror  # noqa: E402
 
 t = Tap()
 ROOT, MENV = machine(t, "two-gpus")
-NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50", "CUDAUP_SPLIT_MIN": str(1 << 20)}
+# CUDAUP_TEST_PART_WAIT_MS (README "Settings"): the first-byte wait that sizes the chunks is given, not
+# measured, so that a busy machine (whose slow answers would make the chunks grow, as designed) cannot
+# change the sizes asserted here.  0: a near server, chunks stay CUDAUP_SPLIT_MIN.
+NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50", "CUDAUP_SPLIT_MIN": str(1 << 20),
+       "CUDAUP_TEST_PART_WAIT_MS": "0"}
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR, big={"libcublas": 6})
 BL = "/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz"
@@ -105,6 +109,9 @@ def ranges(path=BL, server=None):
         return [rg for (m, p, rg) in server.requests if m == "GET" and p == path and rg]
 
 
+# Each answer 0.3 s late, as on a busy machine: with the wait given as none (CUDAUP_TEST_PART_WAIT_MS=0
+# above), the chunks below stay 1 MiB however late the answers come (measured, they grew to 4 MiB).
+srv.fault(BL, latency=0.3)
 b = Box("split", srv.url)
 r = b.install({"CUDAUP_DEBUG": "info"})
 parts = [rg for rg in ranges() if "-" in rg and not rg.endswith("-")]
@@ -134,14 +141,17 @@ t.ok(r.rc == 0 and tree(b.cuda) == REF and len(ranges()) >= 3,
      "a slow first connection and fast parts: the reference tree, from %d ranges" % len(ranges()), r.err[-600:])
 
 # A far server (each ranged answer starts 0.3 s late), two connections, a 16 MiB archive: after the first
-# chunks, the chunks grow to 8 first-byte waits at a connection's rate (2 MiB/s x 0.3 s x 8, about 5 MiB),
-# so that the waits cost an eighth of the time on the wire or less.
+# chunks, the chunks grow to 8 first-byte waits at a connection's rate, so that the waits cost an eighth of
+# the time on the wire or less.  The wait counted for a part is given (0.6 s; the head's counts as none), so
+# that only the measured rate varies with the machine's load: 2 MiB/s x 0.6 s x 8 is about 10 MiB, and
+# the bound below (1.5 MiB) holds down to a rate of 0.32 MiB/s.
 FAR = os.path.join(t.tmpdir("mirror-far"), "m")
 mkmirror.build(FAR, big={"libcublas": 16})
 srv_far = Server(FAR, rate=2 << 20)
 srv_far.fault(BL, only_ranges=True, latency=0.3)
 b = Box("split-far", srv_far.url)
-r = run(["install", "--yes", "--json", "--jobs", "2"] + b.args(), env=b.env({"CUDAUP_DEBUG": "debug"}), timeout=300)
+r = run(["install", "--yes", "--json", "--jobs", "2"] + b.args(),
+        env=b.env({"CUDAUP_DEBUG": "debug", "CUDAUP_TEST_PART_WAIT_MS": "600"}), timeout=300)
 far = spans(ranges(server=srv_far))
 srv_far.stop()
 grew = [int(n) for n in re.findall(r"libcublas: chunks of (\d+) bytes from here", r.err)]

@@ -482,6 +482,10 @@ test_errors(void **state)
     cu_error_set(&err, CU_E_IO, 0, "reason at the end");
     cu_error_prefix(&err, "%s", longp);
     assert_non_null(strstr(err.msg, "reason at the end"));
+    /* A path that fills the message: the system's reason is still at its end (issue 25 item 7). */
+    cu_error_set(&err, CU_E_IO, ENAMETOOLONG, "Cannot write %s", longp);
+    assert_true(cu_str_has_suffix(err.msg, "...: File name too long"));
+    assert_true(cu_str_has_suffix(err.msg_en, "...: File name too long"));
     char buf[64];
     assert_non_null(strstr(cu_strerror(ENOSPC, buf, sizeof(buf)), "No space"));
 }

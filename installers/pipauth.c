@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "pipauth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/i18n.h"
+#include "core/mem.h"
+#include "core/net.h"
+#include "core/str.h"
+#include "core/sysinfo.h"
+
+extern char **environ;
+
+/* A netrc token: quoted (with backslash escapes) when it holds a blank, a quote, a backslash or '#'. */
+static void
+put_token(struct cu_buf *b, const char *s)
+{
+    if (*s && !strpbrk(s, " \t\r\n\"\\#")) {
+        cu_buf_puts(b, s);
+        return;
+    }
+    cu_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            cu_buf_putc(b, '\\');
+        cu_buf_putc(b, *s);
+    }
+    cu_buf_putc(b, '"');
+}
+
+enum cu_status
+cu_pip_auth_begin(const struct cu_run_ctx *ctx, struct cu_pip_auth *a, struct cu_error *err)
+{
+    *a = (struct cu_pip_auth){0};
+    if (!ctx->net || !ctx->net->userpwd || !ctx->net->base)
+        return CU_OK;
+    CU_AUTOFREE char *host = cu_url_host(ctx->net->base);
+    if (!*host)
+        return CU_OK; /* file:// */
+    const char *tmp = cu_env_get(ctx->envp, "TMPDIR");
+    a->dir = cu_xasprintf("%s/cudaup-pip-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+    if (!mkdtemp(a->dir)) { /* mode 0700 */
+        enum cu_status st = cu_error_set(err, CU_E_IO, errno, _("Cannot make a private folder %s for pip"), a->dir);
+        cu_clear_ptr(&a->dir, free);
+        return st;
+    }
+    a->file = cu_xasprintf("%s/netrc", a->dir);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    const char *colon = strchr(ctx->net->userpwd, ':');
+    CU_AUTOFREE char *user = colon ? cu_xstrndup(ctx->net->userpwd, (size_t)(colon - ctx->net->userpwd))
+                                   : cu_xstrdup(ctx->net->userpwd);
+    cu_buf_puts(&b, "machine ");
+    put_token(&b, host);
+    cu_buf_puts(&b, "\nlogin ");
+    put_token(&b, user);
+    cu_buf_puts(&b, "\npassword ");
+    put_token(&b, colon ? colon + 1 : "");
+    cu_buf_putc(&b, '\n');
+    int fd = open(a->file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    bool ok = fd >= 0 && write(fd, b.data, b.len) == (ssize_t)b.len;
+    int e = errno;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    explicit_bzero(b.data, b.len);
+    cu_buf_fini(&b);
+    if (!ok) {
+        enum cu_status st = cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), a->file);
+        cu_pip_auth_end(a);
+        return st;
+    }
+    const char *const *env = ctx->envp ? ctx->envp : (const char *const *)environ;
+    size_t n = 0;
+    while (env[n])
+        n++;
+    a->envp = cu_xcalloc(n + 2, sizeof(*a->envp));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(env[i], "NETRC=", 6) != 0)
+            a->envp[k++] = cu_xstrdup(env[i]);
+    a->envp[k] = cu_xasprintf("NETRC=%s", a->file);
+    return CU_OK;
+}
+
+void
+cu_pip_auth_end(struct cu_pip_auth *a)
+{
+    if (a->file)
+        unlink(a->file);
+    if (a->dir)
+        rmdir(a->dir);
+    for (char **e = a->envp; e && *e; e++)
+        free(*e);
+    free(a->envp);
+    free(a->file);
+    free(a->dir);
+    *a = (struct cu_pip_auth){0};
+}
