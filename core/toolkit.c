@@ -968,6 +968,9 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         if (rc && strcmp(rc->sha256, d->sha256) == 0 && !in_list(force, d->component) &&
             component_intact(old, p->cuda_path, d->component)) {
             kept[i] = true;
+            struct cu_event ke = {.type = CU_EV_PROGRESS, .installer = cu_product_name(d->product),
+                                  .item = d->component, .phase = "kept", .done = d->size, .total = d->size};
+            cu_emit(ctx->events, &ke); /* in place already: the front ends count it as done */
             continue;
         }
         need[n_need++] = d;

@@ -393,7 +393,7 @@ handle_msg(struct tui *t, struct tui_msg *m)
             snprintf(it->phase, sizeof(it->phase), "%s", m->phase ? m->phase : "");
             if (m->phase && strcmp(m->phase, "unpack") == 0) {
                 it->unpacked = m->done;
-            } else if (m->phase && strcmp(m->phase, "unpacked") == 0) {
+            } else if (m->phase && (strcmp(m->phase, "unpacked") == 0 || strcmp(m->phase, "kept") == 0)) {
                 it->finished = true;
                 if (!it->total)
                     it->total = m->total;
