@@ -27,6 +27,7 @@
 #include "nvtypes.h"
 #include "proc.h"
 #include "record.h"
+#include "verifyrec.h"
 #include "str.h"
 
 /* ---- the list of checks ------------------------------------------------------------ */
@@ -230,8 +231,9 @@ rt_open(const char *dir, unsigned major, struct rt *r, struct cu_check *out)
     memset(r, 0, sizeof(*r));
     r->path = cu_install_lib(dir, "libcudart.so", major);
     if (!r->path) {
+        char *gone = cu_verify_recorded_gone(dir, "libcudart.so");
         out->status = CU_CHECK_FAIL;
-        out->detail = cu_xstrdup(_("the install has no libcudart"));
+        out->detail = gone ? gone : cu_xstrdup(_("the install has no libcudart"));
         return false;
     }
     r->h = dlopen(r->path, RTLD_NOW | RTLD_LOCAL);
@@ -279,8 +281,9 @@ rt_device(struct rt *r, struct cu_check *out)
     int n = 0;
     cudaError_t e = r->device_count(&n);
     if (e == cudaErrorInsufficientDriver || e == CUDA_ERROR_STUB_LIBRARY) {
-        out->status = CU_CHECK_SKIP;
-        out->detail = cu_xstrdup(_("no NVIDIA driver is loaded"));
+        /* The parent runs this only when it found the driver loaded: name what stood between. */
+        out->status = CU_CHECK_FAIL;
+        out->detail = cu_verify_unreachable(r->path, "cudaGetDeviceCount", (int)e, r->err_str ? r->err_str(e) : NULL);
         return false;
     }
     if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) {
@@ -442,7 +445,10 @@ check_nvrtc(const char *dir, const struct cu_cuda_install *in, struct cu_check *
     int maj = 0, min = 0;
     if (!nvrtc_open(dir, in->version.part[0], &n, &why)) {
         /* A toolkit without the NVRTC component is a choice, not a fault. */
-        if (!n.path)
+        char *gone = n.path ? NULL : cu_verify_recorded_gone(dir, "libnvrtc.so");
+        if (gone)
+            fail(out, gone), free(why); /* recorded, so installed: damage, not a choice */
+        else if (!n.path)
             out->status = CU_CHECK_SKIP, out->detail = why;
         else
             fail(out, why);
@@ -469,6 +475,11 @@ check_cudnn(const char *dir, const struct cu_cuda_install *in, struct cu_check *
 {
     unsigned major = in->cudnn.n ? in->cudnn.part[0] : 9;
     CU_AUTOFREE char *path = cu_install_lib(dir, "libcudnn.so", major);
+    char *gone = path ? NULL : cu_verify_recorded_gone(dir, "libcudnn.so");
+    if (gone) {
+        fail(out, gone);
+        return;
+    }
     if (!path) {
         out->status = in->cudnn.n ? CU_CHECK_FAIL : CU_CHECK_SKIP;
         out->detail = cu_xstrdup(in->cudnn.n ? _("cudnn_version.h is there, but libcudnn is not")
@@ -492,7 +503,11 @@ check_cudnn(const char *dir, const struct cu_cuda_install *in, struct cu_check *
     unsigned a = (unsigned)(v >= 90000 ? v / 10000 : v / 1000);
     unsigned b = (unsigned)(v >= 90000 ? (v % 10000) / 100 : (v % 1000) / 100);
     unsigned c = (unsigned)(v >= 90000 ? v % 100 : v % 100);
-    if (in->cudnn.n && (a != in->cudnn.part[0] || b != in->cudnn.part[1] || c != in->cudnn.part[2]))
+    struct cu_version rec;
+    if (cu_verify_record_cudnn(dir, &rec) && (a != rec.part[0] || b != rec.part[1] || c != rec.part[2]))
+        fail(out, cu_xasprintf(_("libcudnn says %u.%u.%u, but the install is %u.%u.%u"), a, b, c, rec.part[0],
+                               rec.part[1], rec.part[2])); /* the record decides, as for nvcc, cudart and nvrtc */
+    else if (in->cudnn.n && (a != in->cudnn.part[0] || b != in->cudnn.part[1] || c != in->cudnn.part[2]))
         fail(out, cu_xasprintf(_("libcudnn says %u.%u.%u, but cudnn_version.h says %u.%u.%u"), a, b, c, in->cudnn.part[0],
                                in->cudnn.part[1], in->cudnn.part[2]));
     else
@@ -933,6 +948,11 @@ check_nvcc(const struct cu_verify_opts *o, const struct cu_cuda_install *in, str
 {
     CU_AUTOFREE char *nvcc = cu_path_join(o->dir, "bin/nvcc");
     struct stat nsb;
+    CU_AUTOFREE char *gone = NULL;
+    if (stat(nvcc, &nsb) != 0 && (gone = cu_verify_recorded_gone(o->dir, "nvcc"))) {
+        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, "%s", gone);
+        return;
+    }
     if (stat(nvcc, &nsb) != 0) {
         cu_checks_add(out, "nvcc", CU_CHECK_SKIP, _("this install has no nvcc (the compiler component is not installed)"));
         return;
