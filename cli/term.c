@@ -115,26 +115,23 @@ line_end(const char *s, size_t len, size_t avail, size_t *next)
 }
 
 void
-cu_print_wrapped(FILE *out, const char *prefix, const char *text, int width)
+cu_print_wrapped_at(FILE *out, size_t used, size_t indent, const char *text, int width)
 {
-    const char *indent = "  ";
-    fputs(prefix, out);
     if (width <= 0) {
         fputs(text, out);
         fputc('\n', out);
         return;
     }
-    size_t first = cu_text_cols(prefix);
-    bool at_start = true; /* the prefix's line */
+    bool at_start = true; /* the line the caller began */
     for (const char *l = text;;) {
         size_t len = strcspn(l, "\n");
         size_t pos = 0;
         do {
-            size_t lead = at_start ? first : strlen(indent);
+            size_t lead = at_start ? used : indent;
             size_t avail = (size_t)width > lead + 10 ? (size_t)width - lead - 1 : 10;
             size_t next, end = line_end(l + pos, len - pos, avail, &next);
             if (!at_start)
-                fputs(indent, out);
+                fprintf(out, "%*s", (int)indent, "");
             /* no spaces left at the end of a line */
             while (end > 0 && l[pos + end - 1] == ' ')
                 end--;
@@ -149,6 +146,14 @@ cu_print_wrapped(FILE *out, const char *prefix, const char *text, int width)
         if (!*l)
             break;
     }
+}
+
+void
+cu_print_wrapped(FILE *out, const char *prefix, const char *text, int width)
+{
+    size_t used = cu_text_cols(prefix);
+    fputs(prefix, out);
+    cu_print_wrapped_at(out, used, used && used <= 24 ? used : 2, text, width);
 }
 
 void

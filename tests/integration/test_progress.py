@@ -67,6 +67,11 @@ def on_pty(args, env, columns=None, winsize=None, timeout=300):
     return p.returncode, out.decode("utf-8", "replace")
 
 
+def unbreakable(line, width):
+    """A line may pass the width only when it holds a word too long for any line (a long path)."""
+    return max(len(w) for w in line.split()) > width // 2
+
+
 def segments(out):
     """What the terminal shows line by line: split at CR and LF, escape sequences removed."""
     out = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", out)
@@ -94,7 +99,7 @@ for width, how in ((60, "COLUMNS"), (80, "COLUMNS"), (120, "COLUMNS"), (80, "the
     segs = segments(out)
     prog = [s for s in segs if PROGRESS.match(s)]
     # A line may pass the width only when it is one word (a long path) that cannot be broken.
-    wide = [s for s in segs if cols(s) >= width and len(s.split()) > 1]
+    wide = [s for s in segs if cols(s) >= width and not unbreakable(s, width)]
     t.ok(rc == 0 and len(prog) >= 3 and not wide,
          "%d columns (%s): %d progress redraws, no line reaches the last column" % (width, how, len(prog)),
          "rc=%s\n%s" % (rc, "\n".join(wide[:5]) or out[-2000:]))
@@ -135,6 +140,18 @@ t.ok(piped.rc == rc and len(words_piped) > 60 and words_tty == words_piped and l
      all(cols(ln) < 40 for ln in lines if len(ln.split()) > 1),
      "a sentence longer than 40 columns is wrapped between words: the same words, in lines that fit",
      "piped: %r\ntty: %r" % (piped.err, out))
+
+# verify's table: each detail wraps under its column, and the whole report fits 60 columns.
+b = box("verify")
+r = run(["install", "--yes"] + b, env=dict(MENV, **NOW))
+vargs = ["verify", "--root", ROOT, "--prefix", b[b.index("--prefix") + 1], "--state-dir", b[b.index("--state-dir") + 1]]
+piped = run(vargs, env=dict(MENV, **NOW))
+rc, out = on_pty(vargs, dict(MENV, **NOW), columns=60)
+lines = segments(out)
+wide = [ln for ln in lines if cols(ln) >= 60 and not unbreakable(ln, 60)]
+t.ok(r.rc == 0 and rc == piped.rc and " ".join(out.split()) == " ".join(piped.out.split()) and not wide and
+     len(lines) > len(piped.out.splitlines()),
+     "verify as text at 60 columns: the same words as piped, wrapped to fit", "\n".join(wide) or out[-2000:])
 
 srv.stop()
 t.done()
