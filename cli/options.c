@@ -79,6 +79,8 @@ static const struct opt options[] = {
      N_("archives downloaded and unpacked at once (default 4)")},
     {"json", 0, OPT_BOOL, F(json), 0, ALL_CMDS, NULL,
      N_("print the result as one JSON document; progress goes to stderr")},
+    {"keep-env", 0, OPT_BOOL, F(keep_env), 0, C(CU_CMD_UNINSTALL), NULL,
+     N_("keep the Python environment cudaup made for that CUDA (it is removed otherwise)")},
     {"keys-script", 0, OPT_STRING, F(keys_script), 0, C(CU_CMD_NONE), "FILE",
      N_("wizard: read keystrokes from FILE (for tests)")},
     {"log", 0, OPT_STRING, F(log_file), OPT_ENV | OPT_FILE, ALL_CMDS, "FILE",

@@ -91,9 +91,27 @@ r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
 st = steps(r)
 t.ok(r.rc == 0 and r.json()["changed"] is False and not st["pyenv"]["changed"] and not st["framework"]["changed"],
      "a second install changes nothing", r)
-r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
-body = open(os.path.join(venv, "bin", "activate")).read()
-t.ok(r.rc == 0 and ">>> cudaup >>>" not in body, "uninstall takes the block out of the venv's activate", r)
+# list shows the environment and the CUDA it was made for (issue 26, item 7).
+r = run(["list", "--json", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", b.prefix, "--state-dir", b.state],
+        env=b.env())
+envs = (r.json() or {}).get("environments", [])
+t.ok(r.rc == 0 and len(envs) == 1 and envs[0]["path"] == venv and envs[0]["cuda"] == os.path.join(b.prefix, "cuda-12.6")
+     and envs[0]["made"] is True and envs[0]["framework"] == "tensorflow", "list --json: the venv, its framework and its CUDA", envs)
+r = run(["list", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
+t.ok(r.rc == 0 and "Python environments" in r.out and venv in r.out and "cuda-12.6" in r.out.split("Python environments")[1],
+     "list as text: the venv and its CUDA", r.out[-600:])
+r = run(["uninstall", "12.6", "--yes", "--keep-env", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
+body = open(os.path.join(venv, "bin", "activate")).read() if os.path.exists(os.path.join(venv, "bin", "activate")) else ""
+t.ok(r.rc == 0 and ">>> cudaup >>>" not in body and os.path.exists(os.path.join(venv, "pyvenv.cfg")) and
+     "stays" in r.out, "uninstall --keep-env: the venv stays, without the block in its activate, and says so", r)
+# Installed again, the venv is reused, and still known as cudaup's: a plain uninstall removes it.
+r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
+t.eq(r.rc, 0, "install again over the kept venv", r)
+r = run(["uninstall", "12.6", "--yes", "--json", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
+st = [s for s in (r.json() or {}).get("steps", []) if s["installer"] == "pyenv"]
+t.ok(r.rc == 0 and not os.path.exists(venv) and not os.path.exists(os.path.join(b.state, "pyenv.json")) and
+     any(s["action"] == "remove" and s["changed"] and s["detail"] == venv for s in st),
+     "uninstall: the venv made for that CUDA and STATE/pyenv.json are removed, and a step says so", r)
 
 # ---- verify's framework check against stand-ins built for other GPUs, on other machines ----
 import glob  # noqa: E402
@@ -263,6 +281,8 @@ t.ok(r.json() and r.json()["python_envs"] and r.json()["python_envs"]["tool"] ==
 r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env(cenv))
 t.ok(r.rc == 0 and not os.path.exists(os.path.join(env_path, "etc", "conda", "activate.d", "cudaup.sh")),
      "uninstall removes the activation scripts", r)
+t.ok(not os.path.exists(env_path) and not os.path.exists(os.path.join(b.state, "pyenv.json")) and "removed too" in r.out,
+     "uninstall removes the conda environment it made, through conda, and says so", r)
 
 # An existing conda environment of that name with another Python; conda failing to create one;
 # micromamba, which cudaup calls with its own arguments.
