@@ -159,6 +159,8 @@ run_job(struct tui_job *j)
         .catalog = o->catalog,
         .retries = (unsigned)j->cfg.retries,
         .profile_d = o->profile_d,
+        .keep_env = j->cfg.keep_env,
+        .envp = o->envp,
     };
     prepare_in(j, &in);
     run_ctx_init(j);

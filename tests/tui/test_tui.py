@@ -7,6 +7,7 @@ Covers the flow from Welcome to Done with a real install, the rerun menu
 (verify, repair, uninstall), cancel, quit, help, flags that prefill answers,
 versions that do not fit and why, resizing, 80x24 and the zh_CN catalog.
 """
+import json
 import os
 import re
 import shutil
@@ -231,9 +232,21 @@ t.ok("[x] cuda_cudart" in d["kept"] and "cuda_cudart stays:" in flat(d["kept"]) 
      "unticking cuda_cudart, which nvcc needs: it stays, and the screen says why", d["kept"])
 t.eq(r.rc, 0, "add components, then quit at review: exit 0", r)
 
-r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "y", "DUMP done", "enter"])
+# A Python environment cudaup made for this CUDA (as its install records it): the dialog offers to keep it.
+venv = os.path.join(b.dir, "envs", "tf")
+os.makedirs(os.path.join(venv, "bin"))
+open(os.path.join(venv, "pyvenv.cfg"), "w").write("home = /usr/bin\n")
+with open(os.path.join(b.state, "pyenv.json"), "w") as f:
+    json.dump({"tool": "venv", "name": "tf", "path": venv, "python": os.path.join(venv, "bin", "python"),
+               "framework": "tensorflow", "cuda": b.cuda, "made": True}, f)
+r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "space", "DUMP ticked", "y", "DUMP done",
+                 "enter"])
 t.eq(r.rc, 0, "menu: uninstall after y: exit 0", r)
 t.ok("Remove CUDA 12.6 from" in d["ask"] and "y: yes" in d["ask"], "uninstall asks first", d["ask"])
+t.ok("[ ] Keep the Python environment" in d["ask"] and "environment made for it?" in d["ask"] and
+     "[x] Keep the Python environment" in d["ticked"],
+     "the uninstall dialog names the environment made for it, with a tick box to keep it", d["ask"] + d["ticked"])
+t.ok(os.path.exists(os.path.join(venv, "pyvenv.cfg")), "ticked: the environment stays")
 t.ok("CUDA 12.6 was removed" in d["done"], "done: says it was removed", d["done"])
 t.ok(not os.path.exists(b.cuda) and not os.path.lexists(os.path.join(b.prefix, "cuda")), "the install and its link are gone")
 t.eq(open(b.rc).read(), "# the user's own\nalias ll='ls -l'\n", "the rc file is byte for byte what the user had")
