@@ -251,6 +251,15 @@ t.ok("CUDA 12.6 was removed" in d["done"], "done: says it was removed", d["done"
 t.ok(not os.path.exists(b.cuda) and not os.path.lexists(os.path.join(b.prefix, "cuda")), "the install and its link are gone")
 t.eq(open(b.rc).read(), "# the user's own\nalias ll='ls -l'\n", "the rc file is byte for byte what the user had")
 
+# A folder nothing can be created in is refused on Location, with the reason, not on Review as "0 B free" (item 10).
+pq = Box("proc")
+r, d = pq.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "DUMP location", "enter",
+                  "DUMP after", "up", "up", "enter", "ctrl-u", "type /proc/other", "enter", "DUMP edited", "q", "y"],
+                 "--prefix", "/proc/nope")
+t.ok("cannot create /proc/nope: No such file or directory" in flat(d["after"]) and "Location" in rows(d["after"])[0],
+     "--prefix /proc/nope: Enter on Location stays there and says it cannot be created, and why", d["after"])
+t.ok("cannot create /proc/other" in flat(d["edited"]), "typed /proc/other: refused when the edit ends", d["edited"])
+
 # Quit: n stays, y leaves, and nothing was installed.
 q = Box("quit")
 r, d = q.wizard(["enter", "q", "DUMP ask", "n", "DUMP stay", "q", "y"])
