@@ -227,6 +227,13 @@ r, d = b.wizard(["enter", "down", "down", "enter", "DUMP comps", "end", "up", "s
 t.ok("Components of CUDA 12.6" in d["comps"], "add components: the installed release's list", d["comps"])
 t.ok("[x] cuda_cudart" in d["comps"] and "ensorFlow" not in d["comps"],
      "add components on an install without a framework: the list, no framework sentence", d["comps"])
+t.ok("installed already" in flat(d["review"]) and re.search(r"cuda_cudart\s+installed", d["review"]) and
+     "Downloads: 6 archives" not in d["review"], "add components, one more ticked: the installed archives are marked "
+     "installed, and only the new one is counted as a download", d["review"])
+r, d = b.wizard(["enter", "down", "down", "enter", "enter", "enter", "DUMP review0", "esc", "esc", "esc", "q", "y"])
+t.ok("Nothing to add" in d["review0"] and "Downloads:" not in d["review0"] and "Disk: about" not in d["review0"],
+     "add components with nothing ticked beyond the installed: 'nothing to add', no download promised, one disk figure",
+     d["review0"])
 r, d = b.wizard(["enter", "down", "down", "enter", "home", "space", "DUMP kept", "esc", "esc", "q", "y"])
 t.ok("[x] cuda_cudart" in d["kept"] and "cuda_cudart stays:" in flat(d["kept"]) and "cuda_nvcc" in flat(d["kept"]),
      "unticking cuda_cudart, which nvcc needs: it stays, and the screen says why", d["kept"])
