@@ -246,7 +246,7 @@ open(os.path.join(venv, "pyvenv.cfg"), "w").write("home = /usr/bin\n")
 with open(os.path.join(b.state, "pyenv.json"), "w") as f:
     json.dump({"tool": "venv", "name": "tf", "path": venv, "python": os.path.join(venv, "bin", "python"),
                "framework": "tensorflow", "cuda": b.cuda, "made": True}, f)
-r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "space", "DUMP ticked", "y", "DUMP done",
+r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "space", "DUMP ticked", "y", "now DUMP uprog", "DUMP done",
                  "enter"])
 t.eq(r.rc, 0, "menu: uninstall after y: exit 0", r)
 t.ok("Remove CUDA 12.6 from" in d["ask"] and "y: yes" in d["ask"], "uninstall asks first", d["ask"])
@@ -255,6 +255,8 @@ t.ok("[ ] Keep the Python environment" in d["ask"] and "environment made for it?
      "the uninstall dialog names the environment made for it, with a tick box to keep it", d["ask"] + d["ticked"])
 t.ok(os.path.exists(os.path.join(venv, "pyvenv.cfg")), "ticked: the environment stays")
 t.ok("CUDA 12.6 was removed" in d["done"], "done: says it was removed", d["done"])
+t.ok("Removing CUDA 12.6" in d["uprog"] and "0 B of 0 B" not in d["uprog"] and "0 of 0 unpacked" not in d["uprog"],
+     "uninstall's progress has no byte counts of nothing", d["uprog"])
 t.ok(not os.path.exists(b.cuda) and not os.path.lexists(os.path.join(b.prefix, "cuda")), "the install and its link are gone")
 t.eq(open(b.rc).read(), "# the user's own\nalias ll='ls -l'\n", "the rc file is byte for byte what the user had")
 
