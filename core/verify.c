@@ -548,7 +548,9 @@ check_device(const char *dir, const struct cu_cuda_install *in, struct cu_check 
         free(r.path);
         return;
     }
-    pass(out, cu_xasprintf(_("%d GPU(s); GPU 0: %s, compute capability %d.%d, %d multiprocessors, %zu MiB"), n, name, maj,
+    pass(out, cu_xasprintf(ngettext_("%d GPU; GPU 0: %s, compute capability %d.%d, %d multiprocessors, %zu MiB",
+                                     "%d GPUs; GPU 0: %s, compute capability %d.%d, %d multiprocessors, %zu MiB", (unsigned long)n),
+                           n, name, maj,
                            min, sms, tot >> 20));
     free(r.path);
 }
@@ -1183,7 +1185,7 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
         return;
     }
     if (seen == 0 && ngpu > 0) {
-        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("the driver sees %zu GPU(s) and %s %s none%s"), ngpu, name, ver,
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, ngettext_("the driver sees %zu GPU and %s %s none%s", "the driver sees %zu GPUs and %s %s none%s", ngpu), ngpu, name, ver,
                       cu_json_str(j, "backend_error") ? cu_json_str(j, "backend_error") : "");
         return;
     }
@@ -1215,7 +1217,8 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
         }
     }
     cu_checks_add(out, "framework", CU_CHECK_PASS,
-                  _("%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPU(s) agree with the CPU"), name, ver,
+                  ngettext_("%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPU agree with the CPU",
+                            "%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPUs agree with the CPU", seen), name, ver,
                   built, dnn_l || dnn_b ? _(", cuDNN ") : "", dnn_l ? dnn_l : dnn_b ? dnn_b : "", seen);
 }
 

@@ -82,10 +82,10 @@ else:
     t.skip("activate/deactivate under zsh", "zsh is not installed (scripts/bootstrap installs it)")
 rv, c = b.verify()
 t.ok(c.get("framework", {}).get("status") == "pass" and "TensorFlow 2.20.0" in c["framework"]["detail"]
-     and "CUDA 12.5" in c["framework"]["detail"] and "on 2 GPU(s) agree with the CPU" in c["framework"]["detail"],
+     and "CUDA 12.5" in c["framework"]["detail"] and "on 2 GPUs agree with the CPU" in c["framework"]["detail"],
      "verify: a matrix multiply and a convolution on both GPUs, inside the env, agree with the CPU", c.get("framework"))
 rv, c = b.verify(env={"FAKE_FW_GPUS": "0"})
-t.ok(rv.rc == 4 and c["framework"]["status"] == "fail" and "the driver sees 2 GPU(s) and TensorFlow 2.20.0 none"
+t.ok(rv.rc == 4 and c["framework"]["status"] == "fail" and "the driver sees 2 GPUs and TensorFlow 2.20.0 none"
      in c["framework"]["detail"], "a framework that sees no GPU while the driver sees two: fail, saying so", c.get("framework"))
 r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
 st = steps(r)
@@ -192,7 +192,7 @@ r, fc = fw_check(gpu_root("wrong", [GTX970], "kernel_result wrong"), st126)
 t.ok(fc.get("status") == "fail" and "matrix multiply by PyTorch on GPU 0 differs" in fc.get("detail", ""),
      "a GPU that computes wrong answers: the matrix multiply is named", fc)
 r, fc = fw_check(gpu_root("nocuda", [GTX970], "cu_init 100"), st126)
-t.ok(fc.get("status") == "fail" and "the driver sees 1 GPU(s) and PyTorch 2.8.0 none" in fc.get("detail", ""),
+t.ok(fc.get("status") == "fail" and "the driver sees 1 GPU and PyTorch 2.8.0 none" in fc.get("detail", ""),
      "the driver sees a GPU and the framework none: said so", fc)
 r, fc = fw_check(gpu_root("hang", [GTX970], "hang kernel"), st126, "--gpu-timeout", "1")
 t.ok(fc.get("status") == "fail" and "did not finish its GPU work within 3 s" in fc.get("detail", ""),
