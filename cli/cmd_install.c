@@ -134,6 +134,16 @@ cu_cmd_install(struct cu_app *app)
         else
             cu_say(stdout, "", _("CUDA %s in %s is already installed and intact; nothing changed."),
                    cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
+        /* Everything the plan put in place, not only CUDA: cuDNN, the environment and how to use it. */
+        if (plan->has_cudnn)
+            cu_say(stdout, "", _("cuDNN %s is in the same folder."), plan->cudnn_full ? plan->cudnn_full : cu_version_format(&plan->cudnn, 0, b, sizeof(b)));
+        CU_AUTOFREE char *act = cu_plan_activate_cmd(plan);
+        if (act) {
+            cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), cu_framework_title(plan->framework->name),
+                   plan->framework->version ? plan->framework->version : "", plan->env.tool,
+                   plan->env.path ? plan->env.path : plan->env.name, act);
+            cu_say(stdout, "", _("Then try it: %s"), cu_framework_try_line(plan->framework->name));
+        }
         /* The command that checks this install, whatever --prefix and --state-dir were. */
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);
         CU_AUTOFREE char *qs = cu_sh_quote(plan->state_dir);
@@ -142,6 +152,8 @@ cu_cmd_install(struct cu_app *app)
             cu_say(stdout, "", _("Nothing sets the environment for you (--env-scope none); in each shell run: . %s"), envsh);
         else if (strcmp(scope, "conda") == 0)
             cu_say(stdout, "", _("The environment's activation sets CUDA_HOME, PATH and LD_LIBRARY_PATH; deactivation undoes them."));
+        else if (strcmp(scope, "system") == 0)
+            cu_say(stdout, "", _("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: . %s"), envsh);
         else
             cu_say(stdout, "", _("Open a new shell, or run: . %s"), envsh);
         cu_say(stdout, "", _("Then check it with: cudaup verify --prefix %s --state-dir %s"), qp, qs);

@@ -17,16 +17,6 @@ title(void)
     return _("Done");
 }
 
-static const char *
-import_line(const char *fw)
-{
-    if (strcmp(fw, "pytorch") == 0)
-        return "python -c 'import torch; print(torch.cuda.is_available())'";
-    if (strcmp(fw, "jax") == 0)
-        return "python -c 'import jax; print(jax.devices())'";
-    return "python -c 'import tensorflow as tf; print(tf.config.list_physical_devices(\"GPU\"))'";
-}
-
 char **
 tui_next_commands(const struct tui *t)
 {
@@ -39,13 +29,10 @@ tui_next_commands(const struct tui *t)
         cu_strv_push_owned(&v, cu_xasprintf(_("Set the environment in each shell: . %s"), envsh));
     else if (strcmp(scope, "conda") != 0)
         cu_strv_push_owned(&v, cu_xasprintf(_("Open a new shell, or run: . %s"), envsh));
-    if (p && p->framework && p->env.tool) {
-        if (strcmp(p->env.tool, "venv") == 0)
-            cu_strv_push_owned(&v, cu_xasprintf(". %s/bin/activate", p->env.path ? p->env.path : ""));
-        else
-            cu_strv_push_owned(&v, cu_xasprintf("%s activate %s", strcmp(p->env.tool, "micromamba") == 0 ? "micromamba" : "conda",
-                                                p->env.name));
-        cu_strv_push(&v, import_line(p->framework->name));
+    char *act = p ? cu_plan_activate_cmd(p) : NULL;
+    if (act) {
+        cu_strv_push_owned(&v, act);
+        cu_strv_push(&v, cu_framework_try_line(p->framework->name));
     }
     CU_AUTOFREE char *qp = cu_sh_quote(p ? p->prefix : t->o.prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(t->o.state_dir);
