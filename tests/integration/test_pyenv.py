@@ -104,6 +104,8 @@ r = run(["list", "--json", "--root", ROOT, "--mirror", "file://" + MIRROR, "--pr
 envs = (r.json() or {}).get("environments", [])
 t.ok(r.rc == 0 and len(envs) == 1 and envs[0]["path"] == venv and envs[0]["cuda"] == os.path.join(b.prefix, "cuda-12.6")
      and envs[0]["made"] is True and envs[0]["framework"] == "tensorflow", "list --json: the venv, its framework and its CUDA", envs)
+inst = [i["path"] for i in (r.json() or {}).get("installed", [])]
+t.ok(os.path.join(b.prefix, "cuda-12.6") in inst, "list --prefix P with --root: the install cudaup made in P is listed", inst)
 r = run(["list", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
 t.ok(r.rc == 0 and "Python environments" in r.out and venv in r.out and "cuda-12.6" in r.out.split("Python environments")[1],
      "list as text: the venv and its CUDA", r.out[-600:])
