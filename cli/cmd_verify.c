@@ -105,6 +105,14 @@ cu_cmd_verify(struct cu_app *app)
             CU_AUTOFREE char *sum = cu_checks_summary(&checks);
             cu_say(stdout, "", "%s", sum);
         }
+        if (checks.n_damaged) {
+            /* The next step, as a command for this install, whatever --prefix and --state-dir were. */
+            CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
+            CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
+            CU_AUTOFREE char *qv = app->cfg.n_args ? cu_sh_quote(app->cfg.args[0]) : NULL;
+            cu_say(stdout, "", _("To restore the damaged files: cudaup repair --prefix %s --state-dir %s%s%s"), qp, qs,
+                   qv ? " " : "", qv ? qv : "");
+        }
     }
     rc = failed ? 4 : 0;
     cu_checks_fini(&checks);

@@ -57,7 +57,11 @@ draw(struct tui *t)
         tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, _("CUDA %s is installed in %s%s"), cu_version_format(&p->cuda, 0, b, sizeof(b)),
                     p->cuda_path, failed ? _(", but some checks failed.") : ".");
     else if (t->target)
-        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, failed ? _("%s still has problems; see cudaup verify.") : _("%s works."), t->target);
+        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, failed ? _("%s still has problems:") : _("%s works."), t->target);
+    /* Which checks failed, and why: the user should not have to go back to find out. */
+    for (size_t i = 0; failed && i < t->checks.n; i++)
+        if (t->checks.v[i].status == CU_CHECK_FAIL)
+            tui_doc_add(&d, TC_BAD, 2, "%s %s: %s", tui_mark(t, -1), t->checks.v[i].name, t->checks.v[i].detail);
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Next"));
     char **next = tui_next_commands(t);

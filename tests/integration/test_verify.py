@@ -299,6 +299,9 @@ r, c = verify()
 t.ok(r.rc == 4 and c["files"]["status"] == "fail" and "1 missing" in c["files"]["detail"], "a deleted file: files fails", c.get("files"))
 t.eq((r.json() or {}).get("damaged"), [{"path": "lib/libcublas.so.12.4.5.8", "problem": "missing"}],
      "verify --json lists the damaged file with its problem")
+rt = run(["verify", "--root", ROOT] + COMMON, env=ENV)
+t.ok(rt.rc == 4 and "To restore the damaged files: cudaup repair --prefix '%s' --state-dir '%s'" % (prefix, state) in rt.out,
+     "verify as text: a damaged install ends with the repair command for it", rt.out[-600:])
 srv.clear()
 shutil.rmtree(os.path.join(cache, "archives"))
 r = run(["repair", "--yes", "--json", "--root", ROOT, "--cache-dir", cache] + COMMON, env=ENV)

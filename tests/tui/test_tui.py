@@ -216,6 +216,9 @@ t.ok("Step" not in rows(d["validation"])[0], "an action from the menu shows no s
      rows(d["validation"])[0])
 
 os.remove(os.path.join(b.cuda, "lib64", "libcudart.so.12.6.127"))
+r, d = b.wizard(["enter", "enter", "enter", "DUMP done", "enter"])
+t.ok("still has problems" in flat(d["done"]) and re.search(r"✗ (files|cudart): ", d["done"]) is not None,
+     "Done after a failed verify names the checks that failed, with why", d["done"])
 r, d = b.wizard(["enter", "enter", "DUMP verify", "r", "DUMP after", "enter", "enter"])
 t.ok("✗ fail" in d["verify"] and "r: repair" in d["verify"], "a broken install: verify shows the failure and offers repair",
      d["verify"])
