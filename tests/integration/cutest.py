@@ -79,6 +79,11 @@ def base_env(extra=None):
         "HOME": os.environ.get("HOME", "/root"),
         "LANG": "C.UTF-8",
         "NO_COLOR": "1",
+        # Hermetic: a pip (or any https client) that was not pointed at the test's own wheelhouse or
+        # index would reach PyPI; through this dead proxy it fails at once instead.  The tests' own
+        # servers are http:// on loopback, which this does not touch.
+        "https_proxy": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
     }
     for k in ("CUDAUP_LOCALEDIR", "TMPDIR"):
         if k in os.environ:
