@@ -917,7 +917,7 @@ check_files(const struct cu_verify_opts *o, const struct cu_cuda_install *in, st
         }
         if (missing || altered || mode)
             cu_checks_add(out, "files", CU_CHECK_FAIL,
-                          _("%zu missing, %zu altered, %zu with a changed mode, of %zu recorded (first: %s); `cudaup repair` restores them"),
+                          _("%zu missing, %zu altered, %zu with a changed mode, of %zu recorded (first: %s); repair restores them"),
                           missing, altered, mode, rec->n_files, first);
         else
             cu_checks_add(out, "files", CU_CHECK_PASS, _("all %zu recorded files are as installed%s"), rec->n_files,
@@ -962,7 +962,7 @@ check_nvcc(const struct cu_verify_opts *o, const struct cu_cuda_install *in, str
     }
     if (!S_ISREG(nsb.st_mode) || access(nvcc, X_OK) != 0) {
         /* There, but not runnable: that is damage, not a missing component. */
-        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, _("%s is there but cannot be run (mode %04o); `cudaup repair` puts its mode back"),
+        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, _("%s is there but cannot be run (mode %04o); repair puts its mode back"),
                       nvcc, (unsigned)(nsb.st_mode & 07777));
         return;
     }
@@ -1305,7 +1305,7 @@ check_python(const struct cu_verify_opts *o, struct cu_checks *out)
     bool runs = cu_exec(argv, &eo, &res, &err) == CU_OK && res.exit_code == 0 && !res.timed_out;
     if (bad)
         cu_checks_add(out, "python", CU_CHECK_FAIL,
-                      _("%zu of the %zu files of Python %s in %s are missing or altered (first: %s); `cudaup repair` restores them"),
+                      _("%zu of the %zu files of Python %s in %s are missing or altered (first: %s); repair restores them"),
                       bad, rec->n_files, rec->python_version, dir, first);
     else if (!runs)
         cu_checks_add(out, "python", CU_CHECK_FAIL, _("Python %s in %s does not run: %s"), rec->python_version, dir,
