@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "fsutil.h"
+#include "catalog_legacy.h"
 #include "jsonutil.h"
 #include "manifest.h"
 #include "mem.h"
@@ -570,7 +571,8 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = conv_cudnn(&c, root, cat)) || (st = conv_cudnn_support(&c, root, cat)) ||
         (st = conv_frameworks(&c, root, cat)) || (st = conv_gpu_code(&c, root, cat)) ||
         (st = conv_pythons(&c, root, cat)) || (st = conv_components(&c, root, cat)) ||
-        (st = cu_catalog_pip_parse(root, what, &cat->pip, err))) {
+        (st = cu_catalog_pip_parse(root, what, &cat->pip, err)) ||
+        (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err))) {
         json_decref(root);
         cu_catalog_free(cat);
         return st;
@@ -612,6 +614,7 @@ cu_catalog_free(struct cu_catalog *cat)
 {
     if (!cat)
         return;
+    cu_cat_legacy_free(cat->legacy);
     for (size_t i = 0; cat->gpus && cat->gpus[i].name; i++) {
         free(cat->gpus[i].name);
         free(cat->gpus[i].chip);

@@ -147,6 +147,8 @@ struct cu_cat_component_group {
     char **members;
 };
 
+struct cu_cat_legacy;
+
 struct cu_catalog {
     struct cu_cat_gpu *gpus; /* sorted by device */
     size_t n_gpus;
@@ -181,6 +183,7 @@ struct cu_catalog {
     char **components_default, **components_never, **cudnn_components_default;
     struct cu_cat_component_group *groups;
     size_t n_groups;
+    struct cu_cat_legacy *legacy; /* CUDA 10.0-11.3 from runfiles (catalog_legacy.h); never NULL once loaded */
 };
 
 /**

@@ -88,7 +88,7 @@ draw(struct tui *t)
         tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s"), p->n_downloads, cu_format_bytes(bytes, b1, sizeof(b1)));
     for (size_t i = 0; i < p->n_downloads; i++)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component,
-                    inst[i] ? _("installed") : cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
+                    inst[i] ? _("installed") : p->downloads[i].size_unknown ? "?" : cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
                     p->downloads[i].version ? p->downloads[i].version : "");
     if (py_dl)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", "python", _("size unpublished"), p->python->version);

@@ -81,9 +81,11 @@ def base_env(extra=None):
         "NO_COLOR": "1",
         # Hermetic: a pip (or any https client) that was not pointed at the test's own wheelhouse or
         # index would reach PyPI; through this dead proxy it fails at once instead.  The tests' own
-        # servers are http:// on loopback, which this does not touch.
+        # servers are on loopback, which no_proxy keeps off it.
         "https_proxy": "http://127.0.0.1:9",
         "HTTPS_PROXY": "http://127.0.0.1:9",
+        "no_proxy": "127.0.0.1,localhost,::1",
+        "NO_PROXY": "127.0.0.1,localhost,::1",
     }
     for k in ("CUDAUP_LOCALEDIR", "TMPDIR"):
         if k in os.environ:
