@@ -17,6 +17,7 @@
 #include "installers/maintain.h"
 #include "progress.h"
 #include "report.h"
+#include "term.h"
 
 bool
 cu_app_confirm(struct cu_app *app, const char *question, int *rc)
@@ -96,6 +97,7 @@ cu_cmd_install(struct cu_app *app)
     }
     cu_app_open_log(app);
     prog = cu_progress_new(app);
+    cu_progress_set_plan(prog, plan);
     struct cu_events evs = cu_progress_events(prog);
     ctx = (struct cu_run_ctx){
         .plan = plan,
@@ -128,21 +130,33 @@ cu_cmd_install(struct cu_app *app)
         char b[32];
         CU_AUTOFREE char *envsh = cu_path_join(plan->state_dir, "env.sh");
         if (changed)
-            printf(_("CUDA %s is installed in %s.\n"), cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
+            cu_say(stdout, "", _("CUDA %s is installed in %s."), cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
         else
-            printf(_("CUDA %s in %s is already installed and intact; nothing changed.\n"),
+            cu_say(stdout, "", _("CUDA %s in %s is already installed and intact; nothing changed."),
                    cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
+        /* Everything the plan put in place, not only CUDA: cuDNN, the environment and how to use it. */
+        if (plan->has_cudnn)
+            cu_say(stdout, "", _("cuDNN %s is in the same folder."), plan->cudnn_full ? plan->cudnn_full : cu_version_format(&plan->cudnn, 0, b, sizeof(b)));
+        CU_AUTOFREE char *act = cu_plan_activate_cmd(plan);
+        if (act) {
+            cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), cu_framework_title(plan->framework->name),
+                   plan->framework->version ? plan->framework->version : "", plan->env.tool,
+                   plan->env.path ? plan->env.path : plan->env.name, act);
+            cu_say(stdout, "", _("Then try it: %s"), cu_framework_try_line(plan->framework->name));
+        }
         /* The command that checks this install, whatever --prefix and --state-dir were. */
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);
         CU_AUTOFREE char *qs = cu_sh_quote(plan->state_dir);
         const char *scope = plan->env.scope ? plan->env.scope : "user";
         if (strcmp(scope, "none") == 0)
-            printf(_("Nothing sets the environment for you (--env-scope none); in each shell run: . %s\n"), envsh);
+            cu_say(stdout, "", _("Nothing sets the environment for you (--env-scope none); in each shell run: . %s"), envsh);
         else if (strcmp(scope, "conda") == 0)
-            printf(_("The environment's activation sets CUDA_HOME, PATH and LD_LIBRARY_PATH; deactivation undoes them.\n"));
+            cu_say(stdout, "", _("The environment's activation sets CUDA_HOME, PATH and LD_LIBRARY_PATH; deactivation undoes them."));
+        else if (strcmp(scope, "system") == 0)
+            cu_say(stdout, "", _("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: . %s"), envsh);
         else
-            printf(_("Open a new shell, or run: . %s\n"), envsh);
-        printf(_("Then check it with: cudaup verify --prefix %s --state-dir %s\n"), qp, qs);
+            cu_say(stdout, "", _("Open a new shell, or run: . %s"), envsh);
+        cu_say(stdout, "", _("Then check it with: cudaup verify --prefix %s --state-dir %s"), qp, qs);
     }
 out:
     cu_progress_free(prog);

@@ -12,7 +12,9 @@
 #include "core/mirror.h"
 #include "core/plan.h"
 #include "core/str.h"
+#include "installers/pyenvrec.h"
 #include "report.h"
+#include "term.h"
 
 /* 1 yes, 0 no, -1 unknown */
 static int
@@ -259,6 +261,24 @@ cu_cmd_list(struct cu_app *app)
     }
     if (!app->cfg.json && facts->n_installs == 0)
         printf("  %s\n", _("none"));
+    /* The Python environment cudaup recorded, and the CUDA it was made for. */
+    json_t *envs = json_array(), *pe = cu_pyenv_list_json(app->state_dir);
+    if (!app->cfg.json)
+        printf("\n%s%s%s\n", cu_color(app, CU_COLOR_BOLD, false), _("Python environments"), cu_color_reset(app, false));
+    if (pe && !app->cfg.json) {
+        const char *fw = cu_json_str(pe, "framework"), *fv = cu_json_str(pe, "framework_version");
+        const char *cuda_for = cu_json_str(pe, "cuda");
+        CU_AUTOFREE char *what = cu_xasprintf("%s%s%s", fw ? fw : _("no framework"), fv ? " " : "", fv ? fv : "");
+        CU_AUTOFREE char *line = cu_xasprintf(_("%s (%s, %s)%s%s%s"), cu_json_str(pe, "path"), cu_json_str(pe, "tool"), what,
+                                              cuda_for ? _(", for ") : "", cuda_for ? cuda_for : "",
+                                              json_is_true(json_object_get(pe, "made")) ? _(" [cudaup]") : "");
+        cu_say(stdout, "  ", "%s", line);
+    } else if (!app->cfg.json) {
+        printf("  %s\n", _("none"));
+    }
+    if (pe)
+        json_array_append_new(envs, pe);
+    json_object_set_new(doc, "environments", envs);
     json_object_set_new(doc, "cuda", cuda);
     json_object_set_new(doc, "cudnn", cudnn);
     json_object_set_new(doc, "legacy_cuda", legacy);

@@ -125,6 +125,7 @@ cu_cmd_mirror(struct cu_app *app)
     }
     cu_app_open_log(app);
     prog = cu_progress_new(app);
+    cu_progress_set_plan(prog, plan);
     struct cu_events evs = cu_progress_events(prog);
     ctx = (struct cu_run_ctx){.plan = plan, .net = cu_mirror_net(mirror), .cache_dir = app->cache_dir,
                               .jobs = (unsigned)app->cfg.jobs, .cancel = app->cancel, .events = &evs,

@@ -18,6 +18,7 @@
 #include "core/toolkit.h"
 #include "installers/maintain.h"
 #include "report.h"
+#include "term.h"
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 
@@ -37,7 +38,19 @@ report_removal(struct cu_app *app, struct cu_run_ctx *ctx, enum cu_status st, st
     } else if (st != CU_OK) {
         rc = cu_report_error(app, err);
     } else if (!app->cfg.quiet) {
-        printf("%s\n", changed ? removed : absent);
+        cu_say(stdout, "", "%s", changed ? removed : absent);
+        /* What became of the Python environment made for it: never a silent 2 GB left behind. */
+        for (size_t i = 0; i < ctx->n_results; i++) {
+            const struct cu_step_result *r = &ctx->results[i];
+            if (strcmp(r->installer, "pyenv") != 0 || r->status != CU_OK)
+                continue;
+            if (strcmp(r->action, "remove") == 0 && r->changed)
+                cu_say(stdout, "", _("The Python environment made for it, %s, was removed too (--keep-env keeps it)."),
+                       r->detail);
+            else if (strcmp(r->action, "keep") == 0)
+                cu_say(stdout, "", _("The Python environment %s stays; its CUDA is gone, so remove it when you no longer need it."),
+                       r->detail);
+        }
     }
     return rc;
 }
@@ -99,7 +112,8 @@ cu_cmd_uninstall(struct cu_app *app)
         return rc;
     cu_app_open_log(app);
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
-                             .catalog = app->catalog, .profile_d = app->profile_d};
+                             .catalog = app->catalog, .profile_d = app->profile_d, .keep_env = app->cfg.keep_env,
+                             .envp = app->envp};
     st = cu_uninstall_run(&in, mm, &ctx, &err);
     CU_AUTOFREE char *removed = cu_xasprintf(_("CUDA %s was removed from %s."), mm, app->prefix);
     CU_AUTOFREE char *absent = cu_xasprintf(_("CUDA %s is not installed in %s; nothing was removed."), mm, app->prefix);

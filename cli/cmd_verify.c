@@ -17,6 +17,7 @@
 #include "core/verify.h"
 #include "installers/maintain.h"
 #include "report.h"
+#include "term.h"
 
 /* The install a command works on: PREFIX/cuda-X.Y for VERSION, else what PREFIX/cuda points at. */
 enum cu_status
@@ -95,11 +96,22 @@ cu_cmd_verify(struct cu_app *app)
             const char *word = c->status == CU_CHECK_PASS ? _("pass") : c->status == CU_CHECK_FAIL ? _("fail") : _("skip");
             printf("  %s", cu_color(app, col, false));
             cu_print_padded(stdout, word, 5);
-            printf("%s %-11s %s\n", cu_color_reset(app, false), c->name, c->detail);
+            printf("%s %-11s ", cu_color_reset(app, false), c->name);
+            /* "  pass  cudart      ": 2 + 5 + 1 + 11 + 1 columns before the detail */
+            size_t lead = 20 + (strlen(c->name) > 11 ? strlen(c->name) - 11 : 0);
+            cu_print_wrapped_at(stdout, lead, 20, c->detail, cu_term_width(STDOUT_FILENO));
         }
         if (!app->cfg.quiet) {
             CU_AUTOFREE char *sum = cu_checks_summary(&checks);
-            printf("%s\n", sum);
+            cu_say(stdout, "", "%s", sum);
+        }
+        if (checks.n_damaged) {
+            /* The next step, as a command for this install, whatever --prefix and --state-dir were. */
+            CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
+            CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
+            CU_AUTOFREE char *qv = app->cfg.n_args ? cu_sh_quote(app->cfg.args[0]) : NULL;
+            cu_say(stdout, "", _("To restore the damaged files: cudaup repair --prefix %s --state-dir %s%s%s"), qp, qs,
+                   qv ? " " : "", qv ? qv : "");
         }
     }
     rc = failed ? 4 : 0;

@@ -18,6 +18,7 @@
 #include "core/str.h"
 #include "options.h"
 #include "report.h"
+#include "term.h"
 
 extern char **environ;
 
@@ -82,7 +83,9 @@ cli_log_sink(void *userdata, enum cu_log_level level, const char *tag, const cha
     enum cu_color c = level == CU_LOG_ERROR ? CU_COLOR_RED
                       : level == CU_LOG_WARN ? CU_COLOR_YELLOW
                                              : CU_COLOR_DIM;
-    fprintf(stderr, "%scudaup: %s%s\n", cu_color(app, c, true), msg, cu_color_reset(app, true));
+    fputs(cu_color(app, c, true), stderr);
+    cu_print_wrapped(stderr, "cudaup: ", msg, cu_term_width(STDERR_FILENO));
+    fputs(cu_color_reset(app, true), stderr);
 }
 
 static void

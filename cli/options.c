@@ -79,6 +79,8 @@ static const struct opt options[] = {
      N_("archives downloaded and unpacked at once (default 4)")},
     {"json", 0, OPT_BOOL, F(json), 0, ALL_CMDS, NULL,
      N_("print the result as one JSON document; progress goes to stderr")},
+    {"keep-env", 0, OPT_BOOL, F(keep_env), 0, C(CU_CMD_UNINSTALL), NULL,
+     N_("keep the Python environment cudaup made for that CUDA (it is removed otherwise)")},
     {"keys-script", 0, OPT_STRING, F(keys_script), 0, C(CU_CMD_NONE), "FILE",
      N_("wizard: read keystrokes from FILE (for tests)")},
     {"log", 0, OPT_STRING, F(log_file), OPT_ENV | OPT_FILE, ALL_CMDS, "FILE",
@@ -216,6 +218,31 @@ store(struct cu_config *cfg, const struct opt *o, const char *value, const char 
     }
     return CU_OK;
 }
+
+/* Edit distance of @a and @b (at most 32 characters each; longer is far). */
+static size_t
+distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[33];
+    if (la > 32 || lb > 32)
+        return 99;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (a[i - 1] != b[j - 1]);
+            size_t best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+            row[j] = sub < best ? sub : best;
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+static const char *nearest_command(const char *typed);
 
 static char *
 env_name_of(const struct opt *o)
@@ -412,6 +439,9 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
             st = cu_error_set(err, CU_E_USAGE, 0,
                               _("Unknown command '%s'. Commands: doctor, plan, install, verify, repair, uninstall, list, mirror."),
                               pos.v[0]);
+            const char *near = nearest_command(pos.v[0]);
+            if (near)
+                cu_error_advise(err, _("Did you mean '%s'?"), near);
             goto out;
         }
         first = 1;
@@ -429,6 +459,10 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
             }
         }
     }
+    if (cfg->jobs == 0) {
+        st = cu_error_set(err, CU_E_USAGE, 0, _("--jobs 0 would fetch nothing; give 1 or more."));
+        goto out;
+    }
     cu_strv_free(cfg->args);
     cfg->args = cu_xcalloc(pos.n + 1, sizeof(char *));
     cfg->n_args = 0;
@@ -439,6 +473,20 @@ out:
     free(seen);
     cu_strv_fini(&pos);
     return st;
+}
+
+/* The command @typed was most likely meant to be (a typo of at most two letters), or NULL. */
+static const char *
+nearest_command(const char *typed)
+{
+    const char *best = NULL;
+    size_t bd = 3;
+    for (size_t i = 0; i < CU_N_ELEMENTS(commands); i++) {
+        size_t d = distance(typed, commands[i].name);
+        if (d < bd)
+            bd = d, best = commands[i].name;
+    }
+    return best;
 }
 
 void
@@ -457,7 +505,7 @@ cu_options_usage(FILE *out, enum cu_command cmd)
     } else {
         for (size_t i = 0; i < CU_N_ELEMENTS(commands); i++)
             if (commands[i].cmd == cmd)
-                fprintf(out, _("Usage: cudaup %s %s [OPTIONS]\n%s\n\n"), commands[i].name,
+                fprintf(out, _("Usage: cudaup %s%s%s [OPTIONS]\n%s\n\n"), commands[i].name, *commands[i].args ? " " : "",
                         commands[i].args, _(commands[i].help));
         fprintf(out, "%s\n", _("Options:"));
     }

@@ -13,8 +13,9 @@
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/plan.h"
-#include "report.h"
 #include "core/clock.h"
+#include "report.h"
+#include "term.h"
 
 struct item {
     char *name;
@@ -24,6 +25,8 @@ struct item {
     bool unpacked;            /* checked and unpacked */
     int64_t last_json_ms;
     bool announced; /* the line for its end was printed */
+    bool planned;   /* one of the plan's archives: its size is in the totals from the start */
+    bool from_store; /* from the cache or already in place: not counted in the speed */
 };
 
 struct cu_progress {
@@ -34,6 +37,8 @@ struct cu_progress {
     struct item *items;
     size_t n;
     int64_t last_draw_ms, start_ms, last_line_ms;
+    bool planned; /* the totals are the plan's: archives outside it are not counted */
+    uint64_t kept_bytes; /* bytes from the cache or already in place */
 };
 
 
@@ -102,15 +107,23 @@ json_line(const struct cu_event *e)
     json_decref(o);
 }
 
-/* One total for the whole run: bytes downloaded of all archives, and archives unpacked. */
+/* The figures of the whole run: bytes downloaded of all archives, and archives unpacked. */
+struct figures {
+    int pct;
+    const char *stage;
+    uint64_t done, total, rate;
+    long left_s; /* -1: not known */
+    size_t n_unpacked, n;
+};
+
 static void
-summary(const struct cu_progress *p, char *buf, size_t len)
+figures(const struct cu_progress *p, struct figures *f)
 {
     uint64_t done = 0, total = 0, unpacked = 0;
     size_t n = 0, n_unpacked = 0;
     for (size_t i = 0; i < p->n; i++) {
         const struct item *it = &p->items[i];
-        if (!it->dl_total)
+        if (!it->dl_total || (p->planned && !it->planned))
             continue;
         n++;
         total += it->dl_total;
@@ -120,27 +133,63 @@ summary(const struct cu_progress *p, char *buf, size_t len)
             unpacked += it->dl_total;
         }
     }
-    char a[32], b[32], r[32], left[64] = "";
     double secs = (double)(cu_mono_ms() - p->start_ms) / 1000.0;
-    double rate = secs > 0.5 ? (double)done / secs : 0;
+    double fetched = (double)(done > p->kept_bytes ? done - p->kept_bytes : 0);
+    double rate = secs > 0.5 ? fetched / secs : 0;
     int pct = total ? (int)(100.0 * ((double)done + (double)unpacked) / (2.0 * (double)total)) : 0;
     if (pct > 99)
         pct = 99; /* 100 is for the end, when the files are in place */
-    if (rate > 1 && total > done) {
-        long s = (long)((double)(total - done) / rate);
-        snprintf(left, sizeof(left), _(", %ldm%02lds left to download"), s / 60, s % 60);
+    *f = (struct figures){.pct = pct, .done = done, .total = total, .rate = (uint64_t)rate, .left_s = -1,
+                          .n_unpacked = n_unpacked, .n = n};
+    if (rate > 1 && total > done)
+        f->left_s = (long)((double)(total - done) / rate);
+    f->stage = done < total ? _("downloading and unpacking") : n_unpacked < n ? _("unpacking") : _("putting files in place");
+}
+
+/*
+ * The progress line, in at most @width columns (0: no limit).  What does not fit goes in a fixed
+ * order, as rustup's, uv's and pip's bars do: the speed first, then the time left, then the
+ * counts; the head (percentage, stage, bytes) is cut only when even it alone is too wide.
+ */
+static void
+compose(const struct figures *f, int width, char *buf, size_t len)
+{
+    char a[32], b[32], r[32], head[160], speed[48] = "", left[48] = "", counts[96];
+    snprintf(head, sizeof(head), _("%3d%% %s: %s of %s downloaded"), f->pct, f->stage,
+             cu_format_bytes(f->done, a, sizeof(a)), cu_format_bytes(f->total, b, sizeof(b)));
+    snprintf(speed, sizeof(speed), _("%s/s"), cu_format_bytes(f->rate, r, sizeof(r)));
+    if (f->left_s >= 0)
+        snprintf(left, sizeof(left), _("%ldm%02lds left"), f->left_s / 60, f->left_s % 60);
+    snprintf(counts, sizeof(counts), _("%zu of %zu archives unpacked"), f->n_unpacked, f->n);
+    /* 0: everything; 1: no speed; 2: nor time left; 3: nor counts */
+    for (int drop = 0; drop <= 3; drop++) {
+        const char *sp = drop < 1 ? speed : "", *lf = drop < 2 ? left : "", *ct = drop < 3 ? counts : "";
+        snprintf(buf, len, "%s%s%s%s%s%s%s", head, *sp || *lf ? " (" : "", sp, *sp && *lf ? ", " : "", lf,
+                 *sp || *lf ? ")" : "", "");
+        if (*ct) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, len - l, ", %s", ct);
+        }
+        /* The last column stays free: a terminal that wraps on it would leave a line per redraw. */
+        if (width <= 0 || cu_text_cols(buf) < (size_t)width)
+            return;
     }
-    const char *stage = done < total ? _("downloading and unpacking") : n_unpacked < n ? _("unpacking") : _("putting files in place");
-    snprintf(buf, len, _("%3d%% %s: %s of %s downloaded (%s/s%s), %zu of %zu archives unpacked"), pct, stage,
-             cu_format_bytes(done, a, sizeof(a)), cu_format_bytes(total, b, sizeof(b)),
-             cu_format_bytes((uint64_t)rate, r, sizeof(r)), left, n_unpacked, n);
+    cu_text_cut(buf, (size_t)width - 1);
+}
+
+static void
+summary(const struct cu_progress *p, int width, char *buf, size_t len)
+{
+    struct figures f;
+    figures(p, &f);
+    compose(&f, width, buf, len);
 }
 
 static void
 draw(struct cu_progress *p)
 {
-    char line[256];
-    summary(p, line, sizeof(line));
+    char line[512];
+    summary(p, cu_term_width(STDERR_FILENO), line, sizeof(line));
     fputs("\r\033[K", stderr); /* back to the start of the line, and clear it */
     fputs(line, stderr);
     p->line_open = true;
@@ -174,11 +223,16 @@ on_event(void *ud, const struct cu_event *e)
         snprintf(it->phase, sizeof(it->phase), "%s", e->phase ? e->phase : "");
         it->done = e->done;
         it->total = e->total;
+        bool stored = strcmp(it->phase, "cached") == 0 || strcmp(it->phase, "kept") == 0;
+        if (stored && !it->from_store) {
+            it->from_store = true;
+            p->kept_bytes += e->total;
+        }
         if (strcmp(it->phase, "download") == 0 || strcmp(it->phase, "cached") == 0) {
             it->dl_done = e->done;
-            if (e->total)
+            if (e->total && !it->planned)
                 it->dl_total = e->total;
-        } else if (strcmp(it->phase, "unpacked") == 0) {
+        } else if (strcmp(it->phase, "unpacked") == 0 || strcmp(it->phase, "kept") == 0) {
             it->unpacked = true;
             if (!it->dl_total)
                 it->dl_total = e->total;
@@ -194,9 +248,9 @@ on_event(void *ud, const struct cu_event *e)
             }
         } else if (now - p->last_line_ms >= 5000 && now - p->start_ms >= 5000) {
             /* Not a terminal (a CI log): a line every few seconds, so it never sits silent. */
-            char line[256];
+            char line[512];
             p->last_line_ms = now;
-            summary(p, line, sizeof(line));
+            summary(p, 0, line, sizeof(line));
             fprintf(stderr, "cudaup: %s\n", line);
         }
         if (app->cfg.quiet || p->tty) {
@@ -211,7 +265,7 @@ on_event(void *ud, const struct cu_event *e)
     } else if (e->type == CU_EV_LOG && !app->cfg.quiet) {
         if (p->line_open)
             fputs("\r\033[K", stderr);
-        fprintf(stderr, "cudaup: %s\n", e->message);
+        cu_print_wrapped(stderr, "cudaup: ", e->message, p->tty ? cu_term_width(STDERR_FILENO) : 0);
         if (p->line_open)
             draw(p);
     } else if (e->type == CU_EV_STEP_DONE && !app->cfg.quiet) {
@@ -220,7 +274,40 @@ on_event(void *ud, const struct cu_event *e)
             p->line_open = false;
         }
         const char *mark = e->status != CU_OK ? _("failed") : e->changed ? _("done") : _("unchanged");
-        fprintf(stderr, "cudaup: [%s] %s: %s\n", e->installer, mark, e->message ? e->message : "");
+        cu_say(stderr, "cudaup: ", "[%s] %s: %s", e->installer, mark, e->message ? e->message : "");
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void
+cu_progress_set_plan(struct cu_progress *p, const struct cu_plan *plan)
+{
+    pthread_mutex_lock(&p->mu);
+    p->planned = true;
+    uint64_t bytes = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < plan->n_downloads + 1; i++) {
+        const struct cu_plan_download *d = i < plan->n_downloads ? &plan->downloads[i]
+                                           : plan->python && plan->python->dl.url ? &plan->python->dl
+                                                                                   : NULL;
+        if (!d || d->size_unknown || !d->size)
+            continue; /* a size the source does not publish cannot be promised */
+        struct item *it = item(p, d->component);
+        it->planned = true;
+        it->dl_total = d->size;
+        bytes += d->size;
+        n++;
+    }
+    if (p->app->cfg.json) {
+        /* The totals once, before the first progress line: they do not change during the run. */
+        json_t *o = json_object();
+        json_object_set_new(o, "event", json_string("totals"));
+        json_object_set_new(o, "download_bytes", json_integer((json_int_t)bytes));
+        json_object_set_new(o, "archives", json_integer((json_int_t)n));
+        char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        fprintf(stderr, "%s\n", s);
+        free(s);
+        json_decref(o);
     }
     pthread_mutex_unlock(&p->mu);
 }

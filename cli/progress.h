@@ -14,6 +14,12 @@ struct cu_progress;
 
 struct cu_progress *cu_progress_new(struct cu_app *app);
 void cu_progress_free(struct cu_progress *p);
+struct cu_plan;
+/**
+ * Take the totals from @plan (its archives and their sizes) before the run starts, so that the
+ * first progress line shows the whole and the whole never moves; with --json, a "totals" line.
+ */
+void cu_progress_set_plan(struct cu_progress *p, const struct cu_plan *plan);
 /** The sink to hand to the engine. */
 struct cu_events cu_progress_events(struct cu_progress *p);
 /** End an updating line, if one is showing. */

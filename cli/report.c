@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "core/i18n.h"
 #include "core/jsonutil.h"
 #include "core/mem.h"
 #include "core/str.h"
+#include "term.h"
 
 static const char *const seqs[] = {
     [CU_COLOR_NONE] = "",          [CU_COLOR_RED] = "\033[31m", [CU_COLOR_YELLOW] = "\033[33m",
@@ -48,9 +50,12 @@ cu_report_error_line(struct cu_app *app, const struct cu_error *err)
         free(line);
         json_decref(ev);
     } else {
-        fprintf(stderr, "%scudaup: %s%s\n", cu_color(app, CU_COLOR_RED, true), msg, cu_color_reset(app, true));
+        int width = cu_term_width(STDERR_FILENO);
+        fputs(cu_color(app, CU_COLOR_RED, true), stderr);
+        cu_print_wrapped(stderr, "cudaup: ", msg, width);
+        fputs(cu_color_reset(app, true), stderr);
         if (advice)
-            fprintf(stderr, "%s\n", advice);
+            cu_print_wrapped(stderr, "", advice, width);
     }
     if (app->log) {
         /* The log is English, so that it can be shared. */

@@ -45,6 +45,7 @@ struct cu_config {
 
     /* verify, repair */
     bool require_gpu, deep;
+    bool keep_env; /* uninstall: keep the Python environment made for that CUDA */
     uint64_t gpu_timeout; /* seconds for each GPU check */
 
     /* downloads */

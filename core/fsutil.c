@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "i18n.h"
+#include "log.h"
 #include "mem.h"
 #include "str.h"
 
@@ -429,4 +430,38 @@ cu_rm_rf_atomic(const char *dir, const char *trash, struct cu_error *err)
     int ignored = cu_fsync_parent(dir);
     (void)ignored;
     return cu_rm_rf(trash, err);
+}
+
+bool
+cu_dir_can_create(const char *path, struct cu_error *err)
+{
+    CU_AUTOFREE char *at = cu_xstrdup(path);
+    struct stat sb;
+    /* The nearest part of the path that exists. */
+    while (stat(at, &sb) != 0) {
+        char *slash = strrchr(at, '/');
+        if (errno != ENOENT || !slash) {
+            cu_error_set(err, CU_E_IO, errno, _("cannot create %s"), path);
+            return false;
+        }
+        if (slash == at)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        cu_error_set(err, CU_E_IO, ENOTDIR, _("cannot create %s"), path);
+        return false;
+    }
+    /* Permissions alone do not tell (root may write anywhere, yet not in /proc): make one and remove it. */
+    CU_AUTOFREE char *probe = cu_xasprintf("%s%s.cudaup-probe-XXXXXX", at, at[strlen(at) - 1] == '/' ? "" : "/");
+    if (!mkdtemp(probe)) {
+        int e = errno;
+        /* the folder itself cannot take one: say why of the path the user typed */
+        cu_error_set(err, CU_E_IO, e == EEXIST ? EACCES : e, _("cannot create %s"), path);
+        return false;
+    }
+    if (rmdir(probe) != 0)
+        cu_log_debug("cannot remove %s", probe);
+    return true;
 }

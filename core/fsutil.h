@@ -88,5 +88,11 @@ char *cu_link_target_path(const char *link, const char *target);
 /** True when @path exists (lstat). */
 bool cu_path_exists(const char *path);
 bool cu_is_dir(const char *path);
+/**
+ * Whether folders can be made at @path: it is a folder where a probe folder can be made (and is
+ * removed at once), or it does not exist and the same holds for its nearest existing parent.
+ * False with the reason in @err ("cannot create /proc/nope: No such file or directory").
+ */
+CU_NODISCARD bool cu_dir_can_create(const char *path, struct cu_error *err);
 
 #endif /* CU_FSUTIL_H */

@@ -167,6 +167,26 @@ cu_framework_title(const char *name)
 }
 
 const char *
+cu_framework_try_line(const char *name)
+{
+    if (strcmp(name, "pytorch") == 0)
+        return "python -c 'import torch; print(torch.cuda.is_available())'";
+    if (strcmp(name, "jax") == 0)
+        return "python -c 'import jax; print(jax.devices())'";
+    return "python -c 'import tensorflow as tf; print(tf.config.list_physical_devices(\"GPU\"))'";
+}
+
+char *
+cu_plan_activate_cmd(const struct cu_plan *p)
+{
+    if (!p->framework || !p->env.tool || strcmp(p->env.tool, "none") == 0)
+        return NULL;
+    if (strcmp(p->env.tool, "venv") == 0)
+        return cu_xasprintf(". %s/bin/activate", p->env.path ? p->env.path : "");
+    return cu_xasprintf("%s activate %s", strcmp(p->env.tool, "micromamba") == 0 ? "micromamba" : "conda", p->env.name);
+}
+
+const char *
 cu_framework_name(enum cu_framework fw)
 {
     switch (fw) {

@@ -134,5 +134,9 @@ char *cu_format_bytes(uint64_t n, char *buf, size_t len);
 const char *cu_framework_name(enum cu_framework fw);
 /** How its makers write framework @name ("pytorch" -> "PyTorch"; TensorFlow for anything else). Static. */
 const char *cu_framework_title(const char *name);
+/** A one-line test of framework @name in its environment ("python -c 'import torch; ...'"). */
+const char *cu_framework_try_line(const char *name);
+/** The command that activates the plan's Python environment (". ENV/bin/activate", "conda activate NAME"), or NULL. Caller frees. */
+char *cu_plan_activate_cmd(const struct cu_plan *p);
 
 #endif /* CU_PLAN_H */

@@ -315,3 +315,32 @@ cu_record_damaged(const struct cu_record *r, const char *dir, bool deep, size_t 
     }
     return cu_steal_ptr(&bad.v);
 }
+
+bool
+cu_record_component_intact(const struct cu_record *r, const char *dir, const char *component)
+{
+    for (size_t i = 0; i < r->n_files; i++)
+        if (r->files[i].component && strcmp(r->files[i].component, component) == 0 &&
+            cu_record_check_file(dir, &r->files[i], false) != CU_FILE_OK)
+            return false;
+    return true;
+}
+
+size_t
+cu_record_installed(const char *dir, const char *const *components, const char *const *sha256, size_t n,
+                    bool *installed)
+{
+    struct cu_record *r = NULL;
+    struct cu_error e;
+    size_t have = 0;
+    memset(installed, 0, n * sizeof(*installed));
+    if (!dir || cu_record_load(dir, &r, &e) != CU_OK)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cu_record_component *c = cu_record_component(r, components[i]);
+        installed[i] = c && strcmp(c->sha256, sha256[i]) == 0 && cu_record_component_intact(r, dir, components[i]);
+        have += installed[i];
+    }
+    cu_record_free(r);
+    return have;
+}

@@ -67,6 +67,14 @@ CU_NODISCARD enum cu_status cu_record_save(const struct cu_record *r, const char
                                            struct cu_error *err);
 
 const struct cu_record_component *cu_record_component(const struct cu_record *r, const char *name);
+/** Is every file of @component there in @dir as recorded (sizes and modes)? */
+bool cu_record_component_intact(const struct cu_record *r, const char *dir, const char *component);
+/**
+ * Which of @n archives (@components with their @sha256s) the install in @dir already holds, intact:
+ * sets @installed[i]; returns how many.  0 when @dir has no record.
+ */
+size_t cu_record_installed(const char *dir, const char *const *components, const char *const *sha256, size_t n,
+                           bool *installed);
 
 enum cu_file_state {
     CU_FILE_OK,

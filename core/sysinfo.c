@@ -583,6 +583,10 @@ add_install(const struct cu_probe_opts *o, struct cu_facts *f, const char *path)
     struct cu_cuda_install inst;
     if (!cu_cuda_install_read(o->root, real, &inst))
         return;
+    if (o->managed_only && !inst.managed) {
+        cu_cuda_install_fini(&inst);
+        return;
+    }
     if (strcmp(real, path) != 0) {
         free(inst.links);
         inst.links = cu_xcalloc(2, sizeof(char *));
@@ -621,6 +625,18 @@ probe_installs(const struct cu_probe_opts *o, struct cu_facts *f)
 
     for (size_t i = 0; i < CU_N_ELEMENTS(prefixes); i++)
         scan_prefix(o, f, prefixes[i]);
+    /* cudaup's PREFIX is where it writes, on this machine whatever --root reads (DESIGN "--root"):
+     * the installs cudaup made there are looked for there first, then under the root as before. */
+    struct cu_sysroot host;
+    struct cu_error e;
+    if (o->extra_prefixes && cu_sysroot_init(&host, "/", &e) == CU_OK) {
+        struct cu_probe_opts ho = *o;
+        ho.root = &host;
+        ho.managed_only = true;
+        for (const char *const *p = o->extra_prefixes; *p; p++)
+            scan_prefix(&ho, f, *p);
+        cu_sysroot_fini(&host);
+    }
     for (const char *const *p = o->extra_prefixes; p && *p; p++)
         scan_prefix(o, f, *p);
     for (size_t i = 0; i < CU_N_ELEMENTS(fixed); i++)

@@ -97,6 +97,7 @@ struct cu_probe_opts {
     const char *const *extra_prefixes; /* more folders holding cuda-X.Y installs (cudaup's PREFIX) */
     const char *nvml_override, *libcuda_override; /* CUDAUP_NVML_LIB, CUDAUP_LIBCUDA_LIB */
     bool no_libs;              /* skip dlopen (tests of the sysfs path alone) */
+    bool managed_only;         /* internal: add only installs with a cudaup record */
 };
 
 /**

@@ -927,17 +927,6 @@ in_list(char *const *v, const char *s)
     return false;
 }
 
-/* Is every file of @component there as recorded (sizes and modes)? */
-static bool
-component_intact(const struct cu_record *r, const char *dir, const char *component)
-{
-    for (size_t i = 0; i < r->n_files; i++)
-        if (r->files[i].component && strcmp(r->files[i].component, component) == 0 &&
-            cu_record_check_file(dir, &r->files[i], false) != CU_FILE_OK)
-            return false;
-    return true;
-}
-
 /*
  * What is already at @path: nothing (*exists false), or a folder cudaup installed, with its record in
  * *old.  A link to, or a copy owned by, someone else is never adopted; a folder without a record is
@@ -1001,13 +990,16 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         const struct cu_plan_download *d = &p->downloads[i];
         const struct cu_record_component *rc = cu_record_component(old, d->component);
         if (rc && strcmp(rc->sha256, d->sha256) == 0 && !in_list(force, d->component) &&
-            component_intact(old, p->cuda_path, d->component)) {
+            cu_record_component_intact(old, p->cuda_path, d->component)) {
             kept[i] = true;
+            struct cu_event ke = {.type = CU_EV_PROGRESS, .installer = cu_product_name(d->product),
+                                  .item = d->component, .phase = "kept", .done = d->size, .total = d->size};
+            cu_emit(ctx->events, &ke); /* in place already: the front ends count it as done */
             continue;
         }
         need[n_need++] = d;
     }
-    bool own_ok = old && component_intact(old, p->cuda_path, "cudaup");
+    bool own_ok = old && cu_record_component_intact(old, p->cuda_path, "cudaup");
     if (n_need == 0 && own_ok) {
         bool extra = false;
         for (size_t i = 0; i < old->n_components; i++) {
@@ -1078,7 +1070,7 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         bool planned = false;
         for (size_t k = 0; k < p->n_downloads; k++)
             planned |= strcmp(p->downloads[k].component, c->name) == 0;
-        if (planned || (c->product == CU_PRODUCT_CUDNN && p->has_cudnn) || !component_intact(old, p->cuda_path, c->name))
+        if (planned || (c->product == CU_PRODUCT_CUDNN && p->has_cudnn) || !cu_record_component_intact(old, p->cuda_path, c->name))
             continue;
         t.rec->components[t.rec->n_components++] = (struct cu_record_component){
             .name = cu_xstrdup(c->name), .product = c->product, .version = cu_xstrdup(c->version),
@@ -1187,7 +1179,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
         goto out;
     if (exists) {
         const struct cu_record_component *rc = cu_record_component(old, "python");
-        if (rc && strcmp(rc->sha256, py->dl.sha256) == 0 && !py->force && component_intact(old, py->path, "python")) {
+        if (rc && strcmp(rc->sha256, py->dl.sha256) == 0 && !py->force && cu_record_component_intact(old, py->path, "python")) {
             cu_run_result(ctx, "python", "install", py->path, CU_OK, false);
             goto out;
         }

@@ -28,6 +28,7 @@
 #include "nvtypes.h"
 #include "proc.h"
 #include "record.h"
+#include "verifyrec.h"
 #include "str.h"
 
 /* ---- the list of checks ------------------------------------------------------------ */
@@ -231,8 +232,9 @@ rt_open(const char *dir, unsigned major, struct rt *r, struct cu_check *out)
     memset(r, 0, sizeof(*r));
     r->path = cu_install_lib(dir, "libcudart.so", major);
     if (!r->path) {
+        char *gone = cu_verify_recorded_gone(dir, "libcudart.so");
         out->status = CU_CHECK_FAIL;
-        out->detail = cu_xstrdup(_("the install has no libcudart"));
+        out->detail = gone ? gone : cu_xstrdup(_("the install has no libcudart"));
         return false;
     }
     r->h = dlopen(r->path, RTLD_NOW | RTLD_LOCAL);
@@ -280,8 +282,9 @@ rt_device(struct rt *r, struct cu_check *out)
     int n = 0;
     cudaError_t e = r->device_count(&n);
     if (e == cudaErrorInsufficientDriver || e == CUDA_ERROR_STUB_LIBRARY) {
-        out->status = CU_CHECK_SKIP;
-        out->detail = cu_xstrdup(_("no NVIDIA driver is loaded"));
+        /* The parent runs this only when it found the driver loaded: name what stood between. */
+        out->status = CU_CHECK_FAIL;
+        out->detail = cu_verify_unreachable(r->path, "cudaGetDeviceCount", (int)e, r->err_str ? r->err_str(e) : NULL);
         return false;
     }
     if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) {
@@ -443,7 +446,10 @@ check_nvrtc(const char *dir, const struct cu_cuda_install *in, struct cu_check *
     int maj = 0, min = 0;
     if (!nvrtc_open(dir, in->version.part[0], &n, &why)) {
         /* A toolkit without the NVRTC component is a choice, not a fault. */
-        if (!n.path)
+        char *gone = n.path ? NULL : cu_verify_recorded_gone(dir, "libnvrtc.so");
+        if (gone)
+            fail(out, gone), free(why); /* recorded, so installed: damage, not a choice */
+        else if (!n.path)
             out->status = CU_CHECK_SKIP, out->detail = why;
         else
             fail(out, why);
@@ -470,6 +476,11 @@ check_cudnn(const char *dir, const struct cu_cuda_install *in, struct cu_check *
 {
     unsigned major = in->cudnn.n ? in->cudnn.part[0] : 9;
     CU_AUTOFREE char *path = cu_install_lib(dir, "libcudnn.so", major);
+    char *gone = path ? NULL : cu_verify_recorded_gone(dir, "libcudnn.so");
+    if (gone) {
+        fail(out, gone);
+        return;
+    }
     if (!path) {
         out->status = in->cudnn.n ? CU_CHECK_FAIL : CU_CHECK_SKIP;
         out->detail = cu_xstrdup(in->cudnn.n ? _("cudnn_version.h is there, but libcudnn is not")
@@ -493,7 +504,11 @@ check_cudnn(const char *dir, const struct cu_cuda_install *in, struct cu_check *
     unsigned a = (unsigned)(v >= 90000 ? v / 10000 : v / 1000);
     unsigned b = (unsigned)(v >= 90000 ? (v % 10000) / 100 : (v % 1000) / 100);
     unsigned c = (unsigned)(v >= 90000 ? v % 100 : v % 100);
-    if (in->cudnn.n && (a != in->cudnn.part[0] || b != in->cudnn.part[1] || c != in->cudnn.part[2]))
+    struct cu_version rec;
+    if (cu_verify_record_cudnn(dir, &rec) && (a != rec.part[0] || b != rec.part[1] || c != rec.part[2]))
+        fail(out, cu_xasprintf(_("libcudnn says %u.%u.%u, but the install is %u.%u.%u"), a, b, c, rec.part[0],
+                               rec.part[1], rec.part[2])); /* the record decides, as for nvcc, cudart and nvrtc */
+    else if (in->cudnn.n && (a != in->cudnn.part[0] || b != in->cudnn.part[1] || c != in->cudnn.part[2]))
         fail(out, cu_xasprintf(_("libcudnn says %u.%u.%u, but cudnn_version.h says %u.%u.%u"), a, b, c, in->cudnn.part[0],
                                in->cudnn.part[1], in->cudnn.part[2]));
     else
@@ -534,7 +549,9 @@ check_device(const char *dir, const struct cu_cuda_install *in, struct cu_check 
         free(r.path);
         return;
     }
-    pass(out, cu_xasprintf(_("%d GPU(s); GPU 0: %s, compute capability %d.%d, %d multiprocessors, %zu MiB"), n, name, maj,
+    pass(out, cu_xasprintf(ngettext_("%d GPU; GPU 0: %s, compute capability %d.%d, %d multiprocessors, %zu MiB",
+                                     "%d GPUs; GPU 0: %s, compute capability %d.%d, %d multiprocessors, %zu MiB", (unsigned long)n),
+                           n, name, maj,
                            min, sms, tot >> 20));
     free(r.path);
 }
@@ -900,7 +917,7 @@ check_files(const struct cu_verify_opts *o, const struct cu_cuda_install *in, st
         }
         if (missing || altered || mode)
             cu_checks_add(out, "files", CU_CHECK_FAIL,
-                          _("%zu missing, %zu altered, %zu with a changed mode, of %zu recorded (first: %s); `cudaup repair` restores them"),
+                          _("%zu missing, %zu altered, %zu with a changed mode, of %zu recorded (first: %s); repair restores them"),
                           missing, altered, mode, rec->n_files, first);
         else
             cu_checks_add(out, "files", CU_CHECK_PASS, _("all %zu recorded files are as installed%s"), rec->n_files,
@@ -934,13 +951,18 @@ check_nvcc(const struct cu_verify_opts *o, const struct cu_cuda_install *in, str
 {
     CU_AUTOFREE char *nvcc = cu_path_join(o->dir, "bin/nvcc");
     struct stat nsb;
+    CU_AUTOFREE char *gone = NULL;
+    if (stat(nvcc, &nsb) != 0 && (gone = cu_verify_recorded_gone(o->dir, "nvcc"))) {
+        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, "%s", gone);
+        return;
+    }
     if (stat(nvcc, &nsb) != 0) {
         cu_checks_add(out, "nvcc", CU_CHECK_SKIP, _("this install has no nvcc (the compiler component is not installed)"));
         return;
     }
     if (!S_ISREG(nsb.st_mode) || access(nvcc, X_OK) != 0) {
         /* There, but not runnable: that is damage, not a missing component. */
-        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, _("%s is there but cannot be run (mode %04o); `cudaup repair` puts its mode back"),
+        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, _("%s is there but cannot be run (mode %04o); repair puts its mode back"),
                       nvcc, (unsigned)(nsb.st_mode & 07777));
         return;
     }
@@ -1166,7 +1188,7 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
         return;
     }
     if (seen == 0 && ngpu > 0) {
-        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("the driver sees %zu GPU(s) and %s %s none%s"), ngpu, name, ver,
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, ngettext_("the driver sees %zu GPU and %s %s none%s", "the driver sees %zu GPUs and %s %s none%s", ngpu), ngpu, name, ver,
                       cu_json_str(j, "backend_error") ? cu_json_str(j, "backend_error") : "");
         return;
     }
@@ -1198,7 +1220,8 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
         }
     }
     cu_checks_add(out, "framework", CU_CHECK_PASS,
-                  _("%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPU(s) agree with the CPU"), name, ver,
+                  ngettext_("%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPU agree with the CPU",
+                            "%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPUs agree with the CPU", seen), name, ver,
                   built, dnn_l || dnn_b ? _(", cuDNN ") : "", dnn_l ? dnn_l : dnn_b ? dnn_b : "", seen);
 }
 
@@ -1282,7 +1305,7 @@ check_python(const struct cu_verify_opts *o, struct cu_checks *out)
     bool runs = cu_exec(argv, &eo, &res, &err) == CU_OK && res.exit_code == 0 && !res.timed_out;
     if (bad)
         cu_checks_add(out, "python", CU_CHECK_FAIL,
-                      _("%zu of the %zu files of Python %s in %s are missing or altered (first: %s); `cudaup repair` restores them"),
+                      _("%zu of the %zu files of Python %s in %s are missing or altered (first: %s); repair restores them"),
                       bad, rec->n_files, rec->python_version, dir, first);
     else if (!runs)
         cu_checks_add(out, "python", CU_CHECK_FAIL, _("Python %s in %s does not run: %s"), rec->python_version, dir,

@@ -23,6 +23,7 @@
 #include "core/str.h"
 #include "core/toolkit.h"
 #include "installer.h"
+#include "pyenvrec.h"
 
 /* Take PREFIX's lock for the whole command (see cu_run_ctx.prefix_locked); -1 when already held. */
 static enum cu_status
@@ -49,6 +50,8 @@ enum cu_status
 cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
 {
     int lockfd;
+    struct cu_pyenv_mark mark;
+    cu_pyenv_mark_read(ctx->plan->state_dir, &mark);
     enum cu_status st = command_lock(ctx, ctx->plan->prefix, &lockfd, err);
     /* The Python first: an archive that fails its check stops the run before CUDA changes. */
     if (st == CU_OK)
@@ -64,6 +67,10 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
         }
         st = cu_installers[i]->run(ctx, err);
     }
+    /* Which CUDA the Python environment was made for, and whether cudaup made it: uninstall reads it. */
+    if (st == CU_OK)
+        cu_pyenv_mark_write(ctx->plan->state_dir, &mark, ctx, ctx->plan->cuda_path);
+    cu_pyenv_mark_fini(&mark);
     command_unlock(ctx, lockfd);
     return st;
 }
@@ -111,6 +118,14 @@ newest_managed(const char *prefix)
     return best;
 }
 
+static bool
+newest_managed_exists(const char *prefix)
+{
+    char *n = newest_managed(prefix);
+    free(n);
+    return n != NULL;
+}
+
 /* The last install is gone: its environment lines go too, the rc files as they were. */
 static enum cu_status
 remove_environment(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct cu_error *err)
@@ -138,7 +153,7 @@ remove_environment(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct 
     if (cu_read_file(pj, 1 << 20, &text, &len, &e2) == CU_OK && cu_json_parse_object(text, len, pj, &j, &e2) == CU_OK &&
         cu_json_str(j, "path")) {
         cu_conda_hooks_remove(cu_json_str(j, "path"));
-        cu_run_result(ctx, "pyenv", "remove", cu_json_str(j, "path"), CU_OK, true);
+        cu_run_result(ctx, "pyenv", "unhook", cu_json_str(j, "path"), CU_OK, true);
     }
     json_decref(j);
     free(text);
@@ -165,8 +180,10 @@ cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx
         return CU_OK;
     }
     cu_run_result(ctx, "cuda", "remove", st == CU_OK ? dir : cu_error_text(err), st, st == CU_OK);
+    bool last = false;
     if (st == CU_OK && active) {
         CU_AUTOFREE char *next = newest_managed(in->prefix);
+        last = !next;
         if (!next) {
             st = remove_environment(in, ctx, err);
         } else {
@@ -176,6 +193,9 @@ cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx
             cu_run_result(ctx, "cuda", "link", link, st, st == CU_OK);
         }
     }
+    /* The Python environment made for this CUDA goes with it (--keep-env keeps it). */
+    if (st == CU_OK)
+        st = cu_pyenv_remove_for(in, dir, last || !newest_managed_exists(in->prefix), ctx, err);
     command_unlock(ctx, lockfd);
     return st;
 }

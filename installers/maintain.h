@@ -30,6 +30,8 @@ struct cu_maint_in {
     const struct cu_catalog *catalog;
     unsigned retries;
     const char *profile_d;
+    bool keep_env;                 /* uninstall: keep the Python environment made for that CUDA */
+    const char *const *envp;       /* for the tools uninstall runs (conda), or NULL */
 };
 
 /** Remove PREFIX/cuda-@mm; when it was the last, its environment lines go too. */

@@ -159,6 +159,8 @@ run_job(struct tui_job *j)
         .catalog = o->catalog,
         .retries = (unsigned)j->cfg.retries,
         .profile_d = o->profile_d,
+        .keep_env = j->cfg.keep_env,
+        .envp = o->envp,
     };
     prepare_in(j, &in);
     run_ctx_init(j);
@@ -393,7 +395,7 @@ handle_msg(struct tui *t, struct tui_msg *m)
             snprintf(it->phase, sizeof(it->phase), "%s", m->phase ? m->phase : "");
             if (m->phase && strcmp(m->phase, "unpack") == 0) {
                 it->unpacked = m->done;
-            } else if (m->phase && strcmp(m->phase, "unpacked") == 0) {
+            } else if (m->phase && (strcmp(m->phase, "unpacked") == 0 || strcmp(m->phase, "kept") == 0)) {
                 it->finished = true;
                 if (!it->total)
                     it->total = m->total;

@@ -150,5 +150,14 @@ tui_ask(struct tui *t, const char *title, const char *text, void (*yes)(struct t
     snprintf(t->ask_title, sizeof(t->ask_title), "%s", title);
     snprintf(t->ask_text, sizeof(t->ask_text), "%s", text);
     t->ask_yes = yes;
+    t->ask_tick[0] = '\0';
+    t->ask_ticked = NULL;
+}
+
+void
+tui_ask_tick(struct tui *t, const char *label, bool *ticked)
+{
+    snprintf(t->ask_tick, sizeof(t->ask_tick), "%s", label);
+    t->ask_ticked = ticked;
 }
 

@@ -17,16 +17,6 @@ title(void)
     return _("Done");
 }
 
-static const char *
-import_line(const char *fw)
-{
-    if (strcmp(fw, "pytorch") == 0)
-        return "python -c 'import torch; print(torch.cuda.is_available())'";
-    if (strcmp(fw, "jax") == 0)
-        return "python -c 'import jax; print(jax.devices())'";
-    return "python -c 'import tensorflow as tf; print(tf.config.list_physical_devices(\"GPU\"))'";
-}
-
 char **
 tui_next_commands(const struct tui *t)
 {
@@ -39,13 +29,10 @@ tui_next_commands(const struct tui *t)
         cu_strv_push_owned(&v, cu_xasprintf(_("Set the environment in each shell: . %s"), envsh));
     else if (strcmp(scope, "conda") != 0)
         cu_strv_push_owned(&v, cu_xasprintf(_("Open a new shell, or run: . %s"), envsh));
-    if (p && p->framework && p->env.tool) {
-        if (strcmp(p->env.tool, "venv") == 0)
-            cu_strv_push_owned(&v, cu_xasprintf(". %s/bin/activate", p->env.path ? p->env.path : ""));
-        else
-            cu_strv_push_owned(&v, cu_xasprintf("%s activate %s", strcmp(p->env.tool, "micromamba") == 0 ? "micromamba" : "conda",
-                                                p->env.name));
-        cu_strv_push(&v, import_line(p->framework->name));
+    char *act = p ? cu_plan_activate_cmd(p) : NULL;
+    if (act) {
+        cu_strv_push_owned(&v, act);
+        cu_strv_push(&v, cu_framework_try_line(p->framework->name));
     }
     CU_AUTOFREE char *qp = cu_sh_quote(p ? p->prefix : t->o.prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(t->o.state_dir);
@@ -70,7 +57,11 @@ draw(struct tui *t)
         tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, _("CUDA %s is installed in %s%s"), cu_version_format(&p->cuda, 0, b, sizeof(b)),
                     p->cuda_path, failed ? _(", but some checks failed.") : ".");
     else if (t->target)
-        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, failed ? _("%s still has problems; see cudaup verify.") : _("%s works."), t->target);
+        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, failed ? _("%s still has problems:") : _("%s works."), t->target);
+    /* Which checks failed, and why: the user should not have to go back to find out. */
+    for (size_t i = 0; failed && i < t->checks.n; i++)
+        if (t->checks.v[i].status == CU_CHECK_FAIL)
+            tui_doc_add(&d, TC_BAD, 2, "%s %s: %s", tui_mark(t, -1), t->checks.v[i].name, t->checks.v[i].detail);
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Next"));
     char **next = tui_next_commands(t);

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/jsonutil.h"
 #include "core/mem.h"
 #include "core/record.h"
+#include "installers/pyenvrec.h"
 #include "widgets.h"
 
 enum { ACT_VERIFY, ACT_REPAIR, ACT_ADD, ACT_SWITCH, ACT_UNINSTALL, ACT_FRESH, N_ACT };
@@ -90,10 +92,24 @@ key(struct tui *t, int ch)
         tui_goto(t, SCR_VERSIONS);
         break;
     case ACT_UNINSTALL:
-        snprintf(q, sizeof(q), _("Remove CUDA %s from %s, with its cuDNN and the environment lines cudaup wrote?"),
+    {
+        /* The Python environment made for this CUDA goes too, unless ticked to stay. */
+        json_t *pe = cu_pyenv_list_json(t->o.state_dir);
+        const char *cuda_for = pe ? cu_json_str(pe, "cuda") : NULL;
+        bool env_goes = pe && json_is_true(json_object_get(pe, "made")) && cuda_for && strcmp(cuda_for, t->existing) == 0;
+        snprintf(q, sizeof(q),
+                 env_goes ? _("Remove CUDA %s from %s, with its cuDNN, the environment lines cudaup wrote and the Python environment made for it?")
+                          : _("Remove CUDA %s from %s, with its cuDNN and the environment lines cudaup wrote?"),
                  cu_version_format(&t->existing_version, 2, b, sizeof(b)), t->o.prefix);
         tui_ask(t, _("Uninstall"), q, uninstall_yes);
+        t->ans.keep_env = false;
+        if (env_goes) {
+            CU_AUTOFREE char *label = cu_xasprintf(_("Keep the Python environment %s"), cu_json_str(pe, "path"));
+            tui_ask_tick(t, label, &t->ans.keep_env);
+        }
+        json_decref(pe);
         break;
+    }
     case ACT_FRESH:
     default:
         tui_goto(t, SCR_SYSTEM);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fsutil.h"
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "widgets.h"
@@ -120,6 +121,12 @@ key(struct tui *t, int ch)
                 tui_notice(t, true, _("'%s' is not an absolute path; start it with /."), v);
                 return true;
             }
+            struct cu_error e;
+            if (*v && t->cur.sel == ROW_PREFIX && !cu_dir_can_create(v, &e)) {
+                /* Said here, where it can be fixed, not as "0 B free" on Review. */
+                tui_notice(t, true, "%s", cu_error_text(&e));
+                return true;
+            }
             tui_set_answer(t, t->cur.sel == ROW_PREFIX ? &t->ans.prefix : &t->ans.shell_rc, v);
             t->message[0] = '\0';
         }
@@ -140,6 +147,14 @@ key(struct tui *t, int ch)
         CU_AUTOFREE char *rc = rc_of(t);
         tui_edit_begin(t, rc);
         return true;
+    }
+    if (enter_key) {
+        /* A prefix from --prefix is checked here too, before Review. */
+        struct cu_error e;
+        if (!cu_dir_can_create(t->ans.prefix ? t->ans.prefix : t->o.prefix, &e)) {
+            tui_notice(t, true, "%s", cu_error_text(&e));
+            return true;
+        }
     }
     return false; /* Enter elsewhere: the next screen */
 }

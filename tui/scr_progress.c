@@ -128,10 +128,13 @@ draw(struct tui *t)
         fmt_time((int64_t)((double)(total - done) / t->speed), e2, sizeof(e2));
         snprintf(eta, sizeof(eta), _(", %s left"), e2);
     }
-    CU_AUTOFREE char *line = cu_xasprintf(_("%3d%%  %s of %s downloaded, %zu of %zu unpacked  %s/s  %s elapsed%s"),
-                                          (int)(frac * 100), cu_format_bytes(done, b1, sizeof(b1)),
-                                          cu_format_bytes(total, b2, sizeof(b2)), n_unpacked, t->n_items,
-                                          cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)), e1, eta);
+    /* Nothing to download (an uninstall, a repair of modes only): no byte counts of nothing. */
+    CU_AUTOFREE char *line = total == 0 && t->n_items == 0
+                                 ? cu_xasprintf(_("%3d%%  %s elapsed"), (int)(frac * 100), e1)
+                                 : cu_xasprintf(_("%3d%%  %s of %s downloaded, %zu of %zu unpacked  %s/s  %s elapsed%s"),
+                                                (int)(frac * 100), cu_format_bytes(done, b1, sizeof(b1)),
+                                                cu_format_bytes(total, b2, sizeof(b2)), n_unpacked, t->n_items,
+                                                cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)), e1, eta);
     tui_gauge(t, y, 2, COLS - 4, frac);
     tui_text(y + 1, 2, COLS - 4, line);
     y += 3;

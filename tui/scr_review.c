@@ -3,14 +3,13 @@
 #include "config.h"
 
 #include <curses.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 
 #include "core/i18n.h"
 #include "core/mem.h"
+#include "core/record.h"
 #include "widgets.h"
 
 static const char *
@@ -31,28 +30,11 @@ enter(struct tui *t)
     tui_refresh(t, JOB_PLAN);
 }
 
-/* Free space where the install goes: the nearest folder that exists. 0 when unknown. */
-static uint64_t
-free_space(const char *path)
-{
-    char p[PATH_MAX];
-    snprintf(p, sizeof(p), "%s", path);
-    for (;;) {
-        struct statvfs sv;
-        if (statvfs(p, &sv) == 0)
-            return (uint64_t)sv.f_bavail * sv.f_frsize;
-        char *s = strrchr(p, '/');
-        if (!s || s == p)
-            return statvfs("/", &sv) == 0 ? (uint64_t)sv.f_bavail * sv.f_frsize : 0;
-        *s = '\0';
-    }
-}
-
 static void
 draw(struct tui *t)
 {
     struct tui_doc d = {0};
-    char b1[32], b2[32], b3[32];
+    char b1[32];
     bool no_plan = !tui_busy(t) && (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN));
     /* Enter is offered only when there is a plan to carry out. */
     int y = tui_frame(t, title(), tui_busy(t) ? _("working...   ?: help")
@@ -87,17 +69,33 @@ draw(struct tui *t)
     for (size_t i = 0; i < p->warnings.n; i++)
         tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0), p->warnings.v[i]);
 
-    uint64_t avail = free_space(p->prefix);
-    uint64_t need = p->download_bytes * 3; /* the archives in the cache, unpacked about twice their size */
-    tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s"), p->n_downloads, cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
+    /* What the install already holds is marked, and not promised as a download (Add components). */
+    const char **names = cu_xcalloc(p->n_downloads + 1, sizeof(*names)), **sums = cu_xcalloc(p->n_downloads + 1, sizeof(*sums));
+    bool *inst = cu_xcalloc(p->n_downloads + 1, sizeof(*inst));
     for (size_t i = 0; i < p->n_downloads; i++)
-        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component, p->downloads[i].size_unknown ? "?" : cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
+        names[i] = p->downloads[i].component, sums[i] = p->downloads[i].sha256;
+    size_t n_inst = cu_record_installed(p->cuda_path, names, sums, p->n_downloads, inst);
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < p->n_downloads; i++)
+        bytes += inst[i] ? 0 : p->downloads[i].size;
+    bool py_dl = p->python && p->python->dl.url;
+    if (n_inst == p->n_downloads && !py_dl && !p->framework)
+        tui_doc_add(&d, TC_KEY, 0, "%s", _("Nothing to add: every component ticked is installed already"));
+    else if (n_inst)
+        tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s (%zu more installed already)"), p->n_downloads - n_inst,
+                    cu_format_bytes(bytes, b1, sizeof(b1)), n_inst);
+    else
+        tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s"), p->n_downloads, cu_format_bytes(bytes, b1, sizeof(b1)));
+    for (size_t i = 0; i < p->n_downloads; i++)
+        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component,
+                    inst[i] ? _("installed") : p->downloads[i].size_unknown ? "?" : cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
                     p->downloads[i].version ? p->downloads[i].version : "");
-    if (p->python && p->python->dl.url)
+    if (py_dl)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", "python", _("size unpublished"), p->python->version);
-    if (avail)
-        tui_doc_add(&d, avail < need ? TC_BAD : TC_NORMAL, 2, _("Disk: about %s needed, %s free in %s"), cu_format_bytes(need, b2, sizeof(b2)),
-                    cu_format_bytes(avail, b3, sizeof(b3)), p->prefix);
+    free(names);
+    free(sums);
+    free(inst);
+    /* The room needed is said once, among the reasons (Disk: ...); a too-small disk is refused before this. */
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Changes"));
     for (size_t i = 0; i < p->n_steps; i++)
         tui_doc_add(&d, TC_NORMAL, 2, "%-9s %-11s %s", p->steps[i].installer, p->steps[i].action,

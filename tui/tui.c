@@ -76,8 +76,9 @@ tui_draw(struct tui *t)
                 shown[n++] = lines[i];
         tui_box(t, _("Help"), shown, n);
     } else if (t->asking) {
-        const char *lines[] = {t->ask_text, "", _("y: yes    n: no")};
-        tui_box(t, t->ask_title, lines, 3);
+        CU_AUTOFREE char *tick = t->ask_ticked ? cu_xasprintf("[%s] %s", *t->ask_ticked ? "x" : " ", t->ask_tick) : NULL;
+        const char *lines[] = {t->ask_text, "", tick ? tick : _("y: yes    n: no"), "", _("y: yes    n: no    space: tick")};
+        tui_box(t, t->ask_title, lines, tick ? 5 : 3);
     }
     wnoutrefresh(stdscr);
     doupdate();
@@ -135,6 +136,8 @@ tui_handle_key(struct tui *t, int ch)
                 t->ask_yes(t);
         } else if (ch == 'n' || ch == 'N' || ch == 27 || ch == 'q') {
             t->asking = false;
+        } else if (ch == ' ' && t->ask_ticked) {
+            *t->ask_ticked = !*t->ask_ticked;
         }
         return;
     }

@@ -162,6 +162,8 @@ struct tui {
     bool asking;
     char ask_title[96], ask_text[512];
     void (*ask_yes)(struct tui *t);
+    char ask_tick[512]; /* a tick box under the question ("" for none), toggled with space */
+    bool *ask_ticked;
 
     /* engine */
     pthread_t worker;
@@ -228,6 +230,8 @@ bool tui_start(struct tui *t, enum tui_job_kind kind, const char *dir);
 bool tui_busy(const struct tui *t);
 /** Ask a yes/no question over the screen; @yes runs on 'y'. */
 void tui_ask(struct tui *t, const char *title, const char *text, void (*yes)(struct tui *t));
+/** Add a tick box to the question tui_ask just put up: @label, its state in *@ticked (space toggles it). */
+void tui_ask_tick(struct tui *t, const char *label, bool *ticked);
 /** Start editing @init in the text field; screens draw it with tui_edit_draw. */
 /** Replace an answer (owned copy; NULL or "" clears it). */
 void tui_set_answer(struct tui *t, char **field, const char *value);

@@ -240,9 +240,10 @@ t.eq(r.rc, 2, "an rc path that is a folder: exit 2")
 # Scope system writes profile.d; scope none only the scripts.
 b4 = Box("system", MIRROR)
 pd = os.path.join(b4.dir, "profile.d")
-r = run(["install", "--yes", "--json"] + b4.args("--env-scope", "system"), env=b4.env({"CUDAUP_PROFILE_D": pd}))
+r = run(["install", "--yes"] + b4.args("--env-scope", "system"), env=b4.env({"CUDAUP_PROFILE_D": pd}))
 t.ok(r.rc == 0 and os.path.exists(os.path.join(pd, "cudaup.sh")) and not os.path.exists(b4.rc),
      "scope system: profile.d/cudaup.sh, no rc edit", r)
+t.ok("login shell" in r.out and "Open a new shell" not in r.out, "scope system: the closing text says login shells set it", r.out)
 r = run(["uninstall", "12.6", "--yes", "--prefix", b4.prefix, "--state-dir", b4.state], env=b4.env({"CUDAUP_PROFILE_D": pd}))
 t.ok(r.rc == 0 and not os.path.exists(os.path.join(pd, "cudaup.sh")), "scope system: uninstall removes it", r)
 

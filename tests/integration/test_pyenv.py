@@ -82,18 +82,45 @@ else:
     t.skip("activate/deactivate under zsh", "zsh is not installed (scripts/bootstrap installs it)")
 rv, c = b.verify()
 t.ok(c.get("framework", {}).get("status") == "pass" and "TensorFlow 2.20.0" in c["framework"]["detail"]
-     and "CUDA 12.5" in c["framework"]["detail"] and "on 2 GPU(s) agree with the CPU" in c["framework"]["detail"],
+     and "CUDA 12.5" in c["framework"]["detail"] and "on 2 GPUs agree with the CPU" in c["framework"]["detail"],
      "verify: a matrix multiply and a convolution on both GPUs, inside the env, agree with the CPU", c.get("framework"))
 rv, c = b.verify(env={"FAKE_FW_GPUS": "0"})
-t.ok(rv.rc == 4 and c["framework"]["status"] == "fail" and "the driver sees 2 GPU(s) and TensorFlow 2.20.0 none"
+t.ok(rv.rc == 4 and c["framework"]["status"] == "fail" and "the driver sees 2 GPUs and TensorFlow 2.20.0 none"
      in c["framework"]["detail"], "a framework that sees no GPU while the driver sees two: fail, saying so", c.get("framework"))
 r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
 st = steps(r)
 t.ok(r.rc == 0 and r.json()["changed"] is False and not st["pyenv"]["changed"] and not st["framework"]["changed"],
      "a second install changes nothing", r)
-r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
-body = open(os.path.join(venv, "bin", "activate")).read()
-t.ok(r.rc == 0 and ">>> cudaup >>>" not in body, "uninstall takes the block out of the venv's activate", r)
+# The closing text names all of it: cuDNN, the environment, how to activate it, a one-line test (issue 26).
+r = run(["install", "--yes", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", b.prefix, "--state-dir", b.state,
+         "--cache-dir", b.cache, "--python", PYVER, "--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda"],
+        env=b.env())
+t.ok(r.rc == 0 and "cuDNN 9.5.1" in r.out and "activate it with: . %s/bin/activate" % venv in r.out and
+     "Then try it: python -c 'import tensorflow as tf" in r.out,
+     "as text: the closing lines name cuDNN, the venv, its activation and a one-line test", r.out)
+# list shows the environment and the CUDA it was made for (issue 26, item 7).
+r = run(["list", "--json", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", b.prefix, "--state-dir", b.state],
+        env=b.env())
+envs = (r.json() or {}).get("environments", [])
+t.ok(r.rc == 0 and len(envs) == 1 and envs[0]["path"] == venv and envs[0]["cuda"] == os.path.join(b.prefix, "cuda-12.6")
+     and envs[0]["made"] is True and envs[0]["framework"] == "tensorflow", "list --json: the venv, its framework and its CUDA", envs)
+inst = [i["path"] for i in (r.json() or {}).get("installed", [])]
+t.ok(os.path.join(b.prefix, "cuda-12.6") in inst, "list --prefix P with --root: the install cudaup made in P is listed", inst)
+r = run(["list", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
+t.ok(r.rc == 0 and "Python environments" in r.out and venv in r.out and "cuda-12.6" in r.out.split("Python environments")[1],
+     "list as text: the venv and its CUDA", r.out[-600:])
+r = run(["uninstall", "12.6", "--yes", "--keep-env", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
+body = open(os.path.join(venv, "bin", "activate")).read() if os.path.exists(os.path.join(venv, "bin", "activate")) else ""
+t.ok(r.rc == 0 and ">>> cudaup >>>" not in body and os.path.exists(os.path.join(venv, "pyvenv.cfg")) and
+     "stays" in r.out, "uninstall --keep-env: the venv stays, without the block in its activate, and says so", r)
+# Installed again, the venv is reused, and still known as cudaup's: a plain uninstall removes it.
+r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
+t.eq(r.rc, 0, "install again over the kept venv", r)
+r = run(["uninstall", "12.6", "--yes", "--json", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
+st = [s for s in (r.json() or {}).get("steps", []) if s["installer"] == "pyenv"]
+t.ok(r.rc == 0 and not os.path.exists(venv) and not os.path.exists(os.path.join(b.state, "pyenv.json")) and
+     any(s["action"] == "remove" and s["changed"] and s["detail"] == venv for s in st),
+     "uninstall: the venv made for that CUDA and STATE/pyenv.json are removed, and a step says so", r)
 
 # ---- verify's framework check against stand-ins built for other GPUs, on other machines ----
 import glob  # noqa: E402
@@ -174,7 +201,7 @@ r, fc = fw_check(gpu_root("wrong", [GTX970], "kernel_result wrong"), st126)
 t.ok(fc.get("status") == "fail" and "matrix multiply by PyTorch on GPU 0 differs" in fc.get("detail", ""),
      "a GPU that computes wrong answers: the matrix multiply is named", fc)
 r, fc = fw_check(gpu_root("nocuda", [GTX970], "cu_init 100"), st126)
-t.ok(fc.get("status") == "fail" and "the driver sees 1 GPU(s) and PyTorch 2.8.0 none" in fc.get("detail", ""),
+t.ok(fc.get("status") == "fail" and "the driver sees 1 GPU and PyTorch 2.8.0 none" in fc.get("detail", ""),
      "the driver sees a GPU and the framework none: said so", fc)
 r, fc = fw_check(gpu_root("hang", [GTX970], "hang kernel"), st126, "--gpu-timeout", "1")
 t.ok(fc.get("status") == "fail" and "did not finish its GPU work within 3 s" in fc.get("detail", ""),
@@ -263,6 +290,8 @@ t.ok(r.json() and r.json()["python_envs"] and r.json()["python_envs"]["tool"] ==
 r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env(cenv))
 t.ok(r.rc == 0 and not os.path.exists(os.path.join(env_path, "etc", "conda", "activate.d", "cudaup.sh")),
      "uninstall removes the activation scripts", r)
+t.ok(not os.path.exists(env_path) and not os.path.exists(os.path.join(b.state, "pyenv.json")) and "removed too" in r.out,
+     "uninstall removes the conda environment it made, through conda, and says so", r)
 
 # An existing conda environment of that name with another Python; conda failing to create one;
 # micromamba, which cudaup calls with its own arguments.

@@ -172,6 +172,53 @@ t.ok(r.rc == 4 and c["cudart"]["status"] == "fail" and "12.4" in c["cudart"]["de
 r, c = verify(env=dict(ENV, FAKE_CUDNN_VERSION="90100"))
 t.ok(r.rc == 4 and c["cudnn"]["status"] == "fail", "libcudnn disagreeing with cudnn_version.h: fails", c.get("cudnn"))
 
+# The driver is loaded, but the install's runtime cannot reach it: no "no NVIDIA driver" beside "pass driver";
+# the GPU checks fail with the call, its error and a fix (issue 26, item 4).
+bad = []
+for code, name, want in ((35, "cudaErrorInsufficientDriver", "libcuda.so.1"), (34, "CUDA_ERROR_STUB_LIBRARY", "stubs")):
+    open(conf, "w").write(orig + "fail cudaGetDeviceCount %d\n" % code)
+    r, c = verify()
+    said = [x["detail"] for x in c.values()]
+    gpu = [c.get(n, {}) for n in ("device", "gpu-kernel", "bandwidth", "cudnn-conv")]
+    if (r.rc != 4 or c.get("driver", {}).get("status") != "pass" or any("no NVIDIA driver" in d for d in said) or
+            not all(x.get("status") == "fail" and "could not reach the GPU" in x.get("detail", "") and
+                    "cudaGetDeviceCount() returned %s (%d" % (name, code) in x["detail"] and "Fix:" in x["detail"] and
+                    want in x["detail"] for x in gpu)):
+        bad.append((code, r.rc, c.get("driver"), gpu))
+open(conf, "w").write(orig)
+t.eq(bad, [], "driver loaded, runtime cannot reach it (errors 35 and 34): driver passes, GPU checks fail with the "
+     "call, its error and a fix; nothing says no driver is loaded")
+
+# A library the record lists and the tree lacks is damage, not a component left out (item 5).
+bad = []
+for check, stem in (("nvrtc", "libnvrtc.so"), ("cudart", "libcudart.so"), ("cudnn", "libcudnn.so")):
+    moved = []
+    for n in os.listdir(libdir):
+        if n == stem or n.startswith(stem + "."):
+            os.rename(os.path.join(libdir, n), os.path.join(libdir, "..", n + ".away"))
+            moved.append(n)
+    r, c = verify()
+    x = c.get(check, {})
+    if not moved or r.rc != 4 or x.get("status") != "fail" or "repair restores it" not in x.get("detail", ""):
+        bad.append((check, moved, r.rc, x))
+    for n in moved:
+        os.rename(os.path.join(libdir, "..", n + ".away"), os.path.join(libdir, n))
+t.eq(bad, [], "libnvrtc, libcudart, libcudnn deleted from a recorded install: each check fails, 'repair restores it'")
+
+# cuDNN's version follows the record, like nvcc's, cudart's and nvrtc's (item 6).
+recp = os.path.join(prefix, "cuda-12.6", ".cudaup", "record.json")
+rec_good = open(recp, "rb").read()
+rec = json.loads(rec_good)
+rec["cudnn"]["version"], rec["cudnn"]["full_version"] = "8.9.7", "8.9.7.29"
+open(recp, "w").write(json.dumps(rec))
+r, c = verify()
+open(recp, "wb").write(rec_good)
+t.ok(r.rc == 4 and c.get("cudnn", {}).get("status") == "fail" and "8.9.7" in c["cudnn"]["detail"] and
+     "9.5.1" in c["cudnn"]["detail"], "libcudnn 9.5.1 in an install recorded as cuDNN 8.9.7: cudnn fails, naming both",
+     c.get("cudnn"))
+r, c = verify()
+t.eq(r.rc, 0, "record put back: verify passes again", r)
+
 # No driver: GPU checks are skipped with the reason; --require-gpu makes them fail.
 r, c = verify(root=NOGPU_ROOT, env=dict(NOGPU_ENV, **NOW))
 t.ok(r.rc == 0 and all(c[n]["status"] == "skip" and "no NVIDIA driver is loaded" in c[n]["detail"]
@@ -208,12 +255,13 @@ for tag, script, want in (
 os.unlink(nvcc)
 r, c = verify()
 x = c.get("nvcc", {})
-if x.get("status") != "skip" or "no nvcc" not in x.get("detail", ""):
+if x.get("status") != "fail" or "repair restores it" not in x.get("detail", ""):
     bad.append(("missing", r.rc, x))
 with open(nvcc, "wb") as f:
     f.write(nvcc_good)
 os.chmod(nvcc, 0o755)
-t.eq(bad, [], "an nvcc that fails, reports another release or none, writes no PTX: fail with its words; none: skip")
+t.eq(bad, [], "an nvcc that fails, reports another release or none, writes no PTX: fail with its words; "
+     "a recorded nvcc deleted: fail, repair restores it")
 
 # A CUDA folder cudaup did not make: its essential headers and libcudart are checked instead of a record;
 # a record that is not JSON is a failure that says so.
@@ -262,6 +310,9 @@ r, c = verify()
 t.ok(r.rc == 4 and c["files"]["status"] == "fail" and "1 missing" in c["files"]["detail"], "a deleted file: files fails", c.get("files"))
 t.eq((r.json() or {}).get("damaged"), [{"path": "lib/libcublas.so.12.4.5.8", "problem": "missing"}],
      "verify --json lists the damaged file with its problem")
+rt = run(["verify", "--root", ROOT] + COMMON, env=ENV)
+t.ok(rt.rc == 4 and "To restore the damaged files: cudaup repair --prefix '%s' --state-dir '%s'" % (prefix, state) in rt.out,
+     "verify as text: a damaged install ends with the repair command for it", rt.out[-600:])
 srv.clear()
 shutil.rmtree(os.path.join(cache, "archives"))
 r = run(["repair", "--yes", "--json", "--root", ROOT, "--cache-dir", cache] + COMMON, env=ENV)

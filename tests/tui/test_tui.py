@@ -7,6 +7,7 @@ Covers the flow from Welcome to Done with a real install, the rerun menu
 (verify, repair, uninstall), cancel, quit, help, flags that prefill answers,
 versions that do not fit and why, resizing, 80x24 and the zh_CN catalog.
 """
+import json
 import os
 import re
 import shutil
@@ -215,6 +216,9 @@ t.ok("Step" not in rows(d["validation"])[0], "an action from the menu shows no s
      rows(d["validation"])[0])
 
 os.remove(os.path.join(b.cuda, "lib64", "libcudart.so.12.6.127"))
+r, d = b.wizard(["enter", "enter", "enter", "DUMP done", "enter"])
+t.ok("still has problems" in flat(d["done"]) and re.search(r"✗ (files|cudart): ", d["done"]) is not None,
+     "Done after a failed verify names the checks that failed, with why", d["done"])
 r, d = b.wizard(["enter", "enter", "DUMP verify", "r", "DUMP after", "enter", "enter"])
 t.ok("✗ fail" in d["verify"] and "r: repair" in d["verify"], "a broken install: verify shows the failure and offers repair",
      d["verify"])
@@ -226,17 +230,47 @@ r, d = b.wizard(["enter", "down", "down", "enter", "DUMP comps", "end", "up", "s
 t.ok("Components of CUDA 12.6" in d["comps"], "add components: the installed release's list", d["comps"])
 t.ok("[x] cuda_cudart" in d["comps"] and "ensorFlow" not in d["comps"],
      "add components on an install without a framework: the list, no framework sentence", d["comps"])
+t.ok("installed already" in flat(d["review"]) and re.search(r"cuda_cudart\s+installed", d["review"]) and
+     "Downloads: 6 archives" not in d["review"], "add components, one more ticked: the installed archives are marked "
+     "installed, and only the new one is counted as a download", d["review"])
+r, d = b.wizard(["enter", "down", "down", "enter", "enter", "enter", "DUMP review0", "esc", "esc", "esc", "q", "y"])
+t.ok("Nothing to add" in d["review0"] and "Downloads:" not in d["review0"] and "Disk: about" not in d["review0"],
+     "add components with nothing ticked beyond the installed: 'nothing to add', no download promised, one disk figure",
+     d["review0"])
 r, d = b.wizard(["enter", "down", "down", "enter", "home", "space", "DUMP kept", "esc", "esc", "q", "y"])
 t.ok("[x] cuda_cudart" in d["kept"] and "cuda_cudart stays:" in flat(d["kept"]) and "cuda_nvcc" in flat(d["kept"]),
      "unticking cuda_cudart, which nvcc needs: it stays, and the screen says why", d["kept"])
 t.eq(r.rc, 0, "add components, then quit at review: exit 0", r)
 
-r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "y", "DUMP done", "enter"])
+# A Python environment cudaup made for this CUDA (as its install records it): the dialog offers to keep it.
+venv = os.path.join(b.dir, "envs", "tf")
+os.makedirs(os.path.join(venv, "bin"))
+open(os.path.join(venv, "pyvenv.cfg"), "w").write("home = /usr/bin\n")
+with open(os.path.join(b.state, "pyenv.json"), "w") as f:
+    json.dump({"tool": "venv", "name": "tf", "path": venv, "python": os.path.join(venv, "bin", "python"),
+               "framework": "tensorflow", "cuda": b.cuda, "made": True}, f)
+r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "space", "DUMP ticked", "y", "now DUMP uprog", "DUMP done",
+                 "enter"])
 t.eq(r.rc, 0, "menu: uninstall after y: exit 0", r)
 t.ok("Remove CUDA 12.6 from" in d["ask"] and "y: yes" in d["ask"], "uninstall asks first", d["ask"])
+t.ok("[ ] Keep the Python environment" in d["ask"] and "environment made for it?" in d["ask"] and
+     "[x] Keep the Python environment" in d["ticked"],
+     "the uninstall dialog names the environment made for it, with a tick box to keep it", d["ask"] + d["ticked"])
+t.ok(os.path.exists(os.path.join(venv, "pyvenv.cfg")), "ticked: the environment stays")
 t.ok("CUDA 12.6 was removed" in d["done"], "done: says it was removed", d["done"])
+t.ok("Removing CUDA 12.6" in d["uprog"] and "0 B of 0 B" not in d["uprog"] and "0 of 0 unpacked" not in d["uprog"],
+     "uninstall's progress has no byte counts of nothing", d["uprog"])
 t.ok(not os.path.exists(b.cuda) and not os.path.lexists(os.path.join(b.prefix, "cuda")), "the install and its link are gone")
 t.eq(open(b.rc).read(), "# the user's own\nalias ll='ls -l'\n", "the rc file is byte for byte what the user had")
+
+# A folder nothing can be created in is refused on Location, with the reason, not on Review as "0 B free" (item 10).
+pq = Box("proc")
+r, d = pq.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "DUMP location", "enter",
+                  "DUMP after", "up", "up", "enter", "ctrl-u", "type /proc/other", "enter", "DUMP edited", "q", "y"],
+                 "--prefix", "/proc/nope")
+t.ok("cannot create /proc/nope: No such file or directory" in flat(d["after"]) and "Location" in rows(d["after"])[0],
+     "--prefix /proc/nope: Enter on Location stays there and says it cannot be created, and why", d["after"])
+t.ok("cannot create /proc/other" in flat(d["edited"]), "typed /proc/other: refused when the edit ends", d["edited"])
 
 # Quit: n stays, y leaves, and nothing was installed.
 q = Box("quit")

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+#define CU_LOG_TAG "pyenv"
+
+#include "pyenvrec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
+#include "core/i18n.h"
+#include "core/jsonutil.h"
+#include "core/log.h"
+#include "core/mem.h"
+#include "core/proc.h"
+#include "core/str.h"
+
+static json_t *
+load(const char *state_dir, char **path_out)
+{
+    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
+    char *text = NULL;
+    size_t len;
+    struct cu_error e;
+    json_t *j = NULL;
+    if (cu_read_file(p, 1 << 20, &text, &len, &e) == CU_OK && cu_json_parse_object(text, len, p, &j, &e) != CU_OK)
+        j = NULL;
+    free(text);
+    if (path_out)
+        *path_out = j ? cu_steal_ptr(&p) : NULL;
+    return j;
+}
+
+void
+cu_pyenv_mark_read(const char *state_dir, struct cu_pyenv_mark *m)
+{
+    memset(m, 0, sizeof(*m));
+    json_t *j = state_dir ? load(state_dir, NULL) : NULL;
+    if (!j)
+        return;
+    m->path = cu_xstrdup(cu_json_str(j, "path"));
+    m->made = json_is_true(json_object_get(j, "made"));
+    json_decref(j);
+}
+
+void
+cu_pyenv_mark_fini(struct cu_pyenv_mark *m)
+{
+    cu_clear_ptr(&m->path, free);
+}
+
+void
+cu_pyenv_mark_write(const char *state_dir, const struct cu_pyenv_mark *before, const struct cu_run_ctx *ctx,
+                    const char *cuda_path)
+{
+    CU_AUTOFREE char *p = NULL;
+    json_t *j = state_dir ? load(state_dir, &p) : NULL;
+    if (!j || !cu_json_str(j, "path"))
+        goto out;
+    const char *path = cu_json_str(j, "path");
+    bool made = before->made && before->path && strcmp(before->path, path) == 0;
+    for (size_t i = 0; i < ctx->n_results; i++) {
+        const struct cu_step_result *r = &ctx->results[i];
+        made |= strcmp(r->installer, "pyenv") == 0 && strcmp(r->action, "create") == 0 && r->status == CU_OK && r->changed;
+    }
+    json_object_set_new(j, "cuda", json_string(cuda_path));
+    json_object_set_new(j, "made", json_boolean(made));
+    char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    struct cu_error e;
+    if (cu_write_file_atomic(p, text, strlen(text), 0644, &e) != CU_OK)
+        cu_log_error_of(CU_LOG_WARN, &e);
+    free(text);
+out:
+    json_decref(j);
+}
+
+/* Remove the conda environment at @path with its own tool; its folder when the tool is not there. */
+static enum cu_status
+remove_conda(const struct cu_maint_in *in, const char *tool, const char *path, struct cu_error *err)
+{
+    CU_AUTOFREE char *exe = cu_which(tool, in->envp);
+    if (exe) {
+        bool micro = strcmp(tool, "micromamba") == 0;
+        const char *argv_c[] = {exe, "remove", "-y", "-p", path, "--all", NULL};
+        const char *argv_m[] = {exe, "env", "remove", "-y", "-p", path, NULL};
+        struct cu_exec_opts eo = {.envp = in->envp, .timeout_ms = 600000};
+        struct cu_exec_result res;
+        struct cu_error e;
+        cu_exec_result_init(&res);
+        enum cu_status st = cu_exec(micro ? argv_m : argv_c, &eo, &res, &e);
+        bool ok = st == CU_OK && res.exit_code == 0;
+        if (!ok)
+            cu_log_warn(_("%s could not remove %s (%s); removing the folder"), tool, path,
+                   st != CU_OK ? cu_error_text(&e) : res.err.len ? cu_str_strip(res.err.data) : "?");
+        cu_exec_result_fini(&res);
+        if (ok && !cu_path_exists(path))
+            return CU_OK;
+    }
+    return cu_rm_rf(path, err);
+}
+
+enum cu_status
+cu_pyenv_remove_for(const struct cu_maint_in *in, const char *cuda_dir, bool last, struct cu_run_ctx *ctx,
+                    struct cu_error *err)
+{
+    CU_AUTOFREE char *pj = NULL, *cfg = NULL, *meta = NULL;
+    json_t *j = load(in->state_dir, &pj);
+    enum cu_status st = CU_OK;
+    if (!j)
+        return CU_OK;
+    const char *path = cu_json_str(j, "path"), *tool = cu_json_str(j, "tool"), *cuda = cu_json_str(j, "cuda");
+    bool made = json_is_true(json_object_get(j, "made"));
+    if (!path || !tool || !made || !(cuda ? strcmp(cuda, cuda_dir) == 0 : last))
+        goto out; /* not cudaup's, or made for another CUDA */
+    if (in->keep_env) {
+        cu_run_result(ctx, "pyenv", "keep", path, CU_OK, false);
+        goto out;
+    }
+    cfg = cu_path_join(path, "pyvenv.cfg");
+    meta = cu_path_join(path, "conda-meta");
+    bool conda = strcmp(tool, "venv") != 0;
+    if (!cu_path_exists(path)) {
+        /* gone already: only the note of it is left */
+    } else if (conda ? !cu_is_dir(meta) : !cu_path_exists(cfg)) {
+        /* Not the environment the record names any more: not ours to remove. */
+        cu_run_result(ctx, "pyenv", "keep", path, CU_OK, false);
+        cu_log_warn(_("%s is no longer the %s environment cudaup made; it stays"), path, tool);
+        goto out;
+    } else if ((st = conda ? remove_conda(in, tool, path, err) : cu_rm_rf(path, err)) != CU_OK) {
+        cu_run_result(ctx, "pyenv", "remove", cu_error_text(err), st, false);
+        goto out;
+    }
+    if (unlink(pj) != 0)
+        cu_log_debug("cannot remove %s", pj);
+    cu_run_result(ctx, "pyenv", "remove", path, CU_OK, true);
+out:
+    json_decref(j);
+    return st;
+}
+
+json_t *
+cu_pyenv_list_json(const char *state_dir)
+{
+    json_t *j = load(state_dir, NULL);
+    if (!j || !cu_json_str(j, "path")) {
+        json_decref(j);
+        return NULL;
+    }
+    json_t *o = json_object();
+    static const char *const keys[] = {"tool", "name", "path", "framework", "framework_version", "cuda"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        json_object_set_new(o, keys[i], cu_json_str_or_null(cu_json_str(j, keys[i])));
+    json_object_set_new(o, "made", json_boolean(json_is_true(json_object_get(j, "made"))));
+    json_decref(j);
+    return o;
+}

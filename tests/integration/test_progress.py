@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What the CLI shows while it works, on a terminal (a pty) and piped: one progress line that fits
+the terminal's width, shortened in a fixed order; totals from the plan that never move; other text
+wrapped at word boundaries (issue 26, items 1 and 2)."""
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+import unicodedata
+
+from cutest import BIN, SRCDIR, Tap, base_env, machine, run
+from httpserver import Server
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
+
+t = Tap()
+ROOT, MENV = machine(t, "two-gpus")
+NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50"}
+
+MIRROR = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(MIRROR, big={"libcublas": 3})
+# Slow enough that the line is redrawn many times, in every phase.
+srv = Server(MIRROR, rate=1 << 20)
+
+
+def cols(s):
+    """Columns a terminal gives s (wide CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
+
+
+def on_pty(args, env, columns=None, winsize=None, timeout=300):
+    """Run cudaup with stdin, stdout and stderr on a pty of winsize (rows, cols); returns (rc, output)."""
+    master, slave = pty.openpty()
+    if winsize:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", winsize[0], winsize[1], 0, 0))
+    e = base_env(env)
+    e.pop("COLUMNS", None)
+    if columns:
+        e["COLUMNS"] = str(columns)
+    p = subprocess.Popen([BIN] + args, stdin=slave, stdout=slave, stderr=slave, env=e, close_fds=True)
+    os.close(slave)
+    out = b""
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([master], [], [], 1)
+        if r:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=30)
+    os.close(master)
+    return p.returncode, out.decode("utf-8", "replace")
+
+
+def unbreakable(line, width):
+    """A line may pass the width only when it holds a word too long for any line (a long path)."""
+    return max(len(w) for w in line.split()) > width // 2
+
+
+def segments(out):
+    """What the terminal shows line by line: split at CR and LF, escape sequences removed."""
+    out = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", out)
+    return [s for s in re.split(r"\r\n|\r|\n", out) if s.strip()]
+
+
+def box(tag):
+    d = t.tmpdir(tag)
+    return ["--root", ROOT, "--mirror", srv.url, "--prefix", os.path.join(d, "p"), "--state-dir", os.path.join(d, "s"),
+            "--cache-dir", os.path.join(d, "c"), "--framework", "none", "--env-scope", "none"]
+
+
+plan = run(["plan", "--json"] + box("plan"), env=dict(MENV, **NOW)).json() or {}
+N_ARCH = len(plan.get("downloads", []))
+t.ok(N_ARCH > 1 and plan.get("download_bytes"), "the plan names its archives and their bytes", plan)
+
+# ---- Item 1: one line that fits, at 60, 80 and 120 columns (COLUMNS, and the width the pty reports) ----
+PROGRESS = re.compile(r"^\s*\d+% ")
+for width, how in ((60, "COLUMNS"), (80, "COLUMNS"), (120, "COLUMNS"), (80, "the terminal's size")):
+    env = dict(MENV, **NOW)
+    if how == "COLUMNS":
+        rc, out = on_pty(["install", "--yes"] + box("w%d" % width), env, columns=width, winsize=(24, 200))
+    else:
+        rc, out = on_pty(["install", "--yes"] + box("ws%d" % width), env, winsize=(24, width))
+    segs = segments(out)
+    prog = [s for s in segs if PROGRESS.match(s)]
+    # A line may pass the width only when it is one word (a long path) that cannot be broken.
+    wide = [s for s in segs if cols(s) >= width and not unbreakable(s, width)]
+    t.ok(rc == 0 and len(prog) >= 3 and not wide,
+         "%d columns (%s): %d progress redraws, no line reaches the last column" % (width, how, len(prog)),
+         "rc=%s\n%s" % (rc, "\n".join(wide[:5]) or out[-2000:]))
+    # The redraws stay on one line: the output has few newlines, not one per redraw.
+    t.ok(out.count("\n") < 30, "%d columns (%s): the progress line is redrawn in place (%d newlines)"
+         % (width, how, out.count("\n")), out[-1500:])
+    if width == 120:
+        full = [s for s in prog if "/s" in s and "archives unpacked" in s]
+        t.ok(full, "120 columns: speed and counts fit, and are shown", prog[:5])
+    if width == 60:
+        t.ok(all("/s" not in s for s in prog) and all("downloaded" in s for s in prog),
+             "60 columns: the speed goes first, and the bytes stay", prog[:5])
+
+# ---- Item 2: the totals are the plan's from the first line, and never move ----
+rc, out = on_pty(["install", "--yes"] + box("totals"), dict(MENV, **NOW), columns=200)
+prog = [s for s in segments(out) if PROGRESS.match(s)]
+totals = [re.search(r" of (\S+ \S+) downloaded", s).group(1) for s in prog]
+counts = [int(m.group(1)) for m in (re.search(r" of (\d+) archives", s) for s in prog) if m]
+t.ok(rc == 0 and prog and len(set(totals)) == 1 and counts and set(counts) == {N_ARCH},
+     "one total from the first line to the last: %s, %d archives (the plan's %d)"
+     % (sorted(set(totals)), counts[0] if counts else -1, N_ARCH), "\n".join(prog[:8]))
+r = run(["install", "--yes", "--json"] + box("json"), env=dict(MENV, **NOW))
+lines = [json.loads(ln) for ln in r.err.splitlines() if ln.startswith("{")]
+first_progress = next((i for i, x in enumerate(lines) if x.get("event") == "progress"), None)
+tot = next((x for x in lines if x.get("event") == "totals"), None)
+t.ok(r.rc == 0 and tot and tot["download_bytes"] == plan["download_bytes"] and tot["archives"] == N_ARCH and
+     first_progress is not None and lines.index(tot) < first_progress,
+     "--json: a totals line with the plan's bytes and archives comes before the first progress line", lines[:3])
+
+# ---- Item 1: the CLI's other text wraps at word boundaries, never inside a word ----
+args = ["plan", "--root", os.path.join(ROOT, "nothing-here"), "--framework", "none"]
+piped = run(args, env=dict(MENV, **NOW))
+rc, out = on_pty(args, dict(MENV, **NOW), columns=40)
+lines = segments(out)
+words_piped = " ".join(piped.err.split())
+words_tty = " ".join(out.split())
+t.ok(piped.rc == rc and len(words_piped) > 60 and words_tty == words_piped and len(lines) > 1 and
+     all(cols(ln) < 40 for ln in lines if len(ln.split()) > 1),
+     "a sentence longer than 40 columns is wrapped between words: the same words, in lines that fit",
+     "piped: %r\ntty: %r" % (piped.err, out))
+
+# verify's table: each detail wraps under its column, and the whole report fits 60 columns.
+b = box("verify")
+r = run(["install", "--yes"] + b, env=dict(MENV, **NOW))
+vargs = ["verify", "--root", ROOT, "--prefix", b[b.index("--prefix") + 1], "--state-dir", b[b.index("--state-dir") + 1]]
+piped = run(vargs, env=dict(MENV, **NOW))
+rc, out = on_pty(vargs, dict(MENV, **NOW), columns=60)
+lines = segments(out)
+wide = [ln for ln in lines if cols(ln) >= 60 and not unbreakable(ln, 60)]
+t.ok(r.rc == 0 and rc == piped.rc and " ".join(out.split()) == " ".join(piped.out.split()) and not wide and
+     len(lines) > len(piped.out.splitlines()),
+     "verify as text at 60 columns: the same words as piped, wrapped to fit", "\n".join(wide) or out[-2000:])
+
+srv.stop()
+t.done()

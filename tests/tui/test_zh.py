@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""No English sentence on a Chinese screen (issue 26, item 8): every wizard screen of a first install,
+the existing-install menu and its dialogs, and the CLI's message paths, in zh_CN; each screen and
+each output is searched for a run of English words (product names, versions, paths and commands
+are not sentences)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
+from cutest import SRCDIR, Tap, gpu_doubles, machine, run  # noqa: E402
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
+
+t = Tap()
+if not os.path.exists(os.path.join(os.environ.get("CUDAUP_LOCALEDIR", ""), "zh_CN")):
+    t.skip("zh_CN walk", "built without NLS (no zh_CN catalog)")
+    t.done()
+TWO, TENV = machine(t, "two-gpus")
+NOGPU, NENV = machine(t, "ada-no-driver")
+NOW = {"CUDAUP_TEST_NOW": "1800000000", "CUDAUP_RETRY_BASE_MS": "50"}
+ZH = {"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"}
+MIRROR = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(MIRROR, replace=gpu_doubles())
+
+# Words that make a run of Latin words a sentence rather than a name, a version or a command.
+GLUE = set("""a an the of to is are was were be been in on at for with and or not no nor this that these those it its
+from by as has have had can cannot will would should must may might only what when which who where there here
+than then so if but any all each every some none nothing more most less your you we our they them their
+one two do does did done yet still also just now first last next other another such""".split())
+LATIN = re.compile(r"[A-Za-z][A-Za-z'’]*")
+
+
+def english(text):
+    """Runs of three or more Latin words, with at least one of GLUE among them, not broken by CJK or digits."""
+    found = []
+    for line in text.splitlines():
+        # Paths, options, URLs, file names and version numbers are not words of a sentence.
+        line = re.sub(r"\S*[/=_]\S*|--?[a-z][\w-]*|\S+\.\S+|`[^`]*`|'[^']*'|\S*\d\S*", " \x00 ", line)
+        for chunk in re.split(r"[^A-Za-z'’ ,;:()\-]+", line):
+            words = LATIN.findall(chunk)
+            if len(words) >= 3 and sum(w.lower() in GLUE for w in words) >= 1:
+                found.append(chunk.strip())
+    return found
+
+
+t.eq(english("CUDA 12.6 已安装在 /p/cuda-12.6。"), [], "the detector: a product name and a path are not a sentence")
+t.eq(english("检查：cudaup verify --prefix '/p'"), [], "the detector: a command is not a sentence")
+t.ok(english("无法继续：the install has no libcudart"), "the detector: an English clause is found")
+
+
+class Box:
+    def __init__(self, tag, root=TWO, env=TENV):
+        self.dir = t.tmpdir(tag)
+        self.root, self.menv = root, env
+        self.prefix, self.state, self.cache, self.home, self.profile_d = (
+            os.path.join(self.dir, n) for n in ("prefix", "state", "cache", "home", "profile.d"))
+        os.makedirs(self.home)
+        os.makedirs(self.profile_d)
+        self.n = 0
+
+    def env(self):
+        e = dict(self.menv, **NOW)
+        e.update(ZH)
+        e.update({"HOME": self.home, "CUDAUP_PROFILE_D": self.profile_d})
+        return e
+
+    def wizard(self, keys, *args, size=(80, 24)):
+        self.n += 1
+        script = os.path.join(self.dir, "keys%d" % self.n)
+        names = []
+        with open(script, "w") as f:
+            for k in keys:
+                if k.startswith("DUMP "):
+                    names.append(k[5:])
+                    f.write("dump %s\n" % os.path.join(self.dir, "%d-%s.txt" % (self.n, k[5:])))
+                else:
+                    f.write(k + "\n")
+        e = self.env()
+        e.update({"CUDAUP_TUI_HEADLESS": "1", "COLUMNS": str(size[0]), "LINES": str(size[1]), "TERM": "xterm-256color",
+                  "SHELL": "/bin/bash"})
+        r = run(["--keys-script", script, "--root", self.root, "--mirror", "file://" + MIRROR, "--prefix", self.prefix,
+                 "--state-dir", self.state, "--cache-dir", self.cache] + list(args), env=e, timeout=300)
+        dumps = {}
+        for name in names:
+            p = os.path.join(self.dir, "%d-%s.txt" % (self.n, name))
+            dumps[name] = open(p, encoding="utf-8").read() if os.path.exists(p) else ""
+        return r, dumps
+
+    def cli(self, *args, root=None):
+        return run(list(args[:1]) + ["--root", root or self.root, "--mirror", "file://" + MIRROR, "--prefix", self.prefix,
+                                      "--state-dir", self.state, "--cache-dir", self.cache] + list(args[1:]),
+                   env=self.env(), timeout=300)
+
+
+# ---- The wizard: every screen of a first install with TensorFlow's refusal and help overlays ----
+b = Box("walk")
+WALK = ["DUMP welcome", "?", "DUMP help-welcome", "esc", "enter", "DUMP system", "enter", "DUMP framework",
+        "?", "DUMP help-framework", "esc", "down", "down", "down", "enter", "DUMP versions", "enter", "DUMP components",
+        "enter", "DUMP location", "enter", "DUMP review", "end", "DUMP review-end", "enter", "DUMP validation", "enter",
+        "DUMP done", "enter"]
+r, d = b.wizard(WALK, "--env-scope", "user", "--shell-rc", os.path.join(b.home, ".bashrc"))
+t.eq(r.rc, 0, "zh_CN: a first install through every screen", r)
+for name in [w[5:] for w in WALK if w.startswith("DUMP ")]:
+    t.eq(english(d.get(name, "")), [], "zh_CN wizard %s: no English sentence" % name, d.get(name, ""))
+
+# The framework's own choices: TensorFlow 1.14 refused on the Versions screen, and the Review's reasons.
+r, d = Box("tf").wizard(["enter", "enter", "DUMP framework", "enter", "DUMP versions", "enter", "DUMP next", "q", "y"],
+                        "--framework", "tensorflow==1.14")
+for name in ("framework", "versions", "next"):
+    t.eq(english(d.get(name, "")), [], "zh_CN TensorFlow 1.14 %s: no English sentence" % name, d.get(name, ""))
+r, d = Box("tf2").wizard(["enter", "enter", "enter", "enter", "enter", "enter", "enter", "DUMP review", "end",
+                          "DUMP review-end", "q", "y"], "--framework", "tensorflow")
+for name in ("review", "review-end"):
+    t.eq(english(d.get(name, "")), [], "zh_CN TensorFlow review %s: no English sentence" % name, d.get(name, ""))
+
+# The existing-install menu, verify, its uninstall dialog.
+r, d = b.wizard(["DUMP welcome2", "enter", "DUMP menu", "enter", "DUMP verify", "esc", "down", "down", "down", "down",
+                 "enter", "DUMP ask", "n", "q", "y"])
+for name in ("welcome2", "menu", "verify", "ask"):
+    t.eq(english(d.get(name, "")), [], "zh_CN existing install %s: no English sentence" % name, d.get(name, ""))
+
+# ---- The CLI: each command's text, and its errors ----
+CLI = [ ("plan", ["plan", "--framework", "none"]),
+       ("plan tensorflow", ["plan", "--framework", "tensorflow"]),
+       ("plan tensorflow 1.14", ["plan", "--framework", "tensorflow==1.14"]),
+       ("install", ["install", "--yes", "--framework", "none", "--env-scope", "none"]),
+       ("install again", ["install", "--yes", "--framework", "none", "--env-scope", "none"]),
+       ("verify", ["verify"]), ("list", ["list"]), ("repair", ["repair", "--yes"]),
+       ("bad version", ["plan", "--cuda", "x.y"]), ("missing version", ["plan", "--cuda", "99.9"]),
+       ("unknown option", ["plan", "--bogus"]), ("uninstall", ["uninstall", "12.6", "--yes"]),
+       ("uninstall again", ["uninstall", "12.6", "--yes"])]
+c = Box("cli")
+r = run(["doctor", "--root", TWO], env=c.env())
+t.eq(english(r.out + r.err), [], "zh_CN cudaup doctor: no English sentence (exit %d)" % r.rc, r)
+for name, args in CLI:
+    r = c.cli(*args)
+    said = english(r.out + "\n" + r.err)
+    t.eq(said, [], "zh_CN cudaup %s: no English sentence (exit %d)" % (name, r.rc), r)
+r = c.cli("verify", root=NOGPU)
+t.eq(english(r.out + r.err), [], "zh_CN verify without a driver: no English sentence", r)
+r = c.cli("doctor", root=NOGPU)
+t.eq(english(r.out + r.err), [], "zh_CN doctor without a driver: no English sentence", r)
+
+# ---- Every message path: each file that marks messages is extracted, and each message has its translation ----
+potfiles = [ln.strip() for ln in open(os.path.join(SRCDIR, "po", "POTFILES")) if ln.strip()]
+marked = []
+for top in ("cli", "core", "installers", "tui"):
+    for dp, _, fns in os.walk(os.path.join(SRCDIR, top)):
+        for fn in fns:
+            if fn.endswith(".c"):
+                rel = os.path.relpath(os.path.join(dp, fn), SRCDIR)
+                if re.search(r'\b(N_|_|ngettext_)\("', open(os.path.join(SRCDIR, rel), encoding="utf-8").read()):
+                    marked.append(rel)
+t.eq(sorted(set(marked) - set(potfiles)), [], "po/POTFILES lists every source file that marks messages for translation")
+if shutil.which("xgettext") and shutil.which("msgmerge") and shutil.which("msgattrib"):
+    tmp = t.tmpdir("pot")
+    pot = os.path.join(tmp, "cudaup.pot")
+    subprocess.run(["xgettext", "--keyword=_", "--keyword=N_", "--keyword=ngettext_:1,2", "--from-code=UTF-8",
+                    "--language=C", "-o", pot, "-D", SRCDIR] + potfiles, check=True, capture_output=True)
+    merged = os.path.join(tmp, "zh_CN.po")
+    subprocess.run(["msgmerge", "-q", "--no-fuzzy-matching", os.path.join(SRCDIR, "po", "zh_CN.po"), pot, "-o", merged],
+                   check=True, capture_output=True)
+    left = subprocess.run(["msgattrib", "--untranslated", "--no-obsolete", merged], capture_output=True, text=True).stdout
+    fuzzy = subprocess.run(["msgattrib", "--only-fuzzy", "--no-obsolete", merged], capture_output=True, text=True).stdout
+    ids = re.findall(r'^msgid "(.+)"$', left + fuzzy, re.M)
+    t.eq(ids, [], "zh_CN.po translates every message the sources mark (none untranslated or fuzzy)", left[-3000:])
+else:
+    t.skip("every message translated", "xgettext, msgmerge or msgattrib is not installed")
+t.done()
