@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "core/doctor.h"
+#include "core/driver.h"
 #include "core/fwenv.h"
 #include "core/i18n.h"
 #include "core/mem.h"
@@ -142,6 +143,8 @@ cu_cmd_doctor(struct cu_app *app)
         return cu_report_error(app, &err);
     cu_problems_init(&problems);
     cu_doctor_check(facts, app->catalog, &app->root, app->envp, &problems);
+    cu_drv_doctor(facts, app->catalog, &problems, &problems);
+    cu_drv_doctor_fixes(facts, app->catalog, &problems);
     /* The frameworks in the machine's environments, and in the one cudaup recorded. */
     CU_AUTOFREE char *py = NULL, *fwname = NULL, *recorded = NULL;
     cu_pyenv_recorded(app->state_dir, &py, &fwname);
@@ -161,6 +164,7 @@ cu_cmd_doctor(struct cu_app *app)
     cu_fwenvs_check(&fw, facts, app->catalog, app->envp, &problems);
     if (app->cfg.json) {
         json_t *doc = cu_doctor_json(facts, &problems);
+        cu_drv_state_json(facts, json_object_get(doc, "driver"));
         json_object_set_new(doc, "framework_envs", cu_fwenvs_json(&fw, facts));
         cu_report_json(app, doc);
     } else if (!app->cfg.quiet) {

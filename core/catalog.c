@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "driver.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "manifest.h"
@@ -579,7 +580,8 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = conv_cuda_majors(&c, root, cat)) || (st = conv_cuda_sm(&c, root, cat)) ||
         (st = conv_cudnn(&c, root, cat)) || (st = conv_cudnn_support(&c, root, cat)) ||
         (st = conv_frameworks(&c, root, cat)) || (st = conv_gpu_code(&c, root, cat)) ||
-        (st = conv_pythons(&c, root, cat)) || (st = conv_components(&c, root, cat))) {
+        (st = conv_pythons(&c, root, cat)) || (st = conv_components(&c, root, cat)) ||
+        (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err))) {
         json_decref(root);
         cu_catalog_free(cat);
         return st;
@@ -621,6 +623,7 @@ cu_catalog_free(struct cu_catalog *cat)
 {
     if (!cat)
         return;
+    cu_drv_data_free(cat->driver);
     for (size_t i = 0; cat->gpus && cat->gpus[i].name; i++) {
         free(cat->gpus[i].name);
         free(cat->gpus[i].chip);

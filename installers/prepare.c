@@ -17,6 +17,7 @@
 #include "core/proc.h"
 #include "core/resolve.h"
 #include "core/str.h"
+#include "driver.h"
 #include "installer.h"
 
 static const char *
@@ -684,9 +685,24 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
         return st;
     cu_mirror_source(*mirror, &src);
-    struct cu_resolve_in ri = {in->facts, in->catalog, &w, &src, in->prefix};
-    if ((st = cu_resolve(&ri, plan, err)) != CU_OK)
+    /* The driver first: the resolver plans for the driver that will run (installers/driver.c). */
+    struct cu_drv_plan *drv = NULL;
+    struct cu_facts planned;
+    if ((st = inst_driver_prepare(in, &drv, &planned, err)) != CU_OK)
         return st;
+    struct cu_resolve_in ri = {&planned, in->catalog, &w, &src, in->prefix};
+    if ((st = cu_resolve(&ri, plan, err)) != CU_OK) {
+        cu_drv_plan_free(drv);
+        return st;
+    }
+    (*plan)->driver = drv;
+    for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)
+        cu_plan_reason(*plan, _("Driver: %s"), drv->reasons.v[i]);
+    if ((st = inst_driver_bind(in, *plan, err)) != CU_OK) {
+        cu_plan_free(*plan);
+        *plan = NULL;
+        return st;
+    }
     (*plan)->state_dir = cu_xstrdup(in->state_dir);
     fill_env(in, *plan);
     /* The rc file is checked now, before anything is changed, not after CUDA is in place. */
