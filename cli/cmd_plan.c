@@ -65,13 +65,13 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
     } else {
         printf("%s %s\n", reset, _("none"));
     }
-    const struct cu_drv_plan *d = p->driver;
-    if (d && strcmp(d->action, "install") == 0) {
+    const struct cu_drv_plan *drv = p->driver;
+    if (drv && strcmp(drv->action, "install") == 0) {
         printf("%s", bold);
         cu_print_padded(stdout, _("Driver"), 10);
-        printf(_("%s %d (%s kernel modules) from %s with %s; Secure Boot: %s; %s\n"), reset, d->branch, d->flavor,
-               strcmp(d->source, "distro") == 0 ? d->distro : _("NVIDIA's repository"), d->manager, d->secure_boot,
-               d->reboot ? _("a reboot will be needed") : _("no reboot needed"));
+        printf(_("%s %d (%s kernel modules) from %s with %s; Secure Boot: %s; %s\n"), reset, drv->branch, drv->flavor,
+               strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager,
+               drv->secure_boot, drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
     }
     printf("\n%s", bold);
     printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", p->n_downloads), p->n_downloads,
