@@ -332,9 +332,9 @@ cu_drv_row_for(const struct cu_facts *f, const struct cu_catalog *cat, int branc
         if (strcmp(r->source, "aur") == 0 || !row_matches(r, f) || (flavor && strcmp(r->flavor, flavor) != 0))
             continue;
         for (size_t k = 0; k < r->n_branches; k++)
-            if (r->branches[k] == branch && strcmp(r->source, "distro") == 0)
+            if ((r->branches[k] == branch || !branch) && strcmp(r->source, "distro") == 0)
                 return r;
-            else if (r->branches[k] == branch && !any)
+            else if ((r->branches[k] == branch || !branch) && !any)
                 any = r;
     }
     return any;

@@ -158,7 +158,7 @@ void cu_drv_doctor_fixes(const struct cu_facts *facts, const struct cu_catalog *
 /** Add doctor's driver keys (flavor, secure_boot, module_for_running_kernel, library_version, ...) to @drv. */
 void cu_drv_state_json(const struct cu_facts *facts, json_t *drv);
 
-/** The data row for this distribution that carries @branch in @flavor (any source but the AUR), or NULL. */
+/** The data row for this distribution that carries @branch (0: any) in @flavor (NULL: any; any source but the AUR), or NULL. */
 const struct cu_drv_pkg *cu_drv_row_for(const struct cu_facts *facts, const struct cu_catalog *cat, int branch,
                                         const char *flavor);
 

@@ -549,7 +549,8 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
     const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s ? s->flavor : NULL) : NULL;
     *reboot = false;
     if (has_code(pr, "nouveau")) {
-        if ((st = blacklist_nouveau(c, row ? row->initramfs : NULL, err)) != CU_OK)
+        const struct cu_drv_pkg *any = row ? row : cu_drv_row_for(f, cat, 0, NULL);
+        if ((st = blacklist_nouveau(c, any ? any->initramfs : NULL, err)) != CU_OK)
             return st;
         *reboot = true;
     }
