@@ -172,13 +172,16 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
             cu_buf_init(&b);
             for (size_t k = 0; k < p->packages.n; k++)
                 cu_buf_printf(&b, "%s%s", k ? " " : "", p->packages.v[k]);
-            fix = cu_xasprintf(_("Run `cudaup install`: it installs the NVIDIA driver branch %d (%s kernel modules) with %s (%s)%s%s, holds the branch, and says when to reboot."),
-                               p->branch, p->flavor, p->manager, b.data,
-                               strcmp(p->source, "nvidia") == 0 ? _(" from NVIDIA's repository") : "",
-                               p->blacklist_nouveau ? _(", blacklists nouveau") : "");
+            char vb[32];
+            fix = cu_xasprintf(_("Run `cudaup install`: it installs the NVIDIA driver branch %d (%s or newer, %s kernel modules) with %s (%s)%s%s, holds the branch, and says when to reboot. By hand: %s"),
+                               p->branch, cu_driver_version_format(&p->version, vb, sizeof(vb)), p->flavor, p->manager,
+                               b.data, strcmp(p->source, "nvidia") == 0 ? _(" from NVIDIA's repository") : "",
+                               p->blacklist_nouveau ? _(", blacklists nouveau") : "",
+                               strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);
             cu_buf_fini(&b);
         } else if (strcmp(p->action, "refuse") == 0) {
-            fix = cu_xasprintf("%s %s", p->refusal, p->advice ? p->advice : "");
+            fix = cu_xasprintf(_("%s By hand: %s"), p->refusal,
+                               strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);
         }
         if (fix) {
             free(pr->v[i].fix);
