@@ -49,7 +49,8 @@ os_release_value(const struct cu_sysroot *root, const char *key)
 {
     CU_AUTOFREE char *t = read_text(root, "/etc/os-release", 65536);
     size_t kl = strlen(key);
-    for (char *line = t ? strtok(t, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+    char *save = NULL;
+    for (char *line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
         if (strncmp(line, key, kl) != 0 || line[kl] != '=')
             continue;
         char *v = line + kl + 1;
@@ -135,7 +136,8 @@ dir_blacklists_nouveau(const struct cu_sysroot *root, const char *dir)
             continue;
         CU_AUTOFREE char *p = cu_path_join(dir, de->d_name);
         CU_AUTOFREE char *t = read_text(root, p, 1 << 20);
-        for (char *line = t ? strtok(t, "\n") : NULL; line && !found; line = strtok(NULL, "\n")) {
+        char *save = NULL;
+        for (char *line = t ? strtok_r(t, "\n", &save) : NULL; line && !found; line = strtok_r(NULL, "\n", &save)) {
             line += strspn(line, " \t");
             found = cu_str_has_prefix(line, "blacklist") && strstr(line, "nouveau");
         }

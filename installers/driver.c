@@ -189,7 +189,8 @@ apt_has_component(const struct cu_sys *s, const char *component, char **uri, cha
         struct cu_error e;
         if (cu_read_file(p, 1 << 20, &text, &len, &e) != CU_OK)
             continue;
-        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
             line += strspn(line, " \t");
             if (line[0] == '#')
                 continue;

@@ -580,12 +580,19 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
     if ((st = cu_mirror_index(m, product, &labels, &n_labels, NULL, err)) != CU_OK)
         goto out;
     cu_mirror_source(m, &src);
+    /* The versions that fit the driver the plan would install, as cu_prepare_plan resolves. */
+    struct cu_drv_plan *drv = NULL;
+    struct cu_facts planned;
+    struct cu_error de;
+    if (inst_driver_prepare(in, &drv, &planned, &de) != CU_OK)
+        planned = *in->facts;
+    cu_drv_plan_free(drv);
     *out = cu_xcalloc(n_labels + 1, sizeof(**out));
     {
         struct cu_wishes wa = w;
         struct cu_plan *p = NULL;
         struct cu_error e;
-        struct cu_resolve_in ri = {in->facts, in->catalog, &wa, &src, in->prefix};
+        struct cu_resolve_in ri = {&planned, in->catalog, &wa, &src, in->prefix};
         char b[32];
         if (product == CU_PRODUCT_CUDA)
             wa.cuda = NULL;
@@ -629,7 +636,7 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
             wv.cuda = labels[i];
         else
             wv.cudnn = labels[i];
-        struct cu_resolve_in ri = {in->facts, in->catalog, &wv, &src, in->prefix};
+        struct cu_resolve_in ri = {&planned, in->catalog, &wv, &src, in->prefix};
         struct cu_plan *p = NULL;
         struct cu_error e;
         cu_error_clear(&e);

@@ -46,7 +46,8 @@ def play(tag, **extra):
         "cudaup_hosts": "localhost", "cudaup_become": False, "cudaup_binary": BIN, "cudaup_mirror": srv.url,
         "cudaup_root": ROOT, "cudaup_prefix": prefix, "cudaup_state_dir": state, "cudaup_cache_dir": cache,
         "cudaup_cuda": "12.6", "cudaup_framework": "none", "cudaup_env_scope": "none",
-        "cudaup_environment": dict(MENV, CUDAUP_TEST_NOW="1800000000", HOME=home),
+        "cudaup_environment": dict(MENV, CUDAUP_TEST_NOW="1800000000", HOME=home, CUDAUP_DRIVER="keep",
+                                   CUDAUP_SYSTEM_BIN="/nonexistent/cudaup-test-system-bin"),
     }
     v.update(extra)
     vars_file = os.path.join(work, "vars-%s.json" % tag)
