@@ -81,6 +81,9 @@ draw(struct tui *t)
         tui_doc_add(&d, TC_KEY, 0, "%s", _("Driver"));
         tui_doc_add(&d, TC_NORMAL, 2, _("NVIDIA driver %d, %s kernel modules, from %s with %s"), drv->branch, drv->flavor,
                     strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager);
+        if (strcmp(drv->source, "nvidia") == 0 && !(t->ans.driver_source && strcmp(t->ans.driver_source, "nvidia") == 0))
+            tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
+                        _("This distribution's own packages carry no branch that fits, so the driver comes from NVIDIA's repository. Enter installs it from there; Esc goes back (run with --driver keep to leave the driver alone)."));
         tui_doc_add(&d, TC_NORMAL, 2, _("Packages: %s"), pk.data);
         tui_doc_add(&d, TC_NORMAL, 2, _("Held with: %s"), drv->pin);
         tui_doc_add(&d, TC_NORMAL, 2, "%s",
