@@ -38,16 +38,6 @@ dup_str(const json_t *o, const char *key)
     return cu_xstrdup(cu_json_str(o, key));
 }
 
-/* An optional version: missing or null gives n == 0; anything else must parse. */
-static bool
-opt_version(const json_t *o, const char *key, struct cu_version *out)
-{
-    const json_t *v = json_object_get(o, key);
-    memset(out, 0, sizeof(*out));
-    if (!v || json_is_null(v))
-        return true;
-    return json_is_string(v) && cu_version_parse(json_string_value(v), out);
-}
 
 static const json_t *
 need_array(struct conv *c, const json_t *root, const char *key, size_t *n)
@@ -155,7 +145,7 @@ conv_cuda(struct conv *c, const json_t *root, struct cu_catalog *cat)
         struct cu_cat_cuda *r = &cat->cuda[i];
         if (!cu_json_version(o, "version", &r->version) || r->version.n != 3)
             return bad(c, "cuda", i, "has no X.Y.Z version");
-        if (!opt_version(o, "driver", &r->driver))
+        if (!cu_json_opt_version(o, "driver", &r->driver))
             return bad(c, "cuda", i, "has a malformed driver version");
         if (i > 0 && cu_version_cmp(&cat->cuda[i - 1].version, &r->version) <= 0)
             return bad(c, "cuda", i, "is out of order (the list goes newest first)");
@@ -286,7 +276,7 @@ conv_cudnn_support(struct conv *c, const json_t *root, struct cu_catalog *cat)
         bool ok;
         const char *m = cu_json_str(o, "cuda_major");
         if (!cu_json_version(o, "cudnn", &s->cudnn) || !m || !cu_parse_u64(m, 1000, &maj) ||
-            !opt_version(o, "driver", &s->driver))
+            !cu_json_opt_version(o, "driver", &s->driver))
             return bad(c, "cudnn_support", i, "is malformed");
         s->cuda_major = (int)maj;
         s->cc = version_list(json_object_get(o, "cc"), &s->n_cc, &ok);
@@ -339,7 +329,7 @@ conv_frameworks(struct conv *c, const json_t *root, struct cu_catalog *cat)
             !cu_json_str(o, "package"))
             return bad(c, "tensorflow", i, "is malformed");
         t->package = dup_str(o, "package");
-        if (!opt_version(o, "cuda_max", &t->cuda_max))
+        if (!cu_json_opt_version(o, "cuda_max", &t->cuda_max))
             return bad(c, "tensorflow", i, "has a malformed cuda_max");
         t->cuda_max_why = dup_str(o, "cuda_max_why");
         cat->n_tf++;
@@ -399,7 +389,7 @@ conv_frameworks(struct conv *c, const json_t *root, struct cu_catalog *cat)
         if (!m || !cu_parse_u64(m, 1000, &maj) || !json_is_integer(br) ||
             !cu_json_version(o, "min_sm", &p->min_sm) || !cu_json_version(o, "cuda_min", &p->cuda_min) ||
             !cu_json_version(o, "cudnn_min", &p->cudnn_min) ||
-            !opt_version(o, "cudnn_max_exclusive", &p->cudnn_max_exclusive) ||
+            !cu_json_opt_version(o, "cudnn_max_exclusive", &p->cudnn_max_exclusive) ||
             !cu_json_str(o, "extra") || !cu_json_str(o, "local_extra"))
             return bad(c, "jax.plugins", i, "is malformed");
         p->cuda_major = (int)maj;
@@ -581,6 +571,7 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = conv_cudnn(&c, root, cat)) || (st = conv_cudnn_support(&c, root, cat)) ||
         (st = conv_frameworks(&c, root, cat)) || (st = conv_gpu_code(&c, root, cat)) ||
         (st = conv_pythons(&c, root, cat)) || (st = conv_components(&c, root, cat)) ||
+        (st = cu_catalog_pip_parse(root, what, &cat->pip, err)) ||
         (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err))) {
         json_decref(root);
         cu_catalog_free(cat);
@@ -673,6 +664,7 @@ cu_catalog_free(struct cu_catalog *cat)
     code_list_free(cat->code_torch);
     code_list_free(cat->code_tf);
     code_list_free(cat->code_jax);
+    cu_catalog_pip_fini(&cat->pip);
     for (size_t i = 0; i < cat->n_pythons; i++) {
         free(cat->pythons[i].arch);
         free(cat->pythons[i].build);

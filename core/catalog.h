@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "catalog_pip.h"
 #include "error.h"
 #include "parse.h"
 
@@ -176,6 +177,7 @@ struct cu_catalog {
     size_t n_jax;
     struct cu_cat_code *code_torch, *code_tf, *code_jax; /* newest first */
     size_t n_code_torch, n_code_tf, n_code_jax;
+    struct cu_catalog_pip pip; /* what pip brings with a framework build (catalog_pip.h) */
     struct cu_cat_python *pythons; /* relocatable CPythons cudaup can bring */
     size_t n_pythons;
     char **components_default, **components_never, **cudnn_components_default;

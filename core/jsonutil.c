@@ -50,6 +50,16 @@ cu_json_version(const json_t *obj, const char *key, struct cu_version *out)
     return cu_version_parse(s, out);
 }
 
+bool
+cu_json_opt_version(const json_t *obj, const char *key, struct cu_version *out)
+{
+    const json_t *v = json_object_get(obj, key);
+    memset(out, 0, sizeof(*out));
+    if (!v || json_is_null(v))
+        return true;
+    return json_is_string(v) && cu_version_parse(json_string_value(v), out);
+}
+
 char **
 cu_json_strv(const json_t *obj, const char *key, size_t *n)
 {

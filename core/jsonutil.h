@@ -24,6 +24,8 @@ const char *cu_json_str(const json_t *obj, const char *key);
 
 /** Parse the string at @key as a version; false when missing or malformed. */
 bool cu_json_version(const json_t *obj, const char *key, struct cu_version *out);
+/** An optional version: missing or null gives n == 0 and true; anything else must parse. */
+bool cu_json_opt_version(const json_t *obj, const char *key, struct cu_version *out);
 
 /** Copy the strings of array @key into a new NULL-terminated vector (empty when missing; cu_strv_free). */
 char **cu_json_strv(const json_t *obj, const char *key, size_t *n);

@@ -33,6 +33,8 @@ framework_free(struct cu_plan_framework *f)
     free(f->py_min);
     free(f->py_max);
     cu_strv_free(f->pip);
+    cu_strv_free(f->constraints);
+    free(f->constraints_file);
     free(f->index_url);
     free(f->cuda_tag);
     for (size_t i = 0; i < f->n_gpu_code; i++) {
@@ -231,6 +233,11 @@ cu_plan_to_json(const struct cu_plan *p)
         for (char **r = f->pip; r && *r; r++)
             json_array_append_new(pip, json_string(*r));
         json_object_set_new(o, "pip", pip);
+        json_t *cons = json_array();
+        for (char **r = f->constraints; r && *r; r++)
+            json_array_append_new(cons, json_string(*r));
+        json_object_set_new(o, "constraints", cons);
+        json_object_set_new(o, "constraints_file", cu_json_str_or_null(f->constraints_file));
         json_object_set_new(o, "index_url", cu_json_str_or_null(f->index_url));
         json_object_set_new(o, "cuda_build", cu_json_str_or_null(f->cuda_tag));
         json_object_set_new(o, "bundled_runtime", json_boolean(f->bundled_runtime));

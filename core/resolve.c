@@ -131,58 +131,6 @@ cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
 
 
 
-void
-rs_fail(struct rs *r, int stage, const char *fmt, ...)
-{
-    if (stage <= r->stage)
-        return; /* a candidate that got as far or further already explains */
-    char en[sizeof(r->why)];
-    va_list ap;
-    va_start(ap, fmt);
-    cu_vformat_both(r->why, en, sizeof(r->why), fmt, ap);
-    va_end(ap);
-    r->stage = stage;
-}
-
-/* Like rs_fail(), but a later candidate at the same stage explains better: options come newest
- * first, so the last "needs CUDA X or newer" names the X closest to what was asked. */
-static void CU_PRINTF(3, 4)
-fail_closer(struct rs *r, int stage, const char *fmt, ...)
-{
-    if (stage < r->stage)
-        return;
-    char en[sizeof(r->why)];
-    va_list ap;
-    va_start(ap, fmt);
-    cu_vformat_both(r->why, en, sizeof(r->why), fmt, ap);
-    va_end(ap);
-    r->stage = stage;
-}
-
-void
-rs_fwopt_init(struct fwopt *o)
-{
-    memset(o, 0, sizeof(*o));
-    cu_strv_init(&o->pip);
-}
-
-static void
-fwopt_fini(struct fwopt *o)
-{
-    free(o->title);
-    free(o->version);
-    cu_strv_fini(&o->pip);
-    free(o->index_url);
-    free(o->tag);
-    free(o->why);
-    free(o->local_needs);
-    free(o->code_why);
-    free(o->fit);
-    free(o->target);
-}
-
-
-
 
 static bool
 spec_matches(const struct spec *s, const struct cu_version *v)
@@ -303,88 +251,6 @@ cat_variants(const struct cu_cat_cudnn *c, const char *platform)
 }
 
 
-/* Does a support-matrix row list compute capability @cc?  The matrix lists one
- * capability per architecture (5.0 for all of Maxwell): a GPU fits from the lowest
- * listed up to the newest listed major. */
-static bool
-row_lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc)
-{
-    return row->n_cc > 0 && cu_version_cmp(cc, &row->cc[0]) >= 0 && cc->part[0] <= row->cc[row->n_cc - 1].part[0];
-}
-
-/*
- * Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs?
- * A release with a matrix of its own is judged by it.  One without is judged by its
- * neighbours: it goes to a GPU only when the matrices before and after it both list
- * that GPU (so the newest release known to support an old GPU wins), and the plan says
- * it rests on neighbours (r->cudnn_note).
- */
-static bool
-cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version *cuda)
-{
-    char b1[32], b2[32], b3[32], b4[32];
-    const struct cu_cat_cudnn_support *row = cu_catalog_cudnn_support(r->cat, v, (int)cuda->part[0]);
-    if (!row)
-        return true; /* nothing known against it; the manifest decides */
-    if (r->have_driver && row->driver.n && cu_version_cmp(&r->driver, &row->driver) < 0) {
-        rs_fail(r, ST_CUDNN_DRIVER,
-             _("cuDNN %s for CUDA %u needs NVIDIA driver %s or newer; this machine has %s."),
-             V(v, b1, sizeof(b1)), cuda->part[0], D(&row->driver, b2, sizeof(b2)),
-             D(&r->driver, b3, sizeof(b3)));
-        return false;
-    }
-    if (!r->constrained)
-        return true;
-    struct cu_version v3 = *v, cm = mm(cuda);
-    if (v3.n > 3)
-        v3.n = 3;
-    bool exact = cu_version_cmp(&row->cudnn, &v3) == 0;
-    bool below = cu_version_cmp(&row->cudnn, &v3) < 0; /* row is an older release's */
-    const struct cu_cat_cudnn_support *above =
-        exact ? NULL : cu_catalog_cudnn_support_above(r->cat, v, (int)cuda->part[0]);
-    for (size_t i = 0; i < r->f->n_gpus; i++) {
-        const struct cu_gpu_info *g = &r->f->gpus[i];
-        if (!g->cc.n)
-            continue;
-        if (!row_lists(row, &g->cc)) {
-            rs_fail(r, ST_CUDNN_GPU,
-                 _("cuDNN %s does not support GPU %d (%s, compute capability %s)."), V(v, b1, sizeof(b1)),
-                 g->index, g->name, V(&g->cc, b2, sizeof(b2)));
-            return false;
-        }
-        if (below && above && !row_lists(above, &g->cc)) {
-            rs_fail(r, ST_CUDNN_GPU,
-                 _("No support matrix of cuDNN %s was read, and cuDNN %s no longer lists compute capability %s; cuDNN %s is the newest known to support GPU %d (%s)."),
-                 V(v, b1, sizeof(b1)), V(&above->cudnn, b2, sizeof(b2)), V(&g->cc, b3, sizeof(b3)),
-                 V(&row->cudnn, b4, sizeof(b4)), g->index, g->name);
-            if (!r->cudnn_skip[0])
-                snprintf(r->cudnn_skip, sizeof(r->cudnn_skip), "%s", r->why);
-            return false;
-        }
-        for (size_t k = 0; k < row->n_cc_needs; k++) {
-            if (cu_version_cmp(&row->cc_needs_cc[k], &g->cc) == 0 &&
-                cu_version_cmp(&cm, &row->cc_needs_cuda[k]) < 0) {
-                rs_fail(r, ST_CUDNN_GPU,
-                     _("cuDNN %s supports GPU %d (compute capability %s) only with CUDA %s or newer, not %s."),
-                     V(v, b1, sizeof(b1)), g->index, V(&g->cc, b2, sizeof(b2)),
-                     V(&row->cc_needs_cuda[k], b3, sizeof(b3)), V(&cm, b4, sizeof(b4)));
-                return false;
-            }
-        }
-    }
-    if (!exact && r->f->n_gpus > 0) {
-        if (above)
-            snprintf(r->cudnn_note, sizeof(r->cudnn_note),
-                     _("No support matrix of cuDNN %s was read; those of cuDNN %s and %s both list every GPU here."),
-                     V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)), V(&above->cudnn, b3, sizeof(b3)));
-        else
-            snprintf(r->cudnn_note, sizeof(r->cudnn_note),
-                     _("No support matrix of cuDNN %s was read; the nearest, cuDNN %s's, lists every GPU here."),
-                     V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)));
-    }
-    return true;
-}
-
 struct cudnn_pick {
     const struct cu_manifest *m;
     const struct cu_package *pkg;
@@ -421,8 +287,14 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
             continue;
         }
         if (o->cudnn_major && (int)v.part[0] != o->cudnn_major) {
-            rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title,
-                 o->cudnn_major, V(&v, b1, sizeof(b1)));
+            /* A release the user did not pin is named as what it is: the newest that fits here. */
+            if (r->fw.v.n || r->fw.fw == CU_FW_NONE)
+                rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title, o->cudnn_major,
+                        V(&v, b1, sizeof(b1)));
+            else
+                rs_fail(r, ST_CUDNN_RULE, _("%s, the newest %s that runs on this machine's GPU and driver, needs cuDNN %d, not %s."),
+                        o->title, cu_framework_title(cu_framework_name(r->fw.fw)), o->cudnn_major,
+                        V(&v, b1, sizeof(b1)));
             continue;
         }
         if (o->cudnn_min.n && cu_version_cmp(&v, &o->cudnn_min) < 0) {
@@ -438,7 +310,7 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
                  V(&v, b1, sizeof(b1)), variant, r->platform);
             continue;
         }
-        if (!cudnn_row_fits(r, &v, cuda))
+        if (!rs_cudnn_row_fits(r, &v, cuda))
             continue;
         const struct cu_manifest *m;
         st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDNN, labels[i], &m, r->err);
@@ -750,8 +622,13 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
         fw->index_url = cu_xstrdup(o->index_url);
         fw->cuda_tag = cu_xstrdup(o->tag);
         fw->bundled_runtime = o->bundled;
+        fw->constraints = cu_xcalloc(o->constraints.n + 1, sizeof(char *));
+        for (size_t i = 0; i < o->constraints.n; i++)
+            fw->constraints[i] = cu_xstrdup(o->constraints.v[i]);
         p->framework = fw;
         explain_code(r, o, p, fw);
+        for (size_t i = 0; i < o->lib_reasons.n; i++)
+            cu_plan_reason(p, "%s", o->lib_reasons.v[i]);
         if (r->py_wish.n)
             cu_plan_reason(p, _("Python %s: as asked with --python."), fw->python);
         else if (o->py_max.n)
@@ -812,8 +689,8 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
          *    minor-version compatibility (NVIDIA's 11.x >= 450.80.02, 12.x >= 525.60.13). */
         if (sweep == 1 && !(o->bundled && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO))
             return CU_E_NOT_FOUND;
-        if (sweep == 2 && (r->cuda.kind != SPEC_AUTO || !o->cuda_major ||
-                           driver_runs_some_release(r, labels, n, o->cuda_major)))
+        if (sweep == 2 && (r->cuda.kind != SPEC_AUTO ||
+                           (o->cuda_major && driver_runs_some_release(r, labels, n, o->cuda_major))))
             return CU_E_NOT_FOUND;
         r->sweep = sweep;
         for (size_t i = 0; i < n; i++) {
@@ -830,6 +707,9 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
             if (o->cuda_max.n && cu_version_cmp(&vmm, &o->cuda_max) > 0)
                 continue;
             any_in_range = true;
+            /* Without a framework, sweep 2 takes a major the driver runs no release of natively. */
+            if (sweep == 2 && !o->cuda_major && driver_runs_some_release(r, labels, n, (int)v.part[0]))
+                continue;
             if (sweep == 0 && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO && cu_version_cmp(&vmm, &o->cuda_mm) != 0)
                 continue;
             if (gpus_fit_cuda(r, &v, &unknown) != 0)
@@ -889,7 +769,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
             rs_fail(r, ST_FRAMEWORK, _("%s needs CUDA %s, which is not on the mirror."), o->title,
                  V(&o->cuda_mm, b1, sizeof(b1)));
         else if (r->cuda.kind != SPEC_AUTO && o->cuda_min.n)
-            fail_closer(r, ST_FRAMEWORK, _("%s needs CUDA %s or newer, not %s."), o->title,
+            rs_fail_closer(r, ST_FRAMEWORK, _("%s needs CUDA %s or newer, not %s."), o->title,
                         V(&o->cuda_min, b1, sizeof(b1)), r->in->wishes->cuda);
         else
             rs_fail(r, ST_FRAMEWORK, _("%s needs CUDA %d.%u or a newer %d.x, which the mirror lacks."), o->title,
@@ -973,6 +853,64 @@ explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
     snprintf(r->why, sizeof(r->why), "%s", oldest->code_why);
 }
 
+/*
+ * A --cuda or --python that nothing could satisfy is the blocker to name, before any framework
+ * release the user never chose: CUDA that has no code for a GPU here or that the driver cannot run,
+ * a Python no release of the framework supports.
+ */
+static enum cu_status
+check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
+{
+    char b1[32], b2[32], b3[32];
+    if (r->py_wish.n && r->fw.fw != CU_FW_NONE) {
+        struct cu_version lo = {{0}, 0}, hi = {{0}, 0};
+        bool fits = false;
+        for (size_t i = 0; i < n_opts && !fits; i++) {
+            const struct fwopt *o = &opts[i];
+            if (!o->py_min.n || (cu_version_cmp(&r->py_wish, &o->py_min) >= 0 && cu_version_cmp(&r->py_wish, &o->py_max) <= 0))
+                fits = true;
+            if (o->py_min.n && (!lo.n || cu_version_cmp(&o->py_min, &lo) < 0))
+                lo = o->py_min;
+            if (o->py_max.n && (!hi.n || cu_version_cmp(&o->py_max, &hi) > 0))
+                hi = o->py_max;
+        }
+        if (!fits && lo.n)
+            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                _("No %s release that cudaup knows supports Python %s: they support Python %s to %s."),
+                                cu_framework_title(cu_framework_name(r->fw.fw)), r->in->wishes->python,
+                                V(&lo, b1, sizeof(b1)), V(&hi, b2, sizeof(b2)));
+    }
+    if (r->cuda.kind == SPEC_AUTO || r->cuda.kind == SPEC_NONE || !r->constrained)
+        return CU_OK;
+    char *const *labels;
+    size_t n;
+    enum cu_status st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, r->err);
+    if (st != CU_OK)
+        return st;
+    bool any = false, gpu_ok = false;
+    struct cu_version newest = {{0}, 0};
+    for (size_t i = 0; i < n && !gpu_ok; i++) {
+        struct cu_version v;
+        bool unknown;
+        if (!cu_version_parse(labels[i], &v) || v.n != 3 || !spec_matches(&r->cuda, &v))
+            continue;
+        if (!any)
+            newest = v;
+        any = true;
+        gpu_ok = gpus_fit_cuda(r, &v, &unknown) == 0;
+    }
+    if (!any || gpu_ok)
+        return CU_OK; /* a release that is not there is the mirror's sentence; one that builds goes on */
+    char why[sizeof(r->why)];
+    snprintf(why, sizeof(why), "%s", r->why);
+    struct cu_version need;
+    if (r->have_driver && cuda_needs_driver(r, &newest, &need) && cu_version_cmp(&r->driver, &need) < 0 &&
+        !driver_runs_major(r, (int)newest.part[0], NULL))
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s And CUDA %s needs NVIDIA driver %s or newer; this machine has %s."),
+                            why, V(&newest, b1, sizeof(b1)), D(&need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", why);
+}
+
 static enum cu_status
 nothing_fits(struct rs *r)
 {
@@ -1007,7 +945,9 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
                     r->why[0] = '\0';
                     memset(&r->min_need, 0, sizeof(r->min_need));
                 }
+                r->silent = opts[i].code_class == CODE_SILENT;
                 st = try_option(r, &opts[i], sweep, out);
+                r->silent = false;
                 if (st == CU_OK)
                     chosen = i;
                 if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
@@ -1038,46 +978,136 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
 static enum cu_status resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out,
                               struct cu_error *err);
 
-/* After a refusal: the command that does work on this machine, in the error's advice.
- * First the framework asked for at any version, then the others, then CUDA alone. */
+/* One way to change a refused request: what is dropped or set, tried in order. */
+enum dnn_mode { DNN_KEEP, DNN_AUTO, DNN_NONE };
+
+struct variant {
+    bool use;             /* worth trying for this request */
+    enum cu_framework fw; /* with !@same and !@any_version */
+    bool same;            /* the framework asked for, at the version asked for */
+    bool any_version;     /* the framework asked for, at any version */
+    enum dnn_mode dnn;    /* DNN_AUTO drops a version asked for, and keeps "none" */
+    bool keep_cuda, keep_python;
+};
+
+/* The command of a variant that planned, named exactly. */
+static char *
+advice_command(const struct cu_wishes *w, const struct variant *v, const struct cu_plan *p)
+{
+    char b1[32];
+    struct cu_buf b;
+    cu_buf_init(&b);
+    const struct cu_plan_framework *f = p->framework;
+    cu_buf_printf(&b, "cudaup install --framework %s%s%s", f ? f->name : "none", f && f->version ? "==" : "",
+                  f && f->version ? f->version : "");
+    bool asked = w->cudnn && *w->cudnn && strcmp(w->cudnn, "auto") != 0 && strcmp(w->cudnn, "none") != 0;
+    if (v->keep_cuda && w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0)
+        cu_buf_printf(&b, " --cuda %s", w->cuda);
+    if (!p->has_cudnn)
+        cu_buf_printf(&b, " --cudnn none");
+    else if (asked)
+        cu_buf_printf(&b, " --cudnn %s", v->dnn == DNN_KEEP ? w->cudnn : cu_version_format(&p->cudnn, 2, b1, sizeof(b1)));
+    if (v->keep_python && w->python && *w->python)
+        cu_buf_printf(&b, " --python %s", w->python);
+    return cu_steal_ptr(&b.data);
+}
+
+/* Nothing plans on this driver: the driver every GPU here needs, from the first CUDA that builds for it. */
+static void
+driver_advice(const struct rs *r, struct cu_error *err)
+{
+    char b1[32], b2[32], b3[32];
+    struct cu_version need = {{0}, 0}, first = {{0}, 0};
+    const struct cu_gpu_info *who = NULL;
+    if (!r->have_driver)
+        return;
+    for (size_t i = 0; i < r->f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &r->f->gpus[i];
+        struct cu_version f, d;
+        if (g->cc.n && cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &f) && cu_catalog_cuda_min_driver(r->cat, &f, &d) &&
+            (!need.n || cu_version_cmp(&d, &need) > 0)) {
+            need = d;
+            first = f;
+            who = g;
+        }
+    }
+    if (!who || cu_version_cmp(&r->driver, &need) >= 0)
+        return;
+    cu_error_advise(err, _("Nothing cudaup installs runs on driver %s here: GPU %d (%s) needs CUDA %s or newer, which needs NVIDIA driver %s or newer. Install it from the distribution's packages (cudaup doctor says which), then run cudaup again."),
+                    D(&r->driver, b1, sizeof(b1)), who->index, who->name, V(&first, b2, sizeof(b2)),
+                    D(&need, b3, sizeof(b3)));
+}
+
+/*
+ * After a refusal: the command that does work on this machine, in the error's advice.  First the
+ * request with one thing changed (another cuDNN, CUDA or Python), then the framework at any version,
+ * without cuDNN, the other frameworks, then CUDA alone, with and without cuDNN.
+ */
 static void
 find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error *err)
 {
-    static const enum cu_framework order[] = {CU_FW_TENSORFLOW, CU_FW_PYTORCH, CU_FW_JAX, CU_FW_NONE};
     char b1[32], b2[32];
-    struct cu_wishes w = *in->wishes;
-    struct cu_resolve_in in2 = *in;
-    struct cu_error e2;
-    w.cuda = NULL;
-    w.python = NULL;
-    if (w.cudnn && strcmp(w.cudnn, "none") != 0)
-        w.cudnn = NULL;
-    in2.wishes = &w;
-    for (size_t k = 0; k <= CU_N_ELEMENTS(order); k++) {
-        enum cu_framework fw = k == 0 ? r->fw.fw : order[k - 1];
-        if (k > 0 && fw == r->fw.fw)
+    const struct cu_wishes *w0 = in->wishes;
+    bool dnn_version = w0->cudnn && *w0->cudnn && strcmp(w0->cudnn, "auto") != 0 && strcmp(w0->cudnn, "none") != 0;
+    bool dnn_none = w0->cudnn && strcmp(w0->cudnn, "none") == 0;
+    bool cuda_set = w0->cuda && *w0->cuda && strcmp(w0->cuda, "auto") != 0;
+    bool py_set = w0->python && *w0->python;
+    bool none_ok = r->fw.fw == CU_FW_PYTORCH || r->fw.fw == CU_FW_NONE; /* may go without cuDNN */
+    const struct variant vs[] = {
+        {dnn_version, .same = true, .dnn = DNN_AUTO, .keep_cuda = true, .keep_python = true},
+        {cuda_set, .same = true, .dnn = DNN_KEEP, .keep_python = true},
+        {py_set, .same = true, .dnn = DNN_KEEP, .keep_cuda = true},
+        {true, .any_version = true, .dnn = DNN_AUTO},
+        {none_ok && !dnn_none, .any_version = true, .dnn = DNN_NONE},
+        {r->fw.fw != CU_FW_TENSORFLOW, .fw = CU_FW_TENSORFLOW, .dnn = DNN_AUTO},
+        {r->fw.fw != CU_FW_PYTORCH, .fw = CU_FW_PYTORCH, .dnn = DNN_AUTO},
+        {r->fw.fw != CU_FW_JAX, .fw = CU_FW_JAX, .dnn = DNN_AUTO},
+        {r->fw.fw != CU_FW_NONE, .fw = CU_FW_NONE, .dnn = DNN_AUTO},
+        {r->fw.fw != CU_FW_NONE || !dnn_none, .fw = CU_FW_NONE, .dnn = DNN_NONE},
+    };
+    for (size_t k = 0; k < CU_N_ELEMENTS(vs); k++) {
+        const struct variant *v = &vs[k];
+        if (!v->use)
             continue;
+        struct cu_wishes w = *w0;
+        w.cuda = v->keep_cuda ? w0->cuda : NULL;
+        w.python = v->keep_python ? w0->python : NULL;
+        if (v->dnn == DNN_NONE)
+            w.cudnn = "none";
+        else if (v->dnn == DNN_AUTO && dnn_version)
+            w.cudnn = NULL;
+        bool own = v->same || v->any_version;
+        w.framework = v->same ? w0->framework : cu_framework_name(own ? r->fw.fw : v->fw);
+        enum cu_framework wfw = own ? r->fw.fw : v->fw;
+        if (w.cudnn && strcmp(w.cudnn, "none") == 0 && wfw != CU_FW_PYTORCH && wfw != CU_FW_NONE)
+            w.cudnn = NULL; /* TensorFlow and JAX load cuDNN */
+        struct cu_resolve_in in2 = *in;
+        in2.wishes = &w;
         struct cu_plan *p = NULL;
+        struct cu_error e2;
         cu_error_clear(&e2);
-        w.framework = cu_framework_name(fw);
         if (resolve(&in2, true, &p, &e2) != CU_OK) {
             cu_plan_free(p);
             continue;
         }
+        enum cu_framework fw = p->framework ? p->framework->kind : CU_FW_NONE;
         const struct cu_plan_framework *f = p->framework;
+        CU_AUTOFREE char *cmd = advice_command(w0, v, p);
         if (!f)
-            cu_error_advise(err, _("No %s build runs here; cudaup install --framework none installs CUDA %s alone."),
-                            cu_framework_title(cu_framework_name(r->fw.fw)), V(&p->cuda, b1, sizeof(b1)));
-        else
-            cu_error_advise(err, _("%scudaup install --framework %s%s%s gives %s %s%s with CUDA %s%s%s."),
-                            fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), f->name,
-                            f->version ? "==" : "", f->version ? f->version : "", cu_framework_title(cu_framework_name(fw)),
-                            f->version ? f->version : "", fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "",
-                            V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : "",
+            cu_error_advise(err, _("%s%s gives CUDA %s%s%s."),
+                            r->fw.fw == CU_FW_NONE ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
+                            V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : _(" without cuDNN"),
                             p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
+        else
+            cu_error_advise(err, _("%s%s gives %s%s%s%s with CUDA %s%s%s."),
+                            fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
+                            cu_framework_title(cu_framework_name(fw)), f->version ? " " : "", f->version ? f->version : "",
+                            fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "", V(&p->cuda, b1, sizeof(b1)),
+                            p->has_cudnn ? _(" and cuDNN ") : "", p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
         cu_plan_free(p);
         return;
     }
+    driver_advice(r, err);
 }
 
 enum cu_status
@@ -1138,9 +1168,15 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         st = CU_OK;
         break;
     }
+    if (st == CU_OK)
+        st = check_wishes(&r, opts, n_opts);
     if (st == CU_OK) {
-        for (size_t i = 0; i < n_opts; i++)
+        for (size_t i = 0; i < n_opts; i++) {
+            r.silent = !opts[i].code && r.fw.fw != CU_FW_NONE;
             judge_code(&r, &opts[i]);
+            rs_judge_libs(&r, &opts[i]);
+        }
+        r.silent = false;
         explain_no_code(&r, opts, n_opts);
         st = try_options(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
@@ -1149,13 +1185,13 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
             cu_plan_warn(*out, _("No NVIDIA GPU was found; this install is for building, not for running."));
     }
     for (size_t i = 0; i < n_opts; i++)
-        fwopt_fini(&opts[i]);
+        rs_fwopt_fini(&opts[i]);
     free(opts);
     if (st != CU_OK && *out) {
         cu_plan_free(*out);
         *out = NULL;
     }
-    if (st == CU_E_UNSUPPORTED && !no_advice && r.fw.fw != CU_FW_NONE)
+    if (st == CU_E_UNSUPPORTED && !no_advice)
         find_advice(in, &r, err);
     return st;
 }

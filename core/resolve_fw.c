@@ -187,6 +187,7 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                 o->tag = cu_xstrdup(b->tag);
                 o->bundled = true;
                 o->build_cuda = mm(&b->cuda);
+                o->lib_exact = b->cudnn ? cu_xstrdup(b->cudnn) : NULL;
                 o->code = cu_catalog_torch_code(r->cat, exact ? &exact->version : &t->minor, b->tag);
                 o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s%s%s%s): the newest %s build that fits."),
                                       ver, b->tag, V(&b->cuda, b2, sizeof(b2)), b->cudnn ? ", cuDNN " : "",
@@ -204,10 +205,68 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
     return CU_OK;
 }
 
+/* One JAX option: @from (n == 0: the newest release) up to @below (exclusive, or NULL). */
+static void
+jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool local,
+        const struct cu_version *from, const struct cu_version *below, struct fwopt **opts, size_t *n)
+{
+    char b1[32], b2[32], b3[32];
+    *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+    struct fwopt *o = &(*opts)[(*n)++];
+    rs_fwopt_init(o);
+    if (below) {
+        V(from, b1, sizeof(b1));
+        V(below, b2, sizeof(b2));
+        o->title = cu_xasprintf("JAX %s to %s (%s)", b1, b2, extra);
+        cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]>=%s,<%s", extra, b1, b2));
+    } else if (from->n) {
+        o->title = cu_xasprintf("JAX %s (%s)", V(from, b1, sizeof(b1)), extra);
+        o->version = cu_xstrdup(b1);
+        cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]==%s", extra, b1));
+    } else {
+        o->title = cu_xasprintf("JAX (%s)", extra);
+        cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]", extra));
+    }
+    o->cuda_major = p->cuda_major;
+    o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
+    struct cu_version built;
+    if (cu_catalog_jax_built_with(r->cat, from, &built) && (int)built.part[0] == p->cuda_major)
+        o->build_cuda = built; /* the toolkit of its PTX (JAX's changelog) */
+    o->code = cu_catalog_jax_code(r->cat, from, p->cuda_major);
+    o->tag = cu_xstrdup(extra);
+    if (local) {
+        o->cuda_min = p->cuda_min;
+        o->cudnn_major = (int)p->cudnn_min.part[0];
+        o->cudnn_min = p->cudnn_min;
+        o->cudnn_max_excl = p->cudnn_max_exclusive;
+        o->why = cu_xasprintf(_("JAX with %s: it uses the CUDA %s or newer and cuDNN %s or newer that cudaup installs."),
+                              extra, V(&p->cuda_min, b2, sizeof(b2)), V(&p->cudnn_min, b3, sizeof(b3)));
+        o->local_needs = cu_xasprintf(_("jax[%s] also needs NCCL for CUDA %d (libnccl.so.2), which cudaup does not install: add it to the environment (pip install nvidia-nccl-cu%d) or the system before you run JAX."),
+                                      extra, p->cuda_major, p->cuda_major);
+        return;
+    }
+    o->bundled = true;
+    o->why = cu_xasprintf(_("JAX with %s: the wheels bring CUDA %d and cuDNN as pip packages, as JAX recommends; the system CUDA serves tools and the extensions you build."),
+                          extra, p->cuda_major);
+    /* The cuDNN pip brings: the wheel's own requirement where it was read, else JAX's page. */
+    const struct cu_cat_pip_lib *l = cu_catalog_pip_lib(r->cat, "jax", p->cuda_major, from, "cudnn");
+    if (l) {
+        o->lib_pkg = cu_xstrdup(l->package);
+        o->lib_min = l->min;
+        o->lib_max_excl = l->max_excl;
+    } else {
+        o->lib_pkg = cu_xasprintf("nvidia-cudnn-cu%d", p->cuda_major);
+        o->lib_min = p->cudnn_min;
+        o->lib_max_excl = p->cudnn_max_exclusive;
+    }
+    o->lib_row_note = cu_xasprintf(_("JAX's installation page: compute capability %s and up with CUDA %d"),
+                                   V(&p->min_sm, b1, sizeof(b1)), p->cuda_major);
+}
+
 enum cu_status
 jax_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32];
     struct cu_version dash = vp("0.6.0");
     bool extra_known = !r->fw.extra[0];
 
@@ -253,9 +312,6 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
             }
         if (!sm_ok)
             continue;
-        *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
-        struct fwopt *o = &(*opts)[(*n)++];
-        rs_fwopt_init(o);
         const char *extra = local ? p->local_extra : p->extra;
         CU_AUTOFREE char *old_extra = NULL;
         if (local && r->fw.v.n && cu_version_cmp(&r->fw.v, &dash) < 0) {
@@ -263,30 +319,14 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
             old_extra = cu_xasprintf("%s_local", p->extra);
             extra = old_extra;
         }
-        o->title = r->fw.v.n ? cu_xasprintf("JAX %s (%s)", V(&r->fw.v, b1, sizeof(b1)), extra)
-                             : cu_xasprintf("JAX (%s)", extra);
-        o->version = r->fw.v.n ? cu_xstrdup(V(&r->fw.v, b1, sizeof(b1))) : NULL;
-        o->cuda_major = p->cuda_major;
-        o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
-        o->code = cu_catalog_jax_code(r->cat, &r->fw.v, p->cuda_major);
-        if (r->fw.v.n)
-            cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]==%s", extra, V(&r->fw.v, b1, sizeof(b1))));
-        else
-            cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]", extra));
-        o->tag = cu_xstrdup(extra);
-        if (local) {
-            o->cuda_min = p->cuda_min;
-            o->cudnn_major = (int)p->cudnn_min.part[0];
-            o->cudnn_min = p->cudnn_min;
-            o->cudnn_max_excl = p->cudnn_max_exclusive;
-            o->why = cu_xasprintf(_("JAX with %s: it uses the CUDA %s or newer and cuDNN %s or newer that cudaup installs."),
-                                  extra, V(&p->cuda_min, b2, sizeof(b2)), V(&p->cudnn_min, b3, sizeof(b3)));
-            o->local_needs = cu_xasprintf(_("jax[%s] also needs NCCL for CUDA %d (libnccl.so.2), which cudaup does not install: add it to the environment (pip install nvidia-nccl-cu%d) or the system before you run JAX."),
-                                          extra, p->cuda_major, p->cuda_major);
-        } else {
-            o->bundled = true;
-            o->why = cu_xasprintf(_("JAX with %s: the wheels bring CUDA %d and cuDNN as pip packages, as JAX recommends; the system CUDA serves tools and the extensions you build."),
-                                  extra, p->cuda_major);
+        jax_add(r, p, extra, local, &r->fw.v, NULL, opts, n);
+        /* The newest JAX carries PTX that only a driver of the CUDA it was built with can JIT: for a
+         * driver too old for that, the releases built with an older CUDA, newest first. */
+        const struct cu_catalog_pip *cp = &r->cat->pip;
+        for (size_t k = 1; !local && !r->fw.v.n && k < cp->n_jax_built; k++) {
+            if (first.n && cu_version_cmp(&cp->jax_built[k - 1].version, &first) <= 0)
+                break;
+            jax_add(r, p, extra, false, &cp->jax_built[k].version, &cp->jax_built[k - 1].version, opts, n);
         }
     }
     if (!extra_known)

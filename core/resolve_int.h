@@ -50,6 +50,14 @@ struct fwopt {
     bool no_code;                  /* ... because it has no code at all for a GPU here */
     enum cu_code_fit *fit;         /* per GPU of the facts */
     int *target;
+    /* The cuDNN pip brings with it (resolve_lib.c): an exact release (PyTorch), or a range of
+     * @lib_pkg that pip fills with its newest (JAX). */
+    char *lib_exact;               /* "9.1.0.70", or NULL */
+    char *lib_pkg;                 /* "nvidia-cudnn-cu12", or NULL */
+    struct cu_version lib_min, lib_max_excl;
+    char *lib_row_note;            /* what the framework's own page says of the GPUs, or NULL */
+    struct cu_strv constraints;    /* pins for pip's constraints file */
+    struct cu_strv lib_reasons;    /* the plan's reasons about them */
 };
 
 /* How well the data vouches that a build runs on every GPU here; tried in this order. */
@@ -83,6 +91,9 @@ struct rs {
     char cudnn_note[300]; /* the picked cuDNN rests on neighbouring support matrices */
     char cudnn_skip[512]; /* why newer cuDNN releases were passed over */
     bool no_advice; /* resolving for advice: do not look for advice again */
+    /* Judging an option whose GPU code the data does not record: its failures explain less than
+     * those of a build the data vouches for, so they only fill an empty sentence. */
+    bool silent;
 };
 
 /* How far a candidate got before it failed. */
@@ -99,9 +110,28 @@ enum stage {
     ST_CUDNN_MIRROR,
 };
 
+/* resolve_rs.c: the shared part. */
 /** Note why a candidate failed, when it got further than every one before it. */
 void rs_fail(struct rs *r, int stage, const char *fmt, ...) CU_PRINTF(3, 4);
+/** Like rs_fail(), but a later candidate at the same stage explains better. */
+void rs_fail_closer(struct rs *r, int stage, const char *fmt, ...) CU_PRINTF(3, 4);
+/** Format a (translated) sentence into @out, its English twin noted. */
+void rs_format(char *out, size_t len, const char *fmt, ...) CU_PRINTF(3, 4);
 void rs_fwopt_init(struct fwopt *o);
+void rs_fwopt_fini(struct fwopt *o);
+/** Does a support-matrix row list compute capability @cc? */
+bool rs_row_lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc);
+/**
+ * Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs?  When not,
+ * *@stage and @why say why (nothing is noted in @r but its cudnn_note and cudnn_skip).
+ */
+bool rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_version *cuda, int *stage, char *why,
+                    size_t why_len);
+/** rs_cudnn_judge(), its failure noted with rs_fail(). */
+bool rs_cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version *cuda);
+
+/* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
+void rs_judge_libs(struct rs *r, struct fwopt *o);
 
 /* resolve_fw.c: the framework releases to try, newest first. */
 void add_none_option(struct rs *r, struct fwopt **opts, size_t *n);

@@ -3,6 +3,7 @@
 
 #define CU_LOG_TAG "verify"
 #include "verify.h"
+#include "verify_libs.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -1014,7 +1015,7 @@ static void
 check_driver(const struct cu_verify_opts *o, const struct cu_cuda_install *in, struct cu_checks *out)
 {
     const struct cu_driver_info *d = &o->facts->driver;
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], b4[32];
     if (!has_driver(o->facts)) {
         cu_checks_add(out, "driver", o->require_gpu ? CU_CHECK_FAIL : CU_CHECK_SKIP, "%s",
                       d->kind == CU_DRIVER_NOUVEAU ? _("the nouveau driver is loaded, not NVIDIA's")
@@ -1028,7 +1029,7 @@ check_driver(const struct cu_verify_opts *o, const struct cu_cuda_install *in, s
         cu_checks_add(out, "driver", CU_CHECK_FAIL, _("the driver %s runs CUDA up to %s, but this install is %s%s%s"),
                       cu_driver_version_format(&d->version, b1, sizeof(b1)), cu_version_format(&d->cuda_max, 0, b2, sizeof(b2)),
                       cu_version_format(&m, 0, b3, sizeof(b3)), known ? _("; it needs driver ") : "",
-                      known ? cu_driver_version_format(&need, b1, sizeof(b1)) : "");
+                      known ? cu_driver_version_format(&need, b4, sizeof(b4)) : "");
         return;
     }
     cu_checks_add(out, "driver", CU_CHECK_PASS, _("NVIDIA %s, runs CUDA up to %s"),
@@ -1154,6 +1155,8 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
         free(code.sass);
         free(code.ptx);
     }
+    if (!cu_verify_pip_libs(o->cat, o->facts, j, out))
+        return;
     struct cu_version l, b;
     if (cudnn_too_old(dnn_l, dnn_b, &l, &b)) {
         cu_checks_add(out, "framework", CU_CHECK_FAIL,

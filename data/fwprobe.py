@@ -163,12 +163,28 @@ def jax_probe(out):
             d["error"] = first_line(e)
 
 
+def pip_libs():
+    """The NVIDIA libraries pip installed in this environment, {name: version}: what the framework
+    loads when its wheels bring their own CUDA (verify checks them against the support matrix)."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return {}
+    libs = {}
+    for d in metadata.distributions():
+        name = (d.metadata.get("Name") or "").lower().replace("_", "-")
+        if name.startswith("nvidia-cudnn"):
+            libs[name] = d.version
+    return libs
+
+
 def main():
     out = {"framework": sys.argv[1] if len(sys.argv) > 1 else "", "devices": []}
     probe = {"pytorch": torch_probe, "tensorflow": tf_probe, "jax": jax_probe}.get(out["framework"])
     if not probe:
         sys.stderr.write("fwprobe: unknown framework %r\n" % out["framework"])
         return 2
+    out["pip_libs"] = pip_libs()
     probe(out)
     sys.stdout.write(json.dumps(out) + "\n")
     return 0

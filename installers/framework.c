@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/exec.h"
+#include "core/fsutil.h"
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/str.h"
@@ -23,6 +24,17 @@ inst_framework_plan(struct cu_plan *p)
 {
     if (!p->framework || !p->env.tool || strcmp(p->env.tool, "none") == 0)
         return;
+    struct cu_plan_framework *fw = p->framework;
+    if (fw->constraints && fw->constraints[0] && p->state_dir && !fw->constraints_file) {
+        CU_AUTOFREE char *name = cu_xasprintf("pip-constraints-%s.txt", p->env.name ? p->env.name : "env");
+        fw->constraints_file = cu_path_join(p->state_dir, name);
+        struct cu_buf c;
+        cu_buf_init(&c);
+        for (char **r = fw->constraints; *r; r++)
+            cu_buf_printf(&c, "%s%s", c.len ? ", " : "", *r);
+        cu_plan_add_step(p, "framework", "pip-constraints", _("hold pip to %s (%s)"), c.data, fw->constraints_file);
+        cu_buf_fini(&c);
+    }
     struct cu_buf b;
     cu_buf_init(&b);
     for (char **r = p->framework->pip; r && *r; r++)
@@ -54,6 +66,12 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
     cu_strv_push(&argv, "pip");
     cu_strv_push(&argv, "install");
     cu_strv_push(&argv, "--disable-pip-version-check");
+    st = cu_pip_constraints_write(fw, err);
+    if (st != CU_OK) {
+        cu_strv_fini(&argv);
+        cu_run_result(ctx, "framework", "pip-install", cu_error_text(err), st, false);
+        return st;
+    }
     cu_pip_push_sources(&argv, ctx, ctx->python, fw);
     struct cu_exec_result res;
     st = cu_pip_run(ctx, "framework", &argv, &res, err);

@@ -96,8 +96,28 @@ cu_pip_push_sources(struct cu_strv *argv, struct cu_run_ctx *ctx, const char *py
         cu_strv_push(argv, "--index-url");
         cu_strv_push(argv, fw->index_url);
     }
+    if (fw->constraints_file && fw->constraints && fw->constraints[0]) {
+        cu_strv_push(argv, "-c");
+        cu_strv_push(argv, fw->constraints_file);
+    }
     for (char **r = fw->pip; r && *r; r++)
         cu_strv_push(argv, *r);
+}
+
+enum cu_status
+cu_pip_constraints_write(const struct cu_plan_framework *fw, struct cu_error *err)
+{
+    if (!fw->constraints_file || !fw->constraints || !fw->constraints[0])
+        return CU_OK;
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_printf(&b, "# Written by cudaup: the libraries pip brings with %s, held to releases that support this machine's GPUs.\n",
+                  fw->name);
+    for (char **r = fw->constraints; *r; r++)
+        cu_buf_printf(&b, "%s\n", *r);
+    enum cu_status st = cu_write_file_atomic(fw->constraints_file, b.data, b.len, 0644, err);
+    cu_buf_fini(&b);
+    return st;
 }
 
 const char *

@@ -41,6 +41,13 @@ CU_NODISCARD enum cu_status cu_pip_run(struct cu_run_ctx *ctx, const char *insta
 void cu_pip_push_sources(struct cu_strv *argv, struct cu_run_ctx *ctx, const char *python,
                          const struct cu_plan_framework *fw);
 
+/**
+ * Write the plan's pins for the libraries pip brings (framework.constraints) to its constraints
+ * file, which cu_pip_push_sources() hands pip with -c; nothing when the plan has none.
+ * Errors: CU_E_IO.
+ */
+CU_NODISCARD enum cu_status cu_pip_constraints_write(const struct cu_plan_framework *fw, struct cu_error *err);
+
 /** The last line a failed tool wrote (stderr, else stdout), stripped; points into @res. */
 const char *cu_exec_last_line(struct cu_exec_result *res);
 

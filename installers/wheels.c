@@ -155,7 +155,7 @@ cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, si
         return CU_OK;
     struct cu_event e = {.type = CU_EV_STEP_START, .installer = "framework", .message = fw->name};
     cu_emit(ctx->events, &e);
-    if ((st = cu_mkdir_p(files, 0755, err)) != CU_OK)
+    if ((st = cu_mkdir_p(files, 0755, err)) != CU_OK || (st = cu_pip_constraints_write(fw, err)) != CU_OK)
         return st;
     struct cu_strv argv;
     cu_strv_init(&argv);

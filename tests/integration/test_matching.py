@@ -166,4 +166,105 @@ t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) > (9, 10, 2), "RTX 4090: a n
 r, d = plan([GTX680], "470.82.01")
 t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "sm_35" in d.get("error", ""),
      "GTX 680 (3.0), TensorFlow: refused; the oldest build carries sm_35 [tensorflow_wheel_arch.csv]", d)
+# --- what pip brings with the framework (issue 23) --------------------------------------------------
+K80 = ("102d", "3.7", "Tesla K80")
+SRC_PIP = "framework_pip_libraries.csv (jax-cuda12-plugin Requires-Dist nvidia-cudnn-cu12>=9.8,<10.0)"
+SRC_MATRIX = "cudnn_support_matrix.csv (9.17.0 lists 7.5 and up; 9.10.2 lists 5.0 to 9.0)"
+for gpu in (GTX970, GTX1080, V100):
+    for driver in ("525.60.13", "535.183.01", "580.95.05"):
+        r, d = plan([gpu], driver, "--framework", "jax")
+        t.ok(r.rc == 0 and fw(d).get("constraints") == ["nvidia-cudnn-cu12==9.10.2.*"],
+             "%s, driver %s, jax: pip held to cuDNN 9.10.2 [%s; %s]" % (gpu[2], driver, SRC_PIP, SRC_MATRIX), d)
+for gpu in (RTX3090, RTX4090):
+    r, d = plan([gpu], "570.133.07", "--framework", "jax")
+    t.ok(r.rc == 0 and fw(d).get("constraints") == [], "%s, jax: no pin, 9.17.0's matrix lists it [%s]" % (gpu[2], SRC_MATRIX), d)
+r, d = plan([GTX970, RTX3090], "580.95.05", "--framework", "jax")
+t.eq(fw(d).get("constraints"), ["nvidia-cudnn-cu12==9.10.2.*"], "GTX 970 beside an RTX 3090, jax: the pin serves both")
+
+for extra in ([], ["--cudnn", "none"]):
+    r, d = plan([K80], "470.57.02", "--framework", "pytorch", *extra)
+    t.ok(r.rc == 3 and "cuDNN 9.1.0.70" in d.get("error", "") and "3.7" in d.get("error", ""),
+         "K80, pytorch %s: refused, the cu118 wheels bring cuDNN 9.1.0.70 which has no 3.7 [pytorch_release_cuda_matrix.csv; cudnn_support_matrix.csv 9.0.0 lists 5.0 and up]" % " ".join(extra), d)
+    t.ok("--framework none --cudnn none" in (d.get("advice") or ""), "K80, pytorch: the advice is CUDA without cuDNN", d)
+
+r, d = plan([RTX5090], "570.133.07", "--framework", "jax")
+t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]>=0.6.0,<0.7.1"],
+     "RTX 5090 on driver 570: not the newest JAX, whose compute_120 PTX CUDA 12.9 wrote (driver 575) [jax_cuda_history.csv 0.7.1; cuda_toolkit_driver_versions.csv 12.9]", d)
+t.ok(any("575.51.03" in x for x in d.get("reasons", [])), "the plan names the driver the newest JAX's PTX needs", d.get("reasons"))
+
+r, d = plan([GTX970], "450.80.02", "--framework", "none")
+t.ok(r.rc == 0 and vkey(d["cuda"]["version"])[0] == 11 and any("minor-version compatibility" in w for w in d.get("warnings", [])),
+     "driver 450.80.02, --framework none: CUDA 11 by minor-version compatibility, with its warning [cuda_minor_version_compat.csv 11.x >= 450.80.02]", d)
+r, d = plan([K80], "470.57.02", "--framework", "none")
+t.ok(r.rc == 3 and "--framework none --cudnn none" in (d.get("advice") or ""), "K80, --framework none: the advice drops cuDNN", d)
+r, d = plan([GTX970], "535.183.01", "--cuda", "13.0")
+t.ok(r.rc == 3 and "GPU 0" in d.get("error", "") and "5.2" in d.get("error", "") and "TensorFlow" not in d.get("error", ""),
+     "GTX 970, --cuda 13.0: the GPU is the blocker, not a TensorFlow release [cuda_arch_support.csv 13.0]", d)
+t.ok("needs NVIDIA driver" in d.get("error", ""), "and the driver, which runs CUDA 12.2 at most", d)
+r, d = plan([GTX970], "535.183.01", "--python", "2.7")
+t.ok(r.rc == 3 and "Python 2.7" in d.get("error", "") and "2.16" not in d.get("error", ""),
+     "--python 2.7: the Python is the blocker [tensorflow_tested_builds_linux_gpu.csv]", d)
+r, d = plan([GTX970], "580.95.05", "--framework", "none", "--cudnn", "9.14")
+t.ok(r.rc == 3 and "--cudnn 9.10" in (d.get("advice") or ""), "GTX 970, --cudnn 9.14: the advice names --cudnn 9.10", d)
+
+# Every refusal's advice plans when run.
+for gpus, driver, args in (([K80], "470.57.02", ["--framework", "pytorch"]), ([K80], "470.57.02", ["--framework", "none"]),
+                           ([GTX970], "535.183.01", ["--cuda", "13.0"]), ([GTX970], "535.183.01", ["--python", "2.7"]),
+                           ([GTX970], "580.95.05", ["--framework", "none", "--cudnn", "9.14"]),
+                           ([GTX970], "580.95.05", ["--framework", "tensorflow==2.17"])):
+    r, d = plan(gpus, driver, *args)
+    m = re.search(r"cudaup install (.*?) gives", d.get("advice") or "")
+    t.ok(m, "%s %s: the refusal names a command" % (gpus[0][2], " ".join(args)), d)
+    if m:
+        r2, d2 = plan(gpus, driver, *m.group(1).split())
+        t.eq(r2.rc, 0, "%s %s: its advice '%s' plans" % (gpus[0][2], " ".join(args), m.group(1)), r2)
+# --- a grid: no plan gives a GPU a cuDNN its matrix does not list, directly or through pip, and
+# every refusal's advice plans.  The matrix rows are read here from shared/data's CSV, not from
+# cudaup's catalog.
+import csv  # noqa: E402
+MATRIX = {}
+with open(os.path.join(SRCDIR, "..", "shared", "data", "compat", "cudnn_support_matrix.csv")) as fh:
+    for row in csv.DictReader(fh):
+        ccs = [vkey(x) for x in row["compute_capabilities"].split() if re.match(r"^\d+\.\d+$", x)]
+        if ccs and "not captured" not in row["compute_capabilities"] and re.match(r"^\d+\.\d+\.\d+$", row["cudnn_version"]):
+            MATRIX.setdefault((vkey(row["cudnn_version"]), row["cuda_variant"][:2]), set()).update(ccs)
+
+
+def matrix_lists(version, major, cc):
+    """The nearest row at or below @version for CUDA @major lists @cc's architecture (its major, at or above the lowest listed)."""
+    rows = sorted((k for k in MATRIX if k[1] == major and k[0] <= vkey(version)[:3]), reverse=True)
+    if not rows:
+        return None
+    listed = MATRIX[rows[0]]
+    return any(l[0] == vkey(cc)[0] and l <= vkey(cc) for l in listed) or vkey(cc) > max(listed)
+
+
+K80G = ("102d", "3.7", "Tesla K80")
+GRID_GPUS = [K80G, GTX970, GTX1080, V100, RTX3090, RTX4090, H100, RTX5090]
+for gpu in GRID_GPUS:
+    for driver in ("470.57.02", "535.183.01", "570.133.07", "580.95.05"):
+        for fwname in ("tensorflow", "pytorch", "jax", "none"):
+            what = "%s, driver %s, %s" % (gpu[2], driver, fwname)
+            r, d = plan([gpu], driver, "--framework", fwname)
+            if r.rc == 3:
+                m = re.search(r"cudaup install (.*?) gives", d.get("advice") or "")
+                if not m and re.search(r"needs NVIDIA driver ([\d.]+) or newer", d.get("advice") or ""):
+                    # Nothing plans on this driver: the advice names the driver, which must be newer.
+                    need = re.search(r"needs NVIDIA driver ([\d.]+) or newer", d["advice"]).group(1)
+                    t.ok(vkey(need) > vkey(driver), "%s: refused, the advice names driver %s" % (what, need), d)
+                    continue
+                r2 = plan([gpu], driver, *m.group(1).split())[0] if m else None
+                t.ok(m and r2.rc == 0, "%s: refused, and its advice plans (%s)" % (what, m.group(1) if m else "none"), d)
+                continue
+            t.eq(r.rc, 0, "%s: plans or refuses with advice" % what, r)
+            if d.get("cudnn"):
+                ok = matrix_lists(d["cudnn"]["version"], d["cudnn"]["cuda_variant"][:2], gpu[1])
+                t.ok(ok is not False, "%s: the CUDA folder's cuDNN %s lists %s [cudnn_support_matrix.csv]" % (what, d["cudnn"]["version"], gpu[1]))
+            f = fw(d)
+            pins = [c.split("==")[1].rstrip(".*") for c in f.get("constraints", []) if c.startswith("nvidia-cudnn")]
+            if fwname == "jax" and f.get("bundled_runtime"):
+                major = "13" if "cuda13" in (f.get("cuda_build") or "") else "12"
+                version = pins[0] if pins else "99.0.0"  # no pin: pip takes the newest
+                t.ok(matrix_lists(version, major, gpu[1]) is not False,
+                     "%s: the cuDNN pip brings (%s) lists %s [cudnn_support_matrix.csv]" % (what, pins[0] if pins else "newest", gpu[1]), f)
 t.done()

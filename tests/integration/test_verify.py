@@ -55,6 +55,17 @@ t.ok(r.json() and all(set(x) >= {"name", "status", "detail"} for x in r.json()["
 for name in ("files", "nvcc", "cudart", "nvrtc", "cudnn", "driver", "device", "gpu-kernel", "bandwidth", "cudnn-conv"):
     t.eq(c.get(name, {}).get("status"), "pass", "verify: %s passes" % name, c.get(name))
 t.eq(c["framework"]["status"], "skip", "verify: framework skipped without an environment")
+# The same install on a machine whose driver is 535: the floor named is NVIDIA's for the release
+# (cuda_toolkit_driver_versions.csv), not the driver already there (it named 535.183.01 before).
+import machines  # noqa: E402
+import re  # noqa: E402
+OLD_ROOT = os.path.join(t.tmpdir("old-driver"), "root")
+machines.build_spec(dict(machines.MACHINES["two-gpus"], driver="535.183.01", cuda=12020), OLD_ROOT)
+r, c535 = verify(env=dict(ENV, FAKE_NVIDIA_CONFIG=os.path.join(OLD_ROOT, "fake-nvidia.conf")), root=OLD_ROOT)
+need = re.search(r"it needs driver ([\d.]+)", c535.get("driver", {}).get("detail", ""))
+t.ok(c535.get("driver", {}).get("status") == "fail" and need and
+     tuple(int(x) for x in need.group(1).split(".")) > (535, 183, 1),
+     "verify on driver 535: the driver check names the release's floor, not the driver there", c535.get("driver"))
 t.ok("every value checked" in c["gpu-kernel"]["detail"], "gpu-kernel: the result is checked", c["gpu-kernel"])
 t.ok("GB/s" in c["bandwidth"]["detail"] and "checked" in c["bandwidth"]["detail"], "bandwidth: H2D/D2H/D2D reported")
 t.ok("CPU reference" in c["cudnn-conv"]["detail"], "cudnn-conv: against a CPU reference", c["cudnn-conv"])
