@@ -379,8 +379,18 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
         if (!cu_strv_contains(&p->packages, x))
             cu_strv_push(&p->packages, x);
     }
-    for (size_t i = 0; i < p->packages.n; i++)
-        cu_strv_push(&p->pin_packages, p->packages.v[i]);
+    /* The pin holds the branch's packages, not the kernel-module packages that must follow each new kernel
+     * (holding linux-modules-nvidia-580-generic would leave the next kernel without a module). */
+    for (char **t = r->packages; *t; t++) {
+        CU_AUTOFREE char *x = cu_drv_expand(*t, k->branch, f);
+        bool module_pkg = false;
+        for (char **m = r->signed_modules; *m; m++) {
+            CU_AUTOFREE char *y = cu_drv_expand(*m, k->branch, f);
+            module_pkg |= strcmp(x, y) == 0;
+        }
+        if (!module_pkg)
+            cu_strv_push(&p->pin_packages, x);
+    }
     /* DKMS builds the module here: it needs the running kernel's headers. */
     if (!r->signed_modules[0])
         for (char **t = r->headers; *t; t++)

@@ -31,8 +31,10 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch)
     if (strcmp(pin, "apt-mark hold") == 0 || strcmp(pin, "zypper addlock") == 0) {
         cu_buf_printf(&b, "sudo %s", pin);
         if (f->drv->installed.n)
-            for (size_t i = 0; i < f->drv->installed.n; i++)
-                cu_buf_printf(&b, " %s", f->drv->installed.v[i]);
+            for (size_t i = 0; i < f->drv->installed.n; i++) {
+                if (!cu_str_has_prefix(f->drv->installed.v[i], "linux-modules-nvidia-")) /* they follow each kernel */
+                    cu_buf_printf(&b, " %s", f->drv->installed.v[i]);
+            }
         else
             for (char **t = row ? row->packages : NULL; t && *t; t++) {
                 CU_AUTOFREE char *x = cu_drv_expand(*t, branch, f);

@@ -581,10 +581,15 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
         modprobe_reload(c, reboot, err);
     if (has_code(pr, "driver-unpinned") && s) {
         const char *kind = row ? row->pin : "apt-mark hold";
-        if (strcmp(kind, "apt-mark hold") == 0 && s->installed.n)
-            st = run_words(c, "pin", "apt-mark hold", &s->installed, err);
-        else if (strcmp(kind, "zypper addlock") == 0 && s->installed.n)
-            st = run_words(c, "pin", "zypper --non-interactive addlock", &s->installed, err);
+        struct cu_strv hold; /* the branch's packages; the kernel-module ones follow each kernel */
+        cu_strv_init(&hold);
+        for (size_t i = 0; i < s->installed.n; i++)
+            if (!cu_str_has_prefix(s->installed.v[i], "linux-modules-nvidia-"))
+                cu_strv_push(&hold, s->installed.v[i]);
+        if (strcmp(kind, "apt-mark hold") == 0 && hold.n)
+            st = run_words(c, "pin", "apt-mark hold", &hold, err);
+        else if (strcmp(kind, "zypper addlock") == 0 && hold.n)
+            st = run_words(c, "pin", "zypper --non-interactive addlock", &hold, err);
         else if (strcmp(kind, "dnf module") == 0 && row->module_stream) {
             CU_AUTOFREE char *stream = cu_drv_expand(row->module_stream, branch, f);
             const char *argv[] = {"dnf", "-y", "module", "enable", stream, NULL};
@@ -594,6 +599,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
             const char *argv[] = {"dnf", "versionlock", "add", pat, NULL};
             st = run_step(c, "pin", argv, false, err);
         }
+        cu_strv_fini(&hold);
         if (st != CU_OK)
             return st;
     }

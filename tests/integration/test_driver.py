@@ -76,7 +76,8 @@ t.eq((dr.get("action"), dr.get("branch"), dr.get("flavor"), dr.get("manager"), d
 t.eq(dr.get("packages"), ["nvidia-driver-580", "linux-modules-nvidia-580-generic"],
      "GTX 970: %s and the signed %s for the generic kernel" % (u["packages"], u["signed_modules"]), dr)
 t.eq(dr.get("secure_boot"), "signed", "Secure Boot on: Ubuntu's signed modules, no MOK", dr)
-t.ok(dr.get("pin", "").startswith("apt-mark hold nvidia-driver-580"), "the branch is held with apt-mark hold", dr)
+t.eq(dr.get("pin"), "apt-mark hold nvidia-driver-580",
+     "the branch is held with apt-mark hold, not the module package that follows each kernel", dr)
 t.ok(dr.get("reboot") is True and dr.get("blacklist_nouveau") is True, "nouveau: blacklisted, a reboot is needed", dr)
 t.ok(any("packages.ubuntu.com" in x for x in dr.get("reasons", [])) and any("Maxwell" in x for x in dr.get("reasons", [])),
      "the reasons name the sources", dr.get("reasons"))
@@ -250,13 +251,15 @@ t.ok(r.rc == 5 and os.path.exists(bl) and "blacklist nouveau" in open(bl).read()
 
 # An unpinned branch on Pascal: the next upgrade would drop it; repair holds it.
 root = fixture("unpinned", {"os": "ubuntu2404", "gpus": U1080, "driver": "580.95.05", "cuda": 13000, "libs": True,
-                            "dpkg": [("nvidia-driver-580", "install ok installed")]})
+                            "dpkg": [("linux-modules-nvidia-580-generic", "install ok installed"),
+                                     ("nvidia-driver-580", "install ok installed")]})
 r, doc = doctor(root)
 p = codes(doc).get("driver-unpinned")
 t.ok(p and "apt-mark hold nvidia-driver-580" in p["fix"] and "580" in p["message"], "doctor: unpinned branch on Pascal", doc.get("problems"))
 s = Sys("unpinned", root)
 r, d = repair(root, s)
-t.ok(["apt-mark", "hold", "nvidia-driver-580"] in s.calls(), "repair: apt-mark hold", s.calls())
+t.ok(["apt-mark", "hold", "nvidia-driver-580"] in s.calls(),
+     "repair: apt-mark hold of the branch's package, not of the module package that follows each kernel", s.calls())
 r, doc = doctor(root)
 t.ok("driver-unpinned" not in codes(doc) and doc.get("driver", {}).get("pinned") is True, "after repair: held", doc.get("problems"))
 
