@@ -73,6 +73,21 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
         printf("%s\n", _("no NVIDIA driver is loaded"));
         break;
     }
+    const struct cu_drv_state *ds = f->drv;
+    if (ds && f->n_gpus > 0 && !f->os.wsl) {
+        label(app, _("Kernel"));
+        printf("%s", ds->kernel_release ? ds->kernel_release : "?");
+        printf(", %s", ds->secure_boot == 1 ? _("Secure Boot on") : ds->secure_boot == 0 ? _("Secure Boot off") : _("Secure Boot unknown"));
+        if (ds->module_for_kernel >= 0)
+            printf(", %s", ds->module_for_kernel ? (ds->module_signed == 1 ? _("nvidia module built for it (signed)")
+                                                                            : _("nvidia module built for it"))
+                                                 : _("no nvidia module for it"));
+        if (ds->flavor)
+            printf(_(", %s kernel modules loaded"), ds->flavor);
+        if (ds->installed.n)
+            printf(", %s", ds->pinned ? _("driver packages held") : _("driver packages not held"));
+        printf("\n");
+    }
     if (f->n_installs == 0)
         label(app, _("CUDA")), printf("%s\n", _("none installed"));
     for (size_t i = 0; i < f->n_installs; i++) {

@@ -96,7 +96,7 @@ cu_cmd_install(struct cu_app *app)
     }
     cu_facts_free(facts);
     facts = NULL;
-    if (resume_note && !app->cfg.quiet)
+    if (resume_note && !app->cfg.quiet && !app->cfg.json)
         fprintf(stderr, "cudaup: %s\n", resume_note);
     if (cu_app_prepare(app, false, &facts, &mirror, &plan, &err) != CU_OK) {
         rc = cu_report_error(app, &err);
@@ -145,6 +145,8 @@ cu_cmd_install(struct cu_app *app)
         }
         if (plan->driver)
             json_object_set_new(doc, "driver", cu_drv_plan_json(plan->driver));
+        if (resume_note)
+            json_object_set_new(doc, "resumed", json_string(resume_note));
         json_object_set_new(doc, "changed", json_boolean(changed));
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
         json_t *cuda = json_object();

@@ -199,6 +199,10 @@ def repair(root, s, *extra, fail=""):
 
 U1080 = [("0000:01:00.0", "1b80", "0x030000", "nvidia", "6.1", 8192, "NVIDIA GeForce GTX 1080")]
 
+r = run(["doctor", "--root", machine(t, "u2404-gtx970-nouveau-sb")[0]])
+t.ok("Secure Boot on" in r.out and "no nvidia module for it" in r.out and "6.8.0-45-generic" in r.out,
+     "doctor's text: the kernel, Secure Boot and the module", r)
+
 # Mismatch: module 550.54.14, libraries 550.67 (NVML cannot start, the file names say it).
 root = fixture("mismatch", {"os": "ubuntu2404", "gpus": U1080, "driver": "550.54.14", "lib_file": "550.67"})
 r, doc = doctor(root)
@@ -333,6 +337,8 @@ b.reboot(gpus=[g[:3] + ("nvidia",) + g[4:] for g in GTX970["gpus"]], modules=[],
 b.sys.reset()
 r, d = b.install()
 t.eq(r.rc, 0, "after the reboot: the rerun finishes the stack", r)
+t.ok("580.95.05" in (d.get("resumed") or "") and "signed" in (d.get("resumed") or ""),
+     "the rerun says the driver now loads (version, flavor, signature)", d)
 t.ok(os.path.exists(os.path.join(b.prefix, "cuda-12.6", "bin", "nvcc")) and not os.path.exists(os.path.join(b.state, "resume.json")),
      "CUDA installed, the resume record gone", r)
 t.eq(b.sys.calls(), [], "after the reboot: no package manager call", b.sys.calls())
