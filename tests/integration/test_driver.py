@@ -369,6 +369,20 @@ t.eq([" ".join(c[:2]) for c in b.sys.calls()], ["apt-get update", "apt-get insta
      "Debian 12: update, install, hold, modprobe", b.sys.calls())
 t.ok(r.rc == 0 and os.path.exists(os.path.join(b.prefix, "cuda-12.2")), "Debian 12: no reboot, CUDA 12.2 in the same run", r)
 
+# Debian 12 with Secure Boot on: DKMS's key is made (dkms generate_mok), never mokutil without a terminal
+# (the one-time password is the user's to type); exit 5, and the advice names the import and the blue screen.
+bm = Box("deb12sb", dict(machines.MACHINES["deb12-rtx4090"], secure_boot=True))
+os.makedirs(os.path.join(bm.root, "etc/apt"))
+open(os.path.join(bm.root, "etc/apt/sources.list"), "w").write("deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware\n")
+r, d = bm.install(mirror=M122)
+t.eq([" ".join(c[:2]) for c in bm.sys.calls()], ["apt-get update", "apt-get install", "apt-mark hold", "dkms generate_mok"],
+     "Secure Boot on, Debian: no components to add, the key made by DKMS, mokutil left to the user", bm.sys.calls())
+t.ok(r.rc == 5 and "mokutil --import /var/lib/dkms/mok.pub" in (d.get("advice") or "") and "Enroll MOK" in (d.get("advice") or ""),
+     "Secure Boot on: exit 5, the advice names mokutil --import and the MokManager steps", r)
+t.eq((d.get("driver") or {}).get("secure_boot"), "mok", "Secure Boot on without signed modules: the MOK path", d.get("driver"))
+t.ok(not os.path.exists(os.path.join(bm.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")),
+     "the components already enabled: no sources file written")
+
 # uninstall driver: unhold, remove, the blacklist and sources gone.
 b.sys.reset()
 r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state], env=b.sys.env())
