@@ -83,6 +83,13 @@ def base_env(extra=None):
         # (tests of the driver set both to their own stand-ins, tests/fakes/syscmd-standin).
         "CUDAUP_DRIVER": "keep",
         "CUDAUP_SYSTEM_BIN": "/nonexistent/cudaup-test-system-bin",
+        # Hermetic: a pip (or any https client) that was not pointed at the test's own wheelhouse or
+        # index would reach PyPI; through this dead proxy it fails at once instead.  The tests' own
+        # servers are on loopback, which no_proxy keeps off it.
+        "https_proxy": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "no_proxy": "127.0.0.1,localhost,::1",
+        "NO_PROXY": "127.0.0.1,localhost,::1",
     }
     for k in ("CUDAUP_LOCALEDIR", "TMPDIR"):
         if k in os.environ:
