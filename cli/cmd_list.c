@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "core/catalog_legacy.h"
 #include "core/i18n.h"
 #include "core/jsonutil.h"
 #include "core/mem.h"
@@ -218,6 +219,26 @@ cu_cmd_list(struct cu_app *app)
             printf("  %-9s %s\n", labels[i], vb.len ? vb.data : "");
         cu_buf_fini(&vb);
     }
+    /* Before NVIDIA's manifests: the runfiles of the catalog (data/legacy), for TensorFlow 1.13-2.4. */
+    json_t *legacy = json_array();
+    if (!app->cfg.json)
+        printf("\n%s%s%s\n", cu_color(app, CU_COLOR_BOLD, false),
+               _("CUDA from NVIDIA's runfiles (planned for --framework tensorflow==1.13 to 2.4)"), cu_color_reset(app, false));
+    for (size_t i = 0; app->catalog->legacy && i < app->catalog->legacy->n_cuda; i++) {
+        const struct cu_cat_legacy_cuda *c = &app->catalog->legacy->cuda[i];
+        int runs = -1;
+        if ((facts->driver.kind == CU_DRIVER_NVIDIA || facts->driver.kind == CU_DRIVER_WSL) && facts->driver.version.n)
+            runs = cu_version_cmp(&facts->driver.version, &c->driver) >= 0;
+        json_t *o = json_object();
+        json_object_set_new(o, "version", json_string(cu_version_format(&c->version, 0, b1, sizeof(b1))));
+        json_object_set_new(o, "driver_min", json_string(cu_driver_version_format(&c->driver, b2, sizeof(b2))));
+        json_object_set_new(o, "runs_on_driver", tri(runs));
+        json_object_set_new(o, "file", json_string(c->file));
+        json_object_set_new(o, "sha256", json_string(c->sha256));
+        json_array_append_new(legacy, o);
+        if (!app->cfg.json)
+            printf("  %-9s %s %-11s  %s%s\n", b1, _("driver"), b2, c->file, runs == 0 ? _("  [driver too old]") : "");
+    }
     if (!app->cfg.json)
         printf("\n%s%s%s\n", cu_color(app, CU_COLOR_BOLD, false), _("Installed"), cu_color_reset(app, false));
     for (size_t i = 0; i < facts->n_installs; i++) {
@@ -240,6 +261,7 @@ cu_cmd_list(struct cu_app *app)
         printf("  %s\n", _("none"));
     json_object_set_new(doc, "cuda", cuda);
     json_object_set_new(doc, "cudnn", cudnn);
+    json_object_set_new(doc, "legacy_cuda", legacy);
     json_object_set_new(doc, "installed", inst);
     if (app->cfg.json)
         cu_report_json(app, doc);

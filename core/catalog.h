@@ -149,6 +149,8 @@ struct cu_cat_component_group {
     char **members;
 };
 
+struct cu_cat_legacy;
+
 struct cu_catalog {
     struct cu_cat_gpu *gpus; /* sorted by device */
     size_t n_gpus;
@@ -184,6 +186,7 @@ struct cu_catalog {
     struct cu_cat_component_group *groups;
     size_t n_groups;
     struct cu_drv_data *driver; /* the driver tables (core/driver.h) */
+    struct cu_cat_legacy *legacy; /* CUDA 10.0-11.3 from runfiles (catalog_legacy.h); never NULL once loaded */
 };
 
 /**

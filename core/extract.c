@@ -817,6 +817,18 @@ one_entry(struct ex *x, struct archive *a, struct archive_entry *e)
     if (++x->entries > x->o->max_entries)
         return cu_error_set(x->err, CU_E_ARCHIVE, 0, _("%s has more than %llu entries; it was refused"),
                             x->o->what, (unsigned long long)x->o->max_entries);
+    CU_AUTOFREE char *renamed = NULL, *renamed_hl = NULL;
+    if (x->o->rename && name) {
+        const char *r = x->o->rename(x->o->rename_ud, name);
+        if (!r)
+            return CU_OK; /* libarchive skips the data at the next header */
+        renamed = cu_xstrdup(r);
+        name = renamed;
+        if (hl && (r = x->o->rename(x->o->rename_ud, hl)))
+            hl = renamed_hl = cu_xstrdup(r);
+        else if (hl)
+            return unsafe(x, name, _("is a hard link to something that is not a file unpacked before it"));
+    }
     if ((st = entry_path(x, name, &path)) != CU_OK)
         return st;
     if (!path[0]) {

@@ -53,6 +53,7 @@ download_fini(struct cu_plan_download *d)
     free(d->version);
     free(d->title);
     free(d->relative_path);
+    free(d->runfile_layout);
     free(d->url);
 }
 
@@ -264,7 +265,8 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "version", cu_json_str_or_null(d->version));
         json_object_set_new(o, "url", json_string(d->url));
         json_object_set_new(o, "sha256", json_string(d->sha256));
-        json_object_set_new(o, "size", json_integer((json_int_t)d->size));
+        /* NVIDIA publishes no size for a runfile or a cuDNN .tgz: null, as for python-build-standalone */
+        json_object_set_new(o, "size", d->size_unknown ? json_null() : json_integer((json_int_t)d->size));
         json_array_append_new(dl, o);
     }
     if (p->python && p->python->dl.url) {

@@ -43,6 +43,7 @@ cu_record_free(struct cu_record *r)
         free(r->components[i].version);
         free(r->components[i].title);
         free(r->components[i].url);
+        free(r->components[i].runfile_layout);
     }
     free(r->components);
     for (size_t i = 0; i < r->n_files; i++) {
@@ -93,6 +94,12 @@ cu_record_save(const struct cu_record *r, const char *dir, struct cu_error *err)
         json_object_set_new(o, "sha256", json_string(c->sha256));
         json_object_set_new(o, "size", json_integer((json_int_t)c->size));
         json_object_set_new(o, "url", cu_json_str_or_null(c->url));
+        if (c->runfile_layout)
+            json_object_set_new(o, "runfile_layout", json_string(c->runfile_layout));
+        if (c->size_unknown)
+            json_object_set_new(o, "size_unknown", json_true());
+        if (c->from_base)
+            json_object_set_new(o, "from_base", json_true());
         json_array_append_new(comps, o);
     }
     json_object_set_new(doc, "components", comps);
@@ -195,6 +202,9 @@ record_load(const char *dir, bool python_record, struct cu_record **out, struct 
         memcpy(c->sha256, sha, 65);
         c->size = (uint64_t)json_integer_value(json_object_get(o, "size"));
         c->url = cu_xstrdup(cu_json_str(o, "url"));
+        c->runfile_layout = cu_xstrdup(cu_json_str(o, "runfile_layout"));
+        c->size_unknown = json_is_true(json_object_get(o, "size_unknown"));
+        c->from_base = json_is_true(json_object_get(o, "from_base"));
         r->n_components++;
     }
     r->files = cu_xcalloc(json_array_size(files) + 1, sizeof(*r->files));

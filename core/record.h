@@ -23,6 +23,9 @@ struct cu_record_component {
     char sha256[65]; /* of the archive */
     uint64_t size;
     char *url;
+    char *runfile_layout; /* a CUDA runfile's (core/runfile.h), or NULL */
+    bool size_unknown;    /* @size is the most accepted: the source publishes none */
+    bool from_base;       /* @url lies under the mirror's base as on NVIDIA's server, not BASE/PRODUCT/redist */
 };
 
 struct cu_record_file {

@@ -1158,6 +1158,13 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         r.constrained = false;
     }
 
+    const struct cu_cat_legacy_tf *legacy = rs_legacy_match(&r);
+    if (legacy) {
+        st = rs_legacy_resolve(&r, legacy, out);
+        if (st == CU_E_UNSUPPORTED && !no_advice && !err->advice[0])
+            find_advice(in, &r, err);
+        return st;
+    }
     switch (r.fw.fw) {
     case CU_FW_TENSORFLOW: st = tf_options(&r, &opts, &n_opts); break;
     case CU_FW_PYTORCH: st = torch_options(&r, &opts, &n_opts); break;

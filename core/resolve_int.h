@@ -139,6 +139,11 @@ enum cu_status tf_options(struct rs *r, struct fwopt **opts, size_t *n);
 enum cu_status torch_options(struct rs *r, struct fwopt **opts, size_t *n);
 enum cu_status jax_options(struct rs *r, struct fwopt **opts, size_t *n);
 
+/* resolve_legacy.c: TensorFlow 1.13-2.4 from the catalog's legacy rows (runfile + cuDNN .tgz). */
+struct cu_cat_legacy_tf;
+const struct cu_cat_legacy_tf *rs_legacy_match(const struct rs *r);
+enum cu_status rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan **out);
+
 static inline const char *
 V(const struct cu_version *v, char *buf, size_t len)
 {

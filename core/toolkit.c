@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "extract.h"
+#include "runfile.h"
 #include "fetch.h"
 #include "fsutil.h"
 #include "hash.h"
@@ -245,7 +246,7 @@ run_job(struct job *j)
         if (cu_sha256_init(&hr.h, &j->result) != CU_OK)
             goto fail;
         cu_error_clear(&e);
-        if (j->staging) {
+        if (j->staging && !j->d->runfile_layout) { /* a runfile is read once it is whole (below) */
             if (cu_rm_rf(j->staging, &j->result) != CU_OK || cu_mkdir_p(j->staging, 0755, &j->result) != CU_OK) {
                 cu_sha256_fini(&hr.h);
                 goto fail;
@@ -352,6 +353,13 @@ run_job(struct job *j)
         }
         CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
         unlink(meta);
+    }
+    if (j->staging && j->d->runfile_layout) {
+        const char *rb = strrchr(j->d->relative_path, '/');
+        cu_extract_result_fini(&j->res);
+        if (cu_runfile_stage(j->final, rb ? rb + 1 : j->d->relative_path, j->d->sha256, j->d->runfile_layout,
+                             j->staging, j->ctx->plan->components, j->stop, &j->res, &j->result) != CU_OK)
+            goto fail;
     }
     /* No serial tail: this component goes into the new tree now, while the others still arrive. */
     if (j->place_into && place_job(j->place_into, j, &j->result) != CU_OK)
@@ -1028,7 +1036,8 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         const struct cu_plan_download *d = &p->downloads[i];
         t.rec->components[t.rec->n_components++] = (struct cu_record_component){
             .name = cu_xstrdup(d->component), .product = d->product, .version = cu_xstrdup(d->version),
-            .title = cu_xstrdup(d->title), .size = d->size, .url = cu_xstrdup(d->url)};
+            .title = cu_xstrdup(d->title), .size = d->size, .url = cu_xstrdup(d->url),
+            .runfile_layout = cu_xstrdup(d->runfile_layout), .size_unknown = d->size_unknown, .from_base = d->from_base};
         memcpy(t.rec->components[t.rec->n_components - 1].sha256, d->sha256, 65);
         if (!kept[i])
             continue;
@@ -1046,7 +1055,8 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
             continue;
         t.rec->components[t.rec->n_components++] = (struct cu_record_component){
             .name = cu_xstrdup(c->name), .product = c->product, .version = cu_xstrdup(c->version),
-            .title = cu_xstrdup(c->title), .size = c->size, .url = cu_xstrdup(c->url)};
+            .title = cu_xstrdup(c->title), .size = c->size, .url = cu_xstrdup(c->url),
+            .runfile_layout = cu_xstrdup(c->runfile_layout), .size_unknown = c->size_unknown, .from_base = c->from_base};
         memcpy(t.rec->components[t.rec->n_components - 1].sha256, c->sha256, 65);
         for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
             if (old->files[k].component && strcmp(old->files[k].component, c->name) == 0)
@@ -1289,6 +1299,7 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
         const struct job *j = &jobs[i];
         CU_AUTOFREE char *dst = j->d->product == CU_PRODUCT_PYTHON
                                     ? cu_xasprintf("%s/python/%s", dir, j->d->relative_path)
+                                    : j->d->from_base ? cu_path_join(dir, j->d->relative_path)
                                     : cu_xasprintf("%s/%s/redist/%s", dir, cu_product_name(j->d->product),
                                                    j->d->relative_path);
         char *slash = strrchr(dst, '/');

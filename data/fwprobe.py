@@ -86,10 +86,71 @@ def torch_probe(out):
             d["error"] = first_line(e)
 
 
+def loaded_libs():
+    """The CUDA runtime and cuDNN this process mapped (TF1 names neither in its build info)."""
+    found = {}
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                base = path.rsplit("/", 1)[-1]
+                for lib, key in (("libcudart.so.", "cuda_loaded"), ("libcudnn.so.", "cudnn_loaded")):
+                    if base.startswith(lib) and key not in found:
+                        import os
+                        real = os.path.realpath(path).rsplit("/", 1)[-1]
+                        found[key] = real[len(lib):] if real.startswith(lib) else base[len(lib):]
+    except OSError:
+        pass
+    return found
+
+
+def tf1_probe(out, tf):
+    """TensorFlow 1.x: no tf.sysconfig.get_build_info (2.3+) and no tf.config (2.1+).  The TF1 way:
+    tf.test.is_gpu_available(cuda_only=True), the GPUs device_lib lists, and the work in a tf.Session
+    on /gpu:N with soft placement off, so that a GPU it has no kernel for is an error, not the CPU."""
+    from tensorflow.python.client import device_lib
+    out["api"] = "tf1"
+    out["gpu_available"] = bool(tf.test.is_gpu_available(cuda_only=True))
+    gpus = [d for d in device_lib.list_local_devices() if d.device_type == "GPU"]
+    for i, g in enumerate(gpus):
+        d = {"index": i}
+        out["devices"].append(d)
+        desc = getattr(g, "physical_device_desc", "") or ""
+        if "compute capability: " in desc:
+            d["cc"] = desc.split("compute capability: ")[1].split(",")[0].strip()
+        if "name: " in desc:
+            d["name"] = desc.split("name: ")[1].split(",")[0].strip()
+        try:
+            def work():
+                a = tf.reshape(tf.constant(rnd(1, 1024)), (32, 32))
+                bm = tf.reshape(tf.constant(rnd(2, 1024)), (32, 32))
+                x = tf.reshape(tf.constant(rnd(3, 3 * 16 * 16)), (1, 16, 16, 3))
+                w = tf.reshape(tf.constant(rnd(4, 4 * 3 * 3 * 3)), (3, 3, 3, 4))
+                return tf.matmul(a, bm), tf.nn.conv2d(x, w, strides=1, padding="VALID")
+            with tf.device("/cpu:0"):
+                ref = work()
+            with tf.device("/gpu:%d" % i):
+                got = work()
+            with tf.Session(config=tf.ConfigProto(allow_soft_placement=False)) as s:
+                ref_mm, ref_cv, got_mm, got_cv = (s.run(t) for t in (ref[0], ref[1], got[0], got[1]))
+            tolist = (lambda v: v.tolist() if hasattr(v, "tolist") else v)
+            d["on_gpu"] = True  # soft placement is off: it ran on /gpu:N or raised
+            d["matmul"] = close(tolist(got_mm), tolist(ref_mm))
+            d["conv"] = close(tolist(got_cv), tolist(ref_cv))
+        except Exception as e:
+            d["error"] = first_line(e)
+    out.update(loaded_libs())
+    if out.get("cudnn_loaded"):
+        out["cudnn_loaded"] = ".".join(out["cudnn_loaded"].split(".")[:3])
+
+
 def tf_probe(out):
     import tensorflow as tf
     out["version"] = tf.__version__
-    b = tf.sysconfig.get_build_info()
+    if tf.__version__.startswith("1."):
+        return tf1_probe(out, tf)
+    # 2.0-2.2 have no build info: what they loaded is read from the process instead
+    b = tf.sysconfig.get_build_info() if hasattr(tf.sysconfig, "get_build_info") else loaded_libs()
     out["cuda_build"] = b.get("cuda_version")
     out["cudnn_build"] = b.get("cudnn_version")
     out["arch"] = b.get("cuda_compute_capabilities")

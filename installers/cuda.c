@@ -16,7 +16,7 @@ inst_cuda_plan(struct cu_plan *p)
     size_t n = 0;
     for (size_t i = 0; i < p->n_downloads; i++)
         if (p->downloads[i].product == CU_PRODUCT_CUDA) {
-            bytes += p->downloads[i].size;
+            bytes += p->downloads[i].size_unknown ? 0 : p->downloads[i].size; /* a bound, not a size */
             n++;
         }
     cu_plan_add_step(p, "cuda", "install",

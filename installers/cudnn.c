@@ -19,7 +19,7 @@ inst_cudnn_plan(struct cu_plan *p)
         cu_plan_add_step(p, "cudnn", "install",
                          _("download cuDNN %s (the CUDA %s build, %s), check its sha256 and unpack it into %s"),
                          d->version ? d->version : "?", p->cudnn_variant,
-                         cu_format_bytes(d->size, size, sizeof(size)), p->cuda_path);
+                         d->size_unknown ? _("size unpublished") : cu_format_bytes(d->size, size, sizeof(size)), p->cuda_path);
     }
 }
 

@@ -215,7 +215,10 @@ plan_from_record(const struct cu_record *r, const char *dir, const struct cu_mai
         d->relative_path = cu_xstrdup(rel ? rel + 8 : d->url);
         memcpy(d->sha256, c->sha256, sizeof(d->sha256));
         d->size = c->size;
-        p->download_bytes += c->size;
+        d->size_unknown = c->size_unknown;
+        d->runfile_layout = cu_xstrdup(c->runfile_layout);
+        d->from_base = c->from_base;
+        p->download_bytes += c->size_unknown ? 0 : c->size;
     }
     return p;
 }

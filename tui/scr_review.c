@@ -115,7 +115,7 @@ draw(struct tui *t)
     uint64_t need = p->download_bytes * 3; /* the archives in the cache, unpacked about twice their size */
     tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s"), p->n_downloads, cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
     for (size_t i = 0; i < p->n_downloads; i++)
-        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component, cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
+        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component, p->downloads[i].size_unknown ? "?" : cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
                     p->downloads[i].version ? p->downloads[i].version : "");
     if (p->python && p->python->dl.url)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", "python", _("size unpublished"), p->python->version);

@@ -78,9 +78,10 @@ t.ok("no code for GPU 0" in d.get("error", "") and "5.2" in d.get("error", ""), 
 t.ok(re.search(r"--framework tensorflow==2\.1[0-6]", d.get("advice") or ""), "its advice names a TensorFlow that runs here", d)
 
 r, d = plan([GTX970], "535.183.01", "--framework", "tensorflow==1.14")
-t.eq(r.rc, 3, "GTX 970, tensorflow==1.14: refused (CUDA 10.0 has no archives) [INDEX.csv: archives from 11.4]", r)
-t.ok("--framework tensorflow==2.15.0" in (d.get("advice") or "") and "Keras" in d.get("advice", ""),
-     "the advice is the command that gives TensorFlow 2.15 with Keras here", d)
+# Planned from its runfile now (test_legacy.py has the whole plan); this machine has no python3.7 for the venv,
+# and cudaup brings no relocatable 3.7, so it stops at the Python, naming the range the release has wheels for.
+t.ok(r.rc == 3 and "Python 3.3 to 3.7" in d.get("error", "") and "python3.7" in (d.get("advice") or ""),
+     "GTX 970, tensorflow==1.14 without a python3.7: stops at the Python [data/legacy/tensorflow_stacks.csv 1.14.0]", r)
 
 # --- PyTorch builds that dropped old architectures -------------------------------------------
 r, d = plan([GTX970], "580.95.05", "--framework", "pytorch==2.8")
@@ -99,9 +100,9 @@ t.ok("--framework pytorch==" in (d.get("advice") or ""), "with the PyTorch that 
 
 # --- TensorFlow 2.4 and its CUDA 11.0 ----------------------------------------------------------
 r, d = plan([RTX3090], "580.95.05", "--framework", "tensorflow==2.4")
-t.eq(r.rc, 3, "RTX 3090, tensorflow==2.4: refused [tensorflow#45848: it loads libcusolver.so.10, CUDA 11.0's]", r)
-t.ok("libcusolver.so.10" in d.get("error", "") and "2.5.0 or newer" in d.get("error", ""),
-     "the sentence names the library and 2.5 as the first that works [data/compat/tensorflow_cuda_limits.csv]", d)
+t.ok(r.rc == 0 and d["cuda"]["version"] == "11.0.3" and code(d) == ("ptx-jit", "compute_80"),
+     "RTX 3090, tensorflow==2.4: CUDA 11.0.3 from its runfile (it loads libcusolver.so.10, CUDA 11.0's: tensorflow#45848), "
+     "PTX compute_80 [data/legacy/tensorflow_stacks.csv 2.4.0]", r)
 
 # --- wheels that bring their own CUDA runtime: NVIDIA's minor-version compatibility ------------
 SRC_MVC = "framework_driver_rules.md: cu11x >= 450.80.02, cu12x >= 525.60.13"
