@@ -68,6 +68,10 @@ int cu_cmd_wizard(struct cu_app *app);
 int cu_cmd_install(struct cu_app *app);
 int cu_cmd_verify(struct cu_app *app);
 int cu_cmd_repair(struct cu_app *app);
+/** repair's driver part (cli/cmd_driver.c): *handled when the driver had problems and this run dealt with them. */
+int cu_repair_driver(struct cu_app *app, bool *handled);
+/** `uninstall driver`. */
+int cu_uninstall_driver(struct cu_app *app);
 /** The hidden child of verify: cudaup __check NAME DIR. */
 int cu_check_child_main(int argc, char **argv);
 int cu_cmd_uninstall(struct cu_app *app);

@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "core/doctor.h"
+#include "core/driver.h"
 #include "core/fwenv.h"
 #include "core/i18n.h"
 #include "core/mem.h"
@@ -71,6 +72,21 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
     default:
         printf("%s\n", _("no NVIDIA driver is loaded"));
         break;
+    }
+    const struct cu_drv_state *ds = f->drv;
+    if (ds && f->n_gpus > 0 && !f->os.wsl) {
+        label(app, _("Kernel"));
+        printf("%s", ds->kernel_release ? ds->kernel_release : "?");
+        printf(", %s", ds->secure_boot == 1 ? _("Secure Boot on") : ds->secure_boot == 0 ? _("Secure Boot off") : _("Secure Boot unknown"));
+        if (ds->module_for_kernel >= 0)
+            printf(", %s", ds->module_for_kernel ? (ds->module_signed == 1 ? _("nvidia module built for it (signed)")
+                                                                            : _("nvidia module built for it"))
+                                                 : _("no nvidia module for it"));
+        if (ds->flavor)
+            printf(_(", %s kernel modules loaded"), ds->flavor);
+        if (ds->installed.n)
+            printf(", %s", ds->pinned ? _("driver packages held") : _("driver packages not held"));
+        printf("\n");
     }
     if (f->n_installs == 0)
         label(app, _("CUDA")), printf("%s\n", _("none installed"));
@@ -142,6 +158,8 @@ cu_cmd_doctor(struct cu_app *app)
         return cu_report_error(app, &err);
     cu_problems_init(&problems);
     cu_doctor_check(facts, app->catalog, &app->root, app->envp, &problems);
+    cu_drv_doctor(facts, app->catalog, &problems, &problems);
+    cu_drv_doctor_fixes(facts, app->catalog, &problems);
     /* The frameworks in the machine's environments, and in the one cudaup recorded. */
     CU_AUTOFREE char *py = NULL, *fwname = NULL, *recorded = NULL;
     cu_pyenv_recorded(app->state_dir, &py, &fwname);
@@ -161,6 +179,7 @@ cu_cmd_doctor(struct cu_app *app)
     cu_fwenvs_check(&fw, facts, app->catalog, app->envp, &problems);
     if (app->cfg.json) {
         json_t *doc = cu_doctor_json(facts, &problems);
+        cu_drv_state_json(facts, json_object_get(doc, "driver"));
         json_object_set_new(doc, "framework_envs", cu_fwenvs_json(&fw, facts));
         cu_report_json(app, doc);
     } else if (!app->cfg.quiet) {

@@ -14,6 +14,8 @@
 #include "core/mem.h"
 #include "core/mirror.h"
 #include "core/toolkit.h"
+#include "core/syscmd.h"
+#include "installers/driver.h"
 #include "installers/maintain.h"
 #include "progress.h"
 #include "report.h"
@@ -85,6 +87,18 @@ cu_cmd_install(struct cu_app *app)
         cu_app_confirm(app, "", &r);
         return r;
     }
+    /* After a reboot for the driver: it must load now, or nothing else can use the GPU. */
+    bool resumed = false;
+    CU_AUTOFREE char *resume_note = NULL;
+    if (cu_app_probe(app, &facts, &err) != CU_OK ||
+        inst_driver_resume(app->state_dir, facts, &resumed, &resume_note, &err) != CU_OK) {
+        rc = cu_report_error(app, &err);
+        goto out;
+    }
+    cu_facts_free(facts);
+    facts = NULL;
+    if (resume_note && !app->cfg.quiet && !app->cfg.json)
+        fprintf(stderr, "cudaup: %s\n", resume_note);
     if (cu_app_prepare(app, false, &facts, &mirror, &plan, &err) != CU_OK) {
         rc = cu_report_error(app, &err);
         goto out;
@@ -110,13 +124,31 @@ cu_cmd_install(struct cu_app *app)
         .is_root = app->is_root,
         .profile_d = app->profile_d,
     };
-    st = cu_install_run(&ctx, &err);
+    /* The driver first, through the distribution's package manager; it may stop for a reboot (exit 5). */
+    struct cu_sys sys;
+    cu_sys_init(&sys, app->envp, isatty(STDIN_FILENO) && !app->cfg.json);
+    struct inst_driver_ctx dctx = {&sys, cu_mirror_net(mirror), app->state_dir, app->cache_dir, &ctx};
+    st = inst_driver_install(&dctx, plan, facts, &err);
+    if (st == CU_OK)
+        st = cu_install_run(&ctx, &err);
     cu_progress_flush(prog);
     bool changed = cu_run_changed(&ctx);
     if (app->cfg.json) {
         json_t *doc = json_object();
         char b[32];
-        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
+        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : st == CU_E_REBOOT ? "reboot" : "error"));
+        json_t *rr = st == CU_E_REBOOT ? inst_driver_resume_record(app->state_dir) : NULL;
+        if (rr) {
+            json_t *res = json_object();
+            json_object_set(res, "after", json_object_get(rr, "after"));
+            json_object_set(res, "steps", json_object_get(rr, "steps"));
+            json_object_set_new(doc, "resume", res);
+            json_decref(rr);
+        }
+        if (plan->driver)
+            json_object_set_new(doc, "driver", cu_drv_plan_json(plan->driver));
+        if (resume_note)
+            json_object_set_new(doc, "resumed", json_string(resume_note));
         json_object_set_new(doc, "changed", json_boolean(changed));
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
         json_t *cuda = json_object();

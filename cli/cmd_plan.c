@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "core/driver.h"
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/parse.h"
@@ -63,6 +64,14 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
         cu_buf_fini(&b);
     } else {
         printf("%s %s\n", reset, _("none"));
+    }
+    const struct cu_drv_plan *drv = p->driver;
+    if (drv && strcmp(drv->action, "install") == 0) {
+        printf("%s", bold);
+        cu_print_padded(stdout, _("Driver"), 10);
+        printf(_("%s %d (%s kernel modules) from %s with %s; Secure Boot: %s; %s\n"), reset, drv->branch, drv->flavor,
+               strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager,
+               drv->secure_boot, drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
     }
     printf("\n%s", bold);
     printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", p->n_downloads), p->n_downloads,

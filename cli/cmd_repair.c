@@ -36,6 +36,10 @@ cu_cmd_repair(struct cu_app *app)
 
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
+    /* The driver first: nothing on the GPU works until it does. */
+    bool handled = false;
+    if (app->cfg.n_args == 0 && (rc = cu_repair_driver(app, &handled), handled))
+        return rc;
     if (cu_app_target(app, &dir, &err) != CU_OK)
         return cu_report_error(app, &err);
     CU_AUTOFREE char *rp = cu_path_join(dir, ".cudaup/record.json");

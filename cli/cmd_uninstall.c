@@ -95,6 +95,8 @@ cu_cmd_uninstall(struct cu_app *app)
     }
     /* "python-3.11" (or "python3.11"): a Python that cudaup brought. */
     const char *a0 = app->cfg.args[0];
+    if (strcmp(a0, "driver") == 0)
+        return cu_uninstall_driver(app);
     if (cu_str_has_prefix(a0, "python")) {
         const char *ver = a0 + 6 + (a0[6] == '-');
         if (!cu_version_parse(ver, &v) || v.n != 2) {

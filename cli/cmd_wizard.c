@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "app.h"
+#include "installers/driver.h"
 #include "core/i18n.h"
 #include "core/str.h"
 #include "report.h"
@@ -28,6 +29,15 @@ cu_cmd_wizard(struct cu_app *app)
     }
     if (cu_app_probe(app, &facts, &err) != CU_OK)
         return cu_report_error(app, &err);
+    /* After a reboot for the driver: it must load now (else say why, before any screen). */
+    bool resumed = false;
+    CU_AUTOFREE char *note = NULL;
+    if (inst_driver_resume(app->state_dir, facts, &resumed, &note, &err) != CU_OK) {
+        cu_facts_free(facts);
+        return cu_report_error(app, &err);
+    }
+    if (note)
+        fprintf(stderr, "cudaup: %s\n", note);
     cu_app_open_log(app);
     struct tui_opts o = {
         .cfg = &app->cfg,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "driver.h"
 #include "fsutil.h"
 #include "catalog_legacy.h"
 #include "jsonutil.h"
@@ -572,7 +573,8 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = conv_frameworks(&c, root, cat)) || (st = conv_gpu_code(&c, root, cat)) ||
         (st = conv_pythons(&c, root, cat)) || (st = conv_components(&c, root, cat)) ||
         (st = cu_catalog_pip_parse(root, what, &cat->pip, err)) ||
-        (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err))) {
+        (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err)) ||
+        (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err))) {
         json_decref(root);
         cu_catalog_free(cat);
         return st;
@@ -614,6 +616,7 @@ cu_catalog_free(struct cu_catalog *cat)
 {
     if (!cat)
         return;
+    cu_drv_data_free(cat->driver);
     cu_cat_legacy_free(cat->legacy);
     for (size_t i = 0; cat->gpus && cat->gpus[i].name; i++) {
         free(cat->gpus[i].name);

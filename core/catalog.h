@@ -19,6 +19,8 @@
 #include "error.h"
 #include "parse.h"
 
+struct cu_drv_data;
+
 struct cu_cat_gpu {
     uint16_t device; /* PCI device id, vendor 10de */
     char *name;      /* "GeForce RTX 4090" */
@@ -183,6 +185,7 @@ struct cu_catalog {
     char **components_default, **components_never, **cudnn_components_default;
     struct cu_cat_component_group *groups;
     size_t n_groups;
+    struct cu_drv_data *driver; /* the driver tables (core/driver.h) */
     struct cu_cat_legacy *legacy; /* CUDA 10.0-11.3 from runfiles (catalog_legacy.h); never NULL once loaded */
 };
 

@@ -42,6 +42,8 @@ struct cu_config {
     char *index_url;     /* the framework's upstream package index (else PIP_INDEX_URL, else PyPI) */
     char *env_dir;       /* where venvs go (--env-dir) */
     char *package;       /* mirror: cudaup's own .deb or tarball to place in DIR/cudaup/ */
+    char *driver;        /* --driver auto|keep|none|BRANCH[-open|-proprietary] */
+    char *driver_source; /* --driver-source distro|nvidia */
 
     /* verify, repair */
     bool require_gpu, deep;

@@ -95,9 +95,8 @@ cu_doctor_best_cuda(const struct cu_facts *f, const struct cu_catalog *cat, stru
     return false;
 }
 
-/* How to get a driver on this distribution, as a clause after "then". */
-static const char *
-driver_hint(const struct cu_facts *f)
+const char *
+cu_doctor_driver_hint(const struct cu_facts *f)
 {
     const char *id = f->os.id ? f->os.id : "";
     if (strcmp(id, "ubuntu") == 0 || strcmp(id, "pop") == 0 || strcmp(id, "linuxmint") == 0)
@@ -173,7 +172,7 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
         cu_problems_add(out, "nouveau", CU_SEV_ERROR,
                         cu_xstrdup(_("The open-source nouveau driver is loaded and holds the GPU, so the NVIDIA driver cannot use it.")),
                         cu_xasprintf(_("Blacklist nouveau (`echo 'blacklist nouveau' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf`, then `sudo update-initramfs -u`), install the NVIDIA driver and reboot. %s"),
-                                     driver_hint(f)));
+                                     cu_doctor_driver_hint(f)));
         return;
     }
     if (d->kind == CU_DRIVER_NONE) {
@@ -186,11 +185,11 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
                             cu_xstrdup(_("No NVIDIA driver is loaded.")),
                             cu_xasprintf(_("Install the NVIDIA driver %s or newer (it runs CUDA %s). %s"),
                                          dstr(&need, b1, sizeof(b1)), vstr(&best, b2, sizeof(b2)),
-                                         driver_hint(f)));
+                                         cu_doctor_driver_hint(f)));
         else
             cu_problems_add(out, "no-driver", CU_SEV_ERROR,
                             cu_xstrdup(_("No NVIDIA driver is loaded.")),
-                            cu_xstrdup(driver_hint(f)));
+                            cu_xstrdup(cu_doctor_driver_hint(f)));
         return;
     }
     /* A kernel module alone runs nothing: CUDA programs need the driver's libcuda.so.1. */
@@ -232,7 +231,7 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
         cu_problems_add(out, "driver-too-old", CU_SEV_ERROR,
                         cu_xasprintf(_("The NVIDIA driver %s is older than any CUDA release cudaup knows."),
                                      dstr(&d->version, b1, sizeof(b1))),
-                        cu_xasprintf(_("Install a newer NVIDIA driver. %s"), driver_hint(f)));
+                        cu_xasprintf(_("Install a newer NVIDIA driver. %s"), cu_doctor_driver_hint(f)));
         return;
     }
     /* A GPU the driver's newest CUDA cannot build for (a new GPU on an old driver). */
@@ -248,7 +247,7 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
                                          dstr(&d->version, b2, sizeof(b2)),
                                          vstr(&d->cuda_max, b3, sizeof(b3))),
                             cu_xasprintf(_("Install the NVIDIA driver %s or newer. %s"),
-                                         dstr(&drv, b1, sizeof(b1)), driver_hint(f)));
+                                         dstr(&drv, b1, sizeof(b1)), cu_doctor_driver_hint(f)));
             return;
         }
     }

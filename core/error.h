@@ -28,6 +28,7 @@
     X(CU_E_UNSUPPORTED, N_("this system cannot satisfy the request"), 3)              \
     X(CU_E_NOT_FOUND, N_("not found"), 3)                                             \
     X(CU_E_PROBLEMS, N_("problems remain"), 4)                                        \
+    X(CU_E_REBOOT, N_("the driver was installed; reboot and run cudaup again"), 5)         \
     X(CU_E_CANCELLED, N_("interrupted"), 130)
 
 enum cu_status {

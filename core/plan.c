@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "jsonutil.h"
 #include "mem.h"
 #include "str.h"
@@ -101,6 +102,7 @@ cu_plan_free(struct cu_plan *p)
     free(p->env.path);
     cu_strv_fini(&p->reasons);
     cu_strv_fini(&p->warnings);
+    cu_drv_plan_free(p->driver);
     free(p);
 }
 
@@ -323,6 +325,8 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(doc, "steps", steps);
     json_object_set_new(doc, "reasons", jstrv_(&p->reasons));
     json_object_set_new(doc, "warnings", jstrv_(&p->warnings));
+    if (p->driver)
+        json_object_set_new(doc, "driver", cu_drv_plan_json(p->driver));
     json_object_set_new(doc, "platform", cu_json_str_or_null(p->platform));
     json_object_set_new(doc, "mirror", cu_json_str_or_null(p->base_url));
     json_object_set_new(doc, "prefix", cu_json_str_or_null(p->prefix));

@@ -86,6 +86,8 @@ struct cu_plan_env {
     char *path;     /* where that env lives, when known */
 };
 
+struct cu_drv_plan; /* core/driver.h */
+
 struct cu_plan {
     char *platform;               /* linux-x86_64 */
     char *base_url;               /* the mirror's base */
@@ -109,6 +111,7 @@ struct cu_plan {
     struct cu_plan_python *python; /* the venv's Python; NULL without a venv */
     struct cu_strv reasons;  /* why each version was chosen */
     struct cu_strv warnings; /* things the user should know but that do not stop the plan */
+    struct cu_drv_plan *driver;   /* the driver (DESIGN "plan ... driver"), or NULL (`mirror`) */
     /* Borrowed from the manifest source; valid while it lives. */
     const struct cu_manifest *cuda_manifest, *cudnn_manifest;
 };

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/utsname.h>
 
+#include "driver.h"
 #include "gpulib.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -847,6 +848,7 @@ cu_facts_probe(const struct cu_probe_opts *opts, struct cu_facts **out, struct c
     probe_env(opts, f);
     probe_pyenv(opts, f);
     probe_pythons(opts, f);
+    f->drv = cu_drv_state_probe(opts->root, f);
     *out = f;
     return CU_OK;
 }
@@ -884,5 +886,6 @@ cu_facts_free(struct cu_facts *f)
     free(f->os.id);
     free(f->os.version_id);
     free(f->os.pretty_name);
+    cu_drv_state_free(f->drv);
     free(f);
 }

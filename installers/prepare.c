@@ -18,6 +18,7 @@
 #include "core/proc.h"
 #include "core/resolve.h"
 #include "core/str.h"
+#include "driver.h"
 #include "installer.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
@@ -600,12 +601,19 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
     if ((st = cu_mirror_index(m, product, &labels, &n_labels, NULL, err)) != CU_OK)
         goto out;
     cu_mirror_source(m, &src);
+    /* The versions that fit the driver the plan would install, as cu_prepare_plan resolves. */
+    struct cu_drv_plan *drv = NULL;
+    struct cu_facts planned;
+    struct cu_error de;
+    if (inst_driver_prepare(in, &drv, &planned, &de) != CU_OK)
+        planned = *in->facts;
+    cu_drv_plan_free(drv);
     *out = cu_xcalloc(n_labels + 1, sizeof(**out));
     {
         struct cu_wishes wa = w;
         struct cu_plan *p = NULL;
         struct cu_error e;
-        struct cu_resolve_in ri = {in->facts, in->catalog, &wa, &src, in->prefix};
+        struct cu_resolve_in ri = {&planned, in->catalog, &wa, &src, in->prefix};
         char b[32];
         if (product == CU_PRODUCT_CUDA)
             wa.cuda = NULL;
@@ -649,7 +657,7 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
             wv.cuda = labels[i];
         else
             wv.cudnn = labels[i];
-        struct cu_resolve_in ri = {in->facts, in->catalog, &wv, &src, in->prefix};
+        struct cu_resolve_in ri = {&planned, in->catalog, &wv, &src, in->prefix};
         struct cu_plan *p = NULL;
         struct cu_error e;
         cu_error_clear(&e);
@@ -705,9 +713,24 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
         return st;
     cu_mirror_source(*mirror, &src);
-    struct cu_resolve_in ri = {in->facts, in->catalog, &w, &src, in->prefix};
-    if ((st = cu_resolve(&ri, plan, err)) != CU_OK)
+    /* The driver first: the resolver plans for the driver that will run (installers/driver.c). */
+    struct cu_drv_plan *drv = NULL;
+    struct cu_facts planned;
+    if ((st = inst_driver_prepare(in, &drv, &planned, err)) != CU_OK)
         return st;
+    struct cu_resolve_in ri = {&planned, in->catalog, &w, &src, in->prefix};
+    if ((st = cu_resolve(&ri, plan, err)) != CU_OK) {
+        cu_drv_plan_free(drv);
+        return st;
+    }
+    (*plan)->driver = drv;
+    for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)
+        cu_plan_reason(*plan, _("Driver: %s"), drv->reasons.v[i]);
+    if ((st = inst_driver_bind(in, *plan, err)) != CU_OK) {
+        cu_plan_free(*plan);
+        *plan = NULL;
+        return st;
+    }
     (*plan)->state_dir = cu_xstrdup(in->state_dir);
     fill_env(in, *plan);
     /* The rc file is checked now, before anything is changed, not after CUDA is in place. */

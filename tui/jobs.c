@@ -23,6 +23,8 @@
 #include "core/mem.h"
 #include "core/mirror.h"
 #include "core/str.h"
+#include "core/syscmd.h"
+#include "installers/driver.h"
 #include "internal.h"
 #include "widgets.h"
 
@@ -173,9 +175,17 @@ run_job(struct tui_job *j)
     case JOB_PLAN:
         j->status = cu_prepare_plan(&in, &j->mirror, &j->plan, &j->err);
         break;
-    case JOB_INSTALL:
-        j->status = cu_install_run(&j->ctx, &j->err);
+    case JOB_INSTALL: {
+        /* The driver first (it may stop for a reboot: the progress screen then says what to do).
+         * mokutil cannot ask its password while curses holds the terminal, so the screen names it. */
+        struct cu_sys sys;
+        cu_sys_init(&sys, o->envp, false);
+        struct inst_driver_ctx dc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx};
+        j->status = inst_driver_install(&dc, j->plan_in, o->facts, &j->err);
+        if (j->status == CU_OK)
+            j->status = cu_install_run(&j->ctx, &j->err);
         break;
+    }
     case JOB_VERIFY: {
         CU_AUTOFREE char *python = NULL, *framework = NULL;
         cu_pyenv_recorded(o->state_dir, &python, &framework);

@@ -89,8 +89,11 @@ draw(struct tui *t)
     int y = tui_frame(t, title(), keys);
     int end = tui_body_end();
     bool failed = finished && t->last_status != CU_OK && t->last_status != CU_E_CANCELLED;
+    bool reboot = finished && t->last_status == CU_E_REBOOT;
     char what[256];
-    if (t->progress_job == JOB_INSTALL && t->plan)
+    if (reboot)
+        snprintf(what, sizeof(what), "%s", _("Reboot: the NVIDIA driver is installed"));
+    else if (t->progress_job == JOB_INSTALL && t->plan)
         snprintf(what, sizeof(what), failed ? _("Installing CUDA %s into %s failed") : _("Installing CUDA %s into %s"),
                  cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)), TUI_PATH);
     else if (t->progress_job == JOB_REPAIR)
@@ -99,7 +102,7 @@ draw(struct tui *t)
         snprintf(what, sizeof(what), failed ? _("Removing CUDA %s failed") : _("Removing CUDA %s"),
                  t->target ? t->target : "");
     CU_AUTOFREE char *fitted = tui_fit_path(t, COLS - 2, what, t->progress_job == JOB_INSTALL && t->plan ? t->plan->cuda_path : t->target);
-    tui_text_color(t, failed ? TC_BAD : TC_KEY, y++, 1, COLS - 2, fitted);
+    tui_text_color(t, failed && !reboot ? TC_BAD : TC_KEY, y++, 1, COLS - 2, fitted);
 
     /* Overall: the whole run, download and unpack: half for the bytes fetched (those from the
      * cache count as fetched), half for the archives checked and unpacked.  100% only at the end. */
@@ -184,10 +187,10 @@ draw(struct tui *t)
     if (failed) {
         int ey = end - err_rows + 1;
         CU_AUTOFREE char *told = tui_unflag(cu_error_text(&t->last_err));
-        CU_AUTOFREE char *why = cu_xasprintf("%s %s", tui_mark(t, -1), told);
-        tui_attr(t, TC_BAD, true);
+        CU_AUTOFREE char *why = cu_xasprintf("%s %s", tui_mark(t, reboot ? 0 : -1), told);
+        tui_attr(t, reboot ? TC_WARN : TC_BAD, true);
         int used = tui_wrap(ey, 1, COLS - 2, 5, why);
-        tui_attr(t, TC_BAD, false);
+        tui_attr(t, reboot ? TC_WARN : TC_BAD, false);
         const char *advice = cu_error_advice(&t->last_err);
         CU_AUTOFREE char *told_fix = advice ? tui_unflag(advice) : NULL;
         CU_AUTOFREE char *fix = advice ? cu_xasprintf(_("What to do: %s"), told_fix) : NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/driver.h"
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/record.h"
@@ -53,6 +54,29 @@ draw(struct tui *t)
         return;
     }
     const struct cu_plan *p = t->plan;
+    const struct cu_drv_plan *drv = p->driver;
+    if (drv && strcmp(drv->action, "install") == 0) {
+        struct cu_buf pk;
+        cu_buf_init(&pk);
+        for (size_t i = 0; i < drv->packages.n; i++)
+            cu_buf_printf(&pk, "%s%s", i ? " " : "", drv->packages.v[i]);
+        tui_doc_add(&d, TC_KEY, 0, "%s", _("Driver"));
+        tui_doc_add(&d, TC_NORMAL, 2, _("NVIDIA driver %d, %s kernel modules, from %s with %s"), drv->branch, drv->flavor,
+                    strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager);
+        if (strcmp(drv->source, "nvidia") == 0 && !(t->ans.driver_source && strcmp(t->ans.driver_source, "nvidia") == 0))
+            tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
+                        _("This distribution's own packages carry no branch that fits, so the driver comes from NVIDIA's repository. Enter installs it from there; Esc goes back (run with --driver keep to leave the driver alone)."));
+        tui_doc_add(&d, TC_NORMAL, 2, _("Packages: %s"), pk.data);
+        tui_doc_add(&d, TC_NORMAL, 2, _("Held with: %s"), drv->pin);
+        tui_doc_add(&d, TC_NORMAL, 2, "%s",
+                    strcmp(drv->secure_boot, "signed") == 0 ? _("Secure Boot: on; the distribution's signed modules load as they are")
+                    : strcmp(drv->secure_boot, "mok") == 0  ? _("Secure Boot: on; DKMS's key must be enrolled at the blue MokManager screen after the reboot")
+                                                            : _("Secure Boot: off; nothing to sign"));
+        if (drv->reboot)
+            tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
+                        _("A reboot will be needed: the wizard stops there; run cudaup again afterwards to go on."));
+        cu_buf_fini(&pk);
+    }
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Versions"));
     tui_doc_add(&d, TC_NORMAL, 2, _("CUDA %s in %s"), cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);
     if (p->has_cudnn)

@@ -79,6 +79,10 @@ def base_env(extra=None):
         "HOME": os.environ.get("HOME", "/root"),
         "LANG": "C.UTF-8",
         "NO_COLOR": "1",
+        # Hermetic by default: no driver is planned, and no command outside the prefix can run
+        # (tests of the driver set both to their own stand-ins, tests/fakes/syscmd-standin).
+        "CUDAUP_DRIVER": "keep",
+        "CUDAUP_SYSTEM_BIN": "/nonexistent/cudaup-test-system-bin",
         # Hermetic: a pip (or any https client) that was not pointed at the test's own wheelhouse or
         # index would reach PyPI; through this dead proxy it fails at once instead.  The tests' own
         # servers are on loopback, which no_proxy keeps off it.

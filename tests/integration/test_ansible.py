@@ -46,7 +46,8 @@ def play(tag, **extra):
         "cudaup_hosts": "localhost", "cudaup_become": False, "cudaup_binary": BIN, "cudaup_mirror": srv.url,
         "cudaup_root": ROOT, "cudaup_prefix": prefix, "cudaup_state_dir": state, "cudaup_cache_dir": cache,
         "cudaup_cuda": "12.6", "cudaup_framework": "none", "cudaup_env_scope": "none",
-        "cudaup_environment": dict(MENV, CUDAUP_TEST_NOW="1800000000", HOME=home),
+        "cudaup_environment": dict(MENV, CUDAUP_TEST_NOW="1800000000", HOME=home, CUDAUP_DRIVER="keep",
+                                   CUDAUP_SYSTEM_BIN="/nonexistent/cudaup-test-system-bin"),
     }
     v.update(extra)
     vars_file = os.path.join(work, "vars-%s.json" % tag)
@@ -111,6 +112,25 @@ rc, stats, msgs, doc = play("verifyfail")
 t.ok(rc != 0 and any("cudaup verify failed (exit 4)" in m and "gpu-kernel" in m for m in msgs),
      "a GPU computing wrong answers: the play fails naming the check", msgs)
 open(conf, "w").write(orig)
+
+# A host without a driver (Ubuntu 24.04, GTX 970, nouveau bound: a reboot is needed): cudaup installs it
+# with the package manager (stand-ins here) and exits 5.  With cudaup_reboot false the play stops there with
+# cudaup's words; the reboot module itself is never run by a test.
+droot = os.path.join(t.tmpdir("drvhost"), "root")
+import machines  # noqa: E402
+machines.build_spec(machines.MACHINES["u2404-gtx970-nouveau-sb"], droot)
+dbin = os.path.join(t.tmpdir("drvbin"), "bin")
+os.makedirs(dbin)
+for c in ("apt-get", "apt-mark", "update-initramfs", "modprobe"):
+    os.symlink(os.path.join(SRCDIR, "tests", "fakes", "syscmd-standin"), os.path.join(dbin, c))
+calls = os.path.join(work, "drv-calls.jsonl")
+rc, stats, msgs, doc = play("driver", cudaup_root=droot, cudaup_driver="auto", cudaup_reboot=False,
+                            cudaup_state_dir=os.path.join(work, "drvstate"), cudaup_prefix=os.path.join(work, "drvprefix"),
+                            cudaup_environment=dict(MENV, HOME=home, CUDAUP_SYSTEM_BIN=dbin, CUDAUP_SYSTEM_ROOT=droot,
+                                                    STANDIN_LOG=calls, STANDIN_ROOT=droot))
+t.ok(rc != 0 and any("exit 5" in m and "reboot" in m for m in msgs), "a driver installed, cudaup_reboot false: the play stops with exit 5 and cudaup's words", msgs)
+t.ok(os.path.exists(calls) and '"apt-get", "install"' in open(calls).read(), "the driver came through the package manager (stand-in)")
+t.eq(task_result(doc, "Reboot for the NVIDIA driver cudaup installed").get("skipped"), True, "the reboot task is skipped when cudaup_reboot is false")
 
 p = subprocess.run([PLAYBOOK, "--syntax-check", "-i", "localhost,", SITE_YML], capture_output=True, text=True,
                    env={"PATH": "/usr/bin:/bin", "HOME": home, "ANSIBLE_HOME": os.path.join(work, "ansible-home")})

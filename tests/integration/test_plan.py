@@ -180,7 +180,11 @@ root3, env3 = machine(t, "no-gpu")
 r = plan(root3, env3)
 t.ok(r.rc == 3 and "--cuda" in r.err, "no GPU and auto: exit 3, suggests --cuda", r)
 r = plan(root3, env3, "--cuda", "12.6", "--framework", "pytorch")
-t.ok(r.rc == 0 and r.json()["cuda"]["version"] == "12.6.3", "no GPU with --cuda: plans it", r)
+t.ok(r.rc == 3 and "--framework none" in (r.json() or {}).get("advice", ""),
+     "no GPU with --cuda and a framework: doctor's no-gpu error binds the plan (issue 23), advising --framework none", r)
+r = plan(root3, env3, "--cuda", "12.6", "--framework", "none")
+t.ok(r.rc == 0 and r.json()["cuda"]["version"] == "12.6.3" and r.json()["warnings"],
+     "no GPU with --cuda and --framework none: plans it for building, with a warning", r)
 
 # Frameworks.
 root4, env4 = machine(t, "two-gpus")

@@ -427,6 +427,22 @@ t.ok("conda is not on PATH" in flat(d.get("review", "")) and "Enter: install" no
      "review of a refused plan: the reason, and no Enter: install", d.get("review"))
 t.ok("Review" in rows(d.get("stays", "x"))[0], "Enter on it stays on Review", d.get("stays"))
 
+# The driver (issue 24): Review shows it, and an install that needs a reboot ends on the Reboot screen.
+DRV, DENV = machine(t, "u2404-gtx970-nouveau-sb")
+dbin = os.path.join(t.tmpdir("drvbin"), "bin")
+os.makedirs(dbin)
+for c in ("apt-get", "apt-mark", "update-initramfs", "modprobe", "mokutil", "dkms"):
+    os.symlink(os.path.join(SRCDIR, "tests", "fakes", "syscmd-standin"), os.path.join(dbin, c))
+dv = Box("driver", root=DRV, env=dict(DENV, CUDAUP_DRIVER="auto", CUDAUP_SYSTEM_BIN=dbin, CUDAUP_SYSTEM_ROOT=DRV,
+                                      STANDIN_ROOT=DRV))
+r, d = dv.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "DUMP review",
+                  "enter", "sleep 3000", "DUMP reboot", "q", "y"], "--env-scope", "none", size=(100, 40))
+t.ok("Driver" in d.get("review", "") and "NVIDIA driver 580, proprietary kernel modules" in flat(d.get("review", ""))
+     and "A reboot will be needed" in flat(d.get("review", "")), "Review: the planned driver and the reboot", d.get("review"))
+t.ok("Reboot" in rows(d.get("reboot", "x"))[0] + flat(d.get("reboot", "")) and "cudaup again" in flat(d.get("reboot", ""))
+     and os.path.exists(os.path.join(dv.state, "resume.json")),
+     "the install stops on the Reboot screen: what to do, then run cudaup again; resume.json written", d.get("reboot"))
+
 # Bad scripts and the loop limit.
 bad = os.path.join(q.dir, "bad-keys")
 with open(bad, "w") as f:

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The driver stage: planned with the rest (inst_driver_prepare), carried out with the
+ * distribution's package manager through core/syscmd (never NVIDIA's .run, never a reboot
+ * by itself), resumed after the reboot, repaired and uninstalled.
+ */
+#ifndef CU_INST_DRIVER_H
+#define CU_INST_DRIVER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "core/driver.h"
+#include "core/doctor.h"
+#include "core/net.h"
+#include "core/plan.h"
+#include "core/syscmd.h"
+#include "prepare.h"
+
+/**
+ * Decide the driver for a plan and fill @planned with the facts the resolver should see (the
+ * planned branch in place of what runs now).  Errors: CU_E_USAGE (bad --driver), CU_E_UNSUPPORTED
+ * (a driver is needed and none can be planned: the reason and its advice).  *out is the caller's.
+ */
+CU_NODISCARD enum cu_status inst_driver_prepare(const struct cu_prepare_in *in, struct cu_drv_plan **out,
+                                                struct cu_facts *planned, struct cu_error *err);
+
+/**
+ * doctor's errors bind the plan (issue 23): no GPU, nouveau or a module without libcuda make it
+ * unusable, so it is refused with doctor's fix, unless the planned driver cures it; without a
+ * framework (nvcc on a build machine) they are warnings.  Errors: CU_E_UNSUPPORTED.
+ */
+CU_NODISCARD enum cu_status inst_driver_bind(const struct cu_prepare_in *in, struct cu_plan *plan,
+                                             struct cu_error *err);
+
+struct cu_run_ctx;
+
+struct inst_driver_ctx {
+    const struct cu_sys *sys;
+    const struct cu_net *net;      /* for NVIDIA's repository files; may be NULL */
+    const char *state_dir, *cache_dir;
+    struct cu_run_ctx *run;        /* steps are recorded there (cu_run_result), events go to its events */
+};
+
+/**
+ * Carry the plan's driver out: repository, packages, pin, nouveau, Secure Boot key, then load
+ * the module or stop for a reboot: CU_E_REBOOT after writing STATE/resume.json (what to do at the
+ * firmware's screen is in err's advice).  Other errors: CU_E_TOOL (a command failed: a rerun or
+ * `repair` finishes), CU_E_IO, CU_E_NETWORK.
+ */
+CU_NODISCARD enum cu_status inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan,
+                                                const struct cu_facts *facts, struct cu_error *err);
+
+/**
+ * A run after the reboot: when STATE/resume.json exists, check that the module now loads (its
+ * branch, flavor and signature) and remove the record (*resumed true).  When it does not, say why
+ * (key not enrolled, nouveau still bound, no module for this kernel) with the fix: CU_E_UNSUPPORTED.
+ */
+CU_NODISCARD enum cu_status inst_driver_resume(const char *state_dir, const struct cu_facts *facts, bool *resumed,
+                                               char **note, struct cu_error *err);
+
+/** The resume record's JSON ({after, steps, ...}), or NULL when there is none. Caller owns. */
+json_t *inst_driver_resume_record(const char *state_dir);
+
+/**
+ * Carry out the fixes of doctor's driver problems in @pr that a package manager or modprobe can.
+ * *reboot says a reboot is needed to finish.  Errors: the first command's.
+ */
+CU_NODISCARD enum cu_status inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *facts,
+                                               const struct cu_catalog *cat, const struct cu_problems *pr,
+                                               bool *reboot, struct cu_error *err);
+
+/** Remove the packages cudaup installed (STATE/driver.json) and their pin. Errors: CU_E_NOT_FOUND, CU_E_TOOL. */
+CU_NODISCARD enum cu_status inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err);
+
+/** The lines of the screen that says what to do for the reboot (and the key enrolment). Caller owns. */
+char *inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued);
+
+#endif /* CU_INST_DRIVER_H */
