@@ -14,6 +14,7 @@
 #include "core/mem.h"
 #include "core/plan.h"
 #include "core/clock.h"
+#include "installers/pipprog.h"
 #include "report.h"
 #include "term.h"
 
@@ -39,6 +40,10 @@ struct cu_progress {
     int64_t last_draw_ms, start_ms, last_line_ms;
     bool planned; /* the totals are the plan's: archives outside it are not counted */
     uint64_t kept_bytes; /* bytes from the cache or already in place */
+    /* The stages: the archives (download, check, unpack, put in place), then the Python
+     * environment (create it, pip), each numbered "[k/n]" when the plan has both. */
+    int n_stages;
+    struct cu_env_figures envf;
 };
 
 
@@ -94,6 +99,10 @@ json_line(const struct cu_event *e)
     if (e->type == CU_EV_PROGRESS) {
         json_object_set_new(o, "done", json_integer((json_int_t)e->done));
         json_object_set_new(o, "total", json_integer((json_int_t)e->total));
+        if (e->item && strcmp(e->item, "environment") == 0) {
+            json_object_set_new(o, "so_far", json_integer((json_int_t)e->so_far));
+            json_object_set_new(o, "files", json_integer((json_int_t)e->files));
+        }
     }
     if (e->message)
         json_object_set_new(o, "message", json_string(e->message));
@@ -151,11 +160,46 @@ figures(const struct cu_progress *p, struct figures *f)
  * order, as rustup's, uv's and pip's bars do: the speed first, then the time left, then the
  * counts; the head (percentage, stage, bytes) is cut only when even it alone is too wide.
  */
+/* "[1/2] " before the stage's line when the run has two stages; "" otherwise. */
 static void
-compose(const struct figures *f, int width, char *buf, size_t len)
+stage_mark(int k, int n, char *buf, size_t len)
 {
-    char a[32], b[32], r[32], head[160], speed[48] = "", left[48] = "", counts[96];
-    snprintf(head, sizeof(head), _("%3d%% %s: %s of %s downloaded"), f->pct, f->stage,
+    if (n > 1)
+        snprintf(buf, len, "[%d/%d] ", k, n);
+    else
+        buf[0] = '\0';
+}
+
+/* Fit "@head, @tail1, @tail2" into @width, dropping the tails from the last; the head is cut last. */
+static void
+fit(const char *head, const char *tail1, const char *tail2, int width, char *buf, size_t len)
+{
+    for (int drop = 0; drop <= 2; drop++) {
+        const char *t1 = drop < 2 ? tail1 : "", *t2 = drop < 1 ? tail2 : "";
+        snprintf(buf, len, "%s%s%s%s%s", head, *t1 ? ", " : "", t1, *t2 ? ", " : "", t2);
+        if (width <= 0 || cu_text_cols(buf) < (size_t)width)
+            return;
+    }
+    cu_text_cut(buf, (size_t)width - 1);
+}
+
+/* The environment's line: pip learns sizes as it goes, so the stage claims no total of its own. */
+static void
+compose_env(const struct cu_env_figures *e, int k, int n, int width, char *buf, size_t len)
+{
+    char mark[32], head[256], withmark[300], sofar[96], files[64];
+    stage_mark(k, n, mark, sizeof(mark));
+    cu_env_figures_text(e, head, sizeof(head), sofar, sizeof(sofar), files, sizeof(files));
+    snprintf(withmark, sizeof(withmark), "%s%s", mark, head);
+    fit(withmark, sofar, files, width, buf, len);
+}
+
+static void
+compose(const struct figures *f, int k, int n, int width, char *buf, size_t len)
+{
+    char a[32], b[32], r[32], head[160], speed[48] = "", left[48] = "", counts[96], mark[32];
+    stage_mark(k, n, mark, sizeof(mark));
+    snprintf(head, sizeof(head), _("%s%3d%% %s: %s of %s downloaded"), mark, f->pct, f->stage,
              cu_format_bytes(f->done, a, sizeof(a)), cu_format_bytes(f->total, b, sizeof(b)));
     snprintf(speed, sizeof(speed), _("%s/s"), cu_format_bytes(f->rate, r, sizeof(r)));
     if (f->left_s >= 0)
@@ -180,9 +224,13 @@ compose(const struct figures *f, int width, char *buf, size_t len)
 static void
 summary(const struct cu_progress *p, int width, char *buf, size_t len)
 {
+    if (p->envf.begun) {
+        compose_env(&p->envf, p->n_stages, p->n_stages, width, buf, len);
+        return;
+    }
     struct figures f;
     figures(p, &f);
-    compose(&f, width, buf, len);
+    compose(&f, 1, p->n_stages, width, buf, len);
 }
 
 static void
@@ -217,7 +265,30 @@ on_event(void *ud, const struct cu_event *e)
         pthread_mutex_unlock(&p->mu);
         return;
     }
-    if (e->type == CU_EV_PROGRESS && e->item) {
+    if (e->type == CU_EV_PROGRESS && e->item && strcmp(e->item, "environment") == 0) {
+        bool entered = !p->envf.begun;
+        bool turned = strcmp(p->envf.phase, e->phase ? e->phase : "") != 0;
+        if (entered && p->line_open) {
+            fputs("\r\033[K", stderr); /* the archives' line gives way */
+            p->line_open = false;
+        }
+        cu_env_figures_update(&p->envf, e->phase, e->message, e->done, e->total, e->so_far, e->files);
+        int64_t now = cu_mono_ms();
+        if (app->cfg.quiet) {
+            /* nothing */
+        } else if (p->tty) {
+            if (turned || now - p->last_draw_ms >= 100) {
+                p->last_draw_ms = now;
+                draw(p);
+            }
+        } else if (entered || turned || now - p->last_line_ms >= 5000) {
+            /* Not a terminal: a line when the stage begins and turns, and every few seconds. */
+            char line[512];
+            p->last_line_ms = now;
+            summary(p, 0, line, sizeof(line));
+            fprintf(stderr, "cudaup: %s\n", line);
+        }
+    } else if (e->type == CU_EV_PROGRESS && e->item) {
         struct item *it = item(p, e->item);
         bool first = strcmp(it->phase, e->phase ? e->phase : "") != 0;
         snprintf(it->phase, sizeof(it->phase), "%s", e->phase ? e->phase : "");
@@ -298,12 +369,21 @@ cu_progress_set_plan(struct cu_progress *p, const struct cu_plan *plan)
         bytes += d->size;
         n++;
     }
+    bool env = plan->framework && plan->env.tool && strcmp(plan->env.tool, "none") != 0;
+    bool archives = plan->n_downloads > 0 || (plan->python && plan->python->dl.url);
+    p->n_stages = (archives ? 1 : 0) + (env ? 1 : 0);
     if (p->app->cfg.json) {
         /* The totals once, before the first progress line: they do not change during the run. */
         json_t *o = json_object();
         json_object_set_new(o, "event", json_string("totals"));
         json_object_set_new(o, "download_bytes", json_integer((json_int_t)bytes));
         json_object_set_new(o, "archives", json_integer((json_int_t)n));
+        json_t *stages = json_array();
+        if (archives)
+            json_array_append_new(stages, json_string("archives"));
+        if (env)
+            json_array_append_new(stages, json_string("environment"));
+        json_object_set_new(o, "stages", stages);
         char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
         fprintf(stderr, "%s\n", s);
         free(s);

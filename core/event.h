@@ -27,6 +27,10 @@ struct cu_event {
     const char *item;      /* a component, for progress */
     const char *phase;     /* "download", "unpack", "cached" */
     uint64_t done, total;  /* bytes */
+    /* The Python environment's stage (item "environment"): done/total are the file pip downloads,
+     * message its package; so_far counts every byte pip downloaded, files its files. */
+    uint64_t so_far;
+    unsigned files;
     const char *message;   /* step detail, log text, or the failure */
     enum cu_status status; /* STEP_DONE */
     bool changed;          /* STEP_DONE */

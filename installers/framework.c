@@ -72,9 +72,15 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
         cu_run_result(ctx, "framework", "pip-install", cu_error_text(err), st, false);
         return st;
     }
+    /* pip 24.1 and later print the bytes of each download as lines: the stage shows them. */
+    if (cu_pip_has_raw_progress(ctx->python)) {
+        cu_strv_push(&argv, "--progress-bar");
+        cu_strv_push(&argv, "raw");
+    }
     cu_pip_push_sources(&argv, ctx, ctx->python, fw);
+    cu_env_stage(ctx, "framework", "pip-resolve", fw->name);
     struct cu_exec_result res;
-    st = cu_pip_run(ctx, "framework", &argv, &res, err);
+    st = cu_pip_run(ctx, "framework", "environment", &argv, &res, err);
     if (st == CU_OK && res.exit_code != 0) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not install %s: %s"), fw->pip[0], cu_exec_last_line(&res));
     } else if (st == CU_OK) {

@@ -36,6 +36,32 @@ inst_pyenv_plan(struct cu_plan *p)
                          p->env.name);
 }
 
+static const char *const pip_phases[] = {"pip-resolve", "pip-download", "pip-install", "pip-done"};
+
+void
+cu_env_stage(struct cu_run_ctx *ctx, const char *installer, const char *phase, const char *what)
+{
+    struct cu_event e = {.type = CU_EV_PROGRESS, .installer = installer, .item = "environment", .phase = phase,
+                         .message = what};
+    cu_emit(ctx->events, &e);
+}
+
+static void
+pip_line(struct cu_pip_log *l, const char *line)
+{
+    bool log_it = true;
+    if (cu_pip_progress_line(&l->pp, line, &log_it) && l->item) {
+        const struct cu_pip_progress *pp = &l->pp;
+        struct cu_event e = {.type = CU_EV_PROGRESS, .installer = l->installer, .item = l->item,
+                             .phase = pip_phases[pp->phase], .done = pp->file_done, .total = pp->file_total,
+                             .message = pp->package, .so_far = cu_pip_progress_bytes(pp),
+                             .files = pp->phase == CU_PIP_INSTALL ? pp->n_installing : pp->n_files};
+        cu_emit(l->ctx->events, &e);
+    }
+    if (log_it)
+        cu_run_log(l->ctx, l->installer, "pip: %s", line);
+}
+
 void
 cu_pip_output(void *ud, const char *data, size_t len)
 {
@@ -43,7 +69,7 @@ cu_pip_output(void *ud, const char *data, size_t len)
     for (size_t i = 0; i < len; i++) {
         if (data[i] == '\n' || data[i] == '\r') {
             if (l->line.len)
-                cu_run_log(l->ctx, l->installer, "pip: %s", l->line.data);
+                pip_line(l, l->line.data);
             cu_buf_reset(&l->line);
         } else if (l->line.len < 1000) {
             cu_buf_putc(&l->line, data[i]);
@@ -52,10 +78,10 @@ cu_pip_output(void *ud, const char *data, size_t len)
 }
 
 enum cu_status
-cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const struct cu_strv *argv, struct cu_exec_result *res,
-           struct cu_error *err)
+cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const char *item, const struct cu_strv *argv,
+           struct cu_exec_result *res, struct cu_error *err)
 {
-    struct cu_pip_log log = {ctx, installer, {0}};
+    struct cu_pip_log log = {.ctx = ctx, .installer = installer, .item = item};
     cu_buf_init(&log.line);
     struct cu_exec_opts o = {.envp = ctx->envp, .timeout_ms = 4 * 3600 * 1000L, .cancel = ctx->cancel,
                              .on_output = cu_pip_output, .userdata = &log};
@@ -229,6 +255,7 @@ inst_pyenv_run(struct cu_run_ctx *ctx, struct cu_error *err)
         return CU_OK;
     struct cu_event e = {.type = CU_EV_STEP_START, .installer = "pyenv", .message = p->env.name};
     cu_emit(ctx->events, &e);
+    cu_env_stage(ctx, "pyenv", "create", p->env.name);
     if (strcmp(tool, "venv") == 0) {
         path = cu_xstrdup(p->env.path);
         CU_AUTOFREE char *py = cu_path_join(path, "bin/python");

@@ -7,6 +7,7 @@
 #include "core/plan.h"
 #include "core/proc.h"
 #include "core/str.h"
+#include "pipprog.h"
 
 /** "3.11" of @python, or NULL when it does not run. Caller frees. */
 char *cu_pyenv_python_version(struct cu_run_ctx *ctx, const char *python);
@@ -16,21 +17,27 @@ CU_NODISCARD enum cu_status cu_pyenv_state_write(const char *state_dir, const ch
                                                  const char *path, const char *python, const char *framework,
                                                  const char *version, char **pip, struct cu_error *err);
 
-/** pip's output, line by line, as log lines of @installer: the userdata of cu_pip_output. */
+/** pip's output, line by line, as log lines of @installer, and, when @item is set, as progress
+ *  events of that item (the environment's stage): the userdata of cu_pip_output. */
 struct cu_pip_log {
     struct cu_run_ctx *ctx;
     const char *installer;
     struct cu_buf line;
+    const char *item;
+    struct cu_pip_progress pp;
 };
 void cu_pip_output(void *ud, const char *data, size_t len);
 
 /**
- * Run pip as @argv (at most 4 hours), its output logged line by line under @installer.  CU_OK when
- * it ran to its end (the caller reads res->exit_code); CU_E_CANCELLED when interrupted.  The caller
- * finishes @res.
+ * Run pip as @argv (at most 4 hours), its output logged line by line under @installer, and its
+ * progress reported as events of @item (NULL: none).  CU_OK when it ran to its end (the caller
+ * reads res->exit_code); CU_E_CANCELLED when interrupted.  The caller finishes @res.
  */
-CU_NODISCARD enum cu_status cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const struct cu_strv *argv,
-                                       struct cu_exec_result *res, struct cu_error *err);
+CU_NODISCARD enum cu_status cu_pip_run(struct cu_run_ctx *ctx, const char *installer, const char *item,
+                                       const struct cu_strv *argv, struct cu_exec_result *res, struct cu_error *err);
+
+/** Report the environment's stage: @phase ("create", "pip-resolve", …) at @what. */
+void cu_env_stage(struct cu_run_ctx *ctx, const char *installer, const char *phase, const char *what);
 
 /**
  * Push where pip takes the framework from, then its requirements.  The user's pip configuration

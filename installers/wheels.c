@@ -166,7 +166,7 @@ cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, si
     push_platforms(&argv, p->platform);
     cu_pip_push_sources(&argv, ctx, python, fw); /* the same sources as install */
     struct cu_exec_result res;
-    st = cu_pip_run(ctx, "framework", &argv, &res, err);
+    st = cu_pip_run(ctx, "framework", NULL, &argv, &res, err);
     if (st == CU_OK && res.exit_code != 0)
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not download %s's wheels for Python %s: %s"),
                           cu_framework_title(fw->name), fw->python, cu_exec_last_line(&res));

@@ -58,6 +58,13 @@ push(struct tui *t, struct tui_msg *m)
             last->phase && m->phase && strcmp(last->phase, m->phase) == 0) {
             last->done = m->done;
             last->total = m->total;
+            last->so_far = m->so_far;
+            last->files = m->files;
+            if (m->message) { /* the package pip is at */
+                free(last->message);
+                last->message = m->message;
+                m->message = NULL;
+            }
             pthread_mutex_unlock(&t->mu);
             tui_msg_fini(m);
             return;
@@ -85,6 +92,8 @@ job_event(void *userdata, const struct cu_event *ev)
         .message = ev->message ? cu_xstrdup(ev->message) : NULL,
         .done = ev->done,
         .total = ev->total,
+        .so_far = ev->so_far,
+        .files = ev->files,
         .status = ev->status,
         .changed = ev->changed,
     };
@@ -275,6 +284,7 @@ tui_start(struct tui *t, enum tui_job_kind kind, const char *dir)
     for (size_t i = 0; i < t->n_items; i++)
         free(t->items[i].name);
     t->n_items = 0;
+    t->env = (struct cu_env_figures){0};
     t->step[0] = '\0';
     t->started_ms = cu_mono_ms();
     t->rate_bytes = 0;
@@ -400,7 +410,11 @@ handle_msg(struct tui *t, struct tui_msg *m)
         log_line(t, t->step);
         break;
     case CU_EV_PROGRESS:
-        if (m->item) {
+        if (m->item && strcmp(m->item, "environment") == 0) {
+            if (m->so_far > t->env.so_far)
+                t->rate_bytes += m->so_far - t->env.so_far;
+            cu_env_figures_update(&t->env, m->phase, m->message, m->done, m->total, m->so_far, m->files);
+        } else if (m->item) {
             struct tui_item *it = item_of(t, m->item);
             snprintf(it->phase, sizeof(it->phase), "%s", m->phase ? m->phase : "");
             if (m->phase && strcmp(m->phase, "unpack") == 0) {

@@ -120,7 +120,12 @@ draw(struct tui *t)
     if (t->progress_job == JOB_INSTALL && t->plan && t->plan->download_bytes > total)
         total = t->plan->download_bytes;
     double frac = total ? ((double)done + (double)unpacked) / (2.0 * (double)total) : (finished ? 1.0 : 0.0);
-    if (finished && t->last_status == CU_OK)
+    /* The Python environment is a stage of its own, after the archives: once it has begun, the
+     * archives are in place, and their bar is full rather than waiting at 99%. */
+    bool has_env = t->progress_job == JOB_INSTALL && t->plan && t->plan->framework && t->plan->env.tool &&
+                   strcmp(t->plan->env.tool, "none") != 0;
+    int n_stages = (total || t->n_items ? 1 : 0) + (has_env ? 1 : 0);
+    if ((finished && t->last_status == CU_OK) || t->env.begun)
         frac = 1.0;
     else if (frac > 0.99)
         frac = 0.99; /* the files still go into place */
@@ -138,9 +143,31 @@ draw(struct tui *t)
                                                 (int)(frac * 100), cu_format_bytes(done, b1, sizeof(b1)),
                                                 cu_format_bytes(total, b2, sizeof(b2)), n_unpacked, t->n_items,
                                                 cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)), e1, eta);
+    CU_AUTOFREE char *marked = n_stages > 1 ? cu_xasprintf("[1/%d] %s", n_stages, line) : cu_xstrdup(line);
     tui_gauge(t, y, 2, COLS - 4, frac);
-    tui_text(y + 1, 2, COLS - 4, line);
+    tui_text(y + 1, 2, COLS - 4, marked);
     y += 3;
+    if (has_env) {
+        /* pip learns its sizes as it goes: the bar is the file it downloads, and the words say the rest. */
+        char head[256], sofar[96], files[64];
+        const struct cu_env_figures *e = &t->env;
+        if (e->begun) {
+            cu_env_figures_text(e, head, sizeof(head), sofar, sizeof(sofar), files, sizeof(files));
+        } else {
+            snprintf(head, sizeof(head), "%s", _("Python environment: after the archives"));
+            sofar[0] = files[0] = '\0';
+        }
+        double ef = cu_env_figures_frac(e);
+        if (finished && t->last_status == CU_OK)
+            ef = 1.0;
+        else if (strcmp(e->phase, "pip-install") == 0 || strcmp(e->phase, "pip-done") == 0)
+            ef = 1.0;
+        CU_AUTOFREE char *eline = cu_xasprintf("[%d/%d] %s%s%s%s%s", n_stages, n_stages, head, *sofar ? ", " : "",
+                                               sofar, *files ? ", " : "", files);
+        tui_gauge(t, y, 2, COLS - 4, ef < 0 ? 0 : ef);
+        y += 1 + tui_wrap(y + 1, 2, COLS - 4, 2, eline);
+        y += 1;
+    }
 
     /* A failure takes the log's place: the whole sentence, wrapped, and what to do (the log is in the file). */
     int log_rows = failed ? 0 : 5;

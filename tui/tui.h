@@ -24,6 +24,7 @@
 #include "core/sysroot.h"
 #include "core/verify.h"
 #include "installers/maintain.h"
+#include "installers/pipprog.h"
 #include "installers/prepare.h"
 
 enum tui_scr {
@@ -94,6 +95,8 @@ struct tui_msg {
     enum cu_event_type type;
     char *installer, *item, *phase, *message;
     uint64_t done, total;
+    uint64_t so_far; /* the environment's stage: bytes pip downloaded, and its files */
+    unsigned files;
     enum cu_status status;
     bool changed;
     bool log_warning; /* a warning or error from the logger, replayed after endwin */
@@ -208,6 +211,8 @@ struct tui {
     uint64_t rate_bytes;
     int64_t rate_ms;
     double speed; /* bytes/s, smoothed */
+    /* The Python environment's stage (item "environment"): begun, what it does, pip's figures. */
+    struct cu_env_figures env;
     char step[160];
     unsigned spin;
 };

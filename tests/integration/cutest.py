@@ -5,12 +5,20 @@ binary, temporary folders (kept when a test fails), fixture machines.
 The meson test() sets CUDAUP_BIN, FAKE_NVML, FAKE_CUDA, SRCDIR and
 BUILDDIR.  Standard library only.
 """
+import fcntl
 import json
 import os
+import pty
+import re
+import select
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
+import time
+import unicodedata
 
 SRCDIR = os.environ.get("SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -137,3 +145,51 @@ def gpu_doubles():
             return f.read()
     return {"lib/libcudart.so.12.6.127": read("FAKE_CUDART"), "lib/libcudnn.so.9.5.1.0": read("FAKE_CUDNN"),
             "lib/libnvrtc.so.12.6.127": read("FAKE_NVRTC")}
+
+
+# ---- a terminal: what the CLI shows on a pty (test_progress, test_envstage) ----
+
+def cols(s):
+    """Columns a terminal gives s (wide CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
+
+
+def on_pty(args, env, columns=None, winsize=None, timeout=300):
+    """Run cudaup with stdin, stdout and stderr on a pty of winsize (rows, cols); returns (rc, output)."""
+    master, slave = pty.openpty()
+    if winsize:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", winsize[0], winsize[1], 0, 0))
+    e = base_env(env)
+    e.pop("COLUMNS", None)
+    if columns:
+        e["COLUMNS"] = str(columns)
+    p = subprocess.Popen([BIN] + args, stdin=slave, stdout=slave, stderr=slave, env=e, close_fds=True)
+    os.close(slave)
+    out = b""
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([master], [], [], 1)
+        if r:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=30)
+    os.close(master)
+    return p.returncode, out.decode("utf-8", "replace")
+
+
+def unbreakable(line, width):
+    """A line may pass the width only when it holds a word too long for any line (a long path)."""
+    return max(len(w) for w in line.split()) > width // 2
+
+
+def segments(out):
+    """What the terminal shows line by line: split at CR and LF, escape sequences removed."""
+    out = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", out)
+    return [s for s in re.split(r"\r\n|\r|\n", out) if s.strip()]

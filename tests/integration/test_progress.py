@@ -3,20 +3,12 @@
 """What the CLI shows while it works, on a terminal (a pty) and piped: one progress line that fits
 the terminal's width, shortened in a fixed order; totals from the plan that never move; other text
 wrapped at word boundaries (issue 26, items 1 and 2)."""
-import fcntl
 import json
 import os
-import pty
 import re
-import select
-import struct
-import subprocess
 import sys
-import termios
-import time
-import unicodedata
 
-from cutest import BIN, SRCDIR, Tap, base_env, machine, run
+from cutest import SRCDIR, Tap, cols, machine, on_pty, run, segments, unbreakable
 from httpserver import Server
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
@@ -30,52 +22,6 @@ MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR, big={"libcublas": 3})
 # Slow enough that the line is redrawn many times, in every phase.
 srv = Server(MIRROR, rate=1 << 20)
-
-
-def cols(s):
-    """Columns a terminal gives s (wide CJK characters take two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
-
-
-def on_pty(args, env, columns=None, winsize=None, timeout=300):
-    """Run cudaup with stdin, stdout and stderr on a pty of winsize (rows, cols); returns (rc, output)."""
-    master, slave = pty.openpty()
-    if winsize:
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", winsize[0], winsize[1], 0, 0))
-    e = base_env(env)
-    e.pop("COLUMNS", None)
-    if columns:
-        e["COLUMNS"] = str(columns)
-    p = subprocess.Popen([BIN] + args, stdin=slave, stdout=slave, stderr=slave, env=e, close_fds=True)
-    os.close(slave)
-    out = b""
-    end = time.time() + timeout
-    while time.time() < end:
-        r, _, _ = select.select([master], [], [], 1)
-        if r:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        elif p.poll() is not None:
-            break
-    p.wait(timeout=30)
-    os.close(master)
-    return p.returncode, out.decode("utf-8", "replace")
-
-
-def unbreakable(line, width):
-    """A line may pass the width only when it holds a word too long for any line (a long path)."""
-    return max(len(w) for w in line.split()) > width // 2
-
-
-def segments(out):
-    """What the terminal shows line by line: split at CR and LF, escape sequences removed."""
-    out = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", out)
-    return [s for s in re.split(r"\r\n|\r|\n", out) if s.strip()]
 
 
 def box(tag):

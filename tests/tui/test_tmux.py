@@ -17,6 +17,8 @@ from cutest import BIN, SRCDIR, Tap, base_env, gpu_doubles, machine  # noqa: E40
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import mkmirror  # noqa: E402
+import mkwheels  # noqa: E402
+from httpserver import Server  # noqa: E402
 
 if not shutil.which("tmux"):
     print("1..0 # SKIP tmux is not installed")
@@ -180,6 +182,37 @@ try:
     t.eq(i.exit_status(), 0, "install in tmux: exit 0")
     t.ok(os.path.isdir(os.path.join(i.dir, "prefix", "cuda-12.6")), "the install is in place")
     i.close()
+
+    # The Python environment is a stage of its own on the Progress screen (issue 26, item 3): after
+    # the archives' bar is full, a second bar and line say what pip does.  pip reads a stand-in
+    # wheel's folder over HTTP (no index: nothing reaches PyPI), slowly enough to be seen.
+    py311 = shutil.which("python3.11", path="/usr/bin:/bin") or shutil.which("python3.11")
+    if py311:
+        wheels = t.tmpdir("wheels")
+        mkwheels.wheel(wheels, "tensorflow", "2.20.0", pad=2 << 20)
+        wsrv = Server(wheels, rate=1 << 20)
+        fw = Term("envstage", size=(80, 24), args=("--framework", "tensorflow==2.20", "--python", "3.11",
+                                                     "--env-tool", "venv", "--env-name", "tf"),
+                  env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wsrv.url + "/", "PIP_NO_CACHE_DIR": "1",
+                       "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PATH": "/usr/bin:/bin"})
+        fw.wait("Welcome")
+        seen = None
+        end = time.time() + 180
+        while time.time() < end and seen is None:  # Enter through the screens until Progress shows pip
+            s = fw.screen()
+            if "[2/2] Python environment: pip" in s:
+                seen = s
+            elif "Progress" not in s.split("\n", 2)[0] and "Validation" not in s.split("\n", 2)[0]:
+                fw.keys("Enter")
+            time.sleep(0.2)
+        t.ok(seen is not None and re.search(r"\[1/2\] 100%", seen) and "tensorflow" in seen,
+             "wizard: the environment is stage 2 of 2, the archives' bar full, pip's package named", fw.screen())
+        t.ok(fw.wait(" 0 failed, ", timeout=180) is not None, "wizard: the install with TensorFlow validates",
+             fw.screen())
+        fw.close()
+        wsrv.stop()
+    else:
+        t.skip("the environment's stage in the wizard", "no python3.11 on this machine")
 finally:
     tmux("kill-server", check=False)
 
