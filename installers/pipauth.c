@@ -3,11 +3,14 @@
 
 #include "pipauth.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/i18n.h"
@@ -35,6 +38,39 @@ put_token(struct cu_buf *b, const char *s)
     cu_buf_putc(b, '"');
 }
 
+/*
+ * Remove the private folders of runs that were killed before they could (SIGKILL, a power cut):
+ * cudaup-pip-PID-XXXXXX in @tmp, a real folder of this user's whose PID is gone, with the netrc
+ * inside.  A pip run may last hours, so age says nothing; the creator's PID does.  Another user's,
+ * a link, or a live run's is left alone.
+ */
+static void
+sweep_stale(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    if (!d)
+        return;
+    int dfd = dirfd(d);
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        long pid;
+        int used = 0;
+        struct stat sb;
+        if (strncmp(de->d_name, "cudaup-pip-", 11) != 0 ||
+            sscanf(de->d_name + 11, "%ld-%*6[A-Za-z0-9]%n", &pid, &used) != 1 || de->d_name[11 + used] != '\0' ||
+            pid <= 0 || fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(sb.st_mode) ||
+            sb.st_uid != geteuid() || (pid_t)pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        int fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        unlinkat(fd, "netrc", 0);
+        close(fd);
+        unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
 enum cu_status
 cu_pip_auth_begin(const struct cu_run_ctx *ctx, struct cu_pip_auth *a, struct cu_error *err)
 {
@@ -45,7 +81,9 @@ cu_pip_auth_begin(const struct cu_run_ctx *ctx, struct cu_pip_auth *a, struct cu
     if (!*host)
         return CU_OK; /* file:// */
     const char *tmp = cu_env_get(ctx->envp, "TMPDIR");
-    a->dir = cu_xasprintf("%s/cudaup-pip-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+    const char *dir = tmp && *tmp == '/' ? tmp : "/tmp";
+    sweep_stale(dir);
+    a->dir = cu_xasprintf("%s/cudaup-pip-%ld-XXXXXX", dir, (long)getpid());
     if (!mkdtemp(a->dir)) { /* mode 0700 */
         enum cu_status st = cu_error_set(err, CU_E_IO, errno, _("Cannot make a private folder %s for pip"), a->dir);
         cu_clear_ptr(&a->dir, free);

@@ -177,6 +177,16 @@ def watch_argv():
         time.sleep(0.02)
 
 
+# What a killed run left (issue 25, left from item 6): its private folder, with the netrc and the
+# password in it.  The next run removes it, as its creator is gone; a live run's folder is spared.
+dead = subprocess.Popen(["true"])
+dead.wait()
+STALE = os.path.join(TMP, "cudaup-pip-%d-Ab12Cd" % dead.pid)
+LIVE = os.path.join(TMP, "cudaup-pip-%d-Xy34Zw" % os.getpid())
+for d, text in ((STALE, "machine 127.0.0.1\nlogin alice\npassword %s\n" % PW), (LIVE, "machine elsewhere\n")):
+    os.mkdir(d, 0o700)
+    with open(os.open(os.path.join(d, "netrc"), os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+        f.write(text)
 site.clear()
 w = threading.Thread(target=watch_argv)
 w.start()
@@ -217,7 +227,8 @@ for top in (n.dir,):
 t.eq(found, [], "no file the run wrote holds the password (prefix, records, state, log, cache, environment, home)")
 t.ok(PW not in r.out + r.err and PW not in p.out + p.err, "nor its JSON, its progress lines or plan --json",
      [x for x in (r.out + r.err + p.out + p.err).splitlines() if PW in x][:5])
-t.eq(os.listdir(TMP), [], "the netrc pip read is gone with its folder")
+t.eq(os.listdir(TMP), [os.path.basename(LIVE)],
+     "the netrc pip read is gone with its folder, and so is a killed run's; a live run's is spared")
 site.stop()
 
 # A wheel on the site mirror whose bytes differ from its index's hash: pip refuses it.
