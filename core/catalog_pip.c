@@ -110,9 +110,11 @@ lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc)
 
 int
 cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,
-                       const struct cu_version *cc)
+                       const struct cu_version *cc, const struct cu_cat_cudnn_support **against)
 {
     const struct cu_cat_cudnn_support *row = cu_catalog_cudnn_support(cat, v, major);
+    if (against)
+        *against = row;
     if (!row)
         return -1;
     if (!lists(row, cc))
@@ -122,8 +124,11 @@ cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v,
         v3.n = 3;
     if (cu_version_cmp(&row->cudnn, &v3) < 0) {
         const struct cu_cat_cudnn_support *above = cu_catalog_cudnn_support_above(cat, v, major);
-        if (above && !lists(above, cc))
+        if (above && !lists(above, cc)) {
+            if (against)
+                *against = above;
             return 0;
+        }
     }
     return 1;
 }

@@ -119,8 +119,6 @@ void rs_fail_closer(struct rs *r, int stage, const char *fmt, ...) CU_PRINTF(3, 
 void rs_format(char *out, size_t len, const char *fmt, ...) CU_PRINTF(3, 4);
 void rs_fwopt_init(struct fwopt *o);
 void rs_fwopt_fini(struct fwopt *o);
-/** Does a support-matrix row list compute capability @cc? */
-bool rs_row_lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc);
 /**
  * Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs?  When not,
  * *@stage and @why say why (nothing is noted in @r but its cudnn_note and cudnn_skip).

@@ -87,15 +87,6 @@ rs_fwopt_fini(struct fwopt *o)
     cu_strv_fini(&o->lib_reasons);
 }
 
-/* Does a support-matrix row list compute capability @cc?  The matrix lists one
- * capability per architecture (5.0 for all of Maxwell): a GPU fits from the lowest
- * listed up to the newest listed major. */
-bool
-rs_row_lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc)
-{
-    return row->n_cc > 0 && cu_version_cmp(cc, &row->cc[0]) >= 0 && cc->part[0] <= row->cc[row->n_cc - 1].part[0];
-}
-
 /*
  * Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs?
  * A release with a matrix of its own is judged by it.  One without is judged by its
@@ -124,23 +115,23 @@ rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_version
     if (v3.n > 3)
         v3.n = 3;
     bool exact = cu_version_cmp(&row->cudnn, &v3) == 0;
-    bool below = cu_version_cmp(&row->cudnn, &v3) < 0; /* row is an older release's */
     const struct cu_cat_cudnn_support *above =
         exact ? NULL : cu_catalog_cudnn_support_above(r->cat, v, (int)cuda->part[0]);
     for (size_t i = 0; i < r->f->n_gpus; i++) {
         const struct cu_gpu_info *g = &r->f->gpus[i];
+        const struct cu_cat_cudnn_support *against = NULL;
         if (!g->cc.n)
             continue;
-        if (!rs_row_lists(row, &g->cc)) {
+        if (cu_catalog_cudnn_lists(r->cat, v, (int)cuda->part[0], &g->cc, &against) == 0 && against == row) {
             *stage = ST_CUDNN_GPU;
             rs_format(why, why_len, _("cuDNN %s does not support GPU %d (%s, compute capability %s)."), V(v, b1, sizeof(b1)),
                  g->index, g->name, V(&g->cc, b2, sizeof(b2)));
             return false;
         }
-        if (below && above && !rs_row_lists(above, &g->cc)) {
+        if (against != row) { /* no matrix of its own, and the newer neighbour's drops the GPU */
             *stage = ST_CUDNN_GPU;
             rs_format(why, why_len, _("No support matrix of cuDNN %s was read, and cuDNN %s no longer lists compute capability %s; cuDNN %s is the newest known to support GPU %d (%s)."),
-                 V(v, b1, sizeof(b1)), V(&above->cudnn, b2, sizeof(b2)), V(&g->cc, b3, sizeof(b3)),
+                 V(v, b1, sizeof(b1)), V(&against->cudnn, b2, sizeof(b2)), V(&g->cc, b3, sizeof(b3)),
                  V(&row->cudnn, b4, sizeof(b4)), g->index, g->name);
             if (!r->cudnn_skip[0])
                 snprintf(r->cudnn_skip, sizeof(r->cudnn_skip), "%s", why);

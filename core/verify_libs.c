@@ -33,7 +33,7 @@ cu_verify_pip_libs(const struct cu_catalog *cat, const struct cu_facts *facts, c
             continue;
         for (size_t i = 0; i < facts->n_gpus; i++) {
             const struct cu_gpu_info *g = &facts->gpus[i];
-            if (!g->cc.n || cu_catalog_cudnn_lists(cat, &v, (int)major, &g->cc) != 0)
+            if (!g->cc.n || cu_catalog_cudnn_lists(cat, &v, (int)major, &g->cc, NULL) != 0)
                 continue;
             cu_checks_add(out, "framework", CU_CHECK_FAIL,
                           _("pip installed %s %s beside the framework, and its support matrix does not list GPU %d (%s, compute capability %s): repair reinstalls the framework with the plan's constraints"),
