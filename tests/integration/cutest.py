@@ -6,6 +6,7 @@ The meson test() sets CUDAUP_BIN, FAKE_NVML, FAKE_CUDA, SRCDIR and
 BUILDDIR.  Standard library only.
 """
 import fcntl
+import hashlib
 import json
 import os
 import pty
@@ -145,6 +146,23 @@ def gpu_doubles():
             return f.read()
     return {"lib/libcudart.so.12.6.127": read("FAKE_CUDART"), "lib/libcudnn.so.9.5.1.0": read("FAKE_CUDNN"),
             "lib/libnvrtc.so.12.6.127": read("FAKE_NVRTC")}
+
+
+def tree(path):
+    """Every file and link under @path (cudaup's own .cudaup folder aside): links by their target,
+    files by mode and sha256, so that two installs can be compared whole."""
+    out = {}
+    for dp, dns, fns in os.walk(path):
+        for n in dns + fns:
+            p = os.path.join(dp, n)
+            r = os.path.relpath(p, path)
+            if r.startswith(".cudaup"):
+                continue
+            if os.path.islink(p):
+                out[r] = ("l", os.readlink(p))
+            elif os.path.isfile(p):
+                out[r] = ("f", oct(os.stat(p).st_mode & 0o7777), hashlib.sha256(open(p, "rb").read()).hexdigest())
+    return out
 
 
 # ---- a terminal: what the CLI shows on a pty (test_progress, test_envstage) ----

@@ -6,13 +6,12 @@ A site keeps the cache on NFS and a user runs cudaup twice: each archive is writ
 (CACHE/archives/SHA.lock, core/cache.h), the others wait for it and take it whole from the cache, so that
 every run ends with the reference tree and nothing half-written stays in the cache.
 """
-import hashlib
 import os
 import subprocess
 import sys
 import time
 
-from cutest import BIN, SRCDIR, Tap, base_env, machine, run
+from cutest import BIN, SRCDIR, Tap, base_env, machine, run, tree
 from httpserver import Server
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
@@ -23,21 +22,6 @@ ROOT, MENV = machine(t, "two-gpus")
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR, big={"libcublas": 4})
 BL = "/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz"
-
-
-def tree(path):
-    out = {}
-    for dp, dns, fns in os.walk(path):
-        for n in dns + fns:
-            p = os.path.join(dp, n)
-            r = os.path.relpath(p, path)
-            if r.startswith(".cudaup"):
-                continue
-            if os.path.islink(p):
-                out[r] = ("l", os.readlink(p))
-            elif os.path.isfile(p):
-                out[r] = ("f", oct(os.stat(p).st_mode & 0o7777), hashlib.sha256(open(p, "rb").read()).hexdigest())
-    return out
 
 
 class Box:

@@ -8,7 +8,6 @@ them, ignores Range, fails, answers another range, sends other bytes), the insta
 reference tree or a checksum refusal, never with a wrong byte; a kill midway resumes from what is
 whole.  CUDAUP_SPLIT_MIN (README "Settings") lowers the size worth splitting to the fixture's.
 """
-import hashlib
 import json
 import os
 import re
@@ -17,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from cutest import BIN, SRCDIR, Tap, base_env, machine, run
+from cutest import BIN, SRCDIR, Tap, base_env, machine, run, tree
 from httpserver import Server
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
@@ -34,21 +33,6 @@ MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR, big={"libcublas": 6})
 BL = "/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz"
 BIG = os.path.getsize(os.path.join(MIRROR, BL.lstrip("/")))
-
-
-def tree(path):
-    out = {}
-    for dp, dns, fns in os.walk(path):
-        for n in dns + fns:
-            p = os.path.join(dp, n)
-            r = os.path.relpath(p, path)
-            if r.startswith(".cudaup"):
-                continue
-            if os.path.islink(p):
-                out[r] = ("l", os.readlink(p))
-            elif os.path.isfile(p):
-                out[r] = ("f", oct(os.stat(p).st_mode & 0o7777), hashlib.sha256(open(p, "rb").read()).hexdigest())
-    return out
 
 
 class Box:
