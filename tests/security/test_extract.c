@@ -34,29 +34,13 @@ rd(void *ud, void *buf, size_t len)
     return n < 0 ? -errno : n;
 }
 
-static size_t
-count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    size_t n = 0;
-    while (d && (de = readdir(d)))
-        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-    if (d)
-        closedir(d);
-    return n;
-}
-
 static enum cu_status
 run_one(const char *archive, const char *dir, uint64_t max_entries, struct cu_extract_result *res,
         struct cu_error *err)
 {
-    char staging[4096];
-    snprintf(staging, sizeof(staging), "%s/staging", dir);
-    mkdir(staging, 0755);
-    int dfd = open(staging, O_RDONLY | O_DIRECTORY);
+    int dfd = tu_staging_open(dir);
     struct src s = {open(archive, O_RDONLY)};
-    assert_true(dfd >= 0 && s.fd >= 0);
+    assert_true(s.fd >= 0);
     struct cu_extract_opts o = {.dirfd = dfd, .what = archive, .max_entries = max_entries, .ahead = ahead};
     enum cu_status st = cu_extract(&o, rd, &s, res, err);
     /* The whole input was read, even after a failure (the caller's hash covers it). */
@@ -72,8 +56,7 @@ mode_is(const char *dir, const char *rel, mode_t want)
 {
     char p[4096];
     struct stat st;
-    snprintf(p, sizeof(p), "%s/staging/%s", dir, rel);
-    assert_int_equal(lstat(p, &st), 0);
+    assert_int_equal(lstat(tu_staging_path(p, sizeof(p), dir, rel), &st), 0);
     if ((st.st_mode & 07777) != want)
         print_error("%s: mode %o, want %o\n", rel, st.st_mode & 07777, want);
     assert_int_equal(st.st_mode & 07777, want);
@@ -83,8 +66,7 @@ static char *
 content(const char *dir, const char *rel)
 {
     char p[4096];
-    snprintf(p, sizeof(p), "%s/staging/%s", dir, rel);
-    return tu_read(p);
+    return tu_read(tu_staging_path(p, sizeof(p), dir, rel));
 }
 
 static void
@@ -147,7 +129,7 @@ hostile_archives(void **state)
                         cu_error_text(&err));
         assert_true(ok);
         /* Nothing beside staging changed. */
-        assert_int_equal(count_entries(dir), 2);
+        assert_int_equal(tu_count_entries(dir), 2);
         char *c = content(dir, "../canary.txt");
         assert_non_null(c);
         assert_string_equal(c, canary_text);

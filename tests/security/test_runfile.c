@@ -30,29 +30,13 @@ fixture(const char *name)
     return p;
 }
 
-static size_t
-count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    size_t n = 0;
-    while (d && (de = readdir(d)))
-        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-    if (d)
-        closedir(d);
-    return n;
-}
-
 /* Unpack @name with @layout into DIR/staging; @sha NULL: the file's own. */
 static enum cu_status
 unpack(const char *dir, const char *name, const char *layout, const char *sha, const char *const *components,
        uint64_t max_bytes, struct cu_extract_result *res, const char ***comp, struct cu_error *err)
 {
-    char staging[4096], own[65];
-    snprintf(staging, sizeof(staging), "%s/staging", dir);
-    mkdir(staging, 0755);
-    int dfd = open(staging, O_RDONLY | O_DIRECTORY);
-    assert_true(dfd >= 0);
+    char own[65];
+    int dfd = tu_staging_open(dir);
     char *path = fixture(name);
     if (!sha) {
         assert_int_equal(cu_sha256_file(path, own, NULL, err), CU_OK);
@@ -71,8 +55,7 @@ placed(const char *dir, const char *rel)
 {
     char p[4096];
     struct stat sb;
-    snprintf(p, sizeof(p), "%s/staging/%s", dir, rel);
-    return lstat(p, &sb) == 0;
+    return lstat(tu_staging_path(p, sizeof(p), dir, rel), &sb) == 0;
 }
 
 static const char *
@@ -214,7 +197,7 @@ hostile_runfiles(void **state)
         char staging[4096], evil[4096];
         snprintf(staging, sizeof(staging), "%s/staging", dir);
         if (cases[i].empty)
-            assert_int_equal(count_entries(staging), 0);
+            assert_int_equal(tu_count_entries(staging), 0);
         snprintf(evil, sizeof(evil), "%s/evil", dir);
         assert_int_not_equal(access(evil, F_OK), 0);
         assert_int_not_equal(access("/tmp/cudaup-evil/libcudart.so", F_OK), 0);

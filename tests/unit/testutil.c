@@ -3,7 +3,9 @@
 
 #include "testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -217,4 +219,35 @@ tu_mutate_json(json_t *root, size_t keys, void (*try)(json_t *root, void *ud), v
 {
     struct mutator m = {root, keys, try, ud};
     walk(&m, root, 0);
+}
+
+size_t
+tu_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    size_t n = 0;
+    while (d && (de = readdir(d)))
+        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
+}
+
+const char *
+tu_staging_path(char *buf, size_t len, const char *dir, const char *rel)
+{
+    snprintf(buf, len, "%s/staging%s%s", dir, rel && *rel ? "/" : "", rel ? rel : "");
+    return buf;
+}
+
+int
+tu_staging_open(const char *dir)
+{
+    char staging[4096];
+    tu_staging_path(staging, sizeof(staging), dir, NULL);
+    mkdir(staging, 0755);
+    int dfd = open(staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(dfd >= 0);
+    return dfd;
 }

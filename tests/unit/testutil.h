@@ -39,6 +39,12 @@ void tu_catfx_fini(char *dir, struct cu_catalog *cat);
 /** Write @text to DIR/REL, creating parent folders. */
 void tu_write(const char *dir, const char *rel, const char *text);
 void tu_symlink(const char *target, const char *dir, const char *rel);
+/** How many entries folder @dir holds ("." and ".." aside); 0 when it cannot be read. */
+size_t tu_count_entries(const char *dir);
+/** Make DIR/staging (an unpacker's target) and open it as a folder; asserts it opened. */
+int tu_staging_open(const char *dir);
+/** DIR/staging/REL into @buf (the unpacked tree's files). */
+const char *tu_staging_path(char *buf, size_t len, const char *dir, const char *rel);
 /** Read a whole file; caller frees. NULL when missing. */
 char *tu_read(const char *path);
 struct json_t;
