@@ -218,7 +218,7 @@ cu_cmd_list(struct cu_app *app)
         json_object_set_new(o, "cuda_variants", c && c->variants_known ? vars : (json_decref(vars), json_null()));
         json_array_append_new(cudnn, o);
         if (!app->cfg.json)
-            printf("  %-9s %s\n", labels[i], vb.len ? vb.data : "");
+            printf("  %-9s %s\n", labels[i], vb.len ? vb.data : _("CUDA variants not recorded: read from its manifest when planned"));
         cu_buf_fini(&vb);
     }
     /* Before NVIDIA's manifests: the runfiles of the catalog (data/legacy), for TensorFlow 1.13-2.4. */

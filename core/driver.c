@@ -613,6 +613,7 @@ cu_drv_planned_facts(const struct cu_facts *facts, const struct cu_catalog *cat,
     if (!p || strcmp(p->action, "install") != 0)
         return;
     out->driver.kind = CU_DRIVER_NVIDIA;
+    out->driver.planned = true;
     out->driver.version = p->version;
     out->driver.lib_version = p->version;
     out->driver.kernel_module = true;

@@ -216,7 +216,7 @@ driver_runs_major(const struct rs *r, int major, struct cu_version *min)
 static bool
 driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need, bool compat)
 {
-    char b1[32], b2[32], b3[32], b4[32];
+    char b1[32], b2[32], b4[32];
     bool known = cuda_needs_driver(r, cuda, need);
     if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
         return true;
@@ -228,12 +228,12 @@ driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need
         if (r->f->driver.cuda_max.n)
             rs_fail(r, ST_DRIVER,
                  _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s, which runs CUDA up to %s."),
-                 V(cuda, b1, sizeof(b1)), D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)),
+                 V(cuda, b1, sizeof(b1)), D(need, b2, sizeof(b2)), r->driver_text,
                  V(&r->f->driver.cuda_max, b4, sizeof(b4)));
         else
             rs_fail(r, ST_DRIVER,
                  _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s."), V(cuda, b1, sizeof(b1)),
-                 D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+                 D(need, b2, sizeof(b2)), r->driver_text);
     }
     return false;
 }
@@ -484,14 +484,14 @@ choose_python(const struct rs *r, const struct fwopt *o, struct cu_version *out)
 static void
 explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_plan_framework *fw)
 {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32];
     if (o->bundled && r->have_driver) {
         struct cu_version min;
         if (driver_runs_major(r, (int)o->build_cuda.part[0], &min))
             cu_plan_reason(p, _("%s brings its own CUDA %s runtime: by NVIDIA's minor-version compatibility it needs driver %s or newer, and this machine has %s."),
                            o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
                            D(&min, b2, sizeof(b2)),
-                           D(&r->driver, b3, sizeof(b3)));
+                           r->driver_text);
     }
     if (o->local_needs)
         cu_plan_warn(p, "%s", o->local_needs);
@@ -571,21 +571,24 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
         cu_plan_reason(p, "%s", o->why);
     if (r->sweep == 1) {
         cu_plan_reason(p, _("CUDA %s for the system, not %s: driver %s does not run CUDA %s natively. The %s wheels bring their own CUDA %s runtime, which runs on it by NVIDIA's minor-version compatibility; the system CUDA %s, of the same major, serves the tools and the extensions you build."),
-                       V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)),
+                       V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), r->driver_text,
                        V(&o->cuda_mm, (char[32]){0}, 32), o->title, V(&o->build_cuda, (char[32]){0}, 32),
                        V(cv, (char[32]){0}, 32));
     } else if (r->sweep == 2) {
         struct cu_version min = {{0}, 0};
         driver_runs_major(r, (int)cv->part[0], &min);
         cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release with archives needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
-                       V(cv, b1, sizeof(b1)), D(&r->driver, b2, sizeof(b2)), cv->part[0], cv->part[0],
+                       V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], cv->part[0],
                        D(&min, b3, sizeof(b3)));
         cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),
-                     D(&r->driver, b1, sizeof(b1)), V(cv, b2, sizeof(b2)), D(need, b3, sizeof(b3)));
+                     r->driver_text, V(cv, b2, sizeof(b2)), D(need, b3, sizeof(b3)));
     } else if (r->cuda.kind == SPEC_AUTO) {
-        if (r->have_driver)
-            cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s and this machine has %s."),
+        if (r->have_driver && r->driver_planned)
+            cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s, and the driver this plan installs is %s."),
                            V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+        else if (r->have_driver)
+            cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s and this machine has %s."),
+                           V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)), r->driver_text);
         else
             cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s or newer."),
                            V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)));
@@ -784,7 +787,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
 static void
 judge_code(struct rs *r, struct fwopt *o)
 {
-    char b1[32], b2[32], b3[32], b4[32];
+    char b1[32], b2[32], b3[32];
     size_t ng = r->f->n_gpus;
     o->fit = cu_xcalloc(ng + 1, sizeof(*o->fit));
     o->target = cu_xcalloc(ng + 1, sizeof(*o->target));
@@ -814,7 +817,7 @@ judge_code(struct rs *r, struct fwopt *o)
                 o->code_why = cu_tr_asprintf(_("GPU %d (%s, compute capability %s) could run %s only by JIT-compiling its PTX compute_%d, which needs NVIDIA driver %s or newer (the driver of CUDA %s, which wrote it); this machine has %s."),
                                            g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
                                            D(&need, b2, sizeof(b2)), V(&o->build_cuda, b3, sizeof(b3)),
-                                           D(&r->driver, b4, sizeof(b4)));
+                                           r->driver_text);
             } else {
                 continue;
             }
@@ -829,7 +832,7 @@ judge_code(struct rs *r, struct fwopt *o)
         !driver_runs_major(r, (int)o->build_cuda.part[0], &min) && min.n) {
         o->code_why = cu_tr_asprintf(_("%s brings its own CUDA %s runtime, which needs NVIDIA driver %s or newer (NVIDIA's minor-version compatibility); this machine has %s."),
                                    o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
-                                   D(&min, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+                                   D(&min, b2, sizeof(b2)), r->driver_text);
         rs_fail(r, ST_DRIVER, "%s", o->code_why);
         o->code_class = CODE_NO_FIT;
     }
@@ -861,7 +864,7 @@ explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
 static enum cu_status
 check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
 {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32];
     if (r->py_wish.n && r->fw.fw != CU_FW_NONE) {
         struct cu_version lo = {{0}, 0}, hi = {{0}, 0};
         bool fits = false;
@@ -907,7 +910,7 @@ check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
     if (r->have_driver && cuda_needs_driver(r, &newest, &need) && cu_version_cmp(&r->driver, &need) < 0 &&
         !driver_runs_major(r, (int)newest.part[0], NULL))
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s And CUDA %s needs NVIDIA driver %s or newer; this machine has %s."),
-                            why, V(&newest, b1, sizeof(b1)), D(&need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+                            why, V(&newest, b1, sizeof(b1)), D(&need, b2, sizeof(b2)), r->driver_text);
     return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", why);
 }
 
@@ -1016,7 +1019,7 @@ advice_command(const struct cu_wishes *w, const struct variant *v, const struct 
 static void
 driver_advice(const struct rs *r, struct cu_error *err)
 {
-    char b1[32], b2[32], b3[32];
+    char b2[32], b3[32];
     struct cu_version need = {{0}, 0}, first = {{0}, 0};
     const struct cu_gpu_info *who = NULL;
     if (!r->have_driver)
@@ -1034,7 +1037,7 @@ driver_advice(const struct rs *r, struct cu_error *err)
     if (!who || cu_version_cmp(&r->driver, &need) >= 0)
         return;
     cu_error_advise(err, _("Nothing cudaup installs runs on driver %s here: GPU %d (%s) needs CUDA %s or newer, which needs NVIDIA driver %s or newer. Install it from the distribution's packages (cudaup doctor says which), then run cudaup again."),
-                    D(&r->driver, b1, sizeof(b1)), who->index, who->name, V(&first, b2, sizeof(b2)),
+                    r->driver_text, who->index, who->name, V(&first, b2, sizeof(b2)),
                     D(&need, b3, sizeof(b3)));
 }
 
@@ -1150,6 +1153,8 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     if (r.constrained && (d->kind == CU_DRIVER_NVIDIA || d->kind == CU_DRIVER_WSL) && d->version.n) {
         r.have_driver = true;
         r.driver = d->version;
+        r.driver_planned = d->planned;
+        rs_driver_text(&r);
     }
     if (r.constrained && in->facts->n_gpus == 0) {
         if (r.cuda.kind == SPEC_AUTO)

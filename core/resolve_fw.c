@@ -277,7 +277,7 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
             least = &r->cat->jax[i];
     if (least && r->constrained && r->have_driver && (int)r->driver.part[0] < least->driver_branch)
         rs_fail(r, ST_DRIVER, _("JAX needs NVIDIA driver %d or newer (for its CUDA %d wheels); this machine has %s."),
-             least->driver_branch, least->cuda_major, D(&r->driver, b1, sizeof(b1)));
+             least->driver_branch, least->cuda_major, r->driver_text);
 
     for (size_t i = 0; i < r->cat->n_jax; i++) {
         const struct cu_cat_jax_plugin *p = &r->cat->jax[i];
@@ -298,7 +298,7 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
         if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
             rs_fail(r, ST_DRIVER,
                  _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
-                 p->cuda_major, p->driver_branch, D(&r->driver, b1, sizeof(b1)));
+                 p->cuda_major, p->driver_branch, r->driver_text);
             continue;
         }
         bool sm_ok = true;

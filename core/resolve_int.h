@@ -77,6 +77,8 @@ struct rs {
     struct cu_version py_wish;
     const char *platform;
     bool constrained, have_driver;
+    bool driver_planned; /* r->driver is the driver this plan installs */
+    char driver_text[96]; /* r->driver as the reasons name it ("this machine has %s"), rs_driver_text() */
     struct cu_version driver;
     struct cu_error *err;
     /* What failed, for the one sentence when nothing fits: the candidate that
@@ -153,6 +155,9 @@ D(const struct cu_version *v, char *buf, size_t len)
 {
     return cu_driver_version_format(v, buf, len);
 }
+
+/* Fill r->driver_text: the machine's driver as the reasons name it; the planned one says so. */
+void rs_driver_text(struct rs *r);
 
 /* A version from a string known to be well formed; zero when it is not. */
 static inline struct cu_version

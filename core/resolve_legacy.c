@@ -142,7 +142,7 @@ rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan
     if (r->have_driver && cu_version_cmp(&r->driver, &c->driver) < 0)
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s needs CUDA %s, which needs driver %s or newer; this machine has %s."),
                             title, V(&c->version, b1, sizeof(b1)), D(&c->driver, b2, sizeof(b2)),
-                            D(&r->driver, b3, sizeof(b3)));
+                            r->driver_text);
     int *target = cu_xcalloc(r->f->n_gpus + 1, sizeof(int));
     int *fit = cu_xcalloc(r->f->n_gpus + 1, sizeof(int));
     for (size_t i = 0; r->constrained && i < r->f->n_gpus; i++) {
@@ -227,7 +227,7 @@ rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan
                    V(&c->version, b1, sizeof(b1)), c->sources);
     if (r->have_driver)
         cu_plan_reason(p, _("CUDA %s needs driver %s or newer; this machine has %s, which runs it."), V(&c->version, b1, sizeof(b1)),
-                       D(&c->driver, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
+                       D(&c->driver, b2, sizeof(b2)), r->driver_text);
     if (dn)
         cu_plan_reason(p, _("cuDNN %s (the CUDA %s build, from NVIDIA's .tgz), merged into the CUDA folder; its sha256 is pinned by %s."),
                        dn->full, dn->variant, dn->sources);

@@ -106,7 +106,7 @@ rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_version
         *stage = ST_CUDNN_DRIVER;
         rs_format(why, why_len, _("cuDNN %s for CUDA %u needs NVIDIA driver %s or newer; this machine has %s."),
              V(v, b1, sizeof(b1)), cuda->part[0], D(&row->driver, b2, sizeof(b2)),
-             D(&r->driver, b3, sizeof(b3)));
+             r->driver_text);
         return false;
     }
     if (!r->constrained)
@@ -171,4 +171,15 @@ rs_cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_vers
         return true;
     rs_fail(r, stage, "%s", why);
     return false;
+}
+
+void
+rs_driver_text(struct rs *r)
+{
+    char v[32];
+    cu_driver_version_format(&r->driver, v, sizeof(v));
+    if (r->driver_planned)
+        snprintf(r->driver_text, sizeof(r->driver_text), _("%s (the driver this plan installs)"), v);
+    else
+        snprintf(r->driver_text, sizeof(r->driver_text), "%s", v);
 }

@@ -45,6 +45,7 @@ struct cu_driver_info {
     int libcuda_result;             /* cuInit's result, -1 when not tried */
     bool kernel_module;             /* /proc/driver/nvidia or /sys/module/nvidia present */
     bool nouveau_loaded;
+    bool planned;                   /* the version is the driver the plan installs, not one running */
 };
 
 struct cu_cuda_install {

@@ -8,6 +8,7 @@ command goes to tests/fakes/syscmd-standin (CUDAUP_SYSTEM_BIN), every system fil
 import csv
 import json
 import os
+import re
 import sys
 
 from cutest import SRCDIR, Tap, gpu_doubles, machine, run
@@ -83,6 +84,12 @@ t.ok(any("packages.ubuntu.com" in x for x in dr.get("reasons", [])) and any("Max
      "the reasons name the sources", dr.get("reasons"))
 t.ok(any(x.startswith("Driver: ") for x in d.get("reasons", [])), "the plan's reasons carry the driver's", d.get("reasons"))
 t.eq([s["installer"] for s in d.get("steps", [])][:1], ["driver"], "the driver's steps come first", d.get("steps"))
+# The CUDA it plans runs on the driver it installs: the reasons say so, and never call that driver
+# what "this machine has" (it has nouveau).
+cuda_why = [x for x in d.get("reasons", []) if x.startswith("CUDA ")]
+t.ok(any("the driver this plan installs is %s" % dr.get("version_min") in x for x in cuda_why) and
+     not any(re.search(r"this machine has %s" % re.escape(dr.get("version_min") or "?"), x) for x in d.get("reasons", [])),
+     "nouveau: CUDA's reason names the driver the plan installs, not one the machine has", cuda_why)
 
 r, d = plan("deb12-rtx4090")
 dr = d.get("driver", {})

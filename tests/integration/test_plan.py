@@ -4,9 +4,13 @@
 import json
 import os
 import shutil
+import sys
 
 from cutest import SRCDIR, Tap, machine, run
 from httpserver import Server
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import mkmirror  # noqa: E402
 
 t = Tap()
 FIX = os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
@@ -215,6 +219,16 @@ t.eq(c["12.4.1"]["runs_on_driver"], False, "list: 12.4.1 needs 550.54.15")
 t.eq(c["12.4.0"]["installed"], None, "list: 12.4.0 is not installed")
 t.eq(c["12.4.1"]["installed"], "/usr/local/cuda-12.4", "list: 12.4.1 is installed in the fixture")
 t.ok(d["cudnn"] and d["cudnn"][0]["version"] == "9.14.0", "list: cuDNN releases")
+# Text: no cuDNN row ends with an empty cell (a release whose variants the catalog has not recorded
+# says where they come from).
+# cuDNN 9.19.0: a release the catalog knows by its manifest's hash only, not its CUDA variants.
+M919 = os.path.join(t.tmpdir("m919"), "m")
+mkmirror.build(M919, cudnn="9.19.0")
+r = run(["list", "--root", root, "--mirror", "file://" + M919, "--cache-dir", t.tmpdir("c")],
+        env=dict(env, COLUMNS="200"))
+rows = r.out.split("cuDNN releases", 1)[-1].split("\n\n", 1)[0].strip().splitlines()
+t.ok(r.rc == 0 and any(x.split()[0] == "9.19.0" for x in rows) and all(len(x.split(None, 1)) == 2 for x in rows),
+     "list: every cuDNN row names its CUDA variants or where they are read", rows[:5])
 r = run(["list", "12.4", "--json", "--root", root, "--mirror", MIRROR], env=env)
 d = r.json()
 t.ok(r.rc == 0 and d["version"] == "12.4.1" and any(x["component"] == "libcublas" for x in d["components"]),
