@@ -133,6 +133,16 @@ cu_cmd_install(struct cu_app *app)
         st = cu_install_run(&ctx, &err);
     cu_progress_flush(prog);
     bool changed = cu_run_changed(&ctx);
+    if (st == CU_E_CANCELLED) {
+        /* Ctrl-C: what it left, and that nothing fetched is lost (the partial files resume). */
+        CU_AUTOFREE char *kept = cu_path_join(app->cache_dir, "archives");
+        if (!changed)
+            cu_error_advise(&err, _("Nothing was changed. What was downloaded is kept in %s; run the same command again to resume."),
+                            kept);
+        else
+            cu_error_advise(&err, _("What was finished before the interrupt stays in place, and nothing half-done is left. What was downloaded is kept in %s; run the same command again to carry on."),
+                            kept);
+    }
     if (app->cfg.json) {
         json_t *doc = json_object();
         char b[32];

@@ -109,7 +109,7 @@ static const struct opt options[] = {
     {"require-gpu", 0, OPT_BOOL, F(require_gpu), 0, C(CU_CMD_VERIFY), NULL,
      N_("fail, not skip, the checks that need a GPU")},
     {"retries", 0, OPT_U64, F(retries), OPT_ENV | OPT_FILE, DOWNLOADING, "N",
-     N_("attempts per download before giving up (default 4)")},
+     N_("how often a failed download is tried again, waiting 1 s, 2 s, 4 s, ... up to 30 s in between (default 6: about a minute; 0: never); a missing file (404) or a refusal (403) is not retried")},
     {"root", 0, OPT_STRING, F(root), OPT_ENV, ALL_CMDS, "DIR",
      N_("read the machine from DIR instead of / (for tests and chroots)")},
     {"shell-rc", 0, OPT_STRING, F(shell_rc), OPT_ENV | OPT_FILE, PLANNING, "FILE",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "net.h"
 #include "str.h"
 
 void
@@ -15,7 +16,7 @@ cu_config_init(struct cu_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->gpu_timeout = 60;
     cfg->jobs = 4;
-    cfg->retries = 4;
+    cfg->retries = CU_NET_RETRIES_DEFAULT;
 }
 
 /* Every owned string, so that fini and copy cannot drift apart. */

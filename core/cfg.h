@@ -52,7 +52,7 @@ struct cu_config {
 
     /* downloads */
     uint64_t jobs;    /* archives at once */
-    uint64_t retries; /* per download */
+    uint64_t retries; /* tries after a failed one, per download (CU_NET_RETRIES_DEFAULT) */
 
     /* wizard and its tests */
     char *keys_script;

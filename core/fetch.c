@@ -65,6 +65,7 @@ struct xfer {
     char errbuf[CURL_ERROR_SIZE];
     long retry_after;
     int64_t retry_at_ms;
+    long waited_ms; /* back-off so far, for the message when it gives up */
     int64_t last_emit_ms;
     uint64_t shown; /* the progress shown: bytes given back by a fall-back to one connection do not take it back */
     /* Several connections for one archive (see MAX_TAILS). */
@@ -694,24 +695,31 @@ split_more(struct xfer *h, uint64_t min_part, CURLM *multi)
     return add_tail(h, at, mid, end, multi);
 }
 
-/* Try again later, or give up after the last attempt. */
+/*
+ * Try again later, or give up after the last retry.  An attempt that brought this much of the file
+ * was no failure of the mirror: its retries start over (a long download outlasts many blips).
+ */
+#define PROGRESS_RESETS_RETRIES (1ull << 20)
+
 static void
 retry_or_fail(struct xfer *x, const char *why)
 {
+    if (x->have >= x->start + PROGRESS_RESETS_RETRIES)
+        x->attempts = 0;
     x->attempts++;
-    if (x->attempts >= x->net->retries) {
-        finish(x, CU_E_NETWORK, _("Cannot download %s after %u attempts: %s"), x->it->url, x->attempts, why);
+    if (x->attempts > x->net->retries) {
+        if (x->attempts == 1)
+            finish(x, CU_E_NETWORK, _("Cannot download %s: %s. %s"), x->it->url, why, cu_net_resume_hint());
+        else
+            finish(x, CU_E_NETWORK, _("Cannot download %s after %u attempts and %.0f s of waiting: %s. %s"), x->it->url,
+                   x->attempts, (double)x->waited_ms / 1000, why, cu_net_resume_hint());
         return;
     }
-    long ms = x->net->retry_base_ms;
-    for (unsigned i = 1; i < x->attempts && ms < 30000; i++)
-        ms *= 2;
-    ms = ms / 2 + (long)((unsigned long)cu_mono_ms() % (unsigned long)(ms / 2 + 1));
-    if (x->retry_after > 0)
-        ms = x->retry_after > 60 ? 60000 : (x->retry_after * 1000 > ms ? x->retry_after * 1000 : ms);
-    cu_log_info(_("%s: %s; trying again in %.1f s (attempt %u of %u)"), x->it->name, why, (double)ms / 1000,
-                x->attempts + 1, x->net->retries);
-    x->retry_at_ms = cu_mono_ms() + ms;
+    long ms = cu_net_backoff_ms(x->net, x->attempts, x->retry_after, cu_net_jitter());
+    x->waited_ms += ms;
+    cu_log_info(_("%s: %s; trying again in %.1f s (retry %u of %u)"), x->it->name, why, (double)ms / 1000,
+                x->attempts, x->net->retries);
+    x->retry_at_ms = cu_mono_ms() + (x->net->virtual_waits ? 0 : ms);
     x->state = X_RETRY;
     if (x->fd >= 0)
         close(x->fd);

@@ -3,7 +3,10 @@
 
 #include "log.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 
 #include "error.h"
 #include "i18n.h"
+#include "mem.h"
 
 static const char *const level_names[] = {"error", "warn", "info", "debug", "trace"};
 
@@ -119,6 +123,51 @@ cu_log_err(enum cu_log_level level, const char *tag, const struct cu_error *err)
     snprintf(msg_en, sizeof(msg_en), "%s%s%s%s", cu_error_text_en(err), a_en ? " (" : "", a_en ? a_en : "",
              a_en ? ")" : "");
     deliver(level, tag, msg, msg_en);
+}
+
+/*
+ * What cu_log_once has delivered: hashes of the English texts.  Process-wide, as the sink is: the
+ * same note from another plan of the same run is the same note to the user.
+ */
+static struct {
+    pthread_mutex_t mu;
+    uint64_t *seen;
+    size_t n, cap;
+} once = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+static bool
+first_time(const char *text)
+{
+    uint64_t h = 14695981039346656037ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    bool first = true;
+    pthread_mutex_lock(&once.mu);
+    for (size_t i = 0; i < once.n && first; i++)
+        first = once.seen[i] != h;
+    if (first) {
+        if (once.n == once.cap) {
+            once.cap = once.cap ? once.cap * 2 : 16;
+            once.seen = cu_xreallocarray(once.seen, once.cap, sizeof(*once.seen));
+        }
+        once.seen[once.n++] = h;
+    }
+    pthread_mutex_unlock(&once.mu);
+    return first;
+}
+
+void
+cu_log_once(enum cu_log_level level, const char *tag, const char *fmt, ...)
+{
+    if ((int)level > atomic_load(&logger.level))
+        return;
+    char msg[1024], msg_en[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    cu_vformat_pair(msg, msg_en, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (first_time(msg_en))
+        deliver(level, tag, msg, msg_en);
 }
 
 void

@@ -40,6 +40,11 @@ const char *cu_log_level_name(enum cu_log_level level);
 void cu_log_msg(enum cu_log_level level, const char *tag, const char *fmt, ...) CU_PRINTF(3, 4);
 void cu_log_vmsg(enum cu_log_level level, const char *tag, const char *fmt, va_list ap)
     CU_PRINTF(3, 0);
+/**
+ * cu_log_msg, but each message (by its English text) only the first time in the process: for a
+ * note that every plan or mirror of a run would repeat (the wizard plans several times).
+ */
+void cu_log_once(enum cu_log_level level, const char *tag, const char *fmt, ...) CU_PRINTF(3, 4);
 /** Log @err's message (and its advice in brackets), each in both languages. */
 void cu_log_err(enum cu_log_level level, const char *tag, const struct cu_error *err);
 
@@ -53,6 +58,8 @@ void cu_log_err(enum cu_log_level level, const char *tag, const struct cu_error 
 #define cu_log_info(...) cu_log_msg(CU_LOG_INFO, CU_LOG_TAG, __VA_ARGS__)
 #define cu_log_debug(...) cu_log_msg(CU_LOG_DEBUG, CU_LOG_TAG, __VA_ARGS__)
 #define cu_log_trace(...) cu_log_msg(CU_LOG_TRACE, CU_LOG_TAG, __VA_ARGS__)
+#define cu_log_warn_once(...) cu_log_once(CU_LOG_WARN, CU_LOG_TAG, __VA_ARGS__)
+#define cu_log_info_once(...) cu_log_once(CU_LOG_INFO, CU_LOG_TAG, __VA_ARGS__)
 #define cu_log_error_of(level, err) cu_log_err(level, CU_LOG_TAG, err)
 
 #endif /* CU_LOG_H */

@@ -50,8 +50,7 @@ cu_mirror_new(const struct cu_mirror_opts *o, struct cu_mirror **out, struct cu_
     }
     if (o->ca_cert && *o->ca_cert)
         m->net.ca_cert = cu_xstrdup(o->ca_cert);
-    if (o->retries)
-        m->net.retries = o->retries;
+    m->net.retries = o->retries;
     if (o->low_speed_time_s > 0)
         m->net.low_speed_time_s = o->low_speed_time_s;
     if (o->retry_base_ms > 0)
@@ -355,7 +354,7 @@ cu_mirror_manifest(struct cu_mirror *m, enum cu_product p, const char *label,
                                 _("The manifest %s from NVIDIA does not match the checksum cudaup knows for it (%.12s...); it was refused"),
                                 name, pin);
         }
-        cu_log_warn(_("The mirror's %s differs from the one NVIDIA published; using the mirror's"), name);
+        cu_log_warn_once(_("The mirror's %s differs from the one NVIDIA published; using the mirror's"), name);
     }
     struct cu_manifest *man = NULL;
     st = cu_manifest_parse(p, label, bytes, len, &man, err);

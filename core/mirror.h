@@ -29,7 +29,7 @@ struct cu_mirror_opts {
     const char *cache_dir;  /* NULL: no cache */
     const char *ca_cert;    /* CA bundle for TLS (CURLOPT_CAINFO), or NULL: the system's */
     const struct cu_catalog *catalog;
-    unsigned retries;       /* 0: the default */
+    unsigned retries;       /* tries after a failed one (cu_config.retries; 0: none) */
     long low_speed_time_s;  /* 0: the default (a stall is abandoned after this long) */
     long retry_base_ms;     /* 0: the default first back-off */
 };

@@ -8,8 +8,11 @@
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "clock.h"
 #include "i18n.h"
 #include "log.h"
 #include "mem.h"
@@ -98,10 +101,14 @@ enum cu_status
 cu_net_init(struct cu_net *net, const char *base, struct cu_error *err)
 {
     memset(net, 0, sizeof(*net));
-    net->retries = 4;
+    net->retries = CU_NET_RETRIES_DEFAULT;
     net->connect_timeout_s = 30;
     net->low_speed_time_s = 60;
-    net->retry_base_ms = 500;
+    net->retry_base_ms = CU_NET_RETRY_BASE_MS;
+    /* CUDAUP_TEST_VIRTUAL_WAITS (a test seam, README "Settings"): the schedule of back-offs is kept
+     * and logged, but nothing waits, so that a test can check a minute of retries in a moment. */
+    const char *vw = getenv("CUDAUP_TEST_VIRTUAL_WAITS");
+    net->virtual_waits = vw && *vw && strcmp(vw, "0") != 0;
     if (!base || !*base)
         base = CU_NVIDIA_BASE_URL;
 
@@ -165,7 +172,7 @@ cu_net_init(struct cu_net *net, const char *base, struct cu_error *err)
     } else if (strcmp(net->scheme, "http") == 0) {
         snprintf(net->protocols, sizeof(net->protocols), "https,http");
         snprintf(net->redir_protocols, sizeof(net->redir_protocols), "https,http");
-        cu_log_info(_("The mirror uses plain http; the checksums come from the same server."));
+        cu_log_info_once(_("The mirror uses plain http; the checksums come from the same server."));
     } else {
         snprintf(net->protocols, sizeof(net->protocols), "file");
         snprintf(net->redir_protocols, sizeof(net->redir_protocols), "https");
@@ -186,6 +193,20 @@ char *
 cu_net_url(const struct cu_net *net, const char *product, const char *rel)
 {
     return cu_xasprintf("%s/%s/redist/%s", net->base, product, rel ? rel : "");
+}
+
+char *
+cu_url_file_path(const char *url)
+{
+    if (strncasecmp(url, "file://", 7) != 0)
+        return NULL;
+    const char *rest = url + 7;
+    if (strncmp(rest, "localhost/", 10) == 0)
+        rest += 9;
+    char *path = NULL;
+    if (rest[0] != '/' || !percent_decode(rest, &path))
+        return NULL;
+    return path;
 }
 
 char *
@@ -234,21 +255,44 @@ cu_net_setup_easy(const struct cu_net *net, void *h, char *errbuf)
     }
 }
 
-void
-cu_net_backoff(const struct cu_net *net, unsigned n, long retry_after_s)
+long
+cu_net_backoff_ms(const struct cu_net *net, unsigned retry, long retry_after_s, uint64_t rnd)
 {
-    long ms = net->retry_base_ms;
-    for (unsigned i = 0; i < n && ms < 30000; i++)
+    long ms = net->retry_base_ms > 0 ? net->retry_base_ms : CU_NET_RETRY_BASE_MS;
+    for (unsigned i = 1; i < retry && ms < CU_NET_BACKOFF_MAX_MS; i++)
         ms *= 2;
-    /* Jitter: 50..100 % of the step, so many machines behind one mirror spread out. */
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    ms = ms / 2 + (long)((unsigned long)now.tv_nsec % (unsigned long)(ms / 2 + 1));
+    if (ms > CU_NET_BACKOFF_MAX_MS && net->retry_base_ms < CU_NET_BACKOFF_MAX_MS)
+        ms = CU_NET_BACKOFF_MAX_MS;
+    ms = (long)((int64_t)ms * (750 + (int64_t)(rnd % 501)) / 1000);
     if (retry_after_s > 0 && retry_after_s * 1000 > ms)
         ms = retry_after_s > 60 ? 60000 : retry_after_s * 1000;
+    return ms;
+}
+
+uint64_t
+cu_net_jitter(void)
+{
+    /* splitmix64 over the clock and the process: different on each call and on each machine. */
+    uint64_t z = (uint64_t)cu_mono_us() * 0x9E3779B97F4A7C15ull ^ ((uint64_t)getpid() << 32);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void
+cu_net_wait(const struct cu_net *net, long ms)
+{
+    if (net->virtual_waits || ms <= 0)
+        return;
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0)
         ;
+}
+
+const char *
+cu_net_resume_hint(void)
+{
+    return _("Run the same command again to resume: what was downloaded is kept.");
 }
 
 struct sink {
@@ -308,6 +352,8 @@ cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max, struct
     CURL *c = curl_easy_init();
     enum cu_status st = CU_OK;
 
+    long waited = 0;
+
     if (!c)
         return cu_error_set(err, CU_E_NOMEM, 0, _("Cannot start a download"));
     for (unsigned attempt = 0;; attempt++) {
@@ -337,21 +383,27 @@ cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max, struct
             st = cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s does not exist on the mirror"), url);
             break;
         }
-        if (!transient(rc, code) || attempt + 1 >= net->retries) {
-            if (rc == CURLE_OK)
-                st = cu_error_set(err, CU_E_NETWORK, 0, _("Cannot download %s: the server answered HTTP %ld"),
-                                  url, code);
-            else if (rc == CURLE_UNSUPPORTED_PROTOCOL)
+        char why[CURL_ERROR_SIZE + 64];
+        if (rc == CURLE_OK)
+            snprintf(why, sizeof(why), _("the server answered HTTP %ld"), code);
+        else
+            snprintf(why, sizeof(why), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+        if (!transient(rc, code) || attempt >= net->retries) {
+            if (rc == CURLE_UNSUPPORTED_PROTOCOL)
                 st = cu_error_set(err, CU_E_NETWORK, 0,
-                                  _("Cannot download %s: it was redirected to a scheme cudaup refuses (%s)"),
-                                  url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+                                  _("Cannot download %s: it was redirected to a scheme cudaup refuses (%s)"), url, why);
+            else if (attempt > 0)
+                st = cu_error_set(err, CU_E_NETWORK, 0, _("Cannot download %s after %u attempts and %.0f s of waiting: %s"),
+                                  url, attempt + 1, (double)waited / 1000, why);
             else
-                st = cu_error_set(err, CU_E_NETWORK, 0, _("Cannot download %s: %s"), url,
-                                  errbuf[0] ? errbuf : curl_easy_strerror(rc));
+                st = cu_error_set(err, CU_E_NETWORK, 0, _("Cannot download %s: %s"), url, why);
             break;
         }
-        cu_log_info(_("Retrying %s (attempt %u of %u)"), url, attempt + 2, net->retries);
-        cu_net_backoff(net, attempt, (long)retry_after);
+        long ms = cu_net_backoff_ms(net, attempt + 1, (long)retry_after, cu_net_jitter());
+        cu_log_info(_("%s: %s; trying again in %.1f s (retry %u of %u)"), url, why, (double)ms / 1000, attempt + 1,
+                    net->retries);
+        cu_net_wait(net, ms);
+        waited += ms;
     }
     curl_easy_cleanup(c);
     return st;

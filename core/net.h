@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "str.h"
@@ -30,11 +31,21 @@ struct cu_net {
     bool official;     /* NVIDIA's own server */
     char protocols[32];       /* CURLOPT_PROTOCOLS_STR */
     char redir_protocols[32]; /* CURLOPT_REDIR_PROTOCOLS_STR */
-    unsigned retries;
+    unsigned retries;      /* tries after a failed one before giving up (--retries) */
     long connect_timeout_s;
     long low_speed_time_s; /* abandon a transfer slower than 1 KiB/s for this long */
-    long retry_base_ms;    /* first back-off; doubled each time, with jitter */
+    long retry_base_ms;    /* first back-off; doubled each time up to CU_NET_BACKOFF_MAX_MS, with jitter */
+    bool virtual_waits;    /* CUDAUP_TEST_VIRTUAL_WAITS (a test seam): back-offs are logged, not waited */
 };
+
+/*
+ * The default back-off: 1 s, 2 s, 4 s, 8 s, 16 s, 30 s (each 75-125 % of that, so that many machines
+ * behind one mirror spread out): about a minute before a download is given up, which outlasts a
+ * mirror's restart or a Wi-Fi blip.
+ */
+#define CU_NET_RETRIES_DEFAULT 6
+#define CU_NET_RETRY_BASE_MS 1000
+#define CU_NET_BACKOFF_MAX_MS 30000
 
 /**
  * Check and normalise a base URL (NULL: NVIDIA's).  Errors: CU_E_USAGE for
@@ -55,6 +66,9 @@ char *cu_url_host(const char *url);
 
 /** BASE/PRODUCT/redist/REL. Caller owns the result. */
 char *cu_net_url(const struct cu_net *net, const char *product, const char *rel);
+
+/** The local path a file:// @url names (percent-decoded); NULL for another scheme or a malformed one.  Caller owns it. */
+char *cu_url_file_path(const char *url);
 
 /** For file:// bases, the local path of BASE/PRODUCT/redist/REL; NULL otherwise. */
 char *cu_net_local_path(const struct cu_net *net, const char *product, const char *rel);
@@ -77,7 +91,20 @@ void cu_net_setup_easy(const struct cu_net *net, void *curl_easy, char *errbuf);
  */
 bool cu_net_transient(int curl_code);
 
-/** Sleep for the back-off of attempt @n (0-based), with jitter; honours @retry_after_s when > 0. */
-void cu_net_backoff(const struct cu_net *net, unsigned n, long retry_after_s);
+/**
+ * The wait before retry @retry (1 for the first) in milliseconds: the first back-off doubled
+ * each time up to CU_NET_BACKOFF_MAX_MS, scaled by 75-125 % from @rnd (any random number);
+ * a server's Retry-After (@retry_after_s > 0) is honoured when longer, up to a minute.  Pure.
+ */
+long cu_net_backoff_ms(const struct cu_net *net, unsigned retry, long retry_after_s, uint64_t rnd);
+
+/** A random number for the jitter of cu_net_backoff_ms.  Any thread. */
+uint64_t cu_net_jitter(void);
+
+/** Sleep @ms milliseconds of back-off on this thread; with net->virtual_waits, not at all. */
+void cu_net_wait(const struct cu_net *net, long ms);
+
+/** The sentence a download that was given up ends with: what to do, and that nothing is lost. */
+const char *cu_net_resume_hint(void);
 
 #endif /* CU_NET_H */

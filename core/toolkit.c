@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "extract.h"
+#include "probe.h"
 #include "runfile.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -438,11 +439,14 @@ jobs_fini(struct job *jobs, size_t n)
 
 /*
  * Fetch and consume @n downloads; jobs[i].staging set means unpack.  The
- * caller owns *jobs_out (jobs_fini) in the order largest first.
+ * caller owns *jobs_out (jobs_fini) in the order largest first.  On a failure,
+ * *@culprit (when given) names the installer whose archive failed ("cuda",
+ * "cudnn", "python").
  */
 static enum cu_status
 pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
-         const char *staging_root, struct tree *place_into, struct job **jobs_out, struct cu_error *err)
+         const char *staging_root, struct tree *place_into, struct job **jobs_out, const char **culprit,
+         struct cu_error *err)
 {
     struct job *jobs = cu_xcalloc(n + 1, sizeof(*jobs));
     atomic_int stop = 0;
@@ -484,8 +488,10 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     free(name);
     free(lock);
 
-    struct cu_fetch_item *items = cu_xcalloc(n + 1, sizeof(*items));
-    size_t n_items = 0;
+    /* What the cache holds whole is read from there; every other archive is asked for (core/probe.h)
+     * before the first byte of any is fetched, so that all that are missing are named at once. */
+    struct cu_probe_item *probes = cu_xcalloc(n + 1, sizeof(*probes));
+    size_t n_probes = 0;
     for (size_t i = 0; i < n && st == CU_OK; i++) {
         struct job *j = &jobs[i];
         struct stat sb;
@@ -494,6 +500,30 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         j->have = j->cached ? (uint64_t)sb.st_size : j->d->size;
         if (j->cached) /* whole and only read: another run may use it meanwhile */
             cu_cache_release(ctx->cache_dir, j->d->sha256, &j->lock);
+        else
+            probes[n_probes++] = (struct cu_probe_item){.url = j->d->url, .name = j->d->component, .size = j->d->size,
+                                                        .size_is_limit = j->d->size_unknown};
+    }
+    if (st == CU_OK && (st = cu_probe_run(ctx->net, probes, n_probes, ctx->jobs ? ctx->jobs : 1, ctx->cancel, err)) != CU_OK) {
+        size_t n_failed = 0;
+        bool py = false;
+        for (size_t i = 0; i < n_probes; i++) {
+            if (probes[i].verdict < CU_PROBE_MISSING)
+                continue;
+            n_failed++;
+            py |= strcmp(probes[i].name, "python") == 0;
+            for (size_t k = 0; k < n && culprit && !*culprit; k++)
+                if (strcmp(jobs[k].d->component, probes[i].name) == 0)
+                    *culprit = jobs[k].installer;
+        }
+        cu_download_advise(ctx->net, st, py, n_failed, err);
+    }
+    free(probes);
+
+    struct cu_fetch_item *items = cu_xcalloc(n + 1, sizeof(*items));
+    size_t n_items = 0;
+    for (size_t i = 0; i < n && st == CU_OK; i++) {
+        struct job *j = &jobs[i];
         const char *path = j->cached ? j->final : j->partial;
         if (!j->cached) {
             int fd = open(j->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -602,8 +632,12 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         free(pool_cpus.waiting);
     }
     bool py_failed = false; /* the nodes' Python, not NVIDIA's archive: other advice */
-    for (size_t k = 0; k < n_items; k++)
+    const char *fetch_culprit = NULL;
+    for (size_t k = 0; k < n_items; k++) {
         py_failed |= items[k].result.code != CU_OK && strcmp(items[k].name, "python") == 0;
+        if (!fetch_culprit && items[k].result.code != CU_OK && items[k].result.code != CU_E_CANCELLED)
+            fetch_culprit = items[k].installer;
+    }
     free(items);
 
     /* One sentence: the user's interrupt, else the first real failure. */
@@ -614,18 +648,18 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
             if (jobs[i].result.code != CU_OK && jobs[i].result.code != CU_E_CANCELLED) {
                 *err = jobs[i].result;
                 st = err->code;
+                if (culprit)
+                    *culprit = jobs[i].installer;
             }
         if (st == CU_OK && fst != CU_OK) {
             *err = ferr;
             st = fst;
+            if (culprit)
+                *culprit = fetch_culprit;
         }
     }
-    if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0] && py_failed)
-        cu_error_advise(err, _("The mirror %s does not carry this Python: give --python-source system or --env-tool conda to use one of this machine's, or fill the mirror's python/ folder (`cudaup mirror DIR` stores it from an upstream that has it)."),
-                        ctx->net->base);
-    else if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0])
-        cu_error_advise(err, _("Check that the mirror %s is up and holds this file (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
-                        ctx->net->base);
+    if (st == CU_E_NETWORK)
+        cu_download_advise(ctx->net, st, py_failed, 1, err);
     if (st != CU_OK) {
         jobs_fini(jobs, n);
         return st;
@@ -969,9 +1003,17 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
     struct tree t = {.fd = -1, .err = err};
     char mm[16], detail[512];
     bool link_changed = false;
+    const char *culprit = NULL;
 
     cu_plan_cuda_mm(p, mm, sizeof(mm));
-    snprintf(detail, sizeof(detail), "%s", p->cuda_path);
+    /* What the step does, not the path the heading already names (a bare "cuda: PATH" said nothing). */
+    char v1[32], v2[32];
+    if (p->has_cudnn)
+        snprintf(detail, sizeof(detail), ngettext_("CUDA %s and cuDNN %s, from %zu archive", "CUDA %s and cuDNN %s, from %zu archives", p->n_downloads), cu_version_format(&p->cuda, 0, v1, sizeof(v1)),
+                 p->cudnn_full ? p->cudnn_full : cu_version_format(&p->cudnn, 0, v2, sizeof(v2)), p->n_downloads);
+    else
+        snprintf(detail, sizeof(detail), ngettext_("CUDA %s, from %zu archive", "CUDA %s, from %zu archives", p->n_downloads), cu_version_format(&p->cuda, 0, v1, sizeof(v1)),
+                 p->n_downloads);
     struct cu_event se = {.type = CU_EV_STEP_START, .installer = "cuda", .message = detail};
     cu_emit(ctx->events, &se);
 
@@ -1086,7 +1128,7 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
     t.plan = p;
     pthread_mutex_init(&t.mu, NULL);
     t.placing = true;
-    if ((st = pipeline(ctx, need, n_need, staging, &t, &jobs, err)) != CU_OK)
+    if ((st = pipeline(ctx, need, n_need, staging, &t, &jobs, &culprit, err)) != CU_OK)
         goto out;
     for (size_t k = 0; k < n_need; k++)
         if (need[k]->product == CU_PRODUCT_CUDNN)
@@ -1124,8 +1166,8 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
     if (p->has_cudnn)
         cu_run_result(ctx, "cudnn", "install", p->cuda_path, CU_OK, ctx->cudnn_changed);
 out:
-    if (st != CU_OK)
-        cu_run_result(ctx, "cuda", "install", cu_error_text(err), st, false);
+    if (st != CU_OK) /* under the installer whose archive failed: a cuDNN archive's failure is cudnn's */
+        cu_run_result(ctx, culprit ? culprit : "cuda", "install", cu_error_text(err), st, false);
     if (t.placing)
         pthread_mutex_destroy(&t.mu);
     if (t.fd >= 0)
@@ -1160,7 +1202,8 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
 
     if (!py || strcmp(py->kind, "cudaup") != 0)
         return CU_OK;
-    struct cu_event se = {.type = CU_EV_STEP_START, .installer = "python", .message = py->path};
+    CU_AUTOFREE char *what = cu_xasprintf(_("Python %s, brought by cudaup"), py->version ? py->version : "");
+    struct cu_event se = {.type = CU_EV_STEP_START, .installer = "python", .message = what};
     cu_emit(ctx->events, &se);
     if (!ctx->prefix_locked && (st = cu_prefix_lock(p->prefix, &lockfd, err)) != CU_OK)
         goto out;
@@ -1189,7 +1232,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
         goto out;
     const struct cu_plan_download *dl[] = {&py->dl};
-    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, err)) != CU_OK)
+    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK)
         goto out;
     t.rec = cu_record_new();
     t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1312,7 +1355,7 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
         dl[n++] = &p->downloads[i];
     if (p->python && p->python->dl.url)
         dl[n++] = &p->python->dl; /* the nodes' Python: DIR/python/FILE */
-    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, err)) != CU_OK) {
+    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, NULL, err)) != CU_OK) {
         /* Filling a site mirror: the source is the upstream given with --mirror. */
         if (st == CU_E_NETWORK && !ctx->net->official)
             cu_error_advise(err, _("The upstream %s (--mirror) lacks this file: point --mirror at one that holds it, or leave --mirror out to fetch from NVIDIA%s."),

@@ -4,7 +4,9 @@
 Serves a folder with directory listings and byte ranges, and can misbehave
 per path: status codes (with Retry-After), truncated or oversized bodies,
 stalls, a slow rate, HTML error pages, redirects, ignoring Range, a wrong
-Content-Range, gzip where identity was asked.  Every request is logged.
+Content-Range, gzip where identity was asked, refusing HEAD.  Every request
+is logged.  A HEAD sees the status the next GET will get and the file as it
+is (not the body faults), and uses up no fault meant for the GETs.
 
     srv = Server(root)                   # starts on 127.0.0.1, a free port
     srv.fault("/cuda/redist/x.tar.xz", status=[503, 503])   # first two requests fail
@@ -28,7 +30,7 @@ class Fault:
                  rate=None, html_body=False, redirect=None, ignore_range=False, bad_range_start=False,
                  gzip_body=False, close_after=None, times=None, body=None, chunked=False, endless=False,
                  only_ranges=False, corrupt_ranges=False, shift_range=False, etag=None, total_unknown=False,
-                 only_whole=False, latency=None):
+                 only_whole=False, latency=None, no_head=False):
         self.status = list(status) if isinstance(status, (list, tuple)) else ([status] if status else [])
         self.retry_after = retry_after
         self.truncate = truncate          # send only this many bytes, then close
@@ -48,6 +50,7 @@ class Fault:
         self.only_ranges = only_ranges    # apply only to requests with a Range header
         self.only_whole = only_whole      # apply only to requests without one
         self.latency = latency            # seconds before the answer (a far server: its first byte comes late)
+        self.no_head = no_head            # HEAD is refused (405), as by storage that signs GET alone
         self.corrupt_ranges = corrupt_ranges  # a ranged answer's bytes are flipped (a cache serving bad parts)
         self.shift_range = shift_range    # a ranged answer really starts one byte later, and says so
         self.etag = etag                  # an ETag header to send (a strong "x" or a weak W/"x")
@@ -93,12 +96,23 @@ class Server:
                         f = None
                     if f and f.times is not None and f.used >= f.times:
                         f = None
-                    if f:
+                    refuse_head = head and f and f.no_head
+                    if refuse_head:
+                        status = None
+                    elif head:
+                        # A HEAD (cudaup's check before it downloads) sees the status the next GET
+                        # will get, and the file as it is; it uses up no fault meant for the GETs.
+                        status = f.status[0] if f and f.status else None
+                        f = Fault(retry_after=f.retry_after) if f else None
+                    elif f:
                         f.used += 1
                         status = f.status.pop(0) if f.status else None
                     else:
                         status = None
                 try:
+                    if refuse_head:
+                        self.send(405, [("Content-Length", "0"), ("Allow", "GET")], None)
+                        return
                     self.serve(path, f, status, head)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
@@ -152,7 +166,7 @@ class Server:
                 if f and f.redirect:
                     self.send(302, [("Location", f.redirect), ("Content-Length", "0")], b"")
                     return
-                if status and f.endless:
+                if status and f.endless and not head:
                     self.send_response(status)
                     self.send_header("Content-Type", "text/html")
                     self.send_header("Connection", "close")

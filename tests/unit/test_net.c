@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/net.h"
 #include "testutil.h"
 
@@ -99,6 +100,90 @@ transient(void **state)
     assert_false(cu_net_transient(0));
 }
 
+static void
+backoff(void **state)
+{
+    (void)state;
+    struct cu_net net;
+    struct cu_error err;
+    assert_ok(cu_net_init(&net, NULL, &err), &err);
+    /* The default: 6 retries over 1, 2, 4, 8, 16, 30 s: about a minute (issue 26: ~2 s ended installs). */
+    assert_int_equal(net.retries, 6);
+    static const long nominal[] = {1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000};
+    long lo = 0, mid = 0, hi = 0;
+    for (unsigned r = 1; r <= 8; r++) {
+        /* rnd 250 is the middle of the jitter (100 %); 0 and 500 its ends (75 % and 125 %). */
+        assert_int_equal(cu_net_backoff_ms(&net, r, 0, 250), nominal[r - 1]);
+        assert_int_equal(cu_net_backoff_ms(&net, r, 0, 0), nominal[r - 1] * 3 / 4);
+        assert_int_equal(cu_net_backoff_ms(&net, r, 0, 500), nominal[r - 1] * 5 / 4);
+        assert_int_equal(cu_net_backoff_ms(&net, r, 0, 501), nominal[r - 1] * 3 / 4);
+        if (r <= net.retries) {
+            lo += cu_net_backoff_ms(&net, r, 0, 0);
+            mid += cu_net_backoff_ms(&net, r, 0, 250);
+            hi += cu_net_backoff_ms(&net, r, 0, 500);
+        }
+    }
+    assert_int_equal(mid, 61000);
+    assert_true(lo >= 45000 && hi <= 77000);
+    /* Retry-After: honoured when longer than the back-off, up to a minute. */
+    assert_int_equal(cu_net_backoff_ms(&net, 1, 10, 250), 10000);
+    assert_int_equal(cu_net_backoff_ms(&net, 6, 10, 250), 30000);
+    assert_int_equal(cu_net_backoff_ms(&net, 1, 3600, 250), 60000);
+    /* A first back-off given (CUDAUP_RETRY_BASE_MS) doubles the same way. */
+    net.retry_base_ms = 50;
+    assert_int_equal(cu_net_backoff_ms(&net, 1, 0, 250), 50);
+    assert_int_equal(cu_net_backoff_ms(&net, 4, 0, 250), 400);
+    /* Random numbers differ from call to call (the jitter spreads machines out). */
+    uint64_t a = cu_net_jitter(), b = cu_net_jitter();
+    assert_true(a != b);
+    cu_net_fini(&net);
+}
+
+static void
+file_path(void **state)
+{
+    (void)state;
+    char *p = cu_url_file_path("file:///srv/my%20mirror/cuda/x.tar.xz");
+    assert_string_equal(p, "/srv/my mirror/cuda/x.tar.xz");
+    free(p);
+    p = cu_url_file_path("file://localhost/srv/m");
+    assert_string_equal(p, "/srv/m");
+    free(p);
+    assert_null(cu_url_file_path("https://mirror.example/x"));
+    assert_null(cu_url_file_path("file://relative/x"));
+    assert_null(cu_url_file_path("file:///srv/a%2Fb"));
+}
+
+static int seen_once;
+
+static void
+count_sink(void *userdata, enum cu_log_level level, const char *tag, const char *msg, const char *msg_en)
+{
+    (void)userdata;
+    (void)level;
+    (void)tag;
+    (void)msg_en;
+    if (strstr(msg, "plain http"))
+        seen_once++;
+}
+
+static void
+log_once(void **state)
+{
+    (void)state;
+    /* The wizard plans several times in a run: each plan opens the mirror, and the note was said each time. */
+    cu_log_set_handler(count_sink, NULL);
+    cu_log_set_level(CU_LOG_INFO);
+    for (int i = 0; i < 3; i++) {
+        struct cu_net net;
+        struct cu_error err;
+        assert_ok(cu_net_init(&net, "http://127.0.0.1:1/m", &err), &err);
+        cu_net_fini(&net);
+    }
+    cu_log_set_handler(NULL, NULL);
+    assert_int_equal(seen_once, 1);
+}
+
 int
 main(void)
 {
@@ -106,6 +191,9 @@ main(void)
         cmocka_unit_test(accepted),
         cmocka_unit_test(refused),
         cmocka_unit_test(transient),
+        cmocka_unit_test(backoff),
+        cmocka_unit_test(file_path),
+        cmocka_unit_test(log_once),
     };
     return TU_RUN(tests);
 }
