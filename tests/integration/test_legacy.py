@@ -122,6 +122,21 @@ d = r.json() or {}
 t.eq(((d.get("framework") or {}).get("pip") or [None])[0], "tensorflow-gpu==1.15.2", "tensorflow==1.15.2: that release")
 t.eq((d.get("cudnn") or {}).get("version"), "7.6.5", "--cudnn 7.6: cuDNN 7.6.5 for CUDA 10.0")
 
+# CUDA 11.3's cuDNN (8.2.0, 8.2.1: cudnn_tgz.csv) serves 11.0-11.3: no stack plans 11.3, but TF 2.4 on 11.0 takes
+# cuDNN 8.2 when asked; by default it keeps the 8.0 it was built with.
+C82 = next(c for c in CUDNN if c["full"] == "8.2.1.32")
+r = plan("maxwell", "580", "--framework", "tensorflow==2.4", "--cudnn", "8.2")
+d = r.json() or {}
+dl = {x["component"]: x for x in d.get("downloads", [])}
+t.eq(((d.get("cudnn") or {}).get("version"), (d.get("cudnn") or {}).get("cuda_variant"), dl.get("cudnn", {}).get("sha256"),
+      dl.get("cudnn", {}).get("url")),
+     ("8.2.1", "11.3", C82["sha256"], MIRROR + "/redist/cudnn/v8.2.1/cudnn-11.3-linux-x64-v8.2.1.32.tgz"),
+     "tensorflow==2.4 --cudnn 8.2: cuDNN 8.2.1.32, the CUDA 11.3 build, pinned by two sources", r)
+r = plan("maxwell", "580", "--framework", "tensorflow==2.4", "--cudnn", "8.2.0")
+t.eq(((r.json() or {}).get("cudnn") or {}).get("version"), "8.2.0", "--cudnn 8.2.0: that release", r)
+t.ok(all(c["source_a"].strip() and c["source_b"].strip() for c in CUDNN if c["cuda_variant"] == "11.3") and
+     sum(c["cuda_variant"] == "11.3" for c in CUDNN) == 2, "cuDNN for CUDA 11.3: two rows, each with two sources")
+
 # --components means what it says for a runfile too: only those pieces are placed (test_runfile: components_chosen).
 r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--components", "runtime,math")
 t.eq((r.json() or {}).get("cuda", {}).get("components"),
