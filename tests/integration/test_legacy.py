@@ -4,6 +4,7 @@
 cuDNN from its .tgz, Python and pins per release, on Maxwell, Pascal, Turing and Ampere; refusals."""
 import csv
 import os
+import re
 import sys
 
 from cutest import SRCDIR, Tap, run
@@ -205,6 +206,11 @@ t.eq((dl.get("python", {}).get("url"), dl.get("python", {}).get("sha256"), dl.ge
      (MIRROR + "/python/" + PY37_FILE, PY37["sha256"], int(PY37["size"])),
      "the download row: from the mirror's python/, the pinned sha256 and size")
 t.eq(d.get("download_bytes"), int(PY37["size"]), "download_bytes counts the Python's pinned size (the runfile's is unknown)")
+root = box("maxwell", "580", ())
+r = run(["plan", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("cache"), "--prefix", "/opt/cu", "--state-dir",
+         "/var/tmp/st", "--framework", "tensorflow==1.14", "--env-tool", "venv"], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+t.ok(r.rc == 0 and "3 downloads, 28 MB:" in r.out and re.search(r"python +%s +28 MB" % re.escape(PY37["python"]), r.out),
+     "the text plan counts the Python among the downloads, with its size", r.out[:900])
 r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--env-tool", "venv", "--python-source", "system", pythons=())
 t.ok(r.rc == 3 and "--python-source cudaup" in (r.json() or {}).get("advice", ""),
      "--python-source system with no python3.7: refused, the advice names --python-source cudaup", r)
