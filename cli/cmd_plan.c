@@ -74,8 +74,8 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
                drv->secure_boot, drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
     }
     printf("\n%s", bold);
-    printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", p->n_downloads), p->n_downloads,
-           cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
+    size_t n_dl = p->n_downloads + (p->python && p->python->dl.url ? 1 : 0); /* the brought Python is listed too */
+    printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", n_dl), n_dl, cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
     printf("%s\n", reset);
     for (size_t i = 0; i < p->n_downloads; i++) {
         const struct cu_plan_download *d = &p->downloads[i];
@@ -83,7 +83,8 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
                d->size_unknown ? "?" : cu_format_bytes(d->size, b2, sizeof(b2)));
     }
     if (p->python && p->python->dl.url)
-        printf("  %-26s %-16s %9s\n", p->python->dl.component, p->python->version, _("size unpublished"));
+        printf("  %-26s %-16s %9s\n", p->python->dl.component, p->python->version,
+               p->python->dl.size_unknown ? _("size unpublished") : cu_format_bytes(p->python->dl.size, b2, sizeof(b2)));
     printf("\n%s%s%s\n", bold, _("Steps:"), reset);
     for (size_t i = 0; i < p->n_steps; i++)
         printf("  %zu. [%s] %s\n", i + 1, p->steps[i].installer, p->steps[i].detail);

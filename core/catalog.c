@@ -13,6 +13,7 @@
 #include "driver.h"
 #include "fsutil.h"
 #include "catalog_legacy.h"
+#include "catalog_python.h"
 #include "jsonutil.h"
 #include "manifest.h"
 #include "mem.h"
@@ -482,47 +483,6 @@ conv_gpu_code(struct conv *c, const json_t *root, struct cu_catalog *cat)
     return CU_OK;
 }
 
-/* Optional: a catalog without "pythons" brings no Python. */
-static enum cu_status
-conv_pythons(struct conv *c, const json_t *root, struct cu_catalog *cat)
-{
-    const json_t *a = json_object_get(root, "pythons");
-    if (!a)
-        return CU_OK;
-    if (!json_is_array(a))
-        return cu_error_set(c->err, CU_E_INPUT, 0, "%s: \"pythons\" is not a list", c->what);
-    cat->pythons = cu_xcalloc(json_array_size(a) + 1, sizeof(*cat->pythons));
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        const json_t *o = json_array_get(a, i);
-        struct cu_cat_python *e = &cat->pythons[cat->n_pythons];
-        const char *sha = cu_json_str(o, "sha256"), *file = cu_json_str(o, "file"), *url = cu_json_str(o, "url");
-        if (!cu_json_version(o, "version", &e->version) || e->version.n != 3 || !cu_sha256_hex_ok(sha) ||
-            !file || !cu_relpath_ok(file) || strchr(file, '/') || !url || !cu_json_str(o, "arch"))
-            return bad(c, "pythons", i, "is malformed");
-        e->arch = dup_str(o, "arch");
-        e->build = dup_str(o, "build");
-        e->url = cu_xstrdup(url);
-        e->file = cu_xstrdup(file);
-        memcpy(e->sha256, sha, 65);
-        cat->n_pythons++;
-    }
-    return CU_OK;
-}
-
-const struct cu_cat_python *
-cu_catalog_python(const struct cu_catalog *cat, const struct cu_version *minor, const char *arch)
-{
-    const struct cu_cat_python *best = NULL;
-    for (size_t i = 0; i < cat->n_pythons; i++) {
-        const struct cu_cat_python *e = &cat->pythons[i];
-        if (strcmp(e->arch, arch) != 0 || e->version.part[0] != minor->part[0] || e->version.part[1] != minor->part[1])
-            continue;
-        if (!best || cu_version_cmp(&e->version, &best->version) > 0)
-            best = e;
-    }
-    return best;
-}
-
 static enum cu_status
 conv_components(struct conv *c, const json_t *root, struct cu_catalog *cat)
 {
@@ -571,7 +531,7 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = conv_cuda_majors(&c, root, cat)) || (st = conv_cuda_sm(&c, root, cat)) ||
         (st = conv_cudnn(&c, root, cat)) || (st = conv_cudnn_support(&c, root, cat)) ||
         (st = conv_frameworks(&c, root, cat)) || (st = conv_gpu_code(&c, root, cat)) ||
-        (st = conv_pythons(&c, root, cat)) || (st = conv_components(&c, root, cat)) ||
+        (st = cu_cat_pythons_parse(json_object_get(root, "pythons"), what, &cat->pythons, &cat->n_pythons, err)) || (st = conv_components(&c, root, cat)) ||
         (st = cu_catalog_pip_parse(root, what, &cat->pip, err)) ||
         (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err)) ||
         (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err))) {
@@ -668,13 +628,7 @@ cu_catalog_free(struct cu_catalog *cat)
     code_list_free(cat->code_tf);
     code_list_free(cat->code_jax);
     cu_catalog_pip_fini(&cat->pip);
-    for (size_t i = 0; i < cat->n_pythons; i++) {
-        free(cat->pythons[i].arch);
-        free(cat->pythons[i].build);
-        free(cat->pythons[i].url);
-        free(cat->pythons[i].file);
-    }
-    free(cat->pythons);
+    cu_cat_pythons_free(cat->pythons, cat->n_pythons);
     for (size_t i = 0; cat->torch && cat->torch[i].minor.n; i++) {
         for (size_t k = 0; cat->torch[i].builds && cat->torch[i].builds[k].tag; k++) {
             free(cat->torch[i].builds[k].cudnn);

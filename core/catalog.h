@@ -142,6 +142,9 @@ struct cu_cat_python {
     char *build;               /* the release tag: "20260814" */
     char *url, *file;          /* upstream URL; the file name, as a mirror holds it */
     char sha256[65];
+    char *layout;              /* "install_only": the tree under python/; "full": under python/install/ */
+    bool zstd;                 /* a .tar.zst (the full archives); else a .tar.gz */
+    uint64_t size;             /* 0: not published, the sha256 alone decides */
 };
 
 struct cu_cat_component_group {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The catalog's "legacy" section (data/legacy/, see its SOURCES.md): the CUDA
- * 10.0-11.3 runfiles and cuDNN 7.4-8.1 .tgz files pinned by URL and sha256,
+ * 10.0-11.3 runfiles and cuDNN 7.4-8.2 .tgz files pinned by URL and sha256,
  * the TensorFlow 1.13-2.4 stacks that need them, the pins that keep those
  * importable, and NVIDIA's own TF1 build for newer GPUs.
  */

@@ -54,7 +54,7 @@ struct xzsrc {
     const atomic_int *cancel;
     uint64_t in_total;  /* compressed bytes read so far (by whoever decodes) */
     uint64_t in_taken;  /* compressed bytes behind what the tar reader has taken (the bomb guard's) */
-    bool raw;           /* gzip: the bytes go to libarchive's own gzip filter as they are */
+    bool raw;           /* gzip, zstd: the bytes go to libarchive's own filter as they are */
     struct ahead *ahead; /* decoding on a thread of its own; NULL: on the caller's */
     const char *what;    /* the archive, for the log */
     unsigned threads;    /* the decoder's threads */
@@ -950,7 +950,7 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     x.cur_fd = -1;
     x.buf = cu_xcalloc(1, 65536);
 
-    xs.raw = o.gzip;
+    xs.raw = o.gzip || o.zstd;
     if (!xs.raw) {
         /*
          * liblzma's threaded decoder: a stream of several blocks (xz -T) is decoded on up to
@@ -974,12 +974,22 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
         ahead_start(&xs);
     a = archive_read_new();
     archive_read_support_format_tar(a);
-    if (xs.raw && archive_read_support_filter_gzip(a) != ARCHIVE_OK) {
+    if (o.gzip && archive_read_support_filter_gzip(a) != ARCHIVE_OK) {
         st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s cannot be unpacked: this libarchive has no gzip support"), o.what);
+        goto out;
+    }
+    /* ARCHIVE_WARN would mean an external zstd program: processes run only through cu_exec. */
+    if (o.zstd && !o.gzip && archive_read_support_filter_zstd(a) != ARCHIVE_OK) {
+        st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s cannot be unpacked: this libarchive has no zstd support"), o.what);
         goto out;
     }
     if (archive_read_open(a, &xs, NULL, la_read, NULL) != ARCHIVE_OK)
         goto la_fail;
+    /* With no filter matching, libarchive reads on as a bare tar: not what the name promised. */
+    if (xs.raw && archive_filter_code(a, 0) != (o.gzip ? ARCHIVE_FILTER_GZIP : ARCHIVE_FILTER_ZSTD)) {
+        st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s is not compressed with %s"), o.what, o.gzip ? "gzip" : "zstd");
+        goto out;
+    }
     for (;;) {
         struct archive_entry *e;
         if (cancelled(o.cancel)) {

@@ -63,6 +63,8 @@ struct cu_extract_opts {
     uint64_t max_entries;     /* 0: 500 000 */
     uint64_t memlimit;        /* xz decoder memory, 0: 512 MiB */
     bool gzip;                /* a .tar.gz (python-build-standalone), not NVIDIA's .tar.xz */
+    bool zstd;                /* a .tar.zst (python-build-standalone's full archives); needs a
+                                 libarchive built with libzstd, never an external zstd program */
     unsigned threads;         /* xz: decoder threads for a stream of several blocks (0, 1: one) */
     bool ahead;               /* read, hash and decode on a thread of their own, ahead of the
                                  tar reader and the writes (the reader is then called there) */

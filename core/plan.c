@@ -54,6 +54,7 @@ download_fini(struct cu_plan_download *d)
     free(d->title);
     free(d->relative_path);
     free(d->runfile_layout);
+    free(d->archive_layout);
     free(d->url);
 }
 
@@ -296,7 +297,8 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "version", cu_json_str_or_null(d->version));
         json_object_set_new(o, "url", json_string(d->url));
         json_object_set_new(o, "sha256", json_string(d->sha256));
-        json_object_set_new(o, "size", json_null()); /* python-build-standalone publishes no size */
+        /* uv's table gives no size; cudaup's own rows (data/python) may */
+        json_object_set_new(o, "size", d->size_unknown ? json_null() : json_integer((json_int_t)d->size));
         json_array_append_new(dl, o);
     }
     json_object_set_new(doc, "downloads", dl);

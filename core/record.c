@@ -44,6 +44,7 @@ cu_record_free(struct cu_record *r)
         free(r->components[i].title);
         free(r->components[i].url);
         free(r->components[i].runfile_layout);
+        free(r->components[i].archive_layout);
     }
     free(r->components);
     for (size_t i = 0; i < r->n_files; i++) {
@@ -96,6 +97,8 @@ cu_record_save(const struct cu_record *r, const char *dir, struct cu_error *err)
         json_object_set_new(o, "url", cu_json_str_or_null(c->url));
         if (c->runfile_layout)
             json_object_set_new(o, "runfile_layout", json_string(c->runfile_layout));
+        if (c->archive_layout)
+            json_object_set_new(o, "archive_layout", json_string(c->archive_layout));
         if (c->size_unknown)
             json_object_set_new(o, "size_unknown", json_true());
         if (c->from_base)
@@ -203,6 +206,7 @@ record_load(const char *dir, bool python_record, struct cu_record **out, struct 
         c->size = (uint64_t)json_integer_value(json_object_get(o, "size"));
         c->url = cu_xstrdup(cu_json_str(o, "url"));
         c->runfile_layout = cu_xstrdup(cu_json_str(o, "runfile_layout"));
+        c->archive_layout = cu_xstrdup(cu_json_str(o, "archive_layout"));
         c->size_unknown = json_is_true(json_object_get(o, "size_unknown"));
         c->from_base = json_is_true(json_object_get(o, "from_base"));
         r->n_components++;

@@ -18,7 +18,11 @@
 #include <unistd.h>
 
 #include "extract.h"
+<<<<<<< HEAD
 #include "probe.h"
+=======
+#include "pyarchive.h"
+>>>>>>> py37
 #include "runfile.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -261,10 +265,14 @@ run_job(struct job *j)
                 goto fail;
             }
             const char *base = strrchr(j->d->relative_path, '/');
+            struct cu_pyfull pf = {0};
             struct cu_extract_opts o = {
                 .dirfd = dfd,
                 .what = base ? base + 1 : j->d->relative_path,
                 .gzip = cu_str_has_suffix(j->d->relative_path, ".tar.gz") || cu_str_has_suffix(j->d->relative_path, ".tgz"),
+                .zstd = cu_str_has_suffix(j->d->relative_path, ".tar.zst"),
+                .rename = cu_pyarchive_is_full(j->d->archive_layout) ? cu_pyfull_rename : NULL,
+                .rename_ud = &pf,
                 .threads = j->threads,
                 .ahead = j->ahead,
                 .cancel = j->stop,
@@ -273,6 +281,7 @@ run_job(struct job *j)
             };
             cu_extract_result_fini(&j->res);
             st = cu_extract(&o, hr_read, &hr, &j->res, &e);
+            cu_pyfull_fini(&pf);
             close(dfd);
         } else {
             unsigned char buf[1 << 16];
@@ -1232,7 +1241,12 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
         goto out;
     const struct cu_plan_download *dl[] = {&py->dl};
+<<<<<<< HEAD
     if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK)
+=======
+    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, err)) != CU_OK ||
+        (st = cu_pyarchive_check(&jobs[0].res, py->version, py->dl.relative_path, err)) != CU_OK)
+>>>>>>> py37
         goto out;
     t.rec = cu_record_new();
     t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1248,7 +1262,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     t.rec->components[0] = (struct cu_record_component){
         .name = cu_xstrdup("python"), .product = CU_PRODUCT_PYTHON, .version = cu_xstrdup(py->version),
         .title = cu_xstrdup(py->dl.title), .size = stat(jobs[0].final, &sb) == 0 ? (uint64_t)sb.st_size : 0,
-        .url = cu_xstrdup(py->dl.url)};
+        .url = cu_xstrdup(py->dl.url), .archive_layout = cu_xstrdup(py->dl.archive_layout)};
     memcpy(t.rec->components[0].sha256, py->dl.sha256, 65);
     t.rec->n_components = 1;
     int sfd = open(jobs[0].staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -283,7 +283,8 @@ repair_python(const struct cu_maint_in *in, bool deep, struct cu_repair_out *out
     p->python->path = cu_xstrdup(dir);
     p->python->dl = (struct cu_plan_download){.product = CU_PRODUCT_PYTHON, .component = cu_xstrdup("python"),
                                               .version = cu_xstrdup(c->version), .title = cu_xstrdup(c->title),
-                                              .url = cu_xstrdup(c->url), .size = c->size, .size_unknown = false};
+                                              .url = cu_xstrdup(c->url), .size = c->size, .size_unknown = false,
+                                              .archive_layout = cu_xstrdup(c->archive_layout)};
     const char *slash = c->url ? strrchr(c->url, '/') : NULL;
     p->python->dl.relative_path = cu_xstrdup(slash ? slash + 1 : "python.tar.gz");
     memcpy(p->python->dl.sha256, c->sha256, sizeof(c->sha256));

@@ -16,6 +16,7 @@
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/proc.h"
+#include "core/pyarchive.h"
 #include "core/resolve.h"
 #include "core/str.h"
 #include "driver.h"
@@ -195,9 +196,15 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     char b1[32], b2[32], b3[32];
     uint64_t to_fetch = 0, cache_free, prefix_free;
     dev_t cache_dev, prefix_dev;
-    for (size_t i = 0; i < p->n_downloads; i++) {
-        const struct cu_plan_download *d = &p->downloads[i];
-        CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s.tar.xz", in->cache_dir, d->sha256);
+    for (size_t i = 0; i < p->n_downloads + 1; i++) {
+        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i]
+                                           : p->python && p->python->dl.url ? &p->python->dl : NULL;
+        /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come. */
+        if (!d || d->size_unknown)
+            continue;
+        const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/toolkit.c) */
+        CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", in->cache_dir, d->sha256,
+                                             ext && !strchr(ext, '/') ? ext : ".tar.xz");
         CU_AUTOFREE char *part = cu_xasprintf("%s/archives/%s.partial", in->cache_dir, d->sha256);
         struct stat sb;
         if (stat(fin, &sb) == 0 && (uint64_t)sb.st_size == d->size)
@@ -240,7 +247,7 @@ py_arch(const char *platform)
     return platform && strcmp(platform, "linux-x86_64") != 0 ? "aarch64" : "x86_64";
 }
 
-/* The most a python-build-standalone archive may be: its size is not published. */
+/* The most a python-build-standalone archive may be where no size is pinned (uv publishes none). */
 #define PYTHON_ARCHIVE_MAX (512ull << 20)
 
 /* Plan the relocatable CPython X.Y that cudaup brings, or NULL when the catalog has none for this machine. */
@@ -284,8 +291,10 @@ brought_python(const struct cu_prepare_in *in, const struct cu_plan *p, const ch
         py->dl.url = cu_xstrdup(cp->url);
     }
     memcpy(py->dl.sha256, cp->sha256, sizeof(py->dl.sha256));
-    py->dl.size = PYTHON_ARCHIVE_MAX;
-    py->dl.size_unknown = true;
+    py->dl.size = cp->size ? cp->size : PYTHON_ARCHIVE_MAX;
+    py->dl.size_unknown = cp->size == 0;
+    /* A "full" archive (3.7): only its python/install/ is placed (core/pyarchive.h). */
+    py->dl.archive_layout = cu_pyarchive_is_full(cp->layout) ? cu_xstrdup(cp->layout) : NULL;
     return py;
 }
 
@@ -369,6 +378,7 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         cu_plan_reason(p, _("Python %s for the venv: %s, so cudaup brings python-build-standalone %s (%s) into %s."),
                        fw->python, broken, py->version, py->build, py->path);
         p->python = py;
+        p->download_bytes += py->dl.size_unknown ? 0 : py->dl.size; /* a size pinned in data/python */
         return CU_OK;
     }
     if (broken) {
@@ -408,6 +418,7 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         cu_plan_reason(p, _("Python %s for the venv: no python3 that %s supports is installed here, so cudaup brings python-build-standalone %s (%s) into %s."),
                        fw->python, cu_framework_title(fw->name), py->version, py->build, py->path);
     p->python = py;
+    p->download_bytes += py->dl.size_unknown ? 0 : py->dl.size;
     return CU_OK;
 }
 

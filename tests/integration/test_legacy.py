@@ -4,6 +4,7 @@
 cuDNN from its .tgz, Python and pins per release, on Maxwell, Pascal, Turing and Ampere; refusals."""
 import csv
 import os
+import re
 import sys
 
 from cutest import SRCDIR, Tap, run
@@ -42,21 +43,22 @@ DRIVERS = {"535": ("535.183.01", 12020), "580": ("580.95.05", 13000), "390": ("3
 roots = {}
 
 
-def box(gpu, driver):
-    key = (gpu, driver)
+def box(gpu, driver, pythons=("3.7", "3.8")):
+    key = (gpu, driver, tuple(pythons))
     if key not in roots:
         dev, cc, name = GPUS[gpu]
         ver, cuda = DRIVERS[driver]
-        root = os.path.join(t.tmpdir("%s-%s" % key), "root")
+        root = os.path.join(t.tmpdir("%s-%s" % key[:2]), "root")
         machines.build_spec({"os": "ubuntu", "gpus": [("0000:01:00.0", dev, "0x030000", "nvidia", cc, 4096, name)],
-                             "driver": ver, "cuda": cuda, "libs": True, "pythons": ["3.7", "3.8"]}, root)
+                             "driver": ver, "cuda": cuda, "libs": True, "pythons": list(pythons)}, root)
         roots[key] = root
     return roots[key]
 
 
-def plan(gpu, driver, *args):
-    root = box(gpu, driver)
-    env = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "PATH": goodbin + ":/usr/bin:/bin"}
+def plan(gpu, driver, *args, pythons=("3.7", "3.8"), env=None):
+    root = box(gpu, driver, pythons)
+    env = dict({"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "PATH": goodbin + ":/usr/bin:/bin"},
+               **(env or {}))
     return run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("cache"),
                 "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"] + list(args), env=env)
 
@@ -121,6 +123,21 @@ d = r.json() or {}
 t.eq(((d.get("framework") or {}).get("pip") or [None])[0], "tensorflow-gpu==1.15.2", "tensorflow==1.15.2: that release")
 t.eq((d.get("cudnn") or {}).get("version"), "7.6.5", "--cudnn 7.6: cuDNN 7.6.5 for CUDA 10.0")
 
+# CUDA 11.3's cuDNN (8.2.0, 8.2.1: cudnn_tgz.csv) serves 11.0-11.3: no stack plans 11.3, but TF 2.4 on 11.0 takes
+# cuDNN 8.2 when asked; by default it keeps the 8.0 it was built with.
+C82 = next(c for c in CUDNN if c["full"] == "8.2.1.32")
+r = plan("maxwell", "580", "--framework", "tensorflow==2.4", "--cudnn", "8.2")
+d = r.json() or {}
+dl = {x["component"]: x for x in d.get("downloads", [])}
+t.eq(((d.get("cudnn") or {}).get("version"), (d.get("cudnn") or {}).get("cuda_variant"), dl.get("cudnn", {}).get("sha256"),
+      dl.get("cudnn", {}).get("url")),
+     ("8.2.1", "11.3", C82["sha256"], MIRROR + "/redist/cudnn/v8.2.1/cudnn-11.3-linux-x64-v8.2.1.32.tgz"),
+     "tensorflow==2.4 --cudnn 8.2: cuDNN 8.2.1.32, the CUDA 11.3 build, pinned by two sources", r)
+r = plan("maxwell", "580", "--framework", "tensorflow==2.4", "--cudnn", "8.2.0")
+t.eq(((r.json() or {}).get("cudnn") or {}).get("version"), "8.2.0", "--cudnn 8.2.0: that release", r)
+t.ok(all(c["source_a"].strip() and c["source_b"].strip() for c in CUDNN if c["cuda_variant"] == "11.3") and
+     sum(c["cuda_variant"] == "11.3" for c in CUDNN) == 2, "cuDNN for CUDA 11.3: two rows, each with two sources")
+
 # --components means what it says for a runfile too: only those pieces are placed (test_runfile: components_chosen).
 r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--components", "runtime,math")
 t.eq((r.json() or {}).get("cuda", {}).get("components"),
@@ -172,6 +189,44 @@ t.ok(r.rc == 0 and r.json()["cuda"]["version"] not in RUNFILES and
      not any(x["component"] == "cuda_runfile" for x in r.json()["downloads"]),
      "no version asked: the newest TensorFlow that fits, from the redist archives as before", r)
 
+# No Python 3.7 on the machine: cudaup brings python-build-standalone's 3.7.9, its "full" .tar.zst
+# (data/python/python_build_standalone_full.csv), from the mirror's python/ folder, with its size and sha256.
+with open(os.path.join(SRCDIR, "data", "python", "python_build_standalone_full.csv"), newline="") as f:
+    PY37 = next(r for r in csv.DictReader(f) if r["python"].startswith("3.7.") and r["arch"] == "x86_64")
+PY37_FILE = PY37["url"].rsplit("/", 1)[1]
+r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--env-tool", "venv", pythons=())
+d = r.json() or {}
+src = d.get("python_source") or {}
+dl = {x["component"]: x for x in d.get("downloads", [])}
+t.eq(r.rc, 0, "GTX 970, no python3.7 here, tensorflow==1.14: planned", r)
+t.eq((src.get("kind"), src.get("version"), src.get("build"), src.get("path")),
+     ("cudaup", PY37["python"], PY37["build"], "/opt/cu/cudaup/python/3.7"),
+     "cudaup brings CPython %s (python-build-standalone %s) into PREFIX/cudaup/python/3.7" % (PY37["python"], PY37["build"]))
+t.eq((dl.get("python", {}).get("url"), dl.get("python", {}).get("sha256"), dl.get("python", {}).get("size")),
+     (MIRROR + "/python/" + PY37_FILE, PY37["sha256"], int(PY37["size"])),
+     "the download row: from the mirror's python/, the pinned sha256 and size")
+t.eq(d.get("download_bytes"), int(PY37["size"]), "download_bytes counts the Python's pinned size (the runfile's is unknown)")
+root = box("maxwell", "580", ())
+r = run(["plan", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("cache"), "--prefix", "/opt/cu", "--state-dir",
+         "/var/tmp/st", "--framework", "tensorflow==1.14", "--env-tool", "venv"], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+t.ok(r.rc == 0 and "3 downloads, 28 MB:" in r.out and re.search(r"python +%s +28 MB" % re.escape(PY37["python"]), r.out),
+     "the text plan counts the Python among the downloads, with its size", r.out[:900])
+r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--env-tool", "venv", "--python-source", "system", pythons=())
+t.ok(r.rc == 3 and "--python-source cudaup" in (r.json() or {}).get("advice", ""),
+     "--python-source system with no python3.7: refused, the advice names --python-source cudaup", r)
+r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--env-tool", "venv")
+t.eq(((r.json() or {}).get("python_source") or {}).get("kind"), "system", "a python3.7 here is used as it is", r)
+# TensorFlow 2.2 (3.5-3.8) on a machine without those: the newest it names, 3.8, comes as install_only .tar.gz.
+r = plan("maxwell", "580", "--framework", "tensorflow==2.2", "--env-tool", "venv", pythons=())
+t.ok(r.rc == 0 and ((r.json() or {}).get("python_source") or {}).get("url", "").endswith("install_only_stripped.tar.gz"),
+     "tensorflow==2.2 without a Python: 3.8 from an install_only archive, as before", r)
+# The sizes NVIDIA does not publish are no promise of 16 GiB each: the plan fits a disk with 1.5 GB free.
+if os.environ.get("FAULTFS"):
+    r = plan("maxwell", "580", "--framework", "tensorflow==1.14",
+             env={"LD_PRELOAD": os.environ["FAULTFS"], "CUDAUP_FAULTS": "free:1500000000:/",
+                  "ASAN_OPTIONS": "verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", "")})
+    t.eq(r.rc, 0, "1.5 GB free: planned; a runfile's unknown size is not counted as its 16 GiB cap", r)
+
 # ---- The done-when: install the whole stack from a mirror holding the runfile, the cuDNN .tgz and the wheels ----
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "security"))
 import hashlib  # noqa: E402
@@ -182,9 +237,10 @@ import subprocess  # noqa: E402
 import mkrunfile  # noqa: E402
 import mkwheels  # noqa: E402
 
-PY = shutil.which("python3.11", path="/usr/bin:/bin")
-if not PY:
-    t.skip("the legacy install", "no python3.11 on this machine to stand in for python3.7")
+import mkpython  # noqa: E402
+
+if not shutil.which("zstd"):
+    t.skip("the legacy install", "no zstd tool to make the stand-in python-build-standalone .tar.zst (scripts/bootstrap --test)")
     t.done()
 work = t.tmpdir("install")
 M = os.path.join(work, "mirror")
@@ -201,6 +257,11 @@ for rel, data in ((RUN_REL, runfile), (TGZ_REL, tgz)):
     os.makedirs(os.path.dirname(os.path.join(M, rel)), exist_ok=True)
     with open(os.path.join(M, rel), "wb") as f:
         f.write(data)
+# The Python 3.7 the machine lacks: this CPython re-packed in python-build-standalone's full layout
+# (python/install/ beside PYTHON.json, build/, licenses/) as a .tar.zst, under 3.7.9's file name.
+PB = mkpython.build_full(t.tmpdir("pbs"))
+os.makedirs(os.path.join(M, "python"))
+shutil.copy(PB["path"], os.path.join(M, "python", PB["file"]))
 # The catalog pins NVIDIA's own files; this one pins the fixtures' (CUDAUP_CATALOG, as a site would not).
 cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
 for e in cat["legacy"]["cuda"]:
@@ -209,18 +270,30 @@ for e in cat["legacy"]["cuda"]:
 for e in cat["legacy"]["cudnn"]:
     if e["full"] == "7.4.2.24":
         e["sha256"] = hashlib.sha256(tgz).hexdigest()
-CAT = os.path.join(work, "catalog.json")
-json.dump(cat, open(CAT, "w"))
+for e in cat["pythons"]:
+    if e["version"] == PY37["python"] and e["arch"] == "x86_64":
+        t.eq((e["layout"], e["compression"], e["file"]), ("full", "zstd", PY37_FILE), "the built-in catalog's 3.7.9: full, zstd")
+        e.update(file=PB["file"], sha256=PB["sha256"], size=PB["size"])
+
+
+def catalog(path, **py):
+    """The test catalog, with the 3.7.9 entry's fields replaced by @py."""
+    c = json.loads(json.dumps(cat))
+    for e in c["pythons"]:
+        if e["version"] == PY37["python"] and e["arch"] == "x86_64":
+            e.update(py)
+    json.dump(c, open(path, "w"))
+    return path
+
+
+CAT = catalog(os.path.join(work, "catalog.json"))
 WHEELS = os.path.join(work, "wheels")
 mkwheels.build(WHEELS, [("tensorflow-gpu", "1.14.0"), ("keras", "2.2.4"), ("protobuf", "3.20.3"),
                         ("h5py", "2.10.0"), ("numpy", "1.18.5")])
-pybin = os.path.join(work, "bin")
-os.makedirs(pybin)
-os.symlink(PY, os.path.join(pybin, "python3.7"))  # a Python that makes venvs, under the name TF 1.14 asks for
-ROOT = box("maxwell", "535")
+ROOT = box("maxwell", "535", pythons=())  # no python3.X at all: the brought Python makes the venv
 P, S, C, HOME = (os.path.join(work, n) for n in ("p", "s", "c", "home"))
 os.makedirs(HOME)
-ENV = {"FAKE_NVIDIA_CONFIG": os.path.join(ROOT, "fake-nvidia.conf"), "PATH": pybin + ":/usr/bin:/bin", "HOME": HOME,
+ENV = {"FAKE_NVIDIA_CONFIG": os.path.join(ROOT, "fake-nvidia.conf"), "PATH": "/usr/bin:/bin", "HOME": HOME,
        "XDG_DATA_HOME": os.path.join(HOME, "data"), "CUDAUP_CATALOG": CAT, "PIP_NO_INDEX": "1",
        "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 COMMON = ["--root", ROOT, "--prefix", P, "--state-dir", S]
@@ -232,7 +305,21 @@ def cu(*args, timeout=600):
 
 r = cu("install", "--yes", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
        "--env-tool", "venv", "--env-name", "tf1", "--env-scope", "conda", "--shell-rc", os.path.join(HOME, ".bashrc"))
-t.eq(r.rc, 0, "install --framework tensorflow==1.14 from a mirror with the runfile, the .tgz and the wheels", r)
+t.eq(r.rc, 0, "install --framework tensorflow==1.14 from a mirror with the runfile, the .tgz, a Python 3.7 and the wheels", r)
+PYDIR = os.path.join(P, "cudaup", "python", "3.7")
+t.ok(os.path.isfile(os.path.join(PYDIR, "bin", "python3.7")) and os.path.islink(os.path.join(PYDIR, "bin", "python3")) and
+     os.path.samefile(os.path.join(PYDIR, "bin", "python3.7"), os.path.join(PYDIR, "bin", "python3.7m")) and
+     os.path.isfile(os.path.join(PYDIR, "lib", "python%d.%d" % sys.version_info[:2], "os.py")),
+     "the brought Python 3.7: python/install/ of the .tar.zst in PREFIX/cudaup/python/3.7 (bin/python3.7, its hard link, its stdlib)",
+     sorted(os.listdir(PYDIR)) if os.path.isdir(PYDIR) else None)
+t.eq(sorted(n for n in os.listdir(PYDIR) if n in ("PYTHON.json", "build", "licenses", "install", "python")) if os.path.isdir(PYDIR) else None,
+     [], "nothing of the full archive's build: no PYTHON.json, build/, licenses/ or install/ folder")
+pyrec = json.load(open(os.path.join(PYDIR, ".cudaup", "record.json"))) if os.path.exists(os.path.join(PYDIR, ".cudaup", "record.json")) else {}
+t.eq([(c.get("name"), c.get("sha256"), c.get("archive_layout")) for c in pyrec.get("components", [])],
+     [("python", PB["sha256"], "full")], "its record: the archive's sha256 and its full layout (for repair)")
+cfg = open(os.path.join(HOME, "data", "cudaup", "envs", "tf1", "pyvenv.cfg")).read() if os.path.exists(
+    os.path.join(HOME, "data", "cudaup", "envs", "tf1", "pyvenv.cfg")) else ""
+t.ok("home = " + os.path.join(PYDIR, "bin") in cfg, "the venv is made from the brought Python", cfg)
 tree = os.path.join(P, "cuda-10.0")
 t.ok(all(os.path.exists(os.path.join(tree, x)) for x in ("bin/nvcc", "lib/libcudart.so.10.0.130", "lib/libcublas.so.10.0.130",
                                                         "include/cuda.h", "nvvm/bin/cicc", "include/cudnn.h", "lib/libcudnn.so.7")),
@@ -277,12 +364,48 @@ os.unlink(os.path.join(tree, "lib", "libcublas.so.10.0.130"))
 r = cu("repair", "--yes", "--cache-dir", C, "--mirror", "file://" + M, "10.0")
 t.ok(r.rc == 0 and os.path.exists(os.path.join(tree, "lib", "libcublas.so.10.0.130")),
      "repair restores lib/libcublas.so.10.0.130 from the runfile", r)
-# mirror carries the runfile and the .tgz under NVIDIA's own paths
+# repair restores a deleted file of the brought Python from its full archive, the layout read from its record
+os.unlink(os.path.join(PYDIR, "lib", "python%d.%d" % sys.version_info[:2], "os.py"))
+r = cu("repair", "--yes", "--cache-dir", C, "--mirror", "file://" + M, "10.0")
+t.ok(r.rc == 0 and os.path.isfile(os.path.join(PYDIR, "lib", "python%d.%d" % sys.version_info[:2], "os.py")) and
+     not os.path.exists(os.path.join(PYDIR, "PYTHON.json")), "repair restores the brought Python's os.py from the .tar.zst", r)
+# mirror carries the runfile, the .tgz under NVIDIA's own paths, and the Python 3.7 the nodes lack
 D = os.path.join(work, "site")
 r = cu("mirror", D, "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14")
 t.ok(os.path.exists(os.path.join(D, RUN_REL)) and os.path.exists(os.path.join(D, TGZ_REL)),
      "mirror DIR holds the runfile and the cuDNN .tgz where NVIDIA serves them", r)
+t.ok((r.json() or {}).get("python") == PB["file"] and os.path.exists(os.path.join(D, "python", PB["file"])) and
+     hashlib.sha256(open(os.path.join(D, "python", PB["file"]), "rb").read()).hexdigest() == PB["sha256"],
+     "and python/%s, the nodes' Python 3.7" % PB["file"], r)
+# ... and a node planning from that site mirror takes its Python from there
+r = cu("plan", "--mirror", "file://" + D, "--cache-dir", C, "--framework", "tensorflow==1.14", "--prefix", os.path.join(work, "p2"))
+t.eq(((r.json() or {}).get("python_source") or {}).get("url"), "file://%s/python/%s" % (D, PB["file"]),
+     "a node planning from the site mirror takes the Python from its python/ folder", r)
 # uninstall removes it
 r = cu("uninstall", "--yes", "10.0")
 t.ok(r.rc == 0 and not os.path.exists(tree), "uninstall 10.0 removes PREFIX/cuda-10.0", r)
+
+# Hostile Python archives: refused before anything is placed (the Python goes first, so CUDA is untouched too).
+HOSTILE = {
+    "wrong sha256": catalog(os.path.join(work, "cat-badsha.json"), sha256="0" * 64),
+    "an escaping path": None,
+    "a link out of the tree": None,
+}
+for what, kind, member in (("an escaping path", "f", ("python/install/../../../../escape", "f", b"x\n")),
+                           ("a link out of the tree", "l", ("python/install/lib/evil", "l", "../../../../../../../tmp"))):
+    hb = mkpython.build_full(t.tmpdir("pbs-hostile"), stamp="20200823T00%s" % ("f" if kind == "f" else "l"), hostile=[member])
+    shutil.copy(hb["path"], os.path.join(M, "python", hb["file"]))
+    HOSTILE[what] = catalog(os.path.join(work, "cat-%s.json" % kind), file=hb["file"], sha256=hb["sha256"], size=hb["size"])
+for what, cpath in HOSTILE.items():
+    hp = t.tmpdir("hostile-prefix")
+    canary = os.path.join(hp, "..", "canary.txt")
+    open(canary, "w").write("canary\n")
+    r = run(["install", "--json", "--yes", "--root", ROOT, "--prefix", os.path.join(hp, "p"), "--state-dir",
+             os.path.join(hp, "s"), "--mirror", "file://" + M, "--cache-dir", os.path.join(hp, "c"), "--framework",
+             "tensorflow==1.14", "--env-tool", "venv", "--env-scope", "none"], env=dict(ENV, CUDAUP_CATALOG=cpath), timeout=600)
+    left = [n for n in os.listdir(os.path.join(hp, "p", "cudaup", "python"))] if os.path.isdir(os.path.join(hp, "p", "cudaup", "python")) else []
+    t.ok(r.rc == 1 and not [n for n in left if not n.startswith(".cudaup")] and not os.path.exists(os.path.join(hp, "p", "cuda-10.0"))
+         and not os.path.exists(os.path.join(hp, "escape")) and not os.path.exists(os.path.join(hp, "p", "escape"))
+         and open(canary).read() == "canary\n",
+         "a Python archive with %s: exit 1, nothing placed (no Python, no CUDA), canary unchanged" % what, (r, left))
 t.done()

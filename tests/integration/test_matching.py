@@ -78,10 +78,12 @@ t.ok("no code for GPU 0" in d.get("error", "") and "5.2" in d.get("error", ""), 
 t.ok(re.search(r"--framework tensorflow==2\.1[0-6]", d.get("advice") or ""), "its advice names a TensorFlow that runs here", d)
 
 r, d = plan([GTX970], "535.183.01", "--framework", "tensorflow==1.14")
-# Planned from its runfile now (test_legacy.py has the whole plan); this machine has no python3.7 for the venv,
-# and cudaup brings no relocatable 3.7, so it stops at the Python, naming the range the release has wheels for.
-t.ok(r.rc == 3 and "Python 3.3 to 3.7" in d.get("error", "") and "python3.7" in (d.get("advice") or ""),
-     "GTX 970, tensorflow==1.14 without a python3.7: stops at the Python [data/legacy/tensorflow_stacks.csv 1.14.0]", r)
+# Planned from its runfile (test_legacy.py has the whole plan); this machine has no python3.7 for the venv,
+# so cudaup brings python-build-standalone's 3.7.9, the newest 3.7 it built.
+t.ok(r.rc == 0 and (d.get("python_source") or {}).get("kind") == "cudaup" and
+     (d.get("python_source") or {}).get("version") == "3.7.9",
+     "GTX 970, tensorflow==1.14 without a python3.7: cudaup brings CPython 3.7.9 "
+     "[data/legacy/tensorflow_stacks.csv 1.14.0; data/python/python_build_standalone_full.csv]", r)
 
 # --- PyTorch builds that dropped old architectures -------------------------------------------
 r, d = plan([GTX970], "580.95.05", "--framework", "pytorch==2.8")

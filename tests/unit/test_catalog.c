@@ -8,6 +8,7 @@
 
 #include "core/catalog.h"
 #include "core/manifest.h"
+#include "core/str.h"
 #include "testutil.h"
 
 extern const unsigned char cu_catalog_json[];
@@ -192,7 +193,8 @@ try_doc(json_t *root, void *ud)
             assert_true(cat->gpus[i].cc.n == 0 || cat->gpus[i].cc.n == 2);
         for (size_t i = 0; i < cat->n_pythons; i++)
             assert_true(cat->pythons[i].version.n == 3 && cu_sha256_hex_ok(cat->pythons[i].sha256) &&
-                        !strchr(cat->pythons[i].file, '/'));
+                        !strchr(cat->pythons[i].file, '/') && cat->pythons[i].layout &&
+                        cu_str_has_suffix(cat->pythons[i].file, cat->pythons[i].zstd ? ".tar.zst" : ".tar.gz"));
         for (size_t i = 0; i < cat->n_cudnn; i++)
             assert_true(cat->cudnn[i].version.n >= 2);
         cu_catalog_free(cat);
@@ -227,6 +229,75 @@ small_catalog(void)
     return root;
 }
 
+/* Parse @root with pythons[0] changed by @key = @val (NULL: removed); the status. */
+static enum cu_status
+python_variant(json_t *root, const char *key, json_t *val, struct cu_catalog **out)
+{
+    json_t *copy = json_deep_copy(root);
+    json_t *py = json_array_get(json_object_get(copy, "pythons"), 0);
+    if (val)
+        json_object_set_new(py, key, val);
+    else
+        json_object_del(py, key);
+    char *text = json_dumps(copy, JSON_COMPACT);
+    struct cu_error err;
+    enum cu_status st = cu_catalog_parse(text, strlen(text), "variant", out, &err);
+    if (st != CU_OK)
+        assert_non_null(strstr(err.msg, "pythons[0]"));
+    free(text);
+    json_decref(copy);
+    return st;
+}
+
+/* data/python's 3.7.9 (the "full" .tar.zst) beside shared/data's install_only 3.8+; the fields checked. */
+static void
+python_layouts(void **state)
+{
+    (void)state;
+    struct cu_catalog *cat = load();
+    struct cu_version v37 = V("3.7"), v311 = V("3.11");
+    const struct cu_cat_python *p = cu_catalog_python(cat, &v37, "x86_64");
+    assert_non_null(p);
+    assert_string_equal(p->layout, "full");
+    assert_true(p->zstd);
+    assert_int_equal(p->size, 28357634);
+    assert_string_equal(p->sha256, "c6d6256d13e929e77e7ee6e53470fe63ad19d173fee6d56bb1b2dbda67081543");
+    assert_string_equal(p->file, "cpython-3.7.9-x86_64-unknown-linux-gnu-pgo-20200823T0036.tar.zst");
+    assert_null(cu_catalog_python(cat, &v37, "aarch64")); /* python-build-standalone made none */
+    p = cu_catalog_python(cat, &v311, "x86_64");
+    assert_non_null(p);
+    assert_string_equal(p->layout, "install_only");
+    assert_false(p->zstd);
+    assert_int_equal(p->size, 0); /* uv's table gives no size */
+    cu_catalog_free(cat);
+
+    /* An older catalog without the fields: install_only, gzip, no size.  Wrong ones: refused. */
+    json_t *root = small_catalog();
+    json_t *py = json_array_get(json_object_get(root, "pythons"), 0);
+    json_object_del(py, "layout");
+    json_object_del(py, "compression");
+    json_object_del(py, "size");
+    cat = NULL;
+    assert_int_equal(python_variant(root, "size", json_null(), &cat), CU_OK);
+    assert_string_equal(cat->pythons[0].layout, "install_only");
+    assert_false(cat->pythons[0].zstd);
+    assert_int_equal(cat->pythons[0].size, 0);
+    cu_catalog_free(cat);
+    cat = NULL;
+    assert_int_equal(python_variant(root, "size", json_integer(1234), &cat), CU_OK);
+    assert_int_equal(cat->pythons[0].size, 1234);
+    cu_catalog_free(cat);
+    cat = NULL;
+    assert_int_equal(python_variant(root, "layout", json_string("flat"), &cat), CU_E_INPUT);
+    assert_int_equal(python_variant(root, "compression", json_string("xz"), &cat), CU_E_INPUT);
+    /* the reader follows the compression, the mirror the file name: a .tar.gz said to be zstd is refused */
+    assert_int_equal(python_variant(root, "compression", json_string("zstd"), &cat), CU_E_INPUT);
+    assert_int_equal(python_variant(root, "size", json_integer(-5), &cat), CU_E_INPUT);
+    assert_int_equal(python_variant(root, "size", json_string("28357634"), &cat), CU_E_INPUT);
+    assert_null(cat);
+    json_decref(root);
+}
+
 static void
 every_field_mutated(void **state)
 {
@@ -250,7 +321,7 @@ main(void)
         cmocka_unit_test(gpu_lookups), cmocka_unit_test(cuda_driver_table),
         cmocka_unit_test(arch_support), cmocka_unit_test(cudnn_rows),
         cmocka_unit_test(malformed),    cmocka_unit_test(frameworks),
-        cmocka_unit_test(every_field_mutated),
+        cmocka_unit_test(every_field_mutated), cmocka_unit_test(python_layouts),
     };
     return TU_RUN(tests);
 }
