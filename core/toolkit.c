@@ -18,11 +18,8 @@
 #include <unistd.h>
 
 #include "extract.h"
-<<<<<<< HEAD
 #include "probe.h"
-=======
 #include "pyarchive.h"
->>>>>>> py37
 #include "runfile.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -1241,12 +1238,8 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
         goto out;
     const struct cu_plan_download *dl[] = {&py->dl};
-<<<<<<< HEAD
-    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK)
-=======
-    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, err)) != CU_OK ||
+    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK ||
         (st = cu_pyarchive_check(&jobs[0].res, py->version, py->dl.relative_path, err)) != CU_OK)
->>>>>>> py37
         goto out;
     t.rec = cu_record_new();
     t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
