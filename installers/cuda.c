@@ -11,18 +11,29 @@
 static void
 inst_cuda_plan(struct cu_plan *p)
 {
-    char size[32], mm[16];
+    char b[32], size[96], mm[16];
     uint64_t bytes = 0;
-    size_t n = 0;
+    size_t n = 0, unknown = 0;
     for (size_t i = 0; i < p->n_downloads; i++)
         if (p->downloads[i].product == CU_PRODUCT_CUDA) {
-            bytes += p->downloads[i].size_unknown ? 0 : p->downloads[i].size; /* a bound, not a size */
+            if (p->downloads[i].size_unknown) /* its size is a bound, not a size */
+                unknown++;
+            else
+                bytes += p->downloads[i].size;
             n++;
         }
+    /* NVIDIA publishes no size for its runfiles: say so rather than "0 B". */
+    if (unknown && unknown == n)
+        snprintf(size, sizeof(size), "%s", _("its size not published"));
+    else if (unknown)
+        snprintf(size, sizeof(size), _("%s, and %zu of a size not published"), cu_format_bytes(bytes, b, sizeof(b)),
+                 unknown);
+    else
+        cu_format_bytes(bytes, size, sizeof(size));
     cu_plan_add_step(p, "cuda", "install",
                      ngettext_("download %zu archive (%s), check its sha256 and unpack it into %s",
                                "download %zu archives (%s), check their sha256 and unpack them into %s", n),
-                     n, cu_format_bytes(bytes, size, sizeof(size)), p->cuda_path);
+                     n, size, p->cuda_path);
     cu_plan_add_step(p, "cuda", "link", _("point %s/cuda at cuda-%s and lib64 at lib"), p->prefix,
                      cu_plan_cuda_mm(p, mm, sizeof(mm)));
 }

@@ -88,6 +88,10 @@ for drv in ("535", "580"):
     t.ok(any("410.48" in x for x in d.get("reasons", [])), "a reason names CUDA 10.0's driver floor", d.get("reasons"))
     t.eq([dl.get(k, {}).get("size", "absent") for k in ("cuda_runfile", "cudnn")], [None, None],
          "sizes NVIDIA does not publish are null, not made up (cuda_runfiles.csv size column empty)")
+    step = next((x.get("detail", "") for x in d.get("steps", []) if x.get("installer") == "cuda"
+                 and x.get("action") == "install"), "")
+    t.ok("its size not published" in step and "(0 B)" not in step,
+         "the cuda step says the runfile's size is not published, not 0 B", step)
 
 # Each release 1.13-2.4 on Maxwell, Pascal and Turing: CUDA, cuDNN, Python and the package, each a data row.
 EXPECT = {
