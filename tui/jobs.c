@@ -406,8 +406,8 @@ handle_msg(struct tui *t, struct tui_msg *m)
     char b[64];
     switch (m->type) {
     case CU_EV_STEP_START:
+        /* The status line shows the step; the log below gets its end, not the same line twice. */
         snprintf(t->step, sizeof(t->step), "%s: %s", m->installer ? m->installer : "", m->message ? m->message : "");
-        log_line(t, t->step);
         break;
     case CU_EV_PROGRESS:
         if (m->item && strcmp(m->item, "environment") == 0) {

@@ -207,6 +207,9 @@ try:
             time.sleep(0.2)
         t.ok(seen is not None and re.search(r"\[1/2\] 100%", seen) and "tensorflow" in seen,
              "wizard: the environment is stage 2 of 2, the archives' bar full, pip's package named", fw.screen())
+        starts = [ln.strip() for ln in (seen or "").splitlines() if re.fullmatch(r"(pyenv|framework): \S+", ln.strip())]
+        t.ok(seen is not None and len(starts) == len(set(starts)),
+             "wizard: a step's start is the status line, not also a line of the log below it", starts)
         t.ok(fw.wait(" 0 failed, ", timeout=180) is not None, "wizard: the install with TensorFlow validates",
              fw.screen())
         fw.close()
