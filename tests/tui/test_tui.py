@@ -150,6 +150,10 @@ t.ok("✓ pass  gpu-kernel" in d["validation"] and "✓ pass  cudnn-conv" in d["
      " 0 failed, " in d["validation"], "validation: the GPU checks ran and passed", d["validation"])
 t.ok("--deep" not in d["validation"] and "the deep check (d on the Validation screen)" in flat(d["validation"]),
      "validation: the wizard names its own key, not the flag", d["validation"])
+wlog = open(os.path.join(b.state, "cudaup.log")).read() if os.path.exists(os.path.join(b.state, "cudaup.log")) else ""
+t.ok(re.search(r"info verify: pass gpu-kernel: .*every value checked", wlog) and "info verify: pass cudnn-conv: " in wlog and
+     "info verify: pass files: " in wlog and re.search(r"info verify: \d+ passed, 0 failed, \d+ skipped", wlog),
+     "validation: the log holds each check's result, as verify's does", wlog[-3000:])
 t.ok(shows(d["done"], "CUDA 12.6.3 is installed in %s." % b.cuda) and "env.sh" in d["done"] and "cudaup verify" in d["done"],
      "done: what was installed and the next commands", d["done"])
 t.ok(os.path.isfile(os.path.join(b.cuda, "lib64", "libcudart.so.12")) and
