@@ -244,6 +244,8 @@ t.ok("Nothing to add" in d["review0"] and "Downloads:" not in d["review0"] and "
 r, d = b.wizard(["enter", "down", "down", "enter", "home", "space", "DUMP kept", "esc", "esc", "q", "y"])
 t.ok("[x] cuda_cudart" in d["kept"] and "cuda_cudart stays:" in flat(d["kept"]) and "cuda_nvcc" in flat(d["kept"]),
      "unticking cuda_cudart, which nvcc needs: it stays, and the screen says why", d["kept"])
+t.ok("cuda_nvcc, libcublas need it. Untick those first." in flat(d["kept"]) and "needs it" not in flat(d["kept"]),
+     "two components need it: 'need it', not 'needs it'", d["kept"])
 t.eq(r.rc, 0, "add components, then quit at review: exit 0", r)
 
 # A Python environment cudaup made for this CUDA (as its install records it): the dialog offers to keep it.
@@ -393,7 +395,7 @@ if PY:
          "python env: the flags' tool and Python, the default name", d["pyenv"])
     t.ok("< automatic >" in d["pyenv"] and "uses /usr/bin/python3.11" in d["pyenv"],
          "python env: where the Python comes from, and which one", d["pyenv"])
-    t.ok("TensorFlow 2.20.0 with Python 3.11, in venv environment" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
+    t.ok("TensorFlow 2.20.0 with Python 3.11, in the venv" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
          "review: the framework, the Python and the renamed env", d["review"])
     t.ok("✓ pass  framework" in d["validation"], "validation: the framework sees the GPUs", d["validation"])
     t.ok("bin/activate" in flat(d["done"]) and "import tensorflow" in flat(d["done"]),
