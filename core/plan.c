@@ -128,13 +128,7 @@ push_reason(struct cu_plan *p, const char *source, const char *fmt, va_list ap)
     va_list en;
     va_copy(en, ap);
     char *s = cu_xvasprintf(fmt, ap);
-    if (cu_i18n_active()) {
-        size_t len = strlen(s) * 2 + 1024;
-        char *a = cu_xmalloc(len), *b = cu_xmalloc(len);
-        cu_vformat_both(a, b, len, fmt, en);
-        free(a);
-        free(b);
-    }
+    cu_i18n_note_formatted(s, fmt, en);
     va_end(en);
     cu_strv_push_owned(&p->reasons, s);
     cu_strv_push(&p->reason_sources, source ? source : "");

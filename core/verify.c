@@ -58,13 +58,7 @@ cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, co
     va_start(ap, fmt);
     va_copy(en, ap);
     char *d = cu_xvasprintf(fmt, ap);
-    if (cu_i18n_active()) { /* the log (verify_report.c) takes the English twin */
-        size_t len = strlen(d) * 2 + 1024;
-        char *a = cu_xmalloc(len), *b = cu_xmalloc(len);
-        cu_vformat_both(a, b, len, fmt, en);
-        free(a);
-        free(b);
-    }
+    cu_i18n_note_formatted(d, fmt, en); /* the log (verify_report.c) takes the English twin */
     va_end(en);
     va_end(ap);
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
