@@ -110,6 +110,7 @@ cu_cmd_install(struct cu_app *app)
             goto out;
     }
     cu_app_open_log(app);
+    cu_plan_log_reasons(plan); /* the log keeps why, and the data each reason rests on */
     prog = cu_progress_new(app);
     cu_progress_set_plan(prog, plan);
     struct cu_events evs = cu_progress_events(prog);
@@ -181,9 +182,14 @@ cu_cmd_install(struct cu_app *app)
             cu_say(stdout, "", _("cuDNN %s is in the same folder."), plan->cudnn_full ? plan->cudnn_full : cu_version_format(&plan->cudnn, 0, b, sizeof(b)));
         CU_AUTOFREE char *act = cu_plan_activate_cmd(plan);
         if (act) {
-            cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), cu_framework_title(plan->framework->name),
-                   plan->framework->version ? plan->framework->version : "", plan->env.tool,
-                   plan->env.path ? plan->env.path : plan->env.name, act);
+            if (plan->env.tool && strcmp(plan->env.tool, "venv") == 0)
+                cu_say(stdout, "", _("%s %s is in the venv %s; activate it with: %s"), cu_framework_title(plan->framework->name),
+                       plan->framework->version ? plan->framework->version : "",
+                       plan->env.path ? plan->env.path : plan->env.name, act);
+            else
+                cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), cu_framework_title(plan->framework->name),
+                       plan->framework->version ? plan->framework->version : "", plan->env.tool,
+                       plan->env.path ? plan->env.path : plan->env.name, act);
             cu_say(stdout, "", _("Then try it: %s"), cu_framework_try_line(plan->framework->name));
         }
         /* The command that checks this install, whatever --prefix and --state-dir were. */

@@ -12,6 +12,7 @@
 #include "core/str.h"
 #include "installers/prepare.h"
 #include "report.h"
+#include "term.h"
 
 enum cu_status
 cu_app_prepare(struct cu_app *app, bool unconstrained, struct cu_facts **facts,
@@ -59,8 +60,11 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
         cu_buf_init(&b);
         for (char **r = p->framework->pip; r && *r; r++)
             cu_buf_printf(&b, "%s%s", b.len ? " " : "", *r);
-        printf(_("%s %s, Python %s, in %s %s\n"), reset, b.data, p->framework->python, p->env.tool,
-               p->env.name);
+        if (p->env.tool && strcmp(p->env.tool, "venv") == 0)
+            printf(_("%s %s, Python %s, in the venv %s\n"), reset, b.data, p->framework->python, p->env.name);
+        else
+            printf(_("%s %s, Python %s, in the %s environment %s\n"), reset, b.data, p->framework->python, p->env.tool,
+                   p->env.name);
         cu_buf_fini(&b);
     } else {
         printf("%s %s\n", reset, _("none"));
@@ -73,9 +77,18 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
                strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager,
                drv->secure_boot, drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
     }
+    /* The count and the total take in every archive, the Python cudaup brings too; a size the
+     * source does not publish is counted apart rather than guessed. */
+    bool py_dl = p->python && p->python->dl.url;
+    size_t n = p->n_downloads + (py_dl ? 1 : 0), unsized = py_dl && p->python->dl.size_unknown ? 1 : 0;
+    for (size_t i = 0; i < p->n_downloads; i++)
+        unsized += p->downloads[i].size_unknown;
     printf("\n%s", bold);
-    size_t n_dl = p->n_downloads + (p->python && p->python->dl.url ? 1 : 0); /* the brought Python is listed too */
-    printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", n_dl), n_dl, cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
+    if (unsized)
+        printf(ngettext_("%zu download, %s and %zu of unpublished size:", "%zu downloads, %s and %zu of unpublished size:", n),
+               n, cu_format_bytes(p->download_bytes, b1, sizeof(b1)), unsized);
+    else
+        printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", n), n, cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
     printf("%s\n", reset);
     for (size_t i = 0; i < p->n_downloads; i++) {
         const struct cu_plan_download *d = &p->downloads[i];
@@ -89,8 +102,16 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
     for (size_t i = 0; i < p->n_steps; i++)
         printf("  %zu. [%s] %s\n", i + 1, p->steps[i].installer, p->steps[i].detail);
     printf("\n%s%s%s\n", bold, _("Why:"), reset);
-    for (size_t i = 0; i < p->reasons.n; i++)
+    for (size_t i = 0; i < p->reasons.n; i++) {
         printf("  - %s\n", p->reasons.v[i]);
+        /* Where the data comes from is for -v (and the log and JSON): the user reads the reason. */
+        const char *src = i < p->reason_sources.n ? p->reason_sources.v[i] : "";
+        if (app->cfg.verbose && *src) {
+            CU_AUTOFREE char *line = cu_xasprintf(_("source: %s"), src);
+            printf("    ");
+            cu_print_wrapped_at(stdout, 4, 4, line, cu_term_width(STDOUT_FILENO));
+        }
+    }
     if (p->warnings.n) {
         printf("\n%s%s%s\n", cu_color(app, CU_COLOR_YELLOW, false), _("Note:"), reset);
         for (size_t i = 0; i < p->warnings.n; i++)

@@ -15,6 +15,7 @@
 #include "core/mem.h"
 #include "core/str.h"
 #include "core/verify.h"
+#include "core/verify_report.h"
 #include "installers/maintain.h"
 #include "report.h"
 #include "term.h"
@@ -43,6 +44,20 @@ cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
     return CU_OK;
 }
 
+/* The next step for a failed check; repair as the command for this install, whatever --prefix and --state-dir were. */
+static char *
+check_fix(struct cu_app *app, const struct cu_check *c)
+{
+    enum cu_check_fix kind = cu_check_fix_kind(c);
+    if (kind != CU_FIX_REPAIR)
+        return kind == CU_FIX_NONE ? NULL : cu_xstrdup(cu_check_fix(c));
+    CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
+    CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
+    CU_AUTOFREE char *qv = app->cfg.n_args ? cu_sh_quote(app->cfg.args[0]) : NULL;
+    return cu_xasprintf(_("cudaup repair --prefix %s --state-dir %s%s%s restores the install from its record"), qp, qs,
+                        qv ? " " : "", qv ? qv : "");
+}
+
 int
 cu_cmd_verify(struct cu_app *app)
 {
@@ -59,6 +74,7 @@ cu_cmd_verify(struct cu_app *app)
         goto out;
     }
     cu_pyenv_recorded(app->state_dir, &python, &framework);
+    cu_app_open_log(app); /* verify writes each check there (core/verify_report.c) */
     struct cu_verify_opts o = {
         .dir = dir,
         .facts = facts,
@@ -78,7 +94,13 @@ cu_cmd_verify(struct cu_app *app)
         json_t *doc = json_object();
         json_object_set_new(doc, "path", json_string(dir));
         json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
-        json_object_set_new(doc, "checks", cu_checks_json(&checks));
+        json_t *arr = cu_checks_json(&checks);
+        for (size_t i = 0; i < checks.n && i < json_array_size(arr); i++) {
+            CU_AUTOFREE char *fix = check_fix(app, &checks.v[i]);
+            if (fix)
+                json_object_set_new(json_array_get(arr, i), "fix", json_string(fix));
+        }
+        json_object_set_new(doc, "checks", arr);
         json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
         CU_AUTOFREE char *sum = cu_checks_summary(&checks);
         json_object_set_new(doc, "summary", json_string(sum));
@@ -100,6 +122,12 @@ cu_cmd_verify(struct cu_app *app)
             /* "  pass  cudart      ": 2 + 5 + 1 + 11 + 1 columns before the detail */
             size_t lead = 20 + (strlen(c->name) > 11 ? strlen(c->name) - 11 : 0);
             cu_print_wrapped_at(stdout, lead, 20, c->detail, cu_term_width(STDOUT_FILENO));
+            CU_AUTOFREE char *fix = check_fix(app, c);
+            if (fix) {
+                CU_AUTOFREE char *line = cu_xasprintf(_("Fix: %s"), fix);
+                printf("%20s", "");
+                cu_print_wrapped_at(stdout, 20, 20, line, cu_term_width(STDOUT_FILENO));
+            }
         }
         if (!app->cfg.quiet) {
             CU_AUTOFREE char *sum = cu_checks_summary(&checks);

@@ -163,13 +163,20 @@ main(int argc, char **argv)
     cu_log_set_level(app.cfg.verbose >= 2 ? CU_LOG_DEBUG : CU_LOG_INFO);
     cu_log_init_from_env();
 
+    /* Test seam (README "Settings"): stop once the command line is accepted, to test the option table. */
+    const char *parse_only = getenv("CUDAUP_TEST_PARSE_ONLY");
+    if (parse_only && *parse_only) {
+        printf("%s\n", cu_command_name(app.cfg.command));
+        rc = 0;
+        goto out;
+    }
     if (app.cfg.version) {
         printf("cudaup %s\n", PACKAGE_VERSION);
         rc = 0;
         goto out;
     }
     if (app.cfg.help) {
-        cu_options_usage(stdout, app.cfg.command);
+        cu_options_usage(stdout, app.cfg.command, cu_term_width(STDOUT_FILENO));
         rc = 0;
         goto out;
     }

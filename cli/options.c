@@ -15,6 +15,7 @@
 #include "core/mem.h"
 #include "core/parse.h"
 #include "core/str.h"
+#include "term.h"
 
 enum opt_type { OPT_BOOL, OPT_STRING, OPT_U64, OPT_COUNT };
 
@@ -24,101 +25,129 @@ enum opt_flags {
 };
 
 #define C(x) (1u << (x))
-#define ALL_CMDS 0xffffu
-#define PLANNING (C(CU_CMD_NONE) | C(CU_CMD_PLAN) | C(CU_CMD_INSTALL) | C(CU_CMD_MIRROR))
-#define ON_INSTALL (C(CU_CMD_NONE) | C(CU_CMD_VERIFY) | C(CU_CMD_REPAIR) | C(CU_CMD_UNINSTALL) | \
-                    C(CU_CMD_LIST))
-#define DOWNLOADING (C(CU_CMD_NONE) | C(CU_CMD_PLAN) | C(CU_CMD_INSTALL) | C(CU_CMD_MIRROR) | \
-                     C(CU_CMD_REPAIR) | C(CU_CMD_LIST))
+#define WIZ C(CU_CMD_NONE)
+#define DOC C(CU_CMD_DOCTOR)
+#define PLA C(CU_CMD_PLAN)
+#define INS C(CU_CMD_INSTALL)
+#define VER C(CU_CMD_VERIFY)
+#define REP C(CU_CMD_REPAIR)
+#define UNI C(CU_CMD_UNINSTALL)
+#define LIS C(CU_CMD_LIST)
+#define MIR C(CU_CMD_MIRROR)
+#define EVERY (WIZ | DOC | PLA | INS | VER | REP | UNI | LIS | MIR)
+#define COMMANDS (EVERY & ~WIZ)
+#define PLANNING (WIZ | PLA | INS | MIR)     /* resolve a plan */
+#define SETUP (WIZ | PLA | INS)              /* plan this machine's own set-up */
+#define FETCHING (WIZ | PLA | INS | REP | LIS | MIR) /* reach the mirror */
 
+/* How --help groups the options, in this order. */
+enum opt_group { G_VERSIONS, G_PLACES, G_CHECKS, G_REMOVAL, G_DOWNLOADS, G_OUTPUT, G_WIZARD, G_COUNT };
+
+static const char *const group_titles[G_COUNT] = {
+    [G_VERSIONS] = N_("What to install:"), [G_PLACES] = N_("Where:"),     [G_CHECKS] = N_("Checks:"),
+    [G_REMOVAL] = N_("Removal:"),          [G_DOWNLOADS] = N_("Downloads:"), [G_OUTPUT] = N_("Output and help:"),
+    [G_WIZARD] = N_("The wizard's test options:"),
+};
+
+/*
+ * The one table of which command reads which option: the parser accepts an option on the commands
+ * in @reads and @also, and refuses it elsewhere; --help lists it on the commands in @reads only.
+ * @also holds what DESIGN.md promises without the command acting on it: the options every
+ * command takes (--mirror, -y, --log, ...) and the plan options `mirror` takes (--env-scope, ...),
+ * so that one set of flags serves several commands.
+ */
 struct opt {
     const char *name;
     char short_name;
     enum opt_type type;
     size_t offset;
     unsigned flags;
-    unsigned commands; /* bit per enum cu_command that accepts it */
+    unsigned reads; /* bit per enum cu_command that acts on it */
+    unsigned also;  /* bit per enum cu_command that accepts it and ignores it */
+    enum opt_group group;
     const char *metavar;
     const char *help;
 };
 
 #define F(field) offsetof(struct cu_config, field)
 
-/* Sorted by name: bsearch finds options, and --help lists them in this order. */
+/* Sorted by name: bsearch finds options, and --help lists them in this order within a group. */
 static const struct opt options[] = {
-    {"ca-cert", 0, OPT_STRING, F(ca_cert), OPT_ENV | OPT_FILE, ALL_CMDS, "FILE",
+    {"ca-cert", 0, OPT_STRING, F(ca_cert), OPT_ENV | OPT_FILE, FETCHING, 0, G_DOWNLOADS, "FILE",
      N_("CA certificates to trust for an https mirror (a TLS-inspecting proxy's); CURL_CA_BUNDLE and SSL_CERT_FILE are read too")},
-    {"cache-dir", 0, OPT_STRING, F(cache_dir), OPT_ENV | OPT_FILE, ALL_CMDS, "DIR",
+    {"cache-dir", 0, OPT_STRING, F(cache_dir), OPT_ENV | OPT_FILE, FETCHING, EVERY, G_DOWNLOADS, "DIR",
      N_("where downloaded archives and manifests are kept (default $XDG_CACHE_HOME/cudaup, else ~/.cache/cudaup)")},
-    {"components", 0, OPT_STRING, F(components), OPT_ENV | OPT_FILE, PLANNING, "LIST",
+    {"components", 0, OPT_STRING, F(components), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "LIST",
      N_("CUDA components: default (the default), all, or a comma list (names or groups)")},
-    {"cuda", 0, OPT_STRING, F(cuda), OPT_ENV | OPT_FILE, PLANNING, "VER",
+    {"cuda", 0, OPT_STRING, F(cuda), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "VER",
      N_("CUDA version: X.Y, an exact release, or auto (the default: the newest that fits)")},
-    {"cudnn", 0, OPT_STRING, F(cudnn), OPT_ENV | OPT_FILE, PLANNING, "VER",
+    {"cudnn", 0, OPT_STRING, F(cudnn), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "VER",
      N_("cuDNN version: X.Y, an exact release, auto (the default) or none")},
-    {"deep", 0, OPT_BOOL, F(deep), 0, C(CU_CMD_VERIFY) | C(CU_CMD_REPAIR), NULL,
+    {"deep", 0, OPT_BOOL, F(deep), 0, VER | REP, 0, G_CHECKS, NULL,
      N_("re-hash every installed file instead of comparing sizes and modes")},
-    {"driver", 0, OPT_STRING, F(driver), OPT_ENV | OPT_FILE, PLANNING, "WHICH",
+    {"driver", 0, OPT_STRING, F(driver), OPT_ENV | OPT_FILE, SETUP, MIR, G_VERSIONS, "WHICH",
      N_("the NVIDIA driver: auto (default: install one where the machine has none that fits), keep, none, or a branch such as 580, 580-open, 580-proprietary")},
-    {"driver-source", 0, OPT_STRING, F(driver_source), OPT_ENV | OPT_FILE, PLANNING, "SOURCE",
+    {"driver-source", 0, OPT_STRING, F(driver_source), OPT_ENV | OPT_FILE, SETUP, MIR, G_VERSIONS, "SOURCE",
      N_("where the driver's packages come from: distro (the distribution's own) or nvidia (NVIDIA's repository); default: the distribution's where they carry a fitting branch")},
-    {"env-dir", 0, OPT_STRING, F(env_dir), OPT_ENV | OPT_FILE, PLANNING, "DIR",
+    {"env-dir", 0, OPT_STRING, F(env_dir), OPT_ENV | OPT_FILE, SETUP, 0, G_PLACES, "DIR",
      N_("where a venv goes: DIR/NAME (default PREFIX/cudaup/envs when --prefix is given, else /opt/cudaup/envs as root, ~/.local/share/cudaup/envs otherwise)")},
-    {"env-name", 0, OPT_STRING, F(env_name), OPT_ENV | OPT_FILE, PLANNING, "NAME",
+    {"env-name", 0, OPT_STRING, F(env_name), OPT_ENV | OPT_FILE, SETUP, MIR, G_PLACES, "NAME",
      N_("name of the Python environment to create (default cudaup-FRAMEWORK)")},
-    {"env-scope", 0, OPT_STRING, F(env_scope), OPT_ENV | OPT_FILE, PLANNING, "SCOPE",
+    {"env-scope", 0, OPT_STRING, F(env_scope), OPT_ENV | OPT_FILE, SETUP, MIR, G_PLACES, "SCOPE",
      N_("where the environment variables go: user, system, conda or none (default system as root, user otherwise)")},
-    {"env-tool", 0, OPT_STRING, F(env_tool), OPT_ENV | OPT_FILE, PLANNING, "TOOL",
+    {"env-tool", 0, OPT_STRING, F(env_tool), OPT_ENV | OPT_FILE, PLANNING, 0, G_PLACES, "TOOL",
      N_("Python environment tool: conda, mamba, micromamba, venv or none (default: conda or its kin when found, else venv)")},
-    {"framework", 0, OPT_STRING, F(framework), OPT_ENV | OPT_FILE, PLANNING, "NAME[==VER]",
+    {"framework", 0, OPT_STRING, F(framework), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "NAME[==VER]",
      N_("tensorflow (with Keras, the default), pytorch, jax or none")},
-    {"gpu-timeout", 0, OPT_U64, F(gpu_timeout), OPT_ENV | OPT_FILE, C(CU_CMD_VERIFY) | C(CU_CMD_NONE),
-     "SECONDS", N_("time limit of each GPU check")},
-    {"help", 'h', OPT_BOOL, F(help), 0, ALL_CMDS, NULL, N_("show this help")},
-    {"index-url", 0, OPT_STRING, F(index_url), OPT_ENV | OPT_FILE, PLANNING, "URL",
+    {"gpu-timeout", 0, OPT_U64, F(gpu_timeout), OPT_ENV | OPT_FILE, VER | WIZ, 0, G_CHECKS, "SECONDS",
+     N_("time limit of each GPU check")},
+    {"help", 'h', OPT_BOOL, F(help), 0, EVERY, 0, G_OUTPUT, NULL, N_("show this help")},
+    {"index-url", 0, OPT_STRING, F(index_url), OPT_ENV | OPT_FILE, PLANNING, 0, G_DOWNLOADS, "URL",
      N_("the framework's package index (default: PIP_INDEX_URL, else PyPI, and PyTorch's own index for its CUDA builds)")},
-    {"iterations", 0, OPT_U64, F(iterations), 0, C(CU_CMD_NONE), "N",
+    {"iterations", 0, OPT_U64, F(iterations), 0, WIZ, 0, G_WIZARD, "N",
      N_("wizard: stop after N loop turns (for tests)")},
-    {"jobs", 0, OPT_U64, F(jobs), OPT_ENV | OPT_FILE, DOWNLOADING, "N",
+    {"jobs", 0, OPT_U64, F(jobs), OPT_ENV | OPT_FILE, WIZ | INS | REP | MIR, 0, G_DOWNLOADS, "N",
      N_("archives downloaded and unpacked at once (default 4)")},
-    {"json", 0, OPT_BOOL, F(json), 0, ALL_CMDS, NULL,
+    {"json", 0, OPT_BOOL, F(json), 0, COMMANDS, EVERY, G_OUTPUT, NULL,
      N_("print the result as one JSON document; progress goes to stderr")},
-    {"keep-env", 0, OPT_BOOL, F(keep_env), 0, C(CU_CMD_UNINSTALL), NULL,
+    {"keep-env", 0, OPT_BOOL, F(keep_env), 0, UNI, 0, G_REMOVAL, NULL,
      N_("keep the Python environment cudaup made for that CUDA (it is removed otherwise)")},
-    {"keys-script", 0, OPT_STRING, F(keys_script), 0, C(CU_CMD_NONE), "FILE",
+    {"keys-script", 0, OPT_STRING, F(keys_script), 0, WIZ, 0, G_WIZARD, "FILE",
      N_("wizard: read keystrokes from FILE (for tests)")},
-    {"log", 0, OPT_STRING, F(log_file), OPT_ENV | OPT_FILE, ALL_CMDS, "FILE",
+    {"log", 0, OPT_STRING, F(log_file), OPT_ENV | OPT_FILE, WIZ | INS | VER | REP | UNI | MIR, EVERY, G_OUTPUT, "FILE",
      N_("write the log to FILE")},
-    {"mirror", 0, OPT_STRING, F(mirror), OPT_ENV | OPT_FILE, ALL_CMDS, "URL",
+    {"mirror", 0, OPT_STRING, F(mirror), OPT_ENV | OPT_FILE, FETCHING, EVERY, G_DOWNLOADS, "URL",
      N_("download from URL instead of NVIDIA's https://developer.download.nvidia.com/compute (https://, http:// or file://)")},
-    {"no-color", 0, OPT_BOOL, F(no_color), OPT_ENV | OPT_FILE, ALL_CMDS, NULL,
+    {"no-color", 0, OPT_BOOL, F(no_color), OPT_ENV | OPT_FILE, EVERY, 0, G_OUTPUT, NULL,
      N_("do not colour the output")},
-    {"non-interactive", 0, OPT_BOOL, F(non_interactive), 0, C(CU_CMD_NONE), NULL,
+    {"non-interactive", 0, OPT_BOOL, F(non_interactive), 0, WIZ, 0, G_WIZARD, NULL,
      N_("never start the wizard")},
-    {"package", 0, OPT_STRING, F(package), OPT_ENV | OPT_FILE, C(CU_CMD_MIRROR), "FILE",
+    {"package", 0, OPT_STRING, F(package), OPT_ENV | OPT_FILE, MIR, 0, G_PLACES, "FILE",
      N_("mirror: also place cudaup's own package (.deb or .tar.gz from scripts/package) in DIR/cudaup/")},
-    {"platform", 0, OPT_STRING, F(platform), OPT_ENV | OPT_FILE, PLANNING, "NAME",
+    {"platform", 0, OPT_STRING, F(platform), OPT_ENV | OPT_FILE, PLANNING | LIS, 0, G_VERSIONS, "NAME",
      N_("linux-x86_64, linux-sbsa or linux-aarch64 (default: this machine)")},
-    {"prefix", 0, OPT_STRING, F(prefix), OPT_ENV | OPT_FILE, PLANNING | ON_INSTALL, "DIR",
+    {"prefix", 0, OPT_STRING, F(prefix), OPT_ENV | OPT_FILE, SETUP | DOC | VER | REP | UNI | LIS, MIR, G_PLACES, "DIR",
      N_("install under DIR/cuda-X.Y (default /usr/local as root, ~/.local otherwise)")},
-    {"python", 0, OPT_STRING, F(python), OPT_ENV | OPT_FILE, PLANNING, "VER",
+    {"python", 0, OPT_STRING, F(python), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "VER",
      N_("Python version of the environment, X.Y (default: the newest the framework supports, up to 3.12)")},
-    {"python-source", 0, OPT_STRING, F(python_source), OPT_ENV | OPT_FILE, PLANNING, "SOURCE",
+    {"python-source", 0, OPT_STRING, F(python_source), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "SOURCE",
      N_("where the venv's Python comes from: auto (default: one installed here, else cudaup brings one), system or cudaup")},
-    {"quiet", 'q', OPT_BOOL, F(quiet), OPT_FILE, ALL_CMDS, NULL, N_("print only errors")},
-    {"require-gpu", 0, OPT_BOOL, F(require_gpu), 0, C(CU_CMD_VERIFY), NULL,
+    {"quiet", 'q', OPT_BOOL, F(quiet), OPT_FILE, EVERY, 0, G_OUTPUT, NULL, N_("print only errors")},
+    {"require-gpu", 0, OPT_BOOL, F(require_gpu), 0, VER, 0, G_CHECKS, NULL,
      N_("fail, not skip, the checks that need a GPU")},
-    {"retries", 0, OPT_U64, F(retries), OPT_ENV | OPT_FILE, DOWNLOADING, "N",
+    {"retries", 0, OPT_U64, F(retries), OPT_ENV | OPT_FILE, FETCHING, 0, G_DOWNLOADS, "N",
      N_("how often a failed download is tried again, waiting 1 s, 2 s, 4 s, ... up to 30 s in between (default 6: about a minute; 0: never); a missing file (404) or a refusal (403) is not retried")},
-    {"root", 0, OPT_STRING, F(root), OPT_ENV, ALL_CMDS, "DIR",
+    {"root", 0, OPT_STRING, F(root), OPT_ENV, EVERY & ~UNI, EVERY, G_PLACES, "DIR",
      N_("read the machine from DIR instead of / (for tests and chroots)")},
-    {"shell-rc", 0, OPT_STRING, F(shell_rc), OPT_ENV | OPT_FILE, PLANNING, "FILE",
+    {"shell-rc", 0, OPT_STRING, F(shell_rc), OPT_ENV | OPT_FILE, SETUP, MIR, G_PLACES, "FILE",
      N_("the shell start-up file that sources the environment, scope user (default: ~/.bashrc, ~/.zshrc or fish's conf.d by $SHELL, else ~/.profile)")},
-    {"state-dir", 0, OPT_STRING, F(state_dir), OPT_ENV | OPT_FILE, ALL_CMDS, "DIR",
+    {"state-dir", 0, OPT_STRING, F(state_dir), OPT_ENV | OPT_FILE, EVERY, 0, G_PLACES, "DIR",
      N_("where the log and env.sh are kept (default /var/lib/cudaup as root, $XDG_STATE_HOME/cudaup otherwise)")},
-    {"verbose", 'v', OPT_COUNT, F(verbose), 0, ALL_CMDS, NULL, N_("say more (twice: debug)")},
-    {"version", 0, OPT_BOOL, F(version), 0, ALL_CMDS, NULL, N_("print the version")},
-    {"yes", 'y', OPT_BOOL, F(yes), 0, ALL_CMDS, NULL, N_("answer yes: change the system without asking")},
+    {"verbose", 'v', OPT_COUNT, F(verbose), 0, EVERY, 0, G_OUTPUT, NULL,
+     N_("say more: the log's info lines and where each fact comes from (twice: debug)")},
+    {"version", 0, OPT_BOOL, F(version), 0, EVERY, 0, G_OUTPUT, NULL, N_("print the version")},
+    {"yes", 'y', OPT_BOOL, F(yes), 0, INS | REP | UNI, EVERY, G_OUTPUT, NULL,
+     N_("answer yes: change the system without asking")},
 };
 
 static const struct {
@@ -135,6 +164,38 @@ static const struct {
     {"uninstall", CU_CMD_UNINSTALL, "VERSION", N_("remove a CUDA version cudaup installed")},
     {"list", CU_CMD_LIST, "[VERSION]", N_("versions known and installed")},
     {"mirror", CU_CMD_MIRROR, "DIR", N_("download a plan's archives into DIR for a site mirror")},
+};
+
+/* Two or three examples per command for --help (CU_CMD_NONE: the overview's). */
+static const struct {
+    enum cu_command cmd;
+    const char *line;
+    const char *help;
+} examples[] = {
+    {CU_CMD_NONE, "cudaup", N_("the setup wizard (on a terminal)")},
+    {CU_CMD_NONE, "cudaup doctor", N_("what this machine has, and each problem with its fix")},
+    {CU_CMD_NONE, "cudaup install --yes --framework pytorch", N_("CUDA, cuDNN and PyTorch that fit this machine, without asking")},
+    {CU_CMD_DOCTOR, "cudaup doctor", N_("what this machine has, and each problem with its fix")},
+    {CU_CMD_DOCTOR, "cudaup doctor --json > machine.json", N_("the same as one JSON document, for scripts")},
+    {CU_CMD_PLAN, "cudaup plan", N_("the newest CUDA, cuDNN and TensorFlow that fit this machine")},
+    {CU_CMD_PLAN, "cudaup plan --framework pytorch --cuda 12.4", N_("PyTorch with CUDA 12.4, or why it cannot be")},
+    {CU_CMD_PLAN, "cudaup plan --framework none --json", N_("CUDA and cuDNN alone, as JSON")},
+    {CU_CMD_INSTALL, "cudaup install --yes", N_("install what cudaup plan shows, without asking")},
+    {CU_CMD_INSTALL, "cudaup install --framework jax --prefix /opt", N_("JAX, with CUDA in /opt/cuda-X.Y")},
+    {CU_CMD_INSTALL, "cudaup install --yes --mirror https://mirror.lan/compute", N_("the same from a site mirror")},
+    {CU_CMD_VERIFY, "cudaup verify", N_("check the active install (PREFIX/cuda)")},
+    {CU_CMD_VERIFY, "cudaup verify 12.4 --deep", N_("check CUDA 12.4, re-hashing every file")},
+    {CU_CMD_VERIFY, "cudaup verify --require-gpu --json", N_("fail where no GPU work could be done, as JSON")},
+    {CU_CMD_REPAIR, "cudaup repair --yes", N_("restore the active install from its record")},
+    {CU_CMD_REPAIR, "cudaup repair 12.4 --deep --yes", N_("re-hash CUDA 12.4's files and restore those that differ")},
+    {CU_CMD_UNINSTALL, "cudaup uninstall 12.4 --yes", N_("remove CUDA 12.4, its cuDNN, its environment lines and its Python environment")},
+    {CU_CMD_UNINSTALL, "cudaup uninstall 12.4 --keep-env", N_("the same, keeping the Python environment")},
+    {CU_CMD_UNINSTALL, "cudaup uninstall driver", N_("remove the driver packages cudaup installed")},
+    {CU_CMD_LIST, "cudaup list", N_("the versions known and what is installed")},
+    {CU_CMD_LIST, "cudaup list 12.4", N_("the releases of CUDA 12.4 and their components")},
+    {CU_CMD_LIST, "cudaup list --mirror https://mirror.lan/compute", N_("what a site mirror holds")},
+    {CU_CMD_MIRROR, "cudaup mirror /srv/mirror", N_("the archives of the default plan, laid out like NVIDIA's server")},
+    {CU_CMD_MIRROR, "cudaup mirror /srv/mirror --cuda 12.4 --framework pytorch", N_("CUDA 12.4, its cuDNN and PyTorch's wheels")},
 };
 
 enum cu_command
@@ -354,10 +415,10 @@ read_env(struct cu_config *cfg, const char *const *envp, struct cu_error *err)
     return CU_OK;
 }
 
-static const struct opt *
-applies(const struct opt *o, enum cu_command cmd)
+static bool
+accepts(const struct opt *o, enum cu_command cmd)
 {
-    return (o->commands & C(cmd)) ? o : NULL;
+    return ((o->reads | o->also) & C(cmd)) != 0;
 }
 
 enum cu_status
@@ -452,13 +513,14 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
     }
     if (!cfg->help && !cfg->version) {
         for (size_t i = 0; i < n_seen; i++) {
-            if (!applies(seen[i], cfg->command)) {
+            if (!accepts(seen[i], cfg->command)) {
+                const char *name = cu_command_name(cfg->command);
                 st = cfg->command == CU_CMD_NONE
                          ? cu_error_set(err, CU_E_USAGE, 0, _("Option --%s needs a command."),
                                         seen[i]->name)
                          : cu_error_set(err, CU_E_USAGE, 0,
-                                        _("Option --%s does not apply to '%s'."), seen[i]->name,
-                                        cu_command_name(cfg->command));
+                                        _("Option --%s does not apply to '%s' ('cudaup %s --help' lists the options it takes)."),
+                                        seen[i]->name, name, name);
                 goto out;
             }
         }
@@ -493,39 +555,104 @@ nearest_command(const char *typed)
     return best;
 }
 
+bool
+cu_options_listed(const char *name, enum cu_command cmd)
+{
+    const struct opt *o = find_long(name);
+    return o && (cmd == CU_CMD_NONE ? ((o->reads | o->also) & COMMANDS) == COMMANDS : (o->reads & C(cmd)) != 0);
+}
+
+bool
+cu_options_accepted(const char *name, enum cu_command cmd)
+{
+    const struct opt *o = find_long(name);
+    return o && accepts(o, cmd);
+}
+
+const char *
+cu_options_name(size_t i)
+{
+    return i < CU_N_ELEMENTS(options) ? options[i].name : NULL;
+}
+
+/* "  -q, --quiet    print only errors", the help wrapped under itself at @width. */
+static void
+usage_option(FILE *out, const struct opt *o, int width)
+{
+    char left[64];
+    snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "", o->short_name ? o->short_name : ' ',
+             o->short_name ? ", " : " ", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+    const char *shown = o->short_name ? left : left + 2;
+    if (width > 0 && width < 72) {
+        /* Narrow: the help goes under the option, where a URL in it still fits a line. */
+        fprintf(out, "  %s\n      ", shown);
+        cu_print_wrapped_at(out, 6, 6, _(o->help), width);
+        return;
+    }
+    fprintf(out, "  %-28s ", shown);
+    cu_print_wrapped_at(out, 31 + (strlen(shown) > 28 ? strlen(shown) - 28 : 0), 31, _(o->help), width);
+}
+
+static void
+usage_examples(FILE *out, enum cu_command cmd, int width)
+{
+    bool any = false;
+    for (size_t i = 0; i < CU_N_ELEMENTS(examples); i++) {
+        if (examples[i].cmd != cmd)
+            continue;
+        if (!any)
+            fprintf(out, "\n%s\n", _("Examples:"));
+        any = true;
+        fprintf(out, "  %s\n      ", examples[i].line);
+        cu_print_wrapped_at(out, 6, 6, _(examples[i].help), width);
+    }
+}
+
 void
-cu_options_usage(FILE *out, enum cu_command cmd)
+cu_options_usage(FILE *out, enum cu_command cmd, int width)
 {
     if (cmd == CU_CMD_NONE) {
         fprintf(out, "%s\n\n", _("Usage: cudaup [COMMAND] [OPTIONS]"));
-        fprintf(out, "%s\n\n",
-                _("Without a command, on a terminal, cudaup starts the setup wizard."));
-        fprintf(out, "%s\n", _("Commands:"));
+        cu_print_wrapped(out, "", _("Without a command, on a terminal, cudaup starts the setup wizard; it takes the options of 'install'."), width);
+        fprintf(out, "\n%s\n", _("Commands:"));
         for (size_t i = 0; i < CU_N_ELEMENTS(commands); i++) {
             CU_AUTOFREE char *left = cu_xasprintf("%s %s", commands[i].name, commands[i].args);
-            fprintf(out, "  %-22s %s\n", left, _(commands[i].help));
+            fprintf(out, "  %-22s ", left);
+            cu_print_wrapped_at(out, 25, 25, _(commands[i].help), width);
         }
         fprintf(out, "\n%s\n", _("Options every command takes:"));
-    } else {
-        for (size_t i = 0; i < CU_N_ELEMENTS(commands); i++)
-            if (commands[i].cmd == cmd)
-                fprintf(out, _("Usage: cudaup %s%s%s [OPTIONS]\n%s\n\n"), commands[i].name, *commands[i].args ? " " : "",
-                        commands[i].args, _(commands[i].help));
-        fprintf(out, "%s\n", _("Options:"));
-    }
-    for (size_t i = 0; i < CU_N_ELEMENTS(options); i++) {
-        const struct opt *o = &options[i];
-        bool every = o->commands == ALL_CMDS;
-        if (cmd == CU_CMD_NONE ? !every : !(o->commands & C(cmd)))
-            continue;
-        char left[64];
-        snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
-                 o->short_name ? o->short_name : ' ', o->short_name ? ", " : " ", o->name,
-                 o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        fprintf(out, "  %-28s %s\n", o->short_name ? left : left + 2, _(o->help));
-    }
-    if (cmd == CU_CMD_NONE) {
+        /* DESIGN's list: each command takes them, though not each acts on all (see its --help). */
+        for (size_t i = 0; i < CU_N_ELEMENTS(options); i++)
+            if (cu_options_listed(options[i].name, CU_CMD_NONE))
+                usage_option(out, &options[i], width);
         fprintf(out, "\n%s\n", _("Run 'cudaup COMMAND --help' for the options of a command."));
-        fprintf(out, "%s\n", _("Exit status: 0 success, 1 a step failed, 2 bad usage or input, 3 this system cannot satisfy the request, 4 problems remain, 130 interrupted."));
+        usage_examples(out, cmd, width);
+        fputc('\n', out);
+        cu_print_wrapped(out, "", _("Exit status: 0 success, 1 a step failed, 2 bad usage or input, 3 this system cannot satisfy the request, 4 problems remain, 5 reboot and run cudaup again, 130 interrupted."), width);
+        return;
     }
+    for (size_t i = 0; i < CU_N_ELEMENTS(commands); i++) {
+        if (commands[i].cmd != cmd)
+            continue;
+        fprintf(out, _("Usage: cudaup %s%s%s [OPTIONS]\n"), commands[i].name, *commands[i].args ? " " : "",
+                commands[i].args);
+        CU_AUTOFREE char *what = cu_xstrdup(_(commands[i].help));
+        what[0] = (char)toupper((unsigned char)what[0]); /* a no-op on CJK */
+        CU_AUTOFREE char *line = cu_str_sentence(what);
+        cu_print_wrapped(out, "", line, width);
+    }
+    /* The options this command acts on, group by group; those it only tolerates are left out. */
+    for (int g = 0; g < G_COUNT; g++) {
+        bool any = false;
+        for (size_t i = 0; i < CU_N_ELEMENTS(options); i++) {
+            const struct opt *o = &options[i];
+            if (o->group != (enum opt_group)g || !(o->reads & C(cmd)))
+                continue;
+            if (!any)
+                fprintf(out, "\n%s\n", _(group_titles[g]));
+            any = true;
+            usage_option(out, o, width);
+        }
+    }
+    usage_examples(out, cmd, width);
 }

@@ -146,6 +146,24 @@ cu_vformat_both(char *out, char *out_en, size_t len, const char *fmt, va_list ap
     cu_i18n_note(out, out_en);
 }
 
+void
+cu_i18n_note_formatted(const char *formatted, const char *fmt, va_list ap)
+{
+    if (!active)
+        return;
+    /* Room for the whole text in both languages (a CJK character takes three bytes). */
+    size_t len = strlen(formatted) * 2 + 1024;
+    char *a = malloc(len), *b = malloc(len);
+    if (a && b) {
+        va_list copy;
+        va_copy(copy, ap);
+        cu_vformat_both(a, b, len, fmt, copy);
+        va_end(copy);
+    }
+    free(a);
+    free(b);
+}
+
 char *
 cu_tr_asprintf(const char *fmt, ...)
 {

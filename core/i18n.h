@@ -51,6 +51,13 @@ void cu_vformat_pair(char *out, char *out_en, size_t len, const char *fmt, va_li
 /** cu_vformat_pair, and the two noted as a pair (for text that may be copied into other messages). */
 void cu_vformat_both(char *out, char *out_en, size_t len, const char *fmt, va_list ap) CU_PRINTF(4, 0);
 
+/**
+ * Note the English twin of @formatted, the text @fmt (a translated format) made from @ap, so that a
+ * log line quoting it can be written in English.  A no-op when no translation is in play.  @ap is
+ * not consumed (pass a va_copy).
+ */
+void cu_i18n_note_formatted(const char *formatted, const char *fmt, va_list ap) CU_PRINTF(2, 0);
+
 /** cu_xasprintf of a translated format, its English twin noted (cut at 2 KiB). Caller frees. */
 char *cu_tr_asprintf(const char *fmt, ...) CU_PRINTF(1, 2);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "driver.h"
+#include "i18n.h"
+#include "log.h"
 #include "jsonutil.h"
 #include "mem.h"
 #include "str.h"
@@ -18,6 +20,7 @@ cu_plan_new(void)
 {
     struct cu_plan *p = cu_xcalloc(1, sizeof(*p));
     cu_strv_init(&p->reasons);
+    cu_strv_init(&p->reason_sources);
     cu_strv_init(&p->warnings);
     return p;
 }
@@ -102,6 +105,7 @@ cu_plan_free(struct cu_plan *p)
     free(p->env.name);
     free(p->env.path);
     cu_strv_fini(&p->reasons);
+    cu_strv_fini(&p->reason_sources);
     cu_strv_fini(&p->warnings);
     cu_drv_plan_free(p->driver);
     free(p);
@@ -118,13 +122,47 @@ cu_plan_add_step(struct cu_plan *p, const char *installer, const char *action, c
     p->steps[p->n_steps++] = (struct cu_plan_step){cu_xstrdup(installer), cu_xstrdup(action), detail};
 }
 
+/* Push a reason, its English twin noted for the log (i18n.h), and its source. */
+static void
+push_reason(struct cu_plan *p, const char *source, const char *fmt, va_list ap)
+{
+    va_list en;
+    va_copy(en, ap);
+    char *s = cu_xvasprintf(fmt, ap);
+    cu_i18n_note_formatted(s, fmt, en);
+    va_end(en);
+    cu_strv_push_owned(&p->reasons, s);
+    cu_strv_push(&p->reason_sources, source ? source : "");
+}
+
 void
 cu_plan_reason(struct cu_plan *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cu_strv_push_owned(&p->reasons, cu_xvasprintf(fmt, ap));
+    push_reason(p, NULL, fmt, ap);
     va_end(ap);
+}
+
+void
+cu_plan_reason_src(struct cu_plan *p, const char *source, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    push_reason(p, source, fmt, ap);
+    va_end(ap);
+}
+
+void
+cu_plan_log_reasons(const struct cu_plan *p)
+{
+    for (size_t i = 0; i < p->reasons.n; i++) {
+        const char *src = i < p->reason_sources.n ? p->reason_sources.v[i] : "";
+        if (*src)
+            cu_log_msg(CU_LOG_INFO, "plan", _("why: %s (source: %s)"), p->reasons.v[i], src);
+        else
+            cu_log_msg(CU_LOG_INFO, "plan", _("why: %s"), p->reasons.v[i]);
+    }
 }
 
 void
@@ -326,6 +364,17 @@ cu_plan_to_json(const struct cu_plan *p)
     }
     json_object_set_new(doc, "steps", steps);
     json_object_set_new(doc, "reasons", jstrv_(&p->reasons));
+    /* Where the data behind a reason comes from: the row of the data file and its citation. */
+    json_t *prov = json_array();
+    for (size_t i = 0; i < p->reasons.n && i < p->reason_sources.n; i++) {
+        if (!*p->reason_sources.v[i])
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "reason", json_string(p->reasons.v[i]));
+        json_object_set_new(o, "source", json_string(p->reason_sources.v[i]));
+        json_array_append_new(prov, o);
+    }
+    json_object_set_new(doc, "provenance", prov);
     json_object_set_new(doc, "warnings", jstrv_(&p->warnings));
     if (p->driver)
         json_object_set_new(doc, "driver", cu_drv_plan_json(p->driver));

@@ -111,7 +111,9 @@ struct cu_plan {
     size_t n_steps;
     struct cu_plan_env env;
     struct cu_plan_python *python; /* the venv's Python; NULL without a venv */
-    struct cu_strv reasons;  /* why each version was chosen */
+    struct cu_strv reasons;  /* why each version was chosen, as the user reads it */
+    struct cu_strv reason_sources; /* beside each reason, the data row and citation it rests on ("" for none):
+                                      for -v, the log and JSON's provenance[], never the plain text */
     struct cu_strv warnings; /* things the user should know but that do not stop the plan */
     struct cu_drv_plan *driver;   /* the driver (DESIGN "plan ... driver"), or NULL (`mirror`) */
     /* Borrowed from the manifest source; valid while it lives. */
@@ -125,6 +127,10 @@ void cu_plan_python_free(struct cu_plan_python *py);
 void cu_plan_add_step(struct cu_plan *plan, const char *installer, const char *action,
                       const char *fmt, ...) CU_PRINTF(4, 5);
 void cu_plan_reason(struct cu_plan *plan, const char *fmt, ...) CU_PRINTF(2, 3);
+/** A reason that rests on data: the user reads the reason, -v, the log and JSON also @source (copied). */
+void cu_plan_reason_src(struct cu_plan *plan, const char *source, const char *fmt, ...) CU_PRINTF(3, 4);
+/** Log the plan's reasons, each with its source, at level info (tag "plan"): the log keeps the provenance. */
+void cu_plan_log_reasons(const struct cu_plan *plan);
 void cu_plan_warn(struct cu_plan *plan, const char *fmt, ...) CU_PRINTF(2, 3);
 
 /** The `plan --json` document (DESIGN.md "JSON"). */

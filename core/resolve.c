@@ -522,7 +522,9 @@ explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_p
                          V(&g->cc, b2, sizeof(b2)));
     }
     if (o->code && !o->code->read && o->code->source)
-        cu_plan_reason(p, _("What GPU code %s carries is inferred, not read: %s."), o->title, o->code->source);
+        cu_plan_reason_src(p, o->code->source,
+                           _("What GPU code %s carries is inferred (from neighbouring releases and documentation), not read from its wheels."),
+                           o->title);
     if (!o->code && r->f->n_gpus > 0)
         cu_plan_warn(p, _("cudaup has no record of the GPU code inside %s, so it cannot promise that it runs on the GPUs here."),
                      o->title);
@@ -634,9 +636,11 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
             cu_plan_reason(p, "%s", o->lib_reasons.v[i]);
         if (r->py_wish.n)
             cu_plan_reason(p, _("Python %s: as asked with --python."), fw->python);
-        else if (o->py_max.n)
-            cu_plan_reason(p, _("Python %s: the newest %s supports, up to %s."), fw->python, o->title,
-                           DEFAULT_PYTHON_MAX);
+        else if (o->py_max.n && cu_version_cmp(&py, &o->py_max) == 0)
+            cu_plan_reason(p, _("Python %s: the newest %s supports."), fw->python, o->title);
+        else if (o->py_max.n) /* the framework goes further than cudaup's default ceiling, or starts above it */
+            cu_plan_reason(p, _("Python %s: %s supports %s to %s, and cudaup takes the newest up to %s unless --python asks for another."),
+                           fw->python, o->title, fw->py_min, fw->py_max, DEFAULT_PYTHON_MAX);
         else
             cu_plan_reason(p, _("Python %s: cudaup's default."), fw->python);
     }

@@ -221,16 +221,18 @@ rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan
             cu_plan_reason(p, _("GPU %d: %s, compute capability %s%s%s%s."), g->index, g->name, V(&g->cc, b1, sizeof(b1)),
                            g->arch ? " (" : "", g->arch ? g->arch : "", g->arch ? ")" : "");
     }
-    cu_plan_reason(p, _("%s: Google built and tested it with CUDA %s and cuDNN %s (%s)."), title,
-                   V(&t->cuda, b1, sizeof(b1)), V(&t->cudnn, b2, sizeof(b2)), t->source ? t->source : "");
-    cu_plan_reason(p, _("CUDA %s from NVIDIA's runfile (before NVIDIA's redist archives): only the toolkit's files are placed, never its driver or samples; its sha256 is pinned by %s."),
-                   V(&c->version, b1, sizeof(b1)), c->sources);
+    cu_plan_reason_src(p, t->source, _("%s: Google built and tested it with CUDA %s and cuDNN %s."), title,
+                       V(&t->cuda, b1, sizeof(b1)), V(&t->cudnn, b2, sizeof(b2)));
+    cu_plan_reason_src(p, c->sources,
+                       _("CUDA %s from NVIDIA's runfile (before NVIDIA's redist archives): only the toolkit's files are placed, never its driver or samples; its sha256 is pinned by two sources that agree."),
+                       V(&c->version, b1, sizeof(b1)));
     if (r->have_driver)
         cu_plan_reason(p, _("CUDA %s needs driver %s or newer; this machine has %s, which runs it."), V(&c->version, b1, sizeof(b1)),
                        D(&c->driver, b2, sizeof(b2)), r->driver_text);
     if (dn)
-        cu_plan_reason(p, _("cuDNN %s (the CUDA %s build, from NVIDIA's .tgz), merged into the CUDA folder; its sha256 is pinned by %s."),
-                       dn->full, dn->variant, dn->sources);
+        cu_plan_reason_src(p, dn->sources,
+                           _("cuDNN %s (the CUDA %s build, from NVIDIA's .tgz), merged into the CUDA folder; its sha256 is pinned by two sources that agree."),
+                           dn->full, dn->variant);
     else
         cu_plan_reason(p, _("No cuDNN: --cudnn none."));
 

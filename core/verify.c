@@ -28,6 +28,7 @@
 #include "nvtypes.h"
 #include "proc.h"
 #include "record.h"
+#include "verify_report.h"
 #include "verifyrec.h"
 #include "str.h"
 
@@ -53,9 +54,12 @@ cu_checks_fini(struct cu_checks *c)
 void
 cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, const char *fmt, ...)
 {
-    va_list ap;
+    va_list ap, en;
     va_start(ap, fmt);
+    va_copy(en, ap);
     char *d = cu_xvasprintf(fmt, ap);
+    cu_i18n_note_formatted(d, fmt, en); /* the log (verify_report.c) takes the English twin */
+    va_end(en);
     va_end(ap);
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
     c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d};
@@ -1325,6 +1329,7 @@ cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out)
     memset(out, 0, sizeof(*out));
     if (!read_install(o->dir, &in)) {
         cu_checks_add(out, "files", CU_CHECK_FAIL, _("%s is not a CUDA install"), o->dir);
+        cu_checks_log(out, o->dir);
         return;
     }
     check_files(o, &in, out);
@@ -1340,4 +1345,5 @@ cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out)
     check_python(o, out);
     check_framework(o, out);
     cu_cuda_install_fini(&in);
+    cu_checks_log(out, o->dir); /* the wizard's and the CLI's alike: a failure can be read from the log */
 }

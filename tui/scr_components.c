@@ -155,12 +155,15 @@ key(struct tui *t, int ch)
         /* A component another ticked one needs cannot go: say so instead of keeping it silently. */
         if (on) {
             struct cu_buf users;
+            size_t n_users = 0;
             cu_buf_init(&users);
             for (char **c = t->comp_sel; c && *c; c++)
                 if (strcmp(*c, k) != 0 && cu_component_needs(*c, k))
-                    cu_buf_printf(&users, "%s%s", users.len ? ", " : "", *c);
-            if (users.len) {
-                tui_notice(t, true, _("%s stays: %s needs it. Untick that first."), k, users.data);
+                    cu_buf_printf(&users, "%s%s", n_users++ ? ", " : "", *c);
+            if (n_users) {
+                tui_notice(t, true, ngettext_("%s stays: %s needs it. Untick that first.",
+                                              "%s stays: %s need it. Untick those first.", n_users),
+                           k, users.data);
                 cu_buf_fini(&users);
                 return true;
             }

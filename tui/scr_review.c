@@ -84,8 +84,12 @@ draw(struct tui *t)
                     p->cudnn_variant ? p->cudnn_variant : "?");
     else
         tui_doc_add(&d, TC_NORMAL, 2, "%s", _("no cuDNN"));
-    if (p->framework)
-        tui_doc_add(&d, TC_NORMAL, 2, _("%s %s with Python %s, in %s environment %s"), cu_framework_title(p->framework->name),
+    if (p->framework && p->env.tool && strcmp(p->env.tool, "venv") == 0)
+        tui_doc_add(&d, TC_NORMAL, 2, _("%s %s with Python %s, in the venv %s"), cu_framework_title(p->framework->name),
+                    p->framework->version ? p->framework->version : _("(newest)"), p->framework->python,
+                    p->env.path ? p->env.path : p->env.name);
+    else if (p->framework)
+        tui_doc_add(&d, TC_NORMAL, 2, _("%s %s with Python %s, in the %s environment %s"), cu_framework_title(p->framework->name),
                     p->framework->version ? p->framework->version : _("(newest)"), p->framework->python, p->env.tool,
                     p->env.path ? p->env.path : p->env.name);
     for (size_t i = 0; i < p->reasons.n; i++)
@@ -138,6 +142,16 @@ key(struct tui *t, int ch)
         if (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN)) {
             tui_notice(t, true, "%s", _("There is no plan to carry out; go back and change the answers."));
             return true;
+        }
+        if (t->o.log) {
+            /* The log keeps why, and the data each reason rests on (the screen shows the reason alone). */
+            const struct cu_plan *p = t->plan;
+            for (size_t i = 0; i < p->reasons.n; i++) {
+                const char *src = i < p->reason_sources.n ? p->reason_sources.v[i] : "";
+                fprintf(t->o.log, "why: %s%s%s%s\n", cu_english(p->reasons.v[i]), *src ? " (source: " : "", src,
+                        *src ? ")" : "");
+            }
+            fflush(t->o.log);
         }
         t->progress_job = JOB_INSTALL;
         tui_goto(t, SCR_PROGRESS);

@@ -3,6 +3,7 @@
 """cudaup plan and list: file:// and http:// mirrors, the cache, bad input and exit codes."""
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -378,5 +379,45 @@ t.eq(got, {"env-dir": "/srv/envs/cudaup-tensorflow", "xdg": "/x/cudaup/envs/cuda
      "the venv's place: --env-dir, else XDG_DATA_HOME, else PREFIX/cudaup/envs; named after the framework or --env-name")
 e2 = env_of("--prefix", "/opt/cu", "--framework", "none")
 t.ok(e2.get("tool") == "none" and not e2.get("path"), "--framework none: no environment to make", e2)
+
+# ---- What the user reads, and what -v, JSON and the log add (issue 26) ----
+two, tenv = machine(t, "two-gpus")
+
+
+def plan_text(*args):
+    return run(["plan", "--root", two, "--mirror", MIRROR, "--cache-dir", t.tmpdir("cache"), "--prefix", "/opt/cu",
+                "--state-dir", "/var/tmp/st"] + list(args), env=tenv)
+
+
+# Data provenance: the reason in plain words; the data row and its citation behind -v and in JSON.
+r = plan(two, tenv, "--framework", "tensorflow==2.15")
+doc = r.json() or {}
+prov = doc.get("provenance") or []
+t.ok(r.rc == 0 and any("tensorflow_wheel_arch.csv" in x.get("source", "") and x.get("reason") in doc.get("reasons", [])
+                       for x in prov),
+     "plan --json: provenance[] pairs the reason with its data row (tensorflow_wheel_arch.csv)", prov)
+t.ok(not any(".csv" in x for x in doc.get("reasons", [])), "plan --json: reasons[] stay the words the user reads",
+     doc.get("reasons"))
+rt = plan_text("--framework", "tensorflow==2.15")
+t.ok(rt.rc == 0 and "is inferred (from neighbouring releases and documentation), not read from its wheels." in rt.out and
+     ".csv" not in rt.out and "source:" not in rt.out, "plan: the inferred GPU code in plain words, no data file", rt.out)
+rv = plan_text("--framework", "tensorflow==2.15", "-v")
+t.ok("source: shared/data/compat/tensorflow_wheel_arch.csv row '~2.14-2.17'" in rv.out,
+     "plan -v: the reason's source under it", rv.out)
+
+# The Python reason names the framework's own upper bound, or cudaup's ceiling when the framework goes further.
+t.ok("Python 3.11: the newest TensorFlow 2.15.0 supports." in rt.out and "up to 3.12" not in rt.out,
+     "TensorFlow 2.15 stops at Python 3.11: the reason says so, not 'up to 3.12'", rt.out)
+r20 = plan_text("--framework", "tensorflow==2.20")
+t.ok("Python 3.12: TensorFlow 2.20.0 supports 3.9 to 3.13, and cudaup takes the newest up to 3.12" in r20.out,
+     "TensorFlow 2.20 goes to 3.13: the reason names cudaup's ceiling", r20.out)
+
+# The plan table counts the Python cudaup brings, and says what its total leaves out.
+rp = plan_text("--framework", "tensorflow==2.15", "--python-source", "cudaup", "--components", "cuda_cudart")
+m = re.search(r"^(\d+) downloads?, ([^:]+):\n((?:  .*\n)+)", rp.out, re.M)
+rows_ = m.group(3).splitlines() if m else []
+t.ok(m and int(m.group(1)) == len(rows_) == 3 and any(x.split()[0] == "python" for x in rows_) and
+     "and 1 of unpublished size" in m.group(2), "plan: the brought Python is in the count, and the total says one "
+     "size is unpublished", rp.out)
 
 t.done()

@@ -205,6 +205,36 @@ for check, stem in (("nvrtc", "libnvrtc.so"), ("cudart", "libcudart.so"), ("cudn
         os.rename(os.path.join(libdir, "..", n + ".away"), os.path.join(libdir, n))
 t.eq(bad, [], "libnvrtc, libcudart, libcudnn deleted from a recorded install: each check fails, 'repair restores it'")
 
+# Each failed check says what to do next, in the CLI and in JSON; the log holds every check (issue 26).
+moved = [n for n in os.listdir(libdir) if n.startswith("libnvrtc.so")]
+for n in moved:
+    os.rename(os.path.join(libdir, n), os.path.join(libdir, "..", n + ".away"))
+open(conf, "w").write(orig + "kernel_result wrong\n")
+logf = os.path.join(t.tmpdir("vlog"), "verify.log")
+r, c = verify("--log", logf)
+rt = run(["verify", "--root", ROOT, "--log", logf] + COMMON, env=ENV)
+for n in moved:
+    os.rename(os.path.join(libdir, "..", n + ".away"), os.path.join(libdir, n))
+open(conf, "w").write(orig)
+fails = [x for x in c.values() if x["status"] == "fail"]
+t.ok(r.rc == 4 and {"nvrtc", "gpu-kernel"} <= {x["name"] for x in fails} and
+     all(x.get("fix") for x in fails) and not any("fix" in x for x in c.values() if x["status"] != "fail"),
+     "verify --json: each failed check carries its fix, the others none", fails)
+t.ok("cudaup repair --prefix '%s' --state-dir '%s'" % (prefix, state) in c.get("nvrtc", {}).get("fix", "") and
+     "cudaup doctor" in c.get("gpu-kernel", {}).get("fix", ""),
+     "the fixes: repair with this install's options for a lost library, doctor for wrong GPU results",
+     [c.get("nvrtc"), c.get("gpu-kernel")])
+lines = rt.out.splitlines()
+no_fix = [ln for i, ln in enumerate(lines) if re.match(r"\s+fail\s", ln) and
+          not any(x.strip().startswith("Fix: ") for x in lines[i + 1:i + 4])]
+t.ok(rt.rc == 4 and "Fix: cudaup repair --prefix" in rt.out and not no_fix,
+     "verify as text: each failed check ends with its fix", rt.out)
+log = open(logf).read() if os.path.exists(logf) else ""
+missing = [x["name"] for x in c.values()
+           if not re.search(r"info verify: %s %s: %s" % (x["status"], re.escape(x["name"]), re.escape(x["detail"][:60])), log)]
+t.ok(not missing and "(fix: cudaup repair restores the install from its record)" in log and "failed," in log,
+     "the log holds every check: status, name, detail, and each failure's fix", missing or log[-3000:])
+
 # cuDNN's version follows the record, like nvcc's, cudart's and nvrtc's (item 6).
 recp = os.path.join(prefix, "cuda-12.6", ".cudaup", "record.json")
 rec_good = open(recp, "rb").read()

@@ -150,6 +150,10 @@ t.ok("✓ pass  gpu-kernel" in d["validation"] and "✓ pass  cudnn-conv" in d["
      " 0 failed, " in d["validation"], "validation: the GPU checks ran and passed", d["validation"])
 t.ok("--deep" not in d["validation"] and "the deep check (d on the Validation screen)" in flat(d["validation"]),
      "validation: the wizard names its own key, not the flag", d["validation"])
+wlog = open(os.path.join(b.state, "cudaup.log")).read() if os.path.exists(os.path.join(b.state, "cudaup.log")) else ""
+t.ok(re.search(r"info verify: pass gpu-kernel: .*every value checked", wlog) and "info verify: pass cudnn-conv: " in wlog and
+     "info verify: pass files: " in wlog and re.search(r"info verify: \d+ passed, 0 failed, \d+ skipped", wlog),
+     "validation: the log holds each check's result, as verify's does", wlog[-3000:])
 t.ok(shows(d["done"], "CUDA 12.6.3 is installed in %s." % b.cuda) and "env.sh" in d["done"] and "cudaup verify" in d["done"],
      "done: what was installed and the next commands", d["done"])
 t.ok(os.path.isfile(os.path.join(b.cuda, "lib64", "libcudart.so.12")) and
@@ -240,6 +244,8 @@ t.ok("Nothing to add" in d["review0"] and "Downloads:" not in d["review0"] and "
 r, d = b.wizard(["enter", "down", "down", "enter", "home", "space", "DUMP kept", "esc", "esc", "q", "y"])
 t.ok("[x] cuda_cudart" in d["kept"] and "cuda_cudart stays:" in flat(d["kept"]) and "cuda_nvcc" in flat(d["kept"]),
      "unticking cuda_cudart, which nvcc needs: it stays, and the screen says why", d["kept"])
+t.ok("cuda_nvcc, libcublas need it. Untick those first." in flat(d["kept"]) and "needs it" not in flat(d["kept"]),
+     "two components need it: 'need it', not 'needs it'", d["kept"])
 t.eq(r.rc, 0, "add components, then quit at review: exit 0", r)
 
 # A Python environment cudaup made for this CUDA (as its install records it): the dialog offers to keep it.
@@ -389,7 +395,7 @@ if PY:
          "python env: the flags' tool and Python, the default name", d["pyenv"])
     t.ok("< automatic >" in d["pyenv"] and "uses /usr/bin/python3.11" in d["pyenv"],
          "python env: where the Python comes from, and which one", d["pyenv"])
-    t.ok("TensorFlow 2.20.0 with Python 3.11, in venv environment" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
+    t.ok("TensorFlow 2.20.0 with Python 3.11, in the venv" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
          "review: the framework, the Python and the renamed env", d["review"])
     t.ok("✓ pass  framework" in d["validation"], "validation: the framework sees the GPUs", d["validation"])
     t.ok("bin/activate" in flat(d["done"]) and "import tensorflow" in flat(d["done"]),

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,11 @@
 
 #include "core/error.h"
 #include "core/i18n.h"
+#include "core/log.h"
+#include "core/plan.h"
+#include "core/str.h"
+#include "core/verify.h"
+#include "core/verify_report.h"
 #include "testutil.h"
 
 static void CU_PRINTF(1, 2)
@@ -141,12 +147,57 @@ zh_errors_have_english_twins(void **state)
     assert_null(cu_english(NULL));
 }
 
+static void
+capture(void *ud, enum cu_log_level level, const char *tag, const char *msg, const char *msg_en)
+{
+    (void)level;
+    (void)tag;
+    (void)msg;
+    cu_strv_push(ud, msg_en);
+}
+
+/* verify's checks and the plan's reasons reach the log in English, however the screen reads them. */
+static void
+zh_log_is_english(void **state)
+{
+    (void)state;
+    if (!have_zh())
+        skip();
+    struct cu_checks c;
+    memset(&c, 0, sizeof(c));
+    cu_checks_add(&c, "nvcc", CU_CHECK_FAIL, _("nvcc reports release %s, but the install is %s"), "11.8", "12.6");
+    assert_string_not_equal(c.v[0].detail, "nvcc reports release 11.8, but the install is 12.6");
+    struct cu_plan *p = cu_plan_new();
+    cu_plan_reason_src(p, "row x", _("Python %s: the newest %s supports."), "3.11", "TensorFlow 2.15.0");
+    struct cu_strv lines;
+    cu_strv_init(&lines);
+    cu_log_set_level(CU_LOG_INFO);
+    cu_log_set_handler(capture, &lines);
+    cu_checks_log(&c, "/p");
+    cu_plan_log_reasons(p);
+    cu_log_set_handler(NULL, NULL);
+    bool check = false, reason = false;
+    for (size_t i = 0; i < lines.n; i++) {
+        static const char want[] = "fail nvcc: nvcc reports release 11.8, but the install is 12.6 (fix: cudaup repair ";
+        check |= strncmp(lines.v[i], want, sizeof(want) - 1) == 0;
+        reason |= strcmp(lines.v[i], "why: Python 3.11: the newest TensorFlow 2.15.0 supports. (source: row x)") == 0;
+    }
+    if (!check || !reason)
+        for (size_t i = 0; i < lines.n; i++)
+            print_error("%s\n", lines.v[i]);
+    assert_true(check && reason);
+    cu_strv_fini(&lines);
+    cu_plan_free(p);
+    cu_checks_fini(&c);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(formats),
         cmocka_unit_test(zh_errors_have_english_twins),
+        cmocka_unit_test(zh_log_is_english),
     };
     return TU_RUN(tests);
 }

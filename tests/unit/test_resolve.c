@@ -10,8 +10,10 @@
 
 #include "core/catalog.h"
 #include "core/jsonutil.h"
+#include "core/log.h"
 #include "core/mem.h"
 #include "core/resolve.h"
+#include "core/str.h"
 #include "testutil.h"
 
 /* Does some line of @v contain @sub? */
@@ -435,11 +437,60 @@ wishes_syntax(void **state)
         assert_ok(cu_wishes_check(&good[i], &err), &err);
 }
 
+static void
+capture(void *ud, enum cu_log_level level, const char *tag, const char *msg, const char *msg_en)
+{
+    (void)level;
+    (void)msg;
+    if (strcmp(tag, "plan") == 0)
+        cu_strv_push(ud, msg_en);
+}
+
+/* A reason resting on inferred data: the user reads it without the data row; JSON and the log carry the row. */
+static void
+provenance(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("550.54.14", 1, "H100", "9.0");
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "tensorflow==2.15"}, &p, &err), &err);
+    assert_int_equal(p->reason_sources.n, p->reasons.n);
+    size_t k = p->reasons.n;
+    for (size_t i = 0; i < p->reasons.n; i++) {
+        assert_null(strstr(p->reasons.v[i], ".csv"));
+        if (strstr(p->reason_sources.v[i], "tensorflow_wheel_arch.csv"))
+            k = i;
+    }
+    assert_true(k < p->reasons.n);
+    assert_non_null(strstr(p->reasons.v[k], "inferred (from neighbouring releases"));
+
+    json_t *doc = cu_plan_to_json(p);
+    json_t *prov = json_object_get(doc, "provenance");
+    assert_int_equal(json_array_size(prov), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(prov, 0), "source")), p->reason_sources.v[k]);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(prov, 0), "reason")), p->reasons.v[k]);
+    json_decref(doc);
+
+    struct cu_strv lines;
+    cu_strv_init(&lines);
+    cu_log_set_level(CU_LOG_INFO);
+    cu_log_set_handler(capture, &lines);
+    cu_plan_log_reasons(p);
+    cu_log_set_handler(NULL, NULL);
+    assert_int_equal(lines.n, p->reasons.n);
+    assert_non_null(strstr(lines.v[k], "(source: shared/data/compat/tensorflow_wheel_arch.csv row"));
+    cu_strv_fini(&lines);
+    cu_plan_free(p);
+    cu_facts_free(f);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(hopper_tensorflow, setup, teardown),
+        cmocka_unit_test_setup_teardown(provenance, setup, teardown),
         cmocka_unit_test_setup_teardown(driver_too_old, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(tf_without_archives, setup, teardown),
