@@ -66,6 +66,7 @@ tui_draw(struct tui *t)
         return;
     }
     tui_screen(t->scr)->draw(t);
+    tui_notice_draw(t);
     if (t->help) {
         const char *spec = tui_screen(t->scr)->help ? tui_screen(t->scr)->help() : NULL;
         const char *lines[] = {spec ? spec : "", spec ? "" : NULL, generic_help(), "", _("Press any key.")};

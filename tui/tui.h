@@ -155,8 +155,9 @@ struct tui {
     int rc;
     bool color, utf8, headless;
     struct tui_cursor cur;
-    char message[512]; /* a one-line notice above the footer */
+    char message[512]; /* a notice above the footer, wrapped over the rows it needs */
     bool message_bad;
+    int keys_rows; /* the rows the keys line took at the last tui_frame (1, or 2 on a narrow screen) */
     /* overlays: help, and one yes/no question at a time */
     bool help;
     bool asking;
