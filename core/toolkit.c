@@ -624,8 +624,9 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
         cu_error_advise(err, _("The mirror %s does not carry this Python: give --python-source system or --env-tool conda to use one of this machine's, or fill the mirror's python/ folder (`cudaup mirror DIR` stores it from an upstream that has it)."),
                         ctx->net->base);
     else if (st == CU_E_NETWORK && !ctx->net->official && !err->advice[0])
-        cu_error_advise(err, _("Check that the mirror %s is up and holds this file (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
-                        ctx->net->base);
+        cu_error_advise_as(err, CU_ADV_MIRROR_LACKS, ctx->net->base,
+                           _("Check that the mirror %s is up and holds this file (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
+                           ctx->net->base);
     if (st != CU_OK) {
         jobs_fini(jobs, n);
         return st;

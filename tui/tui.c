@@ -27,6 +27,7 @@
 #include "core/mem.h"
 #include "core/mirror.h"
 #include "core/str.h"
+#include "advice.h"
 #include "internal.h"
 #include "widgets.h"
 #include "core/clock.h"
@@ -342,6 +343,7 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
     bool dirty = true;
     while (t.running) {
         tui_drain(&t);
+        tui_word_errors(&t);
         if (o->signal_cancel && atomic_load(o->signal_cancel)) {
             atomic_store(o->signal_cancel, 0);
             if (t.job) {
