@@ -259,6 +259,7 @@ tui_fini(struct tui *t)
     free(t->cudnn_key);
     free(t->target);
     free(t->existing);
+    free(t->existing_state);
     for (size_t i = 0; i < t->n_items; i++)
         free(t->items[i].name);
     free(t->items);

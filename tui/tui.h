@@ -192,6 +192,9 @@ struct tui {
     char *target;   /* the install verify, repair and the Done screen speak of */
     char *existing; /* the managed install found at start (PREFIX/cuda's target), or NULL */
     struct cu_version existing_version;
+    char *existing_state; /* what its record says of it (the menu leads with it), or NULL */
+    bool existing_bad;    /* files missing or altered, or the record unreadable */
+    int existing_advice;  /* the menu's row for what the state calls for */
     enum tui_job_kind progress_job; /* what the Progress screen runs: install, repair, uninstall */
     char **comp_sel;                /* the components ticked on the Components screen */
     enum tui_job_kind last_job;
