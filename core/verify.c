@@ -88,15 +88,12 @@ cu_checks_summary(const struct cu_checks *c)
         gpu_ran |= c->v[i].status == CU_CHECK_PASS &&
                    (strcmp(c->v[i].name, "gpu-kernel") == 0 || strcmp(c->v[i].name, "cudnn-conv") == 0 ||
                     strcmp(c->v[i].name, "framework") == 0);
-    struct cu_buf b;
-    cu_buf_init(&b);
-    cu_buf_printf(&b, _("%zu passed, %zu failed, %zu skipped"), pass, fail, skip);
+    /* Whole sentences, so that a translation ends with its own full stop. */
     if (!gpu_ran && gpu_why)
-        cu_buf_printf(&b, _(": no GPU work was done (%s)"), gpu_why);
-    else if (!gpu_ran)
-        cu_buf_puts(&b, _(": no GPU work was done"));
-    cu_buf_puts(&b, ".");
-    return cu_buf_steal(&b);
+        return cu_xasprintf(_("%zu passed, %zu failed, %zu skipped: no GPU work was done (%s)."), pass, fail, skip, gpu_why);
+    if (!gpu_ran)
+        return cu_xasprintf(_("%zu passed, %zu failed, %zu skipped: no GPU work was done."), pass, fail, skip);
+    return cu_xasprintf(_("%zu passed, %zu failed, %zu skipped."), pass, fail, skip);
 }
 
 bool
