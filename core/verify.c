@@ -62,14 +62,6 @@ cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, co
     c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d, NULL, CU_ADV_NONE};
 }
 
-void
-cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_status st, enum cu_advice adv, char *fact,
-                      char *detail)
-{
-    c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv};
-}
-
 char *
 cu_checks_summary(const struct cu_checks *c)
 {

@@ -107,3 +107,11 @@ cu_check_fail_repair(struct cu_check *out, char *fact)
     out->fact = fact;
     out->adv = CU_ADV_REPAIR;
 }
+
+void
+cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_status st, enum cu_advice adv, char *fact,
+                      char *detail)
+{
+    c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv};
+}
