@@ -159,6 +159,10 @@ cu_check_child_main(int argc, char **argv)
     json_t *o = json_object();
     json_object_set_new(o, "status", json_string(cu_check_status_name(c.status)));
     json_object_set_new(o, "detail", json_string(c.detail ? c.detail : ""));
+    if (c.fact) {
+        json_object_set_new(o, "fact", json_string(c.fact));
+        json_object_set_new(o, "advice", json_string(cu_advice_name(c.adv)));
+    }
     char *s = json_dumps(o, JSON_COMPACT);
     printf("%s\n", s);
     fflush(stdout);
@@ -166,5 +170,6 @@ cu_check_child_main(int argc, char **argv)
     json_decref(o);
     free(c.name);
     free(c.detail);
+    free(c.fact);
     return 0;
 }

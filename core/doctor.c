@@ -26,6 +26,7 @@ cu_problems_fini(struct cu_problems *p)
         free(p->v[i].code);
         free(p->v[i].message);
         free(p->v[i].fix);
+        free(p->v[i].adv_arg);
     }
     free(p->v);
     p->v = NULL;
@@ -37,7 +38,18 @@ cu_problems_add(struct cu_problems *p, const char *code, enum cu_severity sev, c
                 char *fix)
 {
     p->v = cu_xreallocarray(p->v, p->n + 1, sizeof(*p->v));
-    p->v[p->n++] = (struct cu_problem){cu_xstrdup(code), sev, message, fix};
+    p->v[p->n++] = (struct cu_problem){cu_xstrdup(code), sev, message, fix, CU_ADV_NONE, NULL};
+}
+
+void
+cu_problems_advise(struct cu_problems *p, enum cu_advice adv, const char *arg)
+{
+    if (!p->n)
+        return;
+    struct cu_problem *last = &p->v[p->n - 1];
+    last->adv = adv;
+    free(last->adv_arg);
+    last->adv_arg = arg ? cu_xstrdup(arg) : NULL;
 }
 
 bool
@@ -269,6 +281,7 @@ check_installs(const struct cu_facts *f, const struct cu_catalog *cat, struct cu
     if (f->n_installs == 0) {
         cu_problems_add(out, "no-cuda", CU_SEV_INFO, cu_xstrdup(_("No CUDA toolkit is installed.")),
                         cu_xstrdup(_("Run `cudaup install` to install the CUDA toolkit and cuDNN that fit this machine.")));
+        cu_problems_advise(out, CU_ADV_INSTALL, NULL);
         return;
     }
     for (size_t i = 0; i < f->n_installs; i++) {
@@ -291,6 +304,7 @@ check_installs(const struct cu_facts *f, const struct cu_catalog *cat, struct cu
                                          vstr(&f->driver.cuda_max, b3, sizeof(b3))),
                             cu_xasprintf(_("Update the driver, or run `cudaup install --cuda %s`."),
                                          vstr(&f->driver.cuda_max, b3, sizeof(b3))));
+            cu_problems_advise(out, CU_ADV_DRIVER_OR_CUDA, b3);
         }
         for (size_t g = 0; g < f->n_gpus; g++) {
             struct cu_version last;
@@ -305,12 +319,16 @@ check_installs(const struct cu_facts *f, const struct cu_catalog *cat, struct cu
                             has_last ? cu_xasprintf(_("Run `cudaup install --cuda %s`."),
                                                     vstr(&last, b3, sizeof(b3)))
                                      : cu_xstrdup(_("Use an older CUDA release for this GPU.")));
+            if (has_last)
+                cu_problems_advise(out, CU_ADV_CUDA, b3);
         }
-        if (!in->cudnn.n)
+        if (!in->cudnn.n) {
             cu_problems_add(out, "no-cudnn", CU_SEV_INFO,
                             cu_xasprintf(_("CUDA %s in %s has no cuDNN."), b1, in->path),
                             cu_xasprintf(_("Run `cudaup install --cuda %s` to add the cuDNN that fits it."),
                                          cu_version_format(&in->version, 2, b2, sizeof(b2))));
+            cu_problems_advise(out, CU_ADV_ADD_CUDNN, b2);
+        }
     }
 }
 
@@ -327,11 +345,13 @@ check_env(const struct cu_facts *f, const char *const *envp, struct cu_problems 
     const char *vars[] = {"CUDA_HOME", "CUDA_PATH"};
     const char *vals[] = {f->env.cuda_home, f->env.cuda_path};
     for (size_t i = 0; i < CU_N_ELEMENTS(vars); i++) {
-        if (vals[i] && *vals[i] && !path_exists(root, vals[i]))
+        if (vals[i] && *vals[i] && !path_exists(root, vals[i])) {
             cu_problems_add(out, "env-missing-folder", CU_SEV_WARNING,
                             cu_xasprintf(_("%s points at %s, which does not exist."), vars[i], vals[i]),
                             cu_xasprintf(_("Unset %s or point it at an installed CUDA; `cudaup install` writes it for you."),
                                          vars[i]));
+            cu_problems_advise(out, CU_ADV_ENV_VAR, vars[i]);
+        }
     }
     for (char **p = f->env.path_cuda; p && *p; p++)
         if (!path_exists(root, *p))
@@ -361,6 +381,7 @@ check_env(const struct cu_facts *f, const char *const *envp, struct cu_problems 
                             cu_xasprintf(_("LD_LIBRARY_PATH mixes %s and %.*s; programs get whichever comes first."),
                                          first, (int)n, v),
                             cu_xstrdup(_("Keep one CUDA version in LD_LIBRARY_PATH; `cudaup install` writes a clean one.")));
+            cu_problems_advise(out, CU_ADV_LD_CLEAN, NULL);
             break;
         }
     }

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "advice.h"
 #include "catalog.h"
 #include "sysinfo.h"
 
@@ -23,6 +24,8 @@ struct cu_problem {
     enum cu_severity severity;
     char *message; /* translated */
     char *fix;     /* translated */
+    enum cu_advice adv; /* what the fix asks of cudaup, for the wizard to word (advice.h) */
+    char *adv_arg;      /* its argument, or NULL */
 };
 
 struct cu_problems {
@@ -34,6 +37,8 @@ void cu_problems_init(struct cu_problems *p);
 void cu_problems_fini(struct cu_problems *p);
 void cu_problems_add(struct cu_problems *p, const char *code, enum cu_severity sev, char *message,
                      char *fix);
+/** The problem added last is fixed by @adv (with @arg, copied; or NULL): cudaup's own doing. */
+void cu_problems_advise(struct cu_problems *p, enum cu_advice adv, const char *arg);
 bool cu_problems_has_error(const struct cu_problems *p);
 const char *cu_severity_name(enum cu_severity s);
 

@@ -4,6 +4,7 @@
 #include "error.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "i18n.h"
@@ -29,6 +30,8 @@ cu_error_clear(struct cu_error *err)
     err->advice[0] = '\0';
     err->msg_en[0] = '\0';
     err->advice_en[0] = '\0';
+    err->adv = CU_ADV_NONE;
+    err->adv_arg[0] = '\0';
 }
 
 const char *
@@ -205,6 +208,21 @@ cu_error_advise(struct cu_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     cu_vformat_both(err->advice, err->advice_en, sizeof(err->advice), fmt, ap);
     va_end(ap);
+    err->adv = CU_ADV_NONE;
+    err->adv_arg[0] = '\0';
+}
+
+void
+cu_error_advise_as(struct cu_error *err, enum cu_advice adv, const char *arg, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    cu_vformat_both(err->advice, err->advice_en, sizeof(err->advice), fmt, ap);
+    va_end(ap);
+    err->adv = adv;
+    snprintf(err->adv_arg, sizeof(err->adv_arg), "%s", arg ? arg : "");
 }
 
 int

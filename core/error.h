@@ -8,6 +8,7 @@
 #ifndef CU_ERROR_H
 #define CU_ERROR_H
 
+#include "advice.h"
 #include "i18n.h"
 #include "macros.h"
 
@@ -45,6 +46,8 @@ struct cu_error {
     char advice[512]; /* what to do instead, naming what works here; "" for the code's default */
     char msg_en[512]; /* the same two in English, for the log (i18n.h) */
     char advice_en[512];
+    enum cu_advice adv;  /* what the advice asks for, for a front end to word (CU_ADV_NONE: as written) */
+    char adv_arg[256];   /* its argument (the mirror's URL) */
 };
 
 /** Reset @err to CU_OK with an empty message. NULL is allowed. */
@@ -72,6 +75,12 @@ const char *cu_error_text(const struct cu_error *err);
 
 /** Set the advice of an error already recorded (cleared again by cu_error_set). */
 void cu_error_advise(struct cu_error *err, const char *fmt, ...) CU_PRINTF(2, 3);
+
+/**
+ * cu_error_advise, and what the advice asks for: @adv with its argument @arg (or NULL), so that
+ * the wizard can say it in its own words (advice.h).
+ */
+void cu_error_advise_as(struct cu_error *err, enum cu_advice adv, const char *arg, const char *fmt, ...) CU_PRINTF(4, 5);
 
 /** The error's own advice when set, else advice for codes that have one ("check the network or use --mirror"), or NULL. */
 const char *cu_error_advice(const struct cu_error *err);

@@ -295,8 +295,9 @@ mirror_fault(struct cu_mirror *m, enum cu_product p, const char *label, enum cu_
         return CU_E_USAGE;
     }
     if (st == CU_E_NETWORK)
-        cu_error_advise(err, _("Check that the mirror %s is up and that this machine reaches it, or run without --mirror to download from NVIDIA."),
-                        m->net.base);
+        cu_error_advise_as(err, m->net.official ? CU_ADV_NONE : CU_ADV_MIRROR_DOWN, m->net.base,
+                           _("Check that the mirror %s is up and that this machine reaches it, or run without --mirror to download from NVIDIA."),
+                           m->net.base);
     return st;
 }
 

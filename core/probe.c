@@ -300,9 +300,11 @@ cu_download_advise(const struct cu_net *net, enum cu_status st, bool python, siz
         cu_error_advise(err, _("The mirror %s does not carry this Python: give --python-source system or --env-tool conda to use one of this machine's, or fill the mirror's python/ folder (`cudaup mirror DIR` stores it from an upstream that has it)."),
                         net->base);
     else if (n_failed > 1)
-        cu_error_advise(err, _("Check that the mirror %s is up and holds these files as its manifests list them (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
-                        net->base);
+        cu_error_advise_as(err, CU_ADV_MIRROR_LACKS, net->base,
+                           _("Check that the mirror %s is up and holds these files as its manifests list them (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
+                           net->base);
     else
-        cu_error_advise(err, _("Check that the mirror %s is up and holds this file (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
-                        net->base);
+        cu_error_advise_as(err, CU_ADV_MIRROR_LACKS, net->base,
+                           _("Check that the mirror %s is up and holds this file (`cudaup mirror DIR` fills one), or run without --mirror to download from NVIDIA."),
+                           net->base);
 }

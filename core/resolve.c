@@ -595,8 +595,10 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
             cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s or newer."),
                            V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)));
     } else {
-        cu_plan_reason(p, _("CUDA %s: the newest release matching --cuda %s."), V(cv, b1, sizeof(b1)),
-                       r->in->wishes->cuda);
+        if (strcmp(V(cv, b1, sizeof(b1)), r->in->wishes->cuda) == 0)
+            cu_plan_reason(p, _("CUDA %s, as asked."), b1);
+        else
+            cu_plan_reason(p, _("CUDA %s: the newest %s release, as asked."), b1, r->in->wishes->cuda);
     }
     if (dn->m) {
         cu_plan_reason(p, _("cuDNN %s (the build for CUDA %s): the newest that fits this CUDA, driver and GPU."),
@@ -607,7 +609,7 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
             cu_plan_reason(p, "%s", r->cudnn_note);
     }
     else if (r->cudnn.kind == SPEC_NONE)
-        cu_plan_reason(p, _("No cuDNN: --cudnn none."));
+        cu_plan_reason(p, _("No cuDNN, as asked."));
 
     if (r->fw.fw != CU_FW_NONE) {
         struct cu_plan_framework *fw = cu_xcalloc(1, sizeof(*fw));
@@ -635,7 +637,7 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
         for (size_t i = 0; i < o->lib_reasons.n; i++)
             cu_plan_reason(p, "%s", o->lib_reasons.v[i]);
         if (r->py_wish.n)
-            cu_plan_reason(p, _("Python %s: as asked with --python."), fw->python);
+            cu_plan_reason(p, _("Python %s, as asked."), fw->python);
         else if (o->py_max.n && cu_version_cmp(&py, &o->py_max) == 0)
             cu_plan_reason(p, _("Python %s: the newest %s supports."), fw->python, o->title);
         else if (o->py_max.n) /* the framework goes further than cudaup's default ceiling, or starts above it */

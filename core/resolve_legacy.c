@@ -234,7 +234,7 @@ rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan
                            _("cuDNN %s (the CUDA %s build, from NVIDIA's .tgz), merged into the CUDA folder; its sha256 is pinned by two sources that agree."),
                            dn->full, dn->variant);
     else
-        cu_plan_reason(p, _("No cuDNN: --cudnn none."));
+        cu_plan_reason(p, _("No cuDNN, as asked."));
 
     struct cu_plan_framework *fw = cu_xcalloc(1, sizeof(*fw));
     struct cu_version py = r->py_wish.n ? r->py_wish : t->py_plan;
@@ -274,7 +274,7 @@ rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan
     }
     p->framework = fw;
     if (r->py_wish.n)
-        cu_plan_reason(p, _("Python %s: as asked with --python."), fw->python);
+        cu_plan_reason(p, _("Python %s, as asked."), fw->python);
     else
         cu_plan_reason(p, _("Python %s: the newest %s has wheels for."), fw->python, title);
     struct cu_buf pb;

@@ -40,6 +40,7 @@ cu_checks_fini(struct cu_checks *c)
     for (size_t i = 0; i < c->n; i++) {
         free(c->v[i].name);
         free(c->v[i].detail);
+        free(c->v[i].fact);
     }
     free(c->v);
     c->v = NULL;
@@ -62,7 +63,7 @@ cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, co
     va_end(en);
     va_end(ap);
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d};
+    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d, NULL, CU_ADV_NONE};
 }
 
 char *
@@ -83,15 +84,12 @@ cu_checks_summary(const struct cu_checks *c)
         gpu_ran |= c->v[i].status == CU_CHECK_PASS &&
                    (strcmp(c->v[i].name, "gpu-kernel") == 0 || strcmp(c->v[i].name, "cudnn-conv") == 0 ||
                     strcmp(c->v[i].name, "framework") == 0);
-    struct cu_buf b;
-    cu_buf_init(&b);
-    cu_buf_printf(&b, _("%zu passed, %zu failed, %zu skipped"), pass, fail, skip);
+    /* Whole sentences, so that a translation ends with its own full stop. */
     if (!gpu_ran && gpu_why)
-        cu_buf_printf(&b, _(": no GPU work was done (%s)"), gpu_why);
-    else if (!gpu_ran)
-        cu_buf_puts(&b, _(": no GPU work was done"));
-    cu_buf_puts(&b, ".");
-    return cu_buf_steal(&b);
+        return cu_xasprintf(_("%zu passed, %zu failed, %zu skipped: no GPU work was done (%s)."), pass, fail, skip, gpu_why);
+    if (!gpu_ran)
+        return cu_xasprintf(_("%zu passed, %zu failed, %zu skipped: no GPU work was done."), pass, fail, skip);
+    return cu_xasprintf(_("%zu passed, %zu failed, %zu skipped."), pass, fail, skip);
 }
 
 bool
@@ -237,8 +235,12 @@ rt_open(const char *dir, unsigned major, struct rt *r, struct cu_check *out)
     r->path = cu_install_lib(dir, "libcudart.so", major);
     if (!r->path) {
         char *gone = cu_verify_recorded_gone(dir, "libcudart.so");
+        if (gone) {
+            cu_check_fail_repair(out, gone);
+            return false;
+        }
         out->status = CU_CHECK_FAIL;
-        out->detail = gone ? gone : cu_xstrdup(_("the install has no libcudart"));
+        out->detail = cu_xstrdup(_("the install has no libcudart"));
         return false;
     }
     r->h = dlopen(r->path, RTLD_NOW | RTLD_LOCAL);
@@ -452,7 +454,7 @@ check_nvrtc(const char *dir, const struct cu_cuda_install *in, struct cu_check *
         /* A toolkit without the NVRTC component is a choice, not a fault. */
         char *gone = n.path ? NULL : cu_verify_recorded_gone(dir, "libnvrtc.so");
         if (gone)
-            fail(out, gone), free(why); /* recorded, so installed: damage, not a choice */
+            cu_check_fail_repair(out, gone), free(why); /* recorded, so installed: damage, not a choice */
         else if (!n.path)
             out->status = CU_CHECK_SKIP, out->detail = why;
         else
@@ -482,7 +484,7 @@ check_cudnn(const char *dir, const struct cu_cuda_install *in, struct cu_check *
     CU_AUTOFREE char *path = cu_install_lib(dir, "libcudnn.so", major);
     char *gone = path ? NULL : cu_verify_recorded_gone(dir, "libcudnn.so");
     if (gone) {
-        fail(out, gone);
+        cu_check_fail_repair(out, gone);
         return;
     }
     if (!path) {
@@ -919,11 +921,12 @@ check_files(const struct cu_verify_opts *o, const struct cu_cuda_install *in, st
             altered += s == CU_FILE_ALTERED;
             mode += s == CU_FILE_MODE;
         }
-        if (missing || altered || mode)
-            cu_checks_add(out, "files", CU_CHECK_FAIL,
-                          _("%zu missing, %zu altered, %zu with a changed mode, of %zu recorded (first: %s); repair restores them"),
-                          missing, altered, mode, rec->n_files, first);
-        else
+        if (missing || altered || mode) {
+            char *fact = cu_xasprintf(_("%zu missing, %zu altered, %zu with a changed mode, of %zu recorded (first: %s)"),
+                                      missing, altered, mode, rec->n_files, first);
+            cu_checks_add_advised(out, "files", CU_CHECK_FAIL, CU_ADV_REPAIR, fact,
+                                  cu_xasprintf(_("%s; repair restores them"), fact));
+        } else
             cu_checks_add(out, "files", CU_CHECK_PASS, _("all %zu recorded files are as installed%s"), rec->n_files,
                           o->deep ? _(" (contents re-hashed)") : _(" (sizes and modes; --deep re-hashes)"));
         cu_record_free(rec);
@@ -955,9 +958,10 @@ check_nvcc(const struct cu_verify_opts *o, const struct cu_cuda_install *in, str
 {
     CU_AUTOFREE char *nvcc = cu_path_join(o->dir, "bin/nvcc");
     struct stat nsb;
-    CU_AUTOFREE char *gone = NULL;
+    char *gone = NULL;
     if (stat(nvcc, &nsb) != 0 && (gone = cu_verify_recorded_gone(o->dir, "nvcc"))) {
-        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, "%s", gone);
+        char *detail = cu_xasprintf(_("%s; repair restores it"), gone);
+        cu_checks_add_advised(out, "nvcc", CU_CHECK_FAIL, CU_ADV_REPAIR, gone, detail);
         return;
     }
     if (stat(nvcc, &nsb) != 0) {
@@ -966,8 +970,9 @@ check_nvcc(const struct cu_verify_opts *o, const struct cu_cuda_install *in, str
     }
     if (!S_ISREG(nsb.st_mode) || access(nvcc, X_OK) != 0) {
         /* There, but not runnable: that is damage, not a missing component. */
-        cu_checks_add(out, "nvcc", CU_CHECK_FAIL, _("%s is there but cannot be run (mode %04o); repair puts its mode back"),
-                      nvcc, (unsigned)(nsb.st_mode & 07777));
+        char *fact = cu_xasprintf(_("%s is there but cannot be run (mode %04o)"), nvcc, (unsigned)(nsb.st_mode & 07777));
+        cu_checks_add_advised(out, "nvcc", CU_CHECK_FAIL, CU_ADV_REPAIR, fact,
+                              cu_xasprintf(_("%s; repair puts its mode back"), fact));
         return;
     }
     struct cu_exec_result res;
@@ -1104,7 +1109,12 @@ child(const struct cu_verify_opts *o, const char *name, bool needs_gpu, struct c
                                                            : CU_CHECK_FAIL;
         if (cs == CU_CHECK_SKIP && needs_gpu && o->require_gpu)
             cs = CU_CHECK_FAIL;
-        cu_checks_add(out, name, cs, "%s", cu_json_str(j, "detail"));
+        const char *fact = cu_json_str(j, "fact");
+        if (fact)
+            cu_checks_add_advised(out, name, cs, cu_advice_from_name(cu_json_str(j, "advice")), cu_xstrdup(fact),
+                                  cu_xstrdup(cu_json_str(j, "detail")));
+        else
+            cu_checks_add(out, name, cs, "%s", cu_json_str(j, "detail"));
     }
     json_decref(j);
     cu_exec_result_fini(&res);
@@ -1290,8 +1300,9 @@ check_python(const struct cu_verify_opts *o, struct cu_checks *out)
     struct cu_record *rec = NULL;
     struct cu_error err;
     if (cu_record_load_python(dir, &rec, &err) != CU_OK) {
-        cu_checks_add(out, "python", CU_CHECK_FAIL, _("%s: %s; `cudaup install` with the same options brings it back"),
-                      dir, cu_error_text(&err));
+        char *fact = cu_xasprintf(_("%s: %s"), dir, cu_error_text(&err));
+        cu_checks_add_advised(out, "python", CU_CHECK_FAIL, CU_ADV_REINSTALL, fact,
+                              cu_xasprintf(_("%s; `cudaup install` with the same options brings it back"), fact));
         return;
     }
     size_t bad = 0;
@@ -1307,11 +1318,12 @@ check_python(const struct cu_verify_opts *o, struct cu_checks *out)
     struct cu_exec_result res;
     cu_exec_result_init(&res);
     bool runs = cu_exec(argv, &eo, &res, &err) == CU_OK && res.exit_code == 0 && !res.timed_out;
-    if (bad)
-        cu_checks_add(out, "python", CU_CHECK_FAIL,
-                      _("%zu of the %zu files of Python %s in %s are missing or altered (first: %s); repair restores them"),
-                      bad, rec->n_files, rec->python_version, dir, first);
-    else if (!runs)
+    if (bad) {
+        char *fact = cu_xasprintf(_("%zu of the %zu files of Python %s in %s are missing or altered (first: %s)"), bad,
+                                  rec->n_files, rec->python_version, dir, first);
+        cu_checks_add_advised(out, "python", CU_CHECK_FAIL, CU_ADV_REPAIR, fact,
+                              cu_xasprintf(_("%s; repair restores them"), fact));
+    } else if (!runs)
         cu_checks_add(out, "python", CU_CHECK_FAIL, _("Python %s in %s does not run: %s"), rec->python_version, dir,
                       res.err.len ? cu_str_strip(res.err.data) : cu_error_text(&err));
     else

@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "advice.h"
 #include "catalog.h"
 #include "sysinfo.h"
 
@@ -25,7 +26,9 @@ enum cu_check_status { CU_CHECK_PASS, CU_CHECK_FAIL, CU_CHECK_SKIP };
 struct cu_check {
     char *name;
     enum cu_check_status status;
-    char *detail;
+    char *detail;       /* the whole sentence, in the command line's words (the CLI's, the JSON's) */
+    char *fact;         /* detail without its advice, when it has advice of cudaup's own; else NULL */
+    enum cu_advice adv; /* what that advice asks for, for the wizard to word (advice.h) */
 };
 
 struct cu_checks {
@@ -40,6 +43,14 @@ struct cu_checks {
 };
 
 void cu_checks_fini(struct cu_checks *c);
+/**
+ * Add a check whose @detail (the command line's words) is @fact followed by advice to do @adv
+ * ("…; repair restores them").  Takes both strings.
+ */
+void cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_status st, enum cu_advice adv,
+                           char *fact, char *detail);
+/** Make @out a failure that repair mends: @fact (taken), and "@fact; repair restores it" as its detail. */
+void cu_check_fail_repair(struct cu_check *out, char *fact);
 /** The verify document's "damaged" array: every recorded file not as installed, with its problem. */
 json_t *cu_checks_damaged_json(const struct cu_checks *c);
 void cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, const char *fmt, ...)

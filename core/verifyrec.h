@@ -15,7 +15,7 @@
 /**
  * When the record of the install in @dir lists a file named @stem (or @stem followed by a dot and
  * more: "libnvrtc.so" matches "lib/libnvrtc.so.12.6.127") that is not in the tree: the sentence
- * that says so, for a failed check.  NULL when there is no record, or it lists none, or all of
+ * that says so, for a failed check that repair mends (cu_check_fail_repair).  NULL when there is no record, or it lists none, or all of
  * them are there.  Caller frees.
  */
 char *cu_verify_recorded_gone(const char *dir, const char *stem);

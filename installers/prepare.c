@@ -412,7 +412,7 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         return CU_E_UNSUPPORTED;
     }
     if (strcmp(src, "cudaup") == 0)
-        cu_plan_reason(p, _("Python %s for the venv: cudaup brings python-build-standalone %s (%s) into %s, as asked with --python-source cudaup."),
+        cu_plan_reason(p, _("Python %s for the venv: cudaup brings python-build-standalone %s (%s) into %s, as asked."),
                        fw->python, py->version, py->build, py->path);
     else
         cu_plan_reason(p, _("Python %s for the venv: no python3 that %s supports is installed here, so cudaup brings python-build-standalone %s (%s) into %s."),
@@ -591,6 +591,14 @@ plan_note(const struct cu_plan *p, enum cu_product product)
     return cu_buf_steal(&b);
 }
 
+/* A version that does not fit for a reason the user can act on in the wizard's terms (advice.h). */
+static void
+choice_advice(struct cu_choice *c, const struct cu_error *e)
+{
+    c->adv = e->adv;
+    c->adv_arg = e->adv != CU_ADV_NONE ? cu_xstrdup(e->adv_arg) : NULL;
+}
+
 enum cu_status
 cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, const atomic_int *cancel,
                    struct cu_choice **out, size_t *n, struct cu_error *err)
@@ -641,6 +649,7 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
             a->note = plan_note(p, product);
         } else {
             a->note = cu_xstrdup(cu_error_text(&e));
+            choice_advice(a, &e);
         }
         cu_plan_free(p);
     }
@@ -675,12 +684,15 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
         if (cu_resolve(&ri, &p, &e) == CU_OK) {
             free(c->label);
             free(c->note);
+            cu_clear_ptr(&c->adv_arg, free);
+            c->adv = CU_ADV_NONE;
             c->label = cu_xstrdup(labels[i]);
             c->fits = true;
             c->note = plan_note(p, product);
         } else if (!c->label) {
             c->label = cu_xstrdup(labels[i]);
             c->note = cu_xstrdup(cu_error_text(&e));
+            choice_advice(c, &e);
         }
         cu_plan_free(p);
     }
@@ -701,6 +713,7 @@ cu_choices_free(struct cu_choice *v, size_t n)
     for (size_t i = 0; v && i < n; i++) {
         free(v[i].label);
         free(v[i].note);
+        free(v[i].adv_arg);
     }
     free(v);
 }

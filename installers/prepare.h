@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "core/advice.h"
 #include "core/catalog.h"
 #include "core/cfg.h"
 #include "core/mirror.h"
@@ -41,6 +42,8 @@ struct cu_choice {
     char *label; /* "12.8.1", "9.10.2" */
     bool fits;
     char *note;  /* fits: what goes with it ("cuDNN 9.10.2, tensorflow 2.20.0"); else why not */
+    enum cu_advice adv; /* does not fit: what its error's advice asks for (the mirror to check), or none */
+    char *adv_arg;      /* its argument, or NULL */
 };
 
 /**

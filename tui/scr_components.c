@@ -11,6 +11,7 @@
 #include "core/manifest.h"
 #include "core/mem.h"
 #include "core/resolve.h"
+#include "advice.h"
 #include "widgets.h"
 
 static const char *
@@ -86,11 +87,12 @@ draw(struct tui *t)
         return;
     }
     if (t->plan_failed || !t->plan) {
-        tui_attr(t, TC_BAD, true);
-        CU_AUTOFREE char *told = tui_unflag(t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
-        int r = tui_wrap(y + 1, 2, COLS - 4, 6, told);
-        tui_attr(t, TC_BAD, false);
-        tui_text(y + 2 + r, 2, COLS - 4, _("Esc goes back to change the answers; d goes back to the default set."));
+        struct tui_doc d = {0};
+        CU_AUTOFREE char *told = t->plan_failed ? tui_error_told(t, &t->plan_err) : cu_xstrdup(_("No plan yet."));
+        tui_doc_add(&d, TC_BAD, 1, "%s", told);
+        tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
+        tui_doc_add(&d, TC_NORMAL, 1, "%s", _("Esc goes back to change the answers; d goes back to the default set."));
+        tui_doc_draw(t, &d, y + 1, tui_body_end() - y, &t->cur.top);
         return;
     }
     size_t n = pickable(t, pk, sizeof(pk) / sizeof(pk[0]));

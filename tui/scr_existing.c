@@ -10,6 +10,7 @@
 #include "core/jsonutil.h"
 #include "core/mem.h"
 #include "core/record.h"
+#include "core/str.h"
 #include "installers/pyenvrec.h"
 #include "widgets.h"
 
@@ -27,21 +28,95 @@ help(void)
     return _("cudaup found a CUDA toolkit it installed. Verify runs every check (files, libraries, nvcc, GPU work); Repair restores what is missing or altered from the record, fetching only what it must; Add components installs more of the same CUDA; Switch installs another version next to it and makes it the active one; Uninstall removes it with its cuDNN and environment lines.");
 }
 
+/*
+ * What state the install is in, read from its record: every recorded file looked at (sizes, modes
+ * and links, no hashing, as verify without --deep), so that the menu leads with it and offers the
+ * action that fits.  Done once as the menu opens: like the look for the install at start-up, a
+ * walk of one folder's metadata, before anything is asked.
+ */
+static void
+read_state(struct tui *t)
+{
+    struct cu_record *rec = NULL;
+    struct cu_error e;
+    size_t missing = 0, altered = 0, mode = 0;
+    cu_clear_ptr(&t->existing_state, free);
+    t->existing_bad = false;
+    if (cu_record_load(t->existing, &rec, &e) != CU_OK) {
+        t->existing_state = cu_xasprintf(_("Its record cannot be read (%s): going through the whole set-up again is recommended."),
+                                         cu_error_text(&e));
+        t->existing_bad = true;
+        t->existing_advice = ACT_FRESH;
+        return;
+    }
+    for (size_t i = 0; i < rec->n_files; i++) {
+        enum cu_file_state st = cu_record_check_file(t->existing, &rec->files[i], false);
+        missing += st == CU_FILE_MISSING;
+        altered += st == CU_FILE_ALTERED;
+        mode += st == CU_FILE_MODE;
+    }
+    if (missing || altered || mode) {
+        struct cu_buf b;
+        cu_buf_init(&b);
+        const char *sep = _(", ");
+        if (missing)
+            cu_buf_printf(&b, ngettext_("%zu file missing", "%zu files missing", missing), missing);
+        if (altered) {
+            cu_buf_puts(&b, b.len ? sep : "");
+            cu_buf_printf(&b, ngettext_("%zu file altered", "%zu files altered", altered), altered);
+        }
+        if (mode) {
+            cu_buf_puts(&b, b.len ? sep : "");
+            cu_buf_printf(&b, ngettext_("%zu file with a changed mode", "%zu files with a changed mode", mode), mode);
+        }
+        t->existing_state = cu_xasprintf(_("%s: Repair recommended."), b.data);
+        cu_buf_fini(&b);
+        t->existing_bad = true;
+        t->existing_advice = ACT_REPAIR;
+    } else {
+        t->existing_state = cu_xasprintf(ngettext_("Its %zu recorded file is in place: Verify runs every check, GPU work included.",
+                                                   "All %zu recorded files are in place: Verify runs every check, GPU work included.",
+                                                   rec->n_files),
+                                         rec->n_files);
+        t->existing_advice = ACT_VERIFY;
+    }
+    cu_record_free(rec);
+}
+
+static void
+enter(struct tui *t)
+{
+    read_state(t);
+    t->cur.sel = t->existing_advice;
+}
+
 static void
 draw(struct tui *t)
 {
     char b[32], *rows[N_ACT];
     const char *mm = t->existing_version.n ? cu_version_format(&t->existing_version, 2, b, sizeof(b)) : "?";
     int y = tui_frame(t, title(), _("Enter: choose   Esc: back   ?: help   q: quit"));
+    int end = tui_body_end();
+    /* The state first, and what it calls for; then whose install it is. */
+    if (t->existing_state) {
+        tui_attr(t, t->existing_bad ? TC_BAD : TC_GOOD, true);
+        y += tui_wrap(y, 1, COLS - 2, end - y - N_ACT - 2, t->existing_state);
+        tui_attr(t, t->existing_bad ? TC_BAD : TC_GOOD, false);
+    }
     CU_AUTOFREE char *head = cu_xasprintf(_("CUDA %s in %s was installed by cudaup. What now?"), mm, t->existing);
-    y += tui_wrap(y, 1, COLS - 2, 3, head) + 1;
+    y += tui_wrap(y, 1, COLS - 2, end - y - N_ACT, head) + 1;
     rows[ACT_VERIFY] = cu_xasprintf("  %s", _("Verify: check that it works"));
     rows[ACT_REPAIR] = cu_xasprintf("  %s", _("Repair: restore missing or altered files"));
     rows[ACT_ADD] = cu_xasprintf("  %s", _("Add components to it"));
     rows[ACT_SWITCH] = cu_xasprintf("  %s", _("Switch to another CUDA version"));
     rows[ACT_UNINSTALL] = cu_xasprintf(_("  Uninstall CUDA %s"), mm);
     rows[ACT_FRESH] = cu_xasprintf("  %s", _("Go through the whole set-up again"));
-    tui_list(t, y, 1, COLS - 4, N_ACT, rows, N_ACT, t->cur.sel, &t->cur.top, true);
+    if (t->existing_state) {
+        char *r = rows[t->existing_advice];
+        rows[t->existing_advice] = cu_xasprintf(_("%s (recommended)"), r);
+        free(r);
+    }
+    tui_list(t, y, 1, COLS - 4, end - y + 1 < N_ACT ? end - y + 1 : N_ACT, rows, N_ACT, t->cur.sel, &t->cur.top, true);
     for (int i = 0; i < N_ACT; i++)
         free(rows[i]);
 }
@@ -121,6 +196,7 @@ key(struct tui *t, int ch)
 const struct tui_screen_ops scr_existing_ops = {
     .id = "existing",
     .title = title,
+    .enter = enter,
     .draw = draw,
     .key = key,
     .help = help,

@@ -93,10 +93,13 @@ key(struct tui *t, int ch)
             const char *v = t->cur.edit;
             if (*v && strspn(v, "0123456789.") != strlen(v)) {
                 tui_notice(t, true, _("'%s' is not a version such as 2.18 or 2.5.1."), v);
+                tui_edit_begin(t, v); /* still editing: the typo is there to mend */
                 return true;
             }
+            /* Enter confirms the version and goes on, as Enter does everywhere. */
             set_chosen(t, fw, v);
             t->message[0] = '\0';
+            tui_next(t);
         }
         return true;
     }

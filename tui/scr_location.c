@@ -12,8 +12,40 @@
 #include "core/mem.h"
 #include "widgets.h"
 
-enum { ROW_PREFIX, ROW_SCOPE, ROW_RC, ROW_CONTINUE, N_ROWS };
+enum { ROW_PREFIX, ROW_SCOPE, ROW_RC, ROW_SOURCE, ROW_CONTINUE, N_ROWS };
 static const char *const scopes[] = {"user", "system", "conda", "none"};
+
+/* The scope's name on the screen: the flag's value in English, a word of the language elsewhere. */
+static const char *
+scope_label(const char *s)
+{
+    if (strcmp(s, "user") == 0)
+        return _("user");
+    if (strcmp(s, "system") == 0)
+        return _("system");
+    if (strcmp(s, "none") == 0)
+        return _("none");
+    return s; /* conda: a name */
+}
+
+/* The mirror given at start, or NULL: only then is there a choice of where downloads come from. */
+static const char *
+mirror_of(const struct tui *t)
+{
+    const char *m = t->o.cfg ? t->o.cfg->mirror : NULL;
+    return m && *m ? m : NULL;
+}
+
+/* Whether a row is on the screen: the rc file only for scope user, the source only with a mirror. */
+static bool
+row_shown(const struct tui *t, int row, const char *scope)
+{
+    if (row == ROW_RC)
+        return strcmp(scope, "user") == 0;
+    if (row == ROW_SOURCE)
+        return mirror_of(t) != NULL;
+    return true;
+}
 
 static const char *
 title(void)
@@ -24,7 +56,7 @@ title(void)
 static const char *
 help(void)
 {
-    return _("CUDA goes into PREFIX/cuda-X.Y, and PREFIX/cuda points at the active version. The environment (PATH, LD_LIBRARY_PATH, CUDA_HOME) is set for you alone (a block in your shell's start-up file, removed again by uninstall), for everyone (/etc/profile.d, needs root), only inside the conda environment, or not at all (then source STATE/env.sh yourself).");
+    return _("CUDA goes into PREFIX/cuda-X.Y, and PREFIX/cuda points at the active version. The environment (PATH, LD_LIBRARY_PATH, CUDA_HOME) is set for you alone (a block in your shell's start-up file, removed again by uninstall), for everyone (/etc/profile.d, needs root), only inside the conda environment, or not at all (then source STATE/env.sh yourself). When cudaup was started with a mirror, Downloads from chooses between it and NVIDIA's own server.");
 }
 
 static const char *
@@ -64,8 +96,8 @@ draw(struct tui *t)
 {
     int y = tui_frame(t, title(), t->cur.editing ? _("Enter: done   Esc: cancel the edit   Ctrl-U: clear")
                                                  : _("Enter: edit/continue  Left/Right: change  Esc: back  ?: help  q: quit"));
-    const char *labels[] = {_("Install folder"), _("Environment"), _("Shell start-up file")};
-    int lw = tui_labels_width(labels, 3);
+    const char *labels[] = {_("Install folder"), _("Environment"), _("Shell start-up file"), _("Downloads from")};
+    int lw = tui_labels_width(labels, mirror_of(t) ? 4 : 3);
     int fx = 3 + lw + 2, fw = COLS - fx - 2;
     const char *prefix = t->ans.prefix ? t->ans.prefix : t->o.prefix;
     const char *scope = scope_of(t);
@@ -78,7 +110,7 @@ draw(struct tui *t)
     tui_dim_wrap(t, y + 1, fx, fw, 2, where);
     y += 3;
     tui_text_color(t, TC_KEY, y, 3, lw, labels[1]);
-    CU_AUTOFREE char *sc = cu_xasprintf("< %s >", scope);
+    CU_AUTOFREE char *sc = cu_xasprintf("< %s >", scope_label(scope));
     tui_edit_draw(t, y, fx, tui_width(sc) + 2, sc, t->cur.sel == ROW_SCOPE);
     tui_dim_wrap(t, y + 1, fx, fw, 2, scope_text(scope));
     y += 3;
@@ -89,6 +121,21 @@ draw(struct tui *t)
     else
         tui_text(y, fx, fw, _("(not used for this scope)"));
     y += 3;
+    if (mirror_of(t)) {
+        bool nvidia = !t->ans.mirror || !*t->ans.mirror;
+        tui_text_color(t, TC_KEY, y, 3, lw, labels[3]);
+        CU_AUTOFREE char *src = cu_xasprintf("< %s >", nvidia ? "NVIDIA" : _("the mirror"));
+        tui_edit_draw(t, y, fx, tui_width(src) + 2, src, t->cur.sel == ROW_SOURCE);
+        if (nvidia) {
+            tui_dim_wrap(t, y + 1, fx, fw, 2, _("NVIDIA's own download server"));
+        } else {
+            /* The sentence, then the URL on a row of its own, shortened at its start when it must be. */
+            CU_AUTOFREE char *url = tui_fit_path(t, fw, TUI_PATH, mirror_of(t));
+            tui_dim(t, y + 1, fx, fw, _("the mirror given at start:"));
+            tui_dim(t, y + 2, fx, fw, url);
+        }
+        y += 3;
+    }
     tui_button(t, y, t->cur.sel == ROW_CONTINUE);
 }
 
@@ -132,11 +179,19 @@ key(struct tui *t, int ch)
         }
         return true;
     }
-    bool user = strcmp(scope_of(t), "user") == 0;
-    if (tui_form_move(ch, &t->cur.sel, N_ROWS, user ? -1 : ROW_RC))
+    if (tui_form_move(ch, &t->cur.sel, N_ROWS, -1)) {
+        for (int k = 0; k < N_ROWS && !row_shown(t, t->cur.sel, scope_of(t)); k++)
+            tui_form_move(ch, &t->cur.sel, N_ROWS, -1);
         return true;
+    }
     if (t->cur.sel == ROW_SCOPE && tui_cycle_dir(ch)) {
         cycle(t, tui_cycle_dir(ch));
+        return true;
+    }
+    if (t->cur.sel == ROW_SOURCE && tui_cycle_dir(ch)) {
+        /* The mirror given at start, or NVIDIA's server: the engine's advice names this choice. */
+        bool nvidia = !t->ans.mirror || !*t->ans.mirror;
+        tui_set_answer(t, &t->ans.mirror, nvidia ? mirror_of(t) : NULL);
         return true;
     }
     if (enter_key && t->cur.sel == ROW_PREFIX) {

@@ -11,6 +11,7 @@
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/record.h"
+#include "advice.h"
 #include "widgets.h"
 
 static const char *
@@ -31,6 +32,50 @@ enter(struct tui *t)
     tui_refresh(t, JOB_PLAN);
 }
 
+/* The Changes table's first two columns, in words of the screen's language (the plan keeps the
+ * names its JSON gives: "envvars", "pip-install"). */
+static const char *
+step_label(const char *name)
+{
+    static const struct {
+        const char *name, *label;
+    } map[] = {
+        {"cuda", "CUDA"},
+        {"cudnn", "cuDNN"},
+        {"python", "Python"},
+        {"driver", N_("driver")},
+        {"pyenv", N_("Python env")},
+        {"envvars", N_("environment")},
+        {"framework", N_("framework")},
+        {"install", N_("install")},
+        {"link", N_("link")},
+        {"sources", N_("sources")},
+        {"repository", N_("repository")},
+        {"module", N_("module")},
+        {"pin", N_("hold")},
+        {"blacklist", N_("blacklist")},
+        {"mok", N_("signing key")},
+        {"reboot", N_("reboot")},
+        {"load", N_("load")},
+        {"create", N_("create")},
+        {"write", N_("write")},
+        {"pip-constraints", N_("constrain")},
+        {"pip-install", N_("pip install")},
+    };
+    for (size_t i = 0; i < CU_N_ELEMENTS(map); i++)
+        if (strcmp(map[i].name, name) == 0)
+            return _(map[i].label);
+    return name;
+}
+
+/* @s padded with spaces to @w columns (by display width, not bytes). Caller frees. */
+static char *
+padded(const char *s, int w)
+{
+    int n = w - tui_width(s);
+    return cu_xasprintf("%s%*s", s, n > 0 ? n : 0, "");
+}
+
 static void
 draw(struct tui *t)
 {
@@ -46,11 +91,11 @@ draw(struct tui *t)
         return;
     }
     if (no_plan) {
-        tui_attr(t, TC_BAD, true);
-        CU_AUTOFREE char *told = tui_unflag(t->plan_failed ? cu_error_text(&t->plan_err) : _("No plan yet."));
-        tui_wrap(y + 1, 2, COLS - 4, 6, told);
-        tui_attr(t, TC_BAD, false);
-        tui_text(y + 8, 2, COLS - 4, _("Esc goes back to change the answers."));
+        CU_AUTOFREE char *told = t->plan_failed ? tui_error_told(t, &t->plan_err) : cu_xstrdup(_("No plan yet."));
+        tui_doc_add(&d, TC_BAD, 1, "%s", told);
+        tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
+        tui_doc_add(&d, TC_NORMAL, 1, "%s", _("Esc goes back to change the answers."));
+        tui_doc_draw(t, &d, y + 1, tui_body_end() - y, &t->cur.top);
         return;
     }
     const struct cu_plan *p = t->plan;
@@ -125,9 +170,17 @@ draw(struct tui *t)
     free(inst);
     /* The room needed is said once, among the reasons (Disk: ...); a too-small disk is refused before this. */
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Changes"));
-    for (size_t i = 0; i < p->n_steps; i++)
-        tui_doc_add(&d, TC_NORMAL, 2, "%-9s %-11s %s", p->steps[i].installer, p->steps[i].action,
-                    p->steps[i].detail ? p->steps[i].detail : "");
+    int iw = 0, aw = 0;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        iw = tui_width(step_label(p->steps[i].installer)) > iw ? tui_width(step_label(p->steps[i].installer)) : iw;
+        aw = tui_width(step_label(p->steps[i].action)) > aw ? tui_width(step_label(p->steps[i].action)) : aw;
+    }
+    for (size_t i = 0; i < p->n_steps; i++) {
+        CU_AUTOFREE char *who = padded(step_label(p->steps[i].installer), iw);
+        CU_AUTOFREE char *act = padded(step_label(p->steps[i].action), aw);
+        tui_doc_add(&d, TC_NORMAL, 2, "%s %s %s", who, act, p->steps[i].detail ? p->steps[i].detail : "");
+        tui_doc_hang(&d, iw + aw + 2);
+    }
     tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
 }
 

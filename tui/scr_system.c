@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "advice.h"
+#include "core/mem.h"
 #include "widgets.h"
 
 static const char *
@@ -75,8 +77,10 @@ draw(struct tui *t)
         const struct cu_problem *p = &t->problems.v[i];
         enum tui_color c = p->severity == CU_SEV_ERROR ? TC_BAD : p->severity == CU_SEV_WARNING ? TC_WARN : TC_DIM;
         tui_doc_add(&d, c, 2, "%s %s [%s]", tui_mark(t, p->severity == CU_SEV_ERROR ? -1 : 0), p->message, p->code);
-        if (p->fix && *p->fix)
-            tui_doc_add(&d, TC_NORMAL, 4, _("Fix: %s"), p->fix);
+        if (p->fix && *p->fix) {
+            CU_AUTOFREE char *fix = tui_problem_fix(t, p);
+            tui_doc_add(&d, TC_NORMAL, 4, _("Fix: %s"), fix);
+        }
     }
     tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
 }

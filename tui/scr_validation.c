@@ -9,6 +9,7 @@
 
 #include "core/i18n.h"
 #include "core/mem.h"
+#include "advice.h"
 #include "widgets.h"
 
 static const char *
@@ -50,43 +51,42 @@ draw(struct tui *t)
     }
     if (!t->checked || t->checks.n == 0)
         return;
-    /* One row per check, the selected one's detail in full below, the verdict always in view. */
-    size_t skipped = 0;
+    /* One entry per check: a failure or a skip wrapped whole under the detail column, a pass on one row
+     * unless selected; the verdict, whole, always in view below. */
     int n = (int)t->checks.n;
     char **rows = cu_xcalloc(t->checks.n + 1, sizeof(char *));
+    enum tui_color *lead = cu_xcalloc(t->checks.n, sizeof(*lead));
+    bool *fold = cu_xcalloc(t->checks.n, sizeof(*fold));
+    int name_w = 10, stat_w = 0;
+    const char *stat[] = {_("pass"), _("fail"), _("skip")};
+    for (size_t i = 0; i < 3; i++)
+        stat_w = tui_width(stat[i]) > stat_w ? tui_width(stat[i]) : stat_w;
+    for (size_t i = 0; i < t->checks.n; i++)
+        name_w = tui_width(t->checks.v[i].name) > name_w ? tui_width(t->checks.v[i].name) : name_w;
     for (size_t i = 0; i < t->checks.n; i++) {
         const struct cu_check *c = &t->checks.v[i];
         int k = c->status == CU_CHECK_PASS ? 1 : c->status == CU_CHECK_FAIL ? -1 : 0;
-        skipped += k == 0;
-        rows[i] = cu_xasprintf("%s %-4s  %-10s  %s", tui_mark(t, k), k > 0 ? _("pass") : k < 0 ? _("fail") : _("skip"), c->name,
-                               c->detail ? c->detail : "");
+        const char *st = stat[k > 0 ? 0 : k < 0 ? 1 : 2];
+        CU_AUTOFREE char *told = tui_check_detail(t, c);
+        rows[i] = cu_xasprintf("%s %s%*s  %s%*s  %s", tui_mark(t, k), st, stat_w - tui_width(st), "", c->name,
+                               name_w - tui_width(c->name), "", told);
+        lead[i] = k > 0 ? TC_GOOD : k < 0 ? TC_BAD : TC_DIM;
+        fold[i] = k > 0; /* a pass is read whole when selected; a failure or a skip always */
     }
-    int h = end - y - 4;
-    if (h > n)
-        h = n;
-    if (t->cur.sel >= n)
-        t->cur.sel = n - 1;
-    tui_list(t, y, 1, COLS - 3, h, rows, n, t->cur.sel, &t->cur.top, true);
-    /* Colour the marks: the list draws plain rows. */
-    for (int r = 0; r < h && t->cur.top + r < n; r++) {
-        const struct cu_check *c = &t->checks.v[t->cur.top + r];
-        if (t->cur.top + r == t->cur.sel)
-            continue;
-        enum tui_color col = c->status == CU_CHECK_PASS ? TC_GOOD : c->status == CU_CHECK_FAIL ? TC_BAD : TC_DIM;
-        tui_attr(t, col, true);
-        tui_text_part(y + r, 1, 8, rows[t->cur.top + r]);
-        tui_attr(t, col, false);
-    }
-    cu_strv_free(rows);
-    const struct cu_check *c = &t->checks.v[t->cur.sel];
-    CU_AUTOFREE char *told = tui_unflag(c->detail);
-    CU_AUTOFREE char *full = cu_xasprintf("%s: %s", c->name, told);
-    tui_attr(t, TC_DIM, true);
-    tui_wrap(end - 3, 1, COLS - 2, 3, full);
-    tui_attr(t, TC_DIM, false);
     CU_AUTOFREE char *sum = cu_checks_summary(&t->checks);
-    CU_AUTOFREE char *verdict = failed ? cu_xasprintf(_("%s r repairs the install from its record."), sum) : cu_xstrdup(sum);
-    tui_text_color(t, failed ? TC_BAD : TC_GOOD, end, 1, COLS - 2, verdict);
+    CU_AUTOFREE char *verdict = failed ? cu_xasprintf(_("%s Press r to repair the install from its record."), sum) : cu_xstrdup(sum);
+    int vrows = tui_wrap_rows(verdict, COLS - 2, 0);
+    if (vrows > end - y - 2)
+        vrows = end - y - 2;
+    int h = end - y - vrows;
+    tui_wlist(t, y, 1, COLS - 3, h, rows, n, 2 + stat_w + 2 + name_w + 2, t->cur.sel, &t->cur.top, lead, 2 + stat_w,
+              fold);
+    cu_strv_free(rows);
+    free(lead);
+    free(fold);
+    tui_attr(t, failed ? TC_BAD : TC_GOOD, true);
+    tui_wrap(end - vrows + 1, 1, COLS - 2, vrows, verdict);
+    tui_attr(t, failed ? TC_BAD : TC_GOOD, false);
 }
 
 static bool

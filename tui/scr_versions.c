@@ -14,6 +14,7 @@
 #include "core/i18n.h"
 #include "core/mem.h"
 #include "core/plan.h"
+#include "advice.h"
 #include "widgets.h"
 
 enum { FIELD_CUDA, FIELD_CUDNN };
@@ -94,25 +95,28 @@ none_fits(const struct tui *t)
     return strncmp(fw, "tensorflow", 10) != 0;
 }
 
+/* The rows; the chosen one (the answer) starts with a mark where the others have spaces. */
 static char **
 rows_of(struct tui *t, int field, int *n_rows)
 {
     size_t n;
     choice_at(t, field, 0, &n);
     char **rows = cu_xcalloc(n + 1, sizeof(char *));
+    int chosen = row_of_answer(t, field);
     for (size_t r = 0; r < n; r++) {
         const struct cu_choice *c = choice_at(t, field, (int)r, NULL);
+        const char *m = (int)r == chosen ? (t->utf8 ? "\u25cf " : "* ") : "  ";
         if (!c)
-            rows[r] = none_fits(t) ? cu_xasprintf("  %s  %s", tui_mark(t, 1), _("None: no cuDNN"))
-                                   : cu_xasprintf("  %s  %s", tui_mark(t, -1), _("None: TensorFlow needs cuDNN"));
+            rows[r] = none_fits(t) ? cu_xasprintf("%s%s  %s", m, tui_mark(t, 1), _("None: no cuDNN"))
+                                   : cu_xasprintf("%s%s  %s", m, tui_mark(t, -1), _("None: TensorFlow needs cuDNN"));
         else if (c->automatic && c->fits)
-            rows[r] = cu_xasprintf("  %s  %s (%s)", tui_mark(t, 1), _("Automatic: the newest that fits"), c->label);
+            rows[r] = cu_xasprintf("%s%s  %s (%s)", m, tui_mark(t, 1), _("Automatic: the newest that fits"), c->label);
         else if (c->automatic)
-            rows[r] = cu_xasprintf("  %s  %s", tui_mark(t, -1), _("Automatic: nothing fits"));
+            rows[r] = cu_xasprintf("%s%s  %s", m, tui_mark(t, -1), _("Automatic: nothing fits"));
         else
         {
             CU_AUTOFREE char *note = tui_unflag(c->note);
-            rows[r] = cu_xasprintf("  %s  %-8s  %s", tui_mark(t, c->fits ? 1 : -1), c->label, note);
+            rows[r] = cu_xasprintf("%s%s  %-8s  %s", m, tui_mark(t, c->fits ? 1 : -1), c->label, note);
         }
     }
     *n_rows = (int)n;
@@ -155,25 +159,48 @@ draw(struct tui *t)
     if (tui_busy(t)) {
         tui_busy_line(t, y + 1, _("Asking the mirror which versions fit..."));
     } else if (t->choices_failed[field] || tui_stale(t, kind)) {
+        CU_AUTOFREE char *told = t->choices_failed[field] ? tui_error_told(t, &t->choices_err[field]) : cu_xstrdup("");
+        int r = tui_wrap_rows(told, COLS - 4, 0);
+        if (r > end - y - 3)
+            r = end - y - 3;
         tui_attr(t, TC_BAD, true);
-        CU_AUTOFREE char *told = tui_unflag(t->choices_failed[field] ? cu_error_text(&t->choices_err[field]) : "");
-        tui_wrap(y + 1, 3, COLS - 4, 4, told);
+        tui_wrap(y + 1, 3, COLS - 4, r, told);
         tui_attr(t, TC_BAD, false);
-        tui_text(y + 6, 3, COLS - 4, _("Esc goes back; r tries again."));
+        tui_wrap(y + 2 + r, 3, COLS - 4, end - y - 2 - r, _("Esc goes back; r tries again."));
     } else {
         int n;
         char **rows = rows_of(t, field, &n);
-        int h = end - y - 5;
-        tui_list(t, y, 1, COLS - 3, h, rows, n, t->cur.sel, &t->cur.top, true);
-        cu_strv_free(rows);
-        /* The selected row in full: the reason may be longer than a row. */
+        /* The selected row in full below the list (a reason may be longer than a row): the list
+         * gives it the rows it needs, keeping three of its own. */
         const struct cu_choice *c = choice_at(t, field, t->cur.sel, NULL);
-        if (c) {
-            CU_AUTOFREE char *note = tui_unflag(c->note);
-            CU_AUTOFREE char *full = c->automatic ? cu_xasprintf("%s: %s", _("Automatic"), note)
-                                                  : cu_xasprintf("%s %s: %s", c->label, c->fits ? _("fits") : _("does not fit"), note);
+        CU_AUTOFREE char *note = c ? tui_unflag(c->note) : NULL;
+        CU_AUTOFREE char *todo = c ? tui_advice_words(t, c->adv, c->adv_arg) : NULL;
+        CU_AUTOFREE char *why = todo ? cu_xasprintf(_("%s\nWhat to do: %s"), note, todo) : cu_steal_ptr(&note);
+        CU_AUTOFREE char *full = !c ? NULL
+                                 : c->automatic ? cu_xasprintf(_("%s: %s"), _("Automatic"), why)
+                                                : cu_xasprintf(_("%s %s: %s"), c->label, c->fits ? _("fits") : _("does not fit"), why);
+        int frows = full ? tui_wrap_rows(full, COLS - 2, 0) : 0;
+        int h = end - y - 1 - frows;
+        int min_h = n < 3 ? n : 3;
+        if (h < min_h)
+            h = min_h;
+        if (h > n)
+            h = n;
+        tui_list(t, y, 1, COLS - 3, h, rows, n, t->cur.sel, &t->cur.top, true);
+        /* The chosen row stands out (bold) as well as by its mark. */
+        int chosen = row_of_answer(t, field);
+        if (chosen >= t->cur.top && chosen < t->cur.top + h) {
+            tui_attr(t, TC_SEL, chosen == t->cur.sel);
+            attron(A_BOLD);
+            tui_text_pad(y + chosen - t->cur.top, 1, COLS - 3, rows[chosen]);
+            attroff(A_BOLD);
+            tui_attr(t, TC_SEL, false);
+        }
+        cu_strv_free(rows);
+        if (full) {
+            int fy = y + h + 1;
             tui_attr(t, c->fits ? TC_GOOD : TC_BAD, true);
-            tui_wrap(end - 4, 1, COLS - 2, 4, full);
+            tui_wrap(fy, 1, COLS - 2, end - fy, full);
             tui_attr(t, c->fits ? TC_GOOD : TC_BAD, false);
         }
     }

@@ -27,6 +27,7 @@
 #include "core/mem.h"
 #include "core/mirror.h"
 #include "core/str.h"
+#include "advice.h"
 #include "internal.h"
 #include "widgets.h"
 #include "core/clock.h"
@@ -66,6 +67,7 @@ tui_draw(struct tui *t)
         return;
     }
     tui_screen(t->scr)->draw(t);
+    tui_notice_draw(t);
     if (t->help) {
         const char *spec = tui_screen(t->scr)->help ? tui_screen(t->scr)->help() : NULL;
         const char *lines[] = {spec ? spec : "", spec ? "" : NULL, generic_help(), "", _("Press any key.")};
@@ -257,6 +259,7 @@ tui_fini(struct tui *t)
     free(t->cudnn_key);
     free(t->target);
     free(t->existing);
+    free(t->existing_state);
     for (size_t i = 0; i < t->n_items; i++)
         free(t->items[i].name);
     free(t->items);
@@ -341,6 +344,7 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
     bool dirty = true;
     while (t.running) {
         tui_drain(&t);
+        tui_word_errors(&t);
         if (o->signal_cancel && atomic_load(o->signal_cancel)) {
             atomic_store(o->signal_cancel, 0);
             if (t.job) {

@@ -158,8 +158,9 @@ struct tui {
     int rc;
     bool color, utf8, headless;
     struct tui_cursor cur;
-    char message[512]; /* a one-line notice above the footer */
+    char message[512]; /* a notice above the footer, wrapped over the rows it needs */
     bool message_bad;
+    int keys_rows; /* the rows the keys line took at the last tui_frame (1, or 2 on a narrow screen) */
     /* overlays: help, and one yes/no question at a time */
     bool help;
     bool asking;
@@ -194,6 +195,9 @@ struct tui {
     char *target;   /* the install verify, repair and the Done screen speak of */
     char *existing; /* the managed install found at start (PREFIX/cuda's target), or NULL */
     struct cu_version existing_version;
+    char *existing_state; /* what its record says of it (the menu leads with it), or NULL */
+    bool existing_bad;    /* files missing or altered, or the record unreadable */
+    int existing_advice;  /* the menu's row for what the state calls for */
     enum tui_job_kind progress_job; /* what the Progress screen runs: install, repair, uninstall */
     char **comp_sel;                /* the components ticked on the Components screen */
     enum tui_job_kind last_job;

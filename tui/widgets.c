@@ -12,6 +12,7 @@
 #include <wchar.h>
 
 #include "core/i18n.h"
+#include "core/linebreak.h"
 #include "core/mem.h"
 
 enum { PAIR_TITLE = 1, PAIR_GOOD, PAIR_BAD, PAIR_WARN, PAIR_KEY, PAIR_SEL };
@@ -171,54 +172,56 @@ tui_text_pad(int y, int x, int w, const char *s)
         mvhline(y, x + used, ' ', w - used);
 }
 
+/*
+ * Lay @s out in rows of @w columns (the continuation rows of each paragraph @hang columns further
+ * in and narrower), by cu_line_break; draw them from (y, x) when @draw.  When @rows runs out
+ * before the text does, the last row says so with "…".  Returns the rows used.
+ */
+static int
+wrap_layout(int y, int x, int w, int hang, int rows, const char *s, bool draw)
+{
+    int row = 0;
+    bool cont = false; /* the row continues a paragraph */
+    if (w <= 0)
+        return 0;
+    while (s && *s && row < rows) {
+        int ind = cont && hang < w - 4 ? hang : 0;
+        size_t next;
+        size_t len = cu_line_break(s, w - ind, true, &next);
+        if (draw) {
+            CU_AUTOFREE char *line = cu_xstrndup(s, len);
+            if (row == rows - 1 && s[next]) {
+                /* The last row there is, and more text: cut, never silently. */
+                CU_AUTOFREE char *rest = cu_xstrndup(s, strcspn(s, "\n"));
+                CU_AUTOFREE char *more = tui_width(rest) > w - ind ? cu_xstrdup(rest) : cu_xasprintf("%s %s", rest, MB_CUR_MAX > 1 ? "\u2026" : "...");
+                tui_text(y + row, x + ind, w - ind, more);
+            } else {
+                tui_text(y + row, x + ind, w - ind, line);
+            }
+        }
+        row++;
+        cont = next > 0 && s[next - 1] != '\n';
+        s += next;
+    }
+    return row;
+}
+
 int
 tui_wrap(int y, int x, int w, int rows, const char *s)
 {
-    mbstate_t st;
-    int row = 0;
-    if (w <= 0)
-        return 0;
-    memset(&st, 0, sizeof(st));
-    while (s && *s && row < rows) {
-        if (*s == '\n') {
-            s++;
-            row++;
-            continue;
-        }
-        if (row == rows - 1) {
-            /* The last row there is: what is left, cut with an ellipsis when it does not fit. */
-            CU_AUTOFREE char *rest = cu_xstrndup(s, strcspn(s, "\n"));
-            tui_text(y + row, x, w, rest);
-            row++;
-            break;
-        }
-        /* Take characters up to the width; break at the last space when there is one. */
-        const char *p = s, *last_space = NULL;
-        int used = 0;
-        while (*p && *p != '\n') {
-            wchar_t wc;
-            size_t len = next_char(p, &wc, &st);
-            int cw = char_width(wc);
-            if (used + cw > w)
-                break;
-            if (wc == L' ')
-                last_space = p;
-            used += cw;
-            p += len;
-        }
-        const char *end = p;
-        if (*p && *p != '\n' && last_space && last_space > s)
-            end = last_space;
-        CU_AUTOFREE char *line = cu_xstrndup(s, (size_t)(end - s));
-        tui_text(y + row, x, w, line);
-        row++;
-        s = end;
-        while (*s == ' ')
-            s++;
-        if (*s == '\n')
-            s++;
-    }
-    return row;
+    return wrap_layout(y, x, w, 0, rows, s, true);
+}
+
+int
+tui_wrap_hang(int y, int x, int w, int hang, int rows, const char *s)
+{
+    return wrap_layout(y, x, w, hang, rows, s, true);
+}
+
+int
+tui_wrap_rows(const char *s, int w, int hang)
+{
+    return wrap_layout(0, 0, w, hang, 1 << 20, s, false);
 }
 
 void
@@ -286,7 +289,7 @@ tui_box(struct tui *t, const char *title, const char *const *lines, int n)
         w = COLS;
     int rows = 0;
     for (int i = 0; i < n; i++)
-        rows += (tui_width(lines[i]) + w - 5) / (w - 4) + (lines[i][0] == '\0');
+        rows += lines[i][0] ? tui_wrap_rows(lines[i], w - 4, 0) : 1;
     int h = rows + 4;
     if (h > LINES - 2)
         h = LINES - 2;
@@ -475,7 +478,7 @@ tui_frame(struct tui *t, const char *title, const char *keys)
      * broken between two keys, so that every key stays visible. */
     const char *keys2 = NULL;
     CU_AUTOFREE char *keys1 = NULL;
-    if (tui_width(keys) > COLS - 2 && !t->message[0]) {
+    if (tui_width(keys) > COLS - 2) {
         const char *best = NULL;
         for (const char *p = strstr(keys, "  "); p; p = strstr(p + 1, "  ")) {
             CU_AUTOFREE char *head = cu_xstrndup(keys, (size_t)(p - keys));
@@ -488,11 +491,6 @@ tui_frame(struct tui *t, const char *title, const char *keys)
             keys2 = best + strspn(best, " ");
         }
     }
-    if (t->message[0]) {
-        tui_attr(t, t->message_bad ? TC_BAD : TC_WARN, true);
-        tui_text(LINES - 2, 1, COLS - 2, t->message);
-        tui_attr(t, t->message_bad ? TC_BAD : TC_WARN, false);
-    }
     tui_attr(t, TC_DIM, true);
     mvhline(LINES - 1, 0, ' ', COLS);
     tui_attr(t, TC_DIM, false);
@@ -504,7 +502,103 @@ tui_frame(struct tui *t, const char *title, const char *keys)
         tui_text(LINES - 1, 1, COLS - 2, keys);
     }
     tui_attr(t, TC_KEY, false);
+    t->keys_rows = keys1 ? 2 : 1;
     return 2;
+}
+
+void
+tui_notice_draw(struct tui *t)
+{
+    if (!t->message[0])
+        return;
+    /* Above the keys, as many rows as the notice needs (up to a third of the screen), over the
+     * body's last rows: a notice is read whole, and goes with the next key. */
+    int w = COLS - 2, max = LINES / 3 > 1 ? LINES / 3 : 1;
+    int n = tui_wrap_rows(t->message, w, 0);
+    if (n > max)
+        n = max;
+    if (n < 1)
+        n = 1;
+    int bottom = LINES - 1 - (t->keys_rows > 1 ? 2 : 1);
+    int top = bottom - n + 1;
+    enum tui_color c = t->message_bad ? TC_BAD : TC_WARN;
+    for (int r = top; r <= bottom; r++)
+        mvhline(r, 0, ' ', COLS);
+    tui_attr(t, c, true);
+    tui_wrap(top, 1, w, n, t->message);
+    tui_attr(t, c, false);
+}
+
+int
+tui_wlist(struct tui *t, int y, int x, int w, int h, char *const *rows, int n, int hang, int sel, int *top,
+          const enum tui_color *lead, int lead_w, const bool *fold)
+{
+    if (h <= 0 || n <= 0)
+        return 0;
+    if (sel >= n)
+        sel = n - 1;
+    if (sel < 0)
+        sel = 0;
+    int *need = cu_xcalloc((size_t)n, sizeof(int));
+    for (int i = 0; i < n; i++) {
+        need[i] = fold && fold[i] && i != sel ? 1 : tui_wrap_rows(rows[i], w, hang);
+        if (need[i] < 1)
+            need[i] = 1;
+    }
+    if (*top > sel)
+        *top = sel;
+    if (*top < 0)
+        *top = 0;
+    /* The selected entry in view, whole when it fits... */
+    for (;;) {
+        int sum = 0;
+        for (int k = *top; k <= sel; k++)
+            sum += need[k];
+        if (sum <= h || *top == sel)
+            break;
+        (*top)++;
+    }
+    /* ...and no room left empty below the last entry when there are entries above. */
+    for (;;) {
+        int sum = 0;
+        for (int k = *top - 1; k >= 0 && k < n; k++)
+            sum += need[k];
+        if (*top == 0 || sum > h)
+            break;
+        (*top)--;
+    }
+    int r = y, i;
+    for (i = *top; i < n && r < y + h; i++) {
+        int avail = y + h - r;
+        /* An entry that would not fit whole waits below the fold (▼), unless it is the first. */
+        if (r > y && need[i] > avail)
+            break;
+        int used = need[i] < avail ? need[i] : avail;
+        if (i == sel) {
+            tui_attr(t, TC_SEL, true);
+            for (int k = 0; k < used; k++)
+                mvhline(r + k, x, ' ', w);
+            tui_wrap_hang(r, x, w, hang, avail, rows[i]);
+            tui_attr(t, TC_SEL, false);
+        } else {
+            if (need[i] == 1)
+                tui_text(r, x, w, rows[i]); /* one row: folded, "…" where it is cut */
+            else
+                tui_wrap_hang(r, x, w, hang, avail, rows[i]);
+            if (lead) {
+                tui_attr(t, lead[i], true);
+                tui_text_part(r, x, lead_w, rows[i]);
+                tui_attr(t, lead[i], false);
+            }
+        }
+        r += used;
+    }
+    if (*top > 0)
+        tui_text(y, x + w, 1, t->utf8 ? "\u25b2" : "^");
+    if (i < n)
+        tui_text(y + h - 1, x + w, 1, t->utf8 ? "\u25bc" : "v");
+    free(need);
+    return r - y;
 }
 
 void
@@ -515,7 +609,22 @@ tui_doc_add(struct tui_doc *d, enum tui_color c, int indent, const char *fmt, ..
     char *text = cu_xvasprintf(fmt, ap);
     va_end(ap);
     d->v = cu_xreallocarray(d->v, d->n + 1, sizeof(*d->v));
-    d->v[d->n++] = (struct tui_doc_line){c, indent, text};
+    d->v[d->n++] = (struct tui_doc_line){c, indent, text, 0};
+}
+
+void
+tui_doc_hang(struct tui_doc *d, int hang)
+{
+    if (d->n)
+        d->v[d->n - 1].hang = hang;
+}
+
+/* The rows a document line takes at the screen's width (an empty one takes one). */
+static int
+doc_rows(const struct tui_doc_line *l, int w)
+{
+    int rows = tui_wrap_rows(l->text, w - l->indent, l->hang);
+    return rows > 0 ? rows : 1;
 }
 
 void
@@ -525,9 +634,7 @@ tui_doc_draw(struct tui *t, struct tui_doc *d, int y, int h, int *top)
     /* *top counts document lines; keep it where the last screenful still fills the window. */
     int rows_from_end = 0, last_top = (int)d->n;
     while (last_top > 0) {
-        const struct tui_doc_line *l = &d->v[last_top - 1];
-        int tw = tui_width(l->text), lw = w - l->indent;
-        int rows = lw > 0 && tw > 0 ? (tw + lw - 1) / lw : 1;
+        int rows = doc_rows(&d->v[last_top - 1], w);
         if (rows_from_end + rows > h)
             break;
         rows_from_end += rows;
@@ -542,12 +649,11 @@ tui_doc_draw(struct tui *t, struct tui_doc *d, int y, int h, int *top)
     for (i = (size_t)*top; i < d->n && r < y + h; i++) {
         struct tui_doc_line *l = &d->v[i];
         /* A line that would not fit whole waits below the fold (▼), unless it is the first. */
-        int tw = tui_width(l->text), lw = w - l->indent;
-        int need = lw > 0 && tw > 0 ? (tw + lw - 1) / lw : 1;
+        int need = doc_rows(l, w);
         if (r > y && need > y + h - r)
             break;
         tui_attr(t, l->color, true);
-        int drawn = tui_wrap(r, 1 + l->indent, w - l->indent, y + h - r, l->text);
+        int drawn = tui_wrap_hang(r, 1 + l->indent, w - l->indent, l->hang, y + h - r, l->text);
         tui_attr(t, l->color, false);
         r += drawn > 0 ? drawn : 1;
     }

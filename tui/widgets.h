@@ -38,8 +38,16 @@ char *tui_fit_path(const struct tui *t, int w, const char *line, const char *pat
 #define TUI_PATH "\001"
 /** Like tui_text, then fill the rest of the @w columns with spaces. */
 void tui_text_pad(int y, int x, int w, const char *s);
-/** Wrapped at spaces (or anywhere in CJK text); returns the rows used (at most @rows). */
+/**
+ * @s wrapped to @w columns by cu_line_break (at spaces; in CJK text between characters; never inside a
+ * Latin word unless it is wider than a row); returns the rows used (at most @rows).  When the rows
+ * run out first, the last one ends in "…".
+ */
 int tui_wrap(int y, int x, int w, int rows, const char *s);
+/** tui_wrap with each paragraph's continuation rows @hang columns further in (under a table's last column). */
+int tui_wrap_hang(int y, int x, int w, int hang, int rows, const char *s);
+/** The rows tui_wrap_hang takes for the whole of @s: 0 for "". */
+int tui_wrap_rows(const char *s, int w, int hang);
 /** The display width of a UTF-8 string. */
 int tui_width(const char *s);
 /** A bar of @w columns filled to @frac (0..1). */
@@ -49,6 +57,18 @@ void tui_gauge(struct tui *t, int y, int x, int w, double frac);
  * highlighted when @focus.  Keeps *top so that @sel is visible.
  */
 void tui_list(struct tui *t, int y, int x, int w, int h, char *const *rows, int n, int sel, int *top, bool focus);
+/**
+ * A scrolled list whose entries wrap: each takes the rows its whole text needs at @w columns (its
+ * continuation rows @hang columns in), the selected one highlighted and kept in view (*@top is the
+ * first entry shown); ▲/▼ in column @x + @w say there is more.  @lead, when not NULL, colours the
+ * first @lead_w columns of each entry that is not selected (a mark).  @fold, when not NULL, marks
+ * the entries that take one row (cut with "…") unless selected: those that need not be read whole.
+ * Returns the rows used.
+ */
+int tui_wlist(struct tui *t, int y, int x, int w, int h, char *const *rows, int n, int hang, int sel, int *top,
+              const enum tui_color *lead, int lead_w, const bool *fold);
+/** The notice (t->message), wrapped over as many rows above the keys as it needs. */
+void tui_notice_draw(struct tui *t);
 /** A centred box with a title and wrapped lines (help, questions). */
 void tui_box(struct tui *t, const char *title, const char *const *lines, int n);
 /** tui_text in colour @c: headings, labels. Returns the columns used. */
@@ -80,12 +100,15 @@ struct tui_doc_line {
     enum tui_color color;
     int indent;
     char *text;
+    int hang; /* continuation rows this much further in */
 };
 struct tui_doc {
     struct tui_doc_line *v;
     size_t n;
 };
 void tui_doc_add(struct tui_doc *d, enum tui_color c, int indent, const char *fmt, ...) CU_PRINTF(4, 5);
+/** The line added last wraps with its continuation rows @hang columns further in. */
+void tui_doc_hang(struct tui_doc *d, int hang);
 /** Draw from wrapped row *top (kept in range) in rows [y, y + h); frees the lines. */
 void tui_doc_draw(struct tui *t, struct tui_doc *d, int y, int h, int *top);
 /** The cursor keys scroll a document: true when @ch was one of them. */

@@ -118,6 +118,14 @@ try:
     w.keys("Enter", "Down", "Down", "Down", "Enter")
     s = w.wait("Automatic: the newest that fits (12.6.3)")
     t.ok(s is not None, "framework none, then the versions from the engine's worker", w.screen())
+    # The chosen version (issue 26): marked, and bold on a real terminal; the others are not bold.
+    esc = w.screen(escapes=True).split("\n")
+    chosen = [r for r in esc if "Automatic: the newest that fits" in r]
+    bold = re.compile(r"\x1b\[(?:[0-9;]*;)?1(?:;[0-9;]*)?m")
+    t.ok(len(chosen) == 1 and "●" in chosen[0] and bold.search(chosen[0]) is not None,
+         "tmux: the chosen version's row is marked ● and drawn bold", repr(chosen))
+    others = [r for r in esc if re.search(r"✓  12\.\d", r)]
+    t.ok(others and not any(bold.search(r) for r in others), "tmux: the other rows are not bold", repr(others[:3]))
     w.keys("Escape")
     t.ok(w.wait("Which framework") is not None, "Esc goes back", w.screen())
     w.keys("q")

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import unicodedata
@@ -96,8 +97,8 @@ def flat(dump):
 
 
 def joined(dump):
-    """The rows stripped and run together: a path wrapped anywhere reads whole again."""
-    return "".join(x.strip() for x in rows(dump))
+    """The rows stripped and run together (the scroll marks ▲▼ left out): a path wrapped anywhere reads whole again."""
+    return "".join(x.strip().rstrip("▲▼").strip() for x in rows(dump))
 
 
 def shows(dump, text):
@@ -182,6 +183,9 @@ t.ok(shows(pg, "libcublas-linux-x86_64-12.4.5.8-archive.tar.xz is not on the mir
      "failed install: the whole sentence, wrapped, not cut at the edge", pg)
 t.ok("What to do:" in pg and "Every message of this run is in" in pg and "cudaup.log." in pg,
      "failed install: what to do, and where the log is", pg)
+t.ok("--mirror" not in pg and "cudaup mirror" not in pg and
+     shows(pg, "or choose NVIDIA under Downloads from on the Location screen."),
+     "failed install: what to do names the Location screen's choice, not --mirror (issue 26)", pg)
 log = open(os.path.join(fb.state, "cudaup.log")).read() if os.path.exists(os.path.join(fb.state, "cudaup.log")) else ""
 t.ok("is not on the mirror" in log and "error" in log, "failed install: the log holds the error", log[-600:])
 # The same in zh_CN: the screen speaks Chinese, the log stays English so that it can be shared.
@@ -201,29 +205,36 @@ t.eq(r.rc, 0, "rerun, verify from the menu: exit 0", r)
 t.ok("cudaup already installed CUDA 12.6" in d["welcome"], "rerun: welcome names the existing install", d["welcome"])
 for item in ("Verify", "Repair", "Add components", "Switch to another CUDA version", "Uninstall CUDA 12.6"):
     t.ok(item in d["menu"], "rerun menu offers: %s" % item, d["menu"])
+# The menu leads with the install's state, and offers what it calls for (issue 26).
+t.ok(rows(d["menu"])[2].strip().startswith("All ") and "recorded files are in place" in flat(d["menu"]) and
+     "Verify: check that it works (recommended)" in d["menu"],
+     "rerun menu, a whole install: it leads with its state, Verify recommended", d["menu"])
 t.ok(rows(d["verify"])[2].strip().startswith("Checking ") and rows(d["verify"])[2].endswith("prefix/cuda-12.6") and
      " 0 failed, " in d["verify"], "menu: verify passes; a long path keeps its end", d["verify"])
 
 nvcc = os.path.join(b.cuda, "bin", "nvcc")
 good = open(nvcc, "rb").read()
 os.remove(nvcc)
-r, d = b.wizard(["enter", "down", "enter", "DUMP validation", "enter", "DUMP done", "enter"])
-t.eq(r.rc, 0, "menu: repair then validation: exit 0", r)
+r, d = b.wizard(["enter", "DUMP menu", "enter", "DUMP validation", "enter", "DUMP done", "enter"])
+t.ok(rows(d["menu"])[2].strip() == "1 file missing: Repair recommended." and
+     "Repair: restore missing or altered files (recommended)" in d["menu"],
+     "rerun menu, nvcc deleted: the first line says a file is missing and Repair is recommended", d["menu"])
+t.eq(r.rc, 0, "menu: Enter on the recommended Repair, then validation: exit 0", r)
 t.ok(os.path.exists(nvcc) and open(nvcc, "rb").read() == good, "repair put the deleted nvcc back, byte for byte")
 t.ok(" 0 failed, " in d["validation"], "after repair every check passes", d["validation"])
 
 os.remove(nvcc)
-r, d = b.wizard(["enter", "down", "enter", "DUMP validation", "esc", "DUMP afteresc", "q", "y"])
+r, d = b.wizard(["enter", "enter", "DUMP validation", "esc", "DUMP afteresc", "q", "y"])
 t.ok("Add components" in d["afteresc"] and "Validation" not in rows(d["afteresc"])[0],
      "Esc on Validation after a repair goes back to the menu, without repairing again", d["afteresc"])
 t.ok("Step" not in rows(d["validation"])[0], "an action from the menu shows no step number of the install's flow",
      rows(d["validation"])[0])
 
 os.remove(os.path.join(b.cuda, "lib64", "libcudart.so.12.6.127"))
-r, d = b.wizard(["enter", "enter", "enter", "DUMP done", "enter"])
+r, d = b.wizard(["enter", "home", "enter", "enter", "DUMP done", "enter"])
 t.ok("still has problems" in flat(d["done"]) and re.search(r"✗ (files|cudart): ", d["done"]) is not None,
      "Done after a failed verify names the checks that failed, with why", d["done"])
-r, d = b.wizard(["enter", "enter", "DUMP verify", "r", "DUMP after", "enter", "enter"])
+r, d = b.wizard(["enter", "home", "enter", "DUMP verify", "r", "DUMP after", "enter", "enter"])
 t.ok("✗ fail" in d["verify"] and "r: repair" in d["verify"], "a broken install: verify shows the failure and offers repair",
      d["verify"])
 t.ok(" 0 failed, " in d["after"], "r repairs and checks again", d["after"])
@@ -272,7 +283,7 @@ t.eq(open(b.rc).read(), "# the user's own\nalias ll='ls -l'\n", "the rc file is 
 # A folder nothing can be created in is refused on Location, with the reason, not on Review as "0 B free" (item 10).
 pq = Box("proc")
 r, d = pq.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "DUMP location", "enter",
-                  "DUMP after", "up", "up", "enter", "ctrl-u", "type /proc/other", "enter", "DUMP edited", "q", "y"],
+                  "DUMP after", "down", "enter", "ctrl-u", "type /proc/other", "enter", "DUMP edited", "q", "y"],
                  "--prefix", "/proc/nope")
 t.ok("cannot create /proc/nope: No such file or directory" in flat(d["after"]) and "Location" in rows(d["after"])[0],
      "--prefix /proc/nope: Enter on Location stays there and says it cannot be created, and why", d["after"])
@@ -418,10 +429,16 @@ t.ok("cudaup brings Python 3.11.16 into" in d.get("pyenv", "") and "/cudaup/pyth
 t.ok("< this machine's >" in d.get("system", ""), "python env: Right on From picks this machine's Python",
      d.get("system"))
 
-# The Framework screen's version field takes the keys typed on it, without Enter first.
+# The Framework screen's version field takes the keys typed on it, without Enter first; Enter confirms the
+# version and goes on to Versions (issue 26: it reopened the editor), and the field keeps it.
 fv = Box("fwversion")
-r, d = fv.wizard(["enter", "enter", "down", "down", "down", "down", "type 2.15", "enter", "DUMP typed", "q", "y"])
-t.ok(re.search(r"Version:\s+2\.15", d.get("typed", "")) is not None, "typing 2.15 on the version field keeps every key",
+r, d = fv.wizard(["enter", "enter", "down", "down", "down", "down", "type 2.15", "DUMP typing", "enter", "DUMP next",
+                  "esc", "DUMP typed", "q", "y"])
+t.ok(re.search(r"Version:\s+2\.15", d.get("typing", "")) is not None, "typing 2.15 on the version field keeps every key",
+     d.get("typing"))
+t.ok("Versions" in rows(d.get("next", "x"))[0] and "CUDA toolkit for TensorFlow 2.15 on this machine:" in d.get("next", ""),
+     "Enter after typing the version confirms it and moves on to Versions", d.get("next"))
+t.ok(re.search(r"Version:\s+2\.15", d.get("typed", "")) is not None, "back on Framework, the field holds 2.15",
      d.get("typed"))
 
 # A plan that is refused: Review shows why, in the wizard's words, and offers no install.
@@ -448,6 +465,100 @@ t.ok("Driver" in d.get("review", "") and "NVIDIA driver 580, proprietary kernel 
 t.ok("Reboot" in rows(d.get("reboot", "x"))[0] + flat(d.get("reboot", "")) and "cudaup again" in flat(d.get("reboot", ""))
      and os.path.exists(os.path.join(dv.state, "resume.json")),
      "the install stops on the Reboot screen: what to do, then run cudaup again; resume.json written", d.get("reboot"))
+
+# ---- Issue 26 at 60x20, 80x24 and 120x40: what must be read is wrapped, never cut with "…"; the wizard
+# names its screens and keys, not commands and flags; the chosen version is marked. ----
+SIZES = [(60, 20), (80, 24), (120, 40)]
+
+
+def cut(dump, table=()):
+    """Body rows cut with "…", other than rows of a table (starting with one of @table) whose text is shown whole
+    elsewhere on the screen."""
+    return [x for x in rows(dump)[2:-2] if x.rstrip().endswith("…") and not x.strip().startswith(tuple(table))]
+
+
+wb = Box("wrap")
+r, d = wb.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter", "enter",
+                  "enter"], "--env-scope", "none")
+t.eq(r.rc, 0, "issue 26: an install to break", r)
+os.remove(os.path.join(wb.cuda, "bin", "nvcc"))
+os.remove(os.path.join(wb.cuda, "lib64", "libcudart.so.12.6.127"))
+for size in SIZES:
+    tag = "%dx%d" % size
+    r, d = wb.wizard(["enter", "DUMP menu", "home", "enter", "DUMP verify", "enter", "end", "DUMP done", "enter"],
+                     size=size)
+    v, dn, mn = d.get("verify", ""), d.get("done", ""), d.get("menu", "")
+    t.ok(fits_screen(v, *size) and fits_screen(dn, *size) and fits_screen(mn, *size), "%s: Validation, Done and the "
+         "menu fit the screen" % tag, v + dn + mn)
+    t.eq(cut(v, table=("✓",)), [], "%s Validation: failures and the verdict are wrapped whole; only a passed check's "
+         "row (whole when selected) is cut" % tag, v)
+    t.ok(shows(v, "Press r to repair the install from its record.") and shows(v, "no GPU work was done"),
+         "%s Validation: the verdict, whole, with the key that repairs" % tag, v)
+    t.ok(shows(v, "the install's record lists lib/libcudart.so.12.6.127, and it is gone; press r to repair"),
+         "%s Validation: a failed check's whole sentence, and the key, not the command" % tag, v)
+    t.ok("repair restores" not in flat(v) + flat(dn) and "cudaup repair" not in v + dn,
+         "%s Validation and Done: no CLI advice ('repair restores', 'cudaup repair')" % tag, v + dn)
+    t.eq(cut(dn), [], "%s Done: the failed checks wrapped, none cut" % tag, dn)
+    t.ok(shows(dn, "Esc goes back to the Validation screen, where r repairs the install from its record."),
+         "%s Done: where to repair, with the key" % tag, dn)
+    t.ok(rows(mn)[2].strip() == "2 files missing: Repair recommended.", "%s menu: it leads with the state" % tag, mn)
+
+hw = Box("wrap-hopper", root=HOPPER, env=HENV, mirror=NVIDIA)
+NONE_WHY = ("TensorFlow loads cuDNN from the CUDA folder, so it cannot go without one; choose a cuDNN that fits, or "
+            "another framework on the Framework screen.")
+for size in SIZES:
+    tag = "%dx%d" % size
+    r, d = hw.wizard(["enter", "enter", "enter", "DUMP versions", "down", "down", "down", "DUMP reason", "tab", "down",
+                      "enter", "DUMP none", "q", "y"], "--cuda", "12.2", size=size)
+    vs, rs, nn = d.get("versions", ""), d.get("reason", ""), d.get("none", "")
+    t.ok(fits_screen(vs, *size) and fits_screen(rs, *size) and fits_screen(nn, *size), "%s Versions fits" % tag, vs + rs + nn)
+    t.ok(shows(nn, NONE_WHY), "%s: the cuDNN None notice, whole (wrapped above the keys)" % tag, nn)
+    t.eq(cut(nn, table=("●", "*", "✓", "✗")), [], "%s: with the notice, nothing but table rows is cut" % tag, nn)
+    t.eq(cut(rs, table=("●", "*", "✓", "✗")), [], "%s Versions: the selected reason wrapped whole below the list" % tag, rs)
+    # The chosen row: --cuda 12.2 marks 12.2.2, not Automatic.
+    chosen = [x.strip() for x in rows(vs) if x.strip().startswith("●")]
+    t.ok(len(chosen) == 1 and chosen[0].startswith("● ✓  12.2.2"), "%s Versions: the chosen row (12.2.2) is marked" % tag,
+         vs)
+r, d = hw.wizard(["enter", "enter", "enter", "DUMP auto"] + ["down"] * 6 + ["space", "DUMP marked", "q", "y"])
+mk = [x.strip() for x in rows(d.get("marked", "")) if x.strip().startswith("●")]
+t.ok([x.strip() for x in rows(d.get("auto", "")) if x.strip().startswith("●")] == ["● ✓  Automatic: the newest that fits (12.4.0)"],
+     "Versions: with no version asked, Automatic is the chosen row", d.get("auto"))
+t.ok(len(mk) == 1 and mk[0].startswith("● ✓  12.4.0"), "Space marks the selected version (12.4.0) as chosen, and only it",
+     d.get("marked"))
+r, d = hw.wizard(["enter", "enter", "enter", "enter", "enter", "enter", "enter", "DUMP review", "q", "y"], "--cuda", "12.2",
+                 "--env-tool", "venv", "--python-source", "cudaup", env={"PATH": "/usr/bin:/bin"})
+t.ok("--cuda" not in d.get("review", "") and "CUDA 12.2.2, as asked." in flat(d.get("review", "")),
+     "Review: the reasons say 'as asked', not the flag", d.get("review"))
+
+# The System screen's fix for a machine without CUDA: the wizard itself, not `cudaup install`.
+sy = Box("system-fix")
+r, d = sy.wizard(["enter", "end", "DUMP system", "q", "y"])
+t.ok("cudaup install" not in flat(d.get("system", "")) and
+     shows(d.get("system", ""), "This wizard installs the CUDA toolkit and cuDNN that fit this machine: press Enter to go on."),
+     "System: the fix for no CUDA names the wizard and its key, not `cudaup install`", d.get("system"))
+
+# A mirror that cannot be reached: the way out is a choice on the Location screen, not "run without --mirror".
+dead = socket.socket()
+dead.bind(("127.0.0.1", 0))
+port = dead.getsockname()[1]
+dead.close()
+mb = Box("deadmirror", mirror="http://127.0.0.1:%d" % port)
+r, d = mb.wizard(["enter", "enter", "down", "down", "down", "enter", "wait", "DUMP versions", "esc", "esc", "esc",
+                  "q", "y"], size=(80, 24))
+t.ok("--mirror" not in d.get("versions", "") and
+     shows(d.get("versions", ""), "or choose NVIDIA under Downloads from on the Location screen."),
+     "an unreachable mirror: the advice names the Location screen's choice, not --mirror", d.get("versions"))
+r, d = mb.wizard(["enter", "enter", "down", "down", "down", "enter", "DUMP versions", "q", "y"], size=(60, 20))
+t.ok(fits_screen(d.get("versions", ""), 60, 20) and not cut(d.get("versions", ""), table=("●", "✓", "✗")) and
+     shows(d.get("versions", ""), "or choose NVIDIA under Downloads from on the Location screen."),
+     "60x20, an unreachable mirror: the reason and what to do wrapped whole below the list", d.get("versions"))
+sc = Box("source")
+r, d = sc.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "DUMP loc", "up", "right",
+                  "DUMP nvidia", "q", "y"], size=(80, 24))
+t.ok(re.search(r"Downloads from\s+< the mirror >", d.get("loc", "")) is not None and "/m\n" in d.get("loc", ""),
+     "Location: Downloads from the mirror given at start", d.get("loc"))
+t.ok(re.search(r"Downloads from\s+< NVIDIA >", d.get("nvidia", "")) is not None and
+     "NVIDIA's own download server" in d.get("nvidia", ""), "Location: Right chooses NVIDIA's server", d.get("nvidia"))
 
 # Bad scripts and the loop limit.
 bad = os.path.join(q.dir, "bad-keys")

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
 from cutest import SRCDIR, Tap, gpu_doubles, machine, run  # noqa: E402
@@ -48,6 +49,49 @@ def english(text):
     return found
 
 
+CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
+# Choice values that are names, not words to translate.
+NAMES = {"conda", "mamba", "micromamba", "venv", "NVIDIA"}
+STEP_WORDS = ("install|link|sources|repository|module|pin|hold|blacklist|mok|reboot|load|create|write|"
+              "pip-install|pip-constraints")
+
+
+def layout(text):
+    """zh_CN layout faults (issue 26): an ASCII colon right after a CJK character, a choice label left in English
+    ('< system >'), a Review step named in English ('cuda      install'), 方 / 向键 split over two rows."""
+    found = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        found += ["ASCII colon after CJK: " + m.group(0) for m in re.finditer("[%s]:" % CJK, line)]
+        found += ["untranslated choice: " + m.group(0) for m in re.finditer(r"<\s*([A-Za-z][A-Za-z' ]*?)\s*>", line)
+                  if m.group(1) not in NAMES]
+        if re.match(r"\s+\S+\s+(%s)\s" % STEP_WORDS, line):
+            found.append("untranslated step: " + line.strip())
+        if line.rstrip().endswith("方") and i + 1 < len(lines) and lines[i + 1].strip().startswith("向键"):
+            found.append("方 / 向键 split")
+    return found
+
+
+def width(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def ragged(dump, cols):
+    """Rows of the welcome's first paragraph that end well short of the edge although the paragraph goes on."""
+    rows = dump.split("\n")[2:]
+    para = []
+    for r in rows:
+        if not r.strip():
+            break
+        para.append(r)
+    # Each row but the last reaches to within a Latin word's length (and the breaker's slack) of the edge.
+    return [r for r in para[:-1] if width(r.rstrip()) < cols - 2 - min(10, max(4, cols // 8)) - 8]
+
+
+t.eq(layout("自动: cuDNN 9.5.1"), ["ASCII colon after CJK: 动:"], "the layout check: an ASCII colon after CJK")
+t.eq(layout("  环境   < system >"), ["untranslated choice: < system >"], "the layout check: an English choice label")
+t.eq(layout("  工具   < venv >\n  cuda      install     CUDA 12.6"), ["untranslated step: cuda      install     CUDA 12.6"],
+     "the layout check: a tool's name is not a label; an English Review step is")
 t.eq(english("CUDA 12.6 已安装在 /p/cuda-12.6。"), [], "the detector: a product name and a path are not a sentence")
 t.eq(english("检查：cudaup verify --prefix '/p'"), [], "the detector: a command is not a sentence")
 t.ok(english("无法继续：the install has no libcudart"), "the detector: an English clause is found")
@@ -107,6 +151,20 @@ r, d = b.wizard(WALK, "--env-scope", "user", "--shell-rc", os.path.join(b.home, 
 t.eq(r.rc, 0, "zh_CN: a first install through every screen", r)
 for name in [w[5:] for w in WALK if w.startswith("DUMP ")]:
     t.eq(english(d.get(name, "")), [], "zh_CN wizard %s: no English sentence" % name, d.get(name, ""))
+    t.eq(layout(d.get(name, "")), [], "zh_CN wizard %s: full-width colons, translated labels" % name, d.get(name, ""))
+
+# The same screens, short of installing, at 60x20 and 120x40; the welcome's text fills its rows at each size.
+SHORT = ["DUMP welcome", "?", "DUMP help-welcome", "esc", "enter", "DUMP system", "enter", "DUMP framework",
+         "down", "down", "down", "enter", "DUMP versions", "tab", "DUMP cudnn", "tab", "enter", "DUMP components",
+         "enter", "DUMP location", "enter", "DUMP review", "end", "DUMP review-end", "q", "y"]
+for size in ((60, 20), (80, 24), (120, 40)):
+    tag = "%dx%d" % size
+    r, d = Box("short-%s" % tag).wizard(SHORT, "--env-scope", "user", size=size)
+    for name in [w[5:] for w in SHORT if w.startswith("DUMP ")]:
+        t.eq(english(d.get(name, "")) + layout(d.get(name, "")), [],
+             "zh_CN %s %s: no English sentence, full-width colons, translated labels" % (tag, name), d.get(name, ""))
+    t.eq(ragged(d.get("welcome", ""), size[0]), [], "zh_CN %s: the welcome's CJK text fills its rows, not ragged "
+         "next to Latin words" % tag, d.get("welcome", ""))
 
 # The framework's own choices: TensorFlow 1.14 refused on the Versions screen, and the Review's reasons.
 r, d = Box("tf").wizard(["enter", "enter", "DUMP framework", "enter", "DUMP versions", "enter", "DUMP next", "q", "y"],
@@ -123,6 +181,19 @@ r, d = b.wizard(["DUMP welcome2", "enter", "DUMP menu", "enter", "DUMP verify", 
                  "enter", "DUMP ask", "n", "q", "y"])
 for name in ("welcome2", "menu", "verify", "ask"):
     t.eq(english(d.get(name, "")), [], "zh_CN existing install %s: no English sentence" % name, d.get(name, ""))
+    t.eq(layout(d.get(name, "")), [], "zh_CN existing install %s: full-width colons, translated labels" % name,
+         d.get(name, ""))
+# A damaged install: the menu's state, Validation's failures and Done, at each size.
+os.remove(os.path.join(b.prefix, "cuda-12.6", "bin", "nvcc"))
+for size in ((60, 20), (80, 24), (120, 40)):
+    tag = "%dx%d" % size
+    r, d = b.wizard(["DUMP welcome3", "enter", "DUMP menu", "home", "enter", "DUMP verify", "enter", "DUMP done",
+                     "q", "y"], size=size)
+    for name in ("menu", "verify", "done"):
+        t.eq(english(d.get(name, "")) + layout(d.get(name, "")), [],
+             "zh_CN %s damaged install %s: no English sentence, full-width colons" % (tag, name), d.get(name, ""))
+    t.ok("建议修复" in d.get("menu", "") and "按 r 修复" in d.get("verify", "").replace("\n", ""),
+         "zh_CN %s: the menu recommends Repair; Validation names the key" % tag, d.get("menu", "") + d.get("verify", ""))
 
 # ---- The CLI: each command's text, and its errors ----
 CLI = [ ("plan", ["plan", "--framework", "none"]),
