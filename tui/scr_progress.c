@@ -172,7 +172,9 @@ draw(struct tui *t)
     /* A failure takes the log's place: the whole sentence, wrapped, and what to do (the log is in the file). */
     int log_rows = failed ? 0 : 5;
     int err_rows = failed ? 9 : 0;
-    int item_rows = end - y - log_rows - err_rows - 2;
+    /* The step's sentence wraps over two rows rather than being cut. */
+    int step_rows = t->step[0] && tui_wrap_rows(t->step, COLS - 2, 0) > 1 ? 2 : 1;
+    int item_rows = end - y - log_rows - err_rows - 2 - (step_rows - 1);
     if (item_rows < 1)
         item_rows = 1;
     int nw = 24, gw = COLS - nw - 2 - 36;
@@ -203,7 +205,8 @@ draw(struct tui *t)
     }
     y += item_rows + 1;
     tui_attr(t, TC_DIM, true);
-    tui_text(y - 1, 1, COLS - 2, t->step);
+    tui_wrap(y - 1, 1, COLS - 2, step_rows, t->step);
+    y += step_rows - 1;
     for (int r = 0; r < log_rows; r++) {
         int idx = (int)t->n_log - log_rows + r;
         if (idx < 0)
@@ -221,13 +224,16 @@ draw(struct tui *t)
         const char *advice = cu_error_advice(&t->last_err);
         CU_AUTOFREE char *told_fix = advice ? tui_unflag(advice) : NULL;
         CU_AUTOFREE char *fix = advice ? cu_xasprintf(_("What to do: %s"), told_fix) : NULL;
+        /* Where the log is, whole: a narrow screen wraps the path (after its slashes) over a few rows. */
+        CU_AUTOFREE char *logline = t->o.log_path ? cu_xasprintf(_("Every message of this run is in %s."), t->o.log_path)
+                                                  : NULL;
+        int path_rows = logline ? tui_wrap_rows(logline, COLS - 2, 0) : 0;
+        if (path_rows > 3)
+            path_rows = 3;
         if (fix)
-            tui_wrap(ey + used, 1, COLS - 2, err_rows - used - 1, fix);
-        if (t->o.log_path) {
-            CU_AUTOFREE char *fmt = cu_xasprintf(_("Every message of this run is in %s."), TUI_PATH);
-            CU_AUTOFREE char *logline = tui_fit_path(t, COLS - 2, fmt, t->o.log_path);
-            tui_dim(t, end, 1, COLS - 2, logline);
-        }
+            tui_wrap(ey + used, 1, COLS - 2, err_rows - used - path_rows, fix);
+        if (logline)
+            tui_dim_wrap(t, end - path_rows + 1, 1, COLS - 2, path_rows, logline);
     } else if (finished) {
         bool ok = t->last_status == CU_OK;
         const char *text = ok ? _("Done.") : _("Cancelled. What was half done has been removed; what you had is as it was.");

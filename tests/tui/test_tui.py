@@ -188,6 +188,13 @@ t.ok("--mirror" not in pg and "cudaup mirror" not in pg and
      "failed install: what to do names the Location screen's choice, not --mirror (issue 26)", pg)
 log = open(os.path.join(fb.state, "cudaup.log")).read() if os.path.exists(os.path.join(fb.state, "cudaup.log")) else ""
 t.ok("is not on the mirror" in log and "error" in log, "failed install: the log holds the error", log[-600:])
+# At 60x20 the log's path is wrapped whole (after its slashes), not cut with "…" (issue 26).
+f60 = Box("failed-60", mirror="file://" + BAD)
+r, d = f60.wizard(FLOW[:FLOW.index("DUMP validation")] + ["sleep 4000", "DUMP progress", "q", "y"],
+                  "--env-scope", "user", "--shell-rc", f60.rc, size=(60, 20))
+pg = d.get("progress", "")
+t.ok(fits_screen(pg, 60, 20) and shows(pg, "Every message of this run is in %s." % os.path.join(f60.state, "cudaup.log"))
+     and shows(pg, "What to do:"), "60x20 failed install: the log's whole path, and what to do", pg)
 # The same in zh_CN: the screen speaks Chinese, the log stays English so that it can be shared.
 fz = Box("failed-zh", mirror="file://" + BAD)
 r, d = fz.wizard(FLOW[:FLOW.index("DUMP validation")] + ["sleep 4000", "DUMP progress", "q", "y"],
@@ -543,12 +550,14 @@ dead.bind(("127.0.0.1", 0))
 port = dead.getsockname()[1]
 dead.close()
 mb = Box("deadmirror", mirror="http://127.0.0.1:%d" % port)
+# The retries' minute of waits is counted, not slept (CUDAUP_TEST_VIRTUAL_WAITS): a dead mirror is still refused.
+VW = {"CUDAUP_TEST_VIRTUAL_WAITS": "1"}
 r, d = mb.wizard(["enter", "enter", "down", "down", "down", "enter", "wait", "DUMP versions", "esc", "esc", "esc",
-                  "q", "y"], size=(80, 24))
+                  "q", "y"], size=(80, 24), env=VW)
 t.ok("--mirror" not in d.get("versions", "") and
      shows(d.get("versions", ""), "or choose NVIDIA under Downloads from on the Location screen."),
      "an unreachable mirror: the advice names the Location screen's choice, not --mirror", d.get("versions"))
-r, d = mb.wizard(["enter", "enter", "down", "down", "down", "enter", "DUMP versions", "q", "y"], size=(60, 20))
+r, d = mb.wizard(["enter", "enter", "down", "down", "down", "enter", "DUMP versions", "q", "y"], size=(60, 20), env=VW)
 t.ok(fits_screen(d.get("versions", ""), 60, 20) and not cut(d.get("versions", ""), table=("●", "✓", "✗")) and
      shows(d.get("versions", ""), "or choose NVIDIA under Downloads from on the Location screen."),
      "60x20, an unreachable mirror: the reason and what to do wrapped whole below the list", d.get("versions"))
