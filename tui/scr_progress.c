@@ -236,10 +236,20 @@ draw(struct tui *t)
             tui_dim_wrap(t, end - path_rows + 1, 1, COLS - 2, path_rows, logline);
     } else if (finished) {
         bool ok = t->last_status == CU_OK;
-        const char *text = ok ? _("Done.") : _("Cancelled. What was half done has been removed; what you had is as it was.");
+        const char *text = ok ? _("Done.")
+                           : t->progress_job == JOB_UNINSTALL
+                               ? _("Cancelled. What was half done has been removed; what you had is as it was.")
+                               : _("Cancelled. What was half done has been removed and what you had is as it was; what was downloaded is kept for the next try.");
+        /* The whole sentence, wrapped upwards from the last row of the body (it replaces the notice
+         * "Cancelling…", which the run's end has made stale). */
+        int n = tui_wrap_rows(text, COLS - 2, 0);
+        if (n > 3)
+            n = 3;
+        t->message[0] = '\0';
         tui_attr(t, ok ? TC_GOOD : TC_BAD, true);
-        mvhline(end, 0, ' ', COLS);
-        tui_text(end, 1, COLS - 2, text);
+        for (int r = 0; r < n; r++)
+            mvhline(end - r, 0, ' ', COLS);
+        tui_wrap(end - n + 1, 1, COLS - 2, n, text);
         tui_attr(t, ok ? TC_GOOD : TC_BAD, false);
     }
 }

@@ -69,7 +69,7 @@ t.eq(out.stdout.strip(), "2.20.0", "tensorflow 2.20.0 imports inside the venv")
 state = json.load(open(os.path.join(b.state, "pyenv.json")))
 t.ok(state["framework"] == "tensorflow" and state["python"].endswith("/tf/bin/python"), "pyenv.json records the env", state)
 ilog = open(os.path.join(b.state, "cudaup.log")).read() if os.path.exists(os.path.join(b.state, "cudaup.log")) else ""
-t.ok("info plan: why: TensorFlow 2.20.0 (with Keras): " in ilog and "info plan: why: Python 3.11: as asked with --python." in ilog,
+t.ok("info plan: why: TensorFlow 2.20.0 (with Keras): " in ilog and "info plan: why: Python 3.11, as asked." in ilog,
      "install: the log keeps the plan's reasons (each with its data row where it has one)", ilog[:3000])
 t.ok(not os.path.exists(os.path.join(b.home, ".bashrc")), "scope conda leaves the rc file alone")
 act = subprocess.run(["bash", "-c", ". '%s/bin/activate'; printf '%%s|' \"$CUDA_HOME\" \"${PATH%%%%:*}\"; deactivate; "

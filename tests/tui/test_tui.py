@@ -323,6 +323,9 @@ t.ok("Installing CUDA 12.6.3" in d["progress"] and "libcublas" in d["progress"] 
      "progress: a bar per archive, the overall bytes and the speed", d["progress"])
 t.ok("Stop now?" in d["ask"], "c asks before cancelling", d["ask"])
 t.ok("Cancelled." in d["cancelled"], "progress says it was cancelled", d["cancelled"])
+kept = [f for _, _, fs in os.walk(c.cache) for f in fs]
+t.ok(shows(d["cancelled"], "what was downloaded is kept for the next try") and kept,
+     "cancel: says the downloads are kept, and they are (%d files in the cache)" % len(kept), d["cancelled"])
 t.ok(not os.path.exists(c.cuda) and leftovers(c.prefix) == [], "cancel: nothing half-done in the prefix")
 srv.stop()
 
