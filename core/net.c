@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -344,10 +345,43 @@ transient(CURLcode rc, long code)
     return cu_net_transient((int)rc);
 }
 
+/*
+ * Hosts that did not answer at all (no name, no connection) through a whole minute of retries in
+ * this run.  The next small fetch from such a host tries once, without the minute again: a plan
+ * asks a mirror for a few files one after another, and a dead or mistyped host would otherwise cost
+ * a minute each.
+ */
+static struct {
+    pthread_mutex_t mu;
+    char *hosts[8];
+    size_t n;
+} silent = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+static bool
+no_answer(CURLcode rc)
+{
+    return rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY || rc == CURLE_COULDNT_CONNECT;
+}
+
+static bool
+host_silent(const char *host, bool add)
+{
+    bool found = false;
+    pthread_mutex_lock(&silent.mu);
+    for (size_t i = 0; i < silent.n && !found; i++)
+        found = strcmp(silent.hosts[i], host) == 0;
+    if (add && !found && silent.n < CU_N_ELEMENTS(silent.hosts))
+        silent.hosts[silent.n++] = cu_xstrdup(host);
+    pthread_mutex_unlock(&silent.mu);
+    return found;
+}
+
 enum cu_status
 cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max, struct cu_buf *out,
                    struct cu_error *err)
 {
+    CU_AUTOFREE char *host = cu_url_host(url);
+    unsigned retries = *host && host_silent(host, false) ? 0 : net->retries;
     char errbuf[CURL_ERROR_SIZE];
     CURL *c = curl_easy_init();
     enum cu_status st = CU_OK;
@@ -388,7 +422,9 @@ cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max, struct
             snprintf(why, sizeof(why), _("the server answered HTTP %ld"), code);
         else
             snprintf(why, sizeof(why), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
-        if (!transient(rc, code) || attempt >= net->retries) {
+        if (!transient(rc, code) || attempt >= retries) {
+            if (no_answer(rc) && attempt > 0 && *host)
+                host_silent(host, true);
             if (rc == CURLE_UNSUPPORTED_PROTOCOL)
                 st = cu_error_set(err, CU_E_NETWORK, 0,
                                   _("Cannot download %s: it was redirected to a scheme cudaup refuses (%s)"), url, why);
@@ -400,8 +436,12 @@ cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max, struct
             break;
         }
         long ms = cu_net_backoff_ms(net, attempt + 1, (long)retry_after, cu_net_jitter());
+        /* Said once without -v, so that a minute of waiting does not look like a hang. */
+        if (attempt == 0)
+            cu_log_once(CU_LOG_WARN, CU_LOG_TAG, _("%s does not answer as it should (%s); cudaup tries again for up to about a minute (--retries)."),
+                        *host ? host : url, why);
         cu_log_info(_("%s: %s; trying again in %.1f s (retry %u of %u)"), url, why, (double)ms / 1000, attempt + 1,
-                    net->retries);
+                    retries);
         cu_net_wait(net, ms);
         waited += ms;
     }

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import signal
 import subprocess
 import sys
@@ -149,6 +150,23 @@ t.ok(r.rc == 0 and (r.json() or {}).get("cuda", {}).get("version") == "12.6.3" a
      "a manifest that fails 6 times, then is served: planned, waits counted not slept", r)
 t.eq(len(re.findall(r"redistrib_12\.6\.3\.json: the server answered HTTP 503; trying again in", r.err)), 6,
      "each retry of the manifest announced", r.err[-1500:])
+
+# A mirror that does not answer at all: the first request waits its minute (counted, not slept), the
+# plan's next requests to the same host try once; the user hears of the waiting without -v.
+dead = socket.socket()
+dead.bind(("127.0.0.1", 0))
+dport = dead.getsockname()[1]
+dead.close()
+b = Box("dead", "http://127.0.0.1:%d/compute" % dport)
+r = run(["plan", "-v"] + b.args(), env=b.env())
+per_url = {}
+for m in re.finditer(r"(\S+): [^\n]*?; trying again in [0-9.]+ s \(retry \d+ of \d+\)", r.err):
+    per_url[m.group(1)] = per_url.get(m.group(1), 0) + 1
+t.ok(r.rc != 0 and list(per_url.values()) == [6],
+     "a dead mirror: one request waits its six retries, the next ones to that host try once", (per_url, r.err[-1500:]))
+r = run(["plan"] + b.args(), env=b.env())
+t.ok(r.rc != 0 and len(re.findall(r"127\.0\.0\.1 does not answer as it should", r.err)) == 1,
+     "without -v, one line says cudaup is trying again for about a minute", r.err[-1200:])
 
 # Ctrl-C during the downloads: nothing was changed, and what came is kept for the next run.
 b = Box("sigint", srv.url)
