@@ -196,11 +196,18 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     char b1[32], b2[32], b3[32];
     uint64_t to_fetch = 0, cache_free, prefix_free;
     dev_t cache_dev, prefix_dev;
+    struct cu_buf unsized; /* the archives no one publishes a size for, by name */
+    size_t n_unsized = 0;
+    cu_buf_init(&unsized);
     for (size_t i = 0; i < p->n_downloads + 1; i++) {
         const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i]
                                            : p->python && p->python->dl.url ? &p->python->dl : NULL;
         /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come. */
-        if (!d || d->size_unknown)
+        if (d && d->size_unknown) {
+            cu_buf_printf(&unsized, "%s%s", n_unsized++ ? ", " : "", d->component);
+            continue;
+        }
+        if (!d)
             continue;
         const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/toolkit.c) */
         CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", in->cache_dir, d->sha256,
@@ -212,6 +219,13 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         uint64_t have = stat(part, &sb) == 0 && (uint64_t)sb.st_size <= d->size ? (uint64_t)sb.st_size : 0;
         to_fetch += d->size - have;
     }
+    /* Said in the plan whatever the disks: nothing can be checked for these. */
+    if (n_unsized)
+        cu_plan_warn(p, ngettext_("%zu archive's size is not published (%s), so the room it needs could not be checked before the start; a full disk stops the install cleanly.",
+                                  "%zu archives' sizes are not published (%s), so the room they need could not be checked before the start; a full disk stops the install cleanly.",
+                                  n_unsized),
+                     n_unsized, unsized.data);
+    cu_buf_fini(&unsized);
     if (!free_bytes(in->cache_dir, &cache_free, &cache_dev) || !free_bytes(p->prefix, &prefix_free, &prefix_dev))
         return CU_OK;
     uint64_t unpack = p->download_bytes; /* at least */

@@ -92,6 +92,13 @@ for drv in ("535", "580"):
                  and x.get("action") == "install"), "")
     t.ok("its size not published" in step and "(0 B)" not in step,
          "the cuda step says the runfile's size is not published, not 0 B", step)
+    t.ok(any("2 archives' sizes are not published (cuda_runfile, cudnn)" in w for w in d.get("warnings", [])),
+         "the plan warns that the room for the runfile and the .tgz could not be checked", d.get("warnings"))
+
+# In Chinese the disk reason keeps its figures in their places (the prefix, then what it takes).
+r = plan("maxwell", "580", "--framework", "tensorflow==1.14", env={"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"})
+disk = [x for x in (r.json() or {}).get("reasons", []) if x.startswith("磁盘")]
+t.ok(disk and "安装在 /opt/cu 中需要超过" in disk[0], "zh_CN: the disk reason names the prefix where the prefix goes", disk)
 
 # Each release 1.13-2.4 on Maxwell, Pascal and Turing: CUDA, cuDNN, Python and the package, each a data row.
 EXPECT = {
