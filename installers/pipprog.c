@@ -108,6 +108,9 @@ cu_pip_progress_line(struct cu_pip_progress *pp, const char *line, bool *log_it)
     }
     if ((rest = after(l, "Downloading ")) || (rest = after(l, "Using cached "))) {
         bool cached = after(l, "Using cached ") != NULL;
+        size_t name_len = strcspn(rest, " (");
+        if (name_len > 9 && strncmp(rest + name_len - 9, ".metadata", 9) == 0)
+            return false; /* pip 23+ fetches a wheel's metadata while it resolves: not a file of the install */
         file_done(pp);
         package_of(rest, true, pp->package, sizeof(pp->package));
         pp->n_files++;

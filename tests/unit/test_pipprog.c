@@ -58,6 +58,14 @@ test_download_with_raw_progress(void **state)
     assert_true(changed);
     assert_int_equal(pp.phase, CU_PIP_INSTALL);
     assert_int_equal(pp.n_installing, 3);
+    /* pip 23+ fetches each wheel's metadata while it resolves: not a file of the install. */
+    struct cu_pip_progress meta = {0};
+    assert_true(cu_pip_progress_line(&meta, "Collecting h5py>=2.9.0", &log_it));
+    assert_false(cu_pip_progress_line(&meta, "  Downloading h5py-3.10.0-cp311-cp311-manylinux_2_17_x86_64.whl.metadata (2.5 kB)",
+                                      &log_it));
+    assert_int_equal(meta.n_files, 0);
+    assert_int_equal(meta.phase, CU_PIP_RESOLVE);
+    assert_string_equal(meta.package, "h5py");
     assert_int_equal(pp.n_files, 3);
     /* numpy came from pip's cache: not downloaded */
     assert_int_equal(cu_pip_progress_bytes(&pp), 475217430 + 4800000);
