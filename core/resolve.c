@@ -512,7 +512,7 @@ explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_p
         if (o->fit[i] == CU_CODE_SASS)
             cu_plan_reason(p, _("%s runs on GPU %d (compute capability %s) with its sm_%d code%s."), o->title, g->index,
                            V(&g->cc, b1, sizeof(b1)), o->target[i],
-                           o->code->read ? "" : _(" (what the build carries is inferred, not read)"));
+                           o->code->read || o->code->source ? "" : _(" (what the build carries is inferred, not read)"));
         else if (o->target[i] / 10 == (int)g->cc.part[0])
             cu_plan_warn(p, _("GPU %d (%s, compute capability %s) runs %s by JIT-compiling its PTX compute_%d: the first start compiles kernels for minutes (the driver caches them)."),
                          g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i]);
@@ -521,6 +521,7 @@ explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_p
                          g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
                          V(&g->cc, b2, sizeof(b2)));
     }
+    /* Said once, after the GPUs: where the data is only inferred and its source known. */
     if (o->code && !o->code->read && o->code->source)
         cu_plan_reason_src(p, o->code->source,
                            _("What GPU code %s carries is inferred (from neighbouring releases and documentation), not read from its wheels."),

@@ -100,6 +100,12 @@ r = plan("maxwell", "580", "--framework", "tensorflow==1.14", env={"LANGUAGE": "
 disk = [x for x in (r.json() or {}).get("reasons", []) if x.startswith("磁盘")]
 t.ok(disk and "安装在 /opt/cu 中需要超过" in disk[0], "zh_CN: the disk reason names the prefix where the prefix goes", disk)
 
+# A build whose GPU code is inferred says so once, not in each GPU's reason and again after them.
+r = plan("maxwell", "580", "--framework", "tensorflow==2.11")
+why = (r.json() or {}).get("reasons", [])
+said = [x for x in why if "inferred" in x and ("GPU code" in x or "what the build carries" in x)]
+t.ok(r.rc == 0 and len(said) == 1, "TensorFlow 2.11 on a GTX 970: 'inferred, not read' said once", said or r.err[-800:])
+
 # Each release 1.13-2.4 on Maxwell, Pascal and Turing: CUDA, cuDNN, Python and the package, each a data row.
 EXPECT = {
     # version asked: (CUDA, cuDNN label, cuDNN variant, Python, first pip spec, Keras or None)
