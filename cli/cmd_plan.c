@@ -93,7 +93,7 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
     for (size_t i = 0; i < p->n_downloads; i++) {
         const struct cu_plan_download *d = &p->downloads[i];
         printf("  %-26s %-16s %9s\n", d->component, d->version ? d->version : "",
-               d->size_unknown ? "?" : cu_format_bytes(d->size, b2, sizeof(b2)));
+               d->size_unknown ? _("size unpublished") : cu_format_bytes(d->size, b2, sizeof(b2)));
     }
     if (p->python && p->python->dl.url)
         printf("  %-26s %-16s %9s\n", p->python->dl.component, p->python->version,

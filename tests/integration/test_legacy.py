@@ -226,7 +226,7 @@ t.eq(d.get("download_bytes"), int(PY37["size"]), "download_bytes counts the Pyth
 root = box("maxwell", "580", ())
 r = run(["plan", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("cache"), "--prefix", "/opt/cu", "--state-dir",
          "/var/tmp/st", "--framework", "tensorflow==1.14", "--env-tool", "venv"], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
-t.ok(r.rc == 0 and "3 downloads, 28 MB and 2 of unpublished size:" in r.out and re.search(r"python +%s +28 MB" % re.escape(PY37["python"]), r.out),
+t.ok(r.rc == 0 and "3 downloads, 28 MB and 2 of unpublished size:" in r.out and re.search(r"cuda_runfile +10.0.130 +size unpublished", r.out) and re.search(r"python +%s +28 MB" % re.escape(PY37["python"]), r.out),
      "the text plan counts the Python among the downloads, with its size", r.out[:900])
 r = plan("maxwell", "580", "--framework", "tensorflow==1.14", "--env-tool", "venv", "--python-source", "system", pythons=())
 t.ok(r.rc == 3 and "--python-source cudaup" in (r.json() or {}).get("advice", ""),
