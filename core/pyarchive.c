@@ -50,6 +50,12 @@ cu_pyarchive_check(const struct cu_extract_result *res, const char *version, con
     const char *dot2 = dot ? strchr(dot + 1, '.') : NULL;
     int len = dot2 ? (int)(dot2 - version) : version ? (int)strlen(version) : 0;
     CU_AUTOFREE char *exe = cu_xasprintf("bin/python%.*s", len, version ? version : "");
+    /* Both layouts keep everything under python/ (the full one under python/install/, renamed to it):
+     * an archive whose members lie under another folder is not the one the catalog describes. */
+    if (strcmp(res->top, TOP) != 0)
+        return cu_error_set(err, CU_E_ARCHIVE, 0,
+                            _("%s keeps its files under %s/, not python/: it is not the Python %s the catalog describes; nothing was placed"),
+                            what, res->top[0] ? res->top : "?", version ? version : "?");
     for (size_t i = 0; i < res->n; i++)
         if (strcmp(res->files[i].path, exe) == 0 && res->files[i].type != CU_FILE_DIR)
             return CU_OK;

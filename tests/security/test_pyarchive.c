@@ -205,6 +205,31 @@ wrong_layout_holds_nothing(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* Every member under another top folder than python/: whatever it holds, not the catalog's Python. */
+static void
+other_top_folder_refused(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("pyfull-othertop");
+    char path[4096];
+    static const struct member m[] = {
+        {'d', "other", NULL},
+        {'f', "other/bin/python3.7", "interpreter\n"},
+        {'f', "other/install/bin/python3.7", "interpreter\n"},
+    };
+    snprintf(path, sizeof(path), "%s/a.tar.zst", dir);
+    write_archive(path, m, sizeof(m) / sizeof(m[0]), ZSTD);
+    struct cu_extract_result res;
+    struct cu_error err = {0};
+    enum cu_status st = unpack(dir, &res, &err);
+    if (st == CU_OK)
+        st = cu_pyarchive_check(&res, "3.7.9", "a.tar.zst", &err);
+    assert_int_equal(st, CU_E_ARCHIVE);
+    assert_non_null(strstr(err.msg, "other/"));
+    cu_extract_result_fini(&res);
+    tu_tmpdir_free(dir);
+}
+
 struct hostile {
     const char *what;
     struct member m[3];
@@ -277,6 +302,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(full_layout_placed),
         cmocka_unit_test(wrong_layout_holds_nothing),
+        cmocka_unit_test(other_top_folder_refused),
         cmocka_unit_test(hostile_refused),
         cmocka_unit_test(other_container_refused),
     };
