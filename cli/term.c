@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "core/linebreak.h"
 #include "core/mem.h"
 #include "core/parse.h"
 
@@ -75,45 +76,6 @@ cu_text_cut(char *s, size_t cols)
     *p = '\0';
 }
 
-/* Where a line of at most @avail columns that starts at @s may end: the byte offset past its last
- * whole word (or wide character), and *next where the following line starts. */
-static size_t
-line_end(const char *s, size_t len, size_t avail, size_t *next)
-{
-    size_t used = 0, i = 0, brk = 0, brk_next = 0;
-    while (i < len) {
-        int w;
-        size_t n = next_char(s + i, &w);
-        if (s[i] == ' ' && i > 0) {
-            brk = i;
-            brk_next = i + 1;
-        } else if (w == 2 && i > 0) {
-            brk = i; /* before a wide character: where CJK text may break */
-            brk_next = i;
-        }
-        if (used + (size_t)w > avail && i > 0)
-            break;
-        used += (size_t)w;
-        i += n;
-    }
-    if (i >= len) {
-        *next = len;
-        return len;
-    }
-    if (brk == 0) {
-        /* One word longer than the line: keep it whole. */
-        size_t e = i;
-        while (e < len && s[e] != ' ')
-            e++;
-        brk = e;
-        brk_next = e;
-    }
-    while (brk_next < len && s[brk_next] == ' ')
-        brk_next++;
-    *next = brk_next;
-    return brk;
-}
-
 void
 cu_print_wrapped_at(FILE *out, size_t used, size_t indent, const char *text, int width)
 {
@@ -122,30 +84,21 @@ cu_print_wrapped_at(FILE *out, size_t used, size_t indent, const char *text, int
         fputc('\n', out);
         return;
     }
+    /* Lines break where core/linebreak says text may (spaces, between CJK characters, never before
+     * closing punctuation), as the wizard's do; a word wider than the line stays whole. */
     bool at_start = true; /* the line the caller began */
-    for (const char *l = text;;) {
-        size_t len = strcspn(l, "\n");
-        size_t pos = 0;
-        do {
-            size_t lead = at_start ? used : indent;
-            size_t avail = (size_t)width > lead + 10 ? (size_t)width - lead - 1 : 10;
-            size_t next, end = line_end(l + pos, len - pos, avail, &next);
-            if (!at_start)
-                fprintf(out, "%*s", (int)indent, "");
-            /* no spaces left at the end of a line */
-            while (end > 0 && l[pos + end - 1] == ' ')
-                end--;
-            fwrite(l + pos, 1, end, out);
-            fputc('\n', out);
-            at_start = false;
-            pos += next;
-        } while (pos < len);
-        if (!l[len])
-            break;
-        l += len + 1;
-        if (!*l)
-            break;
-    }
+    const char *s = text;
+    do {
+        size_t lead = at_start ? used : indent;
+        size_t avail = (size_t)width > lead + 10 ? (size_t)width - lead - 1 : 10;
+        size_t next, end = cu_line_break(s, (int)avail, false, &next);
+        if (!at_start)
+            fprintf(out, "%*s", (int)indent, "");
+        fwrite(s, 1, end, out);
+        fputc('\n', out);
+        at_start = false;
+        s += next;
+    } while (*s);
 }
 
 void

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "log.h"
 #include "mem.h"
 
@@ -51,7 +52,7 @@ cu_dl_open(struct cu_dl *dl, const char *const *candidates, const struct cu_dl_s
     }
     if (first_err[0])
         return cu_error_set(err, CU_E_DRIVER, 0, "%s", first_err);
-    return cu_error_set(err, CU_E_NOT_FOUND, 0, "%s was not found",
+    return cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s was not found"),
                         candidates && candidates[0] ? candidates[0] : "library");
 }
 

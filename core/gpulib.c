@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dl.h"
+#include "i18n.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "mem.h"
@@ -121,7 +122,7 @@ cu_nvml_query(const char *const *candidates, struct cu_lib_info *info, struct cu
     if (info->init_result != NVML_SUCCESS) {
         const char *e = api.error_string ? api.error_string(info->init_result) : NULL;
         info->init_error = cu_xstrdup(e ? e : "unknown NVML error");
-        st = cu_error_set(err, CU_E_DRIVER, 0, "NVML could not start: %s", info->init_error);
+        st = cu_error_set(err, CU_E_DRIVER, 0, _("NVML could not start: %s"), info->init_error);
         goto out;
     }
     if (api.driver_version(buf, sizeof(buf)) == NVML_SUCCESS) {
@@ -229,7 +230,7 @@ cu_libcuda_query(const char *const *candidates, struct cu_lib_info *info, struct
     info->init_result = api.init(0);
     if (info->init_result != CUDA_SUCCESS) {
         info->init_error = cu_xstrdup(cu_curesult_name(info->init_result));
-        st = cu_error_set(err, CU_E_DRIVER, 0, "cuInit failed: %s", info->init_error);
+        st = cu_error_set(err, CU_E_DRIVER, 0, _("cuInit failed: %s"), info->init_error);
         goto out;
     }
     if (api.count(&count) != CUDA_SUCCESS || count < 0)

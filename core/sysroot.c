@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "i18n.h"
 #include "mem.h"
 #include "str.h"
 
@@ -26,12 +27,12 @@ cu_sysroot_init(struct cu_sysroot *root, const char *path, struct cu_error *err)
         path = "/";
     real = realpath(path, NULL);
     if (!real)
-        return cu_error_set(err, CU_E_USAGE, errno, "Cannot use %s as the machine root", path);
+        return cu_error_set(err, CU_E_USAGE, errno, _("Cannot use %s as the machine root"), path);
     root->dirfd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root->dirfd < 0) {
         int e = errno;
         free(real);
-        return cu_error_set(err, CU_E_USAGE, e, "Cannot use %s as the machine root", path);
+        return cu_error_set(err, CU_E_USAGE, e, _("Cannot use %s as the machine root"), path);
     }
     root->path = real;
     return CU_OK;
@@ -89,7 +90,7 @@ cu_sysroot_read(const struct cu_sysroot *root, const char *path, size_t max, cha
         *len = 0;
     if (fd < 0) {
         if (fd == -ENOENT || fd == -ENOTDIR)
-            return cu_error_set(err, CU_E_NOT_FOUND, 0, "%s does not exist", path);
+            return cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s does not exist"), path);
         return cu_error_set(err, CU_E_IO, -fd, "Cannot read %s", path);
     }
     cu_buf_init(&b);
@@ -101,13 +102,13 @@ cu_sysroot_read(const struct cu_sysroot *root, const char *path, size_t max, cha
                 continue;
             int e = errno;
             cu_buf_fini(&b);
-            return cu_error_set(err, CU_E_IO, e, "Cannot read %s", path);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot read %s"), path);
         }
         if (n == 0)
             break;
         if (b.len + (size_t)n > max) {
             cu_buf_fini(&b);
-            return cu_error_set(err, CU_E_INPUT, 0, "%s is larger than %zu bytes", path, max);
+            return cu_error_set(err, CU_E_INPUT, 0, _("%s is larger than %zu bytes"), path, max);
         }
         cu_buf_append(&b, chunk, (size_t)n);
     }

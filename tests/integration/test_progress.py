@@ -87,6 +87,17 @@ t.ok(piped.rc == rc and len(words_piped) > 60 and words_tty == words_piped and l
      "a sentence longer than 40 columns is wrapped between words: the same words, in lines that fit",
      "piped: %r\ntty: %r" % (piped.err, out))
 
+# In Chinese the same sentence wraps between characters, and no line starts with closing punctuation
+# (the CLI breaks lines by core/linebreak's rules, as the wizard does).
+ZH = dict(MENV, LANGUAGE="zh_CN", LANG="C.UTF-8", **NOW)
+for width in (40, 50, 61):
+    rc, out = on_pty(args, ZH, columns=width)
+    lines = segments(out)
+    bad = [ln for ln in lines if ln.lstrip()[:1] in "，。：；）」、"]
+    t.ok(any(ord(c) > 0x2e80 for c in out) and "Cannot use" not in out and
+         all(cols(ln) < width or unbreakable(ln, width) for ln in lines) and not bad,
+         "zh_CN at %d columns: lines fit, and none starts with closing punctuation" % width, "\n".join(lines))
+
 # verify's table: each detail wraps under its column, and the whole report fits 60 columns.
 b = box("verify")
 r = run(["install", "--yes"] + b, env=dict(MENV, **NOW))
