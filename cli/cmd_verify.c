@@ -121,7 +121,10 @@ cu_cmd_verify(struct cu_app *app)
             printf("%s %-11s ", cu_color_reset(app, false), c->name);
             /* "  pass  cudart      ": 2 + 5 + 1 + 11 + 1 columns before the detail */
             size_t lead = 20 + (strlen(c->name) > 11 ? strlen(c->name) - 11 : 0);
-            cu_print_wrapped_at(stdout, lead, 20, c->detail, cu_term_width(STDOUT_FILENO));
+            /* A detail that ends "…; repair restores it" is followed by the exact repair command:
+             * the fact alone, then the Fix line, says it once. */
+            bool repair_said = c->fact && c->adv == CU_ADV_REPAIR && cu_check_fix_kind(c) == CU_FIX_REPAIR;
+            cu_print_wrapped_at(stdout, lead, 20, repair_said ? c->fact : c->detail, cu_term_width(STDOUT_FILENO));
             CU_AUTOFREE char *fix = check_fix(app, c);
             if (fix) {
                 CU_AUTOFREE char *line = cu_xasprintf(_("Fix: %s"), fix);

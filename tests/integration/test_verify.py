@@ -229,6 +229,9 @@ no_fix = [ln for i, ln in enumerate(lines) if re.match(r"\s+fail\s", ln) and
           not any(x.strip().startswith("Fix: ") for x in lines[i + 1:i + 4])]
 t.ok(rt.rc == 4 and "Fix: cudaup repair --prefix" in rt.out and not no_fix,
      "verify as text: each failed check ends with its fix", rt.out)
+flat_out = " ".join(rt.out.split())
+t.ok("Fix: cudaup repair --prefix" in flat_out and "repair restores it" not in flat_out,
+     "verify as text: the repair is said once, as the Fix line's exact command", rt.out)
 log = open(logf).read() if os.path.exists(logf) else ""
 missing = [x["name"] for x in c.values()
            if not re.search(r"info verify: %s %s: %s" % (x["status"], re.escape(x["name"]), re.escape(x["detail"][:60])), log)]
