@@ -24,6 +24,10 @@ cu_check_fix_kind(const struct cu_check *c)
 {
     if (c->status != CU_CHECK_FAIL)
         return CU_FIX_NONE;
+    /* A sentence with advice of its own other than repair (install again, …) says what to do; a
+     * generic fix beside it would say something else (repair cannot restore a lost record). */
+    if (c->fact && c->adv != CU_ADV_REPAIR && c->adv != CU_ADV_NONE)
+        return CU_FIX_NONE;
     for (size_t i = 0; i < CU_N_ELEMENTS(fixes); i++)
         if (strcmp(c->name, fixes[i].name) == 0)
             return fixes[i].fix;

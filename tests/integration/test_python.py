@@ -221,6 +221,8 @@ c = {x["name"]: x for x in (r.json() or {}).get("checks", [])}
 open(prec, "wb").write(good_rec)
 t.ok(r.rc == 4 and c.get("python", {}).get("status") == "fail" and b.pydir() in c["python"]["detail"],
      "its record damaged: fail, naming the folder and the way back", c.get("python"))
+t.ok("cudaup install" in c.get("python", {}).get("detail", "") and "repair" not in c.get("python", {}).get("fix", ""),
+     "its record damaged: the way back is installing again, and no fix beside it says repair", c.get("python"))
 
 # ---- uninstall keeps it while a venv uses it ----
 r = b.cmd("uninstall", "python-" + MINOR, "--yes")
