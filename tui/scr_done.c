@@ -59,22 +59,24 @@ draw(struct tui *t)
                     p->cuda_path, failed ? _(", but some checks failed.") : ".");
     else if (t->target)
         tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, failed ? _("%s still has problems:") : _("%s works."), t->target);
-    /* Which checks failed, and why: the user should not have to go back to find out. */
+    /* What to do comes first, before the list it mends: on a small screen the list scrolls. */
     bool repairs = false;
+    for (size_t i = 0; failed && i < t->checks.n; i++)
+        repairs |= t->checks.v[i].status == CU_CHECK_FAIL && t->checks.v[i].fact && t->checks.v[i].adv == CU_ADV_REPAIR;
+    if (repairs)
+        tui_doc_add(&d, TC_WARN, 2, "%s", _("Esc goes back to the Validation screen, where r repairs the install from its record."));
+    /* Which checks failed, and why: the user should not have to go back to find out. */
     for (size_t i = 0; failed && i < t->checks.n; i++) {
         const struct cu_check *c = &t->checks.v[i];
         if (c->status != CU_CHECK_FAIL)
             continue;
-        /* What repair mends is said once, below, with the key that does it. */
+        /* What repair mends is said once, above, with the key that does it. */
         bool mend = c->fact && c->adv == CU_ADV_REPAIR;
         CU_AUTOFREE char *told = mend ? cu_xstrdup(c->fact) : tui_check_detail(t, c);
         CU_AUTOFREE char *line = cu_xasprintf(_("%s: %s"), c->name, told);
         tui_doc_add(&d, TC_BAD, 2, "%s %s", tui_mark(t, -1), line);
         tui_doc_hang(&d, 2);
-        repairs |= mend;
     }
-    if (repairs)
-        tui_doc_add(&d, TC_WARN, 2, "%s", _("Esc goes back to the Validation screen, where r repairs the install from its record."));
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Next"));
     char **next = tui_next_commands(t);
