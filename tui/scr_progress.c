@@ -171,12 +171,45 @@ draw(struct tui *t)
 
     /* A failure takes the log's place: the whole sentence, wrapped, and what to do (the log is in the file). */
     int log_rows = failed ? 0 : 5;
-    int err_rows = failed ? 9 : 0;
     /* The step's sentence wraps over two rows rather than being cut. */
     int step_rows = t->step[0] && tui_wrap_rows(t->step, COLS - 2, 0) > 1 ? 2 : 1;
+    /* A failure: why, what to do and where the log is, each whole. They take the rows they need (long
+     * paths make them long), from the archives' list, which keeps the failed archive in view. */
+    CU_AUTOFREE char *why = NULL, *fix = NULL, *logline = NULL;
+    int why_rows = 0, fix_rows = 0, path_rows = 0, err_rows = 0;
+    bool no_list = false;
+    if (failed) {
+        CU_AUTOFREE char *told = tui_unflag(cu_error_text(&t->last_err));
+        why = cu_xasprintf("%s %s", tui_mark(t, reboot ? 0 : -1), told);
+        const char *advice = cu_error_advice(&t->last_err);
+        CU_AUTOFREE char *told_fix = advice ? tui_unflag(advice) : NULL;
+        fix = advice ? cu_xasprintf(_("What to do: %s"), told_fix) : NULL;
+        logline = t->o.log_path ? cu_xasprintf(_("Every message of this run is in %s."), t->o.log_path) : NULL;
+        why_rows = tui_wrap_rows(why, COLS - 2, 0);
+        fix_rows = fix ? tui_wrap_rows(fix, COLS - 2, 0) : 0;
+        path_rows = logline ? tui_wrap_rows(logline, COLS - 2, 0) : 0;
+        int room = end - y - 2 - step_rows; /* one row of the list stays */
+        if (why_rows + fix_rows + path_rows + 1 > room) {
+            /* Too little: the list and the step's line give way (the sentence names the archive). */
+            no_list = true;
+            room = end - y;
+        }
+        if (room < 3)
+            room = 3;
+        /* When all cannot fit, the log's path gives way first, then what to do; why stays. */
+        while (why_rows + fix_rows + path_rows > room && path_rows > 1)
+            path_rows--;
+        while (why_rows + fix_rows + path_rows > room && fix_rows > 1)
+            fix_rows--;
+        if (why_rows + fix_rows + path_rows > room)
+            why_rows = room - fix_rows - path_rows > 1 ? room - fix_rows - path_rows : 1;
+        err_rows = why_rows + fix_rows + path_rows + 1;
+    }
     int item_rows = end - y - log_rows - err_rows - 2 - (step_rows - 1);
     if (item_rows < 1)
         item_rows = 1;
+    if (no_list) /* what rows are left show the failed archive's row */
+        item_rows = end - y - err_rows - 1 > 0 ? end - y - err_rows - 1 : 0;
     int nw = 24, gw = COLS - nw - 2 - 36;
     if (gw < 8)
         gw = 8;
@@ -205,8 +238,10 @@ draw(struct tui *t)
     }
     y += item_rows + 1;
     tui_attr(t, TC_DIM, true);
-    tui_wrap(y - 1, 1, COLS - 2, step_rows, t->step);
-    y += step_rows - 1;
+    if (!no_list) {
+        tui_wrap(y - 1, 1, COLS - 2, step_rows, t->step);
+        y += step_rows - 1;
+    }
     for (int r = 0; r < log_rows; r++) {
         int idx = (int)t->n_log - log_rows + r;
         if (idx < 0)
@@ -215,25 +250,14 @@ draw(struct tui *t)
     }
     tui_attr(t, TC_DIM, false);
     if (failed) {
-        int ey = end - err_rows + 1;
-        CU_AUTOFREE char *told = tui_unflag(cu_error_text(&t->last_err));
-        CU_AUTOFREE char *why = cu_xasprintf("%s %s", tui_mark(t, reboot ? 0 : -1), told);
+        int ey = end - err_rows + 2;
         tui_attr(t, reboot ? TC_WARN : TC_BAD, true);
-        int used = tui_wrap(ey, 1, COLS - 2, 5, why);
+        tui_wrap(ey, 1, COLS - 2, why_rows, why);
         tui_attr(t, reboot ? TC_WARN : TC_BAD, false);
-        const char *advice = cu_error_advice(&t->last_err);
-        CU_AUTOFREE char *told_fix = advice ? tui_unflag(advice) : NULL;
-        CU_AUTOFREE char *fix = advice ? cu_xasprintf(_("What to do: %s"), told_fix) : NULL;
-        /* Where the log is, whole: a narrow screen wraps the path (after its slashes) over a few rows. */
-        CU_AUTOFREE char *logline = t->o.log_path ? cu_xasprintf(_("Every message of this run is in %s."), t->o.log_path)
-                                                  : NULL;
-        int path_rows = logline ? tui_wrap_rows(logline, COLS - 2, 0) : 0;
-        if (path_rows > 3)
-            path_rows = 3;
         if (fix)
-            tui_wrap(ey + used, 1, COLS - 2, err_rows - used - path_rows, fix);
+            tui_wrap(ey + why_rows, 1, COLS - 2, fix_rows, fix);
         if (logline)
-            tui_dim_wrap(t, end - path_rows + 1, 1, COLS - 2, path_rows, logline);
+            tui_dim_wrap(t, ey + why_rows + fix_rows, 1, COLS - 2, path_rows, logline);
     } else if (finished) {
         bool ok = t->last_status == CU_OK;
         const char *text = ok ? _("Done.")

@@ -222,10 +222,11 @@ r = b.install()
 t.eq(r.rc, 2, "a start marker without an end: exit 2", r)
 t.eq(open(b.rc, "rb").read(), before, "that rc file is left untouched")
 with open(b.rc, "w") as f:
-    f.write("a\n# >>> cudaup >>>\nold\n# <<< cudaup <<<\nb\n# >>> cudaup >>>\ndup\n# <<< cudaup <<<\nc\n")
+    f.write("a\n# >>> cudaup >>>\nOLD-BLOCK-LINE\n# <<< cudaup <<<\nb\n# >>> cudaup >>>\nDUP-BLOCK-LINE\n# <<< cudaup <<<\nc\n")
 r = b.install()
 body = open(b.rc).read()
-t.ok(r.rc == 0 and body.count("# >>> cudaup >>>") == 1 and "old" not in body and "dup" not in body
+# (markers that no path can hold: "old" is in "folder")
+t.ok(r.rc == 0 and body.count("# >>> cudaup >>>") == 1 and "OLD-BLOCK-LINE" not in body and "DUP-BLOCK-LINE" not in body
      and body.startswith("a\n# >>> cudaup >>>") and body.endswith("b\nc\n"), "two blocks: one stays, in place of the first", body)
 b.uninstall()
 b2 = Box("norc", MIRROR)
