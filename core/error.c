@@ -199,6 +199,15 @@ cu_error_text_en(const struct cu_error *err)
     return (unsigned)err->code < CU_STATUS_COUNT ? status_info[err->code].msg : "unknown error";
 }
 
+/* The advice, its English twin and its kind (the wizard words the kind: advice.h). */
+static void CU_PRINTF(4, 0)
+advise(struct cu_error *err, enum cu_advice adv, const char *arg, const char *fmt, va_list ap)
+{
+    cu_vformat_both(err->advice, err->advice_en, sizeof(err->advice), fmt, ap);
+    err->adv = adv;
+    snprintf(err->adv_arg, sizeof(err->adv_arg), "%s", arg ? arg : "");
+}
+
 void
 cu_error_advise(struct cu_error *err, const char *fmt, ...)
 {
@@ -206,10 +215,8 @@ cu_error_advise(struct cu_error *err, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    cu_vformat_both(err->advice, err->advice_en, sizeof(err->advice), fmt, ap);
+    advise(err, CU_ADV_NONE, NULL, fmt, ap);
     va_end(ap);
-    err->adv = CU_ADV_NONE;
-    err->adv_arg[0] = '\0';
 }
 
 void
@@ -219,10 +226,8 @@ cu_error_advise_as(struct cu_error *err, enum cu_advice adv, const char *arg, co
         return;
     va_list ap;
     va_start(ap, fmt);
-    cu_vformat_both(err->advice, err->advice_en, sizeof(err->advice), fmt, ap);
+    advise(err, adv, arg, fmt, ap);
     va_end(ap);
-    err->adv = adv;
-    snprintf(err->adv_arg, sizeof(err->adv_arg), "%s", arg ? arg : "");
 }
 
 int
