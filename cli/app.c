@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "core/mem.h"
 #include "core/parse.h"
+#include "core/proc.h"
 #include "core/str.h"
 
 static char *

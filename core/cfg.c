@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "mem.h"
-#include "net.h"
 #include "str.h"
 
 void

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tries after a failed one, per download, unless --retries says otherwise (the back-off: net.h). */
+#define CU_NET_RETRIES_DEFAULT 6
+
 enum cu_command {
     CU_CMD_NONE, /* the wizard */
     CU_CMD_DOCTOR,

@@ -9,6 +9,7 @@
 #include "i18n.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "proc.h"
 #include "nvtypes.h"
 #include "str.h"
 

@@ -13,6 +13,7 @@
 #include "i18n.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "proc.h"
 #include "parse.h"
 #include "plan.h"
 #include "str.h"

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfg.h"
 #include "error.h"
 #include "str.h"
 
@@ -39,11 +40,10 @@ struct cu_net {
 };
 
 /*
- * The default back-off: 1 s, 2 s, 4 s, 8 s, 16 s, 30 s (each 75-125 % of that, so that many machines
- * behind one mirror spread out): about a minute before a download is given up, which outlasts a
- * mirror's restart or a Wi-Fi blip.
+ * The default back-off (CU_NET_RETRIES_DEFAULT, cfg.h): 1 s, 2 s, 4 s, 8 s, 16 s, 30 s (each 75-125 %
+ * of that, so that many machines behind one mirror spread out): about a minute before a download is
+ * given up, which outlasts a mirror's restart or a Wi-Fi blip.
  */
-#define CU_NET_RETRIES_DEFAULT 6
 #define CU_NET_RETRY_BASE_MS 1000
 #define CU_NET_BACKOFF_MAX_MS 30000
 

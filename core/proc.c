@@ -21,7 +21,6 @@
 #include "i18n.h"
 #include "log.h"
 #include "mem.h"
-#include "sysinfo.h"
 #include "clock.h"
 
 extern char **environ;
@@ -196,4 +195,14 @@ cu_cpu_count(void)
         fclose(f);
     }
     return n;
+}
+
+const char *
+cu_env_get(const char *const *envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *const *e = envp; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
 }

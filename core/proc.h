@@ -51,4 +51,7 @@ char *cu_which(const char *name, const char *const *envp);
  */
 unsigned cu_cpu_count(void);
 
+/** The value of @name in @envp, or NULL. Borrowed. */
+const char *cu_env_get(const char *const *envp, const char *name);
+
 #endif /* CU_PROC_H */

@@ -18,20 +18,11 @@
 #include "log.h"
 #include "fsutil.h"
 #include "mem.h"
+#include "proc.h"
 #include "str.h"
 
 #define PCI_DEVICES "/sys/bus/pci/devices"
 #define NVIDIA_VENDOR "0x10de"
-
-const char *
-cu_env_get(const char *const *envp, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *const *e = envp; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
-}
 
 const char *
 cu_driver_kind_name(enum cu_driver_kind kind)

@@ -118,9 +118,6 @@ bool cu_cuda_install_read(const struct cu_sysroot *root, const char *path,
                           struct cu_cuda_install *out);
 void cu_cuda_install_fini(struct cu_cuda_install *inst);
 
-/** The value of @name in @envp, or NULL. Borrowed. */
-const char *cu_env_get(const char *const *envp, const char *name);
-
 const char *cu_driver_kind_name(enum cu_driver_kind kind);
 
 /** The platform name of the machine: "linux-x86_64", "linux-sbsa" or NULL. */

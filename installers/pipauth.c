@@ -15,6 +15,7 @@
 
 #include "core/i18n.h"
 #include "core/mem.h"
+#include "core/proc.h"
 #include "core/net.h"
 #include "core/str.h"
 #include "core/sysinfo.h"
