@@ -6,7 +6,8 @@
 
 #include "app.h"
 #include "core/doctor.h"
-#include "core/driver.h"
+#include "core/driver_doctor.h"
+#include "core/driver_state.h"
 #include "core/fwenv.h"
 #include "core/i18n.h"
 #include "core/mem.h"

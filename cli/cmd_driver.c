@@ -8,7 +8,7 @@
 
 #include "app.h"
 #include "core/doctor.h"
-#include "core/driver.h"
+#include "core/driver_doctor.h"
 #include "core/exec.h"
 #include "core/i18n.h"
 #include "core/mem.h"

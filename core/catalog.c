@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "driver.h"
+#include "driver_data.h"
 #include "fsutil.h"
 #include "catalog_legacy.h"
 #include "catalog_python.h"

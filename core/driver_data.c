@@ -2,12 +2,13 @@
 /* The catalog's "driver" tables (data/driver/ CSV files through scripts/gen-catalog), parsed strictly. */
 #include "config.h"
 
-#include "driver.h"
+#include "driver_data.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
+#include "str.h"
 
 struct dconv {
     const char *what;

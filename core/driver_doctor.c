@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "driver.h"
+#include "driver_doctor.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "driver.h"
+#include "driver_state.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "mem.h"
+#include "sysinfo.h"
+#include "sysroot.h"
 
 /* The UEFI global variable GUID: SecureBoot-<GUID> holds 4 attribute bytes, then 1 when on. */
 #define SECURE_BOOT_VAR "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <sys/utsname.h>
 
-#include "driver.h"
+#include "driver_state.h"
 #include "gpulib.h"
 #include "jsonutil.h"
 #include "log.h"

@@ -79,7 +79,7 @@ struct cu_os_info {
     char machine[32]; /* x86_64, aarch64 */
 };
 
-struct cu_drv_state; /* core/driver.h */
+struct cu_drv_state; /* core/driver_state.h */
 
 struct cu_facts {
     struct cu_gpu_info *gpus;
