@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/i18n.h"
-#include "core/log.h"
-#include "core/mem.h"
-#include "core/parse.h"
-#include "core/proc.h"
-#include "core/str.h"
+#include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/base/mem.h"
+#include "core/base/parse.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
 
 static char *
 home_dir(const struct cu_app *app)

@@ -10,11 +10,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/catalog.h"
-#include "core/cfg.h"
-#include "core/error.h"
-#include "core/sysinfo.h"
-#include "core/sysroot.h"
+#include "core/catalog/catalog.h"
+#include "core/base/cfg.h"
+#include "core/base/error.h"
+#include "core/machine/sysinfo.h"
+#include "core/base/sysroot.h"
 
 struct cu_app {
     struct cu_config cfg;

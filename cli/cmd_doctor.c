@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "app.h"
-#include "core/doctor.h"
-#include "core/driver_doctor.h"
-#include "core/driver_state.h"
-#include "core/fwenv.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/str.h"
+#include "core/doctor/doctor.h"
+#include "core/doctor/driver_doctor.h"
+#include "core/machine/driver_state.h"
+#include "core/doctor/fwenv.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
 #include "installers/maintain.h"
 #include "report.h"
 

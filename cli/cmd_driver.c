@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include "app.h"
-#include "core/doctor.h"
-#include "core/driver_doctor.h"
-#include "core/exec.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/syscmd.h"
+#include "core/doctor/doctor.h"
+#include "core/doctor/driver_doctor.h"
+#include "core/install/exec.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/machine/syscmd.h"
 #include "installers/driver.h"
 #include "report.h"
 

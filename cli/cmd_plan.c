@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "app.h"
-#include "core/driver.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/parse.h"
-#include "core/str.h"
+#include "core/resolve/driver.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/parse.h"
+#include "core/base/str.h"
 #include "installers/prepare.h"
 #include "report.h"
 #include "term.h"

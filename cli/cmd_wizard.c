@@ -7,8 +7,8 @@
 
 #include "app.h"
 #include "installers/driver.h"
-#include "core/i18n.h"
-#include "core/str.h"
+#include "core/base/i18n.h"
+#include "core/base/str.h"
 #include "report.h"
 #ifdef HAVE_NCURSESW
 #include "tui/tui.h"

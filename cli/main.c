@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "app.h"
-#include "core/i18n.h"
-#include "core/log.h"
-#include "core/mem.h"
-#include "core/net.h"
-#include "core/str.h"
+#include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/base/mem.h"
+#include "core/fetch/net.h"
+#include "core/base/str.h"
 #include "options.h"
 #include "report.h"
 #include "term.h"

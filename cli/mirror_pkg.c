@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/proc.h"
-#include "core/str.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
 
 static enum cu_status
 refuse(struct cu_error *err, const char *pkg, const char *why)

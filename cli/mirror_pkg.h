@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "core/error.h"
-#include "core/macros.h"
+#include "core/base/error.h"
+#include "core/base/macros.h"
 
 /**
  * Open @pkg for reading without following another user's link, and check that it is what

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/i18n.h"
-#include "core/jsonutil.h"
-#include "core/mem.h"
-#include "core/parse.h"
-#include "core/str.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+#include "core/base/parse.h"
+#include "core/base/str.h"
 #include "term.h"
 
 enum opt_type { OPT_BOOL, OPT_STRING, OPT_U64, OPT_COUNT };

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/cfg.h"
-#include "core/error.h"
+#include "core/base/cfg.h"
+#include "core/base/error.h"
 
 /**
  * Parse everything into @cfg.  @envp is the process environment.

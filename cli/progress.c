@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/plan.h"
-#include "core/clock.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/resolve/plan.h"
+#include "core/base/clock.h"
 #include "installers/pipprog.h"
 #include "report.h"
 #include "term.h"

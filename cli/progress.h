@@ -8,7 +8,7 @@
 #define CU_PROGRESS_H
 
 #include "app.h"
-#include "core/event.h"
+#include "core/base/event.h"
 
 struct cu_progress;
 

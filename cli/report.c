@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "core/i18n.h"
-#include "core/jsonutil.h"
-#include "core/mem.h"
-#include "core/str.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
 #include "term.h"
 
 static const char *const seqs[] = {

@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "core/linebreak.h"
-#include "core/mem.h"
-#include "core/parse.h"
+#include "core/base/linebreak.h"
+#include "core/base/mem.h"
+#include "core/base/parse.h"
 
 int
 cu_term_width(int fd)

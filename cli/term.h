@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/macros.h"
+#include "core/base/macros.h"
 
 /**
  * The width of the terminal on @fd in columns: COLUMNS when it holds a positive number, else

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "core/i18n.h"
+#include "core/base/i18n.h"
 
 static void
 inst_cuda_plan(struct cu_plan *p)

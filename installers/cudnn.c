@@ -4,7 +4,7 @@
 
 #include "installer.h"
 
-#include "core/i18n.h"
+#include "core/base/i18n.h"
 
 static void
 inst_cudnn_plan(struct cu_plan *p)

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/exec.h"
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/jsonutil.h"
-#include "core/mem.h"
-#include "core/str.h"
+#include "core/install/exec.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
 #include "installer.h"
 
 #define BLACKLIST_FILE "/etc/modprobe.d/cudaup-blacklist-nouveau.conf"

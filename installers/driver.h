@@ -10,11 +10,11 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "core/driver.h"
-#include "core/doctor.h"
-#include "core/net.h"
-#include "core/plan.h"
-#include "core/syscmd.h"
+#include "core/resolve/driver.h"
+#include "core/doctor/doctor.h"
+#include "core/fetch/net.h"
+#include "core/resolve/plan.h"
+#include "core/machine/syscmd.h"
 #include "prepare.h"
 
 /**

@@ -6,11 +6,11 @@
 
 #include <string.h>
 
-#include "core/envfile.h"
-#include "core/exec.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/str.h"
+#include "core/install/envfile.h"
+#include "core/install/exec.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
 
 static void
 inst_envvars_plan(struct cu_plan *p)

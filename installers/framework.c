@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/exec.h"
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/str.h"
+#include "core/install/exec.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
 #include "pyenv.h"
 
 static void

@@ -8,8 +8,8 @@
 #ifndef CU_INSTALLER_H
 #define CU_INSTALLER_H
 
-#include "core/error.h"
-#include "core/plan.h"
+#include "core/base/error.h"
+#include "core/resolve/plan.h"
 
 struct cu_run_ctx; /* core/exec.h: the executor's context for run() */
 

@@ -13,15 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/envfile.h"
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/jsonutil.h"
-#include "core/mem.h"
-#include "core/mirror.h"
-#include "core/record.h"
-#include "core/str.h"
-#include "core/toolkit.h"
+#include "core/install/envfile.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+#include "core/fetch/mirror.h"
+#include "core/install/record.h"
+#include "core/base/str.h"
+#include "core/install/toolkit.h"
 #include "installer.h"
 #include "pyenvrec.h"
 

@@ -7,8 +7,8 @@
 #ifndef CU_MAINTAIN_H
 #define CU_MAINTAIN_H
 
-#include "core/catalog.h"
-#include "core/exec.h"
+#include "core/catalog/catalog.h"
+#include "core/install/exec.h"
 
 /**
  * Carry @ctx->plan out: the toolkit transaction (CUDA and cuDNN), then the

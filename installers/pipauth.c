@@ -13,12 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/proc.h"
-#include "core/net.h"
-#include "core/str.h"
-#include "core/sysinfo.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/proc.h"
+#include "core/fetch/net.h"
+#include "core/base/str.h"
+#include "core/machine/sysinfo.h"
 
 extern char **environ;
 

@@ -8,7 +8,7 @@
 #ifndef CU_INST_PIPAUTH_H
 #define CU_INST_PIPAUTH_H
 
-#include "core/exec.h"
+#include "core/install/exec.h"
 
 struct cu_pip_auth {
     char *dir, *file; /* the private folder and its netrc; NULL: none was needed */

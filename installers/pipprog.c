@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/plan.h"
-#include "core/str.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/resolve/plan.h"
+#include "core/base/str.h"
 
 static const char *
 after(const char *line, const char *word)

@@ -12,13 +12,13 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "core/envfile.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/proc.h"
-#include "core/pyarchive.h"
-#include "core/resolve.h"
-#include "core/str.h"
+#include "core/install/envfile.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/proc.h"
+#include "core/unpack/pyarchive.h"
+#include "core/resolve/resolve.h"
+#include "core/base/str.h"
 #include "driver.h"
 #include "installer.h"
 

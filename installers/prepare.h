@@ -10,12 +10,12 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "core/advice.h"
-#include "core/catalog.h"
-#include "core/cfg.h"
-#include "core/mirror.h"
-#include "core/plan.h"
-#include "core/sysinfo.h"
+#include "core/base/advice.h"
+#include "core/catalog/catalog.h"
+#include "core/base/cfg.h"
+#include "core/fetch/mirror.h"
+#include "core/resolve/plan.h"
+#include "core/machine/sysinfo.h"
 
 struct cu_prepare_in {
     const struct cu_config *cfg;

@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/envfile.h"
-#include "core/exec.h"
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/jsonutil.h"
-#include "core/mem.h"
-#include "core/proc.h"
-#include "core/str.h"
-#include "core/sysinfo.h"
+#include "core/install/envfile.h"
+#include "core/install/exec.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
+#include "core/machine/sysinfo.h"
 #include "pipauth.h"
 #include "pyenv.h"
 

@@ -3,10 +3,10 @@
 #ifndef CU_INST_PYENV_H
 #define CU_INST_PYENV_H
 
-#include "core/exec.h"
-#include "core/plan.h"
-#include "core/proc.h"
-#include "core/str.h"
+#include "core/install/exec.h"
+#include "core/resolve/plan.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
 #include "pipprog.h"
 
 /** "3.11" of @python, or NULL when it does not run. Caller frees. */

@@ -8,13 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/jsonutil.h"
-#include "core/log.h"
-#include "core/mem.h"
-#include "core/proc.h"
-#include "core/str.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/log.h"
+#include "core/base/mem.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
 
 static json_t *
 load(const char *state_dir, char **path_out)

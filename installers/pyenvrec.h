@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "core/exec.h"
+#include "core/install/exec.h"
 #include "maintain.h"
 
 /** What STATE/pyenv.json said before a run: the environment's path and whether cudaup made it. */

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/exec.h"
-#include "core/fsutil.h"
-#include "core/hash.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/proc.h"
-#include "core/str.h"
+#include "core/install/exec.h"
+#include "core/base/fsutil.h"
+#include "core/base/hash.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
 #include "pyenv.h"
 
 char *

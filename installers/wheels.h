@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "core/exec.h"
+#include "core/install/exec.h"
 
 /** A python3 on PATH whose `-m pip` runs, for pip download; NULL when there is none. Caller frees. */
 char *cu_wheels_pip_python(const char *const *envp);

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
 #include "widgets.h"
 
 char *

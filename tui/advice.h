@@ -6,7 +6,7 @@
 #ifndef CU_TUI_ADVICE_H
 #define CU_TUI_ADVICE_H
 
-#include "core/advice.h"
+#include "core/base/advice.h"
 #include "tui.h"
 
 /** What @adv (with @arg) asks for, said by the screen and key that do it; NULL when the kind has no words here. Caller frees. */

@@ -15,13 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/log.h"
-#include "core/mem.h"
-#include "core/mirror.h"
-#include "core/str.h"
+#include "core/base/clock.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/base/mem.h"
+#include "core/fetch/mirror.h"
+#include "core/base/str.h"
 #include "internal.h"
 #include "widgets.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/log.h"
+#include "core/base/log.h"
 #include "tui.h"
 
 /** The screen's operations. */

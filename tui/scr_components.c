@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/manifest.h"
-#include "core/mem.h"
-#include "core/resolve.h"
+#include "core/base/i18n.h"
+#include "core/catalog/manifest.h"
+#include "core/base/mem.h"
+#include "core/resolve/resolve.h"
 #include "advice.h"
 #include "widgets.h"
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
 #include "advice.h"
 #include "widgets.h"
 

@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/jsonutil.h"
-#include "core/mem.h"
-#include "core/record.h"
-#include "core/str.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+#include "core/install/record.h"
+#include "core/base/str.h"
 #include "installers/pyenvrec.h"
 #include "widgets.h"
 

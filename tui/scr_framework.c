@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
 #include "widgets.h"
 
 static const char *const names[] = {"tensorflow", "pytorch", "jax", "none"};

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/mem.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
 #include "widgets.h"
 
 enum { ROW_PREFIX, ROW_SCOPE, ROW_RC, ROW_SOURCE, ROW_CONTINUE, N_ROWS };

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
 #include "widgets.h"
-#include "core/clock.h"
+#include "core/base/clock.h"
 
 static const char *
 title(void)

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/parse.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/parse.h"
 #include "widgets.h"
 
 enum { ROW_TOOL, ROW_NAME, ROW_PYTHON, ROW_SOURCE, ROW_CONTINUE, N_ROWS };

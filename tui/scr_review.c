@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/driver.h"
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/record.h"
+#include "core/resolve/driver.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/install/record.h"
 #include "advice.h"
 #include "widgets.h"
 

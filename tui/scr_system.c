@@ -5,9 +5,9 @@
 #include <curses.h>
 #include <string.h>
 
-#include "core/i18n.h"
+#include "core/base/i18n.h"
 #include "advice.h"
-#include "core/mem.h"
+#include "core/base/mem.h"
 #include "widgets.h"
 
 static const char *

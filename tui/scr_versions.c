@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/mem.h"
-#include "core/plan.h"
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/resolve/plan.h"
 #include "advice.h"
 #include "widgets.h"
 

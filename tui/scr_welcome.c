@@ -4,7 +4,7 @@
 #include <curses.h>
 #include <string.h>
 
-#include "core/i18n.h"
+#include "core/base/i18n.h"
 #include "widgets.h"
 
 static const char *

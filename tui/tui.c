@@ -21,16 +21,16 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "core/fsutil.h"
-#include "core/i18n.h"
-#include "core/log.h"
-#include "core/mem.h"
-#include "core/mirror.h"
-#include "core/str.h"
+#include "core/base/fsutil.h"
+#include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/base/mem.h"
+#include "core/fetch/mirror.h"
+#include "core/base/str.h"
 #include "advice.h"
 #include "internal.h"
 #include "widgets.h"
-#include "core/clock.h"
+#include "core/base/clock.h"
 
 static const struct tui_screen_ops *const screens[SCR_COUNT] = {
     [SCR_WELCOME] = &scr_welcome_ops,     [SCR_EXISTING] = &scr_existing_ops,

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "core/i18n.h"
-#include "core/linebreak.h"
-#include "core/mem.h"
+#include "core/base/i18n.h"
+#include "core/base/linebreak.h"
+#include "core/base/mem.h"
 
 enum { PAIR_TITLE = 1, PAIR_GOOD, PAIR_BAD, PAIR_WARN, PAIR_KEY, PAIR_SEL };
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/nvtypes.h"
+#include "core/machine/nvtypes.h"
 #include "fakegpu.h"
 
 #define EXPORT __attribute__((visibility("default")))

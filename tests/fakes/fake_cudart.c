@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/nvtypes.h"
+#include "core/machine/nvtypes.h"
 #include "fakegpu.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/nvtypes.h"
+#include "core/machine/nvtypes.h"
 #include "fakegpu.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -4,7 +4,7 @@
 
 #include "fuzz.h"
 
-#include "core/catalog.h"
+#include "core/catalog/catalog.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

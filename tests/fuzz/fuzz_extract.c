@@ -21,7 +21,7 @@
 
 #include <lzma.h>
 
-#include "core/extract.h"
+#include "core/unpack/extract.h"
 
 struct mem {
     const uint8_t *p;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/manifest.h"
+#include "core/catalog/manifest.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

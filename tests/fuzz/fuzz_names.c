@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/extract.h"
+#include "core/unpack/extract.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,7 +12,7 @@
 
 #include "fuzz.h"
 
-#include "core/parse.h"
+#include "core/base/parse.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/extract.h"
-#include "core/fsutil.h"
+#include "core/unpack/extract.h"
+#include "core/base/fsutil.h"
 #include "tests/unit/testutil.h"
 
 struct src {

@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/extract.h"
-#include "core/pyarchive.h"
+#include "core/unpack/extract.h"
+#include "core/unpack/pyarchive.h"
 #include "tests/unit/testutil.h"
 
 /* One member: 'f' file (data), 'l' symlink (data: target), 'h' hard link (data: target), 'd' folder. */

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/hash.h"
-#include "core/runfile.h"
+#include "core/base/hash.h"
+#include "core/unpack/runfile.h"
 #include "tests/unit/testutil.h"
 
 static char *

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/catalog.h"
-#include "core/manifest.h"
-#include "core/str.h"
+#include "core/catalog/catalog.h"
+#include "core/catalog/manifest.h"
+#include "core/base/str.h"
 #include "testutil.h"
 
 extern const unsigned char cu_catalog_json[];

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/envfile.h"
+#include "core/install/envfile.h"
 #include "testutil.h"
 
 static char *

@@ -19,13 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/dl.h"
-#include "core/error.h"
-#include "core/fsutil.h"
-#include "core/hash.h"
-#include "core/log.h"
-#include "core/mem.h"
-#include "core/proc.h"
+#include "core/base/dl.h"
+#include "core/base/error.h"
+#include "core/base/fsutil.h"
+#include "core/base/hash.h"
+#include "core/base/log.h"
+#include "core/base/mem.h"
+#include "core/base/proc.h"
 #include "testutil.h"
 
 void faultfs_set(const char *spec); /* tests/fakes/faultfs.c, linked in */

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/catalog.h"
-#include "core/fwenv.h"
-#include "core/mem.h"
-#include "core/sysroot.h"
+#include "core/catalog/catalog.h"
+#include "core/doctor/fwenv.h"
+#include "core/base/mem.h"
+#include "core/base/sysroot.h"
 #include "testutil.h"
 
 #define SP "env/lib/python3.11/site-packages/"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gpucode.h"
+#include "core/catalog/gpucode.h"
 #include "testutil.h"
 
 static struct cu_version

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
-#include "core/i18n.h"
-#include "core/log.h"
-#include "core/plan.h"
-#include "core/str.h"
-#include "core/verify.h"
-#include "core/verify_report.h"
+#include "core/base/error.h"
+#include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/resolve/plan.h"
+#include "core/base/str.h"
+#include "core/verify/verify.h"
+#include "core/verify/verify_report.h"
 #include "testutil.h"
 
 static void CU_PRINTF(1, 2)

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "core/linebreak.h"
-#include "core/mem.h"
-#include "core/str.h"
+#include "core/base/linebreak.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
 #include "testutil.h"
 
 enum { MAX_LINES = 64 };

@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "core/fsutil.h"
-#include "core/manifest.h"
+#include "core/base/fsutil.h"
+#include "core/catalog/manifest.h"
 #include "testutil.h"
 
 #define SHA "25b8071951baba827be1580b841d363464f6ee6c39f48d33a81646f90cc95ed1"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
-#include "core/net.h"
+#include "core/base/log.h"
+#include "core/fetch/net.h"
 #include "testutil.h"
 
 static void

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "core/parse.h"
-#include "core/str.h"
+#include "core/base/parse.h"
+#include "core/base/str.h"
 #include "testutil.h"
 
 static void

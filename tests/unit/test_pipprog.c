@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "core/base/mem.h"
 #include "installers/pipprog.h"
 #include "testutil.h"
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fsutil.h"
-#include "core/manifest.h"
-#include "core/mem.h"
-#include "core/record.h"
+#include "core/base/fsutil.h"
+#include "core/catalog/manifest.h"
+#include "core/base/mem.h"
+#include "core/install/record.h"
 #include "testutil.h"
 
 #define SHA "25b8071951baba827be1580b841d363464f6ee6c39f48d33a81646f90cc95ed1"

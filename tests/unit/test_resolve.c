@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/catalog.h"
-#include "core/jsonutil.h"
-#include "core/log.h"
-#include "core/mem.h"
-#include "core/resolve.h"
-#include "core/str.h"
+#include "core/catalog/catalog.h"
+#include "core/base/jsonutil.h"
+#include "core/base/log.h"
+#include "core/base/mem.h"
+#include "core/resolve/resolve.h"
+#include "core/base/str.h"
 #include "testutil.h"
 
 /* Does some line of @v contain @sub? */

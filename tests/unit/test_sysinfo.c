@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/catalog.h"
-#include "core/doctor.h"
-#include "core/sysinfo.h"
+#include "core/catalog/catalog.h"
+#include "core/doctor/doctor.h"
+#include "core/machine/sysinfo.h"
 #include "testutil.h"
 
 struct fx {

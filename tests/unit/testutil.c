@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/catalog.h"
+#include "core/catalog/catalog.h"
 
 static void
 mkparents(char *path)

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 /* Assert a status and print the cu_error message when it is not the one expected. */
 #define assert_status(st, want, err)                                                         \

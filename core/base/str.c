@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "core/base/str.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/base/mem.h"
+
+void
+cu_buf_init(struct cu_buf *b)
+{
+    b->cap = 64;
+    b->len = 0;
+    b->data = cu_xmalloc(b->cap);
+    b->data[0] = '\0';
+}
+
+void
+cu_buf_fini(struct cu_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void
+cu_buf_reset(struct cu_buf *b)
+{
+    b->len = 0;
+    b->data[0] = '\0';
+}
+
+static void
+buf_reserve(struct cu_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    b->data = cu_xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void
+cu_buf_append(struct cu_buf *b, const void *data, size_t len)
+{
+    buf_reserve(b, len);
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+void
+cu_buf_puts(struct cu_buf *b, const char *s)
+{
+    cu_buf_append(b, s, strlen(s));
+}
+
+void
+cu_buf_putc(struct cu_buf *b, char c)
+{
+    cu_buf_append(b, &c, 1);
+}
+
+void
+cu_buf_printf(struct cu_buf *b, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        buf_reserve(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+        b->len += (size_t)n;
+    }
+    va_end(ap2);
+}
+
+char *
+cu_buf_steal(struct cu_buf *b)
+{
+    char *s = b->data;
+    b->data = NULL; /* released: nothing is left to free */
+    b->len = b->cap = 0;
+    return s;
+}
+
+void
+cu_strv_init(struct cu_strv *s)
+{
+    s->n = 0;
+    s->cap = 4;
+    s->v = cu_xcalloc(s->cap, sizeof(char *));
+}
+
+void
+cu_strv_fini(struct cu_strv *s)
+{
+    if (!s->v)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+void
+cu_strv_push_owned(struct cu_strv *s, char *str)
+{
+    if (s->n + 2 > s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 4;
+        s->v = cu_xreallocarray(s->v, s->cap, sizeof(char *));
+    }
+    s->v[s->n++] = str;
+    s->v[s->n] = NULL;
+}
+
+void
+cu_strv_push(struct cu_strv *s, const char *str)
+{
+    cu_strv_push_owned(s, cu_xstrdup(str));
+}
+
+void
+cu_strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}
+
+char **
+cu_strv_dup(char *const *v)
+{
+    struct cu_strv s;
+    if (!v)
+        return NULL;
+    cu_strv_init(&s);
+    for (; *v; v++)
+        cu_strv_push(&s, *v);
+    return s.v ? s.v : cu_xcalloc(1, sizeof(char *));
+}
+
+bool
+cu_strv_contains(const struct cu_strv *s, const char *str)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], str) == 0)
+            return true;
+    return false;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+cu_strv_sort(struct cu_strv *s)
+{
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof(char *), cmp_str);
+}
+
+void
+cu_strv_split(struct cu_strv *s, const char *str, const char *seps)
+{
+    const char *p = str;
+    while (p && *p) {
+        size_t skip = strspn(p, seps);
+        p += skip;
+        if (!*p)
+            break;
+        size_t len = strcspn(p, seps);
+        cu_strv_push_owned(s, cu_xstrndup(p, len));
+        p += len;
+    }
+}
+
+bool
+cu_str_has_prefix(const char *s, const char *prefix)
+{
+    return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool
+cu_str_has_suffix(const char *s, const char *suffix)
+{
+    if (!s)
+        return false;
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+char *
+cu_str_strip(char *s)
+{
+    char *start = s;
+    while (*start && isspace((unsigned char)*start))
+        start++;
+    size_t len = strlen(start);
+    while (len && isspace((unsigned char)start[len - 1]))
+        len--;
+    memmove(s, start, len);
+    s[len] = '\0';
+    return s;
+}
+
+char *
+cu_path_join(const char *a, const char *b)
+{
+    size_t la = strlen(a);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (*b == '/')
+        b++;
+    if (la == 1 && a[0] == '/')
+        return cu_xasprintf("/%s", b);
+    if (!*b)
+        return cu_xstrndup(a, la);
+    return cu_xasprintf("%.*s/%s", (int)la, a, b);
+}
+
+char *
+cu_str_sanitize(const char *s)
+{
+    char *d = cu_xstrdup(s ? s : "");
+    for (char *p = d; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return d;
+}
+
+char *
+cu_sh_quote(const char *s)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_putc(&b, '\'');
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            cu_buf_puts(&b, "'\\''");
+        else
+            cu_buf_putc(&b, *p);
+    }
+    cu_buf_putc(&b, '\'');
+    return cu_buf_steal(&b);
+}
+
+/* One style everywhere: what cudaup says is a sentence, and a sentence ends with its full stop. */
+char *
+cu_str_sentence(const char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\n'))
+        n--;
+    if (n == 0)
+        return cu_xstrdup(s);
+    unsigned char last = (unsigned char)s[n - 1];
+    if (strchr(".!?", last) || (n >= 3 && (memcmp(s + n - 3, "\xe3\x80\x82", 3) == 0 ||   /* 。 */
+                                           memcmp(s + n - 3, "\xef\xbc\x81", 3) == 0 ||   /* ！ */
+                                           memcmp(s + n - 3, "\xef\xbc\x9f", 3) == 0)))   /* ？ */
+        return cu_xstrndup(s, n);
+    /* Text that ends in a CJK character gets the full-width stop. */
+    return cu_xasprintf("%.*s%s", (int)n, s, last >= 0x80 ? "\xe3\x80\x82" : ".");
+}
+

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUDA libraries pip brings with a framework build (data/compat/framework_pip_libraries.csv),
+ * and the CUDA that built each JAX release (its changelog): the part of the catalog that says what
+ * a wheel with its own CUDA really loads.
+ */
+#ifndef CU_CATALOG_PIP_H
+#define CU_CATALOG_PIP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "core/base/error.h"
+#include "core/base/parse.h"
+
+struct cu_catalog;
+struct cu_cat_cudnn_support;
+
+/* One library a framework's wheel pulls from pip, over a range of the framework's releases. */
+struct cu_cat_pip_lib {
+    char *framework;                 /* "jax" */
+    char *wheel;                     /* "jax-cuda12-plugin[with-cuda]" */
+    int cuda_major;
+    struct cu_version from, to;      /* the framework releases the row covers */
+    char *package;                   /* "nvidia-cudnn-cu12" */
+    char *library;                   /* "cudnn" */
+    struct cu_version min, max_excl; /* the specifier; max_excl.n == 0: no upper bound */
+    bool read;
+    char *source;
+};
+
+/* A JAX release whose changelog names the CUDA it was built with. */
+struct cu_cat_jax_built {
+    struct cu_version version; /* from this release on */
+    struct cu_version cuda;    /* 12.9 */
+};
+
+struct cu_catalog_pip {
+    struct cu_cat_pip_lib *libs; /* newest first per framework and major */
+    size_t n_libs;
+    struct cu_cat_jax_built *jax_built; /* newest first */
+    size_t n_jax_built;
+};
+
+/** Read "pip_libraries" and jax.history's "built_with" of the catalog JSON. Errors: CU_E_INPUT. */
+CU_NODISCARD enum cu_status cu_catalog_pip_parse(const json_t *root, const char *what, struct cu_catalog_pip *out,
+                                                 struct cu_error *err);
+void cu_catalog_pip_fini(struct cu_catalog_pip *p);
+
+/**
+ * The library row of @framework's CUDA @major wheel for @version (n == 0: the newest release known),
+ * naming @library ("cudnn"); NULL when the data is silent.  Borrowed from the catalog.
+ */
+const struct cu_cat_pip_lib *cu_catalog_pip_lib(const struct cu_catalog *cat, const char *framework, int major,
+                                                const struct cu_version *version, const char *library);
+
+/** The CUDA X.Y that built JAX @version (n == 0: the newest); false when the changelog does not say. */
+bool cu_catalog_jax_built_with(const struct cu_catalog *cat, const struct cu_version *version,
+                               struct cu_version *out);
+
+/**
+ * Does the support matrix list compute capability @cc for cuDNN @v built for CUDA @major?  A row lists
+ * one capability per architecture (5.0 for all of Maxwell): a GPU fits from the lowest listed up to
+ * the newest listed major.  A release without a row of its own is judged by the nearest older row,
+ * and when a newer row exists, that one must list it too, so that the newest release known to
+ * support an old GPU wins.  1: listed; 0: not, and *@against (when not NULL) is the row that does not
+ * list it (the release's own or its newer neighbour); -1 when the matrix has no row for that major.
+ * The one rule for the resolver's cuDNN judge and verify's check of what pip brought.
+ */
+int cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,
+                           const struct cu_version *cc, const struct cu_cat_cudnn_support **against);
+
+#endif

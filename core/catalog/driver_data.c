@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* The catalog's "driver" tables (data/driver/ CSV files through scripts/gen-catalog), parsed strictly. */
+#include "config.h"
+
+#include "core/catalog/driver_data.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/mem.h"
+#include "core/base/str.h"
+
+struct dconv {
+    const char *what;
+    struct cu_error *err;
+};
+
+static enum cu_status
+bad(struct dconv *c, const char *table, size_t i, const char *field)
+{
+    return cu_error_set(c->err, CU_E_INPUT, 0, "%s: driver.%s[%zu].%s is missing or malformed", c->what, table, i,
+                        field);
+}
+
+/* A required string; @nullable lets JSON null through as NULL. */
+static bool
+get_str(const json_t *o, const char *key, bool nullable, char **out)
+{
+    const json_t *v = json_object_get(o, key);
+    *out = NULL;
+    if (nullable && v && json_is_null(v))
+        return true;
+    if (!json_is_string(v) || !*json_string_value(v))
+        return false;
+    *out = cu_xstrdup(json_string_value(v));
+    return true;
+}
+
+/* A required list of non-empty strings (may be empty). */
+static bool
+get_strv(const json_t *o, const char *key, char ***out)
+{
+    const json_t *a = json_object_get(o, key);
+    *out = NULL;
+    if (!json_is_array(a))
+        return false;
+    char **v = cu_xcalloc(json_array_size(a) + 1, sizeof(char *));
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *e = json_array_get(a, i);
+        if (!json_is_string(e) || !*json_string_value(e)) {
+            cu_strv_free(v);
+            return false;
+        }
+        v[i] = cu_xstrdup(json_string_value(e));
+    }
+    *out = v;
+    return true;
+}
+
+/* An optional branch number: null gives 0. */
+static bool
+get_branch(const json_t *o, const char *key, int *out)
+{
+    const json_t *v = json_object_get(o, key);
+    *out = 0;
+    if (v && json_is_null(v))
+        return true;
+    if (!json_is_integer(v) || json_integer_value(v) < 100 || json_integer_value(v) > 9999)
+        return false;
+    *out = (int)json_integer_value(v);
+    return true;
+}
+
+static bool
+get_version(const json_t *o, const char *key, struct cu_version *out)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_string(v) && cu_version_parse(json_string_value(v), out) && out->n == 2;
+}
+
+static bool
+is_flavor(const char *s)
+{
+    return s && (strcmp(s, "open") == 0 || strcmp(s, "proprietary") == 0);
+}
+
+static enum cu_status
+conv_gen(struct dconv *c, const json_t *o, size_t i, struct cu_drv_gen *g)
+{
+    char **fl = NULL;
+    if (!json_is_object(o))
+        return bad(c, "generations", i, "(entry)");
+    if (!get_version(o, "cc_min", &g->cc_min))
+        return bad(c, "generations", i, "cc_min");
+    if (!get_version(o, "cc_max", &g->cc_max) || cu_version_cmp(&g->cc_max, &g->cc_min) < 0)
+        return bad(c, "generations", i, "cc_max");
+    if (!get_str(o, "generation", false, &g->generation))
+        return bad(c, "generations", i, "generation");
+    if (!get_strv(o, "flavors", &fl) || !fl[0]) {
+        cu_strv_free(fl);
+        return bad(c, "generations", i, "flavors");
+    }
+    for (char **f = fl; *f; f++) {
+        if (!is_flavor(*f)) {
+            cu_strv_free(fl);
+            return bad(c, "generations", i, "flavors");
+        }
+        g->open |= strcmp(*f, "open") == 0;
+        g->proprietary |= strcmp(*f, "proprietary") == 0;
+    }
+    cu_strv_free(fl);
+    if (!get_str(o, "preferred", false, &g->preferred) || !is_flavor(g->preferred) ||
+        (strcmp(g->preferred, "open") == 0 ? !g->open : !g->proprietary))
+        return bad(c, "generations", i, "preferred");
+    if (!get_branch(o, "branch_min", &g->branch_min))
+        return bad(c, "generations", i, "branch_min");
+    if (!get_branch(o, "branch_last", &g->branch_last) || (g->branch_last && g->branch_last < g->branch_min))
+        return bad(c, "generations", i, "branch_last");
+    if (!get_str(o, "source", false, &g->source))
+        return bad(c, "generations", i, "source");
+    if (!get_str(o, "confidence", false, &g->confidence))
+        return bad(c, "generations", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
+conv_pkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_pkg *p)
+{
+    static const char *const managers[] = {"apt", "dnf", "zypper", "pacman", "aur"};
+    static const char *const sources[] = {"distro", "nvidia", "aur"};
+    bool ok = false;
+    if (!json_is_object(o))
+        return bad(c, "packages", i, "(entry)");
+    if (!get_str(o, "distro", false, &p->distro))
+        return bad(c, "packages", i, "distro");
+    if (!get_strv(o, "ids", &p->ids) || !p->ids[0])
+        return bad(c, "packages", i, "ids");
+    if (!get_strv(o, "versions", &p->versions) || !p->versions[0])
+        return bad(c, "packages", i, "versions");
+    if (!get_str(o, "manager", false, &p->manager))
+        return bad(c, "packages", i, "manager");
+    for (size_t k = 0; k < CU_N_ELEMENTS(managers); k++)
+        ok |= strcmp(p->manager, managers[k]) == 0;
+    if (!ok)
+        return bad(c, "packages", i, "manager");
+    ok = false;
+    if (!get_str(o, "source", false, &p->source))
+        return bad(c, "packages", i, "source");
+    for (size_t k = 0; k < CU_N_ELEMENTS(sources); k++)
+        ok |= strcmp(p->source, sources[k]) == 0;
+    if (!ok)
+        return bad(c, "packages", i, "source");
+    const json_t *br = json_object_get(o, "branches");
+    if (!json_is_array(br) || json_array_size(br) == 0)
+        return bad(c, "packages", i, "branches");
+    p->branches = cu_xcalloc(json_array_size(br), sizeof(int));
+    for (size_t k = 0; k < json_array_size(br); k++) {
+        const json_t *e = json_array_get(br, k);
+        if (!json_is_integer(e) || json_integer_value(e) < 100 || json_integer_value(e) > 9999)
+            return bad(c, "packages", i, "branches");
+        p->branches[p->n_branches++] = (int)json_integer_value(e);
+    }
+    if (!get_str(o, "flavor", false, &p->flavor) || !is_flavor(p->flavor))
+        return bad(c, "packages", i, "flavor");
+    if (!get_strv(o, "packages", &p->packages) || !p->packages[0])
+        return bad(c, "packages", i, "packages");
+    if (!get_strv(o, "signed_modules", &p->signed_modules))
+        return bad(c, "packages", i, "signed_modules");
+    if (!get_strv(o, "headers", &p->headers))
+        return bad(c, "packages", i, "headers");
+    if (!get_str(o, "pin", false, &p->pin))
+        return bad(c, "packages", i, "pin");
+    const struct {
+        const char *key;
+        char **dst;
+    } opt[] = {{"module_stream", &p->module_stream}, {"repo", &p->repo},       {"components", &p->components},
+               {"initramfs", &p->initramfs},         {"mok_key", &p->mok_key}, {"mok_cert", &p->mok_cert}};
+    for (size_t k = 0; k < CU_N_ELEMENTS(opt); k++)
+        if (!get_str(o, opt[k].key, true, opt[k].dst))
+            return bad(c, "packages", i, opt[k].key);
+    if (p->repo && !cu_str_has_prefix(p->repo, "https://"))
+        return bad(c, "packages", i, "repo");
+    const json_t *ver = json_object_get(o, "version");
+    if (!ver || (!json_is_null(ver) && (!json_is_string(ver) || !cu_version_parse(json_string_value(ver), &p->version) ||
+                                        p->version.n < 2)))
+        return bad(c, "packages", i, "version");
+    if (!get_str(o, "ref", false, &p->ref))
+        return bad(c, "packages", i, "ref");
+    if (!get_str(o, "confidence", false, &p->confidence))
+        return bad(c, "packages", i, "confidence");
+    return CU_OK;
+}
+
+enum cu_status
+cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out, struct cu_error *err)
+{
+    struct dconv c = {what, err};
+    enum cu_status st = CU_OK;
+    *out = NULL;
+    const json_t *gens = json_object_get(obj, "generations"), *pkgs = json_object_get(obj, "packages");
+    if (!json_is_object(obj) || !json_is_array(gens) || !json_is_array(pkgs))
+        return cu_error_set(err, CU_E_INPUT, 0, "%s: \"driver\" is missing or lacks its generations and packages",
+                            what);
+    struct cu_drv_data *d = cu_xcalloc(1, sizeof(*d));
+    d->gens = cu_xcalloc(json_array_size(gens) + 1, sizeof(*d->gens));
+    d->pkgs = cu_xcalloc(json_array_size(pkgs) + 1, sizeof(*d->pkgs));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(gens); i++, d->n_gens++)
+        st = conv_gen(&c, json_array_get(gens, i), i, &d->gens[i]);
+    for (size_t i = 0; st == CU_OK && i < json_array_size(pkgs); i++, d->n_pkgs++)
+        st = conv_pkg(&c, json_array_get(pkgs, i), i, &d->pkgs[i]);
+    if (st != CU_OK) {
+        cu_drv_data_free(d);
+        return st;
+    }
+    *out = d;
+    return CU_OK;
+}
+
+void
+cu_drv_data_free(struct cu_drv_data *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n_gens; i++) {
+        struct cu_drv_gen *g = &d->gens[i];
+        free(g->generation);
+        free(g->preferred);
+        free(g->source);
+        free(g->confidence);
+    }
+    for (size_t i = 0; i < d->n_pkgs; i++) {
+        struct cu_drv_pkg *p = &d->pkgs[i];
+        free(p->distro);
+        cu_strv_free(p->ids);
+        cu_strv_free(p->versions);
+        free(p->manager);
+        free(p->source);
+        free(p->branches);
+        free(p->flavor);
+        cu_strv_free(p->packages);
+        cu_strv_free(p->signed_modules);
+        cu_strv_free(p->headers);
+        free(p->pin);
+        free(p->module_stream);
+        free(p->repo);
+        free(p->components);
+        free(p->initramfs);
+        free(p->mok_key);
+        free(p->mok_cert);
+        free(p->ref);
+        free(p->confidence);
+    }
+    free(d->gens);
+    free(d->pkgs);
+    free(d);
+}
+
+const struct cu_drv_gen *
+cu_drv_gen_for_cc(const struct cu_drv_data *d, const struct cu_version *cc)
+{
+    for (size_t i = 0; d && cc->n && i < d->n_gens; i++)
+        if (cu_version_cmp(cc, &d->gens[i].cc_min) >= 0 && cu_version_cmp(cc, &d->gens[i].cc_max) <= 0)
+            return &d->gens[i];
+    return NULL;
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* doctor's broken-driver states: each named, with the fix `cudaup repair` carries out. */
+#include "config.h"
+
+#include "core/resolve/driver.h"
+#include "core/doctor/driver_doctor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/doctor/doctor.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+
+static bool
+seen_code(const struct cu_problems *p, const char *code)
+{
+    for (size_t i = 0; p && i < p->n; i++)
+        if (strcmp(p->v[i].code, code) == 0)
+            return true;
+    return false;
+}
+
+/* "a b c" of the installed driver packages, or the data's names for this branch. */
+static char *
+pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    const char *pin = row ? row->pin : "apt-mark hold";
+    if (strcmp(pin, "apt-mark hold") == 0 || strcmp(pin, "zypper addlock") == 0) {
+        cu_buf_printf(&b, "sudo %s", pin);
+        if (f->drv->installed.n)
+            for (size_t i = 0; i < f->drv->installed.n; i++) {
+                if (!cu_str_has_prefix(f->drv->installed.v[i], "linux-modules-nvidia-")) /* they follow each kernel */
+                    cu_buf_printf(&b, " %s", f->drv->installed.v[i]);
+            }
+        else
+            for (char **t = row ? row->packages : NULL; t && *t; t++) {
+                CU_AUTOFREE char *x = cu_drv_expand(*t, branch, f);
+                cu_buf_printf(&b, " %s", x);
+            }
+    } else if (strcmp(pin, "dnf module") == 0 && row && row->module_stream) {
+        CU_AUTOFREE char *x = cu_drv_expand(row->module_stream, branch, f);
+        cu_buf_printf(&b, "sudo dnf module enable %s", x);
+    } else {
+        cu_buf_printf(&b, "sudo dnf versionlock add '*nvidia*%d*'", branch);
+    }
+    return cu_buf_steal(&b);
+}
+
+void
+cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const struct cu_problems *seen,
+              struct cu_problems *out)
+{
+    const struct cu_drv_state *s = f->drv;
+    const struct cu_driver_info *d = &f->driver;
+    char b1[32], b2[32];
+    if (!s || f->os.wsl || f->n_gpus == 0)
+        return;
+    bool loaded = d->kind == CU_DRIVER_NVIDIA && d->version.n;
+    int branch = loaded ? (int)d->version.part[0] : s->lib_version.n ? (int)s->lib_version.part[0] : 0;
+    bool installed = s->installed.n || s->lib_version.n || d->nvml_path || d->libcuda_path;
+
+    /* Module and libraries of different releases, seen from the files when NVML could not say. */
+    if (loaded && s->lib_version.n && cu_version_cmp(&d->version, &s->lib_version) != 0 &&
+        !seen_code(seen, "driver-mismatch"))
+        cu_problems_add(out, "driver-mismatch", CU_SEV_ERROR,
+                        cu_xasprintf(_("The NVIDIA kernel module (%s) and its libraries (%s) are different releases: an upgrade replaced the libraries, and the old module still runs (\"Driver/library version mismatch\")."),
+                                     cu_driver_version_format(&d->version, b1, sizeof(b1)),
+                                     cu_driver_version_format(&s->lib_version, b2, sizeof(b2))),
+                        cu_xstrdup(_("Reboot; or, when nothing uses the GPU, reload the module (`sudo modprobe -r nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`). `cudaup repair` tries the reload and says when only a reboot will do.")));
+
+    /* Installed, but no module for the kernel that runs (a kernel update DKMS did not follow). */
+    if (!loaded && installed && s->module_for_kernel == 0 && s->kernel_release) {
+        const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
+        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
+        cu_problems_add(out, "driver-module-missing", CU_SEV_ERROR,
+                        cu_xasprintf(_("The NVIDIA driver is installed, but no nvidia module is built for the running kernel %s."),
+                                     s->kernel_release),
+                        signed_pkg ? cu_xasprintf(_("Install the signed module package for this kernel (`sudo apt-get install %s`), then `sudo modprobe nvidia`; `cudaup repair` does both."),
+                                                  signed_pkg)
+                                   : cu_xstrdup(_("Build it for this kernel with DKMS (`sudo dkms autoinstall`; the kernel headers must be installed), then `sudo modprobe nvidia`; `cudaup repair` does both.")));
+    }
+
+    /* A module built here but unsigned, on a machine whose firmware checks signatures. */
+    if (!loaded && s->secure_boot == 1 && s->module_for_kernel == 1 && s->module_signed == 0) {
+        const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
+        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
+        const char *cert = row && row->mok_cert ? row->mok_cert : "/var/lib/dkms/mok.pub";
+        cu_problems_add(out, "driver-unsigned-secure-boot", CU_SEV_ERROR,
+                        cu_xasprintf(_("Secure Boot is on and the nvidia module %s is not signed, so the kernel refuses it (\"Key was rejected by service\")."),
+                                     s->module_path),
+                        signed_pkg ? cu_xasprintf(_("Install the module the distribution signed (`sudo apt-get install %s`); `cudaup repair` does it."), signed_pkg)
+                                   : cu_xasprintf(_("Rebuild it with DKMS so that DKMS signs it (`sudo dkms autoinstall`), queue DKMS's key for enrolment (`sudo mokutil --import %s`, with a one-time password you choose), reboot and enrol it in the blue MokManager screen. `cudaup repair` runs the first two and asks for the password on the terminal."),
+                                                  cert));
+    }
+
+    /* A flavor that does not drive a GPU here. */
+    if (loaded && s->flavor)
+        for (size_t i = 0; i < f->n_gpus; i++) {
+            const struct cu_gpu_info *g = &f->gpus[i];
+            const struct cu_drv_gen *gen = cu_drv_gen_for_cc(cat->driver, &g->cc);
+            bool open = strcmp(s->flavor, "open") == 0;
+            if (!gen || (open ? gen->open : gen->proprietary))
+                continue;
+            cu_problems_add(out, "driver-flavor-unsupported", CU_SEV_ERROR,
+                            cu_xasprintf(_("GPU %d (%s, %s) needs the %s kernel modules, but the %s ones are loaded, which do not drive it. Source: %s."),
+                                         g->index, g->name, gen->generation, open ? "proprietary" : "open",
+                                         s->flavor, gen->source),
+                            cu_xasprintf(_("Install the %s flavor: `cudaup install --driver %d-%s` (`cudaup repair` does it), then reboot."),
+                                         open ? "proprietary" : "open", branch, open ? "proprietary" : "open"));
+            break;
+        }
+
+    /* Not held, on a GPU whose last branch is this one or near: the next upgrade drops it. */
+    if (loaded && !s->pinned)
+        for (size_t i = 0; i < f->n_gpus; i++) {
+            const struct cu_gpu_info *g = &f->gpus[i];
+            const struct cu_drv_gen *gen = cu_drv_gen_for_cc(cat->driver, &g->cc);
+            if (!gen || !gen->branch_last || branch > gen->branch_last)
+                continue;
+            const struct cu_drv_pkg *row = cu_drv_row_for(f, cat, branch, s->flavor ? s->flavor : "proprietary");
+            CU_AUTOFREE char *cmd = pin_command(f, row, branch);
+            cu_problems_add(out, "driver-unpinned", CU_SEV_WARNING,
+                            cu_xasprintf(_("The driver's branch %d is not held: the next upgrade may bring a newer branch, and branch %d is the last that loads on GPU %d (%s, %s). Source: %s."),
+                                         branch, gen->branch_last, g->index, g->name, gen->generation, gen->source),
+                            cu_xasprintf(_("Hold the branch: `%s` (`cudaup repair` does it)."), cmd));
+            break;
+        }
+}
+
+void
+cu_drv_state_json(const struct cu_facts *f, json_t *drv)
+{
+    const struct cu_drv_state *s = f->drv;
+    char b[32];
+    if (!s)
+        return;
+    json_object_set_new(drv, "flavor", cu_json_str_or_null(s->flavor));
+    json_object_set_new(drv, "secure_boot", s->secure_boot < 0 ? json_null() : json_string(s->secure_boot ? "on" : "off"));
+    json_object_set_new(drv, "module_for_running_kernel", s->module_for_kernel < 0 ? json_null()
+                                                                                    : json_boolean(s->module_for_kernel));
+    json_object_set_new(drv, "library_version",
+                        s->lib_version.n ? json_string(cu_driver_version_format(&s->lib_version, b, sizeof(b))) : json_null());
+    json_object_set_new(drv, "kernel_release", cu_json_str_or_null(s->kernel_release));
+    json_object_set_new(drv, "module_signed", s->module_signed < 0 ? json_null() : json_boolean(s->module_signed));
+    json_object_set_new(drv, "pinned", json_boolean(s->pinned));
+    json_t *pk = json_array();
+    for (size_t i = 0; i < s->installed.n; i++)
+        json_array_append_new(pk, json_string(s->installed.v[i]));
+    json_object_set_new(drv, "packages", pk);
+    json_object_set_new(drv, "reboot_required", json_boolean(s->reboot_required));
+}
+
+void
+cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_problems *pr)
+{
+    static const char *const codes[] = {"no-driver", "driver-too-old", "driver-too-old-for-gpu", "nouveau", "no-libcuda"};
+    struct cu_drv_wish w = {NULL, NULL, NULL};
+    struct cu_drv_in in = {f, cat, &w};
+    struct cu_drv_plan *p = NULL;
+    for (size_t i = 0; i < pr->n; i++) {
+        bool hit = false;
+        for (size_t k = 0; k < CU_N_ELEMENTS(codes); k++)
+            hit |= strcmp(pr->v[i].code, codes[k]) == 0;
+        if (!hit)
+            continue;
+        if (!p)
+            p = cu_drv_choose(&in);
+        char *fix = NULL;
+        if (strcmp(p->action, "install") == 0) {
+            struct cu_buf b;
+            cu_buf_init(&b);
+            for (size_t k = 0; k < p->packages.n; k++)
+                cu_buf_printf(&b, "%s%s", k ? " " : "", p->packages.v[k]);
+            char vb[32];
+            fix = cu_xasprintf(_("Run `cudaup install`: it installs the NVIDIA driver branch %d (%s or newer, %s kernel modules) with %s (%s)%s%s, holds the branch, and says when to reboot. By hand: %s"),
+                               p->branch, cu_driver_version_format(&p->version, vb, sizeof(vb)), p->flavor, p->manager,
+                               b.data, strcmp(p->source, "nvidia") == 0 ? _(" from NVIDIA's repository") : "",
+                               p->blacklist_nouveau ? _(", blacklists nouveau") : "",
+                               strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);
+            cu_buf_fini(&b);
+        } else if (strcmp(p->action, "refuse") == 0) {
+            fix = cu_xasprintf(_("%s By hand: %s"), p->refusal,
+                               strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);
+        }
+        if (fix) {
+            free(pr->v[i].fix);
+            pr->v[i].fix = fix;
+        }
+    }
+    cu_drv_plan_free(p);
+}

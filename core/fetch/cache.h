@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The download cache shared by several runs: two installs into different prefixes, or cudaup on
+ * several machines with one --cache-dir on NFS.  Each archive of CACHE/archives is written by one
+ * run at a time: the run holds CACHE/archives/SHA256.lock (flock, which Linux's NFS client carries to
+ * the server as a lock on the whole file) from before it looks at the archive until it has renamed
+ * the checked download into place, and removes the lock file as it lets go.  Another run that wants the same archive waits for it, and then
+ * finds it whole in the cache (its bytes are hashed again as it reads them) or resumes what the
+ * first left.
+ */
+#ifndef CU_CACHE_H
+#define CU_CACHE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/base/error.h"
+#include "core/base/macros.h"
+
+/**
+ * Hold the archives @sha256[0..@n) of the cache @cache (its archives/ folder) for this run.  The locks are taken in
+ * the order of their checksums, so that two runs never wait for each other in a circle; an archive
+ * named twice is held once (@fds -1 for the second).  While another run holds one, a log line
+ * names it (@names[i]) and the run waits, checking @cancel every 0.1 s.
+ * @param fds  filled with the lock of each archive (-1: none); release each with cu_cache_release,
+ *             also on failure (those not taken are -1)
+ * @return CU_OK; CU_E_CANCELLED when @cancel was set while waiting; CU_E_IO when a lock file
+ *         cannot be made; CU_E_UNSAFE_PATH when one is a symbolic link
+ */
+CU_NODISCARD enum cu_status cu_cache_hold(const char *cache, const char *const *sha256, const char *const *names,
+                                          size_t n, const atomic_int *cancel, int *fds, struct cu_error *err);
+
+/** Let the archive @sha256 of @cache go and remove its lock file (a no-op for -1); *@fd becomes -1. */
+void cu_cache_release(const char *cache, const char *sha256, int *fd);
+
+#endif /* CU_CACHE_H */

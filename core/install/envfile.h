@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Environment variables for the active CUDA: STATE/env.sh and env.fish,
+ * and what sources them — a block between "# >>> cudaup >>>" and
+ * "# <<< cudaup <<<" in an rc file (scope user), /etc/profile.d/cudaup.sh
+ * (scope system).
+ *
+ * rc edits are atomic (temporary file beside the real target, rename),
+ * follow a symlinked rc file to its target, keep its mode and owner, leave
+ * every byte outside the block as it was, detect a concurrent edit, and keep
+ * the original in STATE/backups so that removing the block restores the file
+ * byte for byte when nobody else changed it.  Markers count only at the start
+ * of a line; a start without an end (or the reverse) is refused, not guessed.
+ */
+#ifndef CU_ENVFILE_H
+#define CU_ENVFILE_H
+
+#include <stdbool.h>
+
+#include "core/base/error.h"
+
+/** Write STATE/env.sh and STATE/env.fish for @cuda_home; unchanged files are not rewritten. */
+CU_NODISCARD enum cu_status cu_env_write_scripts(const char *state_dir, const char *cuda_home,
+                                                 bool *changed, struct cu_error *err);
+/** Remove env.sh and env.fish. */
+void cu_env_remove_scripts(const char *state_dir);
+
+/** Put (or refresh) the block that sources STATE/env.sh (env.fish for *.fish) into @rc. */
+/**
+ * What cu_rc_install would refuse, found before anything is changed: an rc file (or a link on
+ * the way to it) owned by another user, a folder, a block whose markers do not pair up.
+ * Errors: CU_E_UNSAFE_PATH, CU_E_INPUT, CU_E_USAGE, CU_E_IO.  A missing file is fine.
+ */
+CU_NODISCARD enum cu_status cu_rc_check(const char *rc, struct cu_error *err);
+
+CU_NODISCARD enum cu_status cu_rc_install(const char *rc, const char *state_dir, bool *changed,
+                                          struct cu_error *err);
+/** Take the block out of @rc again; restore the original bytes when nothing else changed. */
+CU_NODISCARD enum cu_status cu_rc_uninstall(const char *rc, const char *state_dir, bool *changed,
+                                            struct cu_error *err);
+/** Every rc file cudaup has a block in, from STATE/env-state.json; NULL-terminated, caller frees. */
+char **cu_rc_list(const char *state_dir);
+
+/** Write PROFILE_D/cudaup.sh sourcing STATE/env.sh; remove it. */
+CU_NODISCARD enum cu_status cu_profiled_install(const char *profile_d, const char *state_dir, bool *changed,
+                                                struct cu_error *err);
+CU_NODISCARD enum cu_status cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err);
+
+/**
+ * Scope conda for conda, mamba and micromamba environments: ENV/etc/conda/
+ * activate.d/cudaup.{sh,fish} set the variables, deactivate.d/cudaup.{sh,fish}
+ * put back what was there before.
+ */
+CU_NODISCARD enum cu_status cu_conda_hooks_install(const char *env_path, const char *state_dir,
+                                                   const char *cuda_home, bool *changed, struct cu_error *err);
+void cu_conda_hooks_remove(const char *env_path);
+
+/**
+ * Scope conda for a venv: a marked block at the end of ENV/bin/activate that
+ * sets the variables, and (bash, zsh) makes `deactivate` undo them.  Removed
+ * with cu_rc_uninstall like any rc block.
+ */
+CU_NODISCARD enum cu_status cu_venv_hook_install(const char *env_path, const char *state_dir,
+                                                 const char *cuda_home, bool *changed, struct cu_error *err);
+
+/** The text of the block for @state_dir (sh or fish), with @eol line ends. Caller frees. */
+char *cu_rc_block(const char *state_dir, bool fish, const char *eol);
+
+/** Quote @s for fish in single quotes. Caller frees. */
+char *cu_fish_quote(const char *s);
+
+/** The `home` of the venv at @env (its pyvenv.cfg: the folder of the Python it was made with), or NULL. */
+char *cu_venv_home(const char *env);
+
+/**
+ * The folder of the Python cudaup brought that the venv at @env was made with
+ * (".../cudaup/python/X.Y"), or NULL when it was made with another Python.
+ */
+char *cu_venv_brought_python(const char *env);
+
+#endif /* CU_ENVFILE_H */

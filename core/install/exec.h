@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The executor's context: what every installer's run() gets, and what it
+ * reports back (each step's outcome and whether it changed anything).
+ */
+#ifndef CU_EXEC_H
+#define CU_EXEC_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "core/base/error.h"
+#include "core/base/event.h"
+#include "core/fetch/net.h"
+#include "core/resolve/plan.h"
+
+struct cu_step_result {
+    char *installer;
+    char *action;
+    char *detail;
+    enum cu_status status;
+    bool changed;
+};
+
+struct cu_run_ctx {
+    const struct cu_plan *plan;
+    const struct cu_net *net;
+    const char *cache_dir;
+    unsigned jobs;
+    const atomic_int *cancel;
+    const struct cu_events *events;
+    const char *const *envp;
+    bool is_root;
+    const char *profile_d;   /* /etc/profile.d (CUDAUP_PROFILE_D in tests) */
+    /* The command holds PREFIX's lock (cu_prefix_lock) from its start to its end: every step
+     * runs under it, and the toolkit transaction does not take it again. */
+    bool prefix_locked;
+    /* what happened */
+    struct cu_step_result *results;
+    size_t n_results;
+    bool toolkit_changed, cudnn_changed;
+    char *python;            /* the environment's interpreter, once pyenv made it */
+};
+
+/** Record a step's outcome (copies the strings). */
+void cu_run_result(struct cu_run_ctx *ctx, const char *installer, const char *action, const char *detail,
+                   enum cu_status st, bool changed);
+void cu_run_ctx_fini(struct cu_run_ctx *ctx);
+/** Whether any step recorded in @ctx changed something. */
+bool cu_run_changed(const struct cu_run_ctx *ctx);
+
+/** Emit a log line as an event. */
+void cu_run_log(const struct cu_run_ctx *ctx, const char *installer, const char *fmt, ...) CU_PRINTF(3, 4);
+
+#endif /* CU_EXEC_H */

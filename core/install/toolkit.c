@@ -1,0 +1,1448 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#define CU_LOG_TAG "toolkit"
+#include "core/install/toolkit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/unpack/extract.h"
+#include "core/fetch/probe.h"
+#include "core/unpack/pyarchive.h"
+#include "core/unpack/runfile.h"
+#include "core/fetch/fetch.h"
+#include "core/base/fsutil.h"
+#include "core/base/hash.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/log.h"
+#include "core/base/mem.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
+#include "core/base/clock.h"
+#include "core/fetch/cache.h"
+
+/* ---- lock and leftovers ---------------------------------------------------------- */
+
+enum cu_status
+cu_prefix_lock(const char *prefix, int *out, struct cu_error *err)
+{
+    enum cu_status st = cu_mkdir_p(prefix, 0755, err);
+    if (st != CU_OK)
+        return st;
+    if ((st = cu_trusted_dir(prefix, err)) != CU_OK)
+        return st;
+    CU_AUTOFREE char *p = cu_path_join(prefix, ".cudaup.lock");
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ELOOP)
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s is a symbolic link; cudaup will not follow it (remove it and run again)"), p);
+    if (fd < 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot lock %s"), prefix);
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return cu_error_set(err, CU_E_BUSY, 0, _("Another cudaup is installing into %s right now"), prefix);
+        return cu_error_set(err, CU_E_IO, e, _("Cannot lock %s"), prefix);
+    }
+    *out = fd;
+    return CU_OK;
+}
+
+void
+cu_prefix_unlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}
+
+void
+cu_prefix_reconcile(const char *prefix)
+{
+    DIR *d = opendir(prefix);
+    struct dirent *de;
+    if (!d)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        CU_AUTOFREE char *p = cu_path_join(prefix, de->d_name);
+        struct cu_error err;
+        if (cu_str_has_prefix(de->d_name, ".cudaup-staging-")) {
+            cu_log_info(_("Removing %s, left by an interrupted run"), p);
+            if (cu_rm_rf(p, &err) != CU_OK)
+                cu_log_error_of(CU_LOG_WARN, &err);
+        } else if (strstr(de->d_name, ".cudaup-tmp-")) {
+            unlink(p);
+        }
+    }
+    closedir(d);
+}
+
+/* ---- the pipeline: downloads, and consumers that hash (and unpack) as bytes land ---- */
+
+struct tree;
+
+/*
+ * The CPUs, handed to decoders.  More decoders may be under way than there are CPUs, but only
+ * as many decode at once as there are CPUs: a decoder waiting for bytes that have not arrived
+ * hands its CPU on to one whose bytes have (on a shared link the archives arrive side by side,
+ * and no CPU should sit behind a download while another archive lies whole in the cache).  A
+ * free CPU goes to the waiting job nearest the front, the critical path first.
+ */
+struct cpus {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned free;
+    bool *waiting; /* by job index */
+};
+
+/* Whether a job nearer the front than @idx waits for a CPU (c->mu held). */
+static bool
+waits_before(const struct cpus *c, size_t idx)
+{
+    for (size_t i = 0; i < idx; i++)
+        if (c->waiting[i])
+            return true;
+    return false;
+}
+
+static void
+cpu_take(struct cpus *c, size_t idx)
+{
+    pthread_mutex_lock(&c->mu);
+    c->waiting[idx] = true;
+    while (c->free == 0 || waits_before(c, idx))
+        pthread_cond_wait(&c->cv, &c->mu);
+    c->waiting[idx] = false;
+    c->free--;
+    pthread_cond_broadcast(&c->cv); /* the next in line may take another free one */
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void
+cpu_give(struct cpus *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->free++;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Between two reads: give the CPU up to a job nearer the front that waits for one. */
+static void
+cpu_yield(struct cpus *c, size_t idx)
+{
+    pthread_mutex_lock(&c->mu);
+    bool before = waits_before(c, idx);
+    pthread_mutex_unlock(&c->mu);
+    if (before) {
+        cpu_give(c);
+        cpu_take(c, idx);
+    }
+}
+
+struct job {
+    const struct cu_plan_download *d;
+    struct tree *place_into; /* install: move the unpacked files into the new tree as soon as they are checked */
+    char *final, *partial;
+    int lock; /* this run's hold on the archive in the cache (core/cache.h); -1: none */
+    bool cached;
+    struct cu_stream stream;
+    bool stream_open;
+    char *staging; /* unpack here; NULL: only hash */
+    struct cu_extract_result res;
+    struct cu_error result;
+    const struct cu_run_ctx *ctx;
+    atomic_int *stop;
+    const char *installer;
+    uint64_t have;    /* cached: the file's size */
+    unsigned threads; /* xz decoder threads (a multi-block stream uses them) */
+    bool ahead;       /* decode on a thread of its own, ahead of the unpacking */
+    struct cpus *cpus; /* NULL: run without asking for a CPU */
+    size_t idx;        /* this job's place in the line */
+    int64_t wait_bytes, wait_cpu; /* microseconds, for the log */
+};
+
+struct hashing_reader {
+    struct cu_stream *s;
+    struct cu_sha256 h;
+    uint64_t n;
+    bool stale;
+    struct job *j;
+};
+
+static ssize_t
+hr_read(void *ud, void *buf, size_t len)
+{
+    struct hashing_reader *r = ud;
+    struct job *j = r->j;
+    ssize_t n;
+    if (!cu_stream_ready(r->s)) {
+        /* Waiting for the download: the CPU goes to a decoder that has bytes. */
+        int64_t t0 = cu_mono_us();
+        if (j->cpus)
+            cpu_give(j->cpus);
+        n = cu_stream_read(r->s, buf, len);
+        int64_t t1 = cu_mono_us();
+        if (j->cpus)
+            cpu_take(j->cpus, j->idx);
+        j->wait_bytes += t1 - t0;
+        j->wait_cpu += cu_mono_us() - t1;
+    } else {
+        if (j->cpus) {
+            int64_t t0 = cu_mono_us();
+            cpu_yield(j->cpus, j->idx);
+            j->wait_cpu += cu_mono_us() - t0;
+        }
+        n = cu_stream_read(r->s, buf, len);
+    }
+    if (n > 0) {
+        cu_sha256_update(&r->h, buf, (size_t)n);
+        r->n += (uint64_t)n;
+    } else if (n == -ESTALE) {
+        r->stale = true;
+    }
+    return n;
+}
+
+struct unpack_progress {
+    const struct job *j;
+};
+
+static void
+unpack_progress(void *ud, uint64_t bytes)
+{
+    const struct job *j = ud;
+    struct cu_event e = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
+                         .phase = "unpack", .done = bytes, .total = 0};
+    cu_emit(j->ctx->events, &e);
+}
+
+static enum cu_status place_job(struct tree *t, const struct job *j, struct cu_error *err);
+
+static void
+run_job(struct job *j)
+{
+    struct cu_error e;
+    enum cu_status st = CU_OK;
+    struct hashing_reader hr;
+    char sha[65] = "";
+
+    cu_error_clear(&j->result);
+    for (int round = 0;; round++) {
+        cu_stream_rewind(&j->stream);
+        memset(&hr, 0, sizeof(hr));
+        hr.s = &j->stream;
+        hr.j = j;
+        if (cu_sha256_init(&hr.h, &j->result) != CU_OK)
+            goto fail;
+        cu_error_clear(&e);
+        if (j->staging && !j->d->runfile_layout) { /* a runfile is read once it is whole (below) */
+            if (cu_rm_rf(j->staging, &j->result) != CU_OK || cu_mkdir_p(j->staging, 0755, &j->result) != CU_OK) {
+                cu_sha256_fini(&hr.h);
+                goto fail;
+            }
+            int dfd = open(j->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd < 0) {
+                cu_error_set(&j->result, CU_E_IO, errno, _("Cannot open %s"), j->staging);
+                cu_sha256_fini(&hr.h);
+                goto fail;
+            }
+            const char *base = strrchr(j->d->relative_path, '/');
+            struct cu_pyfull pf = {0};
+            struct cu_extract_opts o = {
+                .dirfd = dfd,
+                .what = base ? base + 1 : j->d->relative_path,
+                .gzip = cu_str_has_suffix(j->d->relative_path, ".tar.gz") || cu_str_has_suffix(j->d->relative_path, ".tgz"),
+                .zstd = cu_str_has_suffix(j->d->relative_path, ".tar.zst"),
+                .rename = cu_pyarchive_is_full(j->d->archive_layout) ? cu_pyfull_rename : NULL,
+                .rename_ud = &pf,
+                .threads = j->threads,
+                .ahead = j->ahead,
+                .cancel = j->stop,
+                .progress = unpack_progress,
+                .userdata = j,
+            };
+            cu_extract_result_fini(&j->res);
+            st = cu_extract(&o, hr_read, &hr, &j->res, &e);
+            cu_pyfull_fini(&pf);
+            close(dfd);
+        } else {
+            unsigned char buf[1 << 16];
+            ssize_t n;
+            while ((n = hr_read(&hr, buf, sizeof(buf))) > 0)
+                ;
+            st = n == 0 ? CU_OK : CU_E_NETWORK;
+            if (n < 0 && n != -ESTALE)
+                cu_error_set(&e, n == -ECANCELED ? CU_E_CANCELLED : CU_E_NETWORK, 0, "%s", _("Interrupted"));
+        }
+        if (hr.stale && round < 8) {
+            cu_sha256_fini(&hr.h);
+            continue; /* the download started over from byte 0 */
+        }
+        break;
+    }
+    /* What arrived first: a download that was not the file is deleted, whatever else happened. */
+    struct cu_error wres;
+    cu_stream_wait(&j->stream, &wres);
+    if (wres.code == CU_E_CHECKSUM) {
+        cu_sha256_fini(&hr.h);
+        j->result = wres;
+        unlink(j->partial); /* what arrived is not the file: never resume from it */
+        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
+        unlink(meta);
+        goto fail;
+    }
+    /*
+     * The archive was not read to its end (cu_extract reads on after its own errors, the
+     * disk's included, so this is the others stopping us, or the user).  Nothing is known
+     * of these bytes: they stay for the next run, never judged by a hash of part of them.
+     */
+    if ((hr.n < j->d->size || j->d->size_unknown) &&
+        (atomic_load(j->stop) || st == CU_E_CANCELLED || e.code == CU_E_CANCELLED)) {
+        cu_sha256_fini(&hr.h);
+        cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
+        goto fail;
+    }
+    cu_sha256_final(&hr.h, sha);
+    cu_sha256_fini(&hr.h);
+
+    if (atomic_load(j->stop) && (wres.code == CU_E_CANCELLED || st == CU_E_CANCELLED)) {
+        cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
+        goto fail;
+    }
+    if (wres.code != CU_OK) {
+        j->result = wres;
+        goto fail;
+    }
+    if ((!j->d->size_unknown && hr.n != j->d->size) || strcmp(sha, j->d->sha256) != 0) {
+        const char *base = strrchr(j->d->relative_path, '/');
+        if (j->d->size_unknown)
+            cu_error_set(&j->result, CU_E_CHECKSUM, 0,
+                         _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %.16s...); the file was deleted"),
+                         base ? base + 1 : j->d->relative_path, (unsigned long long)hr.n, sha, j->d->sha256);
+        else
+            cu_error_set(&j->result, CU_E_CHECKSUM, 0,
+                         _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %llu bytes, %.16s...); the file was deleted"),
+                         base ? base + 1 : j->d->relative_path, (unsigned long long)hr.n, sha,
+                         (unsigned long long)j->d->size, j->d->sha256);
+        unlink(j->partial);
+        unlink(j->final);
+        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
+        unlink(meta);
+        goto fail;
+    }
+    if (st != CU_OK) {
+        j->result = e; /* the published archive itself is bad: a hostile or broken archive */
+        goto fail;
+    }
+    if (j->staging) {
+        /* This archive is checked and unpacked: the front ends count it towards the whole. */
+        struct cu_event ue = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
+                              .phase = "unpacked", .done = hr.n, .total = hr.n};
+        cu_emit(j->ctx->events, &ue);
+    }
+    if (!j->cached) {
+        if (rename(j->partial, j->final) != 0) {
+            cu_error_set(&j->result, CU_E_IO, errno, _("Cannot keep %s in the cache"), j->final);
+            goto fail;
+        }
+        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
+        unlink(meta);
+    }
+    if (j->staging && j->d->runfile_layout) {
+        const char *rb = strrchr(j->d->relative_path, '/');
+        cu_extract_result_fini(&j->res);
+        if (cu_runfile_stage(j->final, rb ? rb + 1 : j->d->relative_path, j->d->sha256, j->d->runfile_layout,
+                             j->staging, j->ctx->plan->components, j->stop, &j->res, &j->result) != CU_OK)
+            goto fail;
+    }
+    /* No serial tail: this component goes into the new tree now, while the others still arrive. */
+    if (j->place_into && place_job(j->place_into, j, &j->result) != CU_OK)
+        goto fail;
+    return;
+fail:
+    atomic_store(j->stop, 1);
+}
+
+struct pool {
+    struct job *jobs;
+    size_t n;
+    pthread_mutex_t mu;
+    size_t next;
+    atomic_size_t finished;
+    struct cpus *cpus;
+    int64_t t0; /* microseconds: when the pipeline started, for the log */
+};
+
+static void *
+worker(void *arg)
+{
+    struct pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            break;
+        struct job *j = &p->jobs[i];
+        struct timespec c0, c1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+        int64_t begin = cu_mono_us();
+        if (p->cpus)
+            cpu_take(p->cpus, i);
+        j->wait_cpu = cu_mono_us() - begin;
+        run_job(j);
+        cu_cache_release(j->ctx->cache_dir, j->d->sha256, &j->lock); /* kept, or given up: another run may have it */
+        if (p->cpus)
+            cpu_give(p->cpus);
+        int64_t end = cu_mono_us();
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        if (j->result.code == CU_OK)
+            cu_log_debug("%s: from %.2f s to %.2f s: %.2f s of CPU on its unpacking thread, %.2f s waiting for bytes, %.2f s for a CPU",
+                         j->d->component, (double)(begin - p->t0) / 1e6, (double)(end - p->t0) / 1e6,
+                         (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9,
+                         (double)j->wait_bytes / 1e6, (double)j->wait_cpu / 1e6);
+        atomic_fetch_add(&p->finished, 1);
+    }
+    return NULL;
+}
+
+static int
+by_size_desc(const void *a, const void *b)
+{
+    const struct job *x = a, *y = b;
+    return (x->d->size < y->d->size) - (x->d->size > y->d->size);
+}
+
+static void
+jobs_fini(struct job *jobs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].stream_open)
+            cu_stream_fini(&jobs[i].stream);
+        cu_cache_release(jobs[i].ctx->cache_dir, jobs[i].d->sha256, &jobs[i].lock);
+        free(jobs[i].final);
+        free(jobs[i].partial);
+        free(jobs[i].staging);
+        cu_extract_result_fini(&jobs[i].res);
+    }
+    free(jobs);
+}
+
+/*
+ * Fetch and consume @n downloads; jobs[i].staging set means unpack.  The
+ * caller owns *jobs_out (jobs_fini) in the order largest first.  On a failure,
+ * *@culprit (when given) names the installer whose archive failed ("cuda",
+ * "cudnn", "python").
+ */
+static enum cu_status
+pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
+         const char *staging_root, struct tree *place_into, struct job **jobs_out, const char **culprit,
+         struct cu_error *err)
+{
+    struct job *jobs = cu_xcalloc(n + 1, sizeof(*jobs));
+    atomic_int stop = 0;
+    enum cu_status st = CU_OK;
+    CU_AUTOFREE char *cache = cu_path_join(ctx->cache_dir, "archives");
+
+    *jobs_out = NULL;
+    if ((st = cu_mkdir_p(cache, 0755, err)) != CU_OK) {
+        free(jobs);
+        return st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = &jobs[i];
+        j->d = dl[i];
+        j->ctx = ctx;
+        j->stop = &stop;
+        j->installer = cu_product_name(dl[i]->product);
+        j->lock = -1;
+        const char *ext = strstr(dl[i]->relative_path, ".tar.");
+        j->final = cu_xasprintf("%s/%s%s", cache, dl[i]->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
+        j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
+        if (staging_root)
+            j->staging = cu_xasprintf("%s/c/%s", staging_root, dl[i]->component);
+        j->place_into = place_into;
+    }
+    qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
+
+    /* Another run sharing the cache may be fetching the same archives: wait for it (core/cache.h). */
+    const char **sha = cu_xcalloc(n + 1, sizeof(*sha)), **name = cu_xcalloc(n + 1, sizeof(*name));
+    int *lock = cu_xcalloc(n + 1, sizeof(*lock));
+    for (size_t i = 0; i < n; i++) {
+        sha[i] = jobs[i].d->sha256;
+        name[i] = jobs[i].d->component;
+    }
+    st = cu_cache_hold(ctx->cache_dir, sha, name, n, ctx->cancel, lock, err);
+    for (size_t i = 0; i < n; i++)
+        jobs[i].lock = lock[i];
+    free(sha);
+    free(name);
+    free(lock);
+
+    /* What the cache holds whole is read from there; every other archive is asked for (core/probe.h)
+     * before the first byte of any is fetched, so that all that are missing are named at once. */
+    struct cu_probe_item *probes = cu_xcalloc(n + 1, sizeof(*probes));
+    size_t n_probes = 0;
+    for (size_t i = 0; i < n && st == CU_OK; i++) {
+        struct job *j = &jobs[i];
+        struct stat sb;
+        /* A file of unknown size is in the cache only after its hash matched (run_job renames it there). */
+        j->cached = stat(j->final, &sb) == 0 && (j->d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == j->d->size);
+        j->have = j->cached ? (uint64_t)sb.st_size : j->d->size;
+        if (j->cached) /* whole and only read: another run may use it meanwhile */
+            cu_cache_release(ctx->cache_dir, j->d->sha256, &j->lock);
+        else
+            probes[n_probes++] = (struct cu_probe_item){.url = j->d->url, .name = j->d->component, .size = j->d->size,
+                                                        .size_is_limit = j->d->size_unknown};
+    }
+    if (st == CU_OK && (st = cu_probe_run(ctx->net, probes, n_probes, ctx->jobs ? ctx->jobs : 1, ctx->cancel, err)) != CU_OK) {
+        size_t n_failed = 0;
+        bool py = false;
+        for (size_t i = 0; i < n_probes; i++) {
+            if (probes[i].verdict < CU_PROBE_MISSING)
+                continue;
+            n_failed++;
+            py |= strcmp(probes[i].name, "python") == 0;
+            for (size_t k = 0; k < n && culprit && !*culprit; k++)
+                if (strcmp(jobs[k].d->component, probes[i].name) == 0)
+                    *culprit = jobs[k].installer;
+        }
+        cu_download_advise(ctx->net, st, py, n_failed, err);
+    }
+    free(probes);
+
+    struct cu_fetch_item *items = cu_xcalloc(n + 1, sizeof(*items));
+    size_t n_items = 0;
+    for (size_t i = 0; i < n && st == CU_OK; i++) {
+        struct job *j = &jobs[i];
+        const char *path = j->cached ? j->final : j->partial;
+        if (!j->cached) {
+            int fd = open(j->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            if (fd < 0) {
+                st = cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), j->partial);
+                break;
+            }
+            close(fd);
+        }
+        if ((st = cu_stream_init(&j->stream, path, &stop, err)) != CU_OK)
+            break;
+        j->stream_open = true;
+        if (j->cached) {
+            cu_stream_advance(&j->stream, j->have);
+            cu_stream_finish(&j->stream, NULL);
+            struct cu_event e = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
+                                 .phase = "cached", .done = j->have, .total = j->have};
+            cu_emit(ctx->events, &e);
+        } else {
+            items[n_items++] = (struct cu_fetch_item){.url = j->d->url, .name = j->d->component,
+                                                      .installer = j->installer, .size = j->d->size,
+                                                      .size_is_limit = j->d->size_unknown,
+                                                      .partial = j->partial, .stream = &j->stream};
+        }
+    }
+    if (st != CU_OK) {
+        free(items);
+        jobs_fini(jobs, n);
+        return st;
+    }
+
+    struct pool p = {.jobs = jobs, .n = n, .next = 0, .t0 = cu_mono_us()};
+    pthread_mutex_init(&p.mu, NULL);
+    /*
+     * A decoder for each download under way (ctx->jobs at once), so that each archive is decoded
+     * as it arrives; but decoding is CPU work, and no more decode at once than the CPUs this
+     * process may use (struct cpus).
+     */
+    unsigned cpus = cu_cpu_count();
+    unsigned nthreads = ctx->jobs ? ctx->jobs : 1;
+    if (nthreads > n)
+        nthreads = (unsigned)n;
+    unsigned at_once = nthreads < cpus ? nthreads : cpus;
+    struct cpus pool_cpus = {.free = at_once};
+    if (nthreads > cpus) {
+        pthread_mutex_init(&pool_cpus.mu, NULL);
+        pthread_cond_init(&pool_cpus.cv, NULL);
+        pool_cpus.waiting = cu_xcalloc(n + 1, sizeof(bool));
+        p.cpus = &pool_cpus;
+    }
+    /* The largest archive is the critical path: its decoder may use every CPU when its xz stream
+     * has several blocks; the others share what is left. */
+    unsigned share = at_once > 1 ? cpus / at_once : cpus;
+    /*
+     * Decoding ahead on a thread of its own pays where a core is free for it: with fewer decoders
+     * than CPUs, the unpacking and writing of each archive overlap its decoding (12% faster with
+     * one decoder on two cores).  With a decoder on every CPU, the threads of the others only take
+     * turns and the hand-over costs CPU (6% slower on the full-size plan when all decode ahead);
+     * but the largest archive's decoding is the critical path, and taking its writes off that
+     * thread pays there too (full-size plan 10% faster, a shared 50 MiB/s link 3%, even elsewhere;
+     * scripts/bench-install --ab, README).  CUDAUP_DECODE_AHEAD=1 or 0 (README "Settings"): every
+     * archive, or none.
+     */
+    const char *da = getenv("CUDAUP_DECODE_AHEAD");
+    bool forced = da && (strcmp(da, "0") == 0 || strcmp(da, "1") == 0);
+    bool ahead = forced ? strcmp(da, "1") == 0 : cpus > nthreads;
+    bool ahead_first = forced ? ahead : cpus > 1;
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].threads = i == 0 ? cpus : share > 0 ? share : 1;
+        jobs[i].ahead = ahead || (i == 0 && ahead_first);
+        jobs[i].cpus = p.cpus;
+        jobs[i].idx = i;
+    }
+    cu_log_debug("%u decoders, at most %u decoding at once on %u CPUs; the largest archive's may use %u threads; decoding %s",
+                 nthreads, at_once, cpus, cpus,
+                 ahead         ? "ahead of the unpacking, on a thread of its own"
+                 : ahead_first ? "the largest archive ahead of its unpacking, on a thread of its own; the others on the unpacking thread"
+                               : "on the unpacking thread");
+    pthread_t *th = cu_xcalloc(nthreads + 1, sizeof(*th));
+    unsigned started = 0;
+    for (unsigned i = 0; i < nthreads; i++)
+        if (pthread_create(&th[i], NULL, worker, &p) == 0)
+            started++;
+    if (started == 0)
+        worker(&p); /* no threads to be had: do it here, serially */
+
+    struct cu_error ferr;
+    cu_error_clear(&ferr);
+    enum cu_status fst = cu_fetch_run(ctx->net, items, n_items, ctx->jobs ? ctx->jobs : 1, ctx->cancel,
+                                      ctx->events, &ferr);
+    if (fst != CU_OK)
+        atomic_store(&stop, 1);
+    while (atomic_load(&p.finished) < n) {
+        if (ctx->cancel && atomic_load(ctx->cancel))
+            atomic_store(&stop, 1);
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&p.mu);
+    if (p.cpus) {
+        pthread_cond_destroy(&pool_cpus.cv);
+        pthread_mutex_destroy(&pool_cpus.mu);
+        free(pool_cpus.waiting);
+    }
+    bool py_failed = false; /* the nodes' Python, not NVIDIA's archive: other advice */
+    const char *fetch_culprit = NULL;
+    for (size_t k = 0; k < n_items; k++) {
+        py_failed |= items[k].result.code != CU_OK && strcmp(items[k].name, "python") == 0;
+        if (!fetch_culprit && items[k].result.code != CU_OK && items[k].result.code != CU_E_CANCELLED)
+            fetch_culprit = items[k].installer;
+    }
+    free(items);
+
+    /* One sentence: the user's interrupt, else the first real failure. */
+    if (ctx->cancel && atomic_load(ctx->cancel)) {
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+    } else {
+        for (size_t i = 0; i < n && st == CU_OK; i++)
+            if (jobs[i].result.code != CU_OK && jobs[i].result.code != CU_E_CANCELLED) {
+                *err = jobs[i].result;
+                st = err->code;
+                if (culprit)
+                    *culprit = jobs[i].installer;
+            }
+        if (st == CU_OK && fst != CU_OK) {
+            *err = ferr;
+            st = fst;
+            if (culprit)
+                *culprit = fetch_culprit;
+        }
+    }
+    if (st == CU_E_NETWORK)
+        cu_download_advise(ctx->net, st, py_failed, 1, err);
+    if (st != CU_OK) {
+        jobs_fini(jobs, n);
+        return st;
+    }
+    *jobs_out = jobs;
+    return CU_OK;
+}
+
+/* ---- building the new tree ---------------------------------------------------------------- */
+
+struct tree {
+    int fd; /* the new tree */
+    struct cu_record *rec;
+    size_t cap;
+    struct cu_error *err;
+    const struct cu_plan *plan;   /* for the order of names in messages */
+    pthread_mutex_t mu;           /* workers place their components as each is done */
+    bool placing;                 /* mu is initialised */
+};
+
+static struct cu_record_file *
+tree_add(struct tree *t, const char *path)
+{
+    if (t->rec->n_files == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 256;
+        t->rec->files = cu_xreallocarray(t->rec->files, t->cap, sizeof(*t->rec->files));
+    }
+    struct cu_record_file *f = &t->rec->files[t->rec->n_files++];
+    memset(f, 0, sizeof(*f));
+    f->path = cu_xstrdup(path);
+    return f;
+}
+
+static const struct cu_record_file *
+tree_find(const struct tree *t, const char *path)
+{
+    for (size_t i = t->rec->n_files; i-- > 0;)
+        if (strcmp(t->rec->files[i].path, path) == 0)
+            return &t->rec->files[i];
+    return NULL;
+}
+
+static void
+split(const char *path, char **dir, const char **base)
+{
+    const char *s = strrchr(path, '/');
+    *dir = s ? cu_xstrndup(path, (size_t)(s - path)) : cu_xstrdup("");
+    *base = s ? s + 1 : path;
+}
+
+static int
+by_path(const void *a, const void *b)
+{
+    return strcmp(((const struct cu_record_file *)a)->path, ((const struct cu_record_file *)b)->path);
+}
+
+/* What is left of a run's staging folder goes; it failing to go is only worth a warning. */
+static void
+remove_staging(const char *staging)
+{
+    struct cu_error e;
+    if (staging && cu_rm_rf(staging, &e) != CU_OK)
+        cu_log_error_of(CU_LOG_WARN, &e);
+}
+
+static size_t
+plan_index(const struct cu_plan *p, const char *component)
+{
+    for (size_t i = 0; i < p->n_downloads; i++)
+        if (strcmp(p->downloads[i].component, component) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+/* Move one unpacked entry of @component from its staging folder into the tree. */
+static enum cu_status
+place(struct tree *t, int sfd, const char *component, const struct cu_extract_file *f)
+{
+    enum cu_status st;
+    /* The archive's own top-level files (LICENSE, README) would collide across components. */
+    CU_AUTOFREE char *dest = strchr(f->path, '/') || f->type == CU_FILE_DIR
+                                 ? cu_xstrdup(f->path)
+                                 : cu_xasprintf("licenses/%s/%s", component, f->path);
+    CU_AUTOFREE char *ddir = NULL, *sdir = NULL;
+    const char *dbase, *sbase;
+    int dfd = -1, srcfd = -1;
+
+    if (f->type == CU_FILE_DIR) {
+        if ((st = cu_openat_dir(t->fd, dest, true, &dfd, t->err)) != CU_OK)
+            return st;
+        close(dfd);
+        if (!tree_find(t, dest)) {
+            struct cu_record_file *r = tree_add(t, dest);
+            r->type = 'd';
+            r->mode = 0755;
+            r->component = cu_xstrdup(component);
+        }
+        return CU_OK;
+    }
+    split(dest, &ddir, &dbase);
+    split(f->path, &sdir, &sbase);
+    if ((st = cu_openat_dir(t->fd, ddir, true, &dfd, t->err)) != CU_OK)
+        return st;
+    struct stat sb;
+    if (fstatat(dfd, dbase, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+        const struct cu_record_file *old = tree_find(t, dest);
+        bool same = old && old->type == f->type && strcmp(old->sha256, f->sha256) == 0;
+        close(dfd);
+        if (same)
+            return CU_OK; /* the same bytes from two components: keep one */
+        /* Named in plan order, whichever was placed first (workers place as they finish).  A folder
+         * made for another component's files belongs to that component. */
+        const char *a = old && old->component ? old->component : NULL, *b = component;
+        size_t dl = strlen(dest);
+        for (size_t i = 0; !a && i < t->rec->n_files; i++)
+            if (strncmp(t->rec->files[i].path, dest, dl) == 0 && t->rec->files[i].path[dl] == '/')
+                a = t->rec->files[i].component;
+        if (!a)
+            a = "?";
+        if (t->plan && plan_index(t->plan, b) < plan_index(t->plan, a)) {
+            const char *x = a;
+            a = b;
+            b = x;
+        }
+        return cu_error_set(t->err, CU_E_ARCHIVE, 0,
+                            _("The components %s and %s both install %s, with different contents"), a, b, dest);
+    }
+    if ((st = cu_openat_dir(sfd, sdir, false, &srcfd, t->err)) != CU_OK) {
+        close(dfd);
+        return st;
+    }
+    if (renameat(srcfd, sbase, dfd, dbase) != 0) {
+        st = cu_error_set(t->err, CU_E_IO, errno, _("Cannot move %s into place"), dest);
+        close(srcfd);
+        close(dfd);
+        return st;
+    }
+    close(srcfd);
+    close(dfd);
+    struct cu_record_file *r = tree_add(t, dest);
+    r->type = f->type;
+    r->mode = f->mode;
+    r->size = f->size;
+    memcpy(r->sha256, f->sha256, sizeof(r->sha256));
+    r->target = cu_xstrdup(f->target);
+    r->component = cu_xstrdup(component);
+    return CU_OK;
+}
+
+/* A worker's finished component, into the new tree: one worker at a time. */
+static enum cu_status
+place_job(struct tree *t, const struct job *j, struct cu_error *err)
+{
+    enum cu_status st = CU_OK;
+    pthread_mutex_lock(&t->mu);
+    struct cu_error *saved = t->err;
+    t->err = err;
+    int sfd = open(j->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sfd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), j->staging);
+    } else {
+        for (size_t k = 0; k < j->res.n && st == CU_OK; k++)
+            st = place(t, sfd, j->d->component, &j->res.files[k]);
+        close(sfd);
+    }
+    t->err = saved;
+    pthread_mutex_unlock(&t->mu);
+    return st;
+}
+
+/* Bring a kept component's files over from the old tree: hard links, no copies. */
+static enum cu_status
+keep(struct tree *t, int oldfd, const struct cu_record_file *f)
+{
+    enum cu_status st;
+    CU_AUTOFREE char *dir = NULL;
+    const char *base;
+    int dfd = -1, sfd = -1;
+
+    split(f->path, &dir, &base);
+    if (f->type == 'd') {
+        if ((st = cu_openat_dir(t->fd, f->path, true, &dfd, t->err)) != CU_OK)
+            return st;
+        close(dfd);
+    } else {
+        if ((st = cu_openat_dir(t->fd, dir, true, &dfd, t->err)) != CU_OK)
+            return st;
+        if ((st = cu_openat_dir(oldfd, dir, false, &sfd, t->err)) != CU_OK) {
+            close(dfd);
+            return st;
+        }
+        int r = f->type == 'l' ? symlinkat(f->target, dfd, base) : linkat(sfd, base, dfd, base, 0);
+        if (r != 0 && errno != EEXIST)
+            st = cu_error_set(t->err, CU_E_IO, errno, _("Cannot carry %s over"), f->path);
+        close(sfd);
+        close(dfd);
+        if (st != CU_OK)
+            return st;
+    }
+    struct cu_record_file *n = tree_add(t, f->path);
+    n->type = f->type;
+    n->mode = f->mode;
+    n->size = f->size;
+    memcpy(n->sha256, f->sha256, sizeof(n->sha256));
+    n->target = cu_xstrdup(f->target);
+    n->component = cu_xstrdup(f->component);
+    return CU_OK;
+}
+
+static enum cu_status
+write_own_files(struct tree *t, const struct cu_plan *p, const char *tree_path)
+{
+    enum cu_status st;
+    char buf[32];
+    /* lib64 -> lib, as the runfile installs it. */
+    struct stat sb;
+    if (fstatat(t->fd, "lib", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode) &&
+        fstatat(t->fd, "lib64", &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (symlinkat("lib", t->fd, "lib64") != 0)
+            return cu_error_set(t->err, CU_E_IO, errno, _("Cannot create lib64"));
+        struct cu_record_file *f = tree_add(t, "lib64");
+        f->type = 'l';
+        f->mode = 0777;
+        f->size = 3;
+        f->target = cu_xstrdup("lib");
+        cu_sha256_hex("lib", 3, f->sha256);
+        f->component = cu_xstrdup("cudaup");
+    }
+    /* version.json in the runfile's shape, so other tools recognise the install. */
+    json_t *v = json_object(), *cuda = json_object();
+    json_object_set_new(cuda, "name", json_string("CUDA SDK"));
+    json_object_set_new(cuda, "version", json_string(cu_version_format(&p->cuda, 0, buf, sizeof(buf))));
+    json_object_set_new(v, "cuda", cuda);
+    for (size_t i = 0; i < t->rec->n_components; i++) {
+        const struct cu_record_component *c = &t->rec->components[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(c->title ? c->title : c->name));
+        json_object_set_new(o, "version", cu_json_str_or_null(c->version));
+        json_object_set_new(v, c->name, o);
+    }
+    char *text = json_dumps(v, JSON_INDENT(3) | JSON_PRESERVE_ORDER);
+    json_decref(v);
+    CU_AUTOFREE char *vp = cu_path_join(tree_path, "version.json");
+    size_t len = strlen(text);
+    st = cu_write_file_atomic(vp, text, len, 0644, t->err);
+    if (st == CU_OK) {
+        struct cu_record_file *f = tree_add(t, "version.json");
+        f->type = 'f';
+        f->mode = 0644;
+        f->size = len;
+        cu_sha256_hex(text, len, f->sha256);
+        f->component = cu_xstrdup("cudaup");
+    }
+    free(text);
+    return st;
+}
+
+static char *
+now_iso(const char *const *envp)
+{
+    char buf[32];
+    time_t t = cu_now(envp);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return cu_xstrdup(buf);
+}
+
+/* Point PREFIX/cuda at cuda-X.Y; a real folder there is left alone. */
+static enum cu_status
+link_active(const struct cu_run_ctx *ctx, bool *changed, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    CU_AUTOFREE char *link = cu_path_join(p->prefix, "cuda");
+    const char *name = strrchr(p->cuda_path, '/') + 1;
+    char cur[4096];
+    struct stat sb;
+    *changed = false;
+    if (lstat(link, &sb) == 0 && !S_ISLNK(sb.st_mode)) {
+        cu_run_log(ctx, "cuda", _("%s is a folder, not a link; it was left as it is"), link);
+        return CU_OK;
+    }
+    ssize_t n = readlink(link, cur, sizeof(cur) - 1);
+    if (n >= 0) {
+        cur[n] = '\0';
+        if (strcmp(cur, name) == 0 || strcmp(cur, p->cuda_path) == 0)
+            return CU_OK;
+    }
+    *changed = true;
+    return cu_symlink_replace(name, link, err);
+}
+
+static bool
+in_list(char *const *v, const char *s)
+{
+    for (; v && *v; v++)
+        if (strcmp(*v, s) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * What is already at @path: nothing (*exists false), or a folder cudaup installed, with its record in
+ * *old.  A link to, or a copy owned by, someone else is never adopted; a folder without a record is
+ * refused with the sentence @not_ours.
+ */
+static enum cu_status
+adopt_existing(const char *path, bool python, const char *not_ours, bool *exists, struct cu_record **old,
+               struct cu_error *err)
+{
+    struct stat sb;
+    enum cu_status st;
+    *old = NULL;
+    *exists = lstat(path, &sb) == 0;
+    if (!*exists)
+        return CU_OK;
+    if ((st = cu_trusted_dir(path, err)) != CU_OK)
+        return st;
+    st = python ? cu_record_load_python(path, old, err) : cu_record_load(path, old, err);
+    if (st == CU_E_NOT_FOUND)
+        return cu_error_set(err, CU_E_UNSUPPORTED, 0, "%s", not_ours);
+    if (st != CU_OK)
+        cu_error_prefix(err, _("%s has a damaged record; run `cudaup repair` or remove the folder"), path);
+    return st;
+}
+
+enum cu_status
+cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    struct cu_record *old = NULL;
+    enum cu_status st;
+    int lockfd = -1, oldfd = -1;
+    CU_AUTOFREE char *staging = NULL;
+    CU_AUTOFREE char *tree_path = NULL;
+    CU_AUTOFREE char *not_ours = NULL;
+    struct job *jobs = NULL;
+    size_t n_need = 0;
+    const struct cu_plan_download **need = cu_xcalloc(p->n_downloads + 1, sizeof(*need));
+    bool *kept = cu_xcalloc(p->n_downloads + 1, sizeof(bool));
+    struct tree t = {.fd = -1, .err = err};
+    char mm[16], detail[512];
+    bool link_changed = false;
+    const char *culprit = NULL;
+
+    cu_plan_cuda_mm(p, mm, sizeof(mm));
+    /* What the step does, not the path the heading already names (a bare "cuda: PATH" said nothing). */
+    char v1[32], v2[32];
+    if (p->has_cudnn)
+        snprintf(detail, sizeof(detail), ngettext_("CUDA %s and cuDNN %s, from %zu archive", "CUDA %s and cuDNN %s, from %zu archives", p->n_downloads), cu_version_format(&p->cuda, 0, v1, sizeof(v1)),
+                 p->cudnn_full ? p->cudnn_full : cu_version_format(&p->cudnn, 0, v2, sizeof(v2)), p->n_downloads);
+    else
+        snprintf(detail, sizeof(detail), ngettext_("CUDA %s, from %zu archive", "CUDA %s, from %zu archives", p->n_downloads), cu_version_format(&p->cuda, 0, v1, sizeof(v1)),
+                 p->n_downloads);
+    struct cu_event se = {.type = CU_EV_STEP_START, .installer = "cuda", .message = detail};
+    cu_emit(ctx->events, &se);
+
+    if (!ctx->prefix_locked && (st = cu_prefix_lock(p->prefix, &lockfd, err)) != CU_OK)
+        goto out;
+    cu_prefix_reconcile(p->prefix);
+
+    bool exists;
+    not_ours = cu_xasprintf(_("%s already exists and cudaup did not install it; choose another --prefix, or move it away"),
+                            p->cuda_path);
+    if ((st = adopt_existing(p->cuda_path, false, not_ours, &exists, &old, err)) != CU_OK)
+        goto out;
+
+    /* Which archives must come: those not installed, or installed but damaged. */
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        const struct cu_record_component *rc = cu_record_component(old, d->component);
+        if (rc && strcmp(rc->sha256, d->sha256) == 0 && !in_list(force, d->component) &&
+            cu_record_component_intact(old, p->cuda_path, d->component)) {
+            kept[i] = true;
+            struct cu_event ke = {.type = CU_EV_PROGRESS, .installer = cu_product_name(d->product),
+                                  .item = d->component, .phase = "kept", .done = d->size, .total = d->size};
+            cu_emit(ctx->events, &ke); /* in place already: the front ends count it as done */
+            continue;
+        }
+        need[n_need++] = d;
+    }
+    bool own_ok = old && cu_record_component_intact(old, p->cuda_path, "cudaup");
+    if (n_need == 0 && own_ok) {
+        bool extra = false;
+        for (size_t i = 0; i < old->n_components; i++) {
+            bool planned = false;
+            for (size_t k = 0; k < p->n_downloads; k++)
+                planned |= strcmp(p->downloads[k].component, old->components[i].name) == 0;
+            extra |= !planned;
+        }
+        /* Nothing to fetch and nothing damaged: only the active link may need a touch. */
+        if ((st = link_active(ctx, &link_changed, err)) != CU_OK)
+            goto out;
+        if (extra)
+            cu_run_log(ctx, "cuda", _("%s also holds components this plan does not list; they stay"), p->cuda_path);
+        ctx->toolkit_changed = link_changed;
+        cu_run_result(ctx, "cuda", "install", p->cuda_path, CU_OK, link_changed);
+        if (p->has_cudnn)
+            cu_run_result(ctx, "cudnn", "install", p->cuda_path, CU_OK, false);
+        goto out;
+    }
+
+    staging = cu_xasprintf("%s/.cudaup-staging-%s-%d", p->prefix, mm, (int)getpid());
+    tree_path = cu_path_join(staging, "tree");
+    if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
+        goto out;
+
+    /* The new tree: kept components linked from the old one first, then each new one moved in by
+     * its worker as soon as it is checked and unpacked (no serial tail after the downloads). */
+    t.rec = cu_record_new();
+    t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (t.fd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), tree_path);
+        goto out;
+    }
+    t.rec->cuda_version = cu_xstrdup(cu_version_format(&p->cuda, 0, (char[32]){0}, 32));
+    t.rec->platform = cu_xstrdup(p->platform);
+    t.rec->mirror = cu_xstrdup(p->base_url);
+    t.rec->created = now_iso(ctx->envp);
+    if (p->has_cudnn) {
+        t.rec->cudnn_version = cu_xstrdup(cu_version_format(&p->cudnn, 0, (char[32]){0}, 32));
+        t.rec->cudnn_full = cu_xstrdup(p->cudnn_full);
+        t.rec->cudnn_variant = cu_xstrdup(p->cudnn_variant);
+    }
+    t.rec->components = cu_xcalloc(p->n_downloads + (old ? old->n_components : 0) + 1,
+                                   sizeof(*t.rec->components));
+    if (old) {
+        oldfd = open(p->cuda_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (oldfd < 0) {
+            st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), p->cuda_path);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        t.rec->components[t.rec->n_components++] = (struct cu_record_component){
+            .name = cu_xstrdup(d->component), .product = d->product, .version = cu_xstrdup(d->version),
+            .title = cu_xstrdup(d->title), .size = d->size, .url = cu_xstrdup(d->url),
+            .runfile_layout = cu_xstrdup(d->runfile_layout), .size_unknown = d->size_unknown, .from_base = d->from_base};
+        memcpy(t.rec->components[t.rec->n_components - 1].sha256, d->sha256, 65);
+        if (!kept[i])
+            continue;
+        for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
+            if (old->files[k].component && strcmp(old->files[k].component, d->component) == 0)
+                st = keep(&t, oldfd, &old->files[k]);
+    }
+    /* Components of the old install this plan does not list stay, when intact. */
+    for (size_t i = 0; old && i < old->n_components && st == CU_OK; i++) {
+        const struct cu_record_component *c = &old->components[i];
+        bool planned = false;
+        for (size_t k = 0; k < p->n_downloads; k++)
+            planned |= strcmp(p->downloads[k].component, c->name) == 0;
+        if (planned || (c->product == CU_PRODUCT_CUDNN && p->has_cudnn) || !cu_record_component_intact(old, p->cuda_path, c->name))
+            continue;
+        t.rec->components[t.rec->n_components++] = (struct cu_record_component){
+            .name = cu_xstrdup(c->name), .product = c->product, .version = cu_xstrdup(c->version),
+            .title = cu_xstrdup(c->title), .size = c->size, .url = cu_xstrdup(c->url),
+            .runfile_layout = cu_xstrdup(c->runfile_layout), .size_unknown = c->size_unknown, .from_base = c->from_base};
+        memcpy(t.rec->components[t.rec->n_components - 1].sha256, c->sha256, 65);
+        for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
+            if (old->files[k].component && strcmp(old->files[k].component, c->name) == 0)
+                st = keep(&t, oldfd, &old->files[k]);
+    }
+    if (st != CU_OK)
+        goto out;
+    t.plan = p;
+    pthread_mutex_init(&t.mu, NULL);
+    t.placing = true;
+    if ((st = pipeline(ctx, need, n_need, staging, &t, &jobs, &culprit, err)) != CU_OK)
+        goto out;
+    for (size_t k = 0; k < n_need; k++)
+        if (need[k]->product == CU_PRODUCT_CUDNN)
+            ctx->cudnn_changed = true;
+    /* The record lists files by path, whichever worker placed them first. */
+    qsort(t.rec->files, t.rec->n_files, sizeof(*t.rec->files), by_path);
+    if ((st = write_own_files(&t, p, tree_path)) != CU_OK ||
+        (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
+        goto out;
+    if (ctx->cancel && atomic_load(ctx->cancel)) {
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+        goto out;
+    }
+
+    /* The switch: one rename, or one exchange with the old tree. */
+    if (exists) {
+        if (renameat2(AT_FDCWD, tree_path, AT_FDCWD, p->cuda_path, RENAME_EXCHANGE) != 0) {
+            st = cu_error_set(err, CU_E_IO, errno, _("Cannot put %s in place"), p->cuda_path);
+            goto out;
+        }
+    } else if (rename(tree_path, p->cuda_path) != 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot put %s in place"), p->cuda_path);
+        goto out;
+    }
+    ctx->toolkit_changed = true;
+    int fe = cu_fsync_parent(p->cuda_path);
+    if (fe) {
+        /* The new tree is in place (the old one goes with the staging), but not surely on disk. */
+        st = cu_error_set(err, CU_E_IO, fe, _("%s is in place, but the disk reported an error saving it"), p->cuda_path);
+        goto out;
+    }
+    if ((st = link_active(ctx, &link_changed, err)) != CU_OK)
+        goto out;
+    cu_run_result(ctx, "cuda", "install", p->cuda_path, CU_OK, true);
+    if (p->has_cudnn)
+        cu_run_result(ctx, "cudnn", "install", p->cuda_path, CU_OK, ctx->cudnn_changed);
+out:
+    if (st != CU_OK) /* under the installer whose archive failed: a cuDNN archive's failure is cudnn's */
+        cu_run_result(ctx, culprit ? culprit : "cuda", "install", cu_error_text(err), st, false);
+    if (t.placing)
+        pthread_mutex_destroy(&t.mu);
+    if (t.fd >= 0)
+        close(t.fd);
+    if (oldfd >= 0)
+        close(oldfd);
+    cu_record_free(t.rec);
+    if (jobs)
+        jobs_fini(jobs, n_need);
+    remove_staging(staging);
+    cu_record_free(old);
+    free(need);
+    free(kept);
+    cu_prefix_unlock(lockfd);
+    return st;
+}
+
+/* ---- a relocatable CPython, recorded like a toolkit -------------------------------------- */
+
+enum cu_status
+cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    const struct cu_plan_python *py = p->python;
+    struct cu_record *old = NULL;
+    struct tree t = {.fd = -1, .err = err};
+    struct job *jobs = NULL;
+    CU_AUTOFREE char *staging = NULL, *tree_path = NULL, *parent = NULL, *top = NULL, *not_ours = NULL;
+    int lockfd = -1;
+    enum cu_status st = CU_OK;
+    struct stat sb;
+
+    if (!py || strcmp(py->kind, "cudaup") != 0)
+        return CU_OK;
+    CU_AUTOFREE char *what = cu_xasprintf(_("Python %s, brought by cudaup"), py->version ? py->version : "");
+    struct cu_event se = {.type = CU_EV_STEP_START, .installer = "python", .message = what};
+    cu_emit(ctx->events, &se);
+    if (!ctx->prefix_locked && (st = cu_prefix_lock(p->prefix, &lockfd, err)) != CU_OK)
+        goto out;
+    top = cu_path_join(p->prefix, "cudaup");
+    parent = cu_xstrdup(py->path);
+    *strrchr(parent, '/') = '\0';
+    /* PREFIX/cudaup and PREFIX/cudaup/python: ours to write, not a link another user planted. */
+    if ((st = cu_mkdir_p(top, 0755, err)) != CU_OK || (st = cu_trusted_dir(top, err)) != CU_OK ||
+        (st = cu_mkdir_p(parent, 0755, err)) != CU_OK || (st = cu_trusted_dir(parent, err)) != CU_OK)
+        goto out;
+    cu_prefix_reconcile(parent);
+    bool exists;
+    not_ours = cu_xasprintf(_("%s already exists and cudaup did not install it; move it away, or use --python-source system"),
+                            py->path);
+    if ((st = adopt_existing(py->path, true, not_ours, &exists, &old, err)) != CU_OK)
+        goto out;
+    if (exists) {
+        const struct cu_record_component *rc = cu_record_component(old, "python");
+        if (rc && strcmp(rc->sha256, py->dl.sha256) == 0 && !py->force && cu_record_component_intact(old, py->path, "python")) {
+            cu_run_result(ctx, "python", "install", py->path, CU_OK, false);
+            goto out;
+        }
+    }
+    staging = cu_xasprintf("%s/.cudaup-staging-py-%d", parent, (int)getpid());
+    tree_path = cu_path_join(staging, "tree");
+    if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
+        goto out;
+    const struct cu_plan_download *dl[] = {&py->dl};
+    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK ||
+        (st = cu_pyarchive_check(&jobs[0].res, py->version, py->dl.relative_path, err)) != CU_OK)
+        goto out;
+    t.rec = cu_record_new();
+    t.fd = open(tree_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (t.fd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), tree_path);
+        goto out;
+    }
+    t.rec->python_version = cu_xstrdup(py->version);
+    t.rec->platform = cu_xstrdup(p->platform);
+    t.rec->mirror = cu_xstrdup(py->dl.url);
+    t.rec->created = now_iso(ctx->envp);
+    t.rec->components = cu_xcalloc(2, sizeof(*t.rec->components));
+    t.rec->components[0] = (struct cu_record_component){
+        .name = cu_xstrdup("python"), .product = CU_PRODUCT_PYTHON, .version = cu_xstrdup(py->version),
+        .title = cu_xstrdup(py->dl.title), .size = stat(jobs[0].final, &sb) == 0 ? (uint64_t)sb.st_size : 0,
+        .url = cu_xstrdup(py->dl.url), .archive_layout = cu_xstrdup(py->dl.archive_layout)};
+    memcpy(t.rec->components[0].sha256, py->dl.sha256, 65);
+    t.rec->n_components = 1;
+    int sfd = open(jobs[0].staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sfd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), jobs[0].staging);
+        goto out;
+    }
+    for (size_t k = 0; k < jobs[0].res.n && st == CU_OK; k++)
+        st = place(&t, sfd, "python", &jobs[0].res.files[k]);
+    close(sfd);
+    if (st != CU_OK || (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
+        goto out;
+    if (ctx->cancel && atomic_load(ctx->cancel)) {
+        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+        goto out;
+    }
+    if (exists ? renameat2(AT_FDCWD, tree_path, AT_FDCWD, py->path, RENAME_EXCHANGE) != 0
+               : rename(tree_path, py->path) != 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot put %s in place"), py->path);
+        goto out;
+    }
+    int fe = cu_fsync_parent(py->path);
+    if (fe) {
+        st = cu_error_set(err, CU_E_IO, fe, _("%s is in place, but the disk reported an error saving it"), py->path);
+        goto out;
+    }
+    cu_run_result(ctx, "python", "install", py->path, CU_OK, true);
+out:
+    if (st != CU_OK)
+        cu_run_result(ctx, "python", "install", cu_error_text(err), st, false);
+    if (t.fd >= 0)
+        close(t.fd);
+    cu_record_free(t.rec);
+    if (jobs)
+        jobs_fini(jobs, 1);
+    remove_staging(staging);
+    cu_record_free(old);
+    cu_prefix_unlock(lockfd);
+    return st;
+}
+
+/* ---- mirror ----------------------------------------------------------------------------- */
+
+static enum cu_status
+copy_into(const char *src, const char *dst, struct cu_error *err)
+{
+    cu_clean_stale_tmp(dst); /* what a kill during an earlier copy left */
+    CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-%d", dst, (int)getpid());
+    unlink(tmp);
+    if (link(src, tmp) != 0) {
+        /* another file system: copy */
+        int in = open(src, O_RDONLY | O_CLOEXEC);
+        int out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (in < 0 || out < 0) {
+            int e = errno;
+            if (in >= 0)
+                close(in);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
+        }
+        char buf[1 << 16];
+        ssize_t n;
+        int e = 0;
+        while ((n = read(in, buf, sizeof(buf))) > 0) {
+            ssize_t w = write(out, buf, (size_t)n);
+            if (w != n) {
+                e = w < 0 ? errno : ENOSPC; /* a short write: the disk is full */
+                break;
+            }
+        }
+        if (n < 0)
+            e = errno;
+        close(in);
+        if (!e && fsync(out) != 0)
+            e = errno;
+        if (close(out) != 0 && !e)
+            e = errno;
+        if (e) {
+            unlink(tmp);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
+        }
+    }
+    if (rename(tmp, dst) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
+    }
+    int e = cu_fsync_parent(dst);
+    if (e)
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), dst);
+    return CU_OK;
+}
+
+enum cu_status
+cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    const struct cu_plan_download **dl = cu_xcalloc(p->n_downloads + 2, sizeof(*dl));
+    struct job *jobs = NULL;
+    enum cu_status st;
+    size_t n = 0;
+
+    /* What DIR already holds with the right size is checked, not fetched again. */
+    for (size_t i = 0; i < p->n_downloads; i++)
+        dl[n++] = &p->downloads[i];
+    if (p->python && p->python->dl.url)
+        dl[n++] = &p->python->dl; /* the nodes' Python: DIR/python/FILE */
+    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, NULL, err)) != CU_OK) {
+        /* Filling a site mirror: the source is the upstream given with --mirror. */
+        if (st == CU_E_NETWORK && !ctx->net->official)
+            cu_error_advise(err, _("The upstream %s (--mirror) lacks this file: point --mirror at one that holds it, or leave --mirror out to fetch from NVIDIA%s."),
+                            ctx->net->base, p->python ? _(" (with --python-source system or --env-tool conda, the site mirror needs no Python)") : "");
+        goto out;
+    }
+    bool changed = false;
+    for (size_t i = 0; i < n && st == CU_OK; i++) {
+        const struct job *j = &jobs[i];
+        CU_AUTOFREE char *dst = j->d->product == CU_PRODUCT_PYTHON
+                                    ? cu_xasprintf("%s/python/%s", dir, j->d->relative_path)
+                                    : j->d->from_base ? cu_path_join(dir, j->d->relative_path)
+                                    : cu_xasprintf("%s/%s/redist/%s", dir, cu_product_name(j->d->product),
+                                                   j->d->relative_path);
+        char *slash = strrchr(dst, '/');
+        *slash = '\0';
+        if ((st = cu_mkdir_p(dst, 0755, err)) != CU_OK)
+            break;
+        *slash = '/';
+        struct stat a, b;
+        if (stat(dst, &a) == 0 && stat(j->final, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+            continue;
+        char have[65];
+        if (stat(dst, &a) == 0 && (j->d->size_unknown || (uint64_t)a.st_size == j->d->size) &&
+            cu_sha256_file(dst, have, NULL, err) == CU_OK && strcmp(have, j->d->sha256) == 0)
+            continue;
+        st = copy_into(j->final, dst, err);
+        changed = true;
+    }
+    ctx->toolkit_changed = changed;
+out:
+    if (jobs)
+        jobs_fini(jobs, n);
+    free(dl);
+    return st;
+}
+
+/* ---- uninstall -------------------------------------------------------------------------- */
+
+enum cu_status
+cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir, bool locked, bool *was_active,
+                     struct cu_error *err)
+{
+    (void)state_dir;
+    CU_AUTOFREE char *dir = cu_xasprintf("%s/cuda-%s", prefix, mm);
+    CU_AUTOFREE char *link = cu_path_join(prefix, "cuda");
+    struct cu_record *rec = NULL;
+    int lockfd = -1;
+    char cur[4096];
+    CU_AUTOFREE char *trash = NULL;
+    enum cu_status st;
+
+    *was_active = false;
+    if (!cu_path_exists(dir))
+        return cu_error_set(err, CU_E_NOT_FOUND, 0, _("CUDA %s is not installed in %s"), mm, prefix);
+    if (!locked && (st = cu_prefix_lock(prefix, &lockfd, err)) != CU_OK)
+        return st;
+    cu_prefix_reconcile(prefix);
+    st = cu_record_load(dir, &rec, err);
+    if (st == CU_E_NOT_FOUND) {
+        st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                          _("%s was not installed by cudaup, so cudaup leaves it alone"), dir);
+        goto out;
+    }
+    if (st != CU_OK)
+        goto out;
+    ssize_t n = readlink(link, cur, sizeof(cur) - 1);
+    if (n >= 0) {
+        cur[n] = '\0';
+        const char *name = strrchr(dir, '/') + 1;
+        if (strcmp(cur, name) == 0 || strcmp(cur, dir) == 0) {
+            *was_active = true;
+            unlink(link);
+        }
+    }
+    /* Out of the way in one rename, then removed: a kill midway leaves no half folder in place. */
+    trash = cu_xasprintf("%s/.cudaup-staging-remove-%s-%d", prefix, mm, (int)getpid());
+    st = cu_rm_rf_atomic(dir, trash, err);
+out:
+    cu_record_free(rec);
+    cu_prefix_unlock(lockfd);
+    return st;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The driver's state beyond sysinfo's facts, read through the root: the running kernel, Secure
+ * Boot, the loaded module's flavor, the module files for this kernel and their signature,
+ * nouveau, the user-space libraries' version, the driver packages and their pin.
+ */
+#include "config.h"
+
+#include "core/machine/driver_state.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/base/mem.h"
+#include "core/machine/sysinfo.h"
+#include "core/base/sysroot.h"
+
+/* The UEFI global variable GUID: SecureBoot-<GUID> holds 4 attribute bytes, then 1 when on. */
+#define SECURE_BOOT_VAR "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+/* What the kernel's sign-file appends to a signed module. */
+#define MODULE_SIG_MAGIC "~Module signature appended~\n"
+
+static char *
+read_text(const struct cu_sysroot *root, const char *path, size_t max)
+{
+    char *data = NULL;
+    size_t len;
+    struct cu_error e;
+    if (cu_sysroot_read(root, path, max, &data, &len, &e) != CU_OK)
+        return NULL;
+    return data;
+}
+
+static char *
+kernel_release(const struct cu_sysroot *root)
+{
+    char *r = cu_sysroot_read_line(root, "/proc/sys/kernel/osrelease");
+    if (r && *r)
+        return r;
+    free(r);
+    CU_AUTOFREE char *v = cu_sysroot_read_line(root, "/proc/version");
+    const char *p = v && cu_str_has_prefix(v, "Linux version ") ? v + strlen("Linux version ") : NULL;
+    return p ? cu_xstrndup(p, strcspn(p, " ")) : NULL;
+}
+
+static char *
+os_release_value(const struct cu_sysroot *root, const char *key)
+{
+    CU_AUTOFREE char *t = read_text(root, "/etc/os-release", 65536);
+    size_t kl = strlen(key);
+    char *save = NULL;
+    for (char *line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(line, key, kl) != 0 || line[kl] != '=')
+            continue;
+        char *v = line + kl + 1;
+        size_t n = strlen(v);
+        if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+            v[n - 1] = '\0';
+            v++;
+        }
+        return *v ? cu_xstrdup(v) : NULL;
+    }
+    return NULL;
+}
+
+static int
+secure_boot(const struct cu_sysroot *root)
+{
+    char *data = NULL;
+    size_t len = 0;
+    struct cu_error e;
+    if (cu_sysroot_read(root, SECURE_BOOT_VAR, 64, &data, &len, &e) != CU_OK)
+        return -1;
+    int on = len >= 5 ? data[4] == 1 : -1;
+    free(data);
+    return on;
+}
+
+static bool
+module_name(const char *n)
+{
+    return strcmp(n, "nvidia.ko") == 0 || strcmp(n, "nvidia.ko.xz") == 0 || strcmp(n, "nvidia.ko.zst") == 0 ||
+           strcmp(n, "nvidia.ko.gz") == 0;
+}
+
+/* Look for nvidia.ko* under @dir, a few levels deep (kernel/drivers/video, updates/dkms, ...). */
+static char *
+find_module(const struct cu_sysroot *root, const char *dir, int depth)
+{
+    DIR *d = cu_sysroot_opendir(root, dir);
+    struct dirent *de;
+    char *found = NULL;
+    if (!d)
+        return NULL;
+    while (!found && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        CU_AUTOFREE char *p = cu_path_join(dir, de->d_name);
+        if (module_name(de->d_name) && !cu_sysroot_is_dir(root, p))
+            found = cu_xstrdup(p);
+        else if (depth > 0 && cu_sysroot_is_dir(root, p))
+            found = find_module(root, p, depth - 1);
+    }
+    closedir(d);
+    return found;
+}
+
+static int
+module_signed(const struct cu_sysroot *root, const char *path)
+{
+    if (!cu_str_has_suffix(path, ".ko"))
+        return -1; /* compressed: the signature is inside */
+    int fd = cu_sysroot_open(root, path, O_RDONLY);
+    char tail[sizeof(MODULE_SIG_MAGIC) - 1];
+    if (fd < 0)
+        return -1;
+    off_t end = lseek(fd, 0, SEEK_END);
+    int r = 0;
+    if (end >= (off_t)sizeof(tail) && pread(fd, tail, sizeof(tail), end - (off_t)sizeof(tail)) == (ssize_t)sizeof(tail))
+        r = memcmp(tail, MODULE_SIG_MAGIC, sizeof(tail)) == 0;
+    close(fd);
+    return r;
+}
+
+static bool
+dir_blacklists_nouveau(const struct cu_sysroot *root, const char *dir)
+{
+    DIR *d = cu_sysroot_opendir(root, dir);
+    struct dirent *de;
+    bool found = false;
+    if (!d)
+        return false;
+    while (!found && (de = readdir(d))) {
+        if (!cu_str_has_suffix(de->d_name, ".conf"))
+            continue;
+        CU_AUTOFREE char *p = cu_path_join(dir, de->d_name);
+        CU_AUTOFREE char *t = read_text(root, p, 1 << 20);
+        char *save = NULL;
+        for (char *line = t ? strtok_r(t, "\n", &save) : NULL; line && !found; line = strtok_r(NULL, "\n", &save)) {
+            line += strspn(line, " \t");
+            found = cu_str_has_prefix(line, "blacklist") && strstr(line, "nouveau");
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+/* libnvidia-ml.so.580.95.05 names the user-space release even when NVML cannot start. */
+static void
+library_version(const struct cu_sysroot *root, struct cu_version *out)
+{
+    static const char *const dirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+                                       "/usr/lib"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(dirs) && !out->n; i++) {
+        DIR *d = cu_sysroot_opendir(root, dirs[i]);
+        struct dirent *de;
+        if (!d)
+            continue;
+        while ((de = readdir(d))) {
+            struct cu_version v;
+            if (cu_str_has_prefix(de->d_name, "libnvidia-ml.so.") &&
+                cu_version_parse(de->d_name + strlen("libnvidia-ml.so."), &v) && v.n >= 2 && v.part[0] >= 100) {
+                *out = v;
+                break;
+            }
+        }
+        closedir(d);
+    }
+}
+
+static bool
+driver_package(const char *name)
+{
+    return cu_str_has_prefix(name, "nvidia-") || cu_str_has_prefix(name, "linux-modules-nvidia-") ||
+           cu_str_has_prefix(name, "cuda-drivers") || cu_str_has_prefix(name, "libnvidia-compute-") ||
+           strcmp(name, "firmware-misc-nonfree") == 0;
+}
+
+/* dpkg's database: each paragraph's Package and Status ("hold ok installed" after apt-mark hold). */
+static void
+dpkg_status(const struct cu_sysroot *root, struct cu_drv_state *s)
+{
+    CU_AUTOFREE char *t = read_text(root, "/var/lib/dpkg/status", 256u << 20);
+    char pkg[256] = "";
+    for (char *line = t, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (cu_str_has_prefix(line, "Package: "))
+            snprintf(pkg, sizeof(pkg), "%s", line + strlen("Package: "));
+        else if (cu_str_has_prefix(line, "Status: ") && pkg[0] && driver_package(pkg) &&
+                 cu_str_has_suffix(line, " installed")) {
+            cu_strv_push(&s->installed, pkg);
+            if (cu_str_has_prefix(line, "Status: hold "))
+                cu_strv_push(&s->held, pkg);
+        }
+    }
+}
+
+static bool
+file_mentions(const struct cu_sysroot *root, const char *path, const char *a, const char *b)
+{
+    CU_AUTOFREE char *t = read_text(root, path, 16u << 20);
+    return t && strstr(t, a) && (!b || strstr(t, b));
+}
+
+struct cu_drv_state *
+cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f)
+{
+    struct cu_drv_state *s = cu_xcalloc(1, sizeof(*s));
+    cu_strv_init(&s->installed);
+    cu_strv_init(&s->held);
+    s->kernel_release = kernel_release(root);
+    s->version_codename = os_release_value(root, "VERSION_CODENAME");
+    s->secure_boot = secure_boot(root);
+    CU_AUTOFREE char *ver = read_text(root, "/proc/driver/nvidia/version", 65536);
+    if (ver)
+        s->flavor = cu_xstrdup(strstr(ver, "Open Kernel Module") ? "open" : "proprietary");
+    s->module_for_kernel = -1;
+    s->module_signed = -1;
+    if (s->kernel_release && !f->os.wsl) {
+        static const char *const bases[] = {"/lib/modules", "/usr/lib/modules"};
+        for (size_t i = 0; i < CU_N_ELEMENTS(bases) && !s->module_path; i++) {
+            CU_AUTOFREE char *dir = cu_xasprintf("%s/%s", bases[i], s->kernel_release);
+            s->module_path = find_module(root, dir, 4);
+        }
+        s->module_for_kernel = s->module_path ? 1 : 0;
+        if (s->module_path)
+            s->module_signed = module_signed(root, s->module_path);
+    }
+    s->nouveau_bound = f->driver.kind == CU_DRIVER_NOUVEAU || f->driver.nouveau_loaded;
+    for (size_t i = 0; i < f->n_gpus; i++)
+        s->nouveau_bound |= f->gpus[i].kernel_driver && strcmp(f->gpus[i].kernel_driver, "nouveau") == 0;
+    s->nouveau_blacklisted = dir_blacklists_nouveau(root, "/etc/modprobe.d") ||
+                             dir_blacklists_nouveau(root, "/usr/lib/modprobe.d") ||
+                             dir_blacklists_nouveau(root, "/lib/modprobe.d");
+    if (f->driver.lib_version.n)
+        s->lib_version = f->driver.lib_version;
+    else
+        library_version(root, &s->lib_version);
+    dpkg_status(root, s);
+    s->pinned = s->held.n > 0 || file_mentions(root, "/etc/dnf/plugins/versionlock.list", "nvidia", NULL) ||
+                file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=5") ||
+                file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=4") ||
+                file_mentions(root, "/etc/zypp/locks", "nvidia", NULL);
+    s->reboot_required = cu_sysroot_exists(root, "/var/run/reboot-required") ||
+                         cu_sysroot_exists(root, "/run/reboot-required");
+    return s;
+}
+
+void
+cu_drv_state_free(struct cu_drv_state *s)
+{
+    if (!s)
+        return;
+    free(s->kernel_release);
+    free(s->version_codename);
+    free(s->flavor);
+    free(s->module_path);
+    cu_strv_fini(&s->installed);
+    cu_strv_fini(&s->held);
+    free(s);
+}

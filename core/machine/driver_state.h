@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the machine's NVIDIA driver looks like beyond sysinfo's facts: the running kernel, Secure
+ * Boot, the loaded module's flavor and signature, nouveau, the driver's packages and their pins.
+ * Read through the machine root; nothing here runs a command.
+ */
+#ifndef CU_DRIVER_STATE_H
+#define CU_DRIVER_STATE_H
+
+#include <stdbool.h>
+
+#include "core/base/parse.h"
+#include "core/base/str.h"
+
+struct cu_facts;
+struct cu_sysroot;
+
+struct cu_drv_state {
+    char *kernel_release;     /* "6.8.0-45-generic", or NULL */
+    char *version_codename;   /* os-release VERSION_CODENAME, or NULL */
+    int secure_boot;          /* 1 on, 0 off, -1 unknown (no EFI variable) */
+    char *flavor;             /* the loaded module's: "open", "proprietary", or NULL */
+    int module_for_kernel;    /* an nvidia.ko* under lib/modules/RELEASE: 1, 0, -1 unknown */
+    char *module_path;        /* that file (as the machine sees it), or NULL */
+    int module_signed;        /* 1 signed, 0 not, -1 unknown (compressed, or no file) */
+    bool nouveau_bound;       /* nouveau drives a GPU, or its module is loaded */
+    bool nouveau_blacklisted; /* a modprobe.d file blacklists it */
+    struct cu_version lib_version; /* the user-space libraries' (libnvidia-ml.so.X.Y.Z), n == 0 if none */
+    struct cu_strv installed; /* the driver's packages installed (dpkg), e.g. nvidia-driver-580 */
+    struct cu_strv held;      /* those held (apt-mark hold) */
+    bool pinned;              /* a pin of any kind: held package, dnf versionlock or module stream, zypper lock */
+    bool reboot_required;     /* var/run/reboot-required */
+};
+
+/** Read the driver's state through @root (never fails: unknowns stay unknown). Caller frees. */
+struct cu_drv_state *cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *facts);
+void cu_drv_state_free(struct cu_drv_state *s);
+
+#endif /* CU_DRIVER_STATE_H */

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Choosing the driver: the branch and flavor that serve every GPU (data/driver/driver_generations.csv),
+ * from the packages this distribution or NVIDIA's repository carries (driver_packages.csv).
+ */
+#include "config.h"
+
+#include "core/resolve/driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+
+static int
+branch_of(const struct cu_version *v)
+{
+    return v->n ? (int)v->part[0] : 0;
+}
+
+/* The least driver of branch @b in NVIDIA's CUDA table: what the plan may count on. */
+static bool
+branch_version(const struct cu_catalog *cat, int b, struct cu_version *out)
+{
+    bool found = false;
+    for (size_t i = 0; i < cat->n_cuda; i++) {
+        const struct cu_version *d = &cat->cuda[i].driver;
+        if (d->n && (int)d->part[0] == b && (!found || cu_version_cmp(d, out) < 0)) {
+            *out = *d;
+            found = true;
+        }
+    }
+    return found;
+}
+
+enum cu_status
+cu_drv_wish_check(const struct cu_drv_wish *w, struct cu_error *err)
+{
+    const char *d = w->driver;
+    if (d && *d && strcmp(d, "auto") != 0 && strcmp(d, "keep") != 0 && strcmp(d, "none") != 0) {
+        char *end;
+        long b = strtol(d, &end, 10);
+        if (end == d || b < 100 || b > 9999 ||
+            (*end && strcmp(end, "-open") != 0 && strcmp(end, "-proprietary") != 0))
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--driver: '%s' is not auto, keep, none or a branch such as 580, 580-open or 580-proprietary."),
+                                d);
+    }
+    if (w->source && *w->source && strcmp(w->source, "distro") != 0 && strcmp(w->source, "nvidia") != 0)
+        return cu_error_set(err, CU_E_USAGE, 0, _("--driver-source: '%s' is not distro or nvidia."), w->source);
+    return CU_OK;
+}
+
+static bool
+strv_has(char *const *v, const char *s)
+{
+    for (; v && *v; v++)
+        if (strcmp(*v, s) == 0)
+            return true;
+    return false;
+}
+
+/* Does row @p serve this distribution and release? */
+static bool
+row_matches(const struct cu_drv_pkg *p, const struct cu_facts *f)
+{
+    if (!f->os.id || !strv_has(p->ids, f->os.id))
+        return false;
+    if (strv_has(p->versions, "*"))
+        return true;
+    if (!f->os.version_id)
+        return false;
+    char major[32];
+    snprintf(major, sizeof(major), "%.*s", (int)strcspn(f->os.version_id, "."), f->os.version_id);
+    return strv_has(p->versions, f->os.version_id) || strv_has(p->versions, major);
+}
+
+char *
+cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *f)
+{
+    const char *krel = f->drv && f->drv->kernel_release ? f->drv->kernel_release : "";
+    /* Ubuntu's kernel flavour: what follows the ABI number (6.8.0-45-generic -> generic). */
+    const char *dash = strchr(krel, '-');
+    const char *kf = dash ? strchr(dash + 1, '-') : NULL;
+    const char *vid = f->os.version_id ? f->os.version_id : "";
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (const char *c = tmpl; *c; c++) {
+        if (*c != '{') {
+            cu_buf_putc(&b, *c);
+            continue;
+        }
+        const char *close = strchr(c, '}');
+        if (!close) {
+            cu_buf_puts(&b, c);
+            break;
+        }
+        size_t n = (size_t)(close - c - 1);
+        const char *k = c + 1;
+        if (n == 1 && *k == 'B')
+            cu_buf_printf(&b, "%d", branch);
+        else if (n == 1 && *k == 'K')
+            cu_buf_puts(&b, kf ? kf + 1 : "generic");
+        else if (n == 1 && *k == 'R')
+            cu_buf_puts(&b, krel);
+        else if (n == 1 && *k == 'V')
+            cu_buf_printf(&b, "%.*s", (int)strcspn(vid, "."), vid);
+        else if (n == 2 && strncmp(k, "VN", 2) == 0)
+            for (const char *v = vid; *v; v++) {
+                if (*v != '.')
+                    cu_buf_putc(&b, *v);
+            }
+        else if (n == 4 && strncmp(k, "ARCH", 4) == 0)
+            cu_buf_puts(&b, strcmp(f->os.machine, "aarch64") == 0 ? "sbsa" : "x86_64");
+        else if (n == 4 && strncmp(k, "SUSE", 4) == 0)
+            cu_buf_printf(&b, "%s%.*s", f->os.id && strncmp(f->os.id, "sle", 3) == 0 ? "sles" : "opensuse",
+                          (int)strcspn(vid, "."), vid);
+        else
+            cu_buf_append(&b, c, n + 2);
+        c = close;
+    }
+    return cu_buf_steal(&b);
+}
+
+static struct cu_drv_plan *
+plan_new(const char *action)
+{
+    struct cu_drv_plan *p = cu_xcalloc(1, sizeof(*p));
+    p->action = cu_xstrdup(action);
+    cu_strv_init(&p->packages);
+    cu_strv_init(&p->pin_packages);
+    cu_strv_init(&p->reasons);
+    return p;
+}
+
+void
+cu_drv_plan_free(struct cu_drv_plan *p)
+{
+    if (!p)
+        return;
+    free(p->action);
+    free(p->flavor);
+    free(p->manager);
+    free(p->source);
+    free(p->distro);
+    cu_strv_fini(&p->packages);
+    cu_strv_fini(&p->pin_packages);
+    free(p->pin);
+    free(p->pin_kind);
+    free(p->module_stream);
+    free(p->repo);
+    free(p->components);
+    free(p->initramfs);
+    free(p->secure_boot);
+    free(p->mok_key);
+    free(p->mok_cert);
+    cu_strv_fini(&p->reasons);
+    free(p->refusal);
+    free(p->advice);
+    free(p);
+}
+
+static void
+reason(struct cu_drv_plan *p, const char *fmt, ...) CU_PRINTF(2, 3);
+static void
+reason(struct cu_drv_plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cu_strv_push_owned(&p->reasons, cu_xvasprintf(fmt, ap));
+    va_end(ap);
+}
+
+static struct cu_drv_plan *
+refuse(struct cu_drv_plan *p, char *sentence, char *advice)
+{
+    free(p->action);
+    p->action = cu_xstrdup("refuse");
+    p->refusal = sentence;
+    p->advice = advice;
+    return p;
+}
+
+/* What every GPU here asks of the driver. */
+struct needs {
+    bool open_ok, prop_ok, prefer_open;
+    int lo, hi;             /* branches lo..hi (hi 0: open) */
+    char open_only[256], prop_only[256]; /* a GPU that needs one flavor */
+    char lo_why[256], hi_why[256];
+};
+
+static const char *
+vs(const struct cu_version *v, char *b, size_t n)
+{
+    return cu_version_format(v, 0, b, n);
+}
+
+/* Fill @n from the GPUs; NULL on success, else the refusal sentence (caller frees). */
+static char *
+gpu_needs(const struct cu_drv_in *in, struct cu_drv_plan *p, struct needs *n)
+{
+    const struct cu_facts *f = in->facts;
+    char b1[32], b2[32];
+    *n = (struct needs){.open_ok = true, .prop_ok = true, .prefer_open = true};
+    for (size_t i = 0; i < f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &f->gpus[i];
+        const struct cu_drv_gen *gen = g->cc.n ? cu_drv_gen_for_cc(in->cat->driver, &g->cc) : NULL;
+        if (!gen)
+            return g->cc.n ? cu_xasprintf(_("cudaup's driver data names no driver for GPU %d (%s, compute capability %s)."),
+                                          g->index, g->name, vs(&g->cc, b1, sizeof(b1)))
+                           : cu_xasprintf(_("cudaup does not know GPU %d (%s, PCI id %s), so it cannot choose a driver for it."),
+                                          g->index, g->name, g->pci_id);
+        int floor = gen->branch_min;
+        struct cu_version first, drv;
+        if (cu_catalog_cuda_first_for_cc(in->cat, &g->cc, &first) && cu_catalog_cuda_min_driver(in->cat, &first, &drv) &&
+            branch_of(&drv) > floor)
+            floor = branch_of(&drv);
+        if (!gen->proprietary)
+            snprintf(n->open_only, sizeof(n->open_only), "%s (%s)", g->name, gen->generation);
+        if (!gen->open)
+            snprintf(n->prop_only, sizeof(n->prop_only), "%s (%s)", g->name, gen->generation);
+        n->open_ok &= gen->open;
+        n->prop_ok &= gen->proprietary;
+        n->prefer_open &= strcmp(gen->preferred, "open") == 0;
+        if (floor > n->lo) {
+            n->lo = floor;
+            snprintf(n->lo_why, sizeof(n->lo_why), "%s (%s)", g->name, gen->generation);
+        }
+        if (gen->branch_last && (!n->hi || gen->branch_last < n->hi)) {
+            n->hi = gen->branch_last;
+            snprintf(n->hi_why, sizeof(n->hi_why), "%s (%s)", g->name, gen->generation);
+        }
+        struct cu_buf fl;
+        cu_buf_init(&fl);
+        cu_buf_puts(&fl, gen->open && gen->proprietary ? _("open (recommended) or proprietary kernel modules")
+                         : gen->open                   ? _("open kernel modules only")
+                                                       : _("proprietary kernel modules only"));
+        if (floor)
+            cu_buf_printf(&fl, _(", branch %d or newer"), floor);
+        if (gen->branch_last)
+            cu_buf_printf(&fl, _(", branch %d at the newest (its last)"), gen->branch_last);
+        reason(p, _("GPU %d (%s, compute capability %s, %s): %s. Source: %s (%s)."), g->index, g->name,
+               vs(&g->cc, b2, sizeof(b2)), gen->generation, fl.data, gen->source, gen->confidence);
+        cu_buf_fini(&fl);
+    }
+    if (!n->open_ok && !n->prop_ok)
+        return cu_xasprintf(_("No driver serves every GPU here: %s runs only with the open kernel modules, %s only with the proprietary ones, and a machine loads one flavor."),
+                            n->open_only, n->prop_only);
+    if (n->hi && n->lo > n->hi)
+        return cu_xasprintf(_("No driver branch serves every GPU here: %s needs branch %d or newer, and %s ends with branch %d."),
+                            n->lo_why, n->lo, n->hi_why, n->hi);
+    return NULL;
+}
+
+/* Is the driver loaded now fit for every GPU?  NULL when it is, else why not (caller frees). */
+static char *
+current_unfit(const struct cu_drv_in *in, const struct needs *n)
+{
+    const struct cu_facts *f = in->facts;
+    const struct cu_driver_info *d = &f->driver;
+    char b[32];
+    if (d->kind == CU_DRIVER_NOUVEAU || (f->drv && f->drv->nouveau_bound))
+        return cu_xstrdup(_("nouveau holds the GPU"));
+    if (d->kind != CU_DRIVER_NVIDIA || !d->version.n)
+        return cu_xstrdup(d->nvml_path || d->libcuda_path ? _("the driver's libraries are installed, but no NVIDIA kernel module runs")
+                                                          : _("no NVIDIA driver is installed"));
+    int br = branch_of(&d->version);
+    cu_driver_version_format(&d->version, b, sizeof(b));
+    if (br < n->lo)
+        return cu_xasprintf(_("driver %s is older than branch %d, which %s needs"), b, n->lo, n->lo_why);
+    if (n->hi && br > n->hi)
+        return cu_xasprintf(_("driver %s is newer than branch %d, the last that supports %s"), b, n->hi, n->hi_why);
+    const char *fl = f->drv ? f->drv->flavor : NULL;
+    if (fl && strcmp(fl, "open") == 0 && !n->open_ok)
+        return cu_xasprintf(_("driver %s runs the open kernel modules, which do not support a GPU here"), b);
+    if (fl && strcmp(fl, "proprietary") == 0 && !n->prop_ok)
+        return cu_xasprintf(_("driver %s runs the proprietary kernel modules, which do not support a GPU here"), b);
+    if (!d->libcuda_path)
+        return cu_xasprintf(_("driver %s's kernel module runs, but its libcuda.so.1 is not installed"), b);
+    return NULL;
+}
+
+struct pick {
+    const struct cu_drv_pkg *row;
+    int branch;
+};
+
+/* The best (row, branch) of @source: the preferred flavor, then the newest branch. */
+static struct pick
+best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, int want_branch, const char *want_flavor,
+        const struct cu_version *cuda_need)
+{
+    const struct cu_drv_data *d = in->cat->driver;
+    struct pick best = {NULL, 0};
+    const char *pref = n->prefer_open && n->open_ok ? "open" : n->prop_ok ? "proprietary" : "open";
+    for (size_t i = 0; i < d->n_pkgs; i++) {
+        const struct cu_drv_pkg *r = &d->pkgs[i];
+        if (strcmp(r->source, source) != 0 || !row_matches(r, in->facts))
+            continue;
+        bool open = strcmp(r->flavor, "open") == 0;
+        if ((open && !n->open_ok) || (!open && !n->prop_ok) || (want_flavor && strcmp(want_flavor, r->flavor) != 0))
+            continue;
+        for (size_t k = 0; k < r->n_branches; k++) {
+            int b = r->branches[k];
+            struct cu_version bv;
+            if (b < n->lo || (n->hi && b > n->hi) || (want_branch && b != want_branch))
+                continue;
+            if (cuda_need && cuda_need->n &&
+                (!branch_version(in->cat, b, &bv) || cu_version_cmp(&bv, cuda_need) < 0))
+                continue;
+            bool better = !best.row;
+            if (!better) {
+                bool bp = strcmp(best.row->flavor, pref) == 0, rp = strcmp(r->flavor, pref) == 0;
+                better = (rp && !bp) || (rp == bp && b > best.branch);
+            }
+            if (better)
+                best = (struct pick){r, b};
+        }
+    }
+    return best;
+}
+
+const struct cu_drv_pkg *
+cu_drv_row_for(const struct cu_facts *f, const struct cu_catalog *cat, int branch, const char *flavor)
+{
+    const struct cu_drv_pkg *any = NULL;
+    for (size_t i = 0; cat->driver && i < cat->driver->n_pkgs; i++) {
+        const struct cu_drv_pkg *r = &cat->driver->pkgs[i];
+        if (strcmp(r->source, "aur") == 0 || !row_matches(r, f) || (flavor && strcmp(r->flavor, flavor) != 0))
+            continue;
+        for (size_t k = 0; k < r->n_branches; k++)
+            if ((r->branches[k] == branch || !branch) && strcmp(r->source, "distro") == 0)
+                return r;
+            else if ((r->branches[k] == branch || !branch) && !any)
+                any = r;
+    }
+    return any;
+}
+
+static bool
+distro_known(const struct cu_drv_in *in)
+{
+    for (size_t i = 0; i < in->cat->driver->n_pkgs; i++)
+        if (row_matches(&in->cat->driver->pkgs[i], in->facts))
+            return true;
+    return false;
+}
+
+static const char *
+os_name(const struct cu_facts *f)
+{
+    return f->os.pretty_name ? f->os.pretty_name : f->os.id ? f->os.id : _("this system");
+}
+
+static void
+fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pick *k)
+{
+    const struct cu_facts *f = in->facts;
+    const struct cu_drv_pkg *r = k->row;
+    const struct cu_drv_state *s = f->drv;
+    char b1[32];
+    p->branch = k->branch;
+    p->flavor = cu_xstrdup(r->flavor);
+    p->manager = cu_xstrdup(r->manager);
+    p->source = cu_xstrdup(r->source);
+    p->distro = cu_xstrdup(r->distro);
+    p->pin_kind = cu_xstrdup(r->pin);
+    if (r->version.n && (int)r->version.part[0] == k->branch)
+        p->version = r->version;
+    else if (!branch_version(in->cat, k->branch, &p->version))
+        p->version = (struct cu_version){{(uint32_t)k->branch}, 1};
+    for (char **t = r->packages; *t; t++)
+        cu_strv_push_owned(&p->packages, cu_drv_expand(*t, k->branch, f));
+    for (char **t = r->signed_modules; *t; t++) {
+        CU_AUTOFREE char *x = cu_drv_expand(*t, k->branch, f);
+        if (!cu_strv_contains(&p->packages, x))
+            cu_strv_push(&p->packages, x);
+    }
+    /* The pin holds the branch's packages, not the kernel-module packages that must follow each new kernel
+     * (holding linux-modules-nvidia-580-generic would leave the next kernel without a module). */
+    for (char **t = r->packages; *t; t++) {
+        CU_AUTOFREE char *x = cu_drv_expand(*t, k->branch, f);
+        bool module_pkg = false;
+        for (char **m = r->signed_modules; *m; m++) {
+            CU_AUTOFREE char *y = cu_drv_expand(*m, k->branch, f);
+            module_pkg |= strcmp(x, y) == 0;
+        }
+        if (!module_pkg)
+            cu_strv_push(&p->pin_packages, x);
+    }
+    /* DKMS builds the module here: it needs the running kernel's headers. */
+    if (!r->signed_modules[0])
+        for (char **t = r->headers; *t; t++)
+            cu_strv_push_owned(&p->packages, cu_drv_expand(*t, k->branch, f));
+    if (r->module_stream)
+        p->module_stream = cu_drv_expand(r->module_stream, k->branch, f);
+    if (r->repo)
+        p->repo = cu_drv_expand(r->repo, k->branch, f);
+    p->components = r->components ? cu_xstrdup(r->components) : NULL;
+    p->initramfs = r->initramfs ? cu_xstrdup(r->initramfs) : NULL;
+    reason(p, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here. Source: %s (%s)."),
+           k->branch, r->flavor, strcmp(r->source, "distro") == 0 ? r->distro : _("NVIDIA's repository"), r->manager,
+           r->ref, r->confidence);
+    reason(p, r->version.n ? _("It is release %s there, and runs every CUDA whose driver floor is that or lower (NVIDIA's CUDA toolkit driver table).")
+                           : _("The plan counts on %s, the branch's first release in NVIDIA's CUDA toolkit driver table, and the CUDA releases it runs."),
+           cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    /* How the branch is held, so that the next upgrade neither crosses a GPU's last branch nor changes flavor. */
+    struct cu_buf pin;
+    cu_buf_init(&pin);
+    if (strcmp(r->pin, "apt-mark hold") == 0 || strcmp(r->pin, "zypper addlock") == 0) {
+        cu_buf_puts(&pin, r->pin);
+        for (size_t i = 0; i < p->pin_packages.n; i++)
+            cu_buf_printf(&pin, " %s", p->pin_packages.v[i]);
+    } else if (strcmp(r->pin, "dnf module") == 0 && p->module_stream) {
+        cu_buf_printf(&pin, "dnf module enable %s", p->module_stream);
+    } else if (strcmp(r->pin, "dnf versionlock") == 0) {
+        cu_buf_printf(&pin, "dnf versionlock add *nvidia*%d*", k->branch);
+    } else {
+        cu_buf_puts(&pin, "none");
+        reason(p, _("%s has no branch lock in its package manager; the next upgrade may bring a newer branch, which serves these GPUs too (none has a last branch)."),
+               r->distro);
+    }
+    p->pin = cu_buf_steal(&pin);
+    if (strcmp(p->pin, "none") != 0)
+        reason(p, _("Held with `%s`: the next upgrade stays on branch %d and the %s flavor."), p->pin, k->branch,
+               r->flavor);
+    /* Secure Boot. */
+    if (s && s->secure_boot == 1 && r->signed_modules[0]) {
+        p->secure_boot = cu_xstrdup("signed");
+        reason(p, _("Secure Boot is on: %s brings modules the distribution signed, so no key needs enrolling."), r->distro);
+    } else if (s && s->secure_boot == 1) {
+        p->secure_boot = cu_xstrdup("mok");
+        p->mok_key = r->mok_key ? cu_xstrdup(r->mok_key) : NULL;
+        p->mok_cert = r->mok_cert ? cu_xstrdup(r->mok_cert) : NULL;
+        reason(p, _("Secure Boot is on and %s's modules are built here by DKMS: they are signed with DKMS's key (%s), which `mokutil --import %s` queues for enrolment with a one-time password you type; after the reboot, the blue MokManager screen asks for it (Enroll MOK, Continue, Yes, the password, Reboot)."),
+               r->distro, r->mok_key ? r->mok_key : "?", r->mok_cert ? r->mok_cert : "?");
+    } else {
+        p->secure_boot = cu_xstrdup("off");
+        reason(p, s && s->secure_boot == 0 ? _("Secure Boot is off: any module loads.")
+                                           : _("No Secure Boot variable (BIOS boot, or not visible): nothing to sign."));
+    }
+    p->blacklist_nouveau = s && s->nouveau_bound;
+    if (p->blacklist_nouveau)
+        reason(p, _("nouveau holds the GPU: cudaup blacklists it in /etc/modprobe.d and rebuilds the initramfs (%s)."),
+               p->initramfs ? p->initramfs : "-");
+    p->reboot = p->blacklist_nouveau || strcmp(p->secure_boot, "mok") == 0 || f->driver.kernel_module ||
+                f->driver.kind == CU_DRIVER_NVIDIA;
+    reason(p, p->reboot ? _("A reboot will be needed: cudaup stops there (exit 5) and carries on when run again.")
+                        : _("No reboot is needed: no other driver holds the GPU, so cudaup loads the module with modprobe."));
+}
+
+struct cu_drv_plan *
+cu_drv_choose(const struct cu_drv_in *in)
+{
+    const struct cu_facts *f = in->facts;
+    const struct cu_drv_wish *w = in->wish;
+    const char *mode = w->driver && *w->driver ? w->driver : "auto";
+    struct cu_drv_plan *p;
+    struct needs n;
+    char b1[32];
+
+    if (strcmp(mode, "keep") == 0 || strcmp(mode, "none") == 0) {
+        p = plan_new("keep");
+        reason(p, strcmp(mode, "keep") == 0 ? _("The driver is left as it is (--driver keep).")
+                                            : _("No driver is planned (--driver none)."));
+        return p;
+    }
+    if (f->os.wsl) {
+        p = plan_new("keep");
+        reason(p, _("WSL2: the driver is the Windows one; nothing to install inside Linux."));
+        return p;
+    }
+    if (f->n_gpus == 0) {
+        p = plan_new("keep");
+        reason(p, _("No NVIDIA GPU was found, so no driver is planned."));
+        return p;
+    }
+    p = plan_new("install");
+    char *why = gpu_needs(in, p, &n);
+    if (why)
+        return refuse(p, why, cu_xstrdup(_("Use GPUs of generations one driver serves together (see `cudaup doctor`), or run with --driver keep to leave the driver alone.")));
+    int want_branch = 0;
+    const char *want_flavor = NULL;
+    if (strcmp(mode, "auto") != 0) {
+        char *end;
+        want_branch = (int)strtol(mode, &end, 10);
+        want_flavor = *end ? end + 1 : NULL;
+        if (want_flavor && strcmp(want_flavor, "open") == 0 && !n.open_ok)
+            return refuse(p, cu_xasprintf(_("--driver %s: the open kernel modules do not support a GPU here."), mode),
+                          cu_xasprintf(_("Use --driver %d-proprietary."), want_branch));
+        if (want_flavor && strcmp(want_flavor, "proprietary") == 0 && !n.prop_ok)
+            return refuse(p, cu_xasprintf(_("--driver %s: the proprietary kernel modules do not support a GPU here."), mode),
+                          cu_xasprintf(_("Use --driver %d-open."), want_branch));
+        if (want_branch < n.lo || (n.hi && want_branch > n.hi))
+            return refuse(p, n.hi && want_branch > n.hi
+                                 ? cu_xasprintf(_("--driver %s: branch %d is the last that supports %s."), mode, n.hi, n.hi_why)
+                                 : cu_xasprintf(_("--driver %s: %s needs branch %d or newer."), mode, n.lo_why, n.lo),
+                          cu_xstrdup(_("Use --driver auto: cudaup picks a branch that serves every GPU here.")));
+        const struct cu_driver_info *d = &f->driver;
+        if (d->kind == CU_DRIVER_NVIDIA && branch_of(&d->version) == want_branch && d->libcuda_path &&
+            (!want_flavor || !f->drv || !f->drv->flavor || strcmp(want_flavor, f->drv->flavor) == 0)) {
+            free(p->action);
+            p->action = cu_xstrdup("keep");
+            reason(p, _("Driver %s is of branch %d already, as asked."),
+                   cu_driver_version_format(&d->version, b1, sizeof(b1)), want_branch);
+            return p;
+        }
+    } else {
+        CU_AUTOFREE char *unfit = current_unfit(in, &n);
+        if (!unfit) {
+            free(p->action);
+            p->action = cu_xstrdup("keep");
+            reason(p, _("Driver %s (%s) serves every GPU here, so cudaup leaves it as it is."),
+                   cu_driver_version_format(&f->driver.version, b1, sizeof(b1)),
+                   f->drv && f->drv->flavor ? f->drv->flavor : _("flavor unknown"));
+            return p;
+        }
+        reason(p, _("A driver is planned: %s."), unfit);
+    }
+    /* The CUDA the user named needs at least its driver floor. */
+    struct cu_version cuda_need = {{0}, 0}, cv;
+    if (w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0 && cu_version_parse(w->cuda, &cv) && cv.n >= 2)
+        cu_catalog_cuda_min_driver(in->cat, &cv, &cuda_need);
+    if (!distro_known(in))
+        return refuse(p, cu_xasprintf(_("cudaup installs the driver only with the package manager of Ubuntu, Debian, RHEL and its rebuilds, Fedora, openSUSE/SLES or Arch, not on %s."),
+                                      os_name(f)),
+                      cu_xasprintf(_("Install the NVIDIA driver yourself from your distribution's packages (%s kernel modules, branch %d%s), reboot, then run cudaup again."),
+                                   n.prefer_open && n.open_ok ? "open" : "proprietary", n.hi ? n.hi : n.lo ? n.lo : 580,
+                                   n.hi ? "" : _(" or newer")));
+    bool nvidia_only = w->source && strcmp(w->source, "nvidia") == 0;
+    bool distro_only = w->source && strcmp(w->source, "distro") == 0;
+    struct pick k = {NULL, 0};
+    if (!nvidia_only)
+        k = best_of(in, &n, "distro", want_branch, want_flavor, &cuda_need);
+    if (!k.row && !distro_only) {
+        k = best_of(in, &n, "nvidia", want_branch, want_flavor, &cuda_need);
+        if (k.row && !nvidia_only)
+            reason(p, _("%s's own packages carry no branch that serves every GPU here%s, so the driver comes from NVIDIA's repository (--driver-source nvidia)."),
+                   os_name(f), cuda_need.n ? _(" and runs the CUDA asked for") : "");
+    }
+    if (!k.row) {
+        struct pick aur = best_of(in, &n, "aur", want_branch, want_flavor, NULL);
+        if (aur.row) {
+            CU_AUTOFREE char *pk = cu_drv_expand(aur.row->packages[0], aur.branch, f);
+            return refuse(p, cu_xasprintf(_("%s's packages carry no branch that serves every GPU here; branch %d (%s) is only in the AUR (%s), which cudaup does not install from."),
+                                          os_name(f), aur.branch, aur.row->flavor, pk),
+                          cu_xasprintf(_("Install %s from the AUR yourself, reboot, then run cudaup again."), pk));
+        }
+        return refuse(p, cu_xasprintf(_("No package source cudaup knows for %s carries a driver branch that serves every GPU here (%s kernel modules, branch %d%s%s)."),
+                                      os_name(f), n.open_ok && (n.prefer_open || !n.prop_ok) ? "open" : "proprietary",
+                                      n.lo ? n.lo : 0, n.hi ? _(" to ") : _(" or newer"),
+                                      n.hi ? cu_driver_version_format(&(struct cu_version){{(uint32_t)n.hi}, 1}, b1, sizeof(b1)) : ""),
+                      cu_xstrdup(distro_only ? _("Try --driver-source nvidia, or install the driver yourself and run cudaup again.")
+                                             : _("Install the driver yourself, reboot, then run cudaup again.")));
+    }
+    if (nvidia_only)
+        reason(p, _("From NVIDIA's repository, as asked with --driver-source nvidia."));
+    fill_install(in, p, &k);
+    return p;
+}
+
+static json_t *
+jstrv(const struct cu_strv *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < v->n; i++)
+        json_array_append_new(a, json_string(v->v[i]));
+    return a;
+}
+
+json_t *
+cu_drv_plan_json(const struct cu_drv_plan *p)
+{
+    json_t *o = json_object();
+    char b[32];
+    json_object_set_new(o, "action", json_string(p->action));
+    json_object_set_new(o, "reasons", jstrv(&p->reasons));
+    if (strcmp(p->action, "refuse") == 0) {
+        json_object_set_new(o, "error", cu_json_str_or_null(p->refusal));
+        json_object_set_new(o, "advice", cu_json_str_or_null(p->advice));
+        return o;
+    }
+    if (strcmp(p->action, "install") != 0)
+        return o;
+    snprintf(b, sizeof(b), "%d", p->branch);
+    json_object_set_new(o, "branch", json_string(b));
+    json_object_set_new(o, "flavor", cu_json_str_or_null(p->flavor));
+    json_object_set_new(o, "manager", cu_json_str_or_null(p->manager));
+    json_object_set_new(o, "source", cu_json_str_or_null(p->source));
+    json_object_set_new(o, "distro", cu_json_str_or_null(p->distro));
+    json_object_set_new(o, "packages", jstrv(&p->packages));
+    json_object_set_new(o, "pin", cu_json_str_or_null(p->pin));
+    json_object_set_new(o, "secure_boot", cu_json_str_or_null(p->secure_boot));
+    json_object_set_new(o, "reboot", json_boolean(p->reboot));
+    json_object_set_new(o, "version_min", json_string(cu_driver_version_format(&p->version, b, sizeof(b))));
+    json_object_set_new(o, "module_stream", cu_json_str_or_null(p->module_stream));
+    json_object_set_new(o, "repo", cu_json_str_or_null(p->repo));
+    json_object_set_new(o, "components", cu_json_str_or_null(p->components));
+    json_object_set_new(o, "blacklist_nouveau", json_boolean(p->blacklist_nouveau));
+    json_object_set_new(o, "initramfs", cu_json_str_or_null(p->initramfs));
+    json_object_set_new(o, "mok_cert", cu_json_str_or_null(p->mok_cert));
+    return o;
+}
+
+void
+cu_drv_planned_facts(const struct cu_facts *facts, const struct cu_catalog *cat, const struct cu_drv_plan *p,
+                     struct cu_facts *out)
+{
+    *out = *facts;
+    if (!p || strcmp(p->action, "install") != 0)
+        return;
+    out->driver.kind = CU_DRIVER_NVIDIA;
+    out->driver.planned = true;
+    out->driver.version = p->version;
+    out->driver.lib_version = p->version;
+    out->driver.kernel_module = true;
+    out->driver.nouveau_loaded = false;
+    out->driver.libcuda_result = -1;
+    memset(&out->driver.cuda_max, 0, sizeof(out->driver.cuda_max));
+    out->driver.cuda_max_source = cu_catalog_cuda_max_for_driver(cat, &p->version, &out->driver.cuda_max) ? "table" : NULL;
+}

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "core/resolve/plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/resolve/driver.h"
+#include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
+
+struct cu_plan *
+cu_plan_new(void)
+{
+    struct cu_plan *p = cu_xcalloc(1, sizeof(*p));
+    cu_strv_init(&p->reasons);
+    cu_strv_init(&p->reason_sources);
+    cu_strv_init(&p->warnings);
+    return p;
+}
+
+static void
+framework_free(struct cu_plan_framework *f)
+{
+    if (!f)
+        return;
+    free(f->name);
+    free(f->version);
+    free(f->python);
+    free(f->py_min);
+    free(f->py_max);
+    cu_strv_free(f->pip);
+    cu_strv_free(f->constraints);
+    free(f->constraints_file);
+    free(f->index_url);
+    free(f->cuda_tag);
+    for (size_t i = 0; i < f->n_gpu_code; i++) {
+        free(f->gpu_code[i].code);
+        free(f->gpu_code[i].target);
+    }
+    free(f->gpu_code);
+    free(f->code_confidence);
+    free(f);
+}
+
+static void
+download_fini(struct cu_plan_download *d)
+{
+    free(d->component);
+    free(d->version);
+    free(d->title);
+    free(d->relative_path);
+    free(d->runfile_layout);
+    free(d->archive_layout);
+    free(d->url);
+}
+
+void
+cu_plan_python_free(struct cu_plan_python *py)
+{
+    if (!py)
+        return;
+    free(py->kind);
+    free(py->version);
+    free(py->build);
+    free(py->path);
+    free(py->exe);
+    download_fini(&py->dl);
+    free(py);
+}
+
+void
+cu_plan_free(struct cu_plan *p)
+{
+    if (!p)
+        return;
+    free(p->platform);
+    free(p->base_url);
+    free(p->prefix);
+    free(p->state_dir);
+    free(p->cuda_path);
+    free(p->cudnn_full);
+    free(p->cudnn_variant);
+    framework_free(p->framework);
+    cu_strv_free(p->components);
+    for (size_t i = 0; i < p->n_downloads; i++)
+        download_fini(&p->downloads[i]);
+    free(p->downloads);
+    cu_plan_python_free(p->python);
+    for (size_t i = 0; i < p->n_steps; i++) {
+        free(p->steps[i].installer);
+        free(p->steps[i].action);
+        free(p->steps[i].detail);
+    }
+    free(p->steps);
+    free(p->env.scope);
+    free(p->env.shell_rc);
+    free(p->env.tool);
+    free(p->env.name);
+    free(p->env.path);
+    cu_strv_fini(&p->reasons);
+    cu_strv_fini(&p->reason_sources);
+    cu_strv_fini(&p->warnings);
+    cu_drv_plan_free(p->driver);
+    free(p);
+}
+
+void
+cu_plan_add_step(struct cu_plan *p, const char *installer, const char *action, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *detail = cu_xvasprintf(fmt, ap);
+    va_end(ap);
+    p->steps = cu_xreallocarray(p->steps, p->n_steps + 1, sizeof(*p->steps));
+    p->steps[p->n_steps++] = (struct cu_plan_step){cu_xstrdup(installer), cu_xstrdup(action), detail};
+}
+
+/* Push a reason, its English twin noted for the log (i18n.h), and its source. */
+static void
+push_reason(struct cu_plan *p, const char *source, const char *fmt, va_list ap)
+{
+    va_list en;
+    va_copy(en, ap);
+    char *s = cu_xvasprintf(fmt, ap);
+    cu_i18n_note_formatted(s, fmt, en);
+    va_end(en);
+    cu_strv_push_owned(&p->reasons, s);
+    cu_strv_push(&p->reason_sources, source ? source : "");
+}
+
+void
+cu_plan_reason(struct cu_plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    push_reason(p, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void
+cu_plan_reason_src(struct cu_plan *p, const char *source, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    push_reason(p, source, fmt, ap);
+    va_end(ap);
+}
+
+void
+cu_plan_log_reasons(const struct cu_plan *p)
+{
+    for (size_t i = 0; i < p->reasons.n; i++) {
+        const char *src = i < p->reason_sources.n ? p->reason_sources.v[i] : "";
+        if (*src)
+            cu_log_msg(CU_LOG_INFO, "plan", _("why: %s (source: %s)"), p->reasons.v[i], src);
+        else
+            cu_log_msg(CU_LOG_INFO, "plan", _("why: %s"), p->reasons.v[i]);
+    }
+}
+
+void
+cu_plan_warn(struct cu_plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = cu_xvasprintf(fmt, ap);
+    va_end(ap);
+    if (!cu_strv_contains(&p->warnings, s))
+        cu_strv_push_owned(&p->warnings, s);
+    else
+        free(s);
+}
+
+char *
+cu_plan_cuda_mm(const struct cu_plan *p, char *buf, size_t len)
+{
+    return cu_version_format(&p->cuda, 2, buf, len);
+}
+
+char *
+cu_format_bytes(uint64_t n, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB"};
+    double v = (double)n;
+    size_t u = 0;
+    while (v >= 1000.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        v /= 1000.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%llu B", (unsigned long long)n);
+    else
+        snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+    return buf;
+}
+
+const char *
+cu_framework_title(const char *name)
+{
+    return strcmp(name, "pytorch") == 0 ? "PyTorch" : strcmp(name, "jax") == 0 ? "JAX" : "TensorFlow";
+}
+
+const char *
+cu_framework_try_line(const char *name)
+{
+    if (strcmp(name, "pytorch") == 0)
+        return "python -c 'import torch; print(torch.cuda.is_available())'";
+    if (strcmp(name, "jax") == 0)
+        return "python -c 'import jax; print(jax.devices())'";
+    return "python -c 'import tensorflow as tf; print(tf.config.list_physical_devices(\"GPU\"))'";
+}
+
+char *
+cu_plan_activate_cmd(const struct cu_plan *p)
+{
+    if (!p->framework || !p->env.tool || strcmp(p->env.tool, "none") == 0)
+        return NULL;
+    if (strcmp(p->env.tool, "venv") == 0)
+        return cu_xasprintf(". %s/bin/activate", p->env.path ? p->env.path : "");
+    return cu_xasprintf("%s activate %s", strcmp(p->env.tool, "micromamba") == 0 ? "micromamba" : "conda", p->env.name);
+}
+
+const char *
+cu_framework_name(enum cu_framework fw)
+{
+    switch (fw) {
+    case CU_FW_TENSORFLOW: return "tensorflow";
+    case CU_FW_PYTORCH: return "pytorch";
+    case CU_FW_JAX: return "jax";
+    case CU_FW_NONE:
+    default: return "none";
+    }
+}
+
+static json_t *
+jver(const struct cu_version *v)
+{
+    char buf[64];
+    return v->n ? json_string(cu_version_format(v, 0, buf, sizeof(buf))) : json_null();
+}
+
+static json_t *
+jstrv_(const struct cu_strv *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < v->n; i++)
+        json_array_append_new(a, json_string(v->v[i]));
+    return a;
+}
+
+json_t *
+cu_plan_to_json(const struct cu_plan *p)
+{
+    json_t *doc = json_object();
+    char buf[64];
+
+    json_t *cuda = json_object();
+    json_object_set_new(cuda, "version", jver(&p->cuda));
+    json_object_set_new(cuda, "path", cu_json_str_or_null(p->cuda_path));
+    json_object_set_new(cuda, "driver_min", p->cuda_driver.n
+                                                ? json_string(cu_driver_version_format(&p->cuda_driver, buf, sizeof(buf)))
+                                                : json_null());
+    json_t *comps = json_array();
+    for (char **c = p->components; c && *c; c++)
+        json_array_append_new(comps, json_string(*c));
+    json_object_set_new(cuda, "components", comps);
+    json_object_set_new(doc, "cuda", cuda);
+
+    if (p->has_cudnn) {
+        json_t *c = json_object();
+        json_object_set_new(c, "version", jver(&p->cudnn));
+        json_object_set_new(c, "full_version", cu_json_str_or_null(p->cudnn_full));
+        json_object_set_new(c, "cuda_variant", cu_json_str_or_null(p->cudnn_variant));
+        json_object_set_new(doc, "cudnn", c);
+    } else {
+        json_object_set_new(doc, "cudnn", json_null());
+    }
+
+    if (p->framework) {
+        const struct cu_plan_framework *f = p->framework;
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(f->name));
+        json_object_set_new(o, "version", cu_json_str_or_null(f->version));
+        json_object_set_new(o, "python", cu_json_str_or_null(f->python));
+        json_t *pip = json_array();
+        for (char **r = f->pip; r && *r; r++)
+            json_array_append_new(pip, json_string(*r));
+        json_object_set_new(o, "pip", pip);
+        json_t *cons = json_array();
+        for (char **r = f->constraints; r && *r; r++)
+            json_array_append_new(cons, json_string(*r));
+        json_object_set_new(o, "constraints", cons);
+        json_object_set_new(o, "constraints_file", cu_json_str_or_null(f->constraints_file));
+        json_object_set_new(o, "index_url", cu_json_str_or_null(f->index_url));
+        json_object_set_new(o, "cuda_build", cu_json_str_or_null(f->cuda_tag));
+        json_object_set_new(o, "bundled_runtime", json_boolean(f->bundled_runtime));
+        json_t *gc = json_array();
+        for (size_t i = 0; i < f->n_gpu_code; i++) {
+            json_t *e = json_object();
+            json_object_set_new(e, "gpu", json_integer(f->gpu_code[i].gpu));
+            json_object_set_new(e, "code", json_string(f->gpu_code[i].code));
+            json_object_set_new(e, "target", cu_json_str_or_null(f->gpu_code[i].target));
+            json_array_append_new(gc, e);
+        }
+        json_object_set_new(o, "gpu_code", gc);
+        json_object_set_new(o, "code_confidence", cu_json_str_or_null(f->code_confidence));
+        json_object_set_new(doc, "framework", o);
+    } else {
+        json_object_set_new(doc, "framework", json_null());
+    }
+
+    json_t *dl = json_array();
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "component", json_string(d->component));
+        json_object_set_new(o, "version", cu_json_str_or_null(d->version));
+        json_object_set_new(o, "url", json_string(d->url));
+        json_object_set_new(o, "sha256", json_string(d->sha256));
+        /* NVIDIA publishes no size for a runfile or a cuDNN .tgz: null, as for python-build-standalone */
+        json_object_set_new(o, "size", d->size_unknown ? json_null() : json_integer((json_int_t)d->size));
+        json_array_append_new(dl, o);
+    }
+    if (p->python && p->python->dl.url) {
+        const struct cu_plan_download *d = &p->python->dl;
+        json_t *o = json_object();
+        json_object_set_new(o, "component", json_string(d->component));
+        json_object_set_new(o, "version", cu_json_str_or_null(d->version));
+        json_object_set_new(o, "url", json_string(d->url));
+        json_object_set_new(o, "sha256", json_string(d->sha256));
+        /* uv's table gives no size; cudaup's own rows (data/python) may */
+        json_object_set_new(o, "size", d->size_unknown ? json_null() : json_integer((json_int_t)d->size));
+        json_array_append_new(dl, o);
+    }
+    json_object_set_new(doc, "downloads", dl);
+    if (p->python) {
+        json_t *o = json_object();
+        json_object_set_new(o, "kind", json_string(p->python->kind));
+        json_object_set_new(o, "version", cu_json_str_or_null(p->python->version));
+        json_object_set_new(o, "url", cu_json_str_or_null(p->python->dl.url));
+        json_object_set_new(o, "sha256", p->python->dl.url ? json_string(p->python->dl.sha256) : json_null());
+        json_object_set_new(o, "path", cu_json_str_or_null(p->python->path));
+        json_object_set_new(o, "build", cu_json_str_or_null(p->python->build));
+        json_object_set_new(doc, "python_source", o);
+    } else {
+        json_object_set_new(doc, "python_source", json_null());
+    }
+    json_object_set_new(doc, "download_bytes", json_integer((json_int_t)p->download_bytes));
+
+    json_t *steps = json_array();
+    for (size_t i = 0; i < p->n_steps; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "installer", json_string(p->steps[i].installer));
+        json_object_set_new(o, "action", json_string(p->steps[i].action));
+        json_object_set_new(o, "detail", json_string(p->steps[i].detail));
+        json_array_append_new(steps, o);
+    }
+    json_object_set_new(doc, "steps", steps);
+    json_object_set_new(doc, "reasons", jstrv_(&p->reasons));
+    /* Where the data behind a reason comes from: the row of the data file and its citation. */
+    json_t *prov = json_array();
+    for (size_t i = 0; i < p->reasons.n && i < p->reason_sources.n; i++) {
+        if (!*p->reason_sources.v[i])
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "reason", json_string(p->reasons.v[i]));
+        json_object_set_new(o, "source", json_string(p->reason_sources.v[i]));
+        json_array_append_new(prov, o);
+    }
+    json_object_set_new(doc, "provenance", prov);
+    json_object_set_new(doc, "warnings", jstrv_(&p->warnings));
+    if (p->driver)
+        json_object_set_new(doc, "driver", cu_drv_plan_json(p->driver));
+    json_object_set_new(doc, "platform", cu_json_str_or_null(p->platform));
+    json_object_set_new(doc, "mirror", cu_json_str_or_null(p->base_url));
+    json_object_set_new(doc, "prefix", cu_json_str_or_null(p->prefix));
+    json_t *env = json_object();
+    json_object_set_new(env, "scope", cu_json_str_or_null(p->env.scope));
+    json_object_set_new(env, "shell_rc", cu_json_str_or_null(p->env.shell_rc));
+    json_object_set_new(env, "tool", cu_json_str_or_null(p->env.tool));
+    json_object_set_new(env, "name", cu_json_str_or_null(p->env.name));
+    json_object_set_new(env, "path", cu_json_str_or_null(p->env.path));
+    json_object_set_new(doc, "environment", env);
+    return doc;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan: everything `install` will do, decided by the resolver before
+ * anything is touched, shown by `plan`, the wizard's review screen and
+ * `plan --json`.
+ */
+#ifndef CU_PLAN_H
+#define CU_PLAN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/catalog/manifest.h"
+#include "core/base/parse.h"
+#include "core/base/str.h"
+
+struct cu_plan_download {
+    enum cu_product product;
+    char *component;     /* manifest key: "cuda_cudart", "cudnn" */
+    char *version;       /* the component's own version */
+    char *title;         /* the manifest's name for it ("CUDA Runtime (cudart)"), or NULL */
+    char *relative_path; /* as in the manifest */
+    char *url;
+    char sha256[65];
+    uint64_t size;     /* the exact size; with size_unknown, only the most that is accepted */
+    bool size_unknown; /* the source publishes no size (python-build-standalone): the hash alone decides */
+    char *runfile_layout; /* a CUDA runfile, read (never run) by core/runfile.c: "nested", ...; else NULL */
+    char *archive_layout; /* a Python archive's: "full" places only python/install/ (core/pyarchive.h);
+                             NULL or "install_only": the archive's top folder holds the tree */
+    bool from_base;       /* relative_path lies under the mirror's base as on NVIDIA's server (runfiles,
+                             cuDNN .tgz), not under BASE/PRODUCT/redist */
+};
+
+struct cu_plan_step {
+    char *installer; /* "cuda", "cudnn", "envvars", "pyenv", "framework" */
+    char *action;    /* "install", "link", "write", "create", "pip-install", "skip" */
+    char *detail;
+};
+
+enum cu_framework {
+    CU_FW_NONE,
+    CU_FW_TENSORFLOW,
+    CU_FW_PYTORCH,
+    CU_FW_JAX,
+};
+
+struct cu_plan_framework {
+    enum cu_framework kind;
+    char *name;      /* "tensorflow", "pytorch", "jax" */
+    char *version;   /* "2.20.0", "2.9", or NULL for the index's newest */
+    char *python;    /* "3.12" */
+    char *py_min, *py_max; /* the range the framework supports, or NULL */
+    char **pip;      /* requirement strings for pip, NULL-terminated */
+    char **constraints; /* pins for the libraries pip brings ("nvidia-cudnn-cu12==9.10.2.*"), NULL-terminated */
+    char *constraints_file; /* where pip reads them (STATE/pip-constraints-ENV.txt), or NULL when none */
+    char *index_url; /* PyTorch's CUDA index, --index-url, the site mirror's index, or NULL */
+    bool index_explicit; /* --index-url or the site mirror's: passed to pip over its own configuration */
+    char *cuda_tag;  /* cu128, cuda12-local, ... or NULL */
+    bool bundled_runtime; /* the wheels bring their own CUDA runtime (PyTorch, jax[cuda12]) */
+    /* How the build runs on each GPU, in GPU order (DESIGN "gpu_code"). */
+    struct cu_plan_gpu_code {
+        int gpu;      /* the GPU's index */
+        char *code;   /* "sass", "ptx-jit", or "unknown" when the data is silent */
+        char *target; /* "sm_50", "compute_90", or NULL */
+    } *gpu_code;
+    size_t n_gpu_code;
+    char *code_confidence; /* "read" or "inferred" (of the arch data), NULL when silent */
+};
+
+/** The Python a venv is made with (DESIGN "python_source"). */
+struct cu_plan_python {
+    char *kind;    /* "system": a python3.X on PATH; "cudaup": a relocatable CPython cudaup brings */
+    char *version; /* 3.11.16 (cudaup) or 3.11 (system) */
+    char *build;   /* python-build-standalone's release tag, or NULL */
+    char *path;    /* cudaup: PREFIX/cudaup/python/3.11 */
+    char *exe;     /* the interpreter the venv is made with, when known */
+    struct cu_plan_download dl; /* cudaup: the archive */
+    bool force;                 /* re-create it even when its record says it is intact (repair) */
+};
+
+/** Where the environment goes; filled from the wishes, shown in steps. */
+struct cu_plan_env {
+    char *scope;    /* user, system, conda, none */
+    char *shell_rc; /* the rc file for scope user, or NULL */
+    char *tool;     /* conda, mamba, micromamba, venv, none */
+    char *name;     /* the Python env's name */
+    char *path;     /* where that env lives, when known */
+};
+
+struct cu_drv_plan; /* core/driver.h */
+
+struct cu_plan {
+    char *platform;               /* linux-x86_64 */
+    char *base_url;               /* the mirror's base */
+    char *prefix;                 /* PREFIX */
+    char *state_dir;
+    struct cu_version cuda;       /* 12.4.1 */
+    char *cuda_path;              /* PREFIX/cuda-12.4 */
+    struct cu_version cuda_driver; /* the driver it needs */
+    bool has_cudnn;
+    struct cu_version cudnn;      /* release label 9.14.0 */
+    char *cudnn_full;             /* 9.14.0.64 */
+    char *cudnn_variant;          /* "12" */
+    struct cu_plan_framework *framework; /* NULL: none */
+    char **components;            /* CUDA manifest keys, NULL-terminated */
+    struct cu_plan_download *downloads;
+    size_t n_downloads;
+    uint64_t download_bytes;
+    struct cu_plan_step *steps;
+    size_t n_steps;
+    struct cu_plan_env env;
+    struct cu_plan_python *python; /* the venv's Python; NULL without a venv */
+    struct cu_strv reasons;  /* why each version was chosen, as the user reads it */
+    struct cu_strv reason_sources; /* beside each reason, the data row and citation it rests on ("" for none):
+                                      for -v, the log and JSON's provenance[], never the plain text */
+    struct cu_strv warnings; /* things the user should know but that do not stop the plan */
+    struct cu_drv_plan *driver;   /* the driver (DESIGN "plan ... driver"), or NULL (`mirror`) */
+    /* Borrowed from the manifest source; valid while it lives. */
+    const struct cu_manifest *cuda_manifest, *cudnn_manifest;
+};
+
+struct cu_plan *cu_plan_new(void);
+void cu_plan_free(struct cu_plan *plan);
+void cu_plan_python_free(struct cu_plan_python *py);
+
+void cu_plan_add_step(struct cu_plan *plan, const char *installer, const char *action,
+                      const char *fmt, ...) CU_PRINTF(4, 5);
+void cu_plan_reason(struct cu_plan *plan, const char *fmt, ...) CU_PRINTF(2, 3);
+/** A reason that rests on data: the user reads the reason, -v, the log and JSON also @source (copied). */
+void cu_plan_reason_src(struct cu_plan *plan, const char *source, const char *fmt, ...) CU_PRINTF(3, 4);
+/** Log the plan's reasons, each with its source, at level info (tag "plan"): the log keeps the provenance. */
+void cu_plan_log_reasons(const struct cu_plan *plan);
+void cu_plan_warn(struct cu_plan *plan, const char *fmt, ...) CU_PRINTF(2, 3);
+
+/** The `plan --json` document (DESIGN.md "JSON"). */
+json_t *cu_plan_to_json(const struct cu_plan *plan);
+
+/** "12.4" of the plan's CUDA. Returns @buf. */
+char *cu_plan_cuda_mm(const struct cu_plan *plan, char *buf, size_t len);
+
+/** Human size: "1.2 GB", "340 MB", "12 kB". Returns @buf. */
+char *cu_format_bytes(uint64_t n, char *buf, size_t len);
+
+const char *cu_framework_name(enum cu_framework fw);
+/** How its makers write framework @name ("pytorch" -> "PyTorch"; TensorFlow for anything else). Static. */
+const char *cu_framework_title(const char *name);
+/** A one-line test of framework @name in its environment ("python -c 'import torch; ...'"). */
+const char *cu_framework_try_line(const char *name);
+/** The command that activates the plan's Python environment (". ENV/bin/activate", "conda activate NAME"), or NULL. Caller frees. */
+char *cu_plan_activate_cmd(const struct cu_plan *p);
+
+#endif /* CU_PLAN_H */

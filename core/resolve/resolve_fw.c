@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/* The resolver's framework options: the TensorFlow, PyTorch and JAX releases to try, from the catalog. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/resolve/resolve_int.h"
+
+/* ---- framework options ------------------------------------------------------------- */
+
+/* The VERSION of --framework NAME==VERSION as the user wrote it (whatever spelling of NAME). */
+static const char *
+fw_version_text(const struct rs *r)
+{
+    const char *eq = r->in->wishes->framework ? strstr(r->in->wishes->framework, "==") : NULL;
+    return eq ? eq + 2 : "";
+}
+
+static bool
+major_has_archives(const struct cu_catalog *cat, int major)
+{
+    for (size_t i = 0; i < cat->n_cuda; i++)
+        if (cat->cuda[i].archives && (int)cat->cuda[i].version.part[0] == major)
+            return true;
+    return false;
+}
+
+static bool
+fw_version_matches(const struct cu_version *want, const struct cu_version *have)
+{
+    return !want->n || cu_version_matches(have, want) || cu_version_cmp(have, want) == 0 ||
+           (want->n > have->n && cu_version_matches(want, have));
+}
+
+void
+add_none_option(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    (void)r;
+    *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+    rs_fwopt_init(&(*opts)[*n]);
+    (*opts)[*n].title = cu_xstrdup(_("no framework"));
+    (*n)++;
+}
+
+/* Can cudaup give this TensorFlow the CUDA its libraries load? */
+static bool
+tf_installable(const struct cu_catalog *cat, const struct cu_cat_tf *t)
+{
+    if (!major_has_archives(cat, (int)t->cuda.part[0]))
+        return false;
+    struct cu_version from = mm(&cat->archives_from);
+    return !t->cuda_max.n || cu_version_cmp(&t->cuda_max, &from) >= 0;
+}
+
+enum cu_status
+tf_options(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    char b1[32], b2[32], b3[32];
+    const struct cu_cat_tf *first_ok = NULL;
+    bool matched = false;
+
+    for (size_t i = r->cat->n_tf; i-- > 0;)
+        if (tf_installable(r->cat, &r->cat->tf[i])) {
+            first_ok = &r->cat->tf[i];
+            break;
+        }
+    for (size_t i = 0; i < r->cat->n_tf; i++) {
+        const struct cu_cat_tf *t = &r->cat->tf[i];
+        if (!fw_version_matches(&r->fw.v, &t->version))
+            continue;
+        matched = true;
+        if (!tf_installable(r->cat, t)) {
+            if (!r->fw.v.n)
+                continue; /* newest-first search: older builds simply do not fit */
+            if (t->cuda_max.n && major_has_archives(r->cat, (int)t->cuda.part[0]))
+                return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                    _("TensorFlow %s needs CUDA %s: %s. NVIDIA publishes CUDA archives only from %s on, so cudaup cannot install it; TensorFlow %s or newer works with the CUDA releases cudaup installs."),
+                                    V(&t->version, b1, sizeof(b1)), V(&t->cuda_max, b2, sizeof(b2)),
+                                    t->cuda_max_why ? t->cuda_max_why : "",
+                                    cu_version_format(&r->cat->archives_from, 2, (char[32]){0}, 32),
+                                    first_ok ? V(&first_ok->version, (char[32]){0}, 32) : "2.15");
+            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                _("TensorFlow %s was built for CUDA %s and cuDNN %s, but NVIDIA publishes CUDA archives only from %s on, so cudaup cannot install them; TensorFlow %s or newer works with the CUDA releases cudaup installs."),
+                                V(&t->version, b1, sizeof(b1)), V(&t->cuda, b2, sizeof(b2)),
+                                V(&t->cudnn, b3, sizeof(b3)),
+                                cu_version_format(&r->cat->archives_from, 2, (char[32]){0}, 32),
+                                first_ok ? V(&first_ok->version, (char[32]){0}, 32) : "2.15");
+        }
+        *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+        struct fwopt *o = &(*opts)[(*n)++];
+        rs_fwopt_init(o);
+        V(&t->version, b1, sizeof(b1));
+        o->title = cu_xasprintf("TensorFlow %s", b1);
+        o->version = cu_xstrdup(b1);
+        o->cuda_major = (int)t->cuda.part[0];
+        o->cuda_min = mm(&t->cuda);
+        o->cudnn_major = (int)t->cudnn.part[0];
+        o->cudnn_min = t->cudnn;
+        o->py_min = t->py_min;
+        o->py_max = t->py_max;
+        o->code = cu_catalog_tf_code(r->cat, &t->version);
+        o->build_cuda = mm(&t->cuda);
+        o->cuda_max = t->cuda_max;
+        o->cuda_max_why = t->cuda_max_why;
+        bool gpu_pkg = strcmp(t->package, "tensorflow_gpu") == 0;
+        cu_strv_push_owned(&o->pip, cu_xasprintf("%s==%s", gpu_pkg ? "tensorflow-gpu" : "tensorflow", b1));
+        o->why = cu_xasprintf(_("TensorFlow %s (with Keras): Google built and tested it with CUDA %s and cuDNN %s, so it needs CUDA %s.x at %s or newer and cuDNN %u.x."),
+                              b1, V(&t->cuda, b2, sizeof(b2)), V(&t->cudnn, b3, sizeof(b3)),
+                              cu_version_format(&t->cuda, 1, (char[32]){0}, 32), b2, t->cudnn.part[0]);
+    }
+    if (!matched)
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                            _("TensorFlow %s is not in cudaup's catalog; it knows %s to %s."),
+                            fw_version_text(r),
+                            V(&r->cat->tf[r->cat->n_tf - 1].version, b1, sizeof(b1)),
+                            V(&r->cat->tf[0].version, b2, sizeof(b2)));
+    return CU_OK;
+}
+
+static const struct cu_cat_torch_version *
+torch_exact(const struct rs *r, const struct cu_version *v)
+{
+    for (size_t i = 0; i < r->cat->n_torch_versions; i++)
+        if (cu_version_cmp(&r->cat->torch_versions[i].version, v) == 0)
+            return &r->cat->torch_versions[i];
+    return NULL;
+}
+
+enum cu_status
+torch_options(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    char b1[32], b2[32];
+    bool matched = false;
+
+    for (size_t i = 0; i < r->cat->n_torch; i++) {
+        const struct cu_cat_torch *t = &r->cat->torch[i];
+        struct cu_version want = r->fw.v;
+        struct cu_version want_mm = want.n >= 2 ? mm(&want) : want;
+        if (want.n && !cu_version_matches(&t->minor, &want_mm) && cu_version_cmp(&t->minor, &want_mm) != 0)
+            continue;
+        const struct cu_cat_torch_version *exact = want.n >= 3 ? torch_exact(r, &want) : NULL;
+        struct cu_version newest_listed = r->cat->n_torch_versions
+                                              ? mm(&r->cat->torch_versions[0].version)
+                                              : (struct cu_version){{0}, 0};
+        if (want.n >= 3 && !exact && newest_listed.n && cu_version_cmp(&t->minor, &newest_listed) <= 0)
+            continue; /* an unknown patch of a minor whose patches the catalog lists */
+        matched = true;
+        /* Stable builds first, newest CUDA first; then the experimental ones. */
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t k = t->n_builds; k-- > 0;) {
+                const struct cu_cat_torch_build *b = &t->builds[k];
+                if (b->stable != (pass == 0))
+                    continue;
+                if (exact && !strv_has(exact->tags, b->tag))
+                    continue;
+                *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+                struct fwopt *o = &(*opts)[(*n)++];
+                rs_fwopt_init(o);
+                const char *ver = exact ? V(&exact->version, b1, sizeof(b1)) : V(&t->minor, b1, sizeof(b1));
+                o->title = cu_xasprintf("PyTorch %s (%s)", ver, b->tag);
+                o->version = cu_xstrdup(ver);
+                o->cuda_major = (int)b->cuda.part[0];
+                o->cuda_mm = b->cuda;
+                if (r->cuda.kind != SPEC_AUTO)
+                    o->cuda_min = (struct cu_version){{b->cuda.part[0], 0}, 2};
+                struct cu_version dnn;
+                if (b->cudnn && cu_version_parse(b->cudnn, &dnn))
+                    o->cudnn_major = (int)dnn.part[0];
+                o->py_min = t->py_min;
+                o->py_max = t->py_max;
+                if (exact) {
+                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s", ver));
+                    if (exact->torchvision)
+                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchvision==%s", exact->torchvision));
+                    if (exact->torchaudio)
+                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchaudio==%s", exact->torchaudio));
+                } else {
+                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
+                    cu_strv_push(&o->pip, "torchvision");
+                    cu_strv_push(&o->pip, "torchaudio");
+                }
+                o->index_url = cu_xasprintf(PYTORCH_INDEX "%s", b->tag);
+                o->tag = cu_xstrdup(b->tag);
+                o->bundled = true;
+                o->build_cuda = mm(&b->cuda);
+                o->lib_exact = b->cudnn ? cu_xstrdup(b->cudnn) : NULL;
+                o->code = cu_catalog_torch_code(r->cat, exact ? &exact->version : &t->minor, b->tag);
+                o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s%s%s%s): the newest %s build that fits."),
+                                      ver, b->tag, V(&b->cuda, b2, sizeof(b2)), b->cudnn ? ", cuDNN " : "",
+                                      b->cudnn ? b->cudnn : "", b->stable ? "" : _(", experimental"),
+                                      b->stable ? _("stable") : _("experimental"));
+            }
+        }
+    }
+    if (!matched)
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                            _("PyTorch %s is not in cudaup's catalog; it knows %s to %s."),
+                            strstr(r->in->wishes->framework, "==") + 2,
+                            V(&r->cat->torch[r->cat->n_torch - 1].minor, b1, sizeof(b1)),
+                            V(&r->cat->torch[0].minor, b2, sizeof(b2)));
+    return CU_OK;
+}
+
+/* One JAX option: @from (n == 0: the newest release) up to @below (exclusive, or NULL). */
+static void
+jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool local,
+        const struct cu_version *from, const struct cu_version *below, struct fwopt **opts, size_t *n)
+{
+    char b1[32], b2[32], b3[32];
+    *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
+    struct fwopt *o = &(*opts)[(*n)++];
+    rs_fwopt_init(o);
+    if (below) {
+        V(from, b1, sizeof(b1));
+        V(below, b2, sizeof(b2));
+        o->title = cu_xasprintf("JAX %s to %s (%s)", b1, b2, extra);
+        cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]>=%s,<%s", extra, b1, b2));
+    } else if (from->n) {
+        o->title = cu_xasprintf("JAX %s (%s)", V(from, b1, sizeof(b1)), extra);
+        o->version = cu_xstrdup(b1);
+        cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]==%s", extra, b1));
+    } else {
+        o->title = cu_xasprintf("JAX (%s)", extra);
+        cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]", extra));
+    }
+    o->cuda_major = p->cuda_major;
+    o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
+    struct cu_version built;
+    if (cu_catalog_jax_built_with(r->cat, from, &built) && (int)built.part[0] == p->cuda_major)
+        o->build_cuda = built; /* the toolkit of its PTX (JAX's changelog) */
+    o->code = cu_catalog_jax_code(r->cat, from, p->cuda_major);
+    o->tag = cu_xstrdup(extra);
+    if (local) {
+        o->cuda_min = p->cuda_min;
+        o->cudnn_major = (int)p->cudnn_min.part[0];
+        o->cudnn_min = p->cudnn_min;
+        o->cudnn_max_excl = p->cudnn_max_exclusive;
+        o->why = cu_xasprintf(_("JAX with %s: it uses the CUDA %s or newer and cuDNN %s or newer that cudaup installs."),
+                              extra, V(&p->cuda_min, b2, sizeof(b2)), V(&p->cudnn_min, b3, sizeof(b3)));
+        o->local_needs = cu_xasprintf(_("jax[%s] also needs NCCL for CUDA %d (libnccl.so.2), which cudaup does not install: add it to the environment (pip install nvidia-nccl-cu%d) or the system before you run JAX."),
+                                      extra, p->cuda_major, p->cuda_major);
+        return;
+    }
+    o->bundled = true;
+    o->why = cu_xasprintf(_("JAX with %s: the wheels bring CUDA %d and cuDNN as pip packages, as JAX recommends; the system CUDA serves tools and the extensions you build."),
+                          extra, p->cuda_major);
+    /* The cuDNN pip brings: the wheel's own requirement where it was read, else JAX's page. */
+    const struct cu_cat_pip_lib *l = cu_catalog_pip_lib(r->cat, "jax", p->cuda_major, from, "cudnn");
+    if (l) {
+        o->lib_pkg = cu_xstrdup(l->package);
+        o->lib_min = l->min;
+        o->lib_max_excl = l->max_excl;
+    } else {
+        o->lib_pkg = cu_xasprintf("nvidia-cudnn-cu%d", p->cuda_major);
+        o->lib_min = p->cudnn_min;
+        o->lib_max_excl = p->cudnn_max_exclusive;
+    }
+    o->lib_row_note = cu_xasprintf(_("JAX's installation page: compute capability %s and up with CUDA %d"),
+                                   V(&p->min_sm, b1, sizeof(b1)), p->cuda_major);
+}
+
+enum cu_status
+jax_options(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    char b1[32], b2[32];
+    struct cu_version dash = vp("0.6.0");
+    bool extra_known = !r->fw.extra[0];
+
+    /* A driver too old for every plugin: name the least it takes. */
+    const struct cu_cat_jax_plugin *least = NULL;
+    for (size_t i = 0; i < r->cat->n_jax; i++)
+        if (!least || r->cat->jax[i].driver_branch < least->driver_branch)
+            least = &r->cat->jax[i];
+    if (least && r->constrained && r->have_driver && (int)r->driver.part[0] < least->driver_branch)
+        rs_fail(r, ST_DRIVER, _("JAX needs NVIDIA driver %d or newer (for its CUDA %d wheels); this machine has %s."),
+             least->driver_branch, least->cuda_major, r->driver_text);
+
+    for (size_t i = 0; i < r->cat->n_jax; i++) {
+        const struct cu_cat_jax_plugin *p = &r->cat->jax[i];
+        /* jax[cudaNN] brings CUDA and cuDNN as pip packages (JAX's default);
+         * jax[cudaNN-local] uses the system's, and only when asked. */
+        bool local = false;
+        if (r->fw.extra[0]) {
+            local = strcmp(r->fw.extra, p->local_extra) == 0;
+            if (!local && strcmp(r->fw.extra, p->extra) != 0)
+                continue;
+            extra_known = true;
+        }
+        struct cu_version first = {{0}, 0};
+        if (p->first_version && !cu_version_parse(p->first_version, &first))
+            first.n = 0;
+        if (r->fw.v.n && first.n && cu_version_cmp(&r->fw.v, &first) < 0)
+            continue;
+        if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
+            rs_fail(r, ST_DRIVER,
+                 _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
+                 p->cuda_major, p->driver_branch, r->driver_text);
+            continue;
+        }
+        bool sm_ok = true;
+        for (size_t g = 0; r->constrained && g < r->f->n_gpus; g++)
+            if (r->f->gpus[g].cc.n && cu_version_cmp(&r->f->gpus[g].cc, &p->min_sm) < 0) {
+                rs_fail(r, ST_GPU_CODE,
+                     _("JAX's CUDA %d plugin needs compute capability %s or newer; GPU %d (%s) has %s."),
+                     p->cuda_major, V(&p->min_sm, b1, sizeof(b1)), r->f->gpus[g].index, r->f->gpus[g].name,
+                     V(&r->f->gpus[g].cc, b2, sizeof(b2)));
+                sm_ok = false;
+            }
+        if (!sm_ok)
+            continue;
+        const char *extra = local ? p->local_extra : p->extra;
+        CU_AUTOFREE char *old_extra = NULL;
+        if (local && r->fw.v.n && cu_version_cmp(&r->fw.v, &dash) < 0) {
+            /* Before 0.6.0 the extra was spelled with an underscore (PEP 685 rename). */
+            old_extra = cu_xasprintf("%s_local", p->extra);
+            extra = old_extra;
+        }
+        jax_add(r, p, extra, local, &r->fw.v, NULL, opts, n);
+        /* The newest JAX carries PTX that only a driver of the CUDA it was built with can JIT: for a
+         * driver too old for that, the releases built with an older CUDA, newest first. */
+        const struct cu_catalog_pip *cp = &r->cat->pip;
+        for (size_t k = 1; !local && !r->fw.v.n && k < cp->n_jax_built; k++) {
+            if (first.n && cu_version_cmp(&cp->jax_built[k - 1].version, &first) <= 0)
+                break;
+            jax_add(r, p, extra, false, &cp->jax_built[k].version, &cp->jax_built[k - 1].version, opts, n);
+        }
+    }
+    if (!extra_known)
+        return cu_error_set(r->err, CU_E_USAGE, 0,
+                            _("--framework: jax[%s] is not a JAX extra cudaup knows; use jax (which means jax[cuda13] or jax[cuda12]), jax[cuda12-local] or jax[cuda13-local]."),
+                            r->fw.extra);
+    return CU_OK;
+}
+

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* The resolver's own state, shared by resolve.c (the search) and resolve_fw.c (the framework options). */
+#ifndef CU_RESOLVE_INT_H
+#define CU_RESOLVE_INT_H
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "core/catalog/gpucode.h"
+#include "core/resolve/resolve.h"
+#include "core/base/str.h"
+
+#define DEFAULT_PYTHON_MAX "3.12"
+#define PYTORCH_INDEX "https://download.pytorch.org/whl/"
+
+enum spec_kind { SPEC_AUTO, SPEC_NONE, SPEC_PREFIX, SPEC_EXACT };
+
+struct spec {
+    enum spec_kind kind;
+    struct cu_version v;
+};
+
+struct fwspec {
+    enum cu_framework fw;
+    struct cu_version v; /* n == 0: newest that fits */
+    char extra[32];      /* jax[EXTRA] as asked ("cuda12-local"), or "" */
+};
+
+struct fwopt {
+    int cuda_major;                /* 0: any */
+    struct cu_version cuda_min;    /* n == 0: none */
+    struct cu_version cuda_mm;     /* an exact X.Y wanted (PyTorch's build), n == 0: none */
+    int cudnn_major;               /* 0: any */
+    struct cu_version cudnn_min, cudnn_max_excl;
+    struct cu_version py_min, py_max; /* n == 0: unconstrained */
+    char *title;                   /* "TensorFlow 2.20.0" */
+    char *version;                 /* what the plan records, or NULL */
+    struct cu_strv pip;
+    char *index_url, *tag;
+    char *why;                     /* the reason line for the plan */
+    /* What the resolver knows of the build's GPU code (judge_code). */
+    const struct cu_cat_code *code; /* NULL: the data is silent */
+    struct cu_version build_cuda;  /* the CUDA it was built with (the toolkit of its PTX) */
+    bool bundled;                  /* the wheel brings its own CUDA runtime */
+    struct cu_version cuda_max;    /* the newest CUDA X.Y it loads, n == 0: any */
+    const char *cuda_max_why;
+    char *local_needs;             /* what else a "-local" JAX needs, or NULL */
+    int code_class;                /* enum code_class */
+    char *code_why;                /* why it cannot run here (code_class == CODE_NO_FIT) */
+    bool no_code;                  /* ... because it has no code at all for a GPU here */
+    enum cu_code_fit *fit;         /* per GPU of the facts */
+    int *target;
+    /* The cuDNN pip brings with it (resolve_lib.c): an exact release (PyTorch), or a range of
+     * @lib_pkg that pip fills with its newest (JAX). */
+    char *lib_exact;               /* "9.1.0.70", or NULL */
+    char *lib_pkg;                 /* "nvidia-cudnn-cu12", or NULL */
+    struct cu_version lib_min, lib_max_excl;
+    char *lib_row_note;            /* what the framework's own page says of the GPUs, or NULL */
+    struct cu_strv constraints;    /* pins for pip's constraints file */
+    struct cu_strv lib_reasons;    /* the plan's reasons about them */
+};
+
+/* How well the data vouches that a build runs on every GPU here; tried in this order. */
+enum code_class {
+    CODE_READ,     /* the arch list was read in a source */
+    CODE_INFERRED, /* derived from a neighbouring release */
+    CODE_SILENT,   /* the data does not say */
+    CODE_NO_FIT,   /* it cannot run on a GPU here */
+};
+
+struct rs {
+    const struct cu_resolve_in *in;
+    const struct cu_catalog *cat;
+    const struct cu_facts *f;
+    struct spec cuda, cudnn;
+    struct fwspec fw;
+    struct cu_version py_wish;
+    const char *platform;
+    bool constrained, have_driver;
+    bool driver_planned; /* r->driver is the driver this plan installs */
+    char driver_text[96]; /* r->driver as the reasons name it ("this machine has %s"), rs_driver_text() */
+    struct cu_version driver;
+    struct cu_error *err;
+    /* What failed, for the one sentence when nothing fits: the candidate that
+     * got furthest explains best what the user must change. */
+    int stage;
+    char why[512];
+    struct cu_version min_need; /* the smallest driver that would have done */
+    /* How the system CUDA was found for the candidate in hand: 0 the build's own
+     * CUDA X.Y, 1 another release of its major (a wheel with its own runtime),
+     * 2 a release the driver runs only by minor-version compatibility. */
+    int sweep;
+    char cudnn_note[300]; /* the picked cuDNN rests on neighbouring support matrices */
+    char cudnn_skip[512]; /* why newer cuDNN releases were passed over */
+    bool no_advice; /* resolving for advice: do not look for advice again */
+    /* Judging an option whose GPU code the data does not record: its failures explain less than
+     * those of a build the data vouches for, so they only fill an empty sentence. */
+    bool silent;
+};
+
+/* How far a candidate got before it failed. */
+enum stage {
+    ST_GPU_CODE = 1,  /* the build has no code a GPU here can run (judged before any CUDA) */
+    ST_FRAMEWORK,     /* the framework's or the wishes' constraints */
+    ST_GPU,           /* CUDA cannot build for a GPU */
+    ST_DRIVER,        /* the driver is too old for it */
+    ST_MIRROR,        /* the mirror lacks it or its platform */
+    ST_CUDNN_RULE,    /* no cuDNN of the framework's range */
+    ST_CUDNN_VARIANT, /* no cuDNN build for this CUDA major */
+    ST_CUDNN_DRIVER,
+    ST_CUDNN_GPU,
+    ST_CUDNN_MIRROR,
+};
+
+/* resolve_rs.c: the shared part. */
+/** Note why a candidate failed, when it got further than every one before it. */
+void rs_fail(struct rs *r, int stage, const char *fmt, ...) CU_PRINTF(3, 4);
+/** Like rs_fail(), but a later candidate at the same stage explains better. */
+void rs_fail_closer(struct rs *r, int stage, const char *fmt, ...) CU_PRINTF(3, 4);
+/** Format a (translated) sentence into @out, its English twin noted. */
+void rs_format(char *out, size_t len, const char *fmt, ...) CU_PRINTF(3, 4);
+void rs_fwopt_init(struct fwopt *o);
+void rs_fwopt_fini(struct fwopt *o);
+/**
+ * Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs?  When not,
+ * *@stage and @why say why (nothing is noted in @r but its cudnn_note and cudnn_skip).
+ */
+bool rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_version *cuda, int *stage, char *why,
+                    size_t why_len);
+/** rs_cudnn_judge(), its failure noted with rs_fail(). */
+bool rs_cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version *cuda);
+
+/* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
+void rs_judge_libs(struct rs *r, struct fwopt *o);
+
+/* resolve_fw.c: the framework releases to try, newest first. */
+void add_none_option(struct rs *r, struct fwopt **opts, size_t *n);
+enum cu_status tf_options(struct rs *r, struct fwopt **opts, size_t *n);
+enum cu_status torch_options(struct rs *r, struct fwopt **opts, size_t *n);
+enum cu_status jax_options(struct rs *r, struct fwopt **opts, size_t *n);
+
+/* resolve_legacy.c: TensorFlow 1.13-2.4 from the catalog's legacy rows (runfile + cuDNN .tgz). */
+struct cu_cat_legacy_tf;
+const struct cu_cat_legacy_tf *rs_legacy_match(const struct rs *r);
+enum cu_status rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan **out);
+
+static inline const char *
+V(const struct cu_version *v, char *buf, size_t len)
+{
+    return cu_version_format(v, 0, buf, len);
+}
+
+static inline const char *
+D(const struct cu_version *v, char *buf, size_t len)
+{
+    return cu_driver_version_format(v, buf, len);
+}
+
+/* Fill r->driver_text: the machine's driver as the reasons name it; the planned one says so. */
+void rs_driver_text(struct rs *r);
+
+/* A version from a string known to be well formed; zero when it is not. */
+static inline struct cu_version
+vp(const char *s)
+{
+    struct cu_version v;
+    if (!cu_version_parse(s, &v))
+        memset(&v, 0, sizeof(v));
+    return v;
+}
+
+static inline struct cu_version
+mm(const struct cu_version *v)
+{
+    return (struct cu_version){{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
+}
+
+static inline bool
+strv_has(char **v, const char *s)
+{
+    for (; v && *v; v++)
+        if (strcmp(*v, s) == 0)
+            return true;
+    return false;
+}
+
+#endif

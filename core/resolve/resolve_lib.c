@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What pip brings with a framework build.  A wheel with its own CUDA (PyTorch, jax[cuda12]) loads
+ * the cuDNN that pip installs beside it, never the one in the CUDA folder, so that cuDNN's support
+ * matrix must list every GPU here too.  PyTorch pins its cuDNN exactly: the build fits or it does
+ * not.  JAX asks for a range (nvidia-cudnn-cu12>=9.8,<10) and pip takes the newest: where the newest
+ * cuDNN cudaup knows in that range drops a GPU here, pip gets a constraint that holds it to the
+ * newest release whose matrix lists every GPU; where no release in the range does, the build does
+ * not fit.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/resolve/resolve_int.h"
+
+/* rs_cudnn_judge() without leaving its notes on the resolver: each library is judged on its own. */
+static bool
+judge(struct rs *r, const struct cu_version *v, const struct cu_version *cuda, char *why, size_t len,
+      char *note, size_t note_len)
+{
+    char saved_note[sizeof(r->cudnn_note)], saved_skip[sizeof(r->cudnn_skip)];
+    memcpy(saved_note, r->cudnn_note, sizeof(saved_note));
+    memcpy(saved_skip, r->cudnn_skip, sizeof(saved_skip));
+    r->cudnn_note[0] = r->cudnn_skip[0] = '\0';
+    int stage = 0;
+    bool ok = rs_cudnn_judge(r, v, cuda, &stage, why, len);
+    if (note)
+        snprintf(note, note_len, "%s", r->cudnn_note);
+    memcpy(r->cudnn_note, saved_note, sizeof(saved_note));
+    memcpy(r->cudnn_skip, saved_skip, sizeof(saved_skip));
+    return ok;
+}
+
+static bool
+any_gpu_known(const struct rs *r)
+{
+    for (size_t i = 0; i < r->f->n_gpus; i++)
+        if (r->f->gpus[i].cc.n)
+            return true;
+    return false;
+}
+
+static void
+no_fit(struct rs *r, struct fwopt *o, char *why)
+{
+    free(o->code_why);
+    o->code_why = why;
+    o->code_class = CODE_NO_FIT;
+    /* Like a CUDA that cannot build for the GPU: a newer driver would not help, but a driver too
+     * old for a build that does fit explains better. */
+    rs_fail(r, ST_GPU, "%s", o->code_why);
+}
+
+/* PyTorch: the cuDNN its wheel pins (RELEASE.md, in the catalog per build). */
+static void
+judge_pinned(struct rs *r, struct fwopt *o)
+{
+    char why[512], note[300], b1[32];
+    struct cu_version v;
+    if (!o->lib_exact || !cu_version_parse(o->lib_exact, &v)) {
+        /* The data does not say which cuDNN the build brings: it is vouched for less than one it does. */
+        if (o->code_class < CODE_SILENT)
+            o->code_class = CODE_SILENT;
+        cu_strv_push_owned(&o->lib_reasons,
+                           cu_tr_asprintf(_("cudaup has no record of the cuDNN that %s brings from pip, so it cannot promise that it supports the GPUs here."),
+                                          o->title));
+        return;
+    }
+    if (!judge(r, &v, &o->build_cuda, why, sizeof(why), note, sizeof(note))) {
+        no_fit(r, o, cu_tr_asprintf(_("%s brings cuDNN %s from pip (it pins it), and the framework loads that one, not the CUDA folder's: %s"),
+                                    o->title, o->lib_exact, why));
+        return;
+    }
+    cu_strv_push_owned(&o->lib_reasons,
+                       cu_tr_asprintf(_("%s brings cuDNN %s from pip; the support matrix of cuDNN %s lists every GPU here%s%s"),
+                                      o->title, o->lib_exact, V(&v, b1, sizeof(b1)), note[0] ? ": " : ".", note));
+}
+
+/* JAX: a range that pip fills with the newest release; hold it to one that lists every GPU. */
+static void
+judge_range(struct rs *r, struct fwopt *o)
+{
+    char why[512], first_why[512] = "", note[300], b1[32], b2[32], b3[32];
+    const struct cu_cat_cudnn *newest = NULL, *pick = NULL, *oldest = NULL;
+    struct cu_version cuda = {{(unsigned)o->build_cuda.part[0], 0}, 2};
+
+    for (size_t i = 0; i < r->cat->n_cudnn; i++) {
+        const struct cu_cat_cudnn *c = &r->cat->cudnn[i];
+        if (cu_version_cmp(&c->version, &o->lib_min) < 0 && !cu_version_matches(&o->lib_min, &c->version))
+            continue;
+        if (o->lib_max_excl.n && cu_version_cmp(&c->version, &o->lib_max_excl) >= 0)
+            continue;
+        if (!newest)
+            newest = c;
+        oldest = c;
+        if (judge(r, &c->version, &cuda, why, sizeof(why), note, sizeof(note))) {
+            pick = c;
+            break;
+        }
+        if (!first_why[0])
+            snprintf(first_why, sizeof(first_why), "%s", why);
+    }
+    CU_AUTOFREE char *range = o->lib_max_excl.n
+                                  ? cu_xasprintf(">=%s,<%s", V(&o->lib_min, b1, sizeof(b1)),
+                                                 V(&o->lib_max_excl, b2, sizeof(b2)))
+                                  : cu_xasprintf(">=%s", V(&o->lib_min, b1, sizeof(b1)));
+    if (!newest) {
+        if (o->code_class < CODE_SILENT)
+            o->code_class = CODE_SILENT;
+        cu_strv_push_owned(&o->lib_reasons,
+                           cu_tr_asprintf(_("%s brings %s%s from pip; cudaup knows no cuDNN release in that range, so it cannot promise that it supports the GPUs here."),
+                                          o->title, o->lib_pkg, range));
+        return;
+    }
+    if (!pick) {
+        no_fit(r, o, cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s), and no cuDNN release in that range supports every GPU here: %s"),
+                                    o->title, o->lib_pkg, range, oldest == newest ? first_why : why));
+        return;
+    }
+    if (pick == newest) {
+        cu_strv_push_owned(&o->lib_reasons,
+                           cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range, %s, is listed for every GPU here%s%s"),
+                                          o->title, o->lib_pkg, range, V(&pick->version, b1, sizeof(b1)),
+                                          note[0] ? ": " : ".", note));
+        return;
+    }
+    /* pip would take the newest; the constraint holds it to every release of the one that fits
+     * (9.10.2.* is 9.10.2.21 and any rebuild of it). */
+    V(&pick->version, b1, sizeof(b1));
+    char *pin = cu_xasprintf("%s==%s.*", o->lib_pkg, b1);
+    cu_strv_push_owned(&o->constraints, pin);
+    cu_strv_push_owned(&o->lib_reasons,
+                       cu_tr_asprintf(_("%s asks pip for %s%s, and pip would take cuDNN %s or newer: %s So cudaup holds pip to %s (a constraints file), the newest cuDNN whose support matrix lists every GPU here%s%s"),
+                                      o->title, o->lib_pkg, range, V(&newest->version, b2, sizeof(b2)), first_why,
+                                      pin, note[0] ? ": " : ".", note));
+    if (o->lib_row_note)
+        cu_strv_push_owned(&o->lib_reasons,
+                           cu_tr_asprintf(_("Where %s's own page and NVIDIA's cuDNN support matrix disagree, the plan keeps to what both vouch for: cuDNN %s or older on these GPUs (%s)."),
+                                          o->title, V(&pick->version, b3, sizeof(b3)), o->lib_row_note));
+}
+
+void
+rs_judge_libs(struct rs *r, struct fwopt *o)
+{
+    if (!o->bundled || !r->constrained || !any_gpu_known(r) || o->code_class == CODE_NO_FIT)
+        return;
+    if (o->lib_pkg)
+        judge_range(r, o);
+    else
+        judge_pinned(r, o);
+}
