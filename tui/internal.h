@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared between the wizard's own files (tui.c, jobs.c, nav.c, edit.c, keys.c); not part of tui.h. */
+/* Shared between the wizard's own files (tui.c, screen.c, jobs.c, nav.c, edit.c, keys.c); not part of tui.h. */
 #ifndef CU_TUI_INTERNAL_H
 #define CU_TUI_INTERNAL_H
 
@@ -9,9 +9,6 @@
 #include "core/base/log.h"
 #include "tui.h"
 
-/** The screen's operations. */
-const struct tui_screen_ops *tui_screen(enum tui_scr s);
-
 /* jobs.c */
 void tui_msg_fini(struct tui_msg *m);
 void tui_job_free(struct tui_job *j);
@@ -20,7 +17,7 @@ void tui_log_sink(void *userdata, enum cu_log_level level, const char *tag, cons
 /** Handle every event the worker queued. */
 void tui_drain(struct tui *t);
 
-/* tui.c */
+/* screen.c */
 void tui_handle_key(struct tui *t, int ch);
 /** Draw the current screen (and the help or question over it). */
 void tui_draw(struct tui *t);

@@ -466,8 +466,8 @@ handle_msg(struct tui *t, struct tui_msg *m)
     struct tui_job *j = m->job;
     if (j)
         finish_job(t, j);
-    if (tui_screen(t->scr)->on_event)
-        tui_screen(t->scr)->on_event(t, m);
+    if (t->screens[t->scr]->on_event)
+        t->screens[t->scr]->on_event(t, m);
     tui_job_free(j);
 }
 
@@ -506,3 +506,27 @@ tui_drain(struct tui *t)
 
 /* ---- answers and navigation ---------------------------------------------------------- */
 
+static const char *
+or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+char *
+tui_answers_key(const struct cu_config *a, enum tui_job_kind kind)
+{
+    switch (kind) {
+    case JOB_CUDA_CHOICES:
+        return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->framework), or_empty(a->python), or_empty(a->cudnn),
+                            or_empty(a->platform), or_empty(a->mirror));
+    case JOB_CUDNN_CHOICES:
+        return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->framework), or_empty(a->python),
+                            or_empty(a->platform), or_empty(a->mirror));
+    default:
+        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
+                            or_empty(a->framework), or_empty(a->python), or_empty(a->components),
+                            or_empty(a->env_scope), or_empty(a->shell_rc), or_empty(a->env_tool),
+                            or_empty(a->env_name), or_empty(a->platform), or_empty(a->mirror), or_empty(a->prefix),
+                            or_empty(a->python_source));
+    }
+}

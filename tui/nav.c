@@ -33,31 +33,6 @@ tui_set_answer(struct tui *t, char **field, const char *value)
     *field = value && *value ? cu_xstrdup(value) : NULL;
 }
 
-static const char *
-or_empty(const char *s)
-{
-    return s ? s : "";
-}
-
-char *
-tui_answers_key(const struct cu_config *a, enum tui_job_kind kind)
-{
-    switch (kind) {
-    case JOB_CUDA_CHOICES:
-        return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->framework), or_empty(a->python), or_empty(a->cudnn),
-                            or_empty(a->platform), or_empty(a->mirror));
-    case JOB_CUDNN_CHOICES:
-        return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->framework), or_empty(a->python),
-                            or_empty(a->platform), or_empty(a->mirror));
-    default:
-        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
-                            or_empty(a->framework), or_empty(a->python), or_empty(a->components),
-                            or_empty(a->env_scope), or_empty(a->shell_rc), or_empty(a->env_tool),
-                            or_empty(a->env_name), or_empty(a->platform), or_empty(a->mirror), or_empty(a->prefix),
-                            or_empty(a->python_source));
-    }
-}
-
 bool
 tui_stale(const struct tui *t, enum tui_job_kind kind)
 {
@@ -73,26 +48,16 @@ tui_refresh(struct tui *t, enum tui_job_kind kind)
         tui_start(t, kind, NULL);
 }
 
-void
-tui_notice(struct tui *t, bool bad, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(t->message, sizeof(t->message), fmt, ap);
-    va_end(ap);
-    t->message_bad = bad;
-}
-
 static void
 show(struct tui *t, enum tui_scr s)
 {
-    if (tui_screen(t->scr)->leave)
-        tui_screen(t->scr)->leave(t);
+    if (t->screens[t->scr]->leave)
+        t->screens[t->scr]->leave(t);
     t->scr = s;
     memset(&t->cur, 0, sizeof(t->cur));
     t->message[0] = '\0';
-    if (tui_screen(s)->enter)
-        tui_screen(s)->enter(t);
+    if (t->screens[s]->enter)
+        t->screens[s]->enter(t);
 }
 
 void

@@ -43,135 +43,6 @@ static const struct tui_screen_ops *const screens[SCR_COUNT] = {
 
 
 
-const struct tui_screen_ops *
-tui_screen(enum tui_scr s)
-{
-    return screens[s];
-}
-
-static const char *
-generic_help(void)
-{
-    return _("Enter: next, or accept.  Esc: back.  q: quit (asks first).  ?: this help.  Arrows move, Space toggles, Tab switches fields.");
-}
-
-void
-tui_draw(struct tui *t)
-{
-    if (COLS < 40 || LINES < 12) {
-        erase();
-        mvprintw(0, 0, "%dx%d", COLS, LINES);
-        tui_wrap(1, 0, COLS, LINES - 1, _("The terminal is too small for the wizard; make it at least 40x12 (80x24 is best)."));
-        wnoutrefresh(stdscr);
-        doupdate();
-        return;
-    }
-    tui_screen(t->scr)->draw(t);
-    tui_notice_draw(t);
-    if (t->help) {
-        const char *spec = tui_screen(t->scr)->help ? tui_screen(t->scr)->help() : NULL;
-        const char *lines[] = {spec ? spec : "", spec ? "" : NULL, generic_help(), "", _("Press any key.")};
-        const char *shown[5];
-        int n = 0;
-        for (size_t i = 0; i < 5; i++)
-            if (lines[i])
-                shown[n++] = lines[i];
-        tui_box(t, _("Help"), shown, n);
-    } else if (t->asking) {
-        CU_AUTOFREE char *tick = t->ask_ticked ? cu_xasprintf("[%s] %s", *t->ask_ticked ? "x" : " ", t->ask_tick) : NULL;
-        const char *lines[] = {t->ask_text, "", tick ? tick : _("y: yes    n: no"), "", _("y: yes    n: no    space: tick")};
-        tui_box(t, t->ask_title, lines, tick ? 5 : 3);
-    }
-    wnoutrefresh(stdscr);
-    doupdate();
-}
-
-void
-tui_dump_screen(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    wchar_t *row = cu_xcalloc((size_t)COLS + 1, sizeof(wchar_t));
-    size_t cap = (size_t)COLS * MB_CUR_MAX + 1;
-    char *mb = cu_xmalloc(cap);
-    for (int y = 0; y < LINES; y++) {
-        int n = mvinnwstr(y, 0, row, COLS);
-        if (n < 0)
-            n = 0;
-        row[n] = 0;
-        size_t len = wcstombs(mb, row, cap);
-        if (len == (size_t)-1)
-            len = 0;
-        while (len > 0 && mb[len - 1] == ' ')
-            len--;
-        fprintf(f, "%.*s\n", (int)len, mb);
-    }
-    free(mb);
-    free(row);
-    fclose(f);
-}
-
-/* ---- keys ---------------------------------------------------------------------------- */
-
-static void
-quit_yes(struct tui *t)
-{
-    t->running = false;
-}
-
-void
-tui_handle_key(struct tui *t, int ch)
-{
-    if (ch == KEY_RESIZE) {
-        clearok(stdscr, TRUE);
-        return;
-    }
-    if (t->help) {
-        t->help = false;
-        return;
-    }
-    if (t->asking) {
-        if (ch == 'y' || ch == 'Y') {
-            t->asking = false;
-            if (t->ask_yes)
-                t->ask_yes(t);
-        } else if (ch == 'n' || ch == 'N' || ch == 27 || ch == 'q') {
-            t->asking = false;
-        } else if (ch == ' ' && t->ask_ticked) {
-            *t->ask_ticked = !*t->ask_ticked;
-        }
-        return;
-    }
-    if (tui_screen(t->scr)->key(t, ch))
-        return;
-    switch (ch) {
-    case '\n':
-    case '\r':
-    case KEY_ENTER:
-        if (!tui_busy(t))
-            tui_next(t);
-        break;
-    case 27:
-        if (!tui_busy(t))
-            tui_back(t);
-        break;
-    case 'q':
-    case 'Q':
-        tui_ask(t, _("Quit"),
-                tui_busy(t) ? _("Quit cudaup? The work in progress is stopped and rolled back.")
-                            : _("Quit cudaup?"),
-                quit_yes);
-        break;
-    case '?':
-    case KEY_F(1):
-        t->help = true;
-        break;
-    default:
-        break;
-    }
-}
-
 static void
 restore_terminal(void)
 {
@@ -290,6 +161,7 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
     memset(&t, 0, sizeof(t));
     memset(&sc, 0, sizeof(sc));
     t.o = *o;
+    t.screens = screens;
     t.wake[0] = t.wake[1] = -1;
     pthread_mutex_init(&t.mu, NULL);
     cu_config_copy(&t.ans, o->cfg);
@@ -337,8 +209,8 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
 
     t.running = true;
     t.scr = SCR_WELCOME;
-    if (tui_screen(t.scr)->enter)
-        tui_screen(t.scr)->enter(&t);
+    if (t.screens[t.scr]->enter)
+        t.screens[t.scr]->enter(&t);
     uint64_t turns = 0;
     int64_t last_draw = 0;
     bool dirty = true;

@@ -150,6 +150,7 @@ struct tui_cursor {
 
 struct tui {
     struct tui_opts o;
+    const struct tui_screen_ops *const *screens; /* the screens by enum tui_scr (tui.c's table) */
     struct cu_config ans; /* the answers so far (owned strings) */
     enum tui_scr scr;
     enum tui_scr history[SCR_COUNT * 2];

@@ -507,6 +507,16 @@ tui_frame(struct tui *t, const char *title, const char *keys)
 }
 
 void
+tui_notice(struct tui *t, bool bad, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->message, sizeof(t->message), fmt, ap);
+    va_end(ap);
+    t->message_bad = bad;
+}
+
+void
 tui_notice_draw(struct tui *t)
 {
     if (!t->message[0])
