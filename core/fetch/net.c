@@ -5,11 +5,13 @@
 #include "core/fetch/net.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -273,8 +275,22 @@ cu_net_backoff_ms(const struct cu_net *net, unsigned retry, long retry_after_s, 
 uint64_t
 cu_net_jitter(void)
 {
-    /* splitmix64 over the clock and the process: different on each call and on each machine. */
-    uint64_t z = (uint64_t)cu_mono_us() * 0x9E3779B97F4A7C15ull ^ ((uint64_t)getpid() << 32);
+    /*
+     * The system's random source: a clock read twice in one microsecond gave the same number twice
+     * (issue 33).  getrandom() of 8 bytes from the urandom pool does not block once the pool is up;
+     * where a seccomp filter refuses it, /dev/urandom; only where both fail, the clock and the process.
+     */
+    uint64_t z;
+    if (getrandom(&z, sizeof(z), GRND_NONBLOCK) == (ssize_t)sizeof(z))
+        return z;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, &z, sizeof(z));
+        close(fd);
+        if (n == (ssize_t)sizeof(z))
+            return z;
+    }
+    z = (uint64_t)cu_mono_us() * 0x9E3779B97F4A7C15ull ^ ((uint64_t)getpid() << 32);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);

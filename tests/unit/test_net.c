@@ -133,9 +133,24 @@ backoff(void **state)
     net.retry_base_ms = 50;
     assert_int_equal(cu_net_backoff_ms(&net, 1, 0, 250), 50);
     assert_int_equal(cu_net_backoff_ms(&net, 4, 0, 250), 400);
-    /* Random numbers differ from call to call (the jitter spreads machines out). */
+    /* Random numbers differ from call to call (the jitter spreads machines out): from the system's
+     * random source, so two calls in the same microsecond differ too (issue 33: one run in five). */
     uint64_t a = cu_net_jitter(), b = cu_net_jitter();
     assert_true(a != b);
+    /* And they spread: over a thousand draws the back-off's factor (75-125 %) reaches both ends' tenths
+     * and more than 300 of its 501 steps.  Each bound fails by chance about once in 10^45 runs. */
+    long fmin = 1000, fmax = 0;
+    bool seen[501] = {false};
+    int distinct = 0;
+    for (int i = 0; i < 1000; i++) {
+        uint64_t r = cu_net_jitter() % 501;
+        if (!seen[r])
+            seen[r] = true, distinct++;
+        fmin = (long)r < fmin ? (long)r : fmin;
+        fmax = (long)r > fmax ? (long)r : fmax;
+    }
+    assert_true(fmin < 50 && fmax > 450);
+    assert_true(distinct > 300);
     cu_net_fini(&net);
 }
 
