@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Build makeself runfiles like NVIDIA's CUDA 10.0 and 11.x ones, and hostile variants.
 
-Usage: mkrunfile.py OUTDIR
+Usage: mkrunfile.py OUTDIR             the hand-made and hostile runfiles (at build time)
+       mkrunfile.py --makeself OUTDIR  those made by Debian's makeself, when it is installed (at test time:
+                                       makeself may have come after the build was configured)
 
 The header is hand-made in the style of makeself 2.1 (what CUDA 10.0's runfile carries): a shell
 script whose `head -n N "$0"` line gives the payload's offset and whose filesizes= its size.  The
@@ -157,6 +159,10 @@ def write(out, name, data):
 
 
 def main():
+    if sys.argv[1] == "--makeself":
+        out = sys.argv[2]
+        os.makedirs(out, exist_ok=True)
+        return made_by_makeself(out)
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     inner = runfile("toolkit", tar_gz(tree()))
@@ -193,7 +199,11 @@ def main():
     deeper = runfile("deeper", tar_gz([("./lib64/libcudart.so.99", "f", b"from a runfile two levels down\n")]))
     write(out, "nested-twice.run", runfile("CUDA", outer_10(runfile("t", tar_gz(tree([("./run_files/cuda-linux.deeper.run", "x", deeper)]))))))
     write(out, "no-toolkit.run", runfile("CUDA", tar_gz([("./cuda-installer.pl", "x", b"#!/usr/bin/perl\n")])))
-    # The same layouts made by Debian's makeself 2.4 (skip="N" headers), when it is installed.
+    return 0
+
+
+def made_by_makeself(out):
+    """The same layouts made by Debian's makeself 2.4 (skip="N" headers), when it is installed."""
     inner_ms = makeself(tree(), "toolkit", "./bin/nvcc")
     if inner_ms:
         write(out, "makeself-10.0.run", makeself([("./cuda-installer.pl", "x", b"#!/usr/bin/perl\n"),

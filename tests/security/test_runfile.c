@@ -57,6 +57,7 @@ placed(const char *dir, const char *rel)
     return lstat(tu_staging_path(p, sizeof(p), dir, rel), &sb) == 0;
 }
 
+#ifndef RUNFILE_MAKESELF
 static const char *
 component_of(const struct cu_extract_result *res, const char **comp, const char *path)
 {
@@ -219,18 +220,14 @@ nested_once_only(void **state)
     tu_tmpdir_free(dir);
 }
 
+#endif
+
+#ifdef RUNFILE_MAKESELF
 /* Runfiles made by Debian's makeself 2.4 (scripts/bootstrap --test installs it): its skip="N" header. */
 static void
 real_makeself(void **state)
 {
     (void)state;
-    char *p = fixture("makeself-10.0.run");
-    bool have = access(p, R_OK) == 0;
-    free(p);
-    if (!have) {
-        print_message("makeself is not installed (scripts/bootstrap --test installs it): skipped\n");
-        skip();
-    }
     char *dir = tu_tmpdir("runfile-makeself");
     struct cu_extract_result res;
     struct cu_error err = {0};
@@ -250,6 +247,7 @@ real_makeself(void **state)
     tu_tmpdir_free(dir);
 }
 
+#else
 static void
 headers(void **state)
 {
@@ -271,6 +269,40 @@ headers(void **state)
     assert_string_equal(cu_runfile_component("include/thrust/version.h"), "cuda_cccl");
 }
 
+#endif
+
+#ifdef RUNFILE_MAKESELF
+/*
+ * The runfiles Debian's makeself makes are made when this test runs, not when the build was configured,
+ * so that a makeself installed since (scripts/bootstrap --test) is found; without it the test is
+ * skipped as TAP says a skip is (issue 33).
+ */
+int
+main(void)
+{
+    const char *py = getenv("PYTHON"), *mk = getenv("MKRUNFILE");
+    if (!py || !mk)
+        return tu_skip_all("real_makeself", "PYTHON and MKRUNFILE are not set (run it through meson test)");
+    char *dir = tu_tmpdir("runfile-makeself-fixtures");
+    const char *argv[] = {py, mk, "--makeself", dir, NULL};
+    if (tu_spawn(argv) != 0) {
+        printf("1..1\nnot ok 1 - real_makeself: %s --makeself failed\n", mk);
+        return 1;
+    }
+    char *made = NULL;
+    if (asprintf(&made, "%s/makeself-10.0.run", dir) < 0 || access(made, R_OK) != 0)
+        return tu_skip_all("real_makeself", "makeself is not installed (scripts/bootstrap --test installs it)");
+    free(made);
+    setenv("RUNFILE_DIR", dir, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(real_makeself),
+    };
+    int rc = TU_RUN(tests);
+    if (rc == 0)
+        tu_tmpdir_free(dir);
+    return rc;
+}
+#else
 int
 main(void)
 {
@@ -281,7 +313,7 @@ main(void)
         cmocka_unit_test(builds_components),
         cmocka_unit_test(hostile_runfiles),
         cmocka_unit_test(nested_once_only),
-        cmocka_unit_test(real_makeself),
     };
     return TU_RUN(tests);
 }
+#endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/catalog/catalog.h"
@@ -123,6 +124,37 @@ tu_read(const char *path)
     s[n] = '\0';
     fclose(f);
     return s;
+}
+
+int
+tu_skip_all(const char *name, const char *reason)
+{
+    printf("1..1\nok 1 - %s # SKIP %s\n", name, reason);
+    fflush(stdout);
+    return 0;
+}
+
+int
+tu_spawn(const char *const *argv)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        char *v[16];
+        size_t n = 0;
+        for (; argv[n] && n < 15; n++)
+            v[n] = strdup(argv[n]);
+        v[n] = NULL;
+        execvp(v[0], v);
+        _exit(127);
+    }
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
 
 int

@@ -60,6 +60,14 @@ void tu_mutate_json(struct json_t *root, size_t keys, void (*try)(struct json_t 
 /** Run cmocka with TAP output so meson counts each case. */
 int tu_run(const char *name, const struct CMUnitTest *tests, size_t n);
 
+/**
+ * A whole test program that cannot run here: one TAP line "ok 1 - @name # SKIP @reason" (the form TAP
+ * and meson count as a skip; cmocka's own skip() prints "not ok").  Returns 0 for main() to return.
+ */
+int tu_skip_all(const char *name, const char *reason);
+/** Run @argv (argv[0] found on PATH) and wait; its exit status, or -1 when it could not run. */
+int tu_spawn(const char *const *argv);
+
 #define TU_RUN(tests) tu_run(__FILE__, tests, sizeof(tests) / sizeof(tests[0]))
 
 #endif
