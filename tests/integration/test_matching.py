@@ -222,11 +222,11 @@ for gpus, driver, args in (([K80], "470.57.02", ["--framework", "pytorch"]), ([K
         r2, d2 = plan(gpus, driver, *m.group(1).split())
         t.eq(r2.rc, 0, "%s %s: its advice '%s' plans" % (gpus[0][2], " ".join(args), m.group(1)), r2)
 # --- a grid: no plan gives a GPU a cuDNN its matrix does not list, directly or through pip, and
-# every refusal's advice plans.  The matrix rows are read here from shared/data's CSV, not from
-# cudaup's catalog.
+# every refusal's advice plans.  The matrix rows are read here from the project's CSV
+# (data/compat/cudnn_support_matrix.csv, each row with its source), not from cudaup's catalog.
 import csv  # noqa: E402
 MATRIX = {}
-with open(os.path.join(SRCDIR, "..", "shared", "data", "compat", "cudnn_support_matrix.csv")) as fh:
+with open(os.path.join(SRCDIR, "data", "compat", "cudnn_support_matrix.csv")) as fh:
     for row in csv.DictReader(fh):
         ccs = [vkey(x) for x in row["compute_capabilities"].split() if re.match(r"^\d+\.\d+$", x)]
         if ccs and "not captured" not in row["compute_capabilities"] and re.match(r"^\d+\.\d+\.\d+$", row["cudnn_version"]):
