@@ -273,6 +273,13 @@ store(struct cu_config *cfg, const struct opt *o, const char *value, const char 
         return CU_OK;
     }
     case OPT_STRING: {
+        /* An empty value is a script's unset variable, never a choice: --mirror "" once meant NVIDIA's
+         * public server for an air-gapped site (issue 33).  (An empty CUDAUP_* variable means unset.) */
+        if (value && !*value)
+            return cu_error_set(err, CU_E_USAGE, 0, strcmp(o->name, "mirror") == 0
+                                    ? _("%s--%s is empty: give the mirror's URL, or leave --mirror out to download from NVIDIA's server.")
+                                    : _("%s--%s is empty: give it a value, or leave it out for the default."),
+                                where, o->name);
         char *old;
         memcpy(&old, field, sizeof(old));
         free(old);

@@ -3,6 +3,7 @@
 """Help per command (issue 26): each `cudaup COMMAND --help` lists the options that command acts on,
 grouped, with examples; every option it lists is accepted by that command; the options it ignores are
 not listed, and those DESIGN.md does not promise it are refused with one sentence and exit 2."""
+import os
 import re
 
 from cutest import Tap, machine, run
@@ -76,4 +77,15 @@ r = run(["doctor", "-y", "--root", root], env=env)
 t.ok(r.rc in (0, 3) and "does not apply" not in r.err, "cudaup doctor -y runs doctor", r)
 r = run(["list", "--jobs", "2", "--root", root], env=env)
 t.ok(r.rc == 2 and "--jobs" in r.err and "'list'" in r.err and not r.out, "cudaup list --jobs 2: refused, exit 2", r)
+
+# An empty value is an unset variable in a script, never a choice: --mirror "" once meant NVIDIA's server.
+mirror_used = os.path.join(t.tmpdir("empty"), "cache")
+r = run(["plan", "--mirror", "", "--root", root, "--cache-dir", mirror_used], env=env)
+t.ok(r.rc == 2 and r.err.count("\n") == 1 and "--mirror is empty" in r.err and "NVIDIA's server" in r.err and
+     not os.path.exists(mirror_used), "--mirror \"\": refused in one sentence before anything is fetched, exit 2", r)
+for opt in ("--prefix=", "--cache-dir=", "--state-dir=", "--index-url="):
+    r = run(["plan", opt, "--root", root], env=env)
+    t.ok(r.rc == 2 and "%s is empty" % opt[:-1] in r.err, "cudaup plan %s: refused, exit 2" % opt, r)
+r = run(["doctor", "--root", root], env=dict(env, CUDAUP_MIRROR=""))
+t.ok(r.rc in (0, 3) and "empty" not in r.err, "an empty CUDAUP_MIRROR still means unset", r)
 t.done()
