@@ -50,6 +50,8 @@ struct cu_mirror;
 struct cu_plan;
 
 /** Probe, open the mirror, resolve and plan (installers/prepare.h). The caller frees all three. */
+/** Is the request well formed (cu_prepare_check)?  Before the machine or a resume record is read. */
+CU_NODISCARD enum cu_status cu_app_check_request(struct cu_app *app, struct cu_error *err);
 CU_NODISCARD enum cu_status cu_app_prepare(struct cu_app *app, bool unconstrained,
                                            struct cu_facts **facts, struct cu_mirror **mirror,
                                            struct cu_plan **plan, struct cu_error *err);

@@ -87,6 +87,9 @@ cu_cmd_install(struct cu_app *app)
         cu_app_confirm(app, "", &r);
         return r;
     }
+    /* Bad input is exit 2 before anything else is judged, a resume record waiting included (issue 33). */
+    if (cu_app_check_request(app, &err) != CU_OK)
+        return cu_report_error(app, &err);
     /* After a reboot for the driver: it must load now, or nothing else can use the GPU. */
     bool resumed = false;
     CU_AUTOFREE char *resume_note = NULL;

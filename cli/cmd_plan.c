@@ -14,16 +14,12 @@
 #include "report.h"
 #include "term.h"
 
-enum cu_status
-cu_app_prepare(struct cu_app *app, bool unconstrained, struct cu_facts **facts,
-               struct cu_mirror **mirror, struct cu_plan **plan, struct cu_error *err)
+static void
+prepare_in(struct cu_app *app, bool unconstrained, const struct cu_facts *facts, struct cu_prepare_in *in)
 {
-    enum cu_status st = cu_app_probe(app, facts, err);
-    if (st != CU_OK)
-        return st;
-    struct cu_prepare_in in = {
+    *in = (struct cu_prepare_in){
         .cfg = &app->cfg,
-        .facts = *facts,
+        .facts = facts,
         .catalog = app->catalog,
         .envp = app->envp,
         .prefix = app->prefix,
@@ -34,6 +30,25 @@ cu_app_prepare(struct cu_app *app, bool unconstrained, struct cu_facts **facts,
         .low_speed_time_s = app->low_speed_time_s,
         .retry_base_ms = app->retry_base_ms,
     };
+}
+
+enum cu_status
+cu_app_check_request(struct cu_app *app, struct cu_error *err)
+{
+    struct cu_prepare_in in;
+    prepare_in(app, false, NULL, &in);
+    return cu_prepare_check(&in, err);
+}
+
+enum cu_status
+cu_app_prepare(struct cu_app *app, bool unconstrained, struct cu_facts **facts,
+               struct cu_mirror **mirror, struct cu_plan **plan, struct cu_error *err)
+{
+    enum cu_status st = cu_app_probe(app, facts, err);
+    if (st != CU_OK)
+        return st;
+    struct cu_prepare_in in;
+    prepare_in(app, unconstrained, *facts, &in);
     return cu_prepare_plan(&in, mirror, plan, err);
 }
 

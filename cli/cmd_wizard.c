@@ -27,6 +27,9 @@ cu_cmd_wizard(struct cu_app *app)
         cu_error_set(&err, CU_E_USAGE, 0, _("'%s' is not a cudaup command; see cudaup --help."), app->cfg.args[0]);
         return cu_report_error(app, &err);
     }
+    /* Bad input is judged before the machine and any resume record are read (issue 33). */
+    if (app->cfg.keys_script && *app->cfg.keys_script && tui_keys_script_check(app->cfg.keys_script, &err) != CU_OK)
+        return cu_report_error(app, &err);
     if (cu_app_probe(app, &facts, &err) != CU_OK)
         return cu_report_error(app, &err);
     /* After a reboot for the driver: it must load now (else say why, before any screen). */

@@ -733,6 +733,18 @@ cu_choices_free(struct cu_choice *v, size_t n)
 }
 
 enum cu_status
+cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
+{
+    struct cu_wishes w;
+    struct cu_drv_wish dw = {in->cfg->driver, in->cfg->driver_source, in->cfg->cuda};
+    enum cu_status st;
+    wishes_from(in, &w);
+    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK)
+        return st;
+    return cu_drv_wish_check(&dw, err);
+}
+
+enum cu_status
 cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct cu_plan **plan,
                 struct cu_error *err)
 {

@@ -29,6 +29,13 @@ struct cu_prepare_in {
 };
 
 /**
+ * Is the request well formed: versions, the environment options and --driver, read from @in->cfg alone
+ * (nothing of the machine, no record)?  So that bad input is exit 2 before anything else is judged, a
+ * resume record waiting for a reboot included.  Errors: CU_E_USAGE.
+ */
+CU_NODISCARD enum cu_status cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err);
+
+/**
  * Build the plan.  *mirror is created here and must outlive the plan (the
  * plan borrows its manifests); the caller frees both.  Errors: those of
  * cu_resolve, and CU_E_USAGE for a bad --env-scope, --env-tool or --mirror.

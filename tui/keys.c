@@ -94,6 +94,18 @@ tui_script_load(const char *path, struct script *s, struct cu_error *err)
     return CU_OK;
 }
 
+enum cu_status
+tui_keys_script_check(const char *path, struct cu_error *err)
+{
+    struct script s;
+    enum cu_status st = tui_script_load(path, &s, err);
+    if (st == CU_OK)
+        cu_strv_free(s.lines);
+    else
+        st = err->code = CU_E_USAGE; /* a script that cannot be read is bad input too (exit 2) */
+    return st;
+}
+
 static void
 feed_text(struct tui *t, const char *s)
 {

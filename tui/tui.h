@@ -229,6 +229,13 @@ struct tui {
  */
 int tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations);
 
+/**
+ * Is @path a keys script the wizard can run (every line a key or a command)?  Checked before the machine
+ * or any resume record is read, so that bad input is exit 2 whatever state the machine is in.
+ * Errors: CU_E_USAGE, naming the line, or saying why the file cannot be read.
+ */
+CU_NODISCARD enum cu_status tui_keys_script_check(const char *path, struct cu_error *err);
+
 /* Navigation (UI thread) */
 void tui_goto(struct tui *t, enum tui_scr s);
 void tui_back(struct tui *t);

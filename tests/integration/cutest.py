@@ -5,6 +5,7 @@ binary, temporary folders (kept when a test fails), fixture machines.
 The meson test() sets CUDAUP_BIN, FAKE_NVML, FAKE_CUDA, SRCDIR and
 BUILDDIR.  Standard library only.
 """
+import atexit
 import fcntl
 import hashlib
 import json
@@ -82,10 +83,36 @@ class Tap:
         sys.exit(1 if self.failed else 0)
 
 
+_HOME = []
+
+
+def test_home():
+    """A home of this test process's own, made once: cudaup's state, cache and config default under it, so
+    that no test reads or writes the host's (/var/lib/cudaup, ~/.cache/cudaup, /etc/cudaup/config):
+    a resume.json left in the host's state folder once changed test_tui's exit codes (issue 33)."""
+    if not _HOME:
+        base = os.environ.get("CUDAUP_TEST_TMP") or None
+        if base:
+            os.makedirs(base, exist_ok=True)
+        home = tempfile.mkdtemp(prefix="cudaup-home-", dir=base)
+        for sub in ("state", "cache", "config"):
+            os.makedirs(os.path.join(home, sub))
+        _HOME.append(home)
+        atexit.register(shutil.rmtree, home, True)
+    return _HOME[0]
+
+
 def base_env(extra=None):
+    home = test_home()
     env = {
         "PATH": "/usr/bin:/bin",
-        "HOME": os.environ.get("HOME", "/root"),
+        "HOME": home,
+        "XDG_STATE_HOME": os.path.join(home, "state"),
+        "XDG_CACHE_HOME": os.path.join(home, "cache"),
+        "XDG_CONFIG_HOME": os.path.join(home, "config"),
+        # As root the state folder is /var/lib/cudaup whatever XDG says: name the test's own.
+        "CUDAUP_STATE_DIR": os.path.join(home, "state", "cudaup"),
+        "CUDAUP_CONFIG": "/dev/null",
         "LANG": "C.UTF-8",
         "NO_COLOR": "1",
         # Hermetic by default: no driver is planned, and no command outside the prefix can run

@@ -86,6 +86,15 @@ t.ok(r.rc == 2 and r.err.count("\n") == 1 and "--mirror is empty" in r.err and "
 for opt in ("--prefix=", "--cache-dir=", "--state-dir=", "--index-url="):
     r = run(["plan", opt, "--root", root], env=env)
     t.ok(r.rc == 2 and "%s is empty" % opt[:-1] in r.err, "cudaup plan %s: refused, exit 2" % opt, r)
+# Bad input is exit 2 before a resume record is read (one that would end the run with exit 3).
+waiting = t.tmpdir("resume")
+with open(os.path.join(waiting, "resume.json"), "w") as f:
+    f.write('{"branch": 999, "flavor": "open", "after": "reboot", "steps": []}\n')
+r = run(["install", "--yes", "--state-dir", waiting, "--root", root, "--cache-dir", mirror_used], env=env)
+t.ok(r.rc == 3 and "After the reboot" in r.err, "a resume record whose driver did not load ends install with exit 3", r)
+for bad in (["--cuda", "x.y"], ["--env-scope", "galaxy"], ["--driver", "banana"]):
+    r = run(["install", "--yes", "--state-dir", waiting, "--root", root, "--cache-dir", mirror_used] + bad, env=env)
+    t.ok(r.rc == 2 and "After the reboot" not in r.err, "install %s with that record waiting: exit 2 first" % " ".join(bad), r)
 r = run(["doctor", "--root", root], env=dict(env, CUDAUP_MIRROR=""))
 t.ok(r.rc in (0, 3) and "empty" not in r.err, "an empty CUDAUP_MIRROR still means unset", r)
 t.done()

@@ -592,6 +592,15 @@ r = run(["--keys-script", bad], env={"CUDAUP_TUI_HEADLESS": "1"})
 t.ok(r.rc == 2 and "line 2" in r.err and "frobnicate" in r.err, "a bad key script: exit 2, naming the line", r)
 r = run(["--keys-script", os.path.join(q.dir, "missing")], env={"CUDAUP_TUI_HEADLESS": "1"})
 t.ok(r.rc == 2 and "missing" in r.err, "a key script that is not there: exit 2", r)
+# Bad input is judged before any resume record is read: a run stopped for a reboot whose driver did not
+# load (exit 3 once the machine is read) still gives exit 2 for a bad script (issue 33).
+resumed = os.path.join(q.dir, "resume-state")
+os.makedirs(resumed)
+with open(os.path.join(resumed, "resume.json"), "w") as f:
+    f.write('{"branch": 580, "flavor": "open", "after": "reboot", "steps": []}\n')
+for script, what in ((bad, "a bad key script"), (os.path.join(q.dir, "missing"), "a key script that is not there")):
+    r = run(["--keys-script", script, "--state-dir", resumed, "--root", NOGPU], env={"CUDAUP_TUI_HEADLESS": "1"})
+    t.ok(r.rc == 2 and "After the reboot" not in r.err, "%s, with a resume record waiting: exit 2 all the same" % what, r)
 r, _ = q.wizard([], "--iterations", "3")
 t.eq(r.rc, 0, "--iterations 3 ends the loop", r)
 r = run([], env={"HOME": q.home})
