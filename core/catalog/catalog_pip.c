@@ -101,34 +101,3 @@ cu_catalog_jax_built_with(const struct cu_catalog *cat, const struct cu_version 
         }
     return false;
 }
-
-static bool
-lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc)
-{
-    return row->n_cc > 0 && cu_version_cmp(cc, &row->cc[0]) >= 0 && cc->part[0] <= row->cc[row->n_cc - 1].part[0];
-}
-
-int
-cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,
-                       const struct cu_version *cc, const struct cu_cat_cudnn_support **against)
-{
-    const struct cu_cat_cudnn_support *row = cu_catalog_cudnn_support(cat, v, major);
-    if (against)
-        *against = row;
-    if (!row)
-        return -1;
-    if (!lists(row, cc))
-        return 0;
-    struct cu_version v3 = *v;
-    if (v3.n > 3)
-        v3.n = 3;
-    if (cu_version_cmp(&row->cudnn, &v3) < 0) {
-        const struct cu_cat_cudnn_support *above = cu_catalog_cudnn_support_above(cat, v, major);
-        if (above && !lists(above, cc)) {
-            if (against)
-                *against = above;
-            return 0;
-        }
-    }
-    return 1;
-}
