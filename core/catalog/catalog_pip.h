@@ -13,8 +13,6 @@
 #include "core/base/error.h"
 #include "core/base/parse.h"
 
-struct cu_catalog;
-
 /* One library a framework's wheel pulls from pip, over a range of the framework's releases. */
 struct cu_cat_pip_lib {
     char *framework;                 /* "jax" */
@@ -48,13 +46,17 @@ void cu_catalog_pip_fini(struct cu_catalog_pip *p);
 
 /**
  * The library row of @framework's CUDA @major wheel for @version (n == 0: the newest release known),
- * naming @library ("cudnn"); NULL when the data is silent.  Borrowed from the catalog.
+ * naming @library ("cudnn"), in @pip (the catalog's: &cat->pip); NULL when the data is silent.
+ * Borrowed from the catalog.
  */
-const struct cu_cat_pip_lib *cu_catalog_pip_lib(const struct cu_catalog *cat, const char *framework, int major,
+const struct cu_cat_pip_lib *cu_catalog_pip_lib(const struct cu_catalog_pip *pip, const char *framework, int major,
                                                 const struct cu_version *version, const char *library);
 
-/** The CUDA X.Y that built JAX @version (n == 0: the newest); false when the changelog does not say. */
-bool cu_catalog_jax_built_with(const struct cu_catalog *cat, const struct cu_version *version,
+/**
+ * The CUDA X.Y that built JAX @version (n == 0: the newest), in @pip (the catalog's: &cat->pip); false
+ * when the changelog does not say.
+ */
+bool cu_catalog_jax_built_with(const struct cu_catalog_pip *pip, const struct cu_version *version,
                                struct cu_version *out);
 
 #endif
