@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * cu_extract's tar side (extract.h): libarchive reads the tar that extract_xz.c decodes, and each
+ * entry is checked (its name, its place under the single top folder, where a link leads) and
+ * written here, relative to the staging folder's fd and never through a link, within the limits.
+ */
 #include "config.h"
 
 #define CU_LOG_TAG "extract"
