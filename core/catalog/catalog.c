@@ -841,42 +841,6 @@ cu_catalog_cudnn(const struct cu_catalog *cat, const struct cu_version *version)
     return NULL;
 }
 
-/* The rows of CUDA @cuda_major nearest to cuDNN @v: the newest at or below it, and the oldest above. */
-static void
-cudnn_rows_around(const struct cu_catalog *cat, const struct cu_version *v, int cuda_major,
-                  const struct cu_cat_cudnn_support **below, const struct cu_cat_cudnn_support **above)
-{
-    struct cu_version v3 = *v;
-    if (v3.n > 3)
-        v3.n = 3;
-    *below = *above = NULL;
-    for (size_t i = 0; i < cat->n_cudnn_support && !*below; i++) { /* newest first */
-        const struct cu_cat_cudnn_support *s = &cat->cudnn_support[i];
-        if (s->cuda_major != cuda_major)
-            continue;
-        if (cu_version_cmp(&s->cudnn, &v3) <= 0)
-            *below = s;
-        else
-            *above = s;
-    }
-}
-
-const struct cu_cat_cudnn_support *
-cu_catalog_cudnn_support(const struct cu_catalog *cat, const struct cu_version *v, int cuda_major)
-{
-    const struct cu_cat_cudnn_support *below, *above;
-    cudnn_rows_around(cat, v, cuda_major, &below, &above);
-    return below ? below : above;
-}
-
-const struct cu_cat_cudnn_support *
-cu_catalog_cudnn_support_above(const struct cu_catalog *cat, const struct cu_version *v, int cuda_major)
-{
-    const struct cu_cat_cudnn_support *below, *above;
-    cudnn_rows_around(cat, v, cuda_major, &below, &above);
-    return above;
-}
-
 char **
 cu_catalog_component_group(const struct cu_catalog *cat, const char *name)
 {

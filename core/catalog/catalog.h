@@ -242,15 +242,6 @@ bool cu_catalog_cuda_first_for_cc(const struct cu_catalog *cat, const struct cu_
 
 const struct cu_cat_cudnn *cu_catalog_cudnn(const struct cu_catalog *cat,
                                             const struct cu_version *version);
-/**
- * The support-matrix row that governs cuDNN @v for CUDA @cuda_major: the row
- * with the nearest version <= @v (or the oldest row above it when none is
- * older).  NULL when the matrix has no row for that CUDA major.
- */
-const struct cu_cat_cudnn_support *cu_catalog_cudnn_support(const struct cu_catalog *cat,
-                                                            const struct cu_version *v,
-                                                            int cuda_major);
-
 /** The GPU code of PyTorch @version (a minor such as 2.8, or a release) built as @tag; NULL when unknown. */
 const struct cu_cat_code *cu_catalog_torch_code(const struct cu_catalog *cat, const struct cu_version *version,
                                                 const char *tag);
@@ -259,10 +250,6 @@ const struct cu_cat_code *cu_catalog_tf_code(const struct cu_catalog *cat, const
 /** The GPU code of JAX @version (n == 0: the newest known) with the CUDA @major plugin; NULL when unknown. */
 const struct cu_cat_code *cu_catalog_jax_code(const struct cu_catalog *cat, const struct cu_version *version,
                                               int major);
-
-/** The nearest support-matrix row newer than cuDNN @v for CUDA @cuda_major, or NULL. */
-const struct cu_cat_cudnn_support *cu_catalog_cudnn_support_above(const struct cu_catalog *cat,
-                                                                  const struct cu_version *v, int cuda_major);
 
 /** The members of a component group ("math"), or NULL. */
 char **cu_catalog_component_group(const struct cu_catalog *cat, const char *name);

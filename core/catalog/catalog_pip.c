@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/catalog/catalog.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
 
@@ -74,11 +73,11 @@ cu_catalog_pip_fini(struct cu_catalog_pip *p)
 }
 
 const struct cu_cat_pip_lib *
-cu_catalog_pip_lib(const struct cu_catalog *cat, const char *framework, int major, const struct cu_version *version,
-                   const char *library)
+cu_catalog_pip_lib(const struct cu_catalog_pip *pip, const char *framework, int major,
+                   const struct cu_version *version, const char *library)
 {
-    for (size_t i = 0; i < cat->pip.n_libs; i++) {
-        const struct cu_cat_pip_lib *l = &cat->pip.libs[i];
+    for (size_t i = 0; i < pip->n_libs; i++) {
+        const struct cu_cat_pip_lib *l = &pip->libs[i];
         if (l->cuda_major != major || strcmp(l->framework, framework) != 0 || strcmp(l->library, library) != 0)
             continue;
         /* Newest first: with no version, the newest row; with one, the row whose range holds it
@@ -92,43 +91,13 @@ cu_catalog_pip_lib(const struct cu_catalog *cat, const char *framework, int majo
 }
 
 bool
-cu_catalog_jax_built_with(const struct cu_catalog *cat, const struct cu_version *version, struct cu_version *out)
+cu_catalog_jax_built_with(const struct cu_catalog_pip *pip, const struct cu_version *version,
+                          struct cu_version *out)
 {
-    for (size_t i = 0; i < cat->pip.n_jax_built; i++)
-        if (!version->n || cu_version_cmp(version, &cat->pip.jax_built[i].version) >= 0) {
-            *out = cat->pip.jax_built[i].cuda;
+    for (size_t i = 0; i < pip->n_jax_built; i++)
+        if (!version->n || cu_version_cmp(version, &pip->jax_built[i].version) >= 0) {
+            *out = pip->jax_built[i].cuda;
             return true;
         }
     return false;
-}
-
-static bool
-lists(const struct cu_cat_cudnn_support *row, const struct cu_version *cc)
-{
-    return row->n_cc > 0 && cu_version_cmp(cc, &row->cc[0]) >= 0 && cc->part[0] <= row->cc[row->n_cc - 1].part[0];
-}
-
-int
-cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,
-                       const struct cu_version *cc, const struct cu_cat_cudnn_support **against)
-{
-    const struct cu_cat_cudnn_support *row = cu_catalog_cudnn_support(cat, v, major);
-    if (against)
-        *against = row;
-    if (!row)
-        return -1;
-    if (!lists(row, cc))
-        return 0;
-    struct cu_version v3 = *v;
-    if (v3.n > 3)
-        v3.n = 3;
-    if (cu_version_cmp(&row->cudnn, &v3) < 0) {
-        const struct cu_cat_cudnn_support *above = cu_catalog_cudnn_support_above(cat, v, major);
-        if (above && !lists(above, cc)) {
-            if (against)
-                *against = above;
-            return 0;
-        }
-    }
-    return 1;
 }

@@ -13,9 +13,6 @@
 #include "core/base/error.h"
 #include "core/base/parse.h"
 
-struct cu_catalog;
-struct cu_cat_cudnn_support;
-
 /* One library a framework's wheel pulls from pip, over a range of the framework's releases. */
 struct cu_cat_pip_lib {
     char *framework;                 /* "jax" */
@@ -49,25 +46,17 @@ void cu_catalog_pip_fini(struct cu_catalog_pip *p);
 
 /**
  * The library row of @framework's CUDA @major wheel for @version (n == 0: the newest release known),
- * naming @library ("cudnn"); NULL when the data is silent.  Borrowed from the catalog.
+ * naming @library ("cudnn"), in @pip (the catalog's: &cat->pip); NULL when the data is silent.
+ * Borrowed from the catalog.
  */
-const struct cu_cat_pip_lib *cu_catalog_pip_lib(const struct cu_catalog *cat, const char *framework, int major,
+const struct cu_cat_pip_lib *cu_catalog_pip_lib(const struct cu_catalog_pip *pip, const char *framework, int major,
                                                 const struct cu_version *version, const char *library);
 
-/** The CUDA X.Y that built JAX @version (n == 0: the newest); false when the changelog does not say. */
-bool cu_catalog_jax_built_with(const struct cu_catalog *cat, const struct cu_version *version,
-                               struct cu_version *out);
-
 /**
- * Does the support matrix list compute capability @cc for cuDNN @v built for CUDA @major?  A row lists
- * one capability per architecture (5.0 for all of Maxwell): a GPU fits from the lowest listed up to
- * the newest listed major.  A release without a row of its own is judged by the nearest older row,
- * and when a newer row exists, that one must list it too, so that the newest release known to
- * support an old GPU wins.  1: listed; 0: not, and *@against (when not NULL) is the row that does not
- * list it (the release's own or its newer neighbour); -1 when the matrix has no row for that major.
- * The one rule for the resolver's cuDNN judge and verify's check of what pip brought.
+ * The CUDA X.Y that built JAX @version (n == 0: the newest), in @pip (the catalog's: &cat->pip); false
+ * when the changelog does not say.
  */
-int cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,
-                           const struct cu_version *cc, const struct cu_cat_cudnn_support **against);
+bool cu_catalog_jax_built_with(const struct cu_catalog_pip *pip, const struct cu_version *version,
+                               struct cu_version *out);
 
 #endif

@@ -230,7 +230,7 @@ jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool
     o->cuda_major = p->cuda_major;
     o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
     struct cu_version built;
-    if (cu_catalog_jax_built_with(r->cat, from, &built) && (int)built.part[0] == p->cuda_major)
+    if (cu_catalog_jax_built_with(&r->cat->pip, from, &built) && (int)built.part[0] == p->cuda_major)
         o->build_cuda = built; /* the toolkit of its PTX (JAX's changelog) */
     o->code = cu_catalog_jax_code(r->cat, from, p->cuda_major);
     o->tag = cu_xstrdup(extra);
@@ -249,7 +249,7 @@ jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool
     o->why = cu_xasprintf(_("JAX with %s: the wheels bring CUDA %d and cuDNN as pip packages, as JAX recommends; the system CUDA serves tools and the extensions you build."),
                           extra, p->cuda_major);
     /* The cuDNN pip brings: the wheel's own requirement where it was read, else JAX's page. */
-    const struct cu_cat_pip_lib *l = cu_catalog_pip_lib(r->cat, "jax", p->cuda_major, from, "cudnn");
+    const struct cu_cat_pip_lib *l = cu_catalog_pip_lib(&r->cat->pip, "jax", p->cuda_major, from, "cudnn");
     if (l) {
         o->lib_pkg = cu_xstrdup(l->package);
         o->lib_min = l->min;

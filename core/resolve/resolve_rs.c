@@ -14,6 +14,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
+#include "core/catalog/cudnn_matrix.h"
 #include "core/resolve/resolve_int.h"
 
 void

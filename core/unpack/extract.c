@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * cu_extract's tar side (extract.h): libarchive reads the tar that extract_xz.c decodes, and each
+ * entry is checked (its name, its place under the single top folder, where a link leads) and
+ * written here, relative to the staging folder's fd and never through a link, within the limits.
+ */
 #include "config.h"
 
 #define CU_LOG_TAG "extract"
@@ -8,8 +13,6 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <lzma.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,9 +23,8 @@
 #include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "core/unpack/extract_int.h"
 
-#define IN_BUF (1u << 17)
-#define OUT_BUF (1u << 20)
 #define MAX_NAME 4096
 #define MAX_COMPONENT 255
 #define MAX_DEPTH 64
@@ -39,267 +41,6 @@ cu_extract_result_fini(struct cu_extract_result *r)
     free(r->files);
     r->files = NULL;
     r->n = 0;
-}
-
-/* ---- the xz layer ------------------------------------------------------------ */
-
-struct xzsrc {
-    cu_read_fn rd;
-    void *ud;
-    lzma_stream z;
-    unsigned char *in, *out;
-    bool in_eof, stream_end;
-    ssize_t read_err;   /* the reader's -errno */
-    lzma_ret lz_err;    /* LZMA_OK when none */
-    const atomic_int *cancel;
-    uint64_t in_total;  /* compressed bytes read so far (by whoever decodes) */
-    uint64_t in_taken;  /* compressed bytes behind what the tar reader has taken (the bomb guard's) */
-    bool raw;           /* gzip, zstd: the bytes go to libarchive's own filter as they are */
-    struct ahead *ahead; /* decoding on a thread of its own; NULL: on the caller's */
-    const char *what;    /* the archive, for the log */
-    unsigned threads;    /* the decoder's threads */
-};
-
-/*
- * Decode ahead (issue 15, item 5): reading, hashing and xz-decoding run on a thread of
- * their own, a few buffers ahead of the tar reader, which parses and writes on the
- * caller's thread -- as a shell pipeline's xz and tar processes do.  Under contention
- * the two halves get a core each when one frees up; on a quiet machine the writes of the
- * critical archive overlap its decoding.
- */
-#define AHEAD_SLOTS 4
-
-struct ahead {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    unsigned char *buf[AHEAD_SLOTS];
-    size_t len[AHEAD_SLOTS];
-    uint64_t in_at[AHEAD_SLOTS]; /* xs.in_total when the slot was filled */
-    unsigned head, count;        /* the oldest filled slot; how many are filled */
-    int cur;                     /* the slot libarchive is reading; -1: none */
-    bool done;                   /* the producer has stopped: at the end, or on an error */
-    bool failed;                 /* it stopped on an error (xs.read_err or xs.lz_err says which) */
-    bool quit;                   /* the tar reader has stopped: no more decoding */
-};
-
-static bool
-cancelled(const atomic_int *c)
-{
-    return c && atomic_load(c) != 0;
-}
-
-/*
- * Say in the log which way this archive decodes.  liblzma's threaded decoder takes a stream
- * apart only where its block headers give both sizes (xz -T writes them; a single-threaded
- * encoder, NVIDIA's, does not): the flags byte after the 12-byte stream header and the block
- * header's size byte.
- */
-static void
-log_decode_path(const struct xzsrc *x, const unsigned char *b, size_t n)
-{
-    if (n < 14)
-        return;
-    bool sized = b[12] != 0 && (b[13] & 0xc0) == 0xc0;
-    cu_log_debug("%s: %s%s", x->what,
-                 sized && x->threads > 1 ? "xz blocks with their sizes: decoding on several cores"
-                                         : "xz blocks without their sizes (or one decoder thread): decoding on one core",
-                 x->ahead ? ", ahead of the unpacking" : "");
-}
-
-/* Decode into @out (OUT_BUF bytes); returns bytes (0 at the end of the xz data) or -1. */
-static ssize_t
-xz_fill_into(struct xzsrc *x, unsigned char *out)
-{
-    if (x->raw) {
-        if (cancelled(x->cancel)) {
-            x->read_err = -ECANCELED;
-            return -1;
-        }
-        if (x->stream_end)
-            return 0;
-        ssize_t n = x->rd(x->ud, out, OUT_BUF);
-        if (n < 0) {
-            x->read_err = n;
-            return -1;
-        }
-        x->in_total += (uint64_t)n;
-        x->stream_end = x->in_eof = n == 0;
-        return n;
-    }
-    x->z.next_out = out;
-    x->z.avail_out = OUT_BUF;
-    while (x->z.avail_out == OUT_BUF && !x->stream_end) {
-        if (cancelled(x->cancel)) {
-            x->read_err = -ECANCELED;
-            return -1;
-        }
-        if (x->z.avail_in == 0 && !x->in_eof) {
-            ssize_t n = x->rd(x->ud, x->in, IN_BUF);
-            if (n < 0) {
-                x->read_err = n;
-                return -1;
-            }
-            if (n == 0) {
-                x->in_eof = true;
-            } else {
-                if (x->in_total == 0)
-                    log_decode_path(x, x->in, (size_t)n);
-                x->in_total += (uint64_t)n;
-                x->z.next_in = x->in;
-                x->z.avail_in = (size_t)n;
-            }
-        }
-        lzma_ret ret = lzma_code(&x->z, x->in_eof ? LZMA_FINISH : LZMA_RUN);
-        if (ret == LZMA_STREAM_END) {
-            x->stream_end = true;
-            break;
-        }
-        if (ret != LZMA_OK) {
-            x->lz_err = ret;
-            return -1;
-        }
-    }
-    return (ssize_t)(OUT_BUF - x->z.avail_out);
-}
-
-static void *
-ahead_main(void *ud)
-{
-    struct xzsrc *x = ud;
-    struct ahead *h = x->ahead;
-    pthread_mutex_lock(&h->mu);
-    for (;;) {
-        while (h->count == AHEAD_SLOTS && !h->quit)
-            pthread_cond_wait(&h->cv, &h->mu);
-        if (h->quit)
-            break;
-        /* The free slot after the filled ones; the reader's own is among the filled until it lets go. */
-        unsigned slot = (h->head + h->count) % AHEAD_SLOTS;
-        pthread_mutex_unlock(&h->mu);
-        ssize_t n = xz_fill_into(x, h->buf[slot]);
-        pthread_mutex_lock(&h->mu);
-        if (n <= 0) {
-            h->failed = n < 0;
-            break;
-        }
-        h->len[slot] = (size_t)n;
-        h->in_at[slot] = x->in_total;
-        h->count++;
-        pthread_cond_broadcast(&h->cv);
-    }
-    h->done = true;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    return NULL;
-}
-
-static void
-ahead_free(struct xzsrc *x)
-{
-    struct ahead *h = x->ahead;
-    x->ahead = NULL;
-    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
-        free(h->buf[i]);
-    pthread_cond_destroy(&h->cv);
-    pthread_mutex_destroy(&h->mu);
-    free(h);
-}
-
-/* Start decoding ahead; false (and decoding stays on the caller's thread) when no thread can be had. */
-static bool
-ahead_start(struct xzsrc *x)
-{
-    struct ahead *h = cu_xcalloc(1, sizeof(*h));
-    pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->cv, NULL);
-    h->cur = -1;
-    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
-        h->buf[i] = cu_xmalloc(OUT_BUF);
-    x->ahead = h;
-    if (pthread_create(&h->th, NULL, ahead_main, x) == 0)
-        return true;
-    cu_log_debug("no thread to decode ahead on; decoding on the unpacking thread");
-    ahead_free(x);
-    return false;
-}
-
-/* Stop the decoding thread and wait for it; afterwards the reader is the caller's again. */
-static void
-ahead_stop(struct xzsrc *x)
-{
-    struct ahead *h = x->ahead;
-    if (!h)
-        return;
-    pthread_mutex_lock(&h->mu);
-    h->quit = true;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    pthread_join(h->th, NULL);
-    ahead_free(x);
-}
-
-/* The next decoded bytes, from the thread ahead or decoded here; 0 at the end, -1 on an error. */
-static ssize_t
-xz_next(struct xzsrc *x, const unsigned char **buf)
-{
-    struct ahead *h = x->ahead;
-    if (!h) {
-        ssize_t n = xz_fill_into(x, x->out);
-        x->in_taken = x->in_total;
-        *buf = x->out;
-        return n;
-    }
-    pthread_mutex_lock(&h->mu);
-    if (h->cur >= 0) { /* libarchive is done with the slot it had */
-        h->head = (h->head + 1) % AHEAD_SLOTS;
-        h->count--;
-        h->cur = -1;
-        pthread_cond_broadcast(&h->cv);
-    }
-    while (h->count == 0 && !h->done)
-        pthread_cond_wait(&h->cv, &h->mu);
-    ssize_t n;
-    if (h->count > 0) {
-        h->cur = (int)h->head;
-        *buf = h->buf[h->head];
-        n = (ssize_t)h->len[h->head];
-        x->in_taken = h->in_at[h->head];
-    } else {
-        n = h->failed ? -1 : 0;
-        *buf = x->out;
-    }
-    pthread_mutex_unlock(&h->mu);
-    return n;
-}
-
-static la_ssize_t
-la_read(struct archive *a, void *ud, const void **buf)
-{
-    struct xzsrc *x = ud;
-    const unsigned char *b;
-    ssize_t n = xz_next(x, &b);
-    if (n < 0) {
-        archive_set_error(a, EIO, "xz");
-        return -1;
-    }
-    *buf = b;
-    return n;
-}
-
-static const char *
-lzma_text(lzma_ret r)
-{
-    switch (r) {
-    case LZMA_FORMAT_ERROR: return _("it is not an xz file (another container or a bare tar under a .tar.xz name)");
-    case LZMA_MEMLIMIT_ERROR: return _("it needs more memory to decompress than the limit allows");
-    case LZMA_DATA_ERROR: return _("its compressed data is corrupt or followed by garbage");
-    case LZMA_BUF_ERROR: return _("it ends too early");
-    case LZMA_UNSUPPORTED_CHECK: return _("it uses an integrity check this liblzma does not support");
-    case LZMA_OPTIONS_ERROR: return _("it uses unsupported compression options");
-    case LZMA_MEM_ERROR: return _("the decompressor ran out of memory");
-    default: return _("it cannot be decompressed");
-    }
 }
 
 /* ---- paths -------------------------------------------------------------------- */
@@ -348,7 +89,7 @@ struct map_slot {
 
 struct ex {
     const struct cu_extract_opts *o;
-    struct xzsrc *xs; /* the tar reader's; stopped (ahead_stop) before its errors are read */
+    struct xzsrc *xs; /* the tar reader's; stopped (cu_xz_ahead_stop) before its errors are read */
     struct cu_error *err;
     struct cu_extract_result *res;
     size_t cap;
@@ -683,8 +424,8 @@ write_file(struct ex *x, struct archive *a, struct archive_entry *e, const char 
         if (r == ARCHIVE_EOF)
             break;
         if (r < ARCHIVE_WARN) {
-            ahead_stop(x->xs); /* what the decoding thread met is read once it has stopped */
-            if (x->xs->read_err == -ECANCELED || cancelled(x->o->cancel))
+            cu_xz_ahead_stop(x->xs); /* what the decoding thread met is read once it has stopped */
+            if (x->xs->read_err == -ECANCELED || cu_extract_cancelled(x->o->cancel))
                 st = cu_error_set(x->err, CU_E_CANCELLED, 0, _("Interrupted"));
             else if (x->xs->read_err) /* the download broke, not the archive */
                 st = cu_error_set(x->err, CU_E_NETWORK, (int)-x->xs->read_err, _("%s could not be read to its end"),
@@ -729,7 +470,7 @@ write_file(struct ex *x, struct archive *a, struct archive_entry *e, const char 
         pos = end;
         x->written += size;
         report(x);
-        if (cancelled(x->o->cancel)) {
+        if (cu_extract_cancelled(x->o->cancel)) {
             st = cu_error_set(x->err, CU_E_CANCELLED, 0, _("Interrupted"));
             goto fail;
         }
@@ -912,7 +653,7 @@ static void
 drain(cu_read_fn rd, void *ud, const atomic_int *cancel)
 {
     unsigned char buf[65536];
-    while (!cancelled(cancel) && rd(ud, buf, sizeof(buf)) > 0)
+    while (!cu_extract_cancelled(cancel) && rd(ud, buf, sizeof(buf)) > 0)
         ;
 }
 
@@ -933,16 +674,8 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     if (!o.memlimit)
         o.memlimit = 512ull << 20;
     memset(res, 0, sizeof(*res));
-    memset(&xs, 0, sizeof(xs));
+    cu_xz_init(&xs, &o, rd, rd_ud);
     memset(&x, 0, sizeof(x));
-    xs.rd = rd;
-    xs.ud = rd_ud;
-    xs.cancel = o.cancel;
-    xs.what = o.what;
-    xs.threads = o.threads;
-    xs.z = (lzma_stream)LZMA_STREAM_INIT;
-    xs.in = cu_xmalloc(IN_BUF);
-    xs.out = cu_xmalloc(OUT_BUF);
     x.o = &o;
     x.xs = &xs;
     x.err = err;
@@ -950,28 +683,8 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     x.cur_fd = -1;
     x.buf = cu_xcalloc(1, 65536);
 
-    xs.raw = o.gzip || o.zstd;
-    if (!xs.raw) {
-        /*
-         * liblzma's threaded decoder: a stream of several blocks (xz -T) is decoded on up to
-         * o.threads cores, within a bounded memory; a single-block stream (NVIDIA's) decodes
-         * on the calling thread as before.
-         */
-        lzma_ret zr;
-#if LZMA_VERSION >= 50040002
-        lzma_mt mt = {.flags = LZMA_CONCATENATED, .threads = o.threads ? o.threads : 1, .timeout = 0,
-                      .memlimit_threading = o.memlimit / 2, .memlimit_stop = o.memlimit};
-        zr = mt.threads > 1 ? lzma_stream_decoder_mt(&xs.z, &mt) : lzma_stream_decoder(&xs.z, o.memlimit, LZMA_CONCATENATED);
-#else
-        zr = lzma_stream_decoder(&xs.z, o.memlimit, LZMA_CONCATENATED);
-#endif
-        if (zr != LZMA_OK) {
-            st = cu_error_set(err, CU_E_NOMEM, 0, _("Cannot start the xz decoder"));
-            goto out;
-        }
-    }
-    if (o.ahead)
-        ahead_start(&xs);
+    if ((st = cu_xz_start(&xs, &o, err)) != CU_OK)
+        goto out;
     a = archive_read_new();
     archive_read_support_format_tar(a);
     if (o.gzip && archive_read_support_filter_gzip(a) != ARCHIVE_OK) {
@@ -983,7 +696,7 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
         st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s cannot be unpacked: this libarchive has no zstd support"), o.what);
         goto out;
     }
-    if (archive_read_open(a, &xs, NULL, la_read, NULL) != ARCHIVE_OK)
+    if (archive_read_open(a, &xs, NULL, cu_xz_la_read, NULL) != ARCHIVE_OK)
         goto la_fail;
     /* With no filter matching, libarchive reads on as a bare tar: not what the name promised. */
     if (xs.raw && archive_filter_code(a, 0) != (o.gzip ? ARCHIVE_FILTER_GZIP : ARCHIVE_FILTER_ZSTD)) {
@@ -992,7 +705,7 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     }
     for (;;) {
         struct archive_entry *e;
-        if (cancelled(o.cancel)) {
+        if (cu_extract_cancelled(o.cancel)) {
             st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
             goto out;
         }
@@ -1021,7 +734,7 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     /* Past the tar's end: the rest of the xz data must still decode cleanly. */
     for (;;) {
         const unsigned char *b;
-        ssize_t n = xz_next(&xs, &b);
+        ssize_t n = cu_xz_next(&xs, &b);
         if (n < 0)
             goto la_fail;
         if (n == 0)
@@ -1031,25 +744,24 @@ cu_extract(const struct cu_extract_opts *o0, cu_read_fn rd, void *rd_ud, struct 
     goto out;
 
 la_fail:
-    ahead_stop(&xs); /* what the decoding thread met is read once it has stopped */
-    if (xs.read_err == -ECANCELED || cancelled(o.cancel))
+    cu_xz_ahead_stop(&xs); /* what the decoding thread met is read once it has stopped */
+    if (xs.read_err == -ECANCELED || cu_extract_cancelled(o.cancel))
         st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
     else if (xs.read_err)
         st = cu_error_set(err, CU_E_NETWORK, (int)-xs.read_err, _("%s could not be read to its end"), o.what);
     else if (xs.lz_err != LZMA_OK)
-        st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s cannot be unpacked: %s"), o.what, lzma_text(xs.lz_err));
+        st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s cannot be unpacked: %s"), o.what,
+                          cu_xz_error_text(xs.lz_err));
     else
         st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s is not a valid tar archive (%s)"), o.what,
                           archive_error_string(a) ? archive_error_string(a) : "?");
 out:
-    ahead_stop(&xs);
+    cu_xz_ahead_stop(&xs);
     if (st != CU_OK && st != CU_E_CANCELLED && !xs.read_err)
         drain(rd, rd_ud, o.cancel);
     if (a)
         archive_read_free(a);
-    lzma_end(&xs.z);
-    free(xs.in);
-    free(xs.out);
+    cu_xz_fini(&xs);
     if (x.cur_fd >= 0 && x.cur_fd != o.dirfd)
         close(x.cur_fd);
     free(x.cur_dir);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/catalog/catalog.h"
+#include "core/catalog/cudnn_matrix.h"
 #include "core/base/i18n.h"
 #include "core/machine/sysinfo.h"
 #include "core/verify/verify.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/catalog/catalog.h"
+#include "core/catalog/cudnn_matrix.h"
 #include "core/catalog/manifest.h"
 #include "core/base/str.h"
 #include "testutil.h"
