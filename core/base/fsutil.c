@@ -46,6 +46,20 @@ cu_mkdir_p(const char *path, mode_t mode, struct cu_error *err)
     return CU_OK;
 }
 
+long
+cu_openat2(int dirfd, const char *path, struct open_how *how)
+{
+    /* The kernel says "the caller may choose to retry" (openat2(2)); a busy machine renames often, so
+     * a few hundred tries, each a lookup that needs no wait. */
+    long fd = -1;
+    for (int tries = 0; tries < 256; tries++) {
+        fd = syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+        if (fd >= 0 || errno != EAGAIN)
+            break;
+    }
+    return fd;
+}
+
 int
 cu_open_parent_beneath(const char *dir, const char *rel, const char **base)
 {
@@ -59,7 +73,7 @@ cu_open_parent_beneath(const char *dir, const char *rel, const char **base)
     CU_AUTOFREE char *parent = cu_xstrndup(rel, (size_t)(slash - rel));
     struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW,
                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-    long fd = syscall(SYS_openat2, dfd, parent, &how, sizeof(how));
+    long fd = cu_openat2(dfd, parent, &how);
     if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG)) {
         int e = errno;
         close(dfd);

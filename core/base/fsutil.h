@@ -19,6 +19,14 @@ CU_NODISCARD enum cu_status cu_mkdir_p(const char *path, mode_t mode, struct cu_
  * @rel's last component (borrowed from @rel).  Returns an fd, or -errno: -ELOOP or -ENOTDIR
  * when a link or a file stands where a folder should, -ENOENT when a folder is missing.
  */
+struct open_how;
+/**
+ * openat2(2) (no libc wrapper), tried again while the kernel answers EAGAIN: a lookup under
+ * RESOLVE_IN_ROOT or RESOLVE_BENEATH that went through ".." (a link in sysfs) while something was
+ * renamed anywhere on the machine.  The fd, or -1 with errno set.
+ */
+long cu_openat2(int dirfd, const char *path, struct open_how *how);
+
 int cu_open_parent_beneath(const char *dir, const char *rel, const char **base);
 
 /** The name of user @uid ("nobody"), or "uid N" when it has none; returns @buf. */

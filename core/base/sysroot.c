@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/base/fsutil.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
@@ -68,7 +69,7 @@ cu_sysroot_open(const struct cu_sysroot *root, const char *path, int flags)
         .flags = (unsigned long long)(flags | O_CLOEXEC),
         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
     };
-    long fd = syscall(SYS_openat2, root->dirfd, rel(path), &how, sizeof(how));
+    long fd = cu_openat2(root->dirfd, rel(path), &how);
     if (fd >= 0)
         return (int)fd;
     if (errno != ENOSYS && errno != EPERM && errno != E2BIG)

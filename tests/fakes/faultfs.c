@@ -9,8 +9,9 @@
  *             path), fsync (fsync, fdatasync), read (read), mkdir (mkdir, mkdirat),
  *             symlink (symlink, symlinkat: the link's path), link (link: the new name), close (close of a file open for
  *             writing: the call fails after closing, as NFS reports a late write error), delay: writes succeed, each after a pause,
- *             or free: statvfs of a matching path reports ERRNO-field bytes available
- *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT; for delay, the pause in milliseconds
+ *             or free: statvfs of a matching path reports ERRNO-field bytes available,
+ *             openat2 (syscall(SYS_openat2, ...): the path as given, relative to its folder)
+ *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT, EAGAIN; for delay, the pause in milliseconds
  *   PATHPART  the rule applies to files whose path contains it
  *   AFTER     write: fail once this many bytes went to matching files (0 by default);
  *             rename, fsync: fail from the AFTER+1th matching call
@@ -26,11 +27,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -55,7 +58,8 @@ errno_of(const char *s)
         const char *name;
         int value;
     } names[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO},       {"EXDEV", EXDEV},
-                 {"EDQUOT", EDQUOT}, {"EACCES", EACCES}, {"EROFS", EROFS}};
+                 {"EDQUOT", EDQUOT}, {"EACCES", EACCES}, {"EROFS", EROFS},
+                 {"EAGAIN", EAGAIN}};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (strcmp(s, names[i].name) == 0)
             return names[i].value;
@@ -214,6 +218,34 @@ pwrite(int fd, const void *b, size_t n, off_t off)
     return real_pwrite(fd, b, n, off);
 }
 
+
+/*
+ * openat2 has no libc wrapper: cudaup calls syscall(SYS_openat2, dirfd, path, how, size).  The kernel
+ * answers EAGAIN to a lookup under RESOLVE_IN_ROOT or RESOLVE_BENEATH that went through ".." while
+ * something renamed anywhere on the machine (openat2(2)); a rule "openat2:EAGAIN:PART" plays that race.
+ */
+long
+syscall(long number, ...)
+{
+    static long (*real_syscall)(long, ...);
+    REAL(real_syscall, "syscall");
+    va_list ap;
+    va_start(ap, number);
+    long a[6];
+    for (int i = 0; i < 6; i++)
+        a[i] = va_arg(ap, long);
+    va_end(ap);
+#ifdef SYS_openat2
+    if (number == SYS_openat2) {
+        int e = fires("openat2", (const char *)a[1], 0);
+        if (e) {
+            errno = e;
+            return -1;
+        }
+    }
+#endif
+    return real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
 
 int
 rename(const char *from, const char *to)

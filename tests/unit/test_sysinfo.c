@@ -65,6 +65,25 @@ gpu(struct fx *f, const char *bus, const char *dev, const char *cls, const char 
     }
 }
 
+void faultfs_set(const char *spec); /* tests/fakes/faultfs.c, linked in */
+
+/*
+ * openat2 answers EAGAIN when a lookup through ".." (sysfs's links) races a rename anywhere on the
+ * machine: on a busy build box doctor once saw no GPU at all.  The probe tries again (issue 33).
+ */
+static void
+pci_scan_while_the_machine_renames(void **state)
+{
+    struct fx *f = *state;
+    gpu(f, "0000:01:00.0", "0x2684\n", "0x030000\n", "nvidia");
+    faultfs_set("openat2:EAGAIN:bus/pci/devices:0:once;openat2:EAGAIN:/vendor:0:once");
+    struct cu_facts *facts = probe(f, NULL);
+    faultfs_set(NULL);
+    assert_int_equal(facts->n_gpus, 1);
+    assert_string_equal(facts->gpus[0].pci_id, "10de:2684");
+    cu_facts_free(facts);
+}
+
 static void
 pci_scan(void **state)
 {
@@ -264,6 +283,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(os_tools_and_env, setup, teardown),
         cmocka_unit_test_setup_teardown(pci_scan, setup, teardown),
+        cmocka_unit_test_setup_teardown(pci_scan_while_the_machine_renames, setup, teardown),
         cmocka_unit_test_setup_teardown(absolute_links_stay_in_root, setup, teardown),
         cmocka_unit_test_setup_teardown(installs_and_env, setup, teardown),
         cmocka_unit_test_setup_teardown(os_and_wsl, setup, teardown),
