@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/base/mem.h"
+#include "core/base/proc.h"
 #include "core/machine/sysinfo.h"
 #include "core/base/sysroot.h"
 
@@ -179,9 +180,23 @@ driver_package(const char *name)
            strcmp(name, "firmware-misc-nonfree") == 0;
 }
 
-/* dpkg's database: each paragraph's Package and Status ("hold ok installed" after apt-mark hold). */
 static void
-dpkg_status(const struct cu_sysroot *root, struct cu_drv_state *s)
+add_package(struct cu_drv_state *s, const char *pkg, const char *status)
+{
+    /* Status is "WANT EFLAG STATE": "install ok installed", "hold ok installed" after apt-mark hold. */
+    if (!pkg[0] || !driver_package(pkg) || !cu_str_has_suffix(status, " installed"))
+        return;
+    cu_strv_push(&s->installed, pkg);
+    if (cu_str_has_prefix(status, "hold "))
+        cu_strv_push(&s->held, pkg);
+}
+
+/*
+ * The status file itself, where dpkg-query is not there (a machine image read from a host without
+ * dpkg): each paragraph's Package and Status.
+ */
+static void
+dpkg_status_file(const struct cu_sysroot *root, struct cu_drv_state *s)
 {
     CU_AUTOFREE char *t = read_text(root, "/var/lib/dpkg/status", 256u << 20);
     char pkg[256] = "";
@@ -191,13 +206,42 @@ dpkg_status(const struct cu_sysroot *root, struct cu_drv_state *s)
             *next++ = '\0';
         if (cu_str_has_prefix(line, "Package: "))
             snprintf(pkg, sizeof(pkg), "%s", line + strlen("Package: "));
-        else if (cu_str_has_prefix(line, "Status: ") && pkg[0] && driver_package(pkg) &&
-                 cu_str_has_suffix(line, " installed")) {
-            cu_strv_push(&s->installed, pkg);
-            if (cu_str_has_prefix(line, "Status: hold "))
-                cu_strv_push(&s->held, pkg);
+        else if (cu_str_has_prefix(line, "Status: "))
+            add_package(s, pkg, line + strlen("Status: "));
+    }
+}
+
+/*
+ * dpkg's database, read by dpkg's own reader (the database's format is dpkg's to change): dpkg-query
+ * on the machine root's database.  False where dpkg-query cannot be run.
+ */
+static bool
+dpkg_query(const struct cu_sysroot *root, const char *const *envp, struct cu_drv_state *s)
+{
+    if (!cu_sysroot_is_dir(root, "/var/lib/dpkg"))
+        return true; /* no dpkg on that machine: nothing to read */
+    CU_AUTOFREE char *admin = cu_sysroot_host_path(root, "/var/lib/dpkg");
+    CU_AUTOFREE char *admin_arg = cu_xasprintf("--admindir=%s", admin);
+    const char *argv[] = {"dpkg-query", admin_arg, "-W", "-f=${Package}\t${Status}\n", NULL};
+    struct cu_exec_opts o = {.envp = envp, .timeout_ms = 60000};
+    struct cu_exec_result r;
+    struct cu_error e;
+    cu_exec_result_init(&r);
+    bool ran = cu_exec(argv, &o, &r, &e) == CU_OK && r.exit_code == 0;
+    if (ran) {
+        for (char *line = r.out.data, *next; line && *line; line = next) {
+            next = strchr(line, '\n');
+            if (next)
+                *next++ = '\0';
+            char *tab = strchr(line, '\t');
+            if (tab) {
+                *tab = '\0';
+                add_package(s, line, tab + 1);
+            }
         }
     }
+    cu_exec_result_fini(&r);
+    return ran;
 }
 
 static bool
@@ -208,7 +252,7 @@ file_mentions(const struct cu_sysroot *root, const char *path, const char *a, co
 }
 
 struct cu_drv_state *
-cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f)
+cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, const char *const *envp)
 {
     struct cu_drv_state *s = cu_xcalloc(1, sizeof(*s));
     cu_strv_init(&s->installed);
@@ -241,7 +285,8 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f)
         s->lib_version = f->driver.lib_version;
     else
         library_version(root, &s->lib_version);
-    dpkg_status(root, s);
+    if (!dpkg_query(root, envp, s))
+        dpkg_status_file(root, s);
     s->pinned = s->held.n > 0 || file_mentions(root, "/etc/dnf/plugins/versionlock.list", "nvidia", NULL) ||
                 file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=5") ||
                 file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=4") ||

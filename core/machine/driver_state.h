@@ -32,8 +32,13 @@ struct cu_drv_state {
     bool reboot_required;     /* var/run/reboot-required */
 };
 
-/** Read the driver's state through @root (never fails: unknowns stay unknown). Caller frees. */
-struct cu_drv_state *cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *facts);
+/**
+ * Read the driver's state through @root (never fails: unknowns stay unknown).  The packages come from
+ * dpkg-query (found on @envp's PATH; --admindir for a machine root other than /), and from the status
+ * file itself only where dpkg-query is not there.  Caller frees.
+ */
+struct cu_drv_state *cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *facts,
+                                        const char *const *envp);
 void cu_drv_state_free(struct cu_drv_state *s);
 
 #endif /* CU_DRIVER_STATE_H */

@@ -839,7 +839,7 @@ cu_facts_probe(const struct cu_probe_opts *opts, struct cu_facts **out, struct c
     probe_env(opts, f);
     probe_pyenv(opts, f);
     probe_pythons(opts, f);
-    f->drv = cu_drv_state_probe(opts->root, f);
+    f->drv = cu_drv_state_probe(opts->root, f, opts->envp);
     *out = f;
     return CU_OK;
 }

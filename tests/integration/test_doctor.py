@@ -511,4 +511,27 @@ r = run(["doctor", "--json", "--root", "/nonexistent-root"])
 t.ok(r.rc == 2 and all(l.startswith("{") for l in r.err.splitlines() if l.strip()),
      "with --json, stderr carries JSON lines only (an error too)", r)
 
+# The driver's packages come from dpkg's own reader (dpkg-query --admindir on the machine root), which
+# also applies dpkg's journal of updates not yet folded into the status file; the status file alone
+# is read only where dpkg-query is not there (issue 33: lintian's uses-dpkg-database-directly).
+rootd, envd = machine(t, "hopper")
+os.makedirs(os.path.join(rootd, "var/lib/dpkg/updates"), exist_ok=True)
+with open(os.path.join(rootd, "var/lib/dpkg/status"), "w") as f:
+    f.write("Package: nvidia-driver-580\nStatus: install ok installed\nVersion: 580.95.05-0ubuntu1\n"
+            "Architecture: amd64\nMaintainer: x <x@example.org>\nDescription: x\n\n")
+with open(os.path.join(rootd, "var/lib/dpkg/updates/0001"), "w") as f:
+    f.write("Package: nvidia-driver-580\nStatus: hold ok installed\nVersion: 580.95.05-0ubuntu1\n"
+            "Architecture: amd64\nMaintainer: x <x@example.org>\nDescription: x\n\n")
+if os.path.exists("/usr/bin/dpkg-query"):
+    r = run(["doctor", "--json", "--root", rootd], env=envd)
+    drv = (r.json() or {}).get("driver", {})
+    t.ok("nvidia-driver-580" in drv.get("packages", []) and drv.get("pinned") is True,
+         "dpkg-query reads the root's database, its journal too: nvidia-driver-580 is held", drv)
+else:
+    t.skip("dpkg-query reads the root's database", "dpkg-query is not installed")
+r = run(["doctor", "--json", "--root", rootd], env=dict(envd, PATH="/nonexistent"))
+drv = (r.json() or {}).get("driver", {})
+t.ok("nvidia-driver-580" in drv.get("packages", []) and drv.get("pinned") is False,
+     "without dpkg-query the status file itself is read (the journal is dpkg's to fold)", drv)
+
 t.done()
