@@ -15,135 +15,6 @@
 #include "core/base/mem.h"
 #include "core/base/str.h"
 
-
-/* ---- wishes ----------------------------------------------------------------- */
-
-
-static bool
-parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (!s || !*s || strcmp(s, "auto") == 0)
-        return true;
-    if (allow_none && strcmp(s, "none") == 0) {
-        out->kind = SPEC_NONE;
-        return true;
-    }
-    if (!cu_version_parse(s, &out->v))
-        return false;
-    out->kind = out->v.n >= exact_parts ? SPEC_EXACT : SPEC_PREFIX;
-    return true;
-}
-
-
-static bool
-parse_framework(const char *s, struct fwspec *out, const char **bad_version)
-{
-    static const struct {
-        const char *name;
-        enum cu_framework fw;
-    } names[] = {{"tensorflow", CU_FW_TENSORFLOW}, {"keras", CU_FW_TENSORFLOW}, {"tf", CU_FW_TENSORFLOW},
-                 {"pytorch", CU_FW_PYTORCH},       {"torch", CU_FW_PYTORCH},    {"jax", CU_FW_JAX},
-                 {"none", CU_FW_NONE}};
-    memset(out, 0, sizeof(*out));
-    *bad_version = NULL;
-    if (!s || !*s) {
-        out->fw = CU_FW_TENSORFLOW;
-        return true;
-    }
-    const char *eq = strstr(s, "==");
-    size_t n = eq ? (size_t)(eq - s) : strlen(s);
-    if (n > 5 && strncasecmp(s, "jax[", 4) == 0 && s[n - 1] == ']') {
-        /* jax[cuda12-local]: the extra JAX's docs name (the wheel that uses a local CUDA). */
-        size_t en = n - 5;
-        if (en >= sizeof(out->extra) || strspn(s + 4, "abcdefghijklmnopqrstuvwxyz0123456789_-") != en)
-            return false;
-        memcpy(out->extra, s + 4, en);
-        out->extra[en] = '\0';
-        n = 3;
-    }
-    for (size_t i = 0; i < CU_N_ELEMENTS(names); i++) {
-        if (strlen(names[i].name) != n || strncasecmp(s, names[i].name, n) != 0)
-            continue;
-        if (out->extra[0] && names[i].fw != CU_FW_JAX)
-            continue;
-        out->fw = names[i].fw;
-        if (!eq)
-            return true;
-        if (out->fw == CU_FW_NONE || !cu_version_parse(eq + 2, &out->v)) {
-            *bad_version = eq + 2;
-            return false;
-        }
-        return true;
-    }
-    return false;
-}
-
-enum cu_status
-cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
-{
-    struct spec s;
-    struct fwspec fw;
-    const char *badv;
-
-    if (!parse_spec(w->cuda, false, 3, &s))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--cuda: '%s' is not a version; use X.Y (the newest X.Y.*), an exact release such as 12.4.1, or auto."),
-                            w->cuda);
-    if (!parse_spec(w->cudnn, true, 3, &s))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--cudnn: '%s' is not a version; use X.Y, an exact release such as 9.1.0, auto or none."),
-                            w->cudnn);
-    bool no_cudnn = s.kind == SPEC_NONE;
-    if (!parse_framework(w->framework, &fw, &badv)) {
-        if (badv)
-            return cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv);
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
-                            w->framework);
-    }
-    if (no_cudnn && (fw.fw == CU_FW_TENSORFLOW || fw.fw == CU_FW_JAX))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
-                            cu_framework_name(fw.fw));
-    struct cu_version py;
-    if (w->python && *w->python &&
-        (!cu_version_parse(w->python, &py) || py.n != 2 || py.part[0] < 2 || py.part[0] > 3))
-        return cu_error_set(err, CU_E_USAGE, 0, _("--python: '%s' is not a Python version such as 3.12."),
-                            w->python);
-    if (w->platform && *w->platform && strcmp(w->platform, "linux-x86_64") != 0 &&
-        strcmp(w->platform, "linux-sbsa") != 0 && strcmp(w->platform, "linux-aarch64") != 0)
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--platform: '%s' is not one of linux-x86_64, linux-sbsa or linux-aarch64."),
-                            w->platform);
-    if (w->components && *w->components) {
-        const char *c = w->components;
-        if (strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789_.+-,") != strlen(c) || c[0] == ',')
-            return cu_error_set(err, CU_E_USAGE, 0,
-                                _("--components: '%s' is not default, all, or a comma-separated list of component names."),
-                                c);
-    }
-    return CU_OK;
-}
-
-/* ---- resolver state ------------------------------------------------------------ */
-
-
-
-
-
-static bool
-spec_matches(const struct spec *s, const struct cu_version *v)
-{
-    switch (s->kind) {
-    case SPEC_AUTO: return true;
-    case SPEC_NONE: return false;
-    case SPEC_PREFIX: return cu_version_matches(v, &s->v);
-    case SPEC_EXACT: return cu_version_cmp(v, &s->v) == 0 || (s->v.n > v->n && cu_version_matches(&s->v, v));
-    }
-    return false;
-}
-
 /* ---- CUDA -------------------------------------------------------------------- */
 
 /* 0: every GPU fits; otherwise the note says which does not. */
@@ -250,7 +121,6 @@ cat_variants(const struct cu_cat_cudnn *c, const char *platform)
     return c->variants_aarch64;
 }
 
-
 struct cudnn_pick {
     const struct cu_manifest *m;
     const struct cu_package *pkg;
@@ -283,7 +153,7 @@ pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, s
             v3.n = 3;
             if (cu_version_cmp(&v, &v3) != 0)
                 continue;
-        } else if (!spec_matches(&r->cudnn, &v)) {
+        } else if (!rs_spec_matches(&r->cudnn, &v)) {
             continue;
         }
         if (o->cudnn_major && (int)v.part[0] != o->cudnn_major) {
@@ -667,7 +537,7 @@ driver_runs_some_release(struct rs *r, char *const *labels, size_t n, int major)
     for (size_t i = 0; i < n; i++) {
         struct cu_version v, need;
         if (cu_version_parse(labels[i], &v) && v.n == 3 && (int)v.part[0] == major &&
-            spec_matches(&r->cuda, &v) && cuda_needs_driver(r, &v, &need) &&
+            rs_spec_matches(&r->cuda, &v) && cuda_needs_driver(r, &v, &need) &&
             cu_version_cmp(&r->driver, &need) >= 0)
             return true;
     }
@@ -706,7 +576,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
         for (size_t i = 0; i < n; i++) {
             struct cu_version v, vmm, need = {{0}, 0};
             bool unknown;
-            if (!cu_version_parse(labels[i], &v) || v.n != 3 || !spec_matches(&r->cuda, &v))
+            if (!cu_version_parse(labels[i], &v) || v.n != 3 || !rs_spec_matches(&r->cuda, &v))
                 continue;
             any_label = true;
             vmm = mm(&v);
@@ -902,7 +772,7 @@ check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
     for (size_t i = 0; i < n && !gpu_ok; i++) {
         struct cu_version v;
         bool unknown;
-        if (!cu_version_parse(labels[i], &v) || v.n != 3 || !spec_matches(&r->cuda, &v))
+        if (!cu_version_parse(labels[i], &v) || v.n != 3 || !rs_spec_matches(&r->cuda, &v))
             continue;
         if (!any)
             newest = v;
@@ -1144,9 +1014,9 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     r.f = in->facts;
     r.err = err;
     r.no_advice = no_advice;
-    parse_spec(in->wishes->cuda, false, 3, &r.cuda);
-    parse_spec(in->wishes->cudnn, true, 3, &r.cudnn);
-    parse_framework(in->wishes->framework, &r.fw, &badv);
+    rs_parse_spec(in->wishes->cuda, false, 3, &r.cuda);
+    rs_parse_spec(in->wishes->cudnn, true, 3, &r.cudnn);
+    rs_parse_framework(in->wishes->framework, &r.fw, &badv);
     if (in->wishes->python && *in->wishes->python)
         r.py_wish = vp(in->wishes->python);
     r.platform = in->wishes->platform && *in->wishes->platform ? in->wishes->platform

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The resolver's own state, shared by resolve.c (the search) and resolve_fw.c (the framework options). */
+/* The resolver's own state, shared by resolve.c (the search) and its parts, resolve_*.c. */
 #ifndef CU_RESOLVE_INT_H
 #define CU_RESOLVE_INT_H
 
@@ -129,6 +129,13 @@ bool rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_ve
                     size_t why_len);
 /** rs_cudnn_judge(), its failure noted with rs_fail(). */
 bool rs_cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version *cuda);
+
+/* resolve_wish.c: the wishes as the resolver reads them. */
+/** --cuda or --cudnn as a spec; @exact_parts: how many parts make a release exact.  False: malformed. */
+bool rs_parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out);
+/** --framework as a framework; false when malformed, *@bad_version then the version that is not one. */
+bool rs_parse_framework(const char *s, struct fwspec *out, const char **bad_version);
+bool rs_spec_matches(const struct spec *s, const struct cu_version *v);
 
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);
