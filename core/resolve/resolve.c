@@ -15,208 +15,6 @@
 #include "core/base/mem.h"
 #include "core/base/str.h"
 
-/* ---- CUDA -------------------------------------------------------------------- */
-
-/* 0: every GPU fits; otherwise the note says which does not. */
-static int
-gpus_fit_cuda(struct rs *r, const struct cu_version *cuda, bool *unknown)
-{
-    char b1[32], b2[32], b3[32];
-    struct cu_version m = mm(cuda);
-    *unknown = false;
-    if (!r->constrained)
-        return 0;
-    for (size_t i = 0; i < r->f->n_gpus; i++) {
-        const struct cu_gpu_info *g = &r->f->gpus[i];
-        if (!g->cc.n)
-            continue;
-        int s = cu_catalog_cuda_supports_cc(r->cat, &m, &g->cc);
-        if (s == 1)
-            continue;
-        if (s < 0) {
-            *unknown = true;
-            continue;
-        }
-        struct cu_version last, first;
-        if (cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &first) && cu_version_cmp(&first, &m) > 0)
-            rs_fail(r, ST_GPU,
-                 _("CUDA %s cannot build for GPU %d (%s, compute capability %s); it needs CUDA %s or newer."),
-                 V(&m, b1, sizeof(b1)), g->index, g->name, V(&g->cc, b2, sizeof(b2)),
-                 V(&first, b3, sizeof(b3)));
-        else if (cu_catalog_cuda_last_for_cc(r->cat, &g->cc, &last))
-            rs_fail(r, ST_GPU,
-                 _("CUDA %s no longer builds for GPU %d (%s, compute capability %s); CUDA %s is the newest that does."),
-                 V(&m, b1, sizeof(b1)), g->index, g->name, V(&g->cc, b2, sizeof(b2)),
-                 V(&last, b3, sizeof(b3)));
-        else
-            rs_fail(r, ST_GPU,
-                 _("No CUDA release with archives builds for GPU %d (%s, compute capability %s)."),
-                 g->index, g->name, V(&g->cc, b2, sizeof(b2)));
-        return 1;
-    }
-    return 0;
-}
-
-/* The driver a release needs; false when the catalog does not know. */
-static bool
-cuda_needs_driver(struct rs *r, const struct cu_version *v, struct cu_version *need)
-{
-    if (cu_catalog_cuda_min_driver(r->cat, v, need))
-        return true;
-    const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, (int)v->part[0]);
-    if (maj) {
-        *need = maj->min_driver;
-        return true;
-    }
-    return false;
-}
-
-/* Does the driver run programs of this major through minor-version compatibility? */
-static bool
-driver_runs_major(const struct rs *r, int major, struct cu_version *min)
-{
-    const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, major);
-    if (!maj || !maj->min_driver.n)
-        return false;
-    if (min)
-        *min = maj->min_driver;
-    return !r->have_driver || cu_version_cmp(&r->driver, &maj->min_driver) >= 0;
-}
-
-/* @compat: accept a release the driver runs only by minor-version compatibility. */
-static bool
-driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need, bool compat)
-{
-    char b1[32], b2[32], b4[32];
-    bool known = cuda_needs_driver(r, cuda, need);
-    if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
-        return true;
-    if (compat && driver_runs_major(r, (int)cuda->part[0], NULL))
-        return true;
-    if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(need, &r->min_need) < 0)) {
-        r->min_need = *need;
-        r->stage = ST_GPU; /* let the smaller need replace the message */
-        if (r->f->driver.cuda_max.n)
-            rs_fail(r, ST_DRIVER,
-                 _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s, which runs CUDA up to %s."),
-                 V(cuda, b1, sizeof(b1)), D(need, b2, sizeof(b2)), r->driver_text,
-                 V(&r->f->driver.cuda_max, b4, sizeof(b4)));
-        else
-            rs_fail(r, ST_DRIVER,
-                 _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s."), V(cuda, b1, sizeof(b1)),
-                 D(need, b2, sizeof(b2)), r->driver_text);
-    }
-    return false;
-}
-
-/* ---- cuDNN ------------------------------------------------------------------- */
-
-static char **
-cat_variants(const struct cu_cat_cudnn *c, const char *platform)
-{
-    if (strcmp(platform, "linux-x86_64") == 0)
-        return c->variants_x86_64;
-    if (strcmp(platform, "linux-sbsa") == 0)
-        return c->variants_sbsa;
-    return c->variants_aarch64;
-}
-
-struct cudnn_pick {
-    const struct cu_manifest *m;
-    const struct cu_package *pkg;
-    const struct cu_artifact *art;
-    struct cu_version label;
-};
-
-static enum cu_status
-pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, struct cudnn_pick *out)
-{
-    char *const *labels;
-    size_t n;
-    enum cu_status st;
-    char variant[8], b1[32], b2[32];
-
-    memset(out, 0, sizeof(*out));
-    r->cudnn_note[0] = r->cudnn_skip[0] = '\0';
-    if (r->cudnn.kind == SPEC_NONE)
-        return CU_OK;
-    snprintf(variant, sizeof(variant), "%u", cuda->part[0]);
-    st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDNN, &labels, &n, r->err);
-    if (st != CU_OK)
-        return st;
-    for (size_t i = 0; i < n; i++) {
-        struct cu_version v;
-        if (!cu_version_parse(labels[i], &v))
-            continue;
-        if (r->cudnn.kind == SPEC_EXACT && r->cudnn.v.n > 3) {
-            struct cu_version v3 = r->cudnn.v;
-            v3.n = 3;
-            if (cu_version_cmp(&v, &v3) != 0)
-                continue;
-        } else if (!rs_spec_matches(&r->cudnn, &v)) {
-            continue;
-        }
-        if (o->cudnn_major && (int)v.part[0] != o->cudnn_major) {
-            /* A release the user did not pin is named as what it is: the newest that fits here. */
-            if (r->fw.v.n || r->fw.fw == CU_FW_NONE)
-                rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title, o->cudnn_major,
-                        V(&v, b1, sizeof(b1)));
-            else
-                rs_fail(r, ST_CUDNN_RULE, _("%s, the newest %s that runs on this machine's GPU and driver, needs cuDNN %d, not %s."),
-                        o->title, cu_framework_title(cu_framework_name(r->fw.fw)), o->cudnn_major,
-                        V(&v, b1, sizeof(b1)));
-            continue;
-        }
-        if (o->cudnn_min.n && cu_version_cmp(&v, &o->cudnn_min) < 0) {
-            rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %s or newer, not %s."), o->title,
-                 V(&o->cudnn_min, b1, sizeof(b1)), V(&v, b2, sizeof(b2)));
-            continue;
-        }
-        if (o->cudnn_max_excl.n && cu_version_cmp(&v, &o->cudnn_max_excl) >= 0)
-            continue;
-        const struct cu_cat_cudnn *cc = cu_catalog_cudnn(r->cat, &v);
-        if (cc && cc->variants_known && !strv_has(cat_variants(cc, r->platform), variant)) {
-            rs_fail(r, ST_CUDNN_VARIANT, _("cuDNN %s has no build for CUDA %s on %s."),
-                 V(&v, b1, sizeof(b1)), variant, r->platform);
-            continue;
-        }
-        if (!rs_cudnn_row_fits(r, &v, cuda))
-            continue;
-        const struct cu_manifest *m;
-        st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDNN, labels[i], &m, r->err);
-        if (st == CU_E_NOT_FOUND) {
-            rs_fail(r, ST_CUDNN_MIRROR, "%s", r->err->msg);
-            continue;
-        }
-        if (st != CU_OK)
-            return st;
-        const struct cu_package *pkg = cu_manifest_package(m, "cudnn");
-        const struct cu_artifact *a = cu_package_artifact(pkg, r->platform, variant);
-        if (!a) {
-            rs_fail(r, ST_CUDNN_MIRROR, _("cuDNN %s has no build for CUDA %s on %s."),
-                 labels[i], variant, r->platform);
-            continue;
-        }
-        if (r->cudnn.kind == SPEC_EXACT && r->cudnn.v.n > 3) {
-            struct cu_version pv;
-            if (!pkg->version || !cu_version_parse(pkg->version, &pv) ||
-                cu_version_cmp(&pv, &r->cudnn.v) != 0)
-                continue;
-        }
-        *out = (struct cudnn_pick){m, pkg, a, v};
-        return CU_OK;
-    }
-    {
-        if (r->cudnn.kind == SPEC_AUTO)
-            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN for CUDA %s on %s."), variant,
-                 r->platform);
-        else
-            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN %s for CUDA %s on %s."),
-                 r->in->wishes->cudnn, variant, r->platform);
-    }
-    return CU_E_NOT_FOUND;
-}
-
 /* ---- components --------------------------------------------------------------- */
 
 static bool
@@ -357,7 +155,7 @@ explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_p
     char b1[32], b2[32];
     if (o->bundled && r->have_driver) {
         struct cu_version min;
-        if (driver_runs_major(r, (int)o->build_cuda.part[0], &min))
+        if (rs_driver_runs_major(r, (int)o->build_cuda.part[0], &min))
             cu_plan_reason(p, _("%s brings its own CUDA %s runtime: by NVIDIA's minor-version compatibility it needs driver %s or newer, and this machine has %s."),
                            o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
                            D(&min, b2, sizeof(b2)),
@@ -449,7 +247,7 @@ fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, con
                        V(cv, (char[32]){0}, 32));
     } else if (r->sweep == 2) {
         struct cu_version min = {{0}, 0};
-        driver_runs_major(r, (int)cv->part[0], &min);
+        rs_driver_runs_major(r, (int)cv->part[0], &min);
         cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release with archives needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
                        V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], cv->part[0],
                        D(&min, b3, sizeof(b3)));
@@ -537,7 +335,7 @@ driver_runs_some_release(struct rs *r, char *const *labels, size_t n, int major)
     for (size_t i = 0; i < n; i++) {
         struct cu_version v, need;
         if (cu_version_parse(labels[i], &v) && v.n == 3 && (int)v.part[0] == major &&
-            rs_spec_matches(&r->cuda, &v) && cuda_needs_driver(r, &v, &need) &&
+            rs_spec_matches(&r->cuda, &v) && rs_cuda_needs_driver(r, &v, &need) &&
             cu_version_cmp(&r->driver, &need) >= 0)
             return true;
     }
@@ -592,14 +390,14 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
                 continue;
             if (sweep == 0 && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO && cu_version_cmp(&vmm, &o->cuda_mm) != 0)
                 continue;
-            if (gpus_fit_cuda(r, &v, &unknown) != 0)
+            if (rs_gpus_fit_cuda(r, &v, &unknown) != 0)
                 continue;
             if (unknown && r->cuda.kind == SPEC_AUTO) {
                 rs_fail(r, ST_FRAMEWORK,
                      _("cudaup does not know which GPUs CUDA %s builds for."), V(&vmm, b1, sizeof(b1)));
                 continue;
             }
-            if (!driver_fits(r, &v, &need, sweep == 2))
+            if (!rs_driver_fits(r, &v, &need, sweep == 2))
                 continue;
             const struct cu_manifest *m;
             st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDA, labels[i], &m, r->err);
@@ -615,7 +413,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
                 continue;
             }
             struct cudnn_pick dn;
-            st = pick_cudnn(r, o, &v, &dn);
+            st = rs_pick_cudnn(r, o, &v, &dn);
             if (st == CU_E_NOT_FOUND)
                 continue; /* an older CUDA may have a cuDNN that fits */
             if (st != CU_OK)
@@ -656,63 +454,6 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
                  o->cuda_major, o->cuda_min.n > 1 ? o->cuda_min.part[1] : 0, o->cuda_major);
     }
     return CU_E_NOT_FOUND;
-}
-
-/* ---- entry point ---------------------------------------------------------------- */
-
-/* Judge the build's GPU code against every GPU here, and a wheel's own runtime against the driver. */
-static void
-judge_code(struct rs *r, struct fwopt *o)
-{
-    char b1[32], b2[32], b3[32];
-    size_t ng = r->f->n_gpus;
-    o->fit = cu_xcalloc(ng + 1, sizeof(*o->fit));
-    o->target = cu_xcalloc(ng + 1, sizeof(*o->target));
-    if (r->fw.fw == CU_FW_NONE) {
-        o->code_class = CODE_READ; /* nothing to run */
-        return;
-    }
-    o->code_class = !o->code ? CODE_SILENT : o->code->read ? CODE_READ : CODE_INFERRED;
-    if (!r->constrained)
-        return;
-    if (o->code) {
-        CU_AUTOFREE char *has = cu_code_describe(o->code);
-        for (size_t i = 0; i < ng; i++) {
-            const struct cu_gpu_info *g = &r->f->gpus[i];
-            if (!g->cc.n)
-                continue;
-            o->fit[i] = cu_code_fit(o->code, &g->cc, &o->target[i]);
-            struct cu_version need;
-            if (o->fit[i] == CU_CODE_NONE) {
-                o->no_code = true;
-                o->code_why = cu_tr_asprintf(_("%s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it would ignore the GPU and compute on the CPU."),
-                                           o->title, g->index, g->name, V(&g->cc, b1, sizeof(b1)), has,
-                                           o->code->read ? "" : _(" (inferred)"));
-            } else if (o->fit[i] == CU_CODE_PTX && r->have_driver && o->build_cuda.n &&
-                       cu_catalog_cuda_min_driver(r->cat, &o->build_cuda, &need) &&
-                       cu_version_cmp(&r->driver, &need) < 0) {
-                o->code_why = cu_tr_asprintf(_("GPU %d (%s, compute capability %s) could run %s only by JIT-compiling its PTX compute_%d, which needs NVIDIA driver %s or newer (the driver of CUDA %s, which wrote it); this machine has %s."),
-                                           g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
-                                           D(&need, b2, sizeof(b2)), V(&o->build_cuda, b3, sizeof(b3)),
-                                           r->driver_text);
-            } else {
-                continue;
-            }
-            rs_fail(r, ST_GPU_CODE, "%s", o->code_why);
-            o->code_class = CODE_NO_FIT;
-            return;
-        }
-    }
-    /* After the code: a newer driver does not help a build without code for the GPU. */
-    struct cu_version min;
-    if (o->bundled && r->have_driver && o->build_cuda.n &&
-        !driver_runs_major(r, (int)o->build_cuda.part[0], &min) && min.n) {
-        o->code_why = cu_tr_asprintf(_("%s brings its own CUDA %s runtime, which needs NVIDIA driver %s or newer (NVIDIA's minor-version compatibility); this machine has %s."),
-                                   o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
-                                   D(&min, b2, sizeof(b2)), r->driver_text);
-        rs_fail(r, ST_DRIVER, "%s", o->code_why);
-        o->code_class = CODE_NO_FIT;
-    }
 }
 
 /* No option has code for a GPU here: the sentence names the build whose code is oldest. */
@@ -777,15 +518,15 @@ check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
         if (!any)
             newest = v;
         any = true;
-        gpu_ok = gpus_fit_cuda(r, &v, &unknown) == 0;
+        gpu_ok = rs_gpus_fit_cuda(r, &v, &unknown) == 0;
     }
     if (!any || gpu_ok)
         return CU_OK; /* a release that is not there is the mirror's sentence; one that builds goes on */
     char why[sizeof(r->why)];
     snprintf(why, sizeof(why), "%s", r->why);
     struct cu_version need;
-    if (r->have_driver && cuda_needs_driver(r, &newest, &need) && cu_version_cmp(&r->driver, &need) < 0 &&
-        !driver_runs_major(r, (int)newest.part[0], NULL))
+    if (r->have_driver && rs_cuda_needs_driver(r, &newest, &need) && cu_version_cmp(&r->driver, &need) < 0 &&
+        !rs_driver_runs_major(r, (int)newest.part[0], NULL))
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s And CUDA %s needs NVIDIA driver %s or newer; this machine has %s."),
                             why, V(&newest, b1, sizeof(b1)), D(&need, b2, sizeof(b2)), r->driver_text);
     return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", why);
@@ -1062,7 +803,7 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     if (st == CU_OK) {
         for (size_t i = 0; i < n_opts; i++) {
             r.silent = !opts[i].code && r.fw.fw != CU_FW_NONE;
-            judge_code(&r, &opts[i]);
+            rs_judge_code(&r, &opts[i]);
             rs_judge_libs(&r, &opts[i]);
         }
         r.silent = false;

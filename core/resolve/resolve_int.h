@@ -38,7 +38,7 @@ struct fwopt {
     struct cu_strv pip;
     char *index_url, *tag;
     char *why;                     /* the reason line for the plan */
-    /* What the resolver knows of the build's GPU code (judge_code). */
+    /* What the resolver knows of the build's GPU code (rs_judge_code). */
     const struct cu_cat_code *code; /* NULL: the data is silent */
     struct cu_version build_cuda;  /* the CUDA it was built with (the toolkit of its PTX) */
     bool bundled;                  /* the wheel brings its own CUDA runtime */
@@ -136,6 +136,29 @@ bool rs_parse_spec(const char *s, bool allow_none, int exact_parts, struct spec 
 /** --framework as a framework; false when malformed, *@bad_version then the version that is not one. */
 bool rs_parse_framework(const char *s, struct fwspec *out, const char **bad_version);
 bool rs_spec_matches(const struct spec *s, const struct cu_version *v);
+
+/* The cuDNN a candidate takes; m == NULL: none. */
+struct cudnn_pick {
+    const struct cu_manifest *m;
+    const struct cu_package *pkg;
+    const struct cu_artifact *art;
+    struct cu_version label;
+};
+
+/* resolve_judge.c: the judges of a candidate, each noting why it fails with rs_fail(). */
+/** 0: every GPU here fits CUDA @cuda; *@unknown: the catalog does not know for some GPU. */
+int rs_gpus_fit_cuda(struct rs *r, const struct cu_version *cuda, bool *unknown);
+/** The driver release @v needs; false when the catalog does not know. */
+bool rs_cuda_needs_driver(struct rs *r, const struct cu_version *v, struct cu_version *need);
+/** Does the driver run programs of CUDA @major by minor-version compatibility?  *@min: the driver it takes. */
+bool rs_driver_runs_major(const struct rs *r, int major, struct cu_version *min);
+/** Does the driver run CUDA @cuda (*@need: the driver it needs); @compat: by minor-version compatibility too. */
+bool rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need, bool compat);
+/** The newest cuDNN that fits @o and CUDA @cuda; CU_E_NOT_FOUND when none does (CU_OK and nothing for --cudnn none). */
+CU_NODISCARD enum cu_status rs_pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda,
+                                          struct cudnn_pick *out);
+/** Judge @o's GPU code against every GPU here, and a wheel's own runtime against the driver (o->code_class). */
+void rs_judge_code(struct rs *r, struct fwopt *o);
 
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);
