@@ -160,6 +160,16 @@ CU_NODISCARD enum cu_status rs_pick_cudnn(struct rs *r, const struct fwopt *o, c
 /** Judge @o's GPU code against every GPU here, and a wheel's own runtime against the driver (o->code_class). */
 void rs_judge_code(struct rs *r, struct fwopt *o);
 
+/* resolve_plan.c: a candidate that fits, made into a plan. */
+bool rs_has_platform(const struct cu_package *p, const char *platform);
+/** The components the wishes ask for, with what they need, into @out.  Errors: CU_E_USAGE, CU_E_UNSUPPORTED. */
+CU_NODISCARD enum cu_status rs_pick_components(struct rs *r, const struct cu_manifest *m, struct cu_strv *out);
+/** The plan of option @o with CUDA @cv (from @cm, needing driver @need), @components (taken) and cuDNN @dn. */
+CU_NODISCARD enum cu_status rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm,
+                                         const struct cu_version *cv, const struct cu_version *need,
+                                         struct cu_strv *components, const struct cudnn_pick *dn,
+                                         struct cu_plan **out);
+
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);
 
