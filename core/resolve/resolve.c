@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The resolver's search (cu_resolve): the wishes read, the framework's options judged for their GPU
+ * code, then tried best vouched first, each against the CUDA releases on the mirror, newest first,
+ * until one has a cuDNN and components that fit.  When nothing fits, the refusal's sentence comes
+ * from resolve_advice.c, and the advice from resolving again with the request changed one way at a
+ * time (find_advice), so the search and the request for advice stay in this one file.
+ */
 #include "config.h"
 
 #include "core/resolve/resolve.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "core/catalog/gpucode.h"
 #include "core/resolve/resolve_int.h"
 #include "core/base/i18n.h"
-#include "core/base/mem.h"
 #include "core/base/str.h"
 
 /* Does the driver run some release of CUDA @major on the mirror natively? */
@@ -145,90 +147,6 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
     return CU_E_NOT_FOUND;
 }
 
-/* No option has code for a GPU here: the sentence names the build whose code is oldest. */
-static void
-explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
-{
-    const struct fwopt *oldest = NULL;
-    for (size_t i = 0; i < n_opts; i++) {
-        const struct fwopt *o = &opts[i];
-        if (!o->no_code || !o->code->n_sass)
-            return; /* some option failed otherwise: its sentence stands */
-        if (!oldest || o->code->sass[0] < oldest->code->sass[0])
-            oldest = o;
-    }
-    if (!oldest)
-        return;
-    r->stage = ST_DRIVER + 100; /* nothing else explains better */
-    snprintf(r->why, sizeof(r->why), "%s", oldest->code_why);
-}
-
-/*
- * A --cuda or --python that nothing could satisfy is the blocker to name, before any framework
- * release the user never chose: CUDA that has no code for a GPU here or that the driver cannot run,
- * a Python no release of the framework supports.
- */
-static enum cu_status
-check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
-{
-    char b1[32], b2[32];
-    if (r->py_wish.n && r->fw.fw != CU_FW_NONE) {
-        struct cu_version lo = {{0}, 0}, hi = {{0}, 0};
-        bool fits = false;
-        for (size_t i = 0; i < n_opts && !fits; i++) {
-            const struct fwopt *o = &opts[i];
-            if (!o->py_min.n || (cu_version_cmp(&r->py_wish, &o->py_min) >= 0 && cu_version_cmp(&r->py_wish, &o->py_max) <= 0))
-                fits = true;
-            if (o->py_min.n && (!lo.n || cu_version_cmp(&o->py_min, &lo) < 0))
-                lo = o->py_min;
-            if (o->py_max.n && (!hi.n || cu_version_cmp(&o->py_max, &hi) > 0))
-                hi = o->py_max;
-        }
-        if (!fits && lo.n)
-            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                                _("No %s release that cudaup knows supports Python %s: they support Python %s to %s."),
-                                cu_framework_title(cu_framework_name(r->fw.fw)), r->in->wishes->python,
-                                V(&lo, b1, sizeof(b1)), V(&hi, b2, sizeof(b2)));
-    }
-    if (r->cuda.kind == SPEC_AUTO || r->cuda.kind == SPEC_NONE || !r->constrained)
-        return CU_OK;
-    char *const *labels;
-    size_t n;
-    enum cu_status st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, r->err);
-    if (st != CU_OK)
-        return st;
-    bool any = false, gpu_ok = false;
-    struct cu_version newest = {{0}, 0};
-    for (size_t i = 0; i < n && !gpu_ok; i++) {
-        struct cu_version v;
-        bool unknown;
-        if (!cu_version_parse(labels[i], &v) || v.n != 3 || !rs_spec_matches(&r->cuda, &v))
-            continue;
-        if (!any)
-            newest = v;
-        any = true;
-        gpu_ok = rs_gpus_fit_cuda(r, &v, &unknown) == 0;
-    }
-    if (!any || gpu_ok)
-        return CU_OK; /* a release that is not there is the mirror's sentence; one that builds goes on */
-    char why[sizeof(r->why)];
-    snprintf(why, sizeof(why), "%s", r->why);
-    struct cu_version need;
-    if (r->have_driver && rs_cuda_needs_driver(r, &newest, &need) && cu_version_cmp(&r->driver, &need) < 0 &&
-        !rs_driver_runs_major(r, (int)newest.part[0], NULL))
-        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s And CUDA %s needs NVIDIA driver %s or newer; this machine has %s."),
-                            why, V(&newest, b1, sizeof(b1)), D(&need, b2, sizeof(b2)), r->driver_text);
-    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", why);
-}
-
-static enum cu_status
-nothing_fits(struct rs *r)
-{
-    /* The most useful sentence: what the user must change. */
-    const char *msg = r->why[0] ? r->why : _("No CUDA release on the mirror fits this machine.");
-    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", msg);
-}
-
 /* Try the options, best vouched first: rows read in a source, then inferred ones, then silent ones. */
 static enum cu_status
 try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **out)
@@ -288,66 +206,6 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
 static enum cu_status resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out,
                               struct cu_error *err);
 
-/* One way to change a refused request: what is dropped or set, tried in order. */
-enum dnn_mode { DNN_KEEP, DNN_AUTO, DNN_NONE };
-
-struct variant {
-    bool use;             /* worth trying for this request */
-    enum cu_framework fw; /* with !@same and !@any_version */
-    bool same;            /* the framework asked for, at the version asked for */
-    bool any_version;     /* the framework asked for, at any version */
-    enum dnn_mode dnn;    /* DNN_AUTO drops a version asked for, and keeps "none" */
-    bool keep_cuda, keep_python;
-};
-
-/* The command of a variant that planned, named exactly. */
-static char *
-advice_command(const struct cu_wishes *w, const struct variant *v, const struct cu_plan *p)
-{
-    char b1[32];
-    struct cu_buf b;
-    cu_buf_init(&b);
-    const struct cu_plan_framework *f = p->framework;
-    cu_buf_printf(&b, "cudaup install --framework %s%s%s", f ? f->name : "none", f && f->version ? "==" : "",
-                  f && f->version ? f->version : "");
-    bool asked = w->cudnn && *w->cudnn && strcmp(w->cudnn, "auto") != 0 && strcmp(w->cudnn, "none") != 0;
-    if (v->keep_cuda && w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0)
-        cu_buf_printf(&b, " --cuda %s", w->cuda);
-    if (!p->has_cudnn)
-        cu_buf_printf(&b, " --cudnn none");
-    else if (asked)
-        cu_buf_printf(&b, " --cudnn %s", v->dnn == DNN_KEEP ? w->cudnn : cu_version_format(&p->cudnn, 2, b1, sizeof(b1)));
-    if (v->keep_python && w->python && *w->python)
-        cu_buf_printf(&b, " --python %s", w->python);
-    return cu_steal_ptr(&b.data);
-}
-
-/* Nothing plans on this driver: the driver every GPU here needs, from the first CUDA that builds for it. */
-static void
-driver_advice(const struct rs *r, struct cu_error *err)
-{
-    char b2[32], b3[32];
-    struct cu_version need = {{0}, 0}, first = {{0}, 0};
-    const struct cu_gpu_info *who = NULL;
-    if (!r->have_driver)
-        return;
-    for (size_t i = 0; i < r->f->n_gpus; i++) {
-        const struct cu_gpu_info *g = &r->f->gpus[i];
-        struct cu_version f, d;
-        if (g->cc.n && cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &f) && cu_catalog_cuda_min_driver(r->cat, &f, &d) &&
-            (!need.n || cu_version_cmp(&d, &need) > 0)) {
-            need = d;
-            first = f;
-            who = g;
-        }
-    }
-    if (!who || cu_version_cmp(&r->driver, &need) >= 0)
-        return;
-    cu_error_advise(err, _("Nothing cudaup installs runs on driver %s here: GPU %d (%s) needs CUDA %s or newer, which needs NVIDIA driver %s or newer. Install it from the distribution's packages (cudaup doctor says which), then run cudaup again."),
-                    r->driver_text, who->index, who->name, V(&first, b2, sizeof(b2)),
-                    D(&need, b3, sizeof(b3)));
-}
-
 /*
  * After a refusal: the command that does work on this machine, in the error's advice.  First the
  * request with one thing changed (another cuDNN, CUDA or Python), then the framework at any version,
@@ -356,7 +214,6 @@ driver_advice(const struct rs *r, struct cu_error *err)
 static void
 find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error *err)
 {
-    char b1[32], b2[32];
     const struct cu_wishes *w0 = in->wishes;
     bool dnn_version = w0->cudnn && *w0->cudnn && strcmp(w0->cudnn, "auto") != 0 && strcmp(w0->cudnn, "none") != 0;
     bool dnn_none = w0->cudnn && strcmp(w0->cudnn, "none") == 0;
@@ -400,24 +257,11 @@ find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error 
             cu_plan_free(p);
             continue;
         }
-        enum cu_framework fw = p->framework ? p->framework->kind : CU_FW_NONE;
-        const struct cu_plan_framework *f = p->framework;
-        CU_AUTOFREE char *cmd = advice_command(w0, v, p);
-        if (!f)
-            cu_error_advise(err, _("%s%s gives CUDA %s%s%s."),
-                            r->fw.fw == CU_FW_NONE ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
-                            V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : _(" without cuDNN"),
-                            p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
-        else
-            cu_error_advise(err, _("%s%s gives %s%s%s%s with CUDA %s%s%s."),
-                            fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
-                            cu_framework_title(cu_framework_name(fw)), f->version ? " " : "", f->version ? f->version : "",
-                            fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "", V(&p->cuda, b1, sizeof(b1)),
-                            p->has_cudnn ? _(" and cuDNN ") : "", p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
+        rs_advise_plan(r, w0, v, p, err);
         cu_plan_free(p);
         return;
     }
-    driver_advice(r, err);
+    rs_driver_advice(r, err);
 }
 
 enum cu_status
@@ -488,7 +332,7 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         break;
     }
     if (st == CU_OK)
-        st = check_wishes(&r, opts, n_opts);
+        st = rs_check_wishes(&r, opts, n_opts);
     if (st == CU_OK) {
         for (size_t i = 0; i < n_opts; i++) {
             r.silent = !opts[i].code && r.fw.fw != CU_FW_NONE;
@@ -496,10 +340,10 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
             rs_judge_libs(&r, &opts[i]);
         }
         r.silent = false;
-        explain_no_code(&r, opts, n_opts);
+        rs_explain_no_code(&r, opts, n_opts);
         st = try_options(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
-            st = nothing_fits(&r);
+            st = rs_nothing_fits(&r);
         if (st == CU_OK && in->wishes->unconstrained == false && in->facts->n_gpus == 0)
             cu_plan_warn(*out, _("No NVIDIA GPU was found; this install is for building, not for running."));
     }

@@ -170,6 +170,32 @@ CU_NODISCARD enum cu_status rs_fill_plan(struct rs *r, const struct fwopt *o, co
                                          struct cu_strv *components, const struct cudnn_pick *dn,
                                          struct cu_plan **out);
 
+/* resolve_advice.c: the refusal's sentence and the advice naming what works. */
+/** No option has code for a GPU here: the sentence names the build whose code is oldest. */
+void rs_explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts);
+/** A --cuda or --python that nothing could satisfy, refused before the search (CU_E_UNSUPPORTED). */
+CU_NODISCARD enum cu_status rs_check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts);
+/** The refusal when nothing fits: the sentence of the candidate that got furthest (CU_E_UNSUPPORTED). */
+CU_NODISCARD enum cu_status rs_nothing_fits(struct rs *r);
+
+/* One way to change a refused request: what is dropped or set, tried in order. */
+enum dnn_mode { DNN_KEEP, DNN_AUTO, DNN_NONE };
+
+struct variant {
+    bool use;             /* worth trying for this request */
+    enum cu_framework fw; /* with !@same and !@any_version */
+    bool same;            /* the framework asked for, at the version asked for */
+    bool any_version;     /* the framework asked for, at any version */
+    enum dnn_mode dnn;    /* DNN_AUTO drops a version asked for, and keeps "none" */
+    bool keep_cuda, keep_python;
+};
+
+/** A changed request @v planned @p: advise its exact command (the request was @w0). */
+void rs_advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant *v, const struct cu_plan *p,
+                    struct cu_error *err);
+/** Nothing plans on this driver: advise the driver every GPU here needs. */
+void rs_driver_advice(const struct rs *r, struct cu_error *err);
+
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);
 
