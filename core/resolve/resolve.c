@@ -1,662 +1,21 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The resolver's search (cu_resolve): the wishes read, the framework's options judged for their GPU
+ * code, then tried best vouched first, each against the CUDA releases on the mirror, newest first,
+ * until one has a cuDNN and components that fit.  When nothing fits, the refusal's sentence comes
+ * from resolve_advice.c, and the advice from resolving again with the request changed one way at a
+ * time (find_advice), so the search and the request for advice stay in this one file.
+ */
 #include "config.h"
 
 #include "core/resolve/resolve.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "core/catalog/gpucode.h"
 #include "core/resolve/resolve_int.h"
 #include "core/base/i18n.h"
-#include "core/base/mem.h"
 #include "core/base/str.h"
-
-
-/* ---- wishes ----------------------------------------------------------------- */
-
-
-static bool
-parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (!s || !*s || strcmp(s, "auto") == 0)
-        return true;
-    if (allow_none && strcmp(s, "none") == 0) {
-        out->kind = SPEC_NONE;
-        return true;
-    }
-    if (!cu_version_parse(s, &out->v))
-        return false;
-    out->kind = out->v.n >= exact_parts ? SPEC_EXACT : SPEC_PREFIX;
-    return true;
-}
-
-
-static bool
-parse_framework(const char *s, struct fwspec *out, const char **bad_version)
-{
-    static const struct {
-        const char *name;
-        enum cu_framework fw;
-    } names[] = {{"tensorflow", CU_FW_TENSORFLOW}, {"keras", CU_FW_TENSORFLOW}, {"tf", CU_FW_TENSORFLOW},
-                 {"pytorch", CU_FW_PYTORCH},       {"torch", CU_FW_PYTORCH},    {"jax", CU_FW_JAX},
-                 {"none", CU_FW_NONE}};
-    memset(out, 0, sizeof(*out));
-    *bad_version = NULL;
-    if (!s || !*s) {
-        out->fw = CU_FW_TENSORFLOW;
-        return true;
-    }
-    const char *eq = strstr(s, "==");
-    size_t n = eq ? (size_t)(eq - s) : strlen(s);
-    if (n > 5 && strncasecmp(s, "jax[", 4) == 0 && s[n - 1] == ']') {
-        /* jax[cuda12-local]: the extra JAX's docs name (the wheel that uses a local CUDA). */
-        size_t en = n - 5;
-        if (en >= sizeof(out->extra) || strspn(s + 4, "abcdefghijklmnopqrstuvwxyz0123456789_-") != en)
-            return false;
-        memcpy(out->extra, s + 4, en);
-        out->extra[en] = '\0';
-        n = 3;
-    }
-    for (size_t i = 0; i < CU_N_ELEMENTS(names); i++) {
-        if (strlen(names[i].name) != n || strncasecmp(s, names[i].name, n) != 0)
-            continue;
-        if (out->extra[0] && names[i].fw != CU_FW_JAX)
-            continue;
-        out->fw = names[i].fw;
-        if (!eq)
-            return true;
-        if (out->fw == CU_FW_NONE || !cu_version_parse(eq + 2, &out->v)) {
-            *bad_version = eq + 2;
-            return false;
-        }
-        return true;
-    }
-    return false;
-}
-
-enum cu_status
-cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
-{
-    struct spec s;
-    struct fwspec fw;
-    const char *badv;
-
-    if (!parse_spec(w->cuda, false, 3, &s))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--cuda: '%s' is not a version; use X.Y (the newest X.Y.*), an exact release such as 12.4.1, or auto."),
-                            w->cuda);
-    if (!parse_spec(w->cudnn, true, 3, &s))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--cudnn: '%s' is not a version; use X.Y, an exact release such as 9.1.0, auto or none."),
-                            w->cudnn);
-    bool no_cudnn = s.kind == SPEC_NONE;
-    if (!parse_framework(w->framework, &fw, &badv)) {
-        if (badv)
-            return cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv);
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
-                            w->framework);
-    }
-    if (no_cudnn && (fw.fw == CU_FW_TENSORFLOW || fw.fw == CU_FW_JAX))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
-                            cu_framework_name(fw.fw));
-    struct cu_version py;
-    if (w->python && *w->python &&
-        (!cu_version_parse(w->python, &py) || py.n != 2 || py.part[0] < 2 || py.part[0] > 3))
-        return cu_error_set(err, CU_E_USAGE, 0, _("--python: '%s' is not a Python version such as 3.12."),
-                            w->python);
-    if (w->platform && *w->platform && strcmp(w->platform, "linux-x86_64") != 0 &&
-        strcmp(w->platform, "linux-sbsa") != 0 && strcmp(w->platform, "linux-aarch64") != 0)
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--platform: '%s' is not one of linux-x86_64, linux-sbsa or linux-aarch64."),
-                            w->platform);
-    if (w->components && *w->components) {
-        const char *c = w->components;
-        if (strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789_.+-,") != strlen(c) || c[0] == ',')
-            return cu_error_set(err, CU_E_USAGE, 0,
-                                _("--components: '%s' is not default, all, or a comma-separated list of component names."),
-                                c);
-    }
-    return CU_OK;
-}
-
-/* ---- resolver state ------------------------------------------------------------ */
-
-
-
-
-
-static bool
-spec_matches(const struct spec *s, const struct cu_version *v)
-{
-    switch (s->kind) {
-    case SPEC_AUTO: return true;
-    case SPEC_NONE: return false;
-    case SPEC_PREFIX: return cu_version_matches(v, &s->v);
-    case SPEC_EXACT: return cu_version_cmp(v, &s->v) == 0 || (s->v.n > v->n && cu_version_matches(&s->v, v));
-    }
-    return false;
-}
-
-/* ---- CUDA -------------------------------------------------------------------- */
-
-/* 0: every GPU fits; otherwise the note says which does not. */
-static int
-gpus_fit_cuda(struct rs *r, const struct cu_version *cuda, bool *unknown)
-{
-    char b1[32], b2[32], b3[32];
-    struct cu_version m = mm(cuda);
-    *unknown = false;
-    if (!r->constrained)
-        return 0;
-    for (size_t i = 0; i < r->f->n_gpus; i++) {
-        const struct cu_gpu_info *g = &r->f->gpus[i];
-        if (!g->cc.n)
-            continue;
-        int s = cu_catalog_cuda_supports_cc(r->cat, &m, &g->cc);
-        if (s == 1)
-            continue;
-        if (s < 0) {
-            *unknown = true;
-            continue;
-        }
-        struct cu_version last, first;
-        if (cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &first) && cu_version_cmp(&first, &m) > 0)
-            rs_fail(r, ST_GPU,
-                 _("CUDA %s cannot build for GPU %d (%s, compute capability %s); it needs CUDA %s or newer."),
-                 V(&m, b1, sizeof(b1)), g->index, g->name, V(&g->cc, b2, sizeof(b2)),
-                 V(&first, b3, sizeof(b3)));
-        else if (cu_catalog_cuda_last_for_cc(r->cat, &g->cc, &last))
-            rs_fail(r, ST_GPU,
-                 _("CUDA %s no longer builds for GPU %d (%s, compute capability %s); CUDA %s is the newest that does."),
-                 V(&m, b1, sizeof(b1)), g->index, g->name, V(&g->cc, b2, sizeof(b2)),
-                 V(&last, b3, sizeof(b3)));
-        else
-            rs_fail(r, ST_GPU,
-                 _("No CUDA release with archives builds for GPU %d (%s, compute capability %s)."),
-                 g->index, g->name, V(&g->cc, b2, sizeof(b2)));
-        return 1;
-    }
-    return 0;
-}
-
-/* The driver a release needs; false when the catalog does not know. */
-static bool
-cuda_needs_driver(struct rs *r, const struct cu_version *v, struct cu_version *need)
-{
-    if (cu_catalog_cuda_min_driver(r->cat, v, need))
-        return true;
-    const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, (int)v->part[0]);
-    if (maj) {
-        *need = maj->min_driver;
-        return true;
-    }
-    return false;
-}
-
-/* Does the driver run programs of this major through minor-version compatibility? */
-static bool
-driver_runs_major(const struct rs *r, int major, struct cu_version *min)
-{
-    const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, major);
-    if (!maj || !maj->min_driver.n)
-        return false;
-    if (min)
-        *min = maj->min_driver;
-    return !r->have_driver || cu_version_cmp(&r->driver, &maj->min_driver) >= 0;
-}
-
-/* @compat: accept a release the driver runs only by minor-version compatibility. */
-static bool
-driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need, bool compat)
-{
-    char b1[32], b2[32], b4[32];
-    bool known = cuda_needs_driver(r, cuda, need);
-    if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
-        return true;
-    if (compat && driver_runs_major(r, (int)cuda->part[0], NULL))
-        return true;
-    if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(need, &r->min_need) < 0)) {
-        r->min_need = *need;
-        r->stage = ST_GPU; /* let the smaller need replace the message */
-        if (r->f->driver.cuda_max.n)
-            rs_fail(r, ST_DRIVER,
-                 _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s, which runs CUDA up to %s."),
-                 V(cuda, b1, sizeof(b1)), D(need, b2, sizeof(b2)), r->driver_text,
-                 V(&r->f->driver.cuda_max, b4, sizeof(b4)));
-        else
-            rs_fail(r, ST_DRIVER,
-                 _("CUDA %s needs NVIDIA driver %s or newer; this machine has %s."), V(cuda, b1, sizeof(b1)),
-                 D(need, b2, sizeof(b2)), r->driver_text);
-    }
-    return false;
-}
-
-/* ---- cuDNN ------------------------------------------------------------------- */
-
-static char **
-cat_variants(const struct cu_cat_cudnn *c, const char *platform)
-{
-    if (strcmp(platform, "linux-x86_64") == 0)
-        return c->variants_x86_64;
-    if (strcmp(platform, "linux-sbsa") == 0)
-        return c->variants_sbsa;
-    return c->variants_aarch64;
-}
-
-
-struct cudnn_pick {
-    const struct cu_manifest *m;
-    const struct cu_package *pkg;
-    const struct cu_artifact *art;
-    struct cu_version label;
-};
-
-static enum cu_status
-pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda, struct cudnn_pick *out)
-{
-    char *const *labels;
-    size_t n;
-    enum cu_status st;
-    char variant[8], b1[32], b2[32];
-
-    memset(out, 0, sizeof(*out));
-    r->cudnn_note[0] = r->cudnn_skip[0] = '\0';
-    if (r->cudnn.kind == SPEC_NONE)
-        return CU_OK;
-    snprintf(variant, sizeof(variant), "%u", cuda->part[0]);
-    st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDNN, &labels, &n, r->err);
-    if (st != CU_OK)
-        return st;
-    for (size_t i = 0; i < n; i++) {
-        struct cu_version v;
-        if (!cu_version_parse(labels[i], &v))
-            continue;
-        if (r->cudnn.kind == SPEC_EXACT && r->cudnn.v.n > 3) {
-            struct cu_version v3 = r->cudnn.v;
-            v3.n = 3;
-            if (cu_version_cmp(&v, &v3) != 0)
-                continue;
-        } else if (!spec_matches(&r->cudnn, &v)) {
-            continue;
-        }
-        if (o->cudnn_major && (int)v.part[0] != o->cudnn_major) {
-            /* A release the user did not pin is named as what it is: the newest that fits here. */
-            if (r->fw.v.n || r->fw.fw == CU_FW_NONE)
-                rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %d, not %s."), o->title, o->cudnn_major,
-                        V(&v, b1, sizeof(b1)));
-            else
-                rs_fail(r, ST_CUDNN_RULE, _("%s, the newest %s that runs on this machine's GPU and driver, needs cuDNN %d, not %s."),
-                        o->title, cu_framework_title(cu_framework_name(r->fw.fw)), o->cudnn_major,
-                        V(&v, b1, sizeof(b1)));
-            continue;
-        }
-        if (o->cudnn_min.n && cu_version_cmp(&v, &o->cudnn_min) < 0) {
-            rs_fail(r, ST_CUDNN_RULE, _("%s needs cuDNN %s or newer, not %s."), o->title,
-                 V(&o->cudnn_min, b1, sizeof(b1)), V(&v, b2, sizeof(b2)));
-            continue;
-        }
-        if (o->cudnn_max_excl.n && cu_version_cmp(&v, &o->cudnn_max_excl) >= 0)
-            continue;
-        const struct cu_cat_cudnn *cc = cu_catalog_cudnn(r->cat, &v);
-        if (cc && cc->variants_known && !strv_has(cat_variants(cc, r->platform), variant)) {
-            rs_fail(r, ST_CUDNN_VARIANT, _("cuDNN %s has no build for CUDA %s on %s."),
-                 V(&v, b1, sizeof(b1)), variant, r->platform);
-            continue;
-        }
-        if (!rs_cudnn_row_fits(r, &v, cuda))
-            continue;
-        const struct cu_manifest *m;
-        st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDNN, labels[i], &m, r->err);
-        if (st == CU_E_NOT_FOUND) {
-            rs_fail(r, ST_CUDNN_MIRROR, "%s", r->err->msg);
-            continue;
-        }
-        if (st != CU_OK)
-            return st;
-        const struct cu_package *pkg = cu_manifest_package(m, "cudnn");
-        const struct cu_artifact *a = cu_package_artifact(pkg, r->platform, variant);
-        if (!a) {
-            rs_fail(r, ST_CUDNN_MIRROR, _("cuDNN %s has no build for CUDA %s on %s."),
-                 labels[i], variant, r->platform);
-            continue;
-        }
-        if (r->cudnn.kind == SPEC_EXACT && r->cudnn.v.n > 3) {
-            struct cu_version pv;
-            if (!pkg->version || !cu_version_parse(pkg->version, &pv) ||
-                cu_version_cmp(&pv, &r->cudnn.v) != 0)
-                continue;
-        }
-        *out = (struct cudnn_pick){m, pkg, a, v};
-        return CU_OK;
-    }
-    {
-        if (r->cudnn.kind == SPEC_AUTO)
-            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN for CUDA %s on %s."), variant,
-                 r->platform);
-        else
-            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN %s for CUDA %s on %s."),
-                 r->in->wishes->cudnn, variant, r->platform);
-    }
-    return CU_E_NOT_FOUND;
-}
-
-/* ---- components --------------------------------------------------------------- */
-
-static bool
-has_platform(const struct cu_package *p, const char *platform)
-{
-    return cu_package_artifact(p, platform, NULL) != NULL;
-}
-
-/* What a component cannot work without comes along (nvcc needs its headers). */
-static const struct {
-    const char *key;
-    const char *needs[4];
-} deps[] = {
-    {"cuda_nvcc", {"cuda_cudart", "cuda_crt", "libnvvm", NULL}},
-    {"libcublas", {"cuda_cudart", NULL}},
-    {"libcusolver", {"libcublas", "libcusparse", "libnvjitlink", NULL}},
-    {"libcusparse", {"libnvjitlink", NULL}},
-};
-
-bool
-cu_component_needs(const char *key, const char *other)
-{
-    for (size_t i = 0; i < CU_N_ELEMENTS(deps); i++)
-        if (strcmp(deps[i].key, key) == 0)
-            for (size_t k = 0; deps[i].needs[k]; k++)
-                if (strcmp(deps[i].needs[k], other) == 0 || cu_component_needs(deps[i].needs[k], other))
-                    return true;
-    return false;
-}
-
-static void
-add_component(struct cu_strv *out, const struct cu_manifest *m, const char *key, const char *platform)
-{
-    const struct cu_package *p = cu_manifest_package(m, key);
-    if (!p || !has_platform(p, platform) || cu_strv_contains(out, key))
-        return;
-    cu_strv_push(out, key);
-    for (size_t i = 0; i < CU_N_ELEMENTS(deps); i++)
-        if (strcmp(deps[i].key, key) == 0)
-            for (size_t k = 0; deps[i].needs[k]; k++)
-                add_component(out, m, deps[i].needs[k], platform);
-}
-
-static enum cu_status
-pick_components(struct rs *r, const struct cu_manifest *m, struct cu_strv *out)
-{
-    const char *spec = r->in->wishes->components;
-    char b1[32];
-    struct cu_version mv = vp(m->label);
-
-    if (!spec || !*spec || strcmp(spec, "default") == 0) {
-        for (char **c = r->cat->components_default; c && *c; c++)
-            add_component(out, m, *c, r->platform);
-        return CU_OK;
-    }
-    if (strcmp(spec, "all") == 0) {
-        for (size_t i = 0; i < m->n_packages; i++)
-            if (!cu_catalog_component_never(r->cat, m->packages[i].key))
-                add_component(out, m, m->packages[i].key, r->platform);
-        return CU_OK;
-    }
-    struct cu_strv items;
-    cu_strv_init(&items);
-    cu_strv_split(&items, spec, ",");
-    enum cu_status st = CU_OK;
-    for (size_t i = 0; i < items.n && st == CU_OK; i++) {
-        const char *it = items.v[i];
-        char **group = cu_catalog_component_group(r->cat, it);
-        if (strcmp(it, "default") == 0) {
-            for (char **c = r->cat->components_default; c && *c; c++)
-                add_component(out, m, *c, r->platform);
-        } else if (group) {
-            for (char **c = group; *c; c++)
-                add_component(out, m, *c, r->platform);
-        } else if (cu_catalog_component_never(r->cat, it)) {
-            st = cu_error_set(r->err, CU_E_USAGE, 0,
-                              _("cudaup never installs %s: the driver and its services belong to the system's package manager."),
-                              it);
-        } else {
-            const struct cu_package *p = cu_manifest_package(m, it);
-            if (!p) {
-                st = cu_error_set(r->err, CU_E_USAGE, 0,
-                                  _("--components: CUDA %s has no component '%s' (groups: runtime, compiler, math, nvrtc, nvjitlink, cupti, cccl, profiler, tools, nsight)."),
-                                  V(&mv, b1, sizeof(b1)), it);
-            } else if (!has_platform(p, r->platform)) {
-                st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("CUDA %s has no %s archive for %s."),
-                                  V(&mv, b1, sizeof(b1)), it, r->platform);
-            } else {
-                add_component(out, m, it, r->platform);
-            }
-        }
-    }
-    cu_strv_fini(&items);
-    if (st == CU_OK && out->n == 0)
-        st = cu_error_set(r->err, CU_E_USAGE, 0, _("--components: '%s' selects nothing to install."), spec);
-    return st;
-}
-
-static void
-add_download(struct cu_plan *p, const struct cu_manifest_source *src, enum cu_product prod,
-             const struct cu_package *pkg, const struct cu_artifact *a)
-{
-    p->downloads = cu_xreallocarray(p->downloads, p->n_downloads + 1, sizeof(*p->downloads));
-    struct cu_plan_download *d = &p->downloads[p->n_downloads++];
-    memset(d, 0, sizeof(*d));
-    d->product = prod;
-    d->component = cu_xstrdup(pkg->key);
-    d->version = cu_xstrdup(pkg->version);
-    d->title = cu_xstrdup(pkg->name);
-    d->relative_path = cu_xstrdup(a->relative_path);
-    d->url = cu_xasprintf("%s/%s/redist/%s", src->base_url, cu_product_name(prod), a->relative_path);
-    memcpy(d->sha256, a->sha256, sizeof(d->sha256));
-    d->size = a->size;
-    p->download_bytes += a->size;
-}
-
-/* ---- putting a candidate together ------------------------------------------------- */
-
-static void
-choose_python(const struct rs *r, const struct fwopt *o, struct cu_version *out)
-{
-    if (r->py_wish.n) {
-        *out = r->py_wish;
-        return;
-    }
-    struct cu_version cap = vp(DEFAULT_PYTHON_MAX);
-    if (o->py_max.n && cu_version_cmp(&o->py_max, &cap) < 0)
-        cap = o->py_max;
-    if (o->py_min.n && cu_version_cmp(&cap, &o->py_min) < 0)
-        cap = o->py_min;
-    *out = cap;
-}
-
-/* The framework's GPU code in the plan: per GPU how it runs, with the reasons and warnings. */
-static void
-explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_plan_framework *fw)
-{
-    char b1[32], b2[32];
-    if (o->bundled && r->have_driver) {
-        struct cu_version min;
-        if (driver_runs_major(r, (int)o->build_cuda.part[0], &min))
-            cu_plan_reason(p, _("%s brings its own CUDA %s runtime: by NVIDIA's minor-version compatibility it needs driver %s or newer, and this machine has %s."),
-                           o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
-                           D(&min, b2, sizeof(b2)),
-                           r->driver_text);
-    }
-    if (o->local_needs)
-        cu_plan_warn(p, "%s", o->local_needs);
-    if (!r->constrained)
-        return;
-    fw->code_confidence = o->code ? cu_xstrdup(o->code->read ? "read" : "inferred") : NULL;
-    fw->gpu_code = cu_xcalloc(r->f->n_gpus + 1, sizeof(*fw->gpu_code));
-    for (size_t i = 0; i < r->f->n_gpus; i++) {
-        const struct cu_gpu_info *g = &r->f->gpus[i];
-        struct cu_plan_gpu_code *e = &fw->gpu_code[fw->n_gpu_code++];
-        e->gpu = g->index;
-        if (!o->code || !g->cc.n) {
-            e->code = cu_xstrdup("unknown");
-            continue;
-        }
-        e->code = cu_xstrdup(cu_code_fit_name(o->fit[i]));
-        e->target = cu_xasprintf(o->fit[i] == CU_CODE_SASS ? "sm_%d" : "compute_%d", o->target[i]);
-        if (o->fit[i] == CU_CODE_SASS)
-            cu_plan_reason(p, _("%s runs on GPU %d (compute capability %s) with its sm_%d code%s."), o->title, g->index,
-                           V(&g->cc, b1, sizeof(b1)), o->target[i],
-                           o->code->read || o->code->source ? "" : _(" (what the build carries is inferred, not read)"));
-        else if (o->target[i] / 10 == (int)g->cc.part[0])
-            cu_plan_warn(p, _("GPU %d (%s, compute capability %s) runs %s by JIT-compiling its PTX compute_%d: the first start compiles kernels for minutes (the driver caches them)."),
-                         g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i]);
-        else
-            cu_plan_warn(p, _("GPU %d (%s, compute capability %s) runs %s only by JIT-compiling its PTX compute_%d, written for an older architecture: the first start compiles kernels for minutes, and failures are reported on such GPUs; a build with real code for compute capability %s is safer."),
-                         g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
-                         V(&g->cc, b2, sizeof(b2)));
-    }
-    /* Said once, after the GPUs: where the data is only inferred and its source known. */
-    if (o->code && !o->code->read && o->code->source)
-        cu_plan_reason_src(p, o->code->source,
-                           _("What GPU code %s carries is inferred (from neighbouring releases and documentation), not read from its wheels."),
-                           o->title);
-    if (!o->code && r->f->n_gpus > 0)
-        cu_plan_warn(p, _("cudaup has no record of the GPU code inside %s, so it cannot promise that it runs on the GPUs here."),
-                     o->title);
-}
-
-static enum cu_status
-fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, const struct cu_version *cv,
-          const struct cu_version *need, struct cu_strv *components, const struct cudnn_pick *dn,
-          struct cu_plan **out)
-{
-    struct cu_plan *p = cu_plan_new();
-    char b1[32], b2[32], b3[32];
-    const struct cu_manifest_source *src = r->in->src;
-
-    p->platform = cu_xstrdup(r->platform);
-    p->base_url = cu_xstrdup(src->base_url);
-    p->prefix = cu_xstrdup(r->in->prefix);
-    p->cuda = *cv;
-    p->cuda_driver = *need;
-    p->cuda_path = cu_xasprintf("%s/cuda-%s", r->in->prefix, cu_version_format(cv, 2, b1, sizeof(b1)));
-    p->cuda_manifest = cm;
-    p->components = cu_steal_ptr(&components->v);
-    components->n = 0;
-    for (char **c = p->components; c && *c; c++) {
-        const struct cu_package *pkg = cu_manifest_package(cm, *c);
-        add_download(p, src, CU_PRODUCT_CUDA, pkg, cu_package_artifact(pkg, r->platform, NULL));
-    }
-    if (dn->m) {
-        p->has_cudnn = true;
-        p->cudnn = dn->label;
-        p->cudnn_full = cu_xstrdup(dn->pkg->version);
-        p->cudnn_variant = cu_xstrdup(dn->art->variant);
-        p->cudnn_manifest = dn->m;
-        add_download(p, src, CU_PRODUCT_CUDNN, dn->pkg, dn->art);
-    }
-
-    /* Reasons, in the order a reader asks them. */
-    for (size_t i = 0; r->constrained && i < r->f->n_gpus; i++) {
-        const struct cu_gpu_info *g = &r->f->gpus[i];
-        if (g->cc.n)
-            cu_plan_reason(p, _("GPU %d: %s, compute capability %s%s%s%s."), g->index, g->name,
-                           V(&g->cc, b1, sizeof(b1)), g->arch ? " (" : "", g->arch ? g->arch : "",
-                           g->arch ? ")" : "");
-    }
-    if (o->why)
-        cu_plan_reason(p, "%s", o->why);
-    if (r->sweep == 1) {
-        cu_plan_reason(p, _("CUDA %s for the system, not %s: driver %s does not run CUDA %s natively. The %s wheels bring their own CUDA %s runtime, which runs on it by NVIDIA's minor-version compatibility; the system CUDA %s, of the same major, serves the tools and the extensions you build."),
-                       V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), r->driver_text,
-                       V(&o->cuda_mm, (char[32]){0}, 32), o->title, V(&o->build_cuda, (char[32]){0}, 32),
-                       V(cv, (char[32]){0}, 32));
-    } else if (r->sweep == 2) {
-        struct cu_version min = {{0}, 0};
-        driver_runs_major(r, (int)cv->part[0], &min);
-        cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release with archives needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
-                       V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], cv->part[0],
-                       D(&min, b3, sizeof(b3)));
-        cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),
-                     r->driver_text, V(cv, b2, sizeof(b2)), D(need, b3, sizeof(b3)));
-    } else if (r->cuda.kind == SPEC_AUTO) {
-        if (r->have_driver && r->driver_planned)
-            cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s, and the driver this plan installs is %s."),
-                           V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
-        else if (r->have_driver)
-            cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s and this machine has %s."),
-                           V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)), r->driver_text);
-        else
-            cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s or newer."),
-                           V(cv, b1, sizeof(b1)), D(need, b2, sizeof(b2)));
-    } else {
-        if (strcmp(V(cv, b1, sizeof(b1)), r->in->wishes->cuda) == 0)
-            cu_plan_reason(p, _("CUDA %s, as asked."), b1);
-        else
-            cu_plan_reason(p, _("CUDA %s: the newest %s release, as asked."), b1, r->in->wishes->cuda);
-    }
-    if (dn->m) {
-        cu_plan_reason(p, _("cuDNN %s (the build for CUDA %s): the newest that fits this CUDA, driver and GPU."),
-                       dn->pkg->version ? dn->pkg->version : V(&dn->label, b1, sizeof(b1)), dn->art->variant);
-        if (r->cudnn_skip[0])
-            cu_plan_reason(p, _("Not a newer cuDNN: %s"), r->cudnn_skip);
-        if (r->cudnn_note[0])
-            cu_plan_reason(p, "%s", r->cudnn_note);
-    }
-    else if (r->cudnn.kind == SPEC_NONE)
-        cu_plan_reason(p, _("No cuDNN, as asked."));
-
-    if (r->fw.fw != CU_FW_NONE) {
-        struct cu_plan_framework *fw = cu_xcalloc(1, sizeof(*fw));
-        struct cu_version py;
-        choose_python(r, o, &py);
-        fw->kind = r->fw.fw;
-        fw->name = cu_xstrdup(cu_framework_name(r->fw.fw));
-        fw->version = cu_xstrdup(o->version);
-        fw->python = cu_xstrdup(V(&py, b1, sizeof(b1)));
-        if (o->py_min.n) {
-            fw->py_min = cu_xstrdup(V(&o->py_min, b1, sizeof(b1)));
-            fw->py_max = cu_xstrdup(V(&o->py_max, b1, sizeof(b1)));
-        }
-        fw->pip = cu_xcalloc(o->pip.n + 1, sizeof(char *));
-        for (size_t i = 0; i < o->pip.n; i++)
-            fw->pip[i] = cu_xstrdup(o->pip.v[i]);
-        fw->index_url = cu_xstrdup(o->index_url);
-        fw->cuda_tag = cu_xstrdup(o->tag);
-        fw->bundled_runtime = o->bundled;
-        fw->constraints = cu_xcalloc(o->constraints.n + 1, sizeof(char *));
-        for (size_t i = 0; i < o->constraints.n; i++)
-            fw->constraints[i] = cu_xstrdup(o->constraints.v[i]);
-        p->framework = fw;
-        explain_code(r, o, p, fw);
-        for (size_t i = 0; i < o->lib_reasons.n; i++)
-            cu_plan_reason(p, "%s", o->lib_reasons.v[i]);
-        if (r->py_wish.n)
-            cu_plan_reason(p, _("Python %s, as asked."), fw->python);
-        else if (o->py_max.n && cu_version_cmp(&py, &o->py_max) == 0)
-            cu_plan_reason(p, _("Python %s: the newest %s supports."), fw->python, o->title);
-        else if (o->py_max.n) /* the framework goes further than cudaup's default ceiling, or starts above it */
-            cu_plan_reason(p, _("Python %s: %s supports %s to %s, and cudaup takes the newest up to %s unless --python asks for another."),
-                           fw->python, o->title, fw->py_min, fw->py_max, DEFAULT_PYTHON_MAX);
-        else
-            cu_plan_reason(p, _("Python %s: cudaup's default."), fw->python);
-    }
-    if (r->f->driver.kind == CU_DRIVER_NONE || r->f->driver.kind == CU_DRIVER_NOUVEAU) {
-        if (r->constrained && r->f->n_gpus > 0)
-            cu_plan_warn(p, _("No NVIDIA driver is loaded: the toolkit installs, but GPU programs need driver %s or newer."),
-                         D(need, b1, sizeof(b1)));
-    }
-    if (!r->constrained)
-        cu_plan_warn(p, _("This plan ignores this machine's GPU and driver."));
-    *out = p;
-    return CU_OK;
-}
 
 /* Does the driver run some release of CUDA @major on the mirror natively? */
 static bool
@@ -667,7 +26,7 @@ driver_runs_some_release(struct rs *r, char *const *labels, size_t n, int major)
     for (size_t i = 0; i < n; i++) {
         struct cu_version v, need;
         if (cu_version_parse(labels[i], &v) && v.n == 3 && (int)v.part[0] == major &&
-            spec_matches(&r->cuda, &v) && cuda_needs_driver(r, &v, &need) &&
+            rs_spec_matches(&r->cuda, &v) && rs_cuda_needs_driver(r, &v, &need) &&
             cu_version_cmp(&r->driver, &need) >= 0)
             return true;
     }
@@ -706,7 +65,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
         for (size_t i = 0; i < n; i++) {
             struct cu_version v, vmm, need = {{0}, 0};
             bool unknown;
-            if (!cu_version_parse(labels[i], &v) || v.n != 3 || !spec_matches(&r->cuda, &v))
+            if (!cu_version_parse(labels[i], &v) || v.n != 3 || !rs_spec_matches(&r->cuda, &v))
                 continue;
             any_label = true;
             vmm = mm(&v);
@@ -722,14 +81,14 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
                 continue;
             if (sweep == 0 && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO && cu_version_cmp(&vmm, &o->cuda_mm) != 0)
                 continue;
-            if (gpus_fit_cuda(r, &v, &unknown) != 0)
+            if (rs_gpus_fit_cuda(r, &v, &unknown) != 0)
                 continue;
             if (unknown && r->cuda.kind == SPEC_AUTO) {
                 rs_fail(r, ST_FRAMEWORK,
                      _("cudaup does not know which GPUs CUDA %s builds for."), V(&vmm, b1, sizeof(b1)));
                 continue;
             }
-            if (!driver_fits(r, &v, &need, sweep == 2))
+            if (!rs_driver_fits(r, &v, &need, sweep == 2))
                 continue;
             const struct cu_manifest *m;
             st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDA, labels[i], &m, r->err);
@@ -739,22 +98,22 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
             }
             if (st != CU_OK)
                 return st;
-            if (!has_platform(cu_manifest_package(m, "cuda_cudart"), r->platform)) {
+            if (!rs_has_platform(cu_manifest_package(m, "cuda_cudart"), r->platform)) {
                 rs_fail(r, ST_MIRROR, _("CUDA %s has no archives for %s."), labels[i],
                      r->platform);
                 continue;
             }
             struct cudnn_pick dn;
-            st = pick_cudnn(r, o, &v, &dn);
+            st = rs_pick_cudnn(r, o, &v, &dn);
             if (st == CU_E_NOT_FOUND)
                 continue; /* an older CUDA may have a cuDNN that fits */
             if (st != CU_OK)
                 return st;
             struct cu_strv comps;
             cu_strv_init(&comps);
-            st = pick_components(r, m, &comps);
+            st = rs_pick_components(r, m, &comps);
             if (st == CU_OK)
-                st = fill_plan(r, o, m, &v, &need, &comps, &dn, out);
+                st = rs_fill_plan(r, o, m, &v, &need, &comps, &dn, out);
             cu_strv_fini(&comps);
             if (st == CU_OK && unknown)
                 cu_plan_warn(*out, _("cudaup does not know whether CUDA %s builds for every GPU here."),
@@ -786,147 +145,6 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
                  o->cuda_major, o->cuda_min.n > 1 ? o->cuda_min.part[1] : 0, o->cuda_major);
     }
     return CU_E_NOT_FOUND;
-}
-
-/* ---- entry point ---------------------------------------------------------------- */
-
-/* Judge the build's GPU code against every GPU here, and a wheel's own runtime against the driver. */
-static void
-judge_code(struct rs *r, struct fwopt *o)
-{
-    char b1[32], b2[32], b3[32];
-    size_t ng = r->f->n_gpus;
-    o->fit = cu_xcalloc(ng + 1, sizeof(*o->fit));
-    o->target = cu_xcalloc(ng + 1, sizeof(*o->target));
-    if (r->fw.fw == CU_FW_NONE) {
-        o->code_class = CODE_READ; /* nothing to run */
-        return;
-    }
-    o->code_class = !o->code ? CODE_SILENT : o->code->read ? CODE_READ : CODE_INFERRED;
-    if (!r->constrained)
-        return;
-    if (o->code) {
-        CU_AUTOFREE char *has = cu_code_describe(o->code);
-        for (size_t i = 0; i < ng; i++) {
-            const struct cu_gpu_info *g = &r->f->gpus[i];
-            if (!g->cc.n)
-                continue;
-            o->fit[i] = cu_code_fit(o->code, &g->cc, &o->target[i]);
-            struct cu_version need;
-            if (o->fit[i] == CU_CODE_NONE) {
-                o->no_code = true;
-                o->code_why = cu_tr_asprintf(_("%s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it would ignore the GPU and compute on the CPU."),
-                                           o->title, g->index, g->name, V(&g->cc, b1, sizeof(b1)), has,
-                                           o->code->read ? "" : _(" (inferred)"));
-            } else if (o->fit[i] == CU_CODE_PTX && r->have_driver && o->build_cuda.n &&
-                       cu_catalog_cuda_min_driver(r->cat, &o->build_cuda, &need) &&
-                       cu_version_cmp(&r->driver, &need) < 0) {
-                o->code_why = cu_tr_asprintf(_("GPU %d (%s, compute capability %s) could run %s only by JIT-compiling its PTX compute_%d, which needs NVIDIA driver %s or newer (the driver of CUDA %s, which wrote it); this machine has %s."),
-                                           g->index, g->name, V(&g->cc, b1, sizeof(b1)), o->title, o->target[i],
-                                           D(&need, b2, sizeof(b2)), V(&o->build_cuda, b3, sizeof(b3)),
-                                           r->driver_text);
-            } else {
-                continue;
-            }
-            rs_fail(r, ST_GPU_CODE, "%s", o->code_why);
-            o->code_class = CODE_NO_FIT;
-            return;
-        }
-    }
-    /* After the code: a newer driver does not help a build without code for the GPU. */
-    struct cu_version min;
-    if (o->bundled && r->have_driver && o->build_cuda.n &&
-        !driver_runs_major(r, (int)o->build_cuda.part[0], &min) && min.n) {
-        o->code_why = cu_tr_asprintf(_("%s brings its own CUDA %s runtime, which needs NVIDIA driver %s or newer (NVIDIA's minor-version compatibility); this machine has %s."),
-                                   o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
-                                   D(&min, b2, sizeof(b2)), r->driver_text);
-        rs_fail(r, ST_DRIVER, "%s", o->code_why);
-        o->code_class = CODE_NO_FIT;
-    }
-}
-
-/* No option has code for a GPU here: the sentence names the build whose code is oldest. */
-static void
-explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
-{
-    const struct fwopt *oldest = NULL;
-    for (size_t i = 0; i < n_opts; i++) {
-        const struct fwopt *o = &opts[i];
-        if (!o->no_code || !o->code->n_sass)
-            return; /* some option failed otherwise: its sentence stands */
-        if (!oldest || o->code->sass[0] < oldest->code->sass[0])
-            oldest = o;
-    }
-    if (!oldest)
-        return;
-    r->stage = ST_DRIVER + 100; /* nothing else explains better */
-    snprintf(r->why, sizeof(r->why), "%s", oldest->code_why);
-}
-
-/*
- * A --cuda or --python that nothing could satisfy is the blocker to name, before any framework
- * release the user never chose: CUDA that has no code for a GPU here or that the driver cannot run,
- * a Python no release of the framework supports.
- */
-static enum cu_status
-check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
-{
-    char b1[32], b2[32];
-    if (r->py_wish.n && r->fw.fw != CU_FW_NONE) {
-        struct cu_version lo = {{0}, 0}, hi = {{0}, 0};
-        bool fits = false;
-        for (size_t i = 0; i < n_opts && !fits; i++) {
-            const struct fwopt *o = &opts[i];
-            if (!o->py_min.n || (cu_version_cmp(&r->py_wish, &o->py_min) >= 0 && cu_version_cmp(&r->py_wish, &o->py_max) <= 0))
-                fits = true;
-            if (o->py_min.n && (!lo.n || cu_version_cmp(&o->py_min, &lo) < 0))
-                lo = o->py_min;
-            if (o->py_max.n && (!hi.n || cu_version_cmp(&o->py_max, &hi) > 0))
-                hi = o->py_max;
-        }
-        if (!fits && lo.n)
-            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                                _("No %s release that cudaup knows supports Python %s: they support Python %s to %s."),
-                                cu_framework_title(cu_framework_name(r->fw.fw)), r->in->wishes->python,
-                                V(&lo, b1, sizeof(b1)), V(&hi, b2, sizeof(b2)));
-    }
-    if (r->cuda.kind == SPEC_AUTO || r->cuda.kind == SPEC_NONE || !r->constrained)
-        return CU_OK;
-    char *const *labels;
-    size_t n;
-    enum cu_status st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, r->err);
-    if (st != CU_OK)
-        return st;
-    bool any = false, gpu_ok = false;
-    struct cu_version newest = {{0}, 0};
-    for (size_t i = 0; i < n && !gpu_ok; i++) {
-        struct cu_version v;
-        bool unknown;
-        if (!cu_version_parse(labels[i], &v) || v.n != 3 || !spec_matches(&r->cuda, &v))
-            continue;
-        if (!any)
-            newest = v;
-        any = true;
-        gpu_ok = gpus_fit_cuda(r, &v, &unknown) == 0;
-    }
-    if (!any || gpu_ok)
-        return CU_OK; /* a release that is not there is the mirror's sentence; one that builds goes on */
-    char why[sizeof(r->why)];
-    snprintf(why, sizeof(why), "%s", r->why);
-    struct cu_version need;
-    if (r->have_driver && cuda_needs_driver(r, &newest, &need) && cu_version_cmp(&r->driver, &need) < 0 &&
-        !driver_runs_major(r, (int)newest.part[0], NULL))
-        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s And CUDA %s needs NVIDIA driver %s or newer; this machine has %s."),
-                            why, V(&newest, b1, sizeof(b1)), D(&need, b2, sizeof(b2)), r->driver_text);
-    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", why);
-}
-
-static enum cu_status
-nothing_fits(struct rs *r)
-{
-    /* The most useful sentence: what the user must change. */
-    const char *msg = r->why[0] ? r->why : _("No CUDA release on the mirror fits this machine.");
-    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", msg);
 }
 
 /* Try the options, best vouched first: rows read in a source, then inferred ones, then silent ones. */
@@ -988,66 +206,6 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
 static enum cu_status resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out,
                               struct cu_error *err);
 
-/* One way to change a refused request: what is dropped or set, tried in order. */
-enum dnn_mode { DNN_KEEP, DNN_AUTO, DNN_NONE };
-
-struct variant {
-    bool use;             /* worth trying for this request */
-    enum cu_framework fw; /* with !@same and !@any_version */
-    bool same;            /* the framework asked for, at the version asked for */
-    bool any_version;     /* the framework asked for, at any version */
-    enum dnn_mode dnn;    /* DNN_AUTO drops a version asked for, and keeps "none" */
-    bool keep_cuda, keep_python;
-};
-
-/* The command of a variant that planned, named exactly. */
-static char *
-advice_command(const struct cu_wishes *w, const struct variant *v, const struct cu_plan *p)
-{
-    char b1[32];
-    struct cu_buf b;
-    cu_buf_init(&b);
-    const struct cu_plan_framework *f = p->framework;
-    cu_buf_printf(&b, "cudaup install --framework %s%s%s", f ? f->name : "none", f && f->version ? "==" : "",
-                  f && f->version ? f->version : "");
-    bool asked = w->cudnn && *w->cudnn && strcmp(w->cudnn, "auto") != 0 && strcmp(w->cudnn, "none") != 0;
-    if (v->keep_cuda && w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0)
-        cu_buf_printf(&b, " --cuda %s", w->cuda);
-    if (!p->has_cudnn)
-        cu_buf_printf(&b, " --cudnn none");
-    else if (asked)
-        cu_buf_printf(&b, " --cudnn %s", v->dnn == DNN_KEEP ? w->cudnn : cu_version_format(&p->cudnn, 2, b1, sizeof(b1)));
-    if (v->keep_python && w->python && *w->python)
-        cu_buf_printf(&b, " --python %s", w->python);
-    return cu_steal_ptr(&b.data);
-}
-
-/* Nothing plans on this driver: the driver every GPU here needs, from the first CUDA that builds for it. */
-static void
-driver_advice(const struct rs *r, struct cu_error *err)
-{
-    char b2[32], b3[32];
-    struct cu_version need = {{0}, 0}, first = {{0}, 0};
-    const struct cu_gpu_info *who = NULL;
-    if (!r->have_driver)
-        return;
-    for (size_t i = 0; i < r->f->n_gpus; i++) {
-        const struct cu_gpu_info *g = &r->f->gpus[i];
-        struct cu_version f, d;
-        if (g->cc.n && cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &f) && cu_catalog_cuda_min_driver(r->cat, &f, &d) &&
-            (!need.n || cu_version_cmp(&d, &need) > 0)) {
-            need = d;
-            first = f;
-            who = g;
-        }
-    }
-    if (!who || cu_version_cmp(&r->driver, &need) >= 0)
-        return;
-    cu_error_advise(err, _("Nothing cudaup installs runs on driver %s here: GPU %d (%s) needs CUDA %s or newer, which needs NVIDIA driver %s or newer. Install it from the distribution's packages (cudaup doctor says which), then run cudaup again."),
-                    r->driver_text, who->index, who->name, V(&first, b2, sizeof(b2)),
-                    D(&need, b3, sizeof(b3)));
-}
-
 /*
  * After a refusal: the command that does work on this machine, in the error's advice.  First the
  * request with one thing changed (another cuDNN, CUDA or Python), then the framework at any version,
@@ -1056,7 +214,6 @@ driver_advice(const struct rs *r, struct cu_error *err)
 static void
 find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error *err)
 {
-    char b1[32], b2[32];
     const struct cu_wishes *w0 = in->wishes;
     bool dnn_version = w0->cudnn && *w0->cudnn && strcmp(w0->cudnn, "auto") != 0 && strcmp(w0->cudnn, "none") != 0;
     bool dnn_none = w0->cudnn && strcmp(w0->cudnn, "none") == 0;
@@ -1100,24 +257,11 @@ find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error 
             cu_plan_free(p);
             continue;
         }
-        enum cu_framework fw = p->framework ? p->framework->kind : CU_FW_NONE;
-        const struct cu_plan_framework *f = p->framework;
-        CU_AUTOFREE char *cmd = advice_command(w0, v, p);
-        if (!f)
-            cu_error_advise(err, _("%s%s gives CUDA %s%s%s."),
-                            r->fw.fw == CU_FW_NONE ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
-                            V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : _(" without cuDNN"),
-                            p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
-        else
-            cu_error_advise(err, _("%s%s gives %s%s%s%s with CUDA %s%s%s."),
-                            fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
-                            cu_framework_title(cu_framework_name(fw)), f->version ? " " : "", f->version ? f->version : "",
-                            fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "", V(&p->cuda, b1, sizeof(b1)),
-                            p->has_cudnn ? _(" and cuDNN ") : "", p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
+        rs_advise_plan(r, w0, v, p, err);
         cu_plan_free(p);
         return;
     }
-    driver_advice(r, err);
+    rs_driver_advice(r, err);
 }
 
 enum cu_status
@@ -1144,9 +288,9 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     r.f = in->facts;
     r.err = err;
     r.no_advice = no_advice;
-    parse_spec(in->wishes->cuda, false, 3, &r.cuda);
-    parse_spec(in->wishes->cudnn, true, 3, &r.cudnn);
-    parse_framework(in->wishes->framework, &r.fw, &badv);
+    rs_parse_spec(in->wishes->cuda, false, 3, &r.cuda);
+    rs_parse_spec(in->wishes->cudnn, true, 3, &r.cudnn);
+    rs_parse_framework(in->wishes->framework, &r.fw, &badv);
     if (in->wishes->python && *in->wishes->python)
         r.py_wish = vp(in->wishes->python);
     r.platform = in->wishes->platform && *in->wishes->platform ? in->wishes->platform
@@ -1188,18 +332,18 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         break;
     }
     if (st == CU_OK)
-        st = check_wishes(&r, opts, n_opts);
+        st = rs_check_wishes(&r, opts, n_opts);
     if (st == CU_OK) {
         for (size_t i = 0; i < n_opts; i++) {
             r.silent = !opts[i].code && r.fw.fw != CU_FW_NONE;
-            judge_code(&r, &opts[i]);
+            rs_judge_code(&r, &opts[i]);
             rs_judge_libs(&r, &opts[i]);
         }
         r.silent = false;
-        explain_no_code(&r, opts, n_opts);
+        rs_explain_no_code(&r, opts, n_opts);
         st = try_options(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
-            st = nothing_fits(&r);
+            st = rs_nothing_fits(&r);
         if (st == CU_OK && in->wishes->unconstrained == false && in->facts->n_gpus == 0)
             cu_plan_warn(*out, _("No NVIDIA GPU was found; this install is for building, not for running."));
     }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The resolver's own state, shared by resolve.c (the search) and resolve_fw.c (the framework options). */
+/* The resolver's own state, shared by resolve.c (the search) and its parts, resolve_*.c. */
 #ifndef CU_RESOLVE_INT_H
 #define CU_RESOLVE_INT_H
 
@@ -38,7 +38,7 @@ struct fwopt {
     struct cu_strv pip;
     char *index_url, *tag;
     char *why;                     /* the reason line for the plan */
-    /* What the resolver knows of the build's GPU code (judge_code). */
+    /* What the resolver knows of the build's GPU code (rs_judge_code). */
     const struct cu_cat_code *code; /* NULL: the data is silent */
     struct cu_version build_cuda;  /* the CUDA it was built with (the toolkit of its PTX) */
     bool bundled;                  /* the wheel brings its own CUDA runtime */
@@ -129,6 +129,84 @@ bool rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_ve
                     size_t why_len);
 /** rs_cudnn_judge(), its failure noted with rs_fail(). */
 bool rs_cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_version *cuda);
+
+/* resolve_wish.c: the wishes as the resolver reads them. */
+/** --cuda or --cudnn as a spec; @exact_parts parts make a release exact.  False: malformed. */
+bool rs_parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out);
+/** --framework; false when malformed, *@bad_version then the version that is not one (or NULL). */
+bool rs_parse_framework(const char *s, struct fwspec *out, const char **bad_version);
+/** Does release @v match spec @s? */
+bool rs_spec_matches(const struct spec *s, const struct cu_version *v);
+
+/* The cuDNN a candidate takes; m == NULL: none. */
+struct cudnn_pick {
+    const struct cu_manifest *m;
+    const struct cu_package *pkg;
+    const struct cu_artifact *art;
+    struct cu_version label;
+};
+
+/* resolve_judge.c: the judges of a candidate, each noting why it fails with rs_fail(). */
+/** 0: CUDA @cuda builds for every GPU here; *@unknown: the catalog does not know for some GPU. */
+int rs_gpus_fit_cuda(struct rs *r, const struct cu_version *cuda, bool *unknown);
+/** The driver release @v needs; false when the catalog does not know. */
+bool rs_cuda_needs_driver(struct rs *r, const struct cu_version *v, struct cu_version *need);
+/** Does the driver run CUDA @major by minor-version compatibility?  *@min: the driver it takes. */
+bool rs_driver_runs_major(const struct rs *r, int major, struct cu_version *min);
+/**
+ * Does the driver run CUDA @cuda?  *@need: the driver it needs.  @compat: accept a release the
+ * driver runs only by minor-version compatibility.
+ */
+bool rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need,
+                    bool compat);
+/**
+ * The newest cuDNN that fits option @o and CUDA @cuda.  CU_E_NOT_FOUND when none does; CU_OK and
+ * nothing picked for --cudnn none; a manifest source's error as it came.
+ */
+CU_NODISCARD enum cu_status rs_pick_cudnn(struct rs *r, const struct fwopt *o,
+                                          const struct cu_version *cuda, struct cudnn_pick *out);
+/** Judge @o's GPU code against every GPU here, and a wheel's own runtime against the driver. */
+void rs_judge_code(struct rs *r, struct fwopt *o);
+
+/* resolve_plan.c: a candidate that fits, made into a plan. */
+bool rs_has_platform(const struct cu_package *p, const char *platform);
+/** The components asked for, with what they need.  Errors: CU_E_USAGE, CU_E_UNSUPPORTED. */
+CU_NODISCARD enum cu_status rs_pick_components(struct rs *r, const struct cu_manifest *m,
+                                               struct cu_strv *out);
+/**
+ * The plan of option @o with CUDA @cv from manifest @cm (it needs driver @need), @components (their
+ * vector is taken) and cuDNN @dn.  The caller owns *@out.
+ */
+CU_NODISCARD enum cu_status rs_fill_plan(struct rs *r, const struct fwopt *o,
+                                         const struct cu_manifest *cm, const struct cu_version *cv,
+                                         const struct cu_version *need, struct cu_strv *components,
+                                         const struct cudnn_pick *dn, struct cu_plan **out);
+
+/* resolve_advice.c: the refusal's sentence and the advice naming what works. */
+/** No option has code for a GPU here: the sentence names the build whose code is oldest. */
+void rs_explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts);
+/** A --cuda or --python that nothing can satisfy, refused before the search (CU_E_UNSUPPORTED). */
+CU_NODISCARD enum cu_status rs_check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts);
+/** Nothing fits: the sentence of the candidate that got furthest (CU_E_UNSUPPORTED). */
+CU_NODISCARD enum cu_status rs_nothing_fits(struct rs *r);
+
+/* One way to change a refused request: what is dropped or set, tried in order. */
+enum dnn_mode { DNN_KEEP, DNN_AUTO, DNN_NONE };
+
+struct variant {
+    bool use;             /* worth trying for this request */
+    enum cu_framework fw; /* with !@same and !@any_version */
+    bool same;            /* the framework asked for, at the version asked for */
+    bool any_version;     /* the framework asked for, at any version */
+    enum dnn_mode dnn;    /* DNN_AUTO drops a version asked for, and keeps "none" */
+    bool keep_cuda, keep_python;
+};
+
+/** Request @w0 changed by @v planned @p: advise its exact command and what it gives. */
+void rs_advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant *v,
+                    const struct cu_plan *p, struct cu_error *err);
+/** Nothing plans on this driver: advise the driver every GPU here needs. */
+void rs_driver_advice(const struct rs *r, struct cu_error *err);
 
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);

@@ -2,8 +2,8 @@
 /*
  * The resolver's shared part: how a candidate's failure is noted, a framework option's life, and
  * whether a cuDNN release's support matrix lists the GPUs here.  resolve.c (the search),
- * resolve_fw.c (the framework options) and resolve_lib.c (what pip brings) all use it; it calls
- * none of them.
+ * resolve_judge.c (the judges of a candidate), resolve_fw.c (the framework options) and
+ * resolve_lib.c (what pip brings) all use it; it calls none of them.
  */
 #include "config.h"
 

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The refusal: the one sentence that says what the user must change when nothing fits (a --cuda or
+ * --python that nothing satisfies, no build with code for a GPU here, else the candidate that got
+ * furthest), and the advice that names what does work: the exact command of a changed request that
+ * planned (resolve.c finds it by resolving again), or the driver every GPU here needs.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/base/i18n.h"
+#include "core/base/str.h"
+#include "core/resolve/resolve_int.h"
+
+/* No option has code for a GPU here: the sentence names the build whose code is oldest. */
+void
+rs_explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
+{
+    const struct fwopt *oldest = NULL;
+    for (size_t i = 0; i < n_opts; i++) {
+        const struct fwopt *o = &opts[i];
+        if (!o->no_code || !o->code->n_sass)
+            return; /* some option failed otherwise: its sentence stands */
+        if (!oldest || o->code->sass[0] < oldest->code->sass[0])
+            oldest = o;
+    }
+    if (!oldest)
+        return;
+    r->stage = ST_DRIVER + 100; /* nothing else explains better */
+    snprintf(r->why, sizeof(r->why), "%s", oldest->code_why);
+}
+
+/*
+ * A --cuda or --python that nothing could satisfy is the blocker to name, before any framework
+ * release the user never chose: CUDA that has no code for a GPU here or that the driver cannot run,
+ * a Python no release of the framework supports.
+ */
+enum cu_status
+rs_check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
+{
+    char b1[32], b2[32];
+    if (r->py_wish.n && r->fw.fw != CU_FW_NONE) {
+        struct cu_version lo = {{0}, 0}, hi = {{0}, 0};
+        bool fits = false;
+        for (size_t i = 0; i < n_opts && !fits; i++) {
+            const struct fwopt *o = &opts[i];
+            if (!o->py_min.n || (cu_version_cmp(&r->py_wish, &o->py_min) >= 0 && cu_version_cmp(&r->py_wish, &o->py_max) <= 0))
+                fits = true;
+            if (o->py_min.n && (!lo.n || cu_version_cmp(&o->py_min, &lo) < 0))
+                lo = o->py_min;
+            if (o->py_max.n && (!hi.n || cu_version_cmp(&o->py_max, &hi) > 0))
+                hi = o->py_max;
+        }
+        if (!fits && lo.n)
+            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                _("No %s release that cudaup knows supports Python %s: they support Python %s to %s."),
+                                cu_framework_title(cu_framework_name(r->fw.fw)), r->in->wishes->python,
+                                V(&lo, b1, sizeof(b1)), V(&hi, b2, sizeof(b2)));
+    }
+    if (r->cuda.kind == SPEC_AUTO || r->cuda.kind == SPEC_NONE || !r->constrained)
+        return CU_OK;
+    char *const *labels;
+    size_t n;
+    enum cu_status st = r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, r->err);
+    if (st != CU_OK)
+        return st;
+    bool any = false, gpu_ok = false;
+    struct cu_version newest = {{0}, 0};
+    for (size_t i = 0; i < n && !gpu_ok; i++) {
+        struct cu_version v;
+        bool unknown;
+        if (!cu_version_parse(labels[i], &v) || v.n != 3 || !rs_spec_matches(&r->cuda, &v))
+            continue;
+        if (!any)
+            newest = v;
+        any = true;
+        gpu_ok = rs_gpus_fit_cuda(r, &v, &unknown) == 0;
+    }
+    if (!any || gpu_ok)
+        return CU_OK; /* a release that is not there is the mirror's sentence; one that builds goes on */
+    char why[sizeof(r->why)];
+    snprintf(why, sizeof(why), "%s", r->why);
+    struct cu_version need;
+    if (r->have_driver && rs_cuda_needs_driver(r, &newest, &need) && cu_version_cmp(&r->driver, &need) < 0 &&
+        !rs_driver_runs_major(r, (int)newest.part[0], NULL))
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s And CUDA %s needs NVIDIA driver %s or newer; this machine has %s."),
+                            why, V(&newest, b1, sizeof(b1)), D(&need, b2, sizeof(b2)), r->driver_text);
+    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", why);
+}
+
+enum cu_status
+rs_nothing_fits(struct rs *r)
+{
+    /* The most useful sentence: what the user must change. */
+    const char *msg = r->why[0] ? r->why : _("No CUDA release on the mirror fits this machine.");
+    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", msg);
+}
+
+/* ---- advice ------------------------------------------------------------------ */
+
+/* The command of a variant that planned, named exactly. */
+static char *
+advice_command(const struct cu_wishes *w, const struct variant *v, const struct cu_plan *p)
+{
+    char b1[32];
+    struct cu_buf b;
+    cu_buf_init(&b);
+    const struct cu_plan_framework *f = p->framework;
+    cu_buf_printf(&b, "cudaup install --framework %s%s%s", f ? f->name : "none", f && f->version ? "==" : "",
+                  f && f->version ? f->version : "");
+    bool asked = w->cudnn && *w->cudnn && strcmp(w->cudnn, "auto") != 0 && strcmp(w->cudnn, "none") != 0;
+    if (v->keep_cuda && w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0)
+        cu_buf_printf(&b, " --cuda %s", w->cuda);
+    if (!p->has_cudnn)
+        cu_buf_printf(&b, " --cudnn none");
+    else if (asked)
+        cu_buf_printf(&b, " --cudnn %s", v->dnn == DNN_KEEP ? w->cudnn : cu_version_format(&p->cudnn, 2, b1, sizeof(b1)));
+    if (v->keep_python && w->python && *w->python)
+        cu_buf_printf(&b, " --python %s", w->python);
+    return cu_steal_ptr(&b.data);
+}
+
+/* A changed request @v planned @p: the advice names its exact command and what it gives. */
+void
+rs_advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant *v, const struct cu_plan *p,
+               struct cu_error *err)
+{
+    char b1[32], b2[32];
+    enum cu_framework fw = p->framework ? p->framework->kind : CU_FW_NONE;
+    const struct cu_plan_framework *f = p->framework;
+    CU_AUTOFREE char *cmd = advice_command(w0, v, p);
+    if (!f)
+        cu_error_advise(err, _("%s%s gives CUDA %s%s%s."),
+                        r->fw.fw == CU_FW_NONE ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
+                        V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : _(" without cuDNN"),
+                        p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
+    else
+        cu_error_advise(err, _("%s%s gives %s%s%s%s with CUDA %s%s%s."),
+                        fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
+                        cu_framework_title(cu_framework_name(fw)), f->version ? " " : "", f->version ? f->version : "",
+                        fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "", V(&p->cuda, b1, sizeof(b1)),
+                        p->has_cudnn ? _(" and cuDNN ") : "", p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
+}
+
+/* Nothing plans on this driver: the driver every GPU here needs, from the first CUDA that builds for it. */
+void
+rs_driver_advice(const struct rs *r, struct cu_error *err)
+{
+    char b2[32], b3[32];
+    struct cu_version need = {{0}, 0}, first = {{0}, 0};
+    const struct cu_gpu_info *who = NULL;
+    if (!r->have_driver)
+        return;
+    for (size_t i = 0; i < r->f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &r->f->gpus[i];
+        struct cu_version f, d;
+        if (g->cc.n && cu_catalog_cuda_first_for_cc(r->cat, &g->cc, &f) && cu_catalog_cuda_min_driver(r->cat, &f, &d) &&
+            (!need.n || cu_version_cmp(&d, &need) > 0)) {
+            need = d;
+            first = f;
+            who = g;
+        }
+    }
+    if (!who || cu_version_cmp(&r->driver, &need) >= 0)
+        return;
+    cu_error_advise(err, _("Nothing cudaup installs runs on driver %s here: GPU %d (%s) needs CUDA %s or newer, which needs NVIDIA driver %s or newer. Install it from the distribution's packages (cudaup doctor says which), then run cudaup again."),
+                    r->driver_text, who->index, who->name, V(&first, b2, sizeof(b2)),
+                    D(&need, b3, sizeof(b3)));
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The wishes as the resolver reads them: their syntax, checked before anything runs
+ * (cu_wishes_check), --cuda and --cudnn as a spec (auto, none, a prefix or an exact release),
+ * --framework as a framework with its version and extra, and whether a release matches a spec.
+ * It calls none of the resolver's other parts.
+ */
+#include "config.h"
+
+#include "core/resolve/resolve.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "core/base/i18n.h"
+#include "core/resolve/resolve_int.h"
+
+bool
+rs_parse_spec(const char *s, bool allow_none, int exact_parts, struct spec *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!s || !*s || strcmp(s, "auto") == 0)
+        return true;
+    if (allow_none && strcmp(s, "none") == 0) {
+        out->kind = SPEC_NONE;
+        return true;
+    }
+    if (!cu_version_parse(s, &out->v))
+        return false;
+    out->kind = out->v.n >= exact_parts ? SPEC_EXACT : SPEC_PREFIX;
+    return true;
+}
+
+bool
+rs_parse_framework(const char *s, struct fwspec *out, const char **bad_version)
+{
+    static const struct {
+        const char *name;
+        enum cu_framework fw;
+    } names[] = {{"tensorflow", CU_FW_TENSORFLOW}, {"keras", CU_FW_TENSORFLOW}, {"tf", CU_FW_TENSORFLOW},
+                 {"pytorch", CU_FW_PYTORCH},       {"torch", CU_FW_PYTORCH},    {"jax", CU_FW_JAX},
+                 {"none", CU_FW_NONE}};
+    memset(out, 0, sizeof(*out));
+    *bad_version = NULL;
+    if (!s || !*s) {
+        out->fw = CU_FW_TENSORFLOW;
+        return true;
+    }
+    const char *eq = strstr(s, "==");
+    size_t n = eq ? (size_t)(eq - s) : strlen(s);
+    if (n > 5 && strncasecmp(s, "jax[", 4) == 0 && s[n - 1] == ']') {
+        /* jax[cuda12-local]: the extra JAX's docs name (the wheel that uses a local CUDA). */
+        size_t en = n - 5;
+        if (en >= sizeof(out->extra) || strspn(s + 4, "abcdefghijklmnopqrstuvwxyz0123456789_-") != en)
+            return false;
+        memcpy(out->extra, s + 4, en);
+        out->extra[en] = '\0';
+        n = 3;
+    }
+    for (size_t i = 0; i < CU_N_ELEMENTS(names); i++) {
+        if (strlen(names[i].name) != n || strncasecmp(s, names[i].name, n) != 0)
+            continue;
+        if (out->extra[0] && names[i].fw != CU_FW_JAX)
+            continue;
+        out->fw = names[i].fw;
+        if (!eq)
+            return true;
+        if (out->fw == CU_FW_NONE || !cu_version_parse(eq + 2, &out->v)) {
+            *bad_version = eq + 2;
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+enum cu_status
+cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
+{
+    struct spec s;
+    struct fwspec fw;
+    const char *badv;
+
+    if (!rs_parse_spec(w->cuda, false, 3, &s))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--cuda: '%s' is not a version; use X.Y (the newest X.Y.*), an exact release such as 12.4.1, or auto."),
+                            w->cuda);
+    if (!rs_parse_spec(w->cudnn, true, 3, &s))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--cudnn: '%s' is not a version; use X.Y, an exact release such as 9.1.0, auto or none."),
+                            w->cudnn);
+    bool no_cudnn = s.kind == SPEC_NONE;
+    if (!rs_parse_framework(w->framework, &fw, &badv)) {
+        if (badv)
+            return cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv);
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
+                            w->framework);
+    }
+    if (no_cudnn && (fw.fw == CU_FW_TENSORFLOW || fw.fw == CU_FW_JAX))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
+                            cu_framework_name(fw.fw));
+    struct cu_version py;
+    if (w->python && *w->python &&
+        (!cu_version_parse(w->python, &py) || py.n != 2 || py.part[0] < 2 || py.part[0] > 3))
+        return cu_error_set(err, CU_E_USAGE, 0, _("--python: '%s' is not a Python version such as 3.12."),
+                            w->python);
+    if (w->platform && *w->platform && strcmp(w->platform, "linux-x86_64") != 0 &&
+        strcmp(w->platform, "linux-sbsa") != 0 && strcmp(w->platform, "linux-aarch64") != 0)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--platform: '%s' is not one of linux-x86_64, linux-sbsa or linux-aarch64."),
+                            w->platform);
+    if (w->components && *w->components) {
+        const char *c = w->components;
+        if (strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789_.+-,") != strlen(c) || c[0] == ',')
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--components: '%s' is not default, all, or a comma-separated list of component names."),
+                                c);
+    }
+    return CU_OK;
+}
+
+bool
+rs_spec_matches(const struct spec *s, const struct cu_version *v)
+{
+    switch (s->kind) {
+    case SPEC_AUTO: return true;
+    case SPEC_NONE: return false;
+    case SPEC_PREFIX: return cu_version_matches(v, &s->v);
+    case SPEC_EXACT: return cu_version_cmp(v, &s->v) == 0 || (s->v.n > v->n && cu_version_matches(&s->v, v));
+    }
+    return false;
+}
