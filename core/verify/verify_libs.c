@@ -11,7 +11,7 @@
 #include "core/catalog/cudnn_matrix.h"
 #include "core/base/i18n.h"
 #include "core/machine/sysinfo.h"
-#include "core/verify/verify.h"
+#include "core/verify/checks.h"
 
 bool
 cu_verify_pip_libs(const struct cu_catalog *cat, const struct cu_facts *facts, const json_t *probe,

@@ -6,7 +6,7 @@
 #ifndef CU_VERIFY_REPORT_H
 #define CU_VERIFY_REPORT_H
 
-#include "core/verify/verify.h"
+#include "core/verify/checks.h"
 
 /** What puts a failed check right. */
 enum cu_check_fix {

@@ -14,7 +14,6 @@
 #include "core/machine/nvtypes.h"
 #include "core/install/record.h"
 #include "core/base/str.h"
-#include "core/verify/verify.h"
 
 static bool
 named(const char *path, const char *stem)
@@ -95,23 +94,4 @@ cu_verify_unreachable(const char *rt_path, const char *call, int code, const cha
     return cu_xasprintf(_("the driver is loaded, but this install's libcudart (%s) could not reach the GPU: "
                           "%s() returned %s (%d: %s); %s. Fix: %s"),
                         rt_path, call, name, code, code_text ? code_text : "?", where, fix);
-}
-
-void
-cu_check_fail_repair(struct cu_check *out, char *fact)
-{
-    out->status = CU_CHECK_FAIL;
-    free(out->detail);
-    out->detail = cu_xasprintf(_("%s; repair restores it"), fact);
-    free(out->fact);
-    out->fact = fact;
-    out->adv = CU_ADV_REPAIR;
-}
-
-void
-cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_status st, enum cu_advice adv, char *fact,
-                      char *detail)
-{
-    c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv};
 }

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The framework's environment: the Python cudaup brought for its venv (its recorded files, and
+ * that it runs) and the framework probe (data/fwprobe.py) run in that venv, with the judge of what
+ * the probe saw: code for every GPU, the cuDNN pip put beside it (verify_libs.c), the GPUs the
+ * framework sees, and GPU work that agrees with the CPU.
+ */
+#include "config.h"
+
+#include "core/verify/verify_int.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/advice.h"
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/macros.h"
+#include "core/base/mem.h"
+#include "core/base/parse.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
+#include "core/catalog/gpucode.h"
+#include "core/install/envfile.h"
+#include "core/install/record.h"
+#include "core/machine/sysinfo.h"
+#include "core/resolve/plan.h"
+#include "core/verify/checks.h"
+#include "core/verify/verify.h"
+#include "core/verify/verify_libs.h"
+
+extern const unsigned char cu_fwprobe_py[];
+extern const size_t cu_fwprobe_py_len;
+
+/* A build's GPU code from its own arch list ("sm_50", "compute_90", "sm_90a"). False when none parses. */
+static bool
+arch_code(const json_t *arch, struct cu_cat_code *c)
+{
+    size_t n = json_array_size(arch);
+    memset(c, 0, sizeof(*c));
+    c->sass = cu_xcalloc(n + 1, sizeof(int));
+    c->ptx = cu_xcalloc(n + 1, sizeof(int));
+    for (size_t i = 0; i < n; i++)
+        cu_code_add_arch(c, json_string_value(json_array_get(arch, i)));
+    return c->n_sass + c->n_ptx > 0;
+}
+
+/* "9.1.0" against "9.3.0": the loaded cuDNN must be the build's major, at its minor or newer. */
+static bool
+cudnn_too_old(const char *loaded, const char *build, struct cu_version *l, struct cu_version *b)
+{
+    if (!loaded || !build || !cu_version_parse(loaded, l) || !cu_version_parse(build, b))
+        return false;
+    if (l->part[0] != b->part[0])
+        return true;
+    struct cu_version lm = {{l->part[0], l->n > 1 ? l->part[1] : 0}, 2};
+    struct cu_version bm = {{b->part[0], b->n > 1 ? b->part[1] : 0}, 2};
+    return b->n > 1 && cu_version_cmp(&lm, &bm) < 0;
+}
+
+/* Judge what the probe saw; adds one check, naming the first cause of a failure. */
+static void
+judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_checks *out)
+{
+    char b1[32], b2[32];
+    const char *name = cu_framework_title(o->framework);
+    const char *ver = cu_json_str(j, "version") ? cu_json_str(j, "version") : "?";
+    const char *cuda = cu_json_str(j, "cuda_build");
+    const char *dnn_b = cu_json_str(j, "cudnn_build"), *dnn_l = cu_json_str(j, "cudnn_loaded");
+    const json_t *devs = json_object_get(j, "devices");
+    size_t seen = json_array_size(devs), ngpu = o->facts ? o->facts->n_gpus : 0;
+    CU_AUTOFREE char *built = cu_xasprintf("%s%s", cuda ? _(", built for CUDA ") : "", cuda ? cuda : "");
+
+    if (!cu_verify_has_driver(o->facts)) {
+        cu_checks_add(out, "framework", o->require_gpu ? CU_CHECK_FAIL : CU_CHECK_SKIP,
+                      _("%s %s imports%s; no GPU work was done: no NVIDIA driver is loaded"), name, ver, built);
+        return;
+    }
+    /* The build's own code against every GPU the driver sees. */
+    struct cu_cat_code code;
+    const json_t *arch = json_object_get(j, "arch");
+    bool have_code = json_is_array(arch) && arch_code(arch, &code);
+    for (size_t i = 0; have_code && i < ngpu; i++) {
+        const struct cu_gpu_info *g = &o->facts->gpus[i];
+        int target;
+        if (!g->cc.n || cu_code_fit(&code, &g->cc, &target) != CU_CODE_NONE)
+            continue;
+        CU_AUTOFREE char *has = cu_code_describe(&code);
+        cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                      _("%s %s has no code for compute capability %s (GPU %d, %s): it was built for %s"), name, ver,
+                      cu_version_format(&g->cc, 0, b1, sizeof(b1)), g->index, g->name, has);
+        free(code.sass);
+        free(code.ptx);
+        return;
+    }
+    if (have_code) {
+        free(code.sass);
+        free(code.ptx);
+    }
+    if (!cu_verify_pip_libs(o->cat, o->facts, j, out))
+        return;
+    struct cu_version l, b;
+    if (cudnn_too_old(dnn_l, dnn_b, &l, &b)) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                      _("cuDNN %s was loaded but %s %s needs %s or newer in %u.x"),
+                      cu_version_format(&l, 2, b1, sizeof(b1)), name, ver, cu_version_format(&b, 2, b2, sizeof(b2)),
+                      b.part[0]);
+        return;
+    }
+    if (seen == 0 && ngpu > 0) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, ngettext_("the driver sees %zu GPU and %s %s none%s", "the driver sees %zu GPUs and %s %s none%s", ngpu), ngpu, name, ver,
+                      cu_json_str(j, "backend_error") ? cu_json_str(j, "backend_error") : "");
+        return;
+    }
+    for (size_t i = 0; i < seen; i++) {
+        const json_t *d = json_array_get(devs, i);
+        json_int_t idx = json_integer_value(json_object_get(d, "index"));
+        const char *err = cu_json_str(d, "error");
+        if (err) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s %s on GPU %lld: %s"), name, ver, (long long)idx, err);
+            return;
+        }
+        if (!json_is_true(json_object_get(d, "on_gpu"))) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                          _("%s %s ran the work for GPU %lld on the CPU: it cannot use that GPU"), name, ver,
+                          (long long)idx);
+            return;
+        }
+        if (!json_is_true(json_object_get(d, "matmul"))) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                          _("a matrix multiply by %s on GPU %lld differs from the same work on the CPU"), name,
+                          (long long)idx);
+            return;
+        }
+        if (!json_is_true(json_object_get(d, "conv"))) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                          _("a 2-D convolution (cuDNN) by %s on GPU %lld differs from the same work on the CPU"), name,
+                          (long long)idx);
+            return;
+        }
+    }
+    cu_checks_add(out, "framework", CU_CHECK_PASS,
+                  ngettext_("%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPU agree with the CPU",
+                            "%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPUs agree with the CPU", seen), name, ver,
+                  built, dnn_l || dnn_b ? _(", cuDNN ") : "", dnn_l ? dnn_l : dnn_b ? dnn_b : "", seen);
+}
+
+void
+cu_verify_check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
+{
+    if (!o->python || !o->framework) {
+        cu_checks_add(out, "framework", CU_CHECK_SKIP, _("no framework environment is recorded for this install"));
+        return;
+    }
+    CU_AUTOFREE char *code = cu_xstrndup((const char *)cu_fwprobe_py, cu_fwprobe_py_len);
+    CU_AUTOFREE char *libs = cu_xasprintf("LD_LIBRARY_PATH=%s/lib64", o->dir);
+    struct cu_strv env;
+    cu_strv_init(&env);
+    for (const char *const *e = o->envp; e && *e; e++)
+        if (!cu_str_has_prefix(*e, "LD_LIBRARY_PATH="))
+            cu_strv_push(&env, *e);
+    cu_strv_push(&env, libs);
+    const char *argv[] = {o->python, "-c", code, o->framework, NULL};
+    struct cu_exec_opts eo = {.envp = (const char *const *)env.v, .timeout_ms = o->timeout_ms * 3, .cancel = o->cancel};
+    struct cu_exec_result res;
+    struct cu_error err;
+    json_t *j = NULL;
+    cu_exec_result_init(&res);
+    if (cu_exec(argv, &eo, &res, &err) != CU_OK) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("cannot run %s: %s"), o->python, cu_error_text(&err));
+    } else if (res.timed_out) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s did not finish its GPU work within %ld s (a hung driver or GPU?)"),
+                      cu_framework_title(o->framework), o->timeout_ms * 3 / 1000);
+    } else if (res.exit_code != 0) {
+        const char *last = res.err.len ? strrchr(cu_str_strip(res.err.data), '\n') : NULL;
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), cu_framework_title(o->framework),
+                      last ? last + 1 : res.err.len ? res.err.data : "?");
+    } else {
+        const char *line = strrchr(cu_str_strip(res.out.data), '\n');
+        line = line ? line + 1 : res.out.data;
+        if (cu_json_parse_object(line, strlen(line), "framework", &j, &err) != CU_OK)
+            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s printed something unexpected"), cu_framework_title(o->framework));
+        else
+            judge_framework(o, j, out);
+    }
+    json_decref(j);
+    cu_exec_result_fini(&res);
+    cu_strv_fini(&env);
+}
+
+/* The Python cudaup brought for the framework's venv: its recorded files, and that it runs. */
+void
+cu_verify_check_python(const struct cu_verify_opts *o, struct cu_checks *out)
+{
+    if (!o->python)
+        return;
+    CU_AUTOFREE char *env = cu_xstrdup(o->python);
+    for (int i = 0; i < 2; i++) {
+        char *s = strrchr(env, '/');
+        if (s)
+            *s = '\0'; /* ENV/bin/python -> ENV */
+    }
+    CU_AUTOFREE char *dir = cu_venv_brought_python(env);
+    if (!dir)
+        return; /* made with a Python of the machine or of conda: not cudaup's to check */
+    struct cu_record *rec = NULL;
+    struct cu_error err;
+    if (cu_record_load_python(dir, &rec, &err) != CU_OK) {
+        char *fact = cu_xasprintf(_("%s: %s"), dir, cu_error_text(&err));
+        cu_checks_add_advised(out, "python", CU_CHECK_FAIL, CU_ADV_REINSTALL, fact,
+                              cu_xasprintf(_("%s; `cudaup install` with the same options brings it back"), fact));
+        return;
+    }
+    size_t bad = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < rec->n_files; i++)
+        if (cu_record_check_file(dir, &rec->files[i], o->deep) != CU_FILE_OK) {
+            first = first ? first : rec->files[i].path;
+            bad++;
+        }
+    CU_AUTOFREE char *exe = cu_xasprintf("%s/bin/python3", dir);
+    const char *argv[] = {exe, "-c", "import ssl, venv, sys; print('%d.%d.%d' % sys.version_info[:3])", NULL};
+    struct cu_exec_opts eo = {.envp = o->envp, .timeout_ms = o->timeout_ms, .cancel = o->cancel};
+    struct cu_exec_result res;
+    cu_exec_result_init(&res);
+    bool runs = cu_exec(argv, &eo, &res, &err) == CU_OK && res.exit_code == 0 && !res.timed_out;
+    if (bad) {
+        char *fact = cu_xasprintf(_("%zu of the %zu files of Python %s in %s are missing or altered (first: %s)"), bad,
+                                  rec->n_files, rec->python_version, dir, first);
+        cu_checks_add_advised(out, "python", CU_CHECK_FAIL, CU_ADV_REPAIR, fact,
+                              cu_xasprintf(_("%s; repair restores them"), fact));
+    } else if (!runs)
+        cu_checks_add(out, "python", CU_CHECK_FAIL, _("Python %s in %s does not run: %s"), rec->python_version, dir,
+                      res.err.len ? cu_str_strip(res.err.data) : cu_error_text(&err));
+    else
+        cu_checks_add(out, "python", CU_CHECK_PASS, _("Python %s in %s: all %zu recorded files are as installed%s, and it runs"),
+                      cu_str_strip(res.out.data), dir, rec->n_files,
+                      o->deep ? _(" (contents re-hashed)") : _(" (sizes and modes; --deep re-hashes)"));
+    cu_exec_result_fini(&res);
+    cu_record_free(rec);
+}
