@@ -32,6 +32,7 @@
 #include "core/base/str.h"
 #include "core/base/clock.h"
 #include "core/fetch/cache.h"
+#include "core/install/toolkit_int.h"
 
 /* ---- lock and leftovers ---------------------------------------------------------- */
 
@@ -93,8 +94,6 @@ cu_prefix_reconcile(const char *prefix)
 
 /* ---- the pipeline: downloads, and consumers that hash (and unpack) as bytes land ---- */
 
-struct tree;
-
 /*
  * The CPUs, handed to decoders.  More decoders may be under way than there are CPUs, but only
  * as many decode at once as there are CPUs: a decoder waiting for bytes that have not arrived
@@ -154,28 +153,6 @@ cpu_yield(struct cpus *c, size_t idx)
     }
 }
 
-struct job {
-    const struct cu_plan_download *d;
-    struct tree *place_into; /* install: move the unpacked files into the new tree as soon as they are checked */
-    char *final, *partial;
-    int lock; /* this run's hold on the archive in the cache (core/cache.h); -1: none */
-    bool cached;
-    struct cu_stream stream;
-    bool stream_open;
-    char *staging; /* unpack here; NULL: only hash */
-    struct cu_extract_result res;
-    struct cu_error result;
-    const struct cu_run_ctx *ctx;
-    atomic_int *stop;
-    const char *installer;
-    uint64_t have;    /* cached: the file's size */
-    unsigned threads; /* xz decoder threads (a multi-block stream uses them) */
-    bool ahead;       /* decode on a thread of its own, ahead of the unpacking */
-    struct cpus *cpus; /* NULL: run without asking for a CPU */
-    size_t idx;        /* this job's place in the line */
-    int64_t wait_bytes, wait_cpu; /* microseconds, for the log */
-};
-
 struct hashing_reader {
     struct cu_stream *s;
     struct cu_sha256 h;
@@ -230,8 +207,6 @@ unpack_progress(void *ud, uint64_t bytes)
                          .phase = "unpack", .done = bytes, .total = 0};
     cu_emit(j->ctx->events, &e);
 }
-
-static enum cu_status place_job(struct tree *t, const struct job *j, struct cu_error *err);
 
 static void
 run_job(struct job *j)
@@ -371,7 +346,7 @@ run_job(struct job *j)
             goto fail;
     }
     /* No serial tail: this component goes into the new tree now, while the others still arrive. */
-    if (j->place_into && place_job(j->place_into, j, &j->result) != CU_OK)
+    if (j->place_into && cu_place_job(j->place_into, j, &j->result) != CU_OK)
         goto fail;
     return;
 fail:
@@ -428,8 +403,8 @@ by_size_desc(const void *a, const void *b)
     return (x->d->size < y->d->size) - (x->d->size > y->d->size);
 }
 
-static void
-jobs_fini(struct job *jobs, size_t n)
+void
+cu_pipeline_jobs_fini(struct job *jobs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].stream_open)
@@ -443,16 +418,10 @@ jobs_fini(struct job *jobs, size_t n)
     free(jobs);
 }
 
-/*
- * Fetch and consume @n downloads; jobs[i].staging set means unpack.  The
- * caller owns *jobs_out (jobs_fini) in the order largest first.  On a failure,
- * *@culprit (when given) names the installer whose archive failed ("cuda",
- * "cudnn", "python").
- */
-static enum cu_status
-pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
-         const char *staging_root, struct tree *place_into, struct job **jobs_out, const char **culprit,
-         struct cu_error *err)
+enum cu_status
+cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
+            const char *staging_root, struct tree *place_into, struct job **jobs_out, const char **culprit,
+            struct cu_error *err)
 {
     struct job *jobs = cu_xcalloc(n + 1, sizeof(*jobs));
     atomic_int stop = 0;
@@ -557,7 +526,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     }
     if (st != CU_OK) {
         free(items);
-        jobs_fini(jobs, n);
+        cu_pipeline_jobs_fini(jobs, n);
         return st;
     }
 
@@ -667,7 +636,7 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
     if (st == CU_E_NETWORK)
         cu_download_advise(ctx->net, st, py_failed, 1, err);
     if (st != CU_OK) {
-        jobs_fini(jobs, n);
+        cu_pipeline_jobs_fini(jobs, n);
         return st;
     }
     *jobs_out = jobs;
@@ -675,16 +644,6 @@ pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl,
 }
 
 /* ---- building the new tree ---------------------------------------------------------------- */
-
-struct tree {
-    int fd; /* the new tree */
-    struct cu_record *rec;
-    size_t cap;
-    struct cu_error *err;
-    const struct cu_plan *plan;   /* for the order of names in messages */
-    pthread_mutex_t mu;           /* workers place their components as each is done */
-    bool placing;                 /* mu is initialised */
-};
 
 static struct cu_record_file *
 tree_add(struct tree *t, const char *path)
@@ -741,8 +700,8 @@ plan_index(const struct cu_plan *p, const char *component)
 }
 
 /* Move one unpacked entry of @component from its staging folder into the tree. */
-static enum cu_status
-place(struct tree *t, int sfd, const char *component, const struct cu_extract_file *f)
+enum cu_status
+cu_place(struct tree *t, int sfd, const char *component, const struct cu_extract_file *f)
 {
     enum cu_status st;
     /* The archive's own top-level files (LICENSE, README) would collide across components. */
@@ -816,8 +775,8 @@ place(struct tree *t, int sfd, const char *component, const struct cu_extract_fi
 }
 
 /* A worker's finished component, into the new tree: one worker at a time. */
-static enum cu_status
-place_job(struct tree *t, const struct job *j, struct cu_error *err)
+enum cu_status
+cu_place_job(struct tree *t, const struct job *j, struct cu_error *err)
 {
     enum cu_status st = CU_OK;
     pthread_mutex_lock(&t->mu);
@@ -828,7 +787,7 @@ place_job(struct tree *t, const struct job *j, struct cu_error *err)
         st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), j->staging);
     } else {
         for (size_t k = 0; k < j->res.n && st == CU_OK; k++)
-            st = place(t, sfd, j->d->component, &j->res.files[k]);
+            st = cu_place(t, sfd, j->d->component, &j->res.files[k]);
         close(sfd);
     }
     t->err = saved;
@@ -837,8 +796,8 @@ place_job(struct tree *t, const struct job *j, struct cu_error *err)
 }
 
 /* Bring a kept component's files over from the old tree: hard links, no copies. */
-static enum cu_status
-keep(struct tree *t, int oldfd, const struct cu_record_file *f)
+enum cu_status
+cu_place_keep(struct tree *t, int oldfd, const struct cu_record_file *f)
 {
     enum cu_status st;
     CU_AUTOFREE char *dir = NULL;
@@ -875,8 +834,8 @@ keep(struct tree *t, int oldfd, const struct cu_record_file *f)
     return CU_OK;
 }
 
-static enum cu_status
-write_own_files(struct tree *t, const struct cu_plan *p, const char *tree_path)
+enum cu_status
+cu_place_write_own_files(struct tree *t, const struct cu_plan *p, const char *tree_path)
 {
     enum cu_status st;
     char buf[32];
@@ -1110,7 +1069,7 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
             continue;
         for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
             if (old->files[k].component && strcmp(old->files[k].component, d->component) == 0)
-                st = keep(&t, oldfd, &old->files[k]);
+                st = cu_place_keep(&t, oldfd, &old->files[k]);
     }
     /* Components of the old install this plan does not list stay, when intact. */
     for (size_t i = 0; old && i < old->n_components && st == CU_OK; i++) {
@@ -1127,21 +1086,21 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         memcpy(t.rec->components[t.rec->n_components - 1].sha256, c->sha256, 65);
         for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
             if (old->files[k].component && strcmp(old->files[k].component, c->name) == 0)
-                st = keep(&t, oldfd, &old->files[k]);
+                st = cu_place_keep(&t, oldfd, &old->files[k]);
     }
     if (st != CU_OK)
         goto out;
     t.plan = p;
     pthread_mutex_init(&t.mu, NULL);
     t.placing = true;
-    if ((st = pipeline(ctx, need, n_need, staging, &t, &jobs, &culprit, err)) != CU_OK)
+    if ((st = cu_pipeline(ctx, need, n_need, staging, &t, &jobs, &culprit, err)) != CU_OK)
         goto out;
     for (size_t k = 0; k < n_need; k++)
         if (need[k]->product == CU_PRODUCT_CUDNN)
             ctx->cudnn_changed = true;
     /* The record lists files by path, whichever worker placed them first. */
     qsort(t.rec->files, t.rec->n_files, sizeof(*t.rec->files), by_path);
-    if ((st = write_own_files(&t, p, tree_path)) != CU_OK ||
+    if ((st = cu_place_write_own_files(&t, p, tree_path)) != CU_OK ||
         (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
         goto out;
     if (ctx->cancel && atomic_load(ctx->cancel)) {
@@ -1182,7 +1141,7 @@ out:
         close(oldfd);
     cu_record_free(t.rec);
     if (jobs)
-        jobs_fini(jobs, n_need);
+        cu_pipeline_jobs_fini(jobs, n_need);
     remove_staging(staging);
     cu_record_free(old);
     free(need);
@@ -1238,7 +1197,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
         goto out;
     const struct cu_plan_download *dl[] = {&py->dl};
-    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK ||
+    if ((st = cu_pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK ||
         (st = cu_pyarchive_check(&jobs[0].res, py->version, py->dl.relative_path, err)) != CU_OK)
         goto out;
     t.rec = cu_record_new();
@@ -1264,7 +1223,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
         goto out;
     }
     for (size_t k = 0; k < jobs[0].res.n && st == CU_OK; k++)
-        st = place(&t, sfd, "python", &jobs[0].res.files[k]);
+        st = cu_place(&t, sfd, "python", &jobs[0].res.files[k]);
     close(sfd);
     if (st != CU_OK || (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
         goto out;
@@ -1290,7 +1249,7 @@ out:
         close(t.fd);
     cu_record_free(t.rec);
     if (jobs)
-        jobs_fini(jobs, 1);
+        cu_pipeline_jobs_fini(jobs, 1);
     remove_staging(staging);
     cu_record_free(old);
     cu_prefix_unlock(lockfd);
@@ -1362,7 +1321,7 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
         dl[n++] = &p->downloads[i];
     if (p->python && p->python->dl.url)
         dl[n++] = &p->python->dl; /* the nodes' Python: DIR/python/FILE */
-    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, NULL, err)) != CU_OK) {
+    if ((st = cu_pipeline(ctx, dl, n, NULL, NULL, &jobs, NULL, err)) != CU_OK) {
         /* Filling a site mirror: the source is the upstream given with --mirror. */
         if (st == CU_E_NETWORK && !ctx->net->official)
             cu_error_advise(err, _("The upstream %s (--mirror) lacks this file: point --mirror at one that holds it, or leave --mirror out to fetch from NVIDIA%s."),
@@ -1395,7 +1354,7 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
     ctx->toolkit_changed = changed;
 out:
     if (jobs)
-        jobs_fini(jobs, n);
+        cu_pipeline_jobs_fini(jobs, n);
     free(dl);
     return st;
 }
