@@ -209,7 +209,7 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         }
         if (!d)
             continue;
-        const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/toolkit.c) */
+        const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/install/pipeline.c) */
         CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", in->cache_dir, d->sha256,
                                              ext && !strchr(ext, '/') ? ext : ".tar.xz");
         CU_AUTOFREE char *part = cu_xasprintf("%s/archives/%s.partial", in->cache_dir, d->sha256);

@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The install transaction itself (toolkit.h): the prefix lock and what an interrupted run left,
+ * the CUDA folder's install (what to fetch, what to keep, the switch, the active link), the
+ * relocatable Python's, the site mirror's copy, and uninstall.  Its steps: the downloads and
+ * unpacking in pipeline.c, the new tree in place.c (toolkit_int.h).
+ */
 #include "config.h"
 
 #define CU_LOG_TAG "toolkit"
@@ -7,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,21 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/unpack/extract.h"
-#include "core/fetch/probe.h"
 #include "core/unpack/pyarchive.h"
-#include "core/unpack/runfile.h"
-#include "core/fetch/fetch.h"
 #include "core/base/fsutil.h"
 #include "core/base/hash.h"
 #include "core/base/i18n.h"
-#include "core/base/jsonutil.h"
 #include "core/base/log.h"
 #include "core/base/mem.h"
-#include "core/base/proc.h"
 #include "core/base/str.h"
 #include "core/base/clock.h"
-#include "core/fetch/cache.h"
+#include "core/install/toolkit_int.h"
 
 /* ---- lock and leftovers ---------------------------------------------------------- */
 
@@ -91,630 +90,7 @@ cu_prefix_reconcile(const char *prefix)
     closedir(d);
 }
 
-/* ---- the pipeline: downloads, and consumers that hash (and unpack) as bytes land ---- */
-
-struct tree;
-
-/*
- * The CPUs, handed to decoders.  More decoders may be under way than there are CPUs, but only
- * as many decode at once as there are CPUs: a decoder waiting for bytes that have not arrived
- * hands its CPU on to one whose bytes have (on a shared link the archives arrive side by side,
- * and no CPU should sit behind a download while another archive lies whole in the cache).  A
- * free CPU goes to the waiting job nearest the front, the critical path first.
- */
-struct cpus {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    unsigned free;
-    bool *waiting; /* by job index */
-};
-
-/* Whether a job nearer the front than @idx waits for a CPU (c->mu held). */
-static bool
-waits_before(const struct cpus *c, size_t idx)
-{
-    for (size_t i = 0; i < idx; i++)
-        if (c->waiting[i])
-            return true;
-    return false;
-}
-
-static void
-cpu_take(struct cpus *c, size_t idx)
-{
-    pthread_mutex_lock(&c->mu);
-    c->waiting[idx] = true;
-    while (c->free == 0 || waits_before(c, idx))
-        pthread_cond_wait(&c->cv, &c->mu);
-    c->waiting[idx] = false;
-    c->free--;
-    pthread_cond_broadcast(&c->cv); /* the next in line may take another free one */
-    pthread_mutex_unlock(&c->mu);
-}
-
-static void
-cpu_give(struct cpus *c)
-{
-    pthread_mutex_lock(&c->mu);
-    c->free++;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
-}
-
-/* Between two reads: give the CPU up to a job nearer the front that waits for one. */
-static void
-cpu_yield(struct cpus *c, size_t idx)
-{
-    pthread_mutex_lock(&c->mu);
-    bool before = waits_before(c, idx);
-    pthread_mutex_unlock(&c->mu);
-    if (before) {
-        cpu_give(c);
-        cpu_take(c, idx);
-    }
-}
-
-struct job {
-    const struct cu_plan_download *d;
-    struct tree *place_into; /* install: move the unpacked files into the new tree as soon as they are checked */
-    char *final, *partial;
-    int lock; /* this run's hold on the archive in the cache (core/cache.h); -1: none */
-    bool cached;
-    struct cu_stream stream;
-    bool stream_open;
-    char *staging; /* unpack here; NULL: only hash */
-    struct cu_extract_result res;
-    struct cu_error result;
-    const struct cu_run_ctx *ctx;
-    atomic_int *stop;
-    const char *installer;
-    uint64_t have;    /* cached: the file's size */
-    unsigned threads; /* xz decoder threads (a multi-block stream uses them) */
-    bool ahead;       /* decode on a thread of its own, ahead of the unpacking */
-    struct cpus *cpus; /* NULL: run without asking for a CPU */
-    size_t idx;        /* this job's place in the line */
-    int64_t wait_bytes, wait_cpu; /* microseconds, for the log */
-};
-
-struct hashing_reader {
-    struct cu_stream *s;
-    struct cu_sha256 h;
-    uint64_t n;
-    bool stale;
-    struct job *j;
-};
-
-static ssize_t
-hr_read(void *ud, void *buf, size_t len)
-{
-    struct hashing_reader *r = ud;
-    struct job *j = r->j;
-    ssize_t n;
-    if (!cu_stream_ready(r->s)) {
-        /* Waiting for the download: the CPU goes to a decoder that has bytes. */
-        int64_t t0 = cu_mono_us();
-        if (j->cpus)
-            cpu_give(j->cpus);
-        n = cu_stream_read(r->s, buf, len);
-        int64_t t1 = cu_mono_us();
-        if (j->cpus)
-            cpu_take(j->cpus, j->idx);
-        j->wait_bytes += t1 - t0;
-        j->wait_cpu += cu_mono_us() - t1;
-    } else {
-        if (j->cpus) {
-            int64_t t0 = cu_mono_us();
-            cpu_yield(j->cpus, j->idx);
-            j->wait_cpu += cu_mono_us() - t0;
-        }
-        n = cu_stream_read(r->s, buf, len);
-    }
-    if (n > 0) {
-        cu_sha256_update(&r->h, buf, (size_t)n);
-        r->n += (uint64_t)n;
-    } else if (n == -ESTALE) {
-        r->stale = true;
-    }
-    return n;
-}
-
-struct unpack_progress {
-    const struct job *j;
-};
-
-static void
-unpack_progress(void *ud, uint64_t bytes)
-{
-    const struct job *j = ud;
-    struct cu_event e = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
-                         .phase = "unpack", .done = bytes, .total = 0};
-    cu_emit(j->ctx->events, &e);
-}
-
-static enum cu_status place_job(struct tree *t, const struct job *j, struct cu_error *err);
-
-static void
-run_job(struct job *j)
-{
-    struct cu_error e;
-    enum cu_status st = CU_OK;
-    struct hashing_reader hr;
-    char sha[65] = "";
-
-    cu_error_clear(&j->result);
-    for (int round = 0;; round++) {
-        cu_stream_rewind(&j->stream);
-        memset(&hr, 0, sizeof(hr));
-        hr.s = &j->stream;
-        hr.j = j;
-        if (cu_sha256_init(&hr.h, &j->result) != CU_OK)
-            goto fail;
-        cu_error_clear(&e);
-        if (j->staging && !j->d->runfile_layout) { /* a runfile is read once it is whole (below) */
-            if (cu_rm_rf(j->staging, &j->result) != CU_OK || cu_mkdir_p(j->staging, 0755, &j->result) != CU_OK) {
-                cu_sha256_fini(&hr.h);
-                goto fail;
-            }
-            int dfd = open(j->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (dfd < 0) {
-                cu_error_set(&j->result, CU_E_IO, errno, _("Cannot open %s"), j->staging);
-                cu_sha256_fini(&hr.h);
-                goto fail;
-            }
-            const char *base = strrchr(j->d->relative_path, '/');
-            struct cu_pyfull pf = {0};
-            struct cu_extract_opts o = {
-                .dirfd = dfd,
-                .what = base ? base + 1 : j->d->relative_path,
-                .gzip = cu_str_has_suffix(j->d->relative_path, ".tar.gz") || cu_str_has_suffix(j->d->relative_path, ".tgz"),
-                .zstd = cu_str_has_suffix(j->d->relative_path, ".tar.zst"),
-                .rename = cu_pyarchive_is_full(j->d->archive_layout) ? cu_pyfull_rename : NULL,
-                .rename_ud = &pf,
-                .threads = j->threads,
-                .ahead = j->ahead,
-                .cancel = j->stop,
-                .progress = unpack_progress,
-                .userdata = j,
-            };
-            cu_extract_result_fini(&j->res);
-            st = cu_extract(&o, hr_read, &hr, &j->res, &e);
-            cu_pyfull_fini(&pf);
-            close(dfd);
-        } else {
-            unsigned char buf[1 << 16];
-            ssize_t n;
-            while ((n = hr_read(&hr, buf, sizeof(buf))) > 0)
-                ;
-            st = n == 0 ? CU_OK : CU_E_NETWORK;
-            if (n < 0 && n != -ESTALE)
-                cu_error_set(&e, n == -ECANCELED ? CU_E_CANCELLED : CU_E_NETWORK, 0, "%s", _("Interrupted"));
-        }
-        if (hr.stale && round < 8) {
-            cu_sha256_fini(&hr.h);
-            continue; /* the download started over from byte 0 */
-        }
-        break;
-    }
-    /* What arrived first: a download that was not the file is deleted, whatever else happened. */
-    struct cu_error wres;
-    cu_stream_wait(&j->stream, &wres);
-    if (wres.code == CU_E_CHECKSUM) {
-        cu_sha256_fini(&hr.h);
-        j->result = wres;
-        unlink(j->partial); /* what arrived is not the file: never resume from it */
-        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
-        unlink(meta);
-        goto fail;
-    }
-    /*
-     * The archive was not read to its end (cu_extract reads on after its own errors, the
-     * disk's included, so this is the others stopping us, or the user).  Nothing is known
-     * of these bytes: they stay for the next run, never judged by a hash of part of them.
-     */
-    if ((hr.n < j->d->size || j->d->size_unknown) &&
-        (atomic_load(j->stop) || st == CU_E_CANCELLED || e.code == CU_E_CANCELLED)) {
-        cu_sha256_fini(&hr.h);
-        cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
-        goto fail;
-    }
-    cu_sha256_final(&hr.h, sha);
-    cu_sha256_fini(&hr.h);
-
-    if (atomic_load(j->stop) && (wres.code == CU_E_CANCELLED || st == CU_E_CANCELLED)) {
-        cu_error_set(&j->result, CU_E_CANCELLED, 0, _("Interrupted"));
-        goto fail;
-    }
-    if (wres.code != CU_OK) {
-        j->result = wres;
-        goto fail;
-    }
-    if ((!j->d->size_unknown && hr.n != j->d->size) || strcmp(sha, j->d->sha256) != 0) {
-        const char *base = strrchr(j->d->relative_path, '/');
-        if (j->d->size_unknown)
-            cu_error_set(&j->result, CU_E_CHECKSUM, 0,
-                         _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %.16s...); the file was deleted"),
-                         base ? base + 1 : j->d->relative_path, (unsigned long long)hr.n, sha, j->d->sha256);
-        else
-            cu_error_set(&j->result, CU_E_CHECKSUM, 0,
-                         _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %llu bytes, %.16s...); the file was deleted"),
-                         base ? base + 1 : j->d->relative_path, (unsigned long long)hr.n, sha,
-                         (unsigned long long)j->d->size, j->d->sha256);
-        unlink(j->partial);
-        unlink(j->final);
-        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
-        unlink(meta);
-        goto fail;
-    }
-    if (st != CU_OK) {
-        j->result = e; /* the published archive itself is bad: a hostile or broken archive */
-        goto fail;
-    }
-    if (j->staging) {
-        /* This archive is checked and unpacked: the front ends count it towards the whole. */
-        struct cu_event ue = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
-                              .phase = "unpacked", .done = hr.n, .total = hr.n};
-        cu_emit(j->ctx->events, &ue);
-    }
-    if (!j->cached) {
-        if (rename(j->partial, j->final) != 0) {
-            cu_error_set(&j->result, CU_E_IO, errno, _("Cannot keep %s in the cache"), j->final);
-            goto fail;
-        }
-        CU_AUTOFREE char *meta = cu_xasprintf("%s.meta", j->partial);
-        unlink(meta);
-    }
-    if (j->staging && j->d->runfile_layout) {
-        const char *rb = strrchr(j->d->relative_path, '/');
-        cu_extract_result_fini(&j->res);
-        if (cu_runfile_stage(j->final, rb ? rb + 1 : j->d->relative_path, j->d->sha256, j->d->runfile_layout,
-                             j->staging, j->ctx->plan->components, j->stop, &j->res, &j->result) != CU_OK)
-            goto fail;
-    }
-    /* No serial tail: this component goes into the new tree now, while the others still arrive. */
-    if (j->place_into && place_job(j->place_into, j, &j->result) != CU_OK)
-        goto fail;
-    return;
-fail:
-    atomic_store(j->stop, 1);
-}
-
-struct pool {
-    struct job *jobs;
-    size_t n;
-    pthread_mutex_t mu;
-    size_t next;
-    atomic_size_t finished;
-    struct cpus *cpus;
-    int64_t t0; /* microseconds: when the pipeline started, for the log */
-};
-
-static void *
-worker(void *arg)
-{
-    struct pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        size_t i = p->next < p->n ? p->next++ : p->n;
-        pthread_mutex_unlock(&p->mu);
-        if (i >= p->n)
-            break;
-        struct job *j = &p->jobs[i];
-        struct timespec c0, c1;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-        int64_t begin = cu_mono_us();
-        if (p->cpus)
-            cpu_take(p->cpus, i);
-        j->wait_cpu = cu_mono_us() - begin;
-        run_job(j);
-        cu_cache_release(j->ctx->cache_dir, j->d->sha256, &j->lock); /* kept, or given up: another run may have it */
-        if (p->cpus)
-            cpu_give(p->cpus);
-        int64_t end = cu_mono_us();
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-        if (j->result.code == CU_OK)
-            cu_log_debug("%s: from %.2f s to %.2f s: %.2f s of CPU on its unpacking thread, %.2f s waiting for bytes, %.2f s for a CPU",
-                         j->d->component, (double)(begin - p->t0) / 1e6, (double)(end - p->t0) / 1e6,
-                         (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9,
-                         (double)j->wait_bytes / 1e6, (double)j->wait_cpu / 1e6);
-        atomic_fetch_add(&p->finished, 1);
-    }
-    return NULL;
-}
-
-static int
-by_size_desc(const void *a, const void *b)
-{
-    const struct job *x = a, *y = b;
-    return (x->d->size < y->d->size) - (x->d->size > y->d->size);
-}
-
-static void
-jobs_fini(struct job *jobs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (jobs[i].stream_open)
-            cu_stream_fini(&jobs[i].stream);
-        cu_cache_release(jobs[i].ctx->cache_dir, jobs[i].d->sha256, &jobs[i].lock);
-        free(jobs[i].final);
-        free(jobs[i].partial);
-        free(jobs[i].staging);
-        cu_extract_result_fini(&jobs[i].res);
-    }
-    free(jobs);
-}
-
-/*
- * Fetch and consume @n downloads; jobs[i].staging set means unpack.  The
- * caller owns *jobs_out (jobs_fini) in the order largest first.  On a failure,
- * *@culprit (when given) names the installer whose archive failed ("cuda",
- * "cudnn", "python").
- */
-static enum cu_status
-pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
-         const char *staging_root, struct tree *place_into, struct job **jobs_out, const char **culprit,
-         struct cu_error *err)
-{
-    struct job *jobs = cu_xcalloc(n + 1, sizeof(*jobs));
-    atomic_int stop = 0;
-    enum cu_status st = CU_OK;
-    CU_AUTOFREE char *cache = cu_path_join(ctx->cache_dir, "archives");
-
-    *jobs_out = NULL;
-    if ((st = cu_mkdir_p(cache, 0755, err)) != CU_OK) {
-        free(jobs);
-        return st;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct job *j = &jobs[i];
-        j->d = dl[i];
-        j->ctx = ctx;
-        j->stop = &stop;
-        j->installer = cu_product_name(dl[i]->product);
-        j->lock = -1;
-        const char *ext = strstr(dl[i]->relative_path, ".tar.");
-        j->final = cu_xasprintf("%s/%s%s", cache, dl[i]->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
-        j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
-        if (staging_root)
-            j->staging = cu_xasprintf("%s/c/%s", staging_root, dl[i]->component);
-        j->place_into = place_into;
-    }
-    qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
-
-    /* Another run sharing the cache may be fetching the same archives: wait for it (core/cache.h). */
-    const char **sha = cu_xcalloc(n + 1, sizeof(*sha)), **name = cu_xcalloc(n + 1, sizeof(*name));
-    int *lock = cu_xcalloc(n + 1, sizeof(*lock));
-    for (size_t i = 0; i < n; i++) {
-        sha[i] = jobs[i].d->sha256;
-        name[i] = jobs[i].d->component;
-    }
-    st = cu_cache_hold(ctx->cache_dir, sha, name, n, ctx->cancel, lock, err);
-    for (size_t i = 0; i < n; i++)
-        jobs[i].lock = lock[i];
-    free(sha);
-    free(name);
-    free(lock);
-
-    /* What the cache holds whole is read from there; every other archive is asked for (core/probe.h)
-     * before the first byte of any is fetched, so that all that are missing are named at once. */
-    struct cu_probe_item *probes = cu_xcalloc(n + 1, sizeof(*probes));
-    size_t n_probes = 0;
-    for (size_t i = 0; i < n && st == CU_OK; i++) {
-        struct job *j = &jobs[i];
-        struct stat sb;
-        /* A file of unknown size is in the cache only after its hash matched (run_job renames it there). */
-        j->cached = stat(j->final, &sb) == 0 && (j->d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == j->d->size);
-        j->have = j->cached ? (uint64_t)sb.st_size : j->d->size;
-        if (j->cached) /* whole and only read: another run may use it meanwhile */
-            cu_cache_release(ctx->cache_dir, j->d->sha256, &j->lock);
-        else
-            probes[n_probes++] = (struct cu_probe_item){.url = j->d->url, .name = j->d->component, .size = j->d->size,
-                                                        .size_is_limit = j->d->size_unknown};
-    }
-    if (st == CU_OK && (st = cu_probe_run(ctx->net, probes, n_probes, ctx->jobs ? ctx->jobs : 1, ctx->cancel, err)) != CU_OK) {
-        size_t n_failed = 0;
-        bool py = false;
-        for (size_t i = 0; i < n_probes; i++) {
-            if (probes[i].verdict < CU_PROBE_MISSING)
-                continue;
-            n_failed++;
-            py |= strcmp(probes[i].name, "python") == 0;
-            for (size_t k = 0; k < n && culprit && !*culprit; k++)
-                if (strcmp(jobs[k].d->component, probes[i].name) == 0)
-                    *culprit = jobs[k].installer;
-        }
-        cu_download_advise(ctx->net, st, py, n_failed, err);
-    }
-    free(probes);
-
-    struct cu_fetch_item *items = cu_xcalloc(n + 1, sizeof(*items));
-    size_t n_items = 0;
-    for (size_t i = 0; i < n && st == CU_OK; i++) {
-        struct job *j = &jobs[i];
-        const char *path = j->cached ? j->final : j->partial;
-        if (!j->cached) {
-            int fd = open(j->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-            if (fd < 0) {
-                st = cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), j->partial);
-                break;
-            }
-            close(fd);
-        }
-        if ((st = cu_stream_init(&j->stream, path, &stop, err)) != CU_OK)
-            break;
-        j->stream_open = true;
-        if (j->cached) {
-            cu_stream_advance(&j->stream, j->have);
-            cu_stream_finish(&j->stream, NULL);
-            struct cu_event e = {.type = CU_EV_PROGRESS, .installer = j->installer, .item = j->d->component,
-                                 .phase = "cached", .done = j->have, .total = j->have};
-            cu_emit(ctx->events, &e);
-        } else {
-            items[n_items++] = (struct cu_fetch_item){.url = j->d->url, .name = j->d->component,
-                                                      .installer = j->installer, .size = j->d->size,
-                                                      .size_is_limit = j->d->size_unknown,
-                                                      .partial = j->partial, .stream = &j->stream};
-        }
-    }
-    if (st != CU_OK) {
-        free(items);
-        jobs_fini(jobs, n);
-        return st;
-    }
-
-    struct pool p = {.jobs = jobs, .n = n, .next = 0, .t0 = cu_mono_us()};
-    pthread_mutex_init(&p.mu, NULL);
-    /*
-     * A decoder for each download under way (ctx->jobs at once), so that each archive is decoded
-     * as it arrives; but decoding is CPU work, and no more decode at once than the CPUs this
-     * process may use (struct cpus).
-     */
-    unsigned cpus = cu_cpu_count();
-    unsigned nthreads = ctx->jobs ? ctx->jobs : 1;
-    if (nthreads > n)
-        nthreads = (unsigned)n;
-    unsigned at_once = nthreads < cpus ? nthreads : cpus;
-    struct cpus pool_cpus = {.free = at_once};
-    if (nthreads > cpus) {
-        pthread_mutex_init(&pool_cpus.mu, NULL);
-        pthread_cond_init(&pool_cpus.cv, NULL);
-        pool_cpus.waiting = cu_xcalloc(n + 1, sizeof(bool));
-        p.cpus = &pool_cpus;
-    }
-    /* The largest archive is the critical path: its decoder may use every CPU when its xz stream
-     * has several blocks; the others share what is left. */
-    unsigned share = at_once > 1 ? cpus / at_once : cpus;
-    /*
-     * Decoding ahead on a thread of its own pays where a core is free for it: with fewer decoders
-     * than CPUs, the unpacking and writing of each archive overlap its decoding (12% faster with
-     * one decoder on two cores).  With a decoder on every CPU, the threads of the others only take
-     * turns and the hand-over costs CPU (6% slower on the full-size plan when all decode ahead);
-     * but the largest archive's decoding is the critical path, and taking its writes off that
-     * thread pays there too (full-size plan 10% faster, a shared 50 MiB/s link 3%, even elsewhere;
-     * scripts/bench-install --ab, README).  CUDAUP_DECODE_AHEAD=1 or 0 (README "Settings"): every
-     * archive, or none.
-     */
-    const char *da = getenv("CUDAUP_DECODE_AHEAD");
-    bool forced = da && (strcmp(da, "0") == 0 || strcmp(da, "1") == 0);
-    bool ahead = forced ? strcmp(da, "1") == 0 : cpus > nthreads;
-    bool ahead_first = forced ? ahead : cpus > 1;
-    for (size_t i = 0; i < n; i++) {
-        jobs[i].threads = i == 0 ? cpus : share > 0 ? share : 1;
-        jobs[i].ahead = ahead || (i == 0 && ahead_first);
-        jobs[i].cpus = p.cpus;
-        jobs[i].idx = i;
-    }
-    cu_log_debug("%u decoders, at most %u decoding at once on %u CPUs; the largest archive's may use %u threads; decoding %s",
-                 nthreads, at_once, cpus, cpus,
-                 ahead         ? "ahead of the unpacking, on a thread of its own"
-                 : ahead_first ? "the largest archive ahead of its unpacking, on a thread of its own; the others on the unpacking thread"
-                               : "on the unpacking thread");
-    pthread_t *th = cu_xcalloc(nthreads + 1, sizeof(*th));
-    unsigned started = 0;
-    for (unsigned i = 0; i < nthreads; i++)
-        if (pthread_create(&th[i], NULL, worker, &p) == 0)
-            started++;
-    if (started == 0)
-        worker(&p); /* no threads to be had: do it here, serially */
-
-    struct cu_error ferr;
-    cu_error_clear(&ferr);
-    enum cu_status fst = cu_fetch_run(ctx->net, items, n_items, ctx->jobs ? ctx->jobs : 1, ctx->cancel,
-                                      ctx->events, &ferr);
-    if (fst != CU_OK)
-        atomic_store(&stop, 1);
-    while (atomic_load(&p.finished) < n) {
-        if (ctx->cancel && atomic_load(ctx->cancel))
-            atomic_store(&stop, 1);
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
-    pthread_mutex_destroy(&p.mu);
-    if (p.cpus) {
-        pthread_cond_destroy(&pool_cpus.cv);
-        pthread_mutex_destroy(&pool_cpus.mu);
-        free(pool_cpus.waiting);
-    }
-    bool py_failed = false; /* the nodes' Python, not NVIDIA's archive: other advice */
-    const char *fetch_culprit = NULL;
-    for (size_t k = 0; k < n_items; k++) {
-        py_failed |= items[k].result.code != CU_OK && strcmp(items[k].name, "python") == 0;
-        if (!fetch_culprit && items[k].result.code != CU_OK && items[k].result.code != CU_E_CANCELLED)
-            fetch_culprit = items[k].installer;
-    }
-    free(items);
-
-    /* One sentence: the user's interrupt, else the first real failure. */
-    if (ctx->cancel && atomic_load(ctx->cancel)) {
-        st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
-    } else {
-        for (size_t i = 0; i < n && st == CU_OK; i++)
-            if (jobs[i].result.code != CU_OK && jobs[i].result.code != CU_E_CANCELLED) {
-                *err = jobs[i].result;
-                st = err->code;
-                if (culprit)
-                    *culprit = jobs[i].installer;
-            }
-        if (st == CU_OK && fst != CU_OK) {
-            *err = ferr;
-            st = fst;
-            if (culprit)
-                *culprit = fetch_culprit;
-        }
-    }
-    if (st == CU_E_NETWORK)
-        cu_download_advise(ctx->net, st, py_failed, 1, err);
-    if (st != CU_OK) {
-        jobs_fini(jobs, n);
-        return st;
-    }
-    *jobs_out = jobs;
-    return CU_OK;
-}
-
-/* ---- building the new tree ---------------------------------------------------------------- */
-
-struct tree {
-    int fd; /* the new tree */
-    struct cu_record *rec;
-    size_t cap;
-    struct cu_error *err;
-    const struct cu_plan *plan;   /* for the order of names in messages */
-    pthread_mutex_t mu;           /* workers place their components as each is done */
-    bool placing;                 /* mu is initialised */
-};
-
-static struct cu_record_file *
-tree_add(struct tree *t, const char *path)
-{
-    if (t->rec->n_files == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 256;
-        t->rec->files = cu_xreallocarray(t->rec->files, t->cap, sizeof(*t->rec->files));
-    }
-    struct cu_record_file *f = &t->rec->files[t->rec->n_files++];
-    memset(f, 0, sizeof(*f));
-    f->path = cu_xstrdup(path);
-    return f;
-}
-
-static const struct cu_record_file *
-tree_find(const struct tree *t, const char *path)
-{
-    for (size_t i = t->rec->n_files; i-- > 0;)
-        if (strcmp(t->rec->files[i].path, path) == 0)
-            return &t->rec->files[i];
-    return NULL;
-}
-
-static void
-split(const char *path, char **dir, const char **base)
-{
-    const char *s = strrchr(path, '/');
-    *dir = s ? cu_xstrndup(path, (size_t)(s - path)) : cu_xstrdup("");
-    *base = s ? s + 1 : path;
-}
+/* ---- the CUDA folder's transaction ------------------------------------------------------- */
 
 static int
 by_path(const void *a, const void *b)
@@ -729,198 +105,6 @@ remove_staging(const char *staging)
     struct cu_error e;
     if (staging && cu_rm_rf(staging, &e) != CU_OK)
         cu_log_error_of(CU_LOG_WARN, &e);
-}
-
-static size_t
-plan_index(const struct cu_plan *p, const char *component)
-{
-    for (size_t i = 0; i < p->n_downloads; i++)
-        if (strcmp(p->downloads[i].component, component) == 0)
-            return i;
-    return (size_t)-1;
-}
-
-/* Move one unpacked entry of @component from its staging folder into the tree. */
-static enum cu_status
-place(struct tree *t, int sfd, const char *component, const struct cu_extract_file *f)
-{
-    enum cu_status st;
-    /* The archive's own top-level files (LICENSE, README) would collide across components. */
-    CU_AUTOFREE char *dest = strchr(f->path, '/') || f->type == CU_FILE_DIR
-                                 ? cu_xstrdup(f->path)
-                                 : cu_xasprintf("licenses/%s/%s", component, f->path);
-    CU_AUTOFREE char *ddir = NULL, *sdir = NULL;
-    const char *dbase, *sbase;
-    int dfd = -1, srcfd = -1;
-
-    if (f->type == CU_FILE_DIR) {
-        if ((st = cu_openat_dir(t->fd, dest, true, &dfd, t->err)) != CU_OK)
-            return st;
-        close(dfd);
-        if (!tree_find(t, dest)) {
-            struct cu_record_file *r = tree_add(t, dest);
-            r->type = 'd';
-            r->mode = 0755;
-            r->component = cu_xstrdup(component);
-        }
-        return CU_OK;
-    }
-    split(dest, &ddir, &dbase);
-    split(f->path, &sdir, &sbase);
-    if ((st = cu_openat_dir(t->fd, ddir, true, &dfd, t->err)) != CU_OK)
-        return st;
-    struct stat sb;
-    if (fstatat(dfd, dbase, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
-        const struct cu_record_file *old = tree_find(t, dest);
-        bool same = old && old->type == f->type && strcmp(old->sha256, f->sha256) == 0;
-        close(dfd);
-        if (same)
-            return CU_OK; /* the same bytes from two components: keep one */
-        /* Named in plan order, whichever was placed first (workers place as they finish).  A folder
-         * made for another component's files belongs to that component. */
-        const char *a = old && old->component ? old->component : NULL, *b = component;
-        size_t dl = strlen(dest);
-        for (size_t i = 0; !a && i < t->rec->n_files; i++)
-            if (strncmp(t->rec->files[i].path, dest, dl) == 0 && t->rec->files[i].path[dl] == '/')
-                a = t->rec->files[i].component;
-        if (!a)
-            a = "?";
-        if (t->plan && plan_index(t->plan, b) < plan_index(t->plan, a)) {
-            const char *x = a;
-            a = b;
-            b = x;
-        }
-        return cu_error_set(t->err, CU_E_ARCHIVE, 0,
-                            _("The components %s and %s both install %s, with different contents"), a, b, dest);
-    }
-    if ((st = cu_openat_dir(sfd, sdir, false, &srcfd, t->err)) != CU_OK) {
-        close(dfd);
-        return st;
-    }
-    if (renameat(srcfd, sbase, dfd, dbase) != 0) {
-        st = cu_error_set(t->err, CU_E_IO, errno, _("Cannot move %s into place"), dest);
-        close(srcfd);
-        close(dfd);
-        return st;
-    }
-    close(srcfd);
-    close(dfd);
-    struct cu_record_file *r = tree_add(t, dest);
-    r->type = f->type;
-    r->mode = f->mode;
-    r->size = f->size;
-    memcpy(r->sha256, f->sha256, sizeof(r->sha256));
-    r->target = cu_xstrdup(f->target);
-    r->component = cu_xstrdup(component);
-    return CU_OK;
-}
-
-/* A worker's finished component, into the new tree: one worker at a time. */
-static enum cu_status
-place_job(struct tree *t, const struct job *j, struct cu_error *err)
-{
-    enum cu_status st = CU_OK;
-    pthread_mutex_lock(&t->mu);
-    struct cu_error *saved = t->err;
-    t->err = err;
-    int sfd = open(j->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (sfd < 0) {
-        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), j->staging);
-    } else {
-        for (size_t k = 0; k < j->res.n && st == CU_OK; k++)
-            st = place(t, sfd, j->d->component, &j->res.files[k]);
-        close(sfd);
-    }
-    t->err = saved;
-    pthread_mutex_unlock(&t->mu);
-    return st;
-}
-
-/* Bring a kept component's files over from the old tree: hard links, no copies. */
-static enum cu_status
-keep(struct tree *t, int oldfd, const struct cu_record_file *f)
-{
-    enum cu_status st;
-    CU_AUTOFREE char *dir = NULL;
-    const char *base;
-    int dfd = -1, sfd = -1;
-
-    split(f->path, &dir, &base);
-    if (f->type == 'd') {
-        if ((st = cu_openat_dir(t->fd, f->path, true, &dfd, t->err)) != CU_OK)
-            return st;
-        close(dfd);
-    } else {
-        if ((st = cu_openat_dir(t->fd, dir, true, &dfd, t->err)) != CU_OK)
-            return st;
-        if ((st = cu_openat_dir(oldfd, dir, false, &sfd, t->err)) != CU_OK) {
-            close(dfd);
-            return st;
-        }
-        int r = f->type == 'l' ? symlinkat(f->target, dfd, base) : linkat(sfd, base, dfd, base, 0);
-        if (r != 0 && errno != EEXIST)
-            st = cu_error_set(t->err, CU_E_IO, errno, _("Cannot carry %s over"), f->path);
-        close(sfd);
-        close(dfd);
-        if (st != CU_OK)
-            return st;
-    }
-    struct cu_record_file *n = tree_add(t, f->path);
-    n->type = f->type;
-    n->mode = f->mode;
-    n->size = f->size;
-    memcpy(n->sha256, f->sha256, sizeof(n->sha256));
-    n->target = cu_xstrdup(f->target);
-    n->component = cu_xstrdup(f->component);
-    return CU_OK;
-}
-
-static enum cu_status
-write_own_files(struct tree *t, const struct cu_plan *p, const char *tree_path)
-{
-    enum cu_status st;
-    char buf[32];
-    /* lib64 -> lib, as the runfile installs it. */
-    struct stat sb;
-    if (fstatat(t->fd, "lib", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode) &&
-        fstatat(t->fd, "lib64", &sb, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (symlinkat("lib", t->fd, "lib64") != 0)
-            return cu_error_set(t->err, CU_E_IO, errno, _("Cannot create lib64"));
-        struct cu_record_file *f = tree_add(t, "lib64");
-        f->type = 'l';
-        f->mode = 0777;
-        f->size = 3;
-        f->target = cu_xstrdup("lib");
-        cu_sha256_hex("lib", 3, f->sha256);
-        f->component = cu_xstrdup("cudaup");
-    }
-    /* version.json in the runfile's shape, so other tools recognise the install. */
-    json_t *v = json_object(), *cuda = json_object();
-    json_object_set_new(cuda, "name", json_string("CUDA SDK"));
-    json_object_set_new(cuda, "version", json_string(cu_version_format(&p->cuda, 0, buf, sizeof(buf))));
-    json_object_set_new(v, "cuda", cuda);
-    for (size_t i = 0; i < t->rec->n_components; i++) {
-        const struct cu_record_component *c = &t->rec->components[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(c->title ? c->title : c->name));
-        json_object_set_new(o, "version", cu_json_str_or_null(c->version));
-        json_object_set_new(v, c->name, o);
-    }
-    char *text = json_dumps(v, JSON_INDENT(3) | JSON_PRESERVE_ORDER);
-    json_decref(v);
-    CU_AUTOFREE char *vp = cu_path_join(tree_path, "version.json");
-    size_t len = strlen(text);
-    st = cu_write_file_atomic(vp, text, len, 0644, t->err);
-    if (st == CU_OK) {
-        struct cu_record_file *f = tree_add(t, "version.json");
-        f->type = 'f';
-        f->mode = 0644;
-        f->size = len;
-        cu_sha256_hex(text, len, f->sha256);
-        f->component = cu_xstrdup("cudaup");
-    }
-    free(text);
-    return st;
 }
 
 static char *
@@ -1110,7 +294,7 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
             continue;
         for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
             if (old->files[k].component && strcmp(old->files[k].component, d->component) == 0)
-                st = keep(&t, oldfd, &old->files[k]);
+                st = cu_place_keep(&t, oldfd, &old->files[k]);
     }
     /* Components of the old install this plan does not list stay, when intact. */
     for (size_t i = 0; old && i < old->n_components && st == CU_OK; i++) {
@@ -1127,21 +311,21 @@ cu_toolkit_install(struct cu_run_ctx *ctx, char *const *force, struct cu_error *
         memcpy(t.rec->components[t.rec->n_components - 1].sha256, c->sha256, 65);
         for (size_t k = 0; k < old->n_files && st == CU_OK; k++)
             if (old->files[k].component && strcmp(old->files[k].component, c->name) == 0)
-                st = keep(&t, oldfd, &old->files[k]);
+                st = cu_place_keep(&t, oldfd, &old->files[k]);
     }
     if (st != CU_OK)
         goto out;
     t.plan = p;
     pthread_mutex_init(&t.mu, NULL);
     t.placing = true;
-    if ((st = pipeline(ctx, need, n_need, staging, &t, &jobs, &culprit, err)) != CU_OK)
+    if ((st = cu_pipeline(ctx, need, n_need, staging, &t, &jobs, &culprit, err)) != CU_OK)
         goto out;
     for (size_t k = 0; k < n_need; k++)
         if (need[k]->product == CU_PRODUCT_CUDNN)
             ctx->cudnn_changed = true;
     /* The record lists files by path, whichever worker placed them first. */
     qsort(t.rec->files, t.rec->n_files, sizeof(*t.rec->files), by_path);
-    if ((st = write_own_files(&t, p, tree_path)) != CU_OK ||
+    if ((st = cu_place_write_own_files(&t, p, tree_path)) != CU_OK ||
         (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
         goto out;
     if (ctx->cancel && atomic_load(ctx->cancel)) {
@@ -1182,7 +366,7 @@ out:
         close(oldfd);
     cu_record_free(t.rec);
     if (jobs)
-        jobs_fini(jobs, n_need);
+        cu_pipeline_jobs_fini(jobs, n_need);
     remove_staging(staging);
     cu_record_free(old);
     free(need);
@@ -1238,7 +422,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
     if ((st = cu_mkdir_p(tree_path, 0755, err)) != CU_OK)
         goto out;
     const struct cu_plan_download *dl[] = {&py->dl};
-    if ((st = pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK ||
+    if ((st = cu_pipeline(ctx, dl, 1, staging, NULL, &jobs, NULL, err)) != CU_OK ||
         (st = cu_pyarchive_check(&jobs[0].res, py->version, py->dl.relative_path, err)) != CU_OK)
         goto out;
     t.rec = cu_record_new();
@@ -1264,7 +448,7 @@ cu_toolkit_install_python(struct cu_run_ctx *ctx, struct cu_error *err)
         goto out;
     }
     for (size_t k = 0; k < jobs[0].res.n && st == CU_OK; k++)
-        st = place(&t, sfd, "python", &jobs[0].res.files[k]);
+        st = cu_place(&t, sfd, "python", &jobs[0].res.files[k]);
     close(sfd);
     if (st != CU_OK || (st = cu_record_save(t.rec, tree_path, err)) != CU_OK)
         goto out;
@@ -1290,7 +474,7 @@ out:
         close(t.fd);
     cu_record_free(t.rec);
     if (jobs)
-        jobs_fini(jobs, 1);
+        cu_pipeline_jobs_fini(jobs, 1);
     remove_staging(staging);
     cu_record_free(old);
     cu_prefix_unlock(lockfd);
@@ -1362,7 +546,7 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
         dl[n++] = &p->downloads[i];
     if (p->python && p->python->dl.url)
         dl[n++] = &p->python->dl; /* the nodes' Python: DIR/python/FILE */
-    if ((st = pipeline(ctx, dl, n, NULL, NULL, &jobs, NULL, err)) != CU_OK) {
+    if ((st = cu_pipeline(ctx, dl, n, NULL, NULL, &jobs, NULL, err)) != CU_OK) {
         /* Filling a site mirror: the source is the upstream given with --mirror. */
         if (st == CU_E_NETWORK && !ctx->net->official)
             cu_error_advise(err, _("The upstream %s (--mirror) lacks this file: point --mirror at one that holds it, or leave --mirror out to fetch from NVIDIA%s."),
@@ -1395,7 +579,7 @@ cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err)
     ctx->toolkit_changed = changed;
 out:
     if (jobs)
-        jobs_fini(jobs, n);
+        cu_pipeline_jobs_fini(jobs, n);
     free(dl);
     return st;
 }
