@@ -74,7 +74,7 @@ cu_cmd_verify(struct cu_app *app)
         goto out;
     }
     cu_pyenv_recorded(app->state_dir, &python, &framework);
-    cu_app_open_log(app); /* verify writes each check there (core/verify_report.c) */
+    cu_app_open_log(app); /* verify writes each check there (core/verify/verify_report.c) */
     struct cu_verify_opts o = {
         .dir = dir,
         .facts = facts,

@@ -11,7 +11,7 @@
 #include "core/base/error.h"
 #include "core/resolve/plan.h"
 
-struct cu_run_ctx; /* core/exec.h: the executor's context for run() */
+struct cu_run_ctx; /* core/install/exec.h: the executor's context for run() */
 
 struct cu_installer_ops {
     const char *name;

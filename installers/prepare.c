@@ -307,7 +307,7 @@ brought_python(const struct cu_prepare_in *in, const struct cu_plan *p, const ch
     memcpy(py->dl.sha256, cp->sha256, sizeof(py->dl.sha256));
     py->dl.size = cp->size ? cp->size : PYTHON_ARCHIVE_MAX;
     py->dl.size_unknown = cp->size == 0;
-    /* A "full" archive (3.7): only its python/install/ is placed (core/pyarchive.h). */
+    /* A "full" archive (3.7): only its python/install/ is placed (core/unpack/pyarchive.h). */
     py->dl.archive_layout = cu_pyarchive_is_full(cp->layout) ? cu_xstrdup(cp->layout) : NULL;
     return py;
 }

@@ -2,7 +2,7 @@
 /*
  * The Python a venv is made with, when cudaup brings it: a relocatable CPython
  * (python-build-standalone) in PREFIX/cudaup/python/X.Y, installed by the same
- * checked, staged and recorded transaction as the toolkit (core/toolkit.c).
+ * checked, staged and recorded transaction as the toolkit (core/install/toolkit.c).
  */
 #include "config.h"
 

@@ -2,7 +2,7 @@
 /*
  * The engine's advice in the wizard's words.  The engine says what to do in the command line's
  * terms ("run `cudaup install --cuda 12.2`", "repair restores them", "run without --mirror") and
- * records beside it what that asks for (core/advice.h); here each kind is said by naming the
+ * records beside it what that asks for (core/base/advice.h); here each kind is said by naming the
  * screen and the key that do it.  Advice without a kind has its flags told as choices
  * (tui_unflag).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The engine's advice in the wizard's words: screens and keys, not commands and flags
- * (core/advice.h says what each kind asks for).  UI thread only.
+ * (core/base/advice.h says what each kind asks for).  UI thread only.
  */
 #ifndef CU_TUI_ADVICE_H
 #define CU_TUI_ADVICE_H

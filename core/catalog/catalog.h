@@ -188,7 +188,7 @@ struct cu_catalog {
     char **components_default, **components_never, **cudnn_components_default;
     struct cu_cat_component_group *groups;
     size_t n_groups;
-    struct cu_drv_data *driver; /* the driver tables (core/driver_data.h) */
+    struct cu_drv_data *driver; /* the driver tables (core/catalog/driver_data.h) */
     struct cu_cat_legacy *legacy; /* CUDA 10.0-11.3 from runfiles (catalog_legacy.h); never NULL once loaded */
 };
 

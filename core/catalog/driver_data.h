@@ -2,7 +2,7 @@
 /*
  * The catalog's "driver" tables (data/driver/ CSV files, see its SOURCES.md): which branch and
  * kernel-module flavors each GPU generation takes, and which packages each distribution carries,
- * from which source, held how.  Facts only: the choice is core/driver.h.
+ * from which source, held how.  Facts only: the choice is core/resolve/driver.h.
  */
 #ifndef CU_DRIVER_DATA_H
 #define CU_DRIVER_DATA_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The broken-driver states doctor names (core/driver_doctor.c), each with its fix, and doctor's
+ * The broken-driver states doctor names (core/doctor/driver_doctor.c), each with its fix, and doctor's
  * driver keys of the JSON.
  */
 #ifndef CU_DRIVER_DOCTOR_H
@@ -11,10 +11,10 @@
 struct cu_catalog;
 struct cu_facts;
 
-struct cu_problems; /* core/doctor.h */
+struct cu_problems; /* core/doctor/doctor.h */
 
 /**
- * Name the broken-driver states (core/driver_doctor.c), each with a fix that `cudaup repair`
+ * Name the broken-driver states (core/doctor/driver_doctor.c), each with a fix that `cudaup repair`
  * carries out where a package manager can: driver-mismatch (when sysinfo's NVML check could not
  * tell), driver-module-missing, driver-unsigned-secure-boot, driver-unpinned,
  * driver-flavor-unsupported.  Appends to @out.

@@ -2,7 +2,7 @@
 /*
  * Download archives with libcurl's multi interface, several at once, on the
  * calling thread (curl_multi_poll), each into a .partial file that a
- * consumer reads as it grows (core/stream.h).
+ * consumer reads as it grows (core/base/stream.h).
  *
  * Resume: an existing .partial is continued with Range and If-Range (the
  * validator saved beside it); a server that ignores Range (200), starts

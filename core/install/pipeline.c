@@ -391,7 +391,7 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
     }
     qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
 
-    /* Another run sharing the cache may be fetching the same archives: wait for it (core/cache.h). */
+    /* Another run sharing the cache may be fetching the same archives: wait for it (core/fetch/cache.h). */
     const char **sha = cu_xcalloc(n + 1, sizeof(*sha)), **name = cu_xcalloc(n + 1, sizeof(*name));
     int *lock = cu_xcalloc(n + 1, sizeof(*lock));
     for (size_t i = 0; i < n; i++) {
@@ -405,7 +405,7 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
     free(name);
     free(lock);
 
-    /* What the cache holds whole is read from there; every other archive is asked for (core/probe.h)
+    /* What the cache holds whole is read from there; every other archive is asked for (core/fetch/probe.h)
      * before the first byte of any is fetched, so that all that are missing are named at once. */
     struct cu_probe_item *probes = cu_xcalloc(n + 1, sizeof(*probes));
     size_t n_probes = 0;

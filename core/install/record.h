@@ -23,8 +23,8 @@ struct cu_record_component {
     char sha256[65]; /* of the archive */
     uint64_t size;
     char *url;
-    char *runfile_layout; /* a CUDA runfile's (core/runfile.h), or NULL */
-    char *archive_layout; /* a brought Python's "full" archive (core/pyarchive.h), or NULL */
+    char *runfile_layout; /* a CUDA runfile's (core/unpack/runfile.h), or NULL */
+    char *archive_layout; /* a brought Python's "full" archive (core/unpack/pyarchive.h), or NULL */
     bool size_unknown;    /* @size is the most accepted: the source publishes none */
     bool from_base;       /* @url lies under the mirror's base as on NVIDIA's server, not BASE/PRODUCT/redist */
 };

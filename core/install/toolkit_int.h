@@ -27,7 +27,7 @@ struct job {
     const struct cu_plan_download *d;
     struct tree *place_into; /* install: move the unpacked files into the new tree as soon as they are checked */
     char *final, *partial;
-    int lock; /* this run's hold on the archive in the cache (core/cache.h); -1: none */
+    int lock; /* this run's hold on the archive in the cache (core/fetch/cache.h); -1: none */
     bool cached;
     struct cu_stream stream;
     bool stream_open;

@@ -79,7 +79,7 @@ struct cu_os_info {
     char machine[32]; /* x86_64, aarch64 */
 };
 
-struct cu_drv_state; /* core/driver_state.h */
+struct cu_drv_state; /* core/machine/driver_state.h */
 
 struct cu_facts {
     struct cu_gpu_info *gpus;
@@ -91,7 +91,7 @@ struct cu_facts {
     struct cu_pyenv_info *pyenv; /* NULL when none was found */
     char **pythons;              /* Python versions on PATH ("3.11", "3.12"), newest first */
     struct cu_os_info os;
-    struct cu_drv_state *drv;    /* the driver's state beyond the above (core/driver_state.c) */
+    struct cu_drv_state *drv;    /* the driver's state beyond the above (core/machine/driver_state.c) */
 };
 
 struct cu_probe_opts {

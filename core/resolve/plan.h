@@ -25,8 +25,8 @@ struct cu_plan_download {
     char sha256[65];
     uint64_t size;     /* the exact size; with size_unknown, only the most that is accepted */
     bool size_unknown; /* the source publishes no size (python-build-standalone): the hash alone decides */
-    char *runfile_layout; /* a CUDA runfile, read (never run) by core/runfile.c: "nested", ...; else NULL */
-    char *archive_layout; /* a Python archive's: "full" places only python/install/ (core/pyarchive.h);
+    char *runfile_layout; /* a CUDA runfile, read (never run) by core/unpack/runfile.c: "nested", ...; else NULL */
+    char *archive_layout; /* a Python archive's: "full" places only python/install/ (core/unpack/pyarchive.h);
                              NULL or "install_only": the archive's top folder holds the tree */
     bool from_base;       /* relative_path lies under the mirror's base as on NVIDIA's server (runfiles,
                              cuDNN .tgz), not under BASE/PRODUCT/redist */
@@ -88,7 +88,7 @@ struct cu_plan_env {
     char *path;     /* where that env lives, when known */
 };
 
-struct cu_drv_plan; /* core/driver.h */
+struct cu_drv_plan; /* core/resolve/driver.h */
 
 struct cu_plan {
     char *platform;               /* linux-x86_64 */

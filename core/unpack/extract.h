@@ -71,7 +71,7 @@ struct cu_extract_opts {
     const atomic_int *cancel; /* non-zero stops between blocks: CU_E_CANCELLED */
     /** Optional: the name each member is checked and placed under (it must begin with the
         archive's top folder), or NULL to skip the member unwritten.  The returned string is
-        borrowed until the next call.  Lets a runfile's payload be read in place (core/runfile.c). */
+        borrowed until the next call.  Lets a runfile's payload be read in place (core/unpack/runfile.c). */
     const char *(*rename)(void *rename_ud, const char *name);
     void *rename_ud;
     /** Called now and then with the bytes written so far; any thread. */

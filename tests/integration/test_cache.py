@@ -3,7 +3,7 @@
 """Installs sharing one --cache-dir (issue 25 item 1): two and three at once, into different prefixes.
 
 A site keeps the cache on NFS and a user runs cudaup twice: each archive is written by one run at a time
-(CACHE/archives/SHA.lock, core/cache.h), the others wait for it and take it whole from the cache, so that
+(CACHE/archives/SHA.lock, core/fetch/cache.h), the others wait for it and take it whole from the cache, so that
 every run ends with the reference tree and nothing half-written stays in the cache.
 """
 import os

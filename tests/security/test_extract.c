@@ -79,7 +79,7 @@ hostile_archives(void **state)
     snprintf(path, sizeof(path), "%s/cases.txt", hdir);
     FILE *cases = fopen(path, "r");
     assert_non_null(cases);
-    /* The sentence of each check that refuses an archive (core/extract.c). */
+    /* The sentence of each check that refuses an archive (core/unpack/extract.c). */
     static const struct {
         const char *why, *says;
     } checks[] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * python-build-standalone's "full" .tar.zst through cu_extract with the
- * full layout's rename (core/pyarchive.c): only python/install/ is placed,
+ * full layout's rename (core/unpack/pyarchive.c): only python/install/ is placed,
  * under the names an install_only archive gives; its other folders are
  * skipped; an unsafe name anywhere, a link or hard link that leaves the
  * installed tree, and a member outside python/ are refused with nothing

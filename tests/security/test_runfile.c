@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Runfiles read without running them (core/runfile.c): the toolkit's files of
+ * Runfiles read without running them (core/unpack/runfile.c): the toolkit's files of
  * a CUDA 10.0-style nested runfile and an 11.x-style builds/ runfile are
  * placed and nothing else; lying headers, truncation, a wrong sha256,
  * escaping names and links, a bomb in the nested runfile and a runfile nested
