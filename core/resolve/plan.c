@@ -87,7 +87,13 @@ cu_plan_free(struct cu_plan *p)
     free(p->cuda_path);
     free(p->cudnn_full);
     free(p->cudnn_variant);
-    framework_free(p->framework);
+    if (p->n_frameworks) {
+        for (size_t i = 0; i < p->n_frameworks; i++)
+            framework_free(p->frameworks[i]);
+    } else {
+        framework_free(p->framework);
+    }
+    free(p->frameworks);
     cu_strv_free(p->components);
     for (size_t i = 0; i < p->n_downloads; i++)
         download_fini(&p->downloads[i]);
@@ -109,6 +115,45 @@ cu_plan_free(struct cu_plan *p)
     cu_strv_fini(&p->warnings);
     cu_drv_plan_free(p->driver);
     free(p);
+}
+
+void
+cu_plan_add_framework(struct cu_plan *p, struct cu_plan_framework *fw)
+{
+    if (p->framework && !p->n_frameworks) { /* set alone before: it becomes the first of the list */
+        p->frameworks = cu_xcalloc(2, sizeof(*p->frameworks));
+        p->frameworks[p->n_frameworks++] = p->framework;
+    }
+    p->frameworks = cu_xreallocarray(p->frameworks, p->n_frameworks + 2, sizeof(*p->frameworks));
+    p->frameworks[p->n_frameworks++] = fw;
+    p->frameworks[p->n_frameworks] = NULL;
+    if (!p->framework)
+        p->framework = fw;
+}
+
+struct cu_plan_framework *const *
+cu_plan_frameworks(const struct cu_plan *p, size_t *n)
+{
+    if (p->n_frameworks) {
+        *n = p->n_frameworks;
+        return p->frameworks;
+    }
+    *n = p->framework ? 1 : 0;
+    return p->framework ? (struct cu_plan_framework *const *)&p->framework : NULL;
+}
+
+char *
+cu_plan_framework_names(const struct cu_plan *p, const char *sep)
+{
+    size_t n;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &n);
+    if (!n)
+        return NULL;
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t i = 0; i < n; i++)
+        cu_buf_printf(&b, "%s%s", i ? sep : "", fw[i]->name);
+    return cu_buf_steal(&b);
 }
 
 void
@@ -255,6 +300,38 @@ jstrv_(const struct cu_strv *v)
     return a;
 }
 
+static json_t *
+framework_json(const struct cu_plan_framework *f)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(f->name));
+    json_object_set_new(o, "version", cu_json_str_or_null(f->version));
+    json_object_set_new(o, "python", cu_json_str_or_null(f->python));
+    json_t *pip = json_array();
+    for (char **r = f->pip; r && *r; r++)
+        json_array_append_new(pip, json_string(*r));
+    json_object_set_new(o, "pip", pip);
+    json_t *cons = json_array();
+    for (char **r = f->constraints; r && *r; r++)
+        json_array_append_new(cons, json_string(*r));
+    json_object_set_new(o, "constraints", cons);
+    json_object_set_new(o, "constraints_file", cu_json_str_or_null(f->constraints_file));
+    json_object_set_new(o, "index_url", cu_json_str_or_null(f->index_url));
+    json_object_set_new(o, "cuda_build", cu_json_str_or_null(f->cuda_tag));
+    json_object_set_new(o, "bundled_runtime", json_boolean(f->bundled_runtime));
+    json_t *gc = json_array();
+    for (size_t i = 0; i < f->n_gpu_code; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "gpu", json_integer(f->gpu_code[i].gpu));
+        json_object_set_new(e, "code", json_string(f->gpu_code[i].code));
+        json_object_set_new(e, "target", cu_json_str_or_null(f->gpu_code[i].target));
+        json_array_append_new(gc, e);
+    }
+    json_object_set_new(o, "gpu_code", gc);
+    json_object_set_new(o, "code_confidence", cu_json_str_or_null(f->code_confidence));
+    return o;
+}
+
 json_t *
 cu_plan_to_json(const struct cu_plan *p)
 {
@@ -283,38 +360,14 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(doc, "cudnn", json_null());
     }
 
-    if (p->framework) {
-        const struct cu_plan_framework *f = p->framework;
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(f->name));
-        json_object_set_new(o, "version", cu_json_str_or_null(f->version));
-        json_object_set_new(o, "python", cu_json_str_or_null(f->python));
-        json_t *pip = json_array();
-        for (char **r = f->pip; r && *r; r++)
-            json_array_append_new(pip, json_string(*r));
-        json_object_set_new(o, "pip", pip);
-        json_t *cons = json_array();
-        for (char **r = f->constraints; r && *r; r++)
-            json_array_append_new(cons, json_string(*r));
-        json_object_set_new(o, "constraints", cons);
-        json_object_set_new(o, "constraints_file", cu_json_str_or_null(f->constraints_file));
-        json_object_set_new(o, "index_url", cu_json_str_or_null(f->index_url));
-        json_object_set_new(o, "cuda_build", cu_json_str_or_null(f->cuda_tag));
-        json_object_set_new(o, "bundled_runtime", json_boolean(f->bundled_runtime));
-        json_t *gc = json_array();
-        for (size_t i = 0; i < f->n_gpu_code; i++) {
-            json_t *e = json_object();
-            json_object_set_new(e, "gpu", json_integer(f->gpu_code[i].gpu));
-            json_object_set_new(e, "code", json_string(f->gpu_code[i].code));
-            json_object_set_new(e, "target", cu_json_str_or_null(f->gpu_code[i].target));
-            json_array_append_new(gc, e);
-        }
-        json_object_set_new(o, "gpu_code", gc);
-        json_object_set_new(o, "code_confidence", cu_json_str_or_null(f->code_confidence));
-        json_object_set_new(doc, "framework", o);
-    } else {
-        json_object_set_new(doc, "framework", json_null());
-    }
+    json_object_set_new(doc, "framework", p->framework ? framework_json(p->framework) : json_null());
+    /* Every framework of the environment, the first as "framework" (DESIGN: frameworks[]). */
+    json_t *fws = json_array();
+    size_t nfw;
+    struct cu_plan_framework *const *fwv = cu_plan_frameworks(p, &nfw);
+    for (size_t i = 0; i < nfw; i++)
+        json_array_append_new(fws, framework_json(fwv[i]));
+    json_object_set_new(doc, "frameworks", fws);
 
     json_t *dl = json_array();
     for (size_t i = 0; i < p->n_downloads; i++) {

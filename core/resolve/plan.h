@@ -102,7 +102,10 @@ struct cu_plan {
     struct cu_version cudnn;      /* release label 9.14.0 */
     char *cudnn_full;             /* 9.14.0.64 */
     char *cudnn_variant;          /* "12" */
-    struct cu_plan_framework *framework; /* NULL: none */
+    struct cu_plan_framework *framework; /* NULL: none; with several, the first of frameworks[] */
+    struct cu_plan_framework **frameworks; /* every framework of the environment (cu_plan_add_framework), or NULL
+                                              when only @framework was set */
+    size_t n_frameworks;
     char **components;            /* CUDA manifest keys, NULL-terminated */
     struct cu_plan_download *downloads;
     size_t n_downloads;
@@ -123,6 +126,13 @@ struct cu_plan {
 struct cu_plan *cu_plan_new(void);
 void cu_plan_free(struct cu_plan *plan);
 void cu_plan_python_free(struct cu_plan_python *py);
+
+/** Add @fw (taken) to the environment's frameworks; the first becomes plan->framework. */
+void cu_plan_add_framework(struct cu_plan *plan, struct cu_plan_framework *fw);
+/** The environment's frameworks: every one of frameworks[], or @framework alone; *@n how many (0: none). */
+struct cu_plan_framework *const *cu_plan_frameworks(const struct cu_plan *plan, size_t *n);
+/** The frameworks' names joined by @sep ("pytorch,jax"), or NULL without one. Caller frees. */
+char *cu_plan_framework_names(const struct cu_plan *plan, const char *sep);
 
 void cu_plan_add_step(struct cu_plan *plan, const char *installer, const char *action,
                       const char *fmt, ...) CU_PRINTF(4, 5);

@@ -15,6 +15,7 @@
 
 #include "core/resolve/resolve_int.h"
 #include "core/base/i18n.h"
+#include "core/base/mem.h"
 #include "core/base/str.h"
 
 /* Does the driver run some release of CUDA @major on the mirror natively? */
@@ -264,6 +265,49 @@ find_advice(const struct cu_resolve_in *in, const struct rs *r, struct cu_error 
     rs_driver_advice(r, err);
 }
 
+/*
+ * A set of frameworks that cannot share one environment: the nearest sets that do (resolve_multi.c
+ * names them), else one environment each, when each of them plans alone.
+ */
+static void
+find_multi_advice(const struct cu_resolve_in *in, struct cu_error *err)
+{
+    const char *fw = in->wishes->framework;
+    struct cu_plan *shared = NULL;
+    CU_AUTOFREE char *shared_fw = NULL;
+    for (int k = 0; !shared; k++) {
+        char *v = rs_multi_variant(fw, k);
+        if (!v)
+            break;
+        struct cu_wishes w = *in->wishes;
+        w.framework = v;
+        struct cu_resolve_in in2 = *in;
+        in2.wishes = &w;
+        struct cu_error e2;
+        cu_error_clear(&e2);
+        if (resolve(&in2, true, &shared, &e2) == CU_OK)
+            shared_fw = v;
+        else
+            free(v);
+    }
+    bool each = true;
+    CU_AUTOFREE char *list = cu_xstrdup(fw);
+    char *save = NULL;
+    for (char *one = strtok_r(list, ",", &save); one && each; one = strtok_r(NULL, ",", &save)) {
+        struct cu_wishes w = *in->wishes;
+        w.framework = one;
+        struct cu_resolve_in in2 = *in;
+        in2.wishes = &w;
+        struct cu_plan *p = NULL;
+        struct cu_error e2;
+        cu_error_clear(&e2);
+        each = resolve(&in2, true, &p, &e2) == CU_OK;
+        cu_plan_free(p);
+    }
+    rs_multi_advise(fw, shared, shared_fw, each, err);
+    cu_plan_free(shared);
+}
+
 enum cu_status
 cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err)
 {
@@ -314,6 +358,12 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         r.constrained = false;
     }
 
+    if (rs_multi_wanted(in->wishes->framework)) {
+        st = rs_resolve_multi(&r, try_option, out);
+        if (st == CU_E_UNSUPPORTED && !no_advice && !err->advice[0])
+            find_multi_advice(in, err);
+        return st;
+    }
     const struct cu_cat_legacy_tf *legacy = rs_legacy_match(&r);
     if (legacy) {
         st = rs_legacy_resolve(&r, legacy, out);

@@ -58,6 +58,12 @@ struct fwopt {
     char *lib_row_note;            /* what the framework's own page says of the GPUs, or NULL */
     struct cu_strv constraints;    /* pins for pip's constraints file */
     struct cu_strv lib_reasons;    /* the plan's reasons about them */
+    /* Several frameworks in one environment (resolve_multi.c): the option that stands for the set
+     * holds its parts, the framework named first first; each part is judged and planned on its own. */
+    const struct fwopt *const *parts;
+    size_t n_parts;
+    enum cu_framework kind;        /* a part's framework (the set's option: the first part's) */
+    const struct cu_cat_fw_wheel *wheel; /* a part's pins on pip's CUDA wheels */
 };
 
 /* How well the data vouches that a build runs on every GPU here; tried in this order. */
@@ -207,6 +213,34 @@ void rs_advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct
                     const struct cu_plan *p, struct cu_error *err);
 /** Nothing plans on this driver: advise the driver every GPU here needs. */
 void rs_driver_advice(const struct rs *r, struct cu_error *err);
+
+/* resolve_wish.c: lists of frameworks (--framework pytorch,jax, and ';' between environments). */
+#define RS_MAX_PARTS 3  /* frameworks in one environment: each of tensorflow, pytorch, jax once */
+#define RS_MAX_GROUPS 4 /* environments of one request */
+/** Split @s at @sep into trimmed items (pushed to @out); false when one is empty. */
+bool rs_split_items(const char *s, const char *sep, struct cu_strv *out);
+/** The syntax of a list (or of ';'-separated lists: one environment each).  Errors: CU_E_USAGE. */
+CU_NODISCARD enum cu_status rs_multi_check(const char *framework, bool no_cudnn, struct cu_error *err);
+
+/* resolve_multi.c: several frameworks in one environment (--framework pytorch,jax). */
+/** Does --framework name several frameworks for one environment? */
+bool rs_multi_wanted(const char *framework);
+/**
+ * One option against the CUDA releases on the mirror, in sweep @only_sweep (0: the build's own CUDA
+ * X.Y, 1: another release of its major, 2: minor-version compatibility): resolve.c's search, handed
+ * in.  CU_E_NOT_FOUND when nothing fits, the reason noted with rs_fail().
+ */
+typedef enum cu_status (*rs_try_fn)(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan **out);
+/** Plan the set: versions of each whose CUDA wheels agree, one cuDNN that fits every GPU.  Errors as cu_resolve(). */
+CU_NODISCARD enum cu_status rs_resolve_multi(struct rs *r, rs_try_fn try_option, struct cu_plan **out);
+/**
+ * The @k-th change to a refused set worth trying for advice (the first framework's pin kept and the
+ * others' dropped, every pin dropped), as a --framework value; NULL when there is none.  Caller frees.
+ */
+char *rs_multi_variant(const char *framework, int k);
+/** The advice for a refused set: @shared a --framework that plans (or NULL), @each whether one environment each plans. */
+void rs_multi_advise(const char *framework, const struct cu_plan *shared, const char *shared_fw, bool each,
+                     struct cu_error *err);
 
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);

@@ -201,6 +201,32 @@ explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_p
                      o->title);
 }
 
+/* The plan's part for framework @o of kind @kind with Python @py; the pins pip is held to are @set's. */
+static struct cu_plan_framework *
+plan_framework(const struct fwopt *o, enum cu_framework kind, const struct cu_version *py, const struct fwopt *set)
+{
+    char b1[32];
+    struct cu_plan_framework *fw = cu_xcalloc(1, sizeof(*fw));
+    fw->kind = kind;
+    fw->name = cu_xstrdup(cu_framework_name(kind));
+    fw->version = cu_xstrdup(o->version);
+    fw->python = cu_xstrdup(V(py, b1, sizeof(b1)));
+    if (set->py_min.n) {
+        fw->py_min = cu_xstrdup(V(&set->py_min, b1, sizeof(b1)));
+        fw->py_max = cu_xstrdup(V(&set->py_max, b1, sizeof(b1)));
+    }
+    fw->pip = cu_xcalloc(o->pip.n + 1, sizeof(char *));
+    for (size_t i = 0; i < o->pip.n; i++)
+        fw->pip[i] = cu_xstrdup(o->pip.v[i]);
+    fw->index_url = cu_xstrdup(o->index_url);
+    fw->cuda_tag = cu_xstrdup(o->tag);
+    fw->bundled_runtime = o->bundled;
+    fw->constraints = cu_xcalloc(set->constraints.n + 1, sizeof(char *));
+    for (size_t i = 0; i < set->constraints.n; i++)
+        fw->constraints[i] = cu_xstrdup(set->constraints.v[i]);
+    return fw;
+}
+
 enum cu_status
 rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, const struct cu_version *cv,
              const struct cu_version *need, struct cu_strv *components, const struct cudnn_pick *dn,
@@ -240,8 +266,11 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
                            V(&g->cc, b1, sizeof(b1)), g->arch ? " (" : "", g->arch ? g->arch : "",
                            g->arch ? ")" : "");
     }
-    if (o->why)
-        cu_plan_reason(p, "%s", o->why);
+    for (size_t k = 0; k < (o->n_parts ? o->n_parts : 1); k++) {
+        const struct fwopt *part = o->n_parts ? o->parts[k] : o;
+        if (part->why)
+            cu_plan_reason(p, "%s", part->why);
+    }
     if (r->sweep == 1) {
         cu_plan_reason(p, _("CUDA %s for the system, not %s: driver %s does not run CUDA %s natively. The %s wheels bring their own CUDA %s runtime, which runs on it by NVIDIA's minor-version compatibility; the system CUDA %s, of the same major, serves the tools and the extensions you build."),
                        V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), r->driver_text,
@@ -283,28 +312,17 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
         cu_plan_reason(p, _("No cuDNN, as asked."));
 
     if (r->fw.fw != CU_FW_NONE) {
-        struct cu_plan_framework *fw = cu_xcalloc(1, sizeof(*fw));
         struct cu_version py;
         choose_python(r, o, &py);
-        fw->kind = r->fw.fw;
-        fw->name = cu_xstrdup(cu_framework_name(r->fw.fw));
-        fw->version = cu_xstrdup(o->version);
-        fw->python = cu_xstrdup(V(&py, b1, sizeof(b1)));
-        if (o->py_min.n) {
-            fw->py_min = cu_xstrdup(V(&o->py_min, b1, sizeof(b1)));
-            fw->py_max = cu_xstrdup(V(&o->py_max, b1, sizeof(b1)));
+        /* One framework, or each of a set that shares the environment (resolve_multi.c). */
+        size_t n = o->n_parts ? o->n_parts : 1;
+        for (size_t k = 0; k < n; k++) {
+            const struct fwopt *part = o->n_parts ? o->parts[k] : o;
+            struct cu_plan_framework *fw = plan_framework(part, o->n_parts ? part->kind : r->fw.fw, &py, o);
+            cu_plan_add_framework(p, fw);
+            explain_code(r, part, p, fw);
         }
-        fw->pip = cu_xcalloc(o->pip.n + 1, sizeof(char *));
-        for (size_t i = 0; i < o->pip.n; i++)
-            fw->pip[i] = cu_xstrdup(o->pip.v[i]);
-        fw->index_url = cu_xstrdup(o->index_url);
-        fw->cuda_tag = cu_xstrdup(o->tag);
-        fw->bundled_runtime = o->bundled;
-        fw->constraints = cu_xcalloc(o->constraints.n + 1, sizeof(char *));
-        for (size_t i = 0; i < o->constraints.n; i++)
-            fw->constraints[i] = cu_xstrdup(o->constraints.v[i]);
-        p->framework = fw;
-        explain_code(r, o, p, fw);
+        struct cu_plan_framework *fw = p->framework;
         for (size_t i = 0; i < o->lib_reasons.n; i++)
             cu_plan_reason(p, "%s", o->lib_reasons.v[i]);
         if (r->py_wish.n)

@@ -74,6 +74,82 @@ rs_parse_framework(const char *s, struct fwspec *out, const char **bad_version)
     return false;
 }
 
+/* Split @s at @sep into trimmed items; false when one is empty. */
+bool
+rs_split_items(const char *s, const char *sep, struct cu_strv *out)
+{
+    struct cu_strv raw;
+    cu_strv_init(&raw);
+    cu_strv_split(&raw, s, sep);
+    bool ok = raw.n > 0;
+    /* cu_strv_split drops nothing: "a,,b" has an empty item, which is refused */
+    size_t seps = 0;
+    for (const char *p = s; *p; p++)
+        seps += strchr(sep, *p) != NULL;
+    ok = ok && raw.n == seps + 1;
+    for (size_t i = 0; ok && i < raw.n; i++) {
+        char *t = cu_str_strip(raw.v[i]);
+        ok = *t != '\0';
+        cu_strv_push(out, t);
+    }
+    cu_strv_fini(&raw);
+    return ok;
+}
+
+enum cu_status
+rs_multi_check(const char *framework, bool no_cudnn, struct cu_error *err)
+{
+    struct cu_strv groups;
+    cu_strv_init(&groups);
+    enum cu_status st = CU_OK;
+    if (!rs_split_items(framework, ";", &groups) || groups.n > RS_MAX_GROUPS) {
+        st = cu_error_set(err, CU_E_USAGE, 0,
+                          _("--framework: '%s' is not a list of frameworks: name them separated by commas for one environment (pytorch,jax), or give --framework again for an environment each."),
+                          framework);
+        goto out;
+    }
+    for (size_t g = 0; g < groups.n && st == CU_OK; g++) {
+        struct cu_strv items;
+        cu_strv_init(&items);
+        if (!rs_split_items(groups.v[g], ",", &items) || items.n > RS_MAX_PARTS) {
+            st = cu_error_set(err, CU_E_USAGE, 0,
+                              _("--framework: '%s' is not a list of frameworks: name them separated by commas for one environment (pytorch,jax), or give --framework again for an environment each."),
+                              framework);
+        }
+        enum cu_framework seen[RS_MAX_PARTS];
+        for (size_t i = 0; i < items.n && st == CU_OK; i++) {
+            struct fwspec fs;
+            const char *badv;
+            if (!rs_parse_framework(items.v[i], &fs, &badv)) {
+                st = badv ? cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv)
+                          : cu_error_set(err, CU_E_USAGE, 0,
+                                         _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
+                                         items.v[i]);
+                break;
+            }
+            if (fs.fw == CU_FW_NONE && (items.n > 1 || groups.n > 1)) {
+                st = cu_error_set(err, CU_E_USAGE, 0,
+                                  _("--framework: none cannot go with a framework; name the frameworks, or none alone for CUDA and cuDNN only."));
+                break;
+            }
+            for (size_t k = 0; k < i; k++)
+                if (seen[k] == fs.fw)
+                    st = cu_error_set(err, CU_E_USAGE, 0,
+                                      _("--framework: %s is named twice for one environment in '%s'."),
+                                      cu_framework_title(cu_framework_name(fs.fw)), groups.v[g]);
+            seen[i] = fs.fw;
+            if (st == CU_OK && no_cudnn && (fs.fw == CU_FW_TENSORFLOW || fs.fw == CU_FW_JAX))
+                st = cu_error_set(err, CU_E_USAGE, 0,
+                                  _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
+                                  cu_framework_name(fs.fw));
+        }
+        cu_strv_fini(&items);
+    }
+out:
+    cu_strv_fini(&groups);
+    return st;
+}
+
 enum cu_status
 cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
 {
@@ -90,17 +166,22 @@ cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
                             _("--cudnn: '%s' is not a version; use X.Y, an exact release such as 9.1.0, auto or none."),
                             w->cudnn);
     bool no_cudnn = s.kind == SPEC_NONE;
-    if (!rs_parse_framework(w->framework, &fw, &badv)) {
+    if (w->framework && strpbrk(w->framework, ",;")) {
+        /* Several frameworks: one environment (pytorch,jax), or one each (resolve_multi.c). */
+        enum cu_status st = rs_multi_check(w->framework, no_cudnn, err);
+        if (st != CU_OK)
+            return st;
+    } else if (!rs_parse_framework(w->framework, &fw, &badv)) {
         if (badv)
             return cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv);
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
                             w->framework);
-    }
-    if (no_cudnn && (fw.fw == CU_FW_TENSORFLOW || fw.fw == CU_FW_JAX))
+    } else if (no_cudnn && (fw.fw == CU_FW_TENSORFLOW || fw.fw == CU_FW_JAX)) {
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
                             cu_framework_name(fw.fw));
+    }
     struct cu_version py;
     if (w->python && *w->python &&
         (!cu_version_parse(w->python, &py) || py.n != 2 || py.part[0] < 2 || py.part[0] > 3))
