@@ -71,16 +71,27 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
     printf("%s", bold);
     cu_print_padded(stdout, _("Framework"), 10);
     if (p->framework) {
-        struct cu_buf b;
-        cu_buf_init(&b);
-        for (char **r = p->framework->pip; r && *r; r++)
-            cu_buf_printf(&b, "%s%s", b.len ? " " : "", *r);
-        if (p->env.tool && strcmp(p->env.tool, "venv") == 0)
-            printf(_("%s %s, Python %s, in the venv %s\n"), reset, b.data, p->framework->python, p->env.name);
-        else
-            printf(_("%s %s, Python %s, in the %s environment %s\n"), reset, b.data, p->framework->python, p->env.tool,
-                   p->env.name);
-        cu_buf_fini(&b);
+        /* Each environment: every framework's requirements, its Python and where it goes. */
+        for (size_t e = 0; e <= p->n_envs; e++) {
+            const struct cu_plan *q = e ? p->envs[e - 1] : p;
+            size_t n;
+            struct cu_plan_framework *const *fw = cu_plan_frameworks(q, &n);
+            struct cu_buf b;
+            cu_buf_init(&b);
+            for (size_t i = 0; i < n; i++)
+                for (char **r = fw[i]->pip; r && *r; r++)
+                    cu_buf_printf(&b, "%s%s", b.len ? " " : "", *r);
+            if (e) {
+                printf("%s", bold);
+                cu_print_padded(stdout, "", 10);
+            }
+            if (q->env.tool && strcmp(q->env.tool, "venv") == 0)
+                printf(_("%s %s, Python %s, in the venv %s\n"), reset, b.data, q->framework->python, q->env.name);
+            else
+                printf(_("%s %s, Python %s, in the %s environment %s\n"), reset, b.data, q->framework->python,
+                       q->env.tool, q->env.name);
+            cu_buf_fini(&b);
+        }
     } else {
         printf("%s %s\n", reset, _("none"));
     }

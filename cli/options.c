@@ -20,8 +20,9 @@
 enum opt_type { OPT_BOOL, OPT_STRING, OPT_U64, OPT_COUNT };
 
 enum opt_flags {
-    OPT_ENV = 1 << 0,  /* also read from CUDAUP_<NAME> */
-    OPT_FILE = 1 << 1, /* also read from the config file */
+    OPT_ENV = 1 << 0,    /* also read from CUDAUP_<NAME> */
+    OPT_FILE = 1 << 1,   /* also read from the config file */
+    OPT_REPEAT = 1 << 2, /* given again on the command line, the values are kept, separated by ';' */
 };
 
 #define C(x) (1u << (x))
@@ -92,13 +93,13 @@ static const struct opt options[] = {
     {"env-dir", 0, OPT_STRING, F(env_dir), OPT_ENV | OPT_FILE, SETUP, 0, G_PLACES, "DIR",
      N_("where a venv goes: DIR/NAME (default PREFIX/cudaup/envs when --prefix is given, else /opt/cudaup/envs as root, ~/.local/share/cudaup/envs otherwise)")},
     {"env-name", 0, OPT_STRING, F(env_name), OPT_ENV | OPT_FILE, SETUP, MIR, G_PLACES, "NAME",
-     N_("name of the Python environment to create (default cudaup-FRAMEWORK)")},
+     N_("name of the Python environment to create (default cudaup-FRAMEWORK); with --framework given again, one name each, comma-separated")},
     {"env-scope", 0, OPT_STRING, F(env_scope), OPT_ENV | OPT_FILE, SETUP, MIR, G_PLACES, "SCOPE",
      N_("where the environment variables go: user, system, conda or none (default system as root, user otherwise)")},
     {"env-tool", 0, OPT_STRING, F(env_tool), OPT_ENV | OPT_FILE, PLANNING, 0, G_PLACES, "TOOL",
      N_("Python environment tool: conda, mamba, micromamba, venv or none (default: conda or its kin when found, else venv)")},
-    {"framework", 0, OPT_STRING, F(framework), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "NAME[==VER]",
-     N_("tensorflow (with Keras, the default), pytorch, jax or none")},
+    {"framework", 0, OPT_STRING, F(framework), OPT_ENV | OPT_FILE | OPT_REPEAT, PLANNING, 0, G_VERSIONS, "NAME[==VER]",
+     N_("tensorflow (with Keras, the default), pytorch, jax or none; several, comma-separated, share one environment (pytorch,jax); given again, each gets an environment of its own")},
     {"gpu-timeout", 0, OPT_U64, F(gpu_timeout), OPT_ENV | OPT_FILE, VER | WIZ, 0, G_CHECKS, "SECONDS",
      N_("time limit of each GPU check")},
     {"help", 'h', OPT_BOOL, F(help), 0, EVERY, 0, G_OUTPUT, NULL, N_("show this help")},
@@ -482,6 +483,18 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
             } else if (o->type == OPT_COUNT && val) {
                 st = cu_error_set(err, CU_E_USAGE, 0, _("Option --%s takes no value."), o->name);
                 goto out;
+            }
+            /* --framework A --framework B: one environment each, kept as "A;B" (an earlier value from the
+             * config file or the environment is replaced by the command line's first). */
+            bool again = false;
+            for (size_t k = 0; k < n_seen && !again; k++)
+                again = seen[k] == o && (o->flags & OPT_REPEAT);
+            CU_AUTOFREE char *joined = NULL;
+            if (again && val && *val) {
+                char *old;
+                memcpy(&old, (char *)cfg + o->offset, sizeof(old));
+                joined = cu_xasprintf("%s;%s", old, val);
+                val = joined;
             }
             if ((st = store(cfg, o, val, "", err)) != CU_OK)
                 goto out;

@@ -16,6 +16,9 @@ static void
 inst_envvars_plan(struct cu_plan *p)
 {
     const char *scope = p->env.scope ? p->env.scope : "user";
+    if (!cu_plan_needs_ld_library_path(p))
+        cu_plan_add_step(p, "envvars", "write",
+                         _("leave LD_LIBRARY_PATH out of env.sh: the frameworks bring their own CUDA libraries, and a CUDA folder there would come before them"));
     if (strcmp(scope, "none") == 0) {
         cu_plan_add_step(p, "envvars", "write",
                          _("write %s/env.sh and env.fish (CUDA_HOME, CUDA_PATH, PATH, LD_LIBRARY_PATH) and source nothing: --env-scope none"),
@@ -41,7 +44,7 @@ inst_envvars_run(struct cu_run_ctx *ctx, struct cu_error *err)
     const char *scope = p->env.scope ? p->env.scope : "user";
     CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
     bool changed = false, c2 = false;
-    enum cu_status st = cu_env_write_scripts(p->state_dir, home, &changed, err);
+    enum cu_status st = cu_env_write_scripts(p->state_dir, home, cu_plan_needs_ld_library_path(p), &changed, err);
     const char *detail = p->state_dir;
     if (st == CU_OK && strcmp(scope, "user") == 0) {
         st = cu_rc_install(p->env.shell_rc, p->state_dir, &c2, err);

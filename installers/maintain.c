@@ -70,6 +70,21 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
     /* Which CUDA the Python environment was made for, and whether cudaup made it: uninstall reads it. */
     if (st == CU_OK)
         cu_pyenv_mark_write(ctx->plan->state_dir, &mark, ctx, ctx->plan->cuda_path);
+    /* --framework given again: the other environments, beside the same CUDA (installers/envs.c). */
+    const struct cu_plan *first = ctx->plan;
+    char *first_python = ctx->python;
+    for (size_t e = 0; st == CU_OK && e < first->n_envs; e++) {
+        ctx->plan = first->envs[e];
+        ctx->python = NULL;
+        st = cu_toolkit_install_python(ctx, err);
+        if (st == CU_OK)
+            st = inst_pyenv_ops.run(ctx, err);
+        if (st == CU_OK)
+            st = inst_framework_ops.run(ctx, err);
+        cu_clear_ptr(&ctx->python, free);
+    }
+    ctx->plan = first;
+    ctx->python = first_python;
     cu_pyenv_mark_fini(&mark);
     command_unlock(ctx, lockfd);
     return st;
@@ -355,7 +370,7 @@ repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct c
     if (rcs && rcs[0] && access(envsh, R_OK) != 0) {
         CU_AUTOFREE char *home = cu_path_join(in->prefix, "cuda");
         bool ch = false;
-        st = cu_env_write_scripts(in->state_dir, home, &ch, err);
+        st = cu_env_write_scripts(in->state_dir, home, cu_env_ld_library_path(in->state_dir), &ch, err);
         cu_run_result(ctx, "envvars", "write", in->state_dir, st, ch);
     }
     cu_strv_free(rcs);

@@ -81,13 +81,26 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
     if (c->env_scope && strcmp(c->env_scope, "conda") == 0 && (tool_none || no_fw))
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--env-scope conda needs a Python environment, so it cannot go with --framework none or --env-tool none."));
-    if (c->env_name && *c->env_name &&
-        (strspn(c->env_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-             strlen(c->env_name) ||
-         c->env_name[0] == '.' || c->env_name[0] == '-'))
+    /* --env-name a,b: one name per environment (--framework given again). */
+    size_t n_envs = 1, n_names = 1;
+    for (const char *q = c->framework; q && *q; q++)
+        n_envs += *q == ';';
+    for (const char *q = c->env_name; q && *q; q++)
+        n_names += *q == ',';
+    for (const char *q = c->env_name; q && *q; q += strcspn(q, ","), q += *q == ',') {
+        size_t len = strcspn(q, ",");
+        if (len == 0 || strspn(q, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") < len ||
+            q[0] == '.' || q[0] == '-')
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--env-name: '%s' may hold only letters, digits, '.', '_' and '-'."),
+                                c->env_name);
+    }
+    if (c->env_name && *c->env_name && n_names != n_envs)
         return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--env-name: '%s' may hold only letters, digits, '.', '_' and '-'."),
-                            c->env_name);
+                            ngettext_("--env-name: '%s' names %zu environments, but --framework asks for %zu (one for each time it is given).",
+                                      "--env-name: '%s' names %zu environments, but --framework asks for %zu (one for each time it is given).",
+                                      n_envs),
+                            c->env_name, n_names, n_envs);
     if (c->python_source && *c->python_source && strcmp(c->python_source, "auto") != 0 &&
         strcmp(c->python_source, "system") != 0 && strcmp(c->python_source, "cudaup") != 0)
         return cu_error_set(err, CU_E_USAGE, 0, _("--python-source: '%s' is not one of auto, system or cudaup."),
@@ -498,8 +511,8 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
         p->env.shell_rc = c->shell_rc && *c->shell_rc ? cu_xstrdup(c->shell_rc) : cu_default_shell_rc(in->envp);
     if (!p->framework)
         return;
-    p->env.name = c->env_name && *c->env_name ? cu_xstrdup(c->env_name)
-                                               : cu_xasprintf("cudaup-%s", p->framework->name);
+    CU_AUTOFREE char *names = cu_plan_framework_names(p, "-"); /* cudaup-pytorch-jax for a shared one */
+    p->env.name = c->env_name && *c->env_name ? cu_xstrdup(c->env_name) : cu_xasprintf("cudaup-%s", names);
     if (strcmp(tool, "venv") == 0) {
         const char *xdg = cu_env_get(in->envp, "XDG_DATA_HOME");
         const char *home = cu_env_get(in->envp, "HOME");
@@ -526,14 +539,25 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
 static void
 choose_index(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_plan *p)
 {
-    struct cu_plan_framework *fw = p->framework;
+    size_t nfw;
+    struct cu_plan_framework *const *fws = cu_plan_frameworks(p, &nfw);
+    CU_AUTOFREE char *titles = NULL;
+    {
+        struct cu_buf t;
+        cu_buf_init(&t);
+        for (size_t i = 0; i < nfw; i++)
+            cu_buf_printf(&t, "%s%s", i ? (i + 1 == nfw ? _(" and ") : ", ") : "", cu_framework_title(fws[i]->name));
+        titles = cu_buf_steal(&t);
+    }
+    const char *url = NULL;
     /* Without user:password@: pip gets them from a netrc of its own (cu_pip_run). */
     CU_AUTOFREE char *mirror = in->cfg->mirror ? cu_url_public(in->cfg->mirror) : NULL;
+    CU_AUTOFREE char *simple = NULL;
     if (mirror && *mirror && !in->unconstrained) {
         size_t bl = strlen(mirror);
         while (bl > 0 && mirror[bl - 1] == '/')
             bl--;
-        CU_AUTOFREE char *simple = cu_xasprintf("%.*s/pypi/simple/", (int)bl, mirror);
+        simple = cu_xasprintf("%.*s/pypi/simple/", (int)bl, mirror);
         CU_AUTOFREE char *probe = cu_xasprintf("%sindex.html", simple);
         struct cu_buf b;
         struct cu_error e;
@@ -541,20 +565,18 @@ choose_index(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_plan
         bool carries = cu_net_fetch_small(cu_mirror_net(m), probe, 4u << 20, &b, &e) == CU_OK;
         cu_buf_fini(&b);
         if (carries) {
-            free(fw->index_url);
-            fw->index_url = cu_xstrdup(simple);
-            fw->index_explicit = true;
-            cu_plan_reason(p, _("%s's packages come from the site mirror's index %s."), cu_framework_title(fw->name),
-                           simple);
-            return;
+            url = simple;
+            cu_plan_reason(p, _("%s's packages come from the site mirror's index %s."), titles, simple);
         }
     }
-    if (in->cfg->index_url && *in->cfg->index_url) {
-        free(fw->index_url);
-        fw->index_url = cu_xstrdup(in->cfg->index_url);
-        fw->index_explicit = true;
-        cu_plan_reason(p, _("%s's packages come from %s, as asked with --index-url."), cu_framework_title(fw->name),
-                       in->cfg->index_url);
+    if (!url && in->cfg->index_url && *in->cfg->index_url) {
+        url = in->cfg->index_url;
+        cu_plan_reason(p, _("%s's packages come from %s, as asked with --index-url."), titles, url);
+    }
+    for (size_t i = 0; url && i < nfw; i++) {
+        free(fws[i]->index_url);
+        fws[i]->index_url = cu_xstrdup(url);
+        fws[i]->index_explicit = true;
     }
 }
 
@@ -745,8 +767,8 @@ cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
 }
 
 enum cu_status
-cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct cu_plan **plan,
-                struct cu_error *err)
+cu_prepare_one(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct cu_plan **plan,
+               struct cu_error *err)
 {
     const struct cu_config *c = in->cfg;
     struct cu_wishes w;

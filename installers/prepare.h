@@ -36,12 +36,20 @@ struct cu_prepare_in {
 CU_NODISCARD enum cu_status cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err);
 
 /**
- * Build the plan.  *mirror is created here and must outlive the plan (the
+ * Build the plan (installers/envs.c).  With --framework given again (A;B), an environment each: the
+ * first environment's plan, with the others in its envs[] (the same CUDA).  *mirror is created here and must outlive the plan (the
  * plan borrows its manifests); the caller frees both.  Errors: those of
  * cu_resolve, and CU_E_USAGE for a bad --env-scope, --env-tool or --mirror.
  */
 CU_NODISCARD enum cu_status cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror,
                                             struct cu_plan **plan, struct cu_error *err);
+
+/**
+ * cu_prepare_plan() for one environment (--framework without ';'): installers/envs.c calls it for
+ * each environment of the request.  Errors as cu_prepare_plan().
+ */
+CU_NODISCARD enum cu_status cu_prepare_one(const struct cu_prepare_in *in, struct cu_mirror **mirror,
+                                           struct cu_plan **plan, struct cu_error *err);
 
 /** One release and whether it fits this machine and the other wishes. */
 struct cu_choice {

@@ -31,8 +31,15 @@ inst_pyenv_plan(struct cu_plan *p)
     else
         cu_plan_add_step(p, "pyenv", "create", _("create the %s environment %s with Python %s"),
                          p->env.tool, p->env.name, p->framework->python);
-    if (p->env.scope && strcmp(p->env.scope, "conda") == 0)
+    if (p->env.scope && strcmp(p->env.scope, "conda") == 0 && cu_plan_needs_ld_library_path(p))
         cu_plan_add_step(p, "pyenv", "write", _("set CUDA_HOME, PATH and LD_LIBRARY_PATH in %s's activation, undone on deactivation"),
+                         p->env.name);
+    else if (p->env.scope && strcmp(p->env.scope, "conda") == 0)
+        cu_plan_add_step(p, "pyenv", "write", _("set CUDA_HOME and PATH in %s's activation, undone on deactivation"),
+                         p->env.name);
+    if (cu_plan_bundled(p))
+        cu_plan_add_step(p, "pyenv", "write",
+                         _("make %s's activation take CUDA folders out of LD_LIBRARY_PATH, so that nothing comes before its frameworks' own CUDA wheels; deactivation puts it back"),
                          p->env.name);
 }
 
@@ -216,26 +223,74 @@ conda_env_path(struct cu_run_ctx *ctx, const char *tool, const char *name)
     return found;
 }
 
-enum cu_status
-cu_pyenv_state_write(const char *state_dir, const char *tool, const char *name, const char *path,
-                     const char *python, const char *framework, const char *version, char **pip, struct cu_error *err)
+/* STATE/pyenv.json as it is, or an empty object. */
+static json_t *
+state_read(const char *file)
 {
+    char *text = NULL;
+    size_t len;
+    struct cu_error e;
+    json_t *j = NULL;
+    if (cu_read_file(file, 1 << 20, &text, &len, &e) != CU_OK || cu_json_parse_object(text, len, file, &j, &e) != CU_OK)
+        j = NULL;
+    free(text);
+    return j ? j : json_object();
+}
+
+enum cu_status
+cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *python, bool with_framework, bool made,
+                     struct cu_error *err)
+{
+    CU_AUTOFREE char *file = cu_path_join(p->state_dir, "pyenv.json");
+    json_t *old = state_read(file);
     json_t *o = json_object(), *a = json_array();
-    json_object_set_new(o, "tool", json_string(tool));
-    json_object_set_new(o, "name", cu_json_str_or_null(name));
+    json_object_set_new(o, "tool", json_string(p->env.tool));
+    json_object_set_new(o, "name", cu_json_str_or_null(p->env.name));
     json_object_set_new(o, "path", json_string(path));
     json_object_set_new(o, "python", json_string(python));
-    json_object_set_new(o, "framework", cu_json_str_or_null(framework));
-    json_object_set_new(o, "framework_version", cu_json_str_or_null(version));
-    for (char **r = pip; r && *r; r++)
-        json_array_append_new(a, json_string(*r));
+    size_t n = 0;
+    struct cu_plan_framework *const *fw = with_framework ? cu_plan_frameworks(p, &n) : NULL;
+    json_object_set_new(o, "framework", n ? json_string(fw[0]->name) : json_null());
+    json_object_set_new(o, "framework_version", n ? cu_json_str_or_null(fw[0]->version) : json_null());
+    /* Every framework of the environment (verify imports them all); "framework" stays the first. */
+    json_t *names = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(names, json_string(fw[i]->name));
+        for (char **r = fw[i]->pip; r && *r; r++)
+            json_array_append_new(a, json_string(*r));
+    }
+    json_object_set_new(o, "frameworks", names);
     json_object_set_new(o, "pip", a);
-    char *text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-    json_decref(o);
-    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
-    enum cu_status st = cu_mkdir_p(state_dir, 0755, err);
+    /* The environments of --framework given again ("envs"): each is kept while its folder is there. */
+    json_t *envs = json_array(), *prev = json_object_get(old, "envs");
+    for (size_t i = 0; i < json_array_size(prev); i++) {
+        json_t *e = json_array_get(prev, i);
+        const char *ep = cu_json_str(e, "path");
+        if (!ep || strcmp(ep, path) == 0 || !cu_path_exists(ep))
+            continue;
+        json_array_append(envs, e);
+    }
+    json_t *doc;
+    if (p->extra_env) {
+        for (size_t i = 0; i < json_array_size(prev); i++) {
+            json_t *e = json_array_get(prev, i);
+            if (cu_json_str(e, "path") && strcmp(cu_json_str(e, "path"), path) == 0)
+                made |= json_is_true(json_object_get(e, "made"));
+        }
+        json_object_set_new(o, "cuda", cu_json_str_or_null(p->cuda_path));
+        json_object_set_new(o, "made", json_boolean(made));
+        json_array_append_new(envs, o);
+        doc = json_incref(old);
+    } else {
+        doc = o;
+    }
+    json_object_set_new(doc, "envs", envs);
+    char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    json_decref(old);
+    enum cu_status st = cu_mkdir_p(p->state_dir, 0755, err);
     if (st == CU_OK)
-        st = cu_write_file_atomic(p, text, strlen(text), 0644, err);
+        st = cu_write_file_atomic(file, text, strlen(text), 0644, err);
     free(text);
     return st;
 }
@@ -324,16 +379,20 @@ inst_pyenv_run(struct cu_run_ctx *ctx, struct cu_error *err)
         }
     }
     ctx->python = cu_path_join(path, "bin/python");
-    if (p->env.scope && strcmp(p->env.scope, "conda") == 0) {
+    /* Scope conda: the activation sets CUDA's variables.  Frameworks that bring their own CUDA wheels:
+     * it also takes CUDA folders out of LD_LIBRARY_PATH, whatever the scope (issue 36). */
+    unsigned what = (p->env.scope && strcmp(p->env.scope, "conda") == 0 ? CU_HOOK_ENV : 0) |
+                    (cu_plan_bundled(p) ? CU_HOOK_GUARD : 0);
+    if (what) {
         CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
         bool c2 = false;
-        st = strcmp(tool, "venv") == 0 ? cu_venv_hook_install(path, p->state_dir, home, &c2, err)
-                                       : cu_conda_hooks_install(path, p->state_dir, home, &c2, err);
+        st = strcmp(tool, "venv") == 0 ? cu_venv_hook_install(path, p->state_dir, home, what, &c2, err)
+                                       : cu_conda_hooks_install(path, p->state_dir, home, what, &c2, err);
         changed |= c2;
         if (st != CU_OK)
             goto out;
     }
-    st = cu_pyenv_state_write(p->state_dir, tool, p->env.name, path, ctx->python, NULL, NULL, NULL, err);
+    st = cu_pyenv_state_write(p, path, ctx->python, false, changed, err);
 out:
     cu_run_result(ctx, "pyenv", "create", st == CU_OK ? path : cu_error_text(err), st, changed);
     return st;

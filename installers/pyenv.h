@@ -12,10 +12,14 @@
 /** "3.11" of @python, or NULL when it does not run. Caller frees. */
 char *cu_pyenv_python_version(struct cu_run_ctx *ctx, const char *python);
 
-/** Write STATE/pyenv.json: what verify's framework check and uninstall read. */
-CU_NODISCARD enum cu_status cu_pyenv_state_write(const char *state_dir, const char *tool, const char *name,
-                                                 const char *path, const char *python, const char *framework,
-                                                 const char *version, char **pip, struct cu_error *err);
+/**
+ * Write STATE/pyenv.json: what verify's framework check and uninstall read.  The environment of @p at
+ * @path with interpreter @python, and (@with_framework) its frameworks; the first environment's keys
+ * at the top, another of --framework given again (@p->extra_env) in "envs", with "made" (@made: this
+ * run created it).
+ */
+CU_NODISCARD enum cu_status cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *python,
+                                                 bool with_framework, bool made, struct cu_error *err);
 
 /** pip's output, line by line, as log lines of @installer, and, when @item is set, as progress
  *  events of that item (the environment's stage): the userdata of cu_pip_output. */

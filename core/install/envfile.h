@@ -19,9 +19,16 @@
 
 #include "core/base/error.h"
 
-/** Write STATE/env.sh and STATE/env.fish for @cuda_home; unchanged files are not rewritten. */
-CU_NODISCARD enum cu_status cu_env_write_scripts(const char *state_dir, const char *cuda_home,
+/**
+ * Write STATE/env.sh and STATE/env.fish for @cuda_home; unchanged files are not rewritten.  They set
+ * LD_LIBRARY_PATH only with @ld_library_path: where the plan needs it (CUDA alone, a framework
+ * without CUDA wheels of its own), never ahead of an environment whose frameworks bring their own.
+ * The choice is kept in STATE/env-state.json for repair (cu_env_ld_library_path).
+ */
+CU_NODISCARD enum cu_status cu_env_write_scripts(const char *state_dir, const char *cuda_home, bool ld_library_path,
                                                  bool *changed, struct cu_error *err);
+/** Did the last cu_env_write_scripts() set LD_LIBRARY_PATH?  True for a state written before it said. */
+bool cu_env_ld_library_path(const char *state_dir);
 /** Remove env.sh and env.fish. */
 void cu_env_remove_scripts(const char *state_dir);
 
@@ -46,22 +53,30 @@ CU_NODISCARD enum cu_status cu_profiled_install(const char *profile_d, const cha
                                                 struct cu_error *err);
 CU_NODISCARD enum cu_status cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err);
 
+/* What an environment's activation does (cu_conda_hooks_install, cu_venv_hook_install). */
+enum cu_hook {
+    CU_HOOK_ENV = 1 << 0,   /* source STATE/env.sh (scope conda): CUDA_HOME, PATH, and LD_LIBRARY_PATH where the plan needs it */
+    CU_HOOK_GUARD = 1 << 1, /* its frameworks bring their own CUDA wheels: no folder holding a CUDA runtime, cuBLAS,
+                               cuDNN, nvJitLink or NVRTC stays in LD_LIBRARY_PATH ahead of them (/usr/lib/wsl/lib
+                               stays); deactivation puts LD_LIBRARY_PATH back (issue 36) */
+};
+
 /**
- * Scope conda for conda, mamba and micromamba environments: ENV/etc/conda/
- * activate.d/cudaup.{sh,fish} set the variables, deactivate.d/cudaup.{sh,fish}
- * put back what was there before.
+ * For conda, mamba and micromamba environments: ENV/etc/conda/activate.d/cudaup.{sh,fish} do @what
+ * (enum cu_hook), deactivate.d/cudaup.{sh,fish} put back what was there before.
  */
 CU_NODISCARD enum cu_status cu_conda_hooks_install(const char *env_path, const char *state_dir,
-                                                   const char *cuda_home, bool *changed, struct cu_error *err);
+                                                   const char *cuda_home, unsigned what, bool *changed,
+                                                   struct cu_error *err);
 void cu_conda_hooks_remove(const char *env_path);
 
 /**
- * Scope conda for a venv: a marked block at the end of ENV/bin/activate that
- * sets the variables, and (bash, zsh) makes `deactivate` undo them.  Removed
- * with cu_rc_uninstall like any rc block.
+ * For a venv: a marked block at the end of ENV/bin/activate that does @what (enum cu_hook), and (bash,
+ * zsh) makes `deactivate` undo it.  Removed with cu_rc_uninstall like any rc block.
  */
 CU_NODISCARD enum cu_status cu_venv_hook_install(const char *env_path, const char *state_dir,
-                                                 const char *cuda_home, bool *changed, struct cu_error *err);
+                                                 const char *cuda_home, unsigned what, bool *changed,
+                                                 struct cu_error *err);
 
 /** The text of the block for @state_dir (sh or fish), with @eol line ends. Caller frees. */
 char *cu_rc_block(const char *state_dir, bool fish, const char *eol);

@@ -94,6 +94,9 @@ cu_plan_free(struct cu_plan *p)
         framework_free(p->framework);
     }
     free(p->frameworks);
+    for (size_t i = 0; i < p->n_envs; i++)
+        cu_plan_free(p->envs[i]);
+    free(p->envs);
     cu_strv_free(p->components);
     for (size_t i = 0; i < p->n_downloads; i++)
         download_fini(&p->downloads[i]);
@@ -140,6 +143,26 @@ cu_plan_frameworks(const struct cu_plan *p, size_t *n)
     }
     *n = p->framework ? 1 : 0;
     return p->framework ? (struct cu_plan_framework *const *)&p->framework : NULL;
+}
+
+bool
+cu_plan_bundled(const struct cu_plan *p)
+{
+    size_t n;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!fw[i]->bundled_runtime)
+            return false;
+    return n > 0;
+}
+
+bool
+cu_plan_needs_ld_library_path(const struct cu_plan *p)
+{
+    for (size_t e = 0; e <= p->n_envs; e++)
+        if (!cu_plan_bundled(e ? p->envs[e - 1] : p))
+            return true;
+    return false;
 }
 
 char *
@@ -441,5 +464,25 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(env, "name", cu_json_str_or_null(p->env.name));
     json_object_set_new(env, "path", cu_json_str_or_null(p->env.path));
     json_object_set_new(doc, "environment", env);
+    /* Every Python environment of the plan (one per --framework given), the first as "environment". */
+    json_t *envs = json_array();
+    for (size_t i = 0; i <= p->n_envs; i++) {
+        const struct cu_plan *q = i ? p->envs[i - 1] : p;
+        size_t n;
+        struct cu_plan_framework *const *fv = cu_plan_frameworks(q, &n);
+        if (!n)
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "name", cu_json_str_or_null(q->env.name));
+        json_object_set_new(o, "tool", cu_json_str_or_null(q->env.tool));
+        json_object_set_new(o, "path", cu_json_str_or_null(q->env.path));
+        json_object_set_new(o, "python", cu_json_str_or_null(fv[0]->python));
+        json_t *a = json_array();
+        for (size_t k = 0; k < n; k++)
+            json_array_append_new(a, framework_json(fv[k]));
+        json_object_set_new(o, "frameworks", a);
+        json_array_append_new(envs, o);
+    }
+    json_object_set_new(doc, "environments", envs);
     return doc;
 }

@@ -119,6 +119,12 @@ struct cu_plan {
                                       for -v, the log and JSON's provenance[], never the plain text */
     struct cu_strv warnings; /* things the user should know but that do not stop the plan */
     struct cu_drv_plan *driver;   /* the driver (DESIGN "plan ... driver"), or NULL (`mirror`) */
+    /* --framework A --framework B: the environments after the first, each a plan of its own for the
+     * same CUDA whose Python, environment and frameworks are installed beside this one's (their
+     * toolkit parts are not used); NULL-terminated, or NULL. */
+    struct cu_plan **envs;
+    size_t n_envs;
+    bool extra_env; /* this plan is one of another's envs[] */
     /* Borrowed from the manifest source; valid while it lives. */
     const struct cu_manifest *cuda_manifest, *cudnn_manifest;
 };
@@ -131,6 +137,13 @@ void cu_plan_python_free(struct cu_plan_python *py);
 void cu_plan_add_framework(struct cu_plan *plan, struct cu_plan_framework *fw);
 /** The environment's frameworks: every one of frameworks[], or @framework alone; *@n how many (0: none). */
 struct cu_plan_framework *const *cu_plan_frameworks(const struct cu_plan *plan, size_t *n);
+/** Do all of @plan's frameworks (of this environment) bring their own CUDA wheels?  False without one. */
+bool cu_plan_bundled(const struct cu_plan *plan);
+/**
+ * Does the plan need LD_LIBRARY_PATH in env.sh: CUDA alone, or a framework (of any of its environments)
+ * that loads the CUDA folder's libraries?  (DESIGN "Files on disk", issue 36.)
+ */
+bool cu_plan_needs_ld_library_path(const struct cu_plan *plan);
 /** The frameworks' names joined by @sep ("pytorch,jax"), or NULL without one. Caller frees. */
 char *cu_plan_framework_names(const struct cu_plan *plan, const char *sep);
 

@@ -326,6 +326,19 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     *out = NULL;
     if ((st = cu_wishes_check(in->wishes, err)) != CU_OK)
         return st;
+    /* --framework A --framework B ("A;B"): this resolve is for the first environment (installers/envs.c
+     * plans the others). */
+    CU_AUTOFREE char *first_env = NULL;
+    struct cu_wishes w1;
+    struct cu_resolve_in in1;
+    if (in->wishes->framework && strchr(in->wishes->framework, ';')) {
+        first_env = cu_xstrndup(in->wishes->framework, strcspn(in->wishes->framework, ";"));
+        w1 = *in->wishes;
+        w1.framework = first_env;
+        in1 = *in;
+        in1.wishes = &w1;
+        in = &in1;
+    }
     memset(&r, 0, sizeof(r));
     r.in = in;
     r.cat = in->cat;

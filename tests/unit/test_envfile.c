@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/base/fsutil.h"
 #include "core/install/envfile.h"
 #include "testutil.h"
 
@@ -104,7 +105,7 @@ odd_prefix_under_sh(void **state)
     char *home = cat2(dir, "a b'c$d`e\xc3\xa9/cuda");
     bool changed;
     struct cu_error err;
-    assert_ok(cu_env_write_scripts(dir, home, &changed, &err), &err);
+    assert_ok(cu_env_write_scripts(dir, home, true, &changed, &err), &err);
     char cmd[8192];
     snprintf(cmd, sizeof(cmd), "env -i PATH=/usr/bin:/bin sh -eu -c '. \"$0\"; . \"$0\"; printf \"%%s|%%s|%%s\" \"$CUDA_HOME\" \"$PATH\" \"$LD_LIBRARY_PATH\"' %s/env.sh",
              dir);
@@ -117,9 +118,124 @@ odd_prefix_under_sh(void **state)
     snprintf(want, sizeof(want), "%s|%s/bin:/usr/bin:/bin|%s/lib64", home, home, home);
     assert_string_equal(out, want);
     /* ':' and line breaks cannot go into PATH */
-    assert_status(cu_env_write_scripts(dir, "/a:b/cuda", &changed, &err), CU_E_USAGE, &err);
-    assert_status(cu_env_write_scripts(dir, "/a\nb", &changed, &err), CU_E_USAGE, &err);
+    assert_status(cu_env_write_scripts(dir, "/a:b/cuda", true, &changed, &err), CU_E_USAGE, &err);
+    assert_status(cu_env_write_scripts(dir, "/a\nb", true, &changed, &err), CU_E_USAGE, &err);
     free(home);
+    tu_tmpdir_free(dir);
+}
+
+/* Issue 36: where the frameworks bring their own CUDA wheels, env.sh puts no CUDA folder in
+ * LD_LIBRARY_PATH (it would come before the wheels' RUNPATH), keeps the user's own, and says so for
+ * repair; a state written before it said means LD_LIBRARY_PATH, as those env.sh files set it. */
+static void
+no_ld_library_path(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("env");
+    char *home = cat2(dir, "/cuda");
+    bool changed;
+    struct cu_error err;
+    assert_true(cu_env_ld_library_path(dir)); /* nothing written yet: as before */
+    assert_ok(cu_env_write_scripts(dir, home, false, &changed, &err), &err);
+    assert_true(changed);
+    assert_false(cu_env_ld_library_path(dir));
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH=/usr/lib/wsl/lib sh -eu -c '. \"$0\"; printf \"%%s|%%s\" \"$CUDA_HOME\" \"$LD_LIBRARY_PATH\"' %s/env.sh",
+             dir);
+    FILE *p = popen(cmd, "r");
+    char out[8192] = "";
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    char want[8192];
+    snprintf(want, sizeof(want), "%s|/usr/lib/wsl/lib", home);
+    assert_string_equal(out, want);
+    char *fish = cat2(dir, "/env.fish"), *text = NULL;
+    assert_ok(cu_read_file(fish, 1 << 20, &text, NULL, &err), &err);
+    assert_null(strstr(text, "LD_LIBRARY_PATH"));
+    free(text);
+    free(fish);
+    /* Back to a plan that needs it (CUDA alone): written, and said. */
+    assert_ok(cu_env_write_scripts(dir, home, true, &changed, &err), &err);
+    assert_true(changed);
+    assert_true(cu_env_ld_library_path(dir));
+    free(home);
+    tu_tmpdir_free(dir);
+}
+
+/* Run @script (activate, then deactivate) under @shell with LD_LIBRARY_PATH=@llp; what it printed. */
+static char *
+run_hooks(const char *shell, const char *act, const char *deact, const char *llp)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd),
+             "env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH='%s' %s -c '. \"$0\"; printf \"%%s|\" \"${LD_LIBRARY_PATH-unset}\"; "
+             ". \"$1\"; printf \"%%s\" \"${LD_LIBRARY_PATH-unset}\"' %s %s",
+             llp, shell, act, deact);
+    FILE *p = popen(cmd, "r");
+    char out[8192] = "";
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    return strdup(out);
+}
+
+/* Issue 36: an environment whose frameworks bring their own CUDA wheels activates with no CUDA folder in
+ * LD_LIBRARY_PATH (the loader reads it before the wheels' RUNPATH); /usr/lib/wsl/lib and folders without
+ * CUDA libraries stay; deactivation puts the variable back.  In sh, bash and zsh. */
+static void
+guard_hooks(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("guard");
+    char *env = cat2(dir, "/env"), *cuda = cat2(dir, "/usr-local-cuda"), *cudnn = cat2(dir, "/cudnn-8"),
+         *other = cat2(dir, "/my libs");
+    char *lib = cat2(cuda, "/libcublas.so.12"), *lib2 = cat2(cudnn, "/libcudnn.so.8"), *own = cat2(other, "/libfoo.so");
+    struct cu_error err;
+    bool changed;
+    assert_ok(cu_mkdir_p(cuda, 0755, &err), &err);
+    assert_ok(cu_mkdir_p(cudnn, 0755, &err), &err);
+    assert_ok(cu_mkdir_p(other, 0755, &err), &err);
+    assert_ok(cu_write_file_atomic(lib, "x", 1, 0644, &err), &err);
+    assert_ok(cu_write_file_atomic(lib2, "x", 1, 0644, &err), &err);
+    assert_ok(cu_write_file_atomic(own, "x", 1, 0644, &err), &err);
+    assert_ok(cu_conda_hooks_install(env, dir, "/opt/cuda", CU_HOOK_GUARD, &changed, &err), &err);
+    char *act = cat2(env, "/etc/conda/activate.d/cudaup.sh"), *deact = cat2(env, "/etc/conda/deactivate.d/cudaup.sh");
+    char llp[4096], want[8192];
+    snprintf(llp, sizeof(llp), "%s:/usr/lib/wsl/lib:%s:%s", cuda, other, cudnn);
+    snprintf(want, sizeof(want), "/usr/lib/wsl/lib:%s|%s", other, llp);
+    static const char *const shells[] = {"sh", "bash", "zsh"};
+    for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/usr/bin/%s", shells[i]);
+        if (access(path, X_OK) != 0 && strcmp(shells[i], "sh") != 0)
+            continue;
+        char *out = run_hooks(shells[i], act, deact, llp);
+        assert_string_equal(out, want);
+        free(out);
+    }
+    /* Only CUDA folders: the variable goes while the environment is active, and comes back. */
+    snprintf(llp, sizeof(llp), "%s", cuda);
+    snprintf(want, sizeof(want), "unset|%s", cuda);
+    char *out = run_hooks("sh", act, deact, llp);
+    assert_string_equal(out, want);
+    free(out);
+    /* Without the guard (a framework that loads the CUDA folder's libraries), activation leaves them. */
+    assert_ok(cu_conda_hooks_install(env, dir, "/opt/cuda", 0, &changed, &err), &err);
+    assert_true(changed);
+    snprintf(want, sizeof(want), "%s|%s", cuda, cuda);
+    out = run_hooks("sh", act, deact, llp);
+    assert_string_equal(out, want);
+    free(out);
+    free(act);
+    free(deact);
+    free(lib);
+    free(lib2);
+    free(own);
+    free(env);
+    free(cuda);
+    free(cudnn);
+    free(other);
     tu_tmpdir_free(dir);
 }
 
@@ -215,7 +331,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(links_owners_and_restores),
         cmocka_unit_test(bytes_round_trip), cmocka_unit_test(user_edit_kept), cmocka_unit_test(fish_block),
-        cmocka_unit_test(odd_prefix_under_sh), cmocka_unit_test(csh_refused),
+        cmocka_unit_test(odd_prefix_under_sh), cmocka_unit_test(no_ld_library_path), cmocka_unit_test(guard_hooks), cmocka_unit_test(csh_refused),
     };
     return TU_RUN(tests);
 }
