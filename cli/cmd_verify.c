@@ -64,7 +64,7 @@ cu_cmd_verify(struct cu_app *app)
     struct cu_error err;
     struct cu_facts *facts = NULL;
     CU_AUTOFREE char *dir = NULL;
-    CU_AUTOFREE char *python = NULL, *framework = NULL;
+    struct cu_pyenv_recs recs = {0};
     struct cu_checks checks;
     int rc;
 
@@ -73,7 +73,7 @@ cu_cmd_verify(struct cu_app *app)
         rc = cu_report_error(app, &err);
         goto out;
     }
-    cu_pyenv_recorded(app->state_dir, &python, &framework);
+    cu_pyenv_recs_read(app->state_dir, &recs);
     cu_app_open_log(app); /* verify writes each check there (core/verify/verify_report.c) */
     struct cu_verify_opts o = {
         .dir = dir,
@@ -84,10 +84,11 @@ cu_cmd_verify(struct cu_app *app)
         .timeout_ms = (long)app->cfg.gpu_timeout * 1000,
         .self_exe = app->self_exe,
         .envp = app->envp,
-        .python = python,
-        .framework = framework,
         .cancel = app->cancel,
+        .root = &app->root,
+        .state_dir = app->state_dir,
     };
+    cu_pyenv_recs_apply(&recs, &o);
     cu_verify_run(&o, &checks);
     bool failed = cu_checks_failed(&checks);
     if (app->cfg.json) {
@@ -102,6 +103,8 @@ cu_cmd_verify(struct cu_app *app)
         }
         json_object_set_new(doc, "checks", arr);
         json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
+        /* The CUDA libraries the frameworks really mapped (DESIGN verify libraries[]). */
+        json_object_set_new(doc, "libraries", checks.libraries ? json_incref(checks.libraries) : json_array());
         CU_AUTOFREE char *sum = cu_checks_summary(&checks);
         json_object_set_new(doc, "summary", json_string(sum));
         cu_report_json(app, doc);
@@ -148,6 +151,7 @@ cu_cmd_verify(struct cu_app *app)
     rc = failed ? 4 : 0;
     cu_checks_fini(&checks);
 out:
+    cu_pyenv_recs_fini(&recs);
     cu_facts_free(facts);
     return rc;
 }

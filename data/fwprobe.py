@@ -1,13 +1,19 @@
 # SPDX-License-Identifier: MIT
 # cudaup's framework check, run inside the recorded Python environment by `verify`:
-#   python -c "$(this file)" pytorch|tensorflow|jax
-# For each GPU the framework sees it multiplies two matrices and convolves an image
-# (the cuDNN path) on the GPU, and compares both with the same work on the CPU.  It
-# reports what the build was made with (CUDA, cuDNN, GPU code) and what it loaded, as
-# one JSON line on stdout; verify judges it.  Standard library only, besides the
-# framework: no numpy.
+#   python -c "$(this file)" FRAMEWORK[,FRAMEWORK...]     (pytorch, tensorflow, jax)
+# It imports every framework of the environment in this one process, in the order given (verify
+# runs it again in the other order), and for each GPU each framework sees it multiplies two
+# matrices and convolves an image (the cuDNN path) on the GPU, and compares both with the same work
+# on the CPU.  Then it reads /proc/self/maps: every CUDA library the process really mapped, its
+# path, the file it resolves to, its soname (from the ELF), its version and the distribution whose
+# RECORD lists it, and which framework's import and work mapped it first.  It reports what each
+# build was made with (CUDA, cuDNN, GPU code) and what it loaded, as one JSON line on stdout;
+# verify judges it.  Standard library only, besides the frameworks: no numpy.
 import json
+import os
 import random
+import re
+import struct
 import sys
 
 TOL = 2e-3  # float32 sums of 27 to 32 products of numbers in [-1, 1], tensor cores off
@@ -239,15 +245,124 @@ def pip_libs():
     return libs
 
 
+# The CUDA libraries a framework loads (cudart, cuBLAS and cuBLASLt, cuDNN and its sub-libraries,
+# nvJitLink, NVRTC, cuSPARSE, cuFFT, cuRAND, cuSOLVER, NCCL, CUPTI, NVTX, cuFile, NVSHMEM), by file name.
+CUDA_LIB = re.compile(r"^lib(cudart|cublas|cublasLt|cudnn(_[a-z_]+)?|nvJitLink|nvrtc(-builtins)?|cusparse(Lt)?|"
+                      r"cufftw?|curand|cusolver(Mg)?|nccl|cupti|nvToolsExt|cufile|nvshmem_host)\.so(\.[0-9.]+)?$")
+
+
+def mapped():
+    """Every file this process maps, in the order /proc/self/maps lists them."""
+    out = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].startswith("/"):
+                    path = parts[5].rstrip("\n")
+                    if path.endswith(" (deleted)"):
+                        path = path[:-10]
+                    if path not in out:
+                        out.append(path)
+    except OSError:
+        pass
+    return out
+
+
+def elf_soname(path):
+    """DT_SONAME of an ELF64 little-endian shared object (from its section headers), or None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+            if head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+                return None
+            shoff, = struct.unpack_from("<Q", head, 0x28)
+            shentsize, shnum = struct.unpack_from("<HH", head, 0x3a)
+            f.seek(shoff)
+            sh = [struct.unpack("<IIQQQQIIQQ", f.read(shentsize)[:64]) for _ in range(shnum)]
+            for s in sh:
+                if s[1] != 6:  # SHT_DYNAMIC
+                    continue
+                strtab = sh[s[6]]
+                f.seek(s[4])
+                dyn = f.read(s[5])
+                f.seek(strtab[4])
+                strs = f.read(strtab[5])
+                for i in range(0, len(dyn) - 15, 16):
+                    tag, val = struct.unpack_from("<qQ", dyn, i)
+                    if tag == 0:
+                        break
+                    if tag == 14:  # DT_SONAME
+                        return strs[val:strs.index(b"\0", val)].decode()
+    except (OSError, ValueError, struct.error, IndexError):
+        return None
+    return None
+
+
+def owners():
+    """The distribution whose RECORD lists each file, by real path: {path: ["name version", ...]}."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return {}
+    own = {}
+    for d in metadata.distributions():
+        name = (d.metadata.get("Name") or "").lower().replace("_", "-")
+        try:
+            files = d.files or []
+        except Exception:
+            files = []
+        for f in files:
+            if ".so" not in f.name:
+                continue
+            try:
+                p = os.path.realpath(str(f.locate()))
+            except Exception:
+                continue
+            own.setdefault(p, []).append("%s %s" % (name, d.version))
+    return own
+
+
+def libraries(order_of):
+    """Every CUDA library mapped now: {name, path, real, soname, version, owners, framework}."""
+    own = owners()
+    out = []
+    for path in mapped():
+        base = os.path.basename(path)
+        real = os.path.realpath(path)
+        if not CUDA_LIB.match(base) and not CUDA_LIB.match(os.path.basename(real)):
+            continue
+        soname = elf_soname(real) or re.sub(r"(\.so\.[0-9]+).*$", r"\1", base)
+        m = re.search(r"\.so\.([0-9][0-9.]*)$", os.path.basename(real))
+        o = own.get(real, [])
+        version = m.group(1) if m and m.group(1).count(".") >= 1 else (o[0].split()[1] if o else None)
+        out.append({"name": soname, "path": path, "real": real, "version": version, "owners": o,
+                    "framework": order_of.get(path)})
+    return out
+
+
 def main():
-    out = {"framework": sys.argv[1] if len(sys.argv) > 1 else "", "devices": []}
-    probe = {"pytorch": torch_probe, "tensorflow": tf_probe, "jax": jax_probe}.get(out["framework"])
-    if not probe:
-        sys.stderr.write("fwprobe: unknown framework %r\n" % out["framework"])
+    names = [n for n in (sys.argv[1] if len(sys.argv) > 1 else "").split(",") if n]
+    probes = {"pytorch": torch_probe, "tensorflow": tf_probe, "jax": jax_probe}
+    if not names or any(n not in probes for n in names):
+        sys.stderr.write("fwprobe: unknown framework %r\n" % (sys.argv[1] if len(sys.argv) > 1 else ""))
         return 2
-    out["pip_libs"] = pip_libs()
-    probe(out)
-    sys.stdout.write(json.dumps(out) + "\n")
+    doc = {"order": names, "prefix": sys.prefix, "pip_libs": pip_libs(), "frameworks": [],
+           "ld_library_path": os.environ.get("LD_LIBRARY_PATH")}
+    first = {}  # path -> the framework whose import and work mapped it first
+    for n in names:
+        out = {"framework": n, "devices": [], "pip_libs": doc["pip_libs"]}
+        try:
+            probes[n](out)
+        except Exception as e:  # one framework that does not import: the others are still judged
+            out["import_error"] = "%s: %s" % (type(e).__name__, first_line(e))
+        for path in mapped():
+            first.setdefault(path, n)
+        doc["frameworks"].append(out)
+    doc["libraries"] = libraries(first)
+    if len(names) == 1:
+        doc.update({k: v for k, v in doc["frameworks"][0].items() if k not in doc})
+    sys.stdout.write(json.dumps(doc) + "\n")
     return 0
 
 

@@ -109,6 +109,90 @@ cu_pyenv_recorded(const char *state_dir, char **python, char **framework)
     free(text);
 }
 
+/* One recorded environment as verify reads it; false when it names no interpreter. */
+/* @s kept in @own (NULL stays NULL); what it points at, for as long as @own lives. */
+static const char *
+keep(struct cu_strv *own, char *s)
+{
+    if (!s)
+        return NULL;
+    cu_strv_push_owned(own, s);
+    return s;
+}
+
+static bool
+rec_env(const json_t *e, struct cu_verify_env *out, struct cu_strv *own)
+{
+    const char *py = cu_json_str(e, "python");
+    if (!py)
+        return false;
+    struct cu_buf b;
+    cu_buf_init(&b);
+    const json_t *a = json_object_get(e, "frameworks");
+    bool bundled = true;
+    for (size_t i = 0; i < json_array_size(a); i++)
+        if (json_is_string(json_array_get(a, i)))
+            cu_buf_printf(&b, "%s%s", b.len ? "," : "", json_string_value(json_array_get(a, i)));
+    if (!b.len && cu_json_str(e, "framework"))
+        cu_buf_printf(&b, "%s", cu_json_str(e, "framework"));
+    /* Recorded before issue 36: PyTorch and JAX brought their CUDA wheels, TensorFlow loaded the install's. */
+    for (const char *p = b.data; p && *p; p += strcspn(p, ","), p += *p == ',')
+        bundled &= strncmp(p, "tensorflow", 10) != 0;
+    const json_t *bj = json_object_get(e, "bundled");
+    out->name = keep(own, cu_json_str(e, "name") ? cu_xstrdup(cu_json_str(e, "name")) : NULL);
+    out->python = keep(own, cu_xstrdup(py));
+    out->framework = keep(own, b.len ? cu_buf_steal(&b) : NULL);
+    out->bundled = json_is_boolean(bj) ? json_is_true(bj) : bundled;
+    cu_buf_fini(&b);
+    return true;
+}
+
+void
+cu_pyenv_recs_read(const char *state_dir, struct cu_pyenv_recs *out)
+{
+    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
+    char *text = NULL;
+    size_t len;
+    struct cu_error e;
+    json_t *j = NULL;
+    memset(out, 0, sizeof(*out));
+    cu_strv_init(&out->own);
+    if (cu_read_file(p, 1 << 20, &text, &len, &e) != CU_OK || cu_json_parse_object(text, len, p, &j, &e) != CU_OK) {
+        free(text);
+        return;
+    }
+    free(text);
+    const json_t *envs = json_object_get(j, "envs");
+    out->v = cu_xcalloc(json_array_size(envs) + 2, sizeof(*out->v));
+    if (rec_env(j, &out->v[0], &out->own))
+        out->n = 1;
+    for (size_t i = 0; out->n && i < json_array_size(envs); i++)
+        if (rec_env(json_array_get(envs, i), &out->v[out->n], &out->own))
+            out->n++;
+    json_decref(j);
+}
+
+void
+cu_pyenv_recs_fini(struct cu_pyenv_recs *r)
+{
+    cu_strv_fini(&r->own);
+    free(r->v);
+    memset(r, 0, sizeof(*r));
+}
+
+void
+cu_pyenv_recs_apply(const struct cu_pyenv_recs *r, struct cu_verify_opts *o)
+{
+    if (!r->n)
+        return;
+    o->python = r->v[0].python;
+    o->framework = r->v[0].framework;
+    o->bundled = r->v[0].bundled;
+    o->env_name = r->v[0].name;
+    o->more = r->v + 1;
+    o->n_more = r->n - 1;
+}
+
 /* The newest CUDA left in PREFIX that cudaup installed, as "cuda-X.Y", or NULL. */
 static char *
 newest_managed(const char *prefix)

@@ -9,6 +9,8 @@
 
 #include "core/catalog/catalog.h"
 #include "core/install/exec.h"
+#include "core/base/str.h"
+#include "core/verify/verify.h"
 
 /**
  * Carry @ctx->plan out: the toolkit transaction (CUDA and cuDNN), then the
@@ -22,6 +24,17 @@ CU_NODISCARD enum cu_status cu_install_run(struct cu_run_ctx *ctx, struct cu_err
  * framework name, or NULL each.  The caller frees both.
  */
 void cu_pyenv_recorded(const char *state_dir, char **python, char **framework);
+
+/* Every Python environment STATE/pyenv.json records (the first, then "envs"), as verify checks them. */
+struct cu_pyenv_recs {
+    struct cu_verify_env *v;
+    size_t n;
+    struct cu_strv own; /* the strings they point at */
+};
+void cu_pyenv_recs_read(const char *state_dir, struct cu_pyenv_recs *out);
+void cu_pyenv_recs_fini(struct cu_pyenv_recs *r);
+/** Point @o's environment fields (python, framework, bundled, env_name, more) at @r (borrowed). */
+void cu_pyenv_recs_apply(const struct cu_pyenv_recs *r, struct cu_verify_opts *o);
 
 struct cu_maint_in {
     const char *prefix, *state_dir, *cache_dir;

@@ -260,6 +260,8 @@ cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *pyth
             json_array_append_new(a, json_string(*r));
     }
     json_object_set_new(o, "frameworks", names);
+    if (n) /* whether they bring their own CUDA wheels: verify then puts no CUDA folder before them */
+        json_object_set_new(o, "bundled", json_boolean(cu_plan_bundled(p)));
     json_object_set_new(o, "pip", a);
     /* The environments of --framework given again ("envs"): each is kept while its folder is there. */
     json_t *envs = json_array(), *prev = json_object_get(old, "envs");

@@ -196,8 +196,8 @@ run_job(struct tui_job *j)
         break;
     }
     case JOB_VERIFY: {
-        CU_AUTOFREE char *python = NULL, *framework = NULL;
-        cu_pyenv_recorded(o->state_dir, &python, &framework);
+        struct cu_pyenv_recs recs;
+        cu_pyenv_recs_read(o->state_dir, &recs);
         struct cu_verify_opts vo = {
             .dir = j->dir,
             .facts = o->facts,
@@ -207,11 +207,12 @@ run_job(struct tui_job *j)
             .timeout_ms = (long)j->cfg.gpu_timeout * 1000,
             .self_exe = o->self_exe,
             .envp = o->envp,
-            .python = python,
-            .framework = framework,
             .cancel = &j->t->cancel,
+            .state_dir = o->state_dir,
         };
+        cu_pyenv_recs_apply(&recs, &vo);
         cu_verify_run(&vo, &j->checks);
+        cu_pyenv_recs_fini(&recs);
         j->status = cu_checks_failed(&j->checks) ? CU_E_PROBLEMS : CU_OK;
         break;
     }

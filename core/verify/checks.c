@@ -22,8 +22,11 @@ cu_checks_fini(struct cu_checks *c)
         free(c->v[i].name);
         free(c->v[i].detail);
         free(c->v[i].fact);
+        free(c->v[i].fix);
     }
     free(c->v);
+    json_decref(c->libraries);
+    c->libraries = NULL;
     c->v = NULL;
     c->n = 0;
     for (size_t i = 0; i < c->n_damaged; i++)
@@ -44,7 +47,7 @@ cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, co
     va_end(en);
     va_end(ap);
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d, NULL, CU_ADV_NONE};
+    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d, NULL, CU_ADV_NONE, NULL};
 }
 
 char *
@@ -116,6 +119,13 @@ cu_checks_json(const struct cu_checks *c)
 }
 
 void
+cu_checks_add_fix(struct cu_checks *c, const char *name, enum cu_check_status st, char *detail, char *fix)
+{
+    c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+    c->v[c->n++] = (struct cu_check){.name = cu_xstrdup(name), .status = st, .detail = detail, .fix = fix};
+}
+
+void
 cu_check_fail_repair(struct cu_check *out, char *fact)
 {
     out->status = CU_CHECK_FAIL;
@@ -131,5 +141,5 @@ cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_statu
                       char *detail)
 {
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv};
+    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv, NULL};
 }

@@ -23,6 +23,7 @@ struct cu_check {
     char *detail;       /* the whole sentence, in the command line's words (the CLI's, the JSON's) */
     char *fact;         /* detail without its advice, when it has advice of cudaup's own; else NULL */
     enum cu_advice adv; /* what that advice asks for, for the wizard to word (advice.h) */
+    char *fix;          /* a failure's own fix (the file or variable to change), or NULL for its kind's */
 };
 
 struct cu_checks {
@@ -34,6 +35,8 @@ struct cu_checks {
         const char *problem; /* "missing", "altered", "mode" (static) */
     } *damaged;
     size_t n_damaged;
+    /* The CUDA libraries the frameworks really mapped (DESIGN verify "libraries[]"), or NULL: owned. */
+    json_t *libraries;
 };
 
 void cu_checks_fini(struct cu_checks *c);
@@ -43,6 +46,8 @@ void cu_checks_fini(struct cu_checks *c);
  */
 void cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_status st, enum cu_advice adv,
                            char *fact, char *detail);
+/** Add a check with @detail and, for a failure, @fix: what to change, naming the file or variable (both taken). */
+void cu_checks_add_fix(struct cu_checks *c, const char *name, enum cu_check_status st, char *detail, char *fix);
 /** Make @out a failure that repair mends: @fact (taken), and "@fact; repair restores it" as its detail. */
 void cu_check_fail_repair(struct cu_check *out, char *fact);
 /** The verify document's "damaged" array: every recorded file not as installed, with its problem. */

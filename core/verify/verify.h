@@ -16,9 +16,18 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "core/base/sysroot.h"
 #include "core/catalog/catalog.h"
 #include "core/machine/sysinfo.h"
 #include "core/verify/checks.h"
+
+/* A Python environment of the install and its frameworks (verify_framework.c). */
+struct cu_verify_env {
+    const char *name;      /* as recorded ("cudaup-pytorch-jax"), or NULL */
+    const char *python;    /* its interpreter */
+    const char *framework; /* its frameworks, comma-separated, the first named first ("pytorch,jax") */
+    bool bundled;          /* they bring their own CUDA wheels: nothing of the CUDA install goes before them */
+};
 
 struct cu_verify_opts {
     const char *dir;               /* the install folder */
@@ -29,7 +38,13 @@ struct cu_verify_opts {
     const char *self_exe;          /* this binary, for the child checks */
     const char *const *envp;
     const char *python;            /* the framework's Python, or NULL */
-    const char *framework;         /* tensorflow, pytorch, jax, or NULL */
+    const char *framework;         /* tensorflow, pytorch, jax (or several, comma-separated), or NULL */
+    bool bundled;                  /* those frameworks bring their own CUDA wheels (cu_verify_env) */
+    const char *env_name;          /* that environment's name, or NULL */
+    const struct cu_verify_env *more; /* the other environments (--framework given again) */
+    size_t n_more;
+    const struct cu_sysroot *root; /* the machine, for ld.so.conf; NULL: not read */
+    const char *state_dir;         /* cudaup's state (its env.sh), or NULL */
     const atomic_int *cancel;
 };
 

@@ -29,6 +29,7 @@
 #include "core/verify/checks.h"
 #include "core/verify/verify.h"
 #include "core/verify/verify_libs.h"
+#include "core/verify/verify_loaded.h"
 
 extern const unsigned char cu_fwprobe_py[];
 extern const size_t cu_fwprobe_py_len;
@@ -59,12 +60,12 @@ cudnn_too_old(const char *loaded, const char *build, struct cu_version *l, struc
     return b->n > 1 && cu_version_cmp(&lm, &bm) < 0;
 }
 
-/* Judge what the probe saw; adds one check, naming the first cause of a failure. */
+/* Judge what the probe saw of one framework; adds one check, naming the first cause of a failure. */
 static void
 judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_checks *out)
 {
     char b1[32], b2[32];
-    const char *name = cu_framework_title(o->framework);
+    const char *name = cu_framework_title(cu_json_str(j, "framework") ? cu_json_str(j, "framework") : o->framework);
     const char *ver = cu_json_str(j, "version") ? cu_json_str(j, "version") : "?";
     const char *cuda = cu_json_str(j, "cuda_build");
     const char *dnn_b = cu_json_str(j, "cudnn_build"), *dnn_l = cu_json_str(j, "cudnn_loaded");
@@ -146,6 +147,124 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
                   built, dnn_l || dnn_b ? _(", cuDNN ") : "", dnn_l ? dnn_l : dnn_b ? dnn_b : "", seen);
 }
 
+/*
+ * Run the probe in @env's interpreter, importing its frameworks in @order ("pytorch,jax").  LD_LIBRARY_PATH
+ * is the user's as it is: what loads is what they would get; frameworks without CUDA wheels of their own
+ * find the install's lib64 ahead of it, as the environment's activation or env.sh gives them.  The
+ * probe's document, or NULL with a failed check saying why.
+ */
+static json_t *
+run_probe(const struct cu_verify_opts *o, const struct cu_verify_env *env, const char *order, struct cu_checks *out)
+{
+    CU_AUTOFREE char *code = cu_xstrndup((const char *)cu_fwprobe_py, cu_fwprobe_py_len);
+    const char *title = cu_framework_title(order);
+    CU_AUTOFREE char *first = cu_xstrndup(order, strcspn(order, ","));
+    title = cu_framework_title(first);
+    const char *llp = cu_env_get(o->envp, "LD_LIBRARY_PATH");
+    CU_AUTOFREE char *libs = env->bundled ? NULL
+                                          : cu_xasprintf("LD_LIBRARY_PATH=%s/lib64%s%s", o->dir, llp && *llp ? ":" : "",
+                                                         llp && *llp ? llp : "");
+    struct cu_strv envv;
+    cu_strv_init(&envv);
+    for (const char *const *e = o->envp; e && *e; e++)
+        if (!libs || !cu_str_has_prefix(*e, "LD_LIBRARY_PATH="))
+            cu_strv_push(&envv, *e);
+    if (libs)
+        cu_strv_push(&envv, libs);
+    const char *argv[] = {env->python, "-c", code, order, NULL};
+    struct cu_exec_opts eo = {.envp = (const char *const *)envv.v, .timeout_ms = o->timeout_ms * 3, .cancel = o->cancel};
+    struct cu_exec_result res;
+    struct cu_error err;
+    json_t *j = NULL;
+    cu_exec_result_init(&res);
+    if (cu_exec(argv, &eo, &res, &err) != CU_OK) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("cannot run %s: %s"), env->python, cu_error_text(&err));
+    } else if (res.timed_out) {
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s did not finish its GPU work within %ld s (a hung driver or GPU?)"),
+                      title, o->timeout_ms * 3 / 1000);
+    } else if (res.exit_code != 0) {
+        const char *last = res.err.len ? strrchr(cu_str_strip(res.err.data), '\n') : NULL;
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), title,
+                      last ? last + 1 : res.err.len ? res.err.data : "?");
+    } else {
+        const char *line = strrchr(cu_str_strip(res.out.data), '\n');
+        line = line ? line + 1 : res.out.data;
+        if (cu_json_parse_object(line, strlen(line), "framework", &j, &err) != CU_OK || !json_is_array(json_object_get(j, "frameworks"))) {
+            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s printed something unexpected"), title);
+            json_decref(j);
+            j = NULL;
+        }
+    }
+    cu_exec_result_fini(&res);
+    cu_strv_fini(&envv);
+    return j;
+}
+
+/* Each framework of one probe run: its own check; @after, when set, says which were imported before it. */
+static void
+judge_run(const struct cu_verify_opts *o, const json_t *run, const char *after, struct cu_checks *out)
+{
+    const json_t *fws = json_object_get(run, "frameworks");
+    for (size_t i = 0; i < json_array_size(fws); i++) {
+        const json_t *f = json_array_get(fws, i);
+        const char *title = cu_framework_title(cu_json_str(f, "framework") ? cu_json_str(f, "framework") : "");
+        struct cu_checks one;
+        memset(&one, 0, sizeof(one));
+        if (cu_json_str(f, "import_error"))
+            cu_checks_add(&one, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), title, cu_json_str(f, "import_error"));
+        else
+            judge_framework(o, f, &one);
+        for (size_t k = 0; k < one.n; k++) {
+            struct cu_check *c = &one.v[k];
+            /* The other order adds only what fails there: the same pass twice says nothing new. */
+            if (after && c->status != CU_CHECK_FAIL)
+                continue;
+            if (after) {
+                char *d = cu_xasprintf(_("with %s imported first: %s"), after, c->detail);
+                free(c->detail);
+                c->detail = d;
+            }
+            cu_checks_add_advised(out, c->name, c->status, c->adv, c->fact, c->detail);
+            c->fact = c->detail = NULL;
+        }
+        cu_checks_fini(&one);
+    }
+}
+
+/* One environment: its frameworks in the order recorded, then in the other; then what they mapped. */
+static void
+check_env(const struct cu_verify_opts *o, const struct cu_verify_env *env, struct cu_checks *out)
+{
+    json_t *runs[2] = {NULL, NULL};
+    size_t n = 0;
+    if (!(runs[0] = run_probe(o, env, env->framework, out)))
+        return;
+    n = 1;
+    judge_run(o, runs[0], NULL, out);
+    if (strchr(env->framework, ',')) {
+        struct cu_strv items;
+        cu_strv_init(&items);
+        cu_strv_split(&items, env->framework, ",");
+        struct cu_buf rev, before;
+        cu_buf_init(&rev);
+        cu_buf_init(&before);
+        for (size_t i = items.n; i-- > 0;)
+            cu_buf_printf(&rev, "%s%s", rev.len ? "," : "", items.v[i]);
+        for (size_t i = items.n; i-- > 1;)
+            cu_buf_printf(&before, "%s%s", before.len ? ", " : "", cu_framework_title(items.v[i]));
+        if ((runs[1] = run_probe(o, env, rev.data, out)) != NULL) {
+            n = 2;
+            judge_run(o, runs[1], before.data, out);
+        }
+        cu_buf_fini(&rev);
+        cu_buf_fini(&before);
+        cu_strv_fini(&items);
+    }
+    cu_verify_judge_libraries(o, env->name, env->bundled, (const json_t *const *)runs, n, out);
+    json_decref(runs[0]);
+    json_decref(runs[1]);
+}
+
 void
 cu_verify_check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
 {
@@ -153,40 +272,10 @@ cu_verify_check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
         cu_checks_add(out, "framework", CU_CHECK_SKIP, _("no framework environment is recorded for this install"));
         return;
     }
-    CU_AUTOFREE char *code = cu_xstrndup((const char *)cu_fwprobe_py, cu_fwprobe_py_len);
-    CU_AUTOFREE char *libs = cu_xasprintf("LD_LIBRARY_PATH=%s/lib64", o->dir);
-    struct cu_strv env;
-    cu_strv_init(&env);
-    for (const char *const *e = o->envp; e && *e; e++)
-        if (!cu_str_has_prefix(*e, "LD_LIBRARY_PATH="))
-            cu_strv_push(&env, *e);
-    cu_strv_push(&env, libs);
-    const char *argv[] = {o->python, "-c", code, o->framework, NULL};
-    struct cu_exec_opts eo = {.envp = (const char *const *)env.v, .timeout_ms = o->timeout_ms * 3, .cancel = o->cancel};
-    struct cu_exec_result res;
-    struct cu_error err;
-    json_t *j = NULL;
-    cu_exec_result_init(&res);
-    if (cu_exec(argv, &eo, &res, &err) != CU_OK) {
-        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("cannot run %s: %s"), o->python, cu_error_text(&err));
-    } else if (res.timed_out) {
-        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s did not finish its GPU work within %ld s (a hung driver or GPU?)"),
-                      cu_framework_title(o->framework), o->timeout_ms * 3 / 1000);
-    } else if (res.exit_code != 0) {
-        const char *last = res.err.len ? strrchr(cu_str_strip(res.err.data), '\n') : NULL;
-        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), cu_framework_title(o->framework),
-                      last ? last + 1 : res.err.len ? res.err.data : "?");
-    } else {
-        const char *line = strrchr(cu_str_strip(res.out.data), '\n');
-        line = line ? line + 1 : res.out.data;
-        if (cu_json_parse_object(line, strlen(line), "framework", &j, &err) != CU_OK)
-            cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s printed something unexpected"), cu_framework_title(o->framework));
-        else
-            judge_framework(o, j, out);
-    }
-    json_decref(j);
-    cu_exec_result_fini(&res);
-    cu_strv_fini(&env);
+    struct cu_verify_env first = {o->env_name, o->python, o->framework, o->bundled};
+    check_env(o, &first, out);
+    for (size_t i = 0; i < o->n_more; i++)
+        check_env(o, &o->more[i], out);
 }
 
 /* The Python cudaup brought for the framework's venv: its recorded files, and that it runs. */

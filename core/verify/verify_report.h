@@ -16,6 +16,7 @@ enum cu_check_fix {
     CU_FIX_DRIVER,    /* a driver that runs this CUDA */
     CU_FIX_GPU,       /* the driver and the GPU: doctor */
     CU_FIX_FRAMEWORK, /* the framework's build or environment */
+    CU_FIX_OWN,       /* the check names its own (cu_check.fix): the file or variable to change */
 };
 
 /** The kind of fix for @c (by its name; CU_FIX_NONE unless it failed). */

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/* What the dynamic loader would load: see ldpath.h. */
+#include "config.h"
+
+#include "core/machine/ldpath.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/base/mem.h"
+#include "core/base/proc.h"
+#include "core/base/str.h"
+
+/* ---- ELF --------------------------------------------------------------------------------- */
+
+#define PT_LOAD_ 1
+#define PT_DYNAMIC_ 2
+#define DT_NEEDED_ 1
+#define DT_STRTAB_ 5
+#define DT_STRSZ_ 10
+#define DT_SONAME_ 14
+#define DT_RPATH_ 15
+#define DT_RUNPATH_ 29
+#define MAX_PHDRS 256
+#define MAX_DYN (64 * 1024)
+#define MAX_STRTAB (16u << 20)
+
+static uint64_t
+u64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof(v)); /* little-endian, as the machines cudaup serves */
+    return v;
+}
+
+static uint32_t
+u32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static uint16_t
+u16(const unsigned char *p)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static bool
+read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        got += (size_t)n;
+    }
+    return true;
+}
+
+/* The file offset of virtual address @a, from the PT_LOAD segments. */
+static bool
+vaddr_offset(const unsigned char *ph, size_t n, size_t entsize, uint64_t a, uint64_t *off)
+{
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *p = ph + i * entsize;
+        uint64_t vaddr = u64(p + 16), filesz = u64(p + 32);
+        if (u32(p) == PT_LOAD_ && a >= vaddr && a - vaddr < filesz) {
+            *off = u64(p + 8) + (a - vaddr);
+            return true;
+        }
+    }
+    return false;
+}
+
+static char *
+str_at(const char *strtab, size_t len, uint64_t at)
+{
+    if (at >= len)
+        return NULL;
+    size_t n = strnlen(strtab + at, len - at);
+    return n < len - at ? cu_xstrndup(strtab + at, n) : NULL;
+}
+
+enum cu_status
+cu_elf_dyn_read(const struct cu_sysroot *root, const char *path, struct cu_elf_dyn *out, struct cu_error *err)
+{
+    unsigned char eh[64];
+    unsigned char *ph = NULL, *dyn = NULL;
+    char *strtab = NULL;
+    enum cu_status st = CU_E_INPUT;
+    memset(out, 0, sizeof(*out));
+    int fd = cu_sysroot_open(root, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cu_error_set(err, CU_E_IO, -fd, "Cannot read %s", path);
+    if (!read_at(fd, eh, sizeof(eh), 0) || memcmp(eh, "\x7f" "ELF", 4) != 0 || eh[4] != 2 || eh[5] != 1)
+        goto out;
+    uint64_t phoff = u64(eh + 32);
+    size_t entsize = u16(eh + 54), n = u16(eh + 56);
+    if (entsize < 56 || n == 0 || n > MAX_PHDRS)
+        goto out;
+    ph = cu_xmalloc(entsize * n);
+    if (!read_at(fd, ph, entsize * n, phoff))
+        goto out;
+    uint64_t dyn_off = 0, dyn_size = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u32(ph + i * entsize) == PT_DYNAMIC_) {
+            dyn_off = u64(ph + i * entsize + 8);
+            dyn_size = u64(ph + i * entsize + 32);
+        }
+    if (!dyn_size || dyn_size > MAX_DYN) {
+        st = dyn_size ? CU_E_INPUT : CU_OK; /* a static object asks for nothing */
+        goto out;
+    }
+    dyn = cu_xmalloc(dyn_size);
+    if (!read_at(fd, dyn, dyn_size, dyn_off))
+        goto out;
+    uint64_t str_addr = 0, str_size = 0, str_off;
+    size_t n_dyn = dyn_size / 16;
+    for (size_t i = 0; i < n_dyn && u64(dyn + i * 16) != 0; i++) {
+        uint64_t tag = u64(dyn + i * 16), val = u64(dyn + i * 16 + 8);
+        if (tag == DT_STRTAB_)
+            str_addr = val;
+        else if (tag == DT_STRSZ_)
+            str_size = val;
+    }
+    if (!str_size || str_size > MAX_STRTAB || !vaddr_offset(ph, n, entsize, str_addr, &str_off))
+        goto out;
+    strtab = cu_xmalloc(str_size);
+    if (!read_at(fd, strtab, str_size, str_off))
+        goto out;
+    struct cu_strv needed;
+    cu_strv_init(&needed);
+    st = CU_OK;
+    for (size_t i = 0; i < n_dyn && u64(dyn + i * 16) != 0 && st == CU_OK; i++) {
+        uint64_t tag = u64(dyn + i * 16), val = u64(dyn + i * 16 + 8);
+        char **slot = tag == DT_SONAME_ ? &out->soname : tag == DT_RPATH_ ? &out->rpath
+                      : tag == DT_RUNPATH_ ? &out->runpath : NULL;
+        if (tag != DT_NEEDED_ && !slot)
+            continue;
+        char *s = str_at(strtab, str_size, val);
+        if (!s) {
+            st = CU_E_INPUT;
+        } else if (slot) {
+            free(*slot);
+            *slot = s;
+        } else {
+            cu_strv_push_owned(&needed, s);
+        }
+    }
+    out->n_needed = needed.n;
+    out->needed = cu_steal_ptr(&needed.v);
+    if (!out->needed)
+        out->needed = cu_xcalloc(1, sizeof(char *));
+out:
+    close(fd);
+    free(ph);
+    free(dyn);
+    free(strtab);
+    if (st != CU_OK) {
+        cu_elf_dyn_fini(out);
+        return cu_error_set(err, st, 0, "%s is not an ELF shared object cudaup can read", path);
+    }
+    if (!out->needed)
+        out->needed = cu_xcalloc(1, sizeof(char *));
+    return CU_OK;
+}
+
+void
+cu_elf_dyn_fini(struct cu_elf_dyn *d)
+{
+    free(d->soname);
+    cu_strv_free(d->needed);
+    free(d->rpath);
+    free(d->runpath);
+    memset(d, 0, sizeof(*d));
+}
+
+/* ---- ld.so.conf ---------------------------------------------------------------------------- */
+
+static void
+conf_add(struct cu_ldconf *c, const char *dir, const char *file)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    c->dirs = cu_xreallocarray(c->dirs, c->n + 1, sizeof(char *));
+    c->files = cu_xreallocarray(c->files, c->n + 1, sizeof(char *));
+    c->dirs[c->n] = cu_xstrndup(dir, len);
+    c->files[c->n++] = cu_xstrdup(file);
+}
+
+static void conf_file(const struct cu_sysroot *root, const char *path, struct cu_ldconf *out, int depth);
+
+/* `include PATTERN`: the files a glob of one folder names, sorted, as ldconfig reads them. */
+static void
+conf_include(const struct cu_sysroot *root, const char *pattern, struct cu_ldconf *out, int depth)
+{
+    CU_AUTOFREE char *pat = pattern[0] == '/' ? cu_xstrdup(pattern) : cu_xasprintf("/etc/%s", pattern);
+    char *slash = strrchr(pat, '/');
+    *slash = '\0';
+    const char *dir = *pat ? pat : "/", *glob = slash + 1;
+    DIR *d = cu_sysroot_opendir(root, dir);
+    if (!d)
+        return;
+    struct cu_strv names;
+    cu_strv_init(&names);
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.' && fnmatch(glob, de->d_name, 0) == 0)
+            cu_strv_push(&names, de->d_name);
+    closedir(d);
+    cu_strv_sort(&names);
+    for (size_t i = 0; i < names.n; i++) {
+        CU_AUTOFREE char *p = cu_xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", names.v[i]);
+        conf_file(root, p, out, depth + 1);
+    }
+    cu_strv_fini(&names);
+}
+
+static void
+conf_file(const struct cu_sysroot *root, const char *path, struct cu_ldconf *out, int depth)
+{
+    char *text = NULL;
+    size_t len;
+    struct cu_error e;
+    if (depth > 8 || cu_sysroot_read(root, path, 1 << 20, &text, &len, &e) != CU_OK)
+        return;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = cu_str_strip(line);
+        if (strncmp(s, "include", 7) == 0 && (s[7] == ' ' || s[7] == '\t'))
+            conf_include(root, cu_str_strip(s + 8), out, depth);
+        else if (s[0] == '/')
+            conf_add(out, s, path);
+    }
+    free(text);
+}
+
+void
+cu_ldconf_read(const struct cu_sysroot *root, struct cu_ldconf *out)
+{
+    memset(out, 0, sizeof(*out));
+    conf_file(root, "/etc/ld.so.conf", out, 0);
+}
+
+void
+cu_ldconf_fini(struct cu_ldconf *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->dirs[i]);
+        free(c->files[i]);
+    }
+    free(c->dirs);
+    free(c->files);
+    memset(c, 0, sizeof(*c));
+}
+
+/* @a and @b name the same folder, a trailing '/' or not. */
+static bool
+same_dir(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (lb > 1 && b[lb - 1] == '/')
+        lb--;
+    return la == lb && strncmp(a, b, la) == 0;
+}
+
+const char *
+cu_ldconf_file(const struct cu_ldconf *c, const char *dir)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (same_dir(c->dirs[i], dir))
+            return c->files[i];
+    return NULL;
+}
+
+static const char *const default_dirs[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+                                           "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+
+bool
+cu_ld_default_dir(const char *dir)
+{
+    for (size_t i = 0; i < CU_N_ELEMENTS(default_dirs); i++)
+        if (same_dir(dir, default_dirs[i]))
+            return true;
+    return false;
+}
+
+const char *
+cu_ld_via_name(enum cu_ld_via via)
+{
+    switch (via) {
+    case CU_LD_RPATH: return "DT_RPATH";
+    case CU_LD_ENV: return "LD_LIBRARY_PATH";
+    case CU_LD_RUNPATH: return "DT_RUNPATH";
+    case CU_LD_CACHE: return "ld.so.conf";
+    case CU_LD_DEFAULT: return "default";
+    case CU_LD_NONE:
+    default: return "none";
+    }
+}
+
+/* ---- the search ------------------------------------------------------------------------------- */
+
+/* One search path's folders with $ORIGIN, $LIB and $PLATFORM put in. */
+static void
+expand_path(const char *list, const char *origin, struct cu_strv *out)
+{
+    struct cu_strv parts;
+    cu_strv_init(&parts);
+    cu_strv_split(&parts, list, ":;");
+    for (size_t i = 0; i < parts.n; i++) {
+        struct cu_buf b;
+        cu_buf_init(&b);
+        for (const char *p = parts.v[i]; *p;) {
+            static const struct {
+                const char *tok, *alt;
+            } toks[] = {{"$ORIGIN", "${ORIGIN}"}, {"$LIB", "${LIB}"}, {"$PLATFORM", "${PLATFORM}"}};
+            size_t k, used = 0;
+            for (k = 0; k < CU_N_ELEMENTS(toks) && !used; k++) {
+                if (strncmp(p, toks[k].alt, strlen(toks[k].alt)) == 0)
+                    used = strlen(toks[k].alt);
+                else if (strncmp(p, toks[k].tok, strlen(toks[k].tok)) == 0 &&
+                         !(p[strlen(toks[k].tok)] >= 'A' && p[strlen(toks[k].tok)] <= 'Z'))
+                    used = strlen(toks[k].tok);
+            }
+            if (used) {
+                k--;
+                cu_buf_printf(&b, "%s", k == 0 ? origin : k == 1 ? "lib64" : "x86_64");
+                p += used;
+            } else {
+                cu_buf_putc(&b, *p++);
+            }
+        }
+        if (b.len && b.data[0] == '/')
+            cu_strv_push(out, b.data);
+        cu_buf_fini(&b);
+    }
+    cu_strv_fini(&parts);
+}
+
+static bool
+look_in(const struct cu_sysroot *root, const struct cu_strv *dirs, const char *soname, enum cu_ld_via via,
+        struct cu_ld_hit *out)
+{
+    for (size_t i = 0; i < dirs->n; i++) {
+        CU_AUTOFREE char *p = cu_xasprintf("%s/%s", dirs->v[i], soname);
+        if (cu_sysroot_exists(root, p)) {
+            out->path = cu_steal_ptr(&p);
+            out->via = via;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+cu_ld_find(const struct cu_sysroot *root, const char *soname, const char *obj_path, const struct cu_elf_dyn *obj,
+           const char *llp, const struct cu_ldconf *conf, struct cu_ld_hit *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (strchr(soname, '/')) {
+        if (!cu_sysroot_exists(root, soname))
+            return false;
+        out->path = cu_xstrdup(soname);
+        out->via = CU_LD_NONE;
+        return true;
+    }
+    CU_AUTOFREE char *origin = cu_xstrdup(obj_path ? obj_path : "/");
+    char *slash = strrchr(origin, '/');
+    if (slash)
+        *(slash == origin ? slash + 1 : slash) = '\0';
+    bool found = false;
+    struct cu_strv dirs;
+    cu_strv_init(&dirs);
+    /* 1. DT_RPATH, only when the object has no DT_RUNPATH. */
+    if (obj && obj->rpath && !obj->runpath) {
+        expand_path(obj->rpath, origin, &dirs);
+        found = look_in(root, &dirs, soname, CU_LD_RPATH, out);
+    }
+    /* 2. LD_LIBRARY_PATH. */
+    if (!found && llp && *llp) {
+        cu_strv_fini(&dirs);
+        cu_strv_init(&dirs);
+        expand_path(llp, origin, &dirs);
+        found = look_in(root, &dirs, soname, CU_LD_ENV, out);
+    }
+    /* 3. DT_RUNPATH. */
+    if (!found && obj && obj->runpath) {
+        cu_strv_fini(&dirs);
+        cu_strv_init(&dirs);
+        expand_path(obj->runpath, origin, &dirs);
+        found = look_in(root, &dirs, soname, CU_LD_RUNPATH, out);
+    }
+    /* 4. ld.so.cache: the folders ld.so.conf names, as ldconfig builds it. */
+    for (size_t i = 0; !found && conf && i < conf->n; i++) {
+        CU_AUTOFREE char *p = cu_xasprintf("%s/%s", conf->dirs[i], soname);
+        if (cu_sysroot_exists(root, p)) {
+            out->path = cu_steal_ptr(&p);
+            out->via = CU_LD_CACHE;
+            out->file = conf->files[i];
+            found = true;
+        }
+    }
+    /* 5. The default folders. */
+    for (size_t i = 0; !found && i < CU_N_ELEMENTS(default_dirs); i++) {
+        CU_AUTOFREE char *p = cu_xasprintf("%s/%s", default_dirs[i], soname);
+        if (cu_sysroot_exists(root, p)) {
+            out->path = cu_steal_ptr(&p);
+            out->via = CU_LD_DEFAULT;
+            found = true;
+        }
+    }
+    cu_strv_fini(&dirs);
+    return found;
+}
+
+/* ---- who sets LD_LIBRARY_PATH ------------------------------------------------------------------ */
+
+/* Does the file at @path name LD_LIBRARY_PATH and folder @dir (a whole path, not part of a longer one)? */
+static bool
+names_dir(const struct cu_sysroot *root, const char *path, const char *dir)
+{
+    char *text = NULL;
+    size_t len;
+    struct cu_error e;
+    bool yes = false;
+    if (cu_sysroot_read(root, path, 1 << 20, &text, &len, &e) != CU_OK)
+        return false;
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/')
+        dl--;
+    if (strstr(text, "LD_LIBRARY_PATH"))
+        for (const char *p = strstr(text, dir); p && !yes; p = strstr(p + 1, dir)) {
+            char next = p[dl];
+            if (next == '/')
+                next = p[dl + 1];
+            yes = !(next >= 'a' && next <= 'z') && !(next >= 'A' && next <= 'Z') && !(next >= '0' && next <= '9') &&
+                  next != '_' && next != '-' && next != '.';
+        }
+    free(text);
+    return yes;
+}
+
+/* The files matching *.sh in @dir, sorted. */
+static void
+scripts_in(const struct cu_sysroot *root, const char *dir, const char *suffix, struct cu_strv *out)
+{
+    DIR *d = cu_sysroot_opendir(root, dir);
+    if (!d)
+        return;
+    struct cu_strv names;
+    cu_strv_init(&names);
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.' && cu_str_has_suffix(de->d_name, suffix))
+            cu_strv_push(&names, de->d_name);
+    closedir(d);
+    cu_strv_sort(&names);
+    for (size_t i = 0; i < names.n; i++)
+        cu_strv_push_owned(out, cu_xasprintf("%s/%s", dir, names.v[i]));
+    cu_strv_fini(&names);
+}
+
+char *
+cu_ld_env_file(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const char *dir)
+{
+    struct cu_strv files;
+    cu_strv_init(&files);
+    if (state_dir)
+        cu_strv_push_owned(&files, cu_xasprintf("%s/env.sh", state_dir));
+    const char *home = cu_env_get(envp, "HOME");
+    static const char *const rc[] = {".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".zshenv",
+                                     ".config/fish/config.fish"};
+    for (size_t i = 0; home && home[0] == '/' && i < CU_N_ELEMENTS(rc); i++)
+        cu_strv_push_owned(&files, cu_xasprintf("%s/%s", home, rc[i]));
+    cu_strv_push(&files, "/etc/environment");
+    cu_strv_push(&files, "/etc/profile");
+    cu_strv_push(&files, "/etc/bash.bashrc");
+    scripts_in(root, "/etc/profile.d", ".sh", &files);
+    const char *conda = cu_env_get(envp, "CONDA_PREFIX"), *venv = cu_env_get(envp, "VIRTUAL_ENV");
+    if (conda && conda[0] == '/') {
+        CU_AUTOFREE char *ad = cu_xasprintf("%s/etc/conda/activate.d", conda);
+        scripts_in(root, ad, ".sh", &files);
+    }
+    if (venv && venv[0] == '/')
+        cu_strv_push_owned(&files, cu_xasprintf("%s/bin/activate", venv));
+    char *found = NULL;
+    for (size_t i = 0; i < files.n && !found; i++)
+        if (names_dir(root, files.v[i], dir))
+            found = cu_xstrdup(files.v[i]);
+    cu_strv_fini(&files);
+    return found;
+}

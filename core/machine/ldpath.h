@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the dynamic loader (glibc's ld.so) would load, read without running anything: an ELF shared
+ * object's DT_SONAME, DT_NEEDED, DT_RPATH and DT_RUNPATH; the folders /etc/ld.so.conf names and the
+ * files it includes (what ldconfig puts in ld.so.cache), each with the file that names it; the
+ * default folders; the search for a soname in the loader's order (DT_RPATH of an object without
+ * DT_RUNPATH, LD_LIBRARY_PATH, DT_RUNPATH, the cache's folders, the defaults); and which of the
+ * shell's start-up files puts a folder into LD_LIBRARY_PATH.  All through the machine's root.
+ * verify names what made a library load from where it did; doctor resolves a framework's CUDA
+ * libraries without importing it.
+ */
+#ifndef CU_LDPATH_H
+#define CU_LDPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/base/error.h"
+#include "core/base/sysroot.h"
+
+/** The dynamic section of an ELF object: what it is called and what it asks the loader for. */
+struct cu_elf_dyn {
+    char *soname;  /* DT_SONAME, or NULL */
+    char **needed; /* DT_NEEDED in order, NULL-terminated */
+    size_t n_needed;
+    char *rpath;   /* DT_RPATH (searched before LD_LIBRARY_PATH, and only when there is no DT_RUNPATH), or NULL */
+    char *runpath; /* DT_RUNPATH, or NULL */
+};
+
+/**
+ * Read @path's dynamic section (ELF64 little-endian, through its program headers).  Errors: CU_E_IO
+ * (unreadable), CU_E_INPUT (not such an ELF object, or a malformed one).  cu_elf_dyn_fini() frees it.
+ */
+CU_NODISCARD enum cu_status cu_elf_dyn_read(const struct cu_sysroot *root, const char *path, struct cu_elf_dyn *out,
+                                            struct cu_error *err);
+void cu_elf_dyn_fini(struct cu_elf_dyn *d);
+
+/** The folders of /etc/ld.so.conf and what it includes, in order, each with the file that names it. */
+struct cu_ldconf {
+    char **dirs;
+    char **files;
+    size_t n;
+};
+
+/** Read /etc/ld.so.conf and its `include` globs (one level of files under a folder); never fails. */
+void cu_ldconf_read(const struct cu_sysroot *root, struct cu_ldconf *out);
+void cu_ldconf_fini(struct cu_ldconf *c);
+/** The file of @c that names folder @dir, or NULL.  Borrowed. */
+const char *cu_ldconf_file(const struct cu_ldconf *c, const char *dir);
+
+/** Is @dir one of the loader's default folders (/lib, /usr/lib, /lib64, /usr/lib64, x86_64-linux-gnu)? */
+bool cu_ld_default_dir(const char *dir);
+
+/** How the loader came to a file. */
+enum cu_ld_via {
+    CU_LD_NONE,
+    CU_LD_RPATH,   /* the object's DT_RPATH */
+    CU_LD_ENV,     /* LD_LIBRARY_PATH */
+    CU_LD_RUNPATH, /* the object's DT_RUNPATH */
+    CU_LD_CACHE,   /* a folder of ld.so.conf (the cache) */
+    CU_LD_DEFAULT, /* a default folder */
+};
+
+struct cu_ld_hit {
+    char *path;       /* the file found, caller frees */
+    enum cu_ld_via via;
+    const char *file; /* CU_LD_CACHE: the ld.so.conf file that names its folder (borrowed from the cu_ldconf) */
+};
+
+/**
+ * Where the loader finds @soname when object @obj (the file @obj_path, for $ORIGIN) asks for it, with
+ * LD_LIBRARY_PATH @llp (NULL: unset).  False when nothing has it.
+ */
+bool cu_ld_find(const struct cu_sysroot *root, const char *soname, const char *obj_path, const struct cu_elf_dyn *obj,
+                const char *llp, const struct cu_ldconf *conf, struct cu_ld_hit *out);
+
+/** "LD_LIBRARY_PATH", "ld.so.conf", ... as the loader's step is named in a sentence (static, untranslated names). */
+const char *cu_ld_via_name(enum cu_ld_via via);
+
+/**
+ * The start-up or activation file that puts folder @dir into LD_LIBRARY_PATH: the first of cudaup's
+ * own STATE/env.sh (@state_dir, may be NULL), the user's shell files under $HOME, /etc/environment,
+ * /etc/profile, /etc/bash.bashrc, /etc/profile.d/ *.sh, the active conda environment's activate.d
+ * scripts and the active venv's activate, that names both LD_LIBRARY_PATH and @dir.  NULL when none
+ * does.  Caller frees.
+ */
+char *cu_ld_env_file(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const char *dir);
+
+#endif /* CU_LDPATH_H */

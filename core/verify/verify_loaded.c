@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUDA libraries the frameworks really mapped (data/fwprobe.py reads /proc/self/maps after their
+ * import and GPU work, in the order recorded and again in the other): one soname mapped from two
+ * places, two distributions that installed the same file, a library from outside the environment
+ * and the plan's CUDA install (a system CUDA through LD_LIBRARY_PATH, ld.so.conf or a default
+ * folder), and a framework that reports a runtime older than it was built against.  Each failure
+ * names the path, what made the loader take it (the variable and the file that sets it, the
+ * ld.so.conf file) and the fix.  The libraries go to verify's libraries[] (DESIGN).
+ */
+#include "config.h"
+
+#include "core/verify/verify_loaded.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/i18n.h"
+#include "core/base/jsonutil.h"
+#include "core/base/mem.h"
+#include "core/base/parse.h"
+#include "core/base/str.h"
+#include "core/machine/ldpath.h"
+#include "core/resolve/plan.h"
+#include "core/verify/checks.h"
+#include "core/verify/verify.h"
+
+static char *
+dir_of(const char *path)
+{
+    char *d = cu_xstrdup(path);
+    char *s = strrchr(d, '/');
+    if (s)
+        *(s == d ? s + 1 : s) = '\0';
+    return d;
+}
+
+static bool
+under(const char *path, const char *dir)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+static bool
+in_list(const char *list, const char *dir)
+{
+    CU_AUTOFREE char *copy = cu_xstrdup(list ? list : "");
+    char *save = NULL;
+    for (char *e = strtok_r(copy, ":", &save); e; e = strtok_r(NULL, ":", &save)) {
+        size_t a = strlen(e), b = strlen(dir);
+        while (a > 1 && e[a - 1] == '/')
+            a--;
+        while (b > 1 && dir[b - 1] == '/')
+            b--;
+        if (a == b && strncmp(e, dir, a) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* What made the loader take a library from folder @dir, and the fix: @why and @fix (caller frees). */
+static void
+responsible(const struct cu_verify_opts *o, const struct cu_ldconf *conf, const char *llp, const char *dir,
+            const char *env_name, char **why, char **fix)
+{
+    const char *cfile;
+    if (in_list(llp, dir)) {
+        CU_AUTOFREE char *file = o->root ? cu_ld_env_file(o->root, o->envp, o->state_dir, dir) : NULL;
+        CU_AUTOFREE char *envsh = o->state_dir ? cu_path_join(o->state_dir, "env.sh") : NULL;
+        if (file && envsh && strcmp(file, envsh) == 0) {
+            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s, put there by cudaup's own %s"), dir, file);
+            *fix = cu_xasprintf(_("activate %s (its activation takes CUDA folders out of LD_LIBRARY_PATH), or run cudaup install again with a framework: env.sh then leaves LD_LIBRARY_PATH alone"),
+                                env_name);
+        } else if (file) {
+            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s, set in %s"), dir, file);
+            *fix = cu_xasprintf(_("take %s out of LD_LIBRARY_PATH in %s (or run the environment with LD_LIBRARY_PATH unset)"),
+                                dir, file);
+        } else {
+            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s"), dir);
+            *fix = cu_xasprintf(_("take %s out of LD_LIBRARY_PATH where your shell sets it (or run the environment with LD_LIBRARY_PATH unset)"),
+                                dir);
+        }
+    } else if ((cfile = cu_ldconf_file(conf, dir)) != NULL) {
+        *why = cu_xasprintf(_("%s puts %s in the loader's cache for the whole system"), cfile, dir);
+        *fix = cu_xasprintf(_("as root, take %s out of %s and run ldconfig (cudaup never writes ld.so.conf.d); the environment's own wheels then serve it"),
+                            dir, cfile);
+    } else if (cu_ld_default_dir(dir)) {
+        *why = cu_xasprintf(_("%s is one of the loader's default folders, where a package of the distribution put it"), dir);
+        *fix = cu_xstrdup(_("remove the distribution's package that holds it (dpkg -S or rpm -qf on the file names it), or make the environment's own library load first"));
+    } else {
+        *why = cu_xasprintf(_("neither LD_LIBRARY_PATH, ld.so.conf nor the default folders name %s: an object's DT_RPATH or a dlopen by full path loaded it"),
+                            dir);
+        *fix = cu_xstrdup(_("find what loads it by its full path (LD_DEBUG=libs shows it) and make it use the environment's own wheel"));
+    }
+}
+
+/* The owner a library is listed with: its distribution, the plan's CUDA install, or its folder. */
+static char *
+owner_of(const json_t *lib, const char *cuda_dir, const char *path)
+{
+    const json_t *owners = json_object_get(lib, "owners");
+    if (json_array_size(owners) && json_is_string(json_array_get(owners, 0)))
+        return cu_xstrdup(json_string_value(json_array_get(owners, 0)));
+    if (cuda_dir && under(path, cuda_dir))
+        return cu_xasprintf(_("the CUDA install %s"), cuda_dir);
+    return dir_of(path);
+}
+
+/* "8.2.4" against "8.7.0": the same major, older; or another major. */
+static bool
+older(const char *loaded, const char *built)
+{
+    struct cu_version l, b;
+    if (!loaded || !built || !cu_version_parse(loaded, &l) || !cu_version_parse(built, &b))
+        return false;
+    if (l.part[0] != b.part[0])
+        return true;
+    int n = l.n < b.n ? l.n : b.n;
+    l.n = b.n = n;
+    return cu_version_cmp(&l, &b) < 0;
+}
+
+/* How a runtime the probe reports is written in a sentence. */
+static const char *
+runtime_title(const char *kind)
+{
+    return strcmp(kind, "cudnn") == 0 ? "cuDNN" : strcmp(kind, "cublas") == 0 ? "cuBLAS"
+           : strcmp(kind, "cudart") == 0 ? _("the CUDA runtime") : kind;
+}
+
+/* The mapped library a runtime of @kind ("cudnn", "cublas", "cudart") came from, in @libs. */
+static const json_t *
+lib_of_kind(const json_t *libs, const char *kind)
+{
+    CU_AUTOFREE char *pre = cu_xasprintf("lib%s.so", kind);
+    for (size_t i = 0; i < json_array_size(libs); i++) {
+        const char *n = cu_json_str(json_array_get(libs, i), "name");
+        if (n && cu_str_has_prefix(n, pre))
+            return json_array_get(libs, i);
+    }
+    return NULL;
+}
+
+void
+cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, bool bundled, const json_t *const *runs,
+                          size_t n_runs, struct cu_checks *out)
+{
+    char cuda_real[PATH_MAX];
+    const char *cuda_dir = o->dir && realpath(o->dir, cuda_real) ? cuda_real : o->dir;
+    struct cu_ldconf conf;
+    if (o->root)
+        cu_ldconf_read(o->root, &conf);
+    else
+        memset(&conf, 0, sizeof(conf));
+    const char *prefix = n_runs ? cu_json_str(runs[0], "prefix") : NULL;
+    const char *llp = n_runs ? cu_json_str(runs[0], "ld_library_path") : NULL;
+    json_t *all = json_array();
+    struct cu_buf names, owners;
+    cu_buf_init(&names);
+    cu_buf_init(&owners);
+    char *fail = NULL, *fix = NULL;
+    for (size_t r = 0; r < n_runs; r++) {
+        const json_t *libs = json_object_get(runs[r], "libraries");
+        /* 1. One soname, two files: the first loaded serves the process, whatever the second's owner expects. */
+        for (size_t i = 0; !fail && i < json_array_size(libs); i++)
+            for (size_t k = i + 1; !fail && k < json_array_size(libs); k++) {
+                const json_t *a = json_array_get(libs, i), *b = json_array_get(libs, k);
+                const char *na = cu_json_str(a, "name"), *nb = cu_json_str(b, "name");
+                const char *ra = cu_json_str(a, "real"), *rb = cu_json_str(b, "real");
+                if (!na || !nb || !ra || !rb || strcmp(na, nb) != 0 || strcmp(ra, rb) == 0)
+                    continue;
+                CU_AUTOFREE char *oa = owner_of(a, cuda_dir, ra), *ob = owner_of(b, cuda_dir, rb);
+                fail = cu_xasprintf(_("%s is mapped twice in one process, from %s (%s) and from %s (%s): whatever loads it by name gets the first"),
+                                    na, cu_json_str(a, "path"), oa, cu_json_str(b, "path"), ob);
+                fix = cu_xstrdup(_("keep one copy: give each framework an environment of its own (cudaup install --framework A --framework B), or remove the distribution that brought the second"));
+            }
+        for (size_t i = 0; i < json_array_size(libs); i++) {
+            const json_t *l = json_array_get(libs, i);
+            const char *path = cu_json_str(l, "path"), *real = cu_json_str(l, "real"), *name = cu_json_str(l, "name");
+            const json_t *own = json_object_get(l, "owners");
+            if (!path || !real || !name)
+                continue;
+            bool seen = false;
+            for (size_t k = 0; k < json_array_size(all) && !seen; k++)
+                seen = strcmp(cu_json_str(json_array_get(all, k), "path"), path) == 0;
+            CU_AUTOFREE char *owner = owner_of(l, cuda_dir, real);
+            if (!seen) {
+                json_t *e = json_object();
+                json_object_set_new(e, "name", json_string(name));
+                json_object_set_new(e, "path", json_string(path));
+                json_object_set_new(e, "version", cu_json_str_or_null(cu_json_str(l, "version")));
+                json_object_set_new(e, "owner", json_string(owner));
+                json_object_set_new(e, "framework", cu_json_str_or_null(cu_json_str(l, "framework")));
+                json_array_append_new(all, e);
+                if (json_array_size(own) && !strstr(owners.data ? owners.data : "", owner))
+                    cu_buf_printf(&owners, "%s%s", owners.len ? ", " : "", owner);
+            }
+            /* 2. Two distributions wrote this one file (the second over the first). */
+            if (!fail && json_array_size(own) > 1) {
+                fail = cu_xasprintf(_("%s belongs to two distributions, %s and %s: the second installed it over the first"),
+                                    real, json_string_value(json_array_get(own, 0)), json_string_value(json_array_get(own, 1)));
+                fix = cu_xstrdup(_("remove both and install the one the environment's frameworks agree on (cudaup install with the same frameworks plans it), or give each framework an environment of its own"));
+            }
+            /* 3. From outside the environment and the plan's CUDA install (or, for frameworks that bring
+             * their own CUDA wheels, from the CUDA install too: it comes before them). */
+            bool own_env = prefix && under(real, prefix);
+            bool planned = !bundled && cuda_dir && under(real, cuda_dir);
+            if (!fail && !own_env && !planned) {
+                CU_AUTOFREE char *dir = dir_of(path);
+                char *why = NULL;
+                responsible(o, &conf, llp, dir, env_name, &why, &fix);
+                fail = cu_xasprintf(_("%s was loaded from %s, outside the environment%s: %s"), name, path,
+                                    bundled ? "" : _(" and the plan's CUDA install"), why);
+                free(why);
+            }
+        }
+        /* 4. A framework that reports a runtime older than it was built against. */
+        const json_t *fws = json_object_get(runs[r], "frameworks");
+        for (size_t f = 0; !fail && f < json_array_size(fws); f++) {
+            const json_t *fw = json_array_get(fws, f);
+            const char *title = cu_framework_title(cu_json_str(fw, "framework") ? cu_json_str(fw, "framework") : "");
+            json_t *rt = json_object_get(fw, "runtime");
+            const char *kind;
+            json_t *v;
+            json_object_foreach(rt, kind, v) {
+                const char *built = cu_json_str(v, "built"), *loaded = cu_json_str(v, "loaded");
+                if (fail || !older(loaded, built))
+                    continue;
+                const json_t *l = lib_of_kind(libs, kind);
+                const char *path = l ? cu_json_str(l, "path") : NULL;
+                if (path) {
+                    CU_AUTOFREE char *dir = dir_of(path);
+                    char *why = NULL;
+                    responsible(o, &conf, llp, dir, env_name, &why, &fix);
+                    fail = cu_xasprintf(_("%s was built against %s %s but loaded %s from %s: %s"), title,
+                                        runtime_title(kind), built, loaded, path, why);
+                    free(why);
+                } else {
+                    fix = cu_xstrdup(_("install the environment again (cudaup install): its constraints hold the release it was built against"));
+                    fail = cu_xasprintf(_("%s was built against %s %s but loaded %s"), title, runtime_title(kind), built,
+                                        loaded);
+                }
+            }
+        }
+    }
+    /* The frameworks, in the orders they were imported. */
+    const json_t *order = n_runs ? json_object_get(runs[0], "order") : NULL;
+    for (size_t i = 0; i < json_array_size(order); i++)
+        cu_buf_printf(&names, "%s%s", i ? ", " : "", cu_framework_title(json_string_value(json_array_get(order, i))));
+    size_t n = json_array_size(all);
+    if (fail) {
+        cu_checks_add_fix(out, "libraries", CU_CHECK_FAIL, fail, fix);
+    } else if (n == 0) {
+        free(fix);
+        cu_checks_add(out, "libraries", CU_CHECK_SKIP, _("%s mapped no CUDA library: no GPU work loaded one"), names.data);
+    } else {
+        free(fix);
+        if (n_runs > 1)
+            cu_checks_add(out, "libraries", CU_CHECK_PASS,
+                          ngettext_("%s, imported in both orders: %zu CUDA library mapped, each once and from %s (%s)",
+                                    "%s, imported in both orders: %zu CUDA libraries mapped, each once and from %s (%s)", n),
+                          names.data, n, bundled ? _("the environment's own wheels") : _("the environment or the plan's CUDA install"),
+                          owners.len ? owners.data : cuda_dir);
+        else
+            cu_checks_add(out, "libraries", CU_CHECK_PASS,
+                          ngettext_("%s: %zu CUDA library mapped, each once and from %s (%s)",
+                                    "%s: %zu CUDA libraries mapped, each once and from %s (%s)", n),
+                          names.data, n, bundled ? _("the environment's own wheels") : _("the environment or the plan's CUDA install"),
+                          owners.len ? owners.data : cuda_dir);
+    }
+    if (!out->libraries)
+        out->libraries = json_array();
+    json_array_extend(out->libraries, all);
+    json_decref(all);
+    cu_buf_fini(&names);
+    cu_buf_fini(&owners);
+    cu_ldconf_fini(&conf);
+}
