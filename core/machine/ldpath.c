@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/proc.h"
 #include "core/base/str.h"
@@ -509,4 +510,57 @@ cu_ld_env_file(const struct cu_sysroot *root, const char *const *envp, const cha
             found = cu_xstrdup(files.v[i]);
     cu_strv_fini(&files);
     return found;
+}
+
+/* ---- what to blame ---------------------------------------------------------------------------- */
+
+static bool
+in_list(const char *list, const char *dir)
+{
+    CU_AUTOFREE char *copy = cu_xstrdup(list ? list : "");
+    char *save = NULL;
+    for (char *e = strtok_r(copy, ":", &save); e; e = strtok_r(NULL, ":", &save))
+        if (same_dir(e, dir))
+            return true;
+    return false;
+}
+
+void
+cu_ld_blame(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const struct cu_ldconf *conf,
+            enum cu_ld_via via, const char *llp, const char *dir, const char *env_name, char **why, char **fix)
+{
+    const char *cfile = conf ? cu_ldconf_file(conf, dir) : NULL;
+    if (via == CU_LD_NONE)
+        via = in_list(llp, dir) ? CU_LD_ENV : cfile ? CU_LD_CACHE : cu_ld_default_dir(dir) ? CU_LD_DEFAULT : CU_LD_NONE;
+    if (via == CU_LD_ENV) {
+        CU_AUTOFREE char *file = root ? cu_ld_env_file(root, envp, state_dir, dir) : NULL;
+        CU_AUTOFREE char *envsh = state_dir ? cu_path_join(state_dir, "env.sh") : NULL;
+        if (file && envsh && strcmp(file, envsh) == 0) {
+            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s, put there by cudaup's own %s"), dir, file);
+            *fix = cu_xasprintf(_("activate %s (its activation takes CUDA folders out of LD_LIBRARY_PATH), or run cudaup install again with a framework: env.sh then leaves LD_LIBRARY_PATH alone"),
+                                env_name ? env_name : _("the environment"));
+        } else if (file) {
+            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s, set in %s"), dir, file);
+            *fix = cu_xasprintf(_("take %s out of LD_LIBRARY_PATH in %s (or run the environment with LD_LIBRARY_PATH unset)"),
+                                dir, file);
+        } else {
+            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s"), dir);
+            *fix = cu_xasprintf(_("take %s out of LD_LIBRARY_PATH where your shell sets it (or run the environment with LD_LIBRARY_PATH unset)"),
+                                dir);
+        }
+    } else if (via == CU_LD_CACHE && cfile) {
+        *why = cu_xasprintf(_("%s puts %s in the loader's cache for the whole system"), cfile, dir);
+        *fix = cu_xasprintf(_("as root, take %s out of %s and run ldconfig (cudaup never writes ld.so.conf.d); the environment's own wheels then serve it"),
+                            dir, cfile);
+    } else if (via == CU_LD_DEFAULT) {
+        *why = cu_xasprintf(_("%s is one of the loader's default folders, where a package of the distribution put it"), dir);
+        *fix = cu_xstrdup(_("remove the distribution's package that holds it (dpkg -S or rpm -qf on the file names it), or make the environment's own library load first"));
+    } else if (via == CU_LD_RPATH) {
+        *why = cu_xasprintf(_("the DT_RPATH of the object that loads it names %s, and DT_RPATH comes before everything else"), dir);
+        *fix = cu_xstrdup(_("install a build of that package without the DT_RPATH, or give the framework an environment of its own"));
+    } else {
+        *why = cu_xasprintf(_("neither LD_LIBRARY_PATH, ld.so.conf nor the default folders name %s: an object's DT_RPATH or a dlopen by full path loaded it"),
+                            dir);
+        *fix = cu_xstrdup(_("find what loads it by its full path (LD_DEBUG=libs shows it) and make it use the environment's own wheel"));
+    }
 }

@@ -86,4 +86,14 @@ const char *cu_ld_via_name(enum cu_ld_via via);
  */
 char *cu_ld_env_file(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const char *dir);
 
+/**
+ * What made the loader take a library from folder @dir, in a sentence (*@why), and what to change
+ * (*@fix), both for the caller to free: @via as cu_ld_find() found it, or CU_LD_NONE to infer it from
+ * LD_LIBRARY_PATH @llp, @conf and the default folders; the file that sets LD_LIBRARY_PATH (cudaup's
+ * STATE/env.sh in @state_dir, or the user's) is named where one is found.  @env_name: the environment
+ * the fix may tell to activate, or NULL.
+ */
+void cu_ld_blame(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const struct cu_ldconf *conf,
+                 enum cu_ld_via via, const char *llp, const char *dir, const char *env_name, char **why, char **fix);
+
 #endif /* CU_LDPATH_H */

@@ -45,57 +45,12 @@ under(const char *path, const char *dir)
     return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-static bool
-in_list(const char *list, const char *dir)
-{
-    CU_AUTOFREE char *copy = cu_xstrdup(list ? list : "");
-    char *save = NULL;
-    for (char *e = strtok_r(copy, ":", &save); e; e = strtok_r(NULL, ":", &save)) {
-        size_t a = strlen(e), b = strlen(dir);
-        while (a > 1 && e[a - 1] == '/')
-            a--;
-        while (b > 1 && dir[b - 1] == '/')
-            b--;
-        if (a == b && strncmp(e, dir, a) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* What made the loader take a library from folder @dir, and the fix: @why and @fix (caller frees). */
 static void
 responsible(const struct cu_verify_opts *o, const struct cu_ldconf *conf, const char *llp, const char *dir,
             const char *env_name, char **why, char **fix)
 {
-    const char *cfile;
-    if (in_list(llp, dir)) {
-        CU_AUTOFREE char *file = o->root ? cu_ld_env_file(o->root, o->envp, o->state_dir, dir) : NULL;
-        CU_AUTOFREE char *envsh = o->state_dir ? cu_path_join(o->state_dir, "env.sh") : NULL;
-        if (file && envsh && strcmp(file, envsh) == 0) {
-            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s, put there by cudaup's own %s"), dir, file);
-            *fix = cu_xasprintf(_("activate %s (its activation takes CUDA folders out of LD_LIBRARY_PATH), or run cudaup install again with a framework: env.sh then leaves LD_LIBRARY_PATH alone"),
-                                env_name);
-        } else if (file) {
-            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s, set in %s"), dir, file);
-            *fix = cu_xasprintf(_("take %s out of LD_LIBRARY_PATH in %s (or run the environment with LD_LIBRARY_PATH unset)"),
-                                dir, file);
-        } else {
-            *why = cu_xasprintf(_("LD_LIBRARY_PATH holds %s"), dir);
-            *fix = cu_xasprintf(_("take %s out of LD_LIBRARY_PATH where your shell sets it (or run the environment with LD_LIBRARY_PATH unset)"),
-                                dir);
-        }
-    } else if ((cfile = cu_ldconf_file(conf, dir)) != NULL) {
-        *why = cu_xasprintf(_("%s puts %s in the loader's cache for the whole system"), cfile, dir);
-        *fix = cu_xasprintf(_("as root, take %s out of %s and run ldconfig (cudaup never writes ld.so.conf.d); the environment's own wheels then serve it"),
-                            dir, cfile);
-    } else if (cu_ld_default_dir(dir)) {
-        *why = cu_xasprintf(_("%s is one of the loader's default folders, where a package of the distribution put it"), dir);
-        *fix = cu_xstrdup(_("remove the distribution's package that holds it (dpkg -S or rpm -qf on the file names it), or make the environment's own library load first"));
-    } else {
-        *why = cu_xasprintf(_("neither LD_LIBRARY_PATH, ld.so.conf nor the default folders name %s: an object's DT_RPATH or a dlopen by full path loaded it"),
-                            dir);
-        *fix = cu_xstrdup(_("find what loads it by its full path (LD_DEBUG=libs shows it) and make it use the environment's own wheel"));
-    }
+    cu_ld_blame(o->root, o->envp, o->state_dir, conf, CU_LD_NONE, llp, dir, env_name, why, fix);
 }
 
 /* The owner a library is listed with: its distribution, the plan's CUDA install, or its folder. */
