@@ -85,9 +85,13 @@ cu_cmd_verify(struct cu_app *app)
         .self_exe = app->self_exe,
         .envp = app->envp,
         .cancel = app->cancel,
-        .root = &app->root,
         .state_dir = app->state_dir,
     };
+    /* The probe is a process of this host: what its loader reads (ld.so.conf, the start-up files) is the
+     * host's, whatever --root names for the GPU facts. */
+    struct cu_sysroot host;
+    bool have_host = cu_sysroot_init(&host, "/", &err) == CU_OK;
+    o.root = have_host ? &host : NULL;
     cu_pyenv_recs_apply(&recs, &o);
     cu_verify_run(&o, &checks);
     bool failed = cu_checks_failed(&checks);
@@ -150,6 +154,8 @@ cu_cmd_verify(struct cu_app *app)
     }
     rc = failed ? 4 : 0;
     cu_checks_fini(&checks);
+    if (have_host)
+        cu_sysroot_fini(&host);
 out:
     cu_pyenv_recs_fini(&recs);
     cu_facts_free(facts);

@@ -50,6 +50,43 @@ def cudnn_text(v):
     return "%d.%d.%d" % (v // 1000, v // 100 % 10, v % 100)
 
 
+def version_text(n, kind):
+    """A library's version integer as text: cuDNN's (cudnn_text), cuBLAS's 120804 (12.8.4), CUDA's 12080 (12.8)."""
+    if n is None:
+        return None
+    n = int(n)
+    if kind == "cudnn":
+        return cudnn_text(n)
+    if kind == "cudart":
+        return "%d.%d" % (n // 1000, n % 1000 // 10)
+    return "%d.%d.%d" % (n // 10000, n // 100 % 100, n % 100)
+
+
+def loaded_version(kind):
+    """What the library of @kind this process mapped says it is (cudaRuntimeGetVersion, cudnnGetVersion)."""
+    import ctypes
+    for path in mapped():
+        base = os.path.basename(path)
+        try:
+            if kind == "cudart" and base.startswith("libcudart.so"):
+                v = ctypes.c_int(0)
+                if ctypes.CDLL(path).cudaRuntimeGetVersion(ctypes.byref(v)) == 0:
+                    return version_text(v.value, kind)
+            if kind == "cudnn" and re.match(r"libcudnn\.so", base):
+                f = ctypes.CDLL(path).cudnnGetVersion
+                f.restype = ctypes.c_size_t
+                return version_text(f(), kind)
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def runtime(out, kind, built, loaded):
+    """Note what a framework was built against and what it loaded, where both are known."""
+    if built and loaded:
+        out.setdefault("runtime", {})[kind] = {"built": str(built), "loaded": str(loaded)}
+
+
 def torch_probe(out):
     import torch
     out["version"] = torch.__version__
@@ -66,6 +103,7 @@ def torch_probe(out):
         out["arch"] = list(torch.cuda.get_arch_list())
     except Exception:
         out["arch"] = None
+    runtime(out, "cudnn", out.get("cudnn_build"), out.get("cudnn_loaded"))
     try:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
@@ -90,6 +128,7 @@ def torch_probe(out):
             d["on_gpu"] = True
         except Exception as e:
             d["error"] = first_line(e)
+    runtime(out, "cudart", out.get("cuda_build"), loaded_version("cudart"))
 
 
 def loaded_libs():
@@ -188,6 +227,7 @@ def tf_probe(out):
             d["conv"] = close(got_cv.numpy().tolist(), ref_cv.numpy().tolist())
         except Exception as e:
             d["error"] = first_line(e)
+    runtime(out, "cudnn", out.get("cudnn_build"), loaded_version("cudnn"))  # loaded by the convolution
 
 
 def jax_probe(out):
@@ -203,6 +243,9 @@ def jax_probe(out):
         from jax._src.lib import cuda_versions
         out["cudnn_loaded"] = cudnn_text(cuda_versions.cudnn_get_version())
         out["cudnn_build"] = cudnn_text(cuda_versions.cudnn_build_version())
+        runtime(out, "cudnn", out["cudnn_build"], out["cudnn_loaded"])
+        runtime(out, "cublas", version_text(cuda_versions.cublas_build_version(), "cublas"),
+                version_text(cuda_versions.cublas_get_version(), "cublas"))
     except Exception:
         pass
     try:
@@ -347,7 +390,12 @@ def main():
     if not names or any(n not in probes for n in names):
         sys.stderr.write("fwprobe: unknown framework %r\n" % (sys.argv[1] if len(sys.argv) > 1 else ""))
         return 2
-    doc = {"order": names, "prefix": sys.prefix, "pip_libs": pip_libs(), "frameworks": [],
+    try:
+        import site
+        sites = site.getsitepackages()
+    except Exception:
+        sites = []
+    doc = {"order": names, "prefix": sys.prefix, "site": sites, "pip_libs": pip_libs(), "frameworks": [],
            "ld_library_path": os.environ.get("LD_LIBRARY_PATH")}
     first = {}  # path -> the framework whose import and work mapped it first
     for n in names:

@@ -55,6 +55,26 @@ adopt(struct cu_plan *p, struct cu_plan *sub)
     p->envs[p->n_envs] = NULL;
 }
 
+/* The name an environment of @group ("pytorch==2.8,jax[cuda12]") gets without --env-name: cudaup-pytorch-jax. */
+static char *
+default_name(const char *group)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_printf(&b, "cudaup");
+    for (const char *p = group; *p; p += strcspn(p, ","), p += *p == ',') {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, ",=[ ");
+        CU_AUTOFREE char *name = cu_xstrndup(p, n);
+        const char *canon = strcmp(name, "torch") == 0 ? "pytorch" : strcmp(name, "tf") == 0 || strcmp(name, "keras") == 0
+                                                                          ? "tensorflow"
+                                                                          : name;
+        cu_buf_printf(&b, "-%s", canon);
+    }
+    return cu_buf_steal(&b);
+}
+
 enum cu_status
 cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct cu_plan **plan, struct cu_error *err)
 {
@@ -73,7 +93,20 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
     if (in->cfg->env_name && *in->cfg->env_name)
         cu_strv_split(&names, in->cfg->env_name, ",");
     char b1[32];
-    for (size_t g = 0; g < groups.n; g++) {
+    /* The names first: two environments of one name are bad input, before anything is resolved. */
+    struct cu_strv want;
+    cu_strv_init(&want);
+    for (size_t g = 0; g < groups.n; g++)
+        cu_strv_push_owned(&want, g < names.n ? cu_xstrdup(names.v[g]) : default_name(groups.v[g]));
+    st = CU_OK;
+    for (size_t g = 0; g < want.n && st == CU_OK; g++)
+        for (size_t k = 0; k < g && st == CU_OK; k++)
+            if (strcmp(want.v[g], want.v[k]) == 0)
+                st = cu_error_set(err, CU_E_USAGE, 0,
+                                  _("Two of the environments would be named %s; name each with --env-name, comma-separated in the order of --framework."),
+                                  want.v[g]);
+    cu_strv_fini(&want);
+    for (size_t g = 0; g < groups.n && st == CU_OK; g++) {
         struct cu_config c;
         cu_config_copy(&c, in->cfg);
         free(c.framework);
@@ -90,20 +123,28 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         struct cu_mirror *m = NULL;
         struct cu_plan *p = NULL;
         st = cu_prepare_one(&one, g == 0 ? mirror : &m, g == 0 ? plan : &p, err);
+        if (g > 0 && st == CU_E_UNSUPPORTED) {
+            /* Frameworks that bring their own CUDA wheels do not need the first one's CUDA release: that
+             * install serves tools and extensions, theirs come from pip. */
+            struct cu_error e2;
+            cu_error_clear(&e2);
+            free(c.cuda);
+            c.cuda = in->cfg->cuda ? cu_xstrdup(in->cfg->cuda) : NULL;
+            cu_mirror_free(m);
+            m = NULL;
+            if (cu_prepare_one(&one, &m, &p, &e2) == CU_OK && cu_plan_bundled(p)) {
+                st = CU_OK;
+                cu_plan_reason(*plan, _("The environment %s brings its own CUDA %u wheels; the CUDA %s install serves the others."),
+                               p->env.name, p->cuda.part[0], cu_version_format(&(*plan)->cuda, 0, b1, sizeof(b1)));
+            } else {
+                cu_plan_free(p);
+                p = NULL;
+            }
+        }
         cu_config_fini(&c);
         if (st == CU_OK && g > 0) {
-            const char *clash = NULL;
-            for (size_t k = 0; k <= (*plan)->n_envs && !clash; k++) {
-                const struct cu_plan *q = k ? (*plan)->envs[k - 1] : *plan;
-                if (q->env.name && p->env.name && strcmp(q->env.name, p->env.name) == 0)
-                    clash = p->env.name;
-            }
-            if (clash)
-                st = cu_error_set(err, CU_E_USAGE, 0,
-                                  _("Two of the environments would be named %s; name each with --env-name, comma-separated in the order of --framework."),
-                                  clash);
-            else
-                adopt(*plan, p), p = NULL;
+            adopt(*plan, p);
+            p = NULL;
         }
         cu_plan_free(p);
         cu_mirror_free(m);

@@ -20,23 +20,6 @@
 
 #define MAX_OBJECTS 128
 
-/* Is @name a CUDA library a framework loads (libcudnn.so.9, libcublasLt.so.12, libnvJitLink.so.12, ...)? */
-static bool
-cuda_lib(const char *name)
-{
-    static const char *const libs[] = {"cudart", "cublas", "cublasLt", "cudnn", "nvJitLink", "nvrtc", "nvrtc-builtins",
-                                       "cusparse", "cusparseLt", "cufft", "cufftw", "curand", "cusolver", "cusolverMg",
-                                       "nccl", "cupti", "nvToolsExt", "cufile", "nvshmem_host"};
-    const char *so = strstr(name, ".so");
-    if (strncmp(name, "lib", 3) != 0 || !so || (so[3] && (so[3] != '.' || strspn(so + 4, "0123456789.") != strlen(so + 4))))
-        return false;
-    size_t n = (size_t)(so - name) - 3;
-    for (size_t i = 0; i < CU_N_ELEMENTS(libs); i++)
-        if (strlen(libs[i]) == n && strncmp(name + 3, libs[i], n) == 0)
-            return true;
-    return n > 6 && strncmp(name + 3, "cudnn_", 6) == 0;
-}
-
 static void
 list_dir(const struct cu_sysroot *root, const char *dir, struct cu_strv *out)
 {
@@ -60,7 +43,7 @@ struct wheels {
 static void
 add_lib(const struct cu_sysroot *root, struct wheels *w, const char *dir, const char *name)
 {
-    if (!cuda_lib(name))
+    if (!cu_ld_cuda_lib(name))
         return;
     CU_AUTOFREE char *path = cu_xasprintf("%s/%s", dir, name);
     struct cu_elf_dyn d;
@@ -194,8 +177,8 @@ struct walk {
     size_t n_shadowed;
 };
 
-/* Load what object @obj asks for (and, for a framework's own object, every CUDA library its wheels hold:
- * what it dlopens by name), as the loader would. */
+/* Load what object @obj asks for (and, with @key, every CUDA library the wheels hold: what a framework that
+ * dlopens them by name, TensorFlow or JAX, asks for), as the loader would. */
 static void
 walk_object(struct walk *wk, const char *obj, bool key, const struct wheels *w, const char *sp)
 {
@@ -206,7 +189,7 @@ walk_object(struct walk *wk, const char *obj, bool key, const struct wheels *w, 
     struct cu_strv want;
     cu_strv_init(&want);
     for (size_t i = 0; i < d.n_needed; i++)
-        if (cuda_lib(d.needed[i]))
+        if (cu_ld_cuda_lib(d.needed[i]))
             cu_strv_push(&want, d.needed[i]);
     for (size_t i = 0; key && i < w->sonames.n; i++)
         if (!cu_strv_contains(&want, w->sonames.v[i]))
@@ -294,7 +277,7 @@ check_env(const struct cu_sysroot *root, const struct cu_fwenv *fe, const char *
         key_objects(fe->framework, sp, &keys);
         for (size_t k = 0; k < keys.n; k++)
             if (cu_sysroot_exists(root, keys.v[k]))
-                walk_object(&wk, keys.v[k], true, &w, sp);
+                walk_object(&wk, keys.v[k], strcmp(fe->framework, "pytorch") != 0, &w, sp);
         for (size_t q = 0; q < wk.queue.n; q++) /* their own dependencies, in the loader's order */
             walk_object(&wk, wk.queue.v[q], false, &w, sp);
         if (wk.soname) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/fsutil.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/proc.h"
@@ -319,6 +320,23 @@ cu_ld_via_name(enum cu_ld_via via)
     }
 }
 
+/* Is @name a CUDA library a framework loads (libcudnn.so.9, libcublasLt.so.12, libnvJitLink.so.12, ...)? */
+bool
+cu_ld_cuda_lib(const char *name)
+{
+    static const char *const libs[] = {"cudart", "cublas", "cublasLt", "cudnn", "nvJitLink", "nvrtc", "nvrtc-builtins",
+                                       "cusparse", "cusparseLt", "cufft", "cufftw", "curand", "cusolver", "cusolverMg",
+                                       "nccl", "cupti", "nvToolsExt", "cufile", "nvshmem_host"};
+    const char *so = strstr(name, ".so");
+    if (strncmp(name, "lib", 3) != 0 || !so || (so[3] && (so[3] != '.' || strspn(so + 4, "0123456789.") != strlen(so + 4))))
+        return false;
+    size_t n = (size_t)(so - name) - 3;
+    for (size_t i = 0; i < CU_N_ELEMENTS(libs); i++)
+        if (strlen(libs[i]) == n && strncmp(name + 3, libs[i], n) == 0)
+            return true;
+    return n > 6 && strncmp(name + 3, "cudnn_", 6) == 0;
+}
+
 /* ---- the search ------------------------------------------------------------------------------- */
 
 /* One search path's folders with $ORIGIN, $LIB and $PLATFORM put in. */
@@ -436,16 +454,50 @@ cu_ld_find(const struct cu_sysroot *root, const char *soname, const char *obj_pa
 
 /* ---- who sets LD_LIBRARY_PATH ------------------------------------------------------------------ */
 
+/* @text with $NAME and ${NAME} of the variables a start-up file names folders by put in. Caller frees. */
+static char *
+expand_vars(const char *text, const char *const *envp)
+{
+    static const char *const names[] = {"CONDA_PREFIX", "VIRTUAL_ENV", "HOME", "CUDA_HOME", "CUDA_PATH"};
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (const char *p = text; *p;) {
+        bool done = false;
+        for (size_t i = 0; *p == '$' && i < CU_N_ELEMENTS(names) && !done; i++) {
+            size_t n = strlen(names[i]);
+            const char *v = cu_env_get(envp, names[i]);
+            if (!v)
+                continue;
+            if (strncmp(p + 1, names[i], n) == 0 && !(p[1 + n] == '_' || (p[1 + n] >= 'A' && p[1 + n] <= 'Z'))) {
+                cu_buf_printf(&b, "%s", v);
+                p += 1 + n;
+                done = true;
+            } else if (p[1] == '{' && strncmp(p + 2, names[i], n) == 0 && p[2 + n] == '}') {
+                cu_buf_printf(&b, "%s", v);
+                p += 3 + n;
+                done = true;
+            }
+        }
+        if (!done)
+            cu_buf_putc(&b, *p++);
+    }
+    return cu_buf_steal(&b);
+}
+
 /* Does the file at @path name LD_LIBRARY_PATH and folder @dir (a whole path, not part of a longer one)? */
 static bool
-names_dir(const struct cu_sysroot *root, const char *path, const char *dir)
+names_dir(const struct cu_sysroot *root, const char *path, const char *dir, const char *const *envp)
 {
-    char *text = NULL;
+    char *raw = NULL;
     size_t len;
     struct cu_error e;
     bool yes = false;
-    if (cu_sysroot_read(root, path, 1 << 20, &text, &len, &e) != CU_OK)
+    /* cudaup's own state is on this host (root NULL), whatever machine root the rest is read through */
+    if (root ? cu_sysroot_read(root, path, 1 << 20, &raw, &len, &e) != CU_OK
+             : cu_read_file(path, 1 << 20, &raw, &len, &e) != CU_OK)
         return false;
+    char *text = expand_vars(raw, envp);
+    free(raw);
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/')
         dl--;
@@ -484,10 +536,13 @@ scripts_in(const struct cu_sysroot *root, const char *dir, const char *suffix, s
 char *
 cu_ld_env_file(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const char *dir)
 {
+    if (state_dir) {
+        CU_AUTOFREE char *envsh = cu_xasprintf("%s/env.sh", state_dir);
+        if (names_dir(NULL, envsh, dir, envp))
+            return cu_steal_ptr(&envsh);
+    }
     struct cu_strv files;
     cu_strv_init(&files);
-    if (state_dir)
-        cu_strv_push_owned(&files, cu_xasprintf("%s/env.sh", state_dir));
     const char *home = cu_env_get(envp, "HOME");
     static const char *const rc[] = {".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".zshenv",
                                      ".config/fish/config.fish"};
@@ -506,7 +561,7 @@ cu_ld_env_file(const struct cu_sysroot *root, const char *const *envp, const cha
         cu_strv_push_owned(&files, cu_xasprintf("%s/bin/activate", venv));
     char *found = NULL;
     for (size_t i = 0; i < files.n && !found; i++)
-        if (names_dir(root, files.v[i], dir))
+        if (names_dir(root, files.v[i], dir, envp))
             found = cu_xstrdup(files.v[i]);
     cu_strv_fini(&files);
     return found;

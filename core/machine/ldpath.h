@@ -48,6 +48,9 @@ void cu_ldconf_fini(struct cu_ldconf *c);
 /** The file of @c that names folder @dir, or NULL.  Borrowed. */
 const char *cu_ldconf_file(const struct cu_ldconf *c, const char *dir);
 
+/** Is @name the file or soname of a CUDA library a framework loads (libcudnn.so.9, libcublasLt.so.12, ...)? */
+bool cu_ld_cuda_lib(const char *name);
+
 /** Is @dir one of the loader's default folders (/lib, /usr/lib, /lib64, /usr/lib64, x86_64-linux-gnu)? */
 bool cu_ld_default_dir(const char *dir);
 

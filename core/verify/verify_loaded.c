@@ -53,6 +53,21 @@ responsible(const struct cu_verify_opts *o, const struct cu_ldconf *conf, const 
     cu_ld_blame(o->root, o->envp, o->state_dir, conf, CU_LD_NONE, llp, dir, env_name, why, fix);
 }
 
+/* Is @path the environment's own: under one of its site-packages folders @sites (else under @prefix)? */
+static bool
+in_env(const json_t *sites, const char *prefix, const char *path)
+{
+    if (!json_array_size(sites))
+        return prefix && under(path, prefix);
+    for (size_t i = 0; i < json_array_size(sites); i++) {
+        const char *s = json_string_value(json_array_get(sites, i));
+        char real[PATH_MAX];
+        if (s && (under(path, s) || (realpath(s, real) && under(path, real))))
+            return true;
+    }
+    return false;
+}
+
 /* The owner a library is listed with: its distribution, the plan's CUDA install, or its folder. */
 static char *
 owner_of(const json_t *lib, const char *cuda_dir, const char *path)
@@ -112,6 +127,9 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
     else
         memset(&conf, 0, sizeof(conf));
     const char *prefix = n_runs ? cu_json_str(runs[0], "prefix") : NULL;
+    /* The environment's own: its site-packages, where the wheels are (a conda environment's lib/ may hold
+     * CUDA libraries of conda's that come before them); the prefix when the probe does not say. */
+    const json_t *sites = n_runs ? json_object_get(runs[0], "site") : NULL;
     const char *llp = n_runs ? cu_json_str(runs[0], "ld_library_path") : NULL;
     json_t *all = json_array();
     struct cu_buf names, owners;
@@ -133,6 +151,43 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
                                     na, cu_json_str(a, "path"), oa, cu_json_str(b, "path"), ob);
                 fix = cu_xstrdup(_("keep one copy: give each framework an environment of its own (cudaup install --framework A --framework B), or remove the distribution that brought the second"));
             }
+        /* 4. A framework that reports a runtime older than it was built against. */
+        const json_t *fws = json_object_get(runs[r], "frameworks");
+        for (size_t f = 0; !fail && f < json_array_size(fws); f++) {
+            const json_t *fw = json_array_get(fws, f);
+            const char *title = cu_framework_title(cu_json_str(fw, "framework") ? cu_json_str(fw, "framework") : "");
+            json_t *rt = json_object_get(fw, "runtime");
+            const char *kind;
+            json_t *v;
+            json_object_foreach(rt, kind, v) {
+                const char *built = cu_json_str(v, "built"), *loaded = cu_json_str(v, "loaded");
+                if (fail || !older(loaded, built))
+                    continue;
+                const json_t *l = lib_of_kind(libs, kind);
+                const char *path = l ? cu_json_str(l, "path") : NULL;
+                const char *by = l ? cu_json_str(l, "framework") : NULL;
+                const char *me = cu_json_str(fw, "framework");
+                if (path && by && me && strcmp(by, me) != 0 && in_env(sites, prefix, cu_json_str(l, "real"))) {
+                    /* Loaded first by another framework of the set: the loader gives every later request for
+                     * that soname the same library (jax-ml/jax#19004, "the first one to load it wins"). */
+                    fail = cu_xasprintf(_("%s was built against %s %s but loaded %s from %s, which %s, imported before it, had loaded: the loader gives every later request for %s that one"),
+                                        title, runtime_title(kind), built, loaded, path, cu_framework_title(by),
+                                        cu_json_str(l, "name"));
+                    fix = cu_xstrdup(_("give each framework an environment of its own (cudaup install --framework A --framework B), or let cudaup plan releases that share one cuDNN (cudaup install --framework A,B)"));
+                } else if (path) {
+                    CU_AUTOFREE char *dir = dir_of(path);
+                    char *why = NULL;
+                    responsible(o, &conf, llp, dir, env_name, &why, &fix);
+                    fail = cu_xasprintf(_("%s was built against %s %s but loaded %s from %s: %s"), title,
+                                        runtime_title(kind), built, loaded, path, why);
+                    free(why);
+                } else {
+                    fix = cu_xstrdup(_("install the environment again (cudaup install): its constraints hold the release it was built against"));
+                    fail = cu_xasprintf(_("%s was built against %s %s but loaded %s"), title, runtime_title(kind), built,
+                                        loaded);
+                }
+            }
+        }
         for (size_t i = 0; i < json_array_size(libs); i++) {
             const json_t *l = json_array_get(libs, i);
             const char *path = cu_json_str(l, "path"), *real = cu_json_str(l, "real"), *name = cu_json_str(l, "name");
@@ -162,7 +217,7 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
             }
             /* 3. From outside the environment and the plan's CUDA install (or, for frameworks that bring
              * their own CUDA wheels, from the CUDA install too: it comes before them). */
-            bool own_env = prefix && under(real, prefix);
+            bool own_env = in_env(sites, prefix, real);
             bool planned = !bundled && cuda_dir && under(real, cuda_dir);
             if (!fail && !own_env && !planned) {
                 CU_AUTOFREE char *dir = dir_of(path);
@@ -173,33 +228,38 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
                 free(why);
             }
         }
-        /* 4. A framework that reports a runtime older than it was built against. */
+    }
+    /* 5. A framework that does not import because a library the loader took is not the one its
+     * dependency needs (an undefined symbol, a library it cannot open): what its ELF asks for, resolved
+     * as the loader does, and the first that comes from outside the environment. */
+    for (size_t r = 0; !fail && o->root && r < n_runs; r++) {
         const json_t *fws = json_object_get(runs[r], "frameworks");
         for (size_t f = 0; !fail && f < json_array_size(fws); f++) {
-            const json_t *fw = json_array_get(fws, f);
-            const char *title = cu_framework_title(cu_json_str(fw, "framework") ? cu_json_str(fw, "framework") : "");
-            json_t *rt = json_object_get(fw, "runtime");
-            const char *kind;
-            json_t *v;
-            json_object_foreach(rt, kind, v) {
-                const char *built = cu_json_str(v, "built"), *loaded = cu_json_str(v, "loaded");
-                if (fail || !older(loaded, built))
+            const char *ie = cu_json_str(json_array_get(fws, f), "import_error");
+            const char *start = ie ? strchr(ie, '/') : NULL;
+            if (!start)
+                continue;
+            CU_AUTOFREE char *obj = cu_xstrndup(start, strcspn(start, ": "));
+            struct cu_elf_dyn d;
+            struct cu_error e;
+            if (!strstr(obj, ".so") || cu_elf_dyn_read(o->root, obj, &d, &e) != CU_OK)
+                continue;
+            for (size_t k = 0; !fail && k < d.n_needed; k++) {
+                struct cu_ld_hit hit;
+                if (!cu_ld_cuda_lib(d.needed[k]) || !cu_ld_find(o->root, d.needed[k], obj, &d, llp, &conf, &hit))
                     continue;
-                const json_t *l = lib_of_kind(libs, kind);
-                const char *path = l ? cu_json_str(l, "path") : NULL;
-                if (path) {
-                    CU_AUTOFREE char *dir = dir_of(path);
+                if (!in_env(sites, prefix, hit.path) && !(!bundled && cuda_dir && under(hit.path, cuda_dir))) {
+                    CU_AUTOFREE char *dir = dir_of(hit.path);
                     char *why = NULL;
-                    responsible(o, &conf, llp, dir, env_name, &why, &fix);
-                    fail = cu_xasprintf(_("%s was built against %s %s but loaded %s from %s: %s"), title,
-                                        runtime_title(kind), built, loaded, path, why);
+                    cu_ld_blame(o->root, o->envp, o->state_dir, &conf, hit.via, llp, dir, env_name, &why, &fix);
+                    fail = cu_xasprintf(_("%s does not import (%s): %s needs %s, and the loader takes %s: %s"),
+                                        cu_framework_title(cu_json_str(json_array_get(fws, f), "framework")), ie, obj,
+                                        d.needed[k], hit.path, why);
                     free(why);
-                } else {
-                    fix = cu_xstrdup(_("install the environment again (cudaup install): its constraints hold the release it was built against"));
-                    fail = cu_xasprintf(_("%s was built against %s %s but loaded %s"), title, runtime_title(kind), built,
-                                        loaded);
                 }
+                free(hit.path);
             }
+            cu_elf_dyn_fini(&d);
         }
     }
     /* The frameworks, in the orders they were imported. */

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Several frameworks in one environment (issue 36): the plans on the new user's machines (PyTorch + JAX
+on an RTX 4090, TensorFlow + PyTorch on a GTX 1080, all three on an H100), the clashes named as pip would
+name them and what works instead, one environment per framework, bad lists refused, and an install from
+stand-in wheels whose Requires-Dist are the real ones (data/compat/framework_wheel_requires.csv, as the
+catalog flattens it): pip itself refuses the ResolutionImpossible set and lays two cuDNN wheels over one
+file for the two-cuDNN set, while the plan cudaup makes installs one cuDNN and verify proves what loads.
+Every expectation names the data row it comes from; every pip call is held to the wheelhouse."""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from cutest import SRCDIR, Tap, run
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
+import mkmirror  # noqa: E402
+import mkwheels  # noqa: E402
+
+t = Tap()
+MIRROR = "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
+with open(os.path.join(SRCDIR, "data", "catalog.json")) as f:
+    CAT = json.load(f)
+GTX1080 = ("1b80", "6.1", "NVIDIA GeForce GTX 1080")
+RTX4090 = ("2684", "8.9", "NVIDIA GeForce RTX 4090")
+H100 = ("2330", "9.0", "NVIDIA H100 80GB HBM3")
+
+
+def wheel_row(framework, version, extra=""):
+    """The catalog's framework_wheels row (built from framework_wheel_requires.csv) of a release."""
+    for e in CAT["framework_wheels"]:
+        if e["framework"] == framework and e["version"] == version and e["extra"] == extra:
+            return e
+    return None
+
+
+def req(row, package):
+    return dict((p, s) for p, s in row["requires"]).get(package)
+
+
+_roots = {}
+
+
+def machine(gpu, driver):
+    if (gpu, driver) not in _roots:
+        root = os.path.join(t.tmpdir("m"), "root")
+        machines.build_spec({"os": "ubuntu", "driver": driver, "cuda": 12080, "libs": True,
+                             "gpus": [("0000:01:00.0", gpu[0], "0x030000", "nvidia", gpu[1], 8192, gpu[2])]}, root)
+        _roots[(gpu, driver)] = root
+    return _roots[(gpu, driver)]
+
+
+def plan(gpu, driver, *args):
+    root = machine(gpu, driver)
+    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
+             "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", "3.12"] + list(args),
+            env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+    return r, r.json() or {}
+
+
+def fws(doc):
+    return [(f["name"], f["version"]) for f in doc.get("frameworks", [])]
+
+
+def one_cudnn(doc):
+    cons = (doc.get("framework") or {}).get("constraints") or []
+    return [c for c in cons if c.startswith("nvidia-cudnn-")]
+
+
+# ---- PyTorch + JAX on an RTX 4090 -------------------------------------------------------------------------
+# Driver 580 runs CUDA 13: torch 2.14.1's PyPI wheel pins nvidia-cudnn-cu13==9.24.0.43, which jax[cuda13]'s
+# plugin range (>=9.12.0.46,<10) takes.
+r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch,jax")
+t14 = wheel_row("pytorch", "2.14.1")
+t.ok(r.rc == 0 and fws(d)[:1] == [("pytorch", "2.14.1")] and [n for n, _ in fws(d)] == ["pytorch", "jax"],
+     "RTX 4090, driver 580: PyTorch 2.14.1 (the newest torch with read pins, cu130) first, then JAX", r)
+jax_v = fws(d)[1][1] if len(fws(d)) > 1 else None
+jrow = wheel_row("jax", jax_v or "", "cuda13")
+t.eq(one_cudnn(d), ["nvidia-cudnn-cu13==9.24.0.43"],
+     "one cuDNN, torch 2.14.1's pin [framework_wheel_requires.csv torch 2.14.1 nvidia-cudnn-cu13 ==9.24.0.43]")
+t.ok(jrow is not None and req(jrow, "nvidia-cudnn-cu13") == "<10.0,>=9.12.0.46",
+     "JAX %s (cuda13) asks for nvidia-cudnn-cu13<10.0,>=9.12.0.46, which takes 9.24.0.43 [jax-cuda13-plugin rows]" % jax_v)
+t.eq(d.get("framework"), d.get("frameworks", [None])[0], "plan's framework stays the first of frameworks[]")
+t.eq((d.get("environment") or {}).get("name"), "cudaup-pytorch-jax", "the shared environment is named cudaup-pytorch-jax")
+steps = [s["detail"] for s in d.get("steps", []) if s["installer"] == "framework"]
+t.ok(any("torch==2.14.1" in s and "download.pytorch.org/whl/cu130" in s for s in steps) and
+     any(s.startswith("pip install jax[cuda13]==") and "download.pytorch.org" not in s for s in steps),
+     "PyTorch keeps its own index (cu130); JAX comes from pip's own", steps)
+# Driver 570 does not run CUDA 13 (jax_cuda_plugins.csv: the cuda13 plugin needs 580): the cu12 releases, one cuDNN.
+r, d = plan(RTX4090, "570.133.07", "--framework", "pytorch,jax")
+t.ok(r.rc == 0 and fws(d)[0] == ("pytorch", "2.10.0") and fws(d)[1][0] == "jax", "RTX 4090, driver 570: PyTorch 2.10.0 (cu128)", r)
+t.eq(one_cudnn(d), ["nvidia-cudnn-cu12==" + req(wheel_row("pytorch", "2.10.0"), "nvidia-cudnn-cu12")[2:]],
+     "one cuDNN: torch 2.10.0's pin, 9.10.2.21 [framework_wheel_requires.csv]")
+cons = d["framework"]["constraints"]
+t.ok("nvidia-nccl-cu12==2.27.5" in cons and "nvidia-cublas-cu12==12.8.4.1" in cons,
+     "the constraints hold what torch 2.10.0 pins for the shared libraries (NCCL 2.27.5, cuBLAS 12.8.4.1)", cons)
+t.eq(d["cuda"]["version"][:4], "12.8", "the system CUDA is torch's build CUDA, 12.8")
+
+# ---- TensorFlow + PyTorch on a GTX 1080 -------------------------------------------------------------------
+# TensorFlow first decides.  2.21.0 asks nvidia-nccl-cu12>=2.27.7, which no cu12 torch pins; 2.20.0 takes torch
+# 2.7.1's pins (cu126, the newest torch with code for Pascal: pytorch_wheel_arch.csv, cu128 starts at sm_70), whose
+# cuDNN 9.5.1.17 lists 6.1 (cudnn_support_matrix.csv 9.5.1).
+r, d = plan(GTX1080, "580.95.05", "--framework", "tensorflow,pytorch")
+t.eq(fws(d), [("tensorflow", "2.20.0"), ("pytorch", "2.7.1")], "GTX 1080: TensorFlow 2.20.0 with PyTorch 2.7.1", r)
+t.eq(one_cudnn(d), ["nvidia-cudnn-cu12==9.5.1.17"], "one cuDNN, 9.5.1.17 [torch 2.7.1's pin]")
+t.eq((d.get("framework") or {}).get("pip"), ["tensorflow[and-cuda]==2.20.0"],
+     "TensorFlow with its CUDA wheels (tensorflow[and-cuda]), so that nothing needs LD_LIBRARY_PATH")
+why = " ".join(d.get("reasons", []))
+t.ok("Not TensorFlow 2.21.0" in why and "nvidia-nccl-cu12" in why and ">=2.27.7" in why,
+     "the plan says why not TensorFlow 2.21.0: the NCCL pins [tensorflow 2.21.0 nvidia-nccl-cu12<3.0,>=2.27.7]", why[-1500:])
+t.ok(not any("leave LD_LIBRARY_PATH out" not in s["detail"] and "LD_LIBRARY_PATH" in s["detail"] and s["installer"] == "envvars"
+             for s in d.get("steps", [])) and any("leave LD_LIBRARY_PATH out" in s["detail"] for s in d.get("steps", [])),
+     "env.sh leaves LD_LIBRARY_PATH out: every framework brings its own CUDA wheels", d.get("steps"))
+
+# ---- all three on an H100 ----------------------------------------------------------------------------------
+# resolutions.md: torch==2.10.0 tensorflow[and-cuda]==2.20.0 jax[cuda12]==0.12.0.1 resolves to one cuDNN, 9.10.2.21.
+r, d = plan(H100, "580.95.05", "--framework", "pytorch,tensorflow,jax")
+t.ok(r.rc == 0 and fws(d)[:2] == [("pytorch", "2.10.0"), ("tensorflow", "2.20.0")] and fws(d)[2][0] == "jax",
+     "H100: PyTorch 2.10.0, TensorFlow 2.20.0 and JAX", r)
+t.eq(one_cudnn(d), ["nvidia-cudnn-cu12==9.10.2.21"], "one cuDNN for the three, 9.10.2.21 [resolutions.md]")
+jr = wheel_row("jax", fws(d)[2][1] if len(fws(d)) > 2 else "", "cuda12")
+t.ok(jr is not None and not req(jr, "nvidia-cudnn-cu12").startswith("<9"), "JAX's release accepts cuDNN 9", jr and jr["version"])
+
+# ---- clashes: named as pip names them, and what works ----------------------------------------------------------
+r, d = plan(H100, "580.95.05", "--framework", "pytorch==2.14,tensorflow==2.21")
+err = d.get("error", "")
+t.ok(r.rc == 3 and "nvidia-cudnn-cu13==9.24.0.43" in err and "nvidia-cudnn-cu12<10.0,>=9.3.0.75" in err,
+     "torch 2.14 + TF 2.21: refused, naming the two cuDNN wheels (CUDA 13 and CUDA 12) that write one file", r)
+adv = d.get("advice", "")
+t.ok("cudaup install --framework pytorch==2.10.0,tensorflow==2.20.0" in adv and
+     "cudaup install --framework pytorch==2.14 --framework tensorflow==2.21" in adv,
+     "the advice: releases that share one environment, or one environment each", adv)
+r, d = plan(H100, "580.95.05", "--framework", "pytorch==2.10,tensorflow==2.21")
+t.ok(r.rc == 3 and "nvidia-nccl-cu12==2.27.5" in d.get("error", "") and "nvidia-nccl-cu12<3.0,>=2.27.7" in d.get("error", "")
+     and "ResolutionImpossible" in d.get("error", ""),
+     "torch 2.10 + TF 2.21: the NCCL pins that make pip's ResolutionImpossible [resolutions.md]", r)
+r, d = plan(H100, "580.95.05", "--framework", "tensorflow==2.13,pytorch")
+t.ok(r.rc == 3 and "brings no CUDA wheels of its own" in d.get("error", ""),
+     "TF 2.13 (no tensorflow[and-cuda]) cannot share with PyTorch: it needs the CUDA folder in LD_LIBRARY_PATH", r)
+
+# ---- bad lists: one sentence, exit 2, nothing touched ---------------------------------------------------------
+for fw, what in [("pytorch,pytorch", "named twice"), ("pytorch,none", "none cannot go with"), ("pytorch,", "not a list"),
+                 ("pytorch,caffe", "not one of"), ("pytorch,jax==x", "not a version")]:
+    r, d = plan(H100, "580.95.05", "--framework", fw)
+    t.ok(r.rc == 2 and what in d.get("error", ""), "--framework %s: exit 2 (%s)" % (fw, what), r)
+r, d = plan(H100, "580.95.05", "--framework", "pytorch", "--env-name", "a,b")
+t.ok(r.rc == 2 and "names 2 environments" in d.get("error", ""), "--env-name a,b for one environment: exit 2", r)
+
+# ---- one environment per framework ---------------------------------------------------------------------------
+r, d = plan(H100, "580.95.05", "--framework", "pytorch", "--framework", "jax")
+envs = d.get("environments", [])
+t.ok(r.rc == 0 and [e["name"] for e in envs] == ["cudaup-pytorch", "cudaup-jax"] and
+     [[f["name"] for f in e["frameworks"]] for e in envs] == [["pytorch"], ["jax"]],
+     "--framework pytorch --framework jax: two environments, cudaup-pytorch and cudaup-jax", envs)
+r, d = plan(H100, "580.95.05", "--framework", "pytorch", "--framework", "jax", "--env-name", "torchy,jaxy")
+t.eq([e["name"] for e in d.get("environments", [])], ["torchy", "jaxy"], "--env-name torchy,jaxy names them in order")
+r, d = plan(H100, "580.95.05", "--framework", "pytorch", "--framework", "pytorch==2.8")
+t.ok(r.rc == 2 and "cudaup-pytorch" in d.get("error", ""), "two environments of one name: exit 2, naming it", r)
+# A second environment whose frameworks bring their own CUDA wheels need not share the first one's CUDA major:
+# torch 2.14 (cu130) first, then torch 2.8 (cu128 or cu126), its system CUDA the first one's.
+r, d = plan(H100, "580.95.05", "--framework", "pytorch", "--framework", "pytorch==2.8", "--env-name", "new,old")
+envs = d.get("environments", [])
+t.ok(r.rc == 0 and [e["name"] for e in envs] == ["new", "old"] and envs[1]["frameworks"][0]["version"] == "2.8",
+     "--framework pytorch --framework pytorch==2.8: two environments, the second with its own CUDA 12 wheels", r)
+
+# ---- the stand-ins say no as pip does -----------------------------------------------------------------------------
+PY = shutil.which("python3.11", path="/usr/bin:/bin")
+if not PY:
+    t.skip("installs from stand-in wheels", "no python3.11 in /usr/bin to make a venv with")
+    t.done()
+WH = t.tmpdir("wheels")
+CACHE = t.tmpdir("elf")
+AIRGAP = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": WH, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+REAL_LIBS = {  # the stand-in nvidia wheels that carry a real library (the ones the native stand-ins ask for)
+    "nvidia-cudnn-cu12": [("cudnn", "libcudnn.so.9")], "nvidia-cudnn-cu13": [("cudnn", "libcudnn.so.9")],
+    "nvidia-cuda-runtime-cu12": [("cuda_runtime", "libcudart.so.12")],
+    "nvidia-cublas-cu12": [("cublas", "libcublas.so.12"), ("cublas", "libcublasLt.so.12")],
+    "nvidia-cusparse-cu12": [("cusparse", "libcusparse.so.12")], "nvidia-nvjitlink-cu12": [("nvjitlink", "libnvJitLink.so.12")],
+}
+made = set()
+
+
+def vtuple(v):
+    return tuple(int(x) for x in re.findall(r"\d+", v))
+
+
+def nvidia(pkg, version):
+    if (pkg, version) in made:
+        return
+    made.add((pkg, version))
+    libs = [("nvidia/%s/lib/%s" % (d, so), so, ".".join(version.split(".")[:3]), {}) for d, so in REAL_LIBS.get(pkg, [])]
+    mkwheels.wheel(WH, pkg, version, extra=mkwheels.nvidia_libs(libs, CACHE) if libs else None)
+
+
+def versions_for(rows):
+    """A release of every nvidia-* distribution the @rows name that satisfies all of them: an exact pin, else the
+    highest lower bound; and the newest cuDNN wheel on PyPI in their ranges (to see the constraints hold pip)."""
+    out = {}
+    for pkg in sorted({p for r in rows for p, _ in r["requires"]}):
+        specs = [dict((p, s) for p, s in r["requires"]).get(pkg) for r in rows]
+        specs = [s for s in specs if s is not None]
+        pins = [re.match(r"==([\d.]+)", s).group(1) for s in specs if re.match(r"==[\d.]+$", s)]
+        lows = [re.search(r">=([\d.]+)", s).group(1) for s in specs if re.search(r">=([\d.]+)", s)]
+        prefix = [re.match(r"==([\d.]+)\.\*", s).group(1) for s in specs if re.match(r"==[\d.]+\.\*", s)]
+        out[pkg] = pins[0] if pins else (prefix[0] + ".0" if prefix else max(lows, key=vtuple) if lows else "1.0")
+    return out
+
+
+def requires(row):
+    marker = {"tensorflow": '; extra == "and-cuda"', "jax": '; extra == "%s"' % row["extra"]}.get(row["framework"], "")
+    return ["%s%s%s" % (p, s, marker) for p, s in row["requires"]]
+
+
+def build_set(rows, extra_cudnn=()):
+    for pkg, v in versions_for(rows).items():
+        nvidia(pkg, v)
+    for pkg, v in extra_cudnn:
+        nvidia(pkg, v)
+
+
+# The two pip refusals the issue names, with stand-ins carrying the real pins.
+t210, tf221, t215 = wheel_row("pytorch", "2.10.0"), wheel_row("tensorflow", "2.21.0", "and-cuda"), wheel_row("pytorch", "2.15.0")
+build_set([t210])
+build_set([tf221])
+build_set([t215])
+mkwheels.wheel(WH, "torch", "2.10.0", cuda="12.8", cudnn="9.10.2", requires=requires(t210))
+mkwheels.wheel(WH, "torch", "2.15.0", cuda="13.2", cudnn="9.26.0", requires=requires(t215))
+mkwheels.wheel(WH, "tensorflow", "2.21.0", requires=requires(tf221))
+scratch = os.path.join(t.tmpdir("venv"), "v")
+subprocess.run([PY, "-m", "venv", scratch], check=True)
+pip = [os.path.join(scratch, "bin", "python"), "-m", "pip", "install", "--dry-run", "--quiet", "--report", "-"]
+p = subprocess.run([x for x in pip if x != "--quiet"] + ["torch==2.10.0", "tensorflow[and-cuda]==2.21.0"],
+                   env=dict(os.environ, **AIRGAP), capture_output=True, text=True)
+said = p.stdout + p.stderr
+t.ok(p.returncode != 0 and "ResolutionImpossible" in said and "nvidia-nccl-cu12" in said,
+     "pip refuses the stand-ins torch 2.10.0 + tensorflow[and-cuda] 2.21.0 on their NCCL pins, as on PyPI", said[-1500:])
+p = subprocess.run(pip + ["torch==2.15.0", "tensorflow[and-cuda]==2.21.0"], env=dict(os.environ, **AIRGAP),
+                   capture_output=True, text=True)
+got = [i["metadata"]["name"] for i in json.loads(p.stdout or '{"install": []}')["install"]] if p.returncode == 0 else []
+t.ok(sorted(n for n in got if n.startswith("nvidia-cudnn")) == ["nvidia-cudnn-cu12", "nvidia-cudnn-cu13"],
+     "pip takes torch 2.15.0 + tensorflow[and-cuda] 2.21.0 with two cuDNN wheels, as on PyPI", p.stderr[-800:])
+
+# ---- an install of PyTorch + JAX from stand-ins with the real pins -------------------------------------------------
+# The plan on the RTX 4090 with driver 570 (above): torch 2.10.0 (cu128) and a jax[cuda12] release.
+root = machine(RTX4090, "570.133.07")
+box = t.tmpdir("install")
+pfx, st, cache, home = (os.path.join(box, n) for n in ("p", "s", "c", "home"))
+os.makedirs(home)
+ENV = dict(AIRGAP, HOME=home, PATH="/usr/bin:/bin", XDG_DATA_HOME=os.path.join(home, "data"),
+           FAKE_NVIDIA_CONFIG=os.path.join(root, "fake-nvidia.conf"))
+args = ["--root", root, "--prefix", pfx, "--state-dir", st, "--json"]
+ARCHIVES = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(ARCHIVES)  # CUDA 12.6.3 and cuDNN 9.5.1 with real archives: the system CUDA of the same major
+inst = ["--mirror", "file://" + ARCHIVES, "--cache-dir", cache, "--python", "3.11", "--env-tool", "venv", "--env-scope", "none",
+        "--framework", "pytorch,jax", "--components", "runtime"]
+r = run(["plan"] + args + inst, env=ENV, timeout=600)
+d = r.json() or {}
+jv = fws(d)[1][1] if len(fws(d)) > 1 else "?"
+jrow = wheel_row("jax", jv, "cuda12")
+build_set([t210, jrow], extra_cudnn=[("nvidia-cudnn-cu12", "9.28.0.42")])  # the newest cuDNN PyPI has: pip's pick
+mkwheels.wheel(WH, "torch", "2.10.0", cuda="12.8", cudnn="9.10.2", requires=requires(t210), native=True, cache=CACHE)
+mkwheels.wheel(WH, "jax", jv, cuda="12", cudnn="9.10.2", cublas="12.8.4", requires=requires(jrow), native=True, cache=CACHE)
+for n in ("torchvision", "torchaudio"):
+    mkwheels.wheel(WH, n, "0.23.0")
+r = run(["install", "--yes"] + args + inst, env=ENV, timeout=900)
+t.eq(r.rc, 0, "RTX 4090: install --framework pytorch,jax from the stand-ins", r)
+with open(os.path.join(st, "pyenv.json")) as f:
+    rec = json.load(f)
+t.eq((rec.get("frameworks"), rec.get("framework"), rec.get("bundled")), (["pytorch", "jax"], "pytorch", True),
+     "pyenv.json records both frameworks, the first as framework, and that they bring their CUDA wheels")
+sp = glob.glob(os.path.join(rec["path"], "lib", "python3*", "site-packages"))[0]
+cudnns = sorted(os.path.basename(p) for p in glob.glob(os.path.join(sp, "nvidia_cudnn_cu*.dist-info")))
+t.eq(cudnns, ["nvidia_cudnn_cu12-9.10.2.21.dist-info"],
+     "one cuDNN in the environment, 9.10.2.21, not the newest 9.28.0.42 the wheelhouse offers JAX's range")
+cfile = (d.get("framework") or {}).get("constraints_file") or os.devnull
+with open(cfile) as f:
+    text = f.read()
+t.ok("nvidia-cudnn-cu12==9.10.2.21" in text and "nvidia-nccl-cu12==2.27.5" in text, "the constraints file holds the shared pins", text)
+with open(os.path.join(st, "env.sh")) as f:
+    t.ok("LD_LIBRARY_PATH" not in f.read(), "env.sh puts no CUDA folder in LD_LIBRARY_PATH")
+with open(os.path.join(rec["path"], "bin", "activate")) as f:
+    t.ok("_CUDAUP_GUARD" in f.read(), "the venv's activation takes CUDA folders out of LD_LIBRARY_PATH")
+r = run(["verify"] + args, env=ENV, timeout=600)
+doc = r.json() or {}
+checks = [c for c in doc.get("checks", []) if c["name"] in ("framework", "libraries")]
+fw_ok = [c for c in checks if c["name"] == "framework" and c["status"] == "pass"]
+lib = next((c for c in checks if c["name"] == "libraries"), {})
+t.ok(len(fw_ok) == 2 and lib.get("status") == "pass" and "both orders" in lib.get("detail", ""),
+     "verify: PyTorch and JAX each pass, and imported in both orders they map each CUDA library once, from the wheels",
+     checks)
+names = {(l["name"], l["framework"]) for l in doc.get("libraries", [])}
+t.ok(("libcudnn.so.9", "pytorch") in names and ("libcublas.so.12", "pytorch") in names,
+     "verify's libraries[] names the cuDNN and cuBLAS the frameworks mapped", doc.get("libraries"))
+t.done()
