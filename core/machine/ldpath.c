@@ -501,8 +501,9 @@ names_dir(const struct cu_sysroot *root, const char *path, const char *dir, cons
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/')
         dl--;
+    CU_AUTOFREE char *d = cu_xstrndup(dir, dl);
     if (strstr(text, "LD_LIBRARY_PATH"))
-        for (const char *p = strstr(text, dir); p && !yes; p = strstr(p + 1, dir)) {
+        for (const char *p = strstr(text, d); p && !yes; p = strstr(p + 1, d)) {
             char next = p[dl];
             if (next == '/')
                 next = p[dl + 1];
