@@ -9,6 +9,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
+#include "core/base/str.h"
 #include "widgets.h"
 
 static const char *const names[] = {"tensorflow", "pytorch", "jax", "none"};
@@ -26,32 +27,127 @@ help(void)
     return _("The framework decides which CUDA and cuDNN versions fit: cudaup picks the newest pair the framework's release supports on this GPU and driver. TensorFlow comes with Keras. Leave the version empty for the newest that fits, or type one such as 2.18 or 2.5.1. None installs CUDA and cuDNN only.");
 }
 
-/* The chosen framework and version, from the answer "pytorch==2.5". */
+/*
+ * The chosen frameworks, from the answer "pytorch==2.5,jax": one environment for all of them (issue 36).
+ * set[] holds their rows in the order they were ticked (the first decides the others' releases), ver[] the
+ * version of each row ("" for the newest that fits).
+ */
+struct fwset {
+    int set[N_FW];
+    int n;
+    char ver[N_FW][32];
+};
+
+static void
+parse_set(const struct tui *t, struct fwset *s)
+{
+    const char *a = t->ans.framework ? t->ans.framework : "tensorflow";
+    memset(s, 0, sizeof(*s));
+    for (const char *p = a; *p && s->n < N_FW;) {
+        size_t item = strcspn(p, ",;"), n = strcspn(p, ",;=");
+        n = n < item ? n : item;
+        for (int i = 0; i < N_FW; i++) {
+            if (strlen(names[i]) != n || strncmp(p, names[i], n) != 0)
+                continue;
+            bool have = false;
+            for (int k = 0; k < s->n; k++)
+                have |= s->set[k] == i;
+            if (!have) {
+                s->set[s->n++] = i;
+                if (item > n + 2 && p[n] == '=')
+                    snprintf(s->ver[i], sizeof(s->ver[i]), "%.*s", (int)(item - n - 2), p + n + 2);
+            }
+        }
+        p += item;
+        p += *p != '\0';
+    }
+    if (!s->n)
+        s->set[s->n++] = 0;
+}
+
+static bool
+in_set(const struct fwset *s, int row)
+{
+    for (int k = 0; k < s->n; k++)
+        if (s->set[k] == row)
+            return true;
+    return false;
+}
+
+static void
+store_set(struct tui *t, const struct fwset *s)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (int k = 0; k < s->n; k++) {
+        int i = s->set[k];
+        cu_buf_printf(&b, "%s%s", b.len ? "," : "", names[i]);
+        if (s->ver[i][0] && i != 3)
+            cu_buf_printf(&b, "==%s", s->ver[i]);
+    }
+    tui_set_answer(t, &t->ans.framework, b.data);
+    cu_buf_fini(&b);
+}
+
+/* The framework row the version field belongs to: the one last highlighted that is chosen, else the first. */
+static int
+version_row(const struct tui *t, const struct fwset *s)
+{
+    return t->cur.field >= 0 && t->cur.field < N_FW && in_set(s, t->cur.field) ? t->cur.field : s->set[0];
+}
+
+/* The chosen framework (the version row's) and its version: what one framework's answer was. */
 static int
 chosen(const struct tui *t, char *ver, size_t len)
 {
-    const char *a = t->ans.framework ? t->ans.framework : "tensorflow";
-    const char *eq = strstr(a, "==");
-    size_t n = eq ? (size_t)(eq - a) : strlen(a);
-    snprintf(ver, len, "%s", eq ? eq + 2 : "");
-    for (int i = 0; i < N_FW; i++)
-        if (strlen(names[i]) == n && strncmp(a, names[i], n) == 0)
-            return i;
-    return 0;
+    struct fwset s;
+    parse_set(t, &s);
+    int fw = version_row(t, &s);
+    snprintf(ver, len, "%s", s.ver[fw]);
+    return fw;
 }
 
 static void
 set_chosen(struct tui *t, int fw, const char *ver)
 {
-    CU_AUTOFREE char *a = ver && *ver && fw != 3 ? cu_xasprintf("%s==%s", names[fw], ver) : cu_xstrdup(names[fw]);
-    tui_set_answer(t, &t->ans.framework, a);
+    struct fwset s;
+    memset(&s, 0, sizeof(s));
+    s.set[s.n++] = fw;
+    snprintf(s.ver[fw], sizeof(s.ver[fw]), "%s", ver && fw != 3 ? ver : "");
+    store_set(t, &s);
+}
+
+/* Space: tick or untick a framework for the one environment; None stands alone. */
+static void
+toggle(struct tui *t, int row)
+{
+    struct fwset s;
+    parse_set(t, &s);
+    if (row == 3 || in_set(&s, 3)) {
+        set_chosen(t, row, s.ver[row]);
+        return;
+    }
+    if (in_set(&s, row)) {
+        if (s.n == 1)
+            return; /* one stays chosen: None is the way to have none */
+        int k = 0;
+        for (int i = 0; i < s.n; i++)
+            if (s.set[i] != row)
+                s.set[k++] = s.set[i];
+        s.n = k;
+    } else {
+        s.set[s.n++] = row;
+    }
+    store_set(t, &s);
 }
 
 static void
 enter(struct tui *t)
 {
     char ver[64];
+    t->cur.field = -1;
     t->cur.sel = chosen(t, ver, sizeof(ver));
+    t->cur.field = t->cur.sel;
 }
 
 static void
@@ -60,11 +156,13 @@ draw(struct tui *t)
     char ver[64];
     const char *labels[N_FW] = {_("TensorFlow, with Keras"), _("PyTorch"), _("JAX"), _("None: CUDA and cuDNN only")};
     int fw = chosen(t, ver, sizeof(ver));
+    struct fwset set;
+    parse_set(t, &set);
     int y = tui_frame(t, title(), t->cur.editing ? _("Enter: done   Esc: cancel the edit")
                                                  : _("Enter: choose   Space: mark   Esc: back   ?: help   q: quit"));
     y += tui_wrap(y, 1, COLS - 2, 2, _("Which framework should the Python environment have?")) + 1;
     for (int i = 0; i < N_FW; i++) {
-        CU_AUTOFREE char *row = cu_xasprintf(" (%s) %s", i == fw ? "*" : " ", labels[i]);
+        CU_AUTOFREE char *row = cu_xasprintf(" (%s) %s", in_set(&set, i) ? "*" : " ", labels[i]);
         if (i == t->cur.sel)
             tui_attr(t, TC_SEL, true);
         tui_text_pad(y + i, 2, COLS - 6, row);
@@ -97,14 +195,20 @@ key(struct tui *t, int ch)
                 return true;
             }
             /* Enter confirms the version and goes on, as Enter does everywhere. */
-            set_chosen(t, fw, v);
+            struct fwset s;
+            parse_set(t, &s);
+            snprintf(s.ver[fw], sizeof(s.ver[fw]), "%s", fw != 3 ? v : "");
+            store_set(t, &s);
             t->message[0] = '\0';
             tui_next(t);
         }
         return true;
     }
-    if (tui_move_sel(ch, &t->cur.sel, N_ROWS, N_ROWS))
+    if (tui_move_sel(ch, &t->cur.sel, N_ROWS, N_ROWS)) {
+        if (t->cur.sel < N_FW)
+            t->cur.field = t->cur.sel; /* the version field follows the framework highlighted last */
         return true;
+    }
     if (ch == '\t') {
         t->cur.sel = t->cur.sel == ROW_VERSION ? fw : ROW_VERSION;
         return true;
@@ -127,11 +231,18 @@ key(struct tui *t, int ch)
         }
         return false;
     }
-    if (ch == ' ' || enter_key) {
-        /* Another framework: its version would not mean anything for this one. */
-        set_chosen(t, t->cur.sel, t->cur.sel == fw ? ver : NULL);
-        if (enter_key)
-            tui_next(t);
+    if (ch == ' ') {
+        /* Space ticks several for one environment (their CUDA wheels must agree: cudaup plans them). */
+        toggle(t, t->cur.sel);
+        return true;
+    }
+    if (enter_key) {
+        struct fwset s;
+        parse_set(t, &s);
+        /* Enter on one of several ticked goes on with them all; elsewhere it chooses that one alone. */
+        if (!(s.n > 1 && in_set(&s, t->cur.sel)))
+            set_chosen(t, t->cur.sel, s.ver[t->cur.sel]);
+        tui_next(t);
         return true;
     }
     return false;

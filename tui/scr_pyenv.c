@@ -47,9 +47,14 @@ name_of(const struct tui *t)
         return cu_xstrdup(t->ans.env_name);
     if (t->plan && t->plan->env.name)
         return cu_xstrdup(t->plan->env.name);
+    /* cudaup-FRAMEWORK, or cudaup-pytorch-jax for several in one environment (installers/prepare.c) */
     const char *fw = t->ans.framework ? t->ans.framework : "tensorflow";
-    size_t n = strcspn(fw, "=<>");
-    return cu_xasprintf("cudaup-%.*s", (int)n, fw);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_printf(&b, "cudaup");
+    for (const char *p = fw; *p; p += strcspn(p, ",;"), p += *p != '\0')
+        cu_buf_printf(&b, "-%.*s", (int)strcspn(p, "=<>,;["), p);
+    return cu_buf_steal(&b);
 }
 
 static const char *

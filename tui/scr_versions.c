@@ -13,6 +13,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
+#include "core/base/str.h"
 #include "core/resolve/plan.h"
 #include "advice.h"
 #include "widgets.h"
@@ -145,10 +146,19 @@ draw(struct tui *t)
     int field = t->cur.field;
     const char *fw_ans = t->ans.framework ? t->ans.framework : "tensorflow";
     bool no_fw = strcmp(fw_ans, "none") == 0;
-    /* "tensorflow==2.15" as its makers write it: "TensorFlow 2.15". */
-    CU_AUTOFREE char *fw_name = cu_xstrndup(fw_ans, strcspn(fw_ans, "=<>[ "));
-    const char *fw_ver = strstr(fw_ans, "==");
-    CU_AUTOFREE char *fw = cu_xasprintf("%s%s%s", cu_framework_title(fw_name), fw_ver ? " " : "", fw_ver ? fw_ver + 2 : "");
+    /* "tensorflow==2.15" as its makers write it: "TensorFlow 2.15"; several for one environment
+     * ("pytorch,jax==0.6"): "PyTorch, JAX 0.6". */
+    struct cu_buf fwb;
+    cu_buf_init(&fwb);
+    for (const char *p = fw_ans; *p; p += strcspn(p, ",;"), p += *p != '\0') {
+        size_t item = strcspn(p, ",;");
+        CU_AUTOFREE char *one = cu_xstrndup(p, item);
+        CU_AUTOFREE char *fw_name = cu_xstrndup(one, strcspn(one, "=<>[ "));
+        const char *fw_ver = strstr(one, "==");
+        cu_buf_printf(&fwb, "%s%s%s%s", fwb.len ? ", " : "", cu_framework_title(fw_name), fw_ver ? " " : "",
+                      fw_ver ? fw_ver + 2 : "");
+    }
+    CU_AUTOFREE char *fw = cu_buf_steal(&fwb);
     CU_AUTOFREE char *head = field == FIELD_CUDA
                                  ? (no_fw ? cu_xstrdup(_("CUDA toolkit for this machine:"))
                                           : cu_xasprintf(_("CUDA toolkit for %s on this machine:"), fw))

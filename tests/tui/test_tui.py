@@ -344,6 +344,17 @@ r, d = h.wizard(["enter", "enter", "DUMP framework", "enter", "DUMP versions", "
                  "q", "y"], "--framework", "pytorch")
 t.ok("(*) PyTorch" in d["framework"], "--framework pytorch: PyTorch is marked", d["framework"])
 t.ok("CUDA toolkit for PyTorch on this machine:" in d["versions"], "versions for the chosen framework", d["versions"])
+# Several frameworks for one environment (issue 36): Space ticks JAX beside PyTorch, Enter on a ticked one goes on
+# with both, Enter on an unticked one chooses it alone.
+r, d = h.wizard(["enter", "enter", "down", "space", "DUMP two", "enter", "DUMP versions", "q", "y"], "--framework", "pytorch")
+t.ok("(*) PyTorch" in d["two"] and "(*) JAX" in d["two"] and "( ) TensorFlow" in d["two"],
+     "Space ticks JAX beside PyTorch", d["two"])
+t.ok("CUDA toolkit for PyTorch, JAX on this machine:" in d["versions"], "Enter goes on with both: the versions for the set",
+     d["versions"])
+r, d = h.wizard(["enter", "enter", "down", "space", "up", "space", "DUMP untick", "down", "down", "enter",
+                 "DUMP alone", "q", "y"], "--framework", "pytorch")
+t.ok("( ) PyTorch" in d["untick"] and "(*) JAX" in d["untick"], "Space unticks PyTorch, JAX stays", d["untick"])
+t.ok("CUDA toolkit for this machine:" in d["alone"], "Enter on None chooses it alone: no framework", d["alone"])
 r, d = h.wizard(["enter", "enter", "enter", "DUMP versions", "down", "down", "enter", "DUMP refused", "q", "y"])
 t.ok("✓  12.4.0    cuDNN 8.9.7, TensorFlow 2.17.0" in d["versions"], "hopper: 12.4.0 fits, with what comes with it",
      d["versions"])
