@@ -30,6 +30,9 @@ adopt(struct cu_plan *p, struct cu_plan *sub)
     char b1[32];
     sub->extra_env = true;
     sub->cuda_manifest = sub->cudnn_manifest = NULL; /* borrowed from a mirror that is gone */
+    /* It goes beside the first plan's CUDA install: uninstalling that one removes it too. */
+    free(sub->cuda_path);
+    sub->cuda_path = cu_xstrdup(p->cuda_path);
     for (size_t i = 0; i < sub->n_steps; i++)
         if (env_step(sub->steps[i].installer))
             cu_plan_add_step(p, sub->steps[i].installer, sub->steps[i].action, "%s", sub->steps[i].detail);

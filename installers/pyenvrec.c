@@ -100,25 +100,26 @@ remove_conda(const struct cu_maint_in *in, const char *tool, const char *path, s
     return cu_rm_rf(path, err);
 }
 
-enum cu_status
-cu_pyenv_remove_for(const struct cu_maint_in *in, const char *cuda_dir, bool last, struct cu_run_ctx *ctx,
-                    struct cu_error *err)
+/*
+ * Remove the environment record @j names when cudaup made it for @cuda_dir (or, recorded without its
+ * CUDA, when @last).  *@gone: it was removed (or was gone already).  Records a "pyenv" step.
+ */
+static enum cu_status
+remove_one(const struct cu_maint_in *in, const json_t *j, const char *cuda_dir, bool last, struct cu_run_ctx *ctx,
+           bool *gone, struct cu_error *err)
 {
-    CU_AUTOFREE char *pj = NULL, *cfg = NULL, *meta = NULL;
-    json_t *j = load(in->state_dir, &pj);
-    enum cu_status st = CU_OK;
-    if (!j)
-        return CU_OK;
     const char *path = cu_json_str(j, "path"), *tool = cu_json_str(j, "tool"), *cuda = cu_json_str(j, "cuda");
     bool made = json_is_true(json_object_get(j, "made"));
+    enum cu_status st = CU_OK;
+    *gone = false;
     if (!path || !tool || !made || !(cuda ? strcmp(cuda, cuda_dir) == 0 : last))
-        goto out; /* not cudaup's, or made for another CUDA */
+        return CU_OK; /* not cudaup's, or made for another CUDA */
     if (in->keep_env) {
         cu_run_result(ctx, "pyenv", "keep", path, CU_OK, false);
-        goto out;
+        return CU_OK;
     }
-    cfg = cu_path_join(path, "pyvenv.cfg");
-    meta = cu_path_join(path, "conda-meta");
+    CU_AUTOFREE char *cfg = cu_path_join(path, "pyvenv.cfg");
+    CU_AUTOFREE char *meta = cu_path_join(path, "conda-meta");
     bool conda = strcmp(tool, "venv") != 0;
     if (!cu_path_exists(path)) {
         /* gone already: only the note of it is left */
@@ -126,15 +127,57 @@ cu_pyenv_remove_for(const struct cu_maint_in *in, const char *cuda_dir, bool las
         /* Not the environment the record names any more: not ours to remove. */
         cu_run_result(ctx, "pyenv", "keep", path, CU_OK, false);
         cu_log_warn(_("%s is no longer the %s environment cudaup made; it stays"), path, tool);
-        goto out;
+        return CU_OK;
     } else if ((st = conda ? remove_conda(in, tool, path, err) : cu_rm_rf(path, err)) != CU_OK) {
         cu_run_result(ctx, "pyenv", "remove", cu_error_text(err), st, false);
-        goto out;
+        return st;
     }
-    if (unlink(pj) != 0)
-        cu_log_debug("cannot remove %s", pj);
     cu_run_result(ctx, "pyenv", "remove", path, CU_OK, true);
-out:
+    *gone = true;
+    return CU_OK;
+}
+
+enum cu_status
+cu_pyenv_remove_for(const struct cu_maint_in *in, const char *cuda_dir, bool last, struct cu_run_ctx *ctx,
+                    struct cu_error *err)
+{
+    CU_AUTOFREE char *pj = NULL;
+    json_t *j = load(in->state_dir, &pj);
+    enum cu_status st = CU_OK;
+    bool gone = false;
+    if (!j)
+        return CU_OK;
+    /* The environments of --framework given again first (issue 36), then the first one. */
+    json_t *kept = json_array(), *envs = json_object_get(j, "envs");
+    for (size_t i = 0; st == CU_OK && i < json_array_size(envs); i++) {
+        json_t *e = json_array_get(envs, i);
+        st = remove_one(in, e, cuda_dir, last, ctx, &gone, err);
+        if (!gone)
+            json_array_append(kept, e);
+    }
+    if (st == CU_OK)
+        st = remove_one(in, j, cuda_dir, last, ctx, &gone, err);
+    if (st == CU_OK && (gone || json_array_size(kept) != json_array_size(envs))) {
+        json_t *doc = NULL;
+        if (!gone) {
+            doc = json_incref(j);
+        } else if (json_array_size(kept)) {
+            doc = json_deep_copy(json_array_get(kept, 0)); /* the next environment becomes the first */
+            json_array_remove(kept, 0);
+        }
+        if (doc) {
+            json_object_set(doc, "envs", kept);
+            char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+            struct cu_error e;
+            if (cu_write_file_atomic(pj, text, strlen(text), 0644, &e) != CU_OK)
+                cu_log_error_of(CU_LOG_WARN, &e);
+            free(text);
+            json_decref(doc);
+        } else if (unlink(pj) != 0) {
+            cu_log_debug("cannot remove %s", pj);
+        }
+    }
+    json_decref(kept);
     json_decref(j);
     return st;
 }

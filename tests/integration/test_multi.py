@@ -296,4 +296,34 @@ t.ok(len(fw_ok) == 2 and lib.get("status") == "pass" and "both orders" in lib.ge
 names = {(l["name"], l["framework"]) for l in doc.get("libraries", [])}
 t.ok(("libcudnn.so.9", "pytorch") in names and ("libcublas.so.12", "pytorch") in names,
      "verify's libraries[] names the cuDNN and cuBLAS the frameworks mapped", doc.get("libraries"))
+
+# ---- one environment each: installed, verified and uninstalled together -------------------------------------------
+box2 = t.tmpdir("each")
+pfx2, st2, home2 = (os.path.join(box2, n) for n in ("p", "s", "home"))
+os.makedirs(home2)
+ENV2 = dict(ENV, HOME=home2, XDG_DATA_HOME=os.path.join(home2, "data"))
+args2 = ["--root", root, "--prefix", pfx2, "--state-dir", st2, "--json"]
+each = ["--mirror", "file://" + ARCHIVES, "--cache-dir", cache, "--python", "3.11", "--env-tool", "venv", "--env-scope",
+        "none", "--components", "runtime", "--framework", "pytorch", "--framework", "jax", "--env-name", "tp,jx"]
+r = run(["plan"] + args2 + each, env=ENV2, timeout=600)
+d2 = r.json() or {}
+# each plans on its own, as before issue 36 (a PyTorch minor from its index, JAX's newest): plain stand-ins do
+for f in (e["frameworks"][0] for e in d2.get("environments", [])):
+    v = f["version"] or "0.6.2"
+    mkwheels.wheel(WH, "torch" if f["name"] == "pytorch" else "jax", v + ".0" if v.count(".") == 1 else v)
+r = run(["install", "--yes"] + args2 + each, env=ENV2, timeout=900)
+t.eq(r.rc, 0, "--framework pytorch --framework jax --env-name tp,jx: installed", r)
+with open(os.path.join(st2, "pyenv.json")) as f:
+    rec2 = json.load(f)
+paths = [rec2.get("path")] + [e.get("path") for e in rec2.get("envs", [])]
+t.ok([rec2.get("name")] + [e.get("name") for e in rec2.get("envs", [])] == ["tp", "jx"] and all(p and os.path.isdir(p) for p in paths),
+     "pyenv.json records both environments, each made", rec2)
+r = run(["verify"] + args2, env=ENV2, timeout=600)
+fw_checks = [c for c in (r.json() or {}).get("checks", []) if c["name"] == "framework"]
+t.ok(len(fw_checks) == 2 and all(c["status"] == "pass" for c in fw_checks) and "JAX" in fw_checks[1]["detail"],
+     "verify checks the framework of each environment", fw_checks)
+cuda_mm = ".".join(((r.json() or {}).get("path") or "cuda-0.0").rsplit("cuda-", 1)[1].split(".")[:2])
+r = run(["uninstall", cuda_mm, "--yes"] + args2, env=ENV2, timeout=600)
+t.ok(r.rc == 0 and not any(os.path.exists(p) for p in paths) and not os.path.exists(os.path.join(st2, "pyenv.json")),
+     "uninstall removes both environments cudaup made, and their record", r)
 t.done()
