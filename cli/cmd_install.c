@@ -183,17 +183,29 @@ cu_cmd_install(struct cu_app *app)
         /* Everything the plan put in place, not only CUDA: cuDNN, the environment and how to use it. */
         if (plan->has_cudnn)
             cu_say(stdout, "", _("cuDNN %s is in the same folder."), plan->cudnn_full ? plan->cudnn_full : cu_version_format(&plan->cudnn, 0, b, sizeof(b)));
-        CU_AUTOFREE char *act = cu_plan_activate_cmd(plan);
-        if (act) {
-            if (plan->env.tool && strcmp(plan->env.tool, "venv") == 0)
-                cu_say(stdout, "", _("%s %s is in the venv %s; activate it with: %s"), cu_framework_title(plan->framework->name),
-                       plan->framework->version ? plan->framework->version : "",
-                       plan->env.path ? plan->env.path : plan->env.name, act);
+        /* Each environment (one per --framework given), with every framework in it and how to use it. */
+        for (size_t k = 0; k <= plan->n_envs; k++) {
+            const struct cu_plan *q = k ? plan->envs[k - 1] : plan;
+            CU_AUTOFREE char *act = cu_plan_activate_cmd(q);
+            if (!act)
+                continue;
+            size_t n;
+            struct cu_plan_framework *const *fw = cu_plan_frameworks(q, &n);
+            struct cu_buf what;
+            cu_buf_init(&what);
+            for (size_t i = 0; i < n; i++)
+                cu_buf_printf(&what, "%s%s%s%s", i ? ", " : "", cu_framework_title(fw[i]->name),
+                              i + 1 < n && fw[i]->version ? " " : "", i + 1 < n && fw[i]->version ? fw[i]->version : "");
+            const char *last = n && fw[n - 1]->version ? fw[n - 1]->version : "";
+            if (q->env.tool && strcmp(q->env.tool, "venv") == 0)
+                cu_say(stdout, "", _("%s %s is in the venv %s; activate it with: %s"), what.data, last,
+                       q->env.path ? q->env.path : q->env.name, act);
             else
-                cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), cu_framework_title(plan->framework->name),
-                       plan->framework->version ? plan->framework->version : "", plan->env.tool,
-                       plan->env.path ? plan->env.path : plan->env.name, act);
-            cu_say(stdout, "", _("Then try it: %s"), cu_framework_try_line(plan->framework->name));
+                cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), what.data, last, q->env.tool,
+                       q->env.path ? q->env.path : q->env.name, act);
+            for (size_t i = 0; i < n; i++)
+                cu_say(stdout, "", _("Then try it: %s"), cu_framework_try_line(fw[i]->name));
+            cu_buf_fini(&what);
         }
         /* The command that checks this install, whatever --prefix and --state-dir were. */
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);

@@ -142,20 +142,13 @@ push_platforms(struct cu_strv *argv, const char *platform)
     }
 }
 
-enum cu_status
-cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, size_t *n_wheels, struct cu_error *err)
+/* pip download of one framework's wheels (its own index, its environment's constraints) into @files. */
+static enum cu_status
+download_one(struct cu_run_ctx *ctx, const struct cu_plan *p, const struct cu_plan_framework *fw, const char *files,
+             const char *python, struct cu_error *err)
 {
-    const struct cu_plan *p = ctx->plan;
-    const struct cu_plan_framework *fw = p->framework;
-    CU_AUTOFREE char *pypi = cu_path_join(dir, "pypi");
-    CU_AUTOFREE char *files = cu_path_join(pypi, "files");
-    enum cu_status st;
-    *n_wheels = 0;
-    if (!fw)
-        return CU_OK;
-    struct cu_event e = {.type = CU_EV_STEP_START, .installer = "framework", .message = fw->name};
-    cu_emit(ctx->events, &e);
-    if ((st = cu_mkdir_p(files, 0755, err)) != CU_OK || (st = cu_pip_constraints_write(fw, err)) != CU_OK)
+    enum cu_status st = cu_pip_constraints_write(fw, err);
+    if (st != CU_OK)
         return st;
     struct cu_strv argv;
     cu_strv_init(&argv);
@@ -170,10 +163,36 @@ cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, si
     if (st == CU_OK && res.exit_code != 0)
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not download %s's wheels for Python %s: %s"),
                           cu_framework_title(fw->name), fw->python, cu_exec_last_line(&res));
+    cu_exec_result_fini(&res);
+    cu_strv_fini(&argv);
+    return st;
+}
+
+enum cu_status
+cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, size_t *n_wheels, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    CU_AUTOFREE char *pypi = cu_path_join(dir, "pypi");
+    CU_AUTOFREE char *files = cu_path_join(pypi, "files");
+    enum cu_status st;
+    *n_wheels = 0;
+    if (!p->framework)
+        return CU_OK;
+    CU_AUTOFREE char *names = cu_plan_framework_names(p, ",");
+    struct cu_event e = {.type = CU_EV_STEP_START, .installer = "framework", .message = names};
+    cu_emit(ctx->events, &e);
+    if ((st = cu_mkdir_p(files, 0755, err)) != CU_OK)
+        return st;
+    /* Every framework of every environment of the plan (issue 36), each from its own index. */
+    for (size_t k = 0; st == CU_OK && k <= p->n_envs; k++) {
+        const struct cu_plan *q = k ? p->envs[k - 1] : p;
+        size_t n;
+        struct cu_plan_framework *const *fw = cu_plan_frameworks(q, &n);
+        for (size_t i = 0; st == CU_OK && i < n; i++)
+            st = download_one(ctx, q, fw[i], files, python, err);
+    }
     if (st == CU_OK)
         st = cu_wheels_index(pypi, n_wheels, err);
     cu_run_result(ctx, "framework", "mirror", st == CU_OK ? pypi : cu_error_text(err), st, st == CU_OK);
-    cu_exec_result_fini(&res);
-    cu_strv_fini(&argv);
     return st;
 }

@@ -61,8 +61,10 @@ def plan(name, *args, env=None):
     root, menv = machine(t, name)
     e = dict(menv, CUDAUP_DRIVER="auto")
     e.update(env or {})
+    # --framework none unless the case names one: given twice, --framework makes an environment each (issue 36)
+    fw = [] if "--framework" in args else ["--framework", "none"]
     r = run(["plan", "--json", "--root", root, "--mirror", FIX, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
-             "--state-dir", "/var/tmp/st", "--framework", "none"] + list(args), env=e)
+             "--state-dir", "/var/tmp/st"] + fw + list(args), env=e)
     return r, (r.json() or {})
 
 

@@ -61,8 +61,9 @@ WH = t.tmpdir("wh")
 tf = mkwheels.wheel(WH, "tensorflow", "2.20.0", requires=["nvidia-cublas-cu12>=12.5"])
 cublas = mkwheels.wheel(WH, "nvidia-cublas-cu12", "12.5.3")
 other = mkwheels.wheel(WH, "torch", "2.14.0")  # on the index, not needed by the plan
+vision, audio = mkwheels.wheel(WH, "torchvision", "0.29.0"), mkwheels.wheel(WH, "torchaudio", "2.14.0")
 UP = os.path.join(work, "upstream")
-pep503(UP, [tf, cublas, other])
+pep503(UP, [tf, cublas, other, vision, audio])
 upstream = Server(UP)
 
 SITE = os.path.join(work, "site")
@@ -83,6 +84,15 @@ t.eq(sha256(os.path.join(SITE, "python", PB["file"])), PB["sha256"], "the site m
 t.ok(glob.glob(os.path.join(SITE, "cuda", "redist", "redistrib_*.json")) and
      glob.glob(os.path.join(SITE, "cudnn", "redist", "redistrib_*.json")), "and NVIDIA's manifests")
 t.ok(any("/simple/tensorflow/" in p for p in upstream.gets("")), "pip read the upstream index given with --index-url")
+
+# One environment per --framework (issue 36): the site mirror carries the wheels of every one of them.
+SITE2 = os.path.join(work, "site-each")
+r = run(["mirror", SITE2, "--json", "--root", ROOT, "--mirror", "file://" + NVIDIA, "--framework", "tensorflow==2.20.0",
+         "--framework", "pytorch==2.14.0", "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir",
+         t.tmpdir("mc-each")], env=dict(base, HOME=t.tmpdir("mh-each")), timeout=600)
+t.eq(sorted(os.listdir(os.path.join(SITE2, "pypi", "files"))) if r.rc == 0 else r,
+     sorted(os.path.basename(w) for w in (tf, cublas, other, vision, audio)),
+     "mirror --framework tensorflow --framework pytorch collects the wheels of both environments")
 
 # An upstream without the Python (issue 25 item 9): nodes told to use their own Python or conda need none,
 # and the site mirror is filled without it; nodes that need it get advice that fits a mirror being filled.
