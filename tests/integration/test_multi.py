@@ -311,8 +311,11 @@ d2 = r.json() or {}
 for f in (e["frameworks"][0] for e in d2.get("environments", [])):
     v = f["version"] or "0.6.2"
     mkwheels.wheel(WH, "torch" if f["name"] == "pytorch" else "jax", v + ".0" if v.count(".") == 1 else v)
-r = run(["install", "--yes"] + args2 + each, env=ENV2, timeout=900)
+r = run(["install", "--yes"] + [a for a in args2 if a != "--json"] + each, env=ENV2, timeout=900)
 t.eq(r.rc, 0, "--framework pytorch --framework jax --env-name tp,jx: installed", r)
+said = [ln for ln in r.out.splitlines() if "activate it with" in ln]
+t.ok(len(said) == 2 and "PyTorch" in said[0] and "/tp" in said[0] and "JAX" in said[1] and "/jx" in said[1],
+     "install's closing lines say how to activate each environment, with its framework", r.out[-1500:])
 with open(os.path.join(st2, "pyenv.json")) as f:
     rec2 = json.load(f)
 paths = [rec2.get("path")] + [e.get("path") for e in rec2.get("envs", [])]
