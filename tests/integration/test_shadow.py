@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Ten shadowing cases from the public reports (issue 36), each planted with real ELF shared objects
+"""Ten shadowing cases from the public reports (issue 36), and an eleventh that only where-it-came-from catches, each planted with real ELF shared objects
 (tests/fixtures/mkelf.py: the soname, DT_NEEDED, DT_RUNPATH and version entry points the real library
 has) that the real dynamic loader loads: `verify` runs the framework probe in the environment and must
 fail naming the library, where it was loaded from, what made the loader take it and the fix; `doctor`
@@ -292,6 +292,16 @@ expect_doctor(c, "framework-cuda-shadowed", "built with cuDNN 8.6 but would load
               "/usr/lib/x86_64-linux-gnu/libcudnn.so.8", "default folders", fix="package")
 t.skip("default-dir: verify", "a real process's loader reads the host's default folders, which a test may not change; "
        "unit test test_ldpath judges the probe's view of this case")
+
+# 11. A system CUDA newer than the wheels (cuBLAS 12.9 in LD_LIBRARY_PATH before torch's 12.8.4): no framework reports
+#     an older runtime, yet the library is not the environment's own, and the next `pip install` of a wheel built
+#     against the newer one, or a system CUDA older than that, breaks it; verify fails on where it came from.
+c = Case("llp-newer").install(*TORCH_SET)
+c.lib("/usr/local/cuda-12.9/lib64", "libcublas.so.12", "12.9.1").lib("/usr/local/cuda-12.9/lib64", "libcublasLt.so.12", "12.9.1")
+c.llp = ["/usr/local/cuda-12.9/lib64"]
+expect_doctor(c, "framework-cuda-shadowed", "libcublas.so.12", "/usr/local/cuda-12.9/lib64", "LD_LIBRARY_PATH")
+expect_verify(c, "libcublas.so.12 was loaded from", "/usr/local/cuda-12.9/lib64/libcublas.so.12", "outside the environment",
+              "LD_LIBRARY_PATH holds", fix="out of LD_LIBRARY_PATH")
 
 # 10. Negative: WSL's driver folder (libcuda.so.1, libdxcore.so) in LD_LIBRARY_PATH shadows nothing; the environment's
 #     activation keeps it, and neither doctor nor verify complains.
