@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Ten shadowing cases from the public reports (issue 36), and an eleventh that only where-it-came-from catches, each planted with real ELF shared objects
+"""Ten shadowing cases from the public reports (issue 36), and an eleventh that only where-it-came-from
+catches, each planted with real ELF shared objects
 (tests/fixtures/mkelf.py: the soname, DT_NEEDED, DT_RUNPATH and version entry points the real library
 has) that the real dynamic loader loads: `verify` runs the framework probe in the environment and must
 fail naming the library, where it was loaded from, what made the loader take it and the fix; `doctor`
