@@ -23,6 +23,8 @@ RTX3090 = ("2204", "8.6", "NVIDIA GeForce RTX 3090")
 RTX4090 = ("2684", "8.9", "NVIDIA GeForce RTX 4090")
 H100 = ("2330", "9.0", "NVIDIA H100 80GB HBM3")
 RTX5090 = ("2b85", "12.0", "NVIDIA GeForce RTX 5090")
+GTX780 = ("1004", "3.5", "NVIDIA GeForce GTX 780")
+K80 = ("102d", "3.7", "Tesla K80")
 
 _roots = {}
 
@@ -170,7 +172,6 @@ r, d = plan([GTX680], "470.82.01")
 t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "sm_35" in d.get("error", ""),
      "GTX 680 (3.0), TensorFlow: refused; the oldest build carries sm_35 [tensorflow_wheel_arch.csv]", d)
 # --- what pip brings with the framework (issue 23) --------------------------------------------------
-K80 = ("102d", "3.7", "Tesla K80")
 SRC_PIP = "framework_pip_libraries.csv (jax-cuda12-plugin Requires-Dist nvidia-cudnn-cu12>=9.8,<10.0)"
 SRC_MATRIX = "cudnn_support_matrix.csv (9.17.0 lists 7.5 and up; 9.10.2 lists 5.0 to 9.0)"
 for gpu in (GTX970, GTX1080, V100):
@@ -184,11 +185,17 @@ for gpu in (RTX3090, RTX4090):
 r, d = plan([GTX970, RTX3090], "580.95.05", "--framework", "jax")
 t.eq(fw(d).get("constraints"), ["nvidia-cudnn-cu12==9.10.2.*"], "GTX 970 beside an RTX 3090, jax: the pin serves both")
 
+# Kepler (issue 34): PyTorch 2.4-2.7's cu118 wheels bring cuDNN 9.1.0.70, which has no 3.7; 2.1-2.3's bring 8.7.0.84,
+# whose wheel carries sm_35 SASS (first-hand), so the newest PyTorch a K80 runs is 2.3.
 for extra in ([], ["--cudnn", "none"]):
     r, d = plan([K80], "470.57.02", "--framework", "pytorch", *extra)
-    t.ok(r.rc == 3 and "cuDNN 9.1.0.70" in d.get("error", "") and "3.7" in d.get("error", ""),
-         "K80, pytorch %s: refused, the cu118 wheels bring cuDNN 9.1.0.70 which has no 3.7 [pytorch_release_cuda_matrix.csv; cudnn_support_matrix.csv 9.0.0 lists 5.0 and up]" % " ".join(extra), d)
-    t.ok("--framework none --cudnn none" in (d.get("advice") or ""), "K80, pytorch: the advice is CUDA without cuDNN", d)
+    t.ok(r.rc == 0 and fw(d).get("version") == "2.3" and fw(d).get("cuda_build") == "cu118" and code(d) == ("sass", "sm_37"),
+         "K80, pytorch %s: PyTorch 2.3 cu118, its sm_37 code and the cuDNN 8.7.0.84 it pins "
+         "[pytorch_release_cuda_matrix.csv 2.3; pytorch_wheel_arch.csv 2.3.x cu118; cudnn_support_matrix.csv 8.7.0 first-hand sm_35]"
+         % " ".join(extra), r)
+    t.ok(any(x.startswith("Not PyTorch 2.7 (cu118)") and "9.1.0.70" in x and "3.7" in x for x in d.get("reasons", [])),
+         "K80, pytorch %s: and why not 2.7 cu118, the newest with sm_37: the cuDNN 9.1.0.70 it pins has no 3.7 "
+         "[pytorch_bundled_cudnn.csv; cudnn_support_matrix.csv 9.0.0, 9.2.0 list 5.0 and up]" % " ".join(extra), d.get("reasons"))
 
 r, d = plan([RTX5090], "570.133.07", "--framework", "jax")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]>=0.6.0,<0.7.1"],
@@ -199,7 +206,9 @@ r, d = plan([GTX970], "450.80.02", "--framework", "none")
 t.ok(r.rc == 0 and vkey(d["cuda"]["version"])[0] == 11 and any("minor-version compatibility" in w for w in d.get("warnings", [])),
      "driver 450.80.02, --framework none: CUDA 11 by minor-version compatibility, with its warning [cuda_minor_version_compat.csv 11.x >= 450.80.02]", d)
 r, d = plan([K80], "470.57.02", "--framework", "none")
-t.ok(r.rc == 3 and "--framework none --cudnn none" in (d.get("advice") or ""), "K80, --framework none: the advice drops cuDNN", d)
+t.ok(r.rc == 0 and d["cuda"]["version"] == "11.8.0" and (d.get("cudnn") or {}).get("version") == "8.7.0",
+     "K80, --framework none: CUDA 11.8 (sm_37, by minor-version compatibility) with cuDNN 8.7.0 "
+     "[cuda_arch_support.csv 11.8; cudnn_support_matrix.csv 8.7.0 first-hand sm_35; 8.8.0 has none]", r)
 r, d = plan([GTX970], "535.183.01", "--cuda", "13.0")
 t.ok(r.rc == 3 and "GPU 0" in d.get("error", "") and "5.2" in d.get("error", "") and "TensorFlow" not in d.get("error", ""),
      "GTX 970, --cuda 13.0: the GPU is the blocker, not a TensorFlow release [cuda_arch_support.csv 13.0]", d)
@@ -211,7 +220,7 @@ r, d = plan([GTX970], "580.95.05", "--framework", "none", "--cudnn", "9.14")
 t.ok(r.rc == 3 and "--cudnn 9.10" in (d.get("advice") or ""), "GTX 970, --cudnn 9.14: the advice names --cudnn 9.10", d)
 
 # Every refusal's advice plans when run.
-for gpus, driver, args in (([K80], "470.57.02", ["--framework", "pytorch"]), ([K80], "470.57.02", ["--framework", "none"]),
+for gpus, driver, args in (([GTX780], "470.57.02", ["--framework", "pytorch"]), ([K80], "470.57.02", ["--framework", "jax"]),
                            ([GTX970], "535.183.01", ["--cuda", "13.0"]), ([GTX970], "535.183.01", ["--python", "2.7"]),
                            ([GTX970], "580.95.05", ["--framework", "none", "--cudnn", "9.14"]),
                            ([GTX970], "580.95.05", ["--framework", "tensorflow==2.17"])):
@@ -221,6 +230,70 @@ for gpus, driver, args in (([K80], "470.57.02", ["--framework", "pytorch"]), ([K
     if m:
         r2, d2 = plan(gpus, driver, *m.group(1).split())
         t.eq(r2.rc, 0, "%s %s: its advice '%s' plans" % (gpus[0][2], " ".join(args), m.group(1)), r2)
+# --- issue 34: every feasible stack is planned ------------------------------------------------------
+# 1. The default search reaches the legacy stacks: on driver 418 no CUDA 11 runs (11.0 needs 450.51, and
+#    minor-version compatibility 450.80.02), so Kepler's newest TensorFlow is 2.3.4 on CUDA 10.1 (418.39).
+for gpu in (K80, GTX780):
+    r, d = plan([gpu], "418.87.01")
+    t.ok(r.rc == 0 and fw(d).get("version") == "2.3.4" and d["cuda"]["version"] == "10.1.243" and
+         d["cudnn"]["version"] == "7.6.5" and code(d) == ("sass", "sm_%s" % gpu[1].replace(".", "")),
+         "%s, driver 418, tensorflow: the legacy TensorFlow 2.3.4 on CUDA 10.1, its sm_35/sm_37 code "
+         "[data/legacy/tensorflow_stacks.csv 2.3; cuda_runfiles.csv 10.1.243 418.39; cudnn_support_matrix.csv 8.0.2 10.x SM 3.0+]"
+         % gpu[2], r)
+    r, d = plan([gpu], "470.57.02")
+    t.ok(r.rc == 0 and fw(d).get("version") == "2.13.0" and d["cuda"]["version"] == "11.8.0" and
+         d["cudnn"]["version"] == "8.7.0" and code(d) == ("sass", "sm_35"),
+         "%s, driver 470, tensorflow: 2.13.0, the newest with sm_35, with cuDNN 8.7.0 "
+         "[tensorflow_gpu_code.csv 2.5-2.13; cudnn_support_matrix.csv 8.7.0 first-hand sm_35, 8.8.0 none]" % gpu[2], r)
+r, d = plan([GTX780], "418.87.01", "--framework", "pytorch")
+t.ok(r.rc == 3 and "--framework tensorflow==2.3.4" in (d.get("advice") or ""),
+     "GTX 780, driver 418, pytorch: refused (no build has sm_35), the advice finds the legacy TensorFlow 2.3.4", d)
+# 2. The matrices read since: 8.5.0 (NVIDIA, SM 3.5 and later) for PyTorch 2.0 cu117; 9.7.1 (first-hand, sm_120) for 2.7 cu128.
+r, d = plan([K80], "470.57.02", "--framework", "pytorch==2.0")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu117" and code(d) == ("sass", "sm_37") and
+     any("8.5.0.96" in x and "lists every GPU" in x for x in d.get("reasons", [])),
+     "K80, pytorch==2.0: cu117, whose cuDNN 8.5.0.96 NVIDIA's 8.5.0 matrix lists for SM 3.5 and later "
+     "[pytorch_release_cuda_matrix.csv 2.0; cudnn_support_matrix.csv 8.5.0 read]", r)
+r, d = plan([RTX5090], "580.95.05", "--framework", "pytorch==2.7")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu128" and code(d) == ("sass", "sm_120"),
+     "RTX 5090, pytorch==2.7: its cu128 build, whose cuDNN 9.7.1.26 carries sm_120 "
+     "[pytorch_wheel_arch.csv 2.7.x cu128; cudnn_support_matrix.csv 9.7.1 Blackwell row first-hand]", r)
+# 3. A toolkit alone from every release the catalog holds, refused for the right reason where a GPU lacks code.
+for cuda, want, dnn in (("10.2", "10.2.89", "7.6.5"), ("11.1", "11.1.0", "8.2.1"), ("11.3", "11.3.0", "8.2.1")):
+    r, d = plan([GTX970], "535.183.01", "--framework", "none", "--cuda", cuda)
+    t.ok(r.rc == 0 and d["cuda"]["version"] == want and (d.get("cudnn") or {}).get("version") == dnn and
+         any(x["component"] == "cuda_runfile" for x in d.get("downloads", [])),
+         "GTX 970, --framework none --cuda %s: CUDA %s from its runfile with cuDNN %s "
+         "[data/legacy/cuda_runfiles.csv, cudnn_tgz.csv; cudnn_support_matrix.csv 8.2.0, 8.0.2]" % (cuda, want, dnn), r)
+r, d = plan([RTX4090], "535.183.01", "--framework", "none", "--cuda", "11.1")
+t.ok(r.rc == 3 and "8.9" in d.get("error", "") and "11.1" in d.get("error", "") and "mirror" not in d.get("error", ""),
+     "RTX 4090, --cuda 11.1: refused because 11.1 has no sm_89, not for the mirror [cuda_arch_support.csv 11.1]", d)
+r, d = plan([GTX680], "470.57.02", "--framework", "none")
+t.ok(r.rc == 0 and d["cuda"]["version"] == "10.2.89", "GTX 680 (3.0), --framework none: CUDA 10.2, the last with sm_30 "
+     "[cuda_runfiles.csv 10.2.89 sm 30; cuda_arch_support.csv 11.0 drops 30]", r)
+# 6. Reasons that name the real blocker.
+r, d = plan([RTX3090], "470.57.02", "--framework", "pytorch==2.14", "--driver", "keep")
+t.ok(r.rc == 3 and "cu126" in d.get("error", "") and "525.60.13" in d.get("error", "") and "cu132" not in d.get("error", ""),
+     "RTX 3090 on 470, pytorch==2.14: the build that needs the least driver is named (cu126, 525.60.13), not cu132 "
+     "[cuda_minor_version_compat.csv]", d)
+r, d = plan([K80], "418.87.01", "--framework", "pytorch", "--driver", "keep")
+t.ok(r.rc == 3 and "PyTorch 2.3 (cu118)" in d.get("error", "") and "450.80.02" in d.get("error", ""),
+     "K80 on 418, pytorch: the newest build a newer driver would run is named (2.3 cu118), not 2.7, whose cuDNN has no 3.7", d)
+r, d = plan([GTX780], "470.57.02", "--framework", "pytorch==1.13")
+t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "sm_37" in d.get("error", "") and "cuDNN" not in d.get("error", ""),
+     "GTX 780, pytorch==1.13: the missing sm_35 is the blocker, not cuDNN 8.3.2's matrix "
+     "[data/compat/pytorch_gpu_code.csv 1.13.x: pytorch/builder release/1.13 build_cuda.sh]", d)
+r, d = plan([RTX5090], "570.133.07", "--framework", "jax", "--driver", "keep")
+t.ok(r.rc == 0 and any("older than 0.7.1" in x for x in d.get("reasons", [])) and
+     not any("0.6.0 to 0.7.1" in x for x in d.get("reasons", [])),
+     "RTX 5090 on 570, jax: the pin <0.7.1 is said as 'older than 0.7.1', not 'to 0.7.1'", d.get("reasons"))
+r, d = plan([RTX5090], "580.95.05", "--framework", "jax", "--driver", "keep")
+t.ok(r.rc == 0 and not any(re.search(r"cuDNN (\d+\.\d+\.\d+) and \1\b", x) for x in d.get("reasons", [])),
+     "RTX 5090, jax: no reason names one matrix twice ('9.17.0 and 9.17.0')", d.get("reasons"))
+r, d = plan([K80], "470.57.02", "--framework", "jax")
+t.ok(r.rc == 3 and "compute capability" in d.get("error", "") and "3.7" in d.get("error", "") and "driver" not in d.get("error", ""),
+     "K80, jax: the GPU is the blocker (JAX's plugins need 5.2 and up), not the driver [jax_cuda_plugins.csv min_sm]", d)
+
 # --- a grid: no plan gives a GPU a cuDNN its matrix does not list, directly or through pip, and
 # every refusal's advice plans.  The matrix rows are read here from the project's CSV
 # (data/compat/cudnn_support_matrix.csv, each row with its source), not from cudaup's catalog.
