@@ -30,22 +30,42 @@ _roots = {}
 
 
 def machine(gpus, driver):
+    """Ubuntu with these GPUs and this driver (None: no driver at all)."""
     key = (tuple(gpus), driver)
     if key not in _roots:
         root = os.path.join(t.tmpdir("m"), "root")
-        machines.build_spec({"os": "ubuntu", "driver": driver, "cuda": 12040, "libs": True,
-                             "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 8192, name)
-                                      for i, (dev, cc, name) in enumerate(gpus)]}, root)
+        spec = {"os": "ubuntu", "driver": driver, "cuda": 12040, "libs": True,
+                "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 8192, name)
+                         for i, (dev, cc, name) in enumerate(gpus)]}
+        if driver is None:
+            del spec["driver"]
+        machines.build_spec(spec, root)
         _roots[key] = root
     return _roots[key]
 
 
-def plan(gpus, driver, *args):
+def plan(gpus, driver, *args, cmd="plan", env=None):
+    """cudaup plan on that machine; the tests keep its driver (CUDAUP_DRIVER=keep) unless @env says otherwise."""
     root = machine(gpus, driver)
-    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
+    r = run([cmd, "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
              "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"] + list(args),
-            env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+            env=dict({"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")}, **(env or {})))
     return r, r.json() or {}
+
+
+AUTO = {"CUDAUP_DRIVER": "auto"}
+
+
+def advice_command(d):
+    """The command a refusal's advice names ("cudaup install ARGS gives ..."), as a list of ARGS, or None."""
+    m = re.search(r"cudaup install (.*?) gives", d.get("advice") or "")
+    return m.group(1).split() if m else None
+
+
+def no_hidden_driver(d, d2):
+    """A plan made from advice @d installs a driver only where the advice's sentence says it does."""
+    installs = (d2.get("driver") or {}).get("action") == "install"
+    return installs == ("installs NVIDIA driver" in (d.get("advice") or ""))
 
 
 def vkey(v):
@@ -129,7 +149,10 @@ r, d = plan([GTX970], "450.80.02", "--framework", "pytorch")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118", "PyTorch on 450.80.02: cu118 [%s]" % SRC_MVC, r)
 r, d = plan([GTX970], "450.80.02", "--framework", "jax")
 t.ok(r.rc == 3 and "525" in d.get("error", ""), "JAX on 450.80.02: refused, naming driver 525 [JAX docs]", d)
-t.ok("--framework tensorflow==" in (d.get("advice") or ""), "the advice names the framework that runs here", d)
+# The tests keep the driver (CUDAUP_DRIVER=keep): JAX itself plans with a newer branch, so that is the advice (issue 34
+# item 5), with what it costs.
+t.ok(re.search(r"--framework jax --driver 580\b", d.get("advice") or "") and "reboot" in (d.get("advice") or ""),
+     "the advice is the branch that makes the request work, with its reboot [driver_generations.csv Maxwell: R580 last]", d)
 
 # --- PTX JIT ------------------------------------------------------------------------------------
 r, d = plan([RTX5090], "580.95.05")
@@ -230,6 +253,8 @@ for gpus, driver, args in (([GTX780], "470.57.02", ["--framework", "pytorch"]), 
     if m:
         r2, d2 = plan(gpus, driver, *m.group(1).split())
         t.eq(r2.rc, 0, "%s %s: its advice '%s' plans" % (gpus[0][2], " ".join(args), m.group(1)), r2)
+        t.ok(no_hidden_driver(d, d2), "%s %s: its advice changes the driver only where it says so" % (gpus[0][2], " ".join(args)),
+             (d.get("advice"), d2.get("driver")))
 # --- issue 34: every feasible stack is planned ------------------------------------------------------
 # 1. The default search reaches the legacy stacks: on driver 418 no CUDA 11 runs (11.0 needs 450.51, and
 #    minor-version compatibility 450.80.02), so Kepler's newest TensorFlow is 2.3.4 on CUDA 10.1 (418.39).
@@ -294,6 +319,64 @@ r, d = plan([K80], "470.57.02", "--framework", "jax")
 t.ok(r.rc == 3 and "compute capability" in d.get("error", "") and "3.7" in d.get("error", "") and "driver" not in d.get("error", ""),
      "K80, jax: the GPU is the blocker (JAX's plugins need 5.2 and up), not the driver [jax_cuda_plugins.csv min_sm]", d)
 
+# 4. --driver auto replaces a working driver only when the request cannot be met with it.  R410/R418/R440 run
+#    CUDA 10.0 (410.48), 10.1 (418.39) and 10.2 (440.33), so the newest TensorFlow on them is a legacy stack.
+SRC_DRV = "cuda_toolkit_driver_versions.csv 10.0 410.48, 10.1 418.39; data/legacy/tensorflow_stacks.csv"
+T4 = ("1eb8", "7.5", "Tesla T4")
+for driver, want, cuda in (("410.104", "2.0.4", "10.0.130"), ("418.87.01", "2.3.4", "10.1.243"), ("440.100", "2.3.4", "10.1.243")):
+    for gpu in (K80, T4, GTX1080):
+        r, d = plan([gpu], driver, env=AUTO)
+        newer = [x for x in d.get("reasons", []) if x.startswith("A newer driver would bring TensorFlow")]
+        t.ok(r.rc == 0 and (d.get("driver") or {}).get("action") == "keep" and fw(d).get("version") == want and
+             d["cuda"]["version"] == cuda, "%s on %s, --driver auto: keeps the driver, TensorFlow %s on CUDA %s [%s]"
+             % (gpu[2], driver, want, cuda, SRC_DRV), (r, d.get("driver")))
+        branch = "470" if gpu is K80 else "580"
+        t.ok(newer and re.search(r"`cudaup install --driver %s(-proprietary)?` installs NVIDIA driver %s" % (branch, branch), newer[0])
+             and "reboot" in newer[0],
+             "%s on %s: the plan says what driver %s would bring, with the command that asks for it "
+             "[driver_generations.csv: Kepler last R470, Maxwell-Volta last R580]" % (gpu[2], driver, branch), d.get("reasons"))
+r, d = plan([T4], "418.87.01", env=AUTO)
+t.ok(not any("open" in x and "Driver" in x and "planned" in x for x in d.get("reasons", [])) and
+     "--driver 580-proprietary" in " ".join(d.get("reasons", [])),
+     "T4 on 418 (proprietary): no flavor switch; the newer driver it names keeps the proprietary modules", d.get("reasons"))
+r, d = plan([T4], "418.87.01", "--framework", "tensorflow==2.20", env=AUTO)
+dr = d.get("driver") or {}
+t.ok(r.rc == 0 and (dr.get("action"), dr.get("branch"), dr.get("flavor")) == ("install", "580", "proprietary") and
+     any("not this request" in x and "418.87.01" in x for x in d.get("reasons", [])),
+     "T4 on 418, tensorflow==2.20: needs CUDA 12.5 (555.42), so the driver is planned, in the flavor that runs, "
+     "and the reasons say why [cuda_toolkit_driver_versions.csv 12.5]", (r, dr))
+# 5. Advice that plans and shows its cost.
+for drv_env in (AUTO, None):
+    r, d = plan([GTX1080, RTX5090], "580.95.05", "--framework", "pytorch", env=drv_env)
+    args = advice_command(d)
+    r2, d2 = plan([GTX1080, RTX5090], "580.95.05", *args, env=drv_env) if args else (None, {})
+    t.ok(r.rc == 3 and args and r2.rc == 0 and ("--driver keep" not in (d.get("advice") or "") or "--driver keep" in " ".join(args)),
+         "GTX 1080 + RTX 5090, pytorch (%s): refused; the advice is a command that plans, --driver keep only with one"
+         % ("auto" if drv_env else "keep"), (d, r2))
+r, d = plan([V100, T4], "470.57.02", "--framework", "jax")
+args = advice_command(d)
+r2, d2 = plan([V100, T4], "470.57.02", *args) if args else (None, {})
+t.ok(r.rc == 3 and args and "--driver" in args and args[args.index("--driver") + 1].startswith("580") and
+     "reboot" in d.get("advice", "") and r2.rc == 0 and (d2.get("driver") or {}).get("action") == "install",
+     "V100 + T4 on 470, jax, --driver keep: the advice offers --driver 580, which makes the request plan, and says "
+     "it installs the driver and reboots [jax_cuda_plugins.csv: driver 525]", (d, d2.get("driver")))
+r, d = plan([V100, T4], "470.57.02", "--framework", "jax", env=AUTO)
+t.ok(r.rc == 0 and (d.get("driver") or {}).get("branch") == "580" and fw(d).get("name") == "jax",
+     "V100 + T4 on 470, jax, --driver auto: driver 580 is planned, since 470 cannot meet the request", r)
+r, d = plan([GTX680], None, env=AUTO)
+args = advice_command(d)
+r2, d2 = plan([GTX680], None, *args, env=AUTO) if args else (None, {})
+t.ok(r.rc == 3 and args and r2.rc == 0 and (d2.get("driver") or {}).get("action") == "install" and no_hidden_driver(d, d2),
+     "GTX 680 without a driver, tensorflow: the advice (CUDA alone) says that it installs driver 470 first", (d, d2.get("driver")))
+# 7. mirror plans the framework plan plans, with the same flags (one resolver, one answer).
+for gpu, driver in ((GTX970, "535.183.01"), (K80, "470.57.02"), (RTX5090, "580.95.05")):
+    r, d = plan([gpu], driver)
+    site = t.tmpdir("site")
+    rm, dm = plan([gpu], driver, site, cmd="mirror", env={"PATH": "/usr/bin:/bin"})
+    t.ok(r.rc == 0 and dm.get("framework") and dm["framework"].get("pip") == fw(d).get("pip"),
+         "%s on %s: mirror asks pip for what plan plans (%s) [tensorflow_gpu_code.csv]" % (gpu[2], driver, fw(d).get("pip")),
+         (fw(d).get("pip"), dm.get("framework"), dm.get("error")))
+
 # --- a grid: no plan gives a GPU a cuDNN its matrix does not list, directly or through pip, and
 # every refusal's advice plans.  The matrix rows are read here from the project's CSV
 # (data/compat/cudnn_support_matrix.csv, each row with its source), not from cudaup's catalog.
@@ -329,8 +412,10 @@ for gpu in GRID_GPUS:
                     need = re.search(r"needs NVIDIA driver ([\d.]+) or newer", d["advice"]).group(1)
                     t.ok(vkey(need) > vkey(driver), "%s: refused, the advice names driver %s" % (what, need), d)
                     continue
-                r2 = plan([gpu], driver, *m.group(1).split())[0] if m else None
-                t.ok(m and r2.rc == 0, "%s: refused, and its advice plans (%s)" % (what, m.group(1) if m else "none"), d)
+                r2, d2 = plan([gpu], driver, *m.group(1).split()) if m else (None, {})
+                t.ok(m and r2.rc == 0 and no_hidden_driver(d, d2),
+                     "%s: refused, and its advice plans, changing the driver only where it says so (%s)"
+                     % (what, m.group(1) if m else "none"), (d, d2.get("driver")))
                 continue
             t.eq(r.rc, 0, "%s: plans or refuses with advice" % what, r)
             if d.get("cudnn"):
