@@ -20,6 +20,7 @@
 #include "core/resolve/resolve.h"
 #include "core/base/str.h"
 #include "driver.h"
+#include "driver_resolve.h"
 #include "installer.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
