@@ -390,8 +390,13 @@ with open(os.path.join(SRCDIR, "data", "compat", "cudnn_support_matrix.csv")) as
 
 
 def matrix_lists(version, major, cc):
-    """The nearest row at or below @version for CUDA @major lists @cc's architecture (its major, at or above the lowest listed)."""
-    rows = sorted((k for k in MATRIX if k[1] == major and k[0] <= vkey(version)[:3]), reverse=True)
+    """@version's own row for CUDA @major lists @cc's architecture (its major, at or above the lowest listed);
+    without a row of its own, the nearest newer row decides (else the nearest older one)."""
+    v = vkey(version)[:3]
+    own = [k for k in MATRIX if k[1] == major and k[0] == v]
+    newer = sorted(k for k in MATRIX if k[1] == major and k[0] > v)
+    older = sorted((k for k in MATRIX if k[1] == major and k[0] < v), reverse=True)
+    rows = own or newer[:1] or older[:1]
     if not rows:
         return None
     listed = MATRIX[rows[0]]
@@ -399,12 +404,18 @@ def matrix_lists(version, major, cc):
 
 
 K80G = ("102d", "3.7", "Tesla K80")
-GRID_GPUS = [K80G, GTX970, GTX1080, V100, RTX3090, RTX4090, H100, RTX5090]
+GRID_GPUS = [GTX680, GTX780, K80G, GTX970, GTX1080, V100, RTX3090, RTX4090, H100, RTX5090]
+GRID_REQUESTS = (["--framework", "tensorflow"], ["--framework", "pytorch"], ["--framework", "jax"], ["--framework", "none"],
+                 # the legacy toolkits alone (data/legacy/cuda_runfiles.csv)
+                 ["--framework", "none", "--cuda", "10.2"], ["--framework", "none", "--cuda", "11.1"])
 for gpu in GRID_GPUS:
-    for driver in ("470.57.02", "535.183.01", "570.133.07", "580.95.05"):
-        for fwname in ("tensorflow", "pytorch", "jax", "none"):
+    for driver in ("418.87.01", "470.57.02", "535.183.01", "570.133.07", "580.95.05"):
+        if vkey(gpu[1]) < (3, 8) and vkey(driver)[0] > 470 or vkey(gpu[1]) >= (10, 0) and vkey(driver)[0] < 570:
+            continue  # Kepler's last branch is R470, Blackwell's first R570 (driver_generations.csv)
+        for fwargs in GRID_REQUESTS:
+            fwname = " ".join(fwargs[1:])
             what = "%s, driver %s, %s" % (gpu[2], driver, fwname)
-            r, d = plan([gpu], driver, "--framework", fwname)
+            r, d = plan([gpu], driver, *fwargs)
             if r.rc == 3:
                 m = re.search(r"cudaup install (.*?) gives", d.get("advice") or "")
                 if not m and re.search(r"needs NVIDIA driver ([\d.]+) or newer", d.get("advice") or ""):
@@ -423,7 +434,7 @@ for gpu in GRID_GPUS:
                 t.ok(ok is not False, "%s: the CUDA folder's cuDNN %s lists %s [cudnn_support_matrix.csv]" % (what, d["cudnn"]["version"], gpu[1]))
             f = fw(d)
             pins = [c.split("==")[1].rstrip(".*") for c in f.get("constraints", []) if c.startswith("nvidia-cudnn")]
-            if fwname == "jax" and f.get("bundled_runtime"):
+            if fwargs[1] == "jax" and f.get("bundled_runtime"):
                 major = "13" if "cuda13" in (f.get("cuda_build") or "") else "12"
                 version = pins[0] if pins else "99.0.0"  # no pin: pip takes the newest
                 t.ok(matrix_lists(version, major, gpu[1]) is not False,
