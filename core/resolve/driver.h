@@ -51,10 +51,10 @@ struct cu_drv_plan {
     char *mok_key, *mok_cert;
     bool blacklist_nouveau;
     bool reboot;
+    bool keep_may_do;       /* action refuse: leaving the driver as it is may serve (no branch serves every GPU) */
     struct cu_version version; /* the least driver of the branch that NVIDIA's CUDA table names */
     struct cu_strv reasons;
     char *refusal, *advice; /* action refuse: the sentence and what to do */
-    bool keep_may_do;       /* action refuse: leaving the driver as it is may serve (no branch serves every GPU) */
 };
 
 struct cu_drv_in {

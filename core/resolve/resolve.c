@@ -211,6 +211,25 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     return st;
 }
 
+/* The mirror lists a CUDA release that --cuda takes (any, when --cuda is not set). */
+static bool
+mirror_lists_cuda(struct rs *r)
+{
+    if (r->cuda.kind == SPEC_AUTO)
+        return true;
+    char *const *labels;
+    size_t n;
+    struct cu_error e;
+    if (r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, &e) != CU_OK)
+        return true;
+    for (size_t i = 0; i < n; i++) {
+        struct cu_version v;
+        if (cu_version_parse(labels[i], &v) && v.n == 3 && rs_spec_matches(&r->cuda, &v))
+            return true;
+    }
+    return false;
+}
+
 /*
  * Nothing on the mirror fits: the newest older stack that does (TensorFlow 1.13-2.4, or the toolkit alone
  * from CUDA 10.0-11.3's runfiles), and why not the newest the search tried.
@@ -226,7 +245,8 @@ legacy_fallback(struct rs *r, const struct fwopt *opts, size_t n_opts, struct cu
     const struct fwopt *o0 = &opts[0];
     const char *why = o0->code_class == CODE_NO_FIT && o0->code_why ? o0->code_why : r->first_why;
     if (r->fw.fw == CU_FW_NONE) {
-        if (newer_why[0])
+        /* A --cuda the mirror does not list at all is served from its runfile: nothing newer was passed over. */
+        if (newer_why[0] && mirror_lists_cuda(r))
             cu_plan_reason(*out, _("Not a newer CUDA: %s"), newer_why);
         return st;
     }

@@ -14,13 +14,18 @@
 #include "core/base/str.h"
 #include "core/resolve/resolve_int.h"
 
-/* No option has code for a GPU here: the sentence names the build whose code is oldest. */
+/*
+ * No option has code for a GPU here: the sentence names the build whose code is oldest.  A build the
+ * data is silent on is judged silently, so it never names the blocker; it does not stand in the way.
+ */
 void
 rs_explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
 {
     const struct fwopt *oldest = NULL;
     for (size_t i = 0; i < n_opts; i++) {
         const struct fwopt *o = &opts[i];
+        if (!o->code && r->fw.fw != CU_FW_NONE)
+            continue;
         if (!o->no_code || !o->code->n_sass)
             return; /* some option failed otherwise: its sentence stands */
         if (!oldest || o->code->sass[0] < oldest->code->sass[0])

@@ -287,8 +287,9 @@ t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu128" and code(d) == ("sass", "s
 for cuda, want, dnn in (("10.2", "10.2.89", "7.6.5"), ("11.1", "11.1.0", "8.2.1"), ("11.3", "11.3.0", "8.2.1")):
     r, d = plan([GTX970], "535.183.01", "--framework", "none", "--cuda", cuda)
     t.ok(r.rc == 0 and d["cuda"]["version"] == want and (d.get("cudnn") or {}).get("version") == dnn and
-         any(x["component"] == "cuda_runfile" for x in d.get("downloads", [])),
-         "GTX 970, --framework none --cuda %s: CUDA %s from its runfile with cuDNN %s "
+         any(x["component"] == "cuda_runfile" for x in d.get("downloads", [])) and
+         not any("not on the mirror" in x for x in d.get("reasons", [])),
+         "GTX 970, --framework none --cuda %s: CUDA %s from its runfile with cuDNN %s, no reason saying it is not on the mirror "
          "[data/legacy/cuda_runfiles.csv, cudnn_tgz.csv; cudnn_support_matrix.csv 8.2.0, 8.0.2]" % (cuda, want, dnn), r)
 r, d = plan([RTX4090], "535.183.01", "--framework", "none", "--cuda", "11.1")
 t.ok(r.rc == 3 and "8.9" in d.get("error", "") and "11.1" in d.get("error", "") and "mirror" not in d.get("error", ""),
@@ -308,6 +309,11 @@ r, d = plan([GTX780], "470.57.02", "--framework", "pytorch==1.13")
 t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "sm_37" in d.get("error", "") and "cuDNN" not in d.get("error", ""),
      "GTX 780, pytorch==1.13: the missing sm_35 is the blocker, not cuDNN 8.3.2's matrix "
      "[data/compat/pytorch_gpu_code.csv 1.13.x: pytorch/builder release/1.13 build_cuda.sh]", d)
+r, d = plan([GTX780], "470.57.02", "--framework", "pytorch")
+t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "it carries sm_37" in d.get("error", "") and
+     "cu132" not in d.get("error", ""),
+     "GTX 780, pytorch: no build has sm_35; the error names one with the oldest code any carries (sm_37), not the newest "
+     "build (cu132), though builds the data is silent on (2.13 cu130) fail too [data/compat/pytorch_gpu_code.csv]", d)
 r, d = plan([RTX5090], "570.133.07", "--framework", "jax", "--driver", "keep")
 t.ok(r.rc == 0 and any("older than 0.7.1" in x for x in d.get("reasons", [])) and
      not any("0.6.0 to 0.7.1" in x for x in d.get("reasons", [])),

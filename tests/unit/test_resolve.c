@@ -410,6 +410,8 @@ legacy_reach(void **state)
     assert_string_equal(vs(&p->cuda), "10.2.89");
     assert_string_equal(vs(&p->cudnn), "7.6.5");
     assert_string_equal(p->downloads[0].component, "cuda_runfile");
+    /* What was asked is planned; no reason says it is "not on the mirror" (nothing newer was passed over). */
+    assert_false(cu_strv_contains_sub(&p->reasons, "not on the mirror"));
     cu_plan_free(p);
     assert_ok(resolve(x, f, (struct cu_wishes){.framework = "none", .cuda = "11.2"}, &p, &err), &err);
     assert_string_equal(vs(&p->cuda), "11.2.2");
@@ -463,6 +465,12 @@ real_blocker(void **state)
     f = facts("470.57.02", 1, "GTX 780", "3.5");
     assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch==1.13"}, &p, &err), CU_E_UNSUPPORTED, &err);
     assert_non_null(strstr(err.msg, "no code for GPU 0"));
+    /* Any PyTorch on 3.5: no build has code for it; the sentence names a build with the oldest code any
+     * carries (sm_37, data/compat/pytorch_gpu_code.csv), not the newest build (cu132, sm_75 and up), though
+     * some builds the data is silent on (2.13 cu130) fail too. */
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "no code for GPU 0"));
+    assert_non_null(strstr(err.msg, "it carries sm_37"));
     cu_facts_free(f);
 }
 
