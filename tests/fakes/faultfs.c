@@ -10,8 +10,11 @@
  *             symlink (symlink, symlinkat: the link's path), link (link: the new name), close (close of a file open for
  *             writing: the call fails after closing, as NFS reports a late write error), delay: writes succeed, each after a pause,
  *             or free: statvfs of a matching path reports ERRNO-field bytes available,
- *             openat2 (syscall(SYS_openat2, ...): the path as given, relative to its folder)
- *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT, EAGAIN; for delay, the pause in milliseconds
+ *             openat2 (syscall(SYS_openat2, ...): the path as given, relative to its folder),
+ *             swap (open, open64, openat, openat64: before the AFTER+1th open of a matching path, the file named in
+ *             the ERRNO field is renamed over it: what another process does while an open is delayed)
+ *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT, EAGAIN; for delay, the pause in milliseconds; for swap, the file
+ *             moved over the path
  *   PATHPART  the rule applies to files whose path contains it
  *   AFTER     write: fail once this many bytes went to matching files (0 by default);
  *             rename, fsync: fail from the AFTER+1th matching call
@@ -43,6 +46,7 @@ struct rule {
     char op[16];
     int err;
     char part[PATH_MAX];
+    char arg[PATH_MAX]; /* swap: the file moved over the path */
     unsigned long long after, seen;
     int once, fired;
 };
@@ -86,6 +90,7 @@ parse(const char *env)
         snprintf(x->op, sizeof(x->op), "%s", f[0]);
         x->err = strcmp(f[0], "delay") == 0 || strcmp(f[0], "free") == 0 ? atoi(f[1]) : errno_of(f[1]);
         snprintf(x->part, sizeof(x->part), "%s", f[2]);
+        snprintf(x->arg, sizeof(x->arg), "%s", f[1]);
         x->after = f[3] ? strtoull(f[3], NULL, 10) : 0;
         x->once = f[4] && strcmp(f[4], "once") == 0;
     }
@@ -434,3 +439,85 @@ statvfs(const char *path, struct statvfs *vs)
     pthread_mutex_unlock(&mu);
     return r;
 }
+
+/*
+ * swap:FILE:PART[:AFTER]: the AFTER+1th open of a path containing PART (counting opens by path of
+ * every kind) first renames FILE over that path, as another process would while that open was
+ * delayed; the rule fires once.  Deterministic where a sleep would be a race.
+ */
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+static void
+swap_before_open(const char *path)
+{
+    static __thread int busy;
+    if (!path || busy)
+        return;
+    char from[PATH_MAX] = "";
+    pthread_mutex_lock(&mu);
+    load();
+    for (int i = 0; i < n_rules; i++) {
+        struct rule *x = &rules[i];
+        if (strcmp(x->op, "swap") != 0 || x->fired || !strstr(path, x->part))
+            continue;
+        if (x->seen++ >= x->after) {
+            x->fired = 1;
+            snprintf(from, sizeof(from), "%s", x->arg);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&mu);
+    if (!from[0])
+        return;
+    busy = 1;
+    REAL(real_rename, "rename");
+    int r = real_rename(from, path);
+    busy = 0;
+    dprintf(2, "faultfs: swap %s -> %s: %s\n", from, path, r == 0 ? "done" : "failed");
+}
+
+static mode_t
+mode_arg(int flags, va_list ap)
+{
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+
+/*
+ * Each of open, open64, openat and openat64 under its own symbol name (with _FILE_OFFSET_BITS=64 the
+ * headers turn the name open into open64, so the C names here are private and the asm labels public).
+ */
+#define FAULT_OPEN(cname, sym)                                                                                \
+    int cname(const char *path, int flags, ...) __asm__(sym);                                                 \
+    int cname(const char *path, int flags, ...)                                                               \
+    {                                                                                                         \
+        static open_fn real;                                                                                  \
+        REAL(real, sym);                                                                                      \
+        va_list ap;                                                                                           \
+        va_start(ap, flags);                                                                                  \
+        mode_t mode = mode_arg(flags, ap);                                                                    \
+        va_end(ap);                                                                                           \
+        if (n_rules != 0)                                                                                     \
+            swap_before_open(path);                                                                           \
+        return real(path, flags, mode);                                                                       \
+    }
+#define FAULT_OPENAT(cname, sym)                                                                              \
+    int cname(int dirfd, const char *path, int flags, ...) __asm__(sym);                                      \
+    int cname(int dirfd, const char *path, int flags, ...)                                                    \
+    {                                                                                                         \
+        static openat_fn real;                                                                                \
+        REAL(real, sym);                                                                                      \
+        va_list ap;                                                                                           \
+        va_start(ap, flags);                                                                                  \
+        mode_t mode = mode_arg(flags, ap);                                                                    \
+        va_end(ap);                                                                                           \
+        if (n_rules != 0) {                                                                                   \
+            char buf[PATH_MAX];                                                                               \
+            swap_before_open(at_path(dirfd, path, buf, sizeof(buf)));                                         \
+        }                                                                                                     \
+        return real(dirfd, path, flags, mode);                                                                \
+    }
+FAULT_OPEN(faultfs_open, "open")
+FAULT_OPEN(faultfs_open64, "open64")
+FAULT_OPENAT(faultfs_openat, "openat")
+FAULT_OPENAT(faultfs_openat64, "openat64")
