@@ -97,9 +97,11 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--python-source cudaup makes a venv, so it cannot go with --env-tool %s."), c->env_tool);
     if (c->index_url && *c->index_url && !cu_str_has_prefix(c->index_url, "https://") &&
-        !cu_str_has_prefix(c->index_url, "http://") && !cu_str_has_prefix(c->index_url, "file://"))
+        !cu_str_has_prefix(c->index_url, "http://") && !cu_str_has_prefix(c->index_url, "file://")) {
+        CU_AUTOFREE char *shown = cu_url_public(c->index_url); /* a password in it is shown nowhere */
         return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--index-url: '%s' is not an http://, https:// or file:// URL."), c->index_url);
+                            _("--index-url: '%s' is not an http://, https:// or file:// URL."), shown);
+    }
     if (c->env_dir && *c->env_dir && c->env_dir[0] != '/')
         return cu_error_set(err, CU_E_USAGE, 0, _("--env-dir: '%s' is not an absolute path."), c->env_dir);
     if (c->shell_rc && *c->shell_rc && c->shell_rc[0] != '/')
@@ -550,11 +552,15 @@ choose_index(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_plan
         }
     }
     if (in->cfg->index_url && *in->cfg->index_url) {
+        /* user:password@ (--index-url, CUDAUP_INDEX_URL) reach pip through its private netrc alone
+         * (installers/pipauth.c): never its command line, the plan, the log or a message. */
         free(fw->index_url);
-        fw->index_url = cu_xstrdup(in->cfg->index_url);
+        fw->index_url = cu_url_public(in->cfg->index_url);
+        free(fw->index_userpwd);
+        fw->index_userpwd = cu_url_userinfo(in->cfg->index_url);
         fw->index_explicit = true;
         cu_plan_reason(p, _("%s's packages come from %s, as asked with --index-url."), cu_framework_title(fw->name),
-                       in->cfg->index_url);
+                       fw->index_url);
     }
 }
 
