@@ -11,6 +11,9 @@
  *             writing: the call fails after closing, as NFS reports a late write error), delay: writes succeed, each after a pause,
  *             or free: statvfs of a matching path reports ERRNO-field bytes available,
  *             openat2 (syscall(SYS_openat2, ...): the path as given, relative to its folder),
+ *             wait (write and fflush, stdout and stderr included, for stdio's own writes do not come through
+ *             write: a write to a matching path waits until the file named in the ERRNO field exists; a test
+ *             holds a process at a point, does something, then lets it go),
  *             swap (open, open64, openat, openat64: before the AFTER+1th open of a matching path, the file named in
  *             the ERRNO field is renamed over it: what another process does while an open is delayed)
  *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT, EAGAIN; for delay, the pause in milliseconds; for swap, the file
@@ -53,6 +56,7 @@ struct rule {
 
 static struct rule rules[MAX_RULES];
 static int n_rules = -1;
+static int has_wait; /* a wait rule: writes to stdout and stderr are looked at too */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int
@@ -74,6 +78,7 @@ static void
 parse(const char *env)
 {
     n_rules = 0;
+    has_wait = 0;
     memset(rules, 0, sizeof(rules));
     if (!env)
         return;
@@ -93,6 +98,7 @@ parse(const char *env)
         snprintf(x->arg, sizeof(x->arg), "%s", f[1]);
         x->after = f[3] ? strtoull(f[3], NULL, 10) : 0;
         x->once = f[4] && strcmp(f[4], "once") == 0;
+        has_wait |= strcmp(x->op, "wait") == 0;
     }
     free(copy);
 }
@@ -122,10 +128,16 @@ fires(const char *op, const char *path, unsigned long long bytes)
     pthread_mutex_lock(&mu);
     load();
     int pause_ms = 0;
+    char until[PATH_MAX] = "";
     for (int i = 0; i < n_rules && !e; i++) {
         struct rule *x = &rules[i];
         if (strcmp(op, "write") == 0 && strcmp(x->op, "delay") == 0 && path && strstr(path, x->part)) {
             pause_ms = x->err;
+            continue;
+        }
+        if ((strcmp(op, "write") == 0 || strcmp(op, "fflush") == 0) && strcmp(x->op, "wait") == 0 && path &&
+            strstr(path, x->part)) {
+            snprintf(until, sizeof(until), "%s", x->arg);
             continue;
         }
         if (strcmp(x->op, op) != 0 || !path || !strstr(path, x->part) || (x->once && x->fired))
@@ -143,6 +155,11 @@ fires(const char *op, const char *path, unsigned long long bytes)
     pthread_mutex_unlock(&mu);
     if (pause_ms > 0)
         usleep((useconds_t)pause_ms * 1000);
+    if (until[0]) {
+        dprintf(2, "faultfs: wait %s: until %s\n", path, until);
+        while (access(until, F_OK) != 0)
+            usleep(10000);
+    }
     if (e)
         dprintf(2, "faultfs: %s %s: %s\n", op, path, strerrorname_np(e) ? strerrorname_np(e) : "?");
     return e;
@@ -202,7 +219,12 @@ write(int fd, const void *b, size_t n)
 {
     REAL(real_write, "write");
     char path[PATH_MAX];
-    int e = fd > 2 ? fires("write", fd_path(fd, path, sizeof(path)), n) : 0;
+    if (n_rules < 0) {
+        pthread_mutex_lock(&mu);
+        load();
+        pthread_mutex_unlock(&mu);
+    }
+    int e = fd > 2 || (has_wait && fd > 0) ? fires("write", fd_path(fd, path, sizeof(path)), n) : 0;
     if (e) {
         errno = e;
         return -1;
@@ -521,3 +543,25 @@ FAULT_OPEN(faultfs_open, "open")
 FAULT_OPEN(faultfs_open64, "open64")
 FAULT_OPENAT(faultfs_openat, "openat")
 FAULT_OPENAT(faultfs_openat64, "openat64")
+
+/* fflush: stdio writes through libc's own write, which no shim sees; a wait rule holds the flush. */
+typedef int (*fflush_fn)(FILE *);
+static fflush_fn real_fflush;
+
+int
+fflush(FILE *f)
+{
+    REAL(real_fflush, "fflush");
+    if (n_rules < 0) {
+        pthread_mutex_lock(&mu);
+        load();
+        pthread_mutex_unlock(&mu);
+    }
+    if (f && has_wait) {
+        char path[PATH_MAX];
+        int fd = fileno(f);
+        if (fd >= 0 && fd_path(fd, path, sizeof(path)))
+            fires("fflush", path, 0);
+    }
+    return real_fflush(f);
+}

@@ -798,6 +798,30 @@ t.ok(r_un.rc == 1 and "Another cudaup" in r_un.err, "uninstall while the install
 t.ok(inst.returncode == 0 and tree(bx.cuda) == REF and os.path.isfile(os.path.join(bx.state, "env.sh")),
      "and the install ends whole, its environment written", err[-2000:])
 
+# And at the very end: the install's work is done and it is about to say so (faultfs holds its JSON document
+# back until the test lets it go).  The lock is the command's until then: the uninstall that comes now is
+# refused and says so, and the install that says "ok" leaves CUDA installed (issue 33 item 6: both said they
+# had succeeded, and nothing stayed installed).
+bx = fresh("concurrent-report")
+report, errf, go = (os.path.join(bx.dir, n) for n in ("install-report.json", "install.err", "go"))
+with open(report, "w") as out, open(errf, "w") as errw:
+    inst = subprocess.Popen([BIN, "install", "--yes", "--json"] + bx.args(),
+                            env=base_env(bx.env(faults("wait:%s:install-report.json" % go))), stdout=out, stderr=errw)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and inst.poll() is None and "faultfs: wait" not in open(errf).read():
+        time.sleep(0.05)
+    held = inst.poll() is None and "faultfs: wait" in open(errf).read()
+    r_un = bx.uninstall()
+    open(go, "w").close()
+    inst.wait(timeout=120)
+doc = json.load(open(report)) if os.path.getsize(report) else {}
+t.ok(held and r_un.rc == 1 and "Another cudaup" in r_un.err and str(inst.pid) in r_un.err,
+     "uninstall while the install reports: refused, naming the process that holds the prefix", (held, r_un))
+t.ok(inst.returncode == 0 and doc.get("status") == "ok" and tree(bx.cuda) == REF,
+     "and the install that says it installed CUDA leaves it installed", (inst.returncode, open(errf).read()[-1500:]))
+r_un = bx.uninstall()
+t.ok(r_un.rc == 0 and not os.path.exists(bx.cuda), "once the install has ended, the uninstall runs", r_un)
+
 # ---- what can be checked is checked before the first change ----
 bx = fresh("state-proc")
 r = bx.install("--state-dir", "/proc/cudaup-state")
