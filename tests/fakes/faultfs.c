@@ -14,6 +14,9 @@
  *             wait (write and fflush, stdout and stderr included, for stdio's own writes do not come through
  *             write: a write to a matching path waits until the file named in the ERRNO field exists; a test
  *             holds a process at a point, does something, then lets it go),
+ *             kill (rename, renameat, renameat2, symlink, symlinkat, counted together across every thread:
+ *             the AFTER+1th matching call kills the process with SIGKILL before it is made; a kill point
+ *             of its own for each N, where strace's inject counts each thread's calls apart),
  *             swap (open, open64, openat, openat64: before the AFTER+1th open of a matching path, the file named in
  *             the ERRNO field is renamed over it: what another process does while an open is delayed)
  *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT, EAGAIN; for delay, the pause in milliseconds; for swap, the file
@@ -33,6 +36,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +142,14 @@ fires(const char *op, const char *path, unsigned long long bytes)
         if ((strcmp(op, "write") == 0 || strcmp(op, "fflush") == 0) && strcmp(x->op, "wait") == 0 && path &&
             strstr(path, x->part)) {
             snprintf(until, sizeof(until), "%s", x->arg);
+            continue;
+        }
+        if (strcmp(x->op, "kill") == 0 && (strcmp(op, "rename") == 0 || strcmp(op, "symlink") == 0) && path &&
+            strstr(path, x->part)) {
+            if (x->seen++ == x->after) {
+                dprintf(2, "faultfs: kill at %s %s\n", op, path);
+                kill(getpid(), SIGKILL);
+            }
             continue;
         }
         if (strcmp(x->op, op) != 0 || !path || !strstr(path, x->part) || (x->once && x->fired))
