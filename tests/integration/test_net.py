@@ -63,9 +63,17 @@ class Box:
                    timeout=300)
 
     def partials(self):
+        """The partial downloads and their sizes, as they are now: one renamed into place between the
+        listing and its size is not one any more (the run goes on while this looks)."""
         d = os.path.join(self.cache, "archives")
-        return {n: os.path.getsize(os.path.join(d, n)) for n in os.listdir(d) if n.endswith(".partial")} \
-            if os.path.isdir(d) else {}
+        out = {}
+        for n in (os.listdir(d) if os.path.isdir(d) else []):
+            if n.endswith(".partial"):
+                try:
+                    out[n] = os.path.getsize(os.path.join(d, n))
+                except FileNotFoundError:
+                    pass
+        return out
 
 
 def waits(err, name):
