@@ -111,9 +111,11 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--python-source cudaup makes a venv, so it cannot go with --env-tool %s."), c->env_tool);
     if (c->index_url && *c->index_url && !cu_str_has_prefix(c->index_url, "https://") &&
-        !cu_str_has_prefix(c->index_url, "http://") && !cu_str_has_prefix(c->index_url, "file://"))
+        !cu_str_has_prefix(c->index_url, "http://") && !cu_str_has_prefix(c->index_url, "file://")) {
+        CU_AUTOFREE char *shown = cu_url_public(c->index_url); /* a password in it is shown nowhere */
         return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--index-url: '%s' is not an http://, https:// or file:// URL."), c->index_url);
+                            _("--index-url: '%s' is not an http://, https:// or file:// URL."), shown);
+    }
     if (c->env_dir && *c->env_dir && c->env_dir[0] != '/')
         return cu_error_set(err, CU_E_USAGE, 0, _("--env-dir: '%s' is not an absolute path."), c->env_dir);
     if (c->shell_rc && *c->shell_rc && c->shell_rc[0] != '/')
@@ -570,14 +572,22 @@ choose_index(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_plan
             cu_plan_reason(p, _("%s's packages come from the site mirror's index %s."), titles, simple);
         }
     }
+    CU_AUTOFREE char *given = NULL;
     if (!url && in->cfg->index_url && *in->cfg->index_url) {
-        url = in->cfg->index_url;
+        /* user:password@ (--index-url, CUDAUP_INDEX_URL) reach pip through its private netrc alone
+         * (installers/pipauth.c): never its command line, the plan, the log or a message. */
+        given = cu_url_public(in->cfg->index_url);
+        url = given;
         cu_plan_reason(p, _("%s's packages come from %s, as asked with --index-url."), titles, url);
     }
     for (size_t i = 0; url && i < nfw; i++) {
         free(fws[i]->index_url);
         fws[i]->index_url = cu_xstrdup(url);
         fws[i]->index_explicit = true;
+        if (given) {
+            free(fws[i]->index_userpwd);
+            fws[i]->index_userpwd = cu_url_userinfo(in->cfg->index_url);
+        }
     }
 }
 

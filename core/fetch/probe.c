@@ -70,8 +70,7 @@ start(struct probe *p, const struct cu_net *net, CURLM *multi)
     if (!p->h)
         return false;
     p->cr_seen = p->cut = false;
-    cu_net_setup_easy(net, p->h, p->errbuf);
-    curl_easy_setopt(p->h, CURLOPT_URL, p->it->url);
+    cu_net_setup_easy(net, p->h, p->it->url, p->errbuf);
     curl_easy_setopt(p->h, CURLOPT_TIMEOUT, PROBE_TIMEOUT_S);
     curl_easy_setopt(p->h, CURLOPT_HEADERFUNCTION, header_cb);
     curl_easy_setopt(p->h, CURLOPT_HEADERDATA, p);

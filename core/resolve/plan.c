@@ -39,6 +39,9 @@ framework_free(struct cu_plan_framework *f)
     cu_strv_free(f->constraints);
     free(f->constraints_file);
     free(f->index_url);
+    if (f->index_userpwd)
+        explicit_bzero(f->index_userpwd, strlen(f->index_userpwd));
+    free(f->index_userpwd);
     free(f->cuda_tag);
     for (size_t i = 0; i < f->n_gpu_code; i++) {
         free(f->gpu_code[i].code);

@@ -54,7 +54,8 @@ struct cu_plan_framework {
     char **pip;      /* requirement strings for pip, NULL-terminated */
     char **constraints; /* pins for the libraries pip brings ("nvidia-cudnn-cu12==9.10.2.*"), NULL-terminated */
     char *constraints_file; /* where pip reads them (STATE/pip-constraints-ENV.txt), or NULL when none */
-    char *index_url; /* PyTorch's CUDA index, --index-url, the site mirror's index, or NULL */
+    char *index_url; /* PyTorch's CUDA index, --index-url, the site mirror's index, or NULL; never with user:password@ */
+    char *index_userpwd; /* the user:password --index-url carried, for pip's private netrc alone; never shown or stored */
     bool index_explicit; /* --index-url or the site mirror's: passed to pip over its own configuration */
     char *cuda_tag;  /* cu128, cuda12-local, ... or NULL */
     bool bundled_runtime; /* the wheels bring their own CUDA runtime (PyTorch, jax[cuda12]) */
