@@ -29,7 +29,19 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch)
     struct cu_buf b;
     cu_buf_init(&b);
     const char *pin = row ? row->pin : "apt-mark hold";
-    if (strcmp(pin, "apt-mark hold") == 0 || strcmp(pin, "zypper addlock") == 0) {
+    struct cu_drv_step *ps = row && (strcmp(pin, "apt preferences") == 0 || strcmp(pin, "nvidia pinning package") == 0)
+                                 ? cu_drv_pin_step(row, branch, f)
+                                 : NULL;
+    if (ps && ps->text) {
+        /* "Pin: version 580.* (*nvidia*) in /etc/apt/preferences.d/cudaup-nvidia-driver" */
+        cu_buf_printf(&b, "Pin: version %d.* (", branch);
+        for (char **t = row->pin_packages; *t; t++)
+            cu_buf_printf(&b, "%s%s", t == row->pin_packages ? "" : " ", *t);
+        cu_buf_printf(&b, ") in %s", ps->path);
+    } else if (ps && ps->argv) {
+        CU_AUTOFREE char *line = cu_drv_step_line(ps);
+        cu_buf_printf(&b, "sudo %s", line);
+    } else if (strcmp(pin, "apt-mark hold") == 0 || strcmp(pin, "zypper addlock") == 0) {
         cu_buf_printf(&b, "sudo %s", pin);
         if (f->drv->installed.n)
             for (size_t i = 0; i < f->drv->installed.n; i++) {
@@ -47,6 +59,7 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch)
     } else {
         cu_buf_printf(&b, "sudo dnf versionlock add '*nvidia*%d*'", branch);
     }
+    cu_drv_step_free(ps);
     return cu_buf_steal(&b);
 }
 
