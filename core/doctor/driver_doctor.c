@@ -127,6 +127,28 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             break;
         }
 
+    /* NVSwitch bridges without the fabric manager: CUDA fails with error 802 until it runs. */
+    const char *swname = NULL;
+    int nvswitch = cu_drv_nvswitch_count(f, cat, &swname);
+    if (nvswitch && !s->fabricmanager_enabled) {
+        const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
+        struct cu_buf pk;
+        cu_buf_init(&pk);
+        for (char **t = row ? row->fabricmanager : NULL; t && *t; t++) {
+            CU_AUTOFREE char *x = cu_drv_expand(*t, branch, f);
+            cu_buf_printf(&pk, "%s%s", pk.len ? " " : "", x);
+        }
+        const char *unit = row && row->fabricmanager_service ? row->fabricmanager_service : "nvidia-fabricmanager";
+        cu_problems_add(out, "fabricmanager-missing", CU_SEV_ERROR,
+                        cu_xasprintf(_("This machine has %d NVSwitch bridges (%s), and NVIDIA's fabric manager is not enabled: CUDA fails there with error 802 (\"system not yet initialized\")."),
+                                     nvswitch, swname),
+                        pk.len ? cu_xasprintf(_("Install the fabric manager of the driver's branch (`%s`) and enable it: `sudo systemctl enable --now %s`."),
+                                              pk.data, unit)
+                               : cu_xasprintf(_("Install nvidia-fabricmanager of the driver's branch from NVIDIA's instructions and enable it: `sudo systemctl enable --now %s`."),
+                                              unit));
+        cu_buf_fini(&pk);
+    }
+
     /* Not held, on a GPU whose last branch is this one or near: the next upgrade drops it. */
     if (loaded && !s->pinned)
         for (size_t i = 0; i < f->n_gpus; i++) {

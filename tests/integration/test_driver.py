@@ -121,7 +121,7 @@ t.eq(dr.get("packages"), ["nvidia-driver-580-open", "linux-modules-nvidia-580-op
 r, d = plan("fedora-gtx1080")
 dr = d.get("driver", {})
 t.eq((dr.get("branch"), dr.get("flavor"), dr.get("manager"), dr.get("pin")),
-     ("580", "proprietary", "dnf", "dnf versionlock add '*nvidia*580*'"),
+     ("580", "proprietary", "dnf", "dnf versionlock add '*nvidia*580*' 'cuda-drivers*580*'"),
      "Fedora + GTX 1080: cuda-drivers 580, held by versionlock (%s)" % row("Fedora", "proprietary", "nvidia")["ref"][:40], dr)
 t.eq(dr.get("packages", [None])[0], "cuda-drivers", "Fedora proprietary: cuda-drivers", dr)
 
