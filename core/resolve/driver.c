@@ -78,96 +78,6 @@ row_matches(const struct cu_drv_pkg *p, const struct cu_facts *f)
     return strv_has(p->versions, f->os.version_id) || strv_has(p->versions, major);
 }
 
-/* The kernel release's flavour: what follows the ABI number (6.8.0-45-generic -> generic), or NULL. */
-static const char *
-release_flavour(const struct cu_facts *f)
-{
-    const char *krel = f->drv && f->drv->kernel_release ? f->drv->kernel_release : "";
-    const char *dash = strchr(krel, '-');
-    const char *kf = dash ? strchr(dash + 1, '-') : NULL;
-    return kf && kf[1] ? kf + 1 : NULL;
-}
-
-const char *
-cu_drv_kernel_meta(const struct cu_facts *f)
-{
-    if (f->drv && f->drv->kernel_meta)
-        return f->drv->kernel_meta;
-    const char *kf = release_flavour(f);
-    if (!kf)
-        return NULL;
-    for (const char *c = kf; *c; c++)
-        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
-            return kf; /* "amd64", "cloud-amd64", "default": a flavour; Arch's "1" of 6.17.9-arch1-1 is not */
-    return NULL;
-}
-
-const char *
-cu_drv_row_kernel(const struct cu_drv_pkg *r, const char *km)
-{
-    for (char **k = r->kernels; k && *k; k++) {
-        if (strcmp(*k, "*") == 0)
-            return km;
-        const char *eq = strchr(*k, '=');
-        size_t n = eq ? (size_t)(eq - *k) : strlen(*k);
-        if (km && strlen(km) == n && strncmp(*k, km, n) == 0)
-            return eq ? eq + 1 : km;
-    }
-    return NULL;
-}
-
-static char *
-expand_km(const char *tmpl, int branch, const struct cu_facts *f, const char *km)
-{
-    const char *krel = f->drv && f->drv->kernel_release ? f->drv->kernel_release : "";
-    const char *kf = release_flavour(f);
-    const char *vid = f->os.version_id ? f->os.version_id : "";
-    struct cu_buf b;
-    cu_buf_init(&b);
-    for (const char *c = tmpl; *c; c++) {
-        if (*c != '{') {
-            cu_buf_putc(&b, *c);
-            continue;
-        }
-        const char *close = strchr(c, '}');
-        if (!close) {
-            cu_buf_puts(&b, c);
-            break;
-        }
-        size_t n = (size_t)(close - c - 1);
-        const char *k = c + 1;
-        if (n == 1 && *k == 'B')
-            cu_buf_printf(&b, "%d", branch);
-        else if (n == 1 && *k == 'K')
-            cu_buf_puts(&b, kf ? kf : "generic");
-        else if (n == 2 && strncmp(k, "KM", 2) == 0)
-            cu_buf_puts(&b, km ? km : "");
-        else if (n == 1 && *k == 'R')
-            cu_buf_puts(&b, krel);
-        else if (n == 1 && *k == 'V')
-            cu_buf_printf(&b, "%.*s", (int)strcspn(vid, "."), vid);
-        else if (n == 2 && strncmp(k, "VN", 2) == 0)
-            for (const char *v = vid; *v; v++) {
-                if (*v != '.')
-                    cu_buf_putc(&b, *v);
-            }
-        else if (n == 4 && strncmp(k, "ARCH", 4) == 0)
-            cu_buf_puts(&b, strcmp(f->os.machine, "aarch64") == 0 ? "sbsa" : "x86_64");
-        else if (n == 5 && strncmp(k, "ARCHR", 5) == 0)
-            cu_buf_puts(&b, strcmp(f->os.machine, "aarch64") == 0 ? "aarch64" : "x86_64");
-        else
-            cu_buf_append(&b, c, n + 2);
-        c = close;
-    }
-    return cu_buf_steal(&b);
-}
-
-char *
-cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *f)
-{
-    return expand_km(tmpl, branch, f, cu_drv_kernel_meta(f));
-}
-
 int
 cu_drv_nvswitch_count(const struct cu_facts *f, const struct cu_catalog *cat, const char **name)
 {
@@ -517,29 +427,29 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
      * builds with, the fabric manager. */
     if (strcmp(r->pin, "nvidia pinning package") == 0)
         for (char **t = r->pin_packages; *t; t++)
-            cu_strv_push_owned(&p->packages, expand_km(*t, k->branch, f, km));
+            cu_strv_push_owned(&p->packages, cu_drv_expand_km(*t, k->branch, f, km));
     for (char **t = r->packages; *t; t++)
-        cu_strv_push_owned(&p->packages, expand_km(*t, k->branch, f, km));
+        cu_strv_push_owned(&p->packages, cu_drv_expand_km(*t, k->branch, f, km));
     for (char **t = r->signed_modules; *t; t++) {
-        CU_AUTOFREE char *x = expand_km(*t, k->branch, f, km);
+        CU_AUTOFREE char *x = cu_drv_expand_km(*t, k->branch, f, km);
         if (!cu_strv_contains(&p->packages, x))
             cu_strv_push(&p->packages, x);
     }
     for (char **t = r->headers; *t; t++)
-        cu_strv_push_owned(&p->packages, expand_km(*t, k->branch, f, km));
+        cu_strv_push_owned(&p->packages, cu_drv_expand_km(*t, k->branch, f, km));
     if (p->nvswitch) {
         for (char **t = r->fabricmanager; *t; t++) {
-            cu_strv_push_owned(&p->fabricmanager, expand_km(*t, k->branch, f, km));
+            cu_strv_push_owned(&p->fabricmanager, cu_drv_expand_km(*t, k->branch, f, km));
             cu_strv_push(&p->packages, p->fabricmanager.v[p->fabricmanager.n - 1]);
         }
         p->fabricmanager_service = r->fabricmanager_service ? cu_xstrdup(r->fabricmanager_service) : NULL;
     }
     for (char **t = r->pin_packages; *t; t++)
-        cu_strv_push_owned(&p->pin_packages, expand_km(*t, k->branch, f, km));
+        cu_strv_push_owned(&p->pin_packages, cu_drv_expand_km(*t, k->branch, f, km));
     if (r->module_stream)
-        p->module_stream = expand_km(r->module_stream, k->branch, f, km);
+        p->module_stream = cu_drv_expand_km(r->module_stream, k->branch, f, km);
     if (r->repo)
-        p->repo = expand_km(r->repo, k->branch, f, km);
+        p->repo = cu_drv_expand_km(r->repo, k->branch, f, km);
     p->components = r->components ? cu_xstrdup(r->components) : NULL;
     p->initramfs = r->initramfs ? cu_xstrdup(r->initramfs) : NULL;
     reason(p, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here. Source: %s (%s)."),

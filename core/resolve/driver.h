@@ -117,6 +117,9 @@ void cu_drv_planned_facts(const struct cu_facts *facts, const struct cu_catalog 
  */
 char *cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *facts);
 
+/** cu_drv_expand with {KM} given (a row's alias of the machine's kernel meta). Caller owns. */
+char *cu_drv_expand_km(const char *tmpl, int branch, const struct cu_facts *facts, const char *km);
+
 /** {KM}: the machine's kernel meta (driver_state), else the release's flavour when it names one; NULL: unknown. */
 const char *cu_drv_kernel_meta(const struct cu_facts *facts);
 
