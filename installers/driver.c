@@ -519,7 +519,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
         *reboot = true;
     }
     if (has_code(pr, "driver-module-missing") || has_code(pr, "driver-unsigned-secure-boot")) {
-        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
+        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand_row(row, row->signed_modules[0], branch, f) : NULL;
         if (signed_pkg) {
             const char *argv[] = {"apt-get", "install", "-y", signed_pkg, NULL};
             st = run_step(c, "install", argv, false, err);

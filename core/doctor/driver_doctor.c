@@ -88,7 +88,7 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
     /* Installed, but no module for the kernel that runs (a kernel update DKMS did not follow). */
     if (!loaded && installed && s->module_for_kernel == 0 && s->kernel_release) {
         const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
-        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
+        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand_row(row, row->signed_modules[0], branch, f) : NULL;
         cu_problems_add(out, "driver-module-missing", CU_SEV_ERROR,
                         cu_xasprintf(_("The NVIDIA driver is installed, but no nvidia module is built for the running kernel %s."),
                                      s->kernel_release),
@@ -100,7 +100,7 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
     /* A module built here but unsigned, on a machine whose firmware checks signatures. */
     if (!loaded && s->secure_boot == 1 && s->module_for_kernel == 1 && s->module_signed == 0) {
         const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
-        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
+        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand_row(row, row->signed_modules[0], branch, f) : NULL;
         const char *cert = row && row->mok_cert ? row->mok_cert : "/var/lib/dkms/mok.pub";
         cu_problems_add(out, "driver-unsigned-secure-boot", CU_SEV_ERROR,
                         cu_xasprintf(_("Secure Boot is on and the nvidia module %s is not signed, so the kernel refuses it (\"Key was rejected by service\")."),

@@ -120,6 +120,9 @@ char *cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *facts);
 /** cu_drv_expand with {KM} given (a row's alias of the machine's kernel meta). Caller owns. */
 char *cu_drv_expand_km(const char *tmpl, int branch, const struct cu_facts *facts, const char *km);
 
+/** cu_drv_expand with @row's alias of the kernel meta ("virtual=generic"). Caller owns. */
+char *cu_drv_expand_row(const struct cu_drv_pkg *row, const char *tmpl, int branch, const struct cu_facts *facts);
+
 /** {KM}: the machine's kernel meta (driver_state), else the release's flavour when it names one; NULL: unknown. */
 const char *cu_drv_kernel_meta(const struct cu_facts *facts);
 

@@ -100,3 +100,11 @@ cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *f)
     return cu_drv_expand_km(tmpl, branch, f, cu_drv_kernel_meta(f));
 }
 
+
+char *
+cu_drv_expand_row(const struct cu_drv_pkg *row, const char *tmpl, int branch, const struct cu_facts *f)
+{
+    const char *km = cu_drv_kernel_meta(f);
+    const char *alias = row ? cu_drv_row_kernel(row, km) : NULL;
+    return cu_drv_expand_km(tmpl, branch, f, alias ? alias : km);
+}

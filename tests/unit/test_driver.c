@@ -15,6 +15,8 @@
 #include "core/base/str.h"
 #include "core/base/sysroot.h"
 #include "core/catalog/catalog.h"
+#include "core/doctor/doctor.h"
+#include "core/doctor/driver_doctor.h"
 #include "core/machine/driver_state.h"
 #include "core/machine/sysinfo.h"
 #include "core/resolve/driver.h"
@@ -244,6 +246,38 @@ epel_before_dkms(void **state)
     facts_fini(&f, &s, &g);
 }
 
+/* A module missing on a cloud image's "virtual" kernel: doctor's fix (and repair) name the signed modules
+ * of the meta the row maps it to (generic), as the plan does; Ubuntu has no linux-modules-nvidia-*-virtual. */
+static void
+doctor_module_of_the_row_meta(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "virtual", "8.9");
+    cu_strv_push(&s.installed, "nvidia-driver-580-open");
+    assert_true(cu_version_parse("580.95.05", &s.lib_version));
+    s.module_for_kernel = 0;
+    s.flavor = cu_xstrdup("open");
+    struct cu_problems seen, out;
+    cu_problems_init(&seen);
+    cu_problems_init(&out);
+    cu_drv_doctor(&f, x->cat, &seen, &out);
+    const char *fix = NULL;
+    for (size_t i = 0; i < out.n; i++)
+        if (strcmp(out.v[i].code, "driver-module-missing") == 0)
+            fix = out.v[i].fix;
+    assert_non_null(fix);
+    assert_non_null(strstr(fix, "apt-get install linux-modules-nvidia-580-open-generic`"));
+    assert_null(strstr(fix, "-virtual"));
+    cu_problems_fini(&out);
+    cu_problems_fini(&seen);
+    free(s.flavor);
+    cu_strv_fini(&s.installed);
+    facts_fini(&f, &s, &g);
+}
+
 /* apt's sources: the components go to the release, -updates and -security, each at its own URI. */
 static void
 sources_every_suite(void **state)
@@ -284,6 +318,7 @@ main(void)
         cmocka_unit_test_setup_teardown(ubuntu_modules_follow_the_meta, setup, teardown),
         cmocka_unit_test_setup_teardown(lock_before_install, setup, teardown),
         cmocka_unit_test_setup_teardown(epel_before_dkms, setup, teardown),
+        cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
         cmocka_unit_test(sources_every_suite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
