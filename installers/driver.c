@@ -8,6 +8,7 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,7 +277,38 @@ fetch(struct inst_driver_ctx *c, const char *url, struct cu_buf *out, struct cu_
     return cu_net_fetch_small(c->net, u, 1u << 20, out, err);
 }
 
-/* NVIDIA's keyring package: fetched into the cache, checked against its pinned sha256, installed by path. */
+/*
+ * NVIDIA's keyring package, handed to apt as the bytes checked against its pinned sha256: they are written
+ * into a folder of this run that only this user can write (mkdtemp, 0700), as a file created there (O_EXCL,
+ * O_NOFOLLOW), so that nobody else can put other bytes under the name apt is given between the check and
+ * apt's read (a cache folder may be shared); the file is hashed again there, and removed after apt.
+ */
+static enum cu_status
+keyring_write_private(char *dir, const char *base, char **debp, const struct cu_buf *b, struct cu_error *err)
+{
+    if (!mkdtemp(dir))
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot create the folder %s"), dir);
+    const char *deb = *debp = cu_path_join(dir, base);
+    int fd = open(deb, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), deb);
+    size_t off = 0;
+    while (off < b->len) {
+        ssize_t n = write(fd, b->data + off, b->len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            close(fd);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), deb);
+        }
+        off += (size_t)n;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), deb);
+    return CU_OK;
+}
+
 static enum cu_status
 keyring_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, struct cu_error *err)
 {
@@ -298,20 +330,32 @@ keyring_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, struct cu_e
                             s->url, got, s->sha256);
     }
     const char *base = strrchr(s->url, '/');
-    CU_AUTOFREE char *deb = cu_path_join(c->cache_dir, base ? base + 1 : "cuda-keyring.deb");
-    if ((st = cu_mkdir_p(c->cache_dir, 0755, err)) == CU_OK)
-        st = cu_write_file_atomic(deb, b.data, b.len, 0644, err);
+    base = base ? base + 1 : s->url;
+    if (!cu_str_has_suffix(base, ".deb") || strlen(base) > 200)
+        base = "cuda-keyring.deb";
+    CU_AUTOFREE char *dir = cu_path_join(c->cache_dir, "keyring-XXXXXX");
+    CU_AUTOFREE char *deb = NULL;
+    if ((st = cu_mkdir_p(c->cache_dir, 0755, err)) != CU_OK) {
+        cu_buf_fini(&b);
+        return st;
+    }
+    st = keyring_write_private(dir, base, &deb, &b, err);
     cu_buf_fini(&b);
-    if (st != CU_OK)
-        return st;
-    /* The bytes apt installs are the bytes just checked: hash the file again as it lies in the cache. */
     unsigned long long size;
-    if ((st = cu_sha256_file(deb, got, &size, err)) != CU_OK)
-        return st;
-    if (strcmp(got, s->sha256) != 0)
-        return cu_error_set(err, CU_E_INPUT, 0, _("%s changed after it was checked; it was not installed."), deb);
-    const char *argv[] = {"apt-get", "install", "-y", deb, NULL};
-    return run_step(c, "keyring", argv, false, err);
+    if (st == CU_OK)
+        st = cu_sha256_file(deb, got, &size, err);
+    if (st == CU_OK && strcmp(got, s->sha256) != 0)
+        st = cu_error_set(err, CU_E_INPUT, 0, _("%s changed after it was checked; it was not installed."), deb);
+    if (st == CU_OK) {
+        const char *argv[] = {"apt-get", "install", "-y", deb, NULL};
+        st = run_step(c, "keyring", argv, false, err);
+    }
+    /* deb is NULL when mkdtemp failed: nothing of ours to remove then */
+    if (deb) {
+        (void)unlink(deb);
+        (void)rmdir(dir);
+    }
+    return st;
 }
 
 /* SUSE's user space at the KMP's version: {KV} in the argv is the installed version of s->query, up to its "_". */

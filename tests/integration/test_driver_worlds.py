@@ -261,8 +261,17 @@ steps = [s["action"] for s in d.get("steps", [])]
 t.ok("pin" in steps and "install" in steps and steps.index("pin") < steps.index("install")
      and (d.get("packages") or [""])[0] == "nvidia-driver-pinning-580",
      "class 4: NVIDIA's apt repository: nvidia-driver-pinning-580 before nvidia-open", steps)
-r, doc = b.install("--driver-source", "nvidia", env={"CUDAUP_CATALOG": CAT})
+# A cache folder its group shares (0775): apt must get the checked bytes from a folder nobody else can write.
+os.makedirs(os.path.join(b.dir, "cache"), mode=0o775, exist_ok=True)
+os.chmod(os.path.join(b.dir, "cache"), 0o775)
+DEBLOG = os.path.join(b.dir, "debs.jsonl")
+r, doc = b.install("--driver-source", "nvidia", env={"CUDAUP_CATALOG": CAT, "STANDIN_DEB_LOG": DEBLOG})
 ran_to_the_end(b, r, doc, "class 4: Debian 12 + RTX 4090 from NVIDIA's repository")
+debs = [json.loads(x) for x in open(DEBLOG)] if os.path.exists(DEBLOG) else []
+t.ok(debs and all(x["sha256"] == KEYSHA and x["dir_mode"] == 0o700 and x["dir_uid"] == os.geteuid() and not x["link"]
+                 and x["uid"] == os.geteuid() and not os.path.exists(x["path"]) for x in debs),
+     "issue 33: apt gets the keyring's checked bytes from a folder only cudaup's user can write (the cache is the group's), "
+     "removed afterwards", debs)
 t.ok(not b.driver_versions(580) and (b.version("nvidia-open") or "").startswith("580.")
      and not b.sh("apt-get", "dist-upgrade", "-y").returncode and (b.version("nvidia-open") or "").startswith("580."),
      "class 4: the unbranched nvidia-open is 580 (the pinning package came first), not 590, and stays so through a dist-upgrade",
