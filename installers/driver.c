@@ -12,17 +12,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/install/exec.h"
 #include "core/base/fsutil.h"
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
+#include "core/base/log.h"
 #include "core/base/mem.h"
+#include "core/base/proc.h"
 #include "core/base/str.h"
 #include "installer.h"
 #include "driver_sources.h"
+#include "driver_lock.h"
 #include "core/base/hash.h"
+
+extern char **environ;
 
 #define BLACKLIST_FILE CU_DRV_BLACKLIST_FILE
 #define SOURCES_FILE CU_DRV_SOURCES_FILE
@@ -116,6 +122,49 @@ const struct cu_installer_ops inst_driver_ops = {
 
 /* ---- carrying it out ----------------------------------------------------------------------- */
 
+/* How long a step waits for another process's package manager lock, and how often it looks. */
+#define LOCK_WAIT_S (15 * 60)
+#define LOCK_POLL_MS 500
+
+/*
+ * Wait while another process holds the lock @tool takes (a fresh cloud machine's unattended upgrades hold
+ * dpkg's for minutes), saying once who holds it; CU_E_TOOL when it is still held after LOCK_WAIT_S.
+ */
+static enum cu_status
+wait_for_lock(struct inst_driver_ctx *c, const char *tool, const char *line, struct cu_error *err)
+{
+    const char *what = NULL;
+    int pid = inst_driver_lock_holder(c->sys, tool, &what);
+    if (pid == 0)
+        return CU_OK;
+    char comm[64] = "";
+    if (pid > 0) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+        FILE *f = fopen(path, "re");
+        if (f) {
+            if (fgets(comm, sizeof(comm), f))
+                comm[strcspn(comm, "\n")] = '\0';
+            fclose(f);
+        }
+    }
+    if (pid > 0)
+        cu_run_log(c->run, "driver", _("Waiting for the package manager: %s is held by process %d (%s); cudaup goes on when it is released."),
+                   what, pid, *comm ? comm : "?");
+    else
+        cu_run_log(c->run, "driver", _("Waiting for the package manager: %s is held by another process; cudaup goes on when it is released."),
+                   what);
+    cu_log_info("waiting for %s (process %d %s) before `%s`", what, pid, comm, line);
+    for (long waited = 0; waited < LOCK_WAIT_S * 1000L; waited += LOCK_POLL_MS) {
+        struct timespec ts = {0, LOCK_POLL_MS * 1000000L};
+        nanosleep(&ts, NULL);
+        if (inst_driver_lock_holder(c->sys, tool, &what) == 0)
+            return CU_OK;
+    }
+    return cu_error_set(err, CU_E_TOOL, 0, _("The package manager's lock %s was still held after %d minutes, so `%s` was not run; run cudaup again when the other update is done."),
+                        what, LOCK_WAIT_S / 60, line);
+}
+
 static enum cu_status
 run_step(struct inst_driver_ctx *c, const char *action, const char *const *argv, bool interactive,
          struct cu_error *err)
@@ -123,7 +172,28 @@ run_step(struct inst_driver_ctx *c, const char *action, const char *const *argv,
     CU_AUTOFREE char *line = cu_sys_argv_str(argv);
     struct cu_event ev = {.type = CU_EV_STEP_START, .installer = "driver", .message = line};
     cu_emit(c->run->events, &ev);
-    enum cu_status st = cu_sys_run(c->sys, argv, interactive, NULL, err);
+    enum cu_status st = wait_for_lock(c, argv[0], line, err);
+    /* apt and dpkg with DEBIAN_FRONTEND=noninteractive: a debconf question would otherwise wait on a
+     * terminal whose screen is cudaup's. */
+    struct cu_sys sys = *c->sys;
+    CU_AUTOFREE const char **envp = NULL;
+    const char *const *from = c->sys->envp ? c->sys->envp : (const char *const *)environ;
+    if (st == CU_OK && inst_driver_tool_noninteractive(argv[0]) && !cu_env_get(from, "DEBIAN_FRONTEND")) {
+        size_t n = 0;
+        while (from[n])
+            n++;
+        envp = cu_xcalloc(n + 2, sizeof(char *));
+        memcpy(envp, from, n * sizeof(char *));
+        envp[n] = "DEBIAN_FRONTEND=noninteractive";
+        sys.envp = envp;
+    }
+    if (st == CU_OK) {
+        st = cu_sys_run(&sys, argv, interactive, NULL, err);
+        /* The package manager's failure is answered with the package manager's advice, not pip's. */
+        if (st == CU_E_TOOL && !err->advice[0])
+            cu_error_advise(err, _("The package manager (%s) refused or failed; its message is above. Fix what it names (a repository it cannot reach, a held or broken package, disk space), then run cudaup again."),
+                            argv[0]);
+    }
     cu_run_result(c->run, "driver", action, line, st, st == CU_OK);
     struct cu_event done = {.type = CU_EV_STEP_DONE, .installer = "driver", .message = line, .status = st,
                             .changed = st == CU_OK};

@@ -348,6 +348,48 @@ t.ok(d.get("branch") == "470" and "nvidia-tesla-470-driver" in d.get("packages",
 r, doc = b.install()
 ran_to_the_end(b, r, doc, "class 7: Debian 12 + Tesla K80 (nvidia-tesla-470-driver)")
 
+# ---- class 7 (part): a held dpkg lock is waited for, and said; apt and dpkg run without debconf questions ----
+import fcntl  # noqa: E402
+import subprocess  # noqa: E402
+from cutest import BIN, base_env  # noqa: E402
+b = Box("deb12lock", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
+ENVLOG = os.path.join(b.dir, "env.jsonl")
+lockf = os.path.join(b.root, "var/lib/dpkg/lock-frontend")
+os.makedirs(os.path.dirname(lockf), exist_ok=True)
+lfd = os.open(lockf, os.O_RDWR | os.O_CREAT, 0o640)
+fcntl.lockf(lfd, fcntl.LOCK_EX)  # as unattended-upgrades on a fresh cloud machine holds it
+p = subprocess.Popen([BIN, "install", "--yes", "--json", "--env-scope", "none"] + b.args(),
+                     env=base_env(b.env(STANDIN_ENV_LOG=ENVLOG)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+said, seen = None, []
+for ln in p.stderr:  # the order of events decides, not the clock: release the lock once cudaup says it waits
+    seen.append(ln)
+    if "Waiting for the package manager" in ln:
+        said = ln
+        break
+fcntl.lockf(lfd, fcntl.LOCK_UN)
+os.close(lfd)
+try:
+    out, rest = p.communicate(timeout=600)
+except subprocess.TimeoutExpired:
+    p.kill()
+    out, rest = p.communicate()
+t.ok(said and "/var/lib/dpkg/lock-frontend" in said and "process %d" % os.getpid() in said,
+     "class 7: a held dpkg lock is waited for, and cudaup says who holds it", (said, seen[-5:]))
+boot = machine.boot(b.root)
+t.ok(p.returncode in (0, 5) and boot["module"] is not None,
+     "class 7: once the lock is released the install goes on to its end (exit %s)" % p.returncode, (out[-1500:], rest[-1500:]))
+# A package step that fails is answered with the package manager's advice, not pip's.
+b = Box("deb12fail", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
+r, doc = b.install(env={"STANDIN_FAIL": "apt-get install"})
+t.ok(r.rc != 0 and "package manager (apt-get)" in (doc.get("advice") or "") and "pip" not in (doc.get("advice") or ""),
+     "class 7: a failed package step's advice speaks of the package manager, not of pip", (r.rc, doc.get("error"), doc.get("advice")))
+envs = [json.loads(x) for x in open(ENVLOG)] if os.path.exists(ENVLOG) else []
+apt_envs = [e for e in envs if e["tool"] in ("apt-get", "apt-mark", "dpkg")]
+t.ok(apt_envs and all(e["DEBIAN_FRONTEND"] == "noninteractive" for e in apt_envs),
+     "class 7: apt-get and dpkg run with DEBIAN_FRONTEND=noninteractive", envs)
+
 # ---- the grid: distributions x kernels x GPUs x starting states; each install runs to its end in its world ----
 T4 = gpus("1eb8", "7.5", "NVIDIA Tesla T4", cls="0x030200", mib=15360)
 L4 = gpus("27b8", "8.9", "NVIDIA L4", cls="0x030200", mib=23034)

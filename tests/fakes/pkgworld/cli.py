@@ -1134,6 +1134,9 @@ def main(argv):
     if os.environ.get("STANDIN_LOG"):
         with open(os.environ["STANDIN_LOG"], "a") as f:
             f.write(json.dumps([name] + args) + "\n")
+    if os.environ.get("STANDIN_ENV_LOG"):  # the environment a front end ran with, for a test to judge
+        with open(os.environ["STANDIN_ENV_LOG"], "a") as f:
+            f.write(json.dumps({"tool": name, "DEBIAN_FRONTEND": os.environ.get("DEBIAN_FRONTEND")}) + "\n")
     for pat in filter(None, os.environ.get("STANDIN_FAIL", "").split(",")):
         if line.startswith(pat):
             err("E: %s failed (stand-in)" % pat)
