@@ -165,6 +165,35 @@ wait_for_lock(struct inst_driver_ctx *c, const char *tool, const char *line, str
                         what, LOCK_WAIT_S / 60, line);
 }
 
+/* The package manager's output, line by line as it comes, to the screen (an event) and to the log. */
+struct out_lines {
+    struct inst_driver_ctx *c;
+    const char *tool;
+    struct cu_buf part;
+};
+
+static void
+out_line(struct out_lines *o)
+{
+    if (o->part.len) {
+        cu_run_log(o->c->run, "driver", "%s: %s", o->tool, o->part.data);
+        cu_log_info("%s: %s", o->tool, o->part.data);
+    }
+    cu_buf_reset(&o->part);
+}
+
+static void
+on_output(void *userdata, const char *data, size_t len)
+{
+    struct out_lines *o = userdata;
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] == '\n' || data[i] == '\r')
+            out_line(o);
+        else if (o->part.len < 2000)
+            cu_buf_putc(&o->part, data[i]);
+    }
+}
+
 static enum cu_status
 run_step(struct inst_driver_ctx *c, const char *action, const char *const *argv, bool interactive,
          struct cu_error *err)
@@ -187,13 +216,19 @@ run_step(struct inst_driver_ctx *c, const char *action, const char *const *argv,
         envp[n] = "DEBIAN_FRONTEND=noninteractive";
         sys.envp = envp;
     }
+    struct out_lines lines = {.c = c, .tool = argv[0]};
+    cu_buf_init(&lines.part);
+    sys.on_output = on_output;
+    sys.output_userdata = &lines;
     if (st == CU_OK) {
         st = cu_sys_run(&sys, argv, interactive, NULL, err);
+        out_line(&lines);
         /* The package manager's failure is answered with the package manager's advice, not pip's. */
         if (st == CU_E_TOOL && !err->advice[0])
             cu_error_advise(err, _("The package manager (%s) refused or failed; its message is above. Fix what it names (a repository it cannot reach, a held or broken package, disk space), then run cudaup again."),
                             argv[0]);
     }
+    cu_buf_fini(&lines.part);
     cu_run_result(c->run, "driver", action, line, st, st == CU_OK);
     struct cu_event done = {.type = CU_EV_STEP_DONE, .installer = "driver", .message = line, .status = st,
                             .changed = st == CU_OK};

@@ -379,6 +379,25 @@ t.ok(said and "/var/lib/dpkg/lock-frontend" in said and "process %d" % os.getpid
 boot = machine.boot(b.root)
 t.ok(p.returncode in (0, 5) and boot["module"] is not None,
      "class 7: once the lock is released the install goes on to its end (exit %s)" % p.returncode, (out[-1500:], rest[-1500:]))
+# The package manager's output reaches the screen while it runs (a DKMS build takes minutes): the stand-in
+# apt-get prints a line and holds until the test has seen that line among cudaup's events.
+b = Box("deb12stream", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
+go = os.path.join(b.dir, "go")
+p = subprocess.Popen([BIN, "install", "--yes", "--json", "--env-scope", "none"] + b.args(),
+                     env=base_env(b.env(STANDIN_HOLD="apt-get install=" + go)), stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE, text=True)
+streamed, seen = None, []
+for ln in p.stderr:
+    seen.append(ln)
+    if "holds until" in ln:
+        streamed = ln
+        break
+open(go, "w").close()
+out, rest = p.communicate(timeout=600)
+t.ok(streamed and '"event":"log"' in streamed and "apt-get: stand-in: apt-get holds until" in streamed,
+     "class 7: the package manager's output is on the screen while it runs, line by line", (streamed, seen[-4:]))
+t.ok(p.returncode in (0, 5), "class 7: and the install goes on to its end (exit %s)" % p.returncode, rest[-1500:])
 # A package step that fails is answered with the package manager's advice, not pip's.
 b = Box("deb12fail", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
         synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")

@@ -284,7 +284,7 @@ sources_every_suite(void **state)
 {
     (void)state;
     char *dir = tu_tmpdir("drv-src");
-    struct cu_sys sys = {no_path, NULL, dir, false};
+    struct cu_sys sys = {.envp = no_path, .root = dir};
     tu_write(dir, "etc/apt/sources.list",
              "deb http://deb.debian.org/debian bookworm main non-free-firmware\n"
              "deb http://deb.debian.org/debian bookworm-updates main non-free-firmware\n"

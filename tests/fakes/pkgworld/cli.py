@@ -1137,6 +1137,14 @@ def main(argv):
     if os.environ.get("STANDIN_ENV_LOG"):  # the environment a front end ran with, for a test to judge
         with open(os.environ["STANDIN_ENV_LOG"], "a") as f:
             f.write(json.dumps({"tool": name, "DEBIAN_FRONTEND": os.environ.get("DEBIAN_FRONTEND")}) + "\n")
+    hold = os.environ.get("STANDIN_HOLD", "")  # "PREFIX=FILE": say so, then wait (60 s at most) for FILE
+    if hold and line.startswith(hold.split("=", 1)[0]):
+        out("stand-in: %s holds until %s exists" % (name, hold.split("=", 1)[1]))
+        sys.stdout.flush()
+        for _ in range(1200):
+            if os.path.exists(hold.split("=", 1)[1]):
+                break
+            time.sleep(0.05)
     for pat in filter(None, os.environ.get("STANDIN_FAIL", "").split(",")):
         if line.startswith(pat):
             err("E: %s failed (stand-in)" % pat)
