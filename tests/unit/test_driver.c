@@ -143,7 +143,7 @@ facts_fini(struct cu_facts *f, struct cu_drv_state *s, struct cu_gpu_info *g)
 static struct cu_drv_plan *
 choose(const struct cu_catalog *cat, const struct cu_facts *f, const char *driver)
 {
-    struct cu_drv_wish w = {driver, NULL, NULL};
+    struct cu_drv_wish w = {.driver = driver};
     struct cu_drv_in in = {f, cat, &w};
     return cu_drv_choose(&in);
 }
@@ -203,7 +203,7 @@ lock_before_install(void **state)
     cu_drv_plan_free(p);
     facts_fini(&f, &s, &g);
     facts_of(&f, &s, &g, "debian", "12", "6.1.0-26-amd64", "amd64", "8.9");
-    struct cu_drv_wish w = {NULL, "nvidia", NULL};
+    struct cu_drv_wish w = {.source = "nvidia"};
     struct cu_drv_in in = {&f, x->cat, &w};
     p = cu_drv_choose(&in);
     pin = step_at(p, "pin");
