@@ -61,6 +61,17 @@ step_label(const char *name)
         {"write", N_("write")},
         {"pip-constraints", N_("constrain")},
         {"pip-install", N_("pip install")},
+        {"keyring", N_("keyring")},
+        {"update", N_("update")},
+        {"refresh", N_("refresh")},
+        {"crb", "CRB"},
+        {"epel", "EPEL"},
+        {"versionlock", N_("hold")},
+        {"headers", N_("headers")},
+        {"match", N_("match")},
+        {"lock", N_("lock")},
+        {"service", N_("service")},
+        {"initramfs", "initramfs"},
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(map); i++)
         if (strcmp(map[i].name, name) == 0)

@@ -471,6 +471,9 @@ t.ok("Review" in rows(d.get("stays", "x"))[0], "Enter on it stays on Review", d.
 
 # The driver (issue 24): Review shows it, and an install that needs a reboot ends on the Reboot screen.
 DRV, DENV = machine(t, "u2404-gtx970-nouveau-sb")
+# the archive a real Ubuntu host has (the plan adds the driver's components to it, or finds them there)
+os.makedirs(os.path.join(DRV, "etc/apt"), exist_ok=True)
+open(os.path.join(DRV, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
 dbin = os.path.join(t.tmpdir("drvbin"), "bin")
 os.makedirs(dbin)
 for c in ("apt-get", "apt-mark", "update-initramfs", "modprobe", "mokutil", "dkms"):
