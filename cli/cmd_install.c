@@ -169,6 +169,12 @@ cu_cmd_install(struct cu_app *app)
         json_object_set_new(cuda, "version", json_string(cu_version_format(&plan->cuda, 0, b, sizeof(b))));
         json_object_set_new(cuda, "path", json_string(plan->cuda_path));
         json_object_set_new(doc, "cuda", cuda);
+        if (st == CU_OK && plan->framework) {
+            /* What the closing text offers to try: a call this release of the framework has. */
+            char *try = cu_framework_try_line(&app->catalog->gpu_checks, plan->framework->name, plan->framework->version);
+            json_object_set_new(doc, "try", try ? json_string(try) : json_null());
+            free(try);
+        }
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
@@ -193,7 +199,11 @@ cu_cmd_install(struct cu_app *app)
                 cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), cu_framework_title(plan->framework->name),
                        plan->framework->version ? plan->framework->version : "", plan->env.tool,
                        plan->env.path ? plan->env.path : plan->env.name, act);
-            cu_say(stdout, "", _("Then try it: %s"), cu_framework_try_line(plan->framework->name));
+            /* A call this release has: TensorFlow 1.x has no tf.config.list_physical_devices. */
+            CU_AUTOFREE char *try = cu_framework_try_line(&app->catalog->gpu_checks, plan->framework->name,
+                                                          plan->framework->version);
+            if (try)
+                cu_say(stdout, "", _("Then try it: %s"), try);
         }
         /* The command that checks this install, whatever --prefix and --state-dir were. */
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);

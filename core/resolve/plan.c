@@ -207,14 +207,11 @@ cu_framework_title(const char *name)
     return strcmp(name, "pytorch") == 0 ? "PyTorch" : strcmp(name, "jax") == 0 ? "JAX" : "TensorFlow";
 }
 
-const char *
-cu_framework_try_line(const char *name)
+char *
+cu_framework_try_line(const struct cu_catalog_gpu_checks *checks, const char *name, const char *version)
 {
-    if (strcmp(name, "pytorch") == 0)
-        return "python -c 'import torch; print(torch.cuda.is_available())'";
-    if (strcmp(name, "jax") == 0)
-        return "python -c 'import jax; print(jax.devices())'";
-    return "python -c 'import tensorflow as tf; print(tf.config.list_physical_devices(\"GPU\"))'";
+    const struct cu_cat_gpu_check *g = checks ? cu_catalog_gpu_check(checks, name, version) : NULL;
+    return g ? cu_xasprintf("python -c '%s'", g->python) : NULL;
 }
 
 char *

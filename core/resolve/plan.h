@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/catalog/fwcheck.h"
 #include "core/catalog/manifest.h"
 #include "core/base/parse.h"
 #include "core/base/str.h"
@@ -145,8 +146,12 @@ char *cu_format_bytes(uint64_t n, char *buf, size_t len);
 const char *cu_framework_name(enum cu_framework fw);
 /** How its makers write framework @name ("pytorch" -> "PyTorch"; TensorFlow for anything else). Static. */
 const char *cu_framework_title(const char *name);
-/** A one-line test of framework @name in its environment ("python -c 'import torch; ...'"). */
-const char *cu_framework_try_line(const char *name);
+/**
+ * A one-line test of framework @name @version ("1.14.0"; NULL: the newest) in its environment, a call that
+ * release has ("python -c 'import torch; ...'", from @cat's gpu_check rows); NULL when the catalog names
+ * none.  Caller frees.
+ */
+char *cu_framework_try_line(const struct cu_catalog_gpu_checks *checks, const char *name, const char *version);
 /** The command that activates the plan's Python environment (". ENV/bin/activate", "conda activate NAME"), or NULL. Caller frees. */
 char *cu_plan_activate_cmd(const struct cu_plan *p);
 

@@ -323,6 +323,7 @@ def cu(*args, timeout=600):
 r = cu("install", "--yes", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
        "--env-tool", "venv", "--env-name", "tf1", "--env-scope", "conda", "--shell-rc", os.path.join(HOME, ".bashrc"))
 t.eq(r.rc, 0, "install --framework tensorflow==1.14 from a mirror with the runfile, the .tgz, a Python 3.7 and the wheels", r)
+installed = r
 PYDIR = os.path.join(P, "cudaup", "python", "3.7")
 t.ok(os.path.isfile(os.path.join(PYDIR, "bin", "python3.7")) and os.path.islink(os.path.join(PYDIR, "bin", "python3")) and
      os.path.samefile(os.path.join(PYDIR, "bin", "python3.7"), os.path.join(PYDIR, "bin", "python3.7m")) and
@@ -358,6 +359,14 @@ act = subprocess.run(["bash", "-c", ". '%s/bin/activate'; printf '%%s' \"$LD_LIB
                      capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": HOME})
 t.ok(act.stdout.split("|")[0].split(":")[0] in (os.path.join(P, "cuda", "lib64"), os.path.join(P, "cuda", "lib")) and
      act.stdout.endswith("|unset"), "activation puts this CUDA's libraries on LD_LIBRARY_PATH for TF1; deactivate takes them off", act)
+
+# The line the install offers to try runs on TensorFlow 1.14 (issue 35, item 1: tf.config.list_physical_devices
+# is 2.1+, an AttributeError on 1.x), in the activated venv as the closing text says.
+tryline = (installed.json() or {}).get("try") or ""
+out = subprocess.run(["bash", "-c", ". '%s/bin/activate' && %s" % (venv, tryline)], capture_output=True, text=True,
+                     env={"PATH": "/usr/bin:/bin", "HOME": HOME, "FAKE_NVIDIA_CONFIG": ENV["FAKE_NVIDIA_CONFIG"]})
+t.ok("is_gpu_available" in tryline and out.returncode == 0 and out.stdout.strip() == "True",
+     "the install's 'try it' line is one TensorFlow 1.14 has, and it runs there: %s" % tryline, out)
 
 # verify the TF1 way on the GPU doubles: is_gpu_available, then a matmul and a convolution in a tf.Session on /gpu:0
 r = cu("verify")
