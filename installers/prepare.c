@@ -336,9 +336,12 @@ venv_incapable(const struct cu_prepare_in *in, const char *exe)
     if (cu_exec(argv, &o, &res, &e) != CU_OK)
         why = cu_xstrdup(cu_error_text(&e));
     else if (res.exit_code != 0 || res.timed_out) {
-        char *txt = res.err.len ? cu_str_strip(res.err.data) : NULL;
-        char *last = txt ? strrchr(txt, '\n') : NULL;
-        why = cu_xstrdup(txt && *txt ? (last ? last + 1 : txt) : _("it exited with an error"));
+        /* The line that says what failed: pyenv's shim puts it first, a traceback last. */
+        why = cu_str_failure_line(res.err.len ? res.err.data : "");
+        if (!*why) {
+            free(why);
+            why = cu_xstrdup(_("it exited with an error"));
+        }
     }
     cu_exec_result_fini(&res);
     return why;

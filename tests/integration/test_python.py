@@ -134,6 +134,19 @@ t.ok(r.rc == 3 and "cannot make a venv" in d.get("error", "") and "python%s-venv
      "with --python-source system: exit 3, the advice names python%s-venv and --python-source cudaup" % MINOR, r)
 t.ok(b.untouched(), "and nothing changed")
 
+# pyenv's shim for a python3.X it has not selected prints a multi-line message that ends on a note; the reason
+# quotes the line that says what failed (issue 35, item 3), not "Python versions to be found at the same time."
+shimbin = t.tmpdir("shimbin")
+with open(os.path.join(shimbin, "python" + MINOR), "w") as f:
+    f.write("#!/bin/sh\ncat >&2 <<'EOF'\npyenv: python%s: command not found\n\nThe `python%s' command exists in these "
+            "Python versions:\n  %s.17\n\nNote: See 'pyenv help global' for tips on allowing both\n"
+            "      Python versions to be found at the same time.\nEOF\nexit 127\n" % (MINOR, MINOR, MINOR))
+os.chmod(os.path.join(shimbin, "python" + MINOR), 0o755)
+r = run(["plan"] + [ROOT2 if a == ROOT else a for a in b.args()], env=dict(env2, PATH=shimbin + ":/usr/bin:/bin"))
+why = [x for x in (r.json() or {}).get("reasons", []) if "cannot make a venv" in x]
+t.ok(len(why) == 1 and "(pyenv: python%s: command not found)" % MINOR in why[0] and "same time" not in why[0],
+     "a pyenv shim: the reason quotes 'command not found', not the note's last line", why or r)
+
 # A python3.X that can make a venv is used as it is; --python-source cudaup brings one all the same.
 goodbin = t.tmpdir("goodbin")
 with open(os.path.join(goodbin, "python" + MINOR), "w") as f:
