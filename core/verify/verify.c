@@ -72,6 +72,8 @@ child(const struct cu_verify_opts *o, const char *name, bool needs_gpu, struct c
                                   cu_xstrdup(cu_json_str(j, "detail")));
         else
             cu_checks_add(out, name, cs, "%s", cu_json_str(j, "detail"));
+        if (cs == CU_CHECK_FAIL && cu_json_str(j, "fix"))
+            out->v[out->n - 1].fix = cu_xstrdup(cu_json_str(j, "fix"));
     }
     json_decref(j);
     cu_exec_result_fini(&res);
@@ -95,9 +97,17 @@ cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out)
     child(o, "cudnn", false, out);
     cu_verify_check_driver(o, &in, out);
     child(o, "device", true, out);
-    child(o, "gpu-kernel", true, out);
-    child(o, "bandwidth", true, out);
-    child(o, "cudnn-conv", true, out);
+    /* GPU work cannot run where the device check failed (the runtime could not reach the GPU, or it
+     * hung): one cause, said once there, not four times over (and no time limit waited out again). */
+    bool device_failed = out->n && out->v[out->n - 1].status == CU_CHECK_FAIL;
+    static const char *const work[] = {"gpu-kernel", "bandwidth", "cudnn-conv"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(work); i++) {
+        if (device_failed) /* --require-gpu: what did not run on the GPU fails, as its skips do */
+            cu_checks_add(out, work[i], o->require_gpu ? CU_CHECK_FAIL : CU_CHECK_SKIP, "%s",
+                          _("not run: the device check failed"));
+        else
+            child(o, work[i], true, out);
+    }
     cu_verify_check_python(o, out);
     cu_verify_check_framework(o, out);
     cu_cuda_install_fini(&in);
