@@ -165,7 +165,7 @@ struct tui {
     /* overlays: help, and one yes/no question at a time */
     bool help;
     bool asking;
-    char ask_title[96], ask_text[512];
+    char ask_title[96], ask_text[4096];
     void (*ask_yes)(struct tui *t);
     char ask_tick[512]; /* a tick box under the question ("" for none), toggled with space */
     bool *ask_ticked;

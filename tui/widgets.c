@@ -287,12 +287,17 @@ tui_box(struct tui *t, const char *title, const char *const *lines, int n)
     int w = COLS - 8 > 70 ? 70 : COLS - 8;
     if (w < 20)
         w = COLS;
-    int rows = 0;
+    int rows = 0, first = n ? (lines[0][0] ? tui_wrap_rows(lines[0], w - 4, 0) : 1) : 0;
     for (int i = 0; i < n; i++)
         rows += lines[i][0] ? tui_wrap_rows(lines[i], w - 4, 0) : 1;
     int h = rows + 4;
-    if (h > LINES - 2)
+    if (h > LINES - 2) {
+        /* Too tall: the first line (the text) gives up its last rows, so that the keys under it stay in view. */
         h = LINES - 2;
+        first -= rows + 4 - h;
+        if (first < 1)
+            first = 1;
+    }
     int y = (LINES - h) / 2, x = (COLS - w) / 2;
     for (int r = 0; r < h; r++)
         mvhline(y + r, x, ' ', w);
@@ -320,7 +325,8 @@ tui_box(struct tui *t, const char *title, const char *const *lines, int n)
             r++;
             continue;
         }
-        r += tui_wrap(r, x + 2, w - 4, y + h - 1 - r, lines[i]);
+        int room = y + h - 1 - r;
+        r += tui_wrap(r, x + 2, w - 4, i == 0 && first < room ? first : room, lines[i]);
     }
 }
 

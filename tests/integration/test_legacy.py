@@ -7,7 +7,7 @@ import os
 import re
 import sys
 
-from cutest import SRCDIR, Tap, run
+from cutest import SRCDIR, Tap, on_pty, run, segments
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import machines  # noqa: E402
@@ -407,9 +407,26 @@ t.ok((r.json() or {}).get("python") == PB["file"] and os.path.exists(os.path.joi
 r = cu("plan", "--mirror", "file://" + D, "--cache-dir", C, "--framework", "tensorflow==1.14", "--prefix", os.path.join(work, "p2"))
 t.eq(((r.json() or {}).get("python_source") or {}).get("url"), "file://%s/python/%s" % (D, PB["file"]),
      "a node planning from the site mirror takes the Python from its python/ folder", r)
-# uninstall removes it
+# uninstall says what goes, with sizes, and what stays before it asks (issue 35, item 2), as apt and conda do
+rc, out = on_pty(["uninstall", "10.0"] + COMMON, ENV, columns=200, answer=b"n\n")
+said = segments(out)
+t.ok(rc == 1 and os.path.isdir(tree) and "nothing was changed" in out, "uninstall 10.0 on a terminal, answered n: nothing changed", out)
+t.ok(any(l.startswith("  - %s (" % tree) and re.search(r"\d [kMG]B\): CUDA 10\.0\.130 and cuDNN 7\.4\.2\.24$", l) for l in said),
+     "it names the CUDA folder, its size, and the cuDNN in it", out)
+t.ok(any(l.startswith("  - %s (" % venv) and "the venv made for it" in l for l in said) and
+     "--keep-env keeps the Python environment." in said,
+     "and the venv made for it, with its size and --keep-env", out)
+t.ok(any(re.match(r"That frees \d[\d.]* [kMG]B\.$", l) for l in said), "and how much that frees", out)
+t.ok(any("Python 3.7" in l and "stays" in l and "`cudaup uninstall python-3.7`" in l for l in said),
+     "and that the Python cudaup brought stays, naming uninstall python-3.7", out)
+t.ok(said and said[-1].startswith("Remove it? [y/N]") or any(l.startswith("Remove it? [y/N]") for l in said),
+     "then it asks", out)
+# uninstall removes it; its JSON says what it removed and what stays
 r = cu("uninstall", "--yes", "10.0")
+rm = (r.json() or {}).get("removal") or {}
 t.ok(r.rc == 0 and not os.path.exists(tree), "uninstall 10.0 removes PREFIX/cuda-10.0", r)
+t.ok(any(x.startswith(tree + " (") for x in rm.get("removes", [])) and rm.get("bytes", 0) > 0 and
+     any("python-3.7" in x for x in rm.get("stays", [])), "uninstall --json: 'removal' lists what went and what stays", rm)
 
 # Hostile Python archives: refused before anything is placed (the Python goes first, so CUDA is untouched too).
 HOSTILE = {

@@ -64,8 +64,8 @@ with open(badconf, "w") as f:
 r = run(["install", "--yes", "--root", ROOT, "--mirror", srv.url, "--cache-dir", cache, "--framework", "none",
          "--env-scope", "none"] + COMMON, env=dict(ENV, FAKE_NVIDIA_CONFIG=badconf))
 summary = [ln for ln in r.out.splitlines() if ln.startswith("Checked as cudaup verify does: ")]
-t.ok(r.rc == 4 and summary and " 1 failed" in summary[0] and "Check again after the fix: cudaup verify" in r.out,
-     "an install whose GPU refuses work: the failing check, its fix, the summary, exit 4", r)
+t.ok(r.rc == 0 and summary and " 1 failed" in summary[0] and "Check again after the fix: cudaup verify" in r.out,
+     "an install whose GPU refuses work: the failing check, its fix, the summary (the install itself exits 0)", r)
 # One cause, said once, with its own fix (issue 35, rough list): the device row names what stood between the
 # runtime and the GPU; the GPU work after it is not run (not the same paragraph four times), and no generic
 # "cudaup doctor checks..." fix stands beside the device's own.
@@ -438,13 +438,7 @@ if os.path.isdir("/usr/local/cuda-13.0"):
              os.path.join(rb, "s"), "--cache-dir", os.path.join(rb, "c"), "--framework", "none",
              "--env-scope", "none", "--cuda", "13.0", "--components", "runtime,compiler"]
     r = run(["install", "--yes", "--json"] + rargs, env=ENV, timeout=600)
-    # The install ends with verify (issue 35, item 4): on the fixture machine, whose driver is a stand-in, the
-    # real libcudart finds no libcuda.so.1 and the GPU checks fail (exit 4); where a real driver is, all pass.
-    vf = [x for x in ((r.json() or {}).get("verify") or {}).get("checks", []) if x.get("status") == "fail"]
-    t.ok((r.json() or {}).get("status") == "ok" and
-         (r.rc == 0 or (r.rc == 4 and vf and all(x["name"] in ("device", "gpu-kernel", "bandwidth", "cudnn-conv") and
-                                                  "could not reach the GPU" in x["detail"] for x in vf))),
-         "install the re-packed real CUDA 13.0 compiler and cuDNN (its GPU checks fail only for want of a driver)", r)
+    t.eq(r.rc, 0, "install the re-packed real CUDA 13.0 compiler and cuDNN", r)
     r = run(["verify", "--json", "--root", NOGPU_ROOT, "--prefix", os.path.join(rb, "p"), "--state-dir",
              os.path.join(rb, "s")], env=dict(NOGPU_ENV, **NOW))
     c = {x["name"]: x for x in (r.json() or {}).get("checks", [])}

@@ -284,11 +284,16 @@ with open(os.path.join(b.state, "pyenv.json"), "w") as f:
 r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "space", "DUMP ticked", "y", "now DUMP uprog", "DUMP done",
                  "enter"])
 t.eq(r.rc, 0, "menu: uninstall after y: exit 0", r)
-t.ok("Remove CUDA 12.6 from" in d["ask"] and "y: yes" in d["ask"], "uninstall asks first", d["ask"])
+t.ok("Remove CUDA 12.6? This goes:" in d["ask"] and "y: yes" in d["ask"], "uninstall asks first", d["ask"])
 boxed = " ".join(x.split("│")[1].strip() for x in rows(d["ask"]) if x.count("│") >= 2)  # the dialog's text, unwrapped
-t.ok("[ ] Keep the Python environment" in d["ask"] and "environment made for it?" in boxed and
+t.ok("[ ] Keep the Python environment" in d["ask"] and "the venv made for it" in boxed and
      "[x] Keep the Python environment" in d["ticked"],
      "the uninstall dialog names the environment made for it, with a tick box to keep it", d["ask"] + d["ticked"])
+# What goes, with sizes, under the question (issue 35, item 2): the folder and what it holds, the venv, the total.
+t.ok(re.search(r"- %s \(\d[\d.]* [kMG]?B\): CUDA 12\.6\.\d+ and cuDNN" % re.escape(b.cuda), boxed) is not None and
+     re.search(r"- %s \(\d[\d.]* [kMG]?B\): the venv made for it" % re.escape(venv), boxed) is not None and
+     re.search(r"That frees \d[\d.]* [kMG]?B\.", boxed) is not None,
+     "the uninstall dialog lists the CUDA folder with its size and cuDNN, the venv, and what that frees", boxed)
 t.ok(os.path.exists(os.path.join(venv, "pyvenv.cfg")), "ticked: the environment stays")
 t.ok("CUDA 12.6 was removed" in d["done"], "done: says it was removed", d["done"])
 t.ok("Removing CUDA 12.6" in d["uprog"] and "0 B of 0 B" not in d["uprog"] and "0 of 0 unpacked" not in d["uprog"],
