@@ -10,10 +10,12 @@
 #include "core/machine/driver_state.h"
 #include "core/doctor/fwenv.h"
 #include "core/base/i18n.h"
+#include "core/resolve/driver.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
 #include "installers/maintain.h"
 #include "report.h"
+#include "term.h"
 
 static const char *
 v(const struct cu_version *ver, char *buf, size_t len)
@@ -84,7 +86,7 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
                                                                             : _("nvidia module built for it"))
                                                  : _("no nvidia module for it"));
         if (ds->flavor)
-            printf(_(", %s kernel modules loaded"), ds->flavor);
+            printf(_(", %s kernel modules loaded"), cu_drv_flavor_word(ds->flavor));
         if (ds->installed.n)
             printf(", %s", ds->pinned ? _("driver packages held") : _("driver packages not held"));
         printf("\n");
@@ -132,12 +134,22 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
                           : p->severity == CU_SEV_WARNING ? _("warning")
                                                           : _("info");
         CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
+        CU_AUTOFREE char *line = cu_xasprintf("%s [%s]", msg, p->code);
+        /* Wrapped at word boundaries under the text's column; "fix: %s" as one message, so that a
+         * translation joins the label its own way ("修复：请…", no space after a full-width colon). */
+        int width = cu_term_width(STDOUT_FILENO);
         printf("  %s", cu_color(app, c, false));
         cu_print_padded(stdout, sev, 8);
-        printf("%s %s [%s]\n", reset, msg, p->code);
-        printf("  %-8s ", "");
-        cu_print_padded(stdout, _("fix:"), 0);
-        printf(" %s\n", p->fix);
+        printf("%s ", reset);
+        cu_print_wrapped_at(stdout, 11, 11, line, width);
+        CU_AUTOFREE char *fix = cu_xasprintf(_("fix: %s"), p->fix);
+        printf("%11s", "");
+        cu_print_wrapped_at(stdout, 11, 11, fix, width);
+        if (app->cfg.verbose && p->source) { /* where the finding's data comes from: -v only */
+            CU_AUTOFREE char *src = cu_xasprintf(_("source: %s"), p->source);
+            printf("%11s", "");
+            cu_print_wrapped_at(stdout, 11, 11, src, width);
+        }
     }
 }
 
@@ -192,7 +204,9 @@ cu_cmd_doctor(struct cu_app *app)
             if (p->severity != CU_SEV_ERROR)
                 continue;
             CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
-            printf("%s [%s]\n  %s %s\n", msg, p->code, _("fix:"), p->fix);
+            CU_AUTOFREE char *fix = cu_xasprintf(_("fix: %s"), p->fix);
+            cu_say(stdout, "", "%s [%s]", msg, p->code);
+            cu_say(stdout, "  ", "%s", fix);
         }
     }
     rc = cu_problems_has_error(&problems) ? 3 : 0;

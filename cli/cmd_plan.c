@@ -88,9 +88,10 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
     if (drv && strcmp(drv->action, "install") == 0) {
         printf("%s", bold);
         cu_print_padded(stdout, _("Driver"), 10);
-        printf(_("%s %d (%s kernel modules) from %s with %s; Secure Boot: %s; %s\n"), reset, drv->branch, drv->flavor,
-               strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager,
-               drv->secure_boot, drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
+        printf(_("%s %d (%s kernel modules) from %s with %s; Secure Boot: %s; %s\n"), reset, drv->branch,
+               cu_drv_flavor_word(drv->flavor), strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"),
+               drv->manager, cu_drv_secure_boot_word(drv->secure_boot),
+               drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
     }
     /* The count and the total take in every archive, the Python cudaup brings too; a size the
      * source does not publish is counted apart rather than guessed. */

@@ -778,7 +778,8 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
     }
     (*plan)->driver = drv;
     for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)
-        cu_plan_reason(*plan, _("Driver: %s"), drv->reasons.v[i]);
+        cu_plan_reason_src(*plan, i < drv->reason_sources.n && *drv->reason_sources.v[i] ? drv->reason_sources.v[i] : NULL,
+                           _("Driver: %s"), drv->reasons.v[i]);
     if ((st = inst_driver_bind(in, *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;

@@ -106,7 +106,7 @@ draw(struct tui *t)
         for (size_t i = 0; i < drv->packages.n; i++)
             cu_buf_printf(&pk, "%s%s", i ? " " : "", drv->packages.v[i]);
         tui_doc_add(&d, TC_KEY, 0, "%s", _("Driver"));
-        tui_doc_add(&d, TC_NORMAL, 2, _("NVIDIA driver %d, %s kernel modules, from %s with %s"), drv->branch, drv->flavor,
+        tui_doc_add(&d, TC_NORMAL, 2, _("NVIDIA driver %d, %s kernel modules, from %s with %s"), drv->branch, cu_drv_flavor_word(drv->flavor),
                     strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager);
         if (strcmp(drv->source, "nvidia") == 0 && !(t->ans.driver_source && strcmp(t->ans.driver_source, "nvidia") == 0))
             tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
