@@ -263,10 +263,30 @@ t.ok("[x] cuda_cudart" in d["comps"] and "ensorFlow" not in d["comps"],
 t.ok("installed already" in flat(d["review"]) and re.search(r"cuda_cudart\s+installed", d["review"]) and
      "Downloads: 6 archives" not in d["review"], "add components, one more ticked: the installed archives are marked "
      "installed, and only the new one is counted as a download", d["review"])
-r, d = b.wizard(["enter", "down", "down", "enter", "enter", "enter", "DUMP review0", "esc", "esc", "esc", "q", "y"])
+# Part of it installed (the record holds another libcublas than the mirror's): Changes fetches only what is missing.
+recp = os.path.join(b.cuda, ".cudaup", "record.json")
+rec_text = open(recp).read()
+rec = json.loads(rec_text)
+for comp in rec.get("components", []):
+    if comp.get("name") == "libcublas":
+        comp["sha256"] = "0" * 64
+open(recp, "w").write(json.dumps(rec))
+r, d = b.wizard(["enter", "down", "down", "enter", "enter", "enter", "DUMP partial", "end", "DUMP partial-end", "esc", "esc",
+                 "esc", "q", "y"])
+open(recp, "w").write(rec_text)
+part = flat(d["partial"] + d["partial-end"])
+t.ok(re.search(r"download 1 archive \(\d[\d.]* [kMG]?B\)", part) is not None and "nothing to fetch: cuDNN" in part and
+     not re.search(r"download [2-9] archives", part), "part installed: Changes fetches the one archive missing, and no cuDNN", part)
+r, d = b.wizard(["enter", "down", "down", "enter", "enter", "enter", "DUMP review0", "end", "DUMP review0-end", "enter",
+                 "DUMP review0-enter", "esc", "esc", "esc", "q", "y"])
 t.ok("Nothing to add" in d["review0"] and "Downloads:" not in d["review0"] and "Disk: about" not in d["review0"],
      "add components with nothing ticked beyond the installed: 'nothing to add', no download promised, one disk figure",
      d["review0"])
+# ... and Changes promises nothing either, nor does the key line offer to install (issue 35, item 7)
+rv0 = flat(d["review0"] + d["review0-end"])
+t.ok(not re.search(r"download \d+ archive", rv0) and "unpack" not in rv0 and "None: " in rv0 and "Enter: install" not in d["review0"] and
+     "Progress" not in d["review0-enter"] and "Nothing to add" in d["review0-enter"],
+     "nothing to add: Changes lists no download, Enter is not offered and does not install", d["review0"] + d["review0-end"])
 r, d = b.wizard(["enter", "down", "down", "enter", "home", "space", "DUMP kept", "esc", "esc", "q", "y"])
 t.ok("[x] cuda_cudart" in d["kept"] and "cuda_cudart stays:" in flat(d["kept"]) and "cuda_nvcc" in flat(d["kept"]),
      "unticking cuda_cudart, which nvcc needs: it stays, and the screen says why", d["kept"])
