@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +39,35 @@ cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
         p = cu_path_join(app->prefix, "cuda");
     }
     char real[PATH_MAX];
-    if (!realpath(p, real) || !cu_is_dir(real))
-        return cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
+    if (!realpath(p, real) || !cu_is_dir(real)) {
+        cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
+        /* The next step: the versions that are there, or where to look and how to put one there. */
+        CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
+        struct cu_strv have;
+        cu_strv_init(&have);
+        DIR *d = opendir(app->prefix);
+        for (struct dirent *de; d && (de = readdir(d)) != NULL;) {
+            CU_AUTOFREE char *cand = cu_path_join(app->prefix, de->d_name);
+            if (cu_str_has_prefix(de->d_name, "cuda-") && cu_is_dir(cand))
+                cu_strv_push(&have, de->d_name + 5);
+        }
+        if (d)
+            closedir(d);
+        cu_strv_sort(&have);
+        struct cu_buf list;
+        cu_buf_init(&list);
+        for (size_t i = 0; i < have.n; i++)
+            cu_buf_printf(&list, "%s%s", i ? ", " : "", have.v[i]);
+        if (have.n)
+            cu_error_advise(err, _("Name the version: cudaup %s --prefix %s %s (in %s: %s)."), cu_command_name(app->cfg.command),
+                            qp, have.v[have.n - 1], app->prefix, list.data);
+        else
+            cu_error_advise(err, _("Nothing cudaup knows is installed under %s: cudaup list --prefix %s shows what is; cudaup install --prefix %s puts CUDA there."),
+                            app->prefix, qp, qp);
+        cu_buf_fini(&list);
+        cu_strv_fini(&have);
+        return err->code;
+    }
     *dir = cu_xstrdup(real);
     return CU_OK;
 }

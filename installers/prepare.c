@@ -139,22 +139,32 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
     return CU_OK;
 }
 
-/* Can @dir be used, or made, by this user?  Its nearest existing folder must take new entries. */
+/* Can @dir be used, or made, by this user?  Its nearest existing folder must take new entries; else the
+ * refusal says so and names @opt, the option that chooses another. */
 static enum cu_status
-folder_usable(const char *what, const char *dir, struct cu_error *err)
+folder_usable(const char *what, const char *opt, const char *dir, struct cu_error *err)
 {
     CU_AUTOFREE char *p = cu_xstrdup(dir);
     for (;;) {
         struct stat sb;
         if (stat(p, &sb) == 0) {
             if (!S_ISDIR(sb.st_mode))
-                return cu_error_set(err, CU_E_USAGE, 0, _("%s %s cannot be used: %s is not a folder."), what, dir, p);
+            {
+                cu_error_set(err, CU_E_USAGE, 0, _("%s %s cannot be used: %s is not a folder."), what, dir, p);
+                cu_error_advise(err, _("Choose another folder with %s."), opt);
+                return CU_E_USAGE;
+            }
             /* access() says yes to root where mkdir still fails (/proc, read-only binds): try it,
              * with a folder made and removed at once. */
             CU_AUTOFREE char *probe = cu_xasprintf("%s/.cudaup-probe-XXXXXX", p);
-            if (!mkdtemp(probe))
-                return cu_error_set(err, CU_E_USAGE, errno, _("%s %s cannot be %s: %s takes no new entries"), what, dir,
-                                    strcmp(p, dir) == 0 ? _("written") : _("made"), p);
+            if (!mkdtemp(probe)) {
+                /* The errno says more only where it names a cause (permission, read-only); /proc's ENOENT would mislead. */
+                int e = errno == EACCES || errno == EPERM || errno == EROFS || errno == ENOSPC ? errno : 0;
+                cu_error_set(err, CU_E_USAGE, e, _("%s %s cannot be %s: %s takes no new entries"), what, dir,
+                             strcmp(p, dir) == 0 ? _("written") : _("made"), p);
+                cu_error_advise(err, _("It is not a place cudaup can write to; choose another folder with %s."), opt);
+                return CU_E_USAGE;
+            }
             rmdir(probe);
             return CU_OK;
         }
@@ -444,10 +454,11 @@ static enum cu_status
 preflight(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
 {
     enum cu_status st;
-    if (!in->unconstrained && (st = check_space(in, p, err)) != CU_OK)
+    /* Whether the folders can be made at all comes first: "/proc/nope has 0 B free" would say the wrong thing. */
+    if ((st = folder_usable(_("The install folder"), "--prefix", p->prefix, err)) != CU_OK ||
+        (st = folder_usable(_("The state folder"), "--state-dir", in->state_dir, err)) != CU_OK)
         return st;
-    if ((st = folder_usable(_("The install folder"), p->prefix, err)) != CU_OK ||
-        (st = folder_usable(_("The state folder"), in->state_dir, err)) != CU_OK)
+    if (!in->unconstrained && (st = check_space(in, p, err)) != CU_OK)
         return st;
     const char *tool = p->env.tool;
     /* `mirror` plans for other machines: whether conda is here does not matter. */

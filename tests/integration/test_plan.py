@@ -420,4 +420,25 @@ t.ok(m and int(m.group(1)) == len(rows_) == 3 and any(x.split()[0] == "python" f
      "and 1 of unpublished size" in m.group(2), "plan: the brought Python is in the count, and the total says one "
      "size is unpublished", rp.out)
 
+# Errors with a next step (issue 35, item 8): a place no install can go is said to be that, before any disk
+# figure ("/proc/nope has 0 B free ... No space left on device"), and each refusal names the option or command.
+if os.path.isdir("/proc/self"):
+    for opt, val in (("--prefix", "/proc/nope"), ("--state-dir", "/proc/st")):
+        r = run(["plan", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("cache"), "--framework", "none",
+                 "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st", opt, val], env=env)
+        t.ok(r.rc == 2 and "cannot be made" in r.err and "free" not in r.err and "No such file" not in r.err and
+             "choose another folder with %s" % opt in r.err, "plan %s %s: not a place cudaup can write to, and "
+             "the option that chooses another" % (opt, val), r)
+else:
+    t.skip("a folder under /proc", "no /proc here")
+r = run(["verify", "--root", root, "--prefix", "/nonexistent/cu", "--state-dir", t.tmpdir("st")], env=env)
+t.ok(r.rc == 3 and "There is no CUDA install at /nonexistent/cu/cuda" in r.err and
+     "cudaup list --prefix '/nonexistent/cu'" in r.err and "cudaup install --prefix '/nonexistent/cu'" in r.err,
+     "verify where nothing is installed: says where to look and how to put CUDA there", r)
+other = t.tmpdir("other")
+os.makedirs(os.path.join(other, "cuda-12.4"))
+r = run(["repair", "--yes", "--root", root, "--prefix", other, "--state-dir", t.tmpdir("st")], env=env)
+t.ok(r.rc == 3 and "Name the version: cudaup repair --prefix '%s' 12.4" % other in r.err,
+     "repair without a version where no active link is: names the version that is there", r)
+
 t.done()
