@@ -510,6 +510,12 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     p->env.tool = cu_xstrdup(tool);
     if (strcmp(scope, "user") == 0)
         p->env.shell_rc = c->shell_rc && *c->shell_rc ? cu_xstrdup(c->shell_rc) : cu_default_shell_rc(in->envp);
+    else if (c->shell_rc && *c->shell_rc && !in->unconstrained)
+        /* Read with the scope user only: said, not taken and ignored (issue 35). */
+        cu_plan_warn(p, strcmp(scope, "system") == 0 ? _("--shell-rc %s is not used: with the scope system the variables go to /etc/profile.d (add --env-scope user to use it).")
+                        : strcmp(scope, "conda") == 0 ? _("--shell-rc %s is not used: with the scope conda the variables go into the environment's activation scripts (add --env-scope user to use it).")
+                                                      : _("--shell-rc %s is not used: with the scope none no variables are written (add --env-scope user to use it)."),
+                     c->shell_rc);
     if (!p->framework)
         return;
     p->env.name = c->env_name && *c->env_name ? cu_xstrdup(c->env_name)
