@@ -441,4 +441,14 @@ r = run(["repair", "--yes", "--root", root, "--prefix", other, "--state-dir", t.
 t.ok(r.rc == 3 and "Name the version: cudaup repair --prefix '%s' 12.4" % other in r.err,
      "repair without a version where no active link is: names the version that is there", r)
 
+# list's text: no line ends in a space ("CUDA releases on the mirror "); a GPU-less plan says so once (issue 35)
+r = run(["list", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c")], env=env)
+t.ok(r.rc == 0 and "CUDA releases on the mirror\n" in r.out and not [l for l in r.out.splitlines() if l != l.rstrip()],
+     "list: no line with a trailing space", [l for l in r.out.splitlines() if l != l.rstrip()])
+ng, ngenv = machine(t, "no-gpu")
+r = run(["plan", "--root", ng, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--cuda", "12.4", "--framework", "none",
+         "--prefix", "/opt/cu", "--state-dir", t.tmpdir("st"), "--json"], env=ngenv)
+said = [w for w in (r.json() or {}).get("warnings", []) if "No NVIDIA GPU was found" in w]
+t.ok(r.rc == 0 and len(said) == 1 and "docker run --gpus all" in said[0], "no GPU: the plan's notes say it once, with the fix", r)
+
 t.done()
