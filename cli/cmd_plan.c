@@ -102,15 +102,21 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
     /* The count and the total take in every archive, the Python cudaup brings too; a size the
      * source does not publish is counted apart rather than guessed. */
     bool py_dl = p->python && p->python->dl.url;
-    size_t n = p->n_downloads + (py_dl ? 1 : 0), unsized = py_dl && p->python->dl.size_unknown ? 1 : 0;
-    for (size_t i = 0; i < p->n_downloads; i++)
-        unsized += p->downloads[i].size_unknown;
+    size_t n = p->n_downloads + (py_dl ? 1 : 0), unsized = 0;
+    uint64_t total = p->download_bytes; /* with the sizes the mirror reported for those no source publishes */
+    for (size_t i = 0; i < n; i++) {
+        bool known;
+        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : &p->python->dl;
+        uint64_t sz = cu_download_size(d, &known);
+        unsized += !known;
+        total += d->size_unknown && known ? sz : 0;
+    }
     printf("\n%s", bold);
     if (unsized)
         printf(ngettext_("%zu download, %s and %zu of unpublished size:", "%zu downloads, %s and %zu of unpublished size:", n),
-               n, cu_format_bytes(p->download_bytes, b1, sizeof(b1)), unsized);
+               n, cu_format_bytes(total, b1, sizeof(b1)), unsized);
     else
-        printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", n), n, cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
+        printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", n), n, cu_format_bytes(total, b1, sizeof(b1)));
     printf("%s\n", reset);
     /* The table's columns as wide as their longest entry, so that it fits a narrow terminal. */
     int cw = 0, vw = 0;
@@ -124,8 +130,10 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
         const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : &p->python->dl;
         const char *ver = i < p->n_downloads ? (d->version ? d->version : "") : p->python->version;
         printf("  %-*s  %-*s  ", cw, d->component, vw, ver);
-        const char *size = d->size_unknown ? _("size unpublished") : cu_format_bytes(d->size, b2, sizeof(b2));
-        printf("%*s%s\n", d->size_unknown ? 0 : 8 - (int)cu_text_cols(size) > 0 ? 8 - (int)cu_text_cols(size) : 0, "", size);
+        bool known;
+        uint64_t sz = cu_download_size(d, &known);
+        const char *size = known ? cu_format_bytes(sz, b2, sizeof(b2)) : _("size unpublished");
+        printf("%*s%s\n", !known ? 0 : 8 - (int)cu_text_cols(size) > 0 ? 8 - (int)cu_text_cols(size) : 0, "", size);
     }
     printf("\n%s%s%s\n", bold, _("Steps:"), reset);
     for (size_t i = 0; i < p->n_steps; i++) {

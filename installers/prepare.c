@@ -14,6 +14,8 @@
 
 #include "core/install/envfile.h"
 #include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/fetch/probe.h"
 #include "core/base/mem.h"
 #include "core/base/proc.h"
 #include "core/unpack/pyarchive.h"
@@ -208,26 +210,30 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     dev_t cache_dev, prefix_dev;
     struct cu_buf unsized; /* the archives no one publishes a size for, by name */
     size_t n_unsized = 0;
+    uint64_t seen = 0; /* the sizes the mirror reported for archives no source publishes a size of */
     cu_buf_init(&unsized);
     for (size_t i = 0; i < p->n_downloads + 1; i++) {
         const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i]
                                            : p->python && p->python->dl.url ? &p->python->dl : NULL;
-        /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come. */
-        if (d && d->size_unknown) {
+        /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come; the size the
+         * mirror reported, when it did, is what comes (learn_sizes). */
+        if (d && d->size_unknown && !d->size_seen) {
             cu_buf_printf(&unsized, "%s%s", n_unsized++ ? ", " : "", d->component);
             continue;
         }
         if (!d)
             continue;
+        uint64_t size = d->size_unknown ? d->size_seen : d->size;
         const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/install/pipeline.c) */
         CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", in->cache_dir, d->sha256,
                                              ext && !strchr(ext, '/') ? ext : ".tar.xz");
         CU_AUTOFREE char *part = cu_xasprintf("%s/archives/%s.partial", in->cache_dir, d->sha256);
         struct stat sb;
-        if (stat(fin, &sb) == 0 && (uint64_t)sb.st_size == d->size)
+        if (stat(fin, &sb) == 0 && (uint64_t)sb.st_size == size)
             continue;
-        uint64_t have = stat(part, &sb) == 0 && (uint64_t)sb.st_size <= d->size ? (uint64_t)sb.st_size : 0;
-        to_fetch += d->size - have;
+        uint64_t have = stat(part, &sb) == 0 && (uint64_t)sb.st_size <= size ? (uint64_t)sb.st_size : 0;
+        to_fetch += size - have;
+        seen += d->size_unknown ? size : 0;
     }
     /* Said in the plan whatever the disks: nothing can be checked for these. */
     if (n_unsized)
@@ -238,7 +244,7 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     cu_buf_fini(&unsized);
     if (!free_bytes(in->cache_dir, &cache_free, &cache_dev) || !free_bytes(p->prefix, &prefix_free, &prefix_dev))
         return CU_OK;
-    uint64_t unpack = p->download_bytes; /* at least */
+    uint64_t unpack = p->download_bytes + seen; /* at least */
     if (cache_dev == prefix_dev) {
         if (cache_free < to_fetch + unpack)
             return cu_error_set(err, CU_E_IO, ENOSPC,
@@ -449,11 +455,35 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     return CU_OK;
 }
 
+/*
+ * An archive whose size no source publishes (a runfile, a cuDNN .tgz): the size the mirror reports when
+ * asked (HEAD's Content-Length, or stat on a file:// mirror), so that the disk check and the totals count
+ * a 2 GB runfile as 2 GB, not as "more than 28 MB" (issue 35).  The hash still decides; a mirror that does
+ * not answer leaves the size unknown, and the download says what is wrong.
+ */
+static void
+learn_sizes(const struct cu_net *net, struct cu_plan *p)
+{
+    for (size_t i = 0; net && i < p->n_downloads + 1; i++) {
+        struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : p->python ? &p->python->dl : NULL;
+        if (!d || !d->url || !d->size_unknown || d->size_seen)
+            continue;
+        struct cu_probe_item it = {.url = d->url, .name = d->component, .size = d->size, .size_is_limit = true};
+        struct cu_error e;
+        if (cu_probe_run(net, &it, 1, 1, NULL, &e) == CU_OK && it.verdict == CU_PROBE_OK && it.found_size) {
+            d->size_seen = it.found_size;
+            cu_log_debug("%s: %llu bytes, as the mirror reports (no source publishes its size)", d->component,
+                         (unsigned long long)it.found_size);
+        }
+    }
+}
+
 /* Everything the plan will touch or run, checked before the first change (issue: no half installs). */
 static enum cu_status
-preflight(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
+preflight(const struct cu_prepare_in *in, const struct cu_net *net, struct cu_plan *p, struct cu_error *err)
 {
     enum cu_status st;
+    learn_sizes(net, p);
     /* Whether the folders can be made at all comes first: "/proc/nope has 0 B free" would say the wrong thing. */
     if ((st = folder_usable(_("The install folder"), "--prefix", p->prefix, err)) != CU_OK ||
         (st = folder_usable(_("The state folder"), "--state-dir", in->state_dir, err)) != CU_OK)
@@ -814,7 +844,7 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         choose_index(in, *mirror, *plan);
     /* `mirror` plans for other machines: this one's Pythons do not matter. */
     if ((!in->unconstrained && (st = venv_python(in, *plan, err)) != CU_OK) ||
-        (st = preflight(in, *plan, err)) != CU_OK) {
+        (st = preflight(in, cu_mirror_net(*mirror), *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;
         return st;

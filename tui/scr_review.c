@@ -76,6 +76,22 @@ padded(const char *s, int w)
     return cu_xasprintf("%s%*s", s, n > 0 ? n : 0, "");
 }
 
+/* A download's size: published, or reported by the mirror while planning (cu_download_size). */
+static bool
+dl_known(const struct cu_plan_download *d)
+{
+    bool known;
+    cu_download_size(d, &known);
+    return known;
+}
+
+static uint64_t
+dl_bytes(const struct cu_plan_download *d)
+{
+    bool known;
+    return cu_download_size(d, &known);
+}
+
 /* Which of the plan's archives the install at its CUDA path holds already (Add components); *n their count. */
 static bool *
 installed_already(const struct cu_plan *p, size_t *n)
@@ -183,7 +199,7 @@ draw(struct tui *t)
         tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s"), p->n_downloads, cu_format_bytes(bytes, b1, sizeof(b1)));
     for (size_t i = 0; i < p->n_downloads; i++)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component,
-                    inst[i] ? _("installed") : p->downloads[i].size_unknown ? "?" : cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
+                    inst[i] ? _("installed") : !dl_known(&p->downloads[i]) ? "?" : cu_format_bytes(dl_bytes(&p->downloads[i]), b1, sizeof(b1)),
                     p->downloads[i].version ? p->downloads[i].version : "");
     if (py_dl)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", "python", _("size unpublished"), p->python->version);

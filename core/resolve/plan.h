@@ -26,6 +26,8 @@ struct cu_plan_download {
     char sha256[65];
     uint64_t size;     /* the exact size; with size_unknown, only the most that is accepted */
     bool size_unknown; /* the source publishes no size (python-build-standalone): the hash alone decides */
+    uint64_t size_seen; /* with size_unknown: the size the mirror reported (Content-Length, stat) when asked
+                         * while planning, for the disk check and the totals; 0 when not known */
     char *runfile_layout; /* a CUDA runfile, read (never run) by core/unpack/runfile.c: "nested", ...; else NULL */
     char *archive_layout; /* a Python archive's: "full" places only python/install/ (core/unpack/pyarchive.h);
                              NULL or "install_only": the archive's top folder holds the tree */
@@ -139,6 +141,12 @@ json_t *cu_plan_to_json(const struct cu_plan *plan);
 
 /** "12.4" of the plan's CUDA. Returns @buf. */
 char *cu_plan_cuda_mm(const struct cu_plan *plan, char *buf, size_t len);
+
+/**
+ * The bytes download @d brings: its published size, else the size the mirror reported while planning
+ * (size_seen); *@known false (and 0) when neither is known.
+ */
+uint64_t cu_download_size(const struct cu_plan_download *d, bool *known);
 
 /** Human size: "1.2 GB", "340 MB", "12 kB". Returns @buf. */
 char *cu_format_bytes(uint64_t n, char *buf, size_t len);

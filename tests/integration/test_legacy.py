@@ -320,6 +320,25 @@ def cu(*args, timeout=600):
     return run(list(args[:1]) + ["--json"] + COMMON + list(args[1:]), env=ENV, timeout=timeout)
 
 
+# A runfile's and a .tgz's size no source publishes: the plan takes the size the mirror reports (stat here, HEAD's
+# Content-Length over http), so that the disk check counts them (issue 35: "more than 20 MB" for a 2 GB stack).
+r = cu("plan", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14")
+dls = {x["component"]: x for x in (r.json() or {}).get("downloads", [])}
+disk = [x for x in (r.json() or {}).get("reasons", []) if x.startswith("Disk: ")]
+t.ok(r.rc == 0 and dls.get("cuda_runfile", {}).get("size") is None and dls.get("cuda_runfile", {}).get("size_seen") == len(runfile)
+     and dls.get("cudnn", {}).get("size_seen") == len(tgz) and
+     not any("not published" in w for w in (r.json() or {}).get("warnings", [])),
+     "plan: the runfile's and the .tgz's sizes as the mirror reports them (size_seen), no 'not published' note", r)
+from httpserver import Server  # noqa: E402
+hs = Server(M)
+r = cu("plan", "--mirror", hs.url, "--cache-dir", t.tmpdir("hc"), "--framework", "tensorflow==1.14")
+dls = {x["component"]: x for x in (r.json() or {}).get("downloads", [])}
+t.ok(r.rc == 0 and dls.get("cuda_runfile", {}).get("size_seen") == len(runfile) and
+     any(q[0] == "HEAD" and RUN_REL in q[1] for q in hs.requests if isinstance(q, (tuple, list)) and len(q) >= 2),
+     "over http the size comes from HEAD's Content-Length", (r, hs.requests[:8]))
+hs.stop()
+rt = run(["plan"] + COMMON + ["--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14"], env=ENV)
+t.ok("size unpublished" not in rt.out and "of unpublished size" not in rt.out, "plan's text: sizes, not 'size unpublished'", rt.out)
 r = cu("install", "--yes", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
        "--env-tool", "venv", "--env-name", "tf1", "--env-scope", "conda", "--shell-rc", os.path.join(HOME, ".bashrc"))
 t.eq(r.rc, 0, "install --framework tensorflow==1.14 from a mirror with the runfile, the .tgz, a Python 3.7 and the wheels", r)
