@@ -102,6 +102,10 @@ draw(struct tui *t)
     char **rows = cu_xcalloc(n + 1, sizeof(char *));
     uint64_t total = 0;
     size_t count = 0;
+    /* The names' column as wide as the longest name: the descriptions keep the rest (issue 35: cut at 60x20). */
+    int kw = 8;
+    for (size_t i = 0; i < n; i++)
+        kw = (int)strlen(pk[i]->key) > kw ? (int)strlen(pk[i]->key) : kw;
     for (size_t i = 0; i < n; i++) {
         const struct cu_artifact *a = cu_package_artifact(pk[i], t->plan->platform, NULL);
         bool on = selected(t, pk[i]->key);
@@ -109,7 +113,7 @@ draw(struct tui *t)
             total += a->size;
             count++;
         }
-        rows[i] = cu_xasprintf(" [%s] %-26s %9s  %s", on ? "x" : " ", pk[i]->key, cu_format_bytes(a->size, b1, sizeof(b1)),
+        rows[i] = cu_xasprintf(" [%s] %-*s %8s  %s", on ? "x" : " ", kw, pk[i]->key, cu_format_bytes(a->size, b1, sizeof(b1)),
                                pk[i]->name ? pk[i]->name : "");
     }
     /* A row cut at the edge ends in "…"; the selected one is spelled out whole below the list. */

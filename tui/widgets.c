@@ -484,13 +484,31 @@ tui_frame(struct tui *t, const char *title, const char *keys)
      * broken between two keys, so that every key stays visible. */
     const char *keys2 = NULL;
     CU_AUTOFREE char *keys1 = NULL;
+    CU_AUTOFREE char *tight = NULL;
     if (tui_width(keys) > COLS - 2) {
+        /* First closer together (two spaces between keys, not three): often that is enough. */
+        struct cu_buf b;
+        cu_buf_init(&b);
+        for (const char *p = keys; *p; p++)
+            if (!(p[0] == ' ' && p[1] == ' ' && p[2] == ' '))
+                cu_buf_putc(&b, *p);
+        tight = cu_buf_steal(&b);
+        keys = tight;
+    }
+    if (tui_width(keys) > COLS - 2) {
+        /* Then over two rows, broken between two keys where the rows come out most even: no "q: quit"
+         * alone on the second (issue 35). */
         const char *best = NULL;
+        int best_w = 1 << 20;
         for (const char *p = strstr(keys, "  "); p; p = strstr(p + 1, "  ")) {
             CU_AUTOFREE char *head = cu_xstrndup(keys, (size_t)(p - keys));
-            if (tui_width(head) > COLS - 2)
+            int w1 = tui_width(head), w2 = tui_width(p + strspn(p, " "));
+            if (w1 > COLS - 2)
                 break;
-            best = p;
+            if (w2 <= COLS - 2 && (w1 > w2 ? w1 : w2) < best_w) {
+                best_w = w1 > w2 ? w1 : w2;
+                best = p;
+            }
         }
         if (best) {
             keys1 = cu_xstrndup(keys, (size_t)(best - keys));
@@ -805,7 +823,23 @@ tui_unflag(const char *text)
                     value[0] = '\0';
             }
         }
-        if (value[0] && field)
+        /* "give --python-source system": the verb goes with the flag ("give From this machine's on the ..."
+         * read wrong, issue 35); the wizard's words choose the row and its value. */
+        bool verb = false;
+        static const char *const verbs[] = {"give ", "use ", "add "};
+        for (size_t k = 0; k < CU_N_ELEMENTS(verbs) && !verb; k++) {
+            size_t vl = strlen(verbs[k]);
+            if (b.len >= vl && strcmp(b.data + b.len - vl, verbs[k]) == 0 && (b.len == vl || b.data[b.len - vl - 1] == ' ')) {
+                b.len -= vl;
+                b.data[b.len] = '\0';
+                verb = true;
+            }
+        }
+        if (verb)
+            cu_buf_puts(&b, _("choose "));
+        if (value[0] && field && strcmp(value_label(flag, value), value) != 0)
+            cu_buf_printf(&b, _("“%s: %s” on the %s screen"), field, value_label(flag, value), screen);
+        else if (value[0] && field)
             cu_buf_printf(&b, _("%s %s on the %s screen"), field, value_label(flag, value), screen);
         else if (value[0])
             cu_buf_printf(&b, _("%s on the %s screen"), value_label(flag, value), screen);

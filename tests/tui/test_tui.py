@@ -631,4 +631,47 @@ t.eq(r.rc, 0, "--iterations 3 ends the loop", r)
 r = run([], env={"HOME": q.home})
 t.ok(r.rc == 2 and "not a terminal" in r.err, "no terminal and not headless: exit 2 with how to run headless", r)
 
+# ---- issue 35, rough list: what the wizard shows ----
+# A Python download that fails: the title names that stage (not "Installing CUDA … failed"), the mark stands beside
+# a sentence that starts with a long URL (no lone ✗ row), the advice's flag becomes a choice ("choose “From: this
+# machine's” …", not "give From this machine's on …"), and a size no source publishes is not shown as its limit.
+GTX = os.path.join(t.tmpdir("gtx535"), "root")
+machines.build_spec({"os": "ubuntu", "gpus": [("0000:01:00.0", "13c2", "0x030000", "nvidia", "5.2", 4096, "NVIDIA GeForce GTX 970")],
+                     "driver": "535.183.01", "cuda": 12020, "libs": True}, GTX)
+GENV = {"FAKE_NVIDIA_CONFIG": os.path.join(GTX, "fake-nvidia.conf")}
+pb = Box("pyfail", root=GTX, env=GENV)
+r, d = pb.wizard(["enter", "enter", "enter", "enter", "enter", "enter", "enter", "DUMP stage", "enter", "wait", "DUMP failed", "q", "y"],
+                 "--framework", "tensorflow==1.14", "--python-source", "cudaup", "--retries", "0")
+fr = rows(d["failed"])
+t.ok(len(fr) > 3 and "Bringing Python 3.7.9 into" in fr[2] and fr[2].rstrip().endswith("failed") and "Installing CUDA" not in d["failed"],
+     "a failed Python download: the title names the Python stage", d["failed"])
+t.ok(not [x for x in fr if x.strip() in ("✗", "x")] and any(x.startswith(" ✗ file://") for x in fr),
+     "the mark stands beside the failure's first words, not alone on a row", d["failed"])
+t.ok("choose “From: this machine's” on the Python environment screen" in flat(d["failed"]) and "give From" not in flat(d["failed"]),
+     "the advice names the choice on the Python environment screen", d["failed"])
+t.ok(" GB " not in d["failed"] and "17 GB" not in d["stage"] + d["failed"],
+     "the runfile, whose size no source publishes, shows '?', not its download limit", d["failed"])
+# The Welcome of a machine where nouveau holds the GPU says what comes of it; Location names the version chosen.
+NOUV, NOUVENV = machine(t, "u2404-gtx970-nouveau-sb")
+nb = Box("nouveau", root=NOUV, env=NOUVENV)
+r, d = nb.wizard(["DUMP welcome", "enter", "enter", "down", "down", "down", "enter", "enter", "enter", "DUMP location", "q", "y"],
+                 env={"CUDAUP_DRIVER": "auto"})
+t.ok("nouveau driver holds the GPU" in flat(d["welcome"]) and "the wizard plans the NVIDIA driver that fits" in flat(d["welcome"]) and
+     "No NVIDIA driver is loaded." not in d["welcome"], "Welcome with nouveau: what the wizard does about it", d["welcome"])
+t.ok(shows(d["location"], "CUDA 12.6 goes into %s/cuda-12.6" % nb.prefix) and "cuda-X.Y" not in d["location"],
+     "Location: the version chosen, the whole path", d["location"])
+# 60x20: no key alone on the key line's second row; the Components descriptions and the Location path whole.
+nw = Box("narrow")
+r, d = nw.wizard(["enter", "DUMP system", "enter", "down", "down", "down", "enter", "enter", "DUMP components", "enter",
+                             "DUMP location", "q", "y"], size=(60, 20))
+for name in ("system", "components", "location"):
+    kr = [x.strip() for x in rows(d[name])[-2:]]
+    t.ok(fits_screen(d[name], 60, 20) and not any(re.fullmatch(r"\S+: \S+", x) for x in kr),
+         "60x20 %s: the key line is not left with one key alone" % name, d[name])
+t.ok("CUDA Runtime (cudart)" in d["components"] and "…" not in d["components"], "60x20 Components: descriptions whole", d["components"])
+field = [x for x in rows(d["location"]) if "Install folder" in x]
+t.ok(shows(d["location"], "CUDA 12.6 goes into %s/cuda-12.6" % nw.prefix) and field and
+     field[0].split("Install folder", 1)[1].strip().startswith("…"),
+     "60x20 Location: the path whole under the field, and the field's cut start marked …", d["location"])
+
 t.done()
