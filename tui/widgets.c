@@ -778,6 +778,9 @@ tui_unflag(const char *text)
     cu_buf_init(&b);
     CU_AUTOFREE char *whole = text && *text ? cu_str_sentence(text) : NULL;
     text = whole ? whole : text;
+    char *last_item = NULL; /* the choice told last, its screen, and where its words start and end */
+    const char *last_screen = NULL;
+    size_t last_start = 0, last_end = 0;
     for (const char *p = text ? text : ""; *p;) {
         const char *field = NULL, *screen = NULL;
         char flag[32] = "";
@@ -837,17 +840,38 @@ tui_unflag(const char *text)
         }
         if (verb)
             cu_buf_puts(&b, _("choose "));
-        if (value[0] && field && strcmp(value_label(flag, value), value) != 0)
-            cu_buf_printf(&b, _("“%s: %s” on the %s screen"), field, value_label(flag, value), screen);
+        /* The choice itself: a value from the row's list quoted with its row ("“Tool: conda”"), a number
+         * after its row ("CUDA 12.4"), or the row alone. */
+        char *item = NULL;
+        if (value[0] && field && (flag_values(flag) || strcmp(value_label(flag, value), value) != 0))
+            item = cu_xasprintf(_("“%s: %s”"), field, value_label(flag, value));
         else if (value[0] && field)
-            cu_buf_printf(&b, _("%s %s on the %s screen"), field, value_label(flag, value), screen);
-        else if (value[0])
-            cu_buf_printf(&b, _("%s on the %s screen"), value_label(flag, value), screen);
-        else if (field)
-            cu_buf_printf(&b, _("%s on the %s screen"), field, screen);
-        else
-            cu_buf_printf(&b, _("the %s screen"), screen);
+            item = cu_xasprintf("%s %s", field, value);
+        else if (value[0] || field)
+            item = cu_xstrdup(value[0] ? value_label(flag, value) : field);
+        /* Two choices on one screen joined by "or" name the screen once: "choose “From: this machine's”
+         * or “Tool: conda” on the Python environment screen" (issue 35). */
+        static const char or_[] = " or ";
+        if (item && last_item && strcmp(last_screen, screen) == 0 && b.len == last_end + strlen(or_) &&
+            strcmp(b.data + last_end, or_) == 0) {
+            b.len = last_start;
+            b.data[b.len] = '\0';
+            cu_buf_printf(&b, _("%s or %s on the %s screen"), last_item, item, screen);
+            free(item);
+            item = NULL; /* a third joins no further */
+        } else {
+            last_start = b.len;
+            if (item)
+                cu_buf_printf(&b, _("%s on the %s screen"), item, screen);
+            else
+                cu_buf_printf(&b, _("the %s screen"), screen);
+        }
+        free(last_item);
+        last_item = item;
+        last_screen = screen;
+        last_end = b.len;
         p = after;
     }
+    free(last_item);
     return cu_buf_steal(&b);
 }

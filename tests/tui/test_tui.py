@@ -647,10 +647,32 @@ t.ok(len(fr) > 3 and "Bringing Python 3.7.9 into" in fr[2] and fr[2].rstrip().en
      "a failed Python download: the title names the Python stage", d["failed"])
 t.ok(not [x for x in fr if x.strip() in ("✗", "x")] and any(x.startswith(" ✗ file://") for x in fr),
      "the mark stands beside the failure's first words, not alone on a row", d["failed"])
-t.ok("choose “From: this machine's” on the Python environment screen" in flat(d["failed"]) and "give From" not in flat(d["failed"]),
-     "the advice names the choice on the Python environment screen", d["failed"])
+t.ok("choose “From: this machine's” or “Tool: conda” on the Python environment screen to use one of this machine's" in
+     flat(d["failed"]) and "give From" not in flat(d["failed"]),
+     "the advice names the choices on the Python environment screen, the screen once", d["failed"])
 t.ok(" GB " not in d["failed"] and "17 GB" not in d["stage"] + d["failed"],
      "the runfile, whose size no source publishes, shows '?', not its download limit", d["failed"])
+# While the Python download runs (its bytes never come: the server stalls), the title names that stage, not
+# "Installing CUDA"; at 60 columns the status line under the bar wraps instead of ending "el…".
+PYFILE = "cpython-3.7.9-x86_64-unknown-linux-gnu-pgo-20200823T0036.tar.zst"  # the catalog's Python 3.7
+SLOWM = os.path.join(t.tmpdir("slowpy"), "m")
+os.makedirs(os.path.join(SLOWM, "python"))
+for n in os.listdir(MIRROR):
+    os.symlink(os.path.join(MIRROR, n), os.path.join(SLOWM, n))
+with open(os.path.join(SLOWM, "python", PYFILE), "wb") as f:
+    f.truncate(28357634)  # the catalog's size, so that the check before the download lets it start
+srv = Server(SLOWM)
+srv.fault("/python/" + PYFILE, stall=120)
+sb = Box("pyslow", root=GTX, env=GENV, mirror=srv.url)
+r, d = sb.wizard(["enter"] * 8 + ["sleep 3000", "now DUMP running", "now c", "now y", "wait", "q", "y"],
+                 "--framework", "tensorflow==1.14", "--python-source", "cudaup", size=(60, 20))
+srv.stop()
+rr = rows(d["running"])
+t.ok(len(rr) > 3 and rr[2].startswith(" Bringing Python 3.7.9 into …") and "Installing CUDA" not in d["running"],
+     "the Python stage running: the title names it", d["running"])
+status = [x for x in rr if "downloaded" in x]
+t.ok(fits_screen(d["running"], 60, 20) and status and "elapsed" in d["running"] and
+     not [x for x in rr[3:8] if x.rstrip().endswith("…")], "60x20 Progress: the status line wraps, whole", d["running"])
 # The Welcome of a machine where nouveau holds the GPU says what comes of it; Location names the version chosen.
 NOUV, NOUVENV = machine(t, "u2404-gtx970-nouveau-sb")
 nb = Box("nouveau", root=NOUV, env=NOUVENV)
@@ -674,4 +696,18 @@ t.ok(shows(d["location"], "CUDA 12.6 goes into %s/cuda-12.6" % nw.prefix) and fi
      field[0].split("Install folder", 1)[1].strip().startswith("…"),
      "60x20 Location: the path whole under the field, and the field's cut start marked …", d["location"])
 
+
+# Done after a failed check: the cause once, with its fix (the runtime that cannot reach the GPU), not the same
+# paragraph for each GPU check after it.
+badconf = os.path.join(t.tmpdir("cuinit"), "fake-nvidia.conf")
+with open(badconf, "w") as f:
+    f.write(re.sub(r"(?m)^cu_init \d+", "cu_init 35", open(TENV["FAKE_NVIDIA_CONFIG"]).read()))
+db = Box("cuinit")
+r, d = db.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter", "DUMP validation",
+                  "enter", "DUMP done", "q", "y"], "--env-scope", "none", env={"FAKE_NVIDIA_CONFIG": badconf})
+marks = [x for x in rows(d["done"]) if x.strip().startswith("✗")]
+t.ok(len(marks) == 1 and "✗ device:" in marks[0] and flat(d["done"]).count("cudaErrorInsufficientDriver") == 1 and
+     "where the loader looks" in flat(d["done"]), "Done: one failed check, its cause and fix said once", d["done"])
+t.ok("not run: the device check failed" in flat(d["validation"]), "Validation: the GPU work after it is not run",
+     d["validation"])
 t.done()
