@@ -429,8 +429,13 @@ if os.path.isdir("/proc/self"):
         t.ok(r.rc == 2 and "cannot be made" in r.err and "free" not in r.err and "No such file" not in r.err and
              "choose another folder with %s" % opt in r.err, "plan %s %s: not a place cudaup can write to, and "
              "the option that chooses another" % (opt, val), r)
+    # verify keeps a log in its state folder: one it cannot make is said so, with the option (no open()'s ENOENT)
+    r = run(["verify", "--root", root, "--state-dir", "/proc/st"], env=env)
+    t.ok("No log is kept: the state folder /proc/st cannot be made; choose another folder with --state-dir." in r.err
+         and "No such file" not in r.err, "verify --state-dir /proc/st: no log, said so with the option", r)
 else:
     t.skip("a folder under /proc", "no /proc here")
+    t.skip("verify --state-dir under /proc", "no /proc here")
 r = run(["verify", "--root", root, "--prefix", "/nonexistent/cu", "--state-dir", t.tmpdir("st")], env=env)
 t.ok(r.rc == 3 and "There is no CUDA install at /nonexistent/cu/cuda" in r.err and
      "cudaup list --prefix '/nonexistent/cu'" in r.err and "cudaup install --prefix '/nonexistent/cu'" in r.err,
