@@ -266,11 +266,21 @@ draw(struct tui *t)
         tui_wrap(y - 1, 1, COLS - 2, step_rows, t->step);
         y += step_rows - 1;
     }
-    for (int r = 0; r < log_rows; r++) {
-        int idx = (int)t->n_log - log_rows + r;
-        if (idx < 0)
-            continue;
-        tui_text(y + r, 2, COLS - 4, t->log[(t->log_head + (size_t)idx) % TUI_LOG_LINES]);
+    /* The newest messages that fit whole, each wrapped under itself (a note cut at "come from the…" at 60
+     * columns told half of it, issue 35); a message taller than the room shows its first rows. */
+    int from = (int)t->n_log, used = 0;
+    while (from > 0 && from > (int)t->n_log - TUI_LOG_LINES) {
+        int need = tui_wrap_rows(t->log[(t->log_head + (size_t)(from - 1)) % TUI_LOG_LINES], COLS - 4, 0);
+        if (used + need > log_rows && used > 0)
+            break;
+        used += need;
+        from--;
+    }
+    for (int idx = from, r = used < log_rows ? log_rows - used : 0; idx < (int)t->n_log && r < log_rows; idx++) {
+        const char *msg = t->log[(t->log_head + (size_t)idx) % TUI_LOG_LINES];
+        int need = tui_wrap_rows(msg, COLS - 4, 0);
+        tui_wrap(y + r, 2, COLS - 4, need < log_rows - r ? need : log_rows - r, msg);
+        r += need;
     }
     tui_attr(t, TC_DIM, false);
     if (failed) {

@@ -673,6 +673,8 @@ t.ok(len(rr) > 3 and rr[2].startswith(" Bringing Python 3.7.9 into …") and "In
 status = [x for x in rr if "downloaded" in x]
 t.ok(fits_screen(d["running"], 60, 20) and status and "elapsed" in d["running"] and
      not [x for x in rr[3:8] if x.rstrip().endswith("…")], "60x20 Progress: the status line wraps, whole", d["running"])
+t.ok("The mirror uses plain http; the checksums come from the same server." in flat(d["running"]),
+     "60x20 Progress: a message under the list wraps, whole", d["running"])
 # The Welcome of a machine where nouveau holds the GPU says what comes of it; Location names the version chosen.
 NOUV, NOUVENV = machine(t, "u2404-gtx970-nouveau-sb")
 nb = Box("nouveau", root=NOUV, env=NOUVENV)
