@@ -651,7 +651,7 @@ plan_note(const struct cu_plan *p, enum cu_product product)
     else
         cu_buf_printf(&b, "%s", _("no cuDNN"));
     if (p->framework)
-        cu_buf_printf(&b, ", %s %s", cu_framework_title(p->framework->name), p->framework->version ? p->framework->version : "");
+        cu_buf_printf(&b, _(", %s %s"), cu_framework_title(p->framework->name), p->framework->version ? p->framework->version : "");
     return cu_buf_steal(&b);
 }
 

@@ -785,7 +785,9 @@ tui_unflag(const char *text)
         const char *field = NULL, *screen = NULL;
         char flag[32] = "";
         size_t fl = 0;
-        if (p[0] == '-' && p[1] == '-' && (p == text || p[-1] == ' ' || p[-1] == '(') && islower((unsigned char)p[2])) {
+        /* after a space, "(" or a full-width "（" (zh_CN's "…而不是 12.6.3（--cuda）") */
+        bool opens = p == text || p[-1] == ' ' || p[-1] == '(' || (p - text >= 3 && memcmp(p - 3, "\xef\xbc\x88", 3) == 0);
+        if (p[0] == '-' && p[1] == '-' && opens && islower((unsigned char)p[2])) {
             fl = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
             if (fl < sizeof(flag)) {
                 memcpy(flag, p + 2, fl);
@@ -851,9 +853,10 @@ tui_unflag(const char *text)
             item = cu_xstrdup(value[0] ? value_label(flag, value) : field);
         /* Two choices on one screen joined by "or" name the screen once: "choose “From: this machine's”
          * or “Tool: conda” on the Python environment screen" (issue 35). */
-        static const char or_[] = " or ";
-        if (item && last_item && strcmp(last_screen, screen) == 0 && b.len == last_end + strlen(or_) &&
-            strcmp(b.data + last_end, or_) == 0) {
+        const char *or_ = _(" or "); /* as the sentence's own language joins two flags */
+        if (item && last_item && strcmp(last_screen, screen) == 0 &&
+            ((b.len == last_end + strlen(or_) && strcmp(b.data + last_end, or_) == 0) ||
+             (b.len == last_end + 4 && strcmp(b.data + last_end, " or ") == 0))) {
             b.len = last_start;
             b.data[b.len] = '\0';
             cu_buf_printf(&b, _("%s or %s on the %s screen"), last_item, item, screen);

@@ -235,6 +235,27 @@ for name, args in CLI:
     t.eq(layout(r.out + "\n" + r.err) + sources(r.out + "\n" + r.err), [],
          "zh_CN cudaup %s: Chinese punctuation and spacing, no source list" % name, r)
 
+# TensorFlow 1.14 on a GTX 970 with driver 535 (issue 35): a Versions row names the choice, not "（--cuda）", and the
+# automatic row's note joins in Chinese; Components gives cuDNN's .tgz no size that no source gave (not its download
+# limit, 17 GB); a Python the mirror lacks: two choices of one screen, the screen named once.
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
+
+G535 = os.path.join(t.tmpdir("gtx535"), "root")
+machines.build_spec({"os": "ubuntu", "gpus": [("0000:01:00.0", "13c2", "0x030000", "nvidia", "5.2", 4096, "NVIDIA GeForce GTX 970")],
+                     "driver": "535.183.01", "cuda": 12020, "libs": True}, G535)
+g5 = Box("gtx535", root=G535, env={"FAKE_NVIDIA_CONFIG": os.path.join(G535, "fake-nvidia.conf")})
+r, d = g5.wizard(["enter", "enter", "enter", "DUMP versions", "enter", "DUMP components", "enter", "enter", "enter", "enter",
+                  "wait", "DUMP failed", "q", "y"], "--framework", "tensorflow==1.14", "--python-source", "cudaup",
+                 "--retries", "0")
+nospace = lambda x: "".join(x.split())  # noqa: E731  (rows joined again however the wrapping split them)
+t.ok("--cuda" not in d["versions"] and "自动：cuDNN7.4.2，TensorFlow1.14.0" in nospace(d["versions"]),
+     "zh_CN Versions of TensorFlow 1.14: no flag, the automatic note joined in Chinese", d["versions"])
+t.ok("cuDNN7.4.2.24（大小未公布）" in nospace(d["components"]) and " GB" not in d["components"],
+     "zh_CN Components: cuDNN's unpublished size said so, not its download limit", d["components"])
+t.ok("“Python环境”屏幕上的“来源：本机的”或“工具：conda”" in nospace(d["failed"]),
+     "zh_CN: a Python the mirror lacks, the two choices of one screen with the screen once", d["failed"])
+
 # ---- The driver's screens and sentences (issue 35, items 5 and 6): the GTX 970 with nouveau, planned with a
 # driver; doctor on broken-driver states.  "proprietary"/"open" and the reasons in Chinese, no source list. ----
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
