@@ -30,7 +30,7 @@ enum cu_status
 inst_driver_prepare(const struct cu_prepare_in *in, struct cu_drv_plan **out, struct cu_facts *planned,
                     struct cu_error *err)
 {
-    struct cu_drv_wish w = {in->cfg->driver, in->cfg->driver_source, in->cfg->cuda};
+    struct cu_drv_wish w = {.driver = in->cfg->driver, .source = in->cfg->driver_source, .cuda = in->cfg->cuda};
     enum cu_status st;
     *out = NULL;
     *planned = *in->facts;
@@ -604,7 +604,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
             return st;
     }
     if (has_code(pr, "driver-flavor-unsupported")) {
-        struct cu_drv_wish w = {NULL, NULL, NULL};
+        struct cu_drv_wish w = {.driver = NULL};
         struct cu_drv_in in = {f, cat, &w};
         struct cu_plan p = {0};
         p.driver = cu_drv_choose(&in);

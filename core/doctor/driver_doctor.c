@@ -160,7 +160,7 @@ void
 cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_problems *pr)
 {
     static const char *const codes[] = {"no-driver", "driver-too-old", "driver-too-old-for-gpu", "nouveau", "no-libcuda"};
-    struct cu_drv_wish w = {NULL, NULL, NULL};
+    struct cu_drv_wish w = {.driver = NULL};
     struct cu_drv_in in = {f, cat, &w};
     struct cu_drv_plan *p = NULL;
     for (size_t i = 0; i < pr->n; i++) {
