@@ -278,11 +278,13 @@ for name in ("system", "review", "review-end"):
          "zh_CN wizard on the GTX 970 with nouveau, %s: no English sentence, no source list" % name, d.get(name, ""))
 t.ok("专有" in d.get("review", "") + d.get("review-end", "") and "proprietary" not in d.get("review", "") + d.get("review-end", ""),
      "zh_CN Review: the driver's flavor in Chinese", d.get("review", ""))
-# A refusal whose advice names another framework's command: "但 cudaup install …", not "但cudaup install".
+# A refusal whose advice names a command: spaced from the Chinese before it ("但 cudaup install …", not
+# "但cudaup install"), the driver's flavor in Chinese, no space after a full-width stop.
 OLD, OENV = machine(t, "maxwell-old-driver")
 r = run(["plan", "--framework", "jax", "--root", OLD, "--mirror", "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia"),
          "--prefix", "/opt/cu", "--state-dir", t.tmpdir("st"), "--cache-dir", t.tmpdir("c")], env=dict(OENV, **ZH))
-t.ok(r.rc == 3 and "但 cudaup install" in r.err and layout(r.err) == [], "zh_CN refusal with advice: spaced, no glued Latin", r)
+t.ok(r.rc == 3 and "cudaup install --framework jax" in r.err and layout(r.err) == [] and "proprietary" not in r.err and
+     "。 " not in r.err and "专有内核模块" in r.err, "zh_CN refusal with advice: spaced, no glued Latin, the flavor translated", r)
 U1080 = [("0000:01:00.0", "1b80", "0x030000", "nvidia", "6.1", 8192, "NVIDIA GeForce GTX 1080")]
 for tag, spec in (("unpinned", {"os": "ubuntu2404", "gpus": U1080, "driver": "580.95.05", "cuda": 13000, "libs": True,
                                 "dpkg": [("nvidia-driver-580", "install ok installed")]}),
