@@ -604,7 +604,7 @@ inst_driver_resume(const char *state_dir, const struct cu_facts *f, bool *resume
     if (d->kind == CU_DRIVER_NVIDIA && d->version.n && (int)d->version.part[0] == branch) {
         *note = cu_xasprintf(_("After the reboot: the NVIDIA driver %s (%s kernel modules%s) is loaded; going on."),
                              cu_driver_version_format(&d->version, b, sizeof(b)),
-                             s && s->flavor ? s->flavor : (flavor ? flavor : "?"),
+                             cu_drv_flavor_word(s && s->flavor ? s->flavor : (flavor ? flavor : "?")),
                              s && s->module_signed == 1 ? _(", signed") : "");
         CU_AUTOFREE char *path = cu_path_join(state_dir, "resume.json");
         unlink(path);

@@ -119,11 +119,12 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             if (!gen || (open ? gen->open : gen->proprietary))
                 continue;
             cu_problems_add(out, "driver-flavor-unsupported", CU_SEV_ERROR,
-                            cu_xasprintf(_("GPU %d (%s, %s) needs the %s kernel modules, but the %s ones are loaded, which do not drive it. Source: %s."),
-                                         g->index, g->name, gen->generation, open ? "proprietary" : "open",
-                                         s->flavor, gen->source),
+                            cu_xasprintf(_("GPU %d (%s, %s) needs the %s kernel modules, but the %s ones are loaded, which do not drive it."),
+                                         g->index, g->name, gen->generation, cu_drv_flavor_word(open ? "proprietary" : "open"),
+                                         cu_drv_flavor_word(s->flavor)),
                             cu_xasprintf(_("Install the %s flavor: `cudaup install --driver %d-%s` (`cudaup repair` does it), then reboot."),
-                                         open ? "proprietary" : "open", branch, open ? "proprietary" : "open"));
+                                         cu_drv_flavor_word(open ? "proprietary" : "open"), branch, open ? "proprietary" : "open"));
+            cu_problems_source(out, gen->source);
             break;
         }
 
@@ -159,9 +160,10 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             const struct cu_drv_pkg *row = cu_drv_row_for(f, cat, branch, s->flavor ? s->flavor : "proprietary");
             CU_AUTOFREE char *cmd = pin_command(f, row, branch);
             cu_problems_add(out, "driver-unpinned", CU_SEV_WARNING,
-                            cu_xasprintf(_("The driver's branch %d is not held: the next upgrade may bring a newer branch, and branch %d is the last that loads on GPU %d (%s, %s). Source: %s."),
-                                         branch, gen->branch_last, g->index, g->name, gen->generation, gen->source),
+                            cu_xasprintf(_("The driver's branch %d is not held: the next upgrade may bring a newer branch, and branch %d is the last that loads on GPU %d (%s, %s)."),
+                                         branch, gen->branch_last, g->index, g->name, gen->generation),
                             cu_xasprintf(_("Hold the branch: `%s` (`cudaup repair` does it)."), cmd));
+            cu_problems_source(out, gen->source);
             break;
         }
 }

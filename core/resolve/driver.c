@@ -125,6 +125,7 @@ plan_new(const char *action)
     cu_strv_init(&p->pin_packages);
     cu_strv_init(&p->reasons);
     cu_strv_init(&p->fabricmanager);
+    cu_strv_init(&p->reason_sources);
     return p;
 }
 
@@ -150,6 +151,7 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     free(p->mok_key);
     free(p->mok_cert);
     cu_strv_fini(&p->reasons);
+    cu_strv_fini(&p->reason_sources);
     free(p->refusal);
     free(p->advice);
     free(p->kernel_meta);
@@ -161,6 +163,22 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     free(p);
 }
 
+/* A reason, its English twin noted for the log, and the data it rests on (NULL: none): the source goes
+ * beside the reason (-v, JSON provenance, the log), never into its sentence (issue 35, item 5). */
+static void
+reason_v(struct cu_drv_plan *p, const char *source, const char *fmt, va_list ap) CU_PRINTF(3, 0);
+static void
+reason_v(struct cu_drv_plan *p, const char *source, const char *fmt, va_list ap)
+{
+    va_list en;
+    va_copy(en, ap);
+    char *s = cu_xvasprintf(fmt, ap);
+    cu_i18n_note_formatted(s, fmt, en);
+    va_end(en);
+    cu_strv_push_owned(&p->reasons, s);
+    cu_strv_push(&p->reason_sources, source ? source : "");
+}
+
 static void
 reason(struct cu_drv_plan *p, const char *fmt, ...) CU_PRINTF(2, 3);
 static void
@@ -168,8 +186,30 @@ reason(struct cu_drv_plan *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cu_strv_push_owned(&p->reasons, cu_xvasprintf(fmt, ap));
+    reason_v(p, NULL, fmt, ap);
     va_end(ap);
+}
+
+static void
+reason_src(struct cu_drv_plan *p, const char *source, const char *fmt, ...) CU_PRINTF(3, 4);
+static void
+reason_src(struct cu_drv_plan *p, const char *source, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    reason_v(p, source, fmt, ap);
+    va_end(ap);
+}
+
+const char *
+cu_drv_secure_boot_word(const char *sb)
+{
+    if (!sb)
+        return "";
+    return strcmp(sb, "signed") == 0 ? _("on, the distribution's signed modules")
+           : strcmp(sb, "mok") == 0  ? _("on, DKMS's key to enrol after the reboot")
+           : strcmp(sb, "off") == 0  ? _("off")
+                                     : sb;
 }
 
 static struct cu_drv_plan *
@@ -240,8 +280,9 @@ gpu_needs(const struct cu_drv_in *in, struct cu_drv_plan *p, struct needs *n)
             cu_buf_printf(&fl, _(", branch %d or newer"), floor);
         if (gen->branch_last)
             cu_buf_printf(&fl, _(", branch %d at the newest (its last)"), gen->branch_last);
-        reason(p, _("GPU %d (%s, compute capability %s, %s): %s. Source: %s (%s)."), g->index, g->name,
-               vs(&g->cc, b2, sizeof(b2)), gen->generation, fl.data, gen->source, gen->confidence);
+        CU_AUTOFREE char *src = cu_xasprintf("%s (%s)", gen->source, gen->confidence);
+        reason_src(p, src, _("GPU %d (%s, compute capability %s, %s): %s."), g->index, g->name,
+                   vs(&g->cc, b2, sizeof(b2)), gen->generation, fl.data);
         cu_buf_fini(&fl);
     }
     if (!n->open_ok && !n->prop_ok)
@@ -452,9 +493,10 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
         p->repo = cu_drv_expand_km(r->repo, k->branch, f, km);
     p->components = r->components ? cu_xstrdup(r->components) : NULL;
     p->initramfs = r->initramfs ? cu_xstrdup(r->initramfs) : NULL;
-    reason(p, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here. Source: %s (%s)."),
-           k->branch, r->flavor, strcmp(r->source, "distro") == 0 ? r->distro : _("NVIDIA's repository"), r->manager,
-           r->ref, r->confidence);
+    CU_AUTOFREE char *src = cu_xasprintf("%s (%s)", r->ref, r->confidence);
+    reason_src(p, src, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here."),
+               k->branch, cu_drv_flavor_word(r->flavor), strcmp(r->source, "distro") == 0 ? r->distro : _("NVIDIA's repository"),
+               r->manager);
     reason(p, r->version.n ? _("It is release %s there, and runs every CUDA whose driver floor is that or lower (NVIDIA's CUDA toolkit driver table).")
                            : _("The plan counts on %s, the branch's first release in NVIDIA's CUDA toolkit driver table, and the CUDA releases it runs."),
            cu_driver_version_format(&p->version, b1, sizeof(b1)));
@@ -485,7 +527,7 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
                r->distro);
     else
         reason(p, _("Held with `%s`: the next upgrade stays on branch %d and the %s flavor."), p->pin, k->branch,
-               r->flavor);
+               cu_drv_flavor_word(r->flavor));
     /* Secure Boot. */
     if (s && s->secure_boot == 1 && r->signed_modules[0]) {
         p->secure_boot = cu_xstrdup("signed");
@@ -577,7 +619,7 @@ cu_drv_choose(const struct cu_drv_in *in)
             p->action = cu_xstrdup("keep");
             reason(p, _("Driver %s (%s) serves every GPU here, so cudaup leaves it as it is."),
                    cu_driver_version_format(&f->driver.version, b1, sizeof(b1)),
-                   f->drv && f->drv->flavor ? f->drv->flavor : _("flavor unknown"));
+                   f->drv && f->drv->flavor ? cu_drv_flavor_word(f->drv->flavor) : _("flavor unknown"));
             return p;
         }
         if (!unfit) {
@@ -607,7 +649,7 @@ cu_drv_choose(const struct cu_drv_in *in)
         return refuse(p, cu_xasprintf(_("cudaup installs the driver only with the package manager of Ubuntu, Debian, RHEL and its rebuilds, Fedora, openSUSE/SLES or Arch, not on %s."),
                                       os_name(f)),
                       cu_xasprintf(_("Install the NVIDIA driver yourself from your distribution's packages (%s kernel modules, branch %d%s), reboot, then run cudaup again."),
-                                   n.prefer_open && n.open_ok ? "open" : "proprietary", n.hi ? n.hi : n.lo ? n.lo : 580,
+                                   cu_drv_flavor_word(n.prefer_open && n.open_ok ? "open" : "proprietary"), n.hi ? n.hi : n.lo ? n.lo : 580,
                                    n.hi ? "" : _(" or newer")));
     bool nvidia_only = w->source && strcmp(w->source, "nvidia") == 0;
     bool distro_only = w->source && strcmp(w->source, "distro") == 0;
@@ -631,11 +673,11 @@ cu_drv_choose(const struct cu_drv_in *in)
         if (aur.row) {
             CU_AUTOFREE char *pk = cu_drv_expand(aur.row->packages[0], aur.branch, f);
             return refuse(p, cu_xasprintf(_("%s's packages carry no branch that serves every GPU here; branch %d (%s) is only in the AUR (%s), which cudaup does not install from."),
-                                          os_name(f), aur.branch, aur.row->flavor, pk),
+                                          os_name(f), aur.branch, cu_drv_flavor_word(aur.row->flavor), pk),
                           cu_xasprintf(_("Install %s from the AUR yourself, reboot, then run cudaup again."), pk));
         }
         return refuse(p, cu_xasprintf(_("No package source cudaup knows for %s carries a driver branch that serves every GPU here (%s kernel modules, branch %d%s%s)."),
-                                      os_name(f), n.open_ok && (n.prefer_open || !n.prop_ok) ? "open" : "proprietary",
+                                      os_name(f), cu_drv_flavor_word(n.open_ok && (n.prefer_open || !n.prop_ok) ? "open" : "proprietary"),
                                       n.lo ? n.lo : 0, n.hi ? _(" to ") : _(" or newer"),
                                       n.hi ? cu_driver_version_format(&(struct cu_version){{(uint32_t)n.hi}, 1}, b1, sizeof(b1)) : ""),
                       cu_xstrdup(distro_only ? _("Try --driver-source nvidia, or install the driver yourself and run cudaup again.")
@@ -663,6 +705,17 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     char b[32];
     json_object_set_new(o, "action", json_string(p->action));
     json_object_set_new(o, "reasons", jstrv(&p->reasons));
+    /* The data behind a reason, as the plan's provenance[] has it (DESIGN: sources in JSON and behind -v). */
+    json_t *prov = json_array();
+    for (size_t i = 0; i < p->reasons.n && i < p->reason_sources.n; i++) {
+        if (!*p->reason_sources.v[i])
+            continue;
+        json_t *e = json_object();
+        json_object_set_new(e, "reason", json_string(p->reasons.v[i]));
+        json_object_set_new(e, "source", json_string(p->reason_sources.v[i]));
+        json_array_append_new(prov, e);
+    }
+    json_object_set_new(o, "provenance", prov);
     if (strcmp(p->action, "refuse") == 0) {
         json_object_set_new(o, "error", cu_json_str_or_null(p->refusal));
         json_object_set_new(o, "advice", cu_json_str_or_null(p->advice));

@@ -76,6 +76,8 @@ struct cu_drv_plan {
     bool keep_may_do;       /* action refuse: leaving the driver as it is may serve (no branch serves every GPU) */
     struct cu_version version; /* the least driver of the branch that NVIDIA's CUDA table names */
     struct cu_strv reasons;
+    struct cu_strv reason_sources; /* beside each reason, the data it rests on ("" for none): shown with -v,
+                                    * in the JSON's provenance and in the log, never in the reason */
     char *refusal, *advice; /* action refuse: the sentence and what to do */
     char *kernel_meta;      /* the kernel meta the packages follow ({KM}: "generic-hwe-22.04", "amd64", "linux-lts") */
     int nvswitch;           /* NVSwitch bridges found on PCI */
@@ -84,6 +86,11 @@ struct cu_drv_plan {
     struct cu_drv_step *steps;
     size_t n_steps;
 };
+
+/** A driver flavor ("open", "proprietary") in the user's words; any other value as it is. Static. */
+const char *cu_drv_flavor_word(const char *flavor);
+/** The plan's secure_boot ("off", "signed", "mok") in the user's words. Static. */
+const char *cu_drv_secure_boot_word(const char *secure_boot);
 
 struct cu_drv_in {
     const struct cu_facts *facts;

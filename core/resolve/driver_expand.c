@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/i18n.h"
 #include "core/base/mem.h"
 
 /* The kernel release's flavour: what follows the ABI number (6.8.0-45-generic -> generic), or NULL. */
@@ -107,4 +108,13 @@ cu_drv_expand_row(const struct cu_drv_pkg *row, const char *tmpl, int branch, co
     const char *km = cu_drv_kernel_meta(f);
     const char *alias = row ? cu_drv_row_kernel(row, km) : NULL;
     return cu_drv_expand_km(tmpl, branch, f, alias ? alias : km);
+}
+
+/* A flavor in the user's words (both driver.c's reasons and driver_steps.c's steps say it). */
+const char *
+cu_drv_flavor_word(const char *flavor)
+{
+    if (!flavor)
+        return "";
+    return strcmp(flavor, "open") == 0 ? _("open") : strcmp(flavor, "proprietary") == 0 ? _("proprietary") : flavor;
 }

@@ -311,7 +311,7 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         s->argv = argv_of("zypper", "--non-interactive", "install", LIST, pkgs, NULL);
     else /* pacman: one full upgrade; a partial one is unsupported */
         s->argv = argv_of("pacman", "-Syu", "--noconfirm", "--needed", LIST, pkgs, NULL);
-    CU_AUTOFREE char *iwhy = cu_xasprintf(_("Install the NVIDIA driver %d (%s) in one transaction."), p->branch, p->flavor);
+    CU_AUTOFREE char *iwhy = cu_xasprintf(_("Install the NVIDIA driver %d (%s) in one transaction."), p->branch, cu_drv_flavor_word(p->flavor));
     push(p, s, iwhy);
     if (r->match[0] && r->packages[0]) {
         struct cu_strv m;

@@ -199,8 +199,9 @@ def cols(s):
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
 
 
-def on_pty(args, env, columns=None, winsize=None, timeout=300):
-    """Run cudaup with stdin, stdout and stderr on a pty of winsize (rows, cols); returns (rc, output)."""
+def on_pty(args, env, columns=None, winsize=None, timeout=300, answer=None):
+    """Run cudaup with stdin, stdout and stderr on a pty of winsize (rows, cols); returns (rc, output).
+    @answer (bytes): typed once cudaup asks a [y/N] question."""
     master, slave = pty.openpty()
     if winsize:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", winsize[0], winsize[1], 0, 0))
@@ -222,6 +223,9 @@ def on_pty(args, env, columns=None, winsize=None, timeout=300):
             if not chunk:
                 break
             out += chunk
+            if answer is not None and b"[y/N]" in out:
+                os.write(master, answer)
+                answer = None
         elif p.poll() is not None:
             break
     p.wait(timeout=30)

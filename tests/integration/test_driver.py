@@ -80,8 +80,27 @@ t.eq(dr.get("secure_boot"), "signed", "Secure Boot on: Ubuntu's signed modules, 
 t.ok((dr.get("pin") or "").startswith("Pin: version 580.* (*nvidia*)") and "linux-modules" not in dr.get("pin", ""),
      "the branch is held by an apt preference on 580.* (a branch, not a release), not by holding the module package", dr)
 t.ok(dr.get("reboot") is True and dr.get("blacklist_nouveau") is True, "nouveau: blacklisted, a reboot is needed", dr)
-t.ok(any("archive.ubuntu.com" in x for x in dr.get("reasons", [])) and any("Maxwell" in x for x in dr.get("reasons", [])),
-     "the reasons name the sources", dr.get("reasons"))
+# The facts in the user's words; the sources behind them in the JSON's provenance, never in a reason
+# (issue 35, item 5: "Source: same matrix: …", another project's issue, "shared/data/driver/README.md (read)").
+SOURCE_WORDS = re.compile(r"Source:|source:|README|\.csv|shared/data|\(read\)|\(inferred\)|#\d")
+t.ok(any("Maxwell" in x for x in dr.get("reasons", [])) and not any(SOURCE_WORDS.search(x) for x in dr.get("reasons", [])),
+     "the driver's reasons state the facts, and name no source", dr.get("reasons"))
+prov = [x.get("source", "") for x in dr.get("provenance", [])]
+t.ok(any("archive.ubuntu.com" in x for x in prov) and any("R580" in x or "Maxwell" in x for x in prov),
+     "driver.provenance holds the sources (the package page, the generation's last branch)", dr.get("provenance"))
+t.ok(any(x.get("reason", "").startswith("Driver: ") and "archive.ubuntu.com" in x.get("source", "")
+         for x in d.get("provenance", [])), "and the plan's provenance[] carries them beside the driver's reasons",
+     d.get("provenance"))
+root, menv = machine(t, "u2404-gtx970-nouveau-sb")
+for verbose in (False, True):
+    r = run(["plan", "--root", root, "--mirror", FIX, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu", "--state-dir",
+             "/var/tmp/st", "--framework", "none"] + (["-v"] if verbose else []), env=dict(menv, CUDAUP_DRIVER="auto"))
+    said = [l for l in r.out.splitlines() if SOURCE_WORDS.search(l)]
+    if verbose:
+        t.ok(r.rc == 0 and any(l.strip().startswith("source: ") and "archive.ubuntu.com" in l for l in said),
+             "plan -v: each driver reason's source on a line of its own", r.out)
+    else:
+        t.ok(r.rc == 0 and said == [] and "Driver:" in r.out, "plan (no -v): the driver's reasons with no source on screen", said or r)
 t.ok(any(x.startswith("Driver: ") for x in d.get("reasons", [])), "the plan's reasons carry the driver's", d.get("reasons"))
 t.eq([s["installer"] for s in d.get("steps", [])][:1], ["driver"], "the driver's steps come first", d.get("steps"))
 # The CUDA it plans runs on the driver it installs: the reasons say so, and never call that driver
@@ -274,6 +293,13 @@ root = fixture("unpinned", {"os": "ubuntu2404", "gpus": U1080, "driver": "580.95
 r, doc = doctor(root)
 p = codes(doc).get("driver-unpinned")
 t.ok(p and "Pin: version 580.* (*nvidia*)" in p["fix"] and "580" in p["message"], "doctor: unpinned branch on Pascal", doc.get("problems"))
+t.ok(p and "Source" not in p["message"] and p.get("source"),
+     "its message states the fact; its source is apart (problems[].source)", p)
+r = run(["doctor", "--root", root], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+rv = run(["doctor", "-v", "--root", root], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+t.ok("[driver-unpinned]" in r.out and "Source" not in r.out and "source:" not in r.out and
+     any(l.strip().startswith("source: ") for l in rv.out.splitlines()),
+     "doctor's text: the source behind -v only", r.out + rv.out)
 s = Sys("unpinned", root)
 r, d = repair(root, s)
 pf = os.path.join(root, "etc/apt/preferences.d/cudaup-nvidia-driver")
@@ -288,6 +314,7 @@ root = fixture("flavor", {"os": "ubuntu2404", "gpus": U1080, "driver": "580.95.0
 r, doc = doctor(root)
 p = codes(doc).get("driver-flavor-unsupported")
 t.ok(p and "580-proprietary" in p["fix"] and doc.get("driver", {}).get("flavor") == "open", "doctor: open modules on Pascal", doc.get("problems"))
+t.ok(p and "Source" not in p["message"] and p.get("source"), "its source is apart from the message", p)
 s = Sys("flavor", root)
 r, d = repair(root, s)
 t.ok(r.rc == 5 and ["apt-get", "install", "-y", "nvidia-driver-580", "linux-modules-nvidia-580-generic"] in s.calls(),
