@@ -64,12 +64,24 @@ class Tap:
         self.n += 1
         print("ok %d - %s # SKIP %s" % (self.n, desc, reason))
 
-    def tmpdir(self, tag="t"):
+    def tmpdir(self, tag="t", length=None):
+        """A folder of this test's own.  With LENGTH, its path has exactly that many characters on every
+        machine (made under /tmp and padded with short folders), for screens whose wrapping depends on a path's length: under
+        the build folder that length is the checkout's (CI's clone is elsewhere than a developer's)."""
         base = os.environ.get("CUDAUP_TEST_TMP") or None
+        if length:
+            base = "/tmp"
         if base:
             os.makedirs(base, exist_ok=True)
         d = tempfile.mkdtemp(prefix="cudaup-%s-" % tag, dir=base)
         self.tmpdirs.append(d)
+        if length:
+            if len(d) + 2 > length:
+                raise ValueError("tmpdir: %s is already longer than %d characters" % (d, length))
+            # Padded with short folders, as a checkout's path is made of: a screen may break a path at a '/'.
+            pad = ("pppppp/" * length)[:length - len(d) - 1]
+            d = os.path.join(d, pad[:-1] + "p" if pad.endswith("/") else pad)
+            os.makedirs(d)
         return d
 
     def done(self):
