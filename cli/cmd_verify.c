@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,41 +39,58 @@ cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
         p = cu_path_join(app->prefix, "cuda");
     }
     char real[PATH_MAX];
-    if (!realpath(p, real) || !cu_is_dir(real))
-        return cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
+    if (!realpath(p, real) || !cu_is_dir(real)) {
+        cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
+        /* The next step: the versions that are there, or where to look and how to put one there. */
+        CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
+        struct cu_strv have;
+        cu_strv_init(&have);
+        DIR *d = opendir(app->prefix);
+        for (struct dirent *de; d && (de = readdir(d)) != NULL;) {
+            CU_AUTOFREE char *cand = cu_path_join(app->prefix, de->d_name);
+            if (cu_str_has_prefix(de->d_name, "cuda-") && cu_is_dir(cand))
+                cu_strv_push(&have, de->d_name + 5);
+        }
+        if (d)
+            closedir(d);
+        cu_strv_sort(&have);
+        struct cu_buf list;
+        cu_buf_init(&list);
+        for (size_t i = 0; i < have.n; i++)
+            cu_buf_printf(&list, "%s%s", i ? ", " : "", have.v[i]);
+        if (have.n)
+            cu_error_advise(err, _("Name the version: cudaup %s --prefix %s %s (in %s: %s)."), cu_command_name(app->cfg.command),
+                            qp, have.v[have.n - 1], app->prefix, list.data);
+        else
+            cu_error_advise(err, _("Nothing cudaup knows is installed under %s: cudaup list --prefix %s shows what is; cudaup install --prefix %s puts CUDA there."),
+                            app->prefix, qp, qp);
+        cu_buf_fini(&list);
+        cu_strv_fini(&have);
+        return err->code;
+    }
     *dir = cu_xstrdup(real);
     return CU_OK;
 }
 
 /* The next step for a failed check; repair as the command for this install, whatever --prefix and --state-dir were. */
 static char *
-check_fix(struct cu_app *app, const struct cu_check *c)
+check_fix(struct cu_app *app, const struct cu_check *c, const char *version)
 {
     enum cu_check_fix kind = cu_check_fix_kind(c);
     if (kind != CU_FIX_REPAIR)
         return kind == CU_FIX_NONE ? NULL : cu_xstrdup(cu_check_fix(c));
     CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
-    CU_AUTOFREE char *qv = app->cfg.n_args ? cu_sh_quote(app->cfg.args[0]) : NULL;
+    CU_AUTOFREE char *qv = version ? cu_sh_quote(version) : NULL;
     return cu_xasprintf(_("cudaup repair --prefix %s --state-dir %s%s%s restores the install from its record"), qp, qs,
                         qv ? " " : "", qv ? qv : "");
 }
 
-int
-cu_cmd_verify(struct cu_app *app)
+void
+cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *facts, struct cu_checks *out)
 {
     struct cu_error err;
-    struct cu_facts *facts = NULL;
-    CU_AUTOFREE char *dir = NULL;
     struct cu_pyenv_recs recs = {0};
-    struct cu_checks checks;
-    int rc;
-
-    cu_error_clear(&err);
-    if (cu_app_target(app, &dir, &err) != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
-        rc = cu_report_error(app, &err);
-        goto out;
-    }
     cu_pyenv_recs_read(app->state_dir, &recs);
     cu_app_open_log(app); /* verify writes each check there (core/verify/verify_report.c) */
     struct cu_verify_opts o = {
@@ -90,22 +108,79 @@ cu_cmd_verify(struct cu_app *app)
     /* The probe is a process of this host: what its loader reads (ld.so.conf, the start-up files) is the
      * host's, whatever --root names for the GPU facts. */
     struct cu_sysroot host;
+    cu_error_clear(&err);
     bool have_host = cu_sysroot_init(&host, "/", &err) == CU_OK;
     o.root = have_host ? &host : NULL;
     cu_pyenv_recs_apply(&recs, &o);
-    cu_verify_run(&o, &checks);
+    cu_verify_run(&o, out);
+    if (have_host)
+        cu_sysroot_fini(&host);
+    cu_pyenv_recs_fini(&recs);
+}
+
+json_t *
+cu_app_checks_json(struct cu_app *app, const struct cu_checks *checks, const char *version)
+{
+    json_t *arr = cu_checks_json(checks);
+    for (size_t i = 0; i < checks->n && i < json_array_size(arr); i++) {
+        CU_AUTOFREE char *fix = check_fix(app, &checks->v[i], version);
+        if (fix)
+            json_object_set_new(json_array_get(arr, i), "fix", json_string(fix));
+    }
+    return arr;
+}
+
+void
+cu_app_print_checks(struct cu_app *app, const struct cu_checks *checks, bool failed_only, const char *version)
+{
+    for (size_t i = 0; i < checks->n; i++) {
+        const struct cu_check *c = &checks->v[i];
+        if (failed_only && c->status != CU_CHECK_FAIL)
+            continue;
+        enum cu_color col = c->status == CU_CHECK_PASS   ? CU_COLOR_GREEN
+                            : c->status == CU_CHECK_FAIL ? CU_COLOR_RED
+                                                         : CU_COLOR_DIM;
+        const char *word = c->status == CU_CHECK_PASS ? _("pass") : c->status == CU_CHECK_FAIL ? _("fail") : _("skip");
+        printf("  %s", cu_color(app, col, false));
+        cu_print_padded(stdout, word, 5);
+        printf("%s %-11s ", cu_color_reset(app, false), c->name);
+        /* "  pass  cudart      ": 2 + 5 + 1 + 11 + 1 columns before the detail */
+        size_t lead = 20 + (strlen(c->name) > 11 ? strlen(c->name) - 11 : 0);
+        /* A detail that ends "…; repair restores it" is followed by the exact repair command:
+         * the fact alone, then the Fix line, says it once. */
+        bool repair_said = c->fact && c->adv == CU_ADV_REPAIR && cu_check_fix_kind(c) == CU_FIX_REPAIR;
+        cu_print_wrapped_at(stdout, lead, 20, repair_said ? c->fact : c->detail, cu_term_width(STDOUT_FILENO));
+        CU_AUTOFREE char *fix = check_fix(app, c, version);
+        if (fix) {
+            CU_AUTOFREE char *line = cu_xasprintf(_("Fix: %s"), fix);
+            printf("%20s", "");
+            cu_print_wrapped_at(stdout, 20, 20, line, cu_term_width(STDOUT_FILENO));
+        }
+    }
+}
+
+int
+cu_cmd_verify(struct cu_app *app)
+{
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    CU_AUTOFREE char *dir = NULL;
+    struct cu_checks checks;
+    int rc;
+
+    cu_error_clear(&err);
+    if (cu_app_target(app, &dir, &err) != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
+        rc = cu_report_error(app, &err);
+        goto out;
+    }
+    const char *version = app->cfg.n_args ? app->cfg.args[0] : NULL;
+    cu_app_verify_dir(app, dir, facts, &checks);
     bool failed = cu_checks_failed(&checks);
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "path", json_string(dir));
         json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
-        json_t *arr = cu_checks_json(&checks);
-        for (size_t i = 0; i < checks.n && i < json_array_size(arr); i++) {
-            CU_AUTOFREE char *fix = check_fix(app, &checks.v[i]);
-            if (fix)
-                json_object_set_new(json_array_get(arr, i), "fix", json_string(fix));
-        }
-        json_object_set_new(doc, "checks", arr);
+        json_object_set_new(doc, "checks", cu_app_checks_json(app, &checks, version));
         json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
         /* The CUDA libraries the frameworks really mapped (DESIGN verify libraries[]). */
         json_object_set_new(doc, "libraries", checks.libraries ? json_incref(checks.libraries) : json_array());
@@ -115,30 +190,7 @@ cu_cmd_verify(struct cu_app *app)
     } else {
         if (!app->cfg.quiet || failed)
             printf(_("Checking %s\n"), dir);
-        for (size_t i = 0; i < checks.n; i++) {
-            const struct cu_check *c = &checks.v[i];
-            if (app->cfg.quiet && c->status != CU_CHECK_FAIL)
-                continue;
-            enum cu_color col = c->status == CU_CHECK_PASS   ? CU_COLOR_GREEN
-                                : c->status == CU_CHECK_FAIL ? CU_COLOR_RED
-                                                             : CU_COLOR_DIM;
-            const char *word = c->status == CU_CHECK_PASS ? _("pass") : c->status == CU_CHECK_FAIL ? _("fail") : _("skip");
-            printf("  %s", cu_color(app, col, false));
-            cu_print_padded(stdout, word, 5);
-            printf("%s %-11s ", cu_color_reset(app, false), c->name);
-            /* "  pass  cudart      ": 2 + 5 + 1 + 11 + 1 columns before the detail */
-            size_t lead = 20 + (strlen(c->name) > 11 ? strlen(c->name) - 11 : 0);
-            /* A detail that ends "…; repair restores it" is followed by the exact repair command:
-             * the fact alone, then the Fix line, says it once. */
-            bool repair_said = c->fact && c->adv == CU_ADV_REPAIR && cu_check_fix_kind(c) == CU_FIX_REPAIR;
-            cu_print_wrapped_at(stdout, lead, 20, repair_said ? c->fact : c->detail, cu_term_width(STDOUT_FILENO));
-            CU_AUTOFREE char *fix = check_fix(app, c);
-            if (fix) {
-                CU_AUTOFREE char *line = cu_xasprintf(_("Fix: %s"), fix);
-                printf("%20s", "");
-                cu_print_wrapped_at(stdout, 20, 20, line, cu_term_width(STDOUT_FILENO));
-            }
-        }
+        cu_app_print_checks(app, &checks, app->cfg.quiet, version);
         if (!app->cfg.quiet) {
             CU_AUTOFREE char *sum = cu_checks_summary(&checks);
             cu_say(stdout, "", "%s", sum);
@@ -147,17 +199,14 @@ cu_cmd_verify(struct cu_app *app)
             /* The next step, as a command for this install, whatever --prefix and --state-dir were. */
             CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
             CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
-            CU_AUTOFREE char *qv = app->cfg.n_args ? cu_sh_quote(app->cfg.args[0]) : NULL;
+            CU_AUTOFREE char *qv = version ? cu_sh_quote(version) : NULL;
             cu_say(stdout, "", _("To restore the damaged files: cudaup repair --prefix %s --state-dir %s%s%s"), qp, qs,
                    qv ? " " : "", qv ? qv : "");
         }
     }
     rc = failed ? 4 : 0;
     cu_checks_fini(&checks);
-    if (have_host)
-        cu_sysroot_fini(&host);
 out:
-    cu_pyenv_recs_fini(&recs);
     cu_facts_free(facts);
     return rc;
 }
@@ -176,6 +225,8 @@ cu_check_child_main(int argc, char **argv)
         json_object_set_new(o, "fact", json_string(c.fact));
         json_object_set_new(o, "advice", json_string(cu_advice_name(c.adv)));
     }
+    if (c.fix)
+        json_object_set_new(o, "fix", json_string(c.fix));
     char *s = json_dumps(o, JSON_COMPACT);
     printf("%s\n", s);
     fflush(stdout);
@@ -184,5 +235,6 @@ cu_check_child_main(int argc, char **argv)
     free(c.name);
     free(c.detail);
     free(c.fact);
+    free(c.fix);
     return 0;
 }

@@ -30,6 +30,8 @@ cu_sys_init(struct cu_sys *s, const char *const *envp, bool tty)
     s->bin_dir = bin && *bin ? bin : NULL;
     s->root = root && *root ? root : "/";
     s->tty = tty;
+    s->on_output = NULL;
+    s->output_userdata = NULL;
 }
 
 char *
@@ -97,7 +99,8 @@ cu_sys_run(const struct cu_sys *s, const char *const *argv, bool interactive, st
             return cu_error_set(err, CU_E_TOOL, 0, _("`%s` failed (exit %d)."), line, code);
         return CU_OK;
     }
-    struct cu_exec_opts o = {.envp = s->envp, .timeout_ms = 3600 * 1000};
+    struct cu_exec_opts o = {.envp = s->envp, .timeout_ms = 3600 * 1000, .on_output = s->on_output,
+                             .userdata = s->output_userdata};
     struct cu_exec_result res;
     cu_exec_result_init(&res);
     enum cu_status st = cu_exec(run_argv, &o, &res, err);

@@ -22,6 +22,9 @@ struct cu_sys {
     const char *bin_dir; /* CUDAUP_SYSTEM_BIN, or NULL: PATH */
     const char *root;    /* CUDAUP_SYSTEM_ROOT, or "/" */
     bool tty;            /* stdin is a terminal: mokutil may ask its password there */
+    /* Each chunk of a command's output as it comes (a DKMS build takes minutes), or NULL. */
+    void (*on_output)(void *userdata, const char *data, size_t len);
+    void *output_userdata;
 };
 
 /** Fill @s from @envp (borrowed: it must outlive @s). */

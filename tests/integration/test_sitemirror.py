@@ -164,7 +164,9 @@ t.ok(any("/pypi/files/" in g for g in site.gets("")), "the http node fetched the
 # A mirror with a password (issue 25 items 2 and 3): it reaches the server in the request headers, and
 # nowhere else: not in any process's argv while the run goes on (pip's included), not in a file, JSON
 # document or log the run writes, not on stdout or stderr.
-PW = "Pw-9f3kq1Zt"
+# The password is this run's own (the pid in it): watch_argv reads every process on the machine, and another
+# checkout's run of this test, at the same time, has its own password on its own plan's command line.
+PW = "Pw-9f3kq1Zt-%d" % os.getpid()
 cred_url = site.url.replace("http://", "http://alice:%s@" % PW)
 n = Node("node-creds", cred_url)
 TMP = os.path.join(n.dir, "tmp")
@@ -244,7 +246,7 @@ site.stop()
 # A password in --index-url (issue 33 item 5): given as CUDAUP_INDEX_URL, and to plan as --index-url, it reaches
 # the index in the Authorization header (pip's private netrc, as the site mirror's does) and is on no command
 # line (pip's included), in no plan --json (framework.index_url, the reasons), log, file or message.
-IPW = "Ix-7d2Lw0Qe"
+IPW = "Ix-7d2Lw0Qe-%d" % os.getpid()
 up2 = Server(UP)
 icred = up2.url.replace("http://", "http://bob:%s@" % IPW) + "/simple/"
 n = Node("node-index-creds", "file://" + NVIDIA)
