@@ -316,6 +316,9 @@ t.eq(r.rc, 0, "--framework pytorch --framework jax --env-name tp,jx: installed",
 said = [ln for ln in r.out.splitlines() if "activate it with" in ln]
 t.ok(len(said) == 2 and "PyTorch" in said[0] and "/tp" in said[0] and "JAX" in said[1] and "/jx" in said[1],
      "install's closing lines say how to activate each environment, with its framework", r.out[-1500:])
+tries = [ln for ln in r.out.splitlines() if "try it:" in ln]
+t.ok(len(tries) == 2 and "torch.cuda.is_available()" in tries[0] and "jax.devices()" in tries[1],
+     "install's closing lines give each environment's framework its own line to try", r.out[-1500:])
 with open(os.path.join(st2, "pyenv.json")) as f:
     rec2 = json.load(f)
 paths = [rec2.get("path")] + [e.get("path") for e in rec2.get("envs", [])]
