@@ -77,6 +77,8 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     }
     if (app->cfg.state_dir && *app->cfg.state_dir)
         app->state_dir = absolute(app->cfg.state_dir);
+    else if (app->is_root && !cu_sysroot_is_host(&app->root))
+        app->state_dir = cu_sysroot_host_path(&app->root, "/var/lib/cudaup"); /* that machine's, not this host's */
     else if (app->is_root)
         app->state_dir = cu_xstrdup("/var/lib/cudaup");
     else

@@ -130,9 +130,10 @@ cu_cmd_install(struct cu_app *app)
     };
     /* The driver first, through the distribution's package manager; it may stop for a reboot (exit 5). */
     struct cu_sys sys;
-    cu_sys_init(&sys, app->envp, isatty(STDIN_FILENO) && !app->cfg.json);
-    struct inst_driver_ctx dctx = {&sys, cu_mirror_net(mirror), app->state_dir, app->cache_dir, &ctx};
+    cu_sys_init(&sys, app->envp, app->root.path, isatty(STDIN_FILENO) && !app->cfg.json);
+    struct inst_driver_ctx dctx = {&sys, cu_mirror_net(mirror), app->state_dir, app->cache_dir, &ctx, app->catalog, NULL};
     st = inst_driver_install(&dctx, plan, facts, &err);
+    cu_sys_fini(&sys);
     if (st == CU_OK)
         st = cu_install_run(&ctx, &err);
     cu_progress_flush(prog);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,33 @@
 #include "report.h"
 #include "term.h"
 
+/* PREFIX/cuda-X.Y when it is the only install cudaup made in PREFIX, else NULL. Caller frees. */
+static char *
+cu_only_install(const char *prefix)
+{
+    DIR *d = opendir(prefix);
+    struct dirent *de;
+    char *found = NULL;
+    int n = 0;
+    while (d && (de = readdir(d))) {
+        if (!cu_str_has_prefix(de->d_name, "cuda-"))
+            continue;
+        CU_AUTOFREE char *rec = cu_xasprintf("%s/%s/.cudaup/record.json", prefix, de->d_name);
+        if (!cu_path_exists(rec))
+            continue;
+        n++;
+        free(found);
+        found = cu_xasprintf("%s/%s", prefix, de->d_name);
+    }
+    if (d)
+        closedir(d);
+    if (n != 1) {
+        free(found);
+        return NULL;
+    }
+    return found;
+}
+
 /* The install a command works on: PREFIX/cuda-X.Y for VERSION, else what PREFIX/cuda points at. */
 enum cu_status
 cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
@@ -38,6 +66,14 @@ cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
         p = cu_path_join(app->prefix, "cuda");
     }
     char real[PATH_MAX];
+    if (app->cfg.n_args == 0 && (!realpath(p, real) || !cu_is_dir(real))) {
+        /* No PREFIX/cuda link: with exactly one install of cudaup's there, that is the one meant. */
+        char *only = cu_only_install(app->prefix);
+        if (only) {
+            free(p);
+            p = only;
+        }
+    }
     if (!realpath(p, real) || !cu_is_dir(real))
         return cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
     *dir = cu_xstrdup(real);
@@ -87,6 +123,7 @@ cu_cmd_verify(struct cu_app *app)
         .python = python,
         .framework = framework,
         .cancel = app->cancel,
+        .root = &app->root,
     };
     cu_verify_run(&o, &checks);
     bool failed = cu_checks_failed(&checks);

@@ -83,6 +83,7 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
     st = cu_pip_run(ctx, "framework", "environment", &argv, &res, err);
     if (st == CU_OK && res.exit_code != 0) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not install %s: %s"), fw->pip[0], cu_exec_last_line(&res));
+        cu_error_advise(err, "%s", _("If it could not download packages, point pip at a local index or wheel folder (PIP_INDEX_URL, or PIP_FIND_LINKS with PIP_NO_INDEX=1), then run the command again."));
     } else if (st == CU_OK) {
         changed = strstr(res.out.data, "Successfully installed") != NULL;
         CU_AUTOFREE char *envdir = cu_xstrdup(ctx->python);

@@ -167,9 +167,11 @@ cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python, si
     cu_pip_push_sources(&argv, ctx, python, fw); /* the same sources as install */
     struct cu_exec_result res;
     st = cu_pip_run(ctx, "framework", NULL, &argv, &res, err);
-    if (st == CU_OK && res.exit_code != 0)
+    if (st == CU_OK && res.exit_code != 0) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not download %s's wheels for Python %s: %s"),
                           cu_framework_title(fw->name), fw->python, cu_exec_last_line(&res));
+        cu_error_advise(err, "%s", _("If it could not download packages, point pip at a local index or wheel folder (PIP_INDEX_URL, or PIP_FIND_LINKS with PIP_NO_INDEX=1), then run the command again."));
+    }
     if (st == CU_OK)
         st = cu_wheels_index(pypi, n_wheels, err);
     cu_run_result(ctx, "framework", "mirror", st == CU_OK ? pypi : cu_error_text(err), st, st == CU_OK);

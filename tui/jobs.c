@@ -188,9 +188,10 @@ run_job(struct tui_job *j)
         /* The driver first (it may stop for a reboot: the progress screen then says what to do).
          * mokutil cannot ask its password while curses holds the terminal, so the screen names it. */
         struct cu_sys sys;
-        cu_sys_init(&sys, o->envp, false);
-        struct inst_driver_ctx dc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx};
+        cu_sys_init(&sys, o->envp, o->root ? o->root->path : "/", false);
+        struct inst_driver_ctx dc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx, o->catalog, NULL};
         j->status = inst_driver_install(&dc, j->plan_in, o->facts, &j->err);
+        cu_sys_fini(&sys);
         if (j->status == CU_OK)
             j->status = cu_install_run(&j->ctx, &j->err);
         break;
@@ -210,6 +211,7 @@ run_job(struct tui_job *j)
             .python = python,
             .framework = framework,
             .cancel = &j->t->cancel,
+            .root = o->root,
         };
         cu_verify_run(&vo, &j->checks);
         j->status = cu_checks_failed(&j->checks) ? CU_E_PROBLEMS : CU_OK;

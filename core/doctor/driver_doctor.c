@@ -109,7 +109,7 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
                             cu_xasprintf(_("GPU %d (%s, %s) needs the %s kernel modules, but the %s ones are loaded, which do not drive it. Source: %s."),
                                          g->index, g->name, gen->generation, open ? "proprietary" : "open",
                                          s->flavor, gen->source),
-                            cu_xasprintf(_("Install the %s flavor: `cudaup install --driver %d-%s` (`cudaup repair` does it), then reboot."),
+                            cu_xasprintf(_("Install the %s flavor: `cudaup install --driver %d-%s` (a driver change: cudaup shows it and asks before it changes anything), then reboot."),
                                          open ? "proprietary" : "open", branch, open ? "proprietary" : "open"));
             break;
         }

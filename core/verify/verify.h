@@ -18,6 +18,7 @@
 
 #include "core/catalog/catalog.h"
 #include "core/machine/sysinfo.h"
+#include "core/base/sysroot.h"
 #include "core/verify/checks.h"
 
 struct cu_verify_opts {
@@ -31,6 +32,8 @@ struct cu_verify_opts {
     const char *python;            /* the framework's Python, or NULL */
     const char *framework;         /* tensorflow, pytorch, jax, or NULL */
     const atomic_int *cancel;
+    const struct cu_sysroot *root; /* the machine (--root), or NULL for this one: under another root the GPU
+                                    * checks load that root's libcuda, never this host's, or skip */
 };
 
 /** Run every check; the outcome is in @out, never an error. */
