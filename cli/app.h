@@ -30,7 +30,8 @@ struct cu_app {
     char *prefix, *state_dir, *cache_dir; /* resolved defaults */
     bool is_root;
     /* Test seams read once from the environment (README "Settings"). */
-    const char *profile_d;  /* where scope system writes: CUDAUP_PROFILE_D, else /etc/profile.d */
+    const char *profile_d;  /* where scope system writes: CUDAUP_PROFILE_D, else the machine root's /etc/profile.d */
+    char *profile_d_owned;  /* that, when it was made here */
     long low_speed_time_s;  /* CUDAUP_LOW_SPEED_TIME, 0 for the default */
     long retry_base_ms;     /* CUDAUP_RETRY_BASE_MS, 0 for the default */
     atomic_int *cancel;  /* set by SIGINT/SIGTERM (main.c) */

@@ -19,9 +19,6 @@
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 
-/* What `repair` fixes of the driver that is there.  Another flavor or branch is a driver change: an install of its own. */
-static const char *const repair_codes[] = {"nouveau", "driver-mismatch", "driver-module-missing",
-                                           "driver-unsigned-secure-boot", "driver-unpinned"};
 /* The driver's problems repair reports (with their fix) but leaves to their own step. */
 static const char *const report_codes[] = {"driver-flavor-unsupported"};
 
@@ -51,7 +48,7 @@ cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems 
     cu_drv_doctor(facts, app->catalog, &all, &all);
     for (size_t i = 0; i < all.n; i++) {
         const struct cu_problem *p = &all.v[i];
-        bool act = in_list(p->code, repair_codes, CU_N_ELEMENTS(repair_codes));
+        bool act = inst_driver_repairs(p->code); /* another flavor or branch is an install of its own */
         if (!act && !in_list(p->code, report_codes, CU_N_ELEMENTS(report_codes)))
             continue;
         cu_problems_add(seen, p->code, p->severity, cu_xstrdup(p->message), cu_xstrdup(p->fix));

@@ -215,6 +215,7 @@ out:
     free(app.self_exe);
     free(app.prefix);
     free(app.state_dir);
+    free(app.profile_d_owned);
     free(app.cache_dir);
     cu_config_fini(&app.cfg);
     return rc;

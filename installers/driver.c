@@ -48,6 +48,10 @@ inst_driver_prepare(const struct cu_prepare_in *in, struct cu_drv_plan **out, st
         return CU_E_UNSUPPORTED;
     }
     cu_drv_planned_facts(in->facts, in->catalog, p, planned);
+    /* Into a machine image: the install ends with the module built for its kernels; its first boot goes on. */
+    p->image = in->facts->drv && in->facts->drv->image && strcmp(p->action, "install") == 0;
+    if (p->image)
+        cu_strv_push_owned(&p->reasons, cu_xstrdup(_("The machine root is an image (no running kernel): the package manager runs inside it (chroot), DKMS builds the module for the image's own kernels, and nothing is loaded or rebooted; the image's first boot finishes with `cudaup install` (it resumes) or `cudaup verify`.")));
     *out = p;
     return CU_OK;
 }
@@ -111,7 +115,9 @@ driver_plan_steps(struct cu_plan *p)
     if (strcmp(d->secure_boot, "mok") == 0)
         cu_plan_add_step(p, "driver", "mok", _("queue DKMS's signing key %s for enrolment (mokutil --import; you type a one-time password)"),
                          d->mok_cert ? d->mok_cert : "");
-    if (d->reboot)
+    if (d->image)
+        cu_plan_add_step(p, "driver", "image", _("check the module is built for the image's kernels and the branch held, then stop (exit 5): the image's first boot finishes with `cudaup install` (it resumes) or `cudaup verify`"));
+    else if (d->reboot)
         cu_plan_add_step(p, "driver", "reboot", _("stop for a reboot (exit 5); run cudaup again afterwards to go on"));
     else
         cu_plan_add_step(p, "driver", "load", _("load the module (modprobe nvidia)"));

@@ -66,6 +66,12 @@ CU_NODISCARD enum cu_status inst_driver_resume(const char *state_dir, const stru
 /** The resume record's JSON ({after, steps, ...}), or NULL when there is none (or it is not to be trusted). Caller owns. */
 json_t *inst_driver_resume_record(const char *state_dir);
 
+/** Is @code one of doctor's driver problems `repair` fixes (never another driver: that is an install of its own)? */
+bool inst_driver_repairs(const char *code);
+
+/** Is @code one of doctor's problems an install with a planned driver cures (no driver, too old, nouveau)? */
+bool inst_driver_installs(const char *code);
+
 /**
  * Carry out the fixes of doctor's driver problems in @pr that a package manager or modprobe can.
  * *reboot says a reboot is needed to finish.  Errors: the first command's.

@@ -536,7 +536,11 @@ drv_snap_after(struct inst_driver_ctx *c, const char *const *argv, struct drv_sn
                     changed |= add_name(&r.files, f);
             }
         } else if (strcmp(prog, "update-initramfs") == 0 || strcmp(prog, "dracut") == 0 || strcmp(prog, "mkinitcpio") == 0) {
-            CU_AUTOFREE char *line = cu_sys_argv_str(argv);
+            struct cu_buf lb; /* the command as the data writes it: words and spaces */
+            cu_buf_init(&lb);
+            for (size_t i = 0; argv[i]; i++)
+                cu_buf_printf(&lb, "%s%s", i ? " " : "", argv[i]);
+            CU_AUTOFREE char *line = cu_buf_steal(&lb);
             if (initramfs_ok(c->cat, line) && (!r.initramfs || strcmp(r.initramfs, line) != 0)) {
                 free(r.initramfs);
                 r.initramfs = cu_xstrdup(line);

@@ -212,6 +212,7 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
 {
     const struct cu_drv_plan *d = plan->driver;
     struct cu_strv kernels, missing, inst, held;
+    CU_AUTOFREE char *built = NULL;
     enum cu_status st = CU_OK;
     cu_strv_init(&kernels);
     cu_strv_init(&missing);
@@ -251,7 +252,8 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
     cu_buf_init(&kl);
     for (size_t i = 0; i < kernels.n; i++)
         cu_buf_printf(&kl, "%s%s", i ? ", " : "", kernels.v[i]);
-    cu_run_result(c->run, "driver", "image", kl.data, CU_OK, true);
+    built = cu_xasprintf(_("the module is built for the image's kernel %s, the branch held"), kl.data);
+    cu_run_result(c->run, "driver", "image", built, CU_OK, true);
     st = cu_error_set(err, CU_E_REBOOT, 0,
                       _("The NVIDIA driver %d (%s) is installed in the image %s: its module is built for the image's kernel %s and the branch is held."),
                       d->branch, d->flavor, c->sys->root, kl.data);
@@ -266,6 +268,27 @@ out:
 }
 
 /* ---- repair ------------------------------------------------------------------------------------------------------------ */
+
+bool
+inst_driver_repairs(const char *code)
+{
+    static const char *const codes[] = {"nouveau", "driver-mismatch", "driver-module-missing", "driver-unsigned-secure-boot",
+                                        "driver-unpinned"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(codes); i++)
+        if (strcmp(code, codes[i]) == 0)
+            return true;
+    return false;
+}
+
+bool
+inst_driver_installs(const char *code)
+{
+    static const char *const codes[] = {"no-driver", "driver-too-old", "driver-too-old-for-gpu", "nouveau", "no-libcuda"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(codes); i++)
+        if (strcmp(code, codes[i]) == 0)
+            return true;
+    return false;
+}
 
 static bool
 has_code(const struct cu_problems *pr, const char *code)

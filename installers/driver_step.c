@@ -50,10 +50,7 @@ drv_run_step(struct inst_driver_ctx *c, const char *action, const char *const *a
         *err = rerr;
         st = rst;
     }
-    cu_run_result(c->run, "driver", action, line, st, st == CU_OK);
-    struct cu_event done = {.type = CU_EV_STEP_DONE, .installer = "driver", .message = line, .status = st,
-                            .changed = st == CU_OK};
-    cu_emit(c->run->events, &done);
+    cu_run_result(c->run, "driver", action, line, st, st == CU_OK); /* which says it is done (an event) */
     return st;
 }
 

@@ -50,6 +50,7 @@ struct cu_drv_plan {
     struct cu_version version; /* the least driver of the branch that NVIDIA's CUDA table names */
     struct cu_strv reasons;
     char *refusal, *advice; /* action refuse: the sentence and what to do */
+    bool image;             /* into a machine image (--root): no module load, no reboot; its first boot goes on */
 };
 
 struct cu_drv_in {
