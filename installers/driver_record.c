@@ -344,7 +344,7 @@ drv_installed(const struct cu_sys *s, const char *manager, struct cu_strv *insta
     struct cu_buf out;
     int code = 0;
     cu_buf_init(&out);
-    enum cu_status st = cu_sys_capture(s, argv, &out, &code, err);
+    enum cu_status st = cu_sys_capture(s, argv, &out, NULL, &code, err);
     if (st == CU_OK && code != 0 && !(code == 1 && out.len == 0)) {
         CU_AUTOFREE char *line = cu_sys_argv_str(argv);
         st = cu_error_set(err, CU_E_TOOL, 0, _("`%s` failed (exit %d), so cudaup cannot tell which packages are installed."), line, code);

@@ -209,7 +209,7 @@ drv_dkms_rebuild(struct inst_driver_ctx *c, struct cu_error *err)
     cu_buf_init(&out);
     drv_build_kernels(c->sys, &kernels);
     const char *status[] = {"dkms", "status", NULL};
-    if ((st = cu_sys_capture(c->sys, status, &out, &code, err)) != CU_OK)
+    if ((st = cu_sys_capture(c->sys, status, &out, NULL, &code, err)) != CU_OK)
         goto out;
     dkms_modules(out.data, &mods, &built);
     for (size_t k = 0; k < kernels.n && st == CU_OK; k++) {

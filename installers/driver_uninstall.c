@@ -32,10 +32,11 @@ removal_takes(struct inst_driver_ctx *c, const char *manager, const struct cu_st
               struct cu_error *err)
 {
     struct cu_strv av;
-    struct cu_buf out;
+    struct cu_buf out, errout;
     int code = 0;
     cu_strv_init(&av);
     cu_buf_init(&out);
+    cu_buf_init(&errout);
     bool apt = strcmp(manager, "apt") == 0;
     if (apt) {
         cu_strv_push(&av, "apt-get");
@@ -52,12 +53,30 @@ removal_takes(struct inst_driver_ctx *c, const char *manager, const struct cu_st
     }
     for (size_t i = 0; i < pkgs->n; i++)
         cu_strv_push(&av, pkgs->v[i]);
-    enum cu_status st = cu_sys_capture(c->sys, (const char *const *)av.v, &out, &code, err);
+    enum cu_status st = cu_sys_capture(c->sys, (const char *const *)av.v, &out, &errout, &code, err);
     CU_AUTOFREE char *line = cu_sys_argv_str((const char *const *)av.v);
-    if (st == CU_OK && code != 0)
-        st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                          _("The package manager will not remove what cudaup installed without taking other packages (`%s` refused it), so nothing was removed."),
-                          line);
+    if (st == CU_OK && code != 0) {
+        /* rpm: "X is needed by (installed) Y"; pacman: "removing X breaks dependency 'X' required by Y": the Ys. */
+        for (char *l = errout.data, *next; l && *l; l = next) {
+            next = strchr(l, '\n');
+            if (next)
+                *next++ = '\0';
+            const char *by = strstr(l, "needed by (installed) ");
+            by = by ? by + strlen("needed by (installed) ") : strstr(l, "required by ") ? strstr(l, "required by ") + strlen("required by ") : NULL;
+            if (!by)
+                continue;
+            CU_AUTOFREE char *name = cu_xstrndup(by, strcspn(by, " \t"));
+            if (*name && !cu_strv_contains(pkgs, name) && !cu_strv_contains(others, name))
+                cu_strv_push(others, name);
+        }
+        if (!others->n) {
+            CU_AUTOFREE char *said = cu_xstrdup(errout.data ? errout.data : "");
+            CU_AUTOFREE char *why = cu_str_sanitize(cu_str_strip(said));
+            st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                              _("The package manager will not remove what cudaup installed (`%s` refused it: %.300s), so nothing was removed."),
+                              line, why);
+        }
+    }
     for (char *l = st == CU_OK && apt ? out.data : NULL, *next; l && *l; l = next) {
         next = strchr(l, '\n');
         if (next)
@@ -69,6 +88,7 @@ removal_takes(struct inst_driver_ctx *c, const char *manager, const struct cu_st
             cu_strv_push(others, name);
     }
     cu_buf_fini(&out);
+    cu_buf_fini(&errout);
     cu_strv_fini(&av);
     return st;
 }

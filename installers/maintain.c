@@ -21,6 +21,7 @@
 #include "core/base/mem.h"
 #include "core/fetch/mirror.h"
 #include "core/fetch/probe.h"
+#include "core/resolve/driver.h"
 #include "core/base/proc.h"
 #include "core/install/record.h"
 #include "core/base/str.h"
@@ -95,7 +96,7 @@ enum cu_status
 cu_install_preflight(struct cu_run_ctx *ctx, struct cu_error *err)
 {
     const struct cu_plan *p = ctx->plan;
-    struct cu_probe_item *items = cu_xcalloc(p->n_downloads + 3, sizeof(*items));
+    struct cu_probe_item *items = cu_xcalloc(p->n_downloads + 4, sizeof(*items));
     size_t n = 0;
     struct cu_strv keep;
     cu_strv_init(&keep);
@@ -116,6 +117,10 @@ cu_install_preflight(struct cu_run_ctx *ctx, struct cu_error *err)
             continue;
         items[n++] = (struct cu_probe_item){.url = d->url, .name = d->component, .size = d->size, .size_is_limit = d->size_unknown};
     }
+    /* The driver's repository file (dnf) or keyring package (apt) NVIDIA serves; zypper's is a folder, asked by zypper itself. */
+    const struct cu_drv_plan *drv = p->driver;
+    if (drv && drv->repo && strcmp(drv->action, "install") == 0 && strcmp(drv->manager, "zypper") != 0)
+        items[n++] = (struct cu_probe_item){.url = drv->repo, .name = drv->repo, .size = UINT64_MAX, .size_is_limit = true};
     /* The wheels' index: the framework's project page there (PEP 503), unless pip reads from elsewhere. */
     const struct cu_plan_framework *fw = p->framework;
     if (fw && fw->pip && fw->pip[0] && !pip_elsewhere(ctx->envp)) {

@@ -441,7 +441,8 @@ out:
 }
 
 enum cu_status
-cu_sys_capture(const struct cu_sys *s, const char *const *argv, struct cu_buf *out, int *code, struct cu_error *err)
+cu_sys_capture(const struct cu_sys *s, const char *const *argv, struct cu_buf *out, struct cu_buf *errout, int *code,
+               struct cu_error *err)
 {
     struct cu_strv av, env;
     cu_strv_init(&av);
@@ -454,6 +455,8 @@ cu_sys_capture(const struct cu_sys *s, const char *const *argv, struct cu_buf *o
         cu_exec_result_init(&res);
         if ((st = cu_exec((const char *const *)av.v, &o, &res, err)) == CU_OK) {
             cu_buf_append(out, res.out.data, res.out.len);
+            if (errout)
+                cu_buf_append(errout, res.err.data, res.err.len);
             *code = res.timed_out ? 124 : res.exit_code;
             if (*code != 0) {
                 CU_AUTOFREE char *l = cu_sys_argv_str(argv);

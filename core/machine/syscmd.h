@@ -73,10 +73,11 @@ CU_NODISCARD enum cu_status cu_sys_run(const struct cu_sys *s, const char *const
 
 /**
  * Run a query (dpkg-query, rpm -qa, apt-get -s ...) where cu_sys_run would, quietly: its standard
- * output in @out, its exit status in *code.  Errors: CU_E_NOT_FOUND, CU_E_IO.
+ * output in @out, its standard error in @errout (may be NULL), its exit status in *code.  Errors:
+ * CU_E_NOT_FOUND, CU_E_IO.
  */
 CU_NODISCARD enum cu_status cu_sys_capture(const struct cu_sys *s, const char *const *argv, struct cu_buf *out,
-                                           int *code, struct cu_error *err);
+                                           struct cu_buf *errout, int *code, struct cu_error *err);
 
 /** The host path of system file @abs ("/etc/modprobe.d/x.conf"), for messages. Caller owns. */
 char *cu_sys_path(const struct cu_sys *s, const char *abs);

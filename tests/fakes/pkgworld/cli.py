@@ -679,8 +679,20 @@ def cmd_rpm(args):
             names.append(a)
         i += 1
     flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    if "e" in flags and "--test" in args:
+        # rpm -e --test: would erasing these break what another installed package requires? (nothing is erased)
+        for n in names:
+            if n not in m.installed:
+                raise Exit(1, "error: package %s is not installed" % n)
+        gone = removal_closure(m, set(names))
+        if gone - set(names):
+            lines = ["\t%s is needed by (installed) %s" % (str(a), o) for o in sorted(gone - set(names))
+                     for alts in m.depends_of(o) for a in alts if a.name in names]
+            raise Exit(1, "error: Failed dependencies:\n" + "\n".join(lines or ["\t(a dependency) is needed by (installed) %s" % o
+                                                                                for o in sorted(gone - set(names))]))
+        return 0
     if "q" not in flags:
-        raise Exit(1, "rpm: this stand-in models queries only")
+        raise Exit(1, "rpm: this stand-in models queries and erase tests only")
     fmt = (qf or "%{NAME}-%{VERSION}\n").encode().decode("unicode_escape")
 
     def show(n):
@@ -904,6 +916,8 @@ def cmd_pacman(args):
             needed = True
         elif a == "--noconfirm":
             noconfirm = True
+        elif a == "--print":
+            flags += "p"
         elif a.startswith("--"):
             continue
         elif a.startswith("-"):
@@ -964,6 +978,10 @@ def cmd_pacman(args):
                           % (targets[0], dep[0] if dep else targets[0], other))
         if "s" in flags:
             gone |= unneeded(m, gone)
+        if "p" in flags:  # --print: the targets, and nothing done
+            for n in sorted(gone):
+                out(n)
+            return 0
         if not noconfirm:
             raise Exit(1, ":: Do you want to remove these packages? [Y/n] \nerror: aborted")
         t = pkgworld.Transaction(m, False)
