@@ -336,4 +336,26 @@ pr = {p["code"]: p for p in (r.json() or {}).get("problems", [])}
 t.ok("driver-module-missing" in pr and not any("cudaup install" in p.get("fix", "") and "installs the NVIDIA driver" in p.get("fix", "")
                                                for p in pr.values()),
      "class 10: the driver installed but its module missing: no fix says to install a driver", pr)
+
+# ---- class 8: the signer of a compressed module is read (decompressed), .ko.xz and .ko.zst alike ----
+import lzma  # noqa: E402
+SIG = b"~Module signature appended~\n"
+for ext, signed in ((".xz", True), (".xz", False), (".zst", True), (".zst", False)):
+    if ext == ".zst" and not shutil.which("zstd"):
+        t.skip("compressed module %s: its signature read" % ext, "needs zstd (scripts/bootstrap --test installs it)")
+        continue
+    cb = Box("komp%s%d" % (ext[1:], signed), {"os": "debian12", "kernel": "6.1.0-26-amd64", "secure_boot": True,
+                                              "gpus": [g[:3] + (None,) + g[4:] for g in U1080], "lib_file": "535.309.01",
+                                              "dpkg": [("nvidia-driver", "install ok installed")]})
+    body = b"\x7fELF compressed module " + b"x" * 200000 + (SIG if signed else b"")
+    path = os.path.join(cb.root, "lib/modules/6.1.0-26-amd64/updates/dkms/nvidia-current.ko" + ext)
+    os.makedirs(os.path.dirname(path))
+    if ext == ".xz":
+        open(path, "wb").write(lzma.compress(body, check=lzma.CHECK_CRC32))
+    else:
+        subprocess.run(["zstd", "-q", "-o", path], input=body, check=True)
+    r = run(["doctor", "--json", "--root", cb.root], env=cb.env())
+    dd = (r.json() or {}).get("driver") or {}
+    t.eq((dd.get("module_for_running_kernel"), dd.get("module_signed")), (True, signed),
+         "class 8: Debian's nvidia-current.ko%s, %s: found, and its signature read through the compression" % (ext, "signed" if signed else "unsigned"), dd)
 t.done()
