@@ -63,17 +63,21 @@ cu_cmd_repair(struct cu_app *app)
     ctx.events = &evs;
     ctx.envp = app->envp;
     ctx.is_root = app->is_root;
+    /* The driver's failure is said at the end; it never keeps the install's files from their repair. */
+    struct cu_error derr;
+    enum cu_status dst = CU_OK;
+    cu_error_clear(&derr);
     if (app->cfg.n_args == 0) {
-        st = cu_repair_driver(app, &ctx, &drv, &fixable, &reboot, &rc, &err);
-        if (st == CU_E_USAGE && rc) /* not confirmed */
+        dst = cu_repair_driver(app, &ctx, &drv, &fixable, &reboot, &rc, &derr);
+        if (dst == CU_E_USAGE && rc) /* not confirmed */
             goto out;
     }
-    enum cu_status tst = st == CU_OK ? cu_app_target(app, &dir, &err) : st;
-    if (st == CU_OK && tst == CU_E_NOT_FOUND && fixable) {
+    enum cu_status tst = cu_app_target(app, &dir, &err);
+    if (tst == CU_E_NOT_FOUND && (fixable || dst != CU_OK)) {
         cu_error_clear(&err); /* the driver was the repair: no install of CUDA to look at */
-    } else if (st == CU_OK && tst != CU_OK) {
+    } else if (tst != CU_OK) {
         st = tst;
-    } else if (st == CU_OK) {
+    } else {
         CU_AUTOFREE char *rp = cu_path_join(dir, ".cudaup/record.json");
         if (!fixable && cu_path_exists(rp) && !cu_app_confirm(app, _("Repair it?"), &rc))
             goto out;
@@ -84,6 +88,10 @@ cu_cmd_repair(struct cu_app *app)
         st = cu_repair_run(&in, dir, app->cfg.deep, &ro, &ctx, &err);
     }
     cu_progress_flush(prog);
+    if (st == CU_OK && dst != CU_OK) {
+        st = dst;
+        err = derr;
+    }
     if (st == CU_OK && reboot) {
         st = cu_error_set(&err, CU_E_REBOOT, 0, _("The driver is repaired as far as a running system allows; a reboot finishes it."));
         cu_error_advise(&err, _("Reboot (enrol the signing key at the blue MokManager screen if one was queued), then run `cudaup doctor`."));
@@ -112,7 +120,7 @@ cu_cmd_repair(struct cu_app *app)
                 printf(_("Left as it is: %s\n"), drv.v[i].fix);
         if (!dir)
             ;
-        else if (!changed || (fixable && !ro.files && !ro.modes && !ro.components))
+        else if (!changed || (fixable && !ro.files && !ro.modes && !(ro.components && ro.components[0])))
             printf(_("%s is intact; nothing to repair.\n"), dir);
         else {
             char files[96], modes[96];

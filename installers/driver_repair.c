@@ -290,6 +290,14 @@ inst_driver_installs(const char *code)
     return false;
 }
 
+/* Is there a driver module for kernel @release under the root now? */
+static bool
+module_for(const struct inst_driver_ctx *c, const char *release)
+{
+    CU_AUTOFREE char *dir = cu_xasprintf("/lib/modules/%s", release);
+    return c->sys->files_open && find_module(&c->sys->files, dir, 5);
+}
+
 static bool
 has_code(const struct cu_problems *pr, const char *code)
 {
@@ -335,13 +343,24 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
     if (missing || unsigned_sb) {
         CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
         if (signed_pkg) {
-            const char *argv[] = {"apt-get", "install", "-y", signed_pkg, NULL};
-            st = drv_run_step(c, "install", argv, false, err);
+            /* The running kernel's own module package too: the meta follows one kernel flavour's meta, and after a
+             * kernel update (an HWE kernel, say) it may not have this kernel's (packages.ubuntu.com names them
+             * linux-modules-nvidia-580-6.8.0-45-generic: the meta's name with the release for the flavour). */
+            CU_AUTOFREE char *own_tmpl = NULL;
+            const char *k = strstr(row->signed_modules[0], "{K}");
+            if (k && s && s->kernel_release && !c->sys->image)
+                own_tmpl = cu_xasprintf("%.*s{R}%s", (int)(k - row->signed_modules[0]), row->signed_modules[0], k + 3);
+            CU_AUTOFREE char *own = own_tmpl ? cu_drv_expand(own_tmpl, branch, f) : NULL;
+            const char *both[] = {"apt-get", "install", "-y", signed_pkg, own, NULL};
+            const char *meta[] = {"apt-get", "install", "-y", signed_pkg, NULL};
+            struct cu_error e1;
+            if (!own || drv_run_step(c, "install", both, false, &e1) != CU_OK)
+                st = drv_run_step(c, "install", meta, false, err);
         } else {
             /* DKMS builds against the running kernel's headers: those first (the meta package may not have followed the kernel yet). */
             if (missing && row && s && s->kernel_release && !c->sys->image)
                 for (char **h = row->headers; h && *h && st == CU_OK; h++) {
-                    if (!strstr(*h, "{K}"))
+                    if (!strstr(*h, "{R}"))
                         continue;
                     CU_AUTOFREE char *pkg = cu_drv_expand(*h, branch, f);
                     struct cu_strv one;
@@ -357,6 +376,12 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
             /* Forced: an unsigned module already built stays unsigned under `dkms autoinstall`. */
             if (st == CU_OK)
                 st = drv_dkms_rebuild(c, err);
+        }
+        /* Said done only when it is: a module for the running kernel is there now. */
+        if (st == CU_OK && missing && s && s->kernel_release && !c->sys->image && !module_for(c, s->kernel_release)) {
+            st = cu_error_set(err, CU_E_TOOL, 0, _("After the repair there is still no nvidia module for the running kernel %s, so a reboot would not help."),
+                              s->kernel_release);
+            cu_error_advise(err, _("Its package manager has no module package for that kernel, or DKMS could not build one (its output is above and in the log). Boot a kernel the driver has a module for, or install that kernel's headers and run `cudaup repair` again."));
         }
         if (st != CU_OK)
             return st;

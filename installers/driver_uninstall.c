@@ -41,6 +41,7 @@ removal_takes(struct inst_driver_ctx *c, const char *manager, const struct cu_st
     if (apt) {
         cu_strv_push(&av, "apt-get");
         cu_strv_push(&av, "-s");
+        cu_strv_push(&av, "--allow-change-held-packages"); /* cudaup's own holds go first, before the real removal */
         cu_strv_push(&av, "purge");
     } else if (strcmp(manager, "pacman") == 0) {
         cu_strv_push(&av, "pacman");
