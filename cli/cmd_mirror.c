@@ -160,6 +160,18 @@ cu_cmd_mirror(struct cu_app *app)
         json_object_set_new(doc, "python", py_file ? json_string(py_file) : json_null());
         json_object_set_new(doc, "wheels", json_integer((json_int_t)n_wheels));
         json_object_set_new(doc, "index", plan->framework ? json_string("pypi/simple/") : json_null());
+        /* The framework whose wheels the site carries: what `plan` with the same flags plans (issue 34). */
+        json_t *fw = json_null();
+        if (plan->framework) {
+            fw = json_object();
+            json_t *pip = json_array();
+            for (char **q = plan->framework->pip; q && *q; q++)
+                json_array_append_new(pip, json_string(*q));
+            json_object_set_new(fw, "name", json_string(plan->framework->name));
+            json_object_set_new(fw, "version", plan->framework->version ? json_string(plan->framework->version) : json_null());
+            json_object_set_new(fw, "pip", pip);
+        }
+        json_object_set_new(doc, "framework", fw);
         json_object_set_new(doc, "package", pkg ? json_string(strrchr(pkg, '/') ? strrchr(pkg, '/') + 1 : pkg) : json_null());
         json_object_set_new(doc, "steps", json_array());
         rc = cu_report_json_result(app, doc, st, &err);

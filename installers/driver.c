@@ -30,7 +30,7 @@ enum cu_status
 inst_driver_prepare(const struct cu_prepare_in *in, struct cu_drv_plan **out, struct cu_facts *planned,
                     struct cu_error *err)
 {
-    struct cu_drv_wish w = {in->cfg->driver, in->cfg->driver_source, in->cfg->cuda};
+    struct cu_drv_wish w = {.driver = in->cfg->driver, .source = in->cfg->driver_source, .cuda = in->cfg->cuda};
     enum cu_status st;
     *out = NULL;
     *planned = *in->facts;

@@ -20,6 +20,7 @@
 #include "core/resolve/resolve.h"
 #include "core/base/str.h"
 #include "driver.h"
+#include "driver_resolve.h"
 #include "installer.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
@@ -569,7 +570,9 @@ wishes_from(const struct cu_prepare_in *in, struct cu_wishes *w)
         .components = c->components,
         .python = c->python,
         .platform = c->platform,
-        .unconstrained = in->unconstrained,
+        /* `mirror` plans what `install` with the same flags plans on this machine (one resolver, one
+         * answer); only on a machine without a GPU does it plan for any. */
+        .unconstrained = in->unconstrained && in->facts->n_gpus == 0,
     };
 }
 
@@ -634,19 +637,13 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
     if ((st = cu_mirror_index(m, product, &labels, &n_labels, NULL, err)) != CU_OK)
         goto out;
     cu_mirror_source(m, &src);
-    /* The versions that fit the driver the plan would install, as cu_prepare_plan resolves. */
-    struct cu_drv_plan *drv = NULL;
-    struct cu_facts planned;
-    struct cu_error de;
-    if (inst_driver_prepare(in, &drv, &planned, &de) != CU_OK)
-        planned = *in->facts;
-    cu_drv_plan_free(drv);
+    /* The versions that fit with the driver the plan would run, resolved as cu_prepare_plan resolves. */
     *out = cu_xcalloc(n_labels + 1, sizeof(**out));
     {
         struct cu_wishes wa = w;
         struct cu_plan *p = NULL;
+        struct cu_drv_plan *drv = NULL;
         struct cu_error e;
-        struct cu_resolve_in ri = {&planned, in->catalog, &wa, &src, in->prefix};
         char b[32];
         if (product == CU_PRODUCT_CUDA)
             wa.cuda = NULL;
@@ -655,7 +652,9 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
         cu_error_clear(&e);
         struct cu_choice *a = &(*out)[(*n)++];
         a->automatic = true;
-        if (cu_resolve(&ri, &p, &e) == CU_OK) {
+        enum cu_status rs = inst_driver_resolve(in, &wa, &src, &drv, &p, &e);
+        cu_drv_plan_free(drv);
+        if (rs == CU_OK) {
             a->fits = true;
             a->label = cu_xstrdup(product == CU_PRODUCT_CUDA ? cu_version_format(&p->cuda, 0, b, sizeof(b))
                                   : p->has_cudnn                ? cu_version_format(&p->cudnn, 0, b, sizeof(b))
@@ -691,11 +690,13 @@ cu_prepare_choices(const struct cu_prepare_in *in, enum cu_product product, cons
             wv.cuda = labels[i];
         else
             wv.cudnn = labels[i];
-        struct cu_resolve_in ri = {&planned, in->catalog, &wv, &src, in->prefix};
         struct cu_plan *p = NULL;
+        struct cu_drv_plan *drv = NULL;
         struct cu_error e;
         cu_error_clear(&e);
-        if (cu_resolve(&ri, &p, &e) == CU_OK) {
+        enum cu_status rs = inst_driver_resolve(in, &wv, &src, &drv, &p, &e);
+        cu_drv_plan_free(drv);
+        if (rs == CU_OK) {
             free(c->label);
             free(c->note);
             cu_clear_ptr(&c->adv_arg, free);
@@ -736,7 +737,7 @@ enum cu_status
 cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
 {
     struct cu_wishes w;
-    struct cu_drv_wish dw = {in->cfg->driver, in->cfg->driver_source, in->cfg->cuda};
+    struct cu_drv_wish dw = {.driver = in->cfg->driver, .source = in->cfg->driver_source, .cuda = in->cfg->cuda};
     enum cu_status st;
     wishes_from(in, &w);
     if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK)
@@ -763,15 +764,17 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
         return st;
     cu_mirror_source(*mirror, &src);
-    /* The driver first: the resolver plans for the driver that will run (installers/driver.c). */
+    /* The driver with the plan: the resolver plans for the driver that will run (installers/driver.c). */
     struct cu_drv_plan *drv = NULL;
-    struct cu_facts planned;
-    if ((st = inst_driver_prepare(in, &drv, &planned, err)) != CU_OK)
+    if ((st = inst_driver_resolve(in, &w, &src, &drv, plan, err)) != CU_OK)
         return st;
-    struct cu_resolve_in ri = {&planned, in->catalog, &w, &src, in->prefix};
-    if ((st = cu_resolve(&ri, plan, err)) != CU_OK) {
+    if (in->unconstrained && drv) {
+        /* `mirror` plans what `install` with the same flags plans here, but carries no driver. */
+        if (strcmp(drv->action, "install") == 0)
+            cu_plan_reason(*plan, _("The nodes need NVIDIA driver %d or newer for this plan; the mirror does not carry it."),
+                           drv->branch);
         cu_drv_plan_free(drv);
-        return st;
+        drv = NULL;
     }
     (*plan)->driver = drv;
     for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)

@@ -790,27 +790,50 @@ cu_catalog_cuda_supports_cc(const struct cu_catalog *cat, const struct cu_versio
                             const struct cu_version *cc)
 {
     const struct cu_cat_cuda_sm *s = cu_catalog_cuda_sm(cat, v);
-    if (!s || cc->n == 0)
+    if (cc->n == 0)
         return -1;
     int sm = (int)(cc->part[0] * 10 + (cc->n > 1 ? cc->part[1] : 0));
-    for (size_t i = 0; i < s->n_sm; i++)
-        if (s->sm[i] == sm)
+    const int *list = s ? s->sm : NULL;
+    size_t n = s ? s->n_sm : 0;
+    if (!s) {
+        /* A toolkit older than the arch table: its runfile's own list (data/legacy/cuda_runfiles.csv). */
+        struct cu_version m = {{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
+        const struct cu_cat_legacy_cuda *l = cu_cat_legacy_cuda(cat->legacy, &m);
+        if (!l)
+            return -1;
+        list = l->sm;
+        n = l->n_sm;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == sm)
             return 1;
     return 0;
 }
 
+static void
+cuda_for_cc_at(const struct cu_catalog *cat, const struct cu_version *minor, const struct cu_version *cc, bool last,
+               bool *found, struct cu_version *out)
+{
+    if (cu_catalog_cuda_supports_cc(cat, minor, cc) != 1)
+        return;
+    int c = *found ? cu_version_cmp(minor, out) : 0;
+    if (!*found || (last ? c > 0 : c < 0))
+        *out = *minor;
+    *found = true;
+}
+
+/* Every CUDA minor the catalog holds: the arch table's and the runfiles' older than it. */
 static bool
 cuda_for_cc(const struct cu_catalog *cat, const struct cu_version *cc, bool last,
             struct cu_version *out)
 {
     bool found = false;
-    for (size_t i = 0; i < cat->n_cuda_sm; i++) {
-        if (cu_catalog_cuda_supports_cc(cat, &cat->cuda_sm[i].minor, cc) != 1)
-            continue;
-        int c = found ? cu_version_cmp(&cat->cuda_sm[i].minor, out) : 0;
-        if (!found || (last ? c > 0 : c < 0))
-            *out = cat->cuda_sm[i].minor;
-        found = true;
+    for (size_t i = 0; i < cat->n_cuda_sm; i++)
+        cuda_for_cc_at(cat, &cat->cuda_sm[i].minor, cc, last, &found, out);
+    for (size_t i = 0; cat->legacy && i < cat->legacy->n_cuda; i++) {
+        const struct cu_version *v = &cat->legacy->cuda[i].version;
+        struct cu_version m = {{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
+        cuda_for_cc_at(cat, &m, cc, last, &found, out);
     }
     return found;
 }

@@ -230,13 +230,16 @@ const struct cu_cat_cuda_major *cu_catalog_cuda_major(const struct cu_catalog *c
 /** The sm targets the CUDA minor of @v compiles for, or NULL when unknown. */
 const struct cu_cat_cuda_sm *cu_catalog_cuda_sm(const struct cu_catalog *cat,
                                                 const struct cu_version *v);
-/** Whether CUDA @v can build for compute capability @cc (sm_XY); -1 when unknown. */
+/**
+ * Whether CUDA @v can build for compute capability @cc (sm_XY): the arch table's list, or for a toolkit
+ * older than it the runfile's (data/legacy); -1 when unknown.
+ */
 int cu_catalog_cuda_supports_cc(const struct cu_catalog *cat, const struct cu_version *v,
                                 const struct cu_version *cc);
-/** The newest CUDA minor that still compiles for @cc, or false when none is known. */
+/** The newest CUDA minor that still compiles for @cc (runfiles included), or false when none is known. */
 bool cu_catalog_cuda_last_for_cc(const struct cu_catalog *cat, const struct cu_version *cc,
                                  struct cu_version *out);
-/** The oldest CUDA minor that compiles for @cc. */
+/** The oldest CUDA minor that compiles for @cc (runfiles included). */
 bool cu_catalog_cuda_first_for_cc(const struct cu_catalog *cat, const struct cu_version *cc,
                                   struct cu_version *out);
 

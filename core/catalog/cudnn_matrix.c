@@ -55,23 +55,23 @@ int
 cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,
                        const struct cu_version *cc, const struct cu_cat_cudnn_support **against)
 {
-    const struct cu_cat_cudnn_support *row = cu_catalog_cudnn_support(cat, v, major);
+    const struct cu_cat_cudnn_support *below, *above;
+    cudnn_rows_around(cat, v, major, &below, &above);
+    const struct cu_cat_cudnn_support *row = below ? below : above;
     if (against)
         *against = row;
     if (!row)
         return -1;
-    if (!lists(row, cc))
-        return 0;
     struct cu_version v3 = *v;
     if (v3.n > 3)
         v3.n = 3;
-    if (cu_version_cmp(&row->cudnn, &v3) < 0) {
-        const struct cu_cat_cudnn_support *above = cu_catalog_cudnn_support_above(cat, v, major);
-        if (above && !lists(above, cc)) {
-            if (against)
-                *against = above;
-            return 0;
-        }
-    }
-    return 1;
+    if (cu_version_cmp(&row->cudnn, &v3) == 0 || !below || !above)
+        return lists(row, cc) ? 1 : 0; /* its own matrix, or the one neighbour there is */
+    /* Between two matrices: the newer one decides, so that an old GPU it dropped is not given the
+     * release, and a new GPU it lists is not refused on the strength of the older matrix. */
+    if (lists(above, cc))
+        return 1;
+    if (against)
+        *against = above;
+    return 0;
 }

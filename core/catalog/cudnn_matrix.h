@@ -29,10 +29,12 @@ const struct cu_cat_cudnn_support *cu_catalog_cudnn_support_above(const struct c
 /**
  * Does the support matrix list compute capability @cc for cuDNN @v built for CUDA @major?  A row lists
  * one capability per architecture (5.0 for all of Maxwell): a GPU fits from the lowest listed up to
- * the newest listed major.  A release without a row of its own is judged by the nearest older row,
- * and when a newer row exists, that one must list it too, so that the newest release known to
- * support an old GPU wins.  1: listed; 0: not, and *@against (when not NULL) is the row that does not
- * list it (the release's own or its newer neighbour); -1 when the matrix has no row for that major.
+ * the newest listed major.  A release without a row of its own, between two rows, is judged by the
+ * newer one: an old GPU it dropped is not given the release (the newest release known to support it
+ * wins), and a new GPU it lists is not refused because the older row predates it.  With one
+ * neighbour only, that one judges.  1: listed; 0: not, and *@against (when not NULL) is the row
+ * that does not list it (the release's own, its newer neighbour, or its only one); -1 when the matrix
+ * has no row for that major.
  * The one rule for the resolver's cuDNN judge and verify's check of what pip brought.
  */
 int cu_catalog_cudnn_lists(const struct cu_catalog *cat, const struct cu_version *v, int major,

@@ -110,7 +110,7 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             const char *want = open ? "proprietary" : "open";
             char ask[48];
             snprintf(ask, sizeof(ask), "%d-%s", branch, want);
-            struct cu_drv_wish w = {ask, NULL, NULL};
+            struct cu_drv_wish w = {.driver = ask};
             struct cu_drv_in in = {f, cat, &w};
             struct cu_drv_plan *p = cu_drv_choose(&in);
             if (strcmp(p->action, "install") != 0) {
@@ -175,7 +175,7 @@ void
 cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_problems *pr)
 {
     static const char *const codes[] = {"no-driver", "driver-too-old", "driver-too-old-for-gpu", "nouveau", "no-libcuda"};
-    struct cu_drv_wish w = {NULL, NULL, NULL};
+    struct cu_drv_wish w = {.driver = NULL};
     struct cu_drv_in in = {f, cat, &w};
     struct cu_drv_plan *p = NULL;
     /* Installed, but its module missing or refused: the module's own problem says what repair does; a new driver would not help. */

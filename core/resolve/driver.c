@@ -480,8 +480,10 @@ cu_drv_choose(const struct cu_drv_in *in)
     }
     p = plan_new("install");
     char *why = gpu_needs(in, p, &n);
-    if (why)
-        return refuse(p, why, cu_xstrdup(_("Use GPUs of generations one driver serves together (see `cudaup doctor`), or run with --driver keep to leave the driver alone.")));
+    if (why) {
+        p->keep_may_do = true; /* installers/driver.c tries --driver keep before it advises it */
+        return refuse(p, why, cu_xstrdup(_("Use GPUs of generations one driver serves together (see `cudaup doctor`).")));
+    }
     int want_branch = 0;
     const char *want_flavor = NULL;
     if (strcmp(mode, "auto") != 0) {
@@ -510,7 +512,7 @@ cu_drv_choose(const struct cu_drv_in *in)
         }
     } else {
         CU_AUTOFREE char *unfit = current_unfit(in, &n);
-        if (!unfit) {
+        if (!unfit && !w->upgrade) {
             free(p->action);
             p->action = cu_xstrdup("keep");
             reason(p, _("Driver %s (%s) serves every GPU here, so cudaup leaves it as it is."),
@@ -518,7 +520,18 @@ cu_drv_choose(const struct cu_drv_in *in)
                    f->drv && f->drv->flavor ? f->drv->flavor : _("flavor unknown"));
             return p;
         }
-        reason(p, _("A driver is planned: %s."), unfit);
+        if (!unfit) {
+            /* The driver works, but the request needs a newer one: the same flavor, so that nothing
+             * else about the machine changes. */
+            const char *fl = f->drv ? f->drv->flavor : NULL;
+            if (fl && ((strcmp(fl, "open") == 0 && n.open_ok) || (strcmp(fl, "proprietary") == 0 && n.prop_ok)))
+                want_flavor = fl;
+            reason(p, _("A newer driver is planned: driver %s serves every GPU here, but not this request: %s"),
+                   cu_driver_version_format(&f->driver.version, b1, sizeof(b1)),
+                   w->upgrade_why ? w->upgrade_why : "");
+        } else {
+            reason(p, _("A driver is planned: %s."), unfit);
+        }
     }
     /* The CUDA the user named needs at least its driver floor. */
     struct cu_version cuda_need = {{0}, 0}, cv;

@@ -27,6 +27,10 @@ struct cu_drv_wish {
     const char *driver; /* NULL/"auto", "keep", "none", "580", "580-open", "580-proprietary" */
     const char *source; /* NULL, "distro", "nvidia" */
     const char *cuda;   /* --cuda as given, or NULL */
+    /* auto only: the request cannot be met with the driver that runs, though it serves every GPU here
+     * (@upgrade_why says why, for the reasons): plan the newest branch, keeping the flavor that runs. */
+    bool upgrade;
+    const char *upgrade_why;
 };
 
 /** Check --driver and --driver-source's syntax. Errors: CU_E_USAGE. */
@@ -47,6 +51,7 @@ struct cu_drv_plan {
     char *mok_key, *mok_cert;
     bool blacklist_nouveau;
     bool reboot;
+    bool keep_may_do;       /* action refuse: leaving the driver as it is may serve (no branch serves every GPU) */
     struct cu_version version; /* the least driver of the branch that NVIDIA's CUDA table names */
     struct cu_strv reasons;
     char *refusal, *advice; /* action refuse: the sentence and what to do */

@@ -181,6 +181,8 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
                 if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
                     first_tried = true;
                     memcpy(first_why, r->why, sizeof(first_why));
+                    r->first_title = opts[0].title;
+                    memcpy(r->first_why, r->why, sizeof(r->first_why));
                     if (saved_stage > r->stage) {
                         r->stage = saved_stage;
                         memcpy(r->why, saved_why, sizeof(r->why));
@@ -200,6 +202,58 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     else if (o0->code_class > oc->code_class)
         cu_plan_reason(*out, _("Not %s: what GPU code it carries is %s, while it is read for %s."), o0->title,
                        o0->code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"), oc->title);
+    /* When the newest has no code for a GPU here: why not the newest that has (its libraries, its runtime). */
+    for (size_t i = 1; o0->no_code && i < chosen; i++)
+        if (opts[i].code && !opts[i].no_code && opts[i].code_class == CODE_NO_FIT && opts[i].code_why) {
+            cu_plan_reason(*out, _("Not %s: %s"), opts[i].title, opts[i].code_why);
+            break;
+        }
+    return st;
+}
+
+/* The mirror lists a CUDA release that --cuda takes (any, when --cuda is not set). */
+static bool
+mirror_lists_cuda(struct rs *r)
+{
+    if (r->cuda.kind == SPEC_AUTO)
+        return true;
+    char *const *labels;
+    size_t n;
+    struct cu_error e;
+    if (r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, &e) != CU_OK)
+        return true;
+    for (size_t i = 0; i < n; i++) {
+        struct cu_version v;
+        if (cu_version_parse(labels[i], &v) && v.n == 3 && rs_spec_matches(&r->cuda, &v))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Nothing on the mirror fits: the newest older stack that does (TensorFlow 1.13-2.4, or the toolkit alone
+ * from CUDA 10.0-11.3's runfiles), and why not the newest the search tried.
+ */
+static enum cu_status
+legacy_fallback(struct rs *r, const struct fwopt *opts, size_t n_opts, struct cu_plan **out)
+{
+    char newer_why[sizeof(r->why)];
+    memcpy(newer_why, r->why, sizeof(newer_why)); /* what stopped the newest candidate that got furthest */
+    enum cu_status st = rs_legacy_search(r, out);
+    if (st != CU_OK || n_opts == 0)
+        return st;
+    const struct fwopt *o0 = &opts[0];
+    const char *why = o0->code_class == CODE_NO_FIT && o0->code_why ? o0->code_why : r->first_why;
+    if (r->fw.fw == CU_FW_NONE) {
+        /* A --cuda the mirror does not list at all is served from its runfile: nothing newer was passed over. */
+        if (newer_why[0] && mirror_lists_cuda(r))
+            cu_plan_reason(*out, _("Not a newer CUDA: %s"), newer_why);
+        return st;
+    }
+    if (why[0])
+        cu_plan_reason(*out, _("Not %s: %s"), o0->title, why);
+    if (newer_why[0] && strcmp(newer_why, why) != 0)
+        cu_plan_reason(*out, _("Not a newer %s: %s"), cu_framework_title(cu_framework_name(r->fw.fw)), newer_why);
     return st;
 }
 
@@ -338,10 +392,13 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
             r.silent = !opts[i].code && r.fw.fw != CU_FW_NONE;
             rs_judge_code(&r, &opts[i]);
             rs_judge_libs(&r, &opts[i]);
+            rs_judge_runtime(&r, &opts[i]);
         }
         r.silent = false;
         rs_explain_no_code(&r, opts, n_opts);
         st = try_options(&r, opts, n_opts, out);
+        if (st == CU_E_NOT_FOUND)
+            st = legacy_fallback(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
             st = rs_nothing_fits(&r);
         if (st == CU_OK && in->wishes->unconstrained == false && in->facts->n_gpus == 0)

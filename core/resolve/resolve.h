@@ -36,6 +36,7 @@ struct cu_wishes {
     const char *python;     /* NULL or "3.11" */
     const char *platform;   /* NULL: the machine's */
     bool unconstrained;     /* ignore this machine's GPUs and driver (`mirror` for others) */
+    const char *advice_flags; /* flags every command the advice names carries ("--driver keep"), or NULL */
 };
 
 /**
@@ -60,6 +61,12 @@ struct cu_resolve_in {
  */
 CU_NODISCARD enum cu_status cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out,
                                        struct cu_error *err);
+
+/**
+ * Advise @p, the plan of request @w as it stands, in @err: "@lead cudaup install FLAGS gives ..." (the
+ * command with @w's flags and its advice_flags; @lead translated, NULL: "What runs here:").
+ */
+void cu_resolve_advise(const struct cu_wishes *w, const struct cu_plan *p, const char *lead, struct cu_error *err);
 
 /** Does component @key need @other (directly or through another), so that @other always comes with it? */
 bool cu_component_needs(const char *key, const char *other);

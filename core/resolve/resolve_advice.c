@@ -14,13 +14,18 @@
 #include "core/base/str.h"
 #include "core/resolve/resolve_int.h"
 
-/* No option has code for a GPU here: the sentence names the build whose code is oldest. */
+/*
+ * No option has code for a GPU here: the sentence names the build whose code is oldest.  A build the
+ * data is silent on is judged silently, so it never names the blocker; it does not stand in the way.
+ */
 void
 rs_explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
 {
     const struct fwopt *oldest = NULL;
     for (size_t i = 0; i < n_opts; i++) {
         const struct fwopt *o = &opts[i];
+        if (!o->code && r->fw.fw != CU_FW_NONE)
+            continue;
         if (!o->no_code || !o->code->n_sass)
             return; /* some option failed otherwise: its sentence stands */
         if (!oldest || o->code->sass[0] < oldest->code->sass[0])
@@ -119,13 +124,15 @@ advice_command(const struct cu_wishes *w, const struct variant *v, const struct 
         cu_buf_printf(&b, " --cudnn %s", v->dnn == DNN_KEEP ? w->cudnn : cu_version_format(&p->cudnn, 2, b1, sizeof(b1)));
     if (v->keep_python && w->python && *w->python)
         cu_buf_printf(&b, " --python %s", w->python);
+    if (w->advice_flags && *w->advice_flags)
+        cu_buf_printf(&b, " %s", w->advice_flags);
     return cu_steal_ptr(&b.data);
 }
 
 /* A changed request @v planned @p: the advice names its exact command and what it gives. */
-void
-rs_advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant *v, const struct cu_plan *p,
-               struct cu_error *err)
+static void
+advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant *v, const struct cu_plan *p,
+            const char *lead, struct cu_error *err)
 {
     char b1[32], b2[32];
     enum cu_framework fw = p->framework ? p->framework->kind : CU_FW_NONE;
@@ -133,15 +140,32 @@ rs_advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct vari
     CU_AUTOFREE char *cmd = advice_command(w0, v, p);
     if (!f)
         cu_error_advise(err, _("%s%s gives CUDA %s%s%s."),
-                        r->fw.fw == CU_FW_NONE ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
+                        lead ? lead : r->fw.fw == CU_FW_NONE ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
                         V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : _(" without cuDNN"),
                         p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
     else
         cu_error_advise(err, _("%s%s gives %s%s%s%s with CUDA %s%s%s."),
-                        fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
+                        lead ? lead : fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
                         cu_framework_title(cu_framework_name(fw)), f->version ? " " : "", f->version ? f->version : "",
                         fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "", V(&p->cuda, b1, sizeof(b1)),
                         p->has_cudnn ? _(" and cuDNN ") : "", p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
+}
+
+void
+rs_advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant *v, const struct cu_plan *p,
+               struct cu_error *err)
+{
+    advise_plan(r, w0, v, p, NULL, err);
+}
+
+void
+cu_resolve_advise(const struct cu_wishes *w, const struct cu_plan *p, const char *lead, struct cu_error *err)
+{
+    struct rs r;
+    memset(&r, 0, sizeof(r));
+    r.fw.fw = p->framework ? p->framework->kind : CU_FW_NONE;
+    const struct variant v = {true, .same = true, .dnn = DNN_KEEP, .keep_cuda = true, .keep_python = true};
+    advise_plan(&r, w, &v, p, lead, err);
 }
 
 /* Nothing plans on this driver: the driver every GPU here needs, from the first CUDA that builds for it. */

@@ -217,7 +217,7 @@ jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool
     if (below) {
         V(from, b1, sizeof(b1));
         V(below, b2, sizeof(b2));
-        o->title = cu_xasprintf("JAX %s to %s (%s)", b1, b2, extra);
+        o->title = cu_xasprintf(_("JAX %s or newer, older than %s (%s)"), b1, b2, extra);
         cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]>=%s,<%s", extra, b1, b2));
     } else if (from->n) {
         o->title = cu_xasprintf("JAX %s (%s)", V(from, b1, sizeof(b1)), extra);
@@ -263,6 +263,16 @@ jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool
                                    V(&p->min_sm, b1, sizeof(b1)), p->cuda_major);
 }
 
+/* Is every GPU here of a compute capability plugin @p has code for (JAX's installation page)? */
+static bool
+jax_gpus_fit(const struct rs *r, const struct cu_cat_jax_plugin *p)
+{
+    for (size_t g = 0; r->constrained && g < r->f->n_gpus; g++)
+        if (r->f->gpus[g].cc.n && cu_version_cmp(&r->f->gpus[g].cc, &p->min_sm) < 0)
+            return false;
+    return true;
+}
+
 enum cu_status
 jax_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
@@ -270,10 +280,11 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
     struct cu_version dash = vp("0.6.0");
     bool extra_known = !r->fw.extra[0];
 
-    /* A driver too old for every plugin: name the least it takes. */
+    /* A driver too old for every plugin: name the least it takes, of the plugins with code for every GPU
+     * here (for a GPU none has code for, a newer driver does not help: that GPU is the blocker). */
     const struct cu_cat_jax_plugin *least = NULL;
     for (size_t i = 0; i < r->cat->n_jax; i++)
-        if (!least || r->cat->jax[i].driver_branch < least->driver_branch)
+        if ((!least || r->cat->jax[i].driver_branch < least->driver_branch) && jax_gpus_fit(r, &r->cat->jax[i]))
             least = &r->cat->jax[i];
     if (least && r->constrained && r->have_driver && (int)r->driver.part[0] < least->driver_branch)
         rs_fail(r, ST_DRIVER, _("JAX needs NVIDIA driver %d or newer (for its CUDA %d wheels); this machine has %s."),
@@ -295,16 +306,11 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
             first.n = 0;
         if (r->fw.v.n && first.n && cu_version_cmp(&r->fw.v, &first) < 0)
             continue;
-        if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
-            rs_fail(r, ST_DRIVER,
-                 _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
-                 p->cuda_major, p->driver_branch, r->driver_text);
-            continue;
-        }
         bool sm_ok = true;
         for (size_t g = 0; r->constrained && g < r->f->n_gpus; g++)
             if (r->f->gpus[g].cc.n && cu_version_cmp(&r->f->gpus[g].cc, &p->min_sm) < 0) {
-                rs_fail(r, ST_GPU_CODE,
+                /* plugins come newest CUDA first: the last names the oldest capability any takes */
+                rs_fail_closer(r, ST_GPU_CODE,
                      _("JAX's CUDA %d plugin needs compute capability %s or newer; GPU %d (%s) has %s."),
                      p->cuda_major, V(&p->min_sm, b1, sizeof(b1)), r->f->gpus[g].index, r->f->gpus[g].name,
                      V(&r->f->gpus[g].cc, b2, sizeof(b2)));
@@ -312,6 +318,12 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
             }
         if (!sm_ok)
             continue;
+        if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
+            rs_fail(r, ST_DRIVER,
+                 _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
+                 p->cuda_major, p->driver_branch, r->driver_text);
+            continue;
+        }
         const char *extra = local ? p->local_extra : p->extra;
         CU_AUTOFREE char *old_extra = NULL;
         if (local && r->fw.v.n && cu_version_cmp(&r->fw.v, &dash) < 0) {

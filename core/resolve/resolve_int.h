@@ -96,6 +96,9 @@ struct rs {
     /* Judging an option whose GPU code the data does not record: its failures explain less than
      * those of a build the data vouches for, so they only fill an empty sentence. */
     bool silent;
+    /* The newest option's own failure (try_options), for the plan that falls back to an older stack. */
+    const char *first_title;
+    char first_why[512];
 };
 
 /* How far a candidate got before it failed. */
@@ -165,8 +168,10 @@ bool rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_versi
  */
 CU_NODISCARD enum cu_status rs_pick_cudnn(struct rs *r, const struct fwopt *o,
                                           const struct cu_version *cuda, struct cudnn_pick *out);
-/** Judge @o's GPU code against every GPU here, and a wheel's own runtime against the driver. */
+/** Judge @o's GPU code against every GPU here. */
 void rs_judge_code(struct rs *r, struct fwopt *o);
+/** Judge a wheel's own CUDA runtime against the driver (after rs_judge_code and rs_judge_libs). */
+void rs_judge_runtime(struct rs *r, struct fwopt *o);
 
 /* resolve_plan.c: a candidate that fits, made into a plan. */
 bool rs_has_platform(const struct cu_package *p, const char *platform);
@@ -217,10 +222,15 @@ enum cu_status tf_options(struct rs *r, struct fwopt **opts, size_t *n);
 enum cu_status torch_options(struct rs *r, struct fwopt **opts, size_t *n);
 enum cu_status jax_options(struct rs *r, struct fwopt **opts, size_t *n);
 
-/* resolve_legacy.c: TensorFlow 1.13-2.4 from the catalog's legacy rows (runfile + cuDNN .tgz). */
+/* resolve_legacy.c: CUDA 10.0-11.3 and TensorFlow 1.13-2.4 from the catalog's legacy rows (runfile + cuDNN .tgz). */
 struct cu_cat_legacy_tf;
 const struct cu_cat_legacy_tf *rs_legacy_match(const struct rs *r);
 enum cu_status rs_legacy_resolve(struct rs *r, const struct cu_cat_legacy_tf *t, struct cu_plan **out);
+/**
+ * Where nothing newer fits: the newest legacy TensorFlow stack (--framework tensorflow) or toolkit alone
+ * (--framework none) that does, within the wishes.  CU_E_NOT_FOUND, its failures noted, when none does.
+ */
+enum cu_status rs_legacy_search(struct rs *r, struct cu_plan **out);
 
 static inline const char *
 V(const struct cu_version *v, char *buf, size_t len)

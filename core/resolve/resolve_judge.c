@@ -257,13 +257,30 @@ rs_judge_code(struct rs *r, struct fwopt *o)
             return;
         }
     }
-    /* After the code: a newer driver does not help a build without code for the GPU. */
+}
+
+/*
+ * A wheel's own runtime against the driver: after its code and the libraries pip brings with it
+ * (rs_judge_libs), since a newer driver helps neither a build without code for a GPU here nor one
+ * whose cuDNN drops it, and the sentence should name a build that a newer driver would make run.
+ */
+void
+rs_judge_runtime(struct rs *r, struct fwopt *o)
+{
+    char b1[32], b2[32];
+    if (r->fw.fw == CU_FW_NONE || !r->constrained || o->code_class == CODE_NO_FIT)
+        return;
     struct cu_version min;
     if (o->bundled && r->have_driver && o->build_cuda.n &&
         !rs_driver_runs_major(r, (int)o->build_cuda.part[0], &min) && min.n) {
         o->code_why = cu_tr_asprintf(_("%s brings its own CUDA %s runtime, which needs NVIDIA driver %s or newer (NVIDIA's minor-version compatibility); this machine has %s."),
                                    o->title, cu_version_format(&o->build_cuda, o->cuda_mm.n ? 0 : 1, b1, sizeof(b1)),
                                    D(&min, b2, sizeof(b2)), r->driver_text);
+        /* Of the builds the driver is too old for, the one that needs the least driver explains best. */
+        if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(&min, &r->min_need) < 0)) {
+            r->min_need = min;
+            r->stage = ST_GPU;
+        }
         rs_fail(r, ST_DRIVER, "%s", o->code_why);
         o->code_class = CODE_NO_FIT;
     }

@@ -28,7 +28,12 @@ judge(struct rs *r, const struct cu_version *v, const struct cu_version *cuda, c
     memcpy(saved_skip, r->cudnn_skip, sizeof(saved_skip));
     r->cudnn_note[0] = r->cudnn_skip[0] = '\0';
     int stage = 0;
+    /* The GPUs only: the driver such a cuDNN needs is its CUDA major's, which the wheel's own runtime
+     * needs as well (rs_judge_runtime names it, and for the build that needs the least). */
+    bool have_driver = r->have_driver;
+    r->have_driver = false;
     bool ok = rs_cudnn_judge(r, v, cuda, &stage, why, len);
+    r->have_driver = have_driver;
     if (note)
         snprintf(note, note_len, "%s", r->cudnn_note);
     memcpy(r->cudnn_note, saved_note, sizeof(saved_note));

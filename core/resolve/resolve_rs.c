@@ -115,29 +115,41 @@ rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_version
     struct cu_version v3 = *v, cm = mm(cuda);
     if (v3.n > 3)
         v3.n = 3;
+    int major = (int)cuda->part[0];
     bool exact = cu_version_cmp(&row->cudnn, &v3) == 0;
-    const struct cu_cat_cudnn_support *above =
-        exact ? NULL : cu_catalog_cudnn_support_above(r->cat, v, (int)cuda->part[0]);
+    const struct cu_cat_cudnn_support *above = exact ? NULL : cu_catalog_cudnn_support_above(r->cat, v, major);
+    if (above == row)
+        above = NULL; /* no older matrix: the newer one is the only neighbour */
+    const struct cu_gpu_info *older_drops = NULL; /* a GPU the older neighbour predates, listed by the newer */
     for (size_t i = 0; i < r->f->n_gpus; i++) {
         const struct cu_gpu_info *g = &r->f->gpus[i];
         const struct cu_cat_cudnn_support *against = NULL;
         if (!g->cc.n)
             continue;
-        if (cu_catalog_cudnn_lists(r->cat, v, (int)cuda->part[0], &g->cc, &against) == 0 && against == row) {
+        bool row_lists = cu_catalog_cudnn_lists(r->cat, &row->cudnn, major, &g->cc, NULL) == 1;
+        if (cu_catalog_cudnn_lists(r->cat, v, major, &g->cc, &against) == 0) {
             *stage = ST_CUDNN_GPU;
-            rs_format(why, why_len, _("cuDNN %s does not support GPU %d (%s, compute capability %s)."), V(v, b1, sizeof(b1)),
-                 g->index, g->name, V(&g->cc, b2, sizeof(b2)));
-            return false;
-        }
-        if (against != row) { /* no matrix of its own, and the newer neighbour's drops the GPU */
-            *stage = ST_CUDNN_GPU;
-            rs_format(why, why_len, _("No support matrix of cuDNN %s was read, and cuDNN %s no longer lists compute capability %s; cuDNN %s is the newest known to support GPU %d (%s)."),
-                 V(v, b1, sizeof(b1)), V(&against->cudnn, b2, sizeof(b2)), V(&g->cc, b3, sizeof(b3)),
-                 V(&row->cudnn, b4, sizeof(b4)), g->index, g->name);
-            if (!r->cudnn_skip[0])
+            if (exact)
+                rs_format(why, why_len, _("cuDNN %s does not support GPU %d (%s, compute capability %s)."), V(v, b1, sizeof(b1)),
+                          g->index, g->name, V(&g->cc, b2, sizeof(b2)));
+            else if (above && row_lists) /* the newer neighbour dropped the GPU */
+                rs_format(why, why_len, _("No support matrix of cuDNN %s was read, and cuDNN %s no longer lists compute capability %s; cuDNN %s is the newest known to support GPU %d (%s)."),
+                          V(v, b1, sizeof(b1)), V(&against->cudnn, b2, sizeof(b2)), V(&g->cc, b3, sizeof(b3)),
+                          V(&row->cudnn, b4, sizeof(b4)), g->index, g->name);
+            else if (above)
+                rs_format(why, why_len, _("No support matrix of cuDNN %s was read, and neither cuDNN %s's nor cuDNN %s's lists compute capability %s (GPU %d, %s)."),
+                          V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)), V(&above->cudnn, b3, sizeof(b3)),
+                          V(&g->cc, b4, sizeof(b4)), g->index, g->name);
+            else
+                rs_format(why, why_len, _("No support matrix of cuDNN %s was read, and the nearest, cuDNN %s's, does not list compute capability %s (GPU %d, %s)."),
+                          V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)), V(&g->cc, b3, sizeof(b3)), g->index,
+                          g->name);
+            if (!exact && !r->cudnn_skip[0])
                 snprintf(r->cudnn_skip, sizeof(r->cudnn_skip), "%s", why);
             return false;
         }
+        if (above && !row_lists && !older_drops)
+            older_drops = g;
         for (size_t k = 0; k < row->n_cc_needs; k++) {
             if (cu_version_cmp(&row->cc_needs_cc[k], &g->cc) == 0 &&
                 cu_version_cmp(&cm, &row->cc_needs_cuda[k]) < 0) {
@@ -150,14 +162,19 @@ rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_version
         }
     }
     if (!exact && r->f->n_gpus > 0) {
-        if (above)
-            snprintf(r->cudnn_note, sizeof(r->cudnn_note),
-                     _("No support matrix of cuDNN %s was read; those of cuDNN %s and %s both list every GPU here."),
-                     V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)), V(&above->cudnn, b3, sizeof(b3)));
+        if (older_drops)
+            rs_format(r->cudnn_note, sizeof(r->cudnn_note),
+                      _("No support matrix of cuDNN %s was read; cuDNN %s's, the next newer, lists every GPU here, and cuDNN %s's, older, predates compute capability %s (GPU %d)."),
+                      V(v, b1, sizeof(b1)), V(&above->cudnn, b2, sizeof(b2)), V(&row->cudnn, b3, sizeof(b3)),
+                      V(&older_drops->cc, b4, sizeof(b4)), older_drops->index);
+        else if (above)
+            rs_format(r->cudnn_note, sizeof(r->cudnn_note),
+                      _("No support matrix of cuDNN %s was read; those of cuDNN %s and %s both list every GPU here."),
+                      V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)), V(&above->cudnn, b3, sizeof(b3)));
         else
-            snprintf(r->cudnn_note, sizeof(r->cudnn_note),
-                     _("No support matrix of cuDNN %s was read; the nearest, cuDNN %s's, lists every GPU here."),
-                     V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)));
+            rs_format(r->cudnn_note, sizeof(r->cudnn_note),
+                      _("No support matrix of cuDNN %s was read; the nearest, cuDNN %s's, lists every GPU here."),
+                      V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)));
     }
     return true;
 }

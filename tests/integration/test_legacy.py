@@ -402,6 +402,17 @@ t.eq(((r.json() or {}).get("python_source") or {}).get("url"), "file://%s/python
 r = cu("uninstall", "--yes", "10.0")
 t.ok(r.rc == 0 and not os.path.exists(tree), "uninstall 10.0 removes PREFIX/cuda-10.0", r)
 
+# The toolkit alone from the same runfile and .tgz (issue 34 item 3): planned from the catalog's legacy rows,
+# installed and recorded like a TensorFlow stack's, no environment made.
+P2 = os.path.join(work, "p-alone")
+r = run(["install", "--json", "--yes", "--root", ROOT, "--prefix", P2, "--state-dir", os.path.join(work, "s-alone"),
+         "--mirror", "file://" + M, "--cache-dir", C, "--framework", "none", "--cuda", "10.0", "--cudnn", "7.4",
+         "--env-scope", "none"], env=ENV, timeout=600)
+alone = os.path.join(P2, "cuda-10.0")
+t.ok(r.rc == 0 and all(os.path.exists(os.path.join(alone, x)) for x in ("bin/nvcc", "include/cudnn.h", "lib/libcudnn.so.7")) and
+     os.path.exists(os.path.join(alone, ".cudaup", "record.json")),
+     "install --framework none --cuda 10.0 --cudnn 7.4: CUDA 10.0.130 from its runfile and cuDNN 7.4.2, recorded", r)
+
 # Hostile Python archives: refused before anything is placed (the Python goes first, so CUDA is untouched too).
 HOSTILE = {
     "wrong sha256": catalog(os.path.join(work, "cat-badsha.json"), sha256="0" * 64),

@@ -23,27 +23,49 @@ RTX3090 = ("2204", "8.6", "NVIDIA GeForce RTX 3090")
 RTX4090 = ("2684", "8.9", "NVIDIA GeForce RTX 4090")
 H100 = ("2330", "9.0", "NVIDIA H100 80GB HBM3")
 RTX5090 = ("2b85", "12.0", "NVIDIA GeForce RTX 5090")
+GTX780 = ("1004", "3.5", "NVIDIA GeForce GTX 780")
+K80 = ("102d", "3.7", "Tesla K80")
 
 _roots = {}
 
 
 def machine(gpus, driver):
+    """Ubuntu with these GPUs and this driver (None: no driver at all)."""
     key = (tuple(gpus), driver)
     if key not in _roots:
         root = os.path.join(t.tmpdir("m"), "root")
-        machines.build_spec({"os": "ubuntu", "driver": driver, "cuda": 12040, "libs": True,
-                             "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 8192, name)
-                                      for i, (dev, cc, name) in enumerate(gpus)]}, root)
+        spec = {"os": "ubuntu", "driver": driver, "cuda": 12040, "libs": True,
+                "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 8192, name)
+                         for i, (dev, cc, name) in enumerate(gpus)]}
+        if driver is None:
+            del spec["driver"]
+        machines.build_spec(spec, root)
         _roots[key] = root
     return _roots[key]
 
 
-def plan(gpus, driver, *args):
+def plan(gpus, driver, *args, cmd="plan", env=None):
+    """cudaup plan on that machine; the tests keep its driver (CUDAUP_DRIVER=keep) unless @env says otherwise."""
     root = machine(gpus, driver)
-    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
+    r = run([cmd, "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
              "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"] + list(args),
-            env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+            env=dict({"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")}, **(env or {})))
     return r, r.json() or {}
+
+
+AUTO = {"CUDAUP_DRIVER": "auto"}
+
+
+def advice_command(d):
+    """The command a refusal's advice names ("cudaup install ARGS gives ..."), as a list of ARGS, or None."""
+    m = re.search(r"cudaup install (.*?) gives", d.get("advice") or "")
+    return m.group(1).split() if m else None
+
+
+def no_hidden_driver(d, d2):
+    """A plan made from advice @d installs a driver only where the advice's sentence says it does."""
+    installs = (d2.get("driver") or {}).get("action") == "install"
+    return installs == ("installs NVIDIA driver" in (d.get("advice") or ""))
 
 
 def vkey(v):
@@ -127,7 +149,10 @@ r, d = plan([GTX970], "450.80.02", "--framework", "pytorch")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118", "PyTorch on 450.80.02: cu118 [%s]" % SRC_MVC, r)
 r, d = plan([GTX970], "450.80.02", "--framework", "jax")
 t.ok(r.rc == 3 and "525" in d.get("error", ""), "JAX on 450.80.02: refused, naming driver 525 [JAX docs]", d)
-t.ok("--framework tensorflow==" in (d.get("advice") or ""), "the advice names the framework that runs here", d)
+# The tests keep the driver (CUDAUP_DRIVER=keep): JAX itself plans with a newer branch, so that is the advice (issue 34
+# item 5), with what it costs.
+t.ok(re.search(r"--framework jax --driver 580\b", d.get("advice") or "") and "reboot" in (d.get("advice") or ""),
+     "the advice is the branch that makes the request work, with its reboot [driver_generations.csv Maxwell: R580 last]", d)
 
 # --- PTX JIT ------------------------------------------------------------------------------------
 r, d = plan([RTX5090], "580.95.05")
@@ -170,7 +195,6 @@ r, d = plan([GTX680], "470.82.01")
 t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "sm_35" in d.get("error", ""),
      "GTX 680 (3.0), TensorFlow: refused; the oldest build carries sm_35 [tensorflow_wheel_arch.csv]", d)
 # --- what pip brings with the framework (issue 23) --------------------------------------------------
-K80 = ("102d", "3.7", "Tesla K80")
 SRC_PIP = "framework_pip_libraries.csv (jax-cuda12-plugin Requires-Dist nvidia-cudnn-cu12>=9.8,<10.0)"
 SRC_MATRIX = "cudnn_support_matrix.csv (9.17.0 lists 7.5 and up; 9.10.2 lists 5.0 to 9.0)"
 for gpu in (GTX970, GTX1080, V100):
@@ -184,11 +208,17 @@ for gpu in (RTX3090, RTX4090):
 r, d = plan([GTX970, RTX3090], "580.95.05", "--framework", "jax")
 t.eq(fw(d).get("constraints"), ["nvidia-cudnn-cu12==9.10.2.*"], "GTX 970 beside an RTX 3090, jax: the pin serves both")
 
+# Kepler (issue 34): PyTorch 2.4-2.7's cu118 wheels bring cuDNN 9.1.0.70, which has no 3.7; 2.1-2.3's bring 8.7.0.84,
+# whose wheel carries sm_35 SASS (first-hand), so the newest PyTorch a K80 runs is 2.3.
 for extra in ([], ["--cudnn", "none"]):
     r, d = plan([K80], "470.57.02", "--framework", "pytorch", *extra)
-    t.ok(r.rc == 3 and "cuDNN 9.1.0.70" in d.get("error", "") and "3.7" in d.get("error", ""),
-         "K80, pytorch %s: refused, the cu118 wheels bring cuDNN 9.1.0.70 which has no 3.7 [pytorch_release_cuda_matrix.csv; cudnn_support_matrix.csv 9.0.0 lists 5.0 and up]" % " ".join(extra), d)
-    t.ok("--framework none --cudnn none" in (d.get("advice") or ""), "K80, pytorch: the advice is CUDA without cuDNN", d)
+    t.ok(r.rc == 0 and fw(d).get("version") == "2.3" and fw(d).get("cuda_build") == "cu118" and code(d) == ("sass", "sm_37"),
+         "K80, pytorch %s: PyTorch 2.3 cu118, its sm_37 code and the cuDNN 8.7.0.84 it pins "
+         "[pytorch_release_cuda_matrix.csv 2.3; pytorch_wheel_arch.csv 2.3.x cu118; cudnn_support_matrix.csv 8.7.0 first-hand sm_35]"
+         % " ".join(extra), r)
+    t.ok(any(x.startswith("Not PyTorch 2.7 (cu118)") and "9.1.0.70" in x and "3.7" in x for x in d.get("reasons", [])),
+         "K80, pytorch %s: and why not 2.7 cu118, the newest with sm_37: the cuDNN 9.1.0.70 it pins has no 3.7 "
+         "[pytorch_bundled_cudnn.csv; cudnn_support_matrix.csv 9.0.0, 9.2.0 list 5.0 and up]" % " ".join(extra), d.get("reasons"))
 
 r, d = plan([RTX5090], "570.133.07", "--framework", "jax")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]>=0.6.0,<0.7.1"],
@@ -199,7 +229,9 @@ r, d = plan([GTX970], "450.80.02", "--framework", "none")
 t.ok(r.rc == 0 and vkey(d["cuda"]["version"])[0] == 11 and any("minor-version compatibility" in w for w in d.get("warnings", [])),
      "driver 450.80.02, --framework none: CUDA 11 by minor-version compatibility, with its warning [cuda_minor_version_compat.csv 11.x >= 450.80.02]", d)
 r, d = plan([K80], "470.57.02", "--framework", "none")
-t.ok(r.rc == 3 and "--framework none --cudnn none" in (d.get("advice") or ""), "K80, --framework none: the advice drops cuDNN", d)
+t.ok(r.rc == 0 and d["cuda"]["version"] == "11.8.0" and (d.get("cudnn") or {}).get("version") == "8.7.0",
+     "K80, --framework none: CUDA 11.8 (sm_37, by minor-version compatibility) with cuDNN 8.7.0 "
+     "[cuda_arch_support.csv 11.8; cudnn_support_matrix.csv 8.7.0 first-hand sm_35; 8.8.0 has none]", r)
 r, d = plan([GTX970], "535.183.01", "--cuda", "13.0")
 t.ok(r.rc == 3 and "GPU 0" in d.get("error", "") and "5.2" in d.get("error", "") and "TensorFlow" not in d.get("error", ""),
      "GTX 970, --cuda 13.0: the GPU is the blocker, not a TensorFlow release [cuda_arch_support.csv 13.0]", d)
@@ -211,7 +243,7 @@ r, d = plan([GTX970], "580.95.05", "--framework", "none", "--cudnn", "9.14")
 t.ok(r.rc == 3 and "--cudnn 9.10" in (d.get("advice") or ""), "GTX 970, --cudnn 9.14: the advice names --cudnn 9.10", d)
 
 # Every refusal's advice plans when run.
-for gpus, driver, args in (([K80], "470.57.02", ["--framework", "pytorch"]), ([K80], "470.57.02", ["--framework", "none"]),
+for gpus, driver, args in (([GTX780], "470.57.02", ["--framework", "pytorch"]), ([K80], "470.57.02", ["--framework", "jax"]),
                            ([GTX970], "535.183.01", ["--cuda", "13.0"]), ([GTX970], "535.183.01", ["--python", "2.7"]),
                            ([GTX970], "580.95.05", ["--framework", "none", "--cudnn", "9.14"]),
                            ([GTX970], "580.95.05", ["--framework", "tensorflow==2.17"])):
@@ -221,6 +253,136 @@ for gpus, driver, args in (([K80], "470.57.02", ["--framework", "pytorch"]), ([K
     if m:
         r2, d2 = plan(gpus, driver, *m.group(1).split())
         t.eq(r2.rc, 0, "%s %s: its advice '%s' plans" % (gpus[0][2], " ".join(args), m.group(1)), r2)
+        t.ok(no_hidden_driver(d, d2), "%s %s: its advice changes the driver only where it says so" % (gpus[0][2], " ".join(args)),
+             (d.get("advice"), d2.get("driver")))
+# --- issue 34: every feasible stack is planned ------------------------------------------------------
+# 1. The default search reaches the legacy stacks: on driver 418 no CUDA 11 runs (11.0 needs 450.51, and
+#    minor-version compatibility 450.80.02), so Kepler's newest TensorFlow is 2.3.4 on CUDA 10.1 (418.39).
+for gpu in (K80, GTX780):
+    r, d = plan([gpu], "418.87.01")
+    t.ok(r.rc == 0 and fw(d).get("version") == "2.3.4" and d["cuda"]["version"] == "10.1.243" and
+         d["cudnn"]["version"] == "7.6.5" and code(d) == ("sass", "sm_%s" % gpu[1].replace(".", "")),
+         "%s, driver 418, tensorflow: the legacy TensorFlow 2.3.4 on CUDA 10.1, its sm_35/sm_37 code "
+         "[data/legacy/tensorflow_stacks.csv 2.3; cuda_runfiles.csv 10.1.243 418.39; cudnn_support_matrix.csv 8.0.2 10.x SM 3.0+]"
+         % gpu[2], r)
+    r, d = plan([gpu], "470.57.02")
+    t.ok(r.rc == 0 and fw(d).get("version") == "2.13.0" and d["cuda"]["version"] == "11.8.0" and
+         d["cudnn"]["version"] == "8.7.0" and code(d) == ("sass", "sm_35"),
+         "%s, driver 470, tensorflow: 2.13.0, the newest with sm_35, with cuDNN 8.7.0 "
+         "[tensorflow_gpu_code.csv 2.5-2.13; cudnn_support_matrix.csv 8.7.0 first-hand sm_35, 8.8.0 none]" % gpu[2], r)
+r, d = plan([GTX780], "418.87.01", "--framework", "pytorch")
+t.ok(r.rc == 3 and "--framework tensorflow==2.3.4" in (d.get("advice") or ""),
+     "GTX 780, driver 418, pytorch: refused (no build has sm_35), the advice finds the legacy TensorFlow 2.3.4", d)
+# 2. The matrices read since: 8.5.0 (NVIDIA, SM 3.5 and later) for PyTorch 2.0 cu117; 9.7.1 (first-hand, sm_120) for 2.7 cu128.
+r, d = plan([K80], "470.57.02", "--framework", "pytorch==2.0")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu117" and code(d) == ("sass", "sm_37") and
+     any("8.5.0.96" in x and "lists every GPU" in x for x in d.get("reasons", [])),
+     "K80, pytorch==2.0: cu117, whose cuDNN 8.5.0.96 NVIDIA's 8.5.0 matrix lists for SM 3.5 and later "
+     "[pytorch_release_cuda_matrix.csv 2.0; cudnn_support_matrix.csv 8.5.0 read]", r)
+r, d = plan([RTX5090], "580.95.05", "--framework", "pytorch==2.7")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu128" and code(d) == ("sass", "sm_120"),
+     "RTX 5090, pytorch==2.7: its cu128 build, whose cuDNN 9.7.1.26 carries sm_120 "
+     "[pytorch_wheel_arch.csv 2.7.x cu128; cudnn_support_matrix.csv 9.7.1 Blackwell row first-hand]", r)
+# 3. A toolkit alone from every release the catalog holds, refused for the right reason where a GPU lacks code.
+for cuda, want, dnn in (("10.2", "10.2.89", "7.6.5"), ("11.1", "11.1.0", "8.2.1"), ("11.3", "11.3.0", "8.2.1")):
+    r, d = plan([GTX970], "535.183.01", "--framework", "none", "--cuda", cuda)
+    t.ok(r.rc == 0 and d["cuda"]["version"] == want and (d.get("cudnn") or {}).get("version") == dnn and
+         any(x["component"] == "cuda_runfile" for x in d.get("downloads", [])) and
+         not any("not on the mirror" in x for x in d.get("reasons", [])),
+         "GTX 970, --framework none --cuda %s: CUDA %s from its runfile with cuDNN %s, no reason saying it is not on the mirror "
+         "[data/legacy/cuda_runfiles.csv, cudnn_tgz.csv; cudnn_support_matrix.csv 8.2.0, 8.0.2]" % (cuda, want, dnn), r)
+r, d = plan([RTX4090], "535.183.01", "--framework", "none", "--cuda", "11.1")
+t.ok(r.rc == 3 and "8.9" in d.get("error", "") and "11.1" in d.get("error", "") and "mirror" not in d.get("error", ""),
+     "RTX 4090, --cuda 11.1: refused because 11.1 has no sm_89, not for the mirror [cuda_arch_support.csv 11.1]", d)
+r, d = plan([GTX680], "470.57.02", "--framework", "none")
+t.ok(r.rc == 0 and d["cuda"]["version"] == "10.2.89", "GTX 680 (3.0), --framework none: CUDA 10.2, the last with sm_30 "
+     "[cuda_runfiles.csv 10.2.89 sm 30; cuda_arch_support.csv 11.0 drops 30]", r)
+# 6. Reasons that name the real blocker.
+r, d = plan([RTX3090], "470.57.02", "--framework", "pytorch==2.14", "--driver", "keep")
+t.ok(r.rc == 3 and "cu126" in d.get("error", "") and "525.60.13" in d.get("error", "") and "cu132" not in d.get("error", ""),
+     "RTX 3090 on 470, pytorch==2.14: the build that needs the least driver is named (cu126, 525.60.13), not cu132 "
+     "[cuda_minor_version_compat.csv]", d)
+r, d = plan([K80], "418.87.01", "--framework", "pytorch", "--driver", "keep")
+t.ok(r.rc == 3 and "PyTorch 2.3 (cu118)" in d.get("error", "") and "450.80.02" in d.get("error", ""),
+     "K80 on 418, pytorch: the newest build a newer driver would run is named (2.3 cu118), not 2.7, whose cuDNN has no 3.7", d)
+r, d = plan([GTX780], "470.57.02", "--framework", "pytorch==1.13")
+t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "sm_37" in d.get("error", "") and "cuDNN" not in d.get("error", ""),
+     "GTX 780, pytorch==1.13: the missing sm_35 is the blocker, not cuDNN 8.3.2's matrix "
+     "[data/compat/pytorch_gpu_code.csv 1.13.x: pytorch/builder release/1.13 build_cuda.sh]", d)
+r, d = plan([GTX780], "470.57.02", "--framework", "pytorch")
+t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "it carries sm_37" in d.get("error", "") and
+     "cu132" not in d.get("error", ""),
+     "GTX 780, pytorch: no build has sm_35; the error names one with the oldest code any carries (sm_37), not the newest "
+     "build (cu132), though builds the data is silent on (2.13 cu130) fail too [data/compat/pytorch_gpu_code.csv]", d)
+r, d = plan([RTX5090], "570.133.07", "--framework", "jax", "--driver", "keep")
+t.ok(r.rc == 0 and any("older than 0.7.1" in x for x in d.get("reasons", [])) and
+     not any("0.6.0 to 0.7.1" in x for x in d.get("reasons", [])),
+     "RTX 5090 on 570, jax: the pin <0.7.1 is said as 'older than 0.7.1', not 'to 0.7.1'", d.get("reasons"))
+r, d = plan([RTX5090], "580.95.05", "--framework", "jax", "--driver", "keep")
+t.ok(r.rc == 0 and not any(re.search(r"cuDNN (\d+\.\d+\.\d+) and \1\b", x) for x in d.get("reasons", [])),
+     "RTX 5090, jax: no reason names one matrix twice ('9.17.0 and 9.17.0')", d.get("reasons"))
+r, d = plan([K80], "470.57.02", "--framework", "jax")
+t.ok(r.rc == 3 and "compute capability" in d.get("error", "") and "3.7" in d.get("error", "") and "driver" not in d.get("error", ""),
+     "K80, jax: the GPU is the blocker (JAX's plugins need 5.2 and up), not the driver [jax_cuda_plugins.csv min_sm]", d)
+
+# 4. --driver auto replaces a working driver only when the request cannot be met with it.  R410/R418/R440 run
+#    CUDA 10.0 (410.48), 10.1 (418.39) and 10.2 (440.33), so the newest TensorFlow on them is a legacy stack.
+SRC_DRV = "cuda_toolkit_driver_versions.csv 10.0 410.48, 10.1 418.39; data/legacy/tensorflow_stacks.csv"
+T4 = ("1eb8", "7.5", "Tesla T4")
+for driver, want, cuda in (("410.104", "2.0.4", "10.0.130"), ("418.87.01", "2.3.4", "10.1.243"), ("440.100", "2.3.4", "10.1.243")):
+    for gpu in (K80, T4, GTX1080):
+        r, d = plan([gpu], driver, env=AUTO)
+        newer = [x for x in d.get("reasons", []) if x.startswith("A newer driver would bring TensorFlow")]
+        t.ok(r.rc == 0 and (d.get("driver") or {}).get("action") == "keep" and fw(d).get("version") == want and
+             d["cuda"]["version"] == cuda, "%s on %s, --driver auto: keeps the driver, TensorFlow %s on CUDA %s [%s]"
+             % (gpu[2], driver, want, cuda, SRC_DRV), (r, d.get("driver")))
+        branch = "470" if gpu is K80 else "580"
+        t.ok(newer and re.search(r"`cudaup install --driver %s(-proprietary)?` installs NVIDIA driver %s" % (branch, branch), newer[0])
+             and "reboot" in newer[0],
+             "%s on %s: the plan says what driver %s would bring, with the command that asks for it "
+             "[driver_generations.csv: Kepler last R470, Maxwell-Volta last R580]" % (gpu[2], driver, branch), d.get("reasons"))
+r, d = plan([T4], "418.87.01", env=AUTO)
+t.ok(not any("open" in x and "Driver" in x and "planned" in x for x in d.get("reasons", [])) and
+     "--driver 580-proprietary" in " ".join(d.get("reasons", [])),
+     "T4 on 418 (proprietary): no flavor switch; the newer driver it names keeps the proprietary modules", d.get("reasons"))
+r, d = plan([T4], "418.87.01", "--framework", "tensorflow==2.20", env=AUTO)
+dr = d.get("driver") or {}
+t.ok(r.rc == 0 and (dr.get("action"), dr.get("branch"), dr.get("flavor")) == ("install", "580", "proprietary") and
+     any("not this request" in x and "418.87.01" in x for x in d.get("reasons", [])),
+     "T4 on 418, tensorflow==2.20: needs CUDA 12.5 (555.42), so the driver is planned, in the flavor that runs, "
+     "and the reasons say why [cuda_toolkit_driver_versions.csv 12.5]", (r, dr))
+# 5. Advice that plans and shows its cost.
+for drv_env in (AUTO, None):
+    r, d = plan([GTX1080, RTX5090], "580.95.05", "--framework", "pytorch", env=drv_env)
+    args = advice_command(d)
+    r2, d2 = plan([GTX1080, RTX5090], "580.95.05", *args, env=drv_env) if args else (None, {})
+    t.ok(r.rc == 3 and args and r2.rc == 0 and ("--driver keep" not in (d.get("advice") or "") or "--driver keep" in " ".join(args)),
+         "GTX 1080 + RTX 5090, pytorch (%s): refused; the advice is a command that plans, --driver keep only with one"
+         % ("auto" if drv_env else "keep"), (d, r2))
+r, d = plan([V100, T4], "470.57.02", "--framework", "jax")
+args = advice_command(d)
+r2, d2 = plan([V100, T4], "470.57.02", *args) if args else (None, {})
+t.ok(r.rc == 3 and args and "--driver" in args and args[args.index("--driver") + 1].startswith("580") and
+     "reboot" in d.get("advice", "") and r2.rc == 0 and (d2.get("driver") or {}).get("action") == "install",
+     "V100 + T4 on 470, jax, --driver keep: the advice offers --driver 580, which makes the request plan, and says "
+     "it installs the driver and reboots [jax_cuda_plugins.csv: driver 525]", (d, d2.get("driver")))
+r, d = plan([V100, T4], "470.57.02", "--framework", "jax", env=AUTO)
+t.ok(r.rc == 0 and (d.get("driver") or {}).get("branch") == "580" and fw(d).get("name") == "jax",
+     "V100 + T4 on 470, jax, --driver auto: driver 580 is planned, since 470 cannot meet the request", r)
+r, d = plan([GTX680], None, env=AUTO)
+args = advice_command(d)
+r2, d2 = plan([GTX680], None, *args, env=AUTO) if args else (None, {})
+t.ok(r.rc == 3 and args and r2.rc == 0 and (d2.get("driver") or {}).get("action") == "install" and no_hidden_driver(d, d2),
+     "GTX 680 without a driver, tensorflow: the advice (CUDA alone) says that it installs driver 470 first", (d, d2.get("driver")))
+# 7. mirror plans the framework plan plans, with the same flags (one resolver, one answer).
+for gpu, driver in ((GTX970, "535.183.01"), (K80, "470.57.02"), (RTX5090, "580.95.05")):
+    r, d = plan([gpu], driver)
+    site = t.tmpdir("site")
+    rm, dm = plan([gpu], driver, site, cmd="mirror", env={"PATH": "/usr/bin:/bin"})
+    t.ok(r.rc == 0 and dm.get("framework") and dm["framework"].get("pip") == fw(d).get("pip"),
+         "%s on %s: mirror asks pip for what plan plans (%s) [tensorflow_gpu_code.csv]" % (gpu[2], driver, fw(d).get("pip")),
+         (fw(d).get("pip"), dm.get("framework"), dm.get("error")))
+
 # --- a grid: no plan gives a GPU a cuDNN its matrix does not list, directly or through pip, and
 # every refusal's advice plans.  The matrix rows are read here from the project's CSV
 # (data/compat/cudnn_support_matrix.csv, each row with its source), not from cudaup's catalog.
@@ -234,8 +396,13 @@ with open(os.path.join(SRCDIR, "data", "compat", "cudnn_support_matrix.csv")) as
 
 
 def matrix_lists(version, major, cc):
-    """The nearest row at or below @version for CUDA @major lists @cc's architecture (its major, at or above the lowest listed)."""
-    rows = sorted((k for k in MATRIX if k[1] == major and k[0] <= vkey(version)[:3]), reverse=True)
+    """@version's own row for CUDA @major lists @cc's architecture (its major, at or above the lowest listed);
+    without a row of its own, the nearest newer row decides (else the nearest older one)."""
+    v = vkey(version)[:3]
+    own = [k for k in MATRIX if k[1] == major and k[0] == v]
+    newer = sorted(k for k in MATRIX if k[1] == major and k[0] > v)
+    older = sorted((k for k in MATRIX if k[1] == major and k[0] < v), reverse=True)
+    rows = own or newer[:1] or older[:1]
     if not rows:
         return None
     listed = MATRIX[rows[0]]
@@ -243,12 +410,18 @@ def matrix_lists(version, major, cc):
 
 
 K80G = ("102d", "3.7", "Tesla K80")
-GRID_GPUS = [K80G, GTX970, GTX1080, V100, RTX3090, RTX4090, H100, RTX5090]
+GRID_GPUS = [GTX680, GTX780, K80G, GTX970, GTX1080, V100, RTX3090, RTX4090, H100, RTX5090]
+GRID_REQUESTS = (["--framework", "tensorflow"], ["--framework", "pytorch"], ["--framework", "jax"], ["--framework", "none"],
+                 # the legacy toolkits alone (data/legacy/cuda_runfiles.csv)
+                 ["--framework", "none", "--cuda", "10.2"], ["--framework", "none", "--cuda", "11.1"])
 for gpu in GRID_GPUS:
-    for driver in ("470.57.02", "535.183.01", "570.133.07", "580.95.05"):
-        for fwname in ("tensorflow", "pytorch", "jax", "none"):
+    for driver in ("418.87.01", "470.57.02", "535.183.01", "570.133.07", "580.95.05"):
+        if vkey(gpu[1]) < (3, 8) and vkey(driver)[0] > 470 or vkey(gpu[1]) >= (10, 0) and vkey(driver)[0] < 570:
+            continue  # Kepler's last branch is R470, Blackwell's first R570 (driver_generations.csv)
+        for fwargs in GRID_REQUESTS:
+            fwname = " ".join(fwargs[1:])
             what = "%s, driver %s, %s" % (gpu[2], driver, fwname)
-            r, d = plan([gpu], driver, "--framework", fwname)
+            r, d = plan([gpu], driver, *fwargs)
             if r.rc == 3:
                 m = re.search(r"cudaup install (.*?) gives", d.get("advice") or "")
                 if not m and re.search(r"needs NVIDIA driver ([\d.]+) or newer", d.get("advice") or ""):
@@ -256,8 +429,10 @@ for gpu in GRID_GPUS:
                     need = re.search(r"needs NVIDIA driver ([\d.]+) or newer", d["advice"]).group(1)
                     t.ok(vkey(need) > vkey(driver), "%s: refused, the advice names driver %s" % (what, need), d)
                     continue
-                r2 = plan([gpu], driver, *m.group(1).split())[0] if m else None
-                t.ok(m and r2.rc == 0, "%s: refused, and its advice plans (%s)" % (what, m.group(1) if m else "none"), d)
+                r2, d2 = plan([gpu], driver, *m.group(1).split()) if m else (None, {})
+                t.ok(m and r2.rc == 0 and no_hidden_driver(d, d2),
+                     "%s: refused, and its advice plans, changing the driver only where it says so (%s)"
+                     % (what, m.group(1) if m else "none"), (d, d2.get("driver")))
                 continue
             t.eq(r.rc, 0, "%s: plans or refuses with advice" % what, r)
             if d.get("cudnn"):
@@ -265,7 +440,7 @@ for gpu in GRID_GPUS:
                 t.ok(ok is not False, "%s: the CUDA folder's cuDNN %s lists %s [cudnn_support_matrix.csv]" % (what, d["cudnn"]["version"], gpu[1]))
             f = fw(d)
             pins = [c.split("==")[1].rstrip(".*") for c in f.get("constraints", []) if c.startswith("nvidia-cudnn")]
-            if fwname == "jax" and f.get("bundled_runtime"):
+            if fwargs[1] == "jax" and f.get("bundled_runtime"):
                 major = "13" if "cuda13" in (f.get("cuda_build") or "") else "12"
                 version = pins[0] if pins else "99.0.0"  # no pin: pip takes the newest
                 t.ok(matrix_lists(version, major, gpu[1]) is not False,

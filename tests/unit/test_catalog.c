@@ -32,6 +32,13 @@ V(const char *s)
     return v;
 }
 
+static const char *
+vs(const struct cu_version *v)
+{
+    static char buf[32];
+    return cu_version_format(v, 0, buf, sizeof(buf));
+}
+
 static void
 gpu_lookups(void **state)
 {
@@ -94,8 +101,17 @@ arch_support(void **state)
     struct cu_version blackwell = V("12.0");
     assert_true(cu_catalog_cuda_first_for_cc(cat, &blackwell, &out));
     assert_int_equal(out.part[1], 8);
-    struct cu_version kepler30 = V("3.0");
-    assert_false(cu_catalog_cuda_last_for_cc(cat, &kepler30, &out));
+    /* Kepler 3.0: dropped by CUDA 11.0 (the arch table), built for by the 10.x runfiles (data/legacy/cuda_runfiles.csv:
+     * 10.2.89 lists sm 30), so 10.2 is its last and 10.0 the first of a Turing 7.5 too. */
+    struct cu_version kepler30 = V("3.0"), turing = V("7.5"), cuda102 = V("10.2.89");
+    assert_true(cu_catalog_cuda_last_for_cc(cat, &kepler30, &out));
+    assert_string_equal(vs(&out), "10.2");
+    assert_int_equal(cu_catalog_cuda_supports_cc(cat, &cuda102, &kepler30), 1);
+    assert_int_equal(cu_catalog_cuda_supports_cc(cat, &cuda102, &blackwell), 0);
+    assert_true(cu_catalog_cuda_first_for_cc(cat, &turing, &out));
+    assert_string_equal(vs(&out), "10.0");
+    struct cu_version cuda92 = V("9.2");
+    assert_int_equal(cu_catalog_cuda_supports_cc(cat, &cuda92, &turing), -1); /* neither table nor runfile knows it */
     cu_catalog_free(cat);
 }
 
@@ -118,6 +134,59 @@ cudnn_rows(void **state)
     assert_non_null(c);
     assert_true(c->variants_known);
     assert_string_equal(c->variants_x86_64[0], "12");
+    cu_catalog_free(cat);
+}
+
+/* The built-in catalog with its cuDNN support matrix replaced by @rows (a JSON array). */
+static struct cu_catalog *
+with_matrix(const char *rows)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/data/catalog.json", getenv("SRCDIR"));
+    char *text = tu_read(path);
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    free(text);
+    assert_non_null(root);
+    json_t *m = json_loads(rows, 0, &je);
+    assert_non_null(m);
+    json_object_set_new(root, "cudnn_support", m);
+    char *out = json_dumps(root, JSON_COMPACT);
+    json_decref(root);
+    struct cu_catalog *cat = NULL;
+    struct cu_error err;
+    assert_ok(cu_catalog_parse(out, strlen(out), "test", &cat, &err), &err);
+    free(out);
+    return cat;
+}
+
+/*
+ * A release without a matrix of its own, between two that were read: the newer one decides (issue 34).
+ * Made-up rows: 9.0.0 lists Maxwell to Hopper, 9.10.0 Turing to Blackwell.
+ */
+static void
+cudnn_neighbours(void **state)
+{
+    (void)state;
+    struct cu_catalog *cat = with_matrix(
+        "[{\"cc\": [\"7.5\", \"8.0\", \"8.6\", \"8.9\", \"9.0\", \"10.0\", \"12.0\"], \"cuda\": [\"12.8\"], \"cuda_major\": \"12\","
+        "  \"cudnn\": \"9.10.0\", \"driver\": \"525.60.13\"},"
+        " {\"cc\": [\"5.0\", \"6.0\", \"6.1\", \"7.0\", \"7.5\", \"8.0\", \"8.6\", \"8.9\", \"9.0\"], \"cuda\": [\"12.3\"],"
+        "  \"cuda_major\": \"12\", \"cudnn\": \"9.0.0\", \"driver\": \"525.60.13\"}]");
+    struct cu_version v95 = V("9.5.1"), v8 = V("8.9.7"), v912 = V("9.12.0"), blackwell = V("12.0"), pascal = V("6.1"),
+                      ampere = V("8.6");
+    const struct cu_cat_cudnn_support *against = NULL;
+    /* Listed by the newer neighbour only: not refused on the strength of the older matrix. */
+    assert_int_equal(cu_catalog_cudnn_lists(cat, &v95, 12, &blackwell, &against), 1);
+    /* Listed by the older only: the newer dropped it, so the release is not given the GPU. */
+    assert_int_equal(cu_catalog_cudnn_lists(cat, &v95, 12, &pascal, &against), 0);
+    assert_string_equal(vs(&against->cudnn), "9.10.0");
+    assert_int_equal(cu_catalog_cudnn_lists(cat, &v95, 12, &ampere, NULL), 1);
+    /* One neighbour only: that one judges. */
+    assert_int_equal(cu_catalog_cudnn_lists(cat, &v8, 12, &pascal, NULL), 1);
+    assert_int_equal(cu_catalog_cudnn_lists(cat, &v912, 12, &pascal, &against), 0);
+    assert_string_equal(vs(&against->cudnn), "9.10.0");
+    assert_int_equal(cu_catalog_cudnn_lists(cat, &v8, 11, &pascal, NULL), -1);
     cu_catalog_free(cat);
 }
 
@@ -320,7 +389,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpu_lookups), cmocka_unit_test(cuda_driver_table),
-        cmocka_unit_test(arch_support), cmocka_unit_test(cudnn_rows),
+        cmocka_unit_test(arch_support), cmocka_unit_test(cudnn_rows), cmocka_unit_test(cudnn_neighbours),
         cmocka_unit_test(malformed),    cmocka_unit_test(frameworks),
         cmocka_unit_test(every_field_mutated), cmocka_unit_test(python_layouts),
     };

@@ -397,6 +397,83 @@ mirror_gaps(void **state)
     cu_facts_free(f);
 }
 
+/* Issue 34: the legacy toolkits and TensorFlow stacks are reached where nothing newer fits. */
+static void
+legacy_reach(void **state)
+{
+    struct fx *x = *state;
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    /* A toolkit alone from its runfile, with the newest .tgz cuDNN serving it (data/legacy). */
+    struct cu_facts *f = facts("535.183.01", 1, "GTX 970", "5.2");
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "none", .cuda = "10.2"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "10.2.89");
+    assert_string_equal(vs(&p->cudnn), "7.6.5");
+    assert_string_equal(p->downloads[0].component, "cuda_runfile");
+    /* What was asked is planned; no reason says it is "not on the mirror" (nothing newer was passed over). */
+    assert_false(cu_strv_contains_sub(&p->reasons, "not on the mirror"));
+    cu_plan_free(p);
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "none", .cuda = "11.2"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "11.2.2");
+    assert_string_equal(vs(&p->cudnn), "8.2.1");
+    cu_plan_free(p);
+    /* NVIDIA's runfiles are for x86_64 only. */
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "none", .cuda = "10.2", .platform = "linux-sbsa"}, &p,
+                          &err),
+                  CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "linux-x86_64 only"));
+    cu_facts_free(f);
+    /* A GPU the toolkit has no code for is the reason, not the mirror. */
+    f = facts("535.183.01", 1, "RTX 4090", "8.9");
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "none", .cuda = "11.1"}, &p, &err), CU_E_UNSUPPORTED,
+                  &err);
+    assert_non_null(strstr(err.msg, "cannot build for GPU 0"));
+    cu_facts_free(f);
+    /* Kepler on driver 418: CUDA 11 needs 450, so the newest TensorFlow is the 2.3 stack on CUDA 10.1. */
+    f = facts("418.87.01", 1, "Tesla K80", "3.7");
+    assert_ok(resolve(x, f, (struct cu_wishes){0}, &p, &err), &err);
+    assert_string_equal(p->framework->version, "2.3.4");
+    assert_string_equal(vs(&p->cuda), "10.1.243");
+    assert_true(cu_strv_contains_sub(&p->reasons, "Not TensorFlow 2.21.0"));
+    cu_plan_free(p);
+    /* ... the plan of the toolkit alone too; and PyTorch names the newest build a newer driver would run. */
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "none"}, &p, &err), &err);
+    assert_string_equal(vs(&p->cuda), "10.1.243");
+    cu_plan_free(p);
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "PyTorch 2.3 (cu118)"));
+    cu_facts_free(f);
+}
+
+/* Issue 34 item 6: the refusal names the real blocker. */
+static void
+real_blocker(void **state)
+{
+    struct fx *x = *state;
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    struct cu_facts *f = facts("470.57.02", 1, "RTX 3090", "8.6");
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch==2.14"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "PyTorch 2.14 (cu126)"));
+    assert_non_null(strstr(err.msg, "525.60.13"));
+    cu_facts_free(f);
+    f = facts("470.57.02", 1, "Tesla K80", "3.7");
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "jax"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "compute capability 5.2"));
+    assert_null(strstr(err.msg, "driver"));
+    cu_facts_free(f);
+    f = facts("470.57.02", 1, "GTX 780", "3.5");
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch==1.13"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "no code for GPU 0"));
+    /* Any PyTorch on 3.5: no build has code for it; the sentence names a build with the oldest code any
+     * carries (sm_37, data/compat/pytorch_gpu_code.csv), not the newest build (cu132, sm_75 and up), though
+     * some builds the data is silent on (2.13 cu130) fail too. */
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "no code for GPU 0"));
+    assert_non_null(strstr(err.msg, "it carries sm_37"));
+    cu_facts_free(f);
+}
+
 static void
 wishes_syntax(void **state)
 {
@@ -498,6 +575,8 @@ main(void)
         cmocka_unit_test_setup_teardown(components, setup, teardown),
         cmocka_unit_test_setup_teardown(no_gpu_and_mirror_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(mirror_gaps, setup, teardown),
+        cmocka_unit_test_setup_teardown(legacy_reach, setup, teardown),
+        cmocka_unit_test_setup_teardown(real_blocker, setup, teardown),
         cmocka_unit_test(wishes_syntax),
     };
     return TU_RUN(tests);
