@@ -48,12 +48,19 @@ inst_driver_prepare(const struct cu_prepare_in *in, struct cu_drv_plan **out, st
         return CU_E_UNSUPPORTED;
     }
     cu_drv_planned_facts(in->facts, in->catalog, p, planned);
-    /* Into a machine image: the install ends with the module built for its kernels; its first boot goes on. */
-    p->image = in->facts->drv && in->facts->drv->image && strcmp(p->action, "install") == 0;
-    if (p->image)
-        cu_strv_push_owned(&p->reasons, cu_xstrdup(_("The machine root is an image (no running kernel): the package manager runs inside it (chroot), DKMS builds the module for the image's own kernels, and nothing is loaded or rebooted; the image's first boot finishes with `cudaup install` (it resumes) or `cudaup verify`.")));
+    inst_driver_image(in, p);
     *out = p;
     return CU_OK;
+}
+
+void
+inst_driver_image(const struct cu_prepare_in *in, struct cu_drv_plan *p)
+{
+    /* Into a machine image: the install ends with the module built for its kernels; its first boot goes on. */
+    if (!p || p->image || !in->facts->drv || !in->facts->drv->image || strcmp(p->action, "install") != 0)
+        return;
+    p->image = true;
+    cu_strv_push_owned(&p->reasons, cu_xstrdup(_("The machine root is an image (no running kernel): the package manager runs inside it (chroot), DKMS builds the module for the image's own kernels, and nothing is loaded or rebooted; the image's first boot finishes with `cudaup install` (it resumes) or `cudaup verify`.")));
 }
 
 enum cu_status

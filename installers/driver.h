@@ -17,6 +17,10 @@
 #include "core/machine/syscmd.h"
 #include "prepare.h"
 
+/** Marks driver plan @p (action "install") as one into a machine image when the machine root is one
+ *  (no running kernel): its reasons say so, and the plan's steps end with the image's. */
+void inst_driver_image(const struct cu_prepare_in *in, struct cu_drv_plan *p);
+
 /**
  * Decide the driver for a plan and fill @planned with the facts the resolver should see (the
  * planned branch in place of what runs now).  Errors: CU_E_USAGE (bad --driver), CU_E_UNSUPPORTED

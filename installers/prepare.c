@@ -776,6 +776,7 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         cu_drv_plan_free(drv);
         drv = NULL;
     }
+    inst_driver_image(in, drv);
     (*plan)->driver = drv;
     for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)
         cu_plan_reason(*plan, _("Driver: %s"), drv->reasons.v[i]);
