@@ -178,7 +178,19 @@ cu_app_open_log(struct cu_app *app)
     if (!app->log && fd >= 0)
         close(fd);
     if (!app->log) {
+        /* What it means and the option that mends it; a state folder that cannot be made (/proc) is said
+         * so, not with open()'s ENOENT (issue 35). */
+        int e = errno;
         char buf[128];
-        cu_log_warn(_("Cannot open the log %s: %s"), path, cu_strerror(errno, buf, sizeof(buf)));
+        struct stat sb;
+        if (app->cfg.log_file && *app->cfg.log_file)
+            cu_log_warn(_("No log is kept: %s cannot be written (%s); choose another file with --log."), path,
+                        cu_strerror(e, buf, sizeof(buf)));
+        else if (stat(app->state_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            cu_log_warn(_("No log is kept: the state folder %s cannot be made; choose another folder with --state-dir."),
+                        app->state_dir);
+        else
+            cu_log_warn(_("No log is kept: %s cannot be written (%s); choose another folder with --state-dir."), path,
+                        cu_strerror(e, buf, sizeof(buf)));
     }
 }

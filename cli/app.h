@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "core/catalog/catalog.h"
 #include "core/base/cfg.h"
 #include "core/base/error.h"
@@ -64,6 +66,14 @@ bool cu_app_confirm(struct cu_app *app, const char *question, int *rc);
 
 /** The install a command names: PREFIX/cuda-X.Y for its VERSION, else PREFIX/cuda. Caller frees. */
 CU_NODISCARD enum cu_status cu_app_target(struct cu_app *app, char **dir, struct cu_error *err);
+
+struct cu_checks;
+/** Run verify's checks on @dir, with the Python environment the state records; the log gets each check. */
+void cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *facts, struct cu_checks *out);
+/** verify's checks[] for JSON, each failure with its "fix" (repair named for @version, or NULL). */
+json_t *cu_app_checks_json(struct cu_app *app, const struct cu_checks *checks, const char *version);
+/** verify's rows on stdout, each failure with its fix (@failed_only: the failures alone). */
+void cu_app_print_checks(struct cu_app *app, const struct cu_checks *checks, bool failed_only, const char *version);
 
 int cu_cmd_doctor(struct cu_app *app);
 /** The wizard (cudaup with no command, on a terminal). */

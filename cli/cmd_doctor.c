@@ -10,10 +10,12 @@
 #include "core/machine/driver_state.h"
 #include "core/doctor/fwenv.h"
 #include "core/base/i18n.h"
+#include "core/resolve/driver.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
 #include "installers/maintain.h"
 #include "report.h"
+#include "term.h"
 
 static const char *
 v(const struct cu_version *ver, char *buf, size_t len)
@@ -31,92 +33,109 @@ label(struct cu_app *app, const char *text)
     fputc(' ', stdout);
 }
 
+/* One entry: its bold label (or "" to line up under the last), the text wrapped at word boundaries under
+ * its own column on a terminal (issue 35: the terminal cut lines mid-word), one line to a pipe. */
+static void
+entry(struct cu_app *app, const char *lab, struct cu_buf *text)
+{
+    label(app, lab);
+    cu_print_wrapped_at(stdout, 9, 9, text->data ? text->data : "", cu_term_width(STDOUT_FILENO));
+    cu_buf_fini(text);
+    cu_buf_init(text);
+}
+
 static void
 print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs *fw, const struct cu_problems *pr)
 {
     char b1[32], b2[32];
     const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
+    struct cu_buf t;
+    cu_buf_init(&t);
 
-    if (f->n_gpus == 0)
-        label(app, _("GPU")), printf("%s\n", _("none found"));
+    if (f->n_gpus == 0) {
+        cu_buf_puts(&t, _("none found"));
+        entry(app, _("GPU"), &t);
+    }
     for (size_t i = 0; i < f->n_gpus; i++) {
         const struct cu_gpu_info *g = &f->gpus[i];
         CU_AUTOFREE char *name = cu_str_sanitize(g->name);
-        label(app, _("GPU"));
-        printf("%d: %s (%s%s%s)\n", g->index, name, g->pci_id, g->bus[0] ? ", " : "", g->bus);
+        cu_buf_printf(&t, "%d: %s (%s%s%s)", g->index, name, g->pci_id, g->bus[0] ? ", " : "", g->bus);
+        entry(app, _("GPU"), &t);
         if (g->cc.n)
-            printf("%-8s    %s %s%s%s%s", "", _("compute capability"), v(&g->cc, b1, sizeof(b1)),
-                   g->arch ? " (" : "", g->arch ? g->arch : "", g->arch ? ")" : "");
+            cu_buf_printf(&t, "   %s %s%s%s%s", _("compute capability"), v(&g->cc, b1, sizeof(b1)),
+                          g->arch ? " (" : "", g->arch ? g->arch : "", g->arch ? ")" : "");
         else
-            printf("%-8s    %s", "", _("compute capability unknown"));
+            cu_buf_printf(&t, "   %s", _("compute capability unknown"));
         if (g->memory_mib)
-            printf(", %llu MiB", (unsigned long long)g->memory_mib);
-        printf("\n");
+            cu_buf_printf(&t, ", %llu MiB", (unsigned long long)g->memory_mib);
+        entry(app, "", &t);
     }
     const struct cu_driver_info *d = &f->driver;
-    label(app, _("Driver"));
     switch (d->kind) {
     case CU_DRIVER_NVIDIA:
     case CU_DRIVER_WSL:
-        printf(d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : _("NVIDIA %s"),
-               d->version.n ? cu_driver_version_format(&d->version, b1, sizeof(b1)) : "?");
+        cu_buf_printf(&t, d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : _("NVIDIA %s"),
+                      d->version.n ? cu_driver_version_format(&d->version, b1, sizeof(b1)) : "?");
         if (d->kind == CU_DRIVER_NVIDIA && !d->libcuda_path)
-            printf("%s", _(", but without libcuda.so.1: no CUDA program can run yet"));
+            cu_buf_puts(&t, _(", but without libcuda.so.1: no CUDA program can run yet"));
         else if (d->cuda_max.n)
-            printf(_(", runs CUDA up to %s"), v(&d->cuda_max, b2, sizeof(b2)));
-        printf("\n");
+            cu_buf_printf(&t, _(", runs CUDA up to %s"), v(&d->cuda_max, b2, sizeof(b2)));
         break;
     case CU_DRIVER_NOUVEAU:
-        printf("%s\n", _("nouveau (the open-source driver; CUDA needs NVIDIA's)"));
+        cu_buf_puts(&t, _("nouveau (the open-source driver; CUDA needs NVIDIA's)"));
         break;
     case CU_DRIVER_NONE:
     default:
-        printf("%s\n", _("no NVIDIA driver is loaded"));
+        cu_buf_puts(&t, _("no NVIDIA driver is loaded"));
         break;
     }
+    entry(app, _("Driver"), &t);
     const struct cu_drv_state *ds = f->drv;
     if (ds && f->n_gpus > 0 && !f->os.wsl) {
-        label(app, _("Kernel"));
-        printf("%s", ds->kernel_release ? ds->kernel_release : "?");
-        printf(", %s", ds->secure_boot == 1 ? _("Secure Boot on") : ds->secure_boot == 0 ? _("Secure Boot off") : _("Secure Boot unknown"));
+        cu_buf_puts(&t, ds->kernel_release ? ds->kernel_release : "?");
+        cu_buf_printf(&t, ", %s", ds->secure_boot == 1 ? _("Secure Boot on") : ds->secure_boot == 0 ? _("Secure Boot off") : _("Secure Boot unknown"));
         if (ds->module_for_kernel >= 0)
-            printf(", %s", ds->module_for_kernel ? (ds->module_signed == 1 ? _("nvidia module built for it (signed)")
-                                                                            : _("nvidia module built for it"))
-                                                 : _("no nvidia module for it"));
+            cu_buf_printf(&t, ", %s", ds->module_for_kernel ? (ds->module_signed == 1 ? _("nvidia module built for it (signed)")
+                                                                                     : _("nvidia module built for it"))
+                                                          : _("no nvidia module for it"));
         if (ds->flavor)
-            printf(_(", %s kernel modules loaded"), ds->flavor);
+            cu_buf_printf(&t, _(", %s kernel modules loaded"), cu_drv_flavor_word(ds->flavor));
         if (ds->installed.n)
-            printf(", %s", ds->pinned ? _("driver packages held") : _("driver packages not held"));
-        printf("\n");
+            cu_buf_printf(&t, ", %s", ds->pinned ? _("driver packages held") : _("driver packages not held"));
+        entry(app, _("Kernel"), &t);
     }
-    if (f->n_installs == 0)
-        label(app, _("CUDA")), printf("%s\n", _("none installed"));
+    if (f->n_installs == 0) {
+        cu_buf_puts(&t, _("none installed"));
+        entry(app, _("CUDA"), &t);
+    }
     for (size_t i = 0; i < f->n_installs; i++) {
         const struct cu_cuda_install *in = &f->installs[i];
-        label(app, i == 0 ? _("CUDA") : "");
-        printf("%s  %s", v(&in->version, b1, sizeof(b1)), in->path);
+        cu_buf_printf(&t, "%s  %s", v(&in->version, b1, sizeof(b1)), in->path);
         if (in->cudnn.n)
-            printf(_(", cuDNN %s"), v(&in->cudnn, b2, sizeof(b2)));
+            cu_buf_printf(&t, _(", cuDNN %s"), v(&in->cudnn, b2, sizeof(b2)));
         if (in->managed)
-            printf(" [%s]", _("installed by cudaup"));
+            cu_buf_printf(&t, " [%s]", _("installed by cudaup"));
         for (char **l = in->links; l && *l; l++)
-            printf(" <- %s", *l);
-        printf("\n");
+            cu_buf_printf(&t, " <- %s", *l);
+        entry(app, i == 0 ? _("CUDA") : "", &t);
     }
-    if (f->env.cuda_home)
-        label(app, _("Env")), printf("CUDA_HOME=%s\n", f->env.cuda_home);
-    if (f->pyenv)
-        label(app, _("Python")), printf("%s%s%s %s\n", f->pyenv->tool, f->pyenv->version ? " " : "",
-                                       f->pyenv->version ? f->pyenv->version : "",
-                                       f->pyenv->path ? f->pyenv->path : "");
+    if (f->env.cuda_home) {
+        cu_buf_printf(&t, "CUDA_HOME=%s", f->env.cuda_home);
+        entry(app, _("Env"), &t);
+    }
+    if (f->pyenv) {
+        cu_buf_printf(&t, "%s%s%s %s", f->pyenv->tool, f->pyenv->version ? " " : "", f->pyenv->version ? f->pyenv->version : "",
+                      f->pyenv->path ? f->pyenv->path : "");
+        entry(app, _("Python"), &t);
+    }
     for (size_t i = 0; i < fw->n; i++) {
         const struct cu_fwenv *e = &fw->v[i];
-        label(app, i == 0 ? _("Frameworks") : "");
-        printf("%s %s%s%s%s  %s\n", e->framework, e->version ? e->version : "?",
-               e->cpu_only ? _(" (CPU only)") : "", e->cuda_build && !e->cpu_only ? _(", CUDA ") : "",
-               e->cuda_build && !e->cpu_only ? e->cuda_build : "", e->path);
+        cu_buf_printf(&t, "%s %s%s%s%s  %s", e->framework, e->version ? e->version : "?",
+                      e->cpu_only ? _(" (CPU only)") : "", e->cuda_build && !e->cpu_only ? _(", CUDA ") : "",
+                      e->cuda_build && !e->cpu_only ? e->cuda_build : "", e->path);
+        entry(app, i == 0 ? _("Frameworks") : "", &t);
     }
-
+    cu_buf_fini(&t);
     printf("\n");
     if (pr->n == 0) {
         printf("%s%s%s\n", cu_color(app, CU_COLOR_GREEN, false), _("No problems found."), reset);
@@ -132,12 +151,22 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
                           : p->severity == CU_SEV_WARNING ? _("warning")
                                                           : _("info");
         CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
+        CU_AUTOFREE char *line = cu_xasprintf("%s [%s]", msg, p->code);
+        /* Wrapped at word boundaries under the text's column; "fix: %s" as one message, so that a
+         * translation joins the label its own way ("修复：请…", no space after a full-width colon). */
+        int width = cu_term_width(STDOUT_FILENO);
         printf("  %s", cu_color(app, c, false));
         cu_print_padded(stdout, sev, 8);
-        printf("%s %s [%s]\n", reset, msg, p->code);
-        printf("  %-8s ", "");
-        cu_print_padded(stdout, _("fix:"), 0);
-        printf(" %s\n", p->fix);
+        printf("%s ", reset);
+        cu_print_wrapped_at(stdout, 11, 11, line, width);
+        CU_AUTOFREE char *fix = cu_xasprintf(_("fix: %s"), p->fix);
+        printf("%11s", "");
+        cu_print_wrapped_at(stdout, 11, 11, fix, width);
+        if (app->cfg.verbose && p->source) { /* where the finding's data comes from: -v only */
+            CU_AUTOFREE char *src = cu_xasprintf(_("source: %s"), p->source);
+            printf("%11s", "");
+            cu_print_wrapped_at(stdout, 11, 11, src, width);
+        }
     }
 }
 
@@ -192,7 +221,9 @@ cu_cmd_doctor(struct cu_app *app)
             if (p->severity != CU_SEV_ERROR)
                 continue;
             CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
-            printf("%s [%s]\n  %s %s\n", msg, p->code, _("fix:"), p->fix);
+            CU_AUTOFREE char *fix = cu_xasprintf(_("fix: %s"), p->fix);
+            cu_say(stdout, "", "%s [%s]", msg, p->code);
+            cu_say(stdout, "  ", "%s", fix);
         }
     }
     rc = cu_problems_has_error(&problems) ? 3 : 0;

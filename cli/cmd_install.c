@@ -15,6 +15,7 @@
 #include "core/fetch/mirror.h"
 #include "core/install/toolkit.h"
 #include "core/machine/syscmd.h"
+#include "core/verify/checks.h"
 #include "installers/driver.h"
 #include "installers/maintain.h"
 #include "progress.h"
@@ -152,6 +153,24 @@ cu_cmd_install(struct cu_app *app)
             cu_error_advise(&err, _("What was finished before the interrupt stays in place, and nothing half-done is left. What was downloaded is kept in %s; run the same command again to carry on."),
                             kept);
     }
+    /* The proof, as the wizard's Validation screen gives it: verify's checks on what was installed
+     * (the exit-5 text promised verify on the rerun; a reboot stop has nothing to check yet). */
+    struct cu_checks checks = {0};
+    bool verified = false;
+    if (st == CU_OK) {
+        struct cu_facts *after = NULL;
+        struct cu_error e2;
+        if (!app->cfg.quiet && !app->cfg.json && isatty(STDERR_FILENO))
+            cu_say(stderr, "", "%s", _("Running the checks (GPU checks take a few seconds)..."));
+        /* The machine as it is now: a driver this run loaded counts. */
+        if (cu_app_probe(app, &after, &e2) != CU_OK)
+            after = NULL;
+        cu_app_verify_dir(app, plan->cuda_path, after ? after : facts, &checks);
+        cu_facts_free(after);
+        verified = true;
+    }
+    char vmm[32];
+    const char *vver = cu_version_format(&plan->cuda, 2, vmm, sizeof(vmm));
     if (app->cfg.json) {
         json_t *doc = json_object();
         char b[32];
@@ -174,6 +193,20 @@ cu_cmd_install(struct cu_app *app)
         json_object_set_new(cuda, "version", json_string(cu_version_format(&plan->cuda, 0, b, sizeof(b))));
         json_object_set_new(cuda, "path", json_string(plan->cuda_path));
         json_object_set_new(doc, "cuda", cuda);
+        if (st == CU_OK && plan->framework) {
+            /* What the closing text offers to try: a call this release of the framework has. */
+            char *try = cu_framework_try_line(&app->catalog->gpu_checks, plan->framework->name, plan->framework->version);
+            json_object_set_new(doc, "try", try ? json_string(try) : json_null());
+            free(try);
+        }
+        if (verified) {
+            json_t *v = json_object();
+            CU_AUTOFREE char *sum = cu_checks_summary(&checks);
+            json_object_set_new(v, "status", json_string(cu_checks_failed(&checks) ? "fail" : "pass"));
+            json_object_set_new(v, "summary", json_string(sum));
+            json_object_set_new(v, "checks", cu_app_checks_json(app, &checks, vver));
+            json_object_set_new(doc, "verify", v);
+        }
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
@@ -198,7 +231,11 @@ cu_cmd_install(struct cu_app *app)
                 cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), cu_framework_title(plan->framework->name),
                        plan->framework->version ? plan->framework->version : "", plan->env.tool,
                        plan->env.path ? plan->env.path : plan->env.name, act);
-            cu_say(stdout, "", _("Then try it: %s"), cu_framework_try_line(plan->framework->name));
+            /* A call this release has: TensorFlow 1.x has no tf.config.list_physical_devices. */
+            CU_AUTOFREE char *try = cu_framework_try_line(&app->catalog->gpu_checks, plan->framework->name,
+                                                          plan->framework->version);
+            if (try)
+                cu_say(stdout, "", _("Then try it: %s"), try);
         }
         /* The command that checks this install, whatever --prefix and --state-dir were. */
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);
@@ -212,8 +249,24 @@ cu_cmd_install(struct cu_app *app)
             cu_say(stdout, "", _("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: . %s"), envsh);
         else
             cu_say(stdout, "", _("Open a new shell, or run: . %s"), envsh);
-        cu_say(stdout, "", _("Then check it with: cudaup verify --prefix %s --state-dir %s"), qp, qs);
+        /* The check, done: the one line the wizard's Validation screen ends with, each failure above it with its fix. */
+        if (verified) {
+            bool failed = cu_checks_failed(&checks);
+            CU_AUTOFREE char *sum = cu_checks_summary(&checks);
+            if (failed)
+                cu_app_print_checks(app, &checks, true, vver);
+            cu_say(stdout, "", _("Checked as cudaup verify does: %s"), sum);
+            if (failed)
+                cu_say(stdout, "", _("Check again after the fix: cudaup verify --prefix %s --state-dir %s"), qp, qs);
+        }
     }
+    /* The install did what it planned: its exit status stays 0, as the wizard's does after a failed
+     * Validation; what the checks found is on the screen and in the JSON ("verify"), and
+     * `cudaup verify` exits 4 on it. */
+    if (verified && cu_checks_failed(&checks) && app->cfg.quiet && !app->cfg.json)
+        cu_app_print_checks(app, &checks, true, vver); /* -q: the failures alone */
+    if (verified)
+        cu_checks_fini(&checks);
 out:
     cu_progress_free(prog);
     cu_run_ctx_fini(&ctx);

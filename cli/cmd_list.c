@@ -160,9 +160,9 @@ cu_cmd_list(struct cu_app *app)
     json_object_set_new(doc, "mirror", json_string(cu_mirror_net(m)->base));
     json_object_set_new(doc, "from_mirror_listing", json_boolean(listed));
     if (!app->cfg.json)
-        printf("%s%s%s %s\n", cu_color(app, CU_COLOR_BOLD, false),
+        printf("%s%s%s\n", cu_color(app, CU_COLOR_BOLD, false),
                listed ? _("CUDA releases on the mirror") : _("CUDA releases cudaup knows (the mirror gives no listing)"),
-               cu_color_reset(app, false), "");
+               cu_color_reset(app, false));
     for (size_t i = 0; i < n; i++) {
         struct cu_version v, need;
         if (!cu_version_parse(labels[i], &v))

@@ -52,85 +52,114 @@ cu_app_prepare(struct cu_app *app, bool unconstrained, struct cu_facts **facts,
     return cu_prepare_plan(&in, mirror, plan, err);
 }
 
+/* "LABEL     text", the label bold and padded to 10 columns, the text wrapped under itself at @width. */
+static void
+head_line(struct cu_app *app, const char *label, const char *text, int width)
+{
+    printf("%s", cu_color(app, CU_COLOR_BOLD, false));
+    cu_print_padded(stdout, label, 10);
+    printf("%s ", cu_color_reset(app, false));
+    cu_print_wrapped_at(stdout, 11, 11, text, width);
+}
+
 void
 cu_print_plan(struct cu_app *app, const struct cu_plan *p)
 {
     char b1[32], b2[32];
     const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
-
-    printf("%s", bold);
-    cu_print_padded(stdout, _("CUDA"), 10);
-    printf("%s %s  %s\n", reset, cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);
-    printf("%s", bold);
-    cu_print_padded(stdout, _("cuDNN"), 10);
-    if (p->has_cudnn)
-        printf(_("%s %s (the CUDA %s build)\n"), reset, p->cudnn_full ? p->cudnn_full : "?",
-               p->cudnn_variant);
-    else
-        printf("%s %s\n", reset, _("none"));
-    printf("%s", bold);
-    cu_print_padded(stdout, _("Framework"), 10);
+    /* On a terminal every line breaks at word boundaries, under its own text, as the help does (a long
+     * path stays whole); to a pipe or a file, one line each. */
+    int width = cu_term_width(STDOUT_FILENO);
+    CU_AUTOFREE char *cuda = cu_xasprintf("%s  %s", cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);
+    head_line(app, _("CUDA"), cuda, width);
+    CU_AUTOFREE char *cudnn = p->has_cudnn ? cu_xasprintf(_("%s (the CUDA %s build)"), p->cudnn_full ? p->cudnn_full : "?",
+                                                         p->cudnn_variant)
+                                           : cu_xstrdup(_("none"));
+    head_line(app, _("cuDNN"), cudnn, width);
     if (p->framework) {
         struct cu_buf b;
         cu_buf_init(&b);
         for (char **r = p->framework->pip; r && *r; r++)
             cu_buf_printf(&b, "%s%s", b.len ? " " : "", *r);
-        if (p->env.tool && strcmp(p->env.tool, "venv") == 0)
-            printf(_("%s %s, Python %s, in the venv %s\n"), reset, b.data, p->framework->python, p->env.name);
-        else
-            printf(_("%s %s, Python %s, in the %s environment %s\n"), reset, b.data, p->framework->python, p->env.tool,
-                   p->env.name);
+        CU_AUTOFREE char *fw = p->env.tool && strcmp(p->env.tool, "venv") == 0
+                                   ? cu_xasprintf(_("%s, Python %s, in the venv %s"), b.data, p->framework->python, p->env.name)
+                                   : cu_xasprintf(_("%s, Python %s, in the %s environment %s"), b.data, p->framework->python,
+                                                  p->env.tool, p->env.name);
+        head_line(app, _("Framework"), fw, width);
         cu_buf_fini(&b);
     } else {
-        printf("%s %s\n", reset, _("none"));
+        head_line(app, _("Framework"), _("none"), width);
     }
     const struct cu_drv_plan *drv = p->driver;
     if (drv && strcmp(drv->action, "install") == 0) {
-        printf("%s", bold);
-        cu_print_padded(stdout, _("Driver"), 10);
-        printf(_("%s %d (%s kernel modules) from %s with %s; Secure Boot: %s; %s\n"), reset, drv->branch, drv->flavor,
-               strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager,
-               drv->secure_boot, drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
+        CU_AUTOFREE char *dl = cu_xasprintf(_("%d (%s kernel modules) from %s with %s; Secure Boot: %s; %s"), drv->branch,
+                                            cu_drv_flavor_word(drv->flavor),
+                                            strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"),
+                                            drv->manager, cu_drv_secure_boot_word(drv->secure_boot),
+                                            drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
+        head_line(app, _("Driver"), dl, width);
     }
     /* The count and the total take in every archive, the Python cudaup brings too; a size the
      * source does not publish is counted apart rather than guessed. */
     bool py_dl = p->python && p->python->dl.url;
-    size_t n = p->n_downloads + (py_dl ? 1 : 0), unsized = py_dl && p->python->dl.size_unknown ? 1 : 0;
-    for (size_t i = 0; i < p->n_downloads; i++)
-        unsized += p->downloads[i].size_unknown;
+    size_t n = p->n_downloads + (py_dl ? 1 : 0), unsized = 0;
+    uint64_t total = p->download_bytes; /* with the sizes the mirror reported for those no source publishes */
+    for (size_t i = 0; i < n; i++) {
+        bool known;
+        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : &p->python->dl;
+        uint64_t sz = cu_download_size(d, &known);
+        unsized += !known;
+        total += d->size_unknown && known ? sz : 0;
+    }
     printf("\n%s", bold);
     if (unsized)
         printf(ngettext_("%zu download, %s and %zu of unpublished size:", "%zu downloads, %s and %zu of unpublished size:", n),
-               n, cu_format_bytes(p->download_bytes, b1, sizeof(b1)), unsized);
+               n, cu_format_bytes(total, b1, sizeof(b1)), unsized);
     else
-        printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", n), n, cu_format_bytes(p->download_bytes, b1, sizeof(b1)));
+        printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", n), n, cu_format_bytes(total, b1, sizeof(b1)));
     printf("%s\n", reset);
-    for (size_t i = 0; i < p->n_downloads; i++) {
-        const struct cu_plan_download *d = &p->downloads[i];
-        printf("  %-26s %-16s %9s\n", d->component, d->version ? d->version : "",
-               d->size_unknown ? _("size unpublished") : cu_format_bytes(d->size, b2, sizeof(b2)));
+    /* The table's columns as wide as their longest entry, so that it fits a narrow terminal. */
+    int cw = 0, vw = 0;
+    for (size_t i = 0; i < p->n_downloads + (py_dl ? 1 : 0); i++) {
+        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : &p->python->dl;
+        const char *ver = i < p->n_downloads ? (d->version ? d->version : "") : p->python->version;
+        cw = (int)strlen(d->component) > cw ? (int)strlen(d->component) : cw;
+        vw = (int)strlen(ver) > vw ? (int)strlen(ver) : vw;
     }
-    if (p->python && p->python->dl.url)
-        printf("  %-26s %-16s %9s\n", p->python->dl.component, p->python->version,
-               p->python->dl.size_unknown ? _("size unpublished") : cu_format_bytes(p->python->dl.size, b2, sizeof(b2)));
+    for (size_t i = 0; i < p->n_downloads + (py_dl ? 1 : 0); i++) {
+        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : &p->python->dl;
+        const char *ver = i < p->n_downloads ? (d->version ? d->version : "") : p->python->version;
+        printf("  %-*s  %-*s  ", cw, d->component, vw, ver);
+        bool known;
+        uint64_t sz = cu_download_size(d, &known);
+        const char *size = known ? cu_format_bytes(sz, b2, sizeof(b2)) : _("size unpublished");
+        printf("%*s%s\n", !known ? 0 : 8 - (int)cu_text_cols(size) > 0 ? 8 - (int)cu_text_cols(size) : 0, "", size);
+    }
     printf("\n%s%s%s\n", bold, _("Steps:"), reset);
-    for (size_t i = 0; i < p->n_steps; i++)
-        printf("  %zu. [%s] %s\n", i + 1, p->steps[i].installer, p->steps[i].detail);
+    for (size_t i = 0; i < p->n_steps; i++) {
+        CU_AUTOFREE char *num = cu_xasprintf("  %zu. ", i + 1);
+        CU_AUTOFREE char *step = cu_xasprintf("[%s] %s", p->steps[i].installer, p->steps[i].detail);
+        fputs(num, stdout);
+        cu_print_wrapped_at(stdout, strlen(num), strlen(num), step, width);
+    }
     printf("\n%s%s%s\n", bold, _("Why:"), reset);
     for (size_t i = 0; i < p->reasons.n; i++) {
-        printf("  - %s\n", p->reasons.v[i]);
+        printf("  - ");
+        cu_print_wrapped_at(stdout, 4, 4, p->reasons.v[i], width);
         /* Where the data comes from is for -v (and the log and JSON): the user reads the reason. */
         const char *src = i < p->reason_sources.n ? p->reason_sources.v[i] : "";
         if (app->cfg.verbose && *src) {
             CU_AUTOFREE char *line = cu_xasprintf(_("source: %s"), src);
             printf("    ");
-            cu_print_wrapped_at(stdout, 4, 4, line, cu_term_width(STDOUT_FILENO));
+            cu_print_wrapped_at(stdout, 4, 4, line, width);
         }
     }
     if (p->warnings.n) {
         printf("\n%s%s%s\n", cu_color(app, CU_COLOR_YELLOW, false), _("Note:"), reset);
-        for (size_t i = 0; i < p->warnings.n; i++)
-            printf("  - %s\n", p->warnings.v[i]);
+        for (size_t i = 0; i < p->warnings.n; i++) {
+            printf("  - ");
+            cu_print_wrapped_at(stdout, 4, 4, p->warnings.v[i], width);
+        }
     }
 }
 

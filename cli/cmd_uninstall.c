@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "core/install/envfile.h"
@@ -17,6 +18,8 @@
 #include "core/base/str.h"
 #include "core/install/toolkit.h"
 #include "installers/maintain.h"
+#include "installers/removal.h"
+#include "core/resolve/plan.h"
 #include "report.h"
 #include "term.h"
 
@@ -25,7 +28,7 @@ json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 /* The command's result: the JSON document, or the error, or one sentence. */
 static int
 report_removal(struct cu_app *app, struct cu_run_ctx *ctx, enum cu_status st, struct cu_error *err,
-               const char *removed, const char *absent)
+               const char *removed, const char *absent, json_t *preview)
 {
     int rc = 0;
     bool changed = cu_run_changed(ctx);
@@ -34,6 +37,8 @@ report_removal(struct cu_app *app, struct cu_run_ctx *ctx, enum cu_status st, st
         json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
         json_object_set_new(doc, "changed", json_boolean(changed));
         json_object_set_new(doc, "steps", cu_steps_json(ctx));
+        if (preview) /* what it said it would remove, and what stays */
+            json_object_set(doc, "removal", preview);
         rc = cu_report_json_result(app, doc, st, err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, err);
@@ -52,7 +57,43 @@ report_removal(struct cu_app *app, struct cu_run_ctx *ctx, enum cu_status st, st
                        r->detail);
         }
     }
+    json_decref(preview);
     return rc;
+}
+
+/* What goes and what stays, said before the question (as apt and conda do); with --yes too, for the record. */
+static void
+print_removal(struct cu_app *app, const char *head, const struct cu_removal *rm)
+{
+    char b[32];
+    const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
+    int width = cu_term_width(STDOUT_FILENO);
+    printf("%s", bold);
+    cu_say(stdout, "", "%s", head);
+    printf("%s", reset);
+    for (size_t i = 0; i < rm->goes.n; i++)
+        cu_print_wrapped(stdout, "  - ", rm->goes.v[i], width);
+    if (rm->bytes)
+        cu_say(stdout, "", _("That frees %s."), cu_format_bytes(rm->bytes, b, sizeof(b)));
+    if (rm->env_goes)
+        cu_say(stdout, "", "%s", _("--keep-env keeps the Python environment."));
+    for (size_t i = 0; i < rm->stays.n; i++)
+        cu_say(stdout, "", "%s", rm->stays.v[i]);
+}
+
+static json_t *
+removal_json(const struct cu_removal *rm)
+{
+    json_t *o = json_object();
+    json_t *g = json_array(), *s = json_array();
+    for (size_t i = 0; i < rm->goes.n; i++)
+        json_array_append_new(g, json_string(rm->goes.v[i]));
+    for (size_t i = 0; i < rm->stays.n; i++)
+        json_array_append_new(s, json_string(rm->stays.v[i]));
+    json_object_set_new(o, "removes", g);
+    json_object_set_new(o, "stays", s);
+    json_object_set_new(o, "bytes", json_integer((json_int_t)rm->bytes));
+    return o;
 }
 
 static int
@@ -63,8 +104,15 @@ uninstall_python(struct cu_app *app, const char *minor)
     int rc = 0;
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
-    if (!cu_app_confirm(app, _("Remove it?"), &rc))
-        return rc;
+    CU_AUTOFREE char *dir = cu_xasprintf("%s/cudaup/python/%s", app->prefix, minor);
+    if (cu_path_exists(dir)) {
+        char b[32];
+        if (!app->cfg.json && !app->cfg.quiet && (app->cfg.yes || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))))
+            cu_say(stdout, "", _("Python %s, which cudaup brought, will be removed: %s (%s)."), minor, dir,
+                   cu_format_bytes(cu_tree_bytes(dir), b, sizeof(b)));
+        if (!cu_app_confirm(app, _("Remove it?"), &rc))
+            return rc;
+    }
     cu_app_open_log(app);
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                              .catalog = app->catalog, .profile_d = app->profile_d};
@@ -72,7 +120,7 @@ uninstall_python(struct cu_app *app, const char *minor)
     CU_AUTOFREE char *removed = cu_xasprintf(_("Python %s was removed from %s/cudaup/python."), minor, app->prefix);
     CU_AUTOFREE char *absent =
         cu_xasprintf(_("Python %s is not installed in %s/cudaup/python; nothing was removed."), minor, app->prefix);
-    rc = report_removal(app, &ctx, st, &err, removed, absent);
+    rc = report_removal(app, &ctx, st, &err, removed, absent, NULL);
     cu_run_ctx_fini(&ctx);
     return rc;
 }
@@ -110,16 +158,34 @@ cu_cmd_uninstall(struct cu_app *app)
         return cu_report_error(app, &err);
     }
     cu_version_format(&v, 2, mm, sizeof(mm));
-    if (!cu_app_confirm(app, _("Remove it?"), &rc))
-        return rc;
-    cu_app_open_log(app);
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                              .catalog = app->catalog, .profile_d = app->profile_d, .keep_env = app->cfg.keep_env,
                              .envp = app->envp};
+    /* What goes, with sizes, and what stays, before the question; a folder that is not cudaup's is refused first. */
+    struct cu_removal rm;
+    if (cu_uninstall_preview(&in, mm, &rm, &err) != CU_OK) {
+        cu_removal_fini(&rm);
+        return cu_report_error(app, &err);
+    }
+    if (rm.installed) {
+        /* Said where it is asked or --yes goes ahead (not before the refusal that a pipe without --yes gets). */
+        bool asks = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+        if (!app->cfg.json && !app->cfg.quiet && (app->cfg.yes || asks)) {
+            CU_AUTOFREE char *head = cu_xasprintf(_("Uninstalling CUDA %s removes:"), mm);
+            print_removal(app, head, &rm);
+        }
+        if (!cu_app_confirm(app, _("Remove it?"), &rc)) {
+            cu_removal_fini(&rm);
+            return rc;
+        }
+    }
+    cu_app_open_log(app);
     st = cu_uninstall_run(&in, mm, &ctx, &err);
+    json_t *said = rm.installed ? removal_json(&rm) : NULL;
+    cu_removal_fini(&rm);
     CU_AUTOFREE char *removed = cu_xasprintf(_("CUDA %s was removed from %s."), mm, app->prefix);
     CU_AUTOFREE char *absent = cu_xasprintf(_("CUDA %s is not installed in %s; nothing was removed."), mm, app->prefix);
-    rc = report_removal(app, &ctx, st, &err, removed, absent);
+    rc = report_removal(app, &ctx, st, &err, removed, absent, said);
     cu_run_ctx_fini(&ctx);
     return rc;
 }

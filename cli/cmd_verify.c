@@ -74,41 +74,57 @@ cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
             p = only;
         }
     }
-    if (!realpath(p, real) || !cu_is_dir(real))
-        return cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
+    if (!realpath(p, real) || !cu_is_dir(real)) {
+        cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
+        /* The next step: the versions that are there, or where to look and how to put one there. */
+        CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
+        struct cu_strv have;
+        cu_strv_init(&have);
+        DIR *d = opendir(app->prefix);
+        for (struct dirent *de; d && (de = readdir(d)) != NULL;) {
+            CU_AUTOFREE char *cand = cu_path_join(app->prefix, de->d_name);
+            if (cu_str_has_prefix(de->d_name, "cuda-") && cu_is_dir(cand))
+                cu_strv_push(&have, de->d_name + 5);
+        }
+        if (d)
+            closedir(d);
+        cu_strv_sort(&have);
+        struct cu_buf list;
+        cu_buf_init(&list);
+        for (size_t i = 0; i < have.n; i++)
+            cu_buf_printf(&list, "%s%s", i ? ", " : "", have.v[i]);
+        if (have.n)
+            cu_error_advise(err, _("Name the version: cudaup %s --prefix %s %s (in %s: %s)."), cu_command_name(app->cfg.command),
+                            qp, have.v[have.n - 1], app->prefix, list.data);
+        else
+            cu_error_advise(err, _("Nothing cudaup knows is installed under %s: cudaup list --prefix %s shows what is; cudaup install --prefix %s puts CUDA there."),
+                            app->prefix, qp, qp);
+        cu_buf_fini(&list);
+        cu_strv_fini(&have);
+        return err->code;
+    }
     *dir = cu_xstrdup(real);
     return CU_OK;
 }
 
 /* The next step for a failed check; repair as the command for this install, whatever --prefix and --state-dir were. */
 static char *
-check_fix(struct cu_app *app, const struct cu_check *c)
+check_fix(struct cu_app *app, const struct cu_check *c, const char *version)
 {
     enum cu_check_fix kind = cu_check_fix_kind(c);
     if (kind != CU_FIX_REPAIR)
         return kind == CU_FIX_NONE ? NULL : cu_xstrdup(cu_check_fix(c));
     CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
-    CU_AUTOFREE char *qv = app->cfg.n_args ? cu_sh_quote(app->cfg.args[0]) : NULL;
+    CU_AUTOFREE char *qv = version ? cu_sh_quote(version) : NULL;
     return cu_xasprintf(_("cudaup repair --prefix %s --state-dir %s%s%s restores the install from its record"), qp, qs,
                         qv ? " " : "", qv ? qv : "");
 }
 
-int
-cu_cmd_verify(struct cu_app *app)
+void
+cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *facts, struct cu_checks *out)
 {
-    struct cu_error err;
-    struct cu_facts *facts = NULL;
-    CU_AUTOFREE char *dir = NULL;
     CU_AUTOFREE char *python = NULL, *framework = NULL;
-    struct cu_checks checks;
-    int rc;
-
-    cu_error_clear(&err);
-    if (cu_app_target(app, &dir, &err) != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
-        rc = cu_report_error(app, &err);
-        goto out;
-    }
     cu_pyenv_recorded(app->state_dir, &python, &framework);
     cu_app_open_log(app); /* verify writes each check there (core/verify/verify_report.c) */
     struct cu_verify_opts o = {
@@ -125,19 +141,72 @@ cu_cmd_verify(struct cu_app *app)
         .cancel = app->cancel,
         .root = &app->root,
     };
-    cu_verify_run(&o, &checks);
+    cu_verify_run(&o, out);
+}
+
+json_t *
+cu_app_checks_json(struct cu_app *app, const struct cu_checks *checks, const char *version)
+{
+    json_t *arr = cu_checks_json(checks);
+    for (size_t i = 0; i < checks->n && i < json_array_size(arr); i++) {
+        CU_AUTOFREE char *fix = check_fix(app, &checks->v[i], version);
+        if (fix)
+            json_object_set_new(json_array_get(arr, i), "fix", json_string(fix));
+    }
+    return arr;
+}
+
+void
+cu_app_print_checks(struct cu_app *app, const struct cu_checks *checks, bool failed_only, const char *version)
+{
+    for (size_t i = 0; i < checks->n; i++) {
+        const struct cu_check *c = &checks->v[i];
+        if (failed_only && c->status != CU_CHECK_FAIL)
+            continue;
+        enum cu_color col = c->status == CU_CHECK_PASS   ? CU_COLOR_GREEN
+                            : c->status == CU_CHECK_FAIL ? CU_COLOR_RED
+                                                         : CU_COLOR_DIM;
+        const char *word = c->status == CU_CHECK_PASS ? _("pass") : c->status == CU_CHECK_FAIL ? _("fail") : _("skip");
+        printf("  %s", cu_color(app, col, false));
+        cu_print_padded(stdout, word, 5);
+        printf("%s %-11s ", cu_color_reset(app, false), c->name);
+        /* "  pass  cudart      ": 2 + 5 + 1 + 11 + 1 columns before the detail */
+        size_t lead = 20 + (strlen(c->name) > 11 ? strlen(c->name) - 11 : 0);
+        /* A detail that ends "…; repair restores it" is followed by the exact repair command:
+         * the fact alone, then the Fix line, says it once. */
+        bool repair_said = c->fact && c->adv == CU_ADV_REPAIR && cu_check_fix_kind(c) == CU_FIX_REPAIR;
+        cu_print_wrapped_at(stdout, lead, 20, repair_said ? c->fact : c->detail, cu_term_width(STDOUT_FILENO));
+        CU_AUTOFREE char *fix = check_fix(app, c, version);
+        if (fix) {
+            CU_AUTOFREE char *line = cu_xasprintf(_("Fix: %s"), fix);
+            printf("%20s", "");
+            cu_print_wrapped_at(stdout, 20, 20, line, cu_term_width(STDOUT_FILENO));
+        }
+    }
+}
+
+int
+cu_cmd_verify(struct cu_app *app)
+{
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    CU_AUTOFREE char *dir = NULL;
+    struct cu_checks checks;
+    int rc;
+
+    cu_error_clear(&err);
+    if (cu_app_target(app, &dir, &err) != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
+        rc = cu_report_error(app, &err);
+        goto out;
+    }
+    const char *version = app->cfg.n_args ? app->cfg.args[0] : NULL;
+    cu_app_verify_dir(app, dir, facts, &checks);
     bool failed = cu_checks_failed(&checks);
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "path", json_string(dir));
         json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
-        json_t *arr = cu_checks_json(&checks);
-        for (size_t i = 0; i < checks.n && i < json_array_size(arr); i++) {
-            CU_AUTOFREE char *fix = check_fix(app, &checks.v[i]);
-            if (fix)
-                json_object_set_new(json_array_get(arr, i), "fix", json_string(fix));
-        }
-        json_object_set_new(doc, "checks", arr);
+        json_object_set_new(doc, "checks", cu_app_checks_json(app, &checks, version));
         json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
         CU_AUTOFREE char *sum = cu_checks_summary(&checks);
         json_object_set_new(doc, "summary", json_string(sum));
@@ -145,30 +214,7 @@ cu_cmd_verify(struct cu_app *app)
     } else {
         if (!app->cfg.quiet || failed)
             printf(_("Checking %s\n"), dir);
-        for (size_t i = 0; i < checks.n; i++) {
-            const struct cu_check *c = &checks.v[i];
-            if (app->cfg.quiet && c->status != CU_CHECK_FAIL)
-                continue;
-            enum cu_color col = c->status == CU_CHECK_PASS   ? CU_COLOR_GREEN
-                                : c->status == CU_CHECK_FAIL ? CU_COLOR_RED
-                                                             : CU_COLOR_DIM;
-            const char *word = c->status == CU_CHECK_PASS ? _("pass") : c->status == CU_CHECK_FAIL ? _("fail") : _("skip");
-            printf("  %s", cu_color(app, col, false));
-            cu_print_padded(stdout, word, 5);
-            printf("%s %-11s ", cu_color_reset(app, false), c->name);
-            /* "  pass  cudart      ": 2 + 5 + 1 + 11 + 1 columns before the detail */
-            size_t lead = 20 + (strlen(c->name) > 11 ? strlen(c->name) - 11 : 0);
-            /* A detail that ends "…; repair restores it" is followed by the exact repair command:
-             * the fact alone, then the Fix line, says it once. */
-            bool repair_said = c->fact && c->adv == CU_ADV_REPAIR && cu_check_fix_kind(c) == CU_FIX_REPAIR;
-            cu_print_wrapped_at(stdout, lead, 20, repair_said ? c->fact : c->detail, cu_term_width(STDOUT_FILENO));
-            CU_AUTOFREE char *fix = check_fix(app, c);
-            if (fix) {
-                CU_AUTOFREE char *line = cu_xasprintf(_("Fix: %s"), fix);
-                printf("%20s", "");
-                cu_print_wrapped_at(stdout, 20, 20, line, cu_term_width(STDOUT_FILENO));
-            }
-        }
+        cu_app_print_checks(app, &checks, app->cfg.quiet, version);
         if (!app->cfg.quiet) {
             CU_AUTOFREE char *sum = cu_checks_summary(&checks);
             cu_say(stdout, "", "%s", sum);
@@ -177,7 +223,7 @@ cu_cmd_verify(struct cu_app *app)
             /* The next step, as a command for this install, whatever --prefix and --state-dir were. */
             CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
             CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
-            CU_AUTOFREE char *qv = app->cfg.n_args ? cu_sh_quote(app->cfg.args[0]) : NULL;
+            CU_AUTOFREE char *qv = version ? cu_sh_quote(version) : NULL;
             cu_say(stdout, "", _("To restore the damaged files: cudaup repair --prefix %s --state-dir %s%s%s"), qp, qs,
                    qv ? " " : "", qv ? qv : "");
         }
@@ -203,6 +249,8 @@ cu_check_child_main(int argc, char **argv)
         json_object_set_new(o, "fact", json_string(c.fact));
         json_object_set_new(o, "advice", json_string(cu_advice_name(c.adv)));
     }
+    if (c.fix)
+        json_object_set_new(o, "fix", json_string(c.fix));
     char *s = json_dumps(o, JSON_COMPACT);
     printf("%s\n", s);
     fflush(stdout);
@@ -211,5 +259,6 @@ cu_check_child_main(int argc, char **argv)
     free(c.name);
     free(c.detail);
     free(c.fact);
+    free(c.fix);
     return 0;
 }

@@ -116,7 +116,7 @@ static enum cu_status
 stream_to(int fd, const char *dst, struct cu_error *err)
 {
     cu_clean_stale_tmp(dst);
-    CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-XXXXXX", dst);
+    CU_AUTOFREE char *tmp = cu_tmp_template(dst);
     int out = mkostemp(tmp, O_CLOEXEC);
     if (out < 0)
         return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), dst);

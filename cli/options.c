@@ -100,7 +100,7 @@ static const struct opt options[] = {
     {"framework", 0, OPT_STRING, F(framework), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "NAME[==VER]",
      N_("tensorflow (with Keras, the default), pytorch, jax or none")},
     {"gpu-timeout", 0, OPT_U64, F(gpu_timeout), OPT_ENV | OPT_FILE, VER | WIZ, 0, G_CHECKS, "SECONDS",
-     N_("time limit of each GPU check")},
+     N_("time limit of each GPU check (default 60)")},
     {"help", 'h', OPT_BOOL, F(help), 0, EVERY, 0, G_OUTPUT, NULL, N_("show this help")},
     {"index-url", 0, OPT_STRING, F(index_url), OPT_ENV | OPT_FILE, PLANNING, 0, G_DOWNLOADS, "URL",
      N_("the framework's package index (default: PIP_INDEX_URL, else PyPI, and PyTorch's own index for its CUDA builds)")},
@@ -163,7 +163,7 @@ static const struct {
     {"repair", CU_CMD_REPAIR, "[VERSION]", N_("restore what is missing or altered in an install")},
     {"uninstall", CU_CMD_UNINSTALL, "VERSION", N_("remove a CUDA version cudaup installed")},
     {"list", CU_CMD_LIST, "[VERSION]", N_("versions known and installed")},
-    {"mirror", CU_CMD_MIRROR, "DIR", N_("download a plan's archives into DIR for a site mirror")},
+    {"mirror", CU_CMD_MIRROR, "DIR", N_("fill DIR as a site mirror: the plan's archives, the Python and the framework's wheels it needs")},
 };
 
 /* Two or three examples per command for --help (CU_CMD_NONE: the overview's). */
@@ -315,6 +315,13 @@ distance(const char *a, const char *b)
 }
 
 static const char *nearest_command(const char *typed);
+static const struct opt *nearest_option(const char *typed);
+
+static bool
+accepts_install(const struct opt *o)
+{
+    return ((o->reads | o->also) & C(CU_CMD_INSTALL)) != 0;
+}
 
 static char *
 env_name_of(const struct opt *o)
@@ -425,6 +432,9 @@ read_env(struct cu_config *cfg, const char *const *envp, struct cu_error *err)
 static bool
 accepts(const struct opt *o, enum cu_command cmd)
 {
+    /* plan previews install: swapping one for the other in a command line never fails on a flag (issue 35). */
+    if (cmd == CU_CMD_PLAN && accepts_install(o))
+        return true;
     return ((o->reads | o->also) & C(cmd)) != 0;
 }
 
@@ -436,6 +446,9 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
     const struct opt **seen = cu_xcalloc((size_t)argc + 1, sizeof(*seen));
     bool dashdash = false;
     enum cu_status st;
+    /* The first unknown option: said once the command is known, with the nearest name and that command's help. */
+    CU_AUTOFREE char *unknown = NULL;
+    const struct opt *near_opt = NULL;
 
     cu_strv_init(&pos);
     if ((st = read_config(cfg, envp, err)) != CU_OK || (st = read_env(cfg, envp, err)) != CU_OK)
@@ -459,10 +472,15 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
             CU_AUTOFREE char *key = eq ? cu_xstrndup(name, (size_t)(eq - name)) : cu_xstrdup(name);
             const struct opt *o = find_long(key);
             if (!o) {
-                st = cu_error_set(err, CU_E_USAGE, 0,
-                                  _("Unknown option '--%s'. Run 'cudaup --help' to see the options."),
-                                  key);
-                goto out;
+                if (!unknown) {
+                    unknown = cu_xasprintf("--%s", key);
+                    near_opt = nearest_option(key);
+                }
+                /* `--frmework pytorch`: the word after a typo of an option that takes a value is its value. */
+                const struct opt *nr = nearest_option(key);
+                if (nr && !eq && (nr->type == OPT_STRING || nr->type == OPT_U64) && i + 1 < argc && argv[i + 1][0] != '-')
+                    i++;
+                continue;
             }
             const char *val = eq ? eq + 1 : NULL;
             if ((o->type == OPT_STRING || o->type == OPT_U64) && !val) {
@@ -492,10 +510,9 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
         for (const char *p = a + 1; *p; p++) {
             const struct opt *o = find_short(*p);
             if (!o) {
-                st = cu_error_set(err, CU_E_USAGE, 0,
-                                  _("Unknown option '-%c'. Run 'cudaup --help' to see the options."),
-                                  *p);
-                goto out;
+                if (!unknown)
+                    unknown = cu_xasprintf("-%c", *p);
+                continue;
             }
             if ((st = store(cfg, o, NULL, "", err)) != CU_OK)
                 goto out;
@@ -517,6 +534,20 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
             goto out;
         }
         first = 1;
+    }
+    if (unknown) {
+        const char *name = cu_command_name(cfg->command);
+        st = cu_error_set(err, CU_E_USAGE, 0, _("Unknown option '%s'."), unknown);
+        if (near_opt && (cfg->command == CU_CMD_NONE || accepts(near_opt, cfg->command)))
+            cfg->command == CU_CMD_NONE
+                ? cu_error_advise(err, _("Did you mean '--%s'? 'cudaup --help' lists the options."), near_opt->name)
+                : cu_error_advise(err, _("Did you mean '--%s'? 'cudaup %s --help' lists the options of %s."), near_opt->name,
+                                  name, name);
+        else
+            cfg->command == CU_CMD_NONE
+                ? cu_error_advise(err, "%s", _("'cudaup --help' lists the options."))
+                : cu_error_advise(err, _("'cudaup %s --help' lists the options of %s."), name, name);
+        goto out;
     }
     if (!cfg->help && !cfg->version) {
         for (size_t i = 0; i < n_seen; i++) {
@@ -546,6 +577,23 @@ out:
     free(seen);
     cu_strv_fini(&pos);
     return st;
+}
+
+/* The option @typed (without its dashes) was most likely meant to be: a typo of at most two letters (of a
+ * name longer than three), or the one option it is the start of; NULL when none. */
+static const struct opt *
+nearest_option(const char *typed)
+{
+    const struct opt *best = NULL, *prefixed = NULL;
+    size_t bd = 3, n_prefixed = 0;
+    for (size_t i = 0; i < CU_N_ELEMENTS(options); i++) {
+        size_t d = distance(typed, options[i].name);
+        if (d < bd && strlen(options[i].name) > 3)
+            bd = d, best = &options[i];
+        if (strlen(typed) >= 3 && strncmp(options[i].name, typed, strlen(typed)) == 0)
+            prefixed = &options[i], n_prefixed++;
+    }
+    return best ? best : n_prefixed == 1 ? prefixed : NULL;
 }
 
 /* The command @typed was most likely meant to be (a typo of at most two letters), or NULL. */
@@ -582,9 +630,30 @@ cu_options_name(size_t i)
     return i < CU_N_ELEMENTS(options) ? options[i].name : NULL;
 }
 
+/* An option's help as @cmd reads it: --prefix is where installs go for the commands that plan one, and where
+ * they are for those that look at them (issue 35). */
+static const char *
+option_help(const struct opt *o, enum cu_command cmd)
+{
+    if (strcmp(o->name, "prefix") == 0 && cmd != CU_CMD_NONE && !(C(cmd) & (PLANNING)))
+        return _("where cudaup's installs are: DIR/cuda-X.Y (default /usr/local as root, ~/.local otherwise)");
+    return _(o->help);
+}
+
+/* A group's heading on @cmd's help: what list shows and what mirror fills are not "what to install". */
+static const char *
+group_title(enum opt_group g, enum cu_command cmd)
+{
+    if (g == G_VERSIONS && cmd == CU_CMD_LIST)
+        return _("Which releases:");
+    if (g == G_VERSIONS && cmd == CU_CMD_MIRROR)
+        return _("What the mirror holds:");
+    return _(group_titles[g]);
+}
+
 /* "  -q, --quiet    print only errors", the help wrapped under itself at @width. */
 static void
-usage_option(FILE *out, const struct opt *o, int width)
+usage_option(FILE *out, const struct opt *o, enum cu_command cmd, int width)
 {
     char left[64];
     snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "", o->short_name ? o->short_name : ' ',
@@ -593,11 +662,11 @@ usage_option(FILE *out, const struct opt *o, int width)
     if (width > 0 && width < 72) {
         /* Narrow: the help goes under the option, where a URL in it still fits a line. */
         fprintf(out, "  %s\n      ", shown);
-        cu_print_wrapped_at(out, 6, 6, _(o->help), width);
+        cu_print_wrapped_at(out, 6, 6, option_help(o, cmd), width);
         return;
     }
     fprintf(out, "  %-28s ", shown);
-    cu_print_wrapped_at(out, 31 + (strlen(shown) > 28 ? strlen(shown) - 28 : 0), 31, _(o->help), width);
+    cu_print_wrapped_at(out, 31 + (strlen(shown) > 28 ? strlen(shown) - 28 : 0), 31, option_help(o, cmd), width);
 }
 
 static void
@@ -631,7 +700,7 @@ cu_options_usage(FILE *out, enum cu_command cmd, int width)
         /* DESIGN's list: each command takes them, though not each acts on all (see its --help). */
         for (size_t i = 0; i < CU_N_ELEMENTS(options); i++)
             if (cu_options_listed(options[i].name, CU_CMD_NONE))
-                usage_option(out, &options[i], width);
+                usage_option(out, &options[i], cmd, width);
         fprintf(out, "\n%s\n", _("Run 'cudaup COMMAND --help' for the options of a command."));
         usage_examples(out, cmd, width);
         fputc('\n', out);
@@ -656,9 +725,9 @@ cu_options_usage(FILE *out, enum cu_command cmd, int width)
             if (o->group != (enum opt_group)g || !(o->reads & C(cmd)))
                 continue;
             if (!any)
-                fprintf(out, "\n%s\n", _(group_titles[g]));
+                fprintf(out, "\n%s\n", group_title((enum opt_group)g, cmd));
             any = true;
-            usage_option(out, o, width);
+            usage_option(out, o, cmd, width);
         }
     }
     usage_examples(out, cmd, width);

@@ -347,7 +347,8 @@ on_event(void *ud, const struct cu_event *e)
             p->line_open = false;
         }
         const char *mark = e->status != CU_OK ? _("failed") : e->changed ? _("done") : _("unchanged");
-        cu_say(stderr, "cudaup: ", "[%s] %s: %s", e->installer, mark, e->message ? e->message : "");
+        /* One message, so that a translation puts its own colon after its word ("[cuda] 完成：…"). */
+        cu_say(stderr, "cudaup: ", _("[%s] %s: %s"), e->installer, mark, e->message ? e->message : "");
     }
     pthread_mutex_unlock(&p->mu);
 }

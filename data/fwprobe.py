@@ -158,7 +158,9 @@ def tf_probe(out):
         tf.config.experimental.enable_tensor_float_32_execution(False)
     except Exception:
         pass
-    for i, g in enumerate(tf.config.list_physical_devices("GPU")):
+    # tf.config.list_physical_devices is 2.1+ (data/compat/framework_gpu_check.csv); 2.0 has it under experimental
+    listing = getattr(tf.config, "list_physical_devices", None) or tf.config.experimental.list_physical_devices
+    for i, g in enumerate(listing("GPU")):
         d = {"index": i}
         out["devices"].append(d)
         try:

@@ -16,10 +16,12 @@ inst_cuda_plan(struct cu_plan *p)
     size_t n = 0, unknown = 0;
     for (size_t i = 0; i < p->n_downloads; i++)
         if (p->downloads[i].product == CU_PRODUCT_CUDA) {
-            if (p->downloads[i].size_unknown) /* its size is a bound, not a size */
+            bool known;
+            uint64_t sz = cu_download_size(&p->downloads[i], &known); /* a bound is not a size */
+            if (!known)
                 unknown++;
             else
-                bytes += p->downloads[i].size;
+                bytes += sz;
             n++;
         }
     /* NVIDIA publishes no size for its runfiles: say so rather than "0 B". */

@@ -10,16 +10,18 @@ static void
 inst_cudnn_plan(struct cu_plan *p)
 {
     char size[32];
+    bool known;
     if (!p->has_cudnn)
         return;
     for (size_t i = 0; i < p->n_downloads; i++) {
         const struct cu_plan_download *d = &p->downloads[i];
         if (d->product != CU_PRODUCT_CUDNN)
             continue;
+        uint64_t sz = cu_download_size(d, &known);
         cu_plan_add_step(p, "cudnn", "install",
                          _("download cuDNN %s (the CUDA %s build, %s), check its sha256 and unpack it into %s"),
                          d->version ? d->version : "?", p->cudnn_variant,
-                         d->size_unknown ? _("size unpublished") : cu_format_bytes(d->size, size, sizeof(size)), p->cuda_path);
+                         known ? cu_format_bytes(sz, size, sizeof(size)) : _("size unpublished"), p->cuda_path);
     }
 }
 

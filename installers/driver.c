@@ -8,6 +8,7 @@
 #include "driver_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,12 @@
 
 #include "core/install/exec.h"
 #include "core/base/fsutil.h"
+#include "core/base/hash.h"
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "driver_sources.h"
 #include "installer.h"
 
 #define BLACKLIST_FILE DRV_BLACKLIST_FILE
@@ -61,6 +64,17 @@ inst_driver_image(const struct cu_prepare_in *in, struct cu_drv_plan *p)
         return;
     p->image = true;
     cu_strv_push_owned(&p->reasons, cu_xstrdup(_("The machine root is an image (no running kernel): the package manager runs inside it (chroot), DKMS builds the module for the image's own kernels, and nothing is loaded or rebooted; the image's first boot finishes with `cudaup install` (it resumes) or `cudaup verify`.")));
+    cu_strv_push(&p->reason_sources, ""); /* beside each reason: this one rests on the root itself */
+    /* The plan's last step, the load or the reboot, becomes the image's end. */
+    for (size_t i = 0; i < p->n_steps; i++) {
+        struct cu_drv_step *s = &p->steps[i];
+        if (strcmp(s->action, "load") != 0 && strcmp(s->action, "reboot") != 0)
+            continue;
+        cu_drv_step_fini(s);
+        memset(s, 0, sizeof(*s));
+        s->action = cu_xstrdup("image");
+        s->why = cu_xstrdup(_("check the module is built for the image's kernels and the branch held, then stop (exit 5): the image's first boot finishes with `cudaup install` (it resumes) or `cudaup verify`"));
+    }
 }
 
 enum cu_status
@@ -94,40 +108,26 @@ inst_driver_bind(const struct cu_prepare_in *in, struct cu_plan *plan, struct cu
     return st;
 }
 
-/* The driver's steps in the plan, first of all (its installer is first in the registry). */
+/* The driver's steps in the plan, first of all (its installer is first in the registry): the plan's own steps. */
 static void
 driver_plan_steps(struct cu_plan *p)
 {
     const struct cu_drv_plan *d = p->driver;
     if (!d || strcmp(d->action, "install") != 0)
         return;
-    if (d->components)
-        cu_plan_add_step(p, "driver", "sources", _("enable the %s components of the distribution's archive"), d->components);
-    if (d->repo)
-        cu_plan_add_step(p, "driver", "repository", _("add NVIDIA's repository (%s)"), d->repo);
-    if (d->module_stream)
-        cu_plan_add_step(p, "driver", "module", _("enable the module stream %s"), d->module_stream);
-    struct cu_buf b;
-    cu_buf_init(&b);
-    for (size_t i = 0; i < d->packages.n; i++)
-        cu_buf_printf(&b, "%s%s", i ? " " : "", d->packages.v[i]);
-    cu_plan_add_step(p, "driver", "install", _("install the NVIDIA driver %d (%s) with %s: %s"), d->branch, d->flavor,
-                     d->manager, b.data);
-    cu_buf_fini(&b);
-    if (strcmp(d->pin, "none") != 0)
-        cu_plan_add_step(p, "driver", "pin", _("hold the branch: %s"), d->pin);
-    if (d->blacklist_nouveau)
-        cu_plan_add_step(p, "driver", "blacklist", _("blacklist nouveau (%s) and rebuild the initramfs (%s)"),
-                         BLACKLIST_FILE, d->initramfs ? d->initramfs : "-");
-    if (strcmp(d->secure_boot, "mok") == 0)
-        cu_plan_add_step(p, "driver", "mok", _("queue DKMS's signing key %s for enrolment (mokutil --import; you type a one-time password)"),
-                         d->mok_cert ? d->mok_cert : "");
-    if (d->image)
-        cu_plan_add_step(p, "driver", "image", _("check the module is built for the image's kernels and the branch held, then stop (exit 5): the image's first boot finishes with `cudaup install` (it resumes) or `cudaup verify`"));
-    else if (d->reboot)
-        cu_plan_add_step(p, "driver", "reboot", _("stop for a reboot (exit 5); run cudaup again afterwards to go on"));
-    else
-        cu_plan_add_step(p, "driver", "load", _("load the module (modprobe nvidia)"));
+    for (size_t i = 0; i < d->n_steps; i++) {
+        const struct cu_drv_step *s = &d->steps[i];
+        if (s->argv) {
+            CU_AUTOFREE char *line = cu_drv_step_line(s);
+            cu_plan_add_step(p, "driver", s->action, "%s (`%s`)", s->why, line);
+        } else if (s->path) {
+            cu_plan_add_step(p, "driver", s->action, "%s (%s)", s->why, s->path);
+        } else if (s->url) {
+            cu_plan_add_step(p, "driver", s->action, "%s (%s)", s->why, s->url);
+        } else {
+            cu_plan_add_step(p, "driver", s->action, "%s", s->why);
+        }
+    }
 }
 
 const struct cu_installer_ops inst_driver_ops = {
@@ -138,131 +138,139 @@ const struct cu_installer_ops inst_driver_ops = {
 
 /* ---- carrying it out ----------------------------------------------------------------------- */
 
-/* Does any apt source of the system already name @component? */
-static bool
-apt_has_component(const struct cu_sys *s, const char *component, char **uri, char **suite)
+/* NVIDIA's files come from the site mirror where there is one (laid out like NVIDIA's server). */
+static char *
+fetch_url(const struct cu_net *net, const char *url)
 {
-    const char *files[] = {"/etc/apt/sources.list", "/etc/apt/sources.list.d/debian.sources"};
-    bool has = false;
-    for (size_t i = 0; i < CU_N_ELEMENTS(files); i++) {
-        char *text = NULL;
-        struct cu_error e;
-        if (cu_sys_read(s, files[i], 1 << 20, &text, &e) != CU_OK) /* through the root: its links stay inside it */
-            continue;
-        char *save = NULL;
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-            line += strspn(line, " \t");
-            if (line[0] == '#')
-                continue;
-            if (strstr(line, component))
-                has = true;
-            /* "deb URI SUITE main ..." or deb822 "URIs:" / "Suites:" */
-            if (cu_str_has_prefix(line, "deb ") && !*uri) {
-                struct cu_strv w;
-                cu_strv_init(&w);
-                cu_strv_split(&w, line, " \t");
-                size_t at = w.n > 1 && w.v[1][0] == '[' ? 2 : 1;
-                while (at < w.n && w.v[at][0] != 'h' && w.v[at][0] != 'f')
-                    at++;
-                if (at + 1 < w.n) {
-                    *uri = cu_xstrdup(w.v[at]);
-                    *suite = cu_xstrdup(w.v[at + 1]);
-                }
-                cu_strv_fini(&w);
-            } else if (cu_str_has_prefix(line, "URIs:") && !*uri) {
-                *uri = cu_xstrdup(cu_str_strip(line + 5));
-            } else if (cu_str_has_prefix(line, "Suites:") && !*suite) {
-                CU_AUTOFREE char *v = cu_xstrdup(cu_str_strip(line + 7));
-                *suite = cu_xstrndup(v, strcspn(v, " \t"));
-            }
-        }
-        free(text);
-    }
-    return has;
+    const char *root = CU_NVIDIA_BASE_URL "/";
+    if (net && !net->official && net->base && cu_str_has_prefix(url, root))
+        return cu_xasprintf("%s/%s", net->base, url + strlen(root));
+    return cu_xstrdup(url);
 }
 
 static enum cu_status
-enable_components(struct inst_driver_ctx *c, const struct cu_drv_plan *d, const struct cu_facts *f,
-                  struct cu_error *err)
+fetch(struct inst_driver_ctx *c, const char *url, struct cu_buf *out, struct cu_error *err)
 {
-    CU_AUTOFREE char *uri = NULL, *suite = NULL;
-    struct cu_strv want;
-    bool all = true;
-    cu_strv_init(&want);
-    cu_strv_split(&want, d->components, " ");
-    for (size_t i = 0; i < want.n; i++)
-        all &= apt_has_component(c->sys, want.v[i], &uri, &suite);
-    cu_strv_fini(&want);
-    if (all)
-        return CU_OK;
-    if (!uri || !suite) {
-        if (f->drv && f->drv->version_codename && !suite)
-            suite = cu_xstrdup(f->drv->version_codename);
-        if (!uri || !suite)
-            return cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                                _("The driver's packages are in the %s components, and cudaup cannot tell which archive this system uses to enable them; add them to its apt sources, then run cudaup again."),
-                                d->components);
-    }
-    CU_AUTOFREE char *text = cu_xasprintf("# Written by cudaup: the components the NVIDIA driver's packages are in.\n"
-                                          "Types: deb\nURIs: %s\nSuites: %s\nComponents: %s\n",
-                                          uri, suite, d->components);
-    return drv_write_step(c, "sources", SOURCES_FILE, text, err);
-}
-
-static enum cu_status
-add_repository(struct inst_driver_ctx *c, const struct cu_drv_plan *d, struct cu_error *err)
-{
-    const char *base = strrchr(d->repo, '/') + 1;
-    if (strcmp(d->manager, "zypper") == 0) {
-        const char *argv[] = {"zypper", "--non-interactive", "addrepo", "--refresh", d->repo, "cuda-nvidia", NULL};
-        return drv_run_step(c, "repository", argv, false, err);
-    }
     if (!c->net)
-        return cu_error_set(err, CU_E_NETWORK, 0, _("NVIDIA's repository file %s cannot be fetched here."), d->repo);
-    struct cu_buf b;
-    cu_buf_init(&b);
-    enum cu_status st = cu_net_fetch_small(c->net, d->repo, 1u << 20, &b, err);
-    if (st == CU_OK && strcmp(d->manager, "dnf") == 0) {
-        CU_AUTOFREE char *path = cu_xasprintf("/etc/yum.repos.d/%s", base);
-        st = drv_write_step(c, "repository", path, b.data, err);
-    } else if (st == CU_OK) {
-        /* apt: NVIDIA's cuda-keyring package installs the repository and its key. */
-        CU_AUTOFREE char *deb = cu_xasprintf("%s/%s", c->cache_dir, base);
-        if ((st = cu_mkdir_p(c->cache_dir, 0755, err)) == CU_OK &&
-            (st = cu_write_file_atomic(deb, b.data, b.len, 0644, err)) == CU_OK) {
-            const char *argv[] = {"apt-get", "install", "-y", deb, NULL};
-            st = drv_run_step(c, "repository", argv, false, err);
+        return cu_error_set(err, CU_E_NETWORK, 0, _("NVIDIA's repository file %s cannot be fetched here."), url);
+    CU_AUTOFREE char *u = fetch_url(c->net, url);
+    return cu_net_fetch_small(c->net, u, 1u << 20, out, err);
+}
+
+/*
+ * NVIDIA's keyring package, handed to apt as the bytes checked against its pinned sha256: they are written
+ * into a folder of this run that only this user can write (mkdtemp, 0700), as a file created there (O_EXCL,
+ * O_NOFOLLOW), so that nobody else can put other bytes under the name apt is given between the check and
+ * apt's read (a cache folder may be shared); the file is hashed again there, and removed after apt.
+ */
+static enum cu_status
+keyring_write_private(char *dir, const char *base, char **debp, const struct cu_buf *b, struct cu_error *err)
+{
+    if (!mkdtemp(dir))
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot create the folder %s"), dir);
+    const char *deb = *debp = cu_path_join(dir, base);
+    int fd = open(deb, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), deb);
+    size_t off = 0;
+    while (off < b->len) {
+        ssize_t n = write(fd, b->data + off, b->len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            close(fd);
+            return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), deb);
         }
+        off += (size_t)n;
     }
+    if (fsync(fd) != 0 || close(fd) != 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), deb);
+    return CU_OK;
+}
+
+static enum cu_status
+keyring_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, struct cu_error *err)
+{
+    struct cu_buf b;
+    char got[65];
+    enum cu_status st;
+    if (!s->sha256)
+        return cu_error_set(err, CU_E_UNSUPPORTED, 0, _("cudaup has no pinned sha256 for NVIDIA's keyring package %s, so it does not install it."),
+                            s->url);
+    cu_buf_init(&b);
+    if ((st = fetch(c, s->url, &b, err)) != CU_OK) {
+        cu_buf_fini(&b);
+        return st;
+    }
+    cu_sha256_hex(b.data, b.len, got);
+    if (strcmp(got, s->sha256) != 0) {
+        cu_buf_fini(&b);
+        return cu_error_set(err, CU_E_INPUT, 0, _("NVIDIA's keyring package %s has sha256 %s, not the %s cudaup's data pins; it was not installed."),
+                            s->url, got, s->sha256);
+    }
+    const char *base = strrchr(s->url, '/');
+    base = base ? base + 1 : s->url;
+    if (!cu_str_has_suffix(base, ".deb") || strlen(base) > 200)
+        base = "cuda-keyring.deb";
+    CU_AUTOFREE char *dir = cu_path_join(c->cache_dir, "keyring-XXXXXX");
+    CU_AUTOFREE char *deb = NULL;
+    if ((st = cu_mkdir_p(c->cache_dir, 0755, err)) != CU_OK) {
+        cu_buf_fini(&b);
+        return st;
+    }
+    st = keyring_write_private(dir, base, &deb, &b, err);
     cu_buf_fini(&b);
+    unsigned long long size;
+    if (st == CU_OK)
+        st = cu_sha256_file(deb, got, &size, err);
+    if (st == CU_OK && strcmp(got, s->sha256) != 0)
+        st = cu_error_set(err, CU_E_INPUT, 0, _("%s changed after it was checked; it was not installed."), deb);
+    if (st == CU_OK) {
+        const char *argv[] = {"apt-get", "install", "-y", deb, NULL};
+        st = drv_run_step(c, "keyring", argv, false, err);
+    }
+    /* deb is NULL when mkdtemp failed: nothing of ours to remove then */
+    if (deb) {
+        (void)unlink(deb);
+        (void)rmdir(dir);
+    }
     return st;
 }
 
-static const char *
-install_cmd(const char *manager)
-{
-    if (strcmp(manager, "apt") == 0)
-        return "apt-get install -y";
-    if (strcmp(manager, "dnf") == 0)
-        return "dnf install -y";
-    if (strcmp(manager, "zypper") == 0)
-        return "zypper --non-interactive install";
-    return "pacman -S --noconfirm --needed";
-}
-
+/* SUSE's user space at the KMP's version: {KV} in the argv is the installed version of s->query, up to its "_". */
 static enum cu_status
-pin(struct inst_driver_ctx *c, const struct cu_drv_plan *d, struct cu_error *err)
+match_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, struct cu_error *err)
 {
-    if (strcmp(d->pin_kind, "apt-mark hold") == 0)
-        return drv_run_words(c, "pin", "apt-mark hold", &d->pin_packages, err);
-    if (strcmp(d->pin_kind, "zypper addlock") == 0)
-        return drv_run_words(c, "pin", "zypper --non-interactive addlock", &d->pin_packages, err);
-    if (strcmp(d->pin_kind, "dnf versionlock") == 0) {
-        CU_AUTOFREE char *pat = cu_xasprintf("*nvidia*%d*", d->branch);
-        const char *argv[] = {"dnf", "versionlock", "add", pat, NULL};
-        return drv_run_step(c, "pin", argv, false, err);
+    const char *q[] = {"rpm", "-q", "--qf", "%{VERSION}\\n", s->query, NULL};
+    struct cu_buf out;
+    cu_buf_init(&out);
+    enum cu_status st = cu_sys_run(c->sys, q, false, &out, err);
+    char *ver = NULL;
+    if (st == CU_OK) {
+        /* the log holds "$ rpm ...\n" then the output */
+        char *nl = strchr(out.data, '\n');
+        char *v = nl ? nl + 1 : out.data;
+        ver = cu_xstrndup(v, strcspn(v, "_\n"));
     }
-    return CU_OK; /* "dnf module": the stream enabled before the install holds it; "none" */
+    cu_buf_fini(&out);
+    if (st != CU_OK)
+        return st;
+    if (!*ver || strspn(ver, "0123456789.") != strlen(ver)) {
+        st = cu_error_set(err, CU_E_TOOL, 0, _("The version of %s cannot be read (`rpm -q` said '%s')."), s->query, ver);
+        free(ver);
+        return st;
+    }
+    size_t n = 0;
+    while (s->argv[n])
+        n++;
+    char **argv = cu_xcalloc(n + 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++)
+        argv[i] = strcmp(s->argv[i], "{KV}") == 0 ? ver : s->argv[i];
+    st = drv_run_step(c, "match", (const char *const *)argv, false, err);
+    free(argv);
+    free(ver);
+    return st;
 }
 
 char *
@@ -288,42 +296,55 @@ inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const
                     struct cu_error *err)
 {
     const struct cu_drv_plan *d = plan->driver;
-    enum cu_status st;
+    enum cu_status st = CU_OK;
     if (!d || strcmp(d->action, "install") != 0)
         return CU_OK;
     c->plan = d;
     /* Before anything is touched: the runner can run these where it runs them, the record is sound. */
     if ((st = drv_preflight(c, d->manager, err)) != CU_OK)
         return st;
-    if (d->components && strcmp(d->manager, "apt") == 0 && (st = enable_components(c, d, facts, err)) != CU_OK)
-        return st;
-    if (d->repo && (st = add_repository(c, d, err)) != CU_OK)
-        return st;
-    if (strcmp(d->manager, "apt") == 0 && (st = drv_run_words(c, "update", "apt-get update", NULL, err)) != CU_OK)
-        return st;
-    if (d->module_stream) {
-        const char *argv[] = {"dnf", "-y", "module", "enable", d->module_stream, NULL};
-        if ((st = drv_run_step(c, "module", argv, false, err)) != CU_OK)
-            return st;
+    bool queued = false, reboot = d->reboot;
+    for (size_t i = 0; i < d->n_steps && st == CU_OK; i++) {
+        const struct cu_drv_step *s = &d->steps[i];
+        if (strcmp(s->action, "sources") == 0) {
+            const char *code = facts->drv ? facts->drv->version_codename : NULL;
+            CU_AUTOFREE char *text = inst_driver_sources_text(c->sys, d->components, code, SOURCES_FILE);
+            if (text && !*text)
+                st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                                  _("The driver's packages are in the %s components, and cudaup cannot tell which archive this system uses to enable them; add them to its apt sources, then run cudaup again."),
+                                  d->components);
+            else if (text)
+                st = drv_write_step(c, "sources", SOURCES_FILE, text, err);
+        } else if (strcmp(s->action, "keyring") == 0) {
+            st = keyring_step(c, s, err);
+        } else if (strcmp(s->action, "repository") == 0 && !s->argv) {
+            struct cu_buf b;
+            cu_buf_init(&b);
+            if ((st = fetch(c, s->url, &b, err)) == CU_OK)
+                st = drv_write_step(c, "repository", s->path, b.data, err);
+            cu_buf_fini(&b);
+        } else if (strcmp(s->action, "match") == 0) {
+            st = match_step(c, s, err);
+        } else if (strcmp(s->action, "mok") == 0) {
+            st = drv_queue_key(c, d->mok_cert, &queued, err);
+        } else if (strcmp(s->action, "image") == 0) {
+            /* the end of an install into a machine image: below */
+        } else if (strcmp(s->action, "reboot") == 0) {
+            reboot = true;
+        } else if (strcmp(s->action, "load") == 0) {
+            struct cu_error e;
+            if (drv_run_step(c, "load", (const char *const *)s->argv, false, &e) != CU_OK)
+                reboot = true; /* the module would not load now (built for the kernel the next boot runs): a reboot */
+        } else if (s->argv) {
+            st = drv_run_step(c, s->action, (const char *const *)s->argv, false, err);
+        } else if (s->path && s->text) {
+            st = drv_write_step(c, s->action, s->path, s->text, err);
+        }
     }
-    if ((st = drv_run_words(c, "install", install_cmd(d->manager), &d->packages, err)) != CU_OK)
-        return st;
-    if ((st = pin(c, d, err)) != CU_OK)
-        return st;
-    if (d->blacklist_nouveau && (st = drv_blacklist_nouveau(c, d->initramfs, err)) != CU_OK)
-        return st;
-    bool queued = false;
-    if (strcmp(d->secure_boot, "mok") == 0 && (st = drv_queue_key(c, d->mok_cert, &queued, err)) != CU_OK)
+    if (st != CU_OK)
         return st;
     if (c->sys->image)
         return drv_image_done(c, plan, err); /* no module to load, no reboot: the image's first boot goes on */
-    bool reboot = d->reboot;
-    if (!reboot) {
-        const char *argv[] = {"modprobe", "nvidia", NULL};
-        struct cu_error e;
-        if (drv_run_step(c, "load", argv, false, &e) != CU_OK)
-            reboot = true; /* the module would not load now: a reboot starts clean */
-    }
     if (!reboot)
         return CU_OK;
     if ((st = drv_resume_write(c, plan, facts, queued, err)) != CU_OK)

@@ -14,8 +14,9 @@
 #include "core/install/exec.h"
 #include "driver.h"
 
-#define DRV_BLACKLIST_FILE "/etc/modprobe.d/cudaup-blacklist-nouveau.conf"
-#define DRV_SOURCES_FILE "/etc/apt/sources.list.d/cudaup-nvidia-driver.sources"
+#define DRV_BLACKLIST_FILE CU_DRV_BLACKLIST_FILE
+#define DRV_SOURCES_FILE CU_DRV_SOURCES_FILE
+#define DRV_PREFS_FILE CU_DRV_PREFS_FILE
 
 /** Run one system command as a step: events, the run's result, and the record of what it changed. */
 CU_NODISCARD enum cu_status drv_run_step(struct inst_driver_ctx *c, const char *action, const char *const *argv,

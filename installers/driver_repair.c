@@ -138,7 +138,7 @@ inst_driver_resume(const char *state_dir, const struct cu_facts *f, bool *resume
     } else if (d->kind == CU_DRIVER_NVIDIA && d->version.n && (int)d->version.part[0] == branch) {
         *note = cu_xasprintf(_("After the reboot: the NVIDIA driver %s (%s kernel modules%s) is loaded; going on."),
                              cu_driver_version_format(&d->version, b, sizeof(b)),
-                             s && s->flavor ? s->flavor : (flavor ? flavor : "?"),
+                             cu_drv_flavor_word(s && s->flavor ? s->flavor : (flavor ? flavor : "?")),
                              s && s->module_signed == 1 ? _(", signed") : "");
         CU_AUTOFREE char *path = cu_path_join(state_dir, RESUME);
         unlink(path);
@@ -341,7 +341,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
     }
     bool missing = has_code(pr, "driver-module-missing"), unsigned_sb = has_code(pr, "driver-unsigned-secure-boot");
     if (missing || unsigned_sb) {
-        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
+        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand_row(row, row->signed_modules[0], branch, f) : NULL;
         if (signed_pkg) {
             /* The running kernel's own module package too: the meta follows one kernel flavour's meta, and after a
              * kernel update (an HWE kernel, say) it may not have this kernel's (packages.ubuntu.com names them
@@ -350,7 +350,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
             const char *k = strstr(row->signed_modules[0], "{K}");
             if (k && s && s->kernel_release && !c->sys->image)
                 own_tmpl = cu_xasprintf("%.*s{R}%s", (int)(k - row->signed_modules[0]), row->signed_modules[0], k + 3);
-            CU_AUTOFREE char *own = own_tmpl ? cu_drv_expand(own_tmpl, branch, f) : NULL;
+            CU_AUTOFREE char *own = own_tmpl ? cu_drv_expand_row(row, own_tmpl, branch, f) : NULL;
             const char *both[] = {"apt-get", "install", "-y", signed_pkg, own, NULL};
             const char *meta[] = {"apt-get", "install", "-y", signed_pkg, NULL};
             struct cu_error e1;
@@ -362,7 +362,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
                 for (char **h = row->headers; h && *h && st == CU_OK; h++) {
                     if (!strstr(*h, "{R}"))
                         continue;
-                    CU_AUTOFREE char *pkg = cu_drv_expand(*h, branch, f);
+                    CU_AUTOFREE char *pkg = cu_drv_expand_row(row, *h, branch, f);
                     struct cu_strv one;
                     cu_strv_init(&one);
                     cu_strv_push(&one, pkg);
@@ -405,7 +405,14 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
         for (size_t i = 0; i < s->installed.n; i++)
             if (!cu_str_has_prefix(s->installed.v[i], "linux-modules-nvidia-"))
                 cu_strv_push(&hold, s->installed.v[i]);
-        if (strcmp(kind, "apt-mark hold") == 0 && hold.n)
+        struct cu_drv_step *ps = row && (strcmp(kind, "apt preferences") == 0 || strcmp(kind, "nvidia pinning package") == 0)
+                                     ? cu_drv_pin_step(row, branch, f)
+                                     : NULL;
+        if (ps && ps->text)
+            st = drv_write_step(c, "pin", ps->path, ps->text, err);
+        else if (ps && ps->argv)
+            st = drv_run_step(c, "pin", (const char *const *)ps->argv, false, err);
+        else if (strcmp(kind, "apt-mark hold") == 0 && hold.n)
             st = drv_run_words(c, "pin", "apt-mark hold", &hold, err);
         else if (strcmp(kind, "zypper addlock") == 0 && hold.n)
             st = drv_run_words(c, "pin", "zypper --non-interactive addlock", &hold, err);
@@ -419,6 +426,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
             st = drv_run_step(c, "pin", argv, false, err);
         }
         cu_strv_fini(&hold);
+        cu_drv_step_free(ps);
     }
     return st;
 }

@@ -27,7 +27,9 @@ advise_append(struct cu_error *err, const char *tr, const char *en)
     if (!err->advice_en[0])
         snprintf(err->advice_en, sizeof(err->advice_en), "%s", err->advice);
     size_t n = strlen(err->advice), m = strlen(err->advice_en);
-    snprintf(err->advice + n, sizeof(err->advice) - n, "%s%s", n ? " " : "", tr);
+    /* After a full-width stop (zh_CN's 。) the next sentence follows without a space. */
+    bool cjk_stop = n >= 3 && memcmp(err->advice + n - 3, "\xe3\x80\x82", 3) == 0;
+    snprintf(err->advice + n, sizeof(err->advice) - n, "%s%s", n && !cjk_stop ? " " : "", tr);
     snprintf(err->advice_en + m, sizeof(err->advice_en) - m, "%s%s", m ? " " : "", en);
 }
 
@@ -49,9 +51,9 @@ advise_driver_cost(struct cu_error *err, const struct cu_drv_plan *d)
 {
     if (d->reboot)
         advise_more(err, _("It installs NVIDIA driver %d (%s kernel modules) first, and the machine must reboot before the rest."),
-                    d->branch, d->flavor);
+                    d->branch, cu_drv_flavor_word(d->flavor));
     else
-        advise_more(err, _("It installs NVIDIA driver %d (%s kernel modules) first."), d->branch, d->flavor);
+        advise_more(err, _("It installs NVIDIA driver %d (%s kernel modules) first."), d->branch, cu_drv_flavor_word(d->flavor));
 }
 
 /* The --driver value that asks for plan @d's branch and flavor: "580", or "580-proprietary" where a bare
@@ -66,7 +68,7 @@ driver_flag(const struct cu_prepare_in *in, const struct cu_drv_plan *d)
     struct cu_drv_plan *bare = cu_drv_choose(&din);
     bool same = bare && bare->flavor && d->flavor && strcmp(bare->flavor, d->flavor) == 0;
     cu_drv_plan_free(bare);
-    return same ? cu_xasprintf("--driver %d", d->branch) : cu_xasprintf("--driver %d-%s", d->branch, d->flavor);
+    return same ? cu_xasprintf("--driver %d", d->branch) : cu_xasprintf("--driver %d-%s", d->branch, cu_drv_flavor_word(d->flavor));
 }
 
 /* The driver auto would plan if the request needed a newer one than runs (NULL: none newer can be planned). */
@@ -152,10 +154,10 @@ say_newer(const struct cu_prepare_in *in, const struct cu_resolve_in *ri, struct
         CU_AUTOFREE char *gives = plan_gives(p2);
         if (up->reboot)
             cu_plan_reason(plan, _("A newer driver would bring %s: `%s` installs NVIDIA driver %d (%s kernel modules), and the machine must reboot before the rest."),
-                           gives, cmd, up->branch, up->flavor);
+                           gives, cmd, up->branch, cu_drv_flavor_word(up->flavor));
         else
             cu_plan_reason(plan, _("A newer driver would bring %s: `%s` installs NVIDIA driver %d (%s kernel modules)."),
-                           gives, cmd, up->branch, up->flavor);
+                           gives, cmd, up->branch, cu_drv_flavor_word(up->flavor));
     }
     cu_plan_free(p2);
     cu_drv_plan_free(up);

@@ -29,25 +29,26 @@
 #include "installer.h"
 #include "pyenvrec.h"
 
-/* Take PREFIX's lock for the whole command (see cu_run_ctx.prefix_locked); -1 when already held. */
+/*
+ * Take PREFIX's lock for the whole command (see cu_run_ctx.prefix_locked): it is held until the
+ * command's context is finished (cu_run_ctx_fini), after its result is reported, so that another
+ * command that comes while this one still runs is refused, and says so, however late it comes
+ * (issue 33 item 6: an uninstall between an install's last step and its report once left both
+ * saying they had succeeded, and nothing installed).  @fd is kept for the callers' shape: -1.
+ */
 static enum cu_status
 command_lock(struct cu_run_ctx *ctx, const char *prefix, int *fd, struct cu_error *err)
 {
     *fd = -1;
-    if (ctx->prefix_locked)
-        return CU_OK;
-    enum cu_status st = cu_prefix_lock(prefix, fd, err);
-    ctx->prefix_locked = st == CU_OK;
-    return st;
+    return cu_run_ctx_lock(ctx, prefix, err);
 }
 
+/* The lock stays with the command until cu_run_ctx_fini (see command_lock). */
 static void
 command_unlock(struct cu_run_ctx *ctx, int fd)
 {
-    if (fd >= 0) {
-        cu_prefix_unlock(fd);
-        ctx->prefix_locked = false;
-    }
+    (void)ctx;
+    (void)fd;
 }
 
 enum cu_status
@@ -55,8 +56,8 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
 {
     int lockfd;
     struct cu_pyenv_mark mark;
-    cu_pyenv_mark_read(ctx->plan->state_dir, &mark);
     enum cu_status st = command_lock(ctx, ctx->plan->prefix, &lockfd, err);
+    cu_pyenv_mark_read(ctx->plan->state_dir, &mark); /* under the lock: no other command changes it now */
     /* The Python first: an archive that fails its check stops the run before CUDA changes. */
     if (st == CU_OK)
         st = cu_toolkit_install_python(ctx, err);

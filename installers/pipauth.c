@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,15 +73,56 @@ sweep_stale(const char *tmp)
     closedir(d);
 }
 
+/* One netrc entry: "machine HOST login USER password PASS". */
+static void
+put_entry(struct cu_buf *b, const char *host, const char *userpwd)
+{
+    const char *colon = strchr(userpwd, ':');
+    CU_AUTOFREE char *user = colon ? cu_xstrndup(userpwd, (size_t)(colon - userpwd)) : cu_xstrdup(userpwd);
+    cu_buf_puts(b, "machine ");
+    put_token(b, host);
+    cu_buf_puts(b, "\nlogin ");
+    put_token(b, user);
+    cu_buf_puts(b, "\npassword ");
+    put_token(b, colon ? colon + 1 : "");
+    cu_buf_putc(b, '\n');
+    explicit_bzero(user, strlen(user));
+}
+
 enum cu_status
 cu_pip_auth_begin(const struct cu_run_ctx *ctx, struct cu_pip_auth *a, struct cu_error *err)
 {
     *a = (struct cu_pip_auth){0};
-    if (!ctx->net || !ctx->net->userpwd || !ctx->net->base)
-        return CU_OK;
-    CU_AUTOFREE char *host = cu_url_host(ctx->net->base);
-    if (!*host)
-        return CU_OK; /* file:// */
+    /*
+     * The hosts pip may ask, with the credentials each came with: the index --index-url named
+     * (CUDAUP_INDEX_URL too), then the site mirror.  A host named twice keeps its first entry (netrc's
+     * first match is what pip's requests library uses): the index pip is told to read.
+     */
+    struct netrc_entry {
+        char *host;
+        const char *userpwd;
+    } ent[2];
+    size_t n_ent = 0;
+    const struct cu_plan_framework *fw = ctx->plan ? ctx->plan->framework : NULL;
+    if (fw && fw->index_userpwd && fw->index_url) {
+        char *h = cu_url_host(fw->index_url);
+        if (*h)
+            ent[n_ent++] = (struct netrc_entry){h, fw->index_userpwd};
+        else
+            free(h);
+    }
+    if (ctx->net && ctx->net->userpwd && ctx->net->base) {
+        char *h = cu_url_host(ctx->net->base);
+        bool dup = false;
+        for (size_t i = 0; i < n_ent; i++)
+            dup |= strcasecmp(ent[i].host, h) == 0;
+        if (*h && !dup)
+            ent[n_ent++] = (struct netrc_entry){h, ctx->net->userpwd};
+        else
+            free(h);
+    }
+    if (n_ent == 0)
+        return CU_OK; /* nothing to hide: file:// or no credentials */
     const char *tmp = cu_env_get(ctx->envp, "TMPDIR");
     const char *dir = tmp && *tmp == '/' ? tmp : "/tmp";
     sweep_stale(dir);
@@ -88,21 +130,17 @@ cu_pip_auth_begin(const struct cu_run_ctx *ctx, struct cu_pip_auth *a, struct cu
     if (!mkdtemp(a->dir)) { /* mode 0700 */
         enum cu_status st = cu_error_set(err, CU_E_IO, errno, _("Cannot make a private folder %s for pip"), a->dir);
         cu_clear_ptr(&a->dir, free);
+        for (size_t i = 0; i < n_ent; i++)
+            free(ent[i].host);
         return st;
     }
     a->file = cu_xasprintf("%s/netrc", a->dir);
     struct cu_buf b;
     cu_buf_init(&b);
-    const char *colon = strchr(ctx->net->userpwd, ':');
-    CU_AUTOFREE char *user = colon ? cu_xstrndup(ctx->net->userpwd, (size_t)(colon - ctx->net->userpwd))
-                                   : cu_xstrdup(ctx->net->userpwd);
-    cu_buf_puts(&b, "machine ");
-    put_token(&b, host);
-    cu_buf_puts(&b, "\nlogin ");
-    put_token(&b, user);
-    cu_buf_puts(&b, "\npassword ");
-    put_token(&b, colon ? colon + 1 : "");
-    cu_buf_putc(&b, '\n');
+    for (size_t i = 0; i < n_ent; i++) {
+        put_entry(&b, ent[i].host, ent[i].userpwd);
+        free(ent[i].host);
+    }
     int fd = open(a->file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     bool ok = fd >= 0 && write(fd, b.data, b.len) == (ssize_t)b.len;
     int e = errno;

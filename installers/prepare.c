@@ -14,6 +14,8 @@
 
 #include "core/install/envfile.h"
 #include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/fetch/probe.h"
 #include "core/base/mem.h"
 #include "core/base/proc.h"
 #include "core/unpack/pyarchive.h"
@@ -98,9 +100,11 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--python-source cudaup makes a venv, so it cannot go with --env-tool %s."), c->env_tool);
     if (c->index_url && *c->index_url && !cu_str_has_prefix(c->index_url, "https://") &&
-        !cu_str_has_prefix(c->index_url, "http://") && !cu_str_has_prefix(c->index_url, "file://"))
+        !cu_str_has_prefix(c->index_url, "http://") && !cu_str_has_prefix(c->index_url, "file://")) {
+        CU_AUTOFREE char *shown = cu_url_public(c->index_url); /* a password in it is shown nowhere */
         return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--index-url: '%s' is not an http://, https:// or file:// URL."), c->index_url);
+                            _("--index-url: '%s' is not an http://, https:// or file:// URL."), shown);
+    }
     if (c->env_dir && *c->env_dir && c->env_dir[0] != '/')
         return cu_error_set(err, CU_E_USAGE, 0, _("--env-dir: '%s' is not an absolute path."), c->env_dir);
     if (c->shell_rc && *c->shell_rc && c->shell_rc[0] != '/')
@@ -140,22 +144,32 @@ check_env_opts(const struct cu_config *c, struct cu_error *err)
     return CU_OK;
 }
 
-/* Can @dir be used, or made, by this user?  Its nearest existing folder must take new entries. */
+/* Can @dir be used, or made, by this user?  Its nearest existing folder must take new entries; else the
+ * refusal says so and names @opt, the option that chooses another. */
 static enum cu_status
-folder_usable(const char *what, const char *dir, struct cu_error *err)
+folder_usable(const char *what, const char *opt, const char *dir, struct cu_error *err)
 {
     CU_AUTOFREE char *p = cu_xstrdup(dir);
     for (;;) {
         struct stat sb;
         if (stat(p, &sb) == 0) {
             if (!S_ISDIR(sb.st_mode))
-                return cu_error_set(err, CU_E_USAGE, 0, _("%s %s cannot be used: %s is not a folder."), what, dir, p);
+            {
+                cu_error_set(err, CU_E_USAGE, 0, _("%s %s cannot be used: %s is not a folder."), what, dir, p);
+                cu_error_advise(err, _("Choose another folder with %s."), opt);
+                return CU_E_USAGE;
+            }
             /* access() says yes to root where mkdir still fails (/proc, read-only binds): try it,
              * with a folder made and removed at once. */
             CU_AUTOFREE char *probe = cu_xasprintf("%s/.cudaup-probe-XXXXXX", p);
-            if (!mkdtemp(probe))
-                return cu_error_set(err, CU_E_USAGE, errno, _("%s %s cannot be %s: %s takes no new entries"), what, dir,
-                                    strcmp(p, dir) == 0 ? _("written") : _("made"), p);
+            if (!mkdtemp(probe)) {
+                /* The errno says more only where it names a cause (permission, read-only); /proc's ENOENT would mislead. */
+                int e = errno == EACCES || errno == EPERM || errno == EROFS || errno == ENOSPC ? errno : 0;
+                cu_error_set(err, CU_E_USAGE, e, _("%s %s cannot be %s: %s takes no new entries"), what, dir,
+                             strcmp(p, dir) == 0 ? _("written") : _("made"), p);
+                cu_error_advise(err, _("It is not a place cudaup can write to; choose another folder with %s."), opt);
+                return CU_E_USAGE;
+            }
             rmdir(probe);
             return CU_OK;
         }
@@ -199,26 +213,30 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     dev_t cache_dev, prefix_dev;
     struct cu_buf unsized; /* the archives no one publishes a size for, by name */
     size_t n_unsized = 0;
+    uint64_t seen = 0; /* the sizes the mirror reported for archives no source publishes a size of */
     cu_buf_init(&unsized);
     for (size_t i = 0; i < p->n_downloads + 1; i++) {
         const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i]
                                            : p->python && p->python->dl.url ? &p->python->dl : NULL;
-        /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come. */
-        if (d && d->size_unknown) {
+        /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come; the size the
+         * mirror reported, when it did, is what comes (learn_sizes). */
+        if (d && d->size_unknown && !d->size_seen) {
             cu_buf_printf(&unsized, "%s%s", n_unsized++ ? ", " : "", d->component);
             continue;
         }
         if (!d)
             continue;
+        uint64_t size = d->size_unknown ? d->size_seen : d->size;
         const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/install/pipeline.c) */
         CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", in->cache_dir, d->sha256,
                                              ext && !strchr(ext, '/') ? ext : ".tar.xz");
         CU_AUTOFREE char *part = cu_xasprintf("%s/archives/%s.partial", in->cache_dir, d->sha256);
         struct stat sb;
-        if (stat(fin, &sb) == 0 && (uint64_t)sb.st_size == d->size)
+        if (stat(fin, &sb) == 0 && (uint64_t)sb.st_size == size)
             continue;
-        uint64_t have = stat(part, &sb) == 0 && (uint64_t)sb.st_size <= d->size ? (uint64_t)sb.st_size : 0;
-        to_fetch += d->size - have;
+        uint64_t have = stat(part, &sb) == 0 && (uint64_t)sb.st_size <= size ? (uint64_t)sb.st_size : 0;
+        to_fetch += size - have;
+        seen += d->size_unknown ? size : 0;
     }
     /* Said in the plan whatever the disks: nothing can be checked for these. */
     if (n_unsized)
@@ -229,7 +247,7 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     cu_buf_fini(&unsized);
     if (!free_bytes(in->cache_dir, &cache_free, &cache_dev) || !free_bytes(p->prefix, &prefix_free, &prefix_dev))
         return CU_OK;
-    uint64_t unpack = p->download_bytes; /* at least */
+    uint64_t unpack = p->download_bytes + seen; /* at least */
     if (cache_dev == prefix_dev) {
         if (cache_free < to_fetch + unpack)
             return cu_error_set(err, CU_E_IO, ENOSPC,
@@ -337,9 +355,12 @@ venv_incapable(const struct cu_prepare_in *in, const char *exe)
     if (cu_exec(argv, &o, &res, &e) != CU_OK)
         why = cu_xstrdup(cu_error_text(&e));
     else if (res.exit_code != 0 || res.timed_out) {
-        char *txt = res.err.len ? cu_str_strip(res.err.data) : NULL;
-        char *last = txt ? strrchr(txt, '\n') : NULL;
-        why = cu_xstrdup(txt && *txt ? (last ? last + 1 : txt) : _("it exited with an error"));
+        /* The line that says what failed: pyenv's shim puts it first, a traceback last. */
+        why = cu_str_failure_line(res.err.len ? res.err.data : "");
+        if (!*why) {
+            free(why);
+            why = cu_xstrdup(_("it exited with an error"));
+        }
     }
     cu_exec_result_fini(&res);
     return why;
@@ -437,15 +458,40 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     return CU_OK;
 }
 
+/*
+ * An archive whose size no source publishes (a runfile, a cuDNN .tgz): the size the mirror reports when
+ * asked (HEAD's Content-Length, or stat on a file:// mirror), so that the disk check and the totals count
+ * a 2 GB runfile as 2 GB, not as "more than 28 MB" (issue 35).  The hash still decides; a mirror that does
+ * not answer leaves the size unknown, and the download says what is wrong.
+ */
+static void
+learn_sizes(const struct cu_net *net, struct cu_plan *p)
+{
+    for (size_t i = 0; net && i < p->n_downloads + 1; i++) {
+        struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : p->python ? &p->python->dl : NULL;
+        if (!d || !d->url || !d->size_unknown || d->size_seen)
+            continue;
+        struct cu_probe_item it = {.url = d->url, .name = d->component, .size = d->size, .size_is_limit = true};
+        struct cu_error e;
+        if (cu_probe_run(net, &it, 1, 1, NULL, &e) == CU_OK && it.verdict == CU_PROBE_OK && it.found_size) {
+            d->size_seen = it.found_size;
+            cu_log_debug("%s: %llu bytes, as the mirror reports (no source publishes its size)", d->component,
+                         (unsigned long long)it.found_size);
+        }
+    }
+}
+
 /* Everything the plan will touch or run, checked before the first change (issue: no half installs). */
 static enum cu_status
-preflight(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
+preflight(const struct cu_prepare_in *in, const struct cu_net *net, struct cu_plan *p, struct cu_error *err)
 {
     enum cu_status st;
-    if (!in->unconstrained && (st = check_space(in, p, err)) != CU_OK)
+    learn_sizes(net, p);
+    /* Whether the folders can be made at all comes first: "/proc/nope has 0 B free" would say the wrong thing. */
+    if ((st = folder_usable(_("The install folder"), "--prefix", p->prefix, err)) != CU_OK ||
+        (st = folder_usable(_("The state folder"), "--state-dir", in->state_dir, err)) != CU_OK)
         return st;
-    if ((st = folder_usable(_("The install folder"), p->prefix, err)) != CU_OK ||
-        (st = folder_usable(_("The state folder"), in->state_dir, err)) != CU_OK)
+    if (!in->unconstrained && (st = check_space(in, p, err)) != CU_OK)
         return st;
     const char *tool = p->env.tool;
     /* `mirror` plans for other machines: whether conda is here does not matter. */
@@ -497,6 +543,12 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     p->env.tool = cu_xstrdup(tool);
     if (strcmp(scope, "user") == 0)
         p->env.shell_rc = c->shell_rc && *c->shell_rc ? cu_xstrdup(c->shell_rc) : cu_default_shell_rc(in->envp);
+    else if (c->shell_rc && *c->shell_rc && !in->unconstrained)
+        /* Read with the scope user only: said, not taken and ignored (issue 35). */
+        cu_plan_warn(p, strcmp(scope, "system") == 0 ? _("--shell-rc %s is not used: with the scope system the variables go to /etc/profile.d (add --env-scope user to use it).")
+                        : strcmp(scope, "conda") == 0 ? _("--shell-rc %s is not used: with the scope conda the variables go into the environment's activation scripts (add --env-scope user to use it).")
+                                                      : _("--shell-rc %s is not used: with the scope none no variables are written (add --env-scope user to use it)."),
+                     c->shell_rc);
     if (!p->framework)
         return;
     p->env.name = c->env_name && *c->env_name ? cu_xstrdup(c->env_name)
@@ -551,11 +603,15 @@ choose_index(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_plan
         }
     }
     if (in->cfg->index_url && *in->cfg->index_url) {
+        /* user:password@ (--index-url, CUDAUP_INDEX_URL) reach pip through its private netrc alone
+         * (installers/pipauth.c): never its command line, the plan, the log or a message. */
         free(fw->index_url);
-        fw->index_url = cu_xstrdup(in->cfg->index_url);
+        fw->index_url = cu_url_public(in->cfg->index_url);
+        free(fw->index_userpwd);
+        fw->index_userpwd = cu_url_userinfo(in->cfg->index_url);
         fw->index_explicit = true;
         cu_plan_reason(p, _("%s's packages come from %s, as asked with --index-url."), cu_framework_title(fw->name),
-                       in->cfg->index_url);
+                       fw->index_url);
     }
 }
 
@@ -604,7 +660,7 @@ plan_note(const struct cu_plan *p, enum cu_product product)
     else
         cu_buf_printf(&b, "%s", _("no cuDNN"));
     if (p->framework)
-        cu_buf_printf(&b, ", %s %s", cu_framework_title(p->framework->name), p->framework->version ? p->framework->version : "");
+        cu_buf_printf(&b, _(", %s %s"), cu_framework_title(p->framework->name), p->framework->version ? p->framework->version : "");
     return cu_buf_steal(&b);
 }
 
@@ -779,7 +835,8 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
     inst_driver_image(in, drv);
     (*plan)->driver = drv;
     for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)
-        cu_plan_reason(*plan, _("Driver: %s"), drv->reasons.v[i]);
+        cu_plan_reason_src(*plan, i < drv->reason_sources.n && *drv->reason_sources.v[i] ? drv->reason_sources.v[i] : NULL,
+                           _("Driver: %s"), drv->reasons.v[i]);
     if ((st = inst_driver_bind(in, *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;
@@ -797,7 +854,7 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
         choose_index(in, *mirror, *plan);
     /* `mirror` plans for other machines: this one's Pythons do not matter. */
     if ((!in->unconstrained && (st = venv_python(in, *plan, err)) != CU_OK) ||
-        (st = preflight(in, *plan, err)) != CU_OK) {
+        (st = preflight(in, cu_mirror_net(*mirror), *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;
         return st;

@@ -56,6 +56,8 @@ tui_check_detail(const struct tui *t, const struct cu_check *c)
     CU_AUTOFREE char *words = c->fact ? tui_advice_words(t, c->adv, NULL) : NULL;
     if (words)
         return cu_xasprintf(_("%s; %s"), c->fact, words);
+    if (c->status == CU_CHECK_FAIL && c->fix) /* its own fix, once */
+        return cu_xasprintf(_("%s; %s"), c->detail ? c->detail : "", c->fix);
     return tui_unflag(c->detail ? c->detail : "");
 }
 

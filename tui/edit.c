@@ -84,15 +84,19 @@ tui_edit_draw(struct tui *t, int y, int x, int w, const char *value, bool focus)
     if (focus)
         tui_attr(t, TC_SEL, true);
     mvhline(y, x, ' ', w);
-    /* Show the end of a long value: that is where the typing happens. */
+    /* Show the end of a long value: that is where the typing happens; a start left out is marked "…"
+     * (issue 35: a path cut from the left read as another path). */
+    const char *ell = t->utf8 ? "\u2026" : "...";
     int sw = tui_width(s);
-    while (sw > w - 2 && *s) {
+    bool cut = sw > w - 2;
+    while (cut && sw > w - 2 - tui_width(ell) && *s) {
         s++;
         while (((unsigned char)*s & 0xc0) == 0x80)
             s++;
         sw = tui_width(s);
     }
-    int used = tui_text(y, x, w - 1, s);
+    CU_AUTOFREE char *shown = cut ? cu_xasprintf("%s%s", ell, s) : cu_xstrdup(s);
+    int used = tui_text(y, x, w - 1, shown);
     if (t->cur.editing && focus)
         tui_text(y, x + used, 1, "_");
     if (focus)

@@ -320,6 +320,7 @@ tui_start(struct tui *t, enum tui_job_kind kind, const char *dir)
     t->n_items = 0;
     t->env = (struct cu_env_figures){0};
     t->step[0] = '\0';
+    t->stage[0] = '\0';
     t->started_ms = cu_mono_ms();
     t->rate_bytes = 0;
     t->rate_ms = t->started_ms;
@@ -351,6 +352,16 @@ item_of(struct tui *t, const char *name)
     struct tui_item *it = &t->items[t->n_items++];
     memset(it, 0, sizeof(*it));
     it->name = cu_xstrdup(name);
+    /* A runfile's or a .tgz's size is not published: its total is what the mirror reported while planning,
+     * or unknown ("0 B of 34 GB" was the fetch's upper limit shown as a size, issue 35). */
+    const struct cu_plan *p = t->plan;
+    for (size_t i = 0; p && i < p->n_downloads + 1; i++) {
+        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : p->python ? &p->python->dl : NULL;
+        if (d && d->component && strcmp(d->component, name) == 0 && d->size_unknown) {
+            it->unsized = true;
+            it->total = d->size_seen;
+        }
+    }
     return it;
 }
 
@@ -442,6 +453,7 @@ handle_msg(struct tui *t, struct tui_msg *m)
     case CU_EV_STEP_START:
         /* The status line shows the step; the log below gets its end, not the same line twice. */
         snprintf(t->step, sizeof(t->step), "%s: %s", m->installer ? m->installer : "", m->message ? m->message : "");
+        snprintf(t->stage, sizeof(t->stage), "%s", m->installer ? m->installer : "");
         break;
     case CU_EV_PROGRESS:
         if (m->item && strcmp(m->item, "environment") == 0) {
@@ -455,14 +467,14 @@ handle_msg(struct tui *t, struct tui_msg *m)
                 it->unpacked = m->done;
             } else if (m->phase && (strcmp(m->phase, "unpacked") == 0 || strcmp(m->phase, "kept") == 0)) {
                 it->finished = true;
-                if (!it->total)
-                    it->total = m->total;
+                if (!it->total || it->unsized)
+                    it->total = it->unsized && it->done ? it->done : m->total;
                 it->done = it->total;
             } else {
                 if (m->done > it->done)
                     t->rate_bytes += m->done - it->done;
                 it->done = m->done;
-                if (m->total)
+                if (m->total && !it->unsized)
                     it->total = m->total;
             }
         }

@@ -102,6 +102,10 @@ draw(struct tui *t)
     char **rows = cu_xcalloc(n + 1, sizeof(char *));
     uint64_t total = 0;
     size_t count = 0;
+    /* The names' column as wide as the longest name: the descriptions keep the rest (issue 35: cut at 60x20). */
+    int kw = 8;
+    for (size_t i = 0; i < n; i++)
+        kw = (int)strlen(pk[i]->key) > kw ? (int)strlen(pk[i]->key) : kw;
     for (size_t i = 0; i < n; i++) {
         const struct cu_artifact *a = cu_package_artifact(pk[i], t->plan->platform, NULL);
         bool on = selected(t, pk[i]->key);
@@ -109,7 +113,7 @@ draw(struct tui *t)
             total += a->size;
             count++;
         }
-        rows[i] = cu_xasprintf(" [%s] %-26s %9s  %s", on ? "x" : " ", pk[i]->key, cu_format_bytes(a->size, b1, sizeof(b1)),
+        rows[i] = cu_xasprintf(" [%s] %-*s %8s  %s", on ? "x" : " ", kw, pk[i]->key, cu_format_bytes(a->size, b1, sizeof(b1)),
                                pk[i]->name ? pk[i]->name : "");
     }
     /* A row cut at the edge ends in "…"; the selected one is spelled out whole below the list. */
@@ -121,13 +125,20 @@ draw(struct tui *t)
         CU_AUTOFREE char *whole = cu_xasprintf("%s: %s", p->key, p->name ? p->name : "");
         tui_dim_wrap(t, tui_body_end() - 2, 2, COLS - 4, 2, whole);
     }
+    /* cuDNN's size: published, or what the mirror reported; a .tgz's is neither at times, and the most
+     * its download accepts (17 GB) is no size (issue 35). */
     uint64_t dn = 0;
+    bool dn_known = true;
     for (size_t i = 0; i < t->plan->n_downloads; i++)
-        if (t->plan->downloads[i].product == CU_PRODUCT_CUDNN)
-            dn += t->plan->downloads[i].size;
+        if (t->plan->downloads[i].product == CU_PRODUCT_CUDNN) {
+            bool known = false;
+            dn += cu_download_size(&t->plan->downloads[i], &known);
+            dn_known &= known;
+        }
+    const char *dn_told = dn_known ? cu_format_bytes(dn, b2, sizeof(b2)) : _("size unpublished");
     CU_AUTOFREE char *sum = t->plan->has_cudnn
                                 ? cu_xasprintf(_("%zu components, %s; with cuDNN %s (%s)"), count, cu_format_bytes(total, b1, sizeof(b1)),
-                                               t->plan->cudnn_full ? t->plan->cudnn_full : "", cu_format_bytes(dn, b2, sizeof(b2)))
+                                               t->plan->cudnn_full ? t->plan->cudnn_full : "", dn_told)
                                 : cu_xasprintf(_("%zu components, %s"), count, cu_format_bytes(total, b1, sizeof(b1)));
     tui_text(tui_body_end(), 1, COLS - 2, sum);
 }

@@ -33,7 +33,10 @@ tui_next_commands(const struct tui *t)
     char *act = p ? cu_plan_activate_cmd(p) : NULL;
     if (act) {
         cu_strv_push_owned(&v, act);
-        cu_strv_push(&v, cu_framework_try_line(p->framework->name));
+        /* A call this release of the framework has (TensorFlow 1.x has no tf.config.list_physical_devices). */
+        char *try = cu_framework_try_line(&t->o.catalog->gpu_checks, p->framework->name, p->framework->version);
+        if (try)
+            cu_strv_push_owned(&v, try);
     }
     CU_AUTOFREE char *qp = cu_sh_quote(p ? p->prefix : t->o.prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(t->o.state_dir);

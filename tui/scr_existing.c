@@ -12,6 +12,7 @@
 #include "core/install/record.h"
 #include "core/base/str.h"
 #include "installers/pyenvrec.h"
+#include "installers/removal.h"
 #include "widgets.h"
 
 enum { ACT_VERIFY, ACT_REPAIR, ACT_ADD, ACT_SWITCH, ACT_UNINSTALL, ACT_FRESH, N_ACT };
@@ -176,7 +177,31 @@ key(struct tui *t, int ch)
                  env_goes ? _("Remove CUDA %s from %s, with its cuDNN, the environment lines cudaup wrote and the Python environment made for it?")
                           : _("Remove CUDA %s from %s, with its cuDNN and the environment lines cudaup wrote?"),
                  cu_version_format(&t->existing_version, 2, b, sizeof(b)), t->o.prefix);
-        tui_ask(t, _("Uninstall"), q, uninstall_yes);
+        /* What goes, with sizes, and what stays, under the question (issue 35, item 2), as the CLI says it. */
+        struct cu_maint_in mi = {.prefix = t->o.prefix, .state_dir = t->o.state_dir, .cache_dir = t->o.cache_dir,
+                                 .catalog = t->o.catalog, .profile_d = t->o.profile_d, .envp = t->o.envp};
+        struct cu_removal rm;
+        struct cu_error e;
+        struct cu_buf text;
+        cu_buf_init(&text);
+        if (cu_uninstall_preview(&mi, cu_version_format(&t->existing_version, 2, b, sizeof(b)), &rm, &e) == CU_OK &&
+            rm.installed) {
+            cu_buf_printf(&text, _("Remove CUDA %s? This goes:"), b);
+            char sz[32];
+            for (size_t i = 0; i < rm.goes.n; i++)
+                cu_buf_printf(&text, "\n- %s", rm.goes.v[i]);
+            if (rm.bytes) {
+                cu_buf_puts(&text, "\n");
+                cu_buf_printf(&text, _("That frees %s."), cu_format_bytes(rm.bytes, sz, sizeof(sz)));
+            }
+            for (size_t i = 0; i < rm.stays.n; i++)
+                cu_buf_printf(&text, "\n%s", rm.stays.v[i]);
+        } else {
+            cu_buf_puts(&text, q);
+        }
+        cu_removal_fini(&rm);
+        tui_ask(t, _("Uninstall"), text.data, uninstall_yes);
+        cu_buf_fini(&text);
         t->ans.keep_env = false;
         if (env_goes) {
             CU_AUTOFREE char *label = cu_xasprintf(_("Keep the Python environment %s"), cu_json_str(pe, "path"));

@@ -105,15 +105,26 @@ draw(struct tui *t)
     y++;
     tui_text_color(t, TC_KEY, y, 3, lw, labels[0]);
     tui_edit_draw(t, y, fx, fw, prefix, t->cur.sel == ROW_PREFIX);
-    CU_AUTOFREE char *where_fmt = cu_xasprintf(_("CUDA goes into %s/cuda-X.Y"), TUI_PATH);
-    CU_AUTOFREE char *where = tui_fit_path(t, fw, where_fmt, prefix);
-    tui_dim_wrap(t, y + 1, fx, fw, 2, where);
-    y += 3;
+    /* The version chosen on the Versions screen, not a placeholder (issue 35). */
+    char mm[32] = "X.Y";
+    if (t->plan && t->plan->cuda.n)
+        cu_plan_cuda_mm(t->plan, mm, sizeof(mm));
+    CU_AUTOFREE char *where_fmt = strcmp(mm, "X.Y") != 0 ? cu_xasprintf(_("CUDA %s goes into %s/cuda-%s"), mm, TUI_PATH, mm)
+                                                         : cu_xasprintf(_("CUDA goes into %s/cuda-X.Y"), TUI_PATH);
+    /* The whole path and the whole sentence under each field, over as many rows as they take (up to three
+     * on a narrow terminal), rather than cut (issue 35: the path cut from the left at 60x20). */
+    CU_AUTOFREE char *where = tui_fit_path(t, 1 << 20, where_fmt, prefix);
+    int rows = tui_wrap_rows(where, fw, 0);
+    rows = rows < 2 ? 2 : rows > 3 ? 3 : rows;
+    tui_dim_wrap(t, y + 1, fx, fw, rows, where);
+    y += 1 + rows;
     tui_text_color(t, TC_KEY, y, 3, lw, labels[1]);
     CU_AUTOFREE char *sc = cu_xasprintf("< %s >", scope_label(scope));
     tui_edit_draw(t, y, fx, tui_width(sc) + 2, sc, t->cur.sel == ROW_SCOPE);
-    tui_dim_wrap(t, y + 1, fx, fw, 2, scope_text(scope));
-    y += 3;
+    rows = tui_wrap_rows(scope_text(scope), fw, 0);
+    rows = rows < 2 ? 2 : rows > 3 ? 3 : rows;
+    tui_dim_wrap(t, y + 1, fx, fw, rows, scope_text(scope));
+    y += 1 + rows;
     bool user = strcmp(scope, "user") == 0;
     tui_text_color(t, user ? TC_KEY : TC_DIM, y, 3, lw, labels[2]);
     if (user)

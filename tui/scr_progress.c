@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/base/i18n.h"
+#include "core/resolve/driver.h"
 #include "core/base/mem.h"
 #include "widgets.h"
 #include "core/base/clock.h"
@@ -40,7 +41,11 @@ enter(struct tui *t)
         for (size_t i = 0; i < t->plan->n_downloads; i++) {
             const struct cu_plan_download *d = &t->plan->downloads[i];
             t->items = cu_xreallocarray(t->items, t->n_items + 1, sizeof(*t->items));
-            t->items[t->n_items++] = (struct tui_item){.name = cu_xstrdup(d->component), .total = d->size};
+            /* A size no source publishes is no size: the one the mirror reported, or unknown (its
+             * d->size is only the most the download accepts). */
+            t->items[t->n_items++] = (struct tui_item){.name = cu_xstrdup(d->component),
+                                                       .total = d->size_unknown ? d->size_seen : d->size,
+                                                       .unsized = d->size_unknown};
         }
     }
 }
@@ -94,6 +99,17 @@ draw(struct tui *t)
     char what[256];
     if (reboot)
         snprintf(what, sizeof(what), "%s", _("Reboot: the NVIDIA driver is installed"));
+    else if (t->progress_job == JOB_INSTALL && t->plan && strcmp(t->stage, "python") == 0 && t->plan->python)
+        /* The title names the stage that runs (or stopped): not "Installing CUDA … failed" for a Python download. */
+        snprintf(what, sizeof(what), failed ? _("Bringing Python %s into %s failed") : _("Bringing Python %s into %s"),
+                 t->plan->python->version, TUI_PATH);
+    else if (t->progress_job == JOB_INSTALL && t->plan && t->plan->framework &&
+             (strcmp(t->stage, "pyenv") == 0 || strcmp(t->stage, "framework") == 0 || t->env.begun))
+        snprintf(what, sizeof(what), failed ? _("Setting up %s in %s failed") : _("Setting up %s in %s"),
+                 cu_framework_title(t->plan->framework->name), TUI_PATH);
+    else if (t->progress_job == JOB_INSTALL && t->plan && strcmp(t->stage, "driver") == 0 && t->plan->driver)
+        snprintf(what, sizeof(what), failed ? _("Installing the NVIDIA driver %d failed") : _("Installing the NVIDIA driver %d"),
+                 t->plan->driver->branch);
     else if (t->progress_job == JOB_INSTALL && t->plan)
         snprintf(what, sizeof(what), failed ? _("Installing CUDA %s into %s failed") : _("Installing CUDA %s into %s"),
                  cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)), TUI_PATH);
@@ -102,7 +118,13 @@ draw(struct tui *t)
     else
         snprintf(what, sizeof(what), failed ? _("Removing CUDA %s failed") : _("Removing CUDA %s"),
                  t->target ? t->target : "");
-    CU_AUTOFREE char *fitted = tui_fit_path(t, COLS - 2, what, t->progress_job == JOB_INSTALL && t->plan ? t->plan->cuda_path : t->target);
+    const char *where = t->progress_job != JOB_INSTALL || !t->plan     ? t->target
+                        : strcmp(t->stage, "python") == 0 && t->plan->python ? t->plan->python->path
+                        : strstr(what, TUI_PATH) && t->plan->framework && (strcmp(t->stage, "pyenv") == 0 ||
+                                                                           strcmp(t->stage, "framework") == 0 || t->env.begun)
+                            ? (t->plan->env.path ? t->plan->env.path : t->plan->env.name)
+                            : t->plan->cuda_path;
+    CU_AUTOFREE char *fitted = tui_fit_path(t, COLS - 2, what, where);
     tui_text_color(t, failed && !reboot ? TC_BAD : TC_KEY, y++, 1, COLS - 2, fitted);
 
     /* Overall: the whole run, download and unpack: half for the bytes fetched (those from the
@@ -146,7 +168,8 @@ draw(struct tui *t)
                                                 cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)), e1, eta);
     CU_AUTOFREE char *marked = n_stages > 1 ? cu_xasprintf("[1/%d] %s", n_stages, line) : cu_xstrdup(line);
     tui_gauge(t, y, 2, COLS - 4, frac);
-    tui_text(y + 1, 2, COLS - 4, marked);
+    /* Over the two rows under the bar when it must: never cut at "el…" (issue 35). */
+    tui_wrap(y + 1, 2, COLS - 4, 2, marked);
     y += 3;
     if (has_env) {
         /* pip learns its sizes as it goes: the bar is the file it downloads, and the words say the rest. */
@@ -180,13 +203,14 @@ draw(struct tui *t)
     int why_rows = 0, fix_rows = 0, path_rows = 0, err_rows = 0;
     bool no_list = false;
     if (failed) {
-        CU_AUTOFREE char *told = tui_unflag(cu_error_text(&t->last_err));
-        why = cu_xasprintf("%s %s", tui_mark(t, reboot ? 0 : -1), told);
+        /* The mark stands beside the text, which wraps under itself: a long URL first never leaves the
+         * mark alone on a row (issue 35). */
+        why = tui_unflag(cu_error_text(&t->last_err));
         const char *advice = cu_error_advice(&t->last_err);
         CU_AUTOFREE char *told_fix = advice ? tui_unflag(advice) : NULL;
         fix = advice ? cu_xasprintf(_("What to do: %s"), told_fix) : NULL;
         logline = t->o.log_path ? cu_xasprintf(_("Every message of this run is in %s."), t->o.log_path) : NULL;
-        why_rows = tui_wrap_rows(why, COLS - 2, 0);
+        why_rows = tui_wrap_rows(why, COLS - 4, 0);
         fix_rows = fix ? tui_wrap_rows(fix, COLS - 2, 0) : 0;
         path_rows = logline ? tui_wrap_rows(logline, COLS - 2, 0) : 0;
         int room = end - y - 2 - step_rows; /* one row of the list stays */
@@ -230,7 +254,7 @@ draw(struct tui *t)
         char pb[64];
         bool culprit = failed && strstr(cu_error_text(&t->last_err), it->name);
         bool stopped = failed && !culprit && !(it->total && it->done >= it->total) && strcmp(it->phase, "cached") != 0;
-        CU_AUTOFREE char *st = cu_xasprintf("%9s %s", cu_format_bytes(it->total, b1, sizeof(b1)),
+        CU_AUTOFREE char *st = cu_xasprintf("%9s %s", it->total || !it->unsized ? cu_format_bytes(it->total, b1, sizeof(b1)) : "?",
                                             culprit ? _("failed") : stopped ? _("stopped") : phase_text(it, pb, sizeof(pb)));
         if (culprit)
             tui_text_color(t, TC_BAD, y + r, 2 + nw + gw + 2, COLS - (2 + nw + gw + 3), st);
@@ -243,17 +267,28 @@ draw(struct tui *t)
         tui_wrap(y - 1, 1, COLS - 2, step_rows, t->step);
         y += step_rows - 1;
     }
-    for (int r = 0; r < log_rows; r++) {
-        int idx = (int)t->n_log - log_rows + r;
-        if (idx < 0)
-            continue;
-        tui_text(y + r, 2, COLS - 4, t->log[(t->log_head + (size_t)idx) % TUI_LOG_LINES]);
+    /* The newest messages that fit whole, each wrapped under itself (a note cut at "come from the…" at 60
+     * columns told half of it, issue 35); a message taller than the room shows its first rows. */
+    int from = (int)t->n_log, used = 0;
+    while (from > 0 && from > (int)t->n_log - TUI_LOG_LINES) {
+        int need = tui_wrap_rows(t->log[(t->log_head + (size_t)(from - 1)) % TUI_LOG_LINES], COLS - 4, 0);
+        if (used + need > log_rows && used > 0)
+            break;
+        used += need;
+        from--;
+    }
+    for (int idx = from, r = used < log_rows ? log_rows - used : 0; idx < (int)t->n_log && r < log_rows; idx++) {
+        const char *msg = t->log[(t->log_head + (size_t)idx) % TUI_LOG_LINES];
+        int need = tui_wrap_rows(msg, COLS - 4, 0);
+        tui_wrap(y + r, 2, COLS - 4, need < log_rows - r ? need : log_rows - r, msg);
+        r += need;
     }
     tui_attr(t, TC_DIM, false);
     if (failed) {
         int ey = end - err_rows + 2;
         tui_attr(t, reboot ? TC_WARN : TC_BAD, true);
-        tui_wrap(ey, 1, COLS - 2, why_rows, why);
+        tui_text(ey, 1, 2, tui_mark(t, reboot ? 0 : -1));
+        tui_wrap(ey, 3, COLS - 4, why_rows, why);
         tui_attr(t, reboot ? TC_WARN : TC_BAD, false);
         if (fix)
             tui_wrap(ey + why_rows, 1, COLS - 2, fix_rows, fix);

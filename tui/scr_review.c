@@ -61,6 +61,17 @@ step_label(const char *name)
         {"write", N_("write")},
         {"pip-constraints", N_("constrain")},
         {"pip-install", N_("pip install")},
+        {"keyring", N_("keyring")},
+        {"update", N_("update")},
+        {"refresh", N_("refresh")},
+        {"crb", "CRB"},
+        {"epel", "EPEL"},
+        {"versionlock", N_("hold")},
+        {"headers", N_("headers")},
+        {"match", N_("match")},
+        {"lock", N_("lock")},
+        {"service", N_("service")},
+        {"initramfs", "initramfs"},
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(map); i++)
         if (strcmp(map[i].name, name) == 0)
@@ -76,16 +87,57 @@ padded(const char *s, int w)
     return cu_xasprintf("%s%*s", s, n > 0 ? n : 0, "");
 }
 
+/* A download's size: published, or reported by the mirror while planning (cu_download_size). */
+static bool
+dl_known(const struct cu_plan_download *d)
+{
+    bool known;
+    cu_download_size(d, &known);
+    return known;
+}
+
+static uint64_t
+dl_bytes(const struct cu_plan_download *d)
+{
+    bool known;
+    return cu_download_size(d, &known);
+}
+
+/* Which of the plan's archives the install at its CUDA path holds already (Add components); *n their count. */
+static bool *
+installed_already(const struct cu_plan *p, size_t *n)
+{
+    const char **names = cu_xcalloc(p->n_downloads + 1, sizeof(*names)), **sums = cu_xcalloc(p->n_downloads + 1, sizeof(*sums));
+    bool *inst = cu_xcalloc(p->n_downloads + 1, sizeof(*inst));
+    for (size_t i = 0; i < p->n_downloads; i++)
+        names[i] = p->downloads[i].component, sums[i] = p->downloads[i].sha256;
+    *n = cu_record_installed(p->cuda_path, names, sums, p->n_downloads, inst);
+    free(names);
+    free(sums);
+    return inst;
+}
+
+/* Add components on an install that has them all: nothing to download, nothing to change (issue 35, item 7). */
+static bool
+nothing_to_add(const struct cu_plan *p)
+{
+    size_t n;
+    free(installed_already(p, &n));
+    return p->n_downloads && n == p->n_downloads && !(p->python && p->python->dl.url) && !p->framework &&
+           !(p->driver && strcmp(p->driver->action, "install") == 0);
+}
+
 static void
 draw(struct tui *t)
 {
     struct tui_doc d = {0};
     char b1[32];
     bool no_plan = !tui_busy(t) && (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN));
-    /* Enter is offered only when there is a plan to carry out. */
+    bool nothing = !tui_busy(t) && !no_plan && nothing_to_add(t->plan);
+    /* Enter is offered only when there is a plan to carry out, and something in it to do. */
     int y = tui_frame(t, title(), tui_busy(t) ? _("working...   ?: help")
-                                  : no_plan    ? _("Esc: back   ?: help   q: quit")
-                                               : _("Enter: install   Esc: back   arrows: scroll   ?: help   q: quit"));
+                                  : no_plan || nothing ? _("Esc: back   ?: help   q: quit")
+                                                       : _("Enter: install   Esc: back   arrows: scroll   ?: help   q: quit"));
     if (tui_busy(t)) {
         tui_busy_line(t, y + 1, _("Working out the plan..."));
         return;
@@ -106,7 +158,7 @@ draw(struct tui *t)
         for (size_t i = 0; i < drv->packages.n; i++)
             cu_buf_printf(&pk, "%s%s", i ? " " : "", drv->packages.v[i]);
         tui_doc_add(&d, TC_KEY, 0, "%s", _("Driver"));
-        tui_doc_add(&d, TC_NORMAL, 2, _("NVIDIA driver %d, %s kernel modules, from %s with %s"), drv->branch, drv->flavor,
+        tui_doc_add(&d, TC_NORMAL, 2, _("NVIDIA driver %d, %s kernel modules, from %s with %s"), drv->branch, cu_drv_flavor_word(drv->flavor),
                     strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager);
         if (strcmp(drv->source, "nvidia") == 0 && !(t->ans.driver_source && strcmp(t->ans.driver_source, "nvidia") == 0))
             tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
@@ -143,16 +195,13 @@ draw(struct tui *t)
         tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0), p->warnings.v[i]);
 
     /* What the install already holds is marked, and not promised as a download (Add components). */
-    const char **names = cu_xcalloc(p->n_downloads + 1, sizeof(*names)), **sums = cu_xcalloc(p->n_downloads + 1, sizeof(*sums));
-    bool *inst = cu_xcalloc(p->n_downloads + 1, sizeof(*inst));
-    for (size_t i = 0; i < p->n_downloads; i++)
-        names[i] = p->downloads[i].component, sums[i] = p->downloads[i].sha256;
-    size_t n_inst = cu_record_installed(p->cuda_path, names, sums, p->n_downloads, inst);
+    size_t n_inst;
+    bool *inst = installed_already(p, &n_inst);
     uint64_t bytes = 0;
     for (size_t i = 0; i < p->n_downloads; i++)
         bytes += inst[i] ? 0 : p->downloads[i].size;
     bool py_dl = p->python && p->python->dl.url;
-    if (n_inst == p->n_downloads && !py_dl && !p->framework)
+    if (nothing)
         tui_doc_add(&d, TC_KEY, 0, "%s", _("Nothing to add: every component ticked is installed already"));
     else if (n_inst)
         tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s (%zu more installed already)"), p->n_downloads - n_inst,
@@ -161,15 +210,30 @@ draw(struct tui *t)
         tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s"), p->n_downloads, cu_format_bytes(bytes, b1, sizeof(b1)));
     for (size_t i = 0; i < p->n_downloads; i++)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component,
-                    inst[i] ? _("installed") : p->downloads[i].size_unknown ? "?" : cu_format_bytes(p->downloads[i].size, b1, sizeof(b1)),
+                    inst[i] ? _("installed") : !dl_known(&p->downloads[i]) ? "?" : cu_format_bytes(dl_bytes(&p->downloads[i]), b1, sizeof(b1)),
                     p->downloads[i].version ? p->downloads[i].version : "");
     if (py_dl)
         tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", "python", _("size unpublished"), p->python->version);
-    free(names);
-    free(sums);
-    free(inst);
     /* The room needed is said once, among the reasons (Disk: ...); a too-small disk is refused before this. */
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Changes"));
+    if (nothing) {
+        /* No step to list: the plan's "download 5 archives" would promise what will not happen. */
+        tui_doc_add(&d, TC_NORMAL, 2, _("None: %s holds every component ticked. Esc goes back to tick more."), p->cuda_path);
+        free(inst);
+        tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
+        return;
+    }
+    /* The toolkit's steps say what is left to fetch, not the whole plan, when part of it is installed. */
+    size_t left = 0;
+    uint64_t left_bytes = 0;
+    bool cudnn_in = false;
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        bool is_cudnn = strcmp(p->downloads[i].component, "cudnn") == 0;
+        if (is_cudnn)
+            cudnn_in = inst[i];
+        else if (!inst[i])
+            left++, left_bytes += p->downloads[i].size;
+    }
     int iw = 0, aw = 0;
     for (size_t i = 0; i < p->n_steps; i++) {
         iw = tui_width(step_label(p->steps[i].installer)) > iw ? tui_width(step_label(p->steps[i].installer)) : iw;
@@ -178,9 +242,19 @@ draw(struct tui *t)
     for (size_t i = 0; i < p->n_steps; i++) {
         CU_AUTOFREE char *who = padded(step_label(p->steps[i].installer), iw);
         CU_AUTOFREE char *act = padded(step_label(p->steps[i].action), aw);
-        tui_doc_add(&d, TC_NORMAL, 2, "%s %s %s", who, act, p->steps[i].detail ? p->steps[i].detail : "");
+        CU_AUTOFREE char *told = NULL;
+        bool install = strcmp(p->steps[i].action, "install") == 0;
+        if (n_inst && install && strcmp(p->steps[i].installer, "cuda") == 0)
+            told = left ? cu_xasprintf(ngettext_("download %zu archive (%s), check its sha256 and unpack it into %s",
+                                                 "download %zu archives (%s), check their sha256 and unpack them into %s", left),
+                                       left, cu_format_bytes(left_bytes, b1, sizeof(b1)), p->cuda_path)
+                        : cu_xasprintf(_("nothing to fetch: every CUDA component ticked is in %s"), p->cuda_path);
+        else if (install && cudnn_in && strcmp(p->steps[i].installer, "cudnn") == 0)
+            told = cu_xasprintf(_("nothing to fetch: cuDNN %s is in %s"), p->cudnn_full ? p->cudnn_full : "", p->cuda_path);
+        tui_doc_add(&d, TC_NORMAL, 2, "%s %s %s", who, act, told ? told : p->steps[i].detail ? p->steps[i].detail : "");
         tui_doc_hang(&d, iw + aw + 2);
     }
+    free(inst);
     tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
 }
 
@@ -194,6 +268,10 @@ key(struct tui *t, int ch)
     if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         if (t->plan_failed || !t->plan || tui_stale(t, JOB_PLAN)) {
             tui_notice(t, true, "%s", _("There is no plan to carry out; go back and change the answers."));
+            return true;
+        }
+        if (nothing_to_add(t->plan)) {
+            tui_notice(t, false, "%s", _("Nothing to add: every component ticked is installed already. Esc goes back."));
             return true;
         }
         if (t->o.log) {

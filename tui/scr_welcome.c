@@ -41,8 +41,16 @@ draw(struct tui *t)
                         cu_version_format(&f->driver.cuda_max, 2, b2, sizeof(b2)));
         else
             tui_doc_add(&d, TC_GOOD, 2, _("Driver %s"), cu_driver_version_format(&f->driver.version, b1, sizeof(b1)));
-    } else {
-        tui_doc_add(&d, TC_WARN, 2, "%s", _("No NVIDIA driver is loaded."));
+    } else if (f->n_gpus) {
+        /* Not the end of it (issue 35): say what the wizard does about it. */
+        const char *mode = t->ans.driver && *t->ans.driver ? t->ans.driver : "auto";
+        bool plans = strcmp(mode, "keep") != 0 && strcmp(mode, "none") != 0;
+        tui_doc_add(&d, TC_WARN, 2, "%s",
+                    f->driver.kind == CU_DRIVER_NOUVEAU
+                        ? (plans ? _("The open-source nouveau driver holds the GPU, and CUDA needs NVIDIA's: the wizard plans the NVIDIA driver that fits, and the Review screen shows it before anything changes.")
+                                 : _("The open-source nouveau driver holds the GPU, and CUDA needs NVIDIA's; cudaup was started to leave the driver as it is, so the toolkit installs for building only."))
+                        : (plans ? _("No NVIDIA driver is loaded: the wizard plans the one that fits, and the Review screen shows it before anything changes.")
+                                 : _("No NVIDIA driver is loaded, and cudaup was started to leave the driver as it is, so the toolkit installs for building only.")));
     }
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     if (t->existing) {

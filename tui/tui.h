@@ -135,6 +135,7 @@ struct tui_item {
     uint64_t done, total; /* downloaded of its size */
     uint64_t unpacked;    /* bytes written out */
     bool finished;        /* checked and unpacked */
+    bool unsized;         /* no source publishes its size: the fetch's total is only a limit, never shown */
 };
 
 enum { TUI_LOG_LINES = 200, TUI_FIELD_MAX = 512 };
@@ -166,7 +167,7 @@ struct tui {
     /* overlays: help, and one yes/no question at a time */
     bool help;
     bool asking;
-    char ask_title[96], ask_text[512];
+    char ask_title[96], ask_text[4096];
     void (*ask_yes)(struct tui *t);
     char ask_tick[512]; /* a tick box under the question ("" for none), toggled with space */
     bool *ask_ticked;
@@ -220,6 +221,7 @@ struct tui {
     /* The Python environment's stage (item "environment"): begun, what it does, pip's figures. */
     struct cu_env_figures env;
     char step[160];
+    char stage[16]; /* the installer of the step running (or that stopped): "python", "cuda", "pyenv", ... */
     unsigned spin;
 };
 

@@ -287,12 +287,17 @@ tui_box(struct tui *t, const char *title, const char *const *lines, int n)
     int w = COLS - 8 > 70 ? 70 : COLS - 8;
     if (w < 20)
         w = COLS;
-    int rows = 0;
+    int rows = 0, first = n ? (lines[0][0] ? tui_wrap_rows(lines[0], w - 4, 0) : 1) : 0;
     for (int i = 0; i < n; i++)
         rows += lines[i][0] ? tui_wrap_rows(lines[i], w - 4, 0) : 1;
     int h = rows + 4;
-    if (h > LINES - 2)
+    if (h > LINES - 2) {
+        /* Too tall: the first line (the text) gives up its last rows, so that the keys under it stay in view. */
         h = LINES - 2;
+        first -= rows + 4 - h;
+        if (first < 1)
+            first = 1;
+    }
     int y = (LINES - h) / 2, x = (COLS - w) / 2;
     for (int r = 0; r < h; r++)
         mvhline(y + r, x, ' ', w);
@@ -320,7 +325,8 @@ tui_box(struct tui *t, const char *title, const char *const *lines, int n)
             r++;
             continue;
         }
-        r += tui_wrap(r, x + 2, w - 4, y + h - 1 - r, lines[i]);
+        int room = y + h - 1 - r;
+        r += tui_wrap(r, x + 2, w - 4, i == 0 && first < room ? first : room, lines[i]);
     }
 }
 
@@ -478,13 +484,31 @@ tui_frame(struct tui *t, const char *title, const char *keys)
      * broken between two keys, so that every key stays visible. */
     const char *keys2 = NULL;
     CU_AUTOFREE char *keys1 = NULL;
+    CU_AUTOFREE char *tight = NULL;
     if (tui_width(keys) > COLS - 2) {
+        /* First closer together (two spaces between keys, not three): often that is enough. */
+        struct cu_buf b;
+        cu_buf_init(&b);
+        for (const char *p = keys; *p; p++)
+            if (!(p[0] == ' ' && p[1] == ' ' && p[2] == ' '))
+                cu_buf_putc(&b, *p);
+        tight = cu_buf_steal(&b);
+        keys = tight;
+    }
+    if (tui_width(keys) > COLS - 2) {
+        /* Then over two rows, broken between two keys where the rows come out most even: no "q: quit"
+         * alone on the second (issue 35). */
         const char *best = NULL;
+        int best_w = 1 << 20;
         for (const char *p = strstr(keys, "  "); p; p = strstr(p + 1, "  ")) {
             CU_AUTOFREE char *head = cu_xstrndup(keys, (size_t)(p - keys));
-            if (tui_width(head) > COLS - 2)
+            int w1 = tui_width(head), w2 = tui_width(p + strspn(p, " "));
+            if (w1 > COLS - 2)
                 break;
-            best = p;
+            if (w2 <= COLS - 2 && (w1 > w2 ? w1 : w2) < best_w) {
+                best_w = w1 > w2 ? w1 : w2;
+                best = p;
+            }
         }
         if (best) {
             keys1 = cu_xstrndup(keys, (size_t)(best - keys));
@@ -754,11 +778,16 @@ tui_unflag(const char *text)
     cu_buf_init(&b);
     CU_AUTOFREE char *whole = text && *text ? cu_str_sentence(text) : NULL;
     text = whole ? whole : text;
+    char *last_item = NULL; /* the choice told last, its screen, and where its words start and end */
+    const char *last_screen = NULL;
+    size_t last_start = 0, last_end = 0;
     for (const char *p = text ? text : ""; *p;) {
         const char *field = NULL, *screen = NULL;
         char flag[32] = "";
         size_t fl = 0;
-        if (p[0] == '-' && p[1] == '-' && (p == text || p[-1] == ' ' || p[-1] == '(') && islower((unsigned char)p[2])) {
+        /* after a space, "(" or a full-width "（" (zh_CN's "…而不是 12.6.3（--cuda）") */
+        bool opens = p == text || p[-1] == ' ' || p[-1] == '(' || (p - text >= 3 && memcmp(p - 3, "\xef\xbc\x88", 3) == 0);
+        if (p[0] == '-' && p[1] == '-' && opens && islower((unsigned char)p[2])) {
             fl = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
             if (fl < sizeof(flag)) {
                 memcpy(flag, p + 2, fl);
@@ -799,15 +828,53 @@ tui_unflag(const char *text)
                     value[0] = '\0';
             }
         }
-        if (value[0] && field)
-            cu_buf_printf(&b, _("%s %s on the %s screen"), field, value_label(flag, value), screen);
-        else if (value[0])
-            cu_buf_printf(&b, _("%s on the %s screen"), value_label(flag, value), screen);
-        else if (field)
-            cu_buf_printf(&b, _("%s on the %s screen"), field, screen);
-        else
-            cu_buf_printf(&b, _("the %s screen"), screen);
+        /* "give --python-source system": the verb goes with the flag ("give From this machine's on the ..."
+         * read wrong, issue 35); the wizard's words choose the row and its value. */
+        bool verb = false;
+        static const char *const verbs[] = {"give ", "use ", "add "};
+        for (size_t k = 0; k < CU_N_ELEMENTS(verbs) && !verb; k++) {
+            size_t vl = strlen(verbs[k]);
+            if (b.len >= vl && strcmp(b.data + b.len - vl, verbs[k]) == 0 && (b.len == vl || b.data[b.len - vl - 1] == ' ')) {
+                b.len -= vl;
+                b.data[b.len] = '\0';
+                verb = true;
+            }
+        }
+        if (verb)
+            cu_buf_puts(&b, _("choose "));
+        /* The choice itself: a value from the row's list quoted with its row ("“Tool: conda”"), a number
+         * after its row ("CUDA 12.4"), or the row alone. */
+        char *item = NULL;
+        if (value[0] && field && (flag_values(flag) || strcmp(value_label(flag, value), value) != 0))
+            item = cu_xasprintf(_("“%s: %s”"), field, value_label(flag, value));
+        else if (value[0] && field)
+            item = cu_xasprintf("%s %s", field, value);
+        else if (value[0] || field)
+            item = cu_xstrdup(value[0] ? value_label(flag, value) : field);
+        /* Two choices on one screen joined by "or" name the screen once: "choose “From: this machine's”
+         * or “Tool: conda” on the Python environment screen" (issue 35). */
+        const char *or_ = _(" or "); /* as the sentence's own language joins two flags */
+        if (item && last_item && strcmp(last_screen, screen) == 0 &&
+            ((b.len == last_end + strlen(or_) && strcmp(b.data + last_end, or_) == 0) ||
+             (b.len == last_end + 4 && strcmp(b.data + last_end, " or ") == 0))) {
+            b.len = last_start;
+            b.data[b.len] = '\0';
+            cu_buf_printf(&b, _("%s or %s on the %s screen"), last_item, item, screen);
+            free(item);
+            item = NULL; /* a third joins no further */
+        } else {
+            last_start = b.len;
+            if (item)
+                cu_buf_printf(&b, _("%s on the %s screen"), item, screen);
+            else
+                cu_buf_printf(&b, _("the %s screen"), screen);
+        }
+        free(last_item);
+        last_item = item;
+        last_screen = screen;
+        last_end = b.len;
         p = after;
     }
+    free(last_item);
     return cu_buf_steal(&b);
 }

@@ -114,8 +114,9 @@ void tui_doc_draw(struct tui *t, struct tui_doc *d, int y, int h, int *top);
 /** The cursor keys scroll a document: true when @ch was one of them. */
 bool tui_doc_scroll(int ch, int *top, int page);
 
-/** @text with the engine's flags told as the wizard's choices ("--env-tool conda" -> "Tool conda on the
- *  Python environment screen"). Caller frees. */
+/** @text with the engine's flags told as the wizard's choices ("--env-tool conda" -> "“Tool: conda” on the
+ *  Python environment screen"; "give --python-source system or --env-tool conda" -> "choose “From: this
+ *  machine's” or “Tool: conda” on the Python environment screen"). Caller frees. */
 char *tui_unflag(const char *text);
 
 #endif

@@ -9,6 +9,8 @@
 #include <ftw.h>
 #include <linux/openat2.h>
 #include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +166,28 @@ cu_fsync_parent(const char *path)
     return e;
 }
 
+char *
+cu_tmp_template(const char *path)
+{
+    return cu_xasprintf("%s.cudaup-tmp-%ld-XXXXXX", path, (long)getpid());
+}
+
+/*
+ * The process ID a temp file's name carries after ".cudaup-tmp-" (@rest): "PID-XXXXXX"
+ * (cu_tmp_template), "PID-N" (a link's) or "PID" (the mirror's copy); 0 when it carries none.
+ */
+static long
+tmp_writer(const char *rest)
+{
+    long pid = 0;
+    const char *q = rest;
+    while (*q >= '0' && *q <= '9' && pid < 4194304)
+        pid = pid * 10 + (*q++ - '0');
+    if (q == rest || (*q && *q != '-'))
+        return 0;
+    return pid;
+}
+
 void
 cu_clean_stale_tmp(const char *path)
 {
@@ -179,14 +203,23 @@ cu_clean_stale_tmp(const char *path)
     if (!d)
         return;
     int dfd = dirfd(d);
+    size_t pl = strlen(prefix);
     while ((de = readdir(d)) != NULL) {
         struct stat sb;
-        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
-            fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+        if (strncmp(de->d_name, prefix, pl) != 0 || fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
-        /* Ours by name, owner and type; a minute old, so that a live writer's temp is spared. */
-        if (S_ISREG(sb.st_mode) && sb.st_uid == geteuid() && now - sb.st_mtime > 60)
-            unlinkat(dfd, de->d_name, 0);
+        if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+            continue; /* ours by name, owner and type only */
+        /*
+         * Stale when the process whose ID its name carries is gone (killed between its write and its
+         * rename: the rerun right after removes it), or, whoever wrote it, when it is more than a
+         * minute old (a live writer's temp is younger).  This process's own are never touched.
+         */
+        long pid = tmp_writer(de->d_name + pl);
+        bool gone = pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+        if (pid == (long)getpid() || (!gone && now - sb.st_mtime <= 60))
+            continue;
+        unlinkat(dfd, de->d_name, 0);
     }
     closedir(d);
 }
@@ -196,7 +229,7 @@ cu_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode
                      struct cu_error *err)
 {
     cu_clean_stale_tmp(path); /* what a kill at the rename left behind */
-    CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-XXXXXX", path);
+    CU_AUTOFREE char *tmp = cu_tmp_template(path);
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return cu_error_set(err, CU_E_IO, errno, _("Cannot write %s"), path);

@@ -33,10 +33,14 @@ int cu_open_parent_beneath(const char *dir, const char *rel, const char **base);
 const char *cu_user_name(uid_t uid, char *buf, size_t len);
 
 /**
- * Remove what an interrupted atomic write of @path left beside it: @path.cudaup-tmp-*
- * files owned by this user and more than a minute old (a live writer's temp is younger).
+ * Remove what an interrupted atomic write of @path left beside it: @path.cudaup-tmp-* files
+ * owned by this user whose writer (the process ID cu_tmp_template put in the name) is gone, or
+ * that are more than a minute old (a live writer's temp is younger); never this process's own.
  */
 void cu_clean_stale_tmp(const char *path);
+
+/** The mkstemp template of a temp file beside @path: @path.cudaup-tmp-PID-XXXXXX.  Caller frees. */
+char *cu_tmp_template(const char *path);
 
 /**
  * Is @path a folder this user may trust: a real directory (not a symbolic link), owned by

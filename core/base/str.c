@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base/mem.h"
 
@@ -215,6 +216,61 @@ cu_str_strip(char *s)
     memmove(s, start, len);
     s[len] = '\0';
     return s;
+}
+
+static bool
+speaks_of_failure(const char *line, size_t n)
+{
+    static const char *const words[] = {"error", "not found", "cannot", "can't", "failed", "no module named",
+                                        "denied", "unable"};
+    for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+        size_t k = strlen(words[w]);
+        for (size_t i = 0; i + k <= n; i++)
+            if (strncasecmp(line + i, words[w], k) == 0)
+                return true;
+    }
+    return false;
+}
+
+char *
+cu_str_failure_line(const char *text)
+{
+    const char *first = NULL, *said = NULL, *exc = NULL;
+    size_t first_n = 0, said_n = 0, exc_n = 0;
+    bool traceback = false;
+    for (const char *l = text ? text : ""; *l;) {
+        size_t n = strcspn(l, "\n");
+        const char *s = l;
+        size_t m = n;
+        while (m && isspace((unsigned char)*s)) {
+            s++;
+            m--;
+        }
+        while (m && isspace((unsigned char)s[m - 1]))
+            m--;
+        if (m) {
+            if (!first) {
+                first = s;
+                first_n = m;
+            }
+            if (!said && speaks_of_failure(s, m)) {
+                said = s;
+                said_n = m;
+            }
+            if (strncmp(s, "Traceback (most recent call last)", 33) == 0)
+                traceback = true;
+            else if (traceback && s == l) { /* at the margin: the exception, once the frames are done */
+                exc = s;
+                exc_n = m;
+            }
+        }
+        l += n + (l[n] == '\n');
+    }
+    if (exc)
+        return cu_xstrndup(exc, exc_n);
+    if (said)
+        return cu_xstrndup(said, said_n);
+    return first ? cu_xstrndup(first, first_n) : cu_xstrdup("");
 }
 
 char *

@@ -60,6 +60,15 @@ char *cu_str_sanitize(const char *s);
 /** Quote @s for POSIX sh in single quotes. Caller owns the result. */
 char *cu_sh_quote(const char *s);
 
+/**
+ * The line of a tool's multi-line error output @text that says what failed, trimmed: a Python
+ * traceback's exception line (its last line at the margin), else the first line that speaks of an
+ * error ("error", "not found", "cannot", "failed", "No module named", "denied"), else the first line
+ * (pyenv's "pyenv: python3.7: command not found" comes before its notes).  "" for blank text.
+ * Caller frees.
+ */
+char *cu_str_failure_line(const char *text);
+
 /** @s as a sentence: ending with its full stop ("." or, after CJK text, "。"). Caller frees. */
 char *cu_str_sentence(const char *s);
 

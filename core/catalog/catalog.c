@@ -533,6 +533,7 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = conv_frameworks(&c, root, cat)) || (st = conv_gpu_code(&c, root, cat)) ||
         (st = cu_cat_pythons_parse(json_object_get(root, "pythons"), what, &cat->pythons, &cat->n_pythons, err)) || (st = conv_components(&c, root, cat)) ||
         (st = cu_catalog_pip_parse(root, what, &cat->pip, err)) ||
+        (st = cu_catalog_gpu_checks_parse(root, what, &cat->gpu_checks, err)) ||
         (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err)) ||
         (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err))) {
         json_decref(root);
@@ -628,6 +629,7 @@ cu_catalog_free(struct cu_catalog *cat)
     code_list_free(cat->code_tf);
     code_list_free(cat->code_jax);
     cu_catalog_pip_fini(&cat->pip);
+    cu_catalog_gpu_checks_fini(&cat->gpu_checks);
     cu_cat_pythons_free(cat->pythons, cat->n_pythons);
     for (size_t i = 0; cat->torch && cat->torch[i].minor.n; i++) {
         for (size_t k = 0; cat->torch[i].builds && cat->torch[i].builds[k].tag; k++) {

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/catalog/catalog_pip.h"
+#include "core/catalog/fwcheck.h"
 #include "core/base/error.h"
 #include "core/base/parse.h"
 
@@ -183,6 +184,7 @@ struct cu_catalog {
     struct cu_cat_code *code_torch, *code_tf, *code_jax; /* newest first */
     size_t n_code_torch, n_code_tf, n_code_jax;
     struct cu_catalog_pip pip; /* what pip brings with a framework build (catalog_pip.h) */
+    struct cu_catalog_gpu_checks gpu_checks; /* the line that shows a framework sees the GPU (fwcheck.h) */
     struct cu_cat_python *pythons; /* relocatable CPythons cudaup can bring */
     size_t n_pythons;
     char **components_default, **components_never, **cudnn_components_default;

@@ -57,6 +57,17 @@ get_strv(const json_t *o, const char *key, char ***out)
     return true;
 }
 
+/* An optional list: absent gives an empty one (catalogs made before the field). */
+static bool
+get_strv_opt(const json_t *o, const char *key, char ***out)
+{
+    if (!json_object_get(o, key)) {
+        *out = cu_xcalloc(1, sizeof(char *));
+        return true;
+    }
+    return get_strv(o, key, out);
+}
+
 /* An optional branch number: null gives 0. */
 static bool
 get_branch(const json_t *o, const char *key, int *out)
@@ -188,6 +199,102 @@ conv_pkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_pkg *p)
         return bad(c, "packages", i, "ref");
     if (!get_str(o, "confidence", false, &p->confidence))
         return bad(c, "packages", i, "confidence");
+    if (!get_strv_opt(o, "pin_packages", &p->pin_packages))
+        return bad(c, "packages", i, "pin_packages");
+    if (!get_strv_opt(o, "kernels", &p->kernels))
+        return bad(c, "packages", i, "kernels");
+    if (!p->kernels[0]) {
+        free(p->kernels);
+        p->kernels = cu_xcalloc(2, sizeof(char *));
+        p->kernels[0] = cu_xstrdup("*");
+    }
+    if (!get_strv_opt(o, "fabricmanager", &p->fabricmanager))
+        return bad(c, "packages", i, "fabricmanager");
+    if (!get_strv_opt(o, "match", &p->match))
+        return bad(c, "packages", i, "match");
+    if ((json_object_get(o, "variant") && !get_str(o, "variant", true, &p->variant)) ||
+        (p->variant && strcmp(p->variant, "nvswitch") != 0))
+        return bad(c, "packages", i, "variant");
+    if (json_object_get(o, "fabricmanager_service") && !get_str(o, "fabricmanager_service", true, &p->fabricmanager_service))
+        return bad(c, "packages", i, "fabricmanager_service");
+    return CU_OK;
+}
+
+static enum cu_status
+conv_prereq(struct dconv *c, const json_t *o, size_t i, struct cu_drv_prereq *p)
+{
+    if (!json_is_object(o))
+        return bad(c, "prereqs", i, "(entry)");
+    if (!get_strv(o, "ids", &p->ids) || !p->ids[0])
+        return bad(c, "prereqs", i, "ids");
+    if (!get_strv(o, "versions", &p->versions) || !p->versions[0])
+        return bad(c, "prereqs", i, "versions");
+    if (!get_str(o, "when", false, &p->when) || (strcmp(p->when, "dkms") != 0 && strcmp(p->when, "versionlock") != 0))
+        return bad(c, "prereqs", i, "when");
+    if (!get_str(o, "action", false, &p->action))
+        return bad(c, "prereqs", i, "action");
+    if (!get_strv(o, "command", &p->command) || !p->command[0] || p->command[0][0] == '-')
+        return bad(c, "prereqs", i, "command");
+    if (!get_str(o, "ref", false, &p->ref))
+        return bad(c, "prereqs", i, "ref");
+    if (!get_str(o, "confidence", false, &p->confidence))
+        return bad(c, "prereqs", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
+conv_keyring(struct dconv *c, const json_t *o, size_t i, struct cu_drv_keyring *k)
+{
+    if (!json_is_object(o))
+        return bad(c, "keyrings", i, "(entry)");
+    if (!get_str(o, "url", false, &k->url) || !cu_str_has_prefix(k->url, "https://"))
+        return bad(c, "keyrings", i, "url");
+    if (!get_str(o, "sha256", false, &k->sha256) || strlen(k->sha256) != 64 ||
+        strspn(k->sha256, "0123456789abcdef") != 64)
+        return bad(c, "keyrings", i, "sha256");
+    if (!get_str(o, "ref", false, &k->ref))
+        return bad(c, "keyrings", i, "ref");
+    if (!get_str(o, "confidence", false, &k->confidence))
+        return bad(c, "keyrings", i, "confidence");
+    return CU_OK;
+}
+
+/* "0x10de" -> 0x10de; NULL or "" -> 0. */
+static bool
+get_hex(const json_t *o, const char *key, unsigned *out)
+{
+    const json_t *v = json_object_get(o, key);
+    *out = 0;
+    if (!v || json_is_null(v))
+        return true;
+    const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+    char *end;
+    if (!s || !cu_str_has_prefix(s, "0x") || !s[2])
+        return false;
+    unsigned long x = strtoul(s + 2, &end, 16);
+    if (*end || x > 0xffff)
+        return false;
+    *out = (unsigned)x;
+    return true;
+}
+
+static enum cu_status
+conv_nvswitch(struct dconv *c, const json_t *o, size_t i, struct cu_drv_nvswitch *n)
+{
+    if (!json_is_object(o))
+        return bad(c, "nvswitch", i, "(entry)");
+    if (!get_hex(o, "vendor", &n->vendor) || !n->vendor)
+        return bad(c, "nvswitch", i, "vendor");
+    if (!get_hex(o, "device", &n->device))
+        return bad(c, "nvswitch", i, "device");
+    if (!get_hex(o, "class", &n->cls) || (!n->device && !n->cls))
+        return bad(c, "nvswitch", i, "class");
+    if (!get_str(o, "name", false, &n->name))
+        return bad(c, "nvswitch", i, "name");
+    if (!get_str(o, "ref", false, &n->ref))
+        return bad(c, "nvswitch", i, "ref");
+    if (!get_str(o, "confidence", false, &n->confidence))
+        return bad(c, "nvswitch", i, "confidence");
     return CU_OK;
 }
 
@@ -208,6 +315,20 @@ cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
         st = conv_gen(&c, json_array_get(gens, i), i, &d->gens[i]);
     for (size_t i = 0; st == CU_OK && i < json_array_size(pkgs); i++, d->n_pkgs++)
         st = conv_pkg(&c, json_array_get(pkgs, i), i, &d->pkgs[i]);
+    /* Tables added later: absent in an older catalog means none. */
+    const json_t *pre = json_object_get(obj, "prereqs"), *keys = json_object_get(obj, "keyrings"),
+                 *nvs = json_object_get(obj, "nvswitch");
+    if (st == CU_OK && ((pre && !json_is_array(pre)) || (keys && !json_is_array(keys)) || (nvs && !json_is_array(nvs))))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.prereqs, keyrings and nvswitch must be lists", what);
+    d->prereqs = cu_xcalloc(json_array_size(pre) + 1, sizeof(*d->prereqs));
+    d->keyrings = cu_xcalloc(json_array_size(keys) + 1, sizeof(*d->keyrings));
+    d->nvswitch = cu_xcalloc(json_array_size(nvs) + 1, sizeof(*d->nvswitch));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(pre); i++, d->n_prereqs++)
+        st = conv_prereq(&c, json_array_get(pre, i), i, &d->prereqs[i]);
+    for (size_t i = 0; st == CU_OK && i < json_array_size(keys); i++, d->n_keyrings++)
+        st = conv_keyring(&c, json_array_get(keys, i), i, &d->keyrings[i]);
+    for (size_t i = 0; st == CU_OK && i < json_array_size(nvs); i++, d->n_nvswitch++)
+        st = conv_nvswitch(&c, json_array_get(nvs, i), i, &d->nvswitch[i]);
     if (st != CU_OK) {
         cu_drv_data_free(d);
         return st;
@@ -249,10 +370,60 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(p->mok_cert);
         free(p->ref);
         free(p->confidence);
+        cu_strv_free(p->pin_packages);
+        cu_strv_free(p->kernels);
+        free(p->variant);
+        cu_strv_free(p->fabricmanager);
+        free(p->fabricmanager_service);
+        cu_strv_free(p->match);
+    }
+    for (size_t i = 0; i < d->n_prereqs; i++) {
+        struct cu_drv_prereq *p = &d->prereqs[i];
+        cu_strv_free(p->ids);
+        cu_strv_free(p->versions);
+        free(p->when);
+        free(p->action);
+        cu_strv_free(p->command);
+        free(p->ref);
+        free(p->confidence);
+    }
+    for (size_t i = 0; i < d->n_keyrings; i++) {
+        free(d->keyrings[i].url);
+        free(d->keyrings[i].sha256);
+        free(d->keyrings[i].ref);
+        free(d->keyrings[i].confidence);
+    }
+    for (size_t i = 0; i < d->n_nvswitch; i++) {
+        free(d->nvswitch[i].name);
+        free(d->nvswitch[i].ref);
+        free(d->nvswitch[i].confidence);
     }
     free(d->gens);
     free(d->pkgs);
+    free(d->prereqs);
+    free(d->keyrings);
+    free(d->nvswitch);
     free(d);
+}
+
+const char *
+cu_drv_keyring_sha256(const struct cu_drv_data *d, const char *url)
+{
+    for (size_t i = 0; d && url && i < d->n_keyrings; i++)
+        if (strcmp(d->keyrings[i].url, url) == 0)
+            return d->keyrings[i].sha256;
+    return NULL;
+}
+
+const struct cu_drv_nvswitch *
+cu_drv_nvswitch_for(const struct cu_drv_data *d, unsigned vendor, unsigned device, unsigned cls)
+{
+    for (size_t i = 0; d && i < d->n_nvswitch; i++) {
+        const struct cu_drv_nvswitch *n = &d->nvswitch[i];
+        if (n->vendor == vendor && (!n->device || n->device == device) && (!n->cls || n->cls == (cls >> 8)))
+            return n;
+    }
+    return NULL;
 }
 
 const struct cu_drv_gen *

@@ -38,6 +38,32 @@ struct cu_drv_pkg {
     char *module_stream, *repo, *components, *initramfs, *mok_key, *mok_cert; /* or NULL */
     struct cu_version version; /* the release this source carries (measured), n == 0: the branch's first */
     char *ref, *confidence;
+    char **pin_packages;    /* what the pin holds: apt preferences' package globs, the pinning package, the locked names */
+    char **kernels;         /* the kernel metas ({KM}) the row serves, or "*" */
+    char *variant;          /* NULL: any machine; "nvswitch": only machines with NVSwitch bridges */
+    char **fabricmanager;   /* packages of the fabric manager an NVSwitch machine needs (empty: none known here) */
+    char *fabricmanager_service; /* its systemd unit, or NULL */
+    char **match;           /* installed at the version of packages[0] once that is installed (SUSE's KMP) */
+};
+
+/* A repository a row's packages need before they resolve (data/driver/driver_prereqs.csv). */
+struct cu_drv_prereq {
+    char **ids, **versions;
+    char *when;             /* "dkms": the module is built here; "versionlock": the pin is a dnf versionlock */
+    char *action;           /* crb, epel, versionlock */
+    char **command;         /* argv templates */
+    char *ref, *confidence;
+};
+
+/* NVIDIA's repository keyring packages and their pinned hashes (data/driver/nvidia_keyrings.csv). */
+struct cu_drv_keyring {
+    char *url, *sha256, *ref, *confidence;
+};
+
+/* PCI functions that are NVSwitch bridges (data/driver/driver_nvswitch.csv). */
+struct cu_drv_nvswitch {
+    unsigned vendor, device, cls; /* device 0: any; cls 0: any (the upper 16 bits of the class, 0x0680) */
+    char *name, *ref, *confidence;
 };
 
 struct cu_drv_data {
@@ -45,6 +71,12 @@ struct cu_drv_data {
     size_t n_gens;
     struct cu_drv_pkg *pkgs;
     size_t n_pkgs;
+    struct cu_drv_prereq *prereqs;
+    size_t n_prereqs;
+    struct cu_drv_keyring *keyrings;
+    size_t n_keyrings;
+    struct cu_drv_nvswitch *nvswitch;
+    size_t n_nvswitch;
 };
 
 /**
@@ -54,6 +86,13 @@ struct cu_drv_data {
 CU_NODISCARD enum cu_status cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
                                               struct cu_error *err);
 void cu_drv_data_free(struct cu_drv_data *d);
+
+/** The pinned sha256 of NVIDIA's file @url, or NULL. */
+const char *cu_drv_keyring_sha256(const struct cu_drv_data *d, const char *url);
+
+/** The NVSwitch row matching PCI vendor @vendor, device @device and class @cls (0x068000), or NULL. */
+const struct cu_drv_nvswitch *cu_drv_nvswitch_for(const struct cu_drv_data *d, unsigned vendor, unsigned device,
+                                                  unsigned cls);
 
 /** The generation row of compute capability @cc, or NULL. */
 const struct cu_drv_gen *cu_drv_gen_for_cc(const struct cu_drv_data *d, const struct cu_version *cc);

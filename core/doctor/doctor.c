@@ -28,6 +28,7 @@ cu_problems_fini(struct cu_problems *p)
         free(p->v[i].message);
         free(p->v[i].fix);
         free(p->v[i].adv_arg);
+        free(p->v[i].source);
     }
     free(p->v);
     p->v = NULL;
@@ -39,7 +40,17 @@ cu_problems_add(struct cu_problems *p, const char *code, enum cu_severity sev, c
                 char *fix)
 {
     p->v = cu_xreallocarray(p->v, p->n + 1, sizeof(*p->v));
-    p->v[p->n++] = (struct cu_problem){cu_xstrdup(code), sev, message, fix, CU_ADV_NONE, NULL};
+    p->v[p->n++] = (struct cu_problem){cu_xstrdup(code), sev, message, fix, CU_ADV_NONE, NULL, NULL};
+}
+
+void
+cu_problems_source(struct cu_problems *p, const char *source)
+{
+    if (!p->n)
+        return;
+    struct cu_problem *last = &p->v[p->n - 1];
+    free(last->source);
+    last->source = source ? cu_xstrdup(source) : NULL;
 }
 
 void
@@ -512,6 +523,8 @@ cu_doctor_json(const struct cu_facts *f, const struct cu_problems *problems)
         json_object_set_new(o, "severity", json_string(cu_severity_name(p->severity)));
         json_object_set_new(o, "message", json_string(p->message));
         json_object_set_new(o, "fix", json_string(p->fix));
+        if (p->source)
+            json_object_set_new(o, "source", json_string(p->source));
         json_array_append_new(probs, o);
     }
     json_object_set_new(doc, "problems", probs);

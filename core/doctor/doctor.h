@@ -26,6 +26,7 @@ struct cu_problem {
     char *fix;     /* translated */
     enum cu_advice adv; /* what the fix asks of cudaup, for the wizard to word (advice.h) */
     char *adv_arg;      /* its argument, or NULL */
+    char *source;       /* the data the finding rests on, or NULL: JSON and -v only, never in the message */
 };
 
 struct cu_problems {
@@ -39,6 +40,8 @@ void cu_problems_add(struct cu_problems *p, const char *code, enum cu_severity s
                      char *fix);
 /** The problem added last is fixed by @adv (with @arg, copied; or NULL): cudaup's own doing. */
 void cu_problems_advise(struct cu_problems *p, enum cu_advice adv, const char *arg);
+/** The problem added last rests on @source (copied): the data row and its citation. */
+void cu_problems_source(struct cu_problems *p, const char *source);
 bool cu_problems_has_error(const struct cu_problems *p);
 const char *cu_severity_name(enum cu_severity s);
 

@@ -30,7 +30,19 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch)
     struct cu_buf b;
     cu_buf_init(&b);
     const char *pin = row ? row->pin : "apt-mark hold";
-    if (strcmp(pin, "apt-mark hold") == 0 || strcmp(pin, "zypper addlock") == 0) {
+    struct cu_drv_step *ps = row && (strcmp(pin, "apt preferences") == 0 || strcmp(pin, "nvidia pinning package") == 0)
+                                 ? cu_drv_pin_step(row, branch, f)
+                                 : NULL;
+    if (ps && ps->text) {
+        /* "Pin: version 580.* (*nvidia*) in /etc/apt/preferences.d/cudaup-nvidia-driver" */
+        cu_buf_printf(&b, "Pin: version %d.* (", branch);
+        for (char **t = row->pin_packages; *t; t++)
+            cu_buf_printf(&b, "%s%s", t == row->pin_packages ? "" : " ", *t);
+        cu_buf_printf(&b, ") in %s", ps->path);
+    } else if (ps && ps->argv) {
+        CU_AUTOFREE char *line = cu_drv_step_line(ps);
+        cu_buf_printf(&b, "sudo %s", line);
+    } else if (strcmp(pin, "apt-mark hold") == 0 || strcmp(pin, "zypper addlock") == 0) {
         cu_buf_printf(&b, "sudo %s", pin);
         if (f->drv->installed.n)
             for (size_t i = 0; i < f->drv->installed.n; i++) {
@@ -48,6 +60,7 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch)
     } else {
         cu_buf_printf(&b, "sudo dnf versionlock add '*nvidia*%d*'", branch);
     }
+    cu_drv_step_free(ps);
     return cu_buf_steal(&b);
 }
 
@@ -76,7 +89,7 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
     /* Installed, but no module for the kernel that runs (a kernel update DKMS did not follow). */
     if (!loaded && installed && s->module_for_kernel == 0 && s->kernel_release) {
         const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
-        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
+        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand_row(row, row->signed_modules[0], branch, f) : NULL;
         cu_problems_add(out, "driver-module-missing", CU_SEV_ERROR,
                         cu_xasprintf(_("The NVIDIA driver is installed, but no nvidia module is built for the running kernel %s."),
                                      s->kernel_release),
@@ -88,7 +101,7 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
     /* A module built here but unsigned, on a machine whose firmware checks signatures. */
     if (!loaded && s->secure_boot == 1 && s->module_for_kernel == 1 && s->module_signed == 0) {
         const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
-        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand(row->signed_modules[0], branch, f) : NULL;
+        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand_row(row, row->signed_modules[0], branch, f) : NULL;
         const char *cert = row && row->mok_cert ? row->mok_cert : "/var/lib/dkms/mok.pub";
         cu_problems_add(out, "driver-unsigned-secure-boot", CU_SEV_ERROR,
                         cu_xasprintf(_("Secure Boot is on and the nvidia module %s is not signed, so the kernel refuses it (\"Key was rejected by service\")."),
@@ -120,16 +133,40 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             }
             char *fix = strcmp(p->action, "install") == 0
                             ? cu_xasprintf(_("Install the %s flavor: `cudaup install --driver %d-%s` (a driver change: cudaup shows it and asks before it changes anything), then reboot."),
-                                           p->flavor, p->branch, p->flavor)
+                                           cu_drv_flavor_word(p->flavor), p->branch, p->flavor)
                             : cu_xasprintf(_("%s Install a driver of the %s flavor yourself, reboot, then run cudaup again."),
-                                           p->refusal ? p->refusal : "", want);
+                                           p->refusal ? p->refusal : "", cu_drv_flavor_word(want));
             cu_drv_plan_free(p);
             cu_problems_add(out, "driver-flavor-unsupported", CU_SEV_ERROR,
-                            cu_xasprintf(_("GPU %d (%s, %s) needs the %s kernel modules, but the %s ones are loaded, which do not drive it. Source: %s."),
-                                         g->index, g->name, gen->generation, want, s->flavor, gen->source),
+                            cu_xasprintf(_("GPU %d (%s, %s) needs the %s kernel modules, but the %s ones are loaded, which do not drive it."),
+                                         g->index, g->name, gen->generation, cu_drv_flavor_word(want),
+                                         cu_drv_flavor_word(s->flavor)),
                             fix);
+            cu_problems_source(out, gen->source);
             break;
         }
+
+    /* NVSwitch bridges without the fabric manager: CUDA fails with error 802 until it runs. */
+    const char *swname = NULL;
+    int nvswitch = cu_drv_nvswitch_count(f, cat, &swname);
+    if (nvswitch && !s->fabricmanager_enabled) {
+        const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
+        struct cu_buf pk;
+        cu_buf_init(&pk);
+        for (char **t = row ? row->fabricmanager : NULL; t && *t; t++) {
+            CU_AUTOFREE char *x = cu_drv_expand(*t, branch, f);
+            cu_buf_printf(&pk, "%s%s", pk.len ? " " : "", x);
+        }
+        const char *unit = row && row->fabricmanager_service ? row->fabricmanager_service : "nvidia-fabricmanager";
+        cu_problems_add(out, "fabricmanager-missing", CU_SEV_ERROR,
+                        cu_xasprintf(_("This machine has %d NVSwitch bridges (%s), and NVIDIA's fabric manager is not enabled: CUDA fails there with error 802 (\"system not yet initialized\")."),
+                                     nvswitch, swname),
+                        pk.len ? cu_xasprintf(_("Install the fabric manager of the driver's branch (`%s`) and enable it: `sudo systemctl enable --now %s`."),
+                                              pk.data, unit)
+                               : cu_xasprintf(_("Install nvidia-fabricmanager of the driver's branch from NVIDIA's instructions and enable it: `sudo systemctl enable --now %s`."),
+                                              unit));
+        cu_buf_fini(&pk);
+    }
 
     /* Not held, on a GPU whose last branch is this one or near: the next upgrade drops it. */
     if (loaded && !s->pinned)
@@ -141,9 +178,10 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             const struct cu_drv_pkg *row = cu_drv_row_for(f, cat, branch, s->flavor ? s->flavor : "proprietary");
             CU_AUTOFREE char *cmd = pin_command(f, row, branch);
             cu_problems_add(out, "driver-unpinned", CU_SEV_WARNING,
-                            cu_xasprintf(_("The driver's branch %d is not held: the next upgrade may bring a newer branch, and branch %d is the last that loads on GPU %d (%s, %s). Source: %s."),
-                                         branch, gen->branch_last, g->index, g->name, gen->generation, gen->source),
+                            cu_xasprintf(_("The driver's branch %d is not held: the next upgrade may bring a newer branch, and branch %d is the last that loads on GPU %d (%s, %s)."),
+                                         branch, gen->branch_last, g->index, g->name, gen->generation),
                             cu_xasprintf(_("Hold the branch: `%s` (`cudaup repair` does it)."), cmd));
+            cu_problems_source(out, gen->source);
             break;
         }
 }

@@ -18,14 +18,29 @@
 #include "core/base/error.h"
 #include "core/base/macros.h"
 
+/* How long a run waits for another that holds an archive and makes no progress with it: ten minutes
+ * (the holder hashes and unpacks what it downloaded before it lets go; that is minutes at most). */
+#define CU_CACHE_WAIT_MS (10 * 60 * 1000)
+
+/**
+ * Whether the cache folder @cache can be used: it, and its archives/ and manifests/, are this
+ * user's or root's real folders (or this user's links to such), and nothing below is a link or a
+ * folder another user controls, as for `mirror DIR` (a folder that does not exist yet is fine).
+ * Errors: CU_E_UNSAFE_PATH with one sentence naming the path and its owner; CU_E_IO.
+ */
+CU_NODISCARD enum cu_status cu_cache_trusted(const char *cache, struct cu_error *err);
+
 /**
  * Hold the archives @sha256[0..@n) of the cache @cache (its archives/ folder) for this run.  The locks are taken in
  * the order of their checksums, so that two runs never wait for each other in a circle; an archive
- * named twice is held once (@fds -1 for the second).  While another run holds one, a log line
- * names it (@names[i]) and the run waits, checking @cancel every 0.1 s.
+ * named twice is held once (@fds -1 for the second).  While another run holds one, a warning names
+ * it (@names[i]), the cache and the holder (its process and host, which the holder writes into the
+ * lock file), and the run waits, checking @cancel every 0.1 s, for as long as the holder's download
+ * moves; after CUDAUP_CACHE_WAIT_MS (default CU_CACHE_WAIT_MS) without progress it gives up.
  * @param fds  filled with the lock of each archive (-1: none); release each with cu_cache_release,
  *             also on failure (those not taken are -1)
- * @return CU_OK; CU_E_CANCELLED when @cancel was set while waiting; CU_E_IO when a lock file
+ * @return CU_OK; CU_E_CANCELLED when @cancel was set while waiting; CU_E_BUSY when the holder made
+ *         no progress for the bound (the message says who holds what); CU_E_IO when a lock file
  *         cannot be made; CU_E_UNSAFE_PATH when one is a symbolic link
  */
 CU_NODISCARD enum cu_status cu_cache_hold(const char *cache, const char *const *sha256, const char *const *names,

@@ -352,8 +352,7 @@ finish(struct xfer *x, enum cu_status code, const char *fmt, ...)
 static void
 setup_easy(struct xfer *x)
 {
-    cu_net_setup_easy(x->net, x->h, x->errbuf);
-    curl_easy_setopt(x->h, CURLOPT_URL, x->it->url);
+    cu_net_setup_easy(x->net, x->h, x->it->url, x->errbuf);
     curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, header_cb);
@@ -807,14 +806,19 @@ done(struct xfer *x, CURLM *multi, CURLcode rc)
         snprintf(why, sizeof(why), _("the server answered HTTP %ld"), x->code);
         if (x->code >= 500 || x->code == 408 || x->code == 429)
             retry_or_fail(x, why);
-        else if (x->code == 404 || x->code == 410)
+        else if ((x->code == 404 || x->code == 410) && cu_net_on_mirror(x->net, x->it->url))
             finish(x, CU_E_NETWORK, _("%s is not on the mirror (HTTP %ld)"), x->it->url, x->code);
+        else if (x->code == 404 || x->code == 410)
+            finish(x, CU_E_NETWORK, _("%s does not exist on its server (HTTP %ld)"), x->it->url, x->code);
         else
             finish(x, CU_E_NETWORK, _("Cannot download %s: the server answered HTTP %ld"), x->it->url, x->code);
         return;
     }
     if (rc == CURLE_FILE_COULDNT_READ_FILE) {
-        finish(x, CU_E_NETWORK, _("%s is not on the mirror"), x->it->url);
+        if (cu_net_on_mirror(x->net, x->it->url))
+            finish(x, CU_E_NETWORK, _("%s is not on the mirror"), x->it->url);
+        else
+            finish(x, CU_E_NETWORK, _("%s does not exist"), x->it->url);
         return;
     }
     snprintf(why, sizeof(why), "%s", x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));

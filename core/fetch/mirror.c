@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/base/fsutil.h"
+#include "core/fetch/cache.h"
 #include "core/base/hash.h"
 #include "core/base/i18n.h"
 #include "core/base/log.h"
@@ -69,6 +70,12 @@ cu_mirror_new(const struct cu_mirror_opts *o, struct cu_mirror **out, struct cu_
         }
     }
     m->cat = o->catalog;
+    /* Another user's cache, or their link as it or inside it, would choose what cudaup reads and where it writes. */
+    if (o->cache_dir && cu_cache_trusted(o->cache_dir, err) != CU_OK) {
+        cu_net_fini(&m->net);
+        free(m);
+        return err->code;
+    }
     if (o->cache_dir) {
         char h[65];
         cu_sha256_hex(m->net.base, strlen(m->net.base), h);

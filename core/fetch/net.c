@@ -100,6 +100,69 @@ cu_url_host(const char *url)
     return cu_xstrndup(h, n);
 }
 
+/* The port of @url: the one written, else its scheme's (0 for file:// and unknown schemes). */
+static long
+url_port(const char *url)
+{
+    const char *sep = strstr(url, "://");
+    if (!sep)
+        return 0;
+    const char *at = userinfo_end(url), *h = at ? at + 1 : sep + 3;
+    const char *end = h + strcspn(h, "/?#");
+    const char *colon = NULL;
+    for (const char *q = h[0] == '[' ? strchr(h, ']') : h; q && q < end; q++)
+        if (*q == ':')
+            colon = q;
+    if (colon && colon + 1 < end) {
+        long v = 0;
+        for (const char *q = colon + 1; q < end; q++) {
+            if (*q < '0' || *q > '9' || v > 65535)
+                return -1;
+            v = v * 10 + (*q - '0');
+        }
+        return v;
+    }
+    if ((size_t)(sep - url) == 5 && strncasecmp(url, "https", 5) == 0)
+        return 443;
+    if ((size_t)(sep - url) == 4 && strncasecmp(url, "http", 4) == 0)
+        return 80;
+    return 0;
+}
+
+bool
+cu_net_same_origin(const struct cu_net *net, const char *url)
+{
+    if (!net->base || !url)
+        return false;
+    const char *a = strstr(net->base, "://"), *b = strstr(url, "://");
+    if (!a || !b || a - net->base != b - url || strncasecmp(net->base, url, (size_t)(a - net->base)) != 0)
+        return false;
+    CU_AUTOFREE char *ha = cu_url_host(net->base);
+    CU_AUTOFREE char *hb = cu_url_host(url);
+    return strcasecmp(ha, hb) == 0 && url_port(net->base) == url_port(url);
+}
+
+bool
+cu_net_on_mirror(const struct cu_net *net, const char *url)
+{
+    size_t n = net->base ? strlen(net->base) : 0;
+    return n && url && strncmp(url, net->base, n) == 0 && (url[n] == '/' || url[n] == '\0');
+}
+
+char *
+cu_url_userinfo(const char *url)
+{
+    const char *at = url ? userinfo_end(url) : NULL;
+    if (!at)
+        return NULL;
+    const char *auth = strstr(url, "://") + 3;
+    CU_AUTOFREE char *raw = cu_xstrndup(auth, (size_t)(at - auth));
+    char *out = NULL;
+    if (!percent_decode(raw, &out))
+        out = cu_xstrdup(raw);
+    return out;
+}
+
 enum cu_status
 cu_net_init(struct cu_net *net, const char *base, struct cu_error *err)
 {
@@ -229,7 +292,7 @@ cu_net_local_path(const struct cu_net *net, const char *product, const char *rel
 }
 
 void
-cu_net_setup_easy(const struct cu_net *net, void *h, char *errbuf)
+cu_net_setup_easy(const struct cu_net *net, void *h, const char *url, char *errbuf)
 {
     CURL *c = h;
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, net->protocols);
@@ -245,10 +308,15 @@ cu_net_setup_easy(const struct cu_net *net, void *h, char *errbuf)
     curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, NULL);
     curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 0L);
-    /* Credentials from the base URL, else ~/.netrc; curl sends neither to another host on a redirect. */
+    /*
+     * Credentials from the base URL go to the base URL's own scheme, host and port alone (a URL the
+     * mirror's connection fetches elsewhere, NVIDIA's repository file for one, gets none), else
+     * ~/.netrc's for the host asked; curl sends neither to another host on a redirect.
+     */
     curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-    if (net->userpwd)
+    if (net->userpwd && cu_net_same_origin(net, url))
         curl_easy_setopt(c, CURLOPT_USERPWD, net->userpwd);
+    curl_easy_setopt(c, CURLOPT_URL, url);
     /* Verification stays on: another CA bundle only says whom to trust. */
     if (net->ca_cert)
         curl_easy_setopt(c, CURLOPT_CAINFO, net->ca_cert);
@@ -412,8 +480,7 @@ cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max, struct
         curl_off_t retry_after = 0;
         cu_buf_reset(out);
         curl_easy_reset(c);
-        cu_net_setup_easy(net, c, errbuf);
-        curl_easy_setopt(c, CURLOPT_URL, url);
+        cu_net_setup_easy(net, c, url, errbuf);
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
         curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
         curl_easy_setopt(c, CURLOPT_TIMEOUT, 300L);
@@ -430,7 +497,12 @@ cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max, struct
             break;
         }
         if (rc == CURLE_FILE_COULDNT_READ_FILE || (rc == CURLE_OK && (code == 404 || code == 410))) {
-            st = cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s does not exist on the mirror"), url);
+            if (cu_net_on_mirror(net, url))
+                st = cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s does not exist on the mirror"), url);
+            else if (rc == CURLE_OK)
+                st = cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s does not exist on its server (HTTP %ld)"), url, code);
+            else
+                st = cu_error_set(err, CU_E_NOT_FOUND, 0, _("%s does not exist"), url);
             break;
         }
         char why[CURL_ERROR_SIZE + 64];

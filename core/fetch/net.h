@@ -75,14 +75,31 @@ char *cu_net_local_path(const struct cu_net *net, const char *product, const cha
 
 /**
  * Fetch @url into @out (at most @max bytes), retrying transient failures.
- * Errors: CU_E_NOT_FOUND (404, 410, missing file), CU_E_NETWORK, CU_E_INPUT
- * (larger than @max).
+ * @url may lie outside the mirror (another host gets none of its credentials).
+ * Errors: CU_E_NOT_FOUND (404, 410, missing file; "on the mirror" only when @url
+ * is under the base URL), CU_E_NETWORK, CU_E_INPUT (larger than @max).
  */
 CU_NODISCARD enum cu_status cu_net_fetch_small(const struct cu_net *net, const char *url, size_t max,
                                                struct cu_buf *out, struct cu_error *err);
 
-/** Apply the protocol, redirect, timeout and proxy policy to a curl easy handle. */
-void cu_net_setup_easy(const struct cu_net *net, void *curl_easy, char *errbuf);
+/**
+ * Apply the protocol, redirect, timeout and proxy policy to a curl easy handle that will fetch @url
+ * (set as its CURLOPT_URL here): the base URL's credentials go along only where @url has the base
+ * URL's scheme, host and port (cu_net_same_origin).
+ */
+void cu_net_setup_easy(const struct cu_net *net, void *curl_easy, const char *url, char *errbuf);
+
+/** Whether @url has the scheme, host and port of @net's base URL: the one its credentials came with. */
+bool cu_net_same_origin(const struct cu_net *net, const char *url);
+
+/** Whether @url lies under @net's base URL (so "on the mirror" in a message is true). */
+bool cu_net_on_mirror(const struct cu_net *net, const char *url);
+
+/**
+ * The user:password@ of @url, percent-decoded ("user:p@ss"), or NULL when it carries none.  Caller
+ * owns it; it goes to the server it came with (curl, or a private netrc) and is never shown.
+ */
+char *cu_url_userinfo(const char *url);
 
 /**
  * Whether a libcurl failure (a CURLcode, passed as int to keep curl out of

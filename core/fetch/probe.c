@@ -70,8 +70,7 @@ start(struct probe *p, const struct cu_net *net, CURLM *multi)
     if (!p->h)
         return false;
     p->cr_seen = p->cut = false;
-    cu_net_setup_easy(net, p->h, p->errbuf);
-    curl_easy_setopt(p->h, CURLOPT_URL, p->it->url);
+    cu_net_setup_easy(net, p->h, p->it->url, p->errbuf);
     curl_easy_setopt(p->h, CURLOPT_TIMEOUT, PROBE_TIMEOUT_S);
     curl_easy_setopt(p->h, CURLOPT_HEADERFUNCTION, header_cb);
     curl_easy_setopt(p->h, CURLOPT_HEADERDATA, p);
@@ -98,10 +97,9 @@ judge_size(struct cu_probe_item *it, long code, int64_t total)
     it->verdict = CU_PROBE_OK;
     if (total < 0)
         return;
-    if (it->size_is_limit ? (uint64_t)total > it->size : (uint64_t)total != it->size) {
+    it->found_size = (uint64_t)total; /* also where it fits: a size the source never published is learned here */
+    if (it->size_is_limit ? (uint64_t)total > it->size : (uint64_t)total != it->size)
         it->verdict = CU_PROBE_SIZE;
-        it->found_size = (uint64_t)total;
-    }
 }
 
 /* One answer is in: a verdict, or (HEAD refused) true to ask again with a GET of byte 0. */

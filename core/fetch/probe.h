@@ -35,7 +35,7 @@ struct cu_probe_item {
     /* outcome, set by cu_probe_run */
     enum cu_probe_verdict verdict;
     long http;             /* the HTTP status that decided it (0: file://) */
-    uint64_t found_size;   /* CU_PROBE_SIZE: the size the server reported */
+    uint64_t found_size;   /* the size the server reported (Content-Length, Content-Range, stat); 0 when it gave none */
 };
 
 /**

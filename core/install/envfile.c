@@ -312,7 +312,7 @@ write_rc(const char *path, const char *data, size_t len, const struct stat *befo
          struct cu_error *err)
 {
     cu_clean_stale_tmp(path); /* what a kill at the rename left behind */
-    CU_AUTOFREE char *tmp = cu_xasprintf("%s.cudaup-tmp-XXXXXX", path);
+    CU_AUTOFREE char *tmp = cu_tmp_template(path);
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
@@ -393,6 +393,11 @@ rc_install_block(const char *rc, const char *state_dir, const char *body_lf, boo
         return st;
     CU_AUTOFREE char *target = resolve_rc(rc);
     cu_clean_stale_tmp(target); /* every run, written or not: a kill at the last rename left these */
+    char h[65];
+    cu_sha256_hex(rc, strlen(rc), h);
+    CU_AUTOFREE char *bdir = cu_path_join(state_dir, "backups");
+    CU_AUTOFREE char *bpath = cu_xasprintf("%s/%.16s.orig", bdir, h);
+    cu_clean_stale_tmp(bpath); /* its backup's too, written or not */
     for (int attempt = 0; attempt < 3; attempt++) {
         char *text = NULL;
         size_t len = 0;
@@ -453,10 +458,6 @@ rc_install_block(const char *rc, const char *state_dir, const char *body_lf, boo
         json_t *rcs = json_object_get(state, "rc");
         json_t *ent = json_object_get(rcs, rc);
         if (!ent) {
-            char h[65];
-            cu_sha256_hex(rc, strlen(rc), h);
-            CU_AUTOFREE char *bdir = cu_path_join(state_dir, "backups");
-            CU_AUTOFREE char *bpath = cu_xasprintf("%s/%.16s.orig", bdir, h);
             if ((st = cu_mkdir_p(bdir, 0700, err)) == CU_OK)
                 st = cu_trusted_dir(bdir, err); /* never a link that chooses where the backup goes */
             if (st == CU_OK && existed)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/base/mem.h"
+#include "core/install/prefixlock.h"
 
 void
 cu_run_result(struct cu_run_ctx *ctx, const char *installer, const char *action, const char *detail,
@@ -20,9 +21,24 @@ cu_run_result(struct cu_run_ctx *ctx, const char *installer, const char *action,
     cu_emit(ctx->events, &e);
 }
 
+enum cu_status
+cu_run_ctx_lock(struct cu_run_ctx *ctx, const char *prefix, struct cu_error *err)
+{
+    if (ctx->prefix_locked)
+        return CU_OK;
+    enum cu_status st = cu_prefix_lock(prefix, &ctx->prefix_lock_fd, err);
+    if (st == CU_OK)
+        ctx->prefix_locked = ctx->prefix_lock_owned = true;
+    return st;
+}
+
 void
 cu_run_ctx_fini(struct cu_run_ctx *ctx)
 {
+    if (ctx->prefix_lock_owned) {
+        cu_prefix_unlock(ctx->prefix_lock_fd);
+        ctx->prefix_locked = ctx->prefix_lock_owned = false;
+    }
     for (size_t i = 0; i < ctx->n_results; i++) {
         free(ctx->results[i].installer);
         free(ctx->results[i].action);

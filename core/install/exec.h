@@ -32,9 +32,13 @@ struct cu_run_ctx {
     const char *const *envp;
     bool is_root;
     const char *profile_d;   /* /etc/profile.d (CUDAUP_PROFILE_D in tests) */
-    /* The command holds PREFIX's lock (cu_prefix_lock) from its start to its end: every step
-     * runs under it, and the toolkit transaction does not take it again. */
+    /* The command holds PREFIX's lock (cu_prefix_lock) from its first change to its end: every step
+     * runs under it, and the toolkit transaction does not take it again.  When the command took it
+     * through cu_run_ctx_lock, prefix_lock_fd is the lock, held until cu_run_ctx_fini: after the
+     * command's result is reported, so that no other command comes between its last step and it. */
     bool prefix_locked;
+    bool prefix_lock_owned;
+    int prefix_lock_fd;
     /* what happened */
     struct cu_step_result *results;
     size_t n_results;
@@ -42,9 +46,16 @@ struct cu_run_ctx {
     char *python;            /* the environment's interpreter, once pyenv made it */
 };
 
+/**
+ * Take @prefix's lock for the rest of the command (a no-op when it holds it already): kept until
+ * cu_run_ctx_fini.  Errors: as cu_prefix_lock (CU_E_BUSY when another cudaup holds it).
+ */
+CU_NODISCARD enum cu_status cu_run_ctx_lock(struct cu_run_ctx *ctx, const char *prefix, struct cu_error *err);
+
 /** Record a step's outcome (copies the strings). */
 void cu_run_result(struct cu_run_ctx *ctx, const char *installer, const char *action, const char *detail,
                    enum cu_status st, bool changed);
+/** Free what the steps recorded, and let the prefix's lock go when the command took it. */
 void cu_run_ctx_fini(struct cu_run_ctx *ctx);
 /** Whether any step recorded in @ctx changed something. */
 bool cu_run_changed(const struct cu_run_ctx *ctx);

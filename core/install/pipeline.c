@@ -247,6 +247,18 @@ run_job(struct job *j)
     }
     if ((!j->d->size_unknown && hr.n != j->d->size) || strcmp(sha, j->d->sha256) != 0) {
         const char *base = strrchr(j->d->relative_path, '/');
+        if (j->cached && !j->refetched) {
+            /* A damaged copy in the cache (a disk's error, a hand's edit): it goes, and the archive is
+             * downloaded again in this run (cu_pipeline's next round); the others go on meanwhile. */
+            cu_log_warn(_("%s in the cache was damaged (sha256 %.16s..., expected %.16s...); it was deleted and is downloaded again"),
+                        base ? base + 1 : j->d->relative_path, sha, j->d->sha256);
+            struct stat now;
+            if (stat(j->final, &now) == 0 && now.st_dev == j->cached_dev && now.st_ino == j->cached_ino)
+                unlink(j->final); /* that copy, not one another run has put there since */
+            j->refetch = true;
+            cu_error_clear(&j->result);
+            return;
+        }
         if (j->d->size_unknown)
             cu_error_set(&j->result, CU_E_CHECKSUM, 0,
                          _("%s did not match its checksum (%llu bytes, sha256 %.16s..., expected %.16s...); the file was deleted"),
@@ -296,7 +308,7 @@ fail:
 }
 
 struct pool {
-    struct job *jobs;
+    struct job **jobs; /* this round's, largest first */
     size_t n;
     pthread_mutex_t mu;
     size_t next;
@@ -315,7 +327,7 @@ worker(void *arg)
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n)
             break;
-        struct job *j = &p->jobs[i];
+        struct job *j = p->jobs[i];
         struct timespec c0, c1;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
         int64_t begin = cu_mono_us();
@@ -360,47 +372,29 @@ cu_pipeline_jobs_fini(struct job *jobs, size_t n)
     free(jobs);
 }
 
-enum cu_status
-cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
-            const char *staging_root, struct tree *place_into, struct job **jobs_out, const char **culprit,
-            struct cu_error *err)
+/*
+ * One round of the pipeline over @js[0..@n) (largest first): hold their archives in the cache,
+ * read those it holds whole from there, ask for every other before the first byte is fetched, then
+ * download and consume them all at once.  A job whose cached copy failed its hash comes back with
+ * ->refetch set and no error.
+ */
+static enum cu_status
+run_round(const struct cu_run_ctx *ctx, struct job **js, size_t n, atomic_int *stop, const char **culprit,
+          struct cu_error *err)
 {
-    struct job *jobs = cu_xcalloc(n + 1, sizeof(*jobs));
-    atomic_int stop = 0;
     enum cu_status st = CU_OK;
-    CU_AUTOFREE char *cache = cu_path_join(ctx->cache_dir, "archives");
-
-    *jobs_out = NULL;
-    if ((st = cu_mkdir_p(cache, 0755, err)) != CU_OK) {
-        free(jobs);
-        return st;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct job *j = &jobs[i];
-        j->d = dl[i];
-        j->ctx = ctx;
-        j->stop = &stop;
-        j->installer = cu_product_name(dl[i]->product);
-        j->lock = -1;
-        const char *ext = strstr(dl[i]->relative_path, ".tar.");
-        j->final = cu_xasprintf("%s/%s%s", cache, dl[i]->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
-        j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
-        if (staging_root)
-            j->staging = cu_xasprintf("%s/c/%s", staging_root, dl[i]->component);
-        j->place_into = place_into;
-    }
-    qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
+    atomic_store(stop, 0);
 
     /* Another run sharing the cache may be fetching the same archives: wait for it (core/fetch/cache.h). */
     const char **sha = cu_xcalloc(n + 1, sizeof(*sha)), **name = cu_xcalloc(n + 1, sizeof(*name));
     int *lock = cu_xcalloc(n + 1, sizeof(*lock));
     for (size_t i = 0; i < n; i++) {
-        sha[i] = jobs[i].d->sha256;
-        name[i] = jobs[i].d->component;
+        sha[i] = js[i]->d->sha256;
+        name[i] = js[i]->d->component;
     }
     st = cu_cache_hold(ctx->cache_dir, sha, name, n, ctx->cancel, lock, err);
     for (size_t i = 0; i < n; i++)
-        jobs[i].lock = lock[i];
+        js[i]->lock = lock[i];
     free(sha);
     free(name);
     free(lock);
@@ -410,11 +404,13 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
     struct cu_probe_item *probes = cu_xcalloc(n + 1, sizeof(*probes));
     size_t n_probes = 0;
     for (size_t i = 0; i < n && st == CU_OK; i++) {
-        struct job *j = &jobs[i];
+        struct job *j = js[i];
         struct stat sb;
         /* A file of unknown size is in the cache only after its hash matched (run_job renames it there). */
         j->cached = stat(j->final, &sb) == 0 && (j->d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == j->d->size);
         j->have = j->cached ? (uint64_t)sb.st_size : j->d->size;
+        j->cached_dev = j->cached ? sb.st_dev : 0;
+        j->cached_ino = j->cached ? sb.st_ino : 0;
         if (j->cached) /* whole and only read: another run may use it meanwhile */
             cu_cache_release(ctx->cache_dir, j->d->sha256, &j->lock);
         else
@@ -430,8 +426,8 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
             n_failed++;
             py |= strcmp(probes[i].name, "python") == 0;
             for (size_t k = 0; k < n && culprit && !*culprit; k++)
-                if (strcmp(jobs[k].d->component, probes[i].name) == 0)
-                    *culprit = jobs[k].installer;
+                if (strcmp(js[k]->d->component, probes[i].name) == 0)
+                    *culprit = js[k]->installer;
         }
         cu_download_advise(ctx->net, st, py, n_failed, err);
     }
@@ -440,7 +436,7 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
     struct cu_fetch_item *items = cu_xcalloc(n + 1, sizeof(*items));
     size_t n_items = 0;
     for (size_t i = 0; i < n && st == CU_OK; i++) {
-        struct job *j = &jobs[i];
+        struct job *j = js[i];
         const char *path = j->cached ? j->final : j->partial;
         if (!j->cached) {
             int fd = open(j->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -450,7 +446,7 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
             }
             close(fd);
         }
-        if ((st = cu_stream_init(&j->stream, path, &stop, err)) != CU_OK)
+        if ((st = cu_stream_init(&j->stream, path, stop, err)) != CU_OK)
             break;
         j->stream_open = true;
         if (j->cached) {
@@ -468,11 +464,10 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
     }
     if (st != CU_OK) {
         free(items);
-        cu_pipeline_jobs_fini(jobs, n);
         return st;
     }
 
-    struct pool p = {.jobs = jobs, .n = n, .next = 0, .t0 = cu_mono_us()};
+    struct pool p = {.jobs = js, .n = n, .next = 0, .t0 = cu_mono_us()};
     pthread_mutex_init(&p.mu, NULL);
     /*
      * A decoder for each download under way (ctx->jobs at once), so that each archive is decoded
@@ -509,10 +504,10 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
     bool ahead = forced ? strcmp(da, "1") == 0 : cpus > nthreads;
     bool ahead_first = forced ? ahead : cpus > 1;
     for (size_t i = 0; i < n; i++) {
-        jobs[i].threads = i == 0 ? cpus : share > 0 ? share : 1;
-        jobs[i].ahead = ahead || (i == 0 && ahead_first);
-        jobs[i].cpus = p.cpus;
-        jobs[i].idx = i;
+        js[i]->threads = i == 0 ? cpus : share > 0 ? share : 1;
+        js[i]->ahead = ahead || (i == 0 && ahead_first);
+        js[i]->cpus = p.cpus;
+        js[i]->idx = i;
     }
     cu_log_debug("%u decoders, at most %u decoding at once on %u CPUs; the largest archive's may use %u threads; decoding %s",
                  nthreads, at_once, cpus, cpus,
@@ -532,10 +527,10 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
     enum cu_status fst = cu_fetch_run(ctx->net, items, n_items, ctx->jobs ? ctx->jobs : 1, ctx->cancel,
                                       ctx->events, &ferr);
     if (fst != CU_OK)
-        atomic_store(&stop, 1);
+        atomic_store(stop, 1);
     while (atomic_load(&p.finished) < n) {
         if (ctx->cancel && atomic_load(ctx->cancel))
-            atomic_store(&stop, 1);
+            atomic_store(stop, 1);
         struct timespec ts = {0, 20 * 1000000L};
         nanosleep(&ts, NULL);
     }
@@ -562,11 +557,11 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
         st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
     } else {
         for (size_t i = 0; i < n && st == CU_OK; i++)
-            if (jobs[i].result.code != CU_OK && jobs[i].result.code != CU_E_CANCELLED) {
-                *err = jobs[i].result;
+            if (js[i]->result.code != CU_OK && js[i]->result.code != CU_E_CANCELLED) {
+                *err = js[i]->result;
                 st = err->code;
                 if (culprit)
-                    *culprit = jobs[i].installer;
+                    *culprit = js[i]->installer;
             }
         if (st == CU_OK && fst != CU_OK) {
             *err = ferr;
@@ -577,6 +572,63 @@ cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *
     }
     if (st == CU_E_NETWORK)
         cu_download_advise(ctx->net, st, py_failed, 1, err);
+    return st;
+}
+
+enum cu_status
+cu_pipeline(const struct cu_run_ctx *ctx, const struct cu_plan_download *const *dl, size_t n,
+            const char *staging_root, struct tree *place_into, struct job **jobs_out, const char **culprit,
+            struct cu_error *err)
+{
+    struct job *jobs = cu_xcalloc(n + 1, sizeof(*jobs));
+    atomic_int stop = 0;
+    enum cu_status st = CU_OK;
+    CU_AUTOFREE char *cache = cu_path_join(ctx->cache_dir, "archives");
+
+    *jobs_out = NULL;
+    if ((st = cu_cache_trusted(ctx->cache_dir, err)) != CU_OK || (st = cu_mkdir_p(cache, 0755, err)) != CU_OK) {
+        free(jobs);
+        return st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = &jobs[i];
+        j->d = dl[i];
+        j->ctx = ctx;
+        j->stop = &stop;
+        j->installer = cu_product_name(dl[i]->product);
+        j->lock = -1;
+        const char *ext = strstr(dl[i]->relative_path, ".tar.");
+        j->final = cu_xasprintf("%s/%s%s", cache, dl[i]->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
+        j->partial = cu_xasprintf("%s/%s.partial", cache, dl[i]->sha256);
+        if (staging_root)
+            j->staging = cu_xasprintf("%s/c/%s", staging_root, dl[i]->component);
+        j->place_into = place_into;
+    }
+    qsort(jobs, n, sizeof(*jobs), by_size_desc); /* the critical path starts first */
+
+    struct job **js = cu_xcalloc(n + 1, sizeof(*js));
+    for (size_t i = 0; i < n; i++)
+        js[i] = &jobs[i];
+    st = run_round(ctx, js, n, &stop, culprit, err);
+    /* A damaged copy in the cache is downloaded again now, not left to fail the run (issue 33 item 8). */
+    size_t again = 0;
+    for (size_t i = 0; st == CU_OK && i < n; i++) {
+        struct job *j = &jobs[i];
+        if (!j->refetch)
+            continue;
+        if (j->stream_open)
+            cu_stream_fini(&j->stream);
+        j->stream_open = false;
+        j->refetch = false;
+        j->refetched = true;
+        j->cached = false;
+        cu_error_clear(&j->result);
+        cu_extract_result_fini(&j->res);
+        js[again++] = j;
+    }
+    if (st == CU_OK && again > 0)
+        st = run_round(ctx, js, again, &stop, culprit, err);
+    free(js);
     if (st != CU_OK) {
         cu_pipeline_jobs_fini(jobs, n);
         return st;

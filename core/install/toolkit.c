@@ -34,41 +34,6 @@
 
 /* ---- lock and leftovers ---------------------------------------------------------- */
 
-enum cu_status
-cu_prefix_lock(const char *prefix, int *out, struct cu_error *err)
-{
-    enum cu_status st = cu_mkdir_p(prefix, 0755, err);
-    if (st != CU_OK)
-        return st;
-    if ((st = cu_trusted_dir(prefix, err)) != CU_OK)
-        return st;
-    CU_AUTOFREE char *p = cu_path_join(prefix, ".cudaup.lock");
-    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0 && errno == ELOOP)
-        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
-                            _("%s is a symbolic link; cudaup will not follow it (remove it and run again)"), p);
-    if (fd < 0)
-        return cu_error_set(err, CU_E_IO, errno, _("Cannot lock %s"), prefix);
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        close(fd);
-        if (e == EWOULDBLOCK)
-            return cu_error_set(err, CU_E_BUSY, 0, _("Another cudaup is installing into %s right now"), prefix);
-        return cu_error_set(err, CU_E_IO, e, _("Cannot lock %s"), prefix);
-    }
-    *out = fd;
-    return CU_OK;
-}
-
-void
-cu_prefix_unlock(int fd)
-{
-    if (fd >= 0) {
-        flock(fd, LOCK_UN);
-        close(fd);
-    }
-}
-
 void
 cu_prefix_reconcile(const char *prefix)
 {

@@ -15,11 +15,8 @@
 #define CU_TOOLKIT_H
 
 #include "core/install/exec.h"
+#include "core/install/prefixlock.h"
 #include "core/install/record.h"
-
-/** Holds PREFIX/.cudaup.lock; CU_E_BUSY when another cudaup holds it. */
-CU_NODISCARD enum cu_status cu_prefix_lock(const char *prefix, int *fd, struct cu_error *err);
-void cu_prefix_unlock(int fd);
 
 /** Remove what an interrupted run left in PREFIX (staging, temporary links). Hold the lock. */
 void cu_prefix_reconcile(const char *prefix);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/base/stream.h"
 #include "core/install/toolkit.h"
@@ -29,6 +30,10 @@ struct job {
     char *final, *partial;
     int lock; /* this run's hold on the archive in the cache (core/fetch/cache.h); -1: none */
     bool cached;
+    bool refetch;   /* the cache's copy failed its hash: deleted, to be downloaded again in this run */
+    bool refetched; /* this is that second try (never a third) */
+    dev_t cached_dev; /* the cache's copy that was read (only that one is deleted when it fails its hash) */
+    ino_t cached_ino;
     struct cu_stream stream;
     bool stream_open;
     char *staging; /* unpack here; NULL: only hash */
@@ -46,7 +51,9 @@ struct job {
 };
 
 /*
- * Fetch and consume @n downloads; jobs[i].staging set means unpack.  The
+ * Fetch and consume @n downloads; jobs[i].staging set means unpack.  An archive the cache held
+ * that fails its hash is deleted and downloaded again in the same run (a second round of the
+ * pipeline for those alone), never failing the run by itself.  The
  * caller owns *jobs_out (cu_pipeline_jobs_fini) in the order largest first.  On a failure,
  * *@culprit (when given) names the installer whose archive failed ("cuda",
  * "cudnn", "python").

@@ -259,6 +259,86 @@ library_version(const struct cu_sysroot *root, struct cu_version *out)
     }
 }
 
+/* Kernel releases in order: "6.8.0-151-generic" after "6.8.0-45-generic" (their runs of digits, as numbers). */
+static int
+krel_cmp(const char *a, const char *b)
+{
+    while (*a || *b) {
+        while (*a && !(*a >= '0' && *a <= '9'))
+            a++;
+        while (*b && !(*b >= '0' && *b <= '9'))
+            b++;
+        if (!*a || !*b)
+            return *a ? 1 : *b ? -1 : 0;
+        char *ea, *eb;
+        unsigned long long x = strtoull(a, &ea, 10), y = strtoull(b, &eb, 10);
+        if (x != y)
+            return x < y ? -1 : 1;
+        a = ea;
+        b = eb;
+    }
+    return 0;
+}
+
+/* The kernel packages dpkg lists (image metas, with their Depends; kernel images), for the kernel meta. */
+struct kpkgs {
+    struct cu_strv metas, meta_deps, images;
+};
+
+static void
+kernel_package(struct kpkgs *k, const char *pkg, const char *status, const char *depends)
+{
+    if (!cu_str_has_prefix(pkg, "linux-image-") || !cu_str_has_suffix(status, " installed"))
+        return;
+    const char *rest = pkg + strlen("linux-image-");
+    if (cu_str_has_prefix(rest, "unsigned-"))
+        rest += strlen("unsigned-");
+    if (*rest >= '0' && *rest <= '9') {
+        if (!cu_str_has_suffix(rest, "-dbg") && !cu_str_has_suffix(rest, "-unsigned"))
+            cu_strv_push(&k->images, rest);
+    } else if (rest == pkg + strlen("linux-image-")) {
+        cu_strv_push(&k->metas, rest);
+        cu_strv_push(&k->meta_deps, depends ? depends : "");
+    }
+}
+
+/* Does a Depends field name package @name (as a whole word)? */
+static bool
+depends_on(const char *deps, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(deps, name); p; p = strstr(p + 1, name)) {
+        bool start = p == deps || p[-1] == ' ' || p[-1] == ',' || p[-1] == '|';
+        bool end = !p[n] || p[n] == ' ' || p[n] == ',' || p[n] == '|' || p[n] == '(';
+        if (start && end)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * As ubuntu-drivers' kerneldetection does: the newest installed kernel image, then the installed image
+ * meta that depends on it (the greatest name when several do).  NULL when there is none.
+ */
+static char *
+kernel_meta_of(const struct kpkgs *k)
+{
+    const char *newest = NULL;
+    for (size_t i = 0; i < k->images.n; i++)
+        if (!newest || krel_cmp(k->images.v[i], newest) > 0)
+            newest = k->images.v[i];
+    if (!newest)
+        return NULL;
+    CU_AUTOFREE char *img = cu_xasprintf("linux-image-%s", newest);
+    CU_AUTOFREE char *uimg = cu_xasprintf("linux-image-unsigned-%s", newest);
+    const char *best = NULL;
+    for (size_t i = 0; i < k->metas.n; i++)
+        if ((depends_on(k->meta_deps.v[i], img) || depends_on(k->meta_deps.v[i], uimg)) &&
+            (!best || strcmp(k->metas.v[i], best) > 0))
+            best = k->metas.v[i];
+    return best ? cu_xstrdup(best) : NULL;
+}
+
 static bool
 driver_package(const char *name)
 {
@@ -283,18 +363,33 @@ add_package(struct cu_drv_state *s, const char *pkg, const char *status)
  * dpkg): each paragraph's Package and Status.
  */
 static void
-dpkg_status_file(const struct cu_sysroot *root, struct cu_drv_state *s)
+dpkg_status_file(const struct cu_sysroot *root, struct cu_drv_state *s, struct kpkgs *k)
 {
     CU_AUTOFREE char *t = read_text(root, "/var/lib/dpkg/status", 256u << 20);
     char pkg[256] = "";
-    for (char *line = t, *next; line && *line; line = next) {
+    const char *status = NULL, *depends = NULL;
+    for (char *line = t, *next; line; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
-        if (cu_str_has_prefix(line, "Package: "))
+        if (!*line || !next) { /* the end of a paragraph */
+            if (cu_str_has_prefix(line, "Status: "))
+                status = line + strlen("Status: ");
+            if (pkg[0] && status) {
+                add_package(s, pkg, status);
+                kernel_package(k, pkg, status, depends);
+            }
+            pkg[0] = '\0';
+            status = depends = NULL;
+            if (!next)
+                break;
+        } else if (cu_str_has_prefix(line, "Package: ")) {
             snprintf(pkg, sizeof(pkg), "%s", line + strlen("Package: "));
-        else if (cu_str_has_prefix(line, "Status: "))
-            add_package(s, pkg, line + strlen("Status: "));
+        } else if (cu_str_has_prefix(line, "Status: ")) {
+            status = line + strlen("Status: ");
+        } else if (cu_str_has_prefix(line, "Depends: ")) {
+            depends = line + strlen("Depends: ");
+        }
     }
 }
 
@@ -303,13 +398,13 @@ dpkg_status_file(const struct cu_sysroot *root, struct cu_drv_state *s)
  * on the machine root's database.  False where dpkg-query cannot be run.
  */
 static bool
-dpkg_query(const struct cu_sysroot *root, const char *const *envp, struct cu_drv_state *s)
+dpkg_query(const struct cu_sysroot *root, const char *const *envp, struct cu_drv_state *s, struct kpkgs *k)
 {
     if (!cu_sysroot_is_dir(root, "/var/lib/dpkg"))
         return true; /* no dpkg on that machine: nothing to read */
     CU_AUTOFREE char *admin = cu_sysroot_host_path(root, "/var/lib/dpkg");
     CU_AUTOFREE char *admin_arg = cu_xasprintf("--admindir=%s", admin);
-    const char *argv[] = {"dpkg-query", admin_arg, "-W", "-f=${Package}\t${Status}\n", NULL};
+    const char *argv[] = {"dpkg-query", admin_arg, "-W", "-f=${Package}\t${Status}\t${Depends}\n", NULL};
     struct cu_exec_opts o = {.envp = envp, .timeout_ms = 60000};
     struct cu_exec_result r;
     struct cu_error e;
@@ -323,7 +418,11 @@ dpkg_query(const struct cu_sysroot *root, const char *const *envp, struct cu_drv
             char *tab = strchr(line, '\t');
             if (tab) {
                 *tab = '\0';
+                char *deps = strchr(tab + 1, '\t');
+                if (deps)
+                    *deps++ = '\0';
                 add_package(s, line, tab + 1);
+                kernel_package(k, line, tab + 1, deps);
             }
         }
     }
@@ -338,6 +437,71 @@ file_mentions(const struct cu_sysroot *root, const char *path, const char *a, co
     return t && strstr(t, a) && (!b || strstr(t, b));
 }
 
+/* An apt preferences file that holds nvidia packages to a version (cudaup's "Pin: version 580.*"). */
+static bool
+apt_pinned(const struct cu_sysroot *root)
+{
+    DIR *d = cu_sysroot_opendir(root, "/etc/apt/preferences.d");
+    struct dirent *de;
+    bool found = file_mentions(root, "/etc/apt/preferences", "nvidia", "Pin: version");
+    while (!found && d && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        CU_AUTOFREE char *p = cu_path_join("/etc/apt/preferences.d", de->d_name);
+        found = file_mentions(root, p, "nvidia", "Pin: version");
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* NVIDIA's PCI functions other than GPUs (NVSwitch bridges): "DEVICE CLASS". */
+static void
+nvidia_functions(const struct cu_sysroot *root, struct cu_strv *out)
+{
+    DIR *d = cu_sysroot_opendir(root, "/sys/bus/pci/devices");
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        CU_AUTOFREE char *dir = cu_path_join("/sys/bus/pci/devices", de->d_name);
+        CU_AUTOFREE char *vp = cu_path_join(dir, "vendor");
+        CU_AUTOFREE char *dp = cu_path_join(dir, "device");
+        CU_AUTOFREE char *cp = cu_path_join(dir, "class");
+        CU_AUTOFREE char *vendor = cu_sysroot_read_line(root, vp);
+        CU_AUTOFREE char *device = cu_sysroot_read_line(root, dp);
+        CU_AUTOFREE char *cls = cu_sysroot_read_line(root, cp);
+        if (!vendor || !device || !cls || strcasecmp(vendor, "0x10de") != 0 || cu_str_has_prefix(cls, "0x03"))
+            continue;
+        cu_strv_push_owned(out, cu_xasprintf("%s %s", device, cls));
+    }
+    if (d)
+        closedir(d);
+}
+
+/* dnf's enabled stream of the nvidia-driver module (etc/dnf/modules.d/nvidia-driver.module). */
+static char *
+module_stream(const struct cu_sysroot *root)
+{
+    CU_AUTOFREE char *t = read_text(root, "/etc/dnf/modules.d/nvidia-driver.module", 65536);
+    char *stream = NULL, *save = NULL;
+    bool enabled = false;
+    for (char *line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+        line = cu_str_strip(line);
+        if (cu_str_has_prefix(line, "stream=") && line[7]) {
+            free(stream);
+            stream = cu_xstrdup(line + 7);
+        } else if (strcmp(line, "state=enabled") == 0) {
+            enabled = true;
+        }
+    }
+    if (!enabled) {
+        free(stream);
+        return NULL;
+    }
+    return stream;
+}
+
 struct cu_drv_state *
 cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, const char *const *envp)
 {
@@ -345,6 +509,7 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     cu_strv_init(&s->installed);
     cu_strv_init(&s->held);
     cu_strv_init(&s->kernels);
+    cu_strv_init(&s->nvidia_functions);
     s->kernel_release = kernel_release(root);
     root_kernels(root, &s->kernels);
     s->boot_id = cu_sysroot_read_line(root, "/proc/sys/kernel/random/boot_id");
@@ -383,9 +548,33 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
         s->lib_version = f->driver.lib_version;
     else
         library_version(root, &s->lib_version);
-    if (!dpkg_query(root, envp, s))
-        dpkg_status_file(root, s);
-    s->pinned = s->held.n > 0 || file_mentions(root, "/etc/dnf/plugins/versionlock.list", "nvidia", NULL) ||
+    struct kpkgs k;
+    cu_strv_init(&k.metas);
+    cu_strv_init(&k.meta_deps);
+    cu_strv_init(&k.images);
+    if (!dpkg_query(root, envp, s, &k))
+        dpkg_status_file(root, s, &k);
+    s->kernel_meta = kernel_meta_of(&k);
+    cu_strv_fini(&k.metas);
+    cu_strv_fini(&k.meta_deps);
+    cu_strv_fini(&k.images);
+    if (!s->kernel_meta && s->kernel_release) { /* Arch: the kernel's package names itself in its modules folder */
+        static const char *const bases[] = {"/usr/lib/modules", "/lib/modules"};
+        for (size_t i = 0; i < CU_N_ELEMENTS(bases) && !s->kernel_meta; i++) {
+            CU_AUTOFREE char *p = cu_xasprintf("%s/%s/pkgbase", bases[i], s->kernel_release);
+            char *line = cu_sysroot_read_line(root, p);
+            if (line && *line && strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789-_.+") == strlen(line))
+                s->kernel_meta = line;
+            else
+                free(line);
+        }
+    }
+    nvidia_functions(root, &s->nvidia_functions);
+    s->module_stream = module_stream(root);
+    s->fabricmanager_enabled =
+        cu_sysroot_exists(root, "/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service");
+    s->pinned = s->held.n > 0 || apt_pinned(root) || file_mentions(root, "/etc/dnf/plugins/versionlock.list", "nvidia", NULL) ||
+                file_mentions(root, "/etc/dnf/versionlock.toml", "nvidia", NULL) ||
                 file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=5") ||
                 file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=4") ||
                 file_mentions(root, "/etc/zypp/locks", "nvidia", NULL);
@@ -407,5 +596,8 @@ cu_drv_state_free(struct cu_drv_state *s)
     cu_strv_fini(&s->kernels);
     cu_strv_fini(&s->installed);
     cu_strv_fini(&s->held);
+    free(s->kernel_meta);
+    cu_strv_fini(&s->nvidia_functions);
+    free(s->module_stream);
     free(s);
 }

@@ -28,11 +28,17 @@ struct cu_drv_state {
     struct cu_version lib_version; /* the user-space libraries' (libnvidia-ml.so.X.Y.Z), n == 0 if none */
     struct cu_strv installed; /* the driver's packages installed (dpkg), e.g. nvidia-driver-580 */
     struct cu_strv held;      /* those held (apt-mark hold) */
-    bool pinned;              /* a pin of any kind: held package, dnf versionlock or module stream, zypper lock */
+    bool pinned;              /* a pin of any kind: held package, apt preferences, dnf versionlock or module stream, zypper lock */
     bool reboot_required;     /* var/run/reboot-required */
     char *boot_id;            /* /proc/sys/kernel/random/boot_id: which boot this is, or NULL (an image) */
     bool image;               /* a root other than / that shows no running kernel: a machine image */
     struct cu_strv kernels;   /* the kernels the root has modules or headers for (lib/modules/NAME), newest last */
+    char *kernel_meta;        /* the package that brings this machine's kernels: the installed linux-image meta that
+                               * depends on the newest installed kernel image (Ubuntu "generic-hwe-22.04", Debian
+                               * "cloud-amd64"), or Arch's pkgbase ("linux-lts"); NULL when none is known */
+    struct cu_strv nvidia_functions; /* NVIDIA PCI functions that are not GPUs: "DEVICE CLASS" ("0x22a3 0x068000") */
+    char *module_stream;      /* the enabled stream of dnf's nvidia-driver module ("580-open"), or NULL */
+    bool fabricmanager_enabled; /* the nvidia-fabricmanager unit is enabled (systemd's wants link) */
 };
 
 /**

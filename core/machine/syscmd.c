@@ -368,6 +368,8 @@ static void
 on_output(void *userdata, const char *data, size_t len)
 {
     struct stream *st = userdata;
+    if (st->s->on_output)
+        st->s->on_output(st->s->output_userdata, data, len);
     for (size_t i = 0; i < len; i++) {
         if (data[i] != '\n') {
             cu_buf_append(&st->part, data + i, 1);

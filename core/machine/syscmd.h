@@ -45,6 +45,9 @@ struct cu_sys {
     bool files_open;
     cu_sys_line_fn on_line; /* may be NULL */
     void *line_userdata;
+    /* Each chunk of a command's output as it comes (a DKMS build takes minutes), or NULL. */
+    void (*on_output)(void *userdata, const char *data, size_t len);
+    void *output_userdata;
 };
 
 /**

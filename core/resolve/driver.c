@@ -78,51 +78,42 @@ row_matches(const struct cu_drv_pkg *p, const struct cu_facts *f)
     return strv_has(p->versions, f->os.version_id) || strv_has(p->versions, major);
 }
 
-char *
-cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *f)
+int
+cu_drv_nvswitch_count(const struct cu_facts *f, const struct cu_catalog *cat, const char **name)
 {
-    const char *krel = f->drv && f->drv->kernel_release ? f->drv->kernel_release : "";
-    /* Ubuntu's kernel flavour: what follows the ABI number (6.8.0-45-generic -> generic). */
-    const char *dash = strchr(krel, '-');
-    const char *kf = dash ? strchr(dash + 1, '-') : NULL;
-    const char *vid = f->os.version_id ? f->os.version_id : "";
-    struct cu_buf b;
-    cu_buf_init(&b);
-    for (const char *c = tmpl; *c; c++) {
-        if (*c != '{') {
-            cu_buf_putc(&b, *c);
-            continue;
+    int n = 0;
+    if (name)
+        *name = NULL;
+    for (size_t i = 0; f->drv && i < f->drv->nvidia_functions.n; i++) {
+        unsigned long dev = 0, cls = 0;
+        char *end;
+        const char *fn = f->drv->nvidia_functions.v[i];
+        dev = strtoul(fn, &end, 16);
+        cls = strtoul(end, NULL, 16);
+        const struct cu_drv_nvswitch *sw = cu_drv_nvswitch_for(cat->driver, 0x10de, (unsigned)dev, (unsigned)cls);
+        if (sw) {
+            if (name && !*name)
+                *name = sw->name;
+            n++;
         }
-        const char *close = strchr(c, '}');
-        if (!close) {
-            cu_buf_puts(&b, c);
-            break;
-        }
-        size_t n = (size_t)(close - c - 1);
-        const char *k = c + 1;
-        if (n == 1 && *k == 'B')
-            cu_buf_printf(&b, "%d", branch);
-        else if (n == 1 && *k == 'K')
-            cu_buf_puts(&b, kf ? kf + 1 : "generic");
-        else if (n == 1 && *k == 'R')
-            cu_buf_puts(&b, krel);
-        else if (n == 1 && *k == 'V')
-            cu_buf_printf(&b, "%.*s", (int)strcspn(vid, "."), vid);
-        else if (n == 2 && strncmp(k, "VN", 2) == 0)
-            for (const char *v = vid; *v; v++) {
-                if (*v != '.')
-                    cu_buf_putc(&b, *v);
-            }
-        else if (n == 4 && strncmp(k, "ARCH", 4) == 0)
-            cu_buf_puts(&b, strcmp(f->os.machine, "aarch64") == 0 ? "sbsa" : "x86_64");
-        else if (n == 4 && strncmp(k, "SUSE", 4) == 0)
-            cu_buf_printf(&b, "%s%.*s", f->os.id && strncmp(f->os.id, "sle", 3) == 0 ? "sles" : "opensuse",
-                          (int)strcspn(vid, "."), vid);
-        else
-            cu_buf_append(&b, c, n + 2);
-        c = close;
     }
-    return cu_buf_steal(&b);
+    return n;
+}
+
+/* Can @r serve this machine: its kernel meta, and the fabric manager where NVSwitch bridges need one? */
+static const char *
+row_fits(const struct cu_drv_pkg *r, const struct cu_facts *f, int nvswitch, bool *fits)
+{
+    const char *km = cu_drv_row_kernel(r, cu_drv_kernel_meta(f));
+    bool needs_km = false;
+    const char *const *lists[] = {(const char *const *)r->packages, (const char *const *)r->signed_modules,
+                                  (const char *const *)r->headers};
+    for (size_t l = 0; l < CU_N_ELEMENTS(lists); l++)
+        for (const char *const *t = lists[l]; t && *t; t++)
+            needs_km |= strstr(*t, "{KM}") != NULL;
+    *fits = (km || (!needs_km && strcmp(r->kernels[0], "*") == 0)) &&
+            (nvswitch ? r->fabricmanager[0] != NULL : !r->variant);
+    return km;
 }
 
 static struct cu_drv_plan *
@@ -133,6 +124,8 @@ plan_new(const char *action)
     cu_strv_init(&p->packages);
     cu_strv_init(&p->pin_packages);
     cu_strv_init(&p->reasons);
+    cu_strv_init(&p->fabricmanager);
+    cu_strv_init(&p->reason_sources);
     return p;
 }
 
@@ -158,9 +151,32 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     free(p->mok_key);
     free(p->mok_cert);
     cu_strv_fini(&p->reasons);
+    cu_strv_fini(&p->reason_sources);
     free(p->refusal);
     free(p->advice);
+    free(p->kernel_meta);
+    cu_strv_fini(&p->fabricmanager);
+    free(p->fabricmanager_service);
+    for (size_t i = 0; i < p->n_steps; i++)
+        cu_drv_step_fini(&p->steps[i]);
+    free(p->steps);
     free(p);
+}
+
+/* A reason, its English twin noted for the log, and the data it rests on (NULL: none): the source goes
+ * beside the reason (-v, JSON provenance, the log), never into its sentence (issue 35, item 5). */
+static void
+reason_v(struct cu_drv_plan *p, const char *source, const char *fmt, va_list ap) CU_PRINTF(3, 0);
+static void
+reason_v(struct cu_drv_plan *p, const char *source, const char *fmt, va_list ap)
+{
+    va_list en;
+    va_copy(en, ap);
+    char *s = cu_xvasprintf(fmt, ap);
+    cu_i18n_note_formatted(s, fmt, en);
+    va_end(en);
+    cu_strv_push_owned(&p->reasons, s);
+    cu_strv_push(&p->reason_sources, source ? source : "");
 }
 
 static void
@@ -170,8 +186,30 @@ reason(struct cu_drv_plan *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cu_strv_push_owned(&p->reasons, cu_xvasprintf(fmt, ap));
+    reason_v(p, NULL, fmt, ap);
     va_end(ap);
+}
+
+static void
+reason_src(struct cu_drv_plan *p, const char *source, const char *fmt, ...) CU_PRINTF(3, 4);
+static void
+reason_src(struct cu_drv_plan *p, const char *source, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    reason_v(p, source, fmt, ap);
+    va_end(ap);
+}
+
+const char *
+cu_drv_secure_boot_word(const char *sb)
+{
+    if (!sb)
+        return "";
+    return strcmp(sb, "signed") == 0 ? _("on, the distribution's signed modules")
+           : strcmp(sb, "mok") == 0  ? _("on, DKMS's key to enrol after the reboot")
+           : strcmp(sb, "off") == 0  ? _("off")
+                                     : sb;
 }
 
 static struct cu_drv_plan *
@@ -242,8 +280,9 @@ gpu_needs(const struct cu_drv_in *in, struct cu_drv_plan *p, struct needs *n)
             cu_buf_printf(&fl, _(", branch %d or newer"), floor);
         if (gen->branch_last)
             cu_buf_printf(&fl, _(", branch %d at the newest (its last)"), gen->branch_last);
-        reason(p, _("GPU %d (%s, compute capability %s, %s): %s. Source: %s (%s)."), g->index, g->name,
-               vs(&g->cc, b2, sizeof(b2)), gen->generation, fl.data, gen->source, gen->confidence);
+        CU_AUTOFREE char *src = cu_xasprintf("%s (%s)", gen->source, gen->confidence);
+        reason_src(p, src, _("GPU %d (%s, compute capability %s, %s): %s."), g->index, g->name,
+                   vs(&g->cc, b2, sizeof(b2)), gen->generation, fl.data);
         cu_buf_fini(&fl);
     }
     if (!n->open_ok && !n->prop_ok)
@@ -296,9 +335,14 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
     const struct cu_drv_data *d = in->cat->driver;
     struct pick best = {NULL, 0};
     const char *pref = n->prefer_open && n->open_ok ? "open" : n->prop_ok ? "proprietary" : "open";
+    int nvswitch = cu_drv_nvswitch_count(in->facts, in->cat, NULL);
     for (size_t i = 0; i < d->n_pkgs; i++) {
         const struct cu_drv_pkg *r = &d->pkgs[i];
+        bool fits;
         if (strcmp(r->source, source) != 0 || !row_matches(r, in->facts))
+            continue;
+        row_fits(r, in->facts, strcmp(source, "aur") == 0 ? 0 : nvswitch, &fits);
+        if (!fits)
             continue;
         bool open = strcmp(r->flavor, "open") == 0;
         if ((open && !n->open_ok) || (!open && !n->prop_ok) || (want_flavor && strcmp(want_flavor, r->flavor) != 0))
@@ -313,8 +357,10 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
                 continue;
             bool better = !best.row;
             if (!better) {
+                /* The preferred flavor, then the newest branch, then a row made for this kernel over one for any. */
                 bool bp = strcmp(best.row->flavor, pref) == 0, rp = strcmp(r->flavor, pref) == 0;
-                better = (rp && !bp) || (rp == bp && b > best.branch);
+                bool bk = strcmp(best.row->kernels[0], "*") != 0, rk = strcmp(r->kernels[0], "*") != 0;
+                better = (rp && !bp) || (rp == bp && b > best.branch) || (rp == bp && b == best.branch && rk && !bk);
             }
             if (better)
                 best = (struct pick){r, b};
@@ -326,18 +372,27 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
 const struct cu_drv_pkg *
 cu_drv_row_for(const struct cu_facts *f, const struct cu_catalog *cat, int branch, const char *flavor)
 {
-    const struct cu_drv_pkg *any = NULL;
+    const struct cu_drv_pkg *any = NULL, *distro = NULL;
+    int nvswitch = cu_drv_nvswitch_count(f, cat, NULL);
     for (size_t i = 0; cat->driver && i < cat->driver->n_pkgs; i++) {
         const struct cu_drv_pkg *r = &cat->driver->pkgs[i];
+        bool fits;
         if (strcmp(r->source, "aur") == 0 || !row_matches(r, f) || (flavor && strcmp(r->flavor, flavor) != 0))
             continue;
-        for (size_t k = 0; k < r->n_branches; k++)
-            if ((r->branches[k] == branch || !branch) && strcmp(r->source, "distro") == 0)
-                return r;
-            else if ((r->branches[k] == branch || !branch) && !any)
+        row_fits(r, f, nvswitch, &fits);
+        if (!fits)
+            continue;
+        bool specific = strcmp(r->kernels[0], "*") != 0; /* the row made for this kernel first */
+        for (size_t k = 0; k < r->n_branches; k++) {
+            if (r->branches[k] != branch && branch)
+                continue;
+            if (strcmp(r->source, "distro") == 0 && (!distro || (specific && strcmp(distro->kernels[0], "*") == 0)))
+                distro = r;
+            else if (!any)
                 any = r;
+        }
     }
-    return any;
+    return distro ? distro : any;
 }
 
 static bool
@@ -347,6 +402,39 @@ distro_known(const struct cu_drv_in *in)
         if (row_matches(&in->cat->driver->pkgs[i], in->facts))
             return true;
     return false;
+}
+
+/* Some row is for this os-release ID (whatever the version). */
+static bool
+id_known(const struct cu_drv_in *in)
+{
+    for (size_t i = 0; in->facts->os.id && i < in->cat->driver->n_pkgs; i++)
+        if (strv_has(in->cat->driver->pkgs[i].ids, in->facts->os.id) && strcmp(in->cat->driver->pkgs[i].source, "aur") != 0)
+            return true;
+    return false;
+}
+
+/* "42, 43, 44": the versions the rows of this ID name. Caller owns. */
+static char *
+known_versions(const struct cu_drv_in *in)
+{
+    struct cu_strv v;
+    cu_strv_init(&v);
+    for (size_t i = 0; i < in->cat->driver->n_pkgs; i++) {
+        const struct cu_drv_pkg *r = &in->cat->driver->pkgs[i];
+        if (!strv_has(r->ids, in->facts->os.id))
+            continue;
+        for (char **x = r->versions; *x; x++)
+            if (!cu_strv_contains(&v, *x))
+                cu_strv_push(&v, *x);
+    }
+    cu_strv_sort(&v);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t i = 0; i < v.n; i++)
+        cu_buf_printf(&b, "%s%s", i ? ", " : "", v.v[i]);
+    cu_strv_fini(&v);
+    return cu_buf_steal(&b);
 }
 
 static const char *
@@ -361,6 +449,8 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     const struct cu_facts *f = in->facts;
     const struct cu_drv_pkg *r = k->row;
     const struct cu_drv_state *s = f->drv;
+    const char *km = cu_drv_row_kernel(r, cu_drv_kernel_meta(f));
+    const char *swname = NULL;
     char b1[32];
     p->branch = k->branch;
     p->flavor = cu_xstrdup(r->flavor);
@@ -368,65 +458,76 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     p->source = cu_xstrdup(r->source);
     p->distro = cu_xstrdup(r->distro);
     p->pin_kind = cu_xstrdup(r->pin);
+    p->kernel_meta = km ? cu_xstrdup(km) : NULL;
+    p->nvswitch = cu_drv_nvswitch_count(f, in->cat, &swname);
     if (r->version.n && (int)r->version.part[0] == k->branch)
         p->version = r->version;
     else if (!branch_version(in->cat, k->branch, &p->version))
         p->version = (struct cu_version){{(uint32_t)k->branch}, 1};
+    /* What it installs: NVIDIA's pinning package first, the driver and its prebuilt modules, the headers DKMS
+     * builds with, the fabric manager. */
+    if (strcmp(r->pin, "nvidia pinning package") == 0)
+        for (char **t = r->pin_packages; *t; t++)
+            cu_strv_push_owned(&p->packages, cu_drv_expand_km(*t, k->branch, f, km));
     for (char **t = r->packages; *t; t++)
-        cu_strv_push_owned(&p->packages, cu_drv_expand(*t, k->branch, f));
+        cu_strv_push_owned(&p->packages, cu_drv_expand_km(*t, k->branch, f, km));
     for (char **t = r->signed_modules; *t; t++) {
-        CU_AUTOFREE char *x = cu_drv_expand(*t, k->branch, f);
+        CU_AUTOFREE char *x = cu_drv_expand_km(*t, k->branch, f, km);
         if (!cu_strv_contains(&p->packages, x))
             cu_strv_push(&p->packages, x);
     }
-    /* The pin holds the branch's packages, not the kernel-module packages that must follow each new kernel
-     * (holding linux-modules-nvidia-580-generic would leave the next kernel without a module). */
-    for (char **t = r->packages; *t; t++) {
-        CU_AUTOFREE char *x = cu_drv_expand(*t, k->branch, f);
-        bool module_pkg = false;
-        for (char **m = r->signed_modules; *m; m++) {
-            CU_AUTOFREE char *y = cu_drv_expand(*m, k->branch, f);
-            module_pkg |= strcmp(x, y) == 0;
+    for (char **t = r->headers; *t; t++)
+        cu_strv_push_owned(&p->packages, cu_drv_expand_km(*t, k->branch, f, km));
+    if (p->nvswitch) {
+        for (char **t = r->fabricmanager; *t; t++) {
+            cu_strv_push_owned(&p->fabricmanager, cu_drv_expand_km(*t, k->branch, f, km));
+            cu_strv_push(&p->packages, p->fabricmanager.v[p->fabricmanager.n - 1]);
         }
-        if (!module_pkg)
-            cu_strv_push(&p->pin_packages, x);
+        p->fabricmanager_service = r->fabricmanager_service ? cu_xstrdup(r->fabricmanager_service) : NULL;
     }
-    /* DKMS builds the module here: it needs the running kernel's headers. */
-    if (!r->signed_modules[0])
-        for (char **t = r->headers; *t; t++)
-            cu_strv_push_owned(&p->packages, cu_drv_expand(*t, k->branch, f));
+    for (char **t = r->pin_packages; *t; t++)
+        cu_strv_push_owned(&p->pin_packages, cu_drv_expand_km(*t, k->branch, f, km));
     if (r->module_stream)
-        p->module_stream = cu_drv_expand(r->module_stream, k->branch, f);
+        p->module_stream = cu_drv_expand_km(r->module_stream, k->branch, f, km);
     if (r->repo)
-        p->repo = cu_drv_expand(r->repo, k->branch, f);
+        p->repo = cu_drv_expand_km(r->repo, k->branch, f, km);
     p->components = r->components ? cu_xstrdup(r->components) : NULL;
     p->initramfs = r->initramfs ? cu_xstrdup(r->initramfs) : NULL;
-    reason(p, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here. Source: %s (%s)."),
-           k->branch, r->flavor, strcmp(r->source, "distro") == 0 ? r->distro : _("NVIDIA's repository"), r->manager,
-           r->ref, r->confidence);
+    CU_AUTOFREE char *src = cu_xasprintf("%s (%s)", r->ref, r->confidence);
+    reason_src(p, src, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here."),
+               k->branch, cu_drv_flavor_word(r->flavor), strcmp(r->source, "distro") == 0 ? r->distro : _("NVIDIA's repository"),
+               r->manager);
     reason(p, r->version.n ? _("It is release %s there, and runs every CUDA whose driver floor is that or lower (NVIDIA's CUDA toolkit driver table).")
                            : _("The plan counts on %s, the branch's first release in NVIDIA's CUDA toolkit driver table, and the CUDA releases it runs."),
            cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    if (km && strcmp(r->kernels[0], "*") != 0)
+        reason(p, _("The kernel modules follow the kernel meta package %s: each kernel update brings their build for it."), km);
+    else if (r->headers[0])
+        reason(p, _("The module is built here with DKMS, for the kernel that the kernel meta packages bring (%s), so it is there for the kernel the next boot runs and for each kernel update."),
+               km ? km : _("the running kernel's"));
+    if (p->nvswitch)
+        reason(p, _("%d NVSwitch bridges (%s) connect the GPUs: CUDA needs NVIDIA's fabric manager running there (else error 802, \"system not yet initialized\"), so the plan installs %s of the same branch and enables its service."),
+               p->nvswitch, swname ? swname : "NVSwitch", p->fabricmanager.n ? p->fabricmanager.v[0] : "?");
     /* How the branch is held, so that the next upgrade neither crosses a GPU's last branch nor changes flavor. */
-    struct cu_buf pin;
-    cu_buf_init(&pin);
-    if (strcmp(r->pin, "apt-mark hold") == 0 || strcmp(r->pin, "zypper addlock") == 0) {
-        cu_buf_puts(&pin, r->pin);
+    struct cu_drv_step *ps = cu_drv_pin_step(r, k->branch, f);
+    if (ps && ps->text) {
+        struct cu_buf pb;
+        cu_buf_init(&pb);
+        cu_buf_printf(&pb, "Pin: version %d.* (", k->branch);
         for (size_t i = 0; i < p->pin_packages.n; i++)
-            cu_buf_printf(&pin, " %s", p->pin_packages.v[i]);
-    } else if (strcmp(r->pin, "dnf module") == 0 && p->module_stream) {
-        cu_buf_printf(&pin, "dnf module enable %s", p->module_stream);
-    } else if (strcmp(r->pin, "dnf versionlock") == 0) {
-        cu_buf_printf(&pin, "dnf versionlock add *nvidia*%d*", k->branch);
+            cu_buf_printf(&pb, "%s%s", i ? " " : "", p->pin_packages.v[i]);
+        cu_buf_printf(&pb, ") in %s", ps->path);
+        p->pin = cu_buf_steal(&pb);
     } else {
-        cu_buf_puts(&pin, "none");
+        p->pin = ps ? cu_drv_step_line(ps) : cu_xstrdup("none");
+    }
+    cu_drv_step_free(ps);
+    if (strcmp(p->pin, "none") == 0)
         reason(p, _("%s has no branch lock in its package manager; the next upgrade may bring a newer branch, which serves these GPUs too (none has a last branch)."),
                r->distro);
-    }
-    p->pin = cu_buf_steal(&pin);
-    if (strcmp(p->pin, "none") != 0)
+    else
         reason(p, _("Held with `%s`: the next upgrade stays on branch %d and the %s flavor."), p->pin, k->branch,
-               r->flavor);
+               cu_drv_flavor_word(r->flavor));
     /* Secure Boot. */
     if (s && s->secure_boot == 1 && r->signed_modules[0]) {
         p->secure_boot = cu_xstrdup("signed");
@@ -450,6 +551,7 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
                 f->driver.kind == CU_DRIVER_NVIDIA;
     reason(p, p->reboot ? _("A reboot will be needed: cudaup stops there (exit 5) and carries on when run again.")
                         : _("No reboot is needed: no other driver holds the GPU, so cudaup loads the module with modprobe."));
+    cu_drv_steps_build(in, p, r, km);
 }
 
 struct cu_drv_plan *
@@ -517,7 +619,7 @@ cu_drv_choose(const struct cu_drv_in *in)
             p->action = cu_xstrdup("keep");
             reason(p, _("Driver %s (%s) serves every GPU here, so cudaup leaves it as it is."),
                    cu_driver_version_format(&f->driver.version, b1, sizeof(b1)),
-                   f->drv && f->drv->flavor ? f->drv->flavor : _("flavor unknown"));
+                   f->drv && f->drv->flavor ? cu_drv_flavor_word(f->drv->flavor) : _("flavor unknown"));
             return p;
         }
         if (!unfit) {
@@ -537,11 +639,17 @@ cu_drv_choose(const struct cu_drv_in *in)
     struct cu_version cuda_need = {{0}, 0}, cv;
     if (w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0 && cu_version_parse(w->cuda, &cv) && cv.n >= 2)
         cu_catalog_cuda_min_driver(in->cat, &cv, &cuda_need);
+    if (!distro_known(in) && id_known(in)) {
+        CU_AUTOFREE char *known = known_versions(in);
+        return refuse(p, cu_xasprintf(_("cudaup's driver data has no packages for %s (for %s it knows release %s)."),
+                                      os_name(f), f->os.id, known),
+                      cu_xstrdup(_("Install the NVIDIA driver yourself from your distribution's or NVIDIA's packages, reboot, then run cudaup again.")));
+    }
     if (!distro_known(in))
         return refuse(p, cu_xasprintf(_("cudaup installs the driver only with the package manager of Ubuntu, Debian, RHEL and its rebuilds, Fedora, openSUSE/SLES or Arch, not on %s."),
                                       os_name(f)),
                       cu_xasprintf(_("Install the NVIDIA driver yourself from your distribution's packages (%s kernel modules, branch %d%s), reboot, then run cudaup again."),
-                                   n.prefer_open && n.open_ok ? "open" : "proprietary", n.hi ? n.hi : n.lo ? n.lo : 580,
+                                   cu_drv_flavor_word(n.prefer_open && n.open_ok ? "open" : "proprietary"), n.hi ? n.hi : n.lo ? n.lo : 580,
                                    n.hi ? "" : _(" or newer")));
     bool nvidia_only = w->source && strcmp(w->source, "nvidia") == 0;
     bool distro_only = w->source && strcmp(w->source, "distro") == 0;
@@ -554,16 +662,22 @@ cu_drv_choose(const struct cu_drv_in *in)
             reason(p, _("%s's own packages carry no branch that serves every GPU here%s, so the driver comes from NVIDIA's repository (--driver-source nvidia)."),
                    os_name(f), cuda_need.n ? _(" and runs the CUDA asked for") : "");
     }
+    const char *swname = NULL;
+    int nvswitch = cu_drv_nvswitch_count(f, in->cat, &swname);
+    if (!k.row && nvswitch)
+        return refuse(p, cu_xasprintf(_("This machine has %d NVSwitch bridges (%s): CUDA runs there only with NVIDIA's fabric manager of the driver's branch, and cudaup knows no package of it for %s."),
+                                      nvswitch, swname, os_name(f)),
+                      cu_xstrdup(_("Install the driver and nvidia-fabricmanager of the same branch from NVIDIA's instructions, enable the nvidia-fabricmanager service, reboot, then run cudaup again with --driver keep.")));
     if (!k.row) {
         struct pick aur = best_of(in, &n, "aur", want_branch, want_flavor, NULL);
         if (aur.row) {
             CU_AUTOFREE char *pk = cu_drv_expand(aur.row->packages[0], aur.branch, f);
             return refuse(p, cu_xasprintf(_("%s's packages carry no branch that serves every GPU here; branch %d (%s) is only in the AUR (%s), which cudaup does not install from."),
-                                          os_name(f), aur.branch, aur.row->flavor, pk),
+                                          os_name(f), aur.branch, cu_drv_flavor_word(aur.row->flavor), pk),
                           cu_xasprintf(_("Install %s from the AUR yourself, reboot, then run cudaup again."), pk));
         }
         return refuse(p, cu_xasprintf(_("No package source cudaup knows for %s carries a driver branch that serves every GPU here (%s kernel modules, branch %d%s%s)."),
-                                      os_name(f), n.open_ok && (n.prefer_open || !n.prop_ok) ? "open" : "proprietary",
+                                      os_name(f), cu_drv_flavor_word(n.open_ok && (n.prefer_open || !n.prop_ok) ? "open" : "proprietary"),
                                       n.lo ? n.lo : 0, n.hi ? _(" to ") : _(" or newer"),
                                       n.hi ? cu_driver_version_format(&(struct cu_version){{(uint32_t)n.hi}, 1}, b1, sizeof(b1)) : ""),
                       cu_xstrdup(distro_only ? _("Try --driver-source nvidia, or install the driver yourself and run cudaup again.")
@@ -591,6 +705,17 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     char b[32];
     json_object_set_new(o, "action", json_string(p->action));
     json_object_set_new(o, "reasons", jstrv(&p->reasons));
+    /* The data behind a reason, as the plan's provenance[] has it (DESIGN: sources in JSON and behind -v). */
+    json_t *prov = json_array();
+    for (size_t i = 0; i < p->reasons.n && i < p->reason_sources.n; i++) {
+        if (!*p->reason_sources.v[i])
+            continue;
+        json_t *e = json_object();
+        json_object_set_new(e, "reason", json_string(p->reasons.v[i]));
+        json_object_set_new(e, "source", json_string(p->reason_sources.v[i]));
+        json_array_append_new(prov, e);
+    }
+    json_object_set_new(o, "provenance", prov);
     if (strcmp(p->action, "refuse") == 0) {
         json_object_set_new(o, "error", cu_json_str_or_null(p->refusal));
         json_object_set_new(o, "advice", cu_json_str_or_null(p->advice));
@@ -616,6 +741,18 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     json_object_set_new(o, "blacklist_nouveau", json_boolean(p->blacklist_nouveau));
     json_object_set_new(o, "initramfs", cu_json_str_or_null(p->initramfs));
     json_object_set_new(o, "mok_cert", cu_json_str_or_null(p->mok_cert));
+    json_object_set_new(o, "kernel_meta", cu_json_str_or_null(p->kernel_meta));
+    json_object_set_new(o, "nvswitch", json_integer(p->nvswitch));
+    if (p->fabricmanager.n) {
+        json_t *fm = json_object();
+        json_object_set_new(fm, "packages", jstrv(&p->fabricmanager));
+        json_object_set_new(fm, "service", cu_json_str_or_null(p->fabricmanager_service));
+        json_object_set_new(o, "fabricmanager", fm);
+    } else {
+        json_object_set_new(o, "fabricmanager", json_null());
+    }
+    json_object_set_new(o, "repositories", cu_drv_repositories_json(p));
+    json_object_set_new(o, "steps", cu_drv_steps_json(p));
     return o;
 }
 

@@ -22,6 +22,11 @@
 #include "core/base/str.h"
 #include "core/machine/sysinfo.h"
 
+/* The files cudaup writes outside its prefix for the driver (each also a step of the plan). */
+#define CU_DRV_BLACKLIST_FILE "/etc/modprobe.d/cudaup-blacklist-nouveau.conf"
+#define CU_DRV_SOURCES_FILE "/etc/apt/sources.list.d/cudaup-nvidia-driver.sources"
+#define CU_DRV_PREFS_FILE "/etc/apt/preferences.d/cudaup-nvidia-driver"
+
 /* What the user asked: --driver, --driver-source, and --cuda (for the branch floor). */
 struct cu_drv_wish {
     const char *driver; /* NULL/"auto", "keep", "none", "580", "580-open", "580-proprietary" */
@@ -35,6 +40,23 @@ struct cu_drv_wish {
 
 /** Check --driver and --driver-source's syntax. Errors: CU_E_USAGE. */
 CU_NODISCARD enum cu_status cu_drv_wish_check(const struct cu_drv_wish *w, struct cu_error *err);
+
+/*
+ * One thing the driver's install does, in the order it does them (the plan's driver.steps[]): a command
+ * (@argv), a file cudaup writes (@path with @text; @text NULL: made on the machine from its own
+ * configuration, the apt sources), or a file fetched first (@url, checked against @sha256 when set).
+ * The installer carries them out in order; "keyring", "sources", "match", "mok", "load" and "reboot"
+ * need what only the run knows (the cache, the machine's sources, an installed version, a terminal).
+ */
+struct cu_drv_step {
+    char *action; /* sources keyring repository update crb epel versionlock headers module pin install match lock
+                   * fabricmanager service blacklist initramfs mok load reboot */
+    char **argv;  /* NULL-terminated, or NULL */
+    char *path, *text;
+    char *url, *sha256;
+    char *query;  /* "match": the package whose installed version replaces {KV} in @argv */
+    char *why;
+};
 
 /* The plan's driver object (DESIGN "plan ... driver"). */
 struct cu_drv_plan {
@@ -54,9 +76,22 @@ struct cu_drv_plan {
     bool keep_may_do;       /* action refuse: leaving the driver as it is may serve (no branch serves every GPU) */
     struct cu_version version; /* the least driver of the branch that NVIDIA's CUDA table names */
     struct cu_strv reasons;
+    struct cu_strv reason_sources; /* beside each reason, the data it rests on ("" for none): shown with -v,
+                                    * in the JSON's provenance and in the log, never in the reason */
     char *refusal, *advice; /* action refuse: the sentence and what to do */
     bool image;             /* into a machine image (--root): no module load, no reboot; its first boot goes on */
+    char *kernel_meta;      /* the kernel meta the packages follow ({KM}: "generic-hwe-22.04", "amd64", "linux-lts") */
+    int nvswitch;           /* NVSwitch bridges found on PCI */
+    struct cu_strv fabricmanager; /* its packages (also in @packages), empty without NVSwitch */
+    char *fabricmanager_service;
+    struct cu_drv_step *steps;
+    size_t n_steps;
 };
+
+/** A driver flavor ("open", "proprietary") in the user's words; any other value as it is. Static. */
+const char *cu_drv_flavor_word(const char *flavor);
+/** The plan's secure_boot ("off", "signed", "mok") in the user's words. Static. */
+const char *cu_drv_secure_boot_word(const char *secure_boot);
 
 struct cu_drv_in {
     const struct cu_facts *facts;
@@ -74,6 +109,12 @@ void cu_drv_plan_free(struct cu_drv_plan *p);
 /** The plan JSON's "driver" object. */
 json_t *cu_drv_plan_json(const struct cu_drv_plan *p);
 
+/* The steps (driver_steps.c). */
+void cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct cu_drv_pkg *row, const char *km);
+void cu_drv_step_fini(struct cu_drv_step *s);
+json_t *cu_drv_steps_json(const struct cu_drv_plan *p);
+json_t *cu_drv_repositories_json(const struct cu_drv_plan *p);
+
 /**
  * The facts as they will be once the planned driver runs (for the resolver): a shallow copy
  * of @facts whose driver is the plan's branch.  @out must not be freed with cu_facts_free.
@@ -81,8 +122,34 @@ json_t *cu_drv_plan_json(const struct cu_drv_plan *p);
 void cu_drv_planned_facts(const struct cu_facts *facts, const struct cu_catalog *cat, const struct cu_drv_plan *p,
                           struct cu_facts *out);
 
-/** Expand a package template ({B}, {K}, {R}, {V}, {VN}, {ARCH}, {SUSE}). Caller owns. */
+/**
+ * Expand a package template: {B} branch, {K} the kernel release's flavour ("generic" of 6.8.0-45-generic),
+ * {KM} the kernel meta (cu_drv_kernel_meta), {R} the release, {V} VERSION_ID's major, {VN} VERSION_ID
+ * without dots, {ARCH} x86_64 or sbsa (NVIDIA's repositories), {ARCHR} x86_64 or aarch64 (RHEL's).
+ * Caller owns.
+ */
 char *cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *facts);
+
+/** cu_drv_expand with {KM} given (a row's alias of the machine's kernel meta). Caller owns. */
+char *cu_drv_expand_km(const char *tmpl, int branch, const struct cu_facts *facts, const char *km);
+
+/** cu_drv_expand with @row's alias of the kernel meta ("virtual=generic"). Caller owns. */
+char *cu_drv_expand_row(const struct cu_drv_pkg *row, const char *tmpl, int branch, const struct cu_facts *facts);
+
+/** {KM}: the machine's kernel meta (driver_state), else the release's flavour when it names one; NULL: unknown. */
+const char *cu_drv_kernel_meta(const struct cu_facts *facts);
+
+/** How @row serves kernel meta @km: the meta its templates use (an alias "virtual=generic" maps), or NULL. */
+const char *cu_drv_row_kernel(const struct cu_drv_pkg *row, const char *km);
+
+/** NVSwitch bridges among the machine's NVIDIA PCI functions (driver_nvswitch.csv); @name gets the first's. */
+int cu_drv_nvswitch_count(const struct cu_facts *facts, const struct cu_catalog *cat, const char **name);
+
+/** The step that holds @row's branch (a command or an apt preferences file), or NULL for "none". Caller frees. */
+struct cu_drv_step *cu_drv_pin_step(const struct cu_drv_pkg *row, int branch, const struct cu_facts *facts);
+void cu_drv_step_free(struct cu_drv_step *s);
+/** "apt-get install -y x" of a step's argv, or its path. Caller owns. */
+char *cu_drv_step_line(const struct cu_drv_step *s);
 
 /** The data row for this distribution that carries @branch (0: any) in @flavor (NULL: any; any source but the AUR), or NULL. */
 const struct cu_drv_pkg *cu_drv_row_for(const struct cu_facts *facts, const struct cu_catalog *cat, int branch,

@@ -39,6 +39,9 @@ framework_free(struct cu_plan_framework *f)
     cu_strv_free(f->constraints);
     free(f->constraints_file);
     free(f->index_url);
+    if (f->index_userpwd)
+        explicit_bzero(f->index_userpwd, strlen(f->index_userpwd));
+    free(f->index_userpwd);
     free(f->cuda_tag);
     for (size_t i = 0; i < f->n_gpu_code; i++) {
         free(f->gpu_code[i].code);
@@ -184,6 +187,13 @@ cu_plan_cuda_mm(const struct cu_plan *p, char *buf, size_t len)
     return cu_version_format(&p->cuda, 2, buf, len);
 }
 
+uint64_t
+cu_download_size(const struct cu_plan_download *d, bool *known)
+{
+    *known = !d->size_unknown || d->size_seen;
+    return !d->size_unknown ? d->size : d->size_seen;
+}
+
 char *
 cu_format_bytes(uint64_t n, char *buf, size_t len)
 {
@@ -207,14 +217,11 @@ cu_framework_title(const char *name)
     return strcmp(name, "pytorch") == 0 ? "PyTorch" : strcmp(name, "jax") == 0 ? "JAX" : "TensorFlow";
 }
 
-const char *
-cu_framework_try_line(const char *name)
+char *
+cu_framework_try_line(const struct cu_catalog_gpu_checks *checks, const char *name, const char *version)
 {
-    if (strcmp(name, "pytorch") == 0)
-        return "python -c 'import torch; print(torch.cuda.is_available())'";
-    if (strcmp(name, "jax") == 0)
-        return "python -c 'import jax; print(jax.devices())'";
-    return "python -c 'import tensorflow as tf; print(tf.config.list_physical_devices(\"GPU\"))'";
+    const struct cu_cat_gpu_check *g = checks ? cu_catalog_gpu_check(checks, name, version) : NULL;
+    return g ? cu_xasprintf("python -c '%s'", g->python) : NULL;
 }
 
 char *
@@ -326,6 +333,8 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "sha256", json_string(d->sha256));
         /* NVIDIA publishes no size for a runfile or a cuDNN .tgz: null, as for python-build-standalone */
         json_object_set_new(o, "size", d->size_unknown ? json_null() : json_integer((json_int_t)d->size));
+        if (d->size_unknown && d->size_seen) /* no source publishes it; the mirror reported this */
+            json_object_set_new(o, "size_seen", json_integer((json_int_t)d->size_seen));
         json_array_append_new(dl, o);
     }
     if (p->python && p->python->dl.url) {
@@ -337,6 +346,8 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "sha256", json_string(d->sha256));
         /* uv's table gives no size; cudaup's own rows (data/python) may */
         json_object_set_new(o, "size", d->size_unknown ? json_null() : json_integer((json_int_t)d->size));
+        if (d->size_unknown && d->size_seen) /* no source publishes it; the mirror reported this */
+            json_object_set_new(o, "size_seen", json_integer((json_int_t)d->size_seen));
         json_array_append_new(dl, o);
     }
     json_object_set_new(doc, "downloads", dl);

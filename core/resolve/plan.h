@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/catalog/fwcheck.h"
 #include "core/catalog/manifest.h"
 #include "core/base/parse.h"
 #include "core/base/str.h"
@@ -25,6 +26,8 @@ struct cu_plan_download {
     char sha256[65];
     uint64_t size;     /* the exact size; with size_unknown, only the most that is accepted */
     bool size_unknown; /* the source publishes no size (python-build-standalone): the hash alone decides */
+    uint64_t size_seen; /* with size_unknown: the size the mirror reported (Content-Length, stat) when asked
+                         * while planning, for the disk check and the totals; 0 when not known */
     char *runfile_layout; /* a CUDA runfile, read (never run) by core/unpack/runfile.c: "nested", ...; else NULL */
     char *archive_layout; /* a Python archive's: "full" places only python/install/ (core/unpack/pyarchive.h);
                              NULL or "install_only": the archive's top folder holds the tree */
@@ -54,7 +57,8 @@ struct cu_plan_framework {
     char **pip;      /* requirement strings for pip, NULL-terminated */
     char **constraints; /* pins for the libraries pip brings ("nvidia-cudnn-cu12==9.10.2.*"), NULL-terminated */
     char *constraints_file; /* where pip reads them (STATE/pip-constraints-ENV.txt), or NULL when none */
-    char *index_url; /* PyTorch's CUDA index, --index-url, the site mirror's index, or NULL */
+    char *index_url; /* PyTorch's CUDA index, --index-url, the site mirror's index, or NULL; never with user:password@ */
+    char *index_userpwd; /* the user:password --index-url carried, for pip's private netrc alone; never shown or stored */
     bool index_explicit; /* --index-url or the site mirror's: passed to pip over its own configuration */
     char *cuda_tag;  /* cu128, cuda12-local, ... or NULL */
     bool bundled_runtime; /* the wheels bring their own CUDA runtime (PyTorch, jax[cuda12]) */
@@ -139,14 +143,24 @@ json_t *cu_plan_to_json(const struct cu_plan *plan);
 /** "12.4" of the plan's CUDA. Returns @buf. */
 char *cu_plan_cuda_mm(const struct cu_plan *plan, char *buf, size_t len);
 
+/**
+ * The bytes download @d brings: its published size, else the size the mirror reported while planning
+ * (size_seen); *@known false (and 0) when neither is known.
+ */
+uint64_t cu_download_size(const struct cu_plan_download *d, bool *known);
+
 /** Human size: "1.2 GB", "340 MB", "12 kB". Returns @buf. */
 char *cu_format_bytes(uint64_t n, char *buf, size_t len);
 
 const char *cu_framework_name(enum cu_framework fw);
 /** How its makers write framework @name ("pytorch" -> "PyTorch"; TensorFlow for anything else). Static. */
 const char *cu_framework_title(const char *name);
-/** A one-line test of framework @name in its environment ("python -c 'import torch; ...'"). */
-const char *cu_framework_try_line(const char *name);
+/**
+ * A one-line test of framework @name @version ("1.14.0"; NULL: the newest) in its environment, a call that
+ * release has ("python -c 'import torch; ...'", from @cat's gpu_check rows); NULL when the catalog names
+ * none.  Caller frees.
+ */
+char *cu_framework_try_line(const struct cu_catalog_gpu_checks *checks, const char *name, const char *version);
 /** The command that activates the plan's Python environment (". ENV/bin/activate", "conda activate NAME"), or NULL. Caller frees. */
 char *cu_plan_activate_cmd(const struct cu_plan *p);
 

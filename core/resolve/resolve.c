@@ -401,8 +401,8 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
             st = legacy_fallback(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
             st = rs_nothing_fits(&r);
-        if (st == CU_OK && in->wishes->unconstrained == false && in->facts->n_gpus == 0)
-            cu_plan_warn(*out, _("No NVIDIA GPU was found; this install is for building, not for running."));
+        /* No GPU: the plan's note comes from doctor's finding, with its fix (installers/driver.c,
+         * inst_driver_bind); a second one here said it twice (issue 35). */
     }
     for (size_t i = 0; i < n_opts; i++)
         rs_fwopt_fini(&opts[i]);

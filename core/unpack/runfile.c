@@ -257,11 +257,35 @@ rename_member(void *ud, const char *name)
 
 /* ---------------------------------------------------------------- readers */
 
+/*
+ * The runfile, read once, front to back, through one descriptor: every byte handed to a decoder is
+ * a byte hashed (the header's bytes, read first, included), so what is unpacked is what was vouched
+ * for, whatever happens to the path meanwhile.
+ */
 struct fdrange {
     int fd;
-    uint64_t left;
+    uint64_t left;                /* payload bytes still to hand out */
+    const unsigned char *pre;     /* payload bytes already read (and hashed) with the header */
+    size_t pre_len, pre_pos;
+    struct cu_sha256 *h;
+    uint64_t hashed;              /* bytes read from fd, all of them hashed */
     const atomic_int *cancel;
 };
+
+/* read(2) through the hash. */
+static ssize_t
+read_hashed(struct fdrange *r, void *buf, size_t len)
+{
+    ssize_t n;
+    do
+        n = read(r->fd, buf, len);
+    while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        cu_sha256_update(r->h, buf, (size_t)n);
+        r->hashed += (uint64_t)n;
+    }
+    return n;
+}
 
 static ssize_t
 read_range(void *ud, void *buf, size_t len)
@@ -273,11 +297,18 @@ read_range(void *ud, void *buf, size_t len)
         return 0;
     if (len > r->left)
         len = (size_t)r->left;
-    ssize_t n = read(r->fd, buf, len);
-    if (n < 0)
-        return -errno;
-    if (n == 0)
-        return -EIO; /* shorter than the header said: truncated under us */
+    ssize_t n;
+    if (r->pre_pos < r->pre_len) {
+        n = (ssize_t)(r->pre_len - r->pre_pos < len ? r->pre_len - r->pre_pos : len);
+        memcpy(buf, r->pre + r->pre_pos, (size_t)n);
+        r->pre_pos += (size_t)n;
+    } else {
+        n = read_hashed(r, buf, len);
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return -EIO; /* shorter than the header said: truncated under us */
+    }
     r->left -= (uint64_t)n;
     return n;
 }
@@ -427,10 +458,12 @@ cu_runfile_extract(const struct cu_runfile_opts *o, struct cu_extract_result *re
 {
     enum cu_status st;
     struct names nm = {.strip = "", .components = o->components};
+    struct cu_sha256 h;
+    bool hashing = false;
     char sha[65];
-    unsigned long long fsize = 0;
     int fd = -1;
-    CU_AUTOFREE char *head = NULL;
+    CU_AUTOFREE unsigned char *head = NULL;
+    CU_AUTOFREE unsigned char *drain = NULL;
     memset(res, 0, sizeof(*res));
     if (res_component)
         *res_component = NULL;
@@ -444,39 +477,71 @@ cu_runfile_extract(const struct cu_runfile_opts *o, struct cu_extract_result *re
     } else if (!nested) {
         return cu_error_set(err, CU_E_INPUT, 0, _("%s: unknown runfile layout '%s'"), o->what, o->layout);
     }
-    /* Every byte is vouched for before one is placed. */
-    if ((st = cu_sha256_file(o->path, sha, &fsize, err)) != CU_OK)
-        return st;
-    if (!o->sha256 || strcmp(sha, o->sha256) != 0)
-        return cu_error_set(err, CU_E_CHECKSUM, 0, _("%s has sha256 %s, not the catalog's %s; nothing was placed"),
-                            o->what, sha, o->sha256 ? o->sha256 : "(none)");
-    fd = open(o->path, O_RDONLY | O_CLOEXEC);
+    if (!o->sha256)
+        return cu_error_set(err, CU_E_CHECKSUM, 0, _("%s has no sha256 to check it against; nothing was placed"), o->what);
+    /*
+     * One descriptor, read once: the header and the payload are hashed as they are read, and the
+     * file is judged by the hash of those very bytes.  Hashing by path and opening again would
+     * unpack whatever was renamed there in between.
+     */
+    fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
-        return cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), o->path);
+        return cu_error_set(err, errno == ENOENT ? CU_E_NOT_FOUND : CU_E_IO, errno, _("Cannot open %s"), o->path);
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || (unsigned long long)sb.st_size != fsize) {
-        st = cu_error_set(err, CU_E_IO, errno, _("%s changed while it was checked"), o->what);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = cu_error_set(err, CU_E_IO, errno, _("%s is not a regular file"), o->path);
         goto out;
     }
+    if ((st = cu_sha256_init(&h, err)) != CU_OK)
+        goto out;
+    hashing = true;
+    uint64_t fsize = (uint64_t)sb.st_size;
     size_t hl = fsize < HEAD_MAX ? (size_t)fsize : HEAD_MAX;
     head = cu_xmalloc(hl + 1);
-    ssize_t got = pread(fd, head, hl, 0);
-    if (got < 0) {
-        st = cu_error_set(err, CU_E_IO, errno, _("Cannot read %s"), o->path);
-        goto out;
+    struct fdrange r = {.fd = fd, .h = &h, .cancel = o->cancel};
+    size_t got = 0;
+    while (got < hl) {
+        ssize_t n = read_hashed(&r, head + got, hl - got);
+        if (n < 0) {
+            st = cu_error_set(err, CU_E_IO, errno, _("Cannot read %s"), o->path);
+            goto out;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
     }
     struct cu_runfile_payload p;
-    if ((st = cu_runfile_header(head, (size_t)got, fsize, o->what, &p, err)) != CU_OK)
-        goto out;
-    unsigned char magic[6] = {0};
-    ssize_t mg = pread(fd, magic, sizeof(magic), (off_t)p.offset);
-    if ((st = payload_magic(magic, mg > 0 ? (size_t)mg : 0, o->what, &p, err)) != CU_OK)
-        goto out;
-    if (lseek(fd, (off_t)p.offset, SEEK_SET) < 0) {
-        st = cu_error_set(err, CU_E_IO, errno, _("Cannot read %s"), o->path);
-        goto out;
+    if ((st = cu_runfile_header((const char *)head, got, fsize, o->what, &p, err)) != CU_OK)
+        goto check;
+    if (p.offset < got) { /* the payload's first bytes came with the header */
+        r.pre = head + p.offset;
+        r.pre_len = got - (size_t)p.offset;
+    } else { /* a header longer than what was read with it: read on to the payload, through the hash */
+        drain = cu_xmalloc(1 << 16);
+        for (uint64_t skip = p.offset - got; skip > 0;) {
+            ssize_t n = read_hashed(&r, drain, skip < (1 << 16) ? (size_t)skip : (1 << 16));
+            if (n <= 0) {
+                st = cu_error_set(err, CU_E_IO, n < 0 ? errno : 0, _("Cannot read %s"), o->path);
+                goto out;
+            }
+            skip -= (uint64_t)n;
+        }
     }
-    struct fdrange r = {.fd = fd, .left = p.size, .cancel = o->cancel};
+    unsigned char magic[6] = {0};
+    size_t mg = 0;
+    if (r.pre_len > 0) {
+        mg = r.pre_len < sizeof(magic) ? r.pre_len : sizeof(magic);
+        memcpy(magic, r.pre, mg);
+    }
+    if (mg < sizeof(magic) && r.pre_len == 0) { /* peek through the hash: these bytes are the payload's */
+        ssize_t n = read_hashed(&r, magic, sizeof(magic));
+        mg = n > 0 ? (size_t)n : 0;
+        r.pre = magic;
+        r.pre_len = mg;
+    }
+    if ((st = payload_magic(magic, mg, o->what, &p, err)) != CU_OK)
+        goto check;
+    r.left = p.size;
     struct cu_extract_opts xo = {.dirfd = o->dirfd, .what = o->what, .max_bytes = o->max_bytes,
                                  .max_entries = o->max_entries, .gzip = p.gzip, .cancel = o->cancel,
                                  .rename = rename_member, .rename_ud = &nm};
@@ -488,15 +553,46 @@ cu_runfile_extract(const struct cu_runfile_opts *o, struct cu_extract_result *re
         st = cu_extract(&xo, read_range, &r, res, err);
     if (st == CU_OK && res->n == 0)
         st = cu_error_set(err, CU_E_ARCHIVE, 0, _("%s holds none of the toolkit's files asked for"), o->what);
+check:
+    /*
+     * The rest of the file (what the decoders did not need) through the hash too, then the verdict:
+     * a file that is not the catalog's is refused as such, whatever else went wrong with it.
+     */
+    if (st == CU_E_CANCELLED || (o->cancel && atomic_load(o->cancel)))
+        goto out;
+    if (!drain)
+        drain = cu_xmalloc(1 << 16);
+    for (;;) {
+        ssize_t n = read_hashed(&r, drain, 1 << 16);
+        if (n < 0) {
+            if (st == CU_OK)
+                st = cu_error_set(err, CU_E_IO, errno, _("Cannot read %s"), o->path);
+            goto out;
+        }
+        if (n == 0)
+            break;
+        if (o->cancel && atomic_load(o->cancel)) {
+            st = cu_error_set(err, CU_E_CANCELLED, 0, _("Interrupted"));
+            goto out;
+        }
+    }
+    cu_sha256_final(&h, sha);
+    if (strcmp(sha, o->sha256) != 0 || r.hashed != fsize) {
+        st = cu_error_set(err, CU_E_CHECKSUM, 0,
+                          _("%s has sha256 %s, not the catalog's %s; nothing was placed"), o->what, sha, o->sha256);
+        goto out;
+    }
     if (st == CU_OK && res_component) {
         const char **c = cu_xcalloc(res->n + 1, sizeof(*c));
         for (size_t i = 0; i < res->n; i++)
             c[i] = cu_runfile_component(res->files[i].path);
         *res_component = c;
     }
+out:
     if (st != CU_OK)
         cu_extract_result_fini(res);
-out:
+    if (hashing)
+        cu_sha256_fini(&h);
     free(nm.buf);
     if (fd >= 0)
         close(fd);

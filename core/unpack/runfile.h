@@ -10,8 +10,10 @@
  * 11.x one folder per component under builds/.  Beside them lie the driver,
  * the samples and the installer's scripts, which are never placed.
  *
- * The whole file's sha256 is checked before anything is written; the header
- * must describe the file exactly (offset + sizes == the file's size, the
+ * The file is opened once and read once, front to back: its header and payload
+ * are hashed as they are read, and the whole file's sha256 is the verdict on
+ * the very bytes that were unpacked (a file renamed over the path meanwhile is
+ * never read); the header must describe the file exactly (offset + sizes == the file's size, the
  * payload starting with a gzip or xz magic); the payload goes through
  * cu_extract with its every check (names, links, sizes, entry counts), each
  * member renamed to its place in the install or skipped.  A nested runfile is
@@ -55,7 +57,7 @@ const char *cu_runfile_component(const char *tree_path);
 struct cu_runfile_opts {
     const char *path;               /* the runfile */
     const char *what;               /* for messages */
-    const char *sha256;             /* the whole file's, checked before anything is placed */
+    const char *sha256;             /* the whole file's, checked on the bytes unpacked */
     const char *layout;             /* "nested", "builds-toolkit" or "builds-components" */
     int dirfd;                      /* the empty staging folder */
     const char *const *components;  /* NULL-terminated; NULL: every component cudaup places */
@@ -68,10 +70,12 @@ struct cu_runfile_opts {
  * Check and unpack the toolkit's files of a runfile into o->dirfd, laid out
  * as the install (bin/, include/, lib/, nvvm/, extras/CUPTI/...).  @res lists
  * what was written (see cu_extract); res_component[i] (borrowed, static) names
- * each file's component.  Errors: CU_E_CHECKSUM (before anything is written),
+ * each file's component.  Errors: CU_E_CHECKSUM (the bytes read, all of them,
+ * are not the catalog's: this verdict wins over any other but a cancel),
  * CU_E_ARCHIVE, CU_E_UNSAFE_PATH, CU_E_IO, CU_E_CANCELLED, CU_E_INPUT for an
- * unknown layout.  On failure the staging folder holds whatever was written;
- * the caller removes it.
+ * unknown layout.  On failure the staging folder holds whatever was written
+ * (it was unpacked while it was hashed, as every archive is); the caller
+ * removes it, and nothing of it is placed.
  */
 CU_NODISCARD enum cu_status cu_runfile_extract(const struct cu_runfile_opts *o, struct cu_extract_result *res,
                                                const char ***res_component, struct cu_error *err);

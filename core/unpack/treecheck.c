@@ -48,6 +48,10 @@ static int
 visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
     (void)ftw;
+    /* Listed, then gone before it was examined: another run's lock or temporary file in a shared cache,
+     * removed as that run let go.  What is not there is no danger; the walk goes on. */
+    if (type == FTW_NS && errno == ENOENT)
+        return 0;
     if (type == FTW_NS || type == FTW_DNR) {
         cu_error_set(walk_err, CU_E_IO, errno, _("Cannot examine %s"), path);
         return 1;

@@ -12,7 +12,8 @@
 /**
  * Check @dir and everything in it, when it exists: @dir may be a link of this user's (or root's)
  * to a folder; no folder in it may belong to another user (root and this user are trusted) or be
- * writable by every user without the sticky bit, and no link in it may be another user's.
+ * writable by every user without the sticky bit, and no link in it may be another user's.  An entry
+ * removed while the check runs (another run's lock or temporary file in a shared cache) is passed over.
  * @return CU_OK (also when @dir does not exist yet); CU_E_UNSAFE_PATH naming the path and its
  *         owner; CU_E_IO when it cannot be read
  */

@@ -22,6 +22,7 @@ cu_checks_fini(struct cu_checks *c)
         free(c->v[i].name);
         free(c->v[i].detail);
         free(c->v[i].fact);
+        free(c->v[i].fix);
     }
     free(c->v);
     c->v = NULL;
@@ -44,7 +45,7 @@ cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, co
     va_end(en);
     va_end(ap);
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d, NULL, CU_ADV_NONE};
+    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d, NULL, CU_ADV_NONE, NULL};
 }
 
 char *
@@ -131,5 +132,5 @@ cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_statu
                       char *detail)
 {
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv};
+    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv, NULL};
 }

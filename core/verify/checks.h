@@ -23,6 +23,7 @@ struct cu_check {
     char *detail;       /* the whole sentence, in the command line's words (the CLI's, the JSON's) */
     char *fact;         /* detail without its advice, when it has advice of cudaup's own; else NULL */
     enum cu_advice adv; /* what that advice asks for, for the wizard to word (advice.h) */
+    char *fix;          /* a failure's own next step, when it knows a better one than its kind's; else NULL */
 };
 
 struct cu_checks {

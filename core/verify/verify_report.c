@@ -24,6 +24,8 @@ cu_check_fix_kind(const struct cu_check *c)
 {
     if (c->status != CU_CHECK_FAIL)
         return CU_FIX_NONE;
+    if (c->fix)
+        return CU_FIX_OWN; /* it knows its cause: no generic fix beside it */
     /* A sentence with advice of its own other than repair (install again, …) says what to do; a
      * generic fix beside it would say something else (repair cannot restore a lost record). */
     if (c->fact && c->adv != CU_ADV_REPAIR && c->adv != CU_ADV_NONE)
@@ -38,6 +40,8 @@ const char *
 cu_check_fix(const struct cu_check *c)
 {
     switch (cu_check_fix_kind(c)) {
+    case CU_FIX_OWN:
+        return c->fix;
     case CU_FIX_REPAIR:
         return _("cudaup repair restores the install from its record");
     case CU_FIX_NVCC:

@@ -16,12 +16,13 @@ enum cu_check_fix {
     CU_FIX_DRIVER,    /* a driver that runs this CUDA */
     CU_FIX_GPU,       /* the driver and the GPU: doctor */
     CU_FIX_FRAMEWORK, /* the framework's build or environment */
+    CU_FIX_OWN,       /* the check's own fix (struct cu_check.fix), from what it found */
 };
 
 /** The kind of fix for @c (by its name; CU_FIX_NONE unless it failed). */
 enum cu_check_fix cu_check_fix_kind(const struct cu_check *c);
 
-/** The next step for @c as one translated sentence naming the command; NULL unless it failed. Static. */
+/** The next step for @c as one translated sentence naming the command; NULL unless it failed. Static or @c's. */
 const char *cu_check_fix(const struct cu_check *c);
 
 /**

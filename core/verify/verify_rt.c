@@ -119,7 +119,8 @@ rt_device(struct rt *r, struct cu_check *out)
     if (e == cudaErrorInsufficientDriver || e == CUDA_ERROR_STUB_LIBRARY) {
         /* The parent runs this only when it found the driver loaded: name what stood between. */
         out->status = CU_CHECK_FAIL;
-        out->detail = cu_verify_unreachable(r->path, "cudaGetDeviceCount", (int)e, r->err_str ? r->err_str(e) : NULL);
+        out->detail = cu_verify_unreachable(r->path, "cudaGetDeviceCount", (int)e, r->err_str ? r->err_str(e) : NULL,
+                                            &out->fix);
         return false;
     }
     if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) {

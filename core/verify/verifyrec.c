@@ -73,7 +73,7 @@ loaded_libcuda(void)
 }
 
 char *
-cu_verify_unreachable(const char *rt_path, const char *call, int code, const char *code_text)
+cu_verify_unreachable(const char *rt_path, const char *call, int code, const char *code_text, char **fix_out)
 {
     const char *name = code == CUDA_ERROR_STUB_LIBRARY         ? "CUDA_ERROR_STUB_LIBRARY"
                        : code == cudaErrorInsufficientDriver ? "cudaErrorInsufficientDriver"
@@ -91,7 +91,9 @@ cu_verify_unreachable(const char *rt_path, const char *call, int code, const cha
     else
         fix = _("put the driver's libcuda.so.1 where the loader looks (`ldconfig -p | grep libcuda` lists none), "
                 "or reinstall the driver's libraries at the version of its kernel module");
+    /* The cause, and its fix apart: said once, not beside a generic one (issue 35). */
+    *fix_out = cu_xstrdup(fix);
     return cu_xasprintf(_("the driver is loaded, but this install's libcudart (%s) could not reach the GPU: "
-                          "%s() returned %s (%d: %s); %s. Fix: %s"),
-                        rt_path, call, name, code, code_text ? code_text : "?", where, fix);
+                          "%s() returned %s (%d: %s); %s"),
+                        rt_path, call, name, code, code_text ? code_text : "?", where);
 }

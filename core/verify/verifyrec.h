@@ -27,8 +27,9 @@ bool cu_verify_record_cudnn(const char *dir, struct cu_version *out);
  * The detail of a check whose runtime could not reach the GPU although the driver is loaded (the
  * parent runs GPU checks only then): the call, its error and what to do.  @rt_path is the
  * install's libcudart, @call the function ("cudaGetDeviceCount"), @code its return, @code_text
- * the runtime's words for it (or NULL).  Looks for the libcuda.so.1 the runtime loaded.  Caller frees.
+ * the runtime's words for it (or NULL).  Looks for the libcuda.so.1 the runtime loaded.  What to do goes
+ * to *fix, apart from the cause, so that it is said once.  Caller frees both.
  */
-char *cu_verify_unreachable(const char *rt_path, const char *call, int code, const char *code_text);
+char *cu_verify_unreachable(const char *rt_path, const char *call, int code, const char *code_text, char **fix);
 
 #endif /* CU_VERIFYREC_H */

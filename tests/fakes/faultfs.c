@@ -10,8 +10,17 @@
  *             symlink (symlink, symlinkat: the link's path), link (link: the new name), close (close of a file open for
  *             writing: the call fails after closing, as NFS reports a late write error), delay: writes succeed, each after a pause,
  *             or free: statvfs of a matching path reports ERRNO-field bytes available,
- *             openat2 (syscall(SYS_openat2, ...): the path as given, relative to its folder)
- *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT, EAGAIN; for delay, the pause in milliseconds
+ *             openat2 (syscall(SYS_openat2, ...): the path as given, relative to its folder),
+ *             wait (write and fflush, stdout and stderr included, for stdio's own writes do not come through
+ *             write: a write to a matching path waits until the file named in the ERRNO field exists; a test
+ *             holds a process at a point, does something, then lets it go),
+ *             kill (rename, renameat, renameat2, symlink, symlinkat, counted together across every thread:
+ *             the AFTER+1th matching call kills the process with SIGKILL before it is made; a kill point
+ *             of its own for each N, where strace's inject counts each thread's calls apart),
+ *             swap (open, open64, openat, openat64: before the AFTER+1th open of a matching path, the file named in
+ *             the ERRNO field is renamed over it: what another process does while an open is delayed)
+ *   ERRNO     ENOSPC, EIO, EXDEV, EDQUOT, EAGAIN; for delay, the pause in milliseconds; for swap, the file
+ *             moved over the path
  *   PATHPART  the rule applies to files whose path contains it
  *   AFTER     write: fail once this many bytes went to matching files (0 by default);
  *             rename, fsync: fail from the AFTER+1th matching call
@@ -27,6 +36,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +53,14 @@ struct rule {
     char op[16];
     int err;
     char part[PATH_MAX];
+    char arg[PATH_MAX]; /* swap: the file moved over the path */
     unsigned long long after, seen;
     int once, fired;
 };
 
 static struct rule rules[MAX_RULES];
 static int n_rules = -1;
+static int has_wait; /* a wait rule: writes to stdout and stderr are looked at too */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int
@@ -70,6 +82,7 @@ static void
 parse(const char *env)
 {
     n_rules = 0;
+    has_wait = 0;
     memset(rules, 0, sizeof(rules));
     if (!env)
         return;
@@ -86,8 +99,10 @@ parse(const char *env)
         snprintf(x->op, sizeof(x->op), "%s", f[0]);
         x->err = strcmp(f[0], "delay") == 0 || strcmp(f[0], "free") == 0 ? atoi(f[1]) : errno_of(f[1]);
         snprintf(x->part, sizeof(x->part), "%s", f[2]);
+        snprintf(x->arg, sizeof(x->arg), "%s", f[1]);
         x->after = f[3] ? strtoull(f[3], NULL, 10) : 0;
         x->once = f[4] && strcmp(f[4], "once") == 0;
+        has_wait |= strcmp(x->op, "wait") == 0;
     }
     free(copy);
 }
@@ -117,10 +132,24 @@ fires(const char *op, const char *path, unsigned long long bytes)
     pthread_mutex_lock(&mu);
     load();
     int pause_ms = 0;
+    char until[PATH_MAX] = "";
     for (int i = 0; i < n_rules && !e; i++) {
         struct rule *x = &rules[i];
         if (strcmp(op, "write") == 0 && strcmp(x->op, "delay") == 0 && path && strstr(path, x->part)) {
             pause_ms = x->err;
+            continue;
+        }
+        if ((strcmp(op, "write") == 0 || strcmp(op, "fflush") == 0) && strcmp(x->op, "wait") == 0 && path &&
+            strstr(path, x->part)) {
+            snprintf(until, sizeof(until), "%s", x->arg);
+            continue;
+        }
+        if (strcmp(x->op, "kill") == 0 && (strcmp(op, "rename") == 0 || strcmp(op, "symlink") == 0) && path &&
+            strstr(path, x->part)) {
+            if (x->seen++ == x->after) {
+                dprintf(2, "faultfs: kill at %s %s\n", op, path);
+                kill(getpid(), SIGKILL);
+            }
             continue;
         }
         if (strcmp(x->op, op) != 0 || !path || !strstr(path, x->part) || (x->once && x->fired))
@@ -138,6 +167,11 @@ fires(const char *op, const char *path, unsigned long long bytes)
     pthread_mutex_unlock(&mu);
     if (pause_ms > 0)
         usleep((useconds_t)pause_ms * 1000);
+    if (until[0]) {
+        dprintf(2, "faultfs: wait %s: until %s\n", path, until);
+        while (access(until, F_OK) != 0)
+            usleep(10000);
+    }
     if (e)
         dprintf(2, "faultfs: %s %s: %s\n", op, path, strerrorname_np(e) ? strerrorname_np(e) : "?");
     return e;
@@ -197,7 +231,12 @@ write(int fd, const void *b, size_t n)
 {
     REAL(real_write, "write");
     char path[PATH_MAX];
-    int e = fd > 2 ? fires("write", fd_path(fd, path, sizeof(path)), n) : 0;
+    if (n_rules < 0) {
+        pthread_mutex_lock(&mu);
+        load();
+        pthread_mutex_unlock(&mu);
+    }
+    int e = fd > 2 || (has_wait && fd > 0) ? fires("write", fd_path(fd, path, sizeof(path)), n) : 0;
     if (e) {
         errno = e;
         return -1;
@@ -433,4 +472,108 @@ statvfs(const char *path, struct statvfs *vs)
             vs->f_bavail = (fsblkcnt_t)((unsigned long long)rules[i].err / vs->f_frsize);
     pthread_mutex_unlock(&mu);
     return r;
+}
+
+/*
+ * swap:FILE:PART[:AFTER]: the AFTER+1th open of a path containing PART (counting opens by path of
+ * every kind) first renames FILE over that path, as another process would while that open was
+ * delayed; the rule fires once.  Deterministic where a sleep would be a race.
+ */
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+static void
+swap_before_open(const char *path)
+{
+    static __thread int busy;
+    if (!path || busy)
+        return;
+    char from[PATH_MAX] = "";
+    pthread_mutex_lock(&mu);
+    load();
+    for (int i = 0; i < n_rules; i++) {
+        struct rule *x = &rules[i];
+        if (strcmp(x->op, "swap") != 0 || x->fired || !strstr(path, x->part))
+            continue;
+        if (x->seen++ >= x->after) {
+            x->fired = 1;
+            snprintf(from, sizeof(from), "%s", x->arg);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&mu);
+    if (!from[0])
+        return;
+    busy = 1;
+    REAL(real_rename, "rename");
+    int r = real_rename(from, path);
+    busy = 0;
+    dprintf(2, "faultfs: swap %s -> %s: %s\n", from, path, r == 0 ? "done" : "failed");
+}
+
+static mode_t
+mode_arg(int flags, va_list ap)
+{
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+
+/*
+ * Each of open, open64, openat and openat64 under its own symbol name (with _FILE_OFFSET_BITS=64 the
+ * headers turn the name open into open64, so the C names here are private and the asm labels public).
+ */
+#define FAULT_OPEN(cname, sym)                                                                                \
+    int cname(const char *path, int flags, ...) __asm__(sym);                                                 \
+    int cname(const char *path, int flags, ...)                                                               \
+    {                                                                                                         \
+        static open_fn real;                                                                                  \
+        REAL(real, sym);                                                                                      \
+        va_list ap;                                                                                           \
+        va_start(ap, flags);                                                                                  \
+        mode_t mode = mode_arg(flags, ap);                                                                    \
+        va_end(ap);                                                                                           \
+        if (n_rules != 0)                                                                                     \
+            swap_before_open(path);                                                                           \
+        return real(path, flags, mode);                                                                       \
+    }
+#define FAULT_OPENAT(cname, sym)                                                                              \
+    int cname(int dirfd, const char *path, int flags, ...) __asm__(sym);                                      \
+    int cname(int dirfd, const char *path, int flags, ...)                                                    \
+    {                                                                                                         \
+        static openat_fn real;                                                                                \
+        REAL(real, sym);                                                                                      \
+        va_list ap;                                                                                           \
+        va_start(ap, flags);                                                                                  \
+        mode_t mode = mode_arg(flags, ap);                                                                    \
+        va_end(ap);                                                                                           \
+        if (n_rules != 0) {                                                                                   \
+            char buf[PATH_MAX];                                                                               \
+            swap_before_open(at_path(dirfd, path, buf, sizeof(buf)));                                         \
+        }                                                                                                     \
+        return real(dirfd, path, flags, mode);                                                                \
+    }
+FAULT_OPEN(faultfs_open, "open")
+FAULT_OPEN(faultfs_open64, "open64")
+FAULT_OPENAT(faultfs_openat, "openat")
+FAULT_OPENAT(faultfs_openat64, "openat64")
+
+/* fflush: stdio writes through libc's own write, which no shim sees; a wait rule holds the flush. */
+typedef int (*fflush_fn)(FILE *);
+static fflush_fn real_fflush;
+
+int
+fflush(FILE *f)
+{
+    REAL(real_fflush, "fflush");
+    if (n_rules < 0) {
+        pthread_mutex_lock(&mu);
+        load();
+        pthread_mutex_unlock(&mu);
+    }
+    if (f && has_wait) {
+        char path[PATH_MAX];
+        int fd = fileno(f);
+        if (fd >= 0 && fd_path(fd, path, sizeof(path)))
+            fires("fflush", path, 0);
+    }
+    return real_fflush(f);
 }

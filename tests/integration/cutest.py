@@ -64,12 +64,24 @@ class Tap:
         self.n += 1
         print("ok %d - %s # SKIP %s" % (self.n, desc, reason))
 
-    def tmpdir(self, tag="t"):
+    def tmpdir(self, tag="t", length=None):
+        """A folder of this test's own.  With LENGTH, its path has exactly that many characters on every
+        machine (made under /tmp and padded with short folders), for screens whose wrapping depends on a path's length: under
+        the build folder that length is the checkout's (CI's clone is elsewhere than a developer's)."""
         base = os.environ.get("CUDAUP_TEST_TMP") or None
+        if length:
+            base = "/tmp"
         if base:
             os.makedirs(base, exist_ok=True)
         d = tempfile.mkdtemp(prefix="cudaup-%s-" % tag, dir=base)
         self.tmpdirs.append(d)
+        if length:
+            if len(d) + 2 > length:
+                raise ValueError("tmpdir: %s is already longer than %d characters" % (d, length))
+            # Padded with short folders, as a checkout's path is made of: a screen may break a path at a '/'.
+            pad = ("pppppp/" * length)[:length - len(d) - 1]
+            d = os.path.join(d, pad[:-1] + "p" if pad.endswith("/") else pad)
+            os.makedirs(d)
         return d
 
     def done(self):
@@ -199,8 +211,9 @@ def cols(s):
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
 
 
-def on_pty(args, env, columns=None, winsize=None, timeout=300):
-    """Run cudaup with stdin, stdout and stderr on a pty of winsize (rows, cols); returns (rc, output)."""
+def on_pty(args, env, columns=None, winsize=None, timeout=300, answer=None):
+    """Run cudaup with stdin, stdout and stderr on a pty of winsize (rows, cols); returns (rc, output).
+    @answer (bytes): typed once cudaup asks a [y/N] question."""
     master, slave = pty.openpty()
     if winsize:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", winsize[0], winsize[1], 0, 0))
@@ -222,6 +235,9 @@ def on_pty(args, env, columns=None, winsize=None, timeout=300):
             if not chunk:
                 break
             out += chunk
+            if answer is not None and b"[y/N]" in out:
+                os.write(master, answer)
+                answer = None
         elif p.poll() is not None:
             break
     p.wait(timeout=30)

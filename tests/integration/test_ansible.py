@@ -119,6 +119,9 @@ open(conf, "w").write(orig)
 droot = os.path.join(t.tmpdir("drvhost"), "root")
 import machines  # noqa: E402
 machines.build_spec(machines.MACHINES["u2404-gtx970-nouveau-sb"], droot)
+# the archive a real Ubuntu host has (the plan adds the driver's components to it, or finds them there)
+os.makedirs(os.path.join(droot, "etc/apt"), exist_ok=True)
+open(os.path.join(droot, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
 dbin = os.path.join(t.tmpdir("drvbin"), "bin")
 os.makedirs(dbin)
 for c in ("apt-get", "apt-mark", "dpkg-query", "update-initramfs", "modprobe"):

@@ -84,7 +84,7 @@ def plan(name, *args, env=None):
 # ---- plan: the done-when machines ----
 r, d = plan("u2404-gtx970-nouveau-sb")
 dr = d.get("driver", {})
-u = row("Ubuntu", "proprietary", "distro")
+u = row("Ubuntu 24.04", "proprietary", "distro")
 t.eq(r.rc, 0, "Ubuntu 24.04 + GTX 970 + nouveau + Secure Boot: plans", r)
 t.eq((dr.get("action"), dr.get("branch"), dr.get("flavor"), dr.get("manager"), dr.get("source")),
      ("install", "580", "proprietary", "apt", "distro"),
@@ -92,11 +92,30 @@ t.eq((dr.get("action"), dr.get("branch"), dr.get("flavor"), dr.get("manager"), d
 t.eq(dr.get("packages"), ["nvidia-driver-580", "linux-modules-nvidia-580-generic"],
      "GTX 970: %s and the signed %s for the generic kernel" % (u["packages"], u["signed_modules"]), dr)
 t.eq(dr.get("secure_boot"), "signed", "Secure Boot on: Ubuntu's signed modules, no MOK", dr)
-t.eq(dr.get("pin"), "apt-mark hold nvidia-driver-580",
-     "the branch is held with apt-mark hold, not the module package that follows each kernel", dr)
+t.ok((dr.get("pin") or "").startswith("Pin: version 580.* (*nvidia*)") and "linux-modules" not in dr.get("pin", ""),
+     "the branch is held by an apt preference on 580.* (a branch, not a release), not by holding the module package", dr)
 t.ok(dr.get("reboot") is True and dr.get("blacklist_nouveau") is True, "nouveau: blacklisted, a reboot is needed", dr)
-t.ok(any("packages.ubuntu.com" in x for x in dr.get("reasons", [])) and any("Maxwell" in x for x in dr.get("reasons", [])),
-     "the reasons name the sources", dr.get("reasons"))
+# The facts in the user's words; the sources behind them in the JSON's provenance, never in a reason
+# (issue 35, item 5: "Source: same matrix: …", another project's issue, "shared/data/driver/README.md (read)").
+SOURCE_WORDS = re.compile(r"Source:|source:|README|\.csv|shared/data|\(read\)|\(inferred\)|#\d")
+t.ok(any("Maxwell" in x for x in dr.get("reasons", [])) and not any(SOURCE_WORDS.search(x) for x in dr.get("reasons", [])),
+     "the driver's reasons state the facts, and name no source", dr.get("reasons"))
+prov = [x.get("source", "") for x in dr.get("provenance", [])]
+t.ok(any("archive.ubuntu.com" in x for x in prov) and any("R580" in x or "Maxwell" in x for x in prov),
+     "driver.provenance holds the sources (the package page, the generation's last branch)", dr.get("provenance"))
+t.ok(any(x.get("reason", "").startswith("Driver: ") and "archive.ubuntu.com" in x.get("source", "")
+         for x in d.get("provenance", [])), "and the plan's provenance[] carries them beside the driver's reasons",
+     d.get("provenance"))
+root, menv = machine(t, "u2404-gtx970-nouveau-sb")
+for verbose in (False, True):
+    r = run(["plan", "--root", root, "--mirror", FIX, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu", "--state-dir",
+             "/var/tmp/st", "--framework", "none"] + (["-v"] if verbose else []), env=dict(menv, CUDAUP_DRIVER="auto"))
+    said = [l for l in r.out.splitlines() if SOURCE_WORDS.search(l)]
+    if verbose:
+        t.ok(r.rc == 0 and any(l.strip().startswith("source: ") and "archive.ubuntu.com" in l for l in said),
+             "plan -v: each driver reason's source on a line of its own", r.out)
+    else:
+        t.ok(r.rc == 0 and said == [] and "Driver:" in r.out, "plan (no -v): the driver's reasons with no source on screen", said or r)
 t.ok(any(x.startswith("Driver: ") for x in d.get("reasons", [])), "the plan's reasons carry the driver's", d.get("reasons"))
 t.eq([s["installer"] for s in d.get("steps", [])][:1], ["driver"], "the driver's steps come first", d.get("steps"))
 # The CUDA it plans runs on the driver it installs: the reasons say so, and never call that driver
@@ -111,8 +130,8 @@ dr = d.get("driver", {})
 deb = row("Debian 12", "proprietary", "distro")
 t.eq((dr.get("branch"), dr.get("flavor"), dr.get("source")), ("535", "proprietary", "distro"),
      "Debian 12 + RTX 4090: Debian's 535, proprietary (its open dkms does not install beside it)", dr)
-t.eq(dr.get("packages"), deb["packages"].split() + ["linux-headers-6.1.0-26-amd64"],
-     "Debian 12: nvidia-driver firmware-misc-nonfree and the running kernel's headers for DKMS", dr)
+t.eq(dr.get("packages"), deb["packages"].split() + ["linux-image-amd64", "linux-headers-amd64"],
+     "Debian 12: nvidia-driver firmware-misc-nonfree and the kernel and headers metas that follow the kernel (DKMS)", dr)
 t.eq((dr.get("components"), dr.get("secure_boot"), dr.get("reboot")), ("contrib non-free non-free-firmware", "off", False),
      "Debian 12: the non-free components; Secure Boot off; no reboot (modprobe)", dr)
 t.eq(d.get("cuda", {}).get("version"), "12.2.2", "Debian's 535.309.01 runs CUDA 12.2 (not the 11.8 of 535.54.03)", d.get("cuda"))
@@ -121,7 +140,7 @@ r, d = plan("rocky9-h100")
 dr = d.get("driver", {})
 t.eq((dr.get("branch"), dr.get("flavor"), dr.get("manager"), dr.get("source"), dr.get("module_stream")),
      ("580", "open", "dnf", "nvidia", "nvidia-driver:580-open"),
-     "Rocky 9 + H100: NVIDIA's repository, module stream 580-open (%s)" % row("RHEL 8/9 and rebuilds", "open", "nvidia")["ref"][:50], dr)
+     "Rocky 9 + H100: NVIDIA's repository, module stream 580-open (%s)" % row("RHEL 9 and rebuilds", "open", "nvidia")["ref"][:50], dr)
 t.eq(dr.get("repo"), "https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/cuda-rhel9.repo",
      "Rocky 9: the rhel9 repository file", dr)
 t.ok(any("own packages carry no branch" in x for x in dr.get("reasons", [])), "Rocky 9: says why NVIDIA's repository", dr)
@@ -136,7 +155,7 @@ t.eq(dr.get("packages"), ["nvidia-driver-580-open", "linux-modules-nvidia-580-op
 r, d = plan("fedora-gtx1080")
 dr = d.get("driver", {})
 t.eq((dr.get("branch"), dr.get("flavor"), dr.get("manager"), dr.get("pin")),
-     ("580", "proprietary", "dnf", "dnf versionlock add *nvidia*580*"),
+     ("580", "proprietary", "dnf", "dnf versionlock add '*nvidia*580*' 'cuda-drivers*580*'"),
      "Fedora + GTX 1080: cuda-drivers 580, held by versionlock (%s)" % row("Fedora", "proprietary", "nvidia")["ref"][:40], dr)
 t.eq(dr.get("packages", [None])[0], "cuda-drivers", "Fedora proprietary: cuda-drivers", dr)
 
@@ -154,8 +173,9 @@ t.ok(r.rc == 3 and "580" in d.get("error", ""), "--driver 590 on a GTX 970: refu
 r, d = plan("u2404-gtx970-nouveau-sb", "--driver", "580-open")
 t.ok(r.rc == 3 and "proprietary" in d.get("advice", ""), "--driver 580-open on a GTX 970: refused, advising proprietary", r)
 r, d = plan("u2404-rtx5090-550", "--driver-source", "nvidia")
-t.eq((d.get("driver", {}).get("source"), d.get("driver", {}).get("packages")), ("nvidia", ["nvidia-open-580", "linux-headers-6.8.0-45-generic"]),
-     "--driver-source nvidia: NVIDIA's repository", r)
+t.eq((d.get("driver", {}).get("source"), d.get("driver", {}).get("packages")),
+     ("nvidia", ["nvidia-driver-pinning-580", "nvidia-open", "linux-image-generic", "linux-headers-generic"]),
+     "--driver-source nvidia: NVIDIA's repository, its pinning package first, the kernel metas for DKMS", r)
 r, d = plan("deb12-rtx4090", "--driver", "keep")
 t.eq(d.get("driver", {}).get("action"), "keep", "--driver keep: the driver is left alone", r)
 r, _ = plan("u2404-rtx5090-550", "--driver", "banana")
@@ -197,9 +217,15 @@ t.ok(r.rc == 0 and any("GPU" in w for w in d.get("warnings", [])), "no GPU, --fr
 
 
 # ---- doctor and repair ----
+UBUNTU_SOURCES = "deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n"
+
+
 def fixture(tag, spec):
     root = os.path.join(t.tmpdir(tag), "root")
     machines.build_spec(spec, root)
+    if spec["os"] == "ubuntu2404":  # a real Ubuntu has its archive in its sources
+        os.makedirs(os.path.join(root, "etc/apt"), exist_ok=True)
+        open(os.path.join(root, "etc/apt/sources.list"), "w").write(UBUNTU_SOURCES)
     return root
 
 
@@ -292,11 +318,19 @@ root = fixture("unpinned", {"os": "ubuntu2404", "gpus": U1080, "driver": "580.95
                                      ("nvidia-driver-580", "install ok installed")]})
 r, doc = doctor(root)
 p = codes(doc).get("driver-unpinned")
-t.ok(p and "apt-mark hold nvidia-driver-580" in p["fix"] and "580" in p["message"], "doctor: unpinned branch on Pascal", doc.get("problems"))
+t.ok(p and "Pin: version 580.* (*nvidia*)" in p["fix"] and "580" in p["message"], "doctor: unpinned branch on Pascal", doc.get("problems"))
+t.ok(p and "Source" not in p["message"] and p.get("source"),
+     "its message states the fact; its source is apart (problems[].source)", p)
+r = run(["doctor", "--root", root], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+rv = run(["doctor", "-v", "--root", root], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+t.ok("[driver-unpinned]" in r.out and "Source" not in r.out and "source:" not in r.out and
+     any(l.strip().startswith("source: ") for l in rv.out.splitlines()),
+     "doctor's text: the source behind -v only", r.out + rv.out)
 s = Sys("unpinned", root)
 r, d = repair(root, s)
-t.ok(["apt-mark", "hold", "nvidia-driver-580"] in s.calls(),
-     "repair: apt-mark hold of the branch's package, not of the module package that follows each kernel", s.calls())
+pf = os.path.join(root, "etc/apt/preferences.d/cudaup-nvidia-driver")
+t.ok(os.path.exists(pf) and "Pin: version 580.*" in open(pf).read() and not any(c[0] == "apt-mark" for c in s.calls()),
+     "repair: an apt preference holds branch 580 (not a release, not the module package that follows each kernel)", s.calls())
 r, doc = doctor(root)
 t.ok("driver-unpinned" not in codes(doc) and doc.get("driver", {}).get("pinned") is True, "after repair: held", doc.get("problems"))
 
@@ -308,6 +342,7 @@ r, doc = doctor(root)
 p = codes(doc).get("driver-flavor-unsupported")
 t.ok(p and "cudaup install --driver 580-proprietary" in p["fix"] and "repair" not in p["fix"]
      and doc.get("driver", {}).get("flavor") == "open", "doctor: open modules on Pascal, the fix is an install of its own", doc.get("problems"))
+t.ok(p and "Source" not in p["message"] and p.get("source"), "its source is apart from the message", p)
 s = Sys("flavor", root)
 r, d = repair(root, s)
 t.ok(not any(c[0] in ("apt-get", "apt-mark") for c in s.calls()) and "driver-flavor-unsupported" in d.get("driver_problems", []),
@@ -324,6 +359,9 @@ class Box:
         self.root = os.path.join(self.dir, "root")
         self.spec = spec
         machines.build_spec(spec, self.root)
+        if spec["os"] == "ubuntu2404":
+            os.makedirs(os.path.join(self.root, "etc/apt"), exist_ok=True)
+            open(os.path.join(self.root, "etc/apt/sources.list"), "w").write(UBUNTU_SOURCES)
         self.sys = Sys(tag + "-sys", self.root)
         self.state = os.path.join(self.dir, "state")
         self.prefix = os.path.join(self.dir, "prefix")
@@ -354,8 +392,8 @@ b = Box("inst970", GTX970)
 r, d = b.install()
 names = [" ".join(c[:2]) for c in b.sys.calls()]
 t.eq(r.rc, 5, "install on the GTX 970: exit 5 for the reboot", r)
-t.eq(names, ["apt-get update", "apt-get install", "apt-mark hold", "update-initramfs -u"],
-     "install: the package manager calls in order: update, install, hold, initramfs", b.sys.calls())
+t.eq(names, ["apt-get update", "apt-get install", "update-initramfs -u"],
+     "install: the package manager calls in order: update, install, initramfs (the branch is held by a preference written before)", b.sys.calls())
 t.ok(d.get("status") == "reboot" and d.get("resume", {}).get("after") == "driver" and d.get("resume", {}).get("steps"),
      "install JSON: status reboot, resume {after, steps}", d)
 t.ok(os.path.exists(os.path.join(b.state, "resume.json")) and os.path.exists(os.path.join(b.state, "driver.json")),
@@ -363,7 +401,7 @@ t.ok(os.path.exists(os.path.join(b.state, "resume.json")) and os.path.exists(os.
 t.ok(os.path.exists(os.path.join(b.root, "etc/modprobe.d/cudaup-blacklist-nouveau.conf")), "nouveau blacklisted (scratch root)")
 t.ok("Reboot" in (d.get("advice") or "") and "cudaup again" in (d.get("advice") or ""), "the advice: reboot, run cudaup again", d)
 t.ok(not os.path.exists(os.path.join(b.prefix, "cuda-12.6")), "nothing of CUDA yet")
-t.ok("hold ok installed" in open(os.path.join(b.root, "var/lib/dpkg/status")).read(), "the packages are held")
+t.ok("Pin: version 580.*" in open(os.path.join(b.root, "etc/apt/preferences.d/cudaup-nvidia-driver")).read(), "the branch is held")
 
 # Class 9: the rerun knows no reboot happened (the boot id in resume.json is this boot's): "not rebooted yet",
 # exit 5 again, not "after the reboot, nouveau still holds the GPU".
@@ -387,7 +425,7 @@ r = run(["verify", "--json", "--prefix", b.prefix, "--state-dir", b.state, "--ro
 t.eq(r.rc, 0, "verify passes on the doubles", r)
 
 # A failure at each package-manager call: exit 1, and the rerun finishes (exit 5).
-for k, call in enumerate(["apt-get update", "apt-get install", "apt-mark hold", "update-initramfs"]):
+for k, call in enumerate(["apt-get update", "apt-get install", "update-initramfs"]):
     b = Box("fail%d" % k, GTX970)
     r, d = b.install(fail=call)
     t.ok(r.rc == 1 and call.split()[0] in (d.get("error") or ""), "%s fails: exit 1 naming it" % call, r)
@@ -405,8 +443,8 @@ src = os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources"
 t.ok(os.path.exists(src) and "Components: contrib non-free non-free-firmware" in open(src).read()
      and "URIs: http://deb.debian.org/debian" in open(src).read() and "Suites: bookworm" in open(src).read(),
      "Debian 12: the components enabled for the system's own archive", open(src).read() if os.path.exists(src) else None)
-t.eq([" ".join(c[:2]) for c in b.sys.calls()], ["apt-get update", "apt-get install", "apt-mark hold", "modprobe nvidia"],
-     "Debian 12: update, install, hold, modprobe", b.sys.calls())
+t.eq([" ".join(c[:2]) for c in b.sys.calls()], ["apt-get update", "apt-get install", "modprobe nvidia"],
+     "Debian 12: update, install, modprobe", b.sys.calls())
 t.ok(r.rc == 0 and os.path.exists(os.path.join(b.prefix, "cuda-12.2")), "Debian 12: no reboot, CUDA 12.2 in the same run", r)
 
 # Debian 12 with Secure Boot on: DKMS's key is made at the package's first signed build (dkms 3.0.10 has no
@@ -420,8 +458,8 @@ bm = Box("deb12sb", dict(machines.MACHINES["deb12-rtx4090"], secure_boot=True))
 os.makedirs(os.path.join(bm.root, "etc/apt"))
 open(os.path.join(bm.root, "etc/apt/sources.list"), "w").write("deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware\n")
 r, d = bm.install(mirror=M122, env={"STANDIN_WORLD": DEB_WORLD, "STANDIN_DKMS": DEB_DKMS})
-t.eq([" ".join(c[:2]) for c in bm.sys.calls()], ["apt-get update", "apt-get install", "apt-mark hold"],
-     "Secure Boot on, Debian: no components to add, the key made by DKMS's build, mokutil left to the user", bm.sys.calls())
+t.eq([" ".join(c[:2]) for c in bm.sys.calls()], ["apt-get update", "apt-get install"],
+     "Secure Boot on, Debian: no components to add, the branch held by apt's preferences, the key made by DKMS's build, mokutil left to the user", bm.sys.calls())
 t.ok(r.rc == 5 and "mokutil --import /var/lib/dkms/mok.pub" in (d.get("advice") or "") and "Enroll MOK" in (d.get("advice") or ""),
      "Secure Boot on: exit 5, the advice names mokutil --import and the MokManager steps", r)
 t.eq((d.get("driver") or {}).get("secure_boot"), "mok", "Secure Boot on without signed modules: the MOK path", d.get("driver"))
@@ -440,8 +478,9 @@ t.ok(r.rc == 1 and "signing key" in (d.get("error") or "") and "openssl" in (d.g
 # uninstall driver: unhold, purge exactly what the install added, the sources file gone.
 b.sys.reset()
 r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state, "--root", b.root], env=b.sys.env())
-t.ok(r.rc == 0 and [" ".join(c[:2]) for c in b.sys.calls()] == ["apt-mark unhold", "apt-get purge"] and not os.path.exists(src),
-     "uninstall driver: unhold, purge, the sources file gone", (r, b.sys.calls()))
+t.ok(r.rc == 0 and [" ".join(c[:2]) for c in b.sys.calls()] == ["apt-get purge"] and not os.path.exists(src)
+     and not os.path.exists(os.path.join(b.root, "etc/apt/preferences.d/cudaup-nvidia-driver")),
+     "uninstall driver: purge, the sources file and the branch's preference gone", (r, b.sys.calls()))
 t.eq(sorted((b.sys.calls()[-1:] or [[]])[0][3:]), sorted(["nvidia-driver", "firmware-misc-nonfree", "linux-headers-6.1.0-26-amd64"]),
      "uninstall driver: purges what the install added", b.sys.calls())
 r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state, "--root", b.root], env=b.sys.env())

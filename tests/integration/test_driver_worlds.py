@@ -1,141 +1,529 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""`uninstall driver` and the package manager's locks on the distributions whose archives cannot be reached
-here, against the stand-ins that say no (tests/fakes/pkgworld: package worlds from data/driver/worlds):
-
-- Rocky 9: an install that failed at its first step leaves nothing to remove (never `dnf remove ...
-  kernel-devel kernel-headers`, which takes glibc-devel and gcc with it); after a full install, uninstall
-  removes exactly what cudaup's steps installed (rpm -e --test first, dnf remove without its
-  clean_requirements_on_remove), resets the module stream it enabled and removes the repository file it
-  wrote, and keeps the headers, compiler and EPEL that were there; a package of the user's that needs the
-  driver makes it refuse by name, removing nothing.
-- Arch: a pacman database lock (db.lck) another process holds is said and waited for."""
+"""The driver's plans against the package worlds (issue 32): `cudaup install` runs on fixture machines
+whose package managers are the stand-ins of tests/fakes/pkgworld, which refuse what the real ones refuse
+and keep what was installed in the machine root.  Each install must run to its end in its world, and the
+next boot must find an nvidia module for the kernel it boots; a wrong package name, a missing repository
+or a wrong order fails.  One check per class of the issue (2 RHEL's EPEL and CRB, 3 kernels, 4 the branch
+locked first, 5 openSUSE, 6 NVSwitch, 7 Debian's sources and Kepler; issue 33's keyring hash), then the
+grid of machines."""
+import hashlib
 import json
 import os
-import subprocess
+import shutil
 import sys
 
-from cutest import BIN, SRCDIR, Tap, base_env, gpu_doubles, run
+from cutest import SRCDIR, Tap, gpu_doubles, run
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fakes", "pkgworld"))
 import machines  # noqa: E402
+import mkmirror  # noqa: E402
 import machine  # noqa: E402
 import managers  # noqa: E402
-import mkmirror  # noqa: E402
+import pkgworld  # noqa: E402
 
 t = Tap()
-EL9 = ["rocky-9.csv", "el-9.csv", "nvidia-rhel9.csv"]
-BEFORE = ["kernel-headers", "kernel-devel", "glibc-devel", "gcc"]
+
+# A mirror per CUDA release the planned drivers run: 12.6 (580 and later), 12.4 (550), 12.2 (535), 11.4 (470).
+MIRRORS = {}
+for v in ("12.6.3", "12.8.1", "12.4.1", "12.2.2", "11.4.4"):
+    MIRRORS[v] = os.path.join(t.tmpdir("mirror"), "m")
+    if v == "12.6.3":
+        mkmirror.build(MIRRORS[v], replace=gpu_doubles())
+    else:
+        mkmirror.build(MIRRORS[v], cuda=v, cudnn=None)
+# NVIDIA's repository files, laid out as NVIDIA serves them (cudaup reads them from the mirror): the .repo
+# files name the repository the world's dnf knows.
+for m in MIRRORS.values():
+    for dist, rid in (("rhel9", "cuda-rhel9-x86_64"), ("rhel8", "cuda-rhel8-x86_64"), ("fedora43", "cuda-fedora43-x86_64")):
+        d = os.path.join(m, "cuda/repos/%s/x86_64" % dist)
+        os.makedirs(d, exist_ok=True)
+        name = "cuda-%s.repo" % dist
+        with open(os.path.join(d, name), "w") as f:
+            f.write("[%s]\nname=%s\nbaseurl=https://developer.download.nvidia.com/compute/cuda/repos/%s/x86_64\nenabled=1\n"
+                    "gpgcheck=1\ngpgkey=https://developer.download.nvidia.com/compute/cuda/repos/%s/x86_64/D42D0685.pub\n"
+                    % (rid, rid, dist, dist))
+
+UBU = "http://archive.ubuntu.com/ubuntu"
+DEB = "http://deb.debian.org/debian"
+ALL_UBU = ["main", "restricted", "universe", "multiverse"]
+
+
+def ubuntu_sources(code, comps=ALL_UBU):
+    return [(UBU, code, comps), (UBU, code + "-updates", comps), (UBU, code + "-security", comps)]
+
+
+def debian_sources(code, comps=("main", "non-free-firmware")):
+    return [(DEB, code, list(comps)), (DEB, code + "-updates", list(comps)), (DEB + "-security", code + "-security", list(comps))]
+
+
+def ubuntu_kernel(krel, meta):
+    """The running kernel (an ABI the archive has moved past) and the image meta that brought it."""
+    ver = "%s.%s" % (krel.rsplit("-", 1)[0], krel.split("-")[1])
+    return [{"name": "linux-image-" + krel, "version": ver, "extra": "kernel=" + krel},
+            {"name": "linux-image-" + meta, "version": ver, "depends": "linux-image-" + krel}]
+
+
+def debian_kernel(krel, meta):
+    return [{"name": "linux-image-" + krel, "version": "6.1.112-1", "extra": "kernel=" + krel},
+            {"name": "linux-image-" + meta, "version": "6.1.112-1", "depends": "linux-image-" + krel}]
+
+
+def gpus(dev, cc, name, n=1, cls="0x030000", mib=24564, driver=None):
+    return [("0000:%02x:00.0" % (0x18 + i), dev, cls, driver, cc, mib, name) for i in range(n)]
+
+
+RTX4090 = gpus("2684", "8.9", "NVIDIA GeForce RTX 4090")
+GTX1080 = gpus("1b80", "6.1", "NVIDIA GeForce GTX 1080", mib=8192)
+GTX970 = gpus("13c2", "5.2", "NVIDIA GeForce GTX 970", mib=4096)
+RTX5090 = gpus("2b85", "12.0", "NVIDIA GeForce RTX 5090", mib=32607)
+K80 = gpus("102d", "3.7", "Tesla K80", cls="0x030200", mib=12206)
+H100X8 = gpus("2330", "9.0", "NVIDIA H100 80GB HBM3", n=8, cls="0x030200", mib=81559)
+A100X8 = gpus("20b2", "8.0", "NVIDIA A100-SXM4-80GB", n=8, cls="0x030200", mib=81920)
+# HGX boards: four NVSwitch bridges (pci.ids 10de:22a3 GH100 [H100 NVSwitch], 10de:1af1 GA100 [A100 NVSwitch]).
+NVSW_H100 = [("0000:%02x:00.0" % (0x80 + i), "0x10de", "0x22a3", "0x068000", None) for i in range(4)]
+NVSW_A100 = [("0000:%02x:00.0" % (0x80 + i), "0x10de", "0x1af1", "0x068000", None) for i in range(4)]
+
+OS = dict(machines.OS)
+OS["ubuntu2204"] = 'PRETTY_NAME="Ubuntu 22.04.5 LTS"\nNAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\n'
+OS["debian13"] = 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nNAME="Debian GNU/Linux"\nVERSION_ID="13"\nVERSION_CODENAME=trixie\nID=debian\n'
+OS["rhel9"] = 'NAME="Red Hat Enterprise Linux"\nVERSION_ID="9.4"\nID="rhel"\nID_LIKE="fedora"\nPRETTY_NAME="Red Hat Enterprise Linux 9.4 (Plow)"\n'
+OS["rocky8"] = 'NAME="Rocky Linux"\nVERSION_ID="8.10"\nID="rocky"\nID_LIKE="rhel centos fedora"\nPRETTY_NAME="Rocky Linux 8.10 (Green Obsidian)"\n'
+OS["leap156"] = 'NAME="openSUSE Leap"\nVERSION="15.6"\nID="opensuse-leap"\nID_LIKE="suse opensuse"\nVERSION_ID="15.6"\nPRETTY_NAME="openSUSE Leap 15.6"\n'
+OS["tumbleweed"] = 'NAME="openSUSE Tumbleweed"\n# VERSION="20250306"\nID="opensuse-tumbleweed"\nID_LIKE="opensuse suse"\nVERSION_ID="20250306"\nPRETTY_NAME="openSUSE Tumbleweed"\n'
+machines.OS.update(OS)
 
 
 class Box:
-    def __init__(self, tag, spec, world, installed=(), synthetic=()):
+    """A fixture machine of a world: its GPUs, kernel and os-release, its packages, the stand-ins."""
+
+    def __init__(self, tag, os_, kernel, world, gpus_, repos=None, synthetic=(), installed=(), modules=None,
+                 other_pci=(), secure_boot=None, extra_spec=None, cuda="12.6.3"):
+        self.tag = tag
+        self.mirror = MIRRORS[cuda]
         self.dir = t.tmpdir(tag)
         self.root = os.path.join(self.dir, "root")
+        spec = {"os": os_, "kernel": kernel, "gpus": gpus_, "other_pci": list(other_pci)}
+        if secure_boot is not None:
+            spec["secure_boot"] = secure_boot
+        spec.update(extra_spec or {})
         machines.build_spec(spec, self.root)
-        machine.setup(self.root, world, installed=list(installed), synthetic=list(synthetic))
+        self.m = machine.setup(self.root, world, repos=repos, synthetic=synthetic, installed=installed, modules=modules)
         self.bin = machine.link_bin(os.path.join(self.dir, "bin"))
         self.log = os.path.join(self.dir, "calls.jsonl")
         self.state = os.path.join(self.dir, "state")
 
-    def env(self, **extra):
-        e = {"CUDAUP_SYSTEM_BIN": self.bin, "CUDAUP_SYSTEM_ROOT": self.root, "STANDIN_LOG": self.log, "CUDAUP_DRIVER": "auto",
-             "HOME": self.dir, "FAKE_NVIDIA_CONFIG": os.path.join(self.root, "fake-nvidia.conf")}
-        e.update(extra)
+    def env(self, **kw):
+        e = {"CUDAUP_SYSTEM_BIN": self.bin, "CUDAUP_SYSTEM_ROOT": self.root, "STANDIN_LOG": self.log,
+             "CUDAUP_DRIVER": "auto", "CUDAUP_TEST_NOW": "1800000000", "HOME": self.dir,
+             "FAKE_NVIDIA_CONFIG": os.path.join(self.root, "fake-nvidia.conf")}
+        e.update(kw)
         return e
 
-    def sh(self, *argv):
-        """A package-manager command run by the test itself (the user, or a past install)."""
-        return subprocess.run([os.path.join(self.bin, argv[0])] + list(argv[1:]), env=dict(os.environ, **self.env(STANDIN_LOG="")),
-                              capture_output=True, text=True)
+    def args(self, *extra):
+        return ["--root", self.root, "--mirror", "file://" + self.mirror, "--prefix", os.path.join(self.dir, "prefix"),
+                "--state-dir", self.state, "--cache-dir", os.path.join(self.dir, "cache"), "--framework", "none",
+                "--cudnn", "none"] + list(extra)
+
+    def plan(self, *extra, env=None):
+        r = run(["plan", "--json"] + self.args(*extra), env=self.env(**(env or {})))
+        return r, (r.json() or {}).get("driver") or {}, r.json() or {}
+
+    def install(self, *extra, env=None):
+        r = run(["install", "--yes", "--json", "--env-scope", "none"] + self.args(*extra), env=self.env(**(env or {})),
+                timeout=600)
+        return r, r.json() or {}
 
     def installed(self):
-        return set(managers.machine(self.root).installed)
+        return managers.machine(self.root).installed
+
+    def version(self, name):
+        i = self.installed().get(name)
+        return i.version if i else None
 
     def calls(self):
-        """What changed the system: the package queries (rpm -qa, rpm -e --test) left out."""
-        out = []
-        for c in (json.loads(x) for x in open(self.log)) if os.path.exists(self.log) else []:
-            if c[0] == "rpm" or c[0] == "dpkg-query" or "--print" in c:
-                continue
-            out.append(c)
-        return out
+        return [json.loads(x) for x in open(self.log)] if os.path.exists(self.log) else []
 
-    def args(self):
-        return ["--root", self.root, "--state-dir", self.state, "--prefix", os.path.join(self.dir, "prefix"),
-                "--cache-dir", os.path.join(self.dir, "cache"), "--framework", "none", "--env-scope", "none"]
+    def sh(self, *argv):
+        import subprocess
+        return subprocess.run([os.path.join(self.bin, argv[0])] + list(argv[1:]), capture_output=True, text=True,
+                              env=dict(os.environ, PKGWORLD_ROOT=self.root), timeout=300)
+
+    def driver_versions(self, branch):
+        """Installed packages whose version is a driver release ((epoch:)BRANCH.x...), and those not of @branch."""
+        import re
+        bad = []
+        for n, i in self.installed().items():
+            m = re.match(r"^(?:\d+:)?(\d{3})\.\d+", i.version)
+            # nvidia-modprobe, -settings, -xconfig are versioned on their own (Debian 13's nvidia-modprobe is 570.x)
+            if (m and "nvidia" in n and not n.startswith("linux-") and m.group(1) != str(branch)
+                    and n not in ("nvidia-modprobe", "nvidia-settings", "nvidia-xconfig")):
+                bad.append("%s=%s" % (n, i.version))
+        return bad
 
 
-MIRROR = os.path.join(t.tmpdir("mirror"), "m")
-mkmirror.build(MIRROR, replace=gpu_doubles())
-KERNEL = [{"name": "kernel-core", "version": "5.14.0-427.13.1.el9_4", "extra": "kernel=5.14.0-427.13.1.el9_4.x86_64"}]
+def ran_to_the_end(b, r, doc, what):
+    """The install ran every driver step in its world: exit 5 (a reboot) or 0, and the next boot finds a module."""
+    boot = machine.boot(b.root)
+    ok = r.rc in (0, 5) and boot["module"] is not None
+    return t.ok(ok, "%s: the install runs to its end in its world (exit %d), and the next boot (kernel %s) finds an nvidia module"
+                % (what, r.rc, boot["kernel"]), (r.out[-3000:], r.err[-2000:], b.calls()[-6:], boot))
 
-# ---- Rocky 9: the first step fails (NVIDIA's repository cannot be reached): nothing to remove ----
-b = Box("el9-fail", machines.MACHINES["rocky9-h100"], EL9, installed=BEFORE, synthetic=KERNEL)
-before = b.installed()
-r = run(["install", "--yes", "--json", "--cuda", "12.6", "--mirror", "file://" + MIRROR] + b.args(), env=b.env(), timeout=300)
-r2 = run(["uninstall", "driver", "--yes", "--json", "--root", b.root, "--state-dir", b.state], env=b.env())
-t.ok(r.rc == 1 and "cuda-rhel9.repo" in ((r.json() or {}).get("error") or "") and not os.path.exists(os.path.join(b.state, "driver.json")),
-     "Rocky 9: the install stops at its first step (NVIDIA's repository file cannot be fetched): no record", r)
-t.ok(r2.rc == 3 and not any(c[:2] == ["dnf", "remove"] for c in b.calls()) and b.installed() == before
-     and {"kernel-headers", "glibc-devel", "gcc"} <= b.installed(),
-     "Rocky 9: uninstall after it removes nothing (no dnf remove of kernel-headers, glibc-devel, gcc)", (r2, b.calls()))
 
-# ---- Rocky 9: after a full install, exactly what it added goes ----
-b = Box("el9-full", machines.MACHINES["rocky9-h100"], EL9, installed=BEFORE, synthetic=KERNEL)
-for cmd in (["dnf", "-y", "install", "epel-release"], ["dnf", "config-manager", "--set-enabled", "crb"]):
-    b.sh(*cmd)  # the user's EPEL and CRB, there before cudaup
-before = b.installed()
-repo = os.path.join(b.root, "etc/yum.repos.d/cuda-rhel9.repo")
-open(repo, "w").write("[cuda-rhel9-x86_64]\nname=cuda-rhel9-x86_64\n"
-                      "baseurl=https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64\nenabled=1\ngpgcheck=1\n")
-for cmd in (["dnf", "-y", "module", "enable", "nvidia-driver:580-open"], ["dnf", "-y", "install", "nvidia-open"],
-            ["dnf", "versionlock", "add", "*nvidia*580*"]):
-    p = b.sh(*cmd)
-added = sorted(b.installed() - before)
-os.makedirs(b.state)
-# What cudaup's steps recorded (driver_record.c): the stream, the repository file, the packages new after each step.
-json.dump({"format": 2, "manager": "dnf", "branch": 580, "flavor": "open", "source": "nvidia", "packages": added,
-           "kept_config": [], "held": [], "versionlock": [], "module_streams": ["nvidia-driver:580-open"], "repositories": [],
-           "files": ["/etc/yum.repos.d/cuda-rhel9.repo"], "initramfs": None}, open(os.path.join(b.state, "driver.json"), "w"))
-t.ok("nvidia-open" in added and "dkms" in added and "kernel-headers" not in added, "Rocky 9: the install added the driver and dkms", added)
-# A package of the user's that needs the driver: the removal would take it, so nothing is removed.
-b.sh("dnf", "-y", "install", "nvidia-fabric-manager")
-r = run(["uninstall", "driver", "--yes", "--json", "--root", b.root, "--state-dir", b.state], env=b.env())
-t.ok(r.rc == 3 and "nvidia-fabric-manager" in ((r.json() or {}).get("error") or "") and "nvidia-open" in b.installed()
-     and b.calls() == [], "Rocky 9: a package of the user's needs the driver: uninstall refuses by name, nothing removed", (r, b.calls()))
-b.sh("dnf", "-y", "remove", "nvidia-fabric-manager")
-r = run(["uninstall", "driver", "--yes", "--json", "--root", b.root, "--state-dir", b.state], env=b.env())
-calls = b.calls()
-rm = [c for c in calls if c[:2] == ["dnf", "remove"]]
-t.ok(r.rc == 0 and len(rm) == 1 and "--setopt=clean_requirements_on_remove=False" in rm[0]
-     and sorted(x for x in rm[0][2:] if not x.startswith("-")) == added,
-     "Rocky 9: uninstall removes exactly what the install added, with dnf's own autoremove off", (r, calls))
-t.ok(["dnf", "-y", "module", "reset", "nvidia-driver"] in calls and not os.path.exists(repo),
-     "Rocky 9: the module stream is reset and NVIDIA's repository file removed", calls)
-t.ok(b.installed() == before and {"kernel-headers", "kernel-devel", "glibc-devel", "gcc", "epel-release"} <= b.installed(),
-     "Rocky 9: the headers, the compiler and EPEL that were there stay; nothing else is gone", sorted(before ^ b.installed()))
+# ---- class 2: RHEL and its rebuilds: EPEL and CRB for the DKMS streams ----
+ROCKY9 = ["rocky-9.csv", "el-9.csv", "nvidia-rhel9.csv"]
+EL9K = "5.14.0-427.13.1.el9_4.x86_64"
+EL9SYN = [{"name": "kernel-core", "version": "5.14.0-427.13.1.el9_4", "extra": "kernel=" + EL9K}]
+b = Box("rocky9", "rocky9", EL9K, ROCKY9, gpus("2330", "9.0", "NVIDIA H100 80GB HBM3", cls="0x030200"), synthetic=EL9SYN)
+r, d, _ = b.plan()
+acts = [s["action"] for s in d.get("steps", [])]
+t.ok(acts[:4] == ["crb", "epel", "headers", "repository"] and "dnf config-manager --set-enabled crb" in json.dumps(d)
+     and any("EPEL" in (s.get("why") or "") for s in d.get("steps", [])),
+     "class 2: Rocky 9's plan enables CRB and EPEL first and says so", acts)
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 2: Rocky 9 + H100 (DKMS stream 580-open, dkms from EPEL)")
+t.ok((b.version("dkms") or "").endswith(".el9") and (b.version("nvidia-open") or "").startswith("3:580."),
+     "class 2: dkms came from EPEL, nvidia-open from the 580-open stream", b.installed().get("nvidia-open"))
+b = Box("rhel9", "rhel9", EL9K, ["rhel-9.csv", "el-9.csv", "nvidia-rhel9.csv"], GTX1080, synthetic=EL9SYN)
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 2: RHEL 9 + GTX 1080 (CRB with subscription-manager, EPEL by its URL, 580-dkms)")
+t.ok(["subscription-manager", "repos", "--enable", "codeready-builder-for-rhel-9-x86_64-rpms"] in b.calls()
+     and (b.version("kmod-nvidia-latest-dkms") or "").startswith("3:580."),
+     "class 2: RHEL's CRB by subscription-manager, the proprietary kmod of 580-dkms", b.calls())
 
-# ---- Arch: pacman's database lock, said and waited for ----
-arch = {"os": "arch", "kernel": "6.12.1-arch1-1",
-        "gpus": [("0000:01:00.0", "2684", "0x030000", None, "8.9", 24564, "NVIDIA GeForce RTX 4090")]}
-b = Box("arch-lock", arch, ["arch.csv"])
-lock = os.path.join(b.root, "var/lib/pacman/db.lck")
-os.makedirs(os.path.dirname(lock), exist_ok=True)
-open(lock, "w").close()
-p = subprocess.Popen([BIN, "install", "--yes", "--cuda", "12.6", "--mirror", "file://" + MIRROR] + b.args(), env=base_env(b.env()), stdout=subprocess.PIPE,
-                     stderr=subprocess.PIPE, text=True)
-said, seen = False, []
-for line in p.stderr:
-    seen.append(line)
-    if "package manager is busy" in line:
-        said = True
+# ---- class 3: headers and modules follow the kernel ----
+b = Box("deb12old", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
+r, d, _ = b.plan()
+t.ok("linux-headers-amd64" in d.get("packages", []) and not any(p.startswith("linux-headers-6.1.0-26") for p in d.get("packages", [])),
+     "class 3: Debian 12 asks for linux-headers-amd64, not the running ABI's (gone from the archive)", d.get("packages"))
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 3: Debian 12 on a superseded kernel ABI")
+b = Box("u2204hwe", "ubuntu2204", "6.8.0-45-generic", ["ubuntu-22.04.csv"], GTX1080, repos=ubuntu_sources("jammy"),
+        synthetic=ubuntu_kernel("6.8.0-45-generic", "generic-hwe-22.04"))
+r, d, _ = b.plan()
+t.eq((d.get("kernel_meta"), d.get("packages")), ("generic-hwe-22.04", ["nvidia-driver-580", "linux-modules-nvidia-580-generic-hwe-22.04"]),
+     "class 3: Ubuntu 22.04 on the HWE kernel gets the HWE kernel's signed modules (from the installed kernel meta, as ubuntu-drivers)", d)
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 3: Ubuntu 22.04 HWE kernel")
+b = Box("u2404aws", "ubuntu2404", "6.8.0-1015-aws", ["ubuntu-24.04.csv"], gpus("2237", "8.6", "NVIDIA A10G", cls="0x030200"),
+        repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.8.0-1015-aws", "aws"))
+r, d, _ = b.plan()
+t.ok("linux-modules-nvidia-580-open-aws" in d.get("packages", []), "class 3: an AWS kernel gets the -aws signed modules", d.get("packages"))
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 3: Ubuntu 24.04 AWS kernel")
+ARCHSYN = lambda krel, pkg, ver: [{"name": pkg, "version": ver, "extra": "kernel=%s pkgbase=%s" % (krel, pkg)}]
+
+
+def arch_box(tag, krel, pkg, ver, g):
+    b = Box(tag, "arch", krel, "arch.csv", g, synthetic=ARCHSYN(krel, pkg, ver))
+    os.makedirs(os.path.join(b.root, "lib/modules", krel), exist_ok=True)
+    open(os.path.join(b.root, "lib/modules", krel, "pkgbase"), "w").write(pkg + "\n")
+    return b
+
+
+b = arch_box("archlts", "6.12.60-1-lts", "linux-lts", "6.12.60-1", RTX4090)
+r, d, _ = b.plan()
+t.ok("nvidia-open-lts" in d.get("packages", []) and any(s.get("command", "") and s["command"].startswith("pacman -Syu")
+                                                         for s in d.get("steps", [])),
+     "class 3: Arch on linux-lts: nvidia-open-lts, installed with pacman -Syu", d.get("steps"))
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 3: Arch linux-lts")
+
+# ---- class 4: the branch is locked before an unversioned package is installed ----
+b = Box("fed1080", "fedora", "6.16.7-200.fc43.x86_64", ["fedora-43.csv", "nvidia-fedora43.csv"], GTX1080,
+        synthetic=[{"name": "kernel-core", "version": "6.16.7-200.fc43", "extra": "kernel=6.16.7-200.fc43.x86_64"}])
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 4: Fedora 43 + GTX 1080 (cuda-drivers, versionlock first)")
+t.ok(not b.driver_versions(580) and (b.version("kmod-nvidia-latest-dkms") or "").startswith("3:580."),
+     "class 4: Fedora: everything of the driver is 580, the proprietary kmod (595 does not load on Pascal)", b.driver_versions(580))
+b.sh("dnf", "upgrade", "-y")
+t.ok(not b.driver_versions(580) and (b.version("nvidia-driver") or "").startswith("3:580."),
+     "class 4: Fedora: `dnf upgrade` keeps 580 (the versionlock holds)", b.driver_versions(580))
+b = Box("deb12nv", "debian12", "6.1.0-26-amd64", ["debian-12.csv", "nvidia-debian12.csv"], RTX4090,
+        repos=debian_sources("bookworm"), synthetic=debian_kernel("6.1.0-26-amd64", "amd64"))
+KEYDEB = b"!<arch>\ncuda-keyring fixture for the test\n"
+KEYSHA = hashlib.sha256(KEYDEB).hexdigest()
+for m in MIRRORS.values():
+    krel = os.path.join(m, "cuda/repos/debian12/x86_64")
+    os.makedirs(krel, exist_ok=True)
+    open(os.path.join(krel, "cuda-keyring_1.1-1_all.deb"), "wb").write(KEYDEB)
+# The catalog pins NVIDIA's own keyring; this one pins the fixture's (CUDAUP_CATALOG, as a site would not).
+cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
+for k in cat["driver"]["keyrings"]:
+    if "debian12" in k["url"]:
+        k["sha256"] = KEYSHA
+CAT = os.path.join(t.tmpdir("cat"), "catalog.json")
+json.dump(cat, open(CAT, "w"))
+r, d, _ = b.plan("--driver-source", "nvidia")
+steps = [s["action"] for s in d.get("steps", [])]
+t.ok("pin" in steps and "install" in steps and steps.index("pin") < steps.index("install")
+     and (d.get("packages") or [""])[0] == "nvidia-driver-pinning-580",
+     "class 4: NVIDIA's apt repository: nvidia-driver-pinning-580 before nvidia-open", steps)
+# A cache folder its group shares (0775): apt must get the checked bytes from a folder nobody else can write.
+os.makedirs(os.path.join(b.dir, "cache"), mode=0o775, exist_ok=True)
+os.chmod(os.path.join(b.dir, "cache"), 0o775)
+DEBLOG = os.path.join(b.dir, "debs.jsonl")
+r, doc = b.install("--driver-source", "nvidia", env={"CUDAUP_CATALOG": CAT, "STANDIN_DEB_LOG": DEBLOG})
+ran_to_the_end(b, r, doc, "class 4: Debian 12 + RTX 4090 from NVIDIA's repository")
+debs = [json.loads(x) for x in open(DEBLOG)] if os.path.exists(DEBLOG) else []
+t.ok(debs and all(x["sha256"] == KEYSHA and x["dir_mode"] == 0o700 and x["dir_uid"] == os.geteuid() and not x["link"]
+                 and x["uid"] == os.geteuid() and not os.path.exists(x["path"]) for x in debs),
+     "issue 33: apt gets the keyring's checked bytes from a folder only cudaup's user can write (the cache is the group's), "
+     "removed afterwards", debs)
+t.ok(not b.driver_versions(580) and (b.version("nvidia-open") or "").startswith("580.")
+     and not b.sh("apt-get", "dist-upgrade", "-y").returncode and (b.version("nvidia-open") or "").startswith("580."),
+     "class 4: the unbranched nvidia-open is 580 (the pinning package came first), not 590, and stays so through a dist-upgrade",
+     b.driver_versions(580))
+# issue 33 item 3: the keyring's bytes are checked against the pin before apt sees them.
+b2 = Box("deb12nvbad", "debian12", "6.1.0-26-amd64", ["debian-12.csv", "nvidia-debian12.csv"], RTX4090,
+         repos=debian_sources("bookworm"), synthetic=debian_kernel("6.1.0-26-amd64", "amd64"))
+r, doc = b2.install("--driver-source", "nvidia")
+t.ok(r.rc == 2 and "sha256" in (doc.get("error") or "") and not any(c[:2] == ["apt-get", "install"] for c in b2.calls())
+     and "cuda-keyring" not in b2.installed(),
+     "issue 33: a keyring whose sha256 is not the pinned one is not handed to apt (exit 2)", (doc.get("error"), b2.calls()))
+
+# ---- class 5: openSUSE ----
+b = Box("tw", "tumbleweed", "6.17.9-1-default", "opensuse-tumbleweed.csv", RTX4090,
+        synthetic=[{"name": "kernel-default", "version": "6.17.9-1.1", "extra": "kernel=6.17.9-1-default"}])
+r, d, _ = b.plan()
+t.ok("/repos/suse16/" in json.dumps(d.get("steps")) and "20250306" not in json.dumps(d.get("steps")),
+     "class 5: Tumbleweed takes NVIDIA's suse16 repository by its ID, not its date-like VERSION_ID", d.get("repositories"))
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 5: Tumbleweed + RTX 4090 (G07 signed CUDA KMP)")
+kmp, utils = b.version("nvidia-open-driver-G07-signed-cuda-kmp-default"), b.version("nvidia-compute-utils-G07")
+t.ok(kmp and utils and kmp.split("_")[0] == utils.split("-")[0],
+     "class 5: the user space is at the KMP's version (%s), not the newest (595.112.07)" % (kmp or "?").split("_")[0], (kmp, utils))
+locks = open(os.path.join(b.root, "etc/zypp/locks")).read() if os.path.exists(os.path.join(b.root, "etc/zypp/locks")) else ""
+t.ok("nvidia-open-driver-G07-signed-cuda-kmp-default" in locks and "nvidia-compute-utils-G07" in locks,
+     "class 5: the KMP and the utils are locked together", locks)
+b = Box("leap", "leap156", "6.4.0-150600.23.25-default", "opensuse-leap-15.6.csv", RTX4090,
+        synthetic=[{"name": "kernel-default", "version": "6.4.0-150600.23.25.1", "extra": "kernel=6.4.0-150600.23.25-default"}])
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 5: Leap 15.6 + RTX 4090 (G06 signed CUDA KMP, key imported)")
+t.ok("nvidia-open-driver-G06-signed-cuda-kmp-default" in b.installed() and "nvidia-open-driver-G06-signed-kmp-default" not in b.installed(),
+     "class 5: with NVIDIA's CUDA repository the open flavor is the -signed-cuda-kmp build, not the graphics one",
+     sorted(n for n in b.installed() if "nvidia" in n))
+
+# ---- class 6: NVSwitch boards get the fabric manager, held and enabled ----
+b = Box("hgxu", "ubuntu2404", "6.8.0-45-generic", ["ubuntu-24.04.csv"], H100X8, repos=ubuntu_sources("noble"),
+        synthetic=ubuntu_kernel("6.8.0-45-generic", "generic"), other_pci=NVSW_H100)
+r, d, _ = b.plan()
+t.ok(d.get("nvswitch") == 4 and (d.get("fabricmanager") or {}).get("packages") == ["nvidia-fabricmanager-580"]
+     and "nvidia-headless-no-dkms-580-server-open" in d.get("packages", []),
+     "class 6: HGX H100 on Ubuntu: 4 NVSwitch bridges, the -server branch and nvidia-fabricmanager-580", d)
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 6: Ubuntu 24.04 HGX H100")
+t.ok("nvidia-fabricmanager-580" in b.installed()
+     and os.path.exists(os.path.join(b.root, "etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service")),
+     "class 6: the fabric manager is installed and its service enabled", sorted(n for n in b.installed() if "fabric" in n))
+b = Box("hgxr", "rocky9", EL9K, ROCKY9, A100X8, synthetic=EL9SYN, other_pci=NVSW_A100)
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 6: Rocky 9 HGX A100")
+t.ok((b.version("nvidia-fabric-manager") or "").startswith("580.") and "libnvidia-nscq-580" in b.installed(),
+     "class 6: Rocky 9: the fm profile's nvidia-fabric-manager and libnvidia-nscq-580", sorted(b.installed()))
+# doctor names a missing fabric manager on a machine whose driver runs.
+root = os.path.join(t.tmpdir("hgxdoc"), "root")
+machines.build_spec({"os": "ubuntu2404", "gpus": [g[:3] + ("nvidia",) + g[4:] for g in H100X8], "other_pci": NVSW_H100,
+                     "driver": "580.95.05", "cuda": 13000, "libs": True}, root)
+r = run(["doctor", "--json", "--root", root], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+p = {x["code"]: x for x in (r.json() or {}).get("problems", [])}.get("fabricmanager-missing")
+t.ok(p and "nvidia-fabricmanager" in p["fix"] and "802" in p["message"], "class 6: doctor names the missing fabric manager", (r.json() or {}).get("problems"))
+
+# ---- class 7 (part): Debian's sources and Kepler ----
+b = Box("deb12src", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
+r, doc = b.install()
+src = open(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")).read() \
+    if os.path.exists(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")) else ""
+t.ok(all("Suites: %s\n" % s in src for s in ("bookworm", "bookworm-updates", "bookworm-security")) and "debian-security" in src,
+     "class 7: the added components cover bookworm, -updates and -security (at debian-security)", src)
+t.eq(b.version("nvidia-driver"), "535.309.01-0+deb12u1", "class 7: so Debian 12's nvidia-driver is the security release the plan counts on")
+b = Box("deb12k80", "debian12", "6.1.0-26-amd64", "debian-12.csv", K80, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="11.4.4")
+r, d, _ = b.plan()
+t.ok(d.get("branch") == "470" and "nvidia-tesla-470-driver" in d.get("packages", []),
+     "class 7: Debian 12 carries nvidia-tesla-470-driver for Kepler: planned, not refused", d or r.err)
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 7: Debian 12 + Tesla K80 (nvidia-tesla-470-driver)")
+
+# ---- class 7 (part): a held dpkg lock is waited for, and said; apt and dpkg run without debconf questions ----
+import fcntl  # noqa: E402
+import subprocess  # noqa: E402
+from cutest import BIN, base_env  # noqa: E402
+b = Box("deb12lock", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
+ENVLOG = os.path.join(b.dir, "env.jsonl")
+lockf = os.path.join(b.root, "var/lib/dpkg/lock-frontend")
+os.makedirs(os.path.dirname(lockf), exist_ok=True)
+lfd = os.open(lockf, os.O_RDWR | os.O_CREAT, 0o640)
+fcntl.lockf(lfd, fcntl.LOCK_EX)  # as unattended-upgrades on a fresh cloud machine holds it
+p = subprocess.Popen([BIN, "install", "--yes", "--json", "--env-scope", "none"] + b.args(),
+                     env=base_env(b.env(STANDIN_ENV_LOG=ENVLOG)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+said, seen = None, []
+for ln in p.stderr:  # the order of events decides, not the clock: release the lock once cudaup says it waits
+    seen.append(ln)
+    if "Waiting for the package manager" in ln:
+        said = ln
         break
-os.unlink(lock)  # the other pacman is done: removed only once cudaup has said it waits
-out, rest = p.communicate(timeout=300)
-seen.append(rest)
-pac = [c for c in b.calls() if c[0] == "pacman"]
-t.ok(said and pac and "unable to lock database" not in "".join(seen),
-     "Arch: pacman's database is locked by another process: cudaup says so, waits, then runs pacman", "".join(seen)[-2000:])
+fcntl.lockf(lfd, fcntl.LOCK_UN)
+os.close(lfd)
+try:
+    out, rest = p.communicate(timeout=600)
+except subprocess.TimeoutExpired:
+    p.kill()
+    out, rest = p.communicate()
+t.ok(said and "/var/lib/dpkg/lock-frontend" in said and "process %d" % os.getpid() in said,
+     "class 7: a held dpkg lock is waited for, and cudaup says who holds it", (said, seen[-5:]))
+boot = machine.boot(b.root)
+t.ok(p.returncode in (0, 5) and boot["module"] is not None,
+     "class 7: once the lock is released the install goes on to its end (exit %s)" % p.returncode, (out[-1500:], rest[-1500:]))
+# The package manager's output reaches the screen while it runs (a DKMS build takes minutes): the stand-in
+# apt-get prints a line and holds until the test has seen that line among cudaup's events.
+b = Box("deb12stream", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
+go = os.path.join(b.dir, "go")
+p = subprocess.Popen([BIN, "install", "--yes", "--json", "--env-scope", "none"] + b.args(),
+                     env=base_env(b.env(STANDIN_HOLD="apt-get install=" + go)), stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE, text=True)
+streamed, seen = None, []
+for ln in p.stderr:
+    seen.append(ln)
+    if "holds until" in ln:
+        streamed = ln
+        break
+open(go, "w").close()
+out, rest = p.communicate(timeout=600)
+t.ok(streamed and '"event":"log"' in streamed and "apt-get: stand-in: apt-get holds until" in streamed,
+     "class 7: the package manager's output is on the screen while it runs, line by line", (streamed, seen[-4:]))
+t.ok(p.returncode in (0, 5), "class 7: and the install goes on to its end (exit %s)" % p.returncode, rest[-1500:])
+# A package step that fails is answered with the package manager's advice, not pip's.
+b = Box("deb12fail", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
+        synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
+r, doc = b.install(env={"STANDIN_FAIL": "apt-get install"})
+t.ok(r.rc != 0 and "package manager (apt-get)" in (doc.get("advice") or "") and "pip" not in (doc.get("advice") or ""),
+     "class 7: a failed package step's advice speaks of the package manager, not of pip", (r.rc, doc.get("error"), doc.get("advice")))
+envs = [json.loads(x) for x in open(ENVLOG)] if os.path.exists(ENVLOG) else []
+apt_envs = [e for e in envs if e["tool"] in ("apt-get", "apt-mark", "dpkg")]
+t.ok(apt_envs and all(e["DEBIAN_FRONTEND"] == "noninteractive" for e in apt_envs),
+     "class 7: apt-get and dpkg run with DEBIAN_FRONTEND=noninteractive", envs)
+
+# ---- the grid: distributions x kernels x GPUs x starting states; each install runs to its end in its world ----
+T4 = gpus("1eb8", "7.5", "NVIDIA Tesla T4", cls="0x030200", mib=15360)
+L4 = gpus("27b8", "8.9", "NVIDIA L4", cls="0x030200", mib=23034)
+RTX3090 = gpus("2204", "8.6", "NVIDIA GeForce RTX 3090")
+A100 = gpus("20b5", "8.0", "NVIDIA A100 80GB PCIe", cls="0x030200", mib=81920)
+V100 = gpus("1db4", "7.0", "NVIDIA Tesla V100-PCIE-16GB", cls="0x030200", mib=16384)
+NOUV = lambda g: [x[:3] + ("nouveau",) + x[4:] for x in g]
+LOADED = lambda g: [x[:3] + ("nvidia",) + x[4:] for x in g]
+EL8K = "4.18.0-513.5.1.el8_9.x86_64"
+EL8SYN = [{"name": "kernel-core", "version": "4.18.0-513.5.1.el8_9", "extra": "kernel=" + EL8K}]
+FEDSYN = [{"name": "kernel-core", "version": "6.16.7-200.fc43", "extra": "kernel=6.16.7-200.fc43.x86_64"}]
+LEAPSYN = [{"name": "kernel-default", "version": "6.4.0-150600.23.25.1", "extra": "kernel=6.4.0-150600.23.25-default"}]
+TWSYN = [{"name": "kernel-default", "version": "6.17.9-1.1", "extra": "kernel=6.17.9-1-default"}]
+J, N = ["ubuntu-22.04.csv"], ["ubuntu-24.04.csv"]
+D12, D13 = "debian-12.csv", "debian-13.csv"
+GRID = [
+    # name, os, kernel, world, gpus, options, expectation (branch, flavor) or ("refuse", words)
+    ("22.04 GA + GTX 970, nouveau, Secure Boot", "ubuntu2204", "5.15.0-91-generic", J, NOUV(GTX970),
+     dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("5.15.0-91-generic", "generic"), secure_boot=True, extra_spec={"modules": ["nouveau"]}), ("580", "proprietary")),
+    ("22.04 HWE + RTX 4090", "ubuntu2204", "6.8.0-45-generic", J, RTX4090,
+     dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("6.8.0-45-generic", "generic-hwe-22.04")), ("580", "open")),
+    ("22.04 lowlatency + RTX 3090", "ubuntu2204", "5.15.0-100-lowlatency", J, RTX3090,
+     dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("5.15.0-100-lowlatency", "lowlatency")), ("580", "open")),
+    ("22.04 GCP + L4", "ubuntu2204", "6.5.0-1020-gcp", J, L4,
+     dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("6.5.0-1020-gcp", "gcp")), ("580", "open")),
+    ("22.04 + GTX 1080 on driver 470", "ubuntu2204", "5.15.0-91-generic", J, LOADED(GTX1080),
+     dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("5.15.0-91-generic", "generic"),
+          extra_spec={"driver": "470.256.02", "cuda": 11040, "libs": True}, args=["--driver", "580"]), ("580", "proprietary")),
+    ("22.04 + Tesla K80 (Kepler)", "ubuntu2204", "5.15.0-91-generic", J, K80,
+     dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("5.15.0-91-generic", "generic"), cuda="11.4.4"), ("470", "proprietary")),
+    ("22.04 KVM kernel (no prebuilt modules) + RTX 4090", "ubuntu2204", "5.15.0-1050-kvm", J, RTX4090,
+     dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("5.15.0-1050-kvm", "kvm")), ("580", "open")),
+    ("24.04 + RTX 5090 on driver 550", "ubuntu2404", "6.8.0-45-generic", N, LOADED(RTX5090),
+     dict(repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.8.0-45-generic", "generic"),
+          extra_spec={"driver": "550.54.14", "cuda": 12040, "libs": True}, cuda="12.8.1"), ("580", "open")),
+    ("24.04 HWE + GTX 1080, Secure Boot", "ubuntu2404", "6.11.0-29-generic", N, GTX1080,
+     dict(repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.11.0-29-generic", "generic-hwe-24.04"), secure_boot=True), ("580", "proprietary")),
+    ("24.04 Azure + A100", "ubuntu2404", "6.8.0-1010-azure", N, A100,
+     dict(repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.8.0-1010-azure", "azure")), ("580", "open")),
+    ("24.04 virtual (cloud image) + T4", "ubuntu2404", "6.8.0-45-generic", N, T4,
+     dict(repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.8.0-45-generic", "virtual")), ("580", "open")),
+    ("24.04 Oracle + V100 (Volta)", "ubuntu2404", "6.8.0-1013-oracle", N, V100,
+     dict(repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.8.0-1013-oracle", "oracle")), ("580", "proprietary")),
+    ("24.04 restricted not enabled + RTX 4090", "ubuntu2404", "6.8.0-45-generic", N, RTX4090,
+     dict(repos=ubuntu_sources("noble", ["main", "universe"]), synthetic=ubuntu_kernel("6.8.0-45-generic", "generic")), ("580", "open")),
+    ("Debian 12 + RTX 4090", "debian12", "6.1.0-26-amd64", D12, RTX4090,
+     dict(repos=debian_sources("bookworm"), synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2"), ("535", "proprietary")),
+    ("Debian 12 + GTX 1080, Secure Boot", "debian12", "6.1.0-26-amd64", D12, GTX1080,
+     dict(repos=debian_sources("bookworm"), synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), secure_boot=True, cuda="12.2.2"), ("535", "proprietary")),
+    ("Debian 12 cloud kernel + T4", "debian12", "6.1.0-26-cloud-amd64", D12, T4,
+     dict(repos=debian_sources("bookworm"), synthetic=debian_kernel("6.1.0-26-cloud-amd64", "cloud-amd64"), cuda="12.2.2"), ("535", "proprietary")),
+    ("Debian 12 + RTX 3090, nouveau", "debian12", "6.1.0-26-amd64", D12, NOUV(RTX3090),
+     dict(repos=debian_sources("bookworm"), synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2", extra_spec={"modules": ["nouveau"]}), ("535", "proprietary")),
+    ("Debian 12 + RTX 5090 (NVIDIA's repository)", "debian12", "6.1.0-26-amd64", [D12, "nvidia-debian12.csv"], RTX5090,
+     dict(repos=debian_sources("bookworm"), synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), catalog=True, cuda="12.8.1"), ("580", "open")),
+    ("Debian 13 + RTX 4090", "debian13", "6.12.48-amd64", D13, RTX4090,
+     dict(repos=debian_sources("trixie"), synthetic=debian_kernel("6.12.48-amd64", "amd64"), cuda="12.4.1"), ("550", "open")),
+    ("Debian 13 + GTX 1080", "debian13", "6.12.48-amd64", D13, GTX1080,
+     dict(repos=debian_sources("trixie"), synthetic=debian_kernel("6.12.48-amd64", "amd64"), cuda="12.4.1"), ("550", "proprietary")),
+    ("Debian 13 + Tesla K80 (no 470 there)", "debian13", "6.12.48-amd64", D13, K80,
+     dict(repos=debian_sources("trixie"), synthetic=debian_kernel("6.12.48-amd64", "amd64"), cuda="11.4.4"), ("refuse", "470")),
+    ("Rocky 9 + GTX 1080", "rocky9", EL9K, ROCKY9, GTX1080, dict(synthetic=EL9SYN), ("580", "proprietary")),
+    ("Rocky 9 + RTX 3090, nouveau", "rocky9", EL9K, ROCKY9, NOUV(RTX3090), dict(synthetic=EL9SYN, extra_spec={"modules": ["nouveau"]}), ("580", "open")),
+    ("Rocky 9 with another stream enabled + RTX 4090", "rocky9", EL9K, ROCKY9, RTX4090,
+     dict(synthetic=EL9SYN, modules={"nvidia-driver": "595-open"}), ("580", "open")),
+    ("Rocky 8 + RTX 4090", "rocky8", EL8K, ["rocky-8.csv", "el-8.csv", "nvidia-rhel8.csv"], RTX4090, dict(synthetic=EL8SYN), ("580", "open")),
+    ("Fedora 43 + RTX 4090", "fedora", "6.16.7-200.fc43.x86_64", ["fedora-43.csv", "nvidia-fedora43.csv"], RTX4090, dict(synthetic=FEDSYN), ("580", "open")),
+    ("Fedora 43 + RTX 4090, Secure Boot", "fedora", "6.16.7-200.fc43.x86_64", ["fedora-43.csv", "nvidia-fedora43.csv"], RTX4090,
+     dict(synthetic=FEDSYN, secure_boot=True), ("580", "open")),
+    ("Leap 15.6 + GTX 1080 (G06 DKMS)", "leap156", "6.4.0-150600.23.25-default", "opensuse-leap-15.6.csv", GTX1080, dict(synthetic=LEAPSYN), ("580", "proprietary")),
+    ("Leap 15.6 + RTX 4090, Secure Boot (signed KMP)", "leap156", "6.4.0-150600.23.25-default", "opensuse-leap-15.6.csv", RTX4090,
+     dict(synthetic=LEAPSYN, secure_boot=True), ("580", "open")),
+    ("Tumbleweed + GTX 1080 (no G06 for suse16)", "tumbleweed", "6.17.9-1-default", "opensuse-tumbleweed.csv", GTX1080, dict(synthetic=TWSYN), ("refuse", "")),
+    ("Arch linux + RTX 4090", "arch", "6.17.9-arch1-1", "arch.csv", RTX4090, dict(arch=("linux", "6.17.9.arch1-1")), ("590", "open")),
+    ("Arch linux-zen + RTX 3090 (DKMS)", "arch", "6.17.9-zen1-1-zen", "arch.csv", RTX3090, dict(arch=("linux-zen", "6.17.9.zen1-1")), ("590", "open")),
+    ("Arch + GTX 1080 (R590 has no Pascal)", "arch", "6.17.9-arch1-1", "arch.csv", GTX1080, dict(arch=("linux", "6.17.9.arch1-1")), ("refuse", "AUR")),
+    ("24.04 GTX 970 + RTX 5090 (no flavor serves both)", "ubuntu2404", "6.8.0-45-generic", N, GTX970 + [("0000:1a:00.0",) + RTX5090[0][1:]],
+     dict(repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.8.0-45-generic", "generic")), ("refuse", "open")),
+]
+UPGRADE = {"apt": ["apt-get", "dist-upgrade", "-y"], "dnf": ["dnf", "upgrade", "-y"], "zypper": ["zypper", "--non-interactive", "dup"],
+           "pacman": ["pacman", "-Syu", "--noconfirm"]}
+held_plans = 0
+for i, (name, os_, kernel, world, g, opts, want) in enumerate(GRID):
+    opts = dict(opts)
+    arch = opts.pop("arch", None)
+    use_cat = opts.pop("catalog", False)
+    args = opts.pop("args", [])
+    if arch:
+        opts["synthetic"] = ARCHSYN(kernel, arch[0], arch[1])
+    b = Box("grid%d" % i, os_, kernel, world, g, **opts)
+    if arch:
+        os.makedirs(os.path.join(b.root, "lib/modules", kernel), exist_ok=True)
+        open(os.path.join(b.root, "lib/modules", kernel, "pkgbase"), "w").write(arch[0] + "\n")
+    extra = (["--driver-source", "nvidia"] if use_cat else []) + args
+    env = {"CUDAUP_CATALOG": CAT} if use_cat else None
+    r, d, doc = b.plan(*extra, env=env)
+    if want[0] == "refuse":
+        t.ok(r.rc == 3 and want[1] in (doc.get("error") or "") + (doc.get("advice") or ""),
+             "grid: %s: an honest refusal" % name, (doc.get("error"), doc.get("advice"), d.get("packages")))
+        continue
+    t.eq((d.get("branch"), d.get("flavor")), want, "grid: %s: plans %s %s" % (name, want[0], want[1]),
+         (doc.get("error"), d.get("packages")))
+    r, idoc = b.install(*extra, env=env)
+    if not ran_to_the_end(b, r, idoc, "grid: " + name):
+        continue
+    ins = b.installed()
+    missing = [p for p in d.get("packages", []) if p not in ins and not any(p in (x.provides if hasattr(x, "provides") else []) for x in [])]
+    bad = b.driver_versions(want[0])
+    t.ok(not missing and not bad, "grid: %s: every planned package is installed, all of branch %s" % (name, want[0]), (missing, bad))
+    mgr = managers.machine(b.root).manager
+    if mgr != "pacman":  # Arch holds no branch (the repositories carry one)
+        up = b.sh(*UPGRADE[mgr])
+        t.ok(not b.driver_versions(want[0]), "grid: %s: an upgrade keeps branch %s (%s)" % (name, want[0], d.get("pin")),
+             (up.stdout[-800:], up.stderr[-800:], b.driver_versions(want[0])))
+        held_plans += 1
+t.ok(held_plans >= 20, "grid: the branch held through an upgrade in %d worlds" % held_plans)
+
 t.done()

@@ -507,9 +507,11 @@ for gpus, driver in cases:
             t.ok(r.rc == 3 and (need or d.get("advice")), "%s: refused rightly, with advice" % what, d)
 
 # ---- --driver auto: the driver is replaced only when the request cannot be met with it -------------------
-# The branch an Ubuntu machine can get (data/driver/driver_packages.csv, Ubuntu's own rows): the newest its GPUs'
-# generations allow, counted at its first release in NVIDIA's CUDA table (what a plan may count on).
-UBUNTU = sorted({int(b) for r in rows("data", "driver", "driver_packages.csv") if r["distro"] == "Ubuntu"
+# The branch an Ubuntu machine can get (data/driver/driver_packages.csv, Ubuntu's own rows for the fixture's
+# 22.04): the newest its GPUs' generations allow, counted at its first release in NVIDIA's CUDA table (what a
+# plan may count on).
+UBUNTU = sorted({int(b) for r in rows("data", "driver", "driver_packages.csv")
+                 if r["ids"].split() == ["ubuntu"] and r["source"] == "distro" and "22.04" in r["versions"].split()
                  for b in r["branches"].split()})
 
 

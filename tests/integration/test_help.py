@@ -48,7 +48,7 @@ IGNORED = {
     "mirror": {"env-scope": True, "shell-rc": True, "env-name": True, "prefix": True, "yes": True, "env-dir": False,
                "driver": True},
     "verify": {"mirror": True, "yes": True, "cache-dir": True, "jobs": False, "ca-cert": False, "framework": False},
-    "plan": {"yes": True, "log": True, "jobs": False},
+    "plan": {"yes": True, "log": True, "jobs": True},  # plan takes every flag install takes (issue 35)
     "uninstall": {"mirror": True, "cache-dir": True, "jobs": False, "deep": False},
     "repair": {"framework": False, "cuda": False},
     "install": {"deep": False, "keep-env": False},
@@ -97,4 +97,46 @@ for bad in (["--cuda", "x.y"], ["--env-scope", "galaxy"], ["--driver", "banana"]
     t.ok(r.rc == 2 and "After the reboot" not in r.err, "install %s with that record waiting: exit 2 first" % " ".join(bad), r)
 r = run(["doctor", "--root", root], env=dict(env, CUDAUP_MIRROR=""))
 t.ok(r.rc in (0, 3) and "empty" not in r.err, "an empty CUDAUP_MIRROR still means unset", r)
+# ---- issue 35, rough list ----
+# An unknown option: the nearest name, and the command's own help (not the overview).
+for argv, near, helpcmd in ((["plan", "--frmework", "pytorch"], "--framework", "cudaup plan --help"),
+                            (["--frmework", "pytorch", "install"], "--framework", "cudaup install --help"),
+                            (["verify", "--requre-gpu"], "--require-gpu", "cudaup verify --help"),
+                            (["list", "--bogus"], None, "cudaup list --help")):
+    r = run(argv + SAFE, env=PARSE)
+    t.ok(r.rc == 2 and "Unknown option" in r.err and (near is None or "Did you mean '%s'?" % near in r.err) and
+         (near is not None or "Did you mean" not in r.err) and helpcmd in r.err and "'cudaup --help'" not in r.err,
+         "%s: exit 2, %s, pointing at '%s'" % (" ".join(argv), "did you mean %s" % near if near else "no guess", helpcmd), r)
+# plan takes every flag install takes: swapping install for plan to preview never fails on a flag.
+r = run(["install", "--help"])
+inst_opts = [(n, m) for n, m in OPT.findall(r.out)]
+bad = []
+for name, meta in inst_opts:
+    arg = "--%s=1" % name if meta else "--%s" % name
+    rr = run(["plan", arg] + SAFE, env=PARSE)
+    if rr.rc != 0:
+        bad.append("%s: %s" % (arg, rr.err.strip()))
+rr = run(["plan", "--jobs", "8", "--yes"] + SAFE, env=PARSE)
+t.ok(not bad and rr.rc == 0 and len(inst_opts) > 10, "plan accepts every option install's --help lists, --jobs 8 too", bad or rr)
+# Help leftovers: a default for --gpu-timeout; --prefix said as where installs are on the commands that look at
+# them; the overview's mirror line; the headings of list and mirror.
+r = run(["verify", "--help"])
+t.ok(re.search(r"--gpu-timeout SECONDS\s+time limit of each GPU check \(default 60\)", r.out), "--gpu-timeout names its default", r.out)
+for cmd in ("doctor", "verify", "uninstall", "list", "repair"):
+    r = run([cmd, "--help"])
+    line = [l for l in r.out.splitlines() if l.strip().startswith("--prefix")]
+    t.ok(line and "install under" not in line[0] and "installs are" in line[0], "cudaup %s --help: --prefix is where the installs are" % cmd, line)
+r = run(["install", "--help"])
+t.ok("install under DIR/cuda-X.Y" in r.out, "cudaup install --help: --prefix is where it installs", r.out)
+r = run(["--help"])
+mline = [l for l in r.out.splitlines() if l.startswith("  mirror DIR")]
+t.ok(mline and "download a plan's archives" not in mline[0] and "site mirror" in mline[0], "cudaup --help: the mirror line says what it fills", mline)
+for cmd, head in (("list", "Which releases:"), ("mirror", "What the mirror holds:")):
+    r = run([cmd, "--help"])
+    t.ok(head in r.out and "What to install:" not in r.out, "cudaup %s --help: its heading is '%s'" % (cmd, head), r.out)
+# --shell-rc where the scope is not user: said in the plan's notes, not taken in silence.
+r = run(["plan", "--root", root, "--framework", "none", "--env-scope", "system", "--shell-rc", "/tmp/x-bashrc", "--mirror",
+         "file://" + os.path.join(os.environ.get("SRCDIR", "."), "tests", "fixtures", "nvidia"), "--json"], env=env)
+t.ok(any("--shell-rc /tmp/x-bashrc is not used" in w and "/etc/profile.d" in w for w in (r.json() or {}).get("warnings", [])),
+     "--shell-rc with --env-scope system: the plan says it is not used", r)
 t.done()

@@ -7,7 +7,7 @@ import os
 import re
 import sys
 
-from cutest import SRCDIR, Tap, run
+from cutest import SRCDIR, Tap, on_pty, run, segments
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import machines  # noqa: E402
@@ -320,9 +320,29 @@ def cu(*args, timeout=600):
     return run(list(args[:1]) + ["--json"] + COMMON + list(args[1:]), env=ENV, timeout=timeout)
 
 
+# A runfile's and a .tgz's size no source publishes: the plan takes the size the mirror reports (stat here, HEAD's
+# Content-Length over http), so that the disk check counts them (issue 35: "more than 20 MB" for a 2 GB stack).
+r = cu("plan", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14")
+dls = {x["component"]: x for x in (r.json() or {}).get("downloads", [])}
+disk = [x for x in (r.json() or {}).get("reasons", []) if x.startswith("Disk: ")]
+t.ok(r.rc == 0 and dls.get("cuda_runfile", {}).get("size") is None and dls.get("cuda_runfile", {}).get("size_seen") == len(runfile)
+     and dls.get("cudnn", {}).get("size_seen") == len(tgz) and
+     not any("not published" in w for w in (r.json() or {}).get("warnings", [])),
+     "plan: the runfile's and the .tgz's sizes as the mirror reports them (size_seen), no 'not published' note", r)
+from httpserver import Server  # noqa: E402
+hs = Server(M)
+r = cu("plan", "--mirror", hs.url, "--cache-dir", t.tmpdir("hc"), "--framework", "tensorflow==1.14")
+dls = {x["component"]: x for x in (r.json() or {}).get("downloads", [])}
+t.ok(r.rc == 0 and dls.get("cuda_runfile", {}).get("size_seen") == len(runfile) and
+     any(q[0] == "HEAD" and RUN_REL in q[1] for q in hs.requests if isinstance(q, (tuple, list)) and len(q) >= 2),
+     "over http the size comes from HEAD's Content-Length", (r, hs.requests[:8]))
+hs.stop()
+rt = run(["plan"] + COMMON + ["--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14"], env=ENV)
+t.ok("size unpublished" not in rt.out and "of unpublished size" not in rt.out, "plan's text: sizes, not 'size unpublished'", rt.out)
 r = cu("install", "--yes", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
        "--env-tool", "venv", "--env-name", "tf1", "--env-scope", "conda", "--shell-rc", os.path.join(HOME, ".bashrc"))
 t.eq(r.rc, 0, "install --framework tensorflow==1.14 from a mirror with the runfile, the .tgz, a Python 3.7 and the wheels", r)
+installed = r
 PYDIR = os.path.join(P, "cudaup", "python", "3.7")
 t.ok(os.path.isfile(os.path.join(PYDIR, "bin", "python3.7")) and os.path.islink(os.path.join(PYDIR, "bin", "python3")) and
      os.path.samefile(os.path.join(PYDIR, "bin", "python3.7"), os.path.join(PYDIR, "bin", "python3.7m")) and
@@ -358,6 +378,14 @@ act = subprocess.run(["bash", "-c", ". '%s/bin/activate'; printf '%%s' \"$LD_LIB
                      capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": HOME})
 t.ok(act.stdout.split("|")[0].split(":")[0] in (os.path.join(P, "cuda", "lib64"), os.path.join(P, "cuda", "lib")) and
      act.stdout.endswith("|unset"), "activation puts this CUDA's libraries on LD_LIBRARY_PATH for TF1; deactivate takes them off", act)
+
+# The line the install offers to try runs on TensorFlow 1.14 (issue 35, item 1: tf.config.list_physical_devices
+# is 2.1+, an AttributeError on 1.x), in the activated venv as the closing text says.
+tryline = (installed.json() or {}).get("try") or ""
+out = subprocess.run(["bash", "-c", ". '%s/bin/activate' && %s" % (venv, tryline)], capture_output=True, text=True,
+                     env={"PATH": "/usr/bin:/bin", "HOME": HOME, "FAKE_NVIDIA_CONFIG": ENV["FAKE_NVIDIA_CONFIG"]})
+t.ok("is_gpu_available" in tryline and out.returncode == 0 and out.stdout.strip() == "True",
+     "the install's 'try it' line is one TensorFlow 1.14 has, and it runs there: %s" % tryline, out)
 
 # verify the TF1 way on the GPU doubles: is_gpu_available, then a matmul and a convolution in a tf.Session on /gpu:0
 r = cu("verify")
@@ -398,9 +426,26 @@ t.ok((r.json() or {}).get("python") == PB["file"] and os.path.exists(os.path.joi
 r = cu("plan", "--mirror", "file://" + D, "--cache-dir", C, "--framework", "tensorflow==1.14", "--prefix", os.path.join(work, "p2"))
 t.eq(((r.json() or {}).get("python_source") or {}).get("url"), "file://%s/python/%s" % (D, PB["file"]),
      "a node planning from the site mirror takes the Python from its python/ folder", r)
-# uninstall removes it
+# uninstall says what goes, with sizes, and what stays before it asks (issue 35, item 2), as apt and conda do
+rc, out = on_pty(["uninstall", "10.0"] + COMMON, ENV, columns=200, answer=b"n\n")
+said = segments(out)
+t.ok(rc == 1 and os.path.isdir(tree) and "nothing was changed" in out, "uninstall 10.0 on a terminal, answered n: nothing changed", out)
+t.ok(any(l.startswith("  - %s (" % tree) and re.search(r"\d [kMG]B\): CUDA 10\.0\.130 and cuDNN 7\.4\.2\.24$", l) for l in said),
+     "it names the CUDA folder, its size, and the cuDNN in it", out)
+t.ok(any(l.startswith("  - %s (" % venv) and "the venv made for it" in l for l in said) and
+     "--keep-env keeps the Python environment." in said,
+     "and the venv made for it, with its size and --keep-env", out)
+t.ok(any(re.match(r"That frees \d[\d.]* [kMG]B\.$", l) for l in said), "and how much that frees", out)
+t.ok(any("Python 3.7" in l and "stays" in l and "`cudaup uninstall python-3.7`" in l for l in said),
+     "and that the Python cudaup brought stays, naming uninstall python-3.7", out)
+t.ok(said and said[-1].startswith("Remove it? [y/N]") or any(l.startswith("Remove it? [y/N]") for l in said),
+     "then it asks", out)
+# uninstall removes it; its JSON says what it removed and what stays
 r = cu("uninstall", "--yes", "10.0")
+rm = (r.json() or {}).get("removal") or {}
 t.ok(r.rc == 0 and not os.path.exists(tree), "uninstall 10.0 removes PREFIX/cuda-10.0", r)
+t.ok(any(x.startswith(tree + " (") for x in rm.get("removes", [])) and rm.get("bytes", 0) > 0 and
+     any("python-3.7" in x for x in rm.get("stays", [])), "uninstall --json: 'removal' lists what went and what stays", rm)
 
 # The toolkit alone from the same runfile and .tgz (issue 34 item 3): planned from the catalog's legacy rows,
 # installed and recorded like a TensorFlow stack's, no environment made.

@@ -420,4 +420,40 @@ t.ok(m and int(m.group(1)) == len(rows_) == 3 and any(x.split()[0] == "python" f
      "and 1 of unpublished size" in m.group(2), "plan: the brought Python is in the count, and the total says one "
      "size is unpublished", rp.out)
 
+# Errors with a next step (issue 35, item 8): a place no install can go is said to be that, before any disk
+# figure ("/proc/nope has 0 B free ... No space left on device"), and each refusal names the option or command.
+if os.path.isdir("/proc/self"):
+    for opt, val in (("--prefix", "/proc/nope"), ("--state-dir", "/proc/st")):
+        r = run(["plan", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("cache"), "--framework", "none",
+                 "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st", opt, val], env=env)
+        t.ok(r.rc == 2 and "cannot be made" in r.err and "free" not in r.err and "No such file" not in r.err and
+             "choose another folder with %s" % opt in r.err, "plan %s %s: not a place cudaup can write to, and "
+             "the option that chooses another" % (opt, val), r)
+    # verify keeps a log in its state folder: one it cannot make is said so, with the option (no open()'s ENOENT)
+    r = run(["verify", "--root", root, "--state-dir", "/proc/st"], env=env)
+    t.ok("No log is kept: the state folder /proc/st cannot be made; choose another folder with --state-dir." in r.err
+         and "No such file" not in r.err, "verify --state-dir /proc/st: no log, said so with the option", r)
+else:
+    t.skip("a folder under /proc", "no /proc here")
+    t.skip("verify --state-dir under /proc", "no /proc here")
+r = run(["verify", "--root", root, "--prefix", "/nonexistent/cu", "--state-dir", t.tmpdir("st")], env=env)
+t.ok(r.rc == 3 and "There is no CUDA install at /nonexistent/cu/cuda" in r.err and
+     "cudaup list --prefix '/nonexistent/cu'" in r.err and "cudaup install --prefix '/nonexistent/cu'" in r.err,
+     "verify where nothing is installed: says where to look and how to put CUDA there", r)
+other = t.tmpdir("other")
+os.makedirs(os.path.join(other, "cuda-12.4"))
+r = run(["repair", "--yes", "--root", root, "--prefix", other, "--state-dir", t.tmpdir("st")], env=env)
+t.ok(r.rc == 3 and "Name the version: cudaup repair --prefix '%s' 12.4" % other in r.err,
+     "repair without a version where no active link is: names the version that is there", r)
+
+# list's text: no line ends in a space ("CUDA releases on the mirror "); a GPU-less plan says so once (issue 35)
+r = run(["list", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c")], env=env)
+t.ok(r.rc == 0 and "CUDA releases on the mirror\n" in r.out and not [l for l in r.out.splitlines() if l != l.rstrip()],
+     "list: no line with a trailing space", [l for l in r.out.splitlines() if l != l.rstrip()])
+ng, ngenv = machine(t, "no-gpu")
+r = run(["plan", "--root", ng, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--cuda", "12.4", "--framework", "none",
+         "--prefix", "/opt/cu", "--state-dir", t.tmpdir("st"), "--json"], env=ngenv)
+said = [w for w in (r.json() or {}).get("warnings", []) if "No NVIDIA GPU was found" in w]
+t.ok(r.rc == 0 and len(said) == 1 and "docker run --gpus all" in said[0], "no GPU: the plan's notes say it once, with the fix", r)
+
 t.done()

@@ -6,6 +6,7 @@ a fixture mirror with its sha256 in a test catalog), recorded like a toolkit, an
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -87,14 +88,15 @@ t.eq(src.get("url"), want_url, "plan: the Python comes from the mirror's python/
 t.eq(src.get("sha256"), PB["sha256"], "plan: the archive's sha256 is the catalog's")
 t.eq(src.get("path"), b.pydir(), "plan: it goes to PREFIX/cudaup/python/X.Y")
 dl = [x for x in d.get("downloads", []) if x["component"] == "python"]
-t.ok(len(dl) == 1 and dl[0]["sha256"] == PB["sha256"] and dl[0]["size"] is None,
-     "plan: the Python archive is among the downloads, its size unpublished", dl)
+t.ok(len(dl) == 1 and dl[0]["sha256"] == PB["sha256"] and dl[0]["size"] is None and dl[0].get("size_seen") == os.path.getsize(PB["path"]),
+     "plan: the Python archive is among the downloads, its size unpublished, the mirror's reported (size_seen)", dl)
 t.eq([s["installer"] for s in d.get("steps", [])][:1], ["python"], "plan: the Python comes first")
 t.ok(any("cudaup brings python-build-standalone" in x for x in d.get("reasons", [])), "plan: a reason says why",
      d.get("reasons"))
 r = run(["plan", "--root", ROOT, "--mirror", "file://" + MIRROR, "--python", MINOR, "--prefix", b.prefix,
          "--cache-dir", b.cache], env=b.env())
-t.ok(r.rc == 0 and "python" in r.out and "size unpublished" in r.out, "text plan lists the Python download", r.out[-800:])
+t.ok(r.rc == 0 and re.search(r"^  python +%s +\S+ [kMG]?B$" % re.escape(PB["version"]), r.out, re.M) is not None and
+     "size unpublished" not in r.out, "text plan lists the Python download with the size the mirror reports", r.out[-800:])
 
 # ---- Refusals that name a way that works here, before anything is touched ----
 b = Box("refuse")
@@ -133,6 +135,19 @@ t.ok(r.rc == 3 and "cannot make a venv" in d.get("error", "") and "python%s-venv
      and "--python-source cudaup" in d.get("advice", ""),
      "with --python-source system: exit 3, the advice names python%s-venv and --python-source cudaup" % MINOR, r)
 t.ok(b.untouched(), "and nothing changed")
+
+# pyenv's shim for a python3.X it has not selected prints a multi-line message that ends on a note; the reason
+# quotes the line that says what failed (issue 35, item 3), not "Python versions to be found at the same time."
+shimbin = t.tmpdir("shimbin")
+with open(os.path.join(shimbin, "python" + MINOR), "w") as f:
+    f.write("#!/bin/sh\ncat >&2 <<'EOF'\npyenv: python%s: command not found\n\nThe `python%s' command exists in these "
+            "Python versions:\n  %s.17\n\nNote: See 'pyenv help global' for tips on allowing both\n"
+            "      Python versions to be found at the same time.\nEOF\nexit 127\n" % (MINOR, MINOR, MINOR))
+os.chmod(os.path.join(shimbin, "python" + MINOR), 0o755)
+r = run(["plan"] + [ROOT2 if a == ROOT else a for a in b.args()], env=dict(env2, PATH=shimbin + ":/usr/bin:/bin"))
+why = [x for x in (r.json() or {}).get("reasons", []) if "cannot make a venv" in x]
+t.ok(len(why) == 1 and "(pyenv: python%s: command not found)" % MINOR in why[0] and "same time" not in why[0],
+     "a pyenv shim: the reason quotes 'command not found', not the note's last line", why or r)
 
 # A python3.X that can make a venv is used as it is; --python-source cudaup brings one all the same.
 goodbin = t.tmpdir("goodbin")

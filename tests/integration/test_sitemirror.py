@@ -154,7 +154,9 @@ t.ok(any("/pypi/files/" in g for g in site.gets("")), "the http node fetched the
 # A mirror with a password (issue 25 items 2 and 3): it reaches the server in the request headers, and
 # nowhere else: not in any process's argv while the run goes on (pip's included), not in a file, JSON
 # document or log the run writes, not on stdout or stderr.
-PW = "Pw-9f3kq1Zt"
+# The password is this run's own (the pid in it): watch_argv reads every process on the machine, and another
+# checkout's run of this test, at the same time, has its own password on its own plan's command line.
+PW = "Pw-9f3kq1Zt-%d" % os.getpid()
 cred_url = site.url.replace("http://", "http://alice:%s@" % PW)
 n = Node("node-creds", cred_url)
 TMP = os.path.join(n.dir, "tmp")
@@ -230,6 +232,55 @@ t.ok(PW not in r.out + r.err and PW not in p.out + p.err, "nor its JSON, its pro
 t.eq(os.listdir(TMP), [os.path.basename(LIVE)],
      "the netrc pip read is gone with its folder, and so is a killed run's; a live run's is spared")
 site.stop()
+
+# A password in --index-url (issue 33 item 5): given as CUDAUP_INDEX_URL, and to plan as --index-url, it reaches
+# the index in the Authorization header (pip's private netrc, as the site mirror's does) and is on no command
+# line (pip's included), in no plan --json (framework.index_url, the reasons), log, file or message.
+IPW = "Ix-7d2Lw0Qe-%d" % os.getpid()
+up2 = Server(UP)
+icred = up2.url.replace("http://", "http://bob:%s@" % IPW) + "/simple/"
+n = Node("node-index-creds", "file://" + NVIDIA)
+TMP = os.path.join(n.dir, "tmp")
+os.makedirs(TMP)
+seen_argv.clear()
+PW = IPW  # what watch_argv looks for
+watching.clear()
+w = threading.Thread(target=watch_argv)
+w.start()
+r = run(["install", "--yes", "--json", "--root", ROOT, "--mirror", n.url, "--prefix", n.prefix, "--state-dir", n.state,
+         "--cache-dir", n.cache, "--framework", "tensorflow==2.20.0", "--python", MINOR, "--env-scope", "none",
+         "--log", os.path.join(n.dir, "install.log")],
+        env=dict(base, HOME=n.home, XDG_DATA_HOME=os.path.join(n.home, "d"), TMPDIR=TMP, CUDAUP_DEBUG="debug",
+                 CUDAUP_INDEX_URL=icred),
+        timeout=600)
+watching.set()
+w.join()
+t.ok(r.rc == 0 and os.path.exists(n.venv_python()), "an index with a password (CUDAUP_INDEX_URL): TensorFlow installed", r)
+with up2.lock:
+    got = list(zip(up2.requests, up2.auths))
+basic = "Basic " + base64.b64encode(("bob:" + IPW).encode()).decode()
+t.ok(any("/simple/tensorflow/" in q[1] and a == basic for q, a in got) and any("/files/" in q[1] and a == basic for q, a in got),
+     "the index's password reached it in the Authorization header, the wheels' requests included",
+     [(q[1], a) for q, a in got][:8])
+t.eq(seen_argv, [], "no process had the index's password on its command line (pip's included)")
+p = run(["plan", "--json", "-v", "--root", ROOT, "--mirror", n.url, "--framework", "tensorflow==2.20.0", "--python", MINOR,
+         "--index-url", icred, "--prefix", t.tmpdir("icreds-plan"), "--cache-dir", t.tmpdir("icreds-plan-cache")],
+        env=dict(base, HOME=n.home, TMPDIR=TMP))
+t.ok(p.rc == 0 and (p.json() or {}).get("framework", {}).get("index_url") == up2.url + "/simple/" and IPW not in p.out + p.err
+     and "bob" not in p.out, "plan --json -v with --index-url names the index without its user and password", p)
+r2 = run(["plan", "--root", ROOT, "--mirror", n.url, "--framework", "tensorflow==2.20.0", "--index-url",
+          "ftp://bob:%s@example.invalid/simple/" % IPW], env=dict(base, HOME=n.home))
+t.ok(r2.rc == 2 and IPW not in r2.out + r2.err, "a refused --index-url is shown without its password", r2)
+found = []
+for dp, dns, fns in os.walk(n.dir):
+    for fn in fns:
+        fp = os.path.join(dp, fn)
+        if not os.path.islink(fp) and os.path.isfile(fp) and IPW.encode() in open(fp, "rb").read():
+            found.append(os.path.relpath(fp, n.dir))
+t.eq(found, [], "no file the run wrote holds the index's password (the log at debug level included)")
+t.ok(IPW not in r.out + r.err, "nor its JSON or progress lines", [x for x in (r.out + r.err).splitlines() if IPW in x][:5])
+t.eq(os.listdir(TMP), [], "the netrc pip read is gone with its folder")
+up2.stop()
 
 # A wheel on the site mirror whose bytes differ from its index's hash: pip refuses it.
 BAD = os.path.join(work, "bad")

@@ -3,6 +3,7 @@
 """cudaup verify and repair: GPU paths through library doubles, the real CUDA 13.0 here, repairs."""
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -46,9 +47,39 @@ r = install()
 t.eq(r.rc, 0, "install with the library doubles", r)
 r = run(["install", "--yes", "--root", ROOT, "--mirror", srv.url, "--cache-dir", cache, "--framework", "none",
          "--env-scope", "none"] + COMMON, env=ENV)
-t.ok(r.rc == 0 and "Open a new shell" not in r.out and "in each shell run: . %s/env.sh" % state in r.out and
-     "cudaup verify --prefix '%s' --state-dir '%s'" % (prefix, state) in r.out,
-     "--env-scope none: the closing hint says to source env.sh in each shell, and names this install's verify", r.out)
+t.ok(r.rc == 0 and "Open a new shell" not in r.out and "in each shell run: . %s/env.sh" % state in r.out,
+     "--env-scope none: the closing hint says to source env.sh in each shell", r.out)
+# The install ends with verify's one line, as the wizard's Validation screen does (issue 35, item 4), not with
+# "Then check it with: cudaup verify ...": the checks ran, GPU work included.
+last = r.out.strip().splitlines()[-1] if r.out.strip() else ""
+t.ok(re.match(r"Checked as cudaup verify does: \d+ passed, 0 failed, \d+ skipped\.$", last) is not None and
+     "Then check it with" not in r.out, "install ends with verify's summary line (GPU work done)", r.out)
+t.ok(os.path.exists(os.path.join(state, "cudaup.log")) and "gpu-kernel" in open(os.path.join(state, "cudaup.log")).read(),
+     "and each check of it is in the log", state)
+# A check that fails after the install (the GPU refuses work: cuInit fails): its row and fix before the
+# summary, and verify's exit 4.
+badconf = os.path.join(t.tmpdir("cuinit"), "fake-nvidia.conf")
+with open(badconf, "w") as f:
+    f.write(re.sub(r"(?m)^cu_init \d+", "cu_init 35", open(MENV["FAKE_NVIDIA_CONFIG"]).read()))
+r = run(["install", "--yes", "--root", ROOT, "--mirror", srv.url, "--cache-dir", cache, "--framework", "none",
+         "--env-scope", "none"] + COMMON, env=dict(ENV, FAKE_NVIDIA_CONFIG=badconf))
+summary = [ln for ln in r.out.splitlines() if ln.startswith("Checked as cudaup verify does: ")]
+t.ok(r.rc == 0 and summary and " 1 failed" in summary[0] and "Check again after the fix: cudaup verify" in r.out,
+     "an install whose GPU refuses work: the failing check, its fix, the summary (the install itself exits 0)", r)
+# One cause, said once, with its own fix (issue 35, rough list): the device row names what stood between the
+# runtime and the GPU; the GPU work after it is not run (not the same paragraph four times), and no generic
+# "cudaup doctor checks..." fix stands beside the device's own.
+t.eq(r.out.count("could not reach the GPU"), 1, "the cause is said once", r.out)
+t.eq(r.out.count("Fix: "), 1, "with one fix: the device's own", r.out)
+t.ok("Fix: put the driver's libcuda.so.1 where the loader looks" in r.out and "cudaup doctor checks the driver" not in r.out,
+     "the fix is the one that names what is missing", r.out)
+rv = run(["verify", "--json", "--root", ROOT] + COMMON, env=dict(ENV, FAKE_NVIDIA_CONFIG=badconf))
+cv = {x["name"]: x for x in (rv.json() or {}).get("checks", [])}
+t.ok(cv.get("device", {}).get("status") == "fail" and "Fix:" not in cv["device"]["detail"] and
+     cv["device"].get("fix", "").startswith("put the driver's libcuda.so.1") and
+     all(cv.get(n, {}).get("status") == "skip" and "device check failed" in cv[n]["detail"]
+         for n in ("gpu-kernel", "bandwidth", "cudnn-conv")),
+     "verify --json: device fails with its own fix; the GPU work is skipped, naming the device check", cv)
 r, c = verify()
 t.eq(r.rc, 0, "verify: everything passes", r)
 t.ok(r.json() and all(set(x) >= {"name", "status", "detail"} for x in r.json()["checks"]), "checks carry name, status, detail")
@@ -173,20 +204,22 @@ r, c = verify(env=dict(ENV, FAKE_CUDNN_VERSION="90100"))
 t.ok(r.rc == 4 and c["cudnn"]["status"] == "fail", "libcudnn disagreeing with cudnn_version.h: fails", c.get("cudnn"))
 
 # The driver is loaded, but the install's runtime cannot reach it: no "no NVIDIA driver" beside "pass driver";
-# the GPU checks fail with the call, its error and a fix (issue 26, item 4).
+# the device check fails with the call, its error and its own fix (issue 26, item 4), said once: the GPU work
+# after it is not run (issue 35).
 bad = []
 for code, name, want in ((35, "cudaErrorInsufficientDriver", "libcuda.so.1"), (34, "CUDA_ERROR_STUB_LIBRARY", "stubs")):
     open(conf, "w").write(orig + "fail cudaGetDeviceCount %d\n" % code)
     r, c = verify()
     said = [x["detail"] for x in c.values()]
-    gpu = [c.get(n, {}) for n in ("device", "gpu-kernel", "bandwidth", "cudnn-conv")]
+    dev = c.get("device", {})
+    rest = [c.get(n, {}) for n in ("gpu-kernel", "bandwidth", "cudnn-conv")]
     if (r.rc != 4 or c.get("driver", {}).get("status") != "pass" or any("no NVIDIA driver" in d for d in said) or
-            not all(x.get("status") == "fail" and "could not reach the GPU" in x.get("detail", "") and
-                    "cudaGetDeviceCount() returned %s (%d" % (name, code) in x["detail"] and "Fix:" in x["detail"] and
-                    want in x["detail"] for x in gpu)):
-        bad.append((code, r.rc, c.get("driver"), gpu))
+            not (dev.get("status") == "fail" and "could not reach the GPU" in dev.get("detail", "") and
+                 "cudaGetDeviceCount() returned %s (%d" % (name, code) in dev["detail"] and want in dev.get("fix", "")) or
+            not all(x.get("status") == "skip" and x.get("detail") == "not run: the device check failed" for x in rest)):
+        bad.append((code, r.rc, c.get("driver"), dev, rest))
 open(conf, "w").write(orig)
-t.eq(bad, [], "driver loaded, runtime cannot reach it (errors 35 and 34): driver passes, GPU checks fail with the "
+t.eq(bad, [], "driver loaded, runtime cannot reach it (errors 35 and 34): driver passes, the device check fails with the "
      "call, its error and a fix; nothing says no driver is loaded")
 
 # A library the record lists and the tree lacks is damage, not a component left out (item 5).

@@ -44,8 +44,9 @@ def runfile(label, payload, lines=None, size=None):
     return header(label, len(payload) if size is None else size, lines) + payload
 
 
-def tar_gz(members):
-    """members: (name, kind, data-or-target). kind: f (file), x (executable), l (symlink), d (dir)."""
+def tar_gz(members, level=9):
+    """members: (name, kind, data-or-target). kind: f (file), x (executable), l (symlink), d (dir).
+    level 0 stores the tar uncompressed in gzip: its size then depends on the members' sizes only."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as t:
         for name, kind, data in members:
@@ -63,7 +64,7 @@ def tar_gz(members):
                 ti.mode = 0o755 if kind == "x" else 0o644
                 ti.size = len(data)
                 t.addfile(ti, io.BytesIO(data))
-    return gzip.compress(raw.getvalue(), mtime=0)
+    return gzip.compress(raw.getvalue(), compresslevel=level, mtime=0)
 
 
 def local(rel, fallback):
@@ -198,6 +199,15 @@ def main():
     write(out, "nested-bomb.run", runfile("CUDA", outer_10(runfile("t", tar_gz(tree([("./lib64/libcublas.so.10.0.999", "f", bytes(64 << 20))]))))))
     deeper = runfile("deeper", tar_gz([("./lib64/libcudart.so.99", "f", b"from a runfile two levels down\n")]))
     write(out, "nested-twice.run", runfile("CUDA", outer_10(runfile("t", tar_gz(tree([("./run_files/cuda-linux.deeper.run", "x", deeper)]))))))
+    # A pair of the same size (gzip level 0), bin/nvcc's bytes differing: the file renamed over the
+    # path between the hash and the unpacking (test_runfile's swapped_runfile).
+    for name, nvcc in (("swap-good.run", b"\x7fELF nvcc the catalog vouches for\n"),
+                       ("swap-evil.run", b"\x7fELF nvcc put there meanwhile!!!!\n")):
+        write(out, name, runfile("CUDA 11.0.3", tar_gz([
+            ("./builds/", "d", None),
+            ("./builds/cuda_nvcc/bin/nvcc", "x", nvcc),
+            ("./builds/cuda_cudart/lib64/libcudart.so.11.0.221", "f", b"\x7fELF cudart 11.0\n"),
+        ], level=0)))
     write(out, "no-toolkit.run", runfile("CUDA", tar_gz([("./cuda-installer.pl", "x", b"#!/usr/bin/perl\n")])))
     return 0
 

@@ -46,7 +46,8 @@ class Box:
     """A prefix, state, cache, home and profile.d of its own, and the wizard run against them."""
 
     def __init__(self, tag, root=TWO, env=TENV, mirror="file://" + MIRROR):
-        self.dir = t.tmpdir(tag)
+        # A path of the same length wherever the checkout is: the screens wrap and cut paths by their length.
+        self.dir = t.tmpdir(tag, length=40)
         self.root, self.menv, self.mirror = root, env, mirror
         for n in ("prefix", "state", "cache", "home", "profile.d"):
             setattr(self, n.replace(".", "_"), os.path.join(self.dir, n))
@@ -263,10 +264,30 @@ t.ok("[x] cuda_cudart" in d["comps"] and "ensorFlow" not in d["comps"],
 t.ok("installed already" in flat(d["review"]) and re.search(r"cuda_cudart\s+installed", d["review"]) and
      "Downloads: 6 archives" not in d["review"], "add components, one more ticked: the installed archives are marked "
      "installed, and only the new one is counted as a download", d["review"])
-r, d = b.wizard(["enter", "down", "down", "enter", "enter", "enter", "DUMP review0", "esc", "esc", "esc", "q", "y"])
+# Part of it installed (the record holds another libcublas than the mirror's): Changes fetches only what is missing.
+recp = os.path.join(b.cuda, ".cudaup", "record.json")
+rec_text = open(recp).read()
+rec = json.loads(rec_text)
+for comp in rec.get("components", []):
+    if comp.get("name") == "libcublas":
+        comp["sha256"] = "0" * 64
+open(recp, "w").write(json.dumps(rec))
+r, d = b.wizard(["enter", "down", "down", "enter", "enter", "enter", "DUMP partial", "end", "DUMP partial-end", "esc", "esc",
+                 "esc", "q", "y"])
+open(recp, "w").write(rec_text)
+part = flat(d["partial"] + d["partial-end"])
+t.ok(re.search(r"download 1 archive \(\d[\d.]* [kMG]?B\)", part) is not None and "nothing to fetch: cuDNN" in part and
+     not re.search(r"download [2-9] archives", part), "part installed: Changes fetches the one archive missing, and no cuDNN", part)
+r, d = b.wizard(["enter", "down", "down", "enter", "enter", "enter", "DUMP review0", "end", "DUMP review0-end", "enter",
+                 "DUMP review0-enter", "esc", "esc", "esc", "q", "y"])
 t.ok("Nothing to add" in d["review0"] and "Downloads:" not in d["review0"] and "Disk: about" not in d["review0"],
      "add components with nothing ticked beyond the installed: 'nothing to add', no download promised, one disk figure",
      d["review0"])
+# ... and Changes promises nothing either, nor does the key line offer to install (issue 35, item 7)
+rv0 = flat(d["review0"] + d["review0-end"])
+t.ok(not re.search(r"download \d+ archive", rv0) and "unpack" not in rv0 and "None: " in rv0 and "Enter: install" not in d["review0"] and
+     "Progress" not in d["review0-enter"] and "Nothing to add" in d["review0-enter"],
+     "nothing to add: Changes lists no download, Enter is not offered and does not install", d["review0"] + d["review0-end"])
 r, d = b.wizard(["enter", "down", "down", "enter", "home", "space", "DUMP kept", "esc", "esc", "q", "y"])
 t.ok("[x] cuda_cudart" in d["kept"] and "cuda_cudart stays:" in flat(d["kept"]) and "cuda_nvcc" in flat(d["kept"]),
      "unticking cuda_cudart, which nvcc needs: it stays, and the screen says why", d["kept"])
@@ -284,11 +305,18 @@ with open(os.path.join(b.state, "pyenv.json"), "w") as f:
 r, d = b.wizard(["enter", "down", "down", "down", "down", "enter", "DUMP ask", "space", "DUMP ticked", "y", "now DUMP uprog", "DUMP done",
                  "enter"])
 t.eq(r.rc, 0, "menu: uninstall after y: exit 0", r)
-t.ok("Remove CUDA 12.6 from" in d["ask"] and "y: yes" in d["ask"], "uninstall asks first", d["ask"])
+t.ok("Remove CUDA 12.6? This goes:" in d["ask"] and "y: yes" in d["ask"], "uninstall asks first", d["ask"])
 boxed = " ".join(x.split("│")[1].strip() for x in rows(d["ask"]) if x.count("│") >= 2)  # the dialog's text, unwrapped
-t.ok("[ ] Keep the Python environment" in d["ask"] and "environment made for it?" in boxed and
+t.ok("[ ] Keep the Python environment" in d["ask"] and "the venv made for it" in boxed and
      "[x] Keep the Python environment" in d["ticked"],
      "the uninstall dialog names the environment made for it, with a tick box to keep it", d["ask"] + d["ticked"])
+# What goes, with sizes, under the question (issue 35, item 2): the folder and what it holds, the venv, the total.
+# A path may be wrapped at a '-' or a '/' (no space lost) or at a space: judged with the white space taken out.
+tight = re.sub(r"\s+", "", boxed)
+t.ok(re.search(r"-%s\(\d[\d.]*[kMG]?B\):CUDA12\.6\.\d+andcuDNN" % re.escape(b.cuda), tight) is not None and
+     re.search(r"-%s\(\d[\d.]*[kMG]?B\):thevenvmadeforit" % re.escape(venv), tight) is not None and
+     re.search(r"Thatfrees\d[\d.]*[kMG]?B\.", tight) is not None,
+     "the uninstall dialog lists the CUDA folder with its size and cuDNN, the venv, and what that frees", boxed)
 t.ok(os.path.exists(os.path.join(venv, "pyvenv.cfg")), "ticked: the environment stays")
 t.ok("CUDA 12.6 was removed" in d["done"], "done: says it was removed", d["done"])
 t.ok("Removing CUDA 12.6" in d["uprog"] and "0 B of 0 B" not in d["uprog"] and "0 of 0 unpacked" not in d["uprog"],
@@ -428,7 +456,7 @@ if PY:
     t.ok("TensorFlow 2.20.0 with Python 3.11, in the venv" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
          "review: the framework, the Python and the renamed env", d["review"])
     t.ok("✓ pass  framework" in d["validation"], "validation: the framework sees the GPUs", d["validation"])
-    t.ok("bin/activate" in flat(d["done"]) and "import tensorflow" in flat(d["done"]),
+    t.ok("bin/activate" in re.sub(r"\s+", "", flat(d["done"])) and "import tensorflow" in flat(d["done"]),
          "done: how to activate the env and try the framework", d["done"])
     t.ok("  . %s/cudaup/envs/tf/bin/activate\n" % data in r.out, "after the screen closes, the commands in full", r)
     out = subprocess.run([os.path.join(data, "cudaup", "envs", "tf", "bin", "python"), "-c",
@@ -471,6 +499,9 @@ t.ok("Review" in rows(d.get("stays", "x"))[0], "Enter on it stays on Review", d.
 
 # The driver (issue 24): Review shows it, and an install that needs a reboot ends on the Reboot screen.
 DRV, DENV = machine(t, "u2404-gtx970-nouveau-sb")
+# the archive a real Ubuntu host has (the plan adds the driver's components to it, or finds them there)
+os.makedirs(os.path.join(DRV, "etc/apt"), exist_ok=True)
+open(os.path.join(DRV, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
 dbin = os.path.join(t.tmpdir("drvbin"), "bin")
 os.makedirs(dbin)
 for c in ("apt-get", "apt-mark", "dpkg-query", "update-initramfs", "modprobe", "mokutil", "dkms"):
@@ -623,4 +654,85 @@ t.eq(r.rc, 0, "--iterations 3 ends the loop", r)
 r = run([], env={"HOME": q.home})
 t.ok(r.rc == 2 and "not a terminal" in r.err, "no terminal and not headless: exit 2 with how to run headless", r)
 
+# ---- issue 35, rough list: what the wizard shows ----
+# A Python download that fails: the title names that stage (not "Installing CUDA … failed"), the mark stands beside
+# a sentence that starts with a long URL (no lone ✗ row), the advice's flag becomes a choice ("choose “From: this
+# machine's” …", not "give From this machine's on …"), and a size no source publishes is not shown as its limit.
+GTX = os.path.join(t.tmpdir("gtx535"), "root")
+machines.build_spec({"os": "ubuntu", "gpus": [("0000:01:00.0", "13c2", "0x030000", "nvidia", "5.2", 4096, "NVIDIA GeForce GTX 970")],
+                     "driver": "535.183.01", "cuda": 12020, "libs": True}, GTX)
+GENV = {"FAKE_NVIDIA_CONFIG": os.path.join(GTX, "fake-nvidia.conf")}
+pb = Box("pyfail", root=GTX, env=GENV)
+r, d = pb.wizard(["enter", "enter", "enter", "enter", "enter", "enter", "enter", "DUMP stage", "enter", "wait", "DUMP failed", "q", "y"],
+                 "--framework", "tensorflow==1.14", "--python-source", "cudaup", "--retries", "0")
+fr = rows(d["failed"])
+t.ok(len(fr) > 3 and "Bringing Python 3.7.9 into" in fr[2] and fr[2].rstrip().endswith("failed") and "Installing CUDA" not in d["failed"],
+     "a failed Python download: the title names the Python stage", d["failed"])
+t.ok(not [x for x in fr if x.strip() in ("✗", "x")] and any(x.startswith(" ✗ file://") for x in fr),
+     "the mark stands beside the failure's first words, not alone on a row", d["failed"])
+t.ok("choose “From: this machine's” or “Tool: conda” on the Python environment screen to use one of this machine's" in
+     flat(d["failed"]) and "give From" not in flat(d["failed"]),
+     "the advice names the choices on the Python environment screen, the screen once", d["failed"])
+t.ok(" GB " not in d["failed"] and "17 GB" not in d["stage"] + d["failed"],
+     "the runfile, whose size no source publishes, shows '?', not its download limit", d["failed"])
+# While the Python download runs (its bytes never come: the server stalls), the title names that stage, not
+# "Installing CUDA"; at 60 columns the status line under the bar wraps instead of ending "el…".
+PYFILE = "cpython-3.7.9-x86_64-unknown-linux-gnu-pgo-20200823T0036.tar.zst"  # the catalog's Python 3.7
+SLOWM = os.path.join(t.tmpdir("slowpy"), "m")
+os.makedirs(os.path.join(SLOWM, "python"))
+for n in os.listdir(MIRROR):
+    os.symlink(os.path.join(MIRROR, n), os.path.join(SLOWM, n))
+with open(os.path.join(SLOWM, "python", PYFILE), "wb") as f:
+    f.truncate(28357634)  # the catalog's size, so that the check before the download lets it start
+srv = Server(SLOWM)
+srv.fault("/python/" + PYFILE, stall=120)
+sb = Box("pyslow", root=GTX, env=GENV, mirror=srv.url)
+r, d = sb.wizard(["enter"] * 8 + ["sleep 3000", "now DUMP running", "now c", "now y", "wait", "q", "y"],
+                 "--framework", "tensorflow==1.14", "--python-source", "cudaup", size=(60, 20))
+srv.stop()
+rr = rows(d["running"])
+t.ok(len(rr) > 3 and rr[2].startswith(" Bringing Python 3.7.9 into …") and "Installing CUDA" not in d["running"],
+     "the Python stage running: the title names it", d["running"])
+status = [x for x in rr if "downloaded" in x]
+t.ok(fits_screen(d["running"], 60, 20) and status and "elapsed" in d["running"] and
+     not [x for x in rr[3:8] if x.rstrip().endswith("…")], "60x20 Progress: the status line wraps, whole", d["running"])
+t.ok("The mirror uses plain http; the checksums come from the same server." in flat(d["running"]),
+     "60x20 Progress: a message under the list wraps, whole", d["running"])
+# The Welcome of a machine where nouveau holds the GPU says what comes of it; Location names the version chosen.
+NOUV, NOUVENV = machine(t, "u2404-gtx970-nouveau-sb")
+nb = Box("nouveau", root=NOUV, env=NOUVENV)
+r, d = nb.wizard(["DUMP welcome", "enter", "enter", "down", "down", "down", "enter", "enter", "enter", "DUMP location", "q", "y"],
+                 env={"CUDAUP_DRIVER": "auto"})
+t.ok("nouveau driver holds the GPU" in flat(d["welcome"]) and "the wizard plans the NVIDIA driver that fits" in flat(d["welcome"]) and
+     "No NVIDIA driver is loaded." not in d["welcome"], "Welcome with nouveau: what the wizard does about it", d["welcome"])
+t.ok(shows(d["location"], "CUDA 12.6 goes into %s/cuda-12.6" % nb.prefix) and "cuda-X.Y" not in d["location"],
+     "Location: the version chosen, the whole path", d["location"])
+# 60x20: no key alone on the key line's second row; the Components descriptions and the Location path whole.
+nw = Box("narrow")
+r, d = nw.wizard(["enter", "DUMP system", "enter", "down", "down", "down", "enter", "enter", "DUMP components", "enter",
+                             "DUMP location", "q", "y"], size=(60, 20))
+for name in ("system", "components", "location"):
+    kr = [x.strip() for x in rows(d[name])[-2:]]
+    t.ok(fits_screen(d[name], 60, 20) and not any(re.fullmatch(r"\S+: \S+", x) for x in kr),
+         "60x20 %s: the key line is not left with one key alone" % name, d[name])
+t.ok("CUDA Runtime (cudart)" in d["components"] and "…" not in d["components"], "60x20 Components: descriptions whole", d["components"])
+field = [x for x in rows(d["location"]) if "Install folder" in x]
+t.ok(shows(d["location"], "CUDA 12.6 goes into %s/cuda-12.6" % nw.prefix) and field and
+     field[0].split("Install folder", 1)[1].strip().startswith("…"),
+     "60x20 Location: the path whole under the field, and the field's cut start marked …", d["location"])
+
+
+# Done after a failed check: the cause once, with its fix (the runtime that cannot reach the GPU), not the same
+# paragraph for each GPU check after it.
+badconf = os.path.join(t.tmpdir("cuinit"), "fake-nvidia.conf")
+with open(badconf, "w") as f:
+    f.write(re.sub(r"(?m)^cu_init \d+", "cu_init 35", open(TENV["FAKE_NVIDIA_CONFIG"]).read()))
+db = Box("cuinit")
+r, d = db.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter", "DUMP validation",
+                  "enter", "DUMP done", "q", "y"], "--env-scope", "none", env={"FAKE_NVIDIA_CONFIG": badconf})
+marks = [x for x in rows(d["done"]) if x.strip().startswith("✗")]
+t.ok(len(marks) == 1 and "✗ device:" in marks[0] and flat(d["done"]).count("cudaErrorInsufficientDriver") == 1 and
+     "where the loader looks" in flat(d["done"]), "Done: one failed check, its cause and fix said once", d["done"])
+t.ok("not run: the device check failed" in flat(d["validation"]), "Validation: the GPU work after it is not run",
+     d["validation"])
 t.done()

@@ -65,11 +65,27 @@ def layout(text):
         found += ["ASCII colon after CJK: " + m.group(0) for m in re.finditer("[%s]:" % CJK, line)]
         found += ["untranslated choice: " + m.group(0) for m in re.finditer(r"<\s*([A-Za-z][A-Za-z' ]*?)\s*>", line)
                   if m.group(1) not in NAMES]
-        if re.match(r"\s+\S+\s+(%s)\s" % STEP_WORDS, line):
+        if re.match(r"\s+[a-z][a-z-]*\s+(%s)\s" % STEP_WORDS, line):
             found.append("untranslated step: " + line.strip())
         if line.rstrip().endswith("方") and i + 1 < len(lines) and lines[i + 1].strip().startswith("向键"):
             found.append("方 / 向键 split")
+        # issue 35, item 6: "修复： 请" (a space after a full-width colon), "但cudaup install" (a Latin word glued
+        # to CJK), 'x' beside “x” (ASCII quotes in Chinese text; a command in backticks keeps its own)
+        bare = re.sub(r"`[^`]*`", "`…`", line)
+        found += ["space after a full-width colon: " + m.group(0) for m in re.finditer("[%s]： [%s]" % (CJK, CJK), bare)]
+        found += ["Latin glued to CJK: " + m.group(0) for m in
+                  re.finditer(r"[\u4e00-\u9fff](?:cudaup|install|repair|verify|uninstall)\b", bare)]
+        found += ["ASCII quote in Chinese text: " + m.group(0) for m in
+                  re.finditer(r"[\u4e00-\u9fff] ?'[^'\s]+'|'[^'\s]+' ?[\u4e00-\u9fff]", bare)]
     return found
+
+
+# No source list on a user's screen (issue 35, item 5): sources are for -v, the JSON and the log.
+SOURCES = re.compile(r"来源：|出处：|Source:|source:|README|\.csv\b|shared/data|\(read\)|（read）")
+
+
+def sources(text):
+    return [l.strip() for l in text.splitlines() if SOURCES.search(l)]
 
 
 def width(s):
@@ -95,6 +111,10 @@ t.eq(layout("  工具   < venv >\n  cuda      install     CUDA 12.6"), ["untrans
 t.eq(english("CUDA 12.6 已安装在 /p/cuda-12.6。"), [], "the detector: a product name and a path are not a sentence")
 t.eq(english("检查：cudaup verify --prefix '/p'"), [], "the detector: a command is not a sentence")
 t.ok(english("无法继续：the install has no libcudart"), "the detector: an English clause is found")
+t.eq(len(layout("  修复： 请安装\n它没有能在这里运行的版本，但cudaup install --cuda 12.4\n您是想用 '--framework' 吗？")), 3,
+     "the layout check: a space after a full-width colon, a Latin word glued to CJK, ASCII quotes in Chinese")
+t.eq(layout("修复：请运行 `echo 'blacklist nouveau' | sudo tee x`"), [], "the layout check: a command keeps its quotes")
+t.ok(sources("驱动：分支 580。来源：shared/data/driver/README.md (read)") != [], "the source check finds a source list")
 
 
 class Box:
@@ -212,6 +232,70 @@ for name, args in CLI:
     r = c.cli(*args)
     said = english(r.out + "\n" + r.err)
     t.eq(said, [], "zh_CN cudaup %s: no English sentence (exit %d)" % (name, r.rc), r)
+    t.eq(layout(r.out + "\n" + r.err) + sources(r.out + "\n" + r.err), [],
+         "zh_CN cudaup %s: Chinese punctuation and spacing, no source list" % name, r)
+
+# TensorFlow 1.14 on a GTX 970 with driver 535 (issue 35): a Versions row names the choice, not "（--cuda）", and the
+# automatic row's note joins in Chinese; Components gives cuDNN's .tgz no size that no source gave (not its download
+# limit, 17 GB); a Python the mirror lacks: two choices of one screen, the screen named once.
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
+
+G535 = os.path.join(t.tmpdir("gtx535"), "root")
+machines.build_spec({"os": "ubuntu", "gpus": [("0000:01:00.0", "13c2", "0x030000", "nvidia", "5.2", 4096, "NVIDIA GeForce GTX 970")],
+                     "driver": "535.183.01", "cuda": 12020, "libs": True}, G535)
+g5 = Box("gtx535", root=G535, env={"FAKE_NVIDIA_CONFIG": os.path.join(G535, "fake-nvidia.conf")})
+r, d = g5.wizard(["enter", "enter", "enter", "DUMP versions", "enter", "DUMP components", "enter", "enter", "enter", "enter",
+                  "wait", "DUMP failed", "q", "y"], "--framework", "tensorflow==1.14", "--python-source", "cudaup",
+                 "--retries", "0")
+nospace = lambda x: "".join(x.split())  # noqa: E731  (rows joined again however the wrapping split them)
+t.ok("--cuda" not in d["versions"] and "自动：cuDNN7.4.2，TensorFlow1.14.0" in nospace(d["versions"]),
+     "zh_CN Versions of TensorFlow 1.14: no flag, the automatic note joined in Chinese", d["versions"])
+t.ok("cuDNN7.4.2.24（大小未公布）" in nospace(d["components"]) and " GB" not in d["components"],
+     "zh_CN Components: cuDNN's unpublished size said so, not its download limit", d["components"])
+t.ok("“Python环境”屏幕上的“来源：本机的”或“工具：conda”" in nospace(d["failed"]),
+     "zh_CN: a Python the mirror lacks, the two choices of one screen with the screen once", d["failed"])
+
+# ---- The driver's screens and sentences (issue 35, items 5 and 6): the GTX 970 with nouveau, planned with a
+# driver; doctor on broken-driver states.  "proprietary"/"open" and the reasons in Chinese, no source list. ----
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
+GTX, GENV = machine(t, "u2404-gtx970-nouveau-sb")
+GENV = dict(GENV, CUDAUP_DRIVER="auto")
+g = Box("gtx970", root=GTX, env=GENV)
+for name, args in (("plan", ["plan", "--framework", "none"]), ("plan tensorflow 1.14", ["plan", "--framework", "tensorflow==1.14"]),
+                   ("plan -q --driver 580-open", ["plan", "--driver", "580-open"]), ("doctor", ["doctor"])):
+    r = g.cli(*args)
+    text = r.out + "\n" + r.err
+    t.eq(english(text) + layout(text) + sources(text), [],
+         "zh_CN GTX 970 with nouveau, cudaup %s: no English sentence, no source list (exit %d)" % (name, r.rc), r)
+    if name == "plan":
+        t.ok("专有" in r.out and "proprietary" not in r.out, "zh_CN plan: the driver's flavor in Chinese", r.out)
+r, d = g.wizard(["enter", "DUMP system", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "DUMP review",
+                 "end", "DUMP review-end", "q", "y"])
+for name in ("system", "review", "review-end"):
+    t.eq(english(d.get(name, "")) + layout(d.get(name, "")) + sources(d.get(name, "")), [],
+         "zh_CN wizard on the GTX 970 with nouveau, %s: no English sentence, no source list" % name, d.get(name, ""))
+t.ok("专有" in d.get("review", "") + d.get("review-end", "") and "proprietary" not in d.get("review", "") + d.get("review-end", ""),
+     "zh_CN Review: the driver's flavor in Chinese", d.get("review", ""))
+# A refusal whose advice names a command: spaced from the Chinese before it ("但 cudaup install …", not
+# "但cudaup install"), the driver's flavor in Chinese, no space after a full-width stop.
+OLD, OENV = machine(t, "maxwell-old-driver")
+r = run(["plan", "--framework", "jax", "--root", OLD, "--mirror", "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia"),
+         "--prefix", "/opt/cu", "--state-dir", t.tmpdir("st"), "--cache-dir", t.tmpdir("c")], env=dict(OENV, **ZH))
+t.ok(r.rc == 3 and "cudaup install --framework jax" in r.err and layout(r.err) == [] and "proprietary" not in r.err and
+     "。 " not in r.err and "专有内核模块" in r.err, "zh_CN refusal with advice: spaced, no glued Latin, the flavor translated", r)
+U1080 = [("0000:01:00.0", "1b80", "0x030000", "nvidia", "6.1", 8192, "NVIDIA GeForce GTX 1080")]
+for tag, spec in (("unpinned", {"os": "ubuntu2404", "gpus": U1080, "driver": "580.95.05", "cuda": 13000, "libs": True,
+                                "dpkg": [("nvidia-driver-580", "install ok installed")]}),
+                  ("flavor", {"os": "ubuntu2404", "gpus": U1080, "driver": "580.95.05", "cuda": 13000, "libs": True,
+                              "flavor": "open", "dpkg": [("nvidia-driver-580-open", "hold ok installed")]})):
+    root = os.path.join(t.tmpdir(tag), "root")
+    machines.build_spec(spec, root)
+    r = run(["doctor", "--root", root], env=dict(ZH, FAKE_NVIDIA_CONFIG=os.path.join(root, "fake-nvidia.conf")))
+    text = r.out + "\n" + r.err
+    t.eq(english(text) + layout(text) + sources(text), [],
+         "zh_CN doctor, driver %s: no English sentence, no source list (exit %d)" % (tag, r.rc), r)
 r = c.cli("verify", root=NOGPU)
 t.eq(english(r.out + r.err), [], "zh_CN verify without a driver: no English sentence", r)
 r = c.cli("doctor", root=NOGPU)

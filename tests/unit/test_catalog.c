@@ -9,6 +9,7 @@
 #include "core/catalog/catalog.h"
 #include "core/catalog/cudnn_matrix.h"
 #include "core/catalog/manifest.h"
+#include "core/resolve/plan.h"
 #include "core/base/str.h"
 #include "testutil.h"
 
@@ -234,6 +235,50 @@ frameworks(void **state)
     cu_catalog_free(cat);
 }
 
+/* The line an install gives the user to try is a call the installed release has (issue 35, item 1):
+ * TensorFlow 1.14 has no tf.config.list_physical_devices (2.1+). */
+static void
+gpu_check_lines(void **state)
+{
+    (void)state;
+    struct cu_catalog *cat = load();
+    const struct cu_catalog_gpu_checks *g = &cat->gpu_checks;
+    char *l = cu_framework_try_line(g, "tensorflow", "1.14.0");
+    assert_non_null(l);
+    assert_string_equal(l, "python -c 'import tensorflow as tf; print(tf.test.is_gpu_available(cuda_only=True))'");
+    free(l);
+    l = cu_framework_try_line(g, "tensorflow", "2.0.1"); /* 2.0 has neither in tf.config outside experimental */
+    assert_non_null(strstr(l, "is_gpu_available"));
+    free(l);
+    l = cu_framework_try_line(g, "tensorflow", "2.1.0");
+    assert_non_null(strstr(l, "tf.config.list_physical_devices(\"GPU\")"));
+    free(l);
+    l = cu_framework_try_line(g, "tensorflow", NULL); /* the newest */
+    assert_non_null(strstr(l, "tf.config.list_physical_devices"));
+    free(l);
+    l = cu_framework_try_line(g, "pytorch", "2.5.1");
+    assert_string_equal(l, "python -c 'import torch; print(torch.cuda.is_available())'");
+    free(l);
+    l = cu_framework_try_line(g, "jax", "0.4.30");
+    assert_non_null(strstr(l, "jax.devices()"));
+    free(l);
+    assert_null(cu_framework_try_line(g, "caffe", "1.0"));
+    assert_null(cu_framework_try_line(NULL, "pytorch", NULL));
+    cu_catalog_free(cat);
+    /* A row whose statement would end the shell's single quotes is refused. */
+    json_t *root = json_loadb((const char *)cu_catalog_json, cu_catalog_json_len, 0, NULL);
+    json_object_set_new(json_array_get(json_object_get(root, "gpu_check"), 0), "python",
+                        json_string("import os; os.system('rm -rf ~')"));
+    char *text = json_dumps(root, 0);
+    struct cu_catalog_gpu_checks bad;
+    struct cu_error err;
+    json_t *again = json_loads(text, 0, NULL);
+    assert_int_equal(cu_catalog_gpu_checks_parse(again, "test", &bad, &err), CU_E_INPUT);
+    json_decref(again);
+    free(text);
+    json_decref(root);
+}
+
 /* ---- every field of the catalog, mutated: a clear refusal or values within bounds, never a crash ---- */
 
 struct mut {
@@ -392,6 +437,7 @@ main(void)
         cmocka_unit_test(arch_support), cmocka_unit_test(cudnn_rows), cmocka_unit_test(cudnn_neighbours),
         cmocka_unit_test(malformed),    cmocka_unit_test(frameworks),
         cmocka_unit_test(every_field_mutated), cmocka_unit_test(python_layouts),
+        cmocka_unit_test(gpu_check_lines),
     };
     return TU_RUN(tests);
 }

@@ -3,8 +3,14 @@
  * exit code 2 (DESIGN: bad input); credentials never reach a URL that is shown. */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "core/base/log.h"
 #include "core/fetch/net.h"
@@ -199,6 +205,128 @@ log_once(void **state)
     assert_int_equal(seen_once, 1);
 }
 
+/*
+ * A loopback HTTP server for one request: it notes whether an Authorization header came and
+ * answers 404 (@found false) or 200 with a few bytes.  Two of them, on 127.0.0.1 and 127.0.0.2,
+ * are two hosts.
+ */
+struct one_shot {
+    int fd;
+    unsigned short port;
+    bool found;
+    bool auth; /* an Authorization header arrived */
+    bool served;
+    pthread_t th;
+};
+
+static void *
+serve_one(void *arg)
+{
+    struct one_shot *s = arg;
+    int c = accept(s->fd, NULL, NULL);
+    if (c < 0)
+        return NULL;
+    char req[8192];
+    size_t n = 0;
+    while (n < sizeof(req) - 1) {
+        ssize_t k = read(c, req + n, sizeof(req) - 1 - n);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+        req[n] = '\0';
+        if (strstr(req, "\r\n\r\n"))
+            break;
+    }
+    req[n] = '\0';
+    for (char *line = strstr(req, "\r\n"); line; line = strstr(line + 2, "\r\n"))
+        if (strncasecmp(line + 2, "Authorization:", 14) == 0)
+            s->auth = true;
+    const char *answer = s->found ? "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n"
+                                  : "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    if (write(c, answer, strlen(answer)) < 0)
+        print_error("write: failed\n");
+    s->served = true;
+    close(c);
+    return NULL;
+}
+
+static void
+one_shot_start(struct one_shot *s, const char *ip, bool found)
+{
+    memset(s, 0, sizeof(*s));
+    s->found = found;
+    s->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(s->fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    assert_int_equal(inet_pton(AF_INET, ip, &a.sin_addr), 1);
+    assert_int_equal(bind(s->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(s->fd, 4), 0);
+    socklen_t l = sizeof(a);
+    assert_int_equal(getsockname(s->fd, (struct sockaddr *)&a, &l), 0);
+    s->port = ntohs(a.sin_port);
+    assert_int_equal(pthread_create(&s->th, NULL, serve_one, s), 0);
+}
+
+static void
+one_shot_join(struct one_shot *s)
+{
+    pthread_join(s->th, NULL);
+    close(s->fd);
+}
+
+/*
+ * The mirror's user:password@ go to the mirror's host and port alone: a URL fetched through the
+ * mirror's connection elsewhere (NVIDIA's driver repository file) gets no Authorization header, and
+ * its 404 does not say "on the mirror" (issue 33 item 4).
+ */
+static void
+credentials_stay_home(void **state)
+{
+    (void)state;
+    static const char *const proxies[] = {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                                          "ALL_PROXY"};
+    for (size_t i = 0; i < sizeof(proxies) / sizeof(proxies[0]); i++)
+        unsetenv(proxies[i]);
+    struct one_shot mirror, other, other_port;
+    one_shot_start(&mirror, "127.0.0.1", true);
+    one_shot_start(&other, "127.0.0.2", false);
+    one_shot_start(&other_port, "127.0.0.1", true);
+    char base[128], there[128], elsewhere[160], next_door[160];
+    snprintf(base, sizeof(base), "http://alice:s3cr3t@127.0.0.1:%u/m", mirror.port);
+    snprintf(there, sizeof(there), "http://127.0.0.1:%u/m/cuda/redist/x.json", mirror.port);
+    snprintf(elsewhere, sizeof(elsewhere), "http://127.0.0.2:%u/compute/cuda/repos/rhel9/x86_64/cuda-rhel9.repo",
+             other.port);
+    snprintf(next_door, sizeof(next_door), "http://127.0.0.1:%u/m/x", other_port.port);
+    struct cu_net net;
+    struct cu_error err;
+    struct cu_buf b;
+    assert_ok(cu_net_init(&net, base, &err), &err);
+    net.retries = 0;
+    assert_true(cu_net_same_origin(&net, there));
+    assert_false(cu_net_same_origin(&net, elsewhere));
+    assert_false(cu_net_same_origin(&net, next_door));
+    assert_true(cu_net_on_mirror(&net, there));
+    assert_false(cu_net_on_mirror(&net, elsewhere));
+    cu_buf_init(&b);
+    assert_ok(cu_net_fetch_small(&net, there, 1024, &b, &err), &err);
+    enum cu_status st = cu_net_fetch_small(&net, elsewhere, 1024, &b, &err);
+    assert_int_equal(st, CU_E_NOT_FOUND);
+    if (strstr(err.msg, "on the mirror"))
+        print_error("%s\n", err.msg);
+    assert_null(strstr(err.msg, "on the mirror"));
+    assert_non_null(strstr(err.msg, elsewhere));
+    assert_ok(cu_net_fetch_small(&net, next_door, 1024, &b, &err), &err);
+    cu_buf_fini(&b);
+    one_shot_join(&mirror);
+    one_shot_join(&other);
+    one_shot_join(&other_port);
+    assert_true(mirror.served && other.served && other_port.served);
+    assert_true(mirror.auth);      /* the mirror's own host and port: its credentials */
+    assert_false(other.auth);      /* another host: none */
+    assert_false(other_port.auth); /* the same host on another port: another server, none */
+    cu_net_fini(&net);
+}
+
 int
 main(void)
 {
@@ -209,6 +337,7 @@ main(void)
         cmocka_unit_test(backoff),
         cmocka_unit_test(file_path),
         cmocka_unit_test(log_once),
+        cmocka_unit_test(credentials_stay_home),
     };
     return TU_RUN(tests);
 }

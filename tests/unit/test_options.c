@@ -190,7 +190,7 @@ inapplicable(void **state)
     static const struct {
         enum cu_command cmd;
         const char *name;
-        bool design; /* DESIGN.md makes the command take it */
+        bool design; /* DESIGN.md makes the command take it (plan: every option install takes, issue 35) */
     } cases[] = {
         {CU_CMD_DOCTOR, "yes", true},         {CU_CMD_DOCTOR, "mirror", true},     {CU_CMD_DOCTOR, "cache-dir", true},
         {CU_CMD_DOCTOR, "log", true},         {CU_CMD_DOCTOR, "jobs", false},      {CU_CMD_DOCTOR, "ca-cert", false},
@@ -199,7 +199,7 @@ inapplicable(void **state)
         {CU_CMD_MIRROR, "prefix", true},      {CU_CMD_MIRROR, "yes", true},        {CU_CMD_MIRROR, "env-dir", false},
         {CU_CMD_MIRROR, "keep-env", false},   {CU_CMD_VERIFY, "mirror", true},     {CU_CMD_VERIFY, "jobs", false},
         {CU_CMD_VERIFY, "yes", true},         {CU_CMD_VERIFY, "cache-dir", true},  {CU_CMD_VERIFY, "ca-cert", false},
-        {CU_CMD_PLAN, "yes", true},           {CU_CMD_PLAN, "jobs", false},        {CU_CMD_PLAN, "log", true},
+        {CU_CMD_PLAN, "yes", true},           {CU_CMD_PLAN, "jobs", true},         {CU_CMD_PLAN, "log", true},
         {CU_CMD_UNINSTALL, "mirror", true},   {CU_CMD_UNINSTALL, "jobs", false},   {CU_CMD_UNINSTALL, "deep", false},
         {CU_CMD_REPAIR, "framework", false},  {CU_CMD_INSTALL, "deep", false},     {CU_CMD_INSTALL, "keep-env", false},
     };

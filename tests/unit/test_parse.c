@@ -106,13 +106,43 @@ strings(void **state)
     cu_buf_fini(&b);
 }
 
+/* The line of a tool's error that says what failed (issue 35, item 3): pyenv's shim names the failure
+ * first and ends on a note ("Python versions to be found at the same time."). */
+static void
+failure_line(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"pyenv: python3.7: command not found\n\nThe `python3.7' command exists in these Python versions:\n  3.7.17\n\n"
+         "Note: See 'pyenv help global' for tips on allowing both\n      Python versions to be found at the same time.\n",
+         "pyenv: python3.7: command not found"},
+        {"Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+         "ModuleNotFoundError: No module named 'ensurepip'\n", "ModuleNotFoundError: No module named 'ensurepip'"},
+        {"WARNING: something odd\nerror: externally-managed-environment\n\nThis environment is managed\n",
+         "error: externally-managed-environment"},
+        {"  one line only  \n", "one line only"},
+        {"\n\n", ""},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = cu_str_failure_line(cases[i].text);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+    }
+    char *none = cu_str_failure_line(NULL);
+    assert_string_equal(none, "");
+    free(none);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(u64_strict),   cmocka_unit_test(version_parse),
         cmocka_unit_test(version_order), cmocka_unit_test(cuda_int),
-        cmocka_unit_test(strings),
+        cmocka_unit_test(strings),       cmocka_unit_test(failure_line),
     };
     return TU_RUN(tests);
 }

@@ -135,6 +135,14 @@ def apt_requests(m, names):
         if "/" in n and n.endswith(".deb"):
             if not os.path.isfile(n):
                 raise Exit(100, "E: Unsupported file %s given on commandline" % n)
+            if os.environ.get("STANDIN_DEB_LOG"):  # what a test needs to judge the file apt was handed
+                import hashlib
+                import stat as st_
+                d, lf = os.stat(os.path.dirname(n)), os.lstat(n)
+                with open(os.environ["STANDIN_DEB_LOG"], "a") as f:
+                    f.write(json.dumps({"path": n, "dir_mode": st_.S_IMODE(d.st_mode), "dir_uid": d.st_uid,
+                                        "link": st_.S_ISLNK(lf.st_mode), "uid": lf.st_uid,
+                                        "sha256": hashlib.sha256(open(n, "rb").read()).hexdigest()}) + "\n")
             base = os.path.basename(n)
             hit = [p for vers in m.world.pkgs.values() for p in vers if p.extra.get("deb") == base]
             if not hit:
@@ -1144,6 +1152,17 @@ def main(argv):
     if os.environ.get("STANDIN_LOG"):
         with open(os.environ["STANDIN_LOG"], "a") as f:
             f.write(json.dumps([name] + args) + "\n")
+    if os.environ.get("STANDIN_ENV_LOG"):  # the environment a front end ran with, for a test to judge
+        with open(os.environ["STANDIN_ENV_LOG"], "a") as f:
+            f.write(json.dumps({"tool": name, "DEBIAN_FRONTEND": os.environ.get("DEBIAN_FRONTEND")}) + "\n")
+    hold = os.environ.get("STANDIN_HOLD", "")  # "PREFIX=FILE": say so, then wait (60 s at most) for FILE
+    if hold and line.startswith(hold.split("=", 1)[0]):
+        out("stand-in: %s holds until %s exists" % (name, hold.split("=", 1)[1]))
+        sys.stdout.flush()
+        for _ in range(1200):
+            if os.path.exists(hold.split("=", 1)[1]):
+                break
+            time.sleep(0.05)
     for pat in filter(None, os.environ.get("STANDIN_FAIL", "").split(",")):
         if line.startswith(pat):
             err("E: %s failed (stand-in)" % pat)

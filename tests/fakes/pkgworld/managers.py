@@ -224,11 +224,17 @@ class DnfMachine(Machine):
         return out
 
     def locked_versions(self, name):
+        """The versions the lock entries allow @name: "name-[epoch:]version-release[.arch|.*]"."""
         vs = []
         for e in self.lock_entries():
-            m = re.match(r"^(.+?)-(\d+:)?([^-]+)-([^-]+?)(\.\*|\.\w+)?$", e)
-            if m and m.group(1) == name:
-                vs.append((m.group(2) or "") + m.group(3) + "-" + m.group(4))
+            if not e.startswith(name + "-") or not e[len(name) + 1:][:1].isdigit():
+                continue
+            rest = e[len(name) + 1:]
+            for suffix in (".*", ".x86_64", ".aarch64", ".noarch"):
+                if rest.endswith(suffix):
+                    rest = rest[: -len(suffix)]
+            if re.match(r"^[^-]+-[^-]+$", rest.split(":")[-1]):  # a version and a release, not a longer name
+                vs.append(rest)
         return vs
 
     def allowed(self, p):

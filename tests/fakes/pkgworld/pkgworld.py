@@ -518,7 +518,14 @@ class Machine:
             if where == "dkms":
                 for k in self.kernels():
                     if k in hdr:
-                        want[k] = True  # DKMS signs with its key (dkms 3.x makes one at the first build)
+                        want[k] = True
+                # DKMS signs what it builds, with a key it makes at the first build when there is none: Ubuntu's
+                # update-secureboot-policy MOK, elsewhere /var/lib/dkms/mok.key (dkms 3.0.10's script, measured).
+                pair = (("var/lib/shim-signed/mok/MOK.priv", "var/lib/shim-signed/mok/MOK.der")
+                        if self.world.meta.get("distro") == "ubuntu" else ("var/lib/dkms/mok.key", "var/lib/dkms/mok.pub"))
+                for f in pair:
+                    if self.read(f) is None:
+                        self.write(f, "pkgworld DKMS signing key\n")
             elif where.startswith("flavor:"):  # a KMP: weak-updates carry it to every kernel of its flavor
                 for k in self.kernels():
                     if k.endswith("-" + where.split(":", 1)[1]):
@@ -599,7 +606,10 @@ class Transaction:
         out = list(self.m.candidates(rel.name, rel.op, rel.ver))
         if not self.backtrack:
             out = out[:1] if out and self.m.candidates(rel.name)[:1] == out[:1] else []
-        for prov in sorted(self.w.providers.get(rel.name, ())):
+        # A provider that a package of the transaction asks for by name comes first (as libsolv prefers what is
+        # required explicitly): nvidia-open names kmod-nvidia-open-dkms, so nvidia-kmod takes that one.
+        named = {a.name for q in self.add.values() for alts in q.depends for a in alts}
+        for prov in sorted(self.w.providers.get(rel.name, ()), key=lambda x: (x not in named, x)):
             if prov == rel.name:
                 continue
             for p in self.m.candidates(prov)[: None if self.backtrack else 1]:

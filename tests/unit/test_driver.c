@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The driver's plan at its lowest layers (issue 32): the kernel meta read from dpkg's status as
+ * ubuntu-drivers reads it, the data's rows chosen for that kernel, the steps in their order (the lock
+ * before an unversioned install, EPEL and CRB before a DKMS stream), and apt's sources extended to every
+ * suite of the release.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/mem.h"
+#include "core/base/str.h"
+#include "core/base/sysroot.h"
+#include "core/catalog/catalog.h"
+#include "core/doctor/doctor.h"
+#include "core/doctor/driver_doctor.h"
+#include "core/machine/driver_state.h"
+#include "core/machine/sysinfo.h"
+#include "core/resolve/driver.h"
+#include "installers/driver_sources.h"
+#include "testutil.h"
+
+static const char *const no_path[] = {"PATH=/nonexistent", NULL};
+
+/* A dpkg status paragraph. */
+static void
+pkg(struct cu_buf *b, const char *name, const char *depends)
+{
+    cu_buf_printf(b, "Package: %s\nStatus: install ok installed\nVersion: 1\n%s%s%s\n", name, depends ? "Depends: " : "",
+                  depends ? depends : "", depends ? "\n" : "");
+}
+
+static struct cu_drv_state *
+probe(const char *dir, const char *status, const char *krel)
+{
+    struct cu_sysroot root;
+    struct cu_error err;
+    struct cu_facts f;
+    memset(&f, 0, sizeof(f));
+    tu_write(dir, "var/lib/dpkg/status", status);
+    tu_write(dir, "proc/sys/kernel/osrelease", krel);
+    assert_ok(cu_sysroot_init(&root, dir, &err), &err);
+    struct cu_drv_state *s = cu_drv_state_probe(&root, &f, no_path);
+    cu_sysroot_fini(&root);
+    return s;
+}
+
+/* The newest installed kernel image's meta, as ubuntu-drivers' kerneldetection finds it. */
+static void
+kernel_meta_from_dpkg(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("drv-meta");
+    struct cu_buf b;
+    cu_buf_init(&b);
+    pkg(&b, "linux-image-5.15.0-91-generic", NULL);
+    pkg(&b, "linux-image-6.8.0-45-generic", NULL);
+    pkg(&b, "linux-image-generic", "linux-image-5.15.0-91-generic, linux-firmware");
+    pkg(&b, "linux-image-generic-hwe-22.04", "linux-image-6.8.0-45-generic (= 6.8.0-45.45~22.04.1), linux-firmware");
+    struct cu_drv_state *s = probe(dir, b.data, "5.15.0-91-generic\n");
+    /* The running kernel is the GA one, but the newest installed kernel comes from the HWE meta. */
+    assert_string_equal(s->kernel_meta, "generic-hwe-22.04");
+    cu_drv_state_free(s);
+    cu_buf_reset(&b);
+    pkg(&b, "linux-image-6.8.0-1015-aws", NULL);
+    pkg(&b, "linux-image-aws", "linux-image-6.8.0-1015-aws");
+    pkg(&b, "linux-image-virtual", "linux-image-6.8.0-49-generic");
+    s = probe(dir, b.data, "6.8.0-1015-aws\n");
+    assert_string_equal(s->kernel_meta, "aws");
+    cu_drv_state_free(s);
+    cu_buf_reset(&b);
+    pkg(&b, "linux-image-6.8.0-45-generic", NULL);
+    s = probe(dir, b.data, "6.8.0-45-generic\n"); /* no meta: none is guessed */
+    assert_null(s->kernel_meta);
+    cu_drv_state_free(s);
+    cu_buf_fini(&b);
+    tu_tmpdir_free(dir);
+}
+
+struct fx {
+    char *dir;
+    struct cu_catalog *cat;
+};
+
+static int
+setup(void **state)
+{
+    struct fx *x = cu_xcalloc(1, sizeof(*x));
+    if (tu_catfx_init("drv", &x->dir, &x->cat) != 0)
+        return -1;
+    *state = x;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    struct fx *x = *state;
+    tu_catfx_fini(x->dir, x->cat);
+    free(x);
+    return 0;
+}
+
+/* Facts of a machine with one GPU of @cc, no driver, on os @id @ver, kernel @krel, kernel meta @km. */
+static void
+facts_of(struct cu_facts *f, struct cu_drv_state *s, struct cu_gpu_info *g, const char *id, const char *ver,
+         const char *krel, const char *km, const char *cc)
+{
+    memset(f, 0, sizeof(*f));
+    memset(s, 0, sizeof(*s));
+    memset(g, 0, sizeof(*g));
+    cu_strv_init(&s->installed);
+    cu_strv_init(&s->held);
+    cu_strv_init(&s->nvidia_functions);
+    s->kernel_release = cu_xstrdup(krel);
+    s->kernel_meta = km ? cu_xstrdup(km) : NULL;
+    s->secure_boot = 0;
+    s->module_for_kernel = -1;
+    s->module_signed = -1;
+    f->os.id = cu_xstrdup(id);
+    f->os.version_id = cu_xstrdup(ver);
+    snprintf(f->os.machine, sizeof(f->os.machine), "x86_64");
+    f->drv = s;
+    g->name = cu_xstrdup("GPU");
+    assert_true(cu_version_parse(cc, &g->cc));
+    f->gpus = g;
+    f->n_gpus = 1;
+}
+
+static void
+facts_fini(struct cu_facts *f, struct cu_drv_state *s, struct cu_gpu_info *g)
+{
+    free(s->kernel_release);
+    free(s->kernel_meta);
+    free(f->os.id);
+    free(f->os.version_id);
+    free(g->name);
+}
+
+static struct cu_drv_plan *
+choose(const struct cu_catalog *cat, const struct cu_facts *f, const char *driver)
+{
+    struct cu_drv_wish w = {.driver = driver};
+    struct cu_drv_in in = {f, cat, &w};
+    return cu_drv_choose(&in);
+}
+
+static int
+step_at(const struct cu_drv_plan *p, const char *action)
+{
+    for (size_t i = 0; i < p->n_steps; i++)
+        if (strcmp(p->steps[i].action, action) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Ubuntu: the prebuilt modules of the kernel meta (virtual takes generic's), a DKMS row only for others. */
+static void
+ubuntu_modules_follow_the_meta(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "22.04", "6.8.0-45-generic", "generic-hwe-22.04", "8.9");
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_true(cu_strv_contains(&p->packages, "linux-modules-nvidia-580-open-generic-hwe-22.04"));
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "virtual", "8.9");
+    p = choose(x->cat, &f, NULL);
+    assert_true(cu_strv_contains(&p->packages, "linux-modules-nvidia-580-open-generic"));
+    assert_string_equal(p->kernel_meta, "generic");
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+    facts_of(&f, &s, &g, "ubuntu", "22.04", "5.15.0-1050-kvm", "kvm", "8.9"); /* no prebuilt modules for kvm */
+    p = choose(x->cat, &f, NULL);
+    assert_true(cu_strv_contains(&p->packages, "linux-headers-kvm"));
+    assert_false(cu_strv_contains(&p->packages, "linux-modules-nvidia-580-open-kvm"));
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+}
+
+/* The lock on the branch comes before the install of a package without the branch in its name. */
+static void
+lock_before_install(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "fedora", "43", "6.16.7-200.fc43.x86_64", NULL, "6.1");
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    int pin = step_at(p, "pin"), inst = step_at(p, "install"), repo = step_at(p, "repository");
+    assert_true(repo >= 0 && pin > repo && inst > pin);
+    assert_string_equal(p->steps[pin].argv[0], "dnf");
+    assert_string_equal(p->steps[pin].argv[1], "versionlock");
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+    facts_of(&f, &s, &g, "debian", "12", "6.1.0-26-amd64", "amd64", "8.9");
+    struct cu_drv_wish w = {.source = "nvidia"};
+    struct cu_drv_in in = {&f, x->cat, &w};
+    p = cu_drv_choose(&in);
+    pin = step_at(p, "pin");
+    inst = step_at(p, "install");
+    assert_true(pin >= 0 && inst > pin);
+    assert_string_equal(p->steps[pin].argv[3], "nvidia-driver-pinning-580");
+    /* the keyring is fetched with its pinned hash */
+    int key = step_at(p, "keyring");
+    assert_true(key >= 0 && key < pin);
+    assert_non_null(p->steps[key].sha256);
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+}
+
+/* RHEL's rebuilds: CRB and EPEL before the DKMS stream; the headers by the meta that follows the kernel. */
+static void
+epel_before_dkms(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "rocky", "9.4", "5.14.0-427.13.1.el9_4.x86_64", NULL, "9.0");
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    int crb = step_at(p, "crb"), epel = step_at(p, "epel"), mod = step_at(p, "module"), inst = step_at(p, "install");
+    assert_true(crb >= 0 && epel > crb && mod > epel && inst > mod);
+    assert_true(cu_strv_contains(&p->packages, "kernel-devel-matched"));
+    for (size_t i = 0; i < p->packages.n; i++)
+        assert_null(strstr(p->packages.v[i], "427.13.1")); /* never the running kernel's own */
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+    facts_of(&f, &s, &g, "opensuse-tumbleweed", "20250306", "6.17.9-1-default", NULL, "8.9");
+    p = choose(x->cat, &f, NULL);
+    int repo = step_at(p, "repository");
+    assert_true(repo >= 0);
+    assert_non_null(strstr(p->steps[repo].argv[4], "/repos/suse16/"));
+    assert_true(step_at(p, "refresh") > repo && step_at(p, "match") > step_at(p, "install") &&
+                step_at(p, "lock") > step_at(p, "match"));
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+}
+
+/* A module missing on a cloud image's "virtual" kernel: doctor's fix (and repair) name the signed modules
+ * of the meta the row maps it to (generic), as the plan does; Ubuntu has no linux-modules-nvidia-*-virtual. */
+static void
+doctor_module_of_the_row_meta(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "virtual", "8.9");
+    cu_strv_push(&s.installed, "nvidia-driver-580-open");
+    assert_true(cu_version_parse("580.95.05", &s.lib_version));
+    s.module_for_kernel = 0;
+    s.flavor = cu_xstrdup("open");
+    struct cu_problems seen, out;
+    cu_problems_init(&seen);
+    cu_problems_init(&out);
+    cu_drv_doctor(&f, x->cat, &seen, &out);
+    const char *fix = NULL;
+    for (size_t i = 0; i < out.n; i++)
+        if (strcmp(out.v[i].code, "driver-module-missing") == 0)
+            fix = out.v[i].fix;
+    assert_non_null(fix);
+    assert_non_null(strstr(fix, "apt-get install linux-modules-nvidia-580-open-generic`"));
+    assert_null(strstr(fix, "-virtual"));
+    cu_problems_fini(&out);
+    cu_problems_fini(&seen);
+    free(s.flavor);
+    cu_strv_fini(&s.installed);
+    facts_fini(&f, &s, &g);
+}
+
+/* apt's sources: the components go to the release, -updates and -security, each at its own URI. */
+static void
+sources_every_suite(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("drv-src");
+    struct cu_sys sys = {.envp = no_path, .root = dir};
+    tu_write(dir, "etc/apt/sources.list",
+             "deb http://deb.debian.org/debian bookworm main non-free-firmware\n"
+             "deb http://deb.debian.org/debian bookworm-updates main non-free-firmware\n"
+             "deb [signed-by=/usr/share/keyrings/x.gpg] https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/ /\n");
+    tu_write(dir, "etc/apt/sources.list.d/security.sources",
+             "Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\nComponents: main contrib\n");
+    char *t = inst_driver_sources_text(&sys, "contrib non-free non-free-firmware", "bookworm", CU_DRV_SOURCES_FILE);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "URIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: contrib non-free\n"));
+    assert_non_null(strstr(t, "Suites: bookworm-updates\nComponents: contrib non-free\n"));
+    assert_non_null(strstr(t, "URIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\nComponents: non-free non-free-firmware\n"));
+    assert_null(strstr(t, "developer.download.nvidia.com"));
+    free(t);
+    tu_write(dir, "etc/apt/sources.list", "deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware\n");
+    tu_write(dir, "etc/apt/sources.list.d/security.sources",
+             "Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\nComponents: main contrib non-free non-free-firmware\n");
+    assert_null(inst_driver_sources_text(&sys, "contrib non-free non-free-firmware", "bookworm", CU_DRV_SOURCES_FILE));
+    tu_write(dir, "etc/apt/sources.list", "");
+    tu_write(dir, "etc/apt/sources.list.d/security.sources", "");
+    t = inst_driver_sources_text(&sys, "contrib", "bookworm", CU_DRV_SOURCES_FILE);
+    assert_string_equal(t, "");
+    free(t);
+    tu_tmpdir_free(dir);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kernel_meta_from_dpkg),
+        cmocka_unit_test_setup_teardown(ubuntu_modules_follow_the_meta, setup, teardown),
+        cmocka_unit_test_setup_teardown(lock_before_install, setup, teardown),
+        cmocka_unit_test_setup_teardown(epel_before_dkms, setup, teardown),
+        cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
+        cmocka_unit_test(sources_every_suite),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
