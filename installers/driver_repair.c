@@ -347,9 +347,14 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
              * kernel update (an HWE kernel, say) it may not have this kernel's (packages.ubuntu.com names them
              * linux-modules-nvidia-580-6.8.0-45-generic: the meta's name with the release for the flavour). */
             CU_AUTOFREE char *own_tmpl = NULL;
-            const char *k = strstr(row->signed_modules[0], "{K}");
+            const char *k = strstr(row->signed_modules[0], "{KM}"); /* the kernel meta's name, or its flavour's */
+            size_t kn = 4;
+            if (!k) {
+                k = strstr(row->signed_modules[0], "{K}");
+                kn = 3;
+            }
             if (k && s && s->kernel_release && !c->sys->image)
-                own_tmpl = cu_xasprintf("%.*s{R}%s", (int)(k - row->signed_modules[0]), row->signed_modules[0], k + 3);
+                own_tmpl = cu_xasprintf("%.*s{R}%s", (int)(k - row->signed_modules[0]), row->signed_modules[0], k + kn);
             CU_AUTOFREE char *own = own_tmpl ? cu_drv_expand_row(row, own_tmpl, branch, f) : NULL;
             const char *both[] = {"apt-get", "install", "-y", signed_pkg, own, NULL};
             const char *meta[] = {"apt-get", "install", "-y", signed_pkg, NULL};

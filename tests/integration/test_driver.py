@@ -452,7 +452,7 @@ t.ok(r.rc == 0 and os.path.exists(os.path.join(b.prefix, "cuda-12.2")), "Debian 
 # the advice names the import and the blue screen.
 DEB_WORLD = json.dumps({"nvidia-driver": ["nvidia-kernel-dkms", "libcuda1"], "nvidia-kernel-dkms": ["dkms"], "dkms": [],
                         "libcuda1": [], "firmware-misc-nonfree": [], "linux-headers-6.1.0-26-amd64": [],
-                        "linux-headers-amd64": ["linux-headers-6.1.0-26-amd64"]})
+                        "linux-headers-amd64": ["linux-headers-6.1.0-26-amd64"], "linux-image-amd64": []})
 DEB_DKMS = json.dumps({"nvidia-kernel-dkms": "nvidia-current/535.309.01"})
 bm = Box("deb12sb", dict(machines.MACHINES["deb12-rtx4090"], secure_boot=True))
 os.makedirs(os.path.join(bm.root, "etc/apt"))
@@ -481,7 +481,7 @@ r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state, "--ro
 t.ok(r.rc == 0 and [" ".join(c[:2]) for c in b.sys.calls()] == ["apt-get purge"] and not os.path.exists(src)
      and not os.path.exists(os.path.join(b.root, "etc/apt/preferences.d/cudaup-nvidia-driver")),
      "uninstall driver: purge, the sources file and the branch's preference gone", (r, b.sys.calls()))
-t.eq(sorted((b.sys.calls()[-1:] or [[]])[0][3:]), sorted(["nvidia-driver", "firmware-misc-nonfree", "linux-headers-6.1.0-26-amd64"]),
+t.eq(sorted((b.sys.calls()[-1:] or [[]])[0][3:]), sorted(["nvidia-driver", "firmware-misc-nonfree", "linux-image-amd64", "linux-headers-amd64"]),
      "uninstall driver: purges what the install added", b.sys.calls())
 r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state, "--root", b.root], env=b.sys.env())
 t.eq(r.rc, 3, "uninstall driver again: nothing cudaup installed (exit 3)", r)
