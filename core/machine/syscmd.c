@@ -193,13 +193,21 @@ fcntl_holder(const struct cu_sys *s, const char *abs)
     return who;
 }
 
-char *
-cu_sys_lock_holder(const struct cu_sys *s, const char *manager)
+/* The holder of @manager's lock, or NULL; *lock (may be NULL) gets the lock's file. */
+static char *
+lock_holder(const struct cu_sys *s, const char *manager, const char **lock)
 {
+    const char *dummy;
+    lock = lock ? lock : &dummy;
     if (strcmp(manager, "apt") == 0 || strcmp(manager, "dpkg") == 0) {
-        char *w = fcntl_holder(s, "/var/lib/dpkg/lock-frontend");
-        return w ? w : fcntl_holder(s, "/var/lib/dpkg/lock");
+        *lock = "/var/lib/dpkg/lock-frontend";
+        char *w = fcntl_holder(s, *lock);
+        if (w)
+            return w;
+        *lock = "/var/lib/dpkg/lock";
+        return fcntl_holder(s, *lock);
     }
+    *lock = strcmp(manager, "zypper") == 0 ? "/run/zypp.pid" : "/var/lib/pacman/db.lck";
     if (strcmp(manager, "zypper") == 0) {
         char *text = NULL;
         struct cu_error e;
@@ -212,9 +220,15 @@ cu_sys_lock_holder(const struct cu_sys *s, const char *manager)
         return alive ? process_name((pid_t)pid) : NULL;
     }
     if (strcmp(manager, "pacman") == 0)
-        return s->files_open && cu_sysroot_exists(&s->files, "/var/lib/pacman/db.lck") ? cu_xstrdup(_("another pacman (/var/lib/pacman/db.lck)"))
+        return s->files_open && cu_sysroot_exists(&s->files, "/var/lib/pacman/db.lck") ? cu_xstrdup(_("another process"))
                                                                                         : NULL;
     return NULL;
+}
+
+char *
+cu_sys_lock_holder(const struct cu_sys *s, const char *manager)
+{
+    return lock_holder(s, manager, NULL);
 }
 
 /* The manager a command belongs to, for its lock: apt, dpkg, zypper, pacman, or NULL. */
@@ -249,11 +263,12 @@ static enum cu_status
 wait_lock(const struct cu_sys *s, const char *prog, struct cu_error *err)
 {
     const char *kind = lock_kind(prog);
-    CU_AUTOFREE char *who = kind ? cu_sys_lock_holder(s, kind) : NULL;
+    const char *lock = NULL;
+    CU_AUTOFREE char *who = kind ? lock_holder(s, kind, &lock) : NULL;
     if (!who)
         return CU_OK;
-    CU_AUTOFREE char *msg = cu_xasprintf(_("The package manager is busy: %s holds its lock (on a fresh cloud machine, its first updates); waiting up to %u minutes for it."),
-                                         who, (s->lock_wait_s + 59) / 60);
+    CU_AUTOFREE char *msg = cu_xasprintf(_("The package manager is busy: %s holds its lock %s (on a fresh cloud machine, its first updates); waiting up to %u minutes for it."),
+                                         who, lock, (s->lock_wait_s + 59) / 60);
     say(s, msg);
     if (strcmp(kind, "apt") == 0 || strcmp(kind, "zypper") == 0)
         return CU_OK; /* DPkg::Lock::Timeout, ZYPP_LOCK_TIMEOUT */

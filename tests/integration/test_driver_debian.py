@@ -184,12 +184,14 @@ mods = [os.path.join(tree, "lib/modules", k, "updates/dkms/nvidia-current.ko") f
 t.ok(abi and all(os.path.exists(m) for m in mods), CASES[2] + " (%s: updates/dkms/nvidia-current.ko)" % ", ".join(abi),
      os.listdir(os.path.join(tree, "lib/modules")))
 after = packages(tree)
-t.ok(after.get("nvidia-driver", "").startswith("hold ") and after.get("firmware-misc-nonfree", "").startswith("hold "),
-     CASES[3] + ": nvidia-driver and firmware-misc-nonfree on hold in the tree's dpkg", {k: v for k, v in after.items() if "nvidia" in k})
+PREFS = "etc/apt/preferences.d/cudaup-nvidia-driver"
+prefs = open(os.path.join(tree, PREFS)).read() if os.path.exists(os.path.join(tree, PREFS)) else ""
+t.ok("Pin: version 535.*" in prefs and "nvidia" in prefs,
+     CASES[3] + ": apt's preferences in the tree pin the branch (535.*)", prefs)
 rec = json.load(open(os.path.join(state, "driver.json"))) if os.path.exists(os.path.join(state, "driver.json")) else {}
 added = sorted(set(after) - set(before))
 t.ok(rec.get("packages") and sorted(rec["packages"]) == added and "linux-headers-amd64" not in rec["packages"]
-     and sorted(rec.get("held", [])) == ["firmware-misc-nonfree", "nvidia-driver"],
+     and rec.get("held") == [] and "/" + PREFS in rec.get("files", []),
      CASES[4] + " (%d packages, dependencies included; the headers that were there are not)" % len(added),
      {"recorded_not_added": sorted(set(rec.get("packages", [])) - set(added)), "added_not_recorded": sorted(set(added) - set(rec.get("packages", [])))})
 t.eq(host_state(), host_before, CASES[5] + ": its dpkg status and apt sources are as they were")
@@ -224,8 +226,8 @@ t.ok(said and p.returncode == 0, CASES[8], "".join(err_lines)[-3000:])
 gone = packages(tree)
 t.ok(sorted(gone) == sorted(before) and not any(os.path.exists(m) for m in mods)
      and not os.path.exists(os.path.join(tree, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources"))
-     and not os.path.exists(os.path.join(state, "driver.json")),
-     CASES[9] + ": the tree's packages are those it had, the module and the sources file gone",
+     and not os.path.exists(os.path.join(tree, PREFS)) and not os.path.exists(os.path.join(state, "driver.json")),
+     CASES[9] + ": the tree's packages are those it had, the module, the sources file and the pin gone",
      {"left": sorted(set(gone) - set(before)), "lost": sorted(set(before) - set(gone))})
 
 # ---- the first step fails: an archive that cannot be reached ----

@@ -1155,6 +1155,15 @@ def main(argv):
     if os.environ.get("STANDIN_ENV_LOG"):  # the environment a front end ran with, for a test to judge
         with open(os.environ["STANDIN_ENV_LOG"], "a") as f:
             f.write(json.dumps({"tool": name, "DEBIAN_FRONTEND": os.environ.get("DEBIAN_FRONTEND")}) + "\n")
+    # STANDIN_HOLD and STANDIN_FAIL match the command as the test names it: apt's "-o OPTION=V" pairs left out.
+    named, i = [name], 0
+    while i < len(args):
+        if name.startswith("apt") and args[i] == "-o" and i + 1 < len(args):
+            i += 2
+            continue
+        named.append(args[i])
+        i += 1
+    line = " ".join(named)
     hold = os.environ.get("STANDIN_HOLD", "")  # "PREFIX=FILE": say so, then wait (60 s at most) for FILE
     if hold and line.startswith(hold.split("=", 1)[0]):
         out("stand-in: %s holds until %s exists" % (name, hold.split("=", 1)[1]))
