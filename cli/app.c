@@ -77,6 +77,8 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     }
     if (app->cfg.state_dir && *app->cfg.state_dir)
         app->state_dir = absolute(app->cfg.state_dir);
+    else if (app->is_root && !cu_sysroot_is_host(&app->root))
+        app->state_dir = cu_sysroot_host_path(&app->root, "/var/lib/cudaup"); /* that machine's, not this host's */
     else if (app->is_root)
         app->state_dir = cu_xstrdup("/var/lib/cudaup");
     else
@@ -101,7 +103,13 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     if (app->cfg.ca_cert && *app->cfg.ca_cert && access(app->cfg.ca_cert, R_OK) != 0)
         return cu_error_set(err, CU_E_USAGE, errno, _("%s: cannot read the CA bundle %s"), ca_from, app->cfg.ca_cert);
     const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
-    app->profile_d = pd && *pd ? pd : "/etc/profile.d";
+    /* Under another machine root, its /etc/profile.d (its login shells'), never this host's. */
+    if (pd && *pd)
+        app->profile_d = pd;
+    else if (!cu_sysroot_is_host(&app->root))
+        app->profile_d = app->profile_d_owned = cu_sysroot_host_path(&app->root, "/etc/profile.d");
+    else
+        app->profile_d = "/etc/profile.d";
     uint64_t v;
     const char *e = cu_env_get(app->envp, "CUDAUP_LOW_SPEED_TIME");
     if (e && cu_parse_u64(e, 3600, &v))

@@ -32,7 +32,8 @@ struct cu_app {
     char *prefix, *state_dir, *cache_dir; /* resolved defaults */
     bool is_root;
     /* Test seams read once from the environment (README "Settings"). */
-    const char *profile_d;  /* where scope system writes: CUDAUP_PROFILE_D, else /etc/profile.d */
+    const char *profile_d;  /* where scope system writes: CUDAUP_PROFILE_D, else the machine root's /etc/profile.d */
+    char *profile_d_owned;  /* that, when it was made here */
     long low_speed_time_s;  /* CUDAUP_LOW_SPEED_TIME, 0 for the default */
     long retry_base_ms;     /* CUDAUP_RETRY_BASE_MS, 0 for the default */
     atomic_int *cancel;  /* set by SIGINT/SIGTERM (main.c) */
@@ -80,8 +81,17 @@ int cu_cmd_wizard(struct cu_app *app);
 int cu_cmd_install(struct cu_app *app);
 int cu_cmd_verify(struct cu_app *app);
 int cu_cmd_repair(struct cu_app *app);
-/** repair's driver part (cli/cmd_driver.c): *handled when the driver had problems and this run dealt with them. */
-int cu_repair_driver(struct cu_app *app, bool *handled);
+/* repair's driver part (cli/cmd_driver.c). */
+struct cu_run_ctx;
+struct cu_problems;
+/**
+ * Repair what of the driver `repair` can (nouveau, a module missing, unsigned or of another release than
+ * its libraries, an unheld branch), after the user's consent; never another driver.  Its problems go to
+ * @seen (all of them; @fixable counts those acted on), its steps to @ctx; *reboot when only a reboot
+ * finishes it.  Nothing to do: CU_OK.  Errors: the steps'; CU_E_USAGE when not confirmed (*rc set).
+ */
+CU_NODISCARD enum cu_status cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems *seen,
+                                             size_t *fixable, bool *reboot, int *rc, struct cu_error *err);
 /** `uninstall driver`. */
 int cu_uninstall_driver(struct cu_app *app);
 /** The hidden child of verify: cudaup __check NAME DIR. */

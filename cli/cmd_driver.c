@@ -14,96 +14,68 @@
 #include "core/base/mem.h"
 #include "core/machine/syscmd.h"
 #include "installers/driver.h"
+#include "progress.h"
 #include "report.h"
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 
-static const char *const driver_codes[] = {"nouveau", "driver-mismatch", "driver-module-missing",
-                                           "driver-unsigned-secure-boot", "driver-unpinned",
-                                           "driver-flavor-unsupported"};
+/* The driver's problems repair reports (with their fix) but leaves to their own step. */
+static const char *const report_codes[] = {"driver-flavor-unsupported"};
 
 static bool
-driver_code(const char *code)
+in_list(const char *code, const char *const *list, size_t n)
 {
-    for (size_t i = 0; i < CU_N_ELEMENTS(driver_codes); i++)
-        if (strcmp(code, driver_codes[i]) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(code, list[i]) == 0)
             return true;
     return false;
 }
 
-/* The driver's problems as doctor sees them now. */
-static void
-driver_problems(struct cu_app *app, const struct cu_facts *f, struct cu_problems *out)
+enum cu_status
+cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems *seen, size_t *fixable, bool *reboot,
+                 int *rc, struct cu_error *err)
 {
-    struct cu_problems all;
-    cu_problems_init(&all);
-    cu_doctor_check(f, app->catalog, &app->root, app->envp, &all);
-    cu_drv_doctor(f, app->catalog, &all, &all);
-    for (size_t i = 0; i < all.n; i++)
-        if (driver_code(all.v[i].code))
-            cu_problems_add(out, all.v[i].code, all.v[i].severity, cu_xstrdup(all.v[i].message), cu_xstrdup(all.v[i].fix));
-    cu_problems_fini(&all);
-}
-
-int
-cu_repair_driver(struct cu_app *app, bool *handled)
-{
-    struct cu_error err;
     struct cu_facts *facts = NULL;
-    struct cu_problems pr;
-    struct cu_run_ctx ctx;
-    int rc = 0;
-
-    *handled = false;
-    memset(&ctx, 0, sizeof(ctx));
-    cu_error_clear(&err);
-    cu_problems_init(&pr);
-    if (cu_app_probe(app, &facts, &err) != CU_OK) {
-        *handled = true;
-        rc = cu_report_error(app, &err);
+    struct cu_problems all, fix;
+    enum cu_status st;
+    *fixable = 0;
+    *reboot = false;
+    if ((st = cu_app_probe(app, &facts, err)) != CU_OK)
+        return st;
+    cu_problems_init(&all);
+    cu_problems_init(&fix);
+    cu_doctor_check(facts, app->catalog, &app->root, app->envp, &all);
+    cu_drv_doctor(facts, app->catalog, &all, &all);
+    for (size_t i = 0; i < all.n; i++) {
+        const struct cu_problem *p = &all.v[i];
+        bool act = inst_driver_repairs(p->code); /* another flavor or branch is an install of its own */
+        if (!act && !in_list(p->code, report_codes, CU_N_ELEMENTS(report_codes)))
+            continue;
+        cu_problems_add(seen, p->code, p->severity, cu_xstrdup(p->message), cu_xstrdup(p->fix));
+        if (act)
+            cu_problems_add(&fix, p->code, p->severity, cu_xstrdup(p->message), cu_xstrdup(p->fix));
+    }
+    *fixable = fix.n;
+    if (!app->cfg.quiet && !app->cfg.json)
+        for (size_t i = 0; i < seen->n; i++)
+            printf("%s [%s]\n", seen->v[i].message, seen->v[i].code);
+    if (fix.n == 0)
+        goto out;
+    if (!cu_app_confirm(app, _("Repair the driver?"), rc)) {
+        st = CU_E_USAGE;
         goto out;
     }
-    driver_problems(app, facts, &pr);
-    if (pr.n == 0)
-        goto out;
-    *handled = true;
-    if (!app->cfg.quiet && !app->cfg.json)
-        for (size_t i = 0; i < pr.n; i++)
-            printf("%s [%s]\n", pr.v[i].message, pr.v[i].code);
-    if (!cu_app_confirm(app, _("Repair the driver?"), &rc))
-        goto out;
     cu_app_open_log(app);
     struct cu_sys sys;
-    cu_sys_init(&sys, app->envp, isatty(STDIN_FILENO) && !app->cfg.json);
-    ctx.envp = app->envp;
-    ctx.is_root = app->is_root;
-    struct inst_driver_ctx dctx = {&sys, NULL, app->state_dir, app->cache_dir, &ctx};
-    bool reboot = false;
-    enum cu_status st = inst_driver_repair(&dctx, facts, app->catalog, &pr, &reboot, &err);
-    if (st == CU_OK && reboot) {
-        st = cu_error_set(&err, CU_E_REBOOT, 0, _("The driver is repaired as far as a running system allows; a reboot finishes it."));
-        cu_error_advise(&err, _("Reboot (enrol the signing key at the blue MokManager screen if one was queued), then run `cudaup doctor`."));
-    }
-    if (app->cfg.json) {
-        json_t *doc = json_object();
-        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : st == CU_E_REBOOT ? "reboot" : "error"));
-        json_object_set_new(doc, "changed", json_boolean(cu_run_changed(&ctx)));
-        json_t *codes = json_array();
-        for (size_t i = 0; i < pr.n; i++)
-            json_array_append_new(codes, json_string(pr.v[i].code));
-        json_object_set_new(doc, "driver_problems", codes);
-        json_object_set_new(doc, "steps", cu_steps_json(&ctx));
-        rc = cu_report_json_result(app, doc, st, &err);
-    } else if (st != CU_OK) {
-        rc = cu_report_error(app, &err);
-    } else if (!app->cfg.quiet) {
-        printf("%s\n", _("The driver is repaired; run `cudaup repair` again for a CUDA install, and `cudaup doctor` to check."));
-    }
+    cu_sys_init(&sys, app->envp, app->root.path, isatty(STDIN_FILENO) && !app->cfg.json);
+    struct inst_driver_ctx dctx = {&sys, NULL, app->state_dir, app->cache_dir, ctx, app->catalog, NULL};
+    st = inst_driver_repair(&dctx, facts, app->catalog, &fix, reboot, err);
+    cu_sys_fini(&sys);
 out:
-    cu_run_ctx_fini(&ctx);
-    cu_problems_fini(&pr);
+    cu_problems_fini(&all);
+    cu_problems_fini(&fix);
     cu_facts_free(facts);
-    return rc;
+    return st;
 }
 
 int
@@ -123,10 +95,14 @@ cu_uninstall_driver(struct cu_app *app)
         return rc;
     cu_app_open_log(app);
     struct cu_sys sys;
-    cu_sys_init(&sys, app->envp, false);
+    cu_sys_init(&sys, app->envp, app->root.path, false);
     ctx.envp = app->envp;
-    struct inst_driver_ctx dctx = {&sys, NULL, app->state_dir, app->cache_dir, &ctx};
+    struct cu_progress *prog = cu_progress_new(app);
+    struct cu_events evs = cu_progress_events(prog);
+    ctx.events = &evs;
+    struct inst_driver_ctx dctx = {&sys, NULL, app->state_dir, app->cache_dir, &ctx, app->catalog, NULL};
     enum cu_status st = inst_driver_uninstall(&dctx, &err);
+    cu_sys_fini(&sys);
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
@@ -138,6 +114,7 @@ cu_uninstall_driver(struct cu_app *app)
     } else if (!app->cfg.quiet) {
         printf("%s\n", _("The NVIDIA driver packages cudaup installed are removed; reboot to unload the module."));
     }
+    cu_progress_free(prog);
     cu_run_ctx_fini(&ctx);
     return rc;
 }

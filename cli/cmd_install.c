@@ -131,9 +131,14 @@ cu_cmd_install(struct cu_app *app)
     };
     /* The driver first, through the distribution's package manager; it may stop for a reboot (exit 5). */
     struct cu_sys sys;
-    cu_sys_init(&sys, app->envp, isatty(STDIN_FILENO) && !app->cfg.json);
-    struct inst_driver_ctx dctx = {&sys, cu_mirror_net(mirror), app->state_dir, app->cache_dir, &ctx};
-    st = inst_driver_install(&dctx, plan, facts, &err);
+    cu_sys_init(&sys, app->envp, app->root.path, isatty(STDIN_FILENO) && !app->cfg.json);
+    struct inst_driver_ctx dctx = {&sys, cu_mirror_net(mirror), app->state_dir, app->cache_dir, &ctx, app->catalog, NULL};
+    /* What can fail without touching the system is asked first: no reboot for an install that cannot finish. */
+    if (plan->driver && strcmp(plan->driver->action, "install") == 0)
+        st = cu_install_preflight(&ctx, &err);
+    if (st == CU_OK)
+        st = inst_driver_install(&dctx, plan, facts, &err);
+    cu_sys_fini(&sys);
     if (st == CU_OK)
         st = cu_install_run(&ctx, &err);
     cu_progress_flush(prog);

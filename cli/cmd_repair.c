@@ -19,10 +19,25 @@
 #include "progress.h"
 #include "core/base/fsutil.h"
 #include "installers/maintain.h"
+#include "core/doctor/doctor.h"
 #include "report.h"
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 
+static json_t *
+problems_json(const struct cu_problems *pr)
+{
+    json_t *codes = json_array();
+    for (size_t i = 0; i < pr->n; i++)
+        json_array_append_new(codes, json_string(pr->v[i].code));
+    return codes;
+}
+
+/*
+ * The driver first (nothing on the GPU works until it does), then the install's files, in one run: a
+ * driver problem never blocks the files' repair, and what repair leaves to a step of its own (another
+ * driver) is said with its command, not looped on.
+ */
 int
 cu_cmd_repair(struct cu_app *app)
 {
@@ -31,21 +46,15 @@ cu_cmd_repair(struct cu_app *app)
     struct cu_progress *prog = NULL;
     struct cu_run_ctx ctx;
     struct cu_repair_out ro = {0};
-    enum cu_status st;
+    struct cu_problems drv;
+    enum cu_status st = CU_OK;
+    size_t fixable = 0;
+    bool reboot = false;
     int rc = 0;
 
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
-    /* The driver first: nothing on the GPU works until it does. */
-    bool handled = false;
-    if (app->cfg.n_args == 0 && (rc = cu_repair_driver(app, &handled), handled))
-        return rc;
-    if (cu_app_target(app, &dir, &err) != CU_OK)
-        return cu_report_error(app, &err);
-    CU_AUTOFREE char *rp = cu_path_join(dir, ".cudaup/record.json");
-    if (cu_path_exists(rp) && !cu_app_confirm(app, _("Repair it?"), &rc))
-        return rc;
-    cu_app_open_log(app);
+    cu_problems_init(&drv);
     prog = cu_progress_new(app);
     struct cu_events evs = cu_progress_events(prog);
     ctx.cache_dir = app->cache_dir;
@@ -54,38 +63,76 @@ cu_cmd_repair(struct cu_app *app)
     ctx.events = &evs;
     ctx.envp = app->envp;
     ctx.is_root = app->is_root;
-    struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
-                             .mirror = app->cfg.mirror, .ca_cert = app->cfg.ca_cert, .catalog = app->catalog, .retries = (unsigned)app->cfg.retries};
-    st = cu_repair_run(&in, dir, app->cfg.deep, &ro, &ctx, &err);
+    /* The driver's failure is said at the end; it never keeps the install's files from their repair. */
+    struct cu_error derr;
+    enum cu_status dst = CU_OK;
+    cu_error_clear(&derr);
+    if (app->cfg.n_args == 0) {
+        dst = cu_repair_driver(app, &ctx, &drv, &fixable, &reboot, &rc, &derr);
+        if (dst == CU_E_USAGE && rc) /* not confirmed */
+            goto out;
+    }
+    enum cu_status tst = cu_app_target(app, &dir, &err);
+    if (tst == CU_E_NOT_FOUND && (fixable || dst != CU_OK)) {
+        cu_error_clear(&err); /* the driver was the repair: no install of CUDA to look at */
+    } else if (tst != CU_OK) {
+        st = tst;
+    } else {
+        CU_AUTOFREE char *rp = cu_path_join(dir, ".cudaup/record.json");
+        if (!fixable && cu_path_exists(rp) && !cu_app_confirm(app, _("Repair it?"), &rc))
+            goto out;
+        cu_app_open_log(app);
+        struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
+                                 .mirror = app->cfg.mirror, .ca_cert = app->cfg.ca_cert, .catalog = app->catalog,
+                                 .retries = (unsigned)app->cfg.retries};
+        st = cu_repair_run(&in, dir, app->cfg.deep, &ro, &ctx, &err);
+    }
     cu_progress_flush(prog);
+    if (st == CU_OK && dst != CU_OK) {
+        st = dst;
+        err = derr;
+    }
+    if (st == CU_OK && reboot) {
+        st = cu_error_set(&err, CU_E_REBOOT, 0, _("The driver is repaired as far as a running system allows; a reboot finishes it."));
+        cu_error_advise(&err, _("Reboot (enrol the signing key at the blue MokManager screen if one was queued), then run `cudaup doctor`."));
+    }
     bool changed = cu_run_changed(&ctx);
     if (app->cfg.json) {
         json_t *doc = json_object();
-        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
+        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : st == CU_E_REBOOT ? "reboot" : "error"));
         json_object_set_new(doc, "changed", json_boolean(changed));
-        json_object_set_new(doc, "path", json_string(dir));
+        json_object_set_new(doc, "path", cu_json_str_or_null(dir));
         json_t *comps = json_array();
         for (char **b = ro.components; b && *b; b++)
             json_array_append_new(comps, json_string(*b));
         json_object_set_new(doc, "repaired_components", comps);
         json_object_set_new(doc, "modes_fixed", json_integer((json_int_t)ro.modes));
+        json_object_set_new(doc, "driver_problems", problems_json(&drv));
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
     } else if (!app->cfg.quiet) {
-        if (!changed)
+        if (fixable)
+            printf("%s\n", _("The driver is repaired."));
+        for (size_t i = 0; i < drv.n; i++)
+            if (strcmp(drv.v[i].code, "driver-flavor-unsupported") == 0)
+                printf(_("Left as it is: %s\n"), drv.v[i].fix);
+        if (!dir)
+            ;
+        else if (!changed || (fixable && !ro.files && !ro.modes && !(ro.components && ro.components[0])))
             printf(_("%s is intact; nothing to repair.\n"), dir);
-        else
-        {
+        else {
             char files[96], modes[96];
             snprintf(files, sizeof(files), ngettext_("%zu file re-created", "%zu files re-created", ro.files), ro.files);
             snprintf(modes, sizeof(modes), ngettext_("%zu mode put back", "%zu modes put back", ro.modes), ro.modes);
             printf(_("%s is repaired (%s, %s).\n"), dir, files, modes);
         }
     }
+out:
     cu_progress_free(prog);
     cu_run_ctx_fini(&ctx);
     cu_strv_free(ro.components);
+    cu_problems_fini(&drv);
     return rc;
 }

@@ -21,6 +21,33 @@
 #include "report.h"
 #include "term.h"
 
+/* PREFIX/cuda-X.Y when it is the only install cudaup made in PREFIX, else NULL. Caller frees. */
+static char *
+cu_only_install(const char *prefix)
+{
+    DIR *d = opendir(prefix);
+    struct dirent *de;
+    char *found = NULL;
+    int n = 0;
+    while (d && (de = readdir(d))) {
+        if (!cu_str_has_prefix(de->d_name, "cuda-"))
+            continue;
+        CU_AUTOFREE char *rec = cu_xasprintf("%s/%s/.cudaup/record.json", prefix, de->d_name);
+        if (!cu_path_exists(rec))
+            continue;
+        n++;
+        free(found);
+        found = cu_xasprintf("%s/%s", prefix, de->d_name);
+    }
+    if (d)
+        closedir(d);
+    if (n != 1) {
+        free(found);
+        return NULL;
+    }
+    return found;
+}
+
 /* The install a command works on: PREFIX/cuda-X.Y for VERSION, else what PREFIX/cuda points at. */
 enum cu_status
 cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
@@ -39,6 +66,14 @@ cu_app_target(struct cu_app *app, char **dir, struct cu_error *err)
         p = cu_path_join(app->prefix, "cuda");
     }
     char real[PATH_MAX];
+    if (app->cfg.n_args == 0 && (!realpath(p, real) || !cu_is_dir(real))) {
+        /* No PREFIX/cuda link: with exactly one install of cudaup's there, that is the one meant. */
+        char *only = cu_only_install(app->prefix);
+        if (only) {
+            free(p);
+            p = only;
+        }
+    }
     if (!realpath(p, real) || !cu_is_dir(real)) {
         cu_error_set(err, CU_E_NOT_FOUND, 0, _("There is no CUDA install at %s"), p);
         /* The next step: the versions that are there, or where to look and how to put one there. */
@@ -89,7 +124,6 @@ check_fix(struct cu_app *app, const struct cu_check *c, const char *version)
 void
 cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *facts, struct cu_checks *out)
 {
-    struct cu_error err;
     struct cu_pyenv_recs recs = {0};
     cu_pyenv_recs_read(app->state_dir, &recs);
     cu_app_open_log(app); /* verify writes each check there (core/verify/verify_report.c) */
@@ -104,13 +138,15 @@ cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *fa
         .envp = app->envp,
         .cancel = app->cancel,
         .state_dir = app->state_dir,
+        .root = &app->root,
     };
     /* The probe is a process of this host: what its loader reads (ld.so.conf, the start-up files) is the
      * host's, whatever --root names for the GPU facts. */
+    struct cu_error err;
     struct cu_sysroot host;
     cu_error_clear(&err);
     bool have_host = cu_sysroot_init(&host, "/", &err) == CU_OK;
-    o.root = have_host ? &host : NULL;
+    o.ld_root = have_host ? &host : NULL;
     cu_pyenv_recs_apply(&recs, &o);
     cu_verify_run(&o, out);
     if (have_host)

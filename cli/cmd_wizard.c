@@ -39,8 +39,6 @@ cu_cmd_wizard(struct cu_app *app)
         cu_facts_free(facts);
         return cu_report_error(app, &err);
     }
-    if (note)
-        fprintf(stderr, "cudaup: %s\n", note);
     cu_app_open_log(app);
     struct tui_opts o = {
         .cfg = &app->cfg,
@@ -59,6 +57,7 @@ cu_cmd_wizard(struct cu_app *app)
         .log_path = app->log_path,
         .low_speed_time_s = app->low_speed_time_s,
         .retry_base_ms = app->retry_base_ms,
+        .resumed = note,
     };
     rc = tui_run(&o, app->cfg.keys_script, app->cfg.iterations);
     cu_facts_free(facts);

@@ -15,6 +15,7 @@
 #include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/fetch/net.h"
+#include "core/machine/syscmd.h"
 #include "core/base/str.h"
 #include "options.h"
 #include "report.h"
@@ -147,6 +148,8 @@ main(int argc, char **argv)
     setup_i18n();
     if (argc >= 2 && strcmp(argv[1], "__check") == 0)
         return cu_check_child_main(argc, argv); /* verify's child: no options, one JSON line */
+    if (argc >= 2 && strcmp(argv[1], "__chroot") == 0)
+        return cu_sys_chroot_main(argc, argv); /* a system command inside a machine root (core/machine/syscmd.h) */
     cu_config_init(&app.cfg);
     app.envp = (const char *const *)environ;
     cu_log_init_from_env();
@@ -212,6 +215,7 @@ out:
     free(app.self_exe);
     free(app.prefix);
     free(app.state_dir);
+    free(app.profile_d_owned);
     free(app.cache_dir);
     cu_config_fini(&app.cfg);
     return rc;

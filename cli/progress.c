@@ -336,7 +336,9 @@ on_event(void *ud, const struct cu_event *e)
     } else if (e->type == CU_EV_LOG && !app->cfg.quiet) {
         if (p->line_open)
             fputs("\r\033[K", stderr);
-        cu_print_wrapped(stderr, "cudaup: ", e->message, p->tty ? cu_term_width(STDERR_FILENO) : 0);
+        /* A system command's own output (the package manager's, as it comes): indented under its step. */
+        bool output = e->phase && strcmp(e->phase, "output") == 0;
+        cu_print_wrapped(stderr, output ? "    " : "cudaup: ", e->message, p->tty ? cu_term_width(STDERR_FILENO) : 0);
         if (p->line_open)
             draw(p);
     } else if (e->type == CU_EV_STEP_DONE && !app->cfg.quiet) {

@@ -17,6 +17,10 @@
 #include "core/machine/syscmd.h"
 #include "prepare.h"
 
+/** Marks driver plan @p (action "install") as one into a machine image when the machine root is one
+ *  (no running kernel): its reasons say so, and the plan's steps end with the image's. */
+void inst_driver_image(const struct cu_prepare_in *in, struct cu_drv_plan *p);
+
 /**
  * Decide the driver for a plan and fill @planned with the facts the resolver should see (the
  * planned branch in place of what runs now).  Errors: CU_E_USAGE (bad --driver), CU_E_UNSUPPORTED
@@ -40,6 +44,8 @@ struct inst_driver_ctx {
     const struct cu_net *net;      /* for NVIDIA's repository files; may be NULL */
     const char *state_dir, *cache_dir;
     struct cu_run_ctx *run;        /* steps are recorded there (cu_run_result), events go to its events */
+    const struct cu_catalog *cat;  /* the data the record is checked against (its initramfs commands); may be NULL */
+    const struct cu_drv_plan *plan;/* the plan being carried out, or NULL (repair, uninstall) */
 };
 
 /**
@@ -53,14 +59,22 @@ CU_NODISCARD enum cu_status inst_driver_install(struct inst_driver_ctx *c, const
 
 /**
  * A run after the reboot: when STATE/resume.json exists, check that the module now loads (its
- * branch, flavor and signature) and remove the record (*resumed true).  When it does not, say why
- * (key not enrolled, nouveau still bound, no module for this kernel) with the fix: CU_E_UNSUPPORTED.
+ * branch, flavor and signature) and remove the record (*resumed true).  Before the reboot (the same
+ * boot id as the record's; an image not booted yet): CU_E_REBOOT, "not rebooted yet".  When it does
+ * not load, say why (key not enrolled, nouveau still bound, no module for this kernel) with the fix:
+ * CU_E_UNSUPPORTED.  A record another user could have written: CU_E_UNSAFE_PATH.
  */
 CU_NODISCARD enum cu_status inst_driver_resume(const char *state_dir, const struct cu_facts *facts, bool *resumed,
                                                char **note, struct cu_error *err);
 
-/** The resume record's JSON ({after, steps, ...}), or NULL when there is none. Caller owns. */
+/** The resume record's JSON ({after, steps, ...}), or NULL when there is none (or it is not to be trusted). Caller owns. */
 json_t *inst_driver_resume_record(const char *state_dir);
+
+/** Is @code one of doctor's driver problems `repair` fixes (never another driver: that is an install of its own)? */
+bool inst_driver_repairs(const char *code);
+
+/** Is @code one of doctor's problems an install with a planned driver cures (no driver, too old, nouveau)? */
+bool inst_driver_installs(const char *code);
 
 /**
  * Carry out the fixes of doctor's driver problems in @pr that a package manager or modprobe can.
@@ -70,7 +84,14 @@ CU_NODISCARD enum cu_status inst_driver_repair(struct inst_driver_ctx *c, const 
                                                const struct cu_catalog *cat, const struct cu_problems *pr,
                                                bool *reboot, struct cu_error *err);
 
-/** Remove the packages cudaup installed (STATE/driver.json) and their pin. Errors: CU_E_NOT_FOUND, CU_E_TOOL. */
+/**
+ * Undo what STATE/driver.json says cudaup did, and only that: its pins, the packages its steps newly
+ * installed (after checking that removing them takes nothing else with it), the module streams and
+ * repositories it added, the files it made, then the initramfs.  The record is input: checked first
+ * (drv_rec_load), and nothing is run when it is not sound.  Errors: CU_E_NOT_FOUND (no record),
+ * CU_E_INPUT, CU_E_UNSAFE_PATH, CU_E_UNSUPPORTED (the removal would take other packages: named),
+ * CU_E_TOOL.
+ */
 CU_NODISCARD enum cu_status inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err);
 
 /** The lines of the screen that says what to do for the reboot (and the key enrolment). Caller owns. */

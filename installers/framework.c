@@ -127,9 +127,10 @@ pip_install(struct cu_run_ctx *ctx, const struct cu_plan_framework *run, bool *c
     cu_env_stage(ctx, "framework", "pip-resolve", run->name);
     struct cu_exec_result res;
     enum cu_status st = cu_pip_run(ctx, "framework", "environment", &argv, &res, err);
-    if (st == CU_OK && res.exit_code != 0)
+    if (st == CU_OK && res.exit_code != 0) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not install %s: %s"), run->pip[0], cu_exec_last_line(&res));
-    else if (st == CU_OK)
+        cu_error_advise(err, "%s", _("If it could not download packages, point pip at a local index or wheel folder (PIP_INDEX_URL, or PIP_FIND_LINKS with PIP_NO_INDEX=1), then run the command again."));
+    } else if (st == CU_OK)
         *changed |= strstr(res.out.data, "Successfully installed") != NULL;
     cu_exec_result_fini(&res);
     cu_strv_fini(&argv);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,9 @@
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
 #include "core/fetch/mirror.h"
+#include "core/fetch/probe.h"
+#include "core/resolve/driver.h"
+#include "core/base/proc.h"
 #include "core/install/record.h"
 #include "core/base/str.h"
 #include "core/install/toolkit.h"
@@ -88,6 +92,72 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
     ctx->python = first_python;
     cu_pyenv_mark_fini(&mark);
     command_unlock(ctx, lockfd);
+    return st;
+}
+
+/* Has the user pointed pip somewhere else than the plan's index (a wheel folder, no index)? */
+static bool
+pip_elsewhere(const char *const *envp)
+{
+    static const char *const vars[] = {"PIP_FIND_LINKS", "PIP_NO_INDEX"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(vars); i++) {
+        const char *v = cu_env_get(envp, vars[i]);
+        if (v && *v)
+            return true;
+    }
+    return false;
+}
+
+enum cu_status
+cu_install_preflight(struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    const struct cu_plan *p = ctx->plan;
+    struct cu_probe_item *items = cu_xcalloc(p->n_downloads + 4, sizeof(*items));
+    size_t n = 0;
+    struct cu_strv keep;
+    cu_strv_init(&keep);
+    if (!ctx->net) {
+        free(items);
+        return CU_OK;
+    }
+    for (size_t i = 0; i < p->n_downloads + 1; i++) {
+        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i]
+                                           : p->python && p->python->dl.url ? &p->python->dl : NULL;
+        if (!d || !d->url)
+            continue;
+        /* What the cache holds whole needs no asking (the cache's name for it: core/install/pipeline.c). */
+        const char *ext = strstr(d->relative_path ? d->relative_path : "", ".tar.");
+        CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", ctx->cache_dir, d->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
+        struct stat sb;
+        if (stat(fin, &sb) == 0 && (d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == d->size))
+            continue;
+        items[n++] = (struct cu_probe_item){.url = d->url, .name = d->component, .size = d->size, .size_is_limit = d->size_unknown};
+    }
+    /* The driver's repository file (dnf) or keyring package (apt) NVIDIA serves; zypper's is a folder, asked by zypper itself. */
+    const struct cu_drv_plan *drv = p->driver;
+    if (drv && drv->repo && strcmp(drv->action, "install") == 0 && strcmp(drv->manager, "zypper") != 0)
+        items[n++] = (struct cu_probe_item){.url = drv->repo, .name = drv->repo, .size = UINT64_MAX, .size_is_limit = true};
+    /* The wheels' index: the framework's project page there (PEP 503), unless pip reads from elsewhere. */
+    const struct cu_plan_framework *fw = p->framework;
+    if (fw && fw->pip && fw->pip[0] && !pip_elsewhere(ctx->envp)) {
+        const char *idx = fw->index_url ? fw->index_url : cu_env_get(ctx->envp, "PIP_INDEX_URL");
+        if (!idx || !*idx)
+            idx = "https://pypi.org/simple";
+        const char *req = fw->pip[0];
+        CU_AUTOFREE char *project = cu_xstrndup(req, strcspn(req, "=<>~![; "));
+        for (char *c = project; *c; c++)
+            if (*c == '_' || *c == '.')
+                *c = '-';
+        size_t il = strlen(idx);
+        cu_strv_push_owned(&keep, cu_xasprintf("%.*s/%s/", (int)(il && idx[il - 1] == '/' ? il - 1 : il), idx, project));
+        items[n++] = (struct cu_probe_item){.url = keep.v[keep.n - 1], .name = project, .size = UINT64_MAX, .size_is_limit = true};
+        cu_strv_push_owned(&keep, cu_steal_ptr(&project));
+    }
+    enum cu_status st = n ? cu_probe_run(ctx->net, items, n, ctx->jobs ? ctx->jobs : 1, ctx->cancel, err) : CU_OK;
+    if (st != CU_OK && st != CU_E_CANCELLED)
+        cu_error_advise(err, _("Nothing was changed: this is checked before the driver's packages, so that no reboot is asked for an install that cannot finish. Point --mirror (or --index-url) at a source that has them, then run the same command again."));
+    free(items);
+    cu_strv_fini(&keep);
     return st;
 }
 

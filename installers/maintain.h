@@ -20,6 +20,15 @@
 CU_NODISCARD enum cu_status cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err);
 
 /**
+ * What can fail without touching the system, asked before the first system change (the driver's
+ * packages): every archive of the plan the cache does not hold, the Python cudaup brings, and the
+ * package index the framework's wheels come from (when pip is not pointed elsewhere), each asked for
+ * at once (core/fetch/probe.h).  Room on disk was checked when the plan was made.  Errors:
+ * CU_E_NETWORK or CU_E_CHECKSUM naming each that will fail, CU_E_CANCELLED.
+ */
+CU_NODISCARD enum cu_status cu_install_preflight(struct cu_run_ctx *ctx, struct cu_error *err);
+
+/**
  * The Python environment recorded in STATE/pyenv.json: its interpreter and
  * framework name, or NULL each.  The caller frees both.
  */

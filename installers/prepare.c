@@ -858,6 +858,7 @@ cu_prepare_one(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct
         cu_drv_plan_free(drv);
         drv = NULL;
     }
+    inst_driver_image(in, drv);
     (*plan)->driver = drv;
     for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)
         cu_plan_reason_src(*plan, i < drv->reason_sources.n && *drv->reason_sources.v[i] ? drv->reason_sources.v[i] : NULL,

@@ -160,9 +160,11 @@ download_one(struct cu_run_ctx *ctx, const struct cu_plan *p, const struct cu_pl
     cu_pip_push_sources(&argv, ctx, python, fw); /* the same sources as install */
     struct cu_exec_result res;
     st = cu_pip_run(ctx, "framework", NULL, &argv, &res, err);
-    if (st == CU_OK && res.exit_code != 0)
+    if (st == CU_OK && res.exit_code != 0) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("pip could not download %s's wheels for Python %s: %s"),
                           cu_framework_title(fw->name), fw->python, cu_exec_last_line(&res));
+        cu_error_advise(err, "%s", _("If it could not download packages, point pip at a local index or wheel folder (PIP_INDEX_URL, or PIP_FIND_LINKS with PIP_NO_INDEX=1), then run the command again."));
+    }
     cu_exec_result_fini(&res);
     cu_strv_fini(&argv);
     return st;

@@ -24,6 +24,8 @@
 #include "core/fetch/mirror.h"
 #include "core/base/str.h"
 #include "core/machine/syscmd.h"
+#include "core/doctor/doctor.h"
+#include "core/doctor/driver_doctor.h"
 #include "installers/driver.h"
 #include "internal.h"
 #include "widgets.h"
@@ -188,9 +190,14 @@ run_job(struct tui_job *j)
         /* The driver first (it may stop for a reboot: the progress screen then says what to do).
          * mokutil cannot ask its password while curses holds the terminal, so the screen names it. */
         struct cu_sys sys;
-        cu_sys_init(&sys, o->envp, false);
-        struct inst_driver_ctx dc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx};
-        j->status = inst_driver_install(&dc, j->plan_in, o->facts, &j->err);
+        cu_sys_init(&sys, o->envp, o->root ? o->root->path : "/", false);
+        struct inst_driver_ctx dc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx, o->catalog, NULL};
+        j->status = CU_OK;
+        if (j->plan_in->driver && strcmp(j->plan_in->driver->action, "install") == 0)
+            j->status = cu_install_preflight(&j->ctx, &j->err); /* before the first system change */
+        if (j->status == CU_OK)
+            j->status = inst_driver_install(&dc, j->plan_in, o->facts, &j->err);
+        cu_sys_fini(&sys);
         if (j->status == CU_OK)
             j->status = cu_install_run(&j->ctx, &j->err);
         break;
@@ -209,6 +216,7 @@ run_job(struct tui_job *j)
             .envp = o->envp,
             .cancel = &j->t->cancel,
             .state_dir = o->state_dir,
+            .root = o->root,
         };
         cu_pyenv_recs_apply(&recs, &vo);
         cu_verify_run(&vo, &j->checks);
@@ -216,9 +224,35 @@ run_job(struct tui_job *j)
         j->status = cu_checks_failed(&j->checks) ? CU_E_PROBLEMS : CU_OK;
         break;
     }
-    case JOB_REPAIR:
-        j->status = cu_repair_run(&mi, j->dir, j->cfg.deep, &j->repaired, &j->ctx, &j->err);
+    case JOB_REPAIR: {
+        /* The driver first, what repair fixes of it (never another driver); then the install's files. */
+        struct cu_problems all, fix;
+        cu_problems_init(&all);
+        cu_problems_init(&fix);
+        cu_doctor_check(o->facts, o->catalog, o->root, o->envp, &all);
+        cu_drv_doctor(o->facts, o->catalog, &all, &all);
+        for (size_t i = 0; i < all.n; i++)
+            if (inst_driver_repairs(all.v[i].code))
+                cu_problems_add(&fix, all.v[i].code, all.v[i].severity, cu_xstrdup(all.v[i].message), cu_xstrdup(all.v[i].fix));
+        bool reboot = false;
+        j->status = CU_OK;
+        if (fix.n) {
+            struct cu_sys sys;
+            cu_sys_init(&sys, o->envp, o->root ? o->root->path : "/", false);
+            struct inst_driver_ctx dc = {&sys, NULL, o->state_dir, o->cache_dir, &j->ctx, o->catalog, NULL};
+            j->status = inst_driver_repair(&dc, o->facts, o->catalog, &fix, &reboot, &j->err);
+            cu_sys_fini(&sys);
+        }
+        cu_problems_fini(&all);
+        cu_problems_fini(&fix);
+        if (j->status == CU_OK)
+            j->status = cu_repair_run(&mi, j->dir, j->cfg.deep, &j->repaired, &j->ctx, &j->err);
+        if (j->status == CU_OK && reboot) {
+            j->status = cu_error_set(&j->err, CU_E_REBOOT, 0, _("The driver is repaired as far as a running system allows; a reboot finishes it."));
+            cu_error_advise(&j->err, _("Reboot (enrol the signing key at the blue MokManager screen if one was queued), then run cudaup again."));
+        }
         break;
+    }
     case JOB_UNINSTALL:
         j->status = cu_uninstall_run(&mi, j->dir, &j->ctx, &j->err);
         break;

@@ -89,8 +89,9 @@ draw(struct tui *t)
     bool busy = tui_busy(t);
     bool finished = !busy && t->last_job == t->progress_job;
     const char *keys = busy ? _("c/Esc: cancel   ?: help")
-                       : finished && t->last_status == CU_OK ? _("Enter: continue   q: quit")
-                                                             : _("Enter/Esc: back   q: quit");
+                       : finished && t->last_status == CU_OK       ? _("Enter: continue   q: quit")
+                       : finished && t->last_status == CU_E_REBOOT ? _("Enter: quit, then reboot   q: quit")
+                                                                   : _("Enter/Esc: back   q: quit");
     int y = tui_frame(t, title(), keys);
     int end = tui_body_end();
     bool failed = finished && t->last_status != CU_OK && t->last_status != CU_E_CANCELLED;
@@ -333,6 +334,14 @@ key(struct tui *t, int ch)
     }
     if (tui_doc_scroll(ch, &t->cur.top, 5))
         return true;
+    /* The driver is installed and the machine must reboot: nothing here leads back to Review's install. */
+    if (t->last_job == t->progress_job && t->last_status == CU_E_REBOOT) {
+        if (enter_key) {
+            t->rc = 5;
+            t->running = false;
+        }
+        return enter_key || ch == 27;
+    }
     if (enter_key || ch == 27) {
         bool ok = t->last_job == t->progress_job && t->last_status == CU_OK;
         if (ok && enter_key)

@@ -8,6 +8,7 @@
 #include "core/base/i18n.h"
 #include "advice.h"
 #include "core/base/mem.h"
+#include "installers/driver.h"
 #include "widgets.h"
 
 static const char *
@@ -81,6 +82,12 @@ draw(struct tui *t)
             CU_AUTOFREE char *fix = tui_problem_fix(t, p);
             tui_doc_add(&d, TC_NORMAL, 4, _("Fix: %s"), fix);
         }
+        /* What the wizard itself does about it: the command line's fix is for running cudaup by hand. */
+        const char *drv = t->o.cfg && t->o.cfg->driver ? t->o.cfg->driver : "auto";
+        if (inst_driver_installs(p->code) && strcmp(drv, "keep") != 0 && strcmp(drv, "none") != 0)
+            tui_doc_add(&d, TC_GOOD, 4, "%s", _("The wizard does this: it plans the NVIDIA driver, Review shows it, and the install carries it out (and says when to reboot)."));
+        else if (inst_driver_repairs(p->code) && t->existing)
+            tui_doc_add(&d, TC_GOOD, 4, "%s", _("The wizard does this: Repair, on its first screen, fixes the driver before the install's files."));
     }
     tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
 }

@@ -209,6 +209,8 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
 
     t.running = true;
     t.scr = SCR_WELCOME;
+    if (o->resumed) /* the run after the driver's reboot says so, and goes on from Welcome */
+        tui_notice(&t, false, "%s", o->resumed);
     if (t.screens[t.scr]->enter)
         t.screens[t.scr]->enter(&t);
     uint64_t turns = 0;

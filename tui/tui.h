@@ -87,6 +87,7 @@ struct tui_opts {
     FILE *log;                 /* the log file (STYLE 42), or NULL */
     const char *log_path;      /* its path, for the screens that point at it */
     long low_speed_time_s, retry_base_ms;
+    const char *resumed;       /* after the driver's reboot: what was found, said on the first screen; or NULL */
 };
 
 /* One engine message, owned by the queue and then by the UI thread. */

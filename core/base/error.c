@@ -152,7 +152,7 @@ default_advice(const struct cu_error *err)
     case CU_E_BUSY:
         return N_("Wait for the other cudaup to finish, then run this command again.");
     case CU_E_TOOL:
-        return N_("If it could not download packages, point pip at a local index or wheel folder (PIP_INDEX_URL, or PIP_FIND_LINKS with PIP_NO_INDEX=1), then run the command again.");
+        return N_("That is the command's own error (its output is in the log); fix what it says, then run the command again.");
     case CU_E_IO:
         if (err->sys_errno == ENOSPC)
             return N_("Free some disk space or choose another folder with --prefix or --cache-dir.");

@@ -271,6 +271,73 @@ cu_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode
     return CU_OK;
 }
 
+/* Is the file behind @fd one a record may be: regular, this user's or root's, written by no one else? */
+static enum cu_status
+record_file_ok(int fd, const char *path, struct cu_error *err)
+{
+    struct stat sb;
+    char owner[64];
+    if (fstat(fd, &sb) != 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot examine %s"), path);
+    cu_user_name(sb.st_uid, owner, sizeof(owner));
+    if (!S_ISREG(sb.st_mode))
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0, _("%s is not a regular file (owned by %s); cudaup will not read it as its record"),
+                            path, owner);
+    if (sb.st_uid != geteuid() && sb.st_uid != 0)
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0, _("%s belongs to %s, not to you or root; cudaup will not act on a record another user wrote"),
+                            path, owner);
+    if ((sb.st_mode & S_IWOTH) || ((sb.st_mode & S_IWGRP) && sb.st_gid != 0 && sb.st_gid != getegid()))
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0, _("%s (owned by %s) can be written by other users; cudaup will not act on it (chmod go-w)"),
+                            path, owner);
+    return CU_OK;
+}
+
+enum cu_status
+cu_read_record(const char *dir, const char *name, size_t max, char **out, size_t *len, struct cu_error *err)
+{
+    CU_AUTOFREE char *path = cu_path_join(dir, name);
+    struct stat sb;
+    *out = NULL;
+    enum cu_status st = cu_trusted_dir(dir, err);
+    if (st != CU_OK)
+        return st;
+    if (stat(dir, &sb) == 0 && (sb.st_mode & S_IWGRP) && sb.st_gid != 0 && sb.st_gid != getegid()) {
+        char owner[64];
+        cu_user_name(sb.st_uid, owner, sizeof(owner));
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s (owned by %s) can be written by another group's users; cudaup will not act on the records in it (chmod g-w)"),
+                            dir, owner);
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0 && errno == ELOOP) {
+        /* A link: whose it is decides; then what it leads to is checked as the file. */
+        if (lstat(path, &sb) != 0)
+            return cu_error_set(err, CU_E_IO, errno, _("Cannot examine %s"), path);
+        if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+            char owner[64];
+            cu_user_name(sb.st_uid, owner, sizeof(owner));
+            return cu_error_set(err, CU_E_UNSAFE_PATH, 0, _("%s is a symbolic link owned by %s; cudaup will not follow another user's link"),
+                                path, owner);
+        }
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    }
+    if (fd < 0)
+        return cu_error_set(err, errno == ENOENT ? CU_E_NOT_FOUND : CU_E_IO, errno, _("Cannot read %s"), path);
+    if ((st = record_file_ok(fd, path, err)) != CU_OK) {
+        close(fd);
+        return st;
+    }
+    /* The same file, read through the descriptor that was checked. */
+    CU_AUTOFREE char *via = cu_xasprintf("/proc/self/fd/%d", fd);
+    st = cu_read_file(via, max, out, len, err);
+    close(fd);
+    if (st != CU_OK && st != CU_E_INPUT) {
+        cu_error_clear(err);
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot read %s"), path);
+    }
+    return st;
+}
+
 enum cu_status
 cu_read_file(const char *path, size_t max, char **out, size_t *len, struct cu_error *err)
 {

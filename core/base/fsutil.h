@@ -60,6 +60,17 @@ CU_NODISCARD enum cu_status cu_trusted_dir(const char *path, struct cu_error *er
 CU_NODISCARD enum cu_status cu_write_file_atomic(const char *path, const void *data, size_t len,
                                                  mode_t mode, struct cu_error *err);
 
+/**
+ * Read a record cudaup wrote (STATE/driver.json, resume.json): input like any other, and only from a
+ * place no other user controls.  @dir must pass cu_trusted_dir and not be writable by a group other
+ * than root's or this user's; @dir/@name must be a regular file of this user's or root's that no other
+ * user may write, or a link of this user's or root's to one.  Errors: CU_E_NOT_FOUND (no such record,
+ * or no such folder), CU_E_UNSAFE_PATH (one sentence naming the path and its owner), CU_E_IO,
+ * CU_E_INPUT (larger than @max).
+ */
+CU_NODISCARD enum cu_status cu_read_record(const char *dir, const char *name, size_t max, char **out, size_t *len,
+                                           struct cu_error *err);
+
 /** Read a whole file (at most @max bytes). Errors: CU_E_NOT_FOUND, CU_E_IO, CU_E_INPUT. */
 CU_NODISCARD enum cu_status cu_read_file(const char *path, size_t max, char **out, size_t *len,
                                          struct cu_error *err);

@@ -5,6 +5,7 @@
 #include "core/resolve/driver.h"
 #include "core/doctor/driver_doctor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,7 +111,8 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
                                                   cert));
     }
 
-    /* A flavor that does not drive a GPU here. */
+    /* A flavor that does not drive a GPU here: the fix is the install cudaup would plan for it (another flavor, and
+     * a branch that carries it for every GPU here), never one it would refuse. */
     if (loaded && s->flavor)
         for (size_t i = 0; i < f->n_gpus; i++) {
             const struct cu_gpu_info *g = &f->gpus[i];
@@ -118,12 +120,28 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             bool open = strcmp(s->flavor, "open") == 0;
             if (!gen || (open ? gen->open : gen->proprietary))
                 continue;
+            const char *want = open ? "proprietary" : "open";
+            char ask[48];
+            snprintf(ask, sizeof(ask), "%d-%s", branch, want);
+            struct cu_drv_wish w = {.driver = ask};
+            struct cu_drv_in in = {f, cat, &w};
+            struct cu_drv_plan *p = cu_drv_choose(&in);
+            if (strcmp(p->action, "install") != 0) {
+                cu_drv_plan_free(p);
+                w.driver = NULL; /* that branch cannot: what auto plans */
+                p = cu_drv_choose(&in);
+            }
+            char *fix = strcmp(p->action, "install") == 0
+                            ? cu_xasprintf(_("Install the %s flavor: `cudaup install --driver %d-%s` (a driver change: cudaup shows it and asks before it changes anything), then reboot."),
+                                           cu_drv_flavor_word(p->flavor), p->branch, p->flavor)
+                            : cu_xasprintf(_("%s Install a driver of the %s flavor yourself, reboot, then run cudaup again."),
+                                           p->refusal ? p->refusal : "", cu_drv_flavor_word(want));
+            cu_drv_plan_free(p);
             cu_problems_add(out, "driver-flavor-unsupported", CU_SEV_ERROR,
                             cu_xasprintf(_("GPU %d (%s, %s) needs the %s kernel modules, but the %s ones are loaded, which do not drive it."),
-                                         g->index, g->name, gen->generation, cu_drv_flavor_word(open ? "proprietary" : "open"),
+                                         g->index, g->name, gen->generation, cu_drv_flavor_word(want),
                                          cu_drv_flavor_word(s->flavor)),
-                            cu_xasprintf(_("Install the %s flavor: `cudaup install --driver %d-%s` (`cudaup repair` does it), then reboot."),
-                                         cu_drv_flavor_word(open ? "proprietary" : "open"), branch, open ? "proprietary" : "open"));
+                            fix);
             cu_problems_source(out, gen->source);
             break;
         }
@@ -198,12 +216,23 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
     struct cu_drv_wish w = {.driver = NULL};
     struct cu_drv_in in = {f, cat, &w};
     struct cu_drv_plan *p = NULL;
+    /* Installed, but its module missing or refused: the module's own problem says what repair does; a new driver would not help. */
+    const struct cu_drv_state *s = f->drv;
+    bool installed = s && (s->installed.n || s->lib_version.n);
+    bool module_trouble = false;
+    for (size_t i = 0; i < pr->n; i++)
+        module_trouble |= strcmp(pr->v[i].code, "driver-module-missing") == 0 || strcmp(pr->v[i].code, "driver-unsigned-secure-boot") == 0;
     for (size_t i = 0; i < pr->n; i++) {
         bool hit = false;
         for (size_t k = 0; k < CU_N_ELEMENTS(codes); k++)
             hit |= strcmp(pr->v[i].code, codes[k]) == 0;
         if (!hit)
             continue;
+        if (installed && module_trouble && (strcmp(pr->v[i].code, "no-driver") == 0 || strcmp(pr->v[i].code, "no-libcuda") == 0)) {
+            free(pr->v[i].fix);
+            pr->v[i].fix = cu_xstrdup(_("The NVIDIA driver is installed, but its kernel module is not loaded (the module's problem below says why); `cudaup repair` builds or signs it. Installing a driver again would not help."));
+            continue;
+        }
         if (!p)
             p = cu_drv_choose(&in);
         char *fix = NULL;

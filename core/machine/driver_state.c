@@ -8,7 +8,10 @@
 
 #include "core/machine/driver_state.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <dirent.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +50,34 @@ kernel_release(const struct cu_sysroot *root)
     return p ? cu_xstrndup(p, strcspn(p, " ")) : NULL;
 }
 
+static int
+kernel_cmp(const void *a, const void *b)
+{
+    return cu_version_strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The kernels the root has modules or headers for: lib/modules/NAME, newest last. */
+static void
+root_kernels(const struct cu_sysroot *root, struct cu_strv *out)
+{
+    static const char *const bases[] = {"/lib/modules", "/usr/lib/modules"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(bases); i++) {
+        DIR *d = cu_sysroot_opendir(root, bases[i]);
+        struct dirent *de;
+        while (d && (de = readdir(d))) {
+            if (de->d_name[0] == '.' || cu_strv_contains(out, de->d_name))
+                continue;
+            CU_AUTOFREE char *p = cu_xasprintf("%s/%s", bases[i], de->d_name);
+            if (cu_sysroot_is_dir(root, p))
+                cu_strv_push(out, de->d_name);
+        }
+        if (d)
+            closedir(d);
+    }
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof(char *), kernel_cmp);
+}
+
 static char *
 os_release_value(const struct cu_sysroot *root, const char *key)
 {
@@ -80,11 +111,26 @@ secure_boot(const struct cu_sysroot *root)
     return on;
 }
 
+/*
+ * The driver's own module file, as each distribution names it: nvidia.ko, Debian's nvidia-current.ko and
+ * nvidia-tesla-470.ko (DKMS renames them; modprobe finds them by alias), each maybe compressed; never
+ * its companions (-uvm, -drm, -modeset, -peermem).
+ */
 static bool
 module_name(const char *n)
 {
-    return strcmp(n, "nvidia.ko") == 0 || strcmp(n, "nvidia.ko.xz") == 0 || strcmp(n, "nvidia.ko.zst") == 0 ||
-           strcmp(n, "nvidia.ko.gz") == 0;
+    const char *ko = strstr(n, ".ko");
+    if (!ko || !(strcmp(ko, ".ko") == 0 || strcmp(ko, ".ko.xz") == 0 || strcmp(ko, ".ko.zst") == 0 || strcmp(ko, ".ko.gz") == 0))
+        return false;
+    size_t len = (size_t)(ko - n);
+    if ((len == 6 && strncmp(n, "nvidia", 6) == 0) || (len == 14 && strncmp(n, "nvidia-current", 14) == 0))
+        return true;
+    if (!cu_str_has_prefix(n, "nvidia-tesla-") || len <= 13)
+        return false;
+    for (size_t i = 13; i < len; i++)
+        if (n[i] < '0' || n[i] > '9')
+            return false;
+    return true;
 }
 
 /* Look for nvidia.ko* under @dir, a few levels deep (kernel/drivers/video, updates/dkms, ...). */
@@ -109,15 +155,56 @@ find_module(const struct cu_sysroot *root, const char *dir, int depth)
     return found;
 }
 
+/*
+ * A compressed module (.ko.xz, .ko.zst, .ko.gz): the signature is appended to the module before it is
+ * compressed, so the end of what it decompresses to is read (the last bytes kept as it streams by).
+ */
+static int
+compressed_signed(int fd)
+{
+    enum { MAGIC = sizeof(MODULE_SIG_MAGIC) - 1 };
+    struct archive *a = archive_read_new();
+    char tail[MAGIC];
+    size_t have = 0;
+    int r = -1;
+    archive_read_support_filter_all(a);
+    archive_read_support_format_raw(a);
+    struct archive_entry *e;
+    if (archive_read_open_fd(a, fd, 65536) == ARCHIVE_OK && archive_read_next_header(a, &e) == ARCHIVE_OK) {
+        char buf[65536];
+        la_ssize_t n;
+        uint64_t total = 0;
+        while ((n = archive_read_data(a, buf, sizeof(buf))) > 0 && total < (1ull << 31)) {
+            total += (uint64_t)n;
+            if ((size_t)n >= MAGIC) {
+                memcpy(tail, buf + n - MAGIC, MAGIC);
+                have = MAGIC;
+            } else {
+                size_t keep = have + (size_t)n > MAGIC ? MAGIC - (size_t)n : have;
+                memmove(tail, tail + have - keep, keep);
+                memcpy(tail + keep, buf, (size_t)n);
+                have = keep + (size_t)n;
+            }
+        }
+        if (n == 0)
+            r = have == MAGIC && memcmp(tail, MODULE_SIG_MAGIC, MAGIC) == 0;
+    }
+    archive_read_free(a);
+    return r;
+}
+
 static int
 module_signed(const struct cu_sysroot *root, const char *path)
 {
-    if (!cu_str_has_suffix(path, ".ko"))
-        return -1; /* compressed: the signature is inside */
     int fd = cu_sysroot_open(root, path, O_RDONLY);
     char tail[sizeof(MODULE_SIG_MAGIC) - 1];
     if (fd < 0)
         return -1;
+    if (!cu_str_has_suffix(path, ".ko")) {
+        int r = compressed_signed(fd);
+        close(fd);
+        return r;
+    }
     off_t end = lseek(fd, 0, SEEK_END);
     int r = 0;
     if (end >= (off_t)sizeof(tail) && pread(fd, tail, sizeof(tail), end - (off_t)sizeof(tail)) == (ssize_t)sizeof(tail))
@@ -421,8 +508,19 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     struct cu_drv_state *s = cu_xcalloc(1, sizeof(*s));
     cu_strv_init(&s->installed);
     cu_strv_init(&s->held);
+    cu_strv_init(&s->kernels);
     cu_strv_init(&s->nvidia_functions);
     s->kernel_release = kernel_release(root);
+    root_kernels(root, &s->kernels);
+    s->boot_id = cu_sysroot_read_line(root, "/proc/sys/kernel/random/boot_id");
+    if (s->boot_id && !*s->boot_id) {
+        free(s->boot_id);
+        s->boot_id = NULL;
+    }
+    /* A machine image: no running kernel to see; its own newest kernel is the one that will run. */
+    s->image = !cu_sysroot_is_host(root) && !s->kernel_release;
+    if (s->image && s->kernels.n)
+        s->kernel_release = cu_xstrdup(s->kernels.v[s->kernels.n - 1]);
     s->version_codename = os_release_value(root, "VERSION_CODENAME");
     s->secure_boot = secure_boot(root);
     CU_AUTOFREE char *ver = read_text(root, "/proc/driver/nvidia/version", 65536);
@@ -494,6 +592,8 @@ cu_drv_state_free(struct cu_drv_state *s)
     free(s->version_codename);
     free(s->flavor);
     free(s->module_path);
+    free(s->boot_id);
+    cu_strv_fini(&s->kernels);
     cu_strv_fini(&s->installed);
     cu_strv_fini(&s->held);
     free(s->kernel_meta);

@@ -22,7 +22,7 @@ struct cu_drv_state {
     char *flavor;             /* the loaded module's: "open", "proprietary", or NULL */
     int module_for_kernel;    /* an nvidia.ko* under lib/modules/RELEASE: 1, 0, -1 unknown */
     char *module_path;        /* that file (as the machine sees it), or NULL */
-    int module_signed;        /* 1 signed, 0 not, -1 unknown (compressed, or no file) */
+    int module_signed;        /* 1 signed, 0 not, -1 unknown (unreadable, or no file); compressed ones are read decompressed */
     bool nouveau_bound;       /* nouveau drives a GPU, or its module is loaded */
     bool nouveau_blacklisted; /* a modprobe.d file blacklists it */
     struct cu_version lib_version; /* the user-space libraries' (libnvidia-ml.so.X.Y.Z), n == 0 if none */
@@ -30,6 +30,9 @@ struct cu_drv_state {
     struct cu_strv held;      /* those held (apt-mark hold) */
     bool pinned;              /* a pin of any kind: held package, apt preferences, dnf versionlock or module stream, zypper lock */
     bool reboot_required;     /* var/run/reboot-required */
+    char *boot_id;            /* /proc/sys/kernel/random/boot_id: which boot this is, or NULL (an image) */
+    bool image;               /* a root other than / that shows no running kernel: a machine image */
+    struct cu_strv kernels;   /* the kernels the root has modules or headers for (lib/modules/NAME), newest last */
     char *kernel_meta;        /* the package that brings this machine's kernels: the installed linux-image meta that
                                * depends on the newest installed kernel image (Ubuntu "generic-hwe-22.04", Debian
                                * "cloud-amd64"), or Arch's pkgbase ("linux-lts"); NULL when none is known */
@@ -39,7 +42,8 @@ struct cu_drv_state {
 };
 
 /**
- * Read the driver's state through @root (never fails: unknowns stay unknown).  The packages come from
+ * Read the driver's state through @root (never fails: unknowns stay unknown).  In a machine image the
+ * running kernel is the image's newest (its lib/modules), not this host's.  The packages come from
  * dpkg-query (found on @envp's PATH; --admindir for a machine root other than /), and from the status
  * file itself only where dpkg-query is not there.  Caller frees.
  */

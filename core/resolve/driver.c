@@ -733,6 +733,7 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     json_object_set_new(o, "pin", cu_json_str_or_null(p->pin));
     json_object_set_new(o, "secure_boot", cu_json_str_or_null(p->secure_boot));
     json_object_set_new(o, "reboot", json_boolean(p->reboot));
+    json_object_set_new(o, "image", json_boolean(p->image));
     json_object_set_new(o, "version_min", json_string(cu_driver_version_format(&p->version, b, sizeof(b))));
     json_object_set_new(o, "module_stream", cu_json_str_or_null(p->module_stream));
     json_object_set_new(o, "repo", cu_json_str_or_null(p->repo));

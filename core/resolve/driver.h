@@ -79,6 +79,7 @@ struct cu_drv_plan {
     struct cu_strv reason_sources; /* beside each reason, the data it rests on ("" for none): shown with -v,
                                     * in the JSON's provenance and in the log, never in the reason */
     char *refusal, *advice; /* action refuse: the sentence and what to do */
+    bool image;             /* into a machine image (--root): no module load, no reboot; its first boot goes on */
     char *kernel_meta;      /* the kernel meta the packages follow ({KM}: "generic-hwe-22.04", "amd64", "linux-lts") */
     int nvswitch;           /* NVSwitch bridges found on PCI */
     struct cu_strv fabricmanager; /* its packages (also in @packages), empty without NVSwitch */

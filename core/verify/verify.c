@@ -10,9 +10,11 @@
 
 #include "core/verify/verify.h"
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/base/advice.h"
 #include "core/base/i18n.h"
@@ -26,6 +28,32 @@
 #include "core/verify/verify_int.h"
 #include "core/verify/verify_report.h"
 
+/*
+ * The driver library of the machine root, as a path on this host resolved inside that root (its links
+ * stay inside it), or NULL when it has none.
+ */
+static char *
+root_libcuda(const struct cu_sysroot *root)
+{
+    static const char *const dirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+                                       "/usr/lib/wsl/lib", "/usr/lib"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(dirs); i++) {
+        CU_AUTOFREE char *p = cu_path_join(dirs[i], "libcuda.so.1");
+        int fd = cu_sysroot_open(root, p, O_RDONLY);
+        if (fd < 0)
+            continue;
+        char buf[4096];
+        CU_AUTOFREE char *self = cu_xasprintf("/proc/self/fd/%d", fd);
+        ssize_t n = readlink(self, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            return cu_xstrdup(buf);
+        }
+    }
+    return NULL;
+}
+
 /* Run one child check and add its outcome. */
 static void
 child(const struct cu_verify_opts *o, const char *name, bool needs_gpu, struct cu_checks *out)
@@ -35,15 +63,25 @@ child(const struct cu_verify_opts *o, const char *name, bool needs_gpu, struct c
                       _("no NVIDIA driver is loaded"));
         return;
     }
+    /* Another machine's driver is not this host's: its own libcuda, or no GPU work at all. */
+    CU_AUTOFREE char *libcuda = needs_gpu && o->root && !cu_sysroot_is_host(o->root) ? root_libcuda(o->root) : NULL;
+    if (needs_gpu && o->root && !cu_sysroot_is_host(o->root) && !libcuda) {
+        cu_checks_add(out, name, o->require_gpu ? CU_CHECK_FAIL : CU_CHECK_SKIP,
+                      _("the machine is read from %s, which has no libcuda.so.1 of its own, and this host's driver libraries are not run against its driver"),
+                      o->root->path);
+        return;
+    }
     CU_AUTOFREE char *libs = cu_xasprintf("%s/lib64:%s/lib", o->dir, o->dir);
     struct cu_strv env;
     cu_strv_init(&env);
     const char *old = cu_env_get(o->envp, "LD_LIBRARY_PATH");
     for (const char *const *e = o->envp; e && *e; e++)
-        if (!cu_str_has_prefix(*e, "LD_LIBRARY_PATH="))
+        if (!cu_str_has_prefix(*e, "LD_LIBRARY_PATH=") && !cu_str_has_prefix(*e, "CUDAUP_CHECK_LIBCUDA="))
             cu_strv_push(&env, *e);
     cu_strv_push_owned(&env, old && *old ? cu_xasprintf("LD_LIBRARY_PATH=%s:%s", libs, old)
                                          : cu_xasprintf("LD_LIBRARY_PATH=%s", libs));
+    if (libcuda)
+        cu_strv_push_owned(&env, cu_xasprintf("CUDAUP_CHECK_LIBCUDA=%s", libcuda));
     const char *argv[] = {o->self_exe, "__check", name, o->dir, NULL};
     struct cu_exec_opts eo = {.envp = (const char *const *)env.v, .timeout_ms = o->timeout_ms, .cancel = o->cancel};
     struct cu_exec_result res;

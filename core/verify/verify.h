@@ -19,6 +19,7 @@
 #include "core/base/sysroot.h"
 #include "core/catalog/catalog.h"
 #include "core/machine/sysinfo.h"
+#include "core/base/sysroot.h"
 #include "core/verify/checks.h"
 
 /* A Python environment of the install and its frameworks (verify_framework.c). */
@@ -43,9 +44,12 @@ struct cu_verify_opts {
     const char *env_name;          /* that environment's name, or NULL */
     const struct cu_verify_env *more; /* the other environments (--framework given again) */
     size_t n_more;
-    const struct cu_sysroot *root; /* the machine, for ld.so.conf; NULL: not read */
+    const struct cu_sysroot *ld_root; /* where the probe's loader looks (ld.so.conf): this host, whatever --root
+                                       * says, for the probe is a process of this host; NULL: not read */
     const char *state_dir;         /* cudaup's state (its env.sh), or NULL */
     const atomic_int *cancel;
+    const struct cu_sysroot *root; /* the machine (--root), or NULL for this one: under another root the GPU
+                                    * checks load that root's libcuda, never this host's, or skip */
 };
 
 /** Run every check; the outcome is in @out, never an error. */

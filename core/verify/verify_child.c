@@ -132,6 +132,16 @@ cu_check_child(const char *name, const char *dir, struct cu_check *out)
         cu_verify_fail(out, cu_xasprintf(_("%s is not a CUDA install"), dir));
         return;
     }
+    /* Under another machine root: that root's driver library, loaded first, is the one libcudart finds. */
+    const char *libcuda = getenv("CUDAUP_CHECK_LIBCUDA");
+    if (libcuda && *libcuda && !dlopen(libcuda, RTLD_NOW | RTLD_GLOBAL)) {
+        const char *why = dlerror();
+        out->status = CU_CHECK_SKIP;
+        out->detail = cu_xasprintf(_("the machine root's driver library %s cannot be loaded on this host (%s), and this host's is not run against that driver"),
+                                   libcuda, why ? why : "?");
+        cu_cuda_install_fini(&in);
+        return;
+    }
     static const struct {
         const char *name;
         void (*fn)(const char *, const struct cu_cuda_install *, struct cu_check *);

@@ -50,7 +50,7 @@ static void
 responsible(const struct cu_verify_opts *o, const struct cu_ldconf *conf, const char *llp, const char *dir,
             const char *env_name, char **why, char **fix)
 {
-    cu_ld_blame(o->root, o->envp, o->state_dir, conf, CU_LD_NONE, llp, dir, env_name, why, fix);
+    cu_ld_blame(o->ld_root, o->envp, o->state_dir, conf, CU_LD_NONE, llp, dir, env_name, why, fix);
 }
 
 /* Is @path the environment's own: under one of its site-packages folders @sites (else under @prefix)? */
@@ -122,8 +122,8 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
     char cuda_real[PATH_MAX];
     const char *cuda_dir = o->dir && realpath(o->dir, cuda_real) ? cuda_real : o->dir;
     struct cu_ldconf conf;
-    if (o->root)
-        cu_ldconf_read(o->root, &conf);
+    if (o->ld_root)
+        cu_ldconf_read(o->ld_root, &conf);
     else
         memset(&conf, 0, sizeof(conf));
     const char *prefix = n_runs ? cu_json_str(runs[0], "prefix") : NULL;
@@ -232,7 +232,7 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
     /* 5. A framework that does not import because a library the loader took is not the one its
      * dependency needs (an undefined symbol, a library it cannot open): what its ELF asks for, resolved
      * as the loader does, and the first that comes from outside the environment. */
-    for (size_t r = 0; !fail && o->root && r < n_runs; r++) {
+    for (size_t r = 0; !fail && o->ld_root && r < n_runs; r++) {
         const json_t *fws = json_object_get(runs[r], "frameworks");
         for (size_t f = 0; !fail && f < json_array_size(fws); f++) {
             const char *ie = cu_json_str(json_array_get(fws, f), "import_error");
@@ -242,16 +242,16 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
             CU_AUTOFREE char *obj = cu_xstrndup(start, strcspn(start, ": "));
             struct cu_elf_dyn d;
             struct cu_error e;
-            if (!strstr(obj, ".so") || cu_elf_dyn_read(o->root, obj, &d, &e) != CU_OK)
+            if (!strstr(obj, ".so") || cu_elf_dyn_read(o->ld_root, obj, &d, &e) != CU_OK)
                 continue;
             for (size_t k = 0; !fail && k < d.n_needed; k++) {
                 struct cu_ld_hit hit;
-                if (!cu_ld_cuda_lib(d.needed[k]) || !cu_ld_find(o->root, d.needed[k], obj, &d, llp, &conf, &hit))
+                if (!cu_ld_cuda_lib(d.needed[k]) || !cu_ld_find(o->ld_root, d.needed[k], obj, &d, llp, &conf, &hit))
                     continue;
                 if (!in_env(sites, prefix, hit.path) && !(!bundled && cuda_dir && under(hit.path, cuda_dir))) {
                     CU_AUTOFREE char *dir = dir_of(hit.path);
                     char *why = NULL;
-                    cu_ld_blame(o->root, o->envp, o->state_dir, &conf, hit.via, llp, dir, env_name, &why, &fix);
+                    cu_ld_blame(o->ld_root, o->envp, o->state_dir, &conf, hit.via, llp, dir, env_name, &why, &fix);
                     fail = cu_xasprintf(_("%s does not import (%s): %s needs %s, and the loader takes %s: %s"),
                                         cu_framework_title(cu_json_str(json_array_get(fws, f), "framework")), ie, obj,
                                         d.needed[k], hit.path, why);

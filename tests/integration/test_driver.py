@@ -20,8 +20,8 @@ import mkmirror  # noqa: E402
 t = Tap()
 FIX = "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
 STANDIN = os.path.join(SRCDIR, "tests", "fakes", "syscmd-standin")
-COMMANDS = ["apt-get", "apt-mark", "dnf", "zypper", "pacman", "mokutil", "dkms", "update-initramfs", "dracut",
-            "mkinitcpio", "modprobe", "dpkg"]
+COMMANDS = ["apt-get", "apt-mark", "dpkg-query", "dnf", "rpm", "zypper", "pacman", "mokutil", "dkms", "update-initramfs",
+            "dracut", "mkinitcpio", "modprobe", "dpkg"]
 ROWS = list(csv.DictReader(open(os.path.join(SRCDIR, "data", "driver", "driver_packages.csv"))))
 GENS = list(csv.DictReader(open(os.path.join(SRCDIR, "data", "driver", "driver_generations.csv"))))
 
@@ -47,14 +47,29 @@ class Sys:
         return {"CUDAUP_SYSTEM_BIN": self.bin, "CUDAUP_SYSTEM_ROOT": self.root, "STANDIN_LOG": self.log,
                 "STANDIN_ROOT": self.root, "STANDIN_FAIL": fail}
 
-    def calls(self):
+    def calls(self, queries=False):
+        """The calls that change something, as the test wrote them: apt-get's lock timeout (checked on its own)
+        left out, and the package queries cudaup brackets each step with left out unless @queries."""
         if not os.path.exists(self.log):
             return []
-        return [json.loads(x) for x in open(self.log)]
+        out = []
+        for c in (json.loads(x) for x in open(self.log)):
+            if c[:2] == ["apt-get", "-o"] and c[2].startswith("DPkg::Lock::Timeout="):
+                c = c[:1] + c[3:]
+            if queries or c[0] not in ("dpkg-query", "rpm") and c[:2] != ["dkms", "status"] and "-s" not in c:
+                out.append(c)
+        return out
+
+    def raw(self):
+        return [json.loads(x) for x in open(self.log)] if os.path.exists(self.log) else []
+
+    def envs(self):
+        return [json.loads(x) for x in open(self.log + ".env")] if os.path.exists(self.log + ".env") else []
 
     def reset(self):
-        if os.path.exists(self.log):
-            os.unlink(self.log)
+        for p in (self.log, self.log + ".env"):
+            if os.path.exists(p):
+                os.unlink(p)
 
 
 def plan(name, *args, env=None):
@@ -262,23 +277,34 @@ t.ok(p and "6.8.0-45-generic" in p["message"] and "linux-modules-nvidia-580-gene
 t.eq(doc.get("driver", {}).get("module_for_running_kernel"), False, "doctor JSON: module_for_running_kernel false")
 s = Sys("nomod", root)
 r, d = repair(root, s)
-t.ok(["apt-get", "install", "-y", "linux-modules-nvidia-580-generic"] in s.calls() and ["modprobe", "nvidia"] in s.calls(),
-     "repair: installs the module package and loads it", s.calls())
+# The meta follows one kernel flavour; the running kernel's own package is what puts its module there.
+t.ok(["apt-get", "install", "-y", "linux-modules-nvidia-580-generic", "linux-modules-nvidia-580-6.8.0-45-generic"] in s.calls()
+     and ["modprobe", "nvidia"] in s.calls(), "repair: installs the running kernel's module package (and the meta) and loads it", s.calls())
 
-# Unsigned module with Secure Boot on (Debian: DKMS signs it, mokutil queues its key).
+# Unsigned module with Secure Boot on (Debian: DKMS signs it, mokutil queues its key).  The module is
+# Debian's nvidia-current.ko (DKMS's name for it there), built already and unsigned: `dkms autoinstall`
+# would skip it (class 8), so repair removes and rebuilds it, and DKMS signs it with its key.
 root = fixture("unsigned", {"os": "debian12", "kernel": "6.1.0-26-amd64", "secure_boot": True, "gpus": [g[:3] + (None,) + g[4:] for g in U1080],
-                            "module_files": {"updates/dkms/nvidia.ko": False}, "lib_file": "535.309.01",
+                            "module_files": {"updates/dkms/nvidia-current.ko": False}, "lib_file": "535.309.01",
+                            "dkms": ["nvidia-current/535.309.01"], "headers": ["6.1.0-26-amd64"],
                             "dpkg": [("nvidia-driver", "install ok installed")]})
 r, doc = doctor(root)
 p = codes(doc).get("driver-unsigned-secure-boot")
-t.ok(p and "mokutil --import /var/lib/dkms/mok.pub" in p["fix"], "doctor: unsigned module with Secure Boot on, fix enrols DKMS's key", doc.get("problems"))
+t.ok(p and "mokutil --import /var/lib/dkms/mok.pub" in p["fix"] and "nvidia-current.ko" in p["message"],
+     "doctor: Debian's unsigned nvidia-current.ko with Secure Boot on, fix enrols DKMS's key", doc.get("problems"))
 t.eq((doc.get("driver", {}).get("secure_boot"), doc.get("driver", {}).get("module_signed")), ("on", False), "doctor JSON: secure_boot on, unsigned")
 s = Sys("unsigned", root)
-os.makedirs(os.path.join(root, "var/lib/dkms"))
+os.makedirs(os.path.join(root, "var/lib/dkms"), exist_ok=True)
 open(os.path.join(root, "var/lib/dkms/mok.pub"), "w").write("cert")
+open(os.path.join(root, "var/lib/dkms/mok.key"), "w").write("key")
 r, d = repair(root, s)
-t.ok(r.rc == 5 and ["dkms", "autoinstall"] in s.calls() and not any(c[0] == "mokutil" for c in s.calls()),
-     "repair: rebuilds with DKMS; without a terminal mokutil is not run (the password is typed by the user); exit 5", r)
+t.ok(r.rc == 5 and ["dkms", "remove", "nvidia-current/535.309.01", "-k", "6.1.0-26-amd64"] in s.calls()
+     and ["dkms", "install", "nvidia-current/535.309.01", "-k", "6.1.0-26-amd64"] in s.calls()
+     and ["dkms", "autoinstall"] not in s.calls() and not any(c[0] == "mokutil" for c in s.calls()),
+     "repair: forces DKMS's rebuild (remove, install; autoinstall would skip the built module); without a terminal mokutil is not run; exit 5", (r, s.calls()))
+r, doc = doctor(root)
+t.eq((doc.get("driver", {}).get("module_signed"), "driver-unsigned-secure-boot" in codes(doc)), (True, False),
+     "after repair: the module is signed with DKMS's key", doc.get("driver"))
 
 # nouveau bound: blacklisted under the scratch root, initramfs rebuilt.
 root, menv = machine(t, "nouveau")
@@ -310,17 +336,19 @@ t.ok(os.path.exists(pf) and "Pin: version 580.*" in open(pf).read() and not any(
 r, doc = doctor(root)
 t.ok("driver-unpinned" not in codes(doc) and doc.get("driver", {}).get("pinned") is True, "after repair: held", doc.get("problems"))
 
-# A flavor that does not drive the GPU (open modules on Pascal): repair installs the proprietary ones.
+# A flavor that does not drive the GPU (open modules on Pascal): a driver change, never repair's doing
+# (class 10): repair says so with the command that makes the change, and installs nothing.
 root = fixture("flavor", {"os": "ubuntu2404", "gpus": U1080, "driver": "580.95.05", "cuda": 13000, "libs": True,
                           "flavor": "open", "dpkg": [("nvidia-driver-580-open", "hold ok installed")]})
 r, doc = doctor(root)
 p = codes(doc).get("driver-flavor-unsupported")
-t.ok(p and "580-proprietary" in p["fix"] and doc.get("driver", {}).get("flavor") == "open", "doctor: open modules on Pascal", doc.get("problems"))
+t.ok(p and "cudaup install --driver 580-proprietary" in p["fix"] and "repair" not in p["fix"]
+     and doc.get("driver", {}).get("flavor") == "open", "doctor: open modules on Pascal, the fix is an install of its own", doc.get("problems"))
 t.ok(p and "Source" not in p["message"] and p.get("source"), "its source is apart from the message", p)
 s = Sys("flavor", root)
 r, d = repair(root, s)
-t.ok(r.rc == 5 and ["apt-get", "install", "-y", "nvidia-driver-580", "linux-modules-nvidia-580-generic"] in s.calls(),
-     "repair: installs the proprietary 580 packages, reboot", s.calls())
+t.ok(not any(c[0] in ("apt-get", "apt-mark") for c in s.calls()) and "driver-flavor-unsupported" in d.get("driver_problems", []),
+     "repair: never swaps the driver's flavor (no package manager call); the problem is named", (r, s.calls()))
 
 # ---- install: exit 5, the reboot, the rerun finishes the stack ----
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
@@ -340,9 +368,10 @@ class Box:
         self.state = os.path.join(self.dir, "state")
         self.prefix = os.path.join(self.dir, "prefix")
 
-    def install(self, fail="", *extra, mirror=None):
+    def install(self, fail="", *extra, mirror=None, env=None):
         e = dict(self.sys.env(fail), CUDAUP_DRIVER="auto", CUDAUP_TEST_NOW="1800000000", HOME=self.dir,
                  FAKE_NVIDIA_CONFIG=os.path.join(self.root, "fake-nvidia.conf"))
+        e.update(env or {})
         r = run(["install", "--yes", "--json", "--root", self.root, "--mirror", "file://" + (mirror or MIRROR), "--prefix", self.prefix,
                  "--state-dir", self.state, "--cache-dir", os.path.join(self.dir, "cache"), "--framework", "none",
                  "--env-scope", "none"] + list(extra), env=e, timeout=300)
@@ -376,11 +405,15 @@ t.ok("Reboot" in (d.get("advice") or "") and "cudaup again" in (d.get("advice") 
 t.ok(not os.path.exists(os.path.join(b.prefix, "cuda-12.6")), "nothing of CUDA yet")
 t.ok("Pin: version 580.*" in open(os.path.join(b.root, "etc/apt/preferences.d/cudaup-nvidia-driver")).read(), "the branch is held")
 
+# Class 9: the rerun knows no reboot happened (the boot id in resume.json is this boot's): "not rebooted yet",
+# exit 5 again, not "after the reboot, nouveau still holds the GPU".
 r, d = b.install()
-t.ok(r.rc == 3 and "nouveau" in (d.get("error") or ""), "rerun without the reboot: says nouveau still holds the GPU", r)
+t.ok(r.rc == 5 and "not been rebooted yet" in (d.get("error") or "") and "after the reboot" not in (d.get("error") or "").lower()
+     and "Reboot" in (d.get("advice") or ""), "rerun before the reboot: says it has not been rebooted yet (exit 5)", r)
+t.eq(b.sys.calls()[4:], [], "rerun before the reboot: no package manager call", b.sys.calls())
 
 b.reboot(gpus=[g[:3] + ("nvidia",) + g[4:] for g in GTX970["gpus"]], modules=[], driver="580.95.05", cuda=13000,
-         libs=True, module_files={"kernel/nvidia-580/nvidia.ko": True})
+         libs=True, module_files={"kernel/nvidia-580/nvidia.ko": True}, boot_id="b0000000-0000-4000-8000-000000000002")
 b.sys.reset()
 r, d = b.install()
 t.eq(r.rc, 0, "after the reboot: the rerun finishes the stack", r)
@@ -416,27 +449,43 @@ t.eq([" ".join(c[:2]) for c in b.sys.calls()], ["apt-get update", "apt-get insta
      "Debian 12: update, install, modprobe", b.sys.calls())
 t.ok(r.rc == 0 and os.path.exists(os.path.join(b.prefix, "cuda-12.2")), "Debian 12: no reboot, CUDA 12.2 in the same run", r)
 
-# Debian 12 with Secure Boot on: DKMS's key is made (dkms generate_mok), never mokutil without a terminal
-# (the one-time password is the user's to type); exit 5, and the advice names the import and the blue screen.
+# Debian 12 with Secure Boot on: DKMS's key is made at the package's first signed build (dkms 3.0.10 has no
+# generate_mok), never mokutil without a terminal (the one-time password is the user's to type); exit 5, and
+# the advice names the import and the blue screen.
+DEB_WORLD = json.dumps({"nvidia-driver": ["nvidia-kernel-dkms", "libcuda1"], "nvidia-kernel-dkms": ["dkms"], "dkms": [],
+                        "libcuda1": [], "firmware-misc-nonfree": [], "linux-headers-6.1.0-26-amd64": [],
+                        "linux-headers-amd64": ["linux-headers-6.1.0-26-amd64"], "linux-image-amd64": []})
+DEB_DKMS = json.dumps({"nvidia-kernel-dkms": "nvidia-current/535.309.01"})
 bm = Box("deb12sb", dict(machines.MACHINES["deb12-rtx4090"], secure_boot=True))
 os.makedirs(os.path.join(bm.root, "etc/apt"))
 open(os.path.join(bm.root, "etc/apt/sources.list"), "w").write("deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware\n")
-r, d = bm.install(mirror=M122)
-t.eq([" ".join(c[:2]) for c in bm.sys.calls()], ["apt-get update", "apt-get install", "dkms generate_mok"],
-     "Secure Boot on, Debian: no components to add, the key made by DKMS, mokutil left to the user", bm.sys.calls())
+r, d = bm.install(mirror=M122, env={"STANDIN_WORLD": DEB_WORLD, "STANDIN_DKMS": DEB_DKMS})
+t.eq([" ".join(c[:2]) for c in bm.sys.calls()], ["apt-get update", "apt-get install"],
+     "Secure Boot on, Debian: no components to add, the branch held by apt's preferences, the key made by DKMS's build, mokutil left to the user", bm.sys.calls())
 t.ok(r.rc == 5 and "mokutil --import /var/lib/dkms/mok.pub" in (d.get("advice") or "") and "Enroll MOK" in (d.get("advice") or ""),
      "Secure Boot on: exit 5, the advice names mokutil --import and the MokManager steps", r)
 t.eq((d.get("driver") or {}).get("secure_boot"), "mok", "Secure Boot on without signed modules: the MOK path", d.get("driver"))
 t.ok(not os.path.exists(os.path.join(bm.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")),
      "the components already enabled: no sources file written")
+# Without openssl DKMS makes no key: no `dkms generate_mok` (3.0.10 prints its usage and exits 0), a forced
+# rebuild, and then an honest failure naming what is missing, never a reboot for a module that will not load.
+bn = Box("deb12sbnossl", dict(machines.MACHINES["deb12-rtx4090"], secure_boot=True))
+os.makedirs(os.path.join(bn.root, "etc/apt"))
+open(os.path.join(bn.root, "etc/apt/sources.list"), "w").write("deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware\n")
+r, d = bn.install(mirror=M122, env={"STANDIN_WORLD": DEB_WORLD, "STANDIN_DKMS": DEB_DKMS, "STANDIN_NO_OPENSSL": "1"})
+t.ok(r.rc == 1 and "signing key" in (d.get("error") or "") and "openssl" in (d.get("advice") or "")
+     and ["dkms", "generate_mok"] not in bn.sys.calls() and ["dkms", "install", "nvidia-current/535.309.01", "-k", "6.1.0-26-amd64"] in bn.sys.calls(),
+     "Secure Boot on, DKMS made no key: rebuilt, then exit 1 naming the missing key and openssl (no generate_mok, no reboot)", (r, bn.sys.calls()))
 
-# uninstall driver: unhold, remove, the blacklist and sources gone.
+# uninstall driver: unhold, purge exactly what the install added, the sources file gone.
 b.sys.reset()
-r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state], env=b.sys.env())
-t.ok(r.rc == 0 and [" ".join(c[:2]) for c in b.sys.calls()] == ["apt-get remove"] and not os.path.exists(src)
+r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state, "--root", b.root], env=b.sys.env())
+t.ok(r.rc == 0 and [" ".join(c[:2]) for c in b.sys.calls()] == ["apt-get purge"] and not os.path.exists(src)
      and not os.path.exists(os.path.join(b.root, "etc/apt/preferences.d/cudaup-nvidia-driver")),
-     "uninstall driver: remove, the sources file and the branch's preference gone", (r, b.sys.calls()))
-r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state], env=b.sys.env())
+     "uninstall driver: purge, the sources file and the branch's preference gone", (r, b.sys.calls()))
+t.eq(sorted((b.sys.calls()[-1:] or [[]])[0][3:]), sorted(["nvidia-driver", "firmware-misc-nonfree", "linux-image-amd64", "linux-headers-amd64"]),
+     "uninstall driver: purges what the install added", b.sys.calls())
+r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state, "--root", b.root], env=b.sys.env())
 t.eq(r.rc, 3, "uninstall driver again: nothing cudaup installed (exit 3)", r)
 
 t.done()

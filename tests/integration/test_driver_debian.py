@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The driver installed into a real Debian 12 tree through the real apt and DKMS (issue 32, "a real Debian";
+issue 33 item 1): `cudaup install --root TREE` runs apt-get, apt-mark and dpkg-query inside the tree
+(chroot), never on this host; DKMS builds the module for the tree's own kernel; the branch is held; the
+record holds exactly what the install added; `uninstall driver` takes exactly that away again, waiting
+for a dpkg lock another process holds; an install whose first step fails leaves nothing to remove.
+
+The tree is `debootstrap --variant=minbase bookworm` with linux-headers-amd64 (the image's kernel) and sudo, made
+once and kept in the build folder (debian-bookworm-tree); each case works on a copy.  It needs root
+(chroot), debootstrap (scripts/bootstrap --test installs it) and Debian's archive: the archive is probed
+first and the cases skip with the reason when it cannot be reached."""
+import hashlib
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+from cutest import BUILDDIR, BIN, SRCDIR, Tap, gpu_doubles, run
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
+import mkmirror  # noqa: E402
+
+t = Tap()
+ARCHIVE = "http://deb.debian.org/debian"
+TREE = os.path.join(BUILDDIR, "debian-bookworm-tree")
+DEBS = os.path.join(BUILDDIR, "debian-bookworm-debs")
+CASES = ["the plan for a Debian 12 image", "install into the tree: exit 5, the image's first boot goes on",
+         "the module is built for the tree's kernel", "the branch is held", "the record holds exactly what the install added",
+         "this host's packages are untouched", "a rerun before the image boots: not booted yet",
+         "doctor reads the tree's driver", "uninstall waits for a held dpkg lock and says so",
+         "uninstall removes exactly what the install added", "a failed first step: nothing to remove"]
+
+
+def skip_all(why):
+    for c in CASES:
+        t.skip(c, why)
+    t.done()
+    sys.exit(0)
+
+
+def probe():
+    """Why the cases cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "needs root (the tree is entered with chroot)"
+    for tool in ("debootstrap", "dpkg-query"):
+        if not shutil.which(tool):
+            return "needs %s (scripts/bootstrap --test installs it)" % tool
+    try:
+        with urllib.request.urlopen(ARCHIVE + "/dists/bookworm/Release", timeout=20) as r:
+            r.read(64)
+    except Exception as e:  # noqa: BLE001 - any failure to reach it is the reason
+        return "Debian's archive cannot be reached (%s): %s" % (ARCHIVE, e)
+    return None
+
+
+def chroot(root, *cmd):
+    """A command inside @root, as cudaup's runner does it (a mount namespace of its own, the root's /proc)."""
+    return subprocess.run(["unshare", "-m", "sh", "-c", 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"', root]
+                          + list(cmd), capture_output=True, text=True, timeout=1800,
+                          env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C"})
+
+
+# The tree is a system as users have them: the kernel's headers, and sudo (Debian's installer and cloud images
+# have it).  Without sudo, the driver's install brings it (dkms recommends it) and its removal fails in sudo's own
+# removal script where root has no password ("Refusing to remove sudo"): a finding of this test, reported.
+BASE = ["linux-headers-amd64", "sudo"]
+MARK = "debootstrap --variant=minbase bookworm + " + " ".join(BASE) + "\n"
+
+
+def make_tree():
+    """The shared tree, made once: minbase bookworm and BASE (an older tree gains what BASE added since)."""
+    marker = os.path.join(TREE, ".cudaup-test-tree")
+    if os.path.exists(marker):
+        if open(marker).read() == MARK:
+            return None
+        r = chroot(TREE, "sh", "-c", "apt-get update -q && apt-get install -y -q " + " ".join(BASE) + " && apt-get clean")
+        if r.returncode != 0:
+            return "the tree's packages did not install: " + (r.stderr or r.stdout)[-300:]
+        open(marker, "w").write(MARK)
+        return None
+    tmp = TREE + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    r = subprocess.run(["debootstrap", "--variant=minbase", "bookworm", tmp, ARCHIVE], capture_output=True, text=True, timeout=1800)
+    if r.returncode != 0:
+        return "debootstrap failed: " + (r.stderr or r.stdout)[-300:]
+    r = chroot(tmp, "sh", "-c", "apt-get update -q && apt-get install -y -q " + " ".join(BASE) + " && apt-get clean")
+    if r.returncode != 0:
+        return "the kernel headers did not install into the tree: " + (r.stderr or r.stdout)[-300:]
+    open(os.path.join(tmp, ".cudaup-test-tree"), "w").write(MARK)
+    shutil.rmtree(TREE, ignore_errors=True)
+    os.rename(tmp, TREE)
+    return None
+
+
+def copy_tree(tag):
+    """A copy of the tree for one case, with a GTX 970 seen through it (its PCI device, as an image built for it)."""
+    d = os.path.join(t.tmpdir(tag), "tree")
+    subprocess.run(["cp", "-a", TREE, d], check=True)
+    machines.pci_device(d, "0000:01:00.0", "0x10de", "13c2", "0x030000", None)
+    # The packages downloaded by an earlier run: the case needs the network only for what is new.
+    if os.path.isdir(DEBS):
+        for f in os.listdir(DEBS):
+            shutil.copy(os.path.join(DEBS, f), os.path.join(d, "var/cache/apt/archives", f))
+    return d
+
+
+def keep_debs(tree):
+    os.makedirs(DEBS, exist_ok=True)
+    src = os.path.join(tree, "var/cache/apt/archives")
+    for f in os.listdir(src):
+        if f.endswith(".deb") and not os.path.exists(os.path.join(DEBS, f)):
+            shutil.copy(os.path.join(src, f), os.path.join(DEBS, f))
+
+
+def packages(tree):
+    """{package: status} from the tree's own database."""
+    r = subprocess.run(["dpkg-query", "--admindir=" + os.path.join(tree, "var/lib/dpkg"), "-W", "-f=${Package}\t${Status}\n"],
+                       capture_output=True, text=True)
+    out = {}
+    for line in r.stdout.splitlines():
+        name, _, st = line.partition("\t")
+        if st.split(" ")[-1] not in ("not-installed", "config-files"):
+            out[name] = st
+    return out
+
+
+def host_state():
+    """What this host's package database and apt sources look like (they must not change)."""
+    h = hashlib.sha256()
+    for p in ("/var/lib/dpkg/status",):
+        if os.path.exists(p):
+            h.update(open(p, "rb").read())
+    d = "/etc/apt/sources.list.d"
+    return h.hexdigest(), sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+def cudaup(args, tree, state, extra_env=None, timeout=3000):
+    env = {"CUDAUP_SYSTEM_BIN": "", "CUDAUP_SYSTEM_ROOT": "", "CUDAUP_DRIVER": "auto"}
+    env.update(extra_env or {})
+    return run(args + ["--root", tree, "--state-dir", state], env=env, timeout=timeout)
+
+
+why = probe()
+if why:
+    skip_all(why)
+why = make_tree()
+if why:
+    skip_all(why)
+
+# The archives of the CUDA that Debian's 535 runs (12.2), synthetic: every URL is asked for before the first change.
+M122 = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(M122, cuda="12.2.2", replace=gpu_doubles())
+FIX = "file://" + M122
+
+# ---- install into a copy of the tree ----
+tree = copy_tree("install")
+state = os.path.join(os.path.dirname(tree), "state")
+before = packages(tree)
+host_before = host_state()
+common = ["--framework", "none", "--mirror", FIX, "--cache-dir", os.path.join(os.path.dirname(tree), "cache"),
+          "--prefix", os.path.join(os.path.dirname(tree), "prefix")]
+r = cudaup(["plan", "--json"] + common, tree, state)
+d = (r.json() or {}).get("driver") or {}
+t.ok(r.rc == 0 and d.get("action") == "install" and d.get("image") is True and d.get("manager") == "apt"
+     and "nvidia-driver" in d.get("packages", []) and any(s.get("action") == "image" for s in (r.json() or {}).get("steps", [])),
+     CASES[0] + ": apt's nvidia-driver, inside the image, no reboot point", r)
+
+t0 = time.monotonic()
+r = cudaup(["install", "--yes", "--json"] + common, tree, state)
+took = time.monotonic() - t0
+doc = r.json() or {}
+t.ok(r.rc == 5 and doc.get("status") == "reboot" and "image" in (doc.get("error") or "") and "first boot" in (doc.get("advice") or ""),
+     CASES[1] + " (%.0f s)" % took, r)
+keep_debs(tree)
+# The kernels with headers: lib/modules/ABI/build is a link to /usr/src/... inside the tree (lexists: not followed on this host).
+abi = [k for k in sorted(os.listdir(os.path.join(tree, "lib/modules"))) if os.path.lexists(os.path.join(tree, "lib/modules", k, "build"))]
+mods = [os.path.join(tree, "lib/modules", k, "updates/dkms/nvidia-current.ko") for k in abi]
+t.ok(abi and all(os.path.exists(m) for m in mods), CASES[2] + " (%s: updates/dkms/nvidia-current.ko)" % ", ".join(abi),
+     os.listdir(os.path.join(tree, "lib/modules")))
+after = packages(tree)
+PREFS = "etc/apt/preferences.d/cudaup-nvidia-driver"
+prefs = open(os.path.join(tree, PREFS)).read() if os.path.exists(os.path.join(tree, PREFS)) else ""
+t.ok("Pin: version 535.*" in prefs and "nvidia" in prefs,
+     CASES[3] + ": apt's preferences in the tree pin the branch (535.*)", prefs)
+rec = json.load(open(os.path.join(state, "driver.json"))) if os.path.exists(os.path.join(state, "driver.json")) else {}
+added = sorted(set(after) - set(before))
+t.ok(rec.get("packages") and sorted(rec["packages"]) == added and "linux-headers-amd64" not in rec["packages"]
+     and rec.get("held") == [] and "/" + PREFS in rec.get("files", []),
+     CASES[4] + " (%d packages, dependencies included; the headers that were there are not)" % len(added),
+     {"recorded_not_added": sorted(set(rec.get("packages", [])) - set(added)), "added_not_recorded": sorted(set(added) - set(rec.get("packages", [])))})
+t.eq(host_state(), host_before, CASES[5] + ": its dpkg status and apt sources are as they were")
+
+r = cudaup(["install", "--yes", "--json"] + common, tree, state)
+t.ok(r.rc == 5 and "not booted yet" in ((r.json() or {}).get("error") or ""), CASES[6], r)
+
+r = run(["doctor", "--json", "--root", tree], env={"CUDAUP_SYSTEM_BIN": ""})
+dd = (r.json() or {}).get("driver") or {}
+t.ok(dd.get("module_for_running_kernel") is True and dd.get("pinned") is True and "nvidia-driver" in dd.get("packages", [])
+     and abi and dd.get("kernel_release") == abi[-1], CASES[7] + ": the image's kernel, its module, the hold", dd)
+
+# ---- uninstall, with dpkg's lock held by another process until cudaup says it waits ----
+lock = os.open(os.path.join(tree, "var/lib/dpkg/lock-frontend"), os.O_RDWR | os.O_CREAT, 0o640)
+fcntl.lockf(lock, fcntl.LOCK_EX)
+env = dict(os.environ, CUDAUP_SYSTEM_BIN="", CUDAUP_SYSTEM_ROOT="", LANGUAGE="", LC_ALL="C")
+p = subprocess.Popen([BIN, "uninstall", "driver", "--yes", "--root", tree, "--state-dir", state], env=env,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+said, err_lines = False, []
+for line in p.stderr:
+    err_lines.append(line)
+    if "package manager is busy" in line:
+        said = True
+        fcntl.lockf(lock, fcntl.LOCK_UN)  # released only once cudaup has said it waits: no clock decides
+        break
+if not said:
+    fcntl.lockf(lock, fcntl.LOCK_UN)
+os.close(lock)
+out, rest = p.communicate(timeout=1800)
+err_lines.append(rest)
+t.ok(said and p.returncode == 0, CASES[8], "".join(err_lines)[-3000:])
+gone = packages(tree)
+t.ok(sorted(gone) == sorted(before) and not any(os.path.exists(m) for m in mods)
+     and not os.path.exists(os.path.join(tree, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources"))
+     and not os.path.exists(os.path.join(tree, PREFS)) and not os.path.exists(os.path.join(state, "driver.json")),
+     CASES[9] + ": the tree's packages are those it had, the module, the sources file and the pin gone",
+     {"left": sorted(set(gone) - set(before)), "lost": sorted(set(before) - set(gone))})
+
+# ---- the first step fails: an archive that cannot be reached ----
+tree2 = copy_tree("failfirst")
+state2 = os.path.join(os.path.dirname(tree2), "state")
+open(os.path.join(tree2, "etc/apt/sources.list"), "w").write("deb http://127.0.0.1:9/debian bookworm main\n")
+before2 = packages(tree2)
+r = cudaup(["install", "--yes", "--json"] + common, tree2, state2)
+r2 = cudaup(["uninstall", "driver", "--yes", "--json"], tree2, state2)
+steps = [s.get("action") for s in (r2.json() or {}).get("steps", [])]
+t.ok(r.rc == 1 and "apt-get" in ((r.json() or {}).get("error") or "") and "package manager" in ((r.json() or {}).get("advice") or "")
+     and r2.rc == 0 and "remove" not in [s.get("action") for s in (r2.json() or {}).get("steps", []) if "apt-get" in (s.get("detail") or "")]
+     and packages(tree2) == before2,
+     CASES[10] + ": apt-get update failed, uninstall removes no package (only the sources file cudaup wrote)", (r, r2, steps))
+t.done()
