@@ -186,7 +186,7 @@ judge(const char *root_dir, const char *probe, bool bundled, struct cu_checks *o
     json_t *run = json_loads(probe, 0, &je);
     assert_non_null(run);
     const char *envp[] = {"HOME=/home/u", NULL};
-    struct cu_verify_opts o = {.dir = "/opt/cudaup/cuda-12.4", .envp = envp, .root = &root};
+    struct cu_verify_opts o = {.dir = "/opt/cudaup/cuda-12.4", .envp = envp, .ld_root = &root};
     memset(out, 0, sizeof(*out));
     const json_t *runs[1] = {run};
     cu_verify_judge_libraries(&o, "env", bundled, runs, 1, out);
