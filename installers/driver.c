@@ -279,7 +279,7 @@ inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued)
     struct cu_buf b;
     cu_buf_init(&b);
     cu_buf_printf(&b, _("The NVIDIA driver %d (%s) is installed. Reboot now; cudaup never reboots by itself."), p->branch,
-                  p->flavor);
+                  cu_drv_flavor_word(p->flavor));
     if (p->secure_boot && strcmp(p->secure_boot, "mok") == 0) {
         if (mok_queued)
             cu_buf_printf(&b, " %s", _("At the blue MokManager screen after the reboot: Enroll MOK, Continue, Yes, type the one-time password you chose, then Reboot."));

@@ -256,7 +256,7 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
     cu_run_result(c->run, "driver", "image", built, CU_OK, true);
     st = cu_error_set(err, CU_E_REBOOT, 0,
                       _("The NVIDIA driver %d (%s) is installed in the image %s: its module is built for the image's kernel %s and the branch is held."),
-                      d->branch, d->flavor, c->sys->root, kl.data);
+                      d->branch, cu_drv_flavor_word(d->flavor), c->sys->root, kl.data);
     cu_error_advise(err, _("Nothing is loaded or rebooted from outside. At the image's first boot, run `cudaup install` there (the same options, without --root): it checks that the driver loads and goes on; or `cudaup verify`."));
     cu_buf_fini(&kl);
 out:

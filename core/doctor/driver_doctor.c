@@ -243,7 +243,7 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
                 cu_buf_printf(&b, "%s%s", k ? " " : "", p->packages.v[k]);
             char vb[32];
             fix = cu_xasprintf(_("Run `cudaup install`: it installs the NVIDIA driver branch %d (%s or newer, %s kernel modules) with %s (%s)%s%s, holds the branch, and says when to reboot. By hand: %s"),
-                               p->branch, cu_driver_version_format(&p->version, vb, sizeof(vb)), p->flavor, p->manager,
+                               p->branch, cu_driver_version_format(&p->version, vb, sizeof(vb)), cu_drv_flavor_word(p->flavor), p->manager,
                                b.data, strcmp(p->source, "nvidia") == 0 ? _(" from NVIDIA's repository") : "",
                                p->blacklist_nouveau ? _(", blacklists nouveau") : "",
                                strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);

@@ -271,6 +271,8 @@ for name, args in (("plan", ["plan", "--framework", "none"]), ("plan tensorflow 
          "zh_CN GTX 970 with nouveau, cudaup %s: no English sentence, no source list (exit %d)" % (name, r.rc), r)
     if name == "plan":
         t.ok("专有" in r.out and "proprietary" not in r.out, "zh_CN plan: the driver's flavor in Chinese", r.out)
+    if name == "doctor":
+        t.ok("proprietary" not in text, "zh_CN doctor: the flavor in the fix that installs the driver in Chinese", text)
 r, d = g.wizard(["enter", "DUMP system", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "DUMP review",
                  "end", "DUMP review-end", "q", "y"])
 for name in ("system", "review", "review-end"):
