@@ -142,6 +142,14 @@ t.ok(fw(d).get("cuda_build") == "cu118" and
 r, d = plan([GTX970], "525.60.13", "--framework", "jax")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]"], "jax[cuda12] on driver 525 [JAX docs: >= 525 for CUDA 12]", r)
 t.eq(code(d), ("sass", "sm_50"), "jax[cuda12] runs its sm_50 code on a GTX 970 [jax_wheel_arch.csv 0.10.2-0.11.0]")
+# jax[cuda12] is an extra from JAX 0.4.22 on (0.4.20 and 0.4.21 had cuda12_pip; jax[cuda12]==0.4.21 installs the CPU
+# jaxlib): an older pin is not planned with it (found by an independent check of issue 34).
+for pin in ("0.4.21", "0.4.16"):
+    r, d = plan([RTX3090], "535.216.01", "--framework", "jax==" + pin)
+    t.ok(r.rc == 3 and not (fw(d).get("pip") or []),
+         "jax==%s: no jax[cuda12] install line [framework_wheel_requires.csv: cuda12 from 0.4.22]" % pin, d)
+r, d = plan([RTX3090], "535.216.01", "--framework", "jax==0.4.22")
+t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]==0.4.22"], "jax==0.4.22: jax[cuda12] [framework_wheel_requires.csv]", d)
 r, d = plan([GTX970], "450.80.02")
 t.ok(r.rc == 0 and vkey(fw(d).get("version")) < (2, 15), "TensorFlow on 450.80.02: a CUDA 11 build [%s]" % SRC_MVC, r)
 t.ok(any("minor-version compatibility" in w for w in d.get("warnings", [])), "with a warning on what the old driver limits", d)
