@@ -18,17 +18,29 @@
 #include "core/base/mem.h"
 #include "core/base/str.h"
 
-/* Does the driver run some release of CUDA @major on the mirror natively? */
+/* Does the driver run natively some release of CUDA @major on the mirror that would serve: one option @o
+ * (NULL: none) takes by its CUDA range, and that builds for every GPU here?  Only then is minor-version
+ * compatibility (sweep 2) not needed: a native release of the major that the framework does not take, or
+ * that has no code for a GPU, serves nothing (TensorFlow 2.13 needs 11.8, not the 11.4 that 470.82 runs). */
 static bool
-driver_runs_some_release(struct rs *r, char *const *labels, size_t n, int major)
+driver_runs_some_release(struct rs *r, const struct fwopt *o, char *const *labels, size_t n, int major)
 {
     if (!r->have_driver)
         return true;
     for (size_t i = 0; i < n; i++) {
         struct cu_version v, need;
-        if (cu_version_parse(labels[i], &v) && v.n == 3 && (int)v.part[0] == major &&
-            rs_spec_matches(&r->cuda, &v) && rs_cuda_needs_driver(r, &v, &need) &&
-            cu_version_cmp(&r->driver, &need) >= 0)
+        if (!cu_version_parse(labels[i], &v) || v.n != 3 || (int)v.part[0] != major || !rs_spec_matches(&r->cuda, &v))
+            continue;
+        struct cu_version vmm = mm(&v);
+        if (o && o->cuda_min.n && cu_version_cmp(&vmm, &o->cuda_min) < 0)
+            continue;
+        if (o && o->cuda_max.n && cu_version_cmp(&vmm, &o->cuda_max) > 0)
+            continue;
+        bool builds = true;
+        for (size_t g = 0; r->constrained && g < r->f->n_gpus; g++)
+            if (r->f->gpus[g].cc.n && cu_catalog_cuda_supports_cc(r->cat, &vmm, &r->f->gpus[g].cc) == 0)
+                builds = false;
+        if (builds && rs_cuda_needs_driver(r, &v, &need) && cu_version_cmp(&r->driver, &need) >= 0)
             return true;
     }
     return false;
@@ -60,7 +72,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
         if (sweep == 1 && !(o->bundled && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO))
             return CU_E_NOT_FOUND;
         if (sweep == 2 && (r->cuda.kind != SPEC_AUTO ||
-                           (o->cuda_major && driver_runs_some_release(r, labels, n, o->cuda_major))))
+                           (o->cuda_major && driver_runs_some_release(r, o, labels, n, o->cuda_major))))
             return CU_E_NOT_FOUND;
         r->sweep = sweep;
         for (size_t i = 0; i < n; i++) {
@@ -78,7 +90,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
                 continue;
             any_in_range = true;
             /* Without a framework, sweep 2 takes a major the driver runs no release of natively. */
-            if (sweep == 2 && !o->cuda_major && driver_runs_some_release(r, labels, n, (int)v.part[0]))
+            if (sweep == 2 && !o->cuda_major && driver_runs_some_release(r, o, labels, n, (int)v.part[0]))
                 continue;
             if (sweep == 0 && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO && cu_version_cmp(&vmm, &o->cuda_mm) != 0)
                 continue;

@@ -142,6 +142,17 @@ t.ok(fw(d).get("cuda_build") == "cu118" and
 r, d = plan([GTX970], "525.60.13", "--framework", "jax")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]"], "jax[cuda12] on driver 525 [JAX docs: >= 525 for CUDA 12]", r)
 t.eq(code(d), ("sass", "sm_50"), "jax[cuda12] runs its sm_50 code on a GTX 970 [jax_wheel_arch.csv 0.10.2-0.11.0]")
+# Minor-version compatibility is not skipped because the driver runs natively some release of the major that
+# serves nothing here (found by an independent check of issue 34): 470.82 runs 11.4 natively, but TensorFlow 2.13
+# needs 11.8; 570.86.15 runs 12.6 natively, which has no sm_120.
+r, d = plan([GTX1080], "470.82.01", "--framework", "tensorflow==2.13")
+t.ok(r.rc == 0 and (d.get("cuda") or {}).get("version", "").startswith("11.8"),
+     "GTX 1080 on 470.82.01, tensorflow==2.13: CUDA 11.8 by minor-version compatibility [%s; tensorflow_stacks 2.13: 11.8]"
+     % SRC_MVC, d.get("error") or d.get("cuda"))
+r, d = plan([RTX5090], "570.86.15", "--framework", "pytorch")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu128",
+     "RTX 5090 on 570.86.15, pytorch: cu128 (sm_120) by minor-version compatibility [%s; pytorch_gpu_code 2.7 cu128]" % SRC_MVC,
+     d.get("error") or fw(d))
 # jax[cuda12] is an extra from JAX 0.4.22 on (0.4.20 and 0.4.21 had cuda12_pip; jax[cuda12]==0.4.21 installs the CPU
 # jaxlib): an older pin is not planned with it (found by an independent check of issue 34).
 for pin in ("0.4.21", "0.4.16"):
