@@ -304,8 +304,13 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
         struct cu_version first = {{0}, 0};
         if (p->first_version && !cu_version_parse(p->first_version, &first))
             first.n = 0;
-        if (r->fw.v.n && first.n && cu_version_cmp(&r->fw.v, &first) < 0)
+        if (r->fw.v.n && first.n && cu_version_cmp(&r->fw.v, &first) < 0) {
+            /* plugins come newest CUDA first: the last names the oldest extra */
+            rs_fail_closer(r, ST_FRAMEWORK, _("JAX %s has no jax[%s]: that extra came with JAX %s."),
+                    V(&r->fw.v, b1, sizeof(b1)),
+                    local ? p->local_extra : p->extra, p->first_version);
             continue;
+        }
         bool sm_ok = true;
         for (size_t g = 0; r->constrained && g < r->f->n_gpus; g++)
             if (r->f->gpus[g].cc.n && cu_version_cmp(&r->f->gpus[g].cc, &p->min_sm) < 0) {
