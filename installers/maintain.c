@@ -264,9 +264,8 @@ cu_pyenv_recs_apply(const struct cu_pyenv_recs *r, struct cu_verify_opts *o)
     o->n_more = r->n - 1;
 }
 
-/* The newest CUDA left in PREFIX that cudaup installed, as "cuda-X.Y", or NULL. */
-static char *
-newest_managed(const char *prefix)
+char *
+cu_maint_newest_managed(const char *prefix, const char *except_mm)
 {
     DIR *d = opendir(prefix);
     struct dirent *de;
@@ -274,7 +273,7 @@ newest_managed(const char *prefix)
     if (!d)
         return NULL;
     while ((de = readdir(d)) != NULL) {
-        if (!cu_str_has_prefix(de->d_name, "cuda-"))
+        if (!cu_str_has_prefix(de->d_name, "cuda-") || (except_mm && strcmp(de->d_name + 5, except_mm) == 0))
             continue;
         CU_AUTOFREE char *rec = cu_xasprintf("%s/%s/.cudaup/record.json", prefix, de->d_name);
         if (!cu_path_exists(rec))
@@ -291,7 +290,7 @@ newest_managed(const char *prefix)
 static bool
 newest_managed_exists(const char *prefix)
 {
-    char *n = newest_managed(prefix);
+    char *n = cu_maint_newest_managed(prefix, NULL);
     free(n);
     return n != NULL;
 }
@@ -352,7 +351,7 @@ cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx
     cu_run_result(ctx, "cuda", "remove", st == CU_OK ? dir : cu_error_text(err), st, st == CU_OK);
     bool last = false;
     if (st == CU_OK && active) {
-        CU_AUTOFREE char *next = newest_managed(in->prefix);
+        CU_AUTOFREE char *next = cu_maint_newest_managed(in->prefix, NULL);
         last = !next;
         if (!next) {
             st = remove_environment(in, ctx, err);

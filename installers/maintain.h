@@ -56,6 +56,10 @@ struct cu_maint_in {
     const char *const *envp;       /* for the tools uninstall runs (conda), or NULL */
 };
 
+/** The newest CUDA in @prefix that cudaup installed, other than cuda-@except_mm (NULL: any), as "cuda-X.Y";
+ * NULL when none.  Caller frees.  (uninstall goes on to it; its preview names it.) */
+char *cu_maint_newest_managed(const char *prefix, const char *except_mm);
+
 /** Remove PREFIX/cuda-@mm; when it was the last, its environment lines go too. */
 CU_NODISCARD enum cu_status cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx *ctx,
                                              struct cu_error *err);

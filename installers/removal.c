@@ -70,30 +70,6 @@ cu_removal_fini(struct cu_removal *r)
     memset(r, 0, sizeof(*r));
 }
 
-/* Another cudaup install of PREFIX than cuda-@mm, the newest, as "cuda-X.Y"; NULL when none. */
-static char *
-other_managed(const char *prefix, const char *mm)
-{
-    DIR *d = opendir(prefix);
-    struct dirent *de;
-    char *best = NULL;
-    if (!d)
-        return NULL;
-    while ((de = readdir(d)) != NULL) {
-        if (!cu_str_has_prefix(de->d_name, "cuda-") || strcmp(de->d_name + 5, mm) == 0)
-            continue;
-        CU_AUTOFREE char *rec = cu_xasprintf("%s/%s/.cudaup/record.json", prefix, de->d_name);
-        if (!cu_path_exists(rec))
-            continue;
-        if (!best || cu_version_strcmp(de->d_name + 5, best + 5) > 0) {
-            free(best);
-            best = cu_xstrdup(de->d_name);
-        }
-    }
-    closedir(d);
-    return best;
-}
-
 static json_t *
 pyenv_record(const char *state_dir)
 {
@@ -169,7 +145,7 @@ cu_uninstall_preview(const struct cu_maint_in *in, const char *mm, struct cu_rem
         cur[n] = '\0';
         active = strcmp(cur, strrchr(dir, '/') + 1) == 0 || strcmp(cur, dir) == 0;
     }
-    CU_AUTOFREE char *next = other_managed(in->prefix, mm);
+    CU_AUTOFREE char *next = cu_maint_newest_managed(in->prefix, mm);
     bool last = !next;
     if (active && next)
         cu_strv_push_owned(&out->goes, cu_xasprintf(_("%s: points at %s afterwards"), link, next));
