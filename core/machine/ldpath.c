@@ -206,14 +206,10 @@ conf_add(struct cu_ldconf *c, const char *dir, const char *file)
 
 static void conf_file(const struct cu_sysroot *root, const char *path, struct cu_ldconf *out, int depth);
 
-/* `include PATTERN`: the files a glob of one folder names, sorted, as ldconfig reads them. */
+/* The files of @dir whose names match @glob (none starting with '.'), sorted by name, appended to @out as paths. */
 static void
-conf_include(const struct cu_sysroot *root, const char *pattern, struct cu_ldconf *out, int depth)
+sorted_matches(const struct cu_sysroot *root, const char *dir, const char *glob, struct cu_strv *out)
 {
-    CU_AUTOFREE char *pat = pattern[0] == '/' ? cu_xstrdup(pattern) : cu_xasprintf("/etc/%s", pattern);
-    char *slash = strrchr(pat, '/');
-    *slash = '\0';
-    const char *dir = *pat ? pat : "/", *glob = slash + 1;
     DIR *d = cu_sysroot_opendir(root, dir);
     if (!d)
         return;
@@ -225,11 +221,24 @@ conf_include(const struct cu_sysroot *root, const char *pattern, struct cu_ldcon
             cu_strv_push(&names, de->d_name);
     closedir(d);
     cu_strv_sort(&names);
-    for (size_t i = 0; i < names.n; i++) {
-        CU_AUTOFREE char *p = cu_xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", names.v[i]);
-        conf_file(root, p, out, depth + 1);
-    }
+    for (size_t i = 0; i < names.n; i++)
+        cu_strv_push_owned(out, cu_xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", names.v[i]));
     cu_strv_fini(&names);
+}
+
+/* `include PATTERN`: the files a glob of one folder names, sorted, as ldconfig reads them. */
+static void
+conf_include(const struct cu_sysroot *root, const char *pattern, struct cu_ldconf *out, int depth)
+{
+    CU_AUTOFREE char *pat = pattern[0] == '/' ? cu_xstrdup(pattern) : cu_xasprintf("/etc/%s", pattern);
+    char *slash = strrchr(pat, '/');
+    *slash = '\0';
+    struct cu_strv files;
+    cu_strv_init(&files);
+    sorted_matches(root, *pat ? pat : "/", slash + 1, &files);
+    for (size_t i = 0; i < files.n; i++)
+        conf_file(root, files.v[i], out, depth + 1);
+    cu_strv_fini(&files);
 }
 
 static void
@@ -514,26 +523,6 @@ names_dir(const struct cu_sysroot *root, const char *path, const char *dir, cons
     return yes;
 }
 
-/* The files matching *.sh in @dir, sorted. */
-static void
-scripts_in(const struct cu_sysroot *root, const char *dir, const char *suffix, struct cu_strv *out)
-{
-    DIR *d = cu_sysroot_opendir(root, dir);
-    if (!d)
-        return;
-    struct cu_strv names;
-    cu_strv_init(&names);
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.' && cu_str_has_suffix(de->d_name, suffix))
-            cu_strv_push(&names, de->d_name);
-    closedir(d);
-    cu_strv_sort(&names);
-    for (size_t i = 0; i < names.n; i++)
-        cu_strv_push_owned(out, cu_xasprintf("%s/%s", dir, names.v[i]));
-    cu_strv_fini(&names);
-}
-
 char *
 cu_ld_env_file(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const char *dir)
 {
@@ -552,11 +541,11 @@ cu_ld_env_file(const struct cu_sysroot *root, const char *const *envp, const cha
     cu_strv_push(&files, "/etc/environment");
     cu_strv_push(&files, "/etc/profile");
     cu_strv_push(&files, "/etc/bash.bashrc");
-    scripts_in(root, "/etc/profile.d", ".sh", &files);
+    sorted_matches(root, "/etc/profile.d", "*.sh", &files);
     const char *conda = cu_env_get(envp, "CONDA_PREFIX"), *venv = cu_env_get(envp, "VIRTUAL_ENV");
     if (conda && conda[0] == '/') {
         CU_AUTOFREE char *ad = cu_xasprintf("%s/etc/conda/activate.d", conda);
-        scripts_in(root, ad, ".sh", &files);
+        sorted_matches(root, ad, "*.sh", &files);
     }
     if (venv && venv[0] == '/')
         cu_strv_push_owned(&files, cu_xasprintf("%s/bin/activate", venv));
