@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
 
 #include <locale.h>
 #include <pthread.h>
@@ -341,4 +343,15 @@ cu_strerror_en(int errnum)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, init_c_locale);
     return c_locale ? strerror_l(errnum, c_locale) : "unknown error";
+}
+
+void
+cu_i18n_push_noted(struct cu_strv *to, const char *fmt, va_list ap)
+{
+    va_list en;
+    va_copy(en, ap);
+    char *s = cu_xvasprintf(fmt, ap);
+    cu_i18n_note_formatted(s, fmt, en);
+    va_end(en);
+    cu_strv_push_owned(to, s);
 }

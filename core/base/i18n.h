@@ -58,6 +58,11 @@ void cu_vformat_both(char *out, char *out_en, size_t len, const char *fmt, va_li
  */
 void cu_i18n_note_formatted(const char *formatted, const char *fmt, va_list ap) CU_PRINTF(2, 0);
 
+struct cu_strv;
+/** Format @fmt with @ap (a translated message), note its English twin for the log as
+ * cu_i18n_note_formatted does, and push the text onto @to (a plan's reasons). */
+void cu_i18n_push_noted(struct cu_strv *to, const char *fmt, va_list ap) CU_PRINTF(2, 0);
+
 /** cu_xasprintf of a translated format, its English twin noted (cut at 2 KiB). Caller frees. */
 char *cu_tr_asprintf(const char *fmt, ...) CU_PRINTF(1, 2);
 

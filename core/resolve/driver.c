@@ -170,12 +170,7 @@ reason_v(struct cu_drv_plan *p, const char *source, const char *fmt, va_list ap)
 static void
 reason_v(struct cu_drv_plan *p, const char *source, const char *fmt, va_list ap)
 {
-    va_list en;
-    va_copy(en, ap);
-    char *s = cu_xvasprintf(fmt, ap);
-    cu_i18n_note_formatted(s, fmt, en);
-    va_end(en);
-    cu_strv_push_owned(&p->reasons, s);
+    cu_i18n_push_noted(&p->reasons, fmt, ap);
     cu_strv_push(&p->reason_sources, source ? source : "");
 }
 
