@@ -32,8 +32,8 @@ in_list(const char *code, const char *const *list, size_t n)
 }
 
 enum cu_status
-cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems *seen, size_t *fixable, bool *reboot,
-                 int *rc, struct cu_error *err)
+cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems *seen, struct cu_strv *plan,
+                 size_t *fixable, bool *reboot, int *rc, struct cu_error *err)
 {
     struct cu_facts *facts = NULL;
     struct cu_problems all, fix;
@@ -61,6 +61,13 @@ cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems 
             printf("%s [%s]\n", seen->v[i].message, seen->v[i].code);
     if (fix.n == 0)
         goto out;
+    /* What it will do, each with its command, before it asks and runs. */
+    inst_driver_repair_plan(facts, app->catalog, &fix, facts->drv && facts->drv->image, plan);
+    if (!app->cfg.quiet && !app->cfg.json && plan->n) {
+        printf("%s\n", _("The repair will:"));
+        for (size_t i = 0; i < plan->n; i++)
+            printf("  - %s\n", plan->v[i]);
+    }
     if (!cu_app_confirm(app, _("Repair the driver?"), rc)) {
         st = CU_E_USAGE;
         goto out;

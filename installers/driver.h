@@ -77,6 +77,14 @@ bool inst_driver_repairs(const char *code);
 bool inst_driver_installs(const char *code);
 
 /**
+ * What inst_driver_repair will do for @pr, in order, one line each (what and its command), to be shown
+ * before it runs: the running kernel's headers before a DKMS rebuild, the signed module packages, the
+ * blacklist, the reload, the hold.  @image: @facts are a machine image's (no kernel runs there).
+ */
+void inst_driver_repair_plan(const struct cu_facts *facts, const struct cu_catalog *cat, const struct cu_problems *pr,
+                             bool image, struct cu_strv *lines);
+
+/**
  * Carry out the fixes of doctor's driver problems in @pr that a package manager or modprobe can.
  * *reboot says a reboot is needed to finish.  Errors: the first command's.
  */

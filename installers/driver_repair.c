@@ -9,6 +9,7 @@
 
 #define CU_LOG_TAG "driver"
 #include "driver_int.h"
+#include "driver_repair_plan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -298,14 +299,6 @@ module_for(const struct inst_driver_ctx *c, const char *release)
     return c->sys->files_open && find_module(&c->sys->files, dir, 5);
 }
 
-static bool
-has_code(const struct cu_problems *pr, const char *code)
-{
-    for (size_t i = 0; i < pr->n; i++)
-        if (strcmp(pr->v[i].code, code) == 0)
-            return true;
-    return false;
-}
 
 static void
 modprobe_reload(struct inst_driver_ctx *c, bool *reboot)
@@ -325,8 +318,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
 {
     const struct cu_drv_state *s = f->drv;
     enum cu_status st = CU_OK;
-    int branch = f->driver.version.n ? (int)f->driver.version.part[0]
-                 : s && s->lib_version.n ? (int)s->lib_version.part[0] : 0;
+    int branch = drv_repair_branch(f);
     const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s ? s->flavor : NULL) : NULL;
     const struct cu_drv_pkg *any = row ? row : cu_drv_row_for(f, cat, 0, NULL);
     *reboot = false;
@@ -334,50 +326,32 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
         c->cat = cat;
     if ((st = drv_preflight(c, any ? any->manager : "apt", err)) != CU_OK)
         return st;
-    if (has_code(pr, "nouveau")) {
+    if (drv_has_code(pr, "nouveau")) {
         if ((st = drv_blacklist_nouveau(c, any ? any->initramfs : NULL, err)) != CU_OK)
             return st;
         *reboot = true;
     }
-    bool missing = has_code(pr, "driver-module-missing"), unsigned_sb = has_code(pr, "driver-unsigned-secure-boot");
+    bool missing = drv_has_code(pr, "driver-module-missing"), unsigned_sb = drv_has_code(pr, "driver-unsigned-secure-boot");
     if (missing || unsigned_sb) {
-        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand_row(row, row->signed_modules[0], branch, f) : NULL;
+        CU_AUTOFREE char *signed_pkg = NULL, *own = NULL;
+        drv_signed_packages(row, f, branch, c->sys->image, &signed_pkg, &own);
         if (signed_pkg) {
-            /* The running kernel's own module package too: the meta follows one kernel flavour's meta, and after a
-             * kernel update (an HWE kernel, say) it may not have this kernel's (packages.ubuntu.com names them
-             * linux-modules-nvidia-580-6.8.0-45-generic: the meta's name with the release for the flavour). */
-            CU_AUTOFREE char *own_tmpl = NULL;
-            const char *k = strstr(row->signed_modules[0], "{KM}"); /* the kernel meta's name, or its flavour's */
-            size_t kn = 4;
-            if (!k) {
-                k = strstr(row->signed_modules[0], "{K}");
-                kn = 3;
-            }
-            if (k && s && s->kernel_release && !c->sys->image)
-                own_tmpl = cu_xasprintf("%.*s{R}%s", (int)(k - row->signed_modules[0]), row->signed_modules[0], k + kn);
-            CU_AUTOFREE char *own = own_tmpl ? cu_drv_expand_row(row, own_tmpl, branch, f) : NULL;
             const char *both[] = {"apt-get", "install", "-y", signed_pkg, own, NULL};
             const char *meta[] = {"apt-get", "install", "-y", signed_pkg, NULL};
             struct cu_error e1;
             if (!own || drv_run_step(c, "install", both, false, &e1) != CU_OK)
                 st = drv_run_step(c, "install", meta, false, err);
         } else {
-            /* DKMS builds against the running kernel's headers: those first (the meta package may not have followed the kernel yet). */
-            if (missing && row && s && s->kernel_release && !c->sys->image)
-                for (char **h = row->headers; h && *h && st == CU_OK; h++) {
-                    if (!strstr(*h, "{R}"))
-                        continue;
-                    CU_AUTOFREE char *pkg = cu_drv_expand_row(row, *h, branch, f);
-                    struct cu_strv one;
-                    cu_strv_init(&one);
-                    cu_strv_push(&one, pkg);
-                    st = drv_run_words(c, "headers", strcmp(row->manager, "apt") == 0 ? "apt-get install -y"
-                                                     : strcmp(row->manager, "dnf") == 0 ? "dnf install -y"
-                                                     : strcmp(row->manager, "zypper") == 0 ? "zypper --non-interactive install"
-                                                                                         : "pacman -S --noconfirm --needed",
-                                       &one, err);
-                    cu_strv_fini(&one);
-                }
+            /* DKMS builds against the running kernel's headers: those first (the metas may not have followed the kernel). */
+            struct cu_strv h;
+            cu_strv_init(&h);
+            drv_running_headers(row, f, branch, c->sys->image, &h);
+            if (h.n && (st = drv_run_words(c, "headers", drv_install_words(row->manager), &h, err)) != CU_OK) {
+                CU_AUTOFREE char *list = drv_words_of(&h);
+                cu_error_advise(err, _("The package manager has no %s (the headers of the running kernel %s: archives drop them once a newer kernel replaces it), so DKMS cannot build the module for it. Boot the newest installed kernel and run `cudaup repair` there."),
+                                list, s->kernel_release);
+            }
+            cu_strv_fini(&h);
             /* Forced: an unsigned module already built stays unsigned under `dkms autoinstall`. */
             if (st == CU_OK)
                 st = drv_dkms_rebuild(c, err);
@@ -401,9 +375,9 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
             *reboot |= rb;
         }
     }
-    if (has_code(pr, "driver-mismatch"))
+    if (drv_has_code(pr, "driver-mismatch"))
         modprobe_reload(c, reboot);
-    if (has_code(pr, "driver-unpinned") && s) {
+    if (drv_has_code(pr, "driver-unpinned") && s) {
         const char *kind = row ? row->pin : "apt-mark hold";
         struct cu_strv hold; /* the branch's packages; the kernel-module ones follow each kernel */
         cu_strv_init(&hold);

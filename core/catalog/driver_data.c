@@ -179,6 +179,8 @@ conv_pkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_pkg *p)
         return bad(c, "packages", i, "signed_modules");
     if (!get_strv(o, "headers", &p->headers))
         return bad(c, "packages", i, "headers");
+    if (!get_strv_opt(o, "running_headers", &p->running_headers))
+        return bad(c, "packages", i, "running_headers");
     if (!get_str(o, "pin", false, &p->pin))
         return bad(c, "packages", i, "pin");
     const struct {
@@ -361,6 +363,7 @@ cu_drv_data_free(struct cu_drv_data *d)
         cu_strv_free(p->packages);
         cu_strv_free(p->signed_modules);
         cu_strv_free(p->headers);
+        cu_strv_free(p->running_headers);
         free(p->pin);
         free(p->module_stream);
         free(p->repo);

@@ -133,8 +133,9 @@ def apt_requests(m, names):
     reqs = []
     for n in names:
         if "/" in n and n.endswith(".deb"):
+            given = n
             if not os.path.isfile(n):
-                raise Exit(100, "E: Unsupported file %s given on commandline" % n)
+                raise Exit(100, "E: Unsupported file %s given on commandline" % given)
             if os.environ.get("STANDIN_DEB_LOG"):  # what a test needs to judge the file apt was handed
                 import hashlib
                 import stat as st_
@@ -146,7 +147,7 @@ def apt_requests(m, names):
             base = os.path.basename(n)
             hit = [p for vers in m.world.pkgs.values() for p in vers if p.extra.get("deb") == base]
             if not hit:
-                raise Exit(100, "E: Unsupported file %s given on commandline" % n)
+                raise Exit(100, "E: Unsupported file %s given on commandline" % given)
             reqs.append(hit[0])
             continue
         name, eq, ver = n.partition("=")
@@ -1061,6 +1062,25 @@ def cmd_dkms(args):
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "nvidia.ko"), "wb") as f:
             f.write(b"\x7fELF pkgworld nvidia module\n~Module signature appended~\n")
+        return 0
+    if op in ("install", "remove", "build") and len(args) >= 2:
+        # dkms install|build|remove MODULE/VERSION -k KERNEL: one module for one kernel; a build needs that
+        # kernel's headers (/lib/modules/K/build), as autoinstall does.
+        k = args[args.index("-k") + 1] if "-k" in args else pkgworld.running_kernel(m.root)
+        name = args[1].split("/")[0]
+        if not mods or not name.startswith("nvidia"):
+            raise Exit(3, "Error! The module/version combo: %s is not located in the DKMS tree." % args[1])
+        f = m.path("lib/modules/%s/updates/pkgworld/nvidia.ko" % k)
+        if op == "remove":
+            if os.path.exists(f):
+                os.unlink(f)
+            return 0
+        if k not in m.headers() and not os.path.isdir(m.path("lib/modules/%s/build" % k)):
+            raise Exit(1, "Error! Your kernel headers for kernel %s cannot be found at /lib/modules/%s/build or /lib/modules/%s/source." % (k, k, k))
+        if op == "install":
+            os.makedirs(os.path.dirname(f), exist_ok=True)
+            with open(f, "wb") as fh:
+                fh.write(b"\x7fELF pkgworld nvidia module\n~Module signature appended~\n")
         return 0
     if op == "generate_mok":
         if v and m.world.cmp(v, "3.1") < 0:
