@@ -133,7 +133,8 @@ def apt_requests(m, names):
     reqs = []
     for n in names:
         if "/" in n and n.endswith(".deb"):
-            given = n
+            # apt runs inside the machine root: the path it is given is read there, never on this host.
+            given, n = n, os.path.join(m.root, os.path.relpath(os.path.abspath(n), "/"))
             if not os.path.isfile(n):
                 raise Exit(100, "E: Unsupported file %s given on commandline" % given)
             if os.environ.get("STANDIN_DEB_LOG"):  # what a test needs to judge the file apt was handed
@@ -141,7 +142,7 @@ def apt_requests(m, names):
                 import stat as st_
                 d, lf = os.stat(os.path.dirname(n)), os.lstat(n)
                 with open(os.environ["STANDIN_DEB_LOG"], "a") as f:
-                    f.write(json.dumps({"path": n, "dir_mode": st_.S_IMODE(d.st_mode), "dir_uid": d.st_uid,
+                    f.write(json.dumps({"path": n, "given": given, "dir_mode": st_.S_IMODE(d.st_mode), "dir_uid": d.st_uid,
                                         "link": st_.S_ISLNK(lf.st_mode), "uid": lf.st_uid,
                                         "sha256": hashlib.sha256(open(n, "rb").read()).hexdigest()}) + "\n")
             base = os.path.basename(n)
