@@ -134,4 +134,8 @@ CU_NODISCARD enum cu_status drv_resume_write(struct inst_driver_ctx *c, const st
  */
 CU_NODISCARD enum cu_status drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_error *err);
 
+/** Split @still (cudaup's packages still installed, of record @r) into what uninstall removes and keeps. */
+CU_NODISCARD enum cu_status drv_uninstall_split(struct inst_driver_ctx *c, const struct drv_rec *r, const struct cu_strv *still,
+                                                struct drv_unplan *u, struct cu_error *err);
+
 #endif /* CU_INST_DRIVER_INT_H */
