@@ -9,6 +9,7 @@
 
 #define CU_LOG_TAG "driver"
 #include "driver_int.h"
+#include "driver_image.h"
 #include "driver_repair_plan.h"
 
 #include <dirent.h>
@@ -208,12 +209,42 @@ find_module(const struct cu_sysroot *root, const char *dir, int depth)
 }
 
 
+/* The kernel the image boots: its newest installed kernel (one with modules or an image file, not headers
+ * alone: a headers package makes /lib/modules/K/build only), or NULL.  Caller frees. */
+static char *
+boot_kernel(const struct cu_sysroot *root)
+{
+    DIR *d = cu_sysroot_opendir(root, "/lib/modules");
+    struct dirent *de;
+    struct cu_strv ks;
+    cu_strv_init(&ks);
+    while (d && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        CU_AUTOFREE char *mods = cu_xasprintf("/lib/modules/%s/kernel", de->d_name);
+        CU_AUTOFREE char *vm = cu_xasprintf("/boot/vmlinuz-%s", de->d_name);
+        CU_AUTOFREE char *vm2 = cu_xasprintf("/lib/modules/%s/vmlinuz", de->d_name);
+        if (cu_sysroot_is_dir(root, mods) || cu_sysroot_exists(root, vm) || cu_sysroot_exists(root, vm2))
+            cu_strv_push(&ks, de->d_name);
+    }
+    if (d)
+        closedir(d);
+    char *newest = NULL;
+    if (ks.n) {
+        drv_sort_kernels(&ks);
+        newest = cu_xstrdup(ks.v[ks.n - 1]);
+    }
+    cu_strv_fini(&ks);
+    return newest;
+}
+
 enum cu_status
 drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_error *err)
 {
     const struct cu_drv_plan *d = plan->driver;
     struct cu_strv kernels, missing, inst, held;
     CU_AUTOFREE char *built = NULL;
+    CU_AUTOFREE char *boot = boot_kernel(&c->sys->files);
     enum cu_status st = CU_OK;
     cu_strv_init(&kernels);
     cu_strv_init(&missing);
@@ -225,11 +256,22 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
         if (!find_module(&c->sys->files, dir, 5))
             cu_strv_push(&missing, kernels.v[i]);
     }
-    if (!kernels.n) {
+    if (!kernels.n && !boot) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("The driver's packages are installed in %s, but the image has no kernel with headers (lib/modules/*/build), so no module was built for it."),
                           c->sys->root);
         cu_error_advise(err, _("Install the image's kernel and its headers (on Debian: linux-image-amd64 linux-headers-amd64) into it, then run the same command again."));
         goto out;
+    }
+    /* The kernel the image will boot (its newest) must have the module, whatever else has one. */
+    if (boot && !cu_strv_contains(&kernels, boot)) {
+        CU_AUTOFREE char *dir = cu_xasprintf("/lib/modules/%s", boot);
+        if (!find_module(&c->sys->files, dir, 5)) {
+            st = cu_error_set(err, CU_E_TOOL, 0, _("The driver's packages are installed in %s, but the kernel the image boots (%s, its newest) has no nvidia module: its headers are not installed, so DKMS could not build one."),
+                              c->sys->root, boot);
+            cu_error_advise(err, _("Install that kernel's headers into the image (on Debian and Ubuntu: linux-headers-%s), or remove that kernel from it, then run the same command again."),
+                            boot);
+            goto out;
+        }
     }
     if (missing.n) {
         CU_AUTOFREE char *list = cu_xstrdup(missing.v[0]);
@@ -237,14 +279,21 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
         cu_error_advise(err, _("The package manager's output above (and the log) says why DKMS did not build it; fix that, then run the same command again."));
         goto out;
     }
-    /* The branch is held: what the pin step did, read back from the image's own database. */
-    if (strcmp(d->pin_kind, "apt-mark hold") == 0 && drv_installed(c->sys, d->manager, &inst, NULL, &held, err) == CU_OK) {
-        for (size_t i = 0; i < d->pin_packages.n && st == CU_OK; i++)
-            if (!cu_strv_contains(&held, d->pin_packages.v[i]))
-                st = cu_error_set(err, CU_E_TOOL, 0, _("%s is not held in %s, so the next upgrade could replace the branch."),
-                                  d->pin_packages.v[i], c->sys->root);
-        if (st != CU_OK)
+    if (boot && !cu_strv_contains(&kernels, boot))
+        cu_strv_push(&kernels, boot); /* its module prebuilt (no headers needed), or built above */
+    /* The branch is held as the distribution holds it: read back from the image's own files and database. */
+    if (strcmp(d->manager ? d->manager : "", "apt") == 0) {
+        CU_AUTOFREE char *prefs = NULL;
+        struct cu_error e;
+        if (cu_sys_read(c->sys, DRV_PREFS_FILE, 1 << 16, &prefs, &e) != CU_OK)
+            prefs = NULL;
+        if ((st = drv_installed(c->sys, d->manager, &inst, NULL, &held, err)) != CU_OK)
             goto out;
+        CU_AUTOFREE char *why = drv_image_hold_missing(d, c->sys->root, prefs, &inst, &held);
+        if (why) {
+            st = cu_error_set(err, CU_E_TOOL, 0, "%s", why);
+            goto out;
+        }
     }
     cu_error_clear(err);
     if ((st = drv_resume_write(c, plan, &(struct cu_facts){0}, false, err)) != CU_OK)

@@ -21,6 +21,7 @@
 #include "core/machine/sysinfo.h"
 #include "core/resolve/driver.h"
 #include "installers/driver.h"
+#include "installers/driver_image.h"
 #include "installers/driver_sources.h"
 #include "testutil.h"
 
@@ -328,6 +329,57 @@ repair_plans_running_headers(void **state)
         }
 }
 
+/* An install into a machine image ends only when the branch is held there as the distribution holds it: apt's
+ * preferences pinning each of the plan's packages to B.*, NVIDIA's pinning package installed, or apt-mark hold
+ * (the old check looked at apt-mark holds only, so a missing preferences file or pinning package passed). */
+static void
+image_hold(void **state)
+{
+    (void)state;
+    struct cu_drv_plan d;
+    struct cu_strv inst, held;
+    memset(&d, 0, sizeof(d));
+    cu_strv_init(&d.pin_packages);
+    cu_strv_init(&inst);
+    cu_strv_init(&held);
+    d.branch = 535;
+    char k1[] = "apt preferences", k2[] = "nvidia pinning package", k3[] = "apt-mark hold";
+    d.pin_kind = k1;
+    cu_strv_push(&d.pin_packages, "*nvidia*");
+    cu_strv_push(&d.pin_packages, "libcuda*");
+    const char *good = "# Written by cudaup\nPackage: *nvidia* libcuda*\nPin: version 535.*\nPin-Priority: 990\n";
+    assert_null(drv_image_hold_missing(&d, "/img", good, &inst, &held));
+    char *why = drv_image_hold_missing(&d, "/img", NULL, &inst, &held);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "*nvidia*"));
+    free(why);
+    why = drv_image_hold_missing(&d, "/img", "Package: *nvidia* libcuda*\nPin: version 550.*\n", &inst, &held);
+    assert_non_null(why);
+    free(why);
+    why = drv_image_hold_missing(&d, "/img", "Package: *nvidia*\nPin: version 535.*\n\nPackage: libcuda*\nPin: origin x\n", &inst, &held);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "libcuda*"));
+    free(why);
+    cu_strv_fini(&d.pin_packages);
+    cu_strv_init(&d.pin_packages);
+    d.pin_kind = k2;
+    cu_strv_push(&d.pin_packages, "nvidia-driver-pinning-580");
+    why = drv_image_hold_missing(&d, "/img", NULL, &inst, &held);
+    assert_non_null(why);
+    free(why);
+    cu_strv_push(&inst, "nvidia-driver-pinning-580");
+    assert_null(drv_image_hold_missing(&d, "/img", NULL, &inst, &held));
+    d.pin_kind = k3;
+    why = drv_image_hold_missing(&d, "/img", NULL, &inst, &held);
+    assert_non_null(why);
+    free(why);
+    cu_strv_push(&held, "nvidia-driver-pinning-580");
+    assert_null(drv_image_hold_missing(&d, "/img", NULL, &inst, &held));
+    cu_strv_fini(&d.pin_packages);
+    cu_strv_fini(&inst);
+    cu_strv_fini(&held);
+}
+
 /* apt's sources: the components go to the release, -updates and -security, each at its own URI. */
 static void
 sources_every_suite(void **state)
@@ -373,6 +425,7 @@ main(void)
         cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
         cmocka_unit_test(sources_every_suite),
         cmocka_unit_test_setup_teardown(repair_plans_running_headers, setup, teardown),
+        cmocka_unit_test(image_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
