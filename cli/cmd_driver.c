@@ -131,13 +131,15 @@ cu_uninstall_driver(struct cu_app *app)
     }
     if (!app->cfg.quiet && !app->cfg.json) {
         CU_AUTOFREE char *rm = joined(&up.remove), *k = joined(&up.kernels), *h = joined(&up.headers), *d = joined(&up.deps),
-                         *m = joined(&up.dkms);
+                         *m = joined(&up.dkms), *tl = joined(&up.tools);
         if (up.remove.n)
             printf(_("Uninstall removes these packages cudaup installed: %s\n"), rm);
         if (up.kernels.n)
             printf(_("It keeps the kernels the install brought (the machine boots them, and their meta brings the kernel's security updates): %s\n"), k);
         if (up.headers.n)
             printf(_("It keeps the kernel headers the install brought, which other DKMS modules (%s) build against: %s\n"), m, h);
+        if (up.tools.n)
+            printf(_("It keeps what the install brought for logging in as the administrator (removing it could lock you out): %s\n"), tl);
         if (up.deps.n)
             printf(_("It keeps what those need: %s\n"), d);
     }
@@ -154,7 +156,7 @@ cu_uninstall_driver(struct cu_app *app)
         json_object_set_new(doc, "changed", json_boolean(cu_run_changed(&ctx)));
         json_object_set_new(doc, "removes", strv_json(&up.remove));
         json_t *keeps = json_array();
-        const struct cu_strv *kl[] = {&up.kernels, &up.headers, &up.deps};
+        const struct cu_strv *kl[] = {&up.kernels, &up.headers, &up.tools, &up.deps};
         for (size_t l = 0; l < CU_N_ELEMENTS(kl); l++)
             for (size_t i = 0; i < kl[l]->n; i++)
                 json_array_append_new(keeps, json_string(kl[l]->v[i]));

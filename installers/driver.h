@@ -107,6 +107,7 @@ struct drv_unplan {
     struct cu_strv remove;  /* removed */
     struct cu_strv kernels; /* kernels the install brought (images, modules, metas): kept, the machine boots them */
     struct cu_strv headers; /* kernel headers it brought that other DKMS modules (@dkms) build against: kept */
+    struct cu_strv tools;   /* packages it brought whose removal could lock the administrator out (sudo): kept */
     struct cu_strv deps;    /* what those kept need: kept with them */
     struct cu_strv dkms;    /* the other DKMS modules registered under the root */
 };

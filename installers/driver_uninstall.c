@@ -213,6 +213,7 @@ drv_unplan_init(struct drv_unplan *u)
     cu_strv_init(&u->remove);
     cu_strv_init(&u->kernels);
     cu_strv_init(&u->headers);
+    cu_strv_init(&u->tools);
     cu_strv_init(&u->deps);
     cu_strv_init(&u->dkms);
 }
@@ -223,6 +224,7 @@ drv_unplan_fini(struct drv_unplan *u)
     cu_strv_fini(&u->remove);
     cu_strv_fini(&u->kernels);
     cu_strv_fini(&u->headers);
+    cu_strv_fini(&u->tools);
     cu_strv_fini(&u->deps);
     cu_strv_fini(&u->dkms);
 }
@@ -237,16 +239,22 @@ drv_uninstall_split(struct inst_driver_ctx *c, const struct drv_rec *r, const st
     other_dkms(c, &u->dkms);
     for (size_t i = 0; i < still->n; i++) {
         const char *kind = cu_drv_kernel_kind(dd, r->manager, still->v[i]);
-        cu_strv_push(!kind ? &u->remove : strcmp(kind, "kernel") == 0 ? &u->kernels : &hdr, still->v[i]);
+        cu_strv_push(!kind                          ? &u->remove
+                     : strcmp(kind, "kernel") == 0 ? &u->kernels
+                     : strcmp(kind, "keep") == 0   ? &u->tools
+                                                   : &hdr,
+                     still->v[i]);
     }
     /* Headers cudaup brought go with the driver, unless another DKMS module builds against them. */
     for (size_t i = 0; i < hdr.n; i++)
         cu_strv_push(u->dkms.n ? &u->headers : &u->remove, hdr.v[i]);
     cu_strv_fini(&hdr);
     enum cu_status st = CU_OK;
-    if (strcmp(r->manager, "apt") == 0 && (u->kernels.n || u->headers.n)) {
+    if (strcmp(r->manager, "apt") == 0 && (u->kernels.n || u->headers.n || u->tools.n)) {
         struct cu_strv kept;
         cu_strv_init(&kept);
+        for (size_t i = 0; i < u->tools.n; i++)
+            cu_strv_push(&kept, u->tools.v[i]);
         for (size_t i = 0; i < u->kernels.n; i++)
             cu_strv_push(&kept, u->kernels.v[i]);
         for (size_t i = 0; i < u->headers.n; i++)
@@ -403,8 +411,13 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
     cu_strv_init(&r.versionlock);
     if ((st = drv_rec_save(c->state_dir, &r, err)) != CU_OK)
         goto out;
-    if (still.n && (st = remove_packages(c, &r, &still, err)) != CU_OK)
+    if (still.n && (st = remove_packages(c, &r, &still, err)) != CU_OK) {
+        /* A package's own removal script refused, and the manager stopped part-way: what it removed is gone;
+         * the rest is still cudaup's, and a rerun removes only what is still installed. */
+        if (st == CU_E_TOOL)
+            cu_error_advise(err, _("The package manager stopped part-way through the removal: a package's own removal script refused (its output is above and in the log). What it removed is gone. Do what its message asks, or remove that package yourself, then run `cudaup uninstall driver` again: it removes only what is still installed."));
         goto out;
+    }
     cu_strv_fini(&r.packages);
     cu_strv_init(&r.packages);
     cu_strv_fini(&r.kept_config);

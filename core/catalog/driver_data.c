@@ -311,7 +311,8 @@ conv_kpkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_kpkg *k)
     if (!get_str(o, "pattern", false, &k->pattern))
         return bad(c, "kernel_packages", i, "pattern");
     if (!get_str(o, "kind", false, &k->kind) ||
-        (strcmp(k->kind, "kernel") != 0 && strcmp(k->kind, "headers") != 0 && strcmp(k->kind, "driver") != 0))
+        (strcmp(k->kind, "kernel") != 0 && strcmp(k->kind, "headers") != 0 && strcmp(k->kind, "driver") != 0 &&
+         strcmp(k->kind, "keep") != 0))
         return bad(c, "kernel_packages", i, "kind");
     if (!get_str(o, "ref", false, &k->ref))
         return bad(c, "kernel_packages", i, "ref");

@@ -70,7 +70,7 @@ struct cu_drv_nvswitch {
 /* Which packages are a kernel or a kernel's headers (data/driver/driver_kernel_packages.csv). */
 struct cu_drv_kpkg {
     char *manager, *pattern; /* fnmatch pattern of package names; the first matching row decides */
-    char *kind;              /* kernel, headers, driver (the driver's own module packages: neither) */
+    char *kind;              /* kernel, headers, keep (never removed: sudo), driver (the driver's own module packages) */
     char *ref, *confidence;
 };
 
@@ -104,7 +104,8 @@ const char *cu_drv_keyring_sha256(const struct cu_drv_data *d, const char *url);
 const struct cu_drv_nvswitch *cu_drv_nvswitch_for(const struct cu_drv_data *d, unsigned vendor, unsigned device,
                                                   unsigned cls);
 
-/** "kernel" or "headers" when package @name of @manager is a kernel or a kernel's headers, else NULL. */
+/** "kernel", "headers" or "keep" when package @name of @manager is a kernel, a kernel's headers or a package
+ *  uninstall never removes (sudo), else NULL. */
 const char *cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char *name);
 
 /** The generation row of compute capability @cc, or NULL. */

@@ -127,10 +127,15 @@ DEBSRC = [(DEB, "bookworm", COMPS), (DEB, "bookworm-updates", COMPS), (DEB + "-s
 DEB12 = {"os": "debian12", "kernel": "6.1.0-26-amd64", "gpus": [("0000:01:00.0", "2684", "0x030000", None, "8.9", 24564, "NVIDIA GeForce RTX 4090")]}
 OLDK = [{"name": "linux-image-6.1.0-26-amd64", "version": "6.1.112-1", "extra": "kernel=6.1.0-26-amd64"}]
 for other_dkms in (False, True):
-    b = Box("deb12-kernel%s" % ("-zfs" if other_dkms else ""), DEB12, ["debian-12.csv"], synthetic=OLDK, repos=DEBSRC)
+    # sudo, as the install brings it in a tree without it (dkms recommends it; seen in the real Debian tree): the
+    # world has no row of sudo, so it is a synthetic package here, counted as one the install added.
+    SUDO = [{"name": "sudo", "version": "1.9.13p3-1+deb12u1"}]
+    b = Box("deb12-kernel%s" % ("-zfs" if other_dkms else ""), DEB12, ["debian-12.csv"], synthetic=OLDK + SUDO, repos=DEBSRC)
+    # root has no password (as in a debootstrap tree or a cloud image): sudo's removal script refuses then
+    open(os.path.join(b.root, "etc/shadow"), "w").write("root:*:19000:0:99999:7:::\n")
     if other_dkms:  # the user's own DKMS module (zfs-dkms registers /var/lib/dkms/zfs/VERSION)
         os.makedirs(os.path.join(b.root, "var/lib/dkms/zfs/2.1.11"))
-    before = b.installed()
+    before = b.installed() - {"sudo"}
     # What cudaup's steps installed (the plan's headers step brings the kernel's image and headers metas).
     p = b.sh("apt-get", "install", "-y", "linux-image-amd64", "linux-headers-amd64", "nvidia-driver", "firmware-misc-nonfree")
     added = sorted(b.installed() - before)
@@ -146,11 +151,21 @@ for other_dkms in (False, True):
         t.ok("It keeps the kernels the install brought" in r.out and "linux-image-6.1.0-57-amd64" in r.out
              and "Uninstall removes these packages cudaup installed" in r.out and b.calls() == [],
              "Debian 12: before it asks, uninstall says what it removes and that it keeps the kernels; declined, nothing ran", r)
+    if not other_dkms:
+        # A removal the package manager stops part-way: the advice speaks of the removal, not of an interrupted install.
+        r = run(["uninstall", "driver", "--yes", "--json", "--root", b.root, "--state-dir", b.state], env=b.env(STANDIN_FAIL="apt-get purge"))
+        adv = (r.json() or {}).get("advice") or ""
+        t.ok(r.rc != 0 and "stopped part-way through the removal" in adv and "cudaup uninstall driver" in adv
+             and "dpkg --configure -a" not in adv, "Debian 12: a removal the package manager stops part-way: the advice says so "
+             "and to run uninstall again (not dpkg --configure -a for an interrupted install)", r)
     r = run(["uninstall", "driver", "--yes", "--json", "--root", b.root, "--state-dir", b.state], env=b.env())
     d = r.json() or {}
     after = b.installed()
     headers = {"linux-headers-amd64", "linux-headers-6.1.0-57-amd64"}
     if not other_dkms:
+        t.ok("sudo" in added and "sudo" in after and "sudo" in (d.get("keeps") or []) and r.rc == 0,
+             "Debian 12: the install brought sudo; uninstall keeps it (its removal script refuses "
+             "when root has no password, and removing it could lock the administrator out)", (r, d.get("keeps")))
         t.ok(r.rc == 0 and kernels <= after and kernels <= set(d.get("keeps") or []) and not (headers & after)
              and "nvidia-driver" not in after and after == before | set(d.get("keeps") or []),
              "Debian 12: uninstall keeps the kernels it brought and what they need, removes the driver and the headers "

@@ -242,7 +242,7 @@ def cmd_apt_get(args):
             os.close(fd)
         return 0
     if op in ("remove", "purge", "autoremove"):
-        fd = apt_lock(m, o)
+        fd = None if o["sim"] else apt_lock(m, o)
         out("Reading package lists...\nBuilding dependency tree...\nReading state information...")
         targets = set()
         for n in names:
@@ -258,12 +258,28 @@ def cmd_apt_get(args):
         t = pkgworld.Transaction(m, False)
         t.remove = gone
         apt_show(m, t, o, targets)
+        if o["sim"]:  # what apt-get -s prints: nothing changes
+            for n in sorted(gone):
+                out("%s %s [%s]" % ("Purg" if op == "purge" or o["purge"] else "Remv", n, m.installed[n].version))
+            return 0
         if gone and len(gone) > len(targets) and not o["yes"]:
             raise Exit(1, "Do you want to continue? [Y/n] Abort.")
+        # sudo's own removal script (Debian's and Ubuntu's sudo.prerm) refuses when root has no password (its
+        # shadow entry is * or starts with !): dpkg removes the others and stops there (measured in a debootstrap
+        # tree by test_driver_debian: "Refusing to remove sudo.").
+        refused = "sudo" in gone and sudo_refuses(m)
+        if refused:
+            t.remove = gone - {"sudo"}
         apply(m, t)
-        for n in sorted(gone):
+        for n in sorted(t.remove):
             out("Removing %s ..." % n)
         os.close(fd)
+        if refused:
+            err("You have asked that the sudo package be removed,\nbut no root password has been set.\n"
+                "Without sudo, you may not be able to gain administrative privileges.\n\nRefusing to remove sudo.\n"
+                "dpkg: error processing package sudo (--%s):\n installed sudo package pre-removal script subprocess returned error exit status 1"
+                % ("purge" if op == "purge" else "remove"))
+            raise Exit(100, "Errors were encountered while processing:\n sudo\nE: Sub-process /usr/bin/dpkg returned an error code (1)")
         return 0
     if op in ("upgrade", "dist-upgrade", "full-upgrade"):
         fd = apt_lock(m, o)
@@ -272,6 +288,17 @@ def cmd_apt_get(args):
         os.close(fd)
         return 0
     raise Exit(100, "E: Invalid operation %s" % op)
+
+
+def sudo_refuses(m):
+    """sudo.prerm's check: root's password field in /etc/shadow is '*' or starts with '!', and SUDO_FORCE_REMOVE is not yes."""
+    if os.environ.get("SUDO_FORCE_REMOVE") == "yes" or m.world.meta.get("distro") not in ("debian", "ubuntu"):
+        return False
+    for line in (m.read("etc/shadow") or "").splitlines():
+        f = line.split(":")
+        if f[0] == "root" and len(f) > 1:
+            return f[1] == "*" or f[1].startswith("!")
+    return False
 
 
 def upgrade_all(m, backtrack, allow_new):
