@@ -87,11 +87,13 @@ struct cu_problems;
 /**
  * Repair what of the driver `repair` can (nouveau, a module missing, unsigned or of another release than
  * its libraries, an unheld branch), after the user's consent; never another driver.  Its problems go to
- * @seen (all of them; @fixable counts those acted on), its steps to @ctx; *reboot when only a reboot
- * finishes it.  Nothing to do: CU_OK.  Errors: the steps'; CU_E_USAGE when not confirmed (*rc set).
+ * @seen (all of them; @fixable counts those acted on), what it does to @plan (one line each, shown before it
+ * runs), its steps to @ctx; *reboot when only a reboot finishes it.  Nothing to do: CU_OK.  Errors: the
+ * steps'; CU_E_USAGE when not confirmed (*rc set).
  */
 CU_NODISCARD enum cu_status cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems *seen,
-                                             size_t *fixable, bool *reboot, int *rc, struct cu_error *err);
+                                             struct cu_strv *plan, size_t *fixable, bool *reboot, int *rc,
+                                             struct cu_error *err);
 /** `uninstall driver`. */
 int cu_uninstall_driver(struct cu_app *app);
 /** The hidden child of verify: cudaup __check NAME DIR. */

@@ -32,8 +32,8 @@ in_list(const char *code, const char *const *list, size_t n)
 }
 
 enum cu_status
-cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems *seen, size_t *fixable, bool *reboot,
-                 int *rc, struct cu_error *err)
+cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems *seen, struct cu_strv *plan,
+                 size_t *fixable, bool *reboot, int *rc, struct cu_error *err)
 {
     struct cu_facts *facts = NULL;
     struct cu_problems all, fix;
@@ -61,6 +61,13 @@ cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems 
             printf("%s [%s]\n", seen->v[i].message, seen->v[i].code);
     if (fix.n == 0)
         goto out;
+    /* What it will do, each with its command, before it asks and runs. */
+    inst_driver_repair_plan(facts, app->catalog, &fix, facts->drv && facts->drv->image, plan);
+    if (!app->cfg.quiet && !app->cfg.json && plan->n) {
+        printf("%s\n", _("The repair will:"));
+        for (size_t i = 0; i < plan->n; i++)
+            printf("  - %s\n", plan->v[i]);
+    }
     if (!cu_app_confirm(app, _("Repair the driver?"), rc)) {
         st = CU_E_USAGE;
         goto out;
@@ -78,11 +85,32 @@ out:
     return st;
 }
 
+/* @v as words, for the screen. */
+static char *
+joined(const struct cu_strv *v)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t i = 0; i < v->n; i++)
+        cu_buf_printf(&b, "%s%s", i ? " " : "", v->v[i]);
+    return cu_buf_steal(&b);
+}
+
+static json_t *
+strv_json(const struct cu_strv *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < v->n; i++)
+        json_array_append_new(a, json_string(v->v[i]));
+    return a;
+}
+
 int
 cu_uninstall_driver(struct cu_app *app)
 {
     struct cu_error err;
     struct cu_run_ctx ctx;
+    struct drv_unplan up;
     int rc = 0;
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
@@ -91,22 +119,48 @@ cu_uninstall_driver(struct cu_app *app)
         cu_error_set(&err, CU_E_NOT_FOUND, 0, _("cudaup has not installed a driver here (no %s); remove it with your package manager."), rec);
         return cu_report_error(app, &err);
     }
-    if (!cu_app_confirm(app, _("Remove the NVIDIA driver packages cudaup installed, and their pin?"), &rc))
-        return rc;
-    cu_app_open_log(app);
     struct cu_sys sys;
     cu_sys_init(&sys, app->envp, app->root.path, false);
     ctx.envp = app->envp;
+    struct inst_driver_ctx dctx = {&sys, NULL, app->state_dir, app->cache_dir, &ctx, app->catalog, NULL};
+    /* What goes and what stays, said before it asks. */
+    drv_unplan_init(&up);
+    if (inst_driver_uninstall_plan(&dctx, &up, &err) != CU_OK) {
+        rc = cu_report_error(app, &err);
+        goto done;
+    }
+    if (!app->cfg.quiet && !app->cfg.json) {
+        CU_AUTOFREE char *rm = joined(&up.remove), *k = joined(&up.kernels), *h = joined(&up.headers), *d = joined(&up.deps),
+                         *m = joined(&up.dkms), *tl = joined(&up.tools);
+        if (up.remove.n)
+            printf(_("Uninstall removes these packages cudaup installed: %s\n"), rm);
+        if (up.kernels.n)
+            printf(_("It keeps the kernels the install brought (the machine boots them, and their meta brings the kernel's security updates): %s\n"), k);
+        if (up.headers.n)
+            printf(_("It keeps the kernel headers the install brought, which other DKMS modules (%s) build against: %s\n"), m, h);
+        if (up.tools.n)
+            printf(_("It keeps what the install brought for logging in as the administrator (removing it could lock you out): %s\n"), tl);
+        if (up.deps.n)
+            printf(_("It keeps what those need: %s\n"), d);
+    }
+    if (!cu_app_confirm(app, _("Remove the NVIDIA driver packages cudaup installed, and their pin?"), &rc))
+        goto done;
+    cu_app_open_log(app);
     struct cu_progress *prog = cu_progress_new(app);
     struct cu_events evs = cu_progress_events(prog);
     ctx.events = &evs;
-    struct inst_driver_ctx dctx = {&sys, NULL, app->state_dir, app->cache_dir, &ctx, app->catalog, NULL};
     enum cu_status st = inst_driver_uninstall(&dctx, &err);
-    cu_sys_fini(&sys);
     if (app->cfg.json) {
         json_t *doc = json_object();
         json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
         json_object_set_new(doc, "changed", json_boolean(cu_run_changed(&ctx)));
+        json_object_set_new(doc, "removes", strv_json(&up.remove));
+        json_t *keeps = json_array();
+        const struct cu_strv *kl[] = {&up.kernels, &up.headers, &up.tools, &up.deps};
+        for (size_t l = 0; l < CU_N_ELEMENTS(kl); l++)
+            for (size_t i = 0; i < kl[l]->n; i++)
+                json_array_append_new(keeps, json_string(kl[l]->v[i]));
+        json_object_set_new(doc, "keeps", keeps);
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
@@ -115,6 +169,9 @@ cu_uninstall_driver(struct cu_app *app)
         printf("%s\n", _("The NVIDIA driver packages cudaup installed are removed; reboot to unload the module."));
     }
     cu_progress_free(prog);
+done:
+    drv_unplan_fini(&up);
+    cu_sys_fini(&sys);
     cu_run_ctx_fini(&ctx);
     return rc;
 }

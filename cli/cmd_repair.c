@@ -47,6 +47,7 @@ cu_cmd_repair(struct cu_app *app)
     struct cu_run_ctx ctx;
     struct cu_repair_out ro = {0};
     struct cu_problems drv;
+    struct cu_strv plan;
     enum cu_status st = CU_OK;
     size_t fixable = 0;
     bool reboot = false;
@@ -55,6 +56,7 @@ cu_cmd_repair(struct cu_app *app)
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
     cu_problems_init(&drv);
+    cu_strv_init(&plan);
     prog = cu_progress_new(app);
     struct cu_events evs = cu_progress_events(prog);
     ctx.cache_dir = app->cache_dir;
@@ -68,7 +70,7 @@ cu_cmd_repair(struct cu_app *app)
     enum cu_status dst = CU_OK;
     cu_error_clear(&derr);
     if (app->cfg.n_args == 0) {
-        dst = cu_repair_driver(app, &ctx, &drv, &fixable, &reboot, &rc, &derr);
+        dst = cu_repair_driver(app, &ctx, &drv, &plan, &fixable, &reboot, &rc, &derr);
         if (dst == CU_E_USAGE && rc) /* not confirmed */
             goto out;
     }
@@ -108,6 +110,10 @@ cu_cmd_repair(struct cu_app *app)
         json_object_set_new(doc, "repaired_components", comps);
         json_object_set_new(doc, "modes_fixed", json_integer((json_int_t)ro.modes));
         json_object_set_new(doc, "driver_problems", problems_json(&drv));
+        json_t *dp = json_array();
+        for (size_t i = 0; i < plan.n; i++)
+            json_array_append_new(dp, json_string(plan.v[i]));
+        json_object_set_new(doc, "driver_plan", dp);
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
@@ -134,5 +140,6 @@ out:
     cu_run_ctx_fini(&ctx);
     cu_strv_free(ro.components);
     cu_problems_fini(&drv);
+    cu_strv_fini(&plan);
     return rc;
 }

@@ -213,6 +213,24 @@ keyring_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, struct cu_e
     base = base ? base + 1 : s->url;
     if (!cu_str_has_suffix(base, ".deb") || strlen(base) > 200)
         base = "cuda-keyring.deb";
+    if (!cu_sysroot_is_host(&c->sys->files)) {
+        /* A machine root: apt runs inside it and reads the path it is given there, so the bytes go inside the
+         * root, through the runner, into a folder made for them now (0700), and apt gets the path inside. */
+        static unsigned n;
+        CU_AUTOFREE char *in = cu_xasprintf("/var/cache/cudaup-keyring-%ld-%u/%s", (long)getpid(), n++, base);
+        st = cu_sys_write_new(c->sys, in, b.data, b.len, err);
+        cu_buf_fini(&b);
+        if (st != CU_OK)
+            return st;
+        const char *argv[] = {"apt-get", "install", "-y", in, NULL};
+        st = drv_run_step(c, "keyring", argv, false, err);
+        struct cu_error rerr;
+        if (cu_sys_remove_new(c->sys, in, &rerr) != CU_OK && st == CU_OK) {
+            *err = rerr;
+            st = rerr.code;
+        }
+        return st;
+    }
     CU_AUTOFREE char *dir = cu_path_join(c->cache_dir, "keyring-XXXXXX");
     CU_AUTOFREE char *deb = NULL;
     if ((st = cu_mkdir_p(c->cache_dir, 0755, err)) != CU_OK) {

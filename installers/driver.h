@@ -77,6 +77,14 @@ bool inst_driver_repairs(const char *code);
 bool inst_driver_installs(const char *code);
 
 /**
+ * What inst_driver_repair will do for @pr, in order, one line each (what and its command), to be shown
+ * before it runs: the running kernel's headers before a DKMS rebuild, the signed module packages, the
+ * blacklist, the reload, the hold.  @image: @facts are a machine image's (no kernel runs there).
+ */
+void inst_driver_repair_plan(const struct cu_facts *facts, const struct cu_catalog *cat, const struct cu_problems *pr,
+                             bool image, struct cu_strv *lines);
+
+/**
  * Carry out the fixes of doctor's driver problems in @pr that a package manager or modprobe can.
  * *reboot says a reboot is needed to finish.  Errors: the first command's.
  */
@@ -93,6 +101,25 @@ CU_NODISCARD enum cu_status inst_driver_repair(struct inst_driver_ctx *c, const 
  * CU_E_TOOL.
  */
 CU_NODISCARD enum cu_status inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err);
+
+/* What `uninstall driver` removes of the packages cudaup's steps installed, and what of them stays. */
+struct drv_unplan {
+    struct cu_strv remove;  /* removed */
+    struct cu_strv kernels; /* kernels the install brought (images, modules, metas): kept, the machine boots them */
+    struct cu_strv headers; /* kernel headers it brought that other DKMS modules (@dkms) build against: kept */
+    struct cu_strv tools;   /* packages it brought whose removal could lock the administrator out (sudo): kept */
+    struct cu_strv deps;    /* what those kept need: kept with them */
+    struct cu_strv dkms;    /* the other DKMS modules registered under the root */
+};
+void drv_unplan_init(struct drv_unplan *u);
+void drv_unplan_fini(struct drv_unplan *u);
+
+/**
+ * What inst_driver_uninstall will remove and keep (the data's kernel_packages decide what a kernel and its
+ * headers are), asked before it runs (package queries only).  Empty when there is no record.  Errors: the
+ * record's (drv_rec_load) and the queries'.
+ */
+CU_NODISCARD enum cu_status inst_driver_uninstall_plan(struct inst_driver_ctx *c, struct drv_unplan *u, struct cu_error *err);
 
 /** The lines of the screen that says what to do for the reboot (and the key enrolment). Caller owns. */
 char *inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued);

@@ -123,6 +123,9 @@ CU_NODISCARD enum cu_status drv_dkms_rebuild(struct inst_driver_ctx *c, struct c
 /** The kernels a DKMS build is for: in a machine image each with headers (lib/modules/K/build), newest last; else the running one. */
 void drv_build_kernels(const struct cu_sys *s, struct cu_strv *out);
 
+/** Sort kernel releases oldest first (6.1.0-9 before 6.1.0-10). */
+void drv_sort_kernels(struct cu_strv *v);
+
 /** Write STATE/resume.json: where to go on after the reboot, and which boot this was. */
 CU_NODISCARD enum cu_status drv_resume_write(struct inst_driver_ctx *c, const struct cu_plan *plan,
                                              const struct cu_facts *facts, bool queued, struct cu_error *err);
@@ -133,5 +136,9 @@ CU_NODISCARD enum cu_status drv_resume_write(struct inst_driver_ctx *c, const st
  * goes on: CU_E_REBOOT with what to do there.
  */
 CU_NODISCARD enum cu_status drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_error *err);
+
+/** Split @still (cudaup's packages still installed, of record @r) into what uninstall removes and keeps. */
+CU_NODISCARD enum cu_status drv_uninstall_split(struct inst_driver_ctx *c, const struct drv_rec *r, const struct cu_strv *still,
+                                                struct drv_unplan *u, struct cu_error *err);
 
 #endif /* CU_INST_DRIVER_INT_H */

@@ -9,6 +9,8 @@
 
 #define CU_LOG_TAG "driver"
 #include "driver_int.h"
+#include "driver_image.h"
+#include "driver_repair_plan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -207,12 +209,42 @@ find_module(const struct cu_sysroot *root, const char *dir, int depth)
 }
 
 
+/* The kernel the image boots: its newest installed kernel (one with modules or an image file, not headers
+ * alone: a headers package makes /lib/modules/K/build only), or NULL.  Caller frees. */
+static char *
+boot_kernel(const struct cu_sysroot *root)
+{
+    DIR *d = cu_sysroot_opendir(root, "/lib/modules");
+    struct dirent *de;
+    struct cu_strv ks;
+    cu_strv_init(&ks);
+    while (d && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        CU_AUTOFREE char *mods = cu_xasprintf("/lib/modules/%s/kernel", de->d_name);
+        CU_AUTOFREE char *vm = cu_xasprintf("/boot/vmlinuz-%s", de->d_name);
+        CU_AUTOFREE char *vm2 = cu_xasprintf("/lib/modules/%s/vmlinuz", de->d_name);
+        if (cu_sysroot_is_dir(root, mods) || cu_sysroot_exists(root, vm) || cu_sysroot_exists(root, vm2))
+            cu_strv_push(&ks, de->d_name);
+    }
+    if (d)
+        closedir(d);
+    char *newest = NULL;
+    if (ks.n) {
+        drv_sort_kernels(&ks);
+        newest = cu_xstrdup(ks.v[ks.n - 1]);
+    }
+    cu_strv_fini(&ks);
+    return newest;
+}
+
 enum cu_status
 drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_error *err)
 {
     const struct cu_drv_plan *d = plan->driver;
     struct cu_strv kernels, missing, inst, held;
     CU_AUTOFREE char *built = NULL;
+    CU_AUTOFREE char *boot = boot_kernel(&c->sys->files);
     enum cu_status st = CU_OK;
     cu_strv_init(&kernels);
     cu_strv_init(&missing);
@@ -224,11 +256,22 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
         if (!find_module(&c->sys->files, dir, 5))
             cu_strv_push(&missing, kernels.v[i]);
     }
-    if (!kernels.n) {
+    if (!kernels.n && !boot) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("The driver's packages are installed in %s, but the image has no kernel with headers (lib/modules/*/build), so no module was built for it."),
                           c->sys->root);
         cu_error_advise(err, _("Install the image's kernel and its headers (on Debian: linux-image-amd64 linux-headers-amd64) into it, then run the same command again."));
         goto out;
+    }
+    /* The kernel the image will boot (its newest) must have the module, whatever else has one. */
+    if (boot && !cu_strv_contains(&kernels, boot)) {
+        CU_AUTOFREE char *dir = cu_xasprintf("/lib/modules/%s", boot);
+        if (!find_module(&c->sys->files, dir, 5)) {
+            st = cu_error_set(err, CU_E_TOOL, 0, _("The driver's packages are installed in %s, but the kernel the image boots (%s, its newest) has no nvidia module: its headers are not installed, so DKMS could not build one."),
+                              c->sys->root, boot);
+            cu_error_advise(err, _("Install that kernel's headers into the image (on Debian and Ubuntu: linux-headers-%s), or remove that kernel from it, then run the same command again."),
+                            boot);
+            goto out;
+        }
     }
     if (missing.n) {
         CU_AUTOFREE char *list = cu_xstrdup(missing.v[0]);
@@ -236,14 +279,21 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
         cu_error_advise(err, _("The package manager's output above (and the log) says why DKMS did not build it; fix that, then run the same command again."));
         goto out;
     }
-    /* The branch is held: what the pin step did, read back from the image's own database. */
-    if (strcmp(d->pin_kind, "apt-mark hold") == 0 && drv_installed(c->sys, d->manager, &inst, NULL, &held, err) == CU_OK) {
-        for (size_t i = 0; i < d->pin_packages.n && st == CU_OK; i++)
-            if (!cu_strv_contains(&held, d->pin_packages.v[i]))
-                st = cu_error_set(err, CU_E_TOOL, 0, _("%s is not held in %s, so the next upgrade could replace the branch."),
-                                  d->pin_packages.v[i], c->sys->root);
-        if (st != CU_OK)
+    if (boot && !cu_strv_contains(&kernels, boot))
+        cu_strv_push(&kernels, boot); /* its module prebuilt (no headers needed), or built above */
+    /* The branch is held as the distribution holds it: read back from the image's own files and database. */
+    if (strcmp(d->manager ? d->manager : "", "apt") == 0) {
+        CU_AUTOFREE char *prefs = NULL;
+        struct cu_error e;
+        if (cu_sys_read(c->sys, DRV_PREFS_FILE, 1 << 16, &prefs, &e) != CU_OK)
+            prefs = NULL;
+        if ((st = drv_installed(c->sys, d->manager, &inst, NULL, &held, err)) != CU_OK)
             goto out;
+        CU_AUTOFREE char *why = drv_image_hold_missing(d, c->sys->root, prefs, &inst, &held);
+        if (why) {
+            st = cu_error_set(err, CU_E_TOOL, 0, "%s", why);
+            goto out;
+        }
     }
     cu_error_clear(err);
     if ((st = drv_resume_write(c, plan, &(struct cu_facts){0}, false, err)) != CU_OK)
@@ -298,14 +348,6 @@ module_for(const struct inst_driver_ctx *c, const char *release)
     return c->sys->files_open && find_module(&c->sys->files, dir, 5);
 }
 
-static bool
-has_code(const struct cu_problems *pr, const char *code)
-{
-    for (size_t i = 0; i < pr->n; i++)
-        if (strcmp(pr->v[i].code, code) == 0)
-            return true;
-    return false;
-}
 
 static void
 modprobe_reload(struct inst_driver_ctx *c, bool *reboot)
@@ -325,8 +367,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
 {
     const struct cu_drv_state *s = f->drv;
     enum cu_status st = CU_OK;
-    int branch = f->driver.version.n ? (int)f->driver.version.part[0]
-                 : s && s->lib_version.n ? (int)s->lib_version.part[0] : 0;
+    int branch = drv_repair_branch(f);
     const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s ? s->flavor : NULL) : NULL;
     const struct cu_drv_pkg *any = row ? row : cu_drv_row_for(f, cat, 0, NULL);
     *reboot = false;
@@ -334,50 +375,32 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
         c->cat = cat;
     if ((st = drv_preflight(c, any ? any->manager : "apt", err)) != CU_OK)
         return st;
-    if (has_code(pr, "nouveau")) {
+    if (drv_has_code(pr, "nouveau")) {
         if ((st = drv_blacklist_nouveau(c, any ? any->initramfs : NULL, err)) != CU_OK)
             return st;
         *reboot = true;
     }
-    bool missing = has_code(pr, "driver-module-missing"), unsigned_sb = has_code(pr, "driver-unsigned-secure-boot");
+    bool missing = drv_has_code(pr, "driver-module-missing"), unsigned_sb = drv_has_code(pr, "driver-unsigned-secure-boot");
     if (missing || unsigned_sb) {
-        CU_AUTOFREE char *signed_pkg = row && row->signed_modules[0] ? cu_drv_expand_row(row, row->signed_modules[0], branch, f) : NULL;
+        CU_AUTOFREE char *signed_pkg = NULL, *own = NULL;
+        drv_signed_packages(row, f, branch, c->sys->image, &signed_pkg, &own);
         if (signed_pkg) {
-            /* The running kernel's own module package too: the meta follows one kernel flavour's meta, and after a
-             * kernel update (an HWE kernel, say) it may not have this kernel's (packages.ubuntu.com names them
-             * linux-modules-nvidia-580-6.8.0-45-generic: the meta's name with the release for the flavour). */
-            CU_AUTOFREE char *own_tmpl = NULL;
-            const char *k = strstr(row->signed_modules[0], "{KM}"); /* the kernel meta's name, or its flavour's */
-            size_t kn = 4;
-            if (!k) {
-                k = strstr(row->signed_modules[0], "{K}");
-                kn = 3;
-            }
-            if (k && s && s->kernel_release && !c->sys->image)
-                own_tmpl = cu_xasprintf("%.*s{R}%s", (int)(k - row->signed_modules[0]), row->signed_modules[0], k + kn);
-            CU_AUTOFREE char *own = own_tmpl ? cu_drv_expand_row(row, own_tmpl, branch, f) : NULL;
             const char *both[] = {"apt-get", "install", "-y", signed_pkg, own, NULL};
             const char *meta[] = {"apt-get", "install", "-y", signed_pkg, NULL};
             struct cu_error e1;
             if (!own || drv_run_step(c, "install", both, false, &e1) != CU_OK)
                 st = drv_run_step(c, "install", meta, false, err);
         } else {
-            /* DKMS builds against the running kernel's headers: those first (the meta package may not have followed the kernel yet). */
-            if (missing && row && s && s->kernel_release && !c->sys->image)
-                for (char **h = row->headers; h && *h && st == CU_OK; h++) {
-                    if (!strstr(*h, "{R}"))
-                        continue;
-                    CU_AUTOFREE char *pkg = cu_drv_expand_row(row, *h, branch, f);
-                    struct cu_strv one;
-                    cu_strv_init(&one);
-                    cu_strv_push(&one, pkg);
-                    st = drv_run_words(c, "headers", strcmp(row->manager, "apt") == 0 ? "apt-get install -y"
-                                                     : strcmp(row->manager, "dnf") == 0 ? "dnf install -y"
-                                                     : strcmp(row->manager, "zypper") == 0 ? "zypper --non-interactive install"
-                                                                                         : "pacman -S --noconfirm --needed",
-                                       &one, err);
-                    cu_strv_fini(&one);
-                }
+            /* DKMS builds against the running kernel's headers: those first (the metas may not have followed the kernel). */
+            struct cu_strv h;
+            cu_strv_init(&h);
+            drv_running_headers(row, f, branch, c->sys->image, &h);
+            if (h.n && (st = drv_run_words(c, "headers", drv_install_words(row->manager), &h, err)) != CU_OK) {
+                CU_AUTOFREE char *list = drv_words_of(&h);
+                cu_error_advise(err, _("The package manager has no %s (the headers of the running kernel %s: archives drop them once a newer kernel replaces it), so DKMS cannot build the module for it. Boot the newest installed kernel and run `cudaup repair` there."),
+                                list, s->kernel_release);
+            }
+            cu_strv_fini(&h);
             /* Forced: an unsigned module already built stays unsigned under `dkms autoinstall`. */
             if (st == CU_OK)
                 st = drv_dkms_rebuild(c, err);
@@ -401,9 +424,9 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
             *reboot |= rb;
         }
     }
-    if (has_code(pr, "driver-mismatch"))
+    if (drv_has_code(pr, "driver-mismatch"))
         modprobe_reload(c, reboot);
-    if (has_code(pr, "driver-unpinned") && s) {
+    if (drv_has_code(pr, "driver-unpinned") && s) {
         const char *kind = row ? row->pin : "apt-mark hold";
         struct cu_strv hold; /* the branch's packages; the kernel-module ones follow each kernel */
         cu_strv_init(&hold);

@@ -126,7 +126,9 @@ drv_preflight(struct inst_driver_ctx *c, const char *manager, struct cu_error *e
 static int
 kernel_cmp(const void *a, const void *b)
 {
-    return cu_version_strcmp(*(const char *const *)a, *(const char *const *)b);
+    /* Releases are not versions ("6.1.0-57-amd64"): compared as GNU's strverscmp does, digits as numbers
+     * (6.1.0-9 before 6.1.0-10); cu_version_strcmp called them all equal, so "newest" was readdir's order. */
+    return strverscmp(*(const char *const *)a, *(const char *const *)b);
 }
 /* The kernels a DKMS build is for: in an image, each with headers (lib/modules/K/build); else the running one. */
 void
@@ -156,6 +158,13 @@ drv_build_kernels(const struct cu_sys *s, struct cu_strv *out)
         closedir(d);
     if (out->n > 1)
         qsort(out->v, out->n, sizeof(char *), kernel_cmp);
+}
+
+void
+drv_sort_kernels(struct cu_strv *v)
+{
+    if (v->n > 1)
+        qsort(v->v, v->n, sizeof(char *), kernel_cmp);
 }
 
 /* ---- DKMS, forced -------------------------------------------------------------------------------------------------- */

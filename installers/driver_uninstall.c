@@ -11,6 +11,7 @@
 #define CU_LOG_TAG "driver"
 #include "driver_int.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@
 #include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "core/base/sysroot.h"
+#include "core/catalog/catalog.h"
 
 /* ---- what a removal takes ------------------------------------------------------------------- */
 
@@ -94,6 +97,198 @@ removal_takes(struct inst_driver_ctx *c, const char *manager, const struct cu_st
     return st;
 }
 
+/* ---- what stays ------------------------------------------------------------------------------ */
+
+/* DKMS modules other than the driver's registered under the root (/var/lib/dkms/NAME/), to @out. */
+static void
+other_dkms(const struct inst_driver_ctx *c, struct cu_strv *out)
+{
+    DIR *d = c->sys->files_open ? cu_sysroot_opendir(&c->sys->files, "/var/lib/dkms") : NULL;
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        CU_AUTOFREE char *p = cu_path_join("/var/lib/dkms", de->d_name);
+        if (de->d_name[0] != '.' && !cu_str_has_prefix(de->d_name, "nvidia") && cu_sysroot_is_dir(&c->sys->files, p) &&
+            drv_pkg_name_ok("apt", de->d_name))
+            cu_strv_push(out, de->d_name);
+    }
+    if (d)
+        closedir(d);
+    cu_strv_sort(out);
+}
+
+/* Move @name from @from to @to. */
+static void
+move(struct cu_strv *from, struct cu_strv *to, const char *name)
+{
+    for (size_t i = 0; i < from->n; i++)
+        if (strcmp(from->v[i], name) == 0) {
+            cu_strv_push_owned(to, from->v[i]);
+            memmove(&from->v[i], &from->v[i + 1], (from->n - i) * sizeof(char *));
+            from->n--;
+            return;
+        }
+}
+
+/* The package names a dpkg relation field names ("a (>= 1) | b:any, c"), to @out. */
+static void
+relation_names(const char *field, struct cu_strv *out)
+{
+    struct cu_strv alts;
+    cu_strv_init(&alts);
+    cu_strv_split(&alts, field, ",|");
+    for (size_t i = 0; i < alts.n; i++) {
+        const char *a = alts.v[i] + strspn(alts.v[i], " \t");
+        CU_AUTOFREE char *n = cu_xstrndup(a, strcspn(a, " \t(:"));
+        if (*n)
+            cu_strv_push(out, n);
+    }
+    cu_strv_fini(&alts);
+}
+
+/*
+ * apt: what the packages kept need stays with them: each of @remove that a kept package depends on (or
+ * pre-depends on), directly or through another, or that provides what it depends on, goes to @deps.
+ */
+static enum cu_status
+keep_closure(struct inst_driver_ctx *c, const struct cu_strv *kept, struct cu_strv *remove, struct cu_strv *deps,
+             struct cu_error *err)
+{
+    const char *argv[] = {"dpkg-query", "-W", "-f=${Package}\t${Depends}, ${Pre-Depends}\t${Provides}\n", NULL};
+    struct cu_buf out;
+    struct cu_strv names, rels, provs, queue;
+    int code = 0;
+    cu_buf_init(&out);
+    cu_strv_init(&names);
+    cu_strv_init(&rels);
+    cu_strv_init(&provs);
+    cu_strv_init(&queue);
+    enum cu_status st = cu_sys_capture(c->sys, argv, &out, NULL, &code, err);
+    for (char *l = st == CU_OK ? out.data : NULL, *next; l && *l; l = next) {
+        next = strchr(l, '\n');
+        if (next)
+            *next++ = '\0';
+        char *t1 = strchr(l, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        if (!t1 || !t2)
+            continue;
+        *t1++ = '\0';
+        *t2++ = '\0';
+        cu_strv_push(&names, l);
+        cu_strv_push(&rels, t1);
+        cu_strv_push(&provs, t2);
+    }
+    for (size_t i = 0; i < kept->n; i++)
+        cu_strv_push(&queue, kept->v[i]);
+    for (size_t q = 0; q < queue.n; q++) {
+        struct cu_strv want;
+        cu_strv_init(&want);
+        for (size_t i = 0; i < names.n; i++)
+            if (strcmp(names.v[i], queue.v[q]) == 0)
+                relation_names(rels.v[i], &want);
+        for (size_t w = 0; w < want.n; w++)
+            for (size_t i = 0; i < names.n; i++) {
+                if (!cu_strv_contains(remove, names.v[i]))
+                    continue;
+                struct cu_strv pv;
+                cu_strv_init(&pv);
+                relation_names(provs.v[i], &pv);
+                if (strcmp(names.v[i], want.v[w]) == 0 || cu_strv_contains(&pv, want.v[w])) {
+                    cu_strv_push(&queue, names.v[i]);
+                    move(remove, deps, names.v[i]);
+                }
+                cu_strv_fini(&pv);
+            }
+        cu_strv_fini(&want);
+    }
+    cu_buf_fini(&out);
+    cu_strv_fini(&names);
+    cu_strv_fini(&rels);
+    cu_strv_fini(&provs);
+    cu_strv_fini(&queue);
+    return st;
+}
+
+void
+drv_unplan_init(struct drv_unplan *u)
+{
+    cu_strv_init(&u->remove);
+    cu_strv_init(&u->kernels);
+    cu_strv_init(&u->headers);
+    cu_strv_init(&u->tools);
+    cu_strv_init(&u->deps);
+    cu_strv_init(&u->dkms);
+}
+
+void
+drv_unplan_fini(struct drv_unplan *u)
+{
+    cu_strv_fini(&u->remove);
+    cu_strv_fini(&u->kernels);
+    cu_strv_fini(&u->headers);
+    cu_strv_fini(&u->tools);
+    cu_strv_fini(&u->deps);
+    cu_strv_fini(&u->dkms);
+}
+
+enum cu_status
+drv_uninstall_split(struct inst_driver_ctx *c, const struct drv_rec *r, const struct cu_strv *still, struct drv_unplan *u,
+                    struct cu_error *err)
+{
+    const struct cu_drv_data *dd = c->cat ? c->cat->driver : NULL;
+    struct cu_strv hdr;
+    cu_strv_init(&hdr);
+    other_dkms(c, &u->dkms);
+    for (size_t i = 0; i < still->n; i++) {
+        const char *kind = cu_drv_kernel_kind(dd, r->manager, still->v[i]);
+        cu_strv_push(!kind                          ? &u->remove
+                     : strcmp(kind, "kernel") == 0 ? &u->kernels
+                     : strcmp(kind, "keep") == 0   ? &u->tools
+                                                   : &hdr,
+                     still->v[i]);
+    }
+    /* Headers cudaup brought go with the driver, unless another DKMS module builds against them. */
+    for (size_t i = 0; i < hdr.n; i++)
+        cu_strv_push(u->dkms.n ? &u->headers : &u->remove, hdr.v[i]);
+    cu_strv_fini(&hdr);
+    enum cu_status st = CU_OK;
+    if (strcmp(r->manager, "apt") == 0 && (u->kernels.n || u->headers.n || u->tools.n)) {
+        struct cu_strv kept;
+        cu_strv_init(&kept);
+        for (size_t i = 0; i < u->tools.n; i++)
+            cu_strv_push(&kept, u->tools.v[i]);
+        for (size_t i = 0; i < u->kernels.n; i++)
+            cu_strv_push(&kept, u->kernels.v[i]);
+        for (size_t i = 0; i < u->headers.n; i++)
+            cu_strv_push(&kept, u->headers.v[i]);
+        st = keep_closure(c, &kept, &u->remove, &u->deps, err);
+        cu_strv_fini(&kept);
+    }
+    return st;
+}
+
+enum cu_status
+inst_driver_uninstall_plan(struct inst_driver_ctx *c, struct drv_unplan *u, struct cu_error *err)
+{
+    struct drv_rec r;
+    struct cu_strv now;
+    bool exists;
+    drv_rec_init(&r);
+    cu_strv_init(&now);
+    enum cu_status st = drv_rec_load(c->state_dir, c->cat, &r, &exists, err);
+    if (st == CU_OK && exists && r.packages.n && (st = drv_preflight(c, r.manager, err)) == CU_OK &&
+        (st = drv_installed(c->sys, r.manager, &now, NULL, NULL, err)) == CU_OK) {
+        struct cu_strv still;
+        cu_strv_init(&still);
+        for (size_t i = 0; i < r.packages.n; i++)
+            if (cu_strv_contains(&now, r.packages.v[i]))
+                cu_strv_push(&still, r.packages.v[i]);
+        st = drv_uninstall_split(c, &r, &still, u, err);
+        cu_strv_fini(&still);
+    }
+    drv_rec_fini(&r);
+    cu_strv_fini(&now);
+    return st;
+}
+
 /* ---- undoing -------------------------------------------------------------------------------- */
 
 static void
@@ -145,8 +340,10 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
 {
     struct drv_rec r;
     struct cu_strv now, held, still, others;
+    struct drv_unplan up;
     bool exists;
     enum cu_status st;
+    drv_unplan_init(&up);
     drv_rec_init(&r);
     cu_strv_init(&now);
     cu_strv_init(&held);
@@ -169,6 +366,13 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
             if (cu_strv_contains(&now, r.packages.v[i]))
                 cu_strv_push(&still, r.packages.v[i]);
     }
+    /* The kernels (and headers other DKMS modules need) the install brought stay, with what they need. */
+    if (still.n && (st = drv_uninstall_split(c, &r, &still, &up, err)) != CU_OK)
+        goto out;
+    cu_strv_fini(&still);
+    cu_strv_init(&still);
+    for (size_t i = 0; i < up.remove.n; i++)
+        cu_strv_push(&still, up.remove.v[i]);
     if (still.n && (st = removal_takes(c, r.manager, &still, &others, err)) != CU_OK)
         goto out;
     if (others.n) {
@@ -207,8 +411,13 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
     cu_strv_init(&r.versionlock);
     if ((st = drv_rec_save(c->state_dir, &r, err)) != CU_OK)
         goto out;
-    if (still.n && (st = remove_packages(c, &r, &still, err)) != CU_OK)
+    if (still.n && (st = remove_packages(c, &r, &still, err)) != CU_OK) {
+        /* A package's own removal script refused, and the manager stopped part-way: what it removed is gone;
+         * the rest is still cudaup's, and a rerun removes only what is still installed. */
+        if (st == CU_E_TOOL)
+            cu_error_advise(err, _("The package manager stopped part-way through the removal: a package's own removal script refused (its output is above and in the log). What it removed is gone. Do what its message asks, or remove that package yourself, then run `cudaup uninstall driver` again: it removes only what is still installed."));
         goto out;
+    }
     cu_strv_fini(&r.packages);
     cu_strv_init(&r.packages);
     cu_strv_fini(&r.kept_config);
@@ -249,6 +458,7 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
     cu_run_result(c->run, "driver", "record", path, CU_OK, true);
     st = drv_rec_save(c->state_dir, &r, err); /* empty: the record goes */
 out:
+    drv_unplan_fini(&up);
     drv_rec_fini(&r);
     cu_strv_fini(&now);
     cu_strv_fini(&held);

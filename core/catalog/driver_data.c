@@ -5,6 +5,7 @@
 #include "core/catalog/driver_data.h"
 
 #include <stdlib.h>
+#include <fnmatch.h>
 #include <string.h>
 
 #include "core/base/mem.h"
@@ -179,6 +180,8 @@ conv_pkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_pkg *p)
         return bad(c, "packages", i, "signed_modules");
     if (!get_strv(o, "headers", &p->headers))
         return bad(c, "packages", i, "headers");
+    if (!get_strv_opt(o, "running_headers", &p->running_headers))
+        return bad(c, "packages", i, "running_headers");
     if (!get_str(o, "pin", false, &p->pin))
         return bad(c, "packages", i, "pin");
     const struct {
@@ -298,6 +301,26 @@ conv_nvswitch(struct dconv *c, const json_t *o, size_t i, struct cu_drv_nvswitch
     return CU_OK;
 }
 
+static enum cu_status
+conv_kpkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_kpkg *k)
+{
+    if (!json_is_object(o))
+        return bad(c, "kernel_packages", i, "(entry)");
+    if (!get_str(o, "manager", false, &k->manager))
+        return bad(c, "kernel_packages", i, "manager");
+    if (!get_str(o, "pattern", false, &k->pattern))
+        return bad(c, "kernel_packages", i, "pattern");
+    if (!get_str(o, "kind", false, &k->kind) ||
+        (strcmp(k->kind, "kernel") != 0 && strcmp(k->kind, "headers") != 0 && strcmp(k->kind, "driver") != 0 &&
+         strcmp(k->kind, "keep") != 0))
+        return bad(c, "kernel_packages", i, "kind");
+    if (!get_str(o, "ref", false, &k->ref))
+        return bad(c, "kernel_packages", i, "ref");
+    if (!get_str(o, "confidence", false, &k->confidence))
+        return bad(c, "kernel_packages", i, "confidence");
+    return CU_OK;
+}
+
 enum cu_status
 cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out, struct cu_error *err)
 {
@@ -317,18 +340,22 @@ cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
         st = conv_pkg(&c, json_array_get(pkgs, i), i, &d->pkgs[i]);
     /* Tables added later: absent in an older catalog means none. */
     const json_t *pre = json_object_get(obj, "prereqs"), *keys = json_object_get(obj, "keyrings"),
-                 *nvs = json_object_get(obj, "nvswitch");
-    if (st == CU_OK && ((pre && !json_is_array(pre)) || (keys && !json_is_array(keys)) || (nvs && !json_is_array(nvs))))
-        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.prereqs, keyrings and nvswitch must be lists", what);
+                 *nvs = json_object_get(obj, "nvswitch"), *kp = json_object_get(obj, "kernel_packages");
+    if (st == CU_OK && ((pre && !json_is_array(pre)) || (keys && !json_is_array(keys)) || (nvs && !json_is_array(nvs)) ||
+                        (kp && !json_is_array(kp))))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.prereqs, keyrings, nvswitch and kernel_packages must be lists", what);
     d->prereqs = cu_xcalloc(json_array_size(pre) + 1, sizeof(*d->prereqs));
     d->keyrings = cu_xcalloc(json_array_size(keys) + 1, sizeof(*d->keyrings));
     d->nvswitch = cu_xcalloc(json_array_size(nvs) + 1, sizeof(*d->nvswitch));
+    d->kpkgs = cu_xcalloc(json_array_size(kp) + 1, sizeof(*d->kpkgs));
     for (size_t i = 0; st == CU_OK && i < json_array_size(pre); i++, d->n_prereqs++)
         st = conv_prereq(&c, json_array_get(pre, i), i, &d->prereqs[i]);
     for (size_t i = 0; st == CU_OK && i < json_array_size(keys); i++, d->n_keyrings++)
         st = conv_keyring(&c, json_array_get(keys, i), i, &d->keyrings[i]);
     for (size_t i = 0; st == CU_OK && i < json_array_size(nvs); i++, d->n_nvswitch++)
         st = conv_nvswitch(&c, json_array_get(nvs, i), i, &d->nvswitch[i]);
+    for (size_t i = 0; st == CU_OK && i < json_array_size(kp); i++, d->n_kpkgs++)
+        st = conv_kpkg(&c, json_array_get(kp, i), i, &d->kpkgs[i]);
     if (st != CU_OK) {
         cu_drv_data_free(d);
         return st;
@@ -361,6 +388,7 @@ cu_drv_data_free(struct cu_drv_data *d)
         cu_strv_free(p->packages);
         cu_strv_free(p->signed_modules);
         cu_strv_free(p->headers);
+        cu_strv_free(p->running_headers);
         free(p->pin);
         free(p->module_stream);
         free(p->repo);
@@ -398,6 +426,14 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(d->nvswitch[i].ref);
         free(d->nvswitch[i].confidence);
     }
+    for (size_t i = 0; i < d->n_kpkgs; i++) {
+        free(d->kpkgs[i].manager);
+        free(d->kpkgs[i].pattern);
+        free(d->kpkgs[i].kind);
+        free(d->kpkgs[i].ref);
+        free(d->kpkgs[i].confidence);
+    }
+    free(d->kpkgs);
     free(d->gens);
     free(d->pkgs);
     free(d->prereqs);
@@ -423,6 +459,15 @@ cu_drv_nvswitch_for(const struct cu_drv_data *d, unsigned vendor, unsigned devic
         if (n->vendor == vendor && (!n->device || n->device == device) && (!n->cls || n->cls == (cls >> 8)))
             return n;
     }
+    return NULL;
+}
+
+const char *
+cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char *name)
+{
+    for (size_t i = 0; d && manager && name && i < d->n_kpkgs; i++)
+        if (strcmp(d->kpkgs[i].manager, manager) == 0 && fnmatch(d->kpkgs[i].pattern, name, 0) == 0)
+            return strcmp(d->kpkgs[i].kind, "driver") == 0 ? NULL : d->kpkgs[i].kind;
     return NULL;
 }
 

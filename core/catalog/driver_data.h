@@ -34,6 +34,7 @@ struct cu_drv_pkg {
     size_t n_branches;
     char *flavor;
     char **packages, **signed_modules, **headers; /* templates: {B} {K} {R} */
+    char **running_headers; /* what DKMS needs to build for the running kernel ({R}); empty: no DKMS build here */
     char *pin;              /* "apt-mark hold", "dnf module", "dnf versionlock", "zypper addlock", "none" */
     char *module_stream, *repo, *components, *initramfs, *mok_key, *mok_cert; /* or NULL */
     struct cu_version version; /* the release this source carries (measured), n == 0: the branch's first */
@@ -66,6 +67,13 @@ struct cu_drv_nvswitch {
     char *name, *ref, *confidence;
 };
 
+/* Which packages are a kernel or a kernel's headers (data/driver/driver_kernel_packages.csv). */
+struct cu_drv_kpkg {
+    char *manager, *pattern; /* fnmatch pattern of package names; the first matching row decides */
+    char *kind;              /* kernel, headers, keep (never removed: sudo), driver (the driver's own module packages) */
+    char *ref, *confidence;
+};
+
 struct cu_drv_data {
     struct cu_drv_gen *gens;
     size_t n_gens;
@@ -77,6 +85,8 @@ struct cu_drv_data {
     size_t n_keyrings;
     struct cu_drv_nvswitch *nvswitch;
     size_t n_nvswitch;
+    struct cu_drv_kpkg *kpkgs;
+    size_t n_kpkgs;
 };
 
 /**
@@ -93,6 +103,10 @@ const char *cu_drv_keyring_sha256(const struct cu_drv_data *d, const char *url);
 /** The NVSwitch row matching PCI vendor @vendor, device @device and class @cls (0x068000), or NULL. */
 const struct cu_drv_nvswitch *cu_drv_nvswitch_for(const struct cu_drv_data *d, unsigned vendor, unsigned device,
                                                   unsigned cls);
+
+/** "kernel", "headers" or "keep" when package @name of @manager is a kernel, a kernel's headers or a package
+ *  uninstall never removes (sudo), else NULL. */
+const char *cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char *name);
 
 /** The generation row of compute capability @cc, or NULL. */
 const struct cu_drv_gen *cu_drv_gen_for_cc(const struct cu_drv_data *d, const struct cu_version *cc);

@@ -53,7 +53,9 @@ kernel_release(const struct cu_sysroot *root)
 static int
 kernel_cmp(const void *a, const void *b)
 {
-    return cu_version_strcmp(*(const char *const *)a, *(const char *const *)b);
+    /* Releases are not versions ("6.1.0-57-amd64"): compared as GNU's strverscmp does, digits as numbers
+     * (6.1.0-9 before 6.1.0-10); cu_version_strcmp called them all equal, so "newest" was readdir's order. */
+    return strverscmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The kernels the root has modules or headers for: lib/modules/NAME, newest last. */

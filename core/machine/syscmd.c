@@ -566,6 +566,72 @@ cu_sys_write(const struct cu_sys *s, const char *abs, const char *text, struct c
 }
 
 enum cu_status
+cu_sys_write_new(const struct cu_sys *s, const char *abs, const void *data, size_t len, struct cu_error *err)
+{
+    CU_AUTOFREE char *shown = cu_sys_path(s, abs);
+    CU_AUTOFREE char *dir = cu_xstrdup(abs);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir || !slash[1])
+        return cu_error_set(err, CU_E_IO, EINVAL, _("Cannot write %s"), shown);
+    *slash = '\0';
+    const char *name = slash + 1, *leaf;
+    int pfd = parent_of(s, dir, true, &leaf);
+    if (pfd < 0)
+        return cu_error_set(err, CU_E_IO, -pfd, _("Cannot write %s"), shown);
+    /* The folder is made here and now (it must not exist), so only this user can put a file in it. */
+    int e = mkdirat(pfd, leaf, 0700) == 0 ? 0 : errno;
+    int dfd = e ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (!e && dfd < 0)
+        e = errno;
+    close(pfd);
+    if (e)
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), shown);
+    cu_log_info("writing %s", shown);
+    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    size_t off = 0;
+    e = fd < 0 ? errno : 0;
+    while (!e && off < len) {
+        ssize_t n = write(fd, (const char *)data + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            e = n < 0 ? errno : EIO;
+        else
+            off += (size_t)n;
+    }
+    if (fd >= 0 && ((!e && fsync(fd) != 0) || close(fd) != 0) && !e)
+        e = errno;
+    close(dfd);
+    if (e)
+        return cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), shown);
+    return CU_OK;
+}
+
+enum cu_status
+cu_sys_remove_new(const struct cu_sys *s, const char *abs, struct cu_error *err)
+{
+    CU_AUTOFREE char *dir = cu_xstrdup(abs);
+    char *slash = strrchr(dir, '/');
+    enum cu_status st = cu_sys_remove(s, abs, err);
+    if (st != CU_OK || !slash || slash == dir)
+        return st;
+    *slash = '\0';
+    CU_AUTOFREE char *shown = cu_sys_path(s, dir);
+    const char *leaf;
+    int pfd = parent_of(s, dir, false, &leaf);
+    if (pfd == -ENOENT)
+        return CU_OK;
+    if (pfd < 0)
+        return cu_error_set(err, CU_E_IO, -pfd, _("Cannot remove %s"), shown);
+    int rc = unlinkat(pfd, leaf, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : errno;
+    close(pfd);
+    if (rc)
+        return cu_error_set(err, CU_E_IO, rc, _("Cannot remove %s"), shown);
+    cu_log_info("removed %s", shown);
+    return CU_OK;
+}
+
+enum cu_status
 cu_sys_remove(const struct cu_sys *s, const char *abs, struct cu_error *err)
 {
     CU_AUTOFREE char *shown = cu_sys_path(s, abs);

@@ -96,6 +96,17 @@ CU_NODISCARD enum cu_status cu_sys_read(const struct cu_sys *s, const char *abs,
 CU_NODISCARD enum cu_status cu_sys_write(const struct cu_sys *s, const char *abs, const char *text,
                                          struct cu_error *err);
 
+/**
+ * Write @len bytes as the new file @abs inside the root, in its own folder made here (mode 0700; it must
+ * not exist yet, nor the file: O_EXCL, no link followed), so that nobody else can put other bytes under
+ * that name before a command reads it.  Errors: CU_E_IO (also when the folder was there already).
+ */
+CU_NODISCARD enum cu_status cu_sys_write_new(const struct cu_sys *s, const char *abs, const void *data, size_t len,
+                                             struct cu_error *err);
+
+/** Remove what cu_sys_write_new made: the file @abs and its folder.  Errors: CU_E_IO. */
+CU_NODISCARD enum cu_status cu_sys_remove_new(const struct cu_sys *s, const char *abs, struct cu_error *err);
+
 /** Remove system file @abs; missing is fine. Errors: CU_E_IO. */
 CU_NODISCARD enum cu_status cu_sys_remove(const struct cu_sys *s, const char *abs, struct cu_error *err);
 

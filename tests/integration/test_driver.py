@@ -483,8 +483,11 @@ r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state, "--ro
 t.ok(r.rc == 0 and [" ".join(c[:2]) for c in b.sys.calls()] == ["apt-get purge"] and not os.path.exists(src)
      and not os.path.exists(os.path.join(b.root, "etc/apt/preferences.d/cudaup-nvidia-driver")),
      "uninstall driver: purge, the sources file and the branch's preference gone", (r, b.sys.calls()))
-t.eq(sorted((b.sys.calls()[-1:] or [[]])[0][3:]), sorted(["nvidia-driver", "firmware-misc-nonfree", "linux-image-amd64", "linux-headers-amd64"]),
-     "uninstall driver: purges what the install added", b.sys.calls())
+t.eq(sorted((b.sys.calls()[-1:] or [[]])[0][3:]), sorted(["nvidia-driver", "firmware-misc-nonfree", "linux-headers-amd64"]),
+     "uninstall driver: purges what the install added, but not the kernel meta it brought (linux-image-amd64: the kernels "
+     "follow it, the machine boots them)", b.sys.calls())
+t.ok("linux-image-amd64" in ((r.json() or {}).get("keeps") or []) and "linux-image-amd64" not in ((r.json() or {}).get("removes") or []),
+     "uninstall --json says what goes (removes) and what stays (keeps: linux-image-amd64)", r)
 r = run(["uninstall", "driver", "--yes", "--json", "--state-dir", b.state, "--root", b.root], env=b.sys.env())
 t.eq(r.rc, 3, "uninstall driver again: nothing cudaup installed (exit 3)", r)
 

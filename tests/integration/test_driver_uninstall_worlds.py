@@ -9,6 +9,9 @@ here, against the stand-ins that say no (tests/fakes/pkgworld: package worlds fr
   clean_requirements_on_remove), resets the module stream it enabled and removes the repository file it
   wrote, and keeps the headers, compiler and EPEL that were there; a package of the user's that needs the
   driver makes it refuse by name, removing nothing.
+- Debian 12: an install that brought a kernel (linux-image-amd64 and its newest image, the headers metas):
+  uninstall keeps the kernels and what they need (the machine boots them; the meta brings the kernel's security
+  updates), says so before it runs, and removes the headers unless another DKMS module builds against them.
 - Arch: a pacman database lock (db.lck) another process holds is said and waited for."""
 import json
 import os
@@ -30,11 +33,11 @@ BEFORE = ["kernel-headers", "kernel-devel", "glibc-devel", "gcc"]
 
 
 class Box:
-    def __init__(self, tag, spec, world, installed=(), synthetic=()):
+    def __init__(self, tag, spec, world, installed=(), synthetic=(), repos=None):
         self.dir = t.tmpdir(tag)
         self.root = os.path.join(self.dir, "root")
         machines.build_spec(spec, self.root)
-        machine.setup(self.root, world, installed=list(installed), synthetic=list(synthetic))
+        machine.setup(self.root, world, repos=repos, installed=list(installed), synthetic=list(synthetic))
         self.bin = machine.link_bin(os.path.join(self.dir, "bin"))
         self.log = os.path.join(self.dir, "calls.jsonl")
         self.state = os.path.join(self.dir, "state")
@@ -116,6 +119,62 @@ t.ok(["dnf", "-y", "module", "reset", "nvidia-driver"] in calls and not os.path.
      "Rocky 9: the module stream is reset and NVIDIA's repository file removed", calls)
 t.ok(b.installed() == before and {"kernel-headers", "kernel-devel", "glibc-devel", "gcc", "epel-release"} <= b.installed(),
      "Rocky 9: the headers, the compiler and EPEL that were there stay; nothing else is gone", sorted(before ^ b.installed()))
+
+# ---- Debian 12: the kernels the install brought stay; the headers go unless another DKMS module needs them ----
+DEB = "http://deb.debian.org/debian"
+COMPS = ["main", "contrib", "non-free", "non-free-firmware"]
+DEBSRC = [(DEB, "bookworm", COMPS), (DEB, "bookworm-updates", COMPS), (DEB + "-security", "bookworm-security", COMPS)]
+DEB12 = {"os": "debian12", "kernel": "6.1.0-26-amd64", "gpus": [("0000:01:00.0", "2684", "0x030000", None, "8.9", 24564, "NVIDIA GeForce RTX 4090")]}
+OLDK = [{"name": "linux-image-6.1.0-26-amd64", "version": "6.1.112-1", "extra": "kernel=6.1.0-26-amd64"}]
+for other_dkms in (False, True):
+    # sudo, as the install brings it in a tree without it (dkms recommends it; seen in the real Debian tree): the
+    # world has no row of sudo, so it is a synthetic package here, counted as one the install added.
+    SUDO = [{"name": "sudo", "version": "1.9.13p3-1+deb12u1"}]
+    b = Box("deb12-kernel%s" % ("-zfs" if other_dkms else ""), DEB12, ["debian-12.csv"], synthetic=OLDK + SUDO, repos=DEBSRC)
+    # root has no password (as in a debootstrap tree or a cloud image): sudo's removal script refuses then
+    open(os.path.join(b.root, "etc/shadow"), "w").write("root:*:19000:0:99999:7:::\n")
+    if other_dkms:  # the user's own DKMS module (zfs-dkms registers /var/lib/dkms/zfs/VERSION)
+        os.makedirs(os.path.join(b.root, "var/lib/dkms/zfs/2.1.11"))
+    before = b.installed() - {"sudo"}
+    # What cudaup's steps installed (the plan's headers step brings the kernel's image and headers metas).
+    p = b.sh("apt-get", "install", "-y", "linux-image-amd64", "linux-headers-amd64", "nvidia-driver", "firmware-misc-nonfree")
+    added = sorted(b.installed() - before)
+    kernels = {"linux-image-amd64", "linux-image-6.1.0-57-amd64"}
+    os.makedirs(b.state)
+    json.dump({"format": 2, "manager": "apt", "branch": 535, "flavor": "proprietary", "source": "distro", "packages": added,
+               "kept_config": [], "held": [], "versionlock": [], "module_streams": [], "repositories": [], "files": [],
+               "initramfs": None}, open(os.path.join(b.state, "driver.json"), "w"))
+    if not other_dkms:
+        t.ok(p.returncode == 0 and kernels <= set(added) and "nvidia-driver" in added, "Debian 12: the install brought a kernel "
+             "(linux-image-amd64, linux-image-6.1.0-57-amd64) with the driver", (p.stderr[-2000:], added))
+        r = run(["uninstall", "driver", "--root", b.root, "--state-dir", b.state], env=b.env(), input="n\n")
+        t.ok("It keeps the kernels the install brought" in r.out and "linux-image-6.1.0-57-amd64" in r.out
+             and "Uninstall removes these packages cudaup installed" in r.out and b.calls() == [],
+             "Debian 12: before it asks, uninstall says what it removes and that it keeps the kernels; declined, nothing ran", r)
+    if not other_dkms:
+        # A removal the package manager stops part-way: the advice speaks of the removal, not of an interrupted install.
+        r = run(["uninstall", "driver", "--yes", "--json", "--root", b.root, "--state-dir", b.state], env=b.env(STANDIN_FAIL="apt-get purge"))
+        adv = (r.json() or {}).get("advice") or ""
+        t.ok(r.rc != 0 and "stopped part-way through the removal" in adv and "cudaup uninstall driver" in adv
+             and "dpkg --configure -a" not in adv, "Debian 12: a removal the package manager stops part-way: the advice says so "
+             "and to run uninstall again (not dpkg --configure -a for an interrupted install)", r)
+    r = run(["uninstall", "driver", "--yes", "--json", "--root", b.root, "--state-dir", b.state], env=b.env())
+    d = r.json() or {}
+    after = b.installed()
+    headers = {"linux-headers-amd64", "linux-headers-6.1.0-57-amd64"}
+    if not other_dkms:
+        t.ok("sudo" in added and "sudo" in after and "sudo" in (d.get("keeps") or []) and r.rc == 0,
+             "Debian 12: the install brought sudo; uninstall keeps it (its removal script refuses "
+             "when root has no password, and removing it could lock the administrator out)", (r, d.get("keeps")))
+        t.ok(r.rc == 0 and kernels <= after and kernels <= set(d.get("keeps") or []) and not (headers & after)
+             and "nvidia-driver" not in after and after == before | set(d.get("keeps") or []),
+             "Debian 12: uninstall keeps the kernels it brought and what they need, removes the driver and the headers "
+             "(no other DKMS module)", (r, sorted(after ^ before), d.get("keeps")))
+    else:
+        t.ok(r.rc == 0 and kernels <= after and headers <= after and headers <= set(d.get("keeps") or [])
+             and "nvidia-driver" not in after and after == before | set(d.get("keeps") or []),
+             "Debian 12 with another DKMS module registered (zfs): the headers the install brought stay too, with what they need",
+             (r, sorted(after ^ before), d.get("keeps")))
 
 # ---- Arch: pacman's database lock, said and waited for ----
 arch = {"os": "arch", "kernel": "6.12.1-arch1-1",

@@ -269,9 +269,18 @@ r, doc = b.install("--driver-source", "nvidia", env={"CUDAUP_CATALOG": CAT, "STA
 ran_to_the_end(b, r, doc, "class 4: Debian 12 + RTX 4090 from NVIDIA's repository")
 debs = [json.loads(x) for x in open(DEBLOG)] if os.path.exists(DEBLOG) else []
 t.ok(debs and all(x["sha256"] == KEYSHA and x["dir_mode"] == 0o700 and x["dir_uid"] == os.geteuid() and not x["link"]
-                 and x["uid"] == os.geteuid() and not os.path.exists(x["path"]) for x in debs),
+                 and x["uid"] == os.geteuid() and not os.path.exists(x["path"]) and not os.path.exists(os.path.dirname(x["path"]))
+                 for x in debs),
      "issue 33: apt gets the keyring's checked bytes from a folder only cudaup's user can write (the cache is the group's), "
      "removed afterwards", debs)
+# Under --root, apt runs inside the root and reads the path there: the .deb is written inside the root (through the
+# runner) and apt gets the path inside it; nothing of it ever lands in this host's cache (the old code handed apt
+# CACHE/keyring-XXXXXX/..., which does not exist inside the root: the stand-in apt, reading inside, refused it).
+t.ok(debs and all(x["given"].startswith("/var/cache/cudaup-keyring-") and x["path"].startswith(b.root + "/var/cache/")
+                  for x in debs) and not [f for f in os.listdir(os.path.join(b.dir, "cache")) if "keyring" in f]
+     and "cuda-keyring" in b.installed(),
+     "--root: the keyring .deb is written inside the root and apt is handed the path inside it, never the host's cache",
+     debs)
 t.ok(not b.driver_versions(580) and (b.version("nvidia-open") or "").startswith("580.")
      and not b.sh("apt-get", "dist-upgrade", "-y").returncode and (b.version("nvidia-open") or "").startswith("580."),
      "class 4: the unbranched nvidia-open is 580 (the pinning package came first), not 590, and stays so through a dist-upgrade",

@@ -20,6 +20,8 @@
 #include "core/machine/driver_state.h"
 #include "core/machine/sysinfo.h"
 #include "core/resolve/driver.h"
+#include "installers/driver.h"
+#include "installers/driver_image.h"
 #include "installers/driver_sources.h"
 #include "testutil.h"
 
@@ -278,6 +280,106 @@ doctor_module_of_the_row_meta(void **state)
     facts_fini(&f, &s, &g);
 }
 
+/* Class 3, after a kernel update: repair's plan installs the running kernel's own headers (the data's
+ * running_headers, linux-headers-RELEASE on Debian, kernel-devel-RELEASE on Rocky) before the DKMS rebuild,
+ * and says so before it runs; a machine image (no kernel runs there) gets no running kernel's headers. */
+static void
+repair_plans_running_headers(void **state)
+{
+    struct fx *x = *state;
+    const struct {
+        const char *id, *ver, *krel, *km, *pkg, *lib, *want;
+    } cases[] = {
+        {"debian", "12", "6.1.0-57-amd64", "amd64", "nvidia-driver", "535.216.01", "apt-get install -y linux-headers-6.1.0-57-amd64"},
+        {"rocky", "9.4", "5.14.0-503.14.1.el9_5.x86_64", NULL, "nvidia-open", "580.95.05",
+         "dnf install -y kernel-devel-5.14.0-503.14.1.el9_5.x86_64"},
+    };
+    for (size_t c = 0; c < CU_N_ELEMENTS(cases); c++)
+        for (int image = 0; image < 2; image++) {
+            struct cu_facts f;
+            struct cu_drv_state s;
+            struct cu_gpu_info g;
+            facts_of(&f, &s, &g, cases[c].id, cases[c].ver, cases[c].krel, cases[c].km, "8.9");
+            cu_strv_push(&s.installed, cases[c].pkg);
+            assert_true(cu_version_parse(cases[c].lib, &s.lib_version));
+            s.module_for_kernel = 0;
+            s.image = image;
+            struct cu_problems pr;
+            struct cu_strv lines;
+            cu_problems_init(&pr);
+            cu_strv_init(&lines);
+            cu_problems_add(&pr, "driver-module-missing", CU_SEV_ERROR, cu_xstrdup("m"), cu_xstrdup("f"));
+            inst_driver_repair_plan(&f, x->cat, &pr, image, &lines);
+            int hdr = -1, dkms = -1;
+            for (size_t i = 0; i < lines.n; i++) {
+                if (strstr(lines.v[i], cases[c].want))
+                    hdr = (int)i;
+                if (strstr(lines.v[i], "DKMS"))
+                    dkms = (int)i;
+            }
+            assert_true(dkms >= 0);
+            if (image)
+                assert_int_equal(hdr, -1);
+            else
+                assert_true(hdr >= 0 && hdr < dkms);
+            cu_strv_fini(&lines);
+            cu_problems_fini(&pr);
+            cu_strv_fini(&s.installed);
+            facts_fini(&f, &s, &g);
+        }
+}
+
+/* An install into a machine image ends only when the branch is held there as the distribution holds it: apt's
+ * preferences pinning each of the plan's packages to B.*, NVIDIA's pinning package installed, or apt-mark hold
+ * (the old check looked at apt-mark holds only, so a missing preferences file or pinning package passed). */
+static void
+image_hold(void **state)
+{
+    (void)state;
+    struct cu_drv_plan d;
+    struct cu_strv inst, held;
+    memset(&d, 0, sizeof(d));
+    cu_strv_init(&d.pin_packages);
+    cu_strv_init(&inst);
+    cu_strv_init(&held);
+    d.branch = 535;
+    char k1[] = "apt preferences", k2[] = "nvidia pinning package", k3[] = "apt-mark hold";
+    d.pin_kind = k1;
+    cu_strv_push(&d.pin_packages, "*nvidia*");
+    cu_strv_push(&d.pin_packages, "libcuda*");
+    const char *good = "# Written by cudaup\nPackage: *nvidia* libcuda*\nPin: version 535.*\nPin-Priority: 990\n";
+    assert_null(drv_image_hold_missing(&d, "/img", good, &inst, &held));
+    char *why = drv_image_hold_missing(&d, "/img", NULL, &inst, &held);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "*nvidia*"));
+    free(why);
+    why = drv_image_hold_missing(&d, "/img", "Package: *nvidia* libcuda*\nPin: version 550.*\n", &inst, &held);
+    assert_non_null(why);
+    free(why);
+    why = drv_image_hold_missing(&d, "/img", "Package: *nvidia*\nPin: version 535.*\n\nPackage: libcuda*\nPin: origin x\n", &inst, &held);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "libcuda*"));
+    free(why);
+    cu_strv_fini(&d.pin_packages);
+    cu_strv_init(&d.pin_packages);
+    d.pin_kind = k2;
+    cu_strv_push(&d.pin_packages, "nvidia-driver-pinning-580");
+    why = drv_image_hold_missing(&d, "/img", NULL, &inst, &held);
+    assert_non_null(why);
+    free(why);
+    cu_strv_push(&inst, "nvidia-driver-pinning-580");
+    assert_null(drv_image_hold_missing(&d, "/img", NULL, &inst, &held));
+    d.pin_kind = k3;
+    why = drv_image_hold_missing(&d, "/img", NULL, &inst, &held);
+    assert_non_null(why);
+    free(why);
+    cu_strv_push(&held, "nvidia-driver-pinning-580");
+    assert_null(drv_image_hold_missing(&d, "/img", NULL, &inst, &held));
+    cu_strv_fini(&d.pin_packages);
+    cu_strv_fini(&inst);
+    cu_strv_fini(&held);
+}
+
 /* apt's sources: the components go to the release, -updates and -security, each at its own URI. */
 static void
 sources_every_suite(void **state)
@@ -322,6 +424,8 @@ main(void)
         cmocka_unit_test_setup_teardown(epel_before_dkms, setup, teardown),
         cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
         cmocka_unit_test(sources_every_suite),
+        cmocka_unit_test_setup_teardown(repair_plans_running_headers, setup, teardown),
+        cmocka_unit_test(image_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,20 +133,22 @@ def apt_requests(m, names):
     reqs = []
     for n in names:
         if "/" in n and n.endswith(".deb"):
+            # apt runs inside the machine root: the path it is given is read there, never on this host.
+            given, n = n, os.path.join(m.root, os.path.relpath(os.path.abspath(n), "/"))
             if not os.path.isfile(n):
-                raise Exit(100, "E: Unsupported file %s given on commandline" % n)
+                raise Exit(100, "E: Unsupported file %s given on commandline" % given)
             if os.environ.get("STANDIN_DEB_LOG"):  # what a test needs to judge the file apt was handed
                 import hashlib
                 import stat as st_
                 d, lf = os.stat(os.path.dirname(n)), os.lstat(n)
                 with open(os.environ["STANDIN_DEB_LOG"], "a") as f:
-                    f.write(json.dumps({"path": n, "dir_mode": st_.S_IMODE(d.st_mode), "dir_uid": d.st_uid,
+                    f.write(json.dumps({"path": n, "given": given, "dir_mode": st_.S_IMODE(d.st_mode), "dir_uid": d.st_uid,
                                         "link": st_.S_ISLNK(lf.st_mode), "uid": lf.st_uid,
                                         "sha256": hashlib.sha256(open(n, "rb").read()).hexdigest()}) + "\n")
             base = os.path.basename(n)
             hit = [p for vers in m.world.pkgs.values() for p in vers if p.extra.get("deb") == base]
             if not hit:
-                raise Exit(100, "E: Unsupported file %s given on commandline" % n)
+                raise Exit(100, "E: Unsupported file %s given on commandline" % given)
             reqs.append(hit[0])
             continue
         name, eq, ver = n.partition("=")
@@ -240,7 +242,7 @@ def cmd_apt_get(args):
             os.close(fd)
         return 0
     if op in ("remove", "purge", "autoremove"):
-        fd = apt_lock(m, o)
+        fd = None if o["sim"] else apt_lock(m, o)
         out("Reading package lists...\nBuilding dependency tree...\nReading state information...")
         targets = set()
         for n in names:
@@ -256,12 +258,28 @@ def cmd_apt_get(args):
         t = pkgworld.Transaction(m, False)
         t.remove = gone
         apt_show(m, t, o, targets)
+        if o["sim"]:  # what apt-get -s prints: nothing changes
+            for n in sorted(gone):
+                out("%s %s [%s]" % ("Purg" if op == "purge" or o["purge"] else "Remv", n, m.installed[n].version))
+            return 0
         if gone and len(gone) > len(targets) and not o["yes"]:
             raise Exit(1, "Do you want to continue? [Y/n] Abort.")
+        # sudo's own removal script (Debian's and Ubuntu's sudo.prerm) refuses when root has no password (its
+        # shadow entry is * or starts with !): dpkg removes the others and stops there (measured in a debootstrap
+        # tree by test_driver_debian: "Refusing to remove sudo.").
+        refused = "sudo" in gone and sudo_refuses(m)
+        if refused:
+            t.remove = gone - {"sudo"}
         apply(m, t)
-        for n in sorted(gone):
+        for n in sorted(t.remove):
             out("Removing %s ..." % n)
         os.close(fd)
+        if refused:
+            err("You have asked that the sudo package be removed,\nbut no root password has been set.\n"
+                "Without sudo, you may not be able to gain administrative privileges.\n\nRefusing to remove sudo.\n"
+                "dpkg: error processing package sudo (--%s):\n installed sudo package pre-removal script subprocess returned error exit status 1"
+                % ("purge" if op == "purge" else "remove"))
+            raise Exit(100, "Errors were encountered while processing:\n sudo\nE: Sub-process /usr/bin/dpkg returned an error code (1)")
         return 0
     if op in ("upgrade", "dist-upgrade", "full-upgrade"):
         fd = apt_lock(m, o)
@@ -270,6 +288,17 @@ def cmd_apt_get(args):
         os.close(fd)
         return 0
     raise Exit(100, "E: Invalid operation %s" % op)
+
+
+def sudo_refuses(m):
+    """sudo.prerm's check: root's password field in /etc/shadow is '*' or starts with '!', and SUDO_FORCE_REMOVE is not yes."""
+    if os.environ.get("SUDO_FORCE_REMOVE") == "yes" or m.world.meta.get("distro") not in ("debian", "ubuntu"):
+        return False
+    for line in (m.read("etc/shadow") or "").splitlines():
+        f = line.split(":")
+        if f[0] == "root" and len(f) > 1:
+            return f[1] == "*" or f[1].startswith("!")
+    return False
 
 
 def upgrade_all(m, backtrack, allow_new):
@@ -1061,6 +1090,25 @@ def cmd_dkms(args):
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "nvidia.ko"), "wb") as f:
             f.write(b"\x7fELF pkgworld nvidia module\n~Module signature appended~\n")
+        return 0
+    if op in ("install", "remove", "build") and len(args) >= 2:
+        # dkms install|build|remove MODULE/VERSION -k KERNEL: one module for one kernel; a build needs that
+        # kernel's headers (/lib/modules/K/build), as autoinstall does.
+        k = args[args.index("-k") + 1] if "-k" in args else pkgworld.running_kernel(m.root)
+        name = args[1].split("/")[0]
+        if not mods or not name.startswith("nvidia"):
+            raise Exit(3, "Error! The module/version combo: %s is not located in the DKMS tree." % args[1])
+        f = m.path("lib/modules/%s/updates/pkgworld/nvidia.ko" % k)
+        if op == "remove":
+            if os.path.exists(f):
+                os.unlink(f)
+            return 0
+        if k not in m.headers() and not os.path.isdir(m.path("lib/modules/%s/build" % k)):
+            raise Exit(1, "Error! Your kernel headers for kernel %s cannot be found at /lib/modules/%s/build or /lib/modules/%s/source." % (k, k, k))
+        if op == "install":
+            os.makedirs(os.path.dirname(f), exist_ok=True)
+            with open(f, "wb") as fh:
+                fh.write(b"\x7fELF pkgworld nvidia module\n~Module signature appended~\n")
         return 0
     if op == "generate_mok":
         if v and m.world.cmp(v, "3.1") < 0:

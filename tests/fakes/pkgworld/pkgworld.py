@@ -16,6 +16,7 @@ import csv
 import fnmatch
 import json
 import os
+import shutil
 import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -511,8 +512,20 @@ class Machine:
                 os.makedirs(self.path("lib/modules/%s/kernel" % p.extra["kernel"]), exist_ok=True)
                 if isinstance(p.extra.get("pkgbase"), str):
                     self.write("lib/modules/%s/pkgbase" % p.extra["kernel"], p.extra["pkgbase"] + "\n")
-        # nvidia modules: prebuilt ones for their kernel, DKMS ones for every kernel whose headers are here.
+        # A headers package makes its kernel's build folder (Debian's linux-headers-K: /lib/modules/K/build),
+        # which DKMS looks for; its removal takes it away (the fixture's own build folders stay).
         hdr = self.headers()
+        for k in hdr:
+            b = self.path("lib/modules/%s/build" % k)
+            if not os.path.isdir(b):
+                os.makedirs(b)
+                self.write("lib/modules/%s/build/.pkgworld" % k, "")
+        for k in os.listdir(self.path("lib/modules")) if os.path.isdir(self.path("lib/modules")) else []:
+            if k not in hdr and os.path.exists(self.path("lib/modules/%s/build/.pkgworld" % k)):
+                shutil.rmtree(self.path("lib/modules/%s/build" % k))
+                if os.listdir(self.path("lib/modules/%s" % k)) == []:
+                    os.rmdir(self.path("lib/modules/%s" % k))
+        # nvidia modules: prebuilt ones for their kernel, DKMS ones for every kernel whose headers are here.
         want = {}
         for name, where, signed in self.module_sources():
             if where == "dkms":

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The end of an install into a machine image (installers/driver_repair.c drv_image_done): is the branch held
+ * in the image the way its distribution holds it?  apt's preferences file with `Pin: version B.*` for the
+ * plan's packages, NVIDIA's pinning package installed, or the packages on `apt-mark hold`.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
+#include "driver_image.h"
+
+/* Does a stanza of apt preferences @text name @pkg on its "Package:" line and pin it to "Pin: version B.*"? */
+static bool
+prefs_hold(const char *text, int branch, const char *pkg)
+{
+    CU_AUTOFREE char *pin = cu_xasprintf("Pin: version %d.*", branch);
+    CU_AUTOFREE char *t = cu_xstrdup(text ? text : "");
+    bool in_stanza = false, names = false, pins = false;
+    char *save = NULL;
+    /* Stanzas are separated by blank lines; strtok_r drops them, so a "Package:" line starts a new one. */
+    for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (cu_str_has_prefix(line, "Package:")) {
+            if (in_stanza && names && pins)
+                return true;
+            in_stanza = true;
+            pins = false;
+            struct cu_strv w;
+            cu_strv_init(&w);
+            cu_strv_split(&w, line + strlen("Package:"), " \t");
+            names = cu_strv_contains(&w, pkg);
+            cu_strv_fini(&w);
+        } else if (in_stanza && strcmp(line, pin) == 0) {
+            pins = true;
+        }
+    }
+    return in_stanza && names && pins;
+}
+
+char *
+drv_image_hold_missing(const struct cu_drv_plan *d, const char *root, const char *prefs_text,
+                       const struct cu_strv *installed, const struct cu_strv *held)
+{
+    const char *kind = d->pin_kind ? d->pin_kind : "";
+    for (size_t i = 0; i < d->pin_packages.n; i++) {
+        const char *p = d->pin_packages.v[i];
+        if (strcmp(kind, "apt preferences") == 0 && !prefs_hold(prefs_text, d->branch, p))
+            return cu_xasprintf(_("%s in %s does not pin %s to the branch %d (Pin: version %d.*), so the next upgrade could replace the branch."),
+                                CU_DRV_PREFS_FILE, root, p, d->branch, d->branch);
+        if (strcmp(kind, "nvidia pinning package") == 0 && !cu_strv_contains(installed, p))
+            return cu_xasprintf(_("%s, which holds the branch, is not installed in %s, so the next upgrade could replace the branch."), p, root);
+        if (strcmp(kind, "apt-mark hold") == 0 && !cu_strv_contains(held, p))
+            return cu_xasprintf(_("%s is not held in %s, so the next upgrade could replace the branch."), p, root);
+    }
+    return NULL;
+}
