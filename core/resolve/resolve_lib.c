@@ -86,13 +86,42 @@ judge_pinned(struct rs *r, struct fwopt *o)
                                       o->title, o->lib_exact, V(&v, b1, sizeof(b1)), note[0] ? ": " : ".", note));
 }
 
+/*
+ * The CUDA runtime pip brings beside a build that asks for a range of it (jax-cuda12-plugin:
+ * nvidia-cuda-runtime-cu12>=12.1.105): pip takes the newest release, so at least the newest that
+ * some wheel read pins exactly (PyPI held it when that wheel was read).  Sets @cuda to its X.Y and
+ * returns the sentence that says so, or leaves @cuda and returns NULL when the data does not tell.
+ */
+static char *
+pip_runtime(struct rs *r, const struct fwopt *o, struct cu_version *cuda)
+{
+    char b1[32], b2[32], pkg[64];
+    struct cu_version ver = {{0}, 0};
+    if (o->version && !cu_version_parse(o->version, &ver))
+        return NULL;
+    const struct cu_cat_fw_wheel *w = cu_catalog_fw_wheel(&r->cat->wheels, "jax", o->tag, &ver);
+    snprintf(pkg, sizeof(pkg), "nvidia-cuda-runtime-cu%d", (int)o->build_cuda.part[0]);
+    const struct cu_cat_wheel_req *q = w ? cu_fw_wheel_req(w, pkg) : NULL;
+    struct cu_version known;
+    const struct cu_cat_fw_wheel *by = NULL;
+    if (!q || !cu_catalog_wheels_known(&r->cat->wheels, pkg, &q->spec, &known, &by))
+        return NULL;
+    struct cu_version x = mm(&known);
+    if (cu_version_cmp(&x, cuda) <= 0)
+        return NULL;
+    *cuda = x;
+    return cu_tr_asprintf(_("%s asks pip for %s%s, and pip takes the newest release: %s or newer (%s pins %s), so the cuDNN it brings runs with CUDA %s or newer."),
+                          o->title, pkg, q->text, V(&known, b1, sizeof(b1)), by->pip, b1, V(&x, b2, sizeof(b2)));
+}
+
 /* JAX: a range that pip fills with the newest release; hold it to one that lists every GPU. */
 static void
 judge_range(struct rs *r, struct fwopt *o)
 {
     char why[512], first_why[512] = "", note[300], b1[32], b2[32], b3[32];
     const struct cu_cat_cudnn *newest = NULL, *pick = NULL, *oldest = NULL;
-    struct cu_version cuda = {{(unsigned)o->build_cuda.part[0], 0}, 2};
+    struct cu_version cuda = {{(unsigned)o->build_cuda.part[0], 0}, 2}, least = cuda;
+    CU_AUTOFREE char *runtime_why = pip_runtime(r, o, &cuda);
 
     for (size_t i = 0; i < r->cat->n_cudnn; i++) {
         const struct cu_cat_cudnn *c = &r->cat->cudnn[i];
@@ -127,6 +156,9 @@ judge_range(struct rs *r, struct fwopt *o)
                                     o->title, o->lib_pkg, range, oldest == newest ? first_why : why));
         return;
     }
+    /* Say so where the CUDA runtime pip brings is what lets the pick serve every GPU here. */
+    if (runtime_why && !judge(r, &pick->version, &least, why, sizeof(why), NULL, 0))
+        cu_strv_push_owned(&o->lib_reasons, cu_xstrdup(runtime_why));
     if (pick == newest) {
         cu_strv_push_owned(&o->lib_reasons,
                            cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range, %s, is listed for every GPU here%s%s"),
