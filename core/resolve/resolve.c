@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/resolve/resolve_int.h"
+#include "core/catalog/catalog_legacy.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
@@ -270,6 +271,30 @@ legacy_fallback(struct rs *r, const struct fwopt *opts, size_t n_opts, struct cu
     return st;
 }
 
+/*
+ * A --cuda that neither the mirror nor a runfile of the catalog's holds: no build of any framework can
+ * meet it, whatever else changes, so the refusal names it, not what stopped a build the request never
+ * reached (A100 on 530 with pytorch --cuda 12.1 was told of the driver PyTorch 2.14 cu132 needs).  Where
+ * that release cannot build for a GPU here, the GPU is the blocker: it holds whatever the mirror carries
+ * (GTX 780, --cuda 12.0: CUDA 12 has no sm_35).
+ */
+static void
+wished_cuda_blocker(struct rs *r)
+{
+    if (r->cuda.kind == SPEC_AUTO || mirror_lists_cuda(r))
+        return;
+    const struct cu_cat_legacy *l = r->cat->legacy;
+    for (size_t i = 0; l && i < l->n_cuda; i++)
+        if (rs_spec_matches(&r->cuda, &l->cuda[i].version))
+            return; /* served from its runfile where it fits: what stopped that explains */
+    bool unknown;
+    r->stage = 0;
+    r->why[0] = '\0';
+    r->silent = false;
+    if (rs_gpus_fit_cuda(r, &r->cuda.v, &unknown) == 0)
+        rs_fail(r, ST_MIRROR, _("CUDA %s is not on the mirror."), r->in->wishes->cuda);
+}
+
 static enum cu_status resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out,
                               struct cu_error *err);
 
@@ -474,8 +499,10 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         st = try_options(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
             st = legacy_fallback(&r, opts, n_opts, out);
-        if (st == CU_E_NOT_FOUND)
+        if (st == CU_E_NOT_FOUND) {
+            wished_cuda_blocker(&r);
             st = rs_nothing_fits(&r);
+        }
         /* No GPU: the plan's note comes from doctor's finding, with its fix (installers/driver.c,
          * inst_driver_bind); a second one here said it twice (issue 35). */
     }

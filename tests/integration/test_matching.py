@@ -346,6 +346,26 @@ t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "it carries sm_
      "cu132" not in d.get("error", ""),
      "GTX 780, pytorch: no build has sm_35; the error names one with the oldest code any carries (sm_37), not the newest "
      "build (cu132), though builds the data is silent on (2.13 cu130) fail too [data/compat/pytorch_gpu_code.csv]", d)
+# A --cuda the mirror and the runfiles lack is the blocker, not a framework build it never reached; where that CUDA
+# cannot build for a GPU here, the GPU is (found by an independent check of issue 34).
+A100 = ("20b2", "8.0", "NVIDIA A100-SXM4-80GB")
+r, d = plan([A100], "530.30.02", "--framework", "pytorch", "--cuda", "12.1")
+t.ok(r.rc == 3 and d.get("error") == "CUDA 12.1 is not on the mirror." and advice_command(d),
+     "A100 on 530, pytorch --cuda 12.1: CUDA 12.1 not on the mirror is the blocker, not cu132's driver "
+     "[tests/fixtures/nvidia: no 12.1; data/legacy/cuda_runfiles.csv: none]", d)
+for cuda in ("12.0", "12.1"):
+    r, d = plan([GTX780], "470.57.02", "--framework", "none", "--cuda", cuda)
+    t.ok(r.rc == 3 and "no longer builds for GPU 0" in d.get("error", "") and "3.5" in d.get("error", "") and
+         "mirror" not in d.get("error", ""),
+         "GTX 780, --cuda %s: CUDA 12 has no sm_35, not 'not on the mirror' [cuda_arch_support.csv 12.0]" % cuda, d)
+# No build has code for both GPUs: said so, naming a build for each, not one build's missing GPU.
+for old in (GTX1080, ("13c0", "5.2", "NVIDIA GeForce GTX 980")):
+    r, d = plan([old, RTX5090], "575.64.05", "--framework", "pytorch")
+    e = d.get("error", "")
+    t.ok(r.rc == 3 and e.startswith("No PyTorch build has code for every GPU here") and "(cu126) has code for GPU 0" in e and
+         re.search(r"\(cu1[23]\d\) has code for GPU 1", e) and "2.7 (cu118)" not in e and advice_command(d),
+         "%s + RTX 5090, pytorch: no build has code for both, each GPU's build named "
+         "[pytorch_gpu_code.csv 2.8+ cu126 sm_50-sm_90, cu128+ sm_70-sm_120]" % old[2], d)
 r, d = plan([RTX5090], "570.133.07", "--framework", "jax", "--driver", "keep")
 t.ok(r.rc == 0 and any("older than 0.7.1" in x for x in d.get("reasons", [])) and
      not any("0.6.0 to 0.7.1" in x for x in d.get("reasons", [])),
