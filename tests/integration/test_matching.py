@@ -153,6 +153,18 @@ r, d = plan([RTX5090], "570.86.15", "--framework", "pytorch")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu128",
      "RTX 5090 on 570.86.15, pytorch: cu128 (sm_120) by minor-version compatibility [%s; pytorch_gpu_code 2.7 cu128]" % SRC_MVC,
      d.get("error") or fw(d))
+# The newest PyTorch release that runs is the default, though its runtime needs NVIDIA's minor-version compatibility
+# and an older release's own CUDA runs natively (a GTX 970 on 535 got 2.5 cu118; found by an independent check of
+# issue 34).  Within one release the build whose CUDA the driver runs natively still comes first.
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch")
+t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") == "cu126" and code(d) == ("sass", "sm_50") and
+     any("minor-version compatibility it needs driver 525.60.13" in x for x in d.get("reasons", [])),
+     "GTX 970 on 535, pytorch: 2.14 cu126, its sm_50 code, its CUDA 12.6 runtime by minor-version compatibility "
+     "[pytorch_gpu_code.csv 2.14 cu126 read; framework_driver_rules.md cu12x >= 525.60.13]", fw(d))
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118",
+     "GTX 970 on 535, pytorch==2.7: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu126 "
+     "[cuda_toolkit_driver_versions.csv 11.8 520.61.05]", fw(d))
 # jax[cuda12] is an extra from JAX 0.4.22 on (0.4.20 and 0.4.21 had cuda12_pip; jax[cuda12]==0.4.21 installs the CPU
 # jaxlib): an older pin is not planned with it (found by an independent check of issue 34).
 for pin in ("0.4.21", "0.4.16"):
