@@ -92,14 +92,21 @@ judge_pinned(struct rs *r, struct fwopt *o)
  * some wheel read pins exactly (PyPI held it when that wheel was read).  Sets @cuda to its X.Y and
  * returns the sentence that says so, or leaves @cuda and returns NULL when the data does not tell.
  */
+/* The wheel of option @o as read from PyPI (framework_wheels), or NULL. */
+static const struct cu_cat_fw_wheel *
+own_wheel(struct rs *r, const struct fwopt *o)
+{
+    struct cu_version ver = {{0}, 0};
+    if (o->version && !cu_version_parse(o->version, &ver))
+        return NULL;
+    return cu_catalog_fw_wheel(&r->cat->wheels, "jax", o->tag, &ver);
+}
+
 static char *
 pip_runtime(struct rs *r, const struct fwopt *o, struct cu_version *cuda)
 {
     char b1[32], b2[32], pkg[64];
-    struct cu_version ver = {{0}, 0};
-    if (o->version && !cu_version_parse(o->version, &ver))
-        return NULL;
-    const struct cu_cat_fw_wheel *w = cu_catalog_fw_wheel(&r->cat->wheels, "jax", o->tag, &ver);
+    const struct cu_cat_fw_wheel *w = own_wheel(r, o);
     snprintf(pkg, sizeof(pkg), "nvidia-cuda-runtime-cu%d", (int)o->build_cuda.part[0]);
     const struct cu_cat_wheel_req *q = w ? cu_fw_wheel_req(w, pkg) : NULL;
     struct cu_version known;
@@ -159,6 +166,19 @@ judge_range(struct rs *r, struct fwopt *o)
     /* Say so where the CUDA runtime pip brings is what lets the pick serve every GPU here. */
     if (runtime_why && !judge(r, &pick->version, &least, why, sizeof(why), NULL, 0))
         cu_strv_push_owned(&o->lib_reasons, cu_xstrdup(runtime_why));
+    /* The wheel's own requirement may let pip past what the build loads (jax 0.4.25 asks for
+     * nvidia-cudnn-cu12>=8.9.7.29 and would get cuDNN 9): the constraint holds pip to the range. */
+    const struct cu_cat_fw_wheel *w = own_wheel(r, o);
+    const struct cu_cat_wheel_req *q = w ? cu_fw_wheel_req(w, o->lib_pkg) : NULL;
+    if (q && o->lib_max_excl.n && cu_pipspec_contains(&q->spec, &o->lib_max_excl)) {
+        char *pin = cu_xasprintf("%s==%s.*", o->lib_pkg, V(&pick->version, b1, sizeof(b1)));
+        cu_strv_push_owned(&o->constraints, pin);
+        cu_strv_push_owned(&o->lib_reasons,
+                           cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u whose support matrix lists every GPU here%s%s"),
+                                          o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
+                                          o->lib_min.part[0], pin, o->lib_min.part[0], note[0] ? ": " : ".", note));
+        return;
+    }
     if (pick == newest) {
         cu_strv_push_owned(&o->lib_reasons,
                            cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range, %s, is listed for every GPU here%s%s"),

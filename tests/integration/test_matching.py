@@ -174,6 +174,18 @@ for pin in ("0.4.21", "0.4.16"):
          "jax==%s: no jax[cuda12] install line, and the reason says why [framework_wheel_requires.csv: cuda12 from 0.4.22]" % pin, d)
 r, d = plan([RTX3090], "535.216.01", "--framework", "jax==0.4.22")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]==0.4.22"], "jax==0.4.22: jax[cuda12] [framework_wheel_requires.csv]", d)
+# jax 0.4.22-0.4.25 ask pip for nvidia-cudnn-cu12>=8.9 with no upper bound, so pip would take cuDNN 9, which the jaxlib
+# they pin (built with cuDNN 8.9) does not load; 0.4.26 added <9.0 itself (found by an independent check of issue 34).
+r, d = plan([RTX3090], "535.216.01", "--framework", "jax==0.4.25")
+t.ok(r.rc == 0 and fw(d).get("constraints") == ["nvidia-cudnn-cu12==8.9.7.*"] and
+     any("nvidia-cudnn-cu12>=8.9.7.29" in x and "cuDNN 8 only" in x for x in d.get("reasons", [])),
+     "jax==0.4.25: pip held to cuDNN 8.9.7, the wheel's own requirement has no bound below 9 "
+     "[framework_wheel_requires.csv jax 0.4.25, 0.4.26 <9.0; framework_pip_libraries.csv 0.4.22-0.4.25 inferred]", d)
+r, d = plan([RTX3090], "535.216.01", "--framework", "jax==0.4.26")
+t.ok(r.rc == 0 and fw(d).get("constraints") == [] and
+     any("nvidia-cudnn-cu12>=8.9.2.26,<9.0" in x and "8.9.7" in x for x in d.get("reasons", [])),
+     "jax==0.4.26: no constraint, its wheel asks <9.0 itself, and the plan judges cuDNN 8.9.7, not 9 "
+     "[framework_wheel_requires.csv jax 0.4.26]", d)
 r, d = plan([GTX970], "450.80.02")
 t.ok(r.rc == 0 and vkey(fw(d).get("version")) < (2, 15), "TensorFlow on 450.80.02: a CUDA 11 build [%s]" % SRC_MVC, r)
 t.ok(any("minor-version compatibility" in w for w in d.get("warnings", [])), "with a warning on what the old driver limits", d)
