@@ -234,6 +234,17 @@ t.ok(any("9.10.2 is the newest known" in x for x in d.get("reasons", [])), "the 
 r, d = plan([RTX4090], "580.95.05")
 t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) > (9, 10, 2), "RTX 4090: a newer cuDNN, both neighbouring matrices list 8.9 [cudnn_support_matrix.csv]", d.get("cudnn"))
 
+# cuDNN 8.9.7's support matrix row lists CUDA 12.0-12.2; paired with 12.4 (TensorFlow 2.16 needs 12.3 or newer), the
+# plan says so and on what it pairs them: NVIDIA's archive for CUDA 12 (found by an independent check of issue 34).
+r, d = plan([RTX3090], "550.54.14", "--framework", "tensorflow==2.16")
+t.ok(r.rc == 0 and (d.get("cudnn") or {}).get("version") == "8.9.7" and
+     any(x.startswith("cuDNN 8.9.7's support matrix lists CUDA 12.0 to 12.2, not 12.4") for x in d.get("reasons", [])),
+     "RTX 3090, tensorflow==2.16 on CUDA 12.4: the plan says cuDNN 8.9.7's row lists 12.0-12.2 and why it pairs them "
+     "[cudnn_support_matrix.csv 8.9.7; cudnn_cuda_variants_from_manifests.csv 8.9.7 cuda12]", d.get("reasons"))
+r, d = plan([GTX970], "535.183.01")
+t.ok(r.rc == 0 and not any("support matrix lists CUDA" in x for x in d.get("reasons", [])),
+     "GTX 970 on 535, TensorFlow 2.15 on CUDA 12.2: no such sentence, 8.9.7's row lists 12.2", d.get("reasons"))
+
 # --- no build has code for the GPU ---------------------------------------------------------------
 r, d = plan([GTX680], "470.82.01")
 t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "sm_35" in d.get("error", ""),
