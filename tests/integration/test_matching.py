@@ -300,11 +300,11 @@ for py, want in (("3.11", "0.10.2"), ("3.12", "0.12.0.1")):
 GTX980 = ("13c0", "5.2", "NVIDIA GeForce GTX 980")
 r, d = plan([GTX980, RTX5090], "575.64.05", "--framework", "jax")
 t.ok(r.rc == 0 and fw(d).get("constraints") == ["nvidia-cudnn-cu12==9.10.2.*"] and code(d, 0) == ("sass", "sm_50") and
-     code(d, 1) == ("ptx-jit", "compute_120") and
+     code(d, 1) in (("sass", "sm_120"), ("ptx-jit", "compute_120")) and
      any("nvidia-cuda-runtime-cu12>=12.1.105" in x and "12.8.90" in x for x in d.get("reasons", [])),
      "GTX 980 + RTX 5090 on 575, jax: planned, cuDNN held to 9.10.2 (its Blackwell row: 12.0 from CUDA 12.8), the runtime "
      "pip brings named [framework_wheel_requires.csv jax-cuda12-plugin runtime >=12.1.105, torch 2.10.0 ==12.8.90; "
-     "cudnn_support_matrix.csv 9.10.2 Blackwell row; jax_wheel_arch.csv 0.10.2-0.11.0 sm_50, compute_120]", d)
+     "cudnn_support_matrix.csv 9.10.2 Blackwell row; jax_gpu_code.csv: sm_50 and sm_120 or compute_120]", d)
 r, d = plan([GTX970], "450.80.02", "--framework", "none")
 t.ok(r.rc == 0 and vkey(d["cuda"]["version"])[0] == 11 and any("minor-version compatibility" in w for w in d.get("warnings", [])),
      "driver 450.80.02, --framework none: CUDA 11 by minor-version compatibility, with its warning [cuda_minor_version_compat.csv 11.x >= 450.80.02]", d)
