@@ -284,6 +284,11 @@ conv_cudnn_support(struct conv *c, const json_t *root, struct cu_catalog *cat)
         s->cc = version_list(json_object_get(o, "cc"), &s->n_cc, &ok);
         if (!ok)
             return bad(c, "cudnn_support", i, "has a malformed compute capability list");
+        if (json_object_get(o, "cuda")) {
+            s->cuda = version_list(json_object_get(o, "cuda"), &s->n_cuda, &ok);
+            if (!ok)
+                return bad(c, "cudnn_support", i, "has a malformed CUDA list");
+        }
         json_t *needs = json_object_get(o, "cc_needs_cuda");
         if (json_is_object(needs)) {
             const char *key;
@@ -619,6 +624,7 @@ cu_catalog_free(struct cu_catalog *cat)
         free(cat->cudnn_support[i].cc);
         free(cat->cudnn_support[i].cc_needs_cc);
         free(cat->cudnn_support[i].cc_needs_cuda);
+        free(cat->cudnn_support[i].cuda);
     }
     free(cat->cudnn_support);
     for (size_t i = 0; cat->tf && cat->tf[i].version.n; i++) {

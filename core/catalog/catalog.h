@@ -84,6 +84,8 @@ struct cu_cat_cudnn_support {
     /* CCs that need a newer CUDA minor than the variant's first (Blackwell rows) */
     struct cu_version *cc_needs_cc, *cc_needs_cuda;
     size_t n_cc_needs;
+    struct cu_version *cuda; /* the CUDA X.Y releases the row lists (its toolkit column), or NULL */
+    size_t n_cuda;
 };
 
 struct cu_cat_tf {

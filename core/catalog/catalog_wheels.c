@@ -142,3 +142,48 @@ cu_catalog_cudnn_wheels(const struct cu_catalog_wheels *w, const char *package)
             return &w->cudnn[i];
     return NULL;
 }
+
+bool
+cu_catalog_wheels_known(const struct cu_catalog_wheels *w, const char *package, const struct cu_pipspec *within,
+                        struct cu_version *out, const struct cu_cat_fw_wheel **by)
+{
+    bool found = false;
+    for (size_t i = 0; i < w->n_fw; i++) {
+        const struct cu_cat_wheel_req *q = cu_fw_wheel_req(&w->fw[i], package);
+        struct cu_version v;
+        bool prefix = false;
+        const struct cu_pipspec *one = q ? &q->spec : NULL;
+        /* Only an exact pin names a release that exists; "==12.8.*" or a range does not. */
+        if (!q || !cu_pipspec_pinned(&one, 1, &v, &prefix) || prefix)
+            continue;
+        if (within && !cu_pipspec_contains(within, &v))
+            continue;
+        if (!found || cu_version_cmp(&v, out) > 0) {
+            *out = v;
+            if (by)
+                *by = &w->fw[i];
+            found = true;
+        }
+    }
+    return found;
+}
+
+const struct cu_cat_fw_wheel *
+cu_catalog_fw_wheel(const struct cu_catalog_wheels *w, const char *framework, const char *tag,
+                    const struct cu_version *version)
+{
+    const struct cu_cat_fw_wheel *best = NULL;
+    for (size_t i = 0; i < w->n_fw; i++) {
+        const struct cu_cat_fw_wheel *f = &w->fw[i];
+        if (strcmp(f->framework, framework) != 0 || !f->tag || !tag || strcmp(f->tag, tag) != 0)
+            continue;
+        if (version && version->n) {
+            if (cu_version_cmp(&f->version, version) == 0 || cu_version_matches(&f->version, version))
+                return f;
+            continue;
+        }
+        if (!best || cu_version_cmp(&f->version, &best->version) > 0)
+            best = f;
+    }
+    return best;
+}

@@ -61,4 +61,15 @@ const struct cu_cat_wheel_req *cu_fw_wheel_req(const struct cu_cat_fw_wheel *w, 
 /** The releases of cuDNN wheel @package ("nvidia-cudnn-cu12") PyPI holds, or NULL. Borrowed. */
 const struct cu_cat_cudnn_wheels *cu_catalog_cudnn_wheels(const struct cu_catalog_wheels *w, const char *package);
 
+/** The newest release of @package that some wheel read pins exactly (==X), so PyPI held it when that
+ *  wheel was read, among those @within admits (NULL: any).  False when no wheel pins one; @by (may be
+ *  NULL) gets the wheel that pins it. */
+bool cu_catalog_wheels_known(const struct cu_catalog_wheels *w, const char *package, const struct cu_pipspec *within,
+                             struct cu_version *out, const struct cu_cat_fw_wheel **by);
+
+/** The wheel of @framework release @version with tag @tag ("cuda12"), or, @version NULL or empty, the
+ *  newest of that framework and tag.  NULL when none was read. Borrowed. */
+const struct cu_cat_fw_wheel *cu_catalog_fw_wheel(const struct cu_catalog_wheels *w, const char *framework,
+                                                  const char *tag, const struct cu_version *version);
+
 #endif

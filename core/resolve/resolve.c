@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/resolve/resolve_int.h"
+#include "core/catalog/catalog_legacy.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
@@ -169,42 +170,63 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     size_t chosen = 0;
     bool first_tried = false;
 
-    /* A build the driver runs with the system CUDA it was made for beats one that needs
-     * another release of its major, which beats one that leans on minor-version compatibility. */
-    for (int sweep = 0; sweep < 3 && st == CU_E_NOT_FOUND; sweep++) {
-        for (int pass = CODE_READ; pass <= CODE_SILENT && st == CU_E_NOT_FOUND; pass++) {
-            for (size_t i = 0; i < n_opts && st == CU_E_NOT_FOUND; i++) {
-                if (opts[i].code_class != pass)
-                    continue;
-                /* The first option's own failure, apart from what the others said. */
-                int saved_stage = r->stage;
-                char saved_why[sizeof(r->why)];
-                struct cu_version saved_need = r->min_need;
-                if (i == 0 && sweep == 0) {
-                    memcpy(saved_why, r->why, sizeof(saved_why));
-                    r->stage = 0;
-                    r->why[0] = '\0';
-                    memset(&r->min_need, 0, sizeof(r->min_need));
-                }
-                r->silent = opts[i].code_class == CODE_SILENT;
-                st = try_option(r, &opts[i], sweep, out);
-                r->silent = false;
-                if (st == CU_OK)
-                    chosen = i;
-                if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
-                    first_tried = true;
-                    memcpy(first_why, r->why, sizeof(first_why));
-                    r->first_title = opts[0].title;
-                    memcpy(r->first_why, r->why, sizeof(r->first_why));
-                    if (saved_stage > r->stage) {
-                        r->stage = saved_stage;
-                        memcpy(r->why, saved_why, sizeof(r->why));
-                        r->min_need = saved_need;
-                    }
-                }
+    /* A build the driver runs with the system CUDA it was made for beats one that needs another release
+     * of its major (sweep 1: a wheel with its own runtime, which the driver runs by NVIDIA's minor-version
+     * compatibility), which beats one whose system CUDA leans on that compatibility too (sweep 2).  The
+     * first two are weighed within one release, not across releases: the newest release that runs
+     * (PyTorch 2.14's cu126 wheels on driver 535, which PyTorch and NVIDIA vouch for from 525.60.13) is
+     * not passed over for an older one whose own CUDA the driver runs natively (2.5 cu118). */
+    struct step {
+        size_t i;
+        int sweep;
+    } *plan_of = cu_xcalloc(3 * n_opts + 1, sizeof(*plan_of));
+    size_t n_steps = 0;
+    for (int pass = CODE_READ; pass <= CODE_SILENT; pass++)
+        for (size_t g = 0, end; g < n_opts; g = end) {
+            for (end = g + 1; end < n_opts && opts[g].version && opts[end].version &&
+                              strcmp(opts[g].version, opts[end].version) == 0;
+                 end++)
+                ;
+            for (int sweep = 0; sweep < 2; sweep++)
+                for (size_t k = g; k < end; k++)
+                    if (opts[k].code_class == pass)
+                        plan_of[n_steps++] = (struct step){k, sweep};
+        }
+    for (int pass = CODE_READ; pass <= CODE_SILENT; pass++)
+        for (size_t k = 0; k < n_opts; k++)
+            if (opts[k].code_class == pass)
+                plan_of[n_steps++] = (struct step){k, 2};
+    for (size_t s = 0; s < n_steps && st == CU_E_NOT_FOUND; s++) {
+        size_t i = plan_of[s].i;
+        int sweep = plan_of[s].sweep;
+        /* The first option's own failure, apart from what the others said. */
+        int saved_stage = r->stage;
+        char saved_why[sizeof(r->why)];
+        struct cu_version saved_need = r->min_need;
+        if (i == 0 && sweep == 0) {
+            memcpy(saved_why, r->why, sizeof(saved_why));
+            r->stage = 0;
+            r->why[0] = '\0';
+            memset(&r->min_need, 0, sizeof(r->min_need));
+        }
+        r->silent = opts[i].code_class == CODE_SILENT;
+        st = try_option(r, &opts[i], sweep, out);
+        r->silent = false;
+        if (st == CU_OK)
+            chosen = i;
+        if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
+            first_tried = true;
+            memcpy(first_why, r->why, sizeof(first_why));
+            r->first_title = opts[0].title;
+            memcpy(r->first_why, r->why, sizeof(r->first_why));
+            if (saved_stage > r->stage) {
+                r->stage = saved_stage;
+                memcpy(r->why, saved_why, sizeof(r->why));
+                r->min_need = saved_need;
             }
         }
     }
+    free(plan_of);
     if (st != CU_OK || chosen == 0)
         return st;
     const struct fwopt *o0 = &opts[0], *oc = &opts[chosen];
@@ -268,6 +290,30 @@ legacy_fallback(struct rs *r, const struct fwopt *opts, size_t n_opts, struct cu
     if (newer_why[0] && strcmp(newer_why, why) != 0)
         cu_plan_reason(*out, _("Not a newer %s: %s"), cu_framework_title(cu_framework_name(r->fw.fw)), newer_why);
     return st;
+}
+
+/*
+ * A --cuda that neither the mirror nor a runfile of the catalog's holds: no build of any framework can
+ * meet it, whatever else changes, so the refusal names it, not what stopped a build the request never
+ * reached (A100 on 530 with pytorch --cuda 12.1 was told of the driver PyTorch 2.14 cu132 needs).  Where
+ * that release cannot build for a GPU here, the GPU is the blocker: it holds whatever the mirror carries
+ * (GTX 780, --cuda 12.0: CUDA 12 has no sm_35).
+ */
+static void
+wished_cuda_blocker(struct rs *r)
+{
+    if (r->cuda.kind == SPEC_AUTO || mirror_lists_cuda(r))
+        return;
+    const struct cu_cat_legacy *l = r->cat->legacy;
+    for (size_t i = 0; l && i < l->n_cuda; i++)
+        if (rs_spec_matches(&r->cuda, &l->cuda[i].version))
+            return; /* served from its runfile where it fits: what stopped that explains */
+    bool unknown;
+    r->stage = 0;
+    r->why[0] = '\0';
+    r->silent = false;
+    if (rs_gpus_fit_cuda(r, &r->cuda.v, &unknown) == 0)
+        rs_fail(r, ST_MIRROR, _("CUDA %s is not on the mirror."), r->in->wishes->cuda);
 }
 
 static enum cu_status resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out,
@@ -474,8 +520,10 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         st = try_options(&r, opts, n_opts, out);
         if (st == CU_E_NOT_FOUND)
             st = legacy_fallback(&r, opts, n_opts, out);
-        if (st == CU_E_NOT_FOUND)
+        if (st == CU_E_NOT_FOUND) {
+            wished_cuda_blocker(&r);
             st = rs_nothing_fits(&r);
+        }
         /* No GPU: the plan's note comes from doctor's finding, with its fix (installers/driver.c,
          * inst_driver_bind); a second one here said it twice (issue 35). */
     }

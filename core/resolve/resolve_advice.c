@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/base/i18n.h"
+#include "core/base/mem.h"
 #include "core/base/str.h"
 #include "core/resolve/resolve_int.h"
 
@@ -18,6 +19,50 @@
  * No option has code for a GPU here: the sentence names the build whose code is oldest.  A build the
  * data is silent on is judged silently, so it never names the blocker; it does not stand in the way.
  */
+/*
+ * Every GPU here has code in some build, but no build has code for all of them (a GTX 980 beside an
+ * RTX 5090: PyTorch's cu126 builds stop at sm_90, its cu128 and newer start at sm_70): the sentence says
+ * so, naming for each GPU the first build that has its code, not one build's missing GPU.  False when a
+ * GPU has code in no build (that GPU is the blocker).
+ */
+static bool
+explain_split(struct rs *r, const struct fwopt *opts, size_t n_opts)
+{
+    char b1[32];
+    size_t ng = r->f->n_gpus, known = 0;
+    if (ng < 2 || r->fw.fw == CU_FW_NONE)
+        return false;
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t g = 0; g < ng; g++) {
+        const struct cu_gpu_info *gpu = &r->f->gpus[g];
+        if (!gpu->cc.n)
+            continue;
+        const struct fwopt *serves = NULL;
+        for (size_t i = 0; i < n_opts && !serves; i++) {
+            int target;
+            if (opts[i].code && cu_code_fit(opts[i].code, &gpu->cc, &target) != CU_CODE_NONE)
+                serves = &opts[i];
+        }
+        if (!serves) {
+            cu_buf_fini(&b);
+            return false;
+        }
+        CU_AUTOFREE char *one = cu_tr_asprintf(_("%s has code for GPU %d (%s, compute capability %s)"), serves->title,
+                                               gpu->index, gpu->name, V(&gpu->cc, b1, sizeof(b1)));
+        cu_buf_printf(&b, "%s%s", known++ ? "; " : "", one);
+    }
+    if (known < 2) {
+        cu_buf_fini(&b);
+        return false;
+    }
+    r->stage = ST_DRIVER + 100; /* nothing else explains better */
+    rs_format(r->why, sizeof(r->why), _("No %s build has code for every GPU here: %s; none has code for all of them."),
+              cu_framework_title(cu_framework_name(r->fw.fw)), b.data);
+    cu_buf_fini(&b);
+    return true;
+}
+
 void
 rs_explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
 {
@@ -31,7 +76,7 @@ rs_explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
         if (!oldest || o->code->sass[0] < oldest->code->sass[0])
             oldest = o;
     }
-    if (!oldest)
+    if (!oldest || explain_split(r, opts, n_opts))
         return;
     r->stage = ST_DRIVER + 100; /* nothing else explains better */
     snprintf(r->why, sizeof(r->why), "%s", oldest->code_why);

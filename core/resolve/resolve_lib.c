@@ -86,13 +86,49 @@ judge_pinned(struct rs *r, struct fwopt *o)
                                       o->title, o->lib_exact, V(&v, b1, sizeof(b1)), note[0] ? ": " : ".", note));
 }
 
+/*
+ * The CUDA runtime pip brings beside a build that asks for a range of it (jax-cuda12-plugin:
+ * nvidia-cuda-runtime-cu12>=12.1.105): pip takes the newest release, so at least the newest that
+ * some wheel read pins exactly (PyPI held it when that wheel was read).  Sets @cuda to its X.Y and
+ * returns the sentence that says so, or leaves @cuda and returns NULL when the data does not tell.
+ */
+/* The wheel of option @o as read from PyPI (framework_wheels), or NULL. */
+static const struct cu_cat_fw_wheel *
+own_wheel(struct rs *r, const struct fwopt *o)
+{
+    struct cu_version ver = {{0}, 0};
+    if (o->version && !cu_version_parse(o->version, &ver))
+        return NULL;
+    return cu_catalog_fw_wheel(&r->cat->wheels, "jax", o->tag, &ver);
+}
+
+static char *
+pip_runtime(struct rs *r, const struct fwopt *o, struct cu_version *cuda)
+{
+    char b1[32], b2[32], pkg[64];
+    const struct cu_cat_fw_wheel *w = own_wheel(r, o);
+    snprintf(pkg, sizeof(pkg), "nvidia-cuda-runtime-cu%d", (int)o->build_cuda.part[0]);
+    const struct cu_cat_wheel_req *q = w ? cu_fw_wheel_req(w, pkg) : NULL;
+    struct cu_version known;
+    const struct cu_cat_fw_wheel *by = NULL;
+    if (!q || !cu_catalog_wheels_known(&r->cat->wheels, pkg, &q->spec, &known, &by))
+        return NULL;
+    struct cu_version x = mm(&known);
+    if (cu_version_cmp(&x, cuda) <= 0)
+        return NULL;
+    *cuda = x;
+    return cu_tr_asprintf(_("%s asks pip for %s%s, and pip takes the newest release: %s or newer (%s pins %s), so the cuDNN it brings runs with CUDA %s or newer."),
+                          o->title, pkg, q->text, V(&known, b1, sizeof(b1)), by->pip, b1, V(&x, b2, sizeof(b2)));
+}
+
 /* JAX: a range that pip fills with the newest release; hold it to one that lists every GPU. */
 static void
 judge_range(struct rs *r, struct fwopt *o)
 {
     char why[512], first_why[512] = "", note[300], b1[32], b2[32], b3[32];
     const struct cu_cat_cudnn *newest = NULL, *pick = NULL, *oldest = NULL;
-    struct cu_version cuda = {{(unsigned)o->build_cuda.part[0], 0}, 2};
+    struct cu_version cuda = {{(unsigned)o->build_cuda.part[0], 0}, 2}, least = cuda;
+    CU_AUTOFREE char *runtime_why = pip_runtime(r, o, &cuda);
 
     for (size_t i = 0; i < r->cat->n_cudnn; i++) {
         const struct cu_cat_cudnn *c = &r->cat->cudnn[i];
@@ -125,6 +161,22 @@ judge_range(struct rs *r, struct fwopt *o)
     if (!pick) {
         no_fit(r, o, cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s), and no cuDNN release in that range supports every GPU here: %s"),
                                     o->title, o->lib_pkg, range, oldest == newest ? first_why : why));
+        return;
+    }
+    /* Say so where the CUDA runtime pip brings is what lets the pick serve every GPU here. */
+    if (runtime_why && !judge(r, &pick->version, &least, why, sizeof(why), NULL, 0))
+        cu_strv_push_owned(&o->lib_reasons, cu_xstrdup(runtime_why));
+    /* The wheel's own requirement may let pip past what the build loads (jax 0.4.25 asks for
+     * nvidia-cudnn-cu12>=8.9.7.29 and would get cuDNN 9): the constraint holds pip to the range. */
+    const struct cu_cat_fw_wheel *w = own_wheel(r, o);
+    const struct cu_cat_wheel_req *q = w ? cu_fw_wheel_req(w, o->lib_pkg) : NULL;
+    if (q && o->lib_max_excl.n && cu_pipspec_contains(&q->spec, &o->lib_max_excl)) {
+        char *pin = cu_xasprintf("%s==%s.*", o->lib_pkg, V(&pick->version, b1, sizeof(b1)));
+        cu_strv_push_owned(&o->constraints, pin);
+        cu_strv_push_owned(&o->lib_reasons,
+                           cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u whose support matrix lists every GPU here%s%s"),
+                                          o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
+                                          o->lib_min.part[0], pin, o->lib_min.part[0], note[0] ? ": " : ".", note));
         return;
     }
     if (pick == newest) {

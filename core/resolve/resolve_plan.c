@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/catalog/gpucode.h"
+#include "core/catalog/cudnn_matrix.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
@@ -202,6 +203,29 @@ explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_p
 }
 
 /* The plan's part for framework @o of kind @kind with Python @py; the pins pip is held to are @set's. */
+/*
+ * The cuDNN picked for the CUDA folder is NVIDIA's build for that CUDA major; where its support matrix row
+ * lists fewer releases of the major (cuDNN 8.9.7: 12.0 to 12.2) than the one planned (12.4), the plan says
+ * so and on what it pairs them: the archive's own variant, not the row's toolkit list.
+ */
+static void
+cudnn_toolkits_said(struct rs *r, struct cu_plan *p, const struct cu_version *label, const struct cu_version *cv)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    struct cu_version v3 = *label, xy = mm(cv);
+    if (v3.n > 3)
+        v3.n = 3;
+    const struct cu_cat_cudnn_support *row = cu_catalog_cudnn_support(r->cat, &v3, (int)cv->part[0]);
+    if (!row || !row->n_cuda || cu_version_cmp(&row->cudnn, &v3) != 0)
+        return;
+    for (size_t i = 0; i < row->n_cuda; i++)
+        if (cu_version_cmp(&row->cuda[i], &xy) == 0)
+            return;
+    cu_plan_reason(p, _("cuDNN %s's support matrix lists CUDA %s to %s, not %s; cudaup pairs them because NVIDIA publishes this cuDNN as its build for CUDA %u (the archive's variant), not for those releases only."),
+                   V(&v3, b1, sizeof(b1)), V(&row->cuda[0], b2, sizeof(b2)), V(&row->cuda[row->n_cuda - 1], b3, sizeof(b3)),
+                   V(&xy, b4, sizeof(b4)), cv->part[0]);
+}
+
 static struct cu_plan_framework *
 plan_framework(const struct fwopt *o, enum cu_framework kind, const struct cu_version *py, const struct fwopt *set)
 {
@@ -303,6 +327,7 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
     if (dn->m) {
         cu_plan_reason(p, _("cuDNN %s (the build for CUDA %s): the newest that fits this CUDA, driver and GPU."),
                        dn->pkg->version ? dn->pkg->version : V(&dn->label, b1, sizeof(b1)), dn->art->variant);
+        cudnn_toolkits_said(r, p, &dn->label, cv);
         if (r->cudnn_skip[0])
             cu_plan_reason(p, _("Not a newer cuDNN: %s"), r->cudnn_skip);
         if (r->cudnn_note[0])

@@ -153,6 +153,18 @@ r, d = plan([RTX5090], "570.86.15", "--framework", "pytorch")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu128",
      "RTX 5090 on 570.86.15, pytorch: cu128 (sm_120) by minor-version compatibility [%s; pytorch_gpu_code 2.7 cu128]" % SRC_MVC,
      d.get("error") or fw(d))
+# The newest PyTorch release that runs is the default, though its runtime needs NVIDIA's minor-version compatibility
+# and an older release's own CUDA runs natively (a GTX 970 on 535 got 2.5 cu118; found by an independent check of
+# issue 34).  Within one release the build whose CUDA the driver runs natively still comes first.
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch")
+t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") == "cu126" and code(d) == ("sass", "sm_50") and
+     any("minor-version compatibility it needs driver 525.60.13" in x for x in d.get("reasons", [])),
+     "GTX 970 on 535, pytorch: 2.14 cu126, its sm_50 code, its CUDA 12.6 runtime by minor-version compatibility "
+     "[pytorch_gpu_code.csv 2.14 cu126 read; framework_driver_rules.md cu12x >= 525.60.13]", fw(d))
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118",
+     "GTX 970 on 535, pytorch==2.7: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu126 "
+     "[cuda_toolkit_driver_versions.csv 11.8 520.61.05]", fw(d))
 # jax[cuda12] is an extra from JAX 0.4.22 on (0.4.20 and 0.4.21 had cuda12_pip; jax[cuda12]==0.4.21 installs the CPU
 # jaxlib): an older pin is not planned with it (found by an independent check of issue 34).
 for pin in ("0.4.21", "0.4.16"):
@@ -162,6 +174,18 @@ for pin in ("0.4.21", "0.4.16"):
          "jax==%s: no jax[cuda12] install line, and the reason says why [framework_wheel_requires.csv: cuda12 from 0.4.22]" % pin, d)
 r, d = plan([RTX3090], "535.216.01", "--framework", "jax==0.4.22")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]==0.4.22"], "jax==0.4.22: jax[cuda12] [framework_wheel_requires.csv]", d)
+# jax 0.4.22-0.4.25 ask pip for nvidia-cudnn-cu12>=8.9 with no upper bound, so pip would take cuDNN 9, which the jaxlib
+# they pin (built with cuDNN 8.9) does not load; 0.4.26 added <9.0 itself (found by an independent check of issue 34).
+r, d = plan([RTX3090], "535.216.01", "--framework", "jax==0.4.25")
+t.ok(r.rc == 0 and fw(d).get("constraints") == ["nvidia-cudnn-cu12==8.9.7.*"] and
+     any("nvidia-cudnn-cu12>=8.9.7.29" in x and "cuDNN 8 only" in x for x in d.get("reasons", [])),
+     "jax==0.4.25: pip held to cuDNN 8.9.7, the wheel's own requirement has no bound below 9 "
+     "[framework_wheel_requires.csv jax 0.4.25, 0.4.26 <9.0; framework_pip_libraries.csv 0.4.22-0.4.25 inferred]", d)
+r, d = plan([RTX3090], "535.216.01", "--framework", "jax==0.4.26")
+t.ok(r.rc == 0 and fw(d).get("constraints") == [] and
+     any("nvidia-cudnn-cu12>=8.9.2.26,<9.0" in x and "8.9.7" in x for x in d.get("reasons", [])),
+     "jax==0.4.26: no constraint, its wheel asks <9.0 itself, and the plan judges cuDNN 8.9.7, not 9 "
+     "[framework_wheel_requires.csv jax 0.4.26]", d)
 r, d = plan([GTX970], "450.80.02")
 t.ok(r.rc == 0 and vkey(fw(d).get("version")) < (2, 15), "TensorFlow on 450.80.02: a CUDA 11 build [%s]" % SRC_MVC, r)
 t.ok(any("minor-version compatibility" in w for w in d.get("warnings", [])), "with a warning on what the old driver limits", d)
@@ -209,6 +233,17 @@ t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) <= (9, 10, 2),
 t.ok(any("9.10.2 is the newest known" in x for x in d.get("reasons", [])), "the plan says why newer cuDNN was passed over", d.get("reasons"))
 r, d = plan([RTX4090], "580.95.05")
 t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) > (9, 10, 2), "RTX 4090: a newer cuDNN, both neighbouring matrices list 8.9 [cudnn_support_matrix.csv]", d.get("cudnn"))
+
+# cuDNN 8.9.7's support matrix row lists CUDA 12.0-12.2; paired with 12.4 (TensorFlow 2.16 needs 12.3 or newer), the
+# plan says so and on what it pairs them: NVIDIA's archive for CUDA 12 (found by an independent check of issue 34).
+r, d = plan([RTX3090], "550.54.14", "--framework", "tensorflow==2.16")
+t.ok(r.rc == 0 and (d.get("cudnn") or {}).get("version") == "8.9.7" and
+     any(x.startswith("cuDNN 8.9.7's support matrix lists CUDA 12.0 to 12.2, not 12.4") for x in d.get("reasons", [])),
+     "RTX 3090, tensorflow==2.16 on CUDA 12.4: the plan says cuDNN 8.9.7's row lists 12.0-12.2 and why it pairs them "
+     "[cudnn_support_matrix.csv 8.9.7; cudnn_cuda_variants_from_manifests.csv 8.9.7 cuda12]", d.get("reasons"))
+r, d = plan([GTX970], "535.183.01")
+t.ok(r.rc == 0 and not any("support matrix lists CUDA" in x for x in d.get("reasons", [])),
+     "GTX 970 on 535, TensorFlow 2.15 on CUDA 12.2: no such sentence, 8.9.7's row lists 12.2", d.get("reasons"))
 
 # --- no build has code for the GPU ---------------------------------------------------------------
 r, d = plan([GTX680], "470.82.01")
@@ -258,6 +293,18 @@ for py, want in (("3.11", "0.10.2"), ("3.12", "0.12.0.1")):
     t.ok(r.rc == 0 and any(p.startswith("jax[") and p.endswith("==" + want) for p in pips),
          "H100, pytorch,jax on Python %s: JAX %s, the newest with wheels for it [jax_python.csv; jax_gpu_code.csv]" % (py, want), d)
 
+# The cuDNN pip brings with jax[cuda12] runs with the CUDA runtime pip brings beside it: the plugin asks for
+# nvidia-cuda-runtime-cu12>=12.1.105 and pip takes the newest, at least 12.8.90 (torch 2.10.0 pins it, so PyPI holds it).
+# cuDNN 9.10.2 serves compute capability 12.0 from CUDA 12.8 on, so a Maxwell + Blackwell box runs JAX (issue 34:
+# it was refused, "cuDNN 9.10.2 supports GPU 1 only with CUDA 12.8 or newer, not 12.0").
+GTX980 = ("13c0", "5.2", "NVIDIA GeForce GTX 980")
+r, d = plan([GTX980, RTX5090], "575.64.05", "--framework", "jax")
+t.ok(r.rc == 0 and fw(d).get("constraints") == ["nvidia-cudnn-cu12==9.10.2.*"] and code(d, 0) == ("sass", "sm_50") and
+     code(d, 1) in (("sass", "sm_120"), ("ptx-jit", "compute_120")) and
+     any("nvidia-cuda-runtime-cu12>=12.1.105" in x and "12.8.90" in x for x in d.get("reasons", [])),
+     "GTX 980 + RTX 5090 on 575, jax: planned, cuDNN held to 9.10.2 (its Blackwell row: 12.0 from CUDA 12.8), the runtime "
+     "pip brings named [framework_wheel_requires.csv jax-cuda12-plugin runtime >=12.1.105, torch 2.10.0 ==12.8.90; "
+     "cudnn_support_matrix.csv 9.10.2 Blackwell row; jax_gpu_code.csv: sm_50 and sm_120 or compute_120]", d)
 r, d = plan([GTX970], "450.80.02", "--framework", "none")
 t.ok(r.rc == 0 and vkey(d["cuda"]["version"])[0] == 11 and any("minor-version compatibility" in w for w in d.get("warnings", [])),
      "driver 450.80.02, --framework none: CUDA 11 by minor-version compatibility, with its warning [cuda_minor_version_compat.csv 11.x >= 450.80.02]", d)
@@ -347,6 +394,26 @@ t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "it carries sm_
      "cu132" not in d.get("error", ""),
      "GTX 780, pytorch: no build has sm_35; the error names one with the oldest code any carries (sm_37), not the newest "
      "build (cu132), though builds the data is silent on (2.13 cu130) fail too [data/compat/pytorch_gpu_code.csv]", d)
+# A --cuda the mirror and the runfiles lack is the blocker, not a framework build it never reached; where that CUDA
+# cannot build for a GPU here, the GPU is (found by an independent check of issue 34).
+A100 = ("20b2", "8.0", "NVIDIA A100-SXM4-80GB")
+r, d = plan([A100], "530.30.02", "--framework", "pytorch", "--cuda", "12.1")
+t.ok(r.rc == 3 and d.get("error") == "CUDA 12.1 is not on the mirror." and advice_command(d),
+     "A100 on 530, pytorch --cuda 12.1: CUDA 12.1 not on the mirror is the blocker, not cu132's driver "
+     "[tests/fixtures/nvidia: no 12.1; data/legacy/cuda_runfiles.csv: none]", d)
+for cuda in ("12.0", "12.1"):
+    r, d = plan([GTX780], "470.57.02", "--framework", "none", "--cuda", cuda)
+    t.ok(r.rc == 3 and "no longer builds for GPU 0" in d.get("error", "") and "3.5" in d.get("error", "") and
+         "mirror" not in d.get("error", ""),
+         "GTX 780, --cuda %s: CUDA 12 has no sm_35, not 'not on the mirror' [cuda_arch_support.csv 12.0]" % cuda, d)
+# No build has code for both GPUs: said so, naming a build for each, not one build's missing GPU.
+for old in (GTX1080, ("13c0", "5.2", "NVIDIA GeForce GTX 980")):
+    r, d = plan([old, RTX5090], "575.64.05", "--framework", "pytorch")
+    e = d.get("error", "")
+    t.ok(r.rc == 3 and e.startswith("No PyTorch build has code for every GPU here") and "(cu126) has code for GPU 0" in e and
+         re.search(r"\(cu1[23]\d\) has code for GPU 1", e) and "2.7 (cu118)" not in e and advice_command(d),
+         "%s + RTX 5090, pytorch: no build has code for both, each GPU's build named "
+         "[pytorch_gpu_code.csv 2.8+ cu126 sm_50-sm_90, cu128+ sm_70-sm_120]" % old[2], d)
 r, d = plan([RTX5090], "570.133.07", "--framework", "jax", "--driver", "keep")
 t.ok(r.rc == 0 and not any("0.6.0 to 0.7.1" in x or "older than" in x for x in d.get("reasons", [])) and
      any("sm_120 code" in x for x in d.get("reasons", [])),

@@ -474,6 +474,55 @@ real_blocker(void **state)
     cu_facts_free(f);
 }
 
+/* Issue 34, the second round (an independent check): stacks that work are planned, refusals name the blocker. */
+static void
+blockers_named(void **state)
+{
+    struct fx *x = *state;
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    /* JAX's pip cuDNN runs with the runtime pip brings (>= 12.8.90, which torch 2.10.0 pins), so 9.10.2's
+     * Blackwell row (12.0 from CUDA 12.8) serves an RTX 5090 beside a GTX 980. */
+    struct cu_facts *f = facts("575.64.05", 2, "GTX 980", "5.2", "RTX 5090", "12.0");
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "jax"}, &p, &err), &err);
+    assert_non_null(p->framework->constraints);
+    assert_string_equal(p->framework->constraints[0], "nvidia-cudnn-cu12==9.10.2.*");
+    cu_plan_free(p);
+    p = NULL;
+    /* No PyTorch build has code for both: said so, a build named per GPU. */
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch"}, &p, &err), CU_E_UNSUPPORTED, &err);
+    assert_non_null(strstr(err.msg, "No PyTorch build has code for every GPU here"));
+    assert_null(strstr(err.msg, "2.7 (cu118)"));
+    cu_facts_free(f);
+    /* A --cuda the mirror lacks is the blocker, not the driver of a build the request never reached. */
+    f = facts("530.30.02", 1, "A100", "8.0");
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch", .cuda = "12.1"}, &p, &err), CU_E_UNSUPPORTED,
+                  &err);
+    assert_string_equal(err.msg, "CUDA 12.1 is not on the mirror.");
+    cu_facts_free(f);
+    /* ...and where it cannot build for a GPU here, the GPU is. */
+    f = facts("470.57.02", 1, "GTX 780", "3.5");
+    assert_status(resolve(x, f, (struct cu_wishes){.framework = "none", .cuda = "12.0"}, &p, &err), CU_E_UNSUPPORTED,
+                  &err);
+    assert_non_null(strstr(err.msg, "CUDA 12.0 no longer builds for GPU 0"));
+    cu_facts_free(f);
+    /* The newest release that runs: 2.14 cu126 by minor-version compatibility, not 2.5 cu118 natively. */
+    f = facts("535.183.01", 1, "GTX 970", "5.2");
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "pytorch"}, &p, &err), &err);
+    assert_string_equal(p->framework->version, "2.14");
+    assert_string_equal(p->framework->cuda_tag, "cu126");
+    cu_plan_free(p);
+    p = NULL;
+    cu_facts_free(f);
+    /* jax 0.4.25's wheel asks nvidia-cudnn-cu12>=8.9.7.29 with no bound; its build loads cuDNN 8 only. */
+    f = facts("535.183.01", 1, "RTX 3090", "8.6");
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "jax==0.4.25"}, &p, &err), &err);
+    assert_non_null(p->framework->constraints);
+    assert_string_equal(p->framework->constraints[0], "nvidia-cudnn-cu12==8.9.7.*");
+    cu_plan_free(p);
+    cu_facts_free(f);
+}
+
 static void
 wishes_syntax(void **state)
 {
@@ -488,7 +537,7 @@ wishes_syntax(void **state)
         {.framework = "jax[CUDA12]"},      {.framework = "jax[cuda12 x]"}, {.framework = "pytorch[cuda12]"},
         {.framework = "jax[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]"},
         {.python = "4.1"},                 {.python = "1.5"},              {.python = "3.11.2"},
-        {.cudnn = "none", .framework = "jax"},
+        {.cudnn = "none", .framework = "jax[cuda12-local]"},
     };
     /* Each names the option it is about. */
     static const char *const names[] = {"--cuda", "--cuda", "--cudnn", "--framework", "--framework", "--framework",
@@ -509,6 +558,8 @@ wishes_syntax(void **state)
         {.cuda = "", .cudnn = "none", .framework = "torch", .components = "all"},
         {.framework = "Keras"}, {.framework = "tf==2.15"}, {.framework = "none", .cudnn = "none", .python = "2.7"},
         {.framework = "JAX[cuda12]"},
+        /* jax[cudaNN], JAX's default, brings cuDNN as a pip package (main's a06eec0) */
+        {.cudnn = "none", .framework = "jax"},
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(good); i++)
         assert_ok(cu_wishes_check(&good[i], &err), &err);
@@ -577,6 +628,7 @@ main(void)
         cmocka_unit_test_setup_teardown(mirror_gaps, setup, teardown),
         cmocka_unit_test_setup_teardown(legacy_reach, setup, teardown),
         cmocka_unit_test_setup_teardown(real_blocker, setup, teardown),
+        cmocka_unit_test_setup_teardown(blockers_named, setup, teardown),
         cmocka_unit_test(wishes_syntax),
     };
     return TU_RUN(tests);
