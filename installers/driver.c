@@ -117,13 +117,15 @@ driver_plan_steps(struct cu_plan *p)
         return;
     for (size_t i = 0; i < d->n_steps; i++) {
         const struct cu_drv_step *s = &d->steps[i];
+        /* The command, file or URL in brackets after the step's sentence (inside a Chinese one: "…（x）。"). */
         if (s->argv) {
             CU_AUTOFREE char *line = cu_drv_step_line(s);
-            cu_plan_add_step(p, "driver", s->action, "%s (`%s`)", s->why, line);
-        } else if (s->path) {
-            cu_plan_add_step(p, "driver", s->action, "%s (%s)", s->why, s->path);
-        } else if (s->url) {
-            cu_plan_add_step(p, "driver", s->action, "%s (%s)", s->why, s->url);
+            CU_AUTOFREE char *cmd = cu_xasprintf("`%s`", line);
+            CU_AUTOFREE char *detail = cu_str_aside(s->why, cmd);
+            cu_plan_add_step(p, "driver", s->action, "%s", detail);
+        } else if (s->path || s->url) {
+            CU_AUTOFREE char *detail = cu_str_aside(s->why, s->path ? s->path : s->url);
+            cu_plan_add_step(p, "driver", s->action, "%s", detail);
         } else {
             cu_plan_add_step(p, "driver", s->action, "%s", s->why);
         }

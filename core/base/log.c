@@ -74,6 +74,12 @@ cu_log_level_name(enum cu_log_level level)
     return level_names[level];
 }
 
+bool
+cu_log_record_only(const char *tag)
+{
+    return tag && strcmp(tag, CU_LOG_TAG_RECORD) == 0;
+}
+
 void
 cu_log_init_from_env(void)
 {

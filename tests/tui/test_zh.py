@@ -77,6 +77,11 @@ def layout(text):
                   re.finditer(r"[\u4e00-\u9fff](?:cudaup|install|repair|verify|uninstall)\b", bare)]
         found += ["ASCII quote in Chinese text: " + m.group(0) for m in
                   re.finditer(r"[\u4e00-\u9fff] ?'[^'\s]+'|'[^'\s]+' ?[\u4e00-\u9fff]", bare)]
+        # round four, item 3: a Chinese sentence that ends with a value ends with "。", not "." ("最高可运行 CUDA
+        # 13.0."); a flavor is one word with its noun ("专有内核模块", not "专有 内核模块")
+        if re.search("[\u4e00-\u9fff]", bare) and re.search(r"[A-Za-z0-9)]\.$", bare.rstrip()) and "/" not in bare.split()[-1]:
+            found.append("ASCII full stop after Chinese text: " + line.strip()[-30:])
+        found += ["space after a flavor: " + m.group(0) for m in re.finditer(r"(专有|开源) (内核模块|类型)", bare)]
     return found
 
 
@@ -114,6 +119,9 @@ t.ok(english("无法继续：the install has no libcudart"), "the detector: an E
 t.eq(len(layout("  修复： 请安装\n它没有能在这里运行的版本，但cudaup install --cuda 12.4\n您是想用 '--framework' 吗？")), 3,
      "the layout check: a space after a full-width colon, a Latin word glued to CJK, ASCII quotes in Chinese")
 t.eq(layout("修复：请运行 `echo 'blacklist nouveau' | sudo tee x`"), [], "the layout check: a command keeps its quotes")
+t.eq(len(layout("✓ 通过  driver      NVIDIA 580.95.05，最高可运行 CUDA 13.0.\n需要专有 内核模块")), 2,
+     "the layout check: an ASCII stop after a Chinese sentence, a space between a flavor and its noun")
+t.eq(layout("最高可运行 CUDA 13.0。\n请运行：. /p/state/env.sh"), [], "the layout check: a full-width stop, a shell's . command")
 t.ok(sources("驱动：分支 580。来源：shared/data/driver/README.md (read)") != [], "the source check finds a source list")
 
 
@@ -271,6 +279,9 @@ for name, args in (("plan", ["plan", "--framework", "none"]), ("plan tensorflow 
          "zh_CN GTX 970 with nouveau, cudaup %s: no English sentence, no source list (exit %d)" % (name, r.rc), r)
     if name == "plan":
         t.ok("专有" in r.out and "proprietary" not in r.out, "zh_CN plan: the driver's flavor in Chinese", r.out)
+        # round four, item 2: the pin's file is said apart from the pin, in the sentence's language
+        t.ok("`Pin: version 580.* (*nvidia*)`" in r.out and ") in /etc" not in r.out
+             and "/etc/apt/preferences.d/cudaup-nvidia-driver 中" in r.out, "zh_CN plan: the pin, then its file in Chinese words", r.out)
     if name == "doctor":
         t.ok("proprietary" not in text, "zh_CN doctor: the flavor in the fix that installs the driver in Chinese", text)
 r, d = g.wizard(["enter", "DUMP system", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "DUMP review",
@@ -280,6 +291,9 @@ for name in ("system", "review", "review-end"):
          "zh_CN wizard on the GTX 970 with nouveau, %s: no English sentence, no source list" % name, d.get(name, ""))
 t.ok("专有" in d.get("review", "") + d.get("review-end", "") and "proprietary" not in d.get("review", "") + d.get("review-end", ""),
      "zh_CN Review: the driver's flavor in Chinese", d.get("review", ""))
+rv = nospace(d.get("review", "") + d.get("review-end", ""))  # rows joined again however the wrapping split them
+t.ok("Pin:version580.*(*nvidia*)" in rv and ")in/" not in rv and "锁定方式：" in rv,
+     "zh_CN Review: the pin and its file, no English \"in\" between them", rv)
 # A refusal whose advice names a command: spaced from the Chinese before it ("但 cudaup install …", not
 # "但cudaup install"), the driver's flavor in Chinese, no space after a full-width stop.
 OLD, OENV = machine(t, "maxwell-old-driver")
@@ -298,10 +312,42 @@ for tag, spec in (("unpinned", {"os": "ubuntu2404", "gpus": U1080, "driver": "58
     text = r.out + "\n" + r.err
     t.eq(english(text) + layout(text) + sources(text), [],
          "zh_CN doctor, driver %s: no English sentence, no source list (exit %d)" % (tag, r.rc), r)
+    if tag == "unpinned":
+        t.ok("`Pin: version 580.* (*nvidia*)`" in text and ") in /etc" not in text and "cudaup-nvidia-driver 中" in text,
+             "zh_CN doctor, driver not held: the pin and its file apart, the sentence in Chinese", text)
 r = c.cli("verify", root=NOGPU)
 t.eq(english(r.out + r.err), [], "zh_CN verify without a driver: no English sentence", r)
 r = c.cli("doctor", root=NOGPU)
 t.eq(english(r.out + r.err), [], "zh_CN doctor without a driver: no English sentence", r)
+
+# ---- The driver stage's lines (issue 35 round four, item 1): the runner's own lines ("running …", "writing …")
+# in Chinese with the command as it is, and each line of the package manager once (it came twice: the log's
+# "apt-get: …" copy and the step's own). ----
+DI = os.path.join(t.tmpdir("drvinst"), "root")
+machines.build("u2404-gtx970-nouveau-sb", DI)
+os.makedirs(os.path.join(DI, "etc/apt"), exist_ok=True)
+open(os.path.join(DI, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
+DBIN = os.path.join(t.tmpdir("drvinst-bin"), "bin")
+os.makedirs(DBIN)
+for cmd in ("apt-get", "apt-mark", "dpkg-query", "update-initramfs", "modprobe", "mokutil", "dkms"):
+    os.symlink(os.path.join(SRCDIR, "tests", "fakes", "syscmd-standin"), os.path.join(DBIN, cmd))
+di = Box("drvinst-box", root=DI, env={"FAKE_NVIDIA_CONFIG": os.path.join(DI, "fake-nvidia.conf"), "CUDAUP_DRIVER": "auto",
+                                      "CUDAUP_SYSTEM_BIN": DBIN, "CUDAUP_SYSTEM_ROOT": DI, "STANDIN_ROOT": DI})
+for verbose in ([], ["-v"]):
+    r = di.cli("install", "--yes", "--framework", "none", "--env-scope", "none", *verbose)
+    lines = r.err.splitlines()
+    setting = [x for x in lines if "Setting up nvidia-driver-580" in x]
+    t.ok(r.rc == 5 and len(setting) == 1, "zh_CN install %s: the package manager's line shown once (exit %d)"
+         % (" ".join(verbose) or "(plain)", r.rc), r.err[-3000:])
+    if verbose:
+        t.ok("正在运行 'apt-get' 'install'" in r.err and "正在写入 " in r.err and "running '" not in r.err
+             and "writing /" not in r.err, "zh_CN install -v: the runner's lines in Chinese, the command as it is", r.err[-3000:])
+    # the next run installs again: the machine as it was
+    shutil.rmtree(DI)
+    machines.build("u2404-gtx970-nouveau-sb", DI)
+    os.makedirs(os.path.join(DI, "etc/apt"), exist_ok=True)
+    open(os.path.join(DI, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
+    shutil.rmtree(di.state, ignore_errors=True)
 
 # ---- Every message path: each file that marks messages is extracted, and each message has its translation ----
 potfiles = [ln.strip() for ln in open(os.path.join(SRCDIR, "po", "POTFILES")) if ln.strip()]
