@@ -177,6 +177,9 @@ WALK = ["DUMP welcome", "?", "DUMP help-welcome", "esc", "enter", "DUMP system",
         "DUMP done", "enter"]
 r, d = b.wizard(WALK, "--env-scope", "user", "--shell-rc", os.path.join(b.home, ".bashrc"))
 t.eq(r.rc, 0, "zh_CN: a first install through every screen", r)
+# round four, item 4: the files row names the key, as the English screen does, not the CLI's --deep (after "；")
+t.ok("--deep" not in d.get("validation", "") and "深度检查（验证屏幕上的d键）会重新计算哈希" in "".join(d.get("validation", "").split()),
+     "zh_CN Validation: the files row names the key d, not --deep", d.get("validation", ""))
 for name in [w[5:] for w in WALK if w.startswith("DUMP ")]:
     t.eq(english(d.get(name, "")), [], "zh_CN wizard %s: no English sentence" % name, d.get(name, ""))
     t.eq(layout(d.get(name, "")), [], "zh_CN wizard %s: full-width colons, translated labels" % name, d.get(name, ""))
