@@ -14,6 +14,7 @@
 #include "core/base/mem.h"
 #include "core/machine/syscmd.h"
 #include "installers/driver.h"
+#include "installers/driver_removal.h"
 #include "progress.h"
 #include "report.h"
 
@@ -91,8 +92,21 @@ cu_uninstall_driver(struct cu_app *app)
         cu_error_set(&err, CU_E_NOT_FOUND, 0, _("cudaup has not installed a driver here (no %s); remove it with your package manager."), rec);
         return cu_report_error(app, &err);
     }
-    if (!cu_app_confirm(app, _("Remove the NVIDIA driver packages cudaup installed, and their pin?"), &rc))
+    /* What goes, from the record, before the question (a record that is not sound is refused here, first). */
+    struct cu_removal rm;
+    if (inst_driver_removal(app->state_dir, app->catalog, &rm, &err) != CU_OK) {
+        cu_removal_fini(&rm);
+        return cu_report_error(app, &err);
+    }
+    bool asks = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    if (!app->cfg.json && !app->cfg.quiet && (app->cfg.yes || asks))
+        cu_removal_print(app, _("Uninstalling the NVIDIA driver undoes what cudaup did:"), &rm);
+    json_t *said = cu_removal_json(&rm);
+    cu_removal_fini(&rm);
+    if (!cu_app_confirm(app, _("Remove the NVIDIA driver packages cudaup installed, and their pin?"), &rc)) {
+        json_decref(said);
         return rc;
+    }
     cu_app_open_log(app);
     struct cu_sys sys;
     cu_sys_init(&sys, app->envp, app->root.path, false);
@@ -108,12 +122,14 @@ cu_uninstall_driver(struct cu_app *app)
         json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
         json_object_set_new(doc, "changed", json_boolean(cu_run_changed(&ctx)));
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
+        json_object_set(doc, "removal", said); /* what it said it would undo */
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
     } else if (!app->cfg.quiet) {
         printf("%s\n", _("The NVIDIA driver packages cudaup installed are removed; reboot to unload the module."));
     }
+    json_decref(said);
     cu_progress_free(prog);
     cu_run_ctx_fini(&ctx);
     return rc;

@@ -282,14 +282,17 @@ inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued)
     cu_buf_init(&b);
     cu_buf_printf(&b, _("The NVIDIA driver %d (%s) is installed. Reboot now; cudaup never reboots by itself."), p->branch,
                   cu_drv_flavor_word(p->flavor));
+    /* Sentence after sentence: a space between English ones, none after zh_CN's 。 */
     if (p->secure_boot && strcmp(p->secure_boot, "mok") == 0) {
-        if (mok_queued)
-            cu_buf_printf(&b, " %s", _("At the blue MokManager screen after the reboot: Enroll MOK, Continue, Yes, type the one-time password you chose, then Reboot."));
-        else
-            cu_buf_printf(&b, _(" Before the reboot, queue the signing key: `sudo mokutil --import %s` (choose a one-time password); at the blue MokManager screen: Enroll MOK, Continue, Yes, the password, Reboot."),
-                          p->mok_cert ? p->mok_cert : "");
+        if (mok_queued) {
+            cu_buf_sentence(&b, _("At the blue MokManager screen after the reboot: Enroll MOK, Continue, Yes, type the one-time password you chose, then Reboot."));
+        } else {
+            CU_AUTOFREE char *key = cu_xasprintf(_(" Before the reboot, queue the signing key: `sudo mokutil --import %s` (choose a one-time password); at the blue MokManager screen: Enroll MOK, Continue, Yes, the password, Reboot."),
+                                                 p->mok_cert ? p->mok_cert : "");
+            cu_buf_sentence(&b, key);
+        }
     }
-    cu_buf_printf(&b, " %s", _("Then run cudaup again (the same command): it checks that the driver loads and goes on with CUDA, cuDNN, the environment and verify."));
+    cu_buf_sentence(&b, _("Then run cudaup again (the same command): it checks that the driver loads and goes on with CUDA, cuDNN, the environment and verify."));
     return cu_buf_steal(&b);
 }
 

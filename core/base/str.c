@@ -381,3 +381,17 @@ cu_str_aside(const char *sentence, const char *aside)
     return cu_xasprintf("%s (%s)", sentence, aside);
 }
 
+
+void
+cu_buf_sentence(struct cu_buf *b, const char *s)
+{
+    while (*s == ' ')
+        s++;
+    if (!*s)
+        return;
+    bool wide = b->len >= 3 && ((unsigned char)b->data[b->len - 3] == 0xe3 || (unsigned char)b->data[b->len - 3] == 0xef) &&
+                ((unsigned char)b->data[b->len - 2] == 0x80 || (unsigned char)b->data[b->len - 2] == 0xbc);
+    if (b->len && !wide && b->data[b->len - 1] != ' ')
+        cu_buf_putc(b, ' ');
+    cu_buf_puts(b, s);
+}

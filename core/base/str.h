@@ -82,4 +82,10 @@ char *cu_str_sentence(const char *s);
  */
 char *cu_str_aside(const char *sentence, const char *aside);
 
+/**
+ * Append sentence @s (its leading spaces left out) to the text in @b: after a space, unless @b is empty or
+ * ends with a full-width mark (zh_CN's "。", "）", "："), after which the next sentence follows directly.
+ */
+void cu_buf_sentence(struct cu_buf *b, const char *s);
+
 #endif /* CU_STR_H */

@@ -82,6 +82,8 @@ def layout(text):
         if re.search("[\u4e00-\u9fff]", bare) and re.search(r"[A-Za-z0-9)]\.$", bare.rstrip()) and "/" not in bare.split()[-1]:
             found.append("ASCII full stop after Chinese text: " + line.strip()[-30:])
         found += ["space after a flavor: " + m.group(0) for m in re.finditer(r"(专有|开源) (内核模块|类型)", bare)]
+        # …and the next sentence, or a bracket, follows a full-width stop without a space ("重启。 然后", "。 (`apt")
+        found += ["space after 。: " + m.group(0) for m in re.finditer(r"..。 [\u4e00-\u9fff(（]", bare)]
     return found
 
 
@@ -119,8 +121,8 @@ t.ok(english("无法继续：the install has no libcudart"), "the detector: an E
 t.eq(len(layout("  修复： 请安装\n它没有能在这里运行的版本，但cudaup install --cuda 12.4\n您是想用 '--framework' 吗？")), 3,
      "the layout check: a space after a full-width colon, a Latin word glued to CJK, ASCII quotes in Chinese")
 t.eq(layout("修复：请运行 `echo 'blacklist nouveau' | sudo tee x`"), [], "the layout check: a command keeps its quotes")
-t.eq(len(layout("✓ 通过  driver      NVIDIA 580.95.05，最高可运行 CUDA 13.0.\n需要专有 内核模块")), 2,
-     "the layout check: an ASCII stop after a Chinese sentence, a space between a flavor and its noun")
+t.eq(len(layout("✓ 通过  driver      NVIDIA 580.95.05，最高可运行 CUDA 13.0.\n需要专有 内核模块\n请重启。 然后再运行")), 3,
+     "the layout check: an ASCII stop after a Chinese sentence, a space between a flavor and its noun, a space after 。")
 t.eq(layout("最高可运行 CUDA 13.0。\n请运行：. /p/state/env.sh"), [], "the layout check: a full-width stop, a shell's . command")
 t.ok(sources("驱动：分支 580。来源：shared/data/driver/README.md (read)") != [], "the source check finds a source list")
 
@@ -342,9 +344,18 @@ for verbose in ([], ["-v"]):
     setting = [x for x in lines if "Setting up nvidia-driver-580" in x]
     t.ok(r.rc == 5 and len(setting) == 1, "zh_CN install %s: the package manager's line shown once (exit %d)"
          % (" ".join(verbose) or "(plain)", r.rc), r.err[-3000:])
+    t.eq(layout(r.out + r.err), [], "zh_CN install %s on the GTX 970: full-width stops, no space after 。"
+         % (" ".join(verbose) or "(plain)"), r.out + r.err[-3000:])
     if verbose:
-        t.ok("正在运行 'apt-get' 'install'" in r.err and "正在写入 " in r.err and "running '" not in r.err
+        t.ok("正在运行：'apt-get' 'install'" in r.err and "正在写入 " in r.err and "running '" not in r.err
              and "writing /" not in r.err, "zh_CN install -v: the runner's lines in Chinese, the command as it is", r.err[-3000:])
+    if verbose:
+        # item 4: `uninstall driver` says what goes (from the record) before it asks, as `uninstall VERSION` does
+        r = di.cli("uninstall", "driver", "--yes")
+        t.ok(r.rc == 0 and "cudaup 的步骤安装的软件包（apt）：" in r.out and "nvidia-driver-580" in r.out
+             and "文件 /etc/apt/preferences.d/cudaup-nvidia-driver" in r.out and "cudaup-blacklist-nouveau.conf" in r.out
+             and "随后重建 initramfs" in r.out and english(r.out + r.err) + layout(r.out + r.err) == [],
+             "zh_CN uninstall driver: what it undoes, listed before it asks, in Chinese", r)
     # the next run installs again: the machine as it was
     shutil.rmtree(DI)
     machines.build("u2404-gtx970-nouveau-sb", DI)
