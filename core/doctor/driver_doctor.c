@@ -227,6 +227,10 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
     bool module_trouble = false;
     for (size_t i = 0; i < pr->n; i++)
         module_trouble |= strcmp(pr->v[i].code, "driver-module-missing") == 0 || strcmp(pr->v[i].code, "driver-unsigned-secure-boot") == 0;
+    /* Installed, its module built for this kernel, not loaded, and what keeps it out goes at the next boot
+     * (nouveau blacklisted, or the system asks for a reboot): the reboot is what is left, not an install. */
+    bool reboot_pending = installed && !module_trouble && f->driver.kind != CU_DRIVER_NVIDIA && s->module_for_kernel == 1 &&
+                          (s->nouveau_blacklisted || s->reboot_required);
     for (size_t i = 0; i < pr->n; i++) {
         bool hit = false;
         for (size_t k = 0; k < CU_N_ELEMENTS(codes); k++)
@@ -236,6 +240,18 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
         if (installed && module_trouble && (strcmp(pr->v[i].code, "no-driver") == 0 || strcmp(pr->v[i].code, "no-libcuda") == 0)) {
             free(pr->v[i].fix);
             pr->v[i].fix = cu_xstrdup(_("The NVIDIA driver is installed, but its kernel module is not loaded (the module's problem below says why); `cudaup repair` builds or signs it. Installing a driver again would not help."));
+            continue;
+        }
+        if (installed && module_trouble && s->nouveau_blacklisted && strcmp(pr->v[i].code, "nouveau") == 0) {
+            free(pr->v[i].fix);
+            pr->v[i].fix = cu_xstrdup(_("nouveau is blacklisted and gives way at the next boot, and the NVIDIA driver is installed: fix its kernel module (the module's problem below; `cudaup repair` does it), then reboot. Installing a driver again would not help."));
+            continue;
+        }
+        if (reboot_pending && strcmp(pr->v[i].code, "driver-too-old") != 0 && strcmp(pr->v[i].code, "driver-too-old-for-gpu") != 0) {
+            free(pr->v[i].fix);
+            pr->v[i].fix = cu_xstrdup(s->nouveau_bound
+                                          ? _("The NVIDIA driver is installed, its module is built for this kernel and nouveau is blacklisted: reboot so that the NVIDIA driver loads, then run cudaup again (the same command) to go on. Installing a driver again would not help.")
+                                          : _("The NVIDIA driver is installed and its module is built for this kernel: reboot so that it loads, then run cudaup again (the same command) to go on. Installing a driver again would not help."));
             continue;
         }
         if (!p)

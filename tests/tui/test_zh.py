@@ -4,6 +4,7 @@
 the existing-install menu and its dialogs, and the CLI's message paths, in zh_CN; each screen and
 each output is searched for a run of English words (product names, versions, paths and commands
 are not sentences)."""
+import json
 import os
 import re
 import shutil
@@ -337,7 +338,11 @@ os.makedirs(DBIN)
 for cmd in ("apt-get", "apt-mark", "dpkg-query", "update-initramfs", "modprobe", "mokutil", "dkms"):
     os.symlink(os.path.join(SRCDIR, "tests", "fakes", "syscmd-standin"), os.path.join(DBIN, cmd))
 di = Box("drvinst-box", root=DI, env={"FAKE_NVIDIA_CONFIG": os.path.join(DI, "fake-nvidia.conf"), "CUDAUP_DRIVER": "auto",
-                                      "CUDAUP_SYSTEM_BIN": DBIN, "CUDAUP_SYSTEM_ROOT": DI, "STANDIN_ROOT": DI})
+                                      "CUDAUP_SYSTEM_BIN": DBIN, "CUDAUP_SYSTEM_ROOT": DI, "STANDIN_ROOT": DI,
+                                      # the archive's packages: the kernel meta brings Ubuntu's signed module for 6.8.0-45
+                                      "STANDIN_WORLD": json.dumps({"nvidia-driver-580": [],
+                                                                   "linux-modules-nvidia-580-generic": ["linux-modules-nvidia-580-6.8.0-45-generic"],
+                                                                   "linux-modules-nvidia-580-6.8.0-45-generic": []})})
 for verbose in ([], ["-v"]):
     r = di.cli("install", "--yes", "--framework", "none", "--env-scope", "none", *verbose)
     lines = r.err.splitlines()
@@ -349,6 +354,11 @@ for verbose in ([], ["-v"]):
     if verbose:
         t.ok("正在运行：'apt-get' 'install'" in r.err and "正在写入 " in r.err and "running '" not in r.err
              and "writing /" not in r.err, "zh_CN install -v: the runner's lines in Chinese, the command as it is", r.err[-3000:])
+    if not verbose:
+        # item 4: doctor while the reboot is pending says reboot, not "run cudaup install: it installs the driver"
+        r = di.cli("doctor")
+        t.ok("请重启以加载 NVIDIA 驱动" in r.out and "它会安装 NVIDIA 驱动" not in r.out and layout(r.out) == [],
+             "zh_CN doctor before the reboot: reboot, not install the driver again (exit %d)" % r.rc, r.out)
     if verbose:
         # item 4: `uninstall driver` says what goes (from the record) before it asks, as `uninstall VERSION` does
         r = di.cli("uninstall", "driver", "--yes")
