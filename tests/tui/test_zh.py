@@ -267,6 +267,9 @@ t.ok("--cuda" not in d["versions"] and "自动：cuDNN7.4.2，TensorFlow1.14.0" 
      "zh_CN Versions of TensorFlow 1.14: no flag, the automatic note joined in Chinese", d["versions"])
 t.ok("cuDNN7.4.2.24（大小未公布）" in nospace(d["components"]) and " GB" not in d["components"],
      "zh_CN Components: cuDNN's unpublished size said so, not its download limit", d["components"])
+# round four, item 5: CUDA 10.0 comes as one runfile: the screen says so, not "0 个组件，0 B"
+t.ok("0 个组件" not in d["components"] and "只有一个安装程序" in nospace(d["components"]) and "整个工具包，" in d["components"],
+     "zh_CN Components of a runfile toolkit: one installer, the whole toolkit, not 0 components", d["components"])
 t.ok("“Python环境”屏幕上的“来源：本机的”或“工具：conda”" in nospace(d["failed"]),
      "zh_CN: a Python the mirror lacks, the two choices of one screen with the screen once", d["failed"])
 
