@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import unicodedata
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
@@ -150,9 +151,11 @@ class Box:
         names = []
         with open(script, "w") as f:
             for k in keys:
-                if k.startswith("DUMP "):
-                    names.append(k[5:])
-                    f.write("dump %s\n" % os.path.join(self.dir, "%d-%s.txt" % (self.n, k[5:])))
+                if k.startswith(("DUMP ", "now DUMP ")):  # "now": even while a job runs
+                    name = k.split("DUMP ", 1)[1]
+                    names.append(name)
+                    f.write("%sdump %s\n" % ("now " if k.startswith("now") else "",
+                                              os.path.join(self.dir, "%d-%s.txt" % (self.n, name))))
                 else:
                     f.write(k + "\n")
         e = self.env()
@@ -346,6 +349,36 @@ di = Box("drvinst-box", root=DI, env={"FAKE_NVIDIA_CONFIG": os.path.join(DI, "fa
                                       "STANDIN_WORLD": json.dumps({"nvidia-driver-580": [],
                                                                    "linux-modules-nvidia-580-generic": ["linux-modules-nvidia-580-6.8.0-45-generic"],
                                                                    "linux-modules-nvidia-580-6.8.0-45-generic": []})})
+# The wizard's Progress screen while another process holds dpkg's lock (a helper that lets go once the screen
+# has been dumped): the runner's line in Chinese, the note that the package manager is busy once (it came
+# twice: the log's copy and the step's own line).
+HOLD = """import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o640)
+fcntl.lockf(fd, fcntl.LOCK_EX)
+open(sys.argv[3], "w").close()
+end = time.monotonic() + 240
+while not os.path.exists(sys.argv[2]) and time.monotonic() < end:
+    time.sleep(0.1)
+"""
+os.makedirs(os.path.join(DI, "var/lib/dpkg"), exist_ok=True)
+held = os.path.join(di.dir, "held")
+holder = subprocess.Popen([sys.executable, "-c", HOLD, os.path.join(DI, "var/lib/dpkg/lock-frontend"),
+                           os.path.join(di.dir, "1-progress.txt"), held])
+while not os.path.exists(held) and holder.poll() is None:
+    time.sleep(0.05)
+r, d = di.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter", "sleep 4000",
+                  "now DUMP progress", "wait", "DUMP after", "enter"], "--env-scope", "none", size=(100, 30))
+holder.wait()
+pg = d.get("progress", "")
+busy = [x for x in pg.splitlines() if "包管理器正忙" in x]
+t.ok("正在运行：'apt-get' 'install'" in pg and "）持有它的锁" in "".join(x.strip() for x in pg.splitlines()) and "running '" not in pg and len(busy) == 1,
+     "zh_CN Progress during the driver stage: the runner's line in Chinese, the busy note once", pg)
+shutil.rmtree(DI)
+machines.build("u2404-gtx970-nouveau-sb", DI)
+os.makedirs(os.path.join(DI, "etc/apt"), exist_ok=True)
+open(os.path.join(DI, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
+shutil.rmtree(di.state, ignore_errors=True)
+shutil.rmtree(di.prefix, ignore_errors=True)
 for verbose in ([], ["-v"]):
     r = di.cli("install", "--yes", "--framework", "none", "--env-scope", "none", *verbose)
     lines = r.err.splitlines()
