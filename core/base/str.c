@@ -381,7 +381,6 @@ cu_str_aside(const char *sentence, const char *aside)
     return cu_xasprintf("%s (%s)", sentence, aside);
 }
 
-
 void
 cu_buf_sentence(struct cu_buf *b, const char *s)
 {

@@ -169,6 +169,17 @@ sentence_stop(void **state)
     a = cu_str_aside("Read the package lists.", "`apt-get update`");
     assert_string_equal(a, "Read the package lists. (`apt-get update`)");
     free(a);
+    /* One sentence after another: a space in English, none after zh_CN's 。 ("重启。 然后" was the fault). */
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_puts(&b, "请立即重启。");
+    cu_buf_sentence(&b, " 然后再次运行 cudaup。");
+    assert_string_equal(b.data, "请立即重启。然后再次运行 cudaup。");
+    cu_buf_reset(&b);
+    cu_buf_puts(&b, "Reboot now.");
+    cu_buf_sentence(&b, "Then run cudaup again.");
+    assert_string_equal(b.data, "Reboot now. Then run cudaup again.");
+    cu_buf_fini(&b);
 }
 
 int
