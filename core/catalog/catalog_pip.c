@@ -54,6 +54,24 @@ cu_catalog_pip_parse(const json_t *root, const char *what, struct cu_catalog_pip
         }
         out->n_jax_built++;
     }
+    const json_t *py = json_object_get(json_object_get(root, "jax"), "python");
+    if (py && !json_is_array(py)) {
+        cu_catalog_pip_fini(out);
+        return cu_error_set(err, CU_E_INPUT, 0, "%s: jax.python is not a list", what);
+    }
+    n = py ? json_array_size(py) : 0;
+    out->jax_python = cu_xcalloc(n + 1, sizeof(*out->jax_python));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *o = json_array_get(py, i);
+        struct cu_cat_jax_python *e = &out->jax_python[out->n_jax_python];
+        if (!cu_json_version(o, "from", &e->from) || !cu_json_version(o, "to", &e->to) ||
+            !cu_json_version(o, "min", &e->min) || !cu_json_version(o, "max", &e->max) || e->min.n != 2 ||
+            e->max.n != 2 || cu_version_cmp(&e->min, &e->max) > 0 || cu_version_cmp(&e->from, &e->to) > 0) {
+            cu_catalog_pip_fini(out);
+            return cu_error_set(err, CU_E_INPUT, 0, "%s: jax.python[%zu] is malformed", what, i);
+        }
+        out->n_jax_python++;
+    }
     return CU_OK;
 }
 
@@ -69,6 +87,7 @@ cu_catalog_pip_fini(struct cu_catalog_pip *p)
     }
     free(p->libs);
     free(p->jax_built);
+    free(p->jax_python);
     memset(p, 0, sizeof(*p));
 }
 
@@ -99,5 +118,20 @@ cu_catalog_jax_built_with(const struct cu_catalog_pip *pip, const struct cu_vers
             *out = pip->jax_built[i].cuda;
             return true;
         }
+    return false;
+}
+
+bool
+cu_catalog_jax_python(const struct cu_catalog_pip *pip, const struct cu_version *version, struct cu_version *min,
+                      struct cu_version *max)
+{
+    for (size_t i = 0; version->n && i < pip->n_jax_python; i++) {
+        const struct cu_cat_jax_python *e = &pip->jax_python[i];
+        if (cu_version_cmp(version, &e->from) >= 0 && cu_version_cmp(version, &e->to) <= 0) {
+            *min = e->min;
+            *max = e->max;
+            return true;
+        }
+    }
     return false;
 }

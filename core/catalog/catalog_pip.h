@@ -32,14 +32,22 @@ struct cu_cat_jax_built {
     struct cu_version cuda;    /* 12.9 */
 };
 
+/* The Pythons a range of JAX releases has wheels for (jaxlib's cp tags on PyPI). */
+struct cu_cat_jax_python {
+    struct cu_version from, to; /* the JAX releases */
+    struct cu_version min, max; /* 3.12, 3.15 */
+};
+
 struct cu_catalog_pip {
     struct cu_cat_pip_lib *libs; /* newest first per framework and major */
     size_t n_libs;
     struct cu_cat_jax_built *jax_built; /* newest first */
     size_t n_jax_built;
+    struct cu_cat_jax_python *jax_python; /* newest first */
+    size_t n_jax_python;
 };
 
-/** Read "pip_libraries" and jax.history's "built_with" of the catalog JSON. Errors: CU_E_INPUT. */
+/** Read "pip_libraries", jax.history's "built_with" and jax.python of the catalog JSON. Errors: CU_E_INPUT. */
 CU_NODISCARD enum cu_status cu_catalog_pip_parse(const json_t *root, const char *what, struct cu_catalog_pip *out,
                                                  struct cu_error *err);
 void cu_catalog_pip_fini(struct cu_catalog_pip *p);
@@ -58,5 +66,12 @@ const struct cu_cat_pip_lib *cu_catalog_pip_lib(const struct cu_catalog_pip *pip
  */
 bool cu_catalog_jax_built_with(const struct cu_catalog_pip *pip, const struct cu_version *version,
                                struct cu_version *out);
+
+/**
+ * The Pythons JAX @version has wheels for, in @pip (the catalog's: &cat->pip): *@min to *@max; false when
+ * the data is silent about that release.
+ */
+bool cu_catalog_jax_python(const struct cu_catalog_pip *pip, const struct cu_version *version, struct cu_version *min,
+                           struct cu_version *max);
 
 #endif

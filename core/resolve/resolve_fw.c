@@ -233,6 +233,8 @@ jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool
     if (cu_catalog_jax_built_with(&r->cat->pip, from, &built) && (int)built.part[0] == p->cuda_major)
         o->build_cuda = built; /* the toolkit of its PTX (JAX's changelog) */
     o->code = cu_catalog_jax_code(r->cat, from, p->cuda_major);
+    if (from->n && !below)
+        (void)cu_catalog_jax_python(&r->cat->pip, from, &o->py_min, &o->py_max); /* jaxlib's wheels */
     o->tag = cu_xstrdup(extra);
     if (local) {
         o->cuda_min = p->cuda_min;

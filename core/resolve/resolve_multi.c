@@ -179,6 +179,7 @@ jax_wheel_options(struct rs *r, struct fwopt **opts, size_t *n)
             if (cu_catalog_jax_built_with(&r->cat->pip, &w->version, &built) && (int)built.part[0] == p->cuda_major)
                 o->build_cuda = built;
             o->code = cu_catalog_jax_code(r->cat, &w->version, p->cuda_major);
+            (void)cu_catalog_jax_python(&r->cat->pip, &w->version, &o->py_min, &o->py_max); /* jaxlib's wheels */
             o->tag = cu_xstrdup(p->extra);
             o->bundled = true;
             o->wheel = w;

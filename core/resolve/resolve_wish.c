@@ -96,6 +96,19 @@ rs_split_items(const char *s, const char *sep, struct cu_strv *out)
     return ok;
 }
 
+/* Does @fs load cuDNN from the CUDA install, so that --cudnn none leaves it without one?  TensorFlow
+ * on its own does (tensorflow, not tensorflow[and-cuda]; beside others cudaup plans the wheels that
+ * bring it), and so does jax[cudaNN-local]; jax[cudaNN], JAX's default, brings cuDNN as a pip package. */
+static bool
+loads_system_cudnn(const struct fwspec *fs, bool beside_others)
+{
+    if (fs->fw == CU_FW_TENSORFLOW)
+        return !beside_others;
+    if (fs->fw == CU_FW_JAX)
+        return strstr(fs->extra, "local") != NULL;
+    return false;
+}
+
 enum cu_status
 rs_multi_check(const char *framework, bool no_cudnn, struct cu_error *err)
 {
@@ -138,7 +151,7 @@ rs_multi_check(const char *framework, bool no_cudnn, struct cu_error *err)
                                       _("--framework: %s is named twice for one environment in '%s'."),
                                       cu_framework_title(cu_framework_name(fs.fw)), groups.v[g]);
             seen[i] = fs.fw;
-            if (st == CU_OK && no_cudnn && (fs.fw == CU_FW_TENSORFLOW || fs.fw == CU_FW_JAX))
+            if (st == CU_OK && no_cudnn && loads_system_cudnn(&fs, true))
                 st = cu_error_set(err, CU_E_USAGE, 0,
                                   _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
                                   cu_framework_name(fs.fw));
@@ -177,7 +190,7 @@ cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
                             w->framework);
-    } else if (no_cudnn && (fw.fw == CU_FW_TENSORFLOW || fw.fw == CU_FW_JAX)) {
+    } else if (no_cudnn && loads_system_cudnn(&fw, false)) {
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
                             cu_framework_name(fw.fw));

@@ -241,9 +241,22 @@ for extra in ([], ["--cudnn", "none"]):
          "[pytorch_bundled_cudnn.csv; cudnn_support_matrix.csv 9.0.0, 9.2.0 list 5.0 and up]" % " ".join(extra), d.get("reasons"))
 
 r, d = plan([RTX5090], "570.133.07", "--framework", "jax")
-t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]>=0.6.0,<0.7.1"],
-     "RTX 5090 on driver 570: not the newest JAX, whose compute_120 PTX CUDA 12.9 wrote (driver 575) [jax_cuda_history.csv 0.7.1; cuda_toolkit_driver_versions.csv 12.9]", d)
-t.ok(any("575.51.03" in x for x in d.get("reasons", [])), "the plan names the driver the newest JAX's PTX needs", d.get("reasons"))
+t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]"] and code(d) == ("sass", "sm_120"),
+     "RTX 5090 on driver 570: the newest JAX, whose wheels carry sm_120 SASS, so no PTX of CUDA 12.9 (driver 575) is JIT-compiled "
+     "[jax_gpu_code.csv: .nv_fatbin of jax_cuda12_pjrt 0.11.1-0.12.0.1]", d)
+t.ok(not any("575.51.03" in x for x in d.get("reasons", [])), "and no reason asks for the driver of that PTX", d.get("reasons"))
+# The Pythons a JAX release has wheels for (jaxlib's cp tags on PyPI): a pin with a Python it has none for is
+# refused naming the Python, and beside PyTorch the newest JAX that has one is planned.
+r, d = plan([H100], "580.95.05", "--framework", "jax==0.12.0.1", "--python", "3.11")
+t.ok(r.rc == 3 and "3.11" in d.get("error", "") and "3.12" in d.get("error", ""),
+     "H100, jax==0.12.0.1 on Python 3.11: refused, naming the Pythons it has wheels for [jax_python.csv 0.11.1-0.12.0.1: 3.12-3.15]", d)
+r, d = plan([H100], "580.95.05", "--framework", "jax==0.10.2", "--python", "3.11")
+t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda13]==0.10.2"], "H100, jax==0.10.2 on Python 3.11: planned [jax_python.csv 0.7.1-0.10.2: 3.11-3.14]", d)
+for py, want in (("3.11", "0.10.2"), ("3.12", "0.12.0.1")):
+    r, d = plan([H100], "580.95.05", "--framework", "pytorch,jax", "--python", py)
+    pips = [p for f in d.get("frameworks") or [] for p in f.get("pip") or []]
+    t.ok(r.rc == 0 and any(p.startswith("jax[") and p.endswith("==" + want) for p in pips),
+         "H100, pytorch,jax on Python %s: JAX %s, the newest with wheels for it [jax_python.csv; jax_gpu_code.csv]" % (py, want), d)
 
 r, d = plan([GTX970], "450.80.02", "--framework", "none")
 t.ok(r.rc == 0 and vkey(d["cuda"]["version"])[0] == 11 and any("minor-version compatibility" in w for w in d.get("warnings", [])),
@@ -335,9 +348,9 @@ t.ok(r.rc == 3 and "no code for GPU 0" in d.get("error", "") and "it carries sm_
      "GTX 780, pytorch: no build has sm_35; the error names one with the oldest code any carries (sm_37), not the newest "
      "build (cu132), though builds the data is silent on (2.13 cu130) fail too [data/compat/pytorch_gpu_code.csv]", d)
 r, d = plan([RTX5090], "570.133.07", "--framework", "jax", "--driver", "keep")
-t.ok(r.rc == 0 and any("older than 0.7.1" in x for x in d.get("reasons", [])) and
-     not any("0.6.0 to 0.7.1" in x for x in d.get("reasons", [])),
-     "RTX 5090 on 570, jax: the pin <0.7.1 is said as 'older than 0.7.1', not 'to 0.7.1'", d.get("reasons"))
+t.ok(r.rc == 0 and not any("0.6.0 to 0.7.1" in x or "older than" in x for x in d.get("reasons", [])) and
+     any("sm_120 code" in x for x in d.get("reasons", [])),
+     "RTX 5090 on 570, jax, --driver keep: the newest JAX with its sm_120 code, no range of older releases", d.get("reasons"))
 r, d = plan([RTX5090], "580.95.05", "--framework", "jax", "--driver", "keep")
 t.ok(r.rc == 0 and not any(re.search(r"cuDNN (\d+\.\d+\.\d+) and \1\b", x) for x in d.get("reasons", [])),
      "RTX 5090, jax: no reason names one matrix twice ('9.17.0 and 9.17.0')", d.get("reasons"))

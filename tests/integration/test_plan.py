@@ -177,6 +177,13 @@ for bad, what in ((["--cuda", "12.x"], "--cuda"), (["--cudnn", "latest"], "--cud
                   (["--components", "nvidia_driver"], "never installs"), (["--shell-rc", "rel/path"], "--shell-rc")):
     r = plan(root, env, *bad)
     t.ok(r.rc == 2 and what in r.err, "bad %s: exit 2 naming it" % " ".join(bad), r)
+# --cudnn none with JAX: jax[cudaNN] brings cuDNN as a pip package, so the CUDA install needs none (it was
+# refused as if JAX loaded it from there); jax[cudaNN-local] does load it from there, and stays refused.
+for fw in ("jax", "pytorch,jax"):
+    r = plan(root, env, "--framework", fw, "--cudnn", "none")
+    t.ok(r.rc == 0 and (r.json() or {}).get("cudnn") is None, "--framework %s --cudnn none: planned without a cuDNN in the CUDA install" % fw, r)
+r = plan(root, env, "--framework", "jax[cuda12-local]", "--cudnn", "none")
+t.ok(r.rc == 2 and "cannot go with" in r.err, "--framework jax[cuda12-local] --cudnn none: exit 2, it loads cuDNN from the CUDA install", r)
 r = plan(root, env, mirror="ftp://example.com/x")
 t.ok(r.rc == 2 and "ftp" in r.err, "ftp:// mirror: exit 2", r)
 r = plan(root, env, mirror="file:///nonexistent/mirror")

@@ -429,6 +429,26 @@ every_field_mutated(void **state)
     json_decref(m.root);
 }
 
+/* The Pythons each JAX release has wheels for (data/compat/jax_python.csv), a post-release included. */
+static void
+jax_pythons(void **state)
+{
+    (void)state;
+    struct cu_catalog *cat = load();
+    struct cu_version lo, hi;
+    assert_true(cu_catalog_jax_python(&cat->pip, &(struct cu_version){{0, 12, 0, 1}, 4}, &lo, &hi));
+    assert_string_equal(vs(&lo), "3.12");
+    assert_string_equal(vs(&hi), "3.15");
+    assert_true(cu_catalog_jax_python(&cat->pip, &(struct cu_version){{0, 4, 37}, 3}, &lo, &hi));
+    assert_string_equal(vs(&lo), "3.10");
+    assert_string_equal(vs(&hi), "3.13");
+    assert_true(cu_catalog_jax_python(&cat->pip, &(struct cu_version){{0, 10, 2}, 3}, &lo, &hi));
+    assert_string_equal(vs(&lo), "3.11");
+    assert_false(cu_catalog_jax_python(&cat->pip, &(struct cu_version){{0, 3, 25}, 3}, &lo, &hi));
+    assert_false(cu_catalog_jax_python(&cat->pip, &(struct cu_version){{0}, 0}, &lo, &hi));
+    cu_catalog_free(cat);
+}
+
 int
 main(void)
 {
@@ -437,7 +457,7 @@ main(void)
         cmocka_unit_test(arch_support), cmocka_unit_test(cudnn_rows), cmocka_unit_test(cudnn_neighbours),
         cmocka_unit_test(malformed),    cmocka_unit_test(frameworks),
         cmocka_unit_test(every_field_mutated), cmocka_unit_test(python_layouts),
-        cmocka_unit_test(gpu_check_lines),
+        cmocka_unit_test(gpu_check_lines), cmocka_unit_test(jax_pythons),
     };
     return TU_RUN(tests);
 }
