@@ -198,6 +198,15 @@ cu_cmd_install(struct cu_app *app)
             char *try = cu_framework_try_line(&app->catalog->gpu_checks, plan->framework->name, plan->framework->version);
             json_object_set_new(doc, "try", try ? json_string(try) : json_null());
             free(try);
+            /* Every environment's, each framework's (issue 36): "try" keeps the first framework's. */
+            json_t *tries = json_array();
+            for (size_t k = 0; k <= plan->n_envs; k++) {
+                char **l = cu_plan_try_lines(k ? plan->envs[k - 1] : plan, &app->catalog->gpu_checks);
+                for (char **x = l; *x; x++)
+                    json_array_append_new(tries, json_string(*x));
+                cu_strv_free(l);
+            }
+            json_object_set_new(doc, "tries", tries);
         }
         if (verified) {
             json_t *v = json_object();
@@ -242,11 +251,10 @@ cu_cmd_install(struct cu_app *app)
                 cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), what.data, last, q->env.tool,
                        q->env.path ? q->env.path : q->env.name, act);
             /* Each framework's call, one its release has: TensorFlow 1.x has no tf.config.list_physical_devices. */
-            for (size_t i = 0; i < n; i++) {
-                CU_AUTOFREE char *try = cu_framework_try_line(&app->catalog->gpu_checks, fw[i]->name, fw[i]->version);
-                if (try)
-                    cu_say(stdout, "", _("Then try it: %s"), try);
-            }
+            char **tries = cu_plan_try_lines(q, &app->catalog->gpu_checks);
+            for (char **l = tries; *l; l++)
+                cu_say(stdout, "", _("Then try it: %s"), *l);
+            cu_strv_free(tries);
             cu_buf_fini(&what);
         }
         /* The command that checks this install, whatever --prefix and --state-dir were. */

@@ -30,13 +30,18 @@ tui_next_commands(const struct tui *t)
         cu_strv_push_owned(&v, cu_xasprintf(_("Set the environment in each shell: . %s"), envsh));
     else if (strcmp(scope, "conda") != 0)
         cu_strv_push_owned(&v, cu_xasprintf(_("Open a new shell, or run: . %s"), envsh));
-    char *act = p ? cu_plan_activate_cmd(p) : NULL;
-    if (act) {
+    /* Each environment (one per --framework given): its activation, then a call each of its frameworks'
+     * releases has (TensorFlow 1.x has no tf.config.list_physical_devices). */
+    for (size_t k = 0; p && k <= p->n_envs; k++) {
+        const struct cu_plan *q = k ? p->envs[k - 1] : p;
+        char *act = cu_plan_activate_cmd(q);
+        if (!act)
+            continue;
         cu_strv_push_owned(&v, act);
-        /* A call this release of the framework has (TensorFlow 1.x has no tf.config.list_physical_devices). */
-        char *try = cu_framework_try_line(&t->o.catalog->gpu_checks, p->framework->name, p->framework->version);
-        if (try)
-            cu_strv_push_owned(&v, try);
+        char **tries = cu_plan_try_lines(q, &t->o.catalog->gpu_checks);
+        for (char **l = tries; *l; l++)
+            cu_strv_push(&v, *l);
+        cu_strv_free(tries);
     }
     CU_AUTOFREE char *qp = cu_sh_quote(p ? p->prefix : t->o.prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(t->o.state_dir);

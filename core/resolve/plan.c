@@ -287,6 +287,21 @@ cu_framework_try_line(const struct cu_catalog_gpu_checks *checks, const char *na
     return g ? cu_xasprintf("python -c '%s'", g->python) : NULL;
 }
 
+char **
+cu_plan_try_lines(const struct cu_plan *q, const struct cu_catalog_gpu_checks *checks)
+{
+    struct cu_strv v;
+    size_t n;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(q, &n);
+    cu_strv_init(&v);
+    for (size_t i = 0; i < n; i++) {
+        char *try = cu_framework_try_line(checks, fw[i]->name, fw[i]->version);
+        if (try)
+            cu_strv_push_owned(&v, try);
+    }
+    return v.v ? v.v : cu_xcalloc(1, sizeof(char *));
+}
+
 char *
 cu_plan_activate_cmd(const struct cu_plan *p)
 {

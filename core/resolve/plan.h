@@ -184,6 +184,11 @@ const char *cu_framework_title(const char *name);
  * none.  Caller frees.
  */
 char *cu_framework_try_line(const struct cu_catalog_gpu_checks *checks, const char *name, const char *version);
+/**
+ * The try line of each framework of environment @q (cu_plan_frameworks), in order, skipping a release
+ * that has none: NULL-terminated, never NULL (free with cu_strv_free).
+ */
+char **cu_plan_try_lines(const struct cu_plan *q, const struct cu_catalog_gpu_checks *checks);
 /** The command that activates the plan's Python environment (". ENV/bin/activate", "conda activate NAME"), or NULL. Caller frees. */
 char *cu_plan_activate_cmd(const struct cu_plan *p);
 

@@ -773,31 +773,44 @@ t.eq(open(victim).read(), "root's file\n", "and its content")
 import subprocess  # noqa: E402
 from cutest import BIN, base_env  # noqa: E402
 bx = fresh("concurrent")
-srv.fault(bl, rate=1 << 20)
-inst = subprocess.Popen([BIN, "install", "--yes", "--json"] + bx.args(), env=base_env(bx.env()),
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-deadline = time.monotonic() + 20
-while time.monotonic() < deadline and not (os.path.isdir(bx.prefix) and
-                                           [n for n in os.listdir(bx.prefix) if n.startswith(".cudaup-staging")]):
-    time.sleep(0.05)
+
+
+def held_install(bx, rule_part):
+    """An install held by faultfs at its first write to a path holding @rule_part, until the test lets it go:
+    no clock decides where it stands when the other command comes (issue 33 item 14)."""
+    errf, go = os.path.join(bx.dir, "install.err"), os.path.join(bx.dir, "go-" + rule_part.strip("."))
+    errw = open(errf, "w")
+    inst = subprocess.Popen([BIN, "install", "--yes", "--json"] + bx.args(),
+                            env=base_env(bx.env(faults("wait:%s:%s" % (go, rule_part)))),
+                            stdout=subprocess.DEVNULL, stderr=errw)
+    deadline = time.monotonic() + 600  # a bound on a hang, not a verdict: held says whether it got there
+    while time.monotonic() < deadline and inst.poll() is None and "faultfs: wait" not in open(errf).read():
+        time.sleep(0.05)
+    held = inst.poll() is None and "faultfs: wait" in open(errf).read()
+    return inst, errw, errf, go, held
+
+
+# While it unpacks into its staging folder: the first file written there holds it.
+inst, errw, errf, go, held = held_install(bx, ".cudaup-staging")
 r_un = bx.uninstall()
-out, err = inst.communicate(timeout=120)
-t.ok(r_un.rc == 1 and "Another cudaup" in r_un.err, "uninstall during an install of the same prefix: refused as busy", r_un)
-t.ok(inst.returncode == 0 and tree(bx.cuda) == REF, "and the install finishes, whole", err[-2000:])
+open(go, "w").close()
+inst.wait(timeout=300)
+errw.close()
+t.ok(held and r_un.rc == 1 and "Another cudaup" in r_un.err, "uninstall during an install of the same prefix: refused as busy",
+     (held, r_un))
+t.ok(inst.returncode == 0 and tree(bx.cuda) == REF, "and the install finishes, whole", open(errf).read()[-2000:])
 # The same after CUDA is in place, while the environment is written (the lock once ended there).
 bx = fresh("concurrent-env")
-inst = subprocess.Popen([BIN, "install", "--yes", "--json"] + bx.args(),
-                        env=base_env(bx.env(faults("delay:3000:env.sh"))),
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-deadline = time.monotonic() + 30
-while time.monotonic() < deadline and not os.path.isfile(os.path.join(bx.cuda, ".cudaup", "record.json")):
-    time.sleep(0.05)
-time.sleep(0.3)
+inst, errw, errf, go, held = held_install(bx, "env.sh")
+cuda_in_place = os.path.isfile(os.path.join(bx.cuda, ".cudaup", "record.json"))
 r_un = bx.uninstall()
-out, err = inst.communicate(timeout=120)
-t.ok(r_un.rc == 1 and "Another cudaup" in r_un.err, "uninstall while the install writes the environment: busy", r_un)
+open(go, "w").close()
+inst.wait(timeout=300)
+errw.close()
+t.ok(held and cuda_in_place and r_un.rc == 1 and "Another cudaup" in r_un.err,
+     "uninstall while the install writes the environment (CUDA in place): busy", (held, cuda_in_place, r_un))
 t.ok(inst.returncode == 0 and tree(bx.cuda) == REF and os.path.isfile(os.path.join(bx.state, "env.sh")),
-     "and the install ends whole, its environment written", err[-2000:])
+     "and the install ends whole, its environment written", open(errf).read()[-2000:])
 
 # And at the very end: the install's work is done and it is about to say so (faultfs holds its JSON document
 # back until the test lets it go).  The lock is the command's until then: the uninstall that comes now is

@@ -269,6 +269,9 @@ for n in ("torchvision", "torchaudio"):
     mkwheels.wheel(WH, n, "0.23.0")
 r = run(["install", "--yes"] + args + inst, env=ENV, timeout=900)
 t.eq(r.rc, 0, "RTX 4090: install --framework pytorch,jax from the stand-ins", r)
+tries = (r.json() or {}).get("tries") or []
+t.ok(len(tries) == 2 and "import torch" in tries[0] and "import jax" in tries[1] and (r.json() or {}).get("try") == tries[0],
+     "the result's tries: a call for each framework of the environment, PyTorch's first as try (the wizard's Done lists the same)", r)
 with open(os.path.join(st, "pyenv.json")) as f:
     rec = json.load(f)
 t.eq((rec.get("frameworks"), rec.get("framework"), rec.get("bundled")), (["pytorch", "jax"], "pytorch", True),
