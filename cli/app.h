@@ -96,6 +96,12 @@ CU_NODISCARD enum cu_status cu_repair_driver(struct cu_app *app, struct cu_run_c
                                              struct cu_error *err);
 /** `uninstall driver`. */
 int cu_uninstall_driver(struct cu_app *app);
+
+struct cu_removal;
+/** What an uninstall removes and what stays, under @head, before its question (cmd_uninstall.c). */
+void cu_removal_print(struct cu_app *app, const char *head, const struct cu_removal *rm);
+/** The same as `uninstall --json`'s "removal": {removes[], stays[], bytes}. */
+json_t *cu_removal_json(const struct cu_removal *rm);
 /** The hidden child of verify: cudaup __check NAME DIR. */
 int cu_check_child_main(int argc, char **argv);
 int cu_cmd_uninstall(struct cu_app *app);

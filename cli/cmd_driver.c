@@ -14,6 +14,7 @@
 #include "core/base/mem.h"
 #include "core/machine/syscmd.h"
 #include "installers/driver.h"
+#include "installers/driver_removal.h"
 #include "progress.h"
 #include "report.h"
 
@@ -111,6 +112,7 @@ cu_uninstall_driver(struct cu_app *app)
     struct cu_error err;
     struct cu_run_ctx ctx;
     struct drv_unplan up;
+    json_t *said = NULL; /* what it said it would undo (DESIGN uninstall --json "removal") */
     int rc = 0;
     memset(&ctx, 0, sizeof(ctx));
     cu_error_clear(&err);
@@ -129,11 +131,20 @@ cu_uninstall_driver(struct cu_app *app)
         rc = cu_report_error(app, &err);
         goto done;
     }
+    /* What goes, from the record with the packages the removal really takes, before the question. */
+    struct cu_removal rmv;
+    if (inst_driver_removal(app->state_dir, app->catalog, &up.remove, &rmv, &err) != CU_OK) {
+        cu_removal_fini(&rmv);
+        rc = cu_report_error(app, &err);
+        goto done;
+    }
+    if (!app->cfg.json && !app->cfg.quiet)
+        cu_removal_print(app, _("Uninstalling the NVIDIA driver undoes what cudaup did:"), &rmv);
+    said = cu_removal_json(&rmv);
+    cu_removal_fini(&rmv);
     if (!app->cfg.quiet && !app->cfg.json) {
-        CU_AUTOFREE char *rm = joined(&up.remove), *k = joined(&up.kernels), *h = joined(&up.headers), *d = joined(&up.deps),
+        CU_AUTOFREE char *k = joined(&up.kernels), *h = joined(&up.headers), *d = joined(&up.deps),
                          *m = joined(&up.dkms), *tl = joined(&up.tools);
-        if (up.remove.n)
-            printf(_("Uninstall removes these packages cudaup installed: %s\n"), rm);
         if (up.kernels.n)
             printf(_("It keeps the kernels the install brought (the machine boots them, and their meta brings the kernel's security updates): %s\n"), k);
         if (up.headers.n)
@@ -162,6 +173,7 @@ cu_uninstall_driver(struct cu_app *app)
                 json_array_append_new(keeps, json_string(kl[l]->v[i]));
         json_object_set_new(doc, "keeps", keeps);
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
+        json_object_set(doc, "removal", said); /* what it said it would undo */
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
@@ -170,6 +182,7 @@ cu_uninstall_driver(struct cu_app *app)
     }
     cu_progress_free(prog);
 done:
+    json_decref(said);
     drv_unplan_fini(&up);
     cu_sys_fini(&sys);
     cu_run_ctx_fini(&ctx);

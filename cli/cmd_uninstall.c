@@ -61,41 +61,6 @@ report_removal(struct cu_app *app, struct cu_run_ctx *ctx, enum cu_status st, st
     return rc;
 }
 
-/* What goes and what stays, said before the question (as apt and conda do); with --yes too, for the record. */
-static void
-print_removal(struct cu_app *app, const char *head, const struct cu_removal *rm)
-{
-    char b[32];
-    const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
-    int width = cu_term_width(STDOUT_FILENO);
-    printf("%s", bold);
-    cu_say(stdout, "", "%s", head);
-    printf("%s", reset);
-    for (size_t i = 0; i < rm->goes.n; i++)
-        cu_print_wrapped(stdout, "  - ", rm->goes.v[i], width);
-    if (rm->bytes)
-        cu_say(stdout, "", _("That frees %s."), cu_format_bytes(rm->bytes, b, sizeof(b)));
-    if (rm->env_goes)
-        cu_say(stdout, "", "%s", _("--keep-env keeps the Python environment."));
-    for (size_t i = 0; i < rm->stays.n; i++)
-        cu_say(stdout, "", "%s", rm->stays.v[i]);
-}
-
-static json_t *
-removal_json(const struct cu_removal *rm)
-{
-    json_t *o = json_object();
-    json_t *g = json_array(), *s = json_array();
-    for (size_t i = 0; i < rm->goes.n; i++)
-        json_array_append_new(g, json_string(rm->goes.v[i]));
-    for (size_t i = 0; i < rm->stays.n; i++)
-        json_array_append_new(s, json_string(rm->stays.v[i]));
-    json_object_set_new(o, "removes", g);
-    json_object_set_new(o, "stays", s);
-    json_object_set_new(o, "bytes", json_integer((json_int_t)rm->bytes));
-    return o;
-}
-
 static int
 uninstall_python(struct cu_app *app, const char *minor)
 {
@@ -172,7 +137,7 @@ cu_cmd_uninstall(struct cu_app *app)
         bool asks = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
         if (!app->cfg.json && !app->cfg.quiet && (app->cfg.yes || asks)) {
             CU_AUTOFREE char *head = cu_xasprintf(_("Uninstalling CUDA %s removes:"), mm);
-            print_removal(app, head, &rm);
+            cu_removal_print(app, head, &rm);
         }
         if (!cu_app_confirm(app, _("Remove it?"), &rc)) {
             cu_removal_fini(&rm);
@@ -181,7 +146,7 @@ cu_cmd_uninstall(struct cu_app *app)
     }
     cu_app_open_log(app);
     st = cu_uninstall_run(&in, mm, &ctx, &err);
-    json_t *said = rm.installed ? removal_json(&rm) : NULL;
+    json_t *said = rm.installed ? cu_removal_json(&rm) : NULL;
     cu_removal_fini(&rm);
     CU_AUTOFREE char *removed = cu_xasprintf(_("CUDA %s was removed from %s."), mm, app->prefix);
     CU_AUTOFREE char *absent = cu_xasprintf(_("CUDA %s is not installed in %s; nothing was removed."), mm, app->prefix);

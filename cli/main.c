@@ -59,6 +59,8 @@ cli_log_sink(void *userdata, enum cu_log_level level, const char *tag, const cha
         fprintf(app->log, "%s %s %s: %s\n", ts, cu_log_level_name(level), tag, msg_en); /* English: to be shared */
         fflush(app->log);
     }
+    if (cu_log_record_only(tag))
+        return; /* a command's output the screen shows under its step (progress.c) */
     enum cu_log_level shown = app->cfg.quiet ? CU_LOG_ERROR
                               : app->cfg.verbose >= 2 ? CU_LOG_DEBUG
                               : app->cfg.verbose == 1 ? CU_LOG_INFO

@@ -117,13 +117,15 @@ driver_plan_steps(struct cu_plan *p)
         return;
     for (size_t i = 0; i < d->n_steps; i++) {
         const struct cu_drv_step *s = &d->steps[i];
+        /* The command, file or URL in brackets after the step's sentence (inside a Chinese one: "…（x）。"). */
         if (s->argv) {
             CU_AUTOFREE char *line = cu_drv_step_line(s);
-            cu_plan_add_step(p, "driver", s->action, "%s (`%s`)", s->why, line);
-        } else if (s->path) {
-            cu_plan_add_step(p, "driver", s->action, "%s (%s)", s->why, s->path);
-        } else if (s->url) {
-            cu_plan_add_step(p, "driver", s->action, "%s (%s)", s->why, s->url);
+            CU_AUTOFREE char *cmd = cu_xasprintf("`%s`", line);
+            CU_AUTOFREE char *detail = cu_str_aside(s->why, cmd);
+            cu_plan_add_step(p, "driver", s->action, "%s", detail);
+        } else if (s->path || s->url) {
+            CU_AUTOFREE char *detail = cu_str_aside(s->why, s->path ? s->path : s->url);
+            cu_plan_add_step(p, "driver", s->action, "%s", detail);
         } else {
             cu_plan_add_step(p, "driver", s->action, "%s", s->why);
         }
@@ -298,14 +300,17 @@ inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued)
     cu_buf_init(&b);
     cu_buf_printf(&b, _("The NVIDIA driver %d (%s) is installed. Reboot now; cudaup never reboots by itself."), p->branch,
                   cu_drv_flavor_word(p->flavor));
+    /* Sentence after sentence: a space between English ones, none after zh_CN's 。 */
     if (p->secure_boot && strcmp(p->secure_boot, "mok") == 0) {
-        if (mok_queued)
-            cu_buf_printf(&b, " %s", _("At the blue MokManager screen after the reboot: Enroll MOK, Continue, Yes, type the one-time password you chose, then Reboot."));
-        else
-            cu_buf_printf(&b, _(" Before the reboot, queue the signing key: `sudo mokutil --import %s` (choose a one-time password); at the blue MokManager screen: Enroll MOK, Continue, Yes, the password, Reboot."),
-                          p->mok_cert ? p->mok_cert : "");
+        if (mok_queued) {
+            cu_buf_sentence(&b, _("At the blue MokManager screen after the reboot: Enroll MOK, Continue, Yes, type the one-time password you chose, then Reboot."));
+        } else {
+            CU_AUTOFREE char *key = cu_xasprintf(_(" Before the reboot, queue the signing key: `sudo mokutil --import %s` (choose a one-time password); at the blue MokManager screen: Enroll MOK, Continue, Yes, the password, Reboot."),
+                                                 p->mok_cert ? p->mok_cert : "");
+            cu_buf_sentence(&b, key);
+        }
     }
-    cu_buf_printf(&b, " %s", _("Then run cudaup again (the same command): it checks that the driver loads and goes on with CUDA, cuDNN, the environment and verify."));
+    cu_buf_sentence(&b, _("Then run cudaup again (the same command): it checks that the driver loads and goes on with CUDA, cuDNN, the environment and verify."));
     return cu_buf_steal(&b);
 }
 

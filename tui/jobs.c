@@ -115,8 +115,8 @@ tui_log_sink(void *userdata, enum cu_log_level level, const char *tag, const cha
         fprintf(t->o.log, "%s %s %s: %s\n", ts, cu_log_level_name(level), tag, msg_en); /* English: to be shared */
         fflush(t->o.log);
     }
-    if (level > CU_LOG_INFO)
-        return;
+    if (level > CU_LOG_INFO || cu_log_record_only(tag))
+        return; /* a command's output comes to the screen once, as its step's event */
     struct tui_msg m = {.type = CU_EV_LOG, .message = cu_xstrdup(msg), .log_warning = level <= CU_LOG_WARN};
     push(t, &m);
 }

@@ -136,6 +136,28 @@ draw(struct tui *t)
             dn_known &= known;
         }
     const char *dn_told = dn_known ? cu_format_bytes(dn, b2, sizeof(b2)) : _("size unpublished");
+    if (n == 0) {
+        /* One installer (an older release's runfile): nothing to pick, so not "0 components, 0 B" (issue 35). */
+        uint64_t rn = 0;
+        bool rn_known = true;
+        for (size_t i = 0; i < t->plan->n_downloads; i++)
+            if (t->plan->downloads[i].product == CU_PRODUCT_CUDA) {
+                bool known = false;
+                rn += cu_download_size(&t->plan->downloads[i], &known);
+                rn_known &= known;
+            }
+        char b3[32];
+        const char *rn_told = rn_known && rn ? cu_format_bytes(rn, b3, sizeof(b3)) : _("size unpublished");
+        CU_AUTOFREE char *one = cu_xasprintf(_("CUDA %s comes as one installer, NVIDIA's runfile: its components cannot be picked one by one, so the whole toolkit is installed."),
+                                             cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)));
+        tui_wrap(y + 1, 2, COLS - 4, 4, one);
+        CU_AUTOFREE char *whole = t->plan->has_cudnn
+                                      ? cu_xasprintf(_("The whole toolkit, %s; with cuDNN %s (%s)"), rn_told,
+                                                     t->plan->cudnn_full ? t->plan->cudnn_full : "", dn_told)
+                                      : cu_xasprintf(_("The whole toolkit, %s"), rn_told);
+        tui_text(tui_body_end(), 1, COLS - 2, whole);
+        return;
+    }
     CU_AUTOFREE char *sum = t->plan->has_cudnn
                                 ? cu_xasprintf(_("%zu components, %s; with cuDNN %s (%s)"), count, cu_format_bytes(total, b1, sizeof(b1)),
                                                t->plan->cudnn_full ? t->plan->cudnn_full : "", dn_told)

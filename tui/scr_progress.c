@@ -82,6 +82,21 @@ phase_text(const struct tui_item *it, char *buf, size_t len)
     return _("waiting");
 }
 
+/* @size ("1.7 GB", in a buffer of 32) with a no-break space between its number and unit where the terminal
+ * speaks UTF-8, so that a wrapped line never parts them; as it is elsewhere.  Returns @size. */
+static char *
+unbroken(const struct tui *t, char *size)
+{
+    char *sp = strchr(size, ' ');
+    size_t n = strlen(size);
+    if (t->utf8 && sp && n + 2 <= 32) {
+        memmove(sp + 2, sp + 1, n - (size_t)(sp - size)); /* the rest, its NUL included */
+        sp[0] = '\xc2';
+        sp[1] = '\xa0';
+    }
+    return size;
+}
+
 static void
 draw(struct tui *t)
 {
@@ -118,6 +133,12 @@ draw(struct tui *t)
     else
         snprintf(what, sizeof(what), failed ? _("Removing CUDA %s failed") : _("Removing CUDA %s"),
                  t->target ? t->target : "");
+    if (finished && t->last_status == CU_E_CANCELLED) {
+        /* The stage that was stopped, said so: not "Bringing Python …" as if it still ran (issue 35). */
+        char stopped[sizeof(what)];
+        snprintf(stopped, sizeof(stopped), _("%s (cancelled)"), what);
+        snprintf(what, sizeof(what), "%s", stopped);
+    }
     const char *where = t->progress_job != JOB_INSTALL || !t->plan     ? t->target
                         : strcmp(t->stage, "python") == 0 && t->plan->python ? t->plan->python->path
                         : strstr(what, TUI_PATH) && t->plan->framework && (strcmp(t->stage, "pyenv") == 0 ||
@@ -159,13 +180,14 @@ draw(struct tui *t)
         fmt_time((int64_t)((double)(total - done) / t->speed), e2, sizeof(e2));
         snprintf(eta, sizeof(eta), _(", %s left"), e2);
     }
-    /* Nothing to download (an uninstall, a repair of modes only): no byte counts of nothing. */
+    /* Nothing to download (an uninstall, a repair of modes only): no byte counts of nothing.  A size keeps
+     * its number and unit on one row ("0 B/s" never wraps as "0" / "B/s"). */
     CU_AUTOFREE char *line = total == 0 && t->n_items == 0
                                  ? cu_xasprintf(_("%3d%%  %s elapsed"), (int)(frac * 100), e1)
                                  : cu_xasprintf(_("%3d%%  %s of %s downloaded, %zu of %zu unpacked  %s/s  %s elapsed%s"),
-                                                (int)(frac * 100), cu_format_bytes(done, b1, sizeof(b1)),
-                                                cu_format_bytes(total, b2, sizeof(b2)), n_unpacked, t->n_items,
-                                                cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)), e1, eta);
+                                                (int)(frac * 100), unbroken(t, cu_format_bytes(done, b1, sizeof(b1))),
+                                                unbroken(t, cu_format_bytes(total, b2, sizeof(b2))), n_unpacked, t->n_items,
+                                                unbroken(t, cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3))), e1, eta);
     CU_AUTOFREE char *marked = n_stages > 1 ? cu_xasprintf("[1/%d] %s", n_stages, line) : cu_xstrdup(line);
     tui_gauge(t, y, 2, COLS - 4, frac);
     /* Over the two rows under the bar when it must: never cut at "el…" (issue 35). */

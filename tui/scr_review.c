@@ -164,7 +164,10 @@ draw(struct tui *t)
             tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
                         _("This distribution's own packages carry no branch that fits, so the driver comes from NVIDIA's repository. Enter installs it from there; Esc goes back (run with --driver keep to leave the driver alone)."));
         tui_doc_add(&d, TC_NORMAL, 2, _("Packages: %s"), pk.data);
-        tui_doc_add(&d, TC_NORMAL, 2, _("Held with: %s"), drv->pin);
+        if (drv->pin_file)
+            tui_doc_add(&d, TC_NORMAL, 2, _("Held with: %s in %s"), drv->pin, drv->pin_file);
+        else
+            tui_doc_add(&d, TC_NORMAL, 2, _("Held with: %s"), drv->pin);
         tui_doc_add(&d, TC_NORMAL, 2, "%s",
                     strcmp(drv->secure_boot, "signed") == 0 ? _("Secure Boot: on; the distribution's signed modules load as they are")
                     : strcmp(drv->secure_boot, "mok") == 0  ? _("Secure Boot: on; DKMS's key must be enrolled at the blue MokManager screen after the reboot")

@@ -186,9 +186,11 @@ draw(struct tui *t)
         CU_AUTOFREE char *note = c ? tui_unflag(c->note) : NULL;
         CU_AUTOFREE char *todo = c ? tui_advice_words(t, c->adv, c->adv_arg) : NULL;
         CU_AUTOFREE char *why = todo ? cu_xasprintf(_("%s\nWhat to do: %s"), note, todo) : cu_steal_ptr(&note);
-        CU_AUTOFREE char *full = !c ? NULL
+        CU_AUTOFREE char *line = !c ? NULL
                                  : c->automatic ? cu_xasprintf(_("%s: %s"), _("Automatic"), why)
                                                 : cu_xasprintf(_("%s %s: %s"), c->label, c->fits ? _("fits") : _("does not fit"), why);
+        /* Its stop is the line's language's ("自动：cuDNN 9.5.1。"), not the note's alone. */
+        CU_AUTOFREE char *full = line ? cu_str_sentence(line) : NULL;
         int frows = full ? tui_wrap_rows(full, COLS - 2, 0) : 0;
         int h = end - y - 1 - frows;
         int min_h = n < 3 ? n : 3;

@@ -786,7 +786,10 @@ tui_unflag(const char *text)
         char flag[32] = "";
         size_t fl = 0;
         /* after a space, "(" or a full-width "（" (zh_CN's "…而不是 12.6.3（--cuda）") */
-        bool opens = p == text || p[-1] == ' ' || p[-1] == '(' || (p - text >= 3 && memcmp(p - 3, "\xef\xbc\x88", 3) == 0);
+        /* or after any other full-width mark ("；--deep" in "大小和权限；--deep 会重新计算哈希"): U+3000-303F, U+FF00-FF5F */
+        bool opens = p == text || p[-1] == ' ' || p[-1] == '(' ||
+                     (p - text >= 3 && (((unsigned char)p[-3] == 0xef && ((unsigned char)p[-2] == 0xbc || (unsigned char)p[-2] == 0xbd)) ||
+                                        ((unsigned char)p[-3] == 0xe3 && (unsigned char)p[-2] == 0x80)));
         if (p[0] == '-' && p[1] == '-' && opens && islower((unsigned char)p[2])) {
             fl = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
             if (fl < sizeof(flag)) {
@@ -796,8 +799,12 @@ tui_unflag(const char *text)
             }
         }
         if (!screen && strcmp(flag, "deep") == 0) {
-            cu_buf_puts(&b, _("the deep check (d on the Validation screen)"));
+            const char *words = _("the deep check (d on the Validation screen)");
+            cu_buf_puts(&b, words);
             p += 2 + fl;
+            /* The space a Latin flag needed before CJK text goes when the words end in CJK ("…d 键）会…"). */
+            if (p[0] == ' ' && (unsigned char)p[1] >= 0x80 && (unsigned char)words[strlen(words) - 1] >= 0x80)
+                p++;
             continue;
         }
         if (!screen) {

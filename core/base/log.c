@@ -15,6 +15,7 @@
 #include "core/base/error.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
+#include "core/base/str.h"
 
 static const char *const level_names[] = {"error", "warn", "info", "debug", "trace"};
 
@@ -74,6 +75,12 @@ cu_log_level_name(enum cu_log_level level)
     return level_names[level];
 }
 
+bool
+cu_log_record_only(const char *tag)
+{
+    return tag && strcmp(tag, CU_LOG_TAG_RECORD) == 0;
+}
+
 void
 cu_log_init_from_env(void)
 {
@@ -119,7 +126,10 @@ cu_log_err(enum cu_log_level level, const char *tag, const struct cu_error *err)
         return;
     char msg[1200], msg_en[1200];
     const char *a = cu_error_advice(err), *a_en = cu_error_advice_en(err);
-    snprintf(msg, sizeof(msg), "%s%s%s%s", cu_error_text(err), a ? " (" : "", a ? a : "", a ? ")" : "");
+    /* The advice in brackets after the message; inside a Chinese sentence's stop, in full-width ones. */
+    char *told = a ? cu_str_aside(cu_error_text(err), a) : NULL;
+    snprintf(msg, sizeof(msg), "%s", told ? told : cu_error_text(err));
+    free(told);
     snprintf(msg_en, sizeof(msg_en), "%s%s%s%s", cu_error_text_en(err), a_en ? " (" : "", a_en ? a_en : "",
              a_en ? ")" : "");
     deliver(level, tag, msg, msg_en);

@@ -11,6 +11,7 @@
 #define CU_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "core/base/macros.h"
 
@@ -51,6 +52,16 @@ void cu_log_err(enum cu_log_level level, const char *tag, const struct cu_error 
 #ifndef CU_LOG_TAG
 #define CU_LOG_TAG "cudaup"
 #endif
+
+/*
+ * The tag of a line for the record only: a system command's own output (or a note about it) that the
+ * screen already shows through the command's step (core/machine/syscmd.h, on_line).  Sinks write it to
+ * the log file and show it nowhere else, so that a screen never shows a package manager's line twice.
+ */
+#define CU_LOG_TAG_RECORD "output"
+
+/** Whether a message of @tag is for the log file only (CU_LOG_TAG_RECORD). */
+bool cu_log_record_only(const char *tag);
 
 /* These forward to a function; they exist only to pass the file's tag. */
 #define cu_log_error(...) cu_log_msg(CU_LOG_ERROR, CU_LOG_TAG, __VA_ARGS__)

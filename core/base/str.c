@@ -314,6 +314,43 @@ cu_sh_quote(const char *s)
     return cu_buf_steal(&b);
 }
 
+/* A code point of CJK text (ideographs, their punctuation, full-width forms) starts at @p (UTF-8). */
+static bool
+cjk_at(const unsigned char *p)
+{
+    if (p[0] < 0xe2 || p[0] > 0xef || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+        return false;
+    unsigned cp = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+    return (cp >= 0x2e80 && cp <= 0x9fff) || (cp >= 0xff00 && cp <= 0xffef) || (cp >= 0xac00 && cp <= 0xd7af);
+}
+
+/*
+ * Whether the first @n bytes of @s are a sentence in a CJK language: some CJK text outside a command in
+ * backticks and outside a word with a slash (a path, which may be named in any script).  "python3.12 不在
+ * PATH 中，因此无法创建 venv" is Chinese though it ends with a Latin word; "Cannot write /home/用户/x" is not.
+ */
+static bool
+cjk_sentence(const char *s, size_t n)
+{
+    bool code = false;
+    size_t word = 0; /* where the word at hand starts */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '`')
+            code = !code;
+        if (c == ' ' || c == '\n')
+            word = i + 1;
+        if (code || i + 3 > n || !cjk_at((const unsigned char *)s + i))
+            continue;
+        size_t end = i;
+        while (end < n && s[end] != ' ' && s[end] != '\n')
+            end++;
+        if (!memchr(s + word, '/', end - word))
+            return true;
+    }
+    return false;
+}
+
 /* One style everywhere: what cudaup says is a sentence, and a sentence ends with its full stop. */
 char *
 cu_str_sentence(const char *s)
@@ -324,11 +361,36 @@ cu_str_sentence(const char *s)
     if (n == 0)
         return cu_xstrdup(s);
     unsigned char last = (unsigned char)s[n - 1];
+    /* A CJK sentence closed with an ASCII stop after a value ("CUDA 13.0."; not "..."): its own stop instead. */
+    if (last == '.' && (n < 2 || s[n - 2] != '.') && cjk_sentence(s, n - 1))
+        return cu_xasprintf("%.*s\xe3\x80\x82", (int)(n - 1), s);
     if (strchr(".!?", last) || (n >= 3 && (memcmp(s + n - 3, "\xe3\x80\x82", 3) == 0 ||   /* 。 */
                                            memcmp(s + n - 3, "\xef\xbc\x81", 3) == 0 ||   /* ！ */
                                            memcmp(s + n - 3, "\xef\xbc\x9f", 3) == 0)))   /* ？ */
         return cu_xstrndup(s, n);
-    /* Text that ends in a CJK character gets the full-width stop. */
-    return cu_xasprintf("%.*s%s", (int)n, s, last >= 0x80 ? "\xe3\x80\x82" : ".");
+    /* A CJK sentence gets the full-width stop, also after a value ("最高可运行 CUDA 13.0。"). */
+    return cu_xasprintf("%.*s%s", (int)n, s, cjk_sentence(s, n) ? "\xe3\x80\x82" : ".");
 }
 
+char *
+cu_str_aside(const char *sentence, const char *aside)
+{
+    size_t n = strlen(sentence);
+    if (n >= 3 && memcmp(sentence + n - 3, "\xe3\x80\x82", 3) == 0)
+        return cu_xasprintf("%.*s\xef\xbc\x88%s\xef\xbc\x89\xe3\x80\x82", (int)(n - 3), sentence, aside); /* …（x）。 */
+    return cu_xasprintf("%s (%s)", sentence, aside);
+}
+
+void
+cu_buf_sentence(struct cu_buf *b, const char *s)
+{
+    while (*s == ' ')
+        s++;
+    if (!*s)
+        return;
+    bool wide = b->len >= 3 && ((unsigned char)b->data[b->len - 3] == 0xe3 || (unsigned char)b->data[b->len - 3] == 0xef) &&
+                ((unsigned char)b->data[b->len - 2] == 0x80 || (unsigned char)b->data[b->len - 2] == 0xbc);
+    if (b->len && !wide && b->data[b->len - 1] != ' ')
+        cu_buf_putc(b, ' ');
+    cu_buf_puts(b, s);
+}

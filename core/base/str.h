@@ -69,7 +69,23 @@ char *cu_sh_quote(const char *s);
  */
 char *cu_str_failure_line(const char *text);
 
-/** @s as a sentence: ending with its full stop ("." or, after CJK text, "。"). Caller frees. */
+/**
+ * @s as a sentence: ending with its full stop: "。" when it is a CJK sentence (CJK text outside commands in
+ * backticks and paths), even where it ends with a value ("最高可运行 CUDA 13.0。"), else ".". Caller frees.
+ */
 char *cu_str_sentence(const char *s);
+
+/**
+ * @sentence with @aside (a command, a path) in brackets after it: "Read the lists. (`apt-get update`)"; a
+ * sentence that ends with "。" takes it inside, in full-width brackets: "读取列表（`apt-get update`）。".
+ * Caller frees.
+ */
+char *cu_str_aside(const char *sentence, const char *aside);
+
+/**
+ * Append sentence @s (its leading spaces left out) to the text in @b: after a space, unless @b is empty or
+ * ends with a full-width mark (zh_CN's "。", "）", "："), after which the next sentence follows directly.
+ */
+void cu_buf_sentence(struct cu_buf *b, const char *s);
 
 #endif /* CU_STR_H */

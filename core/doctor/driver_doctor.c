@@ -23,10 +23,12 @@ seen_code(const struct cu_problems *p, const char *code)
     return false;
 }
 
-/* "a b c" of the installed driver packages, or the data's names for this branch. */
+/* "a b c" of the installed driver packages, or the data's names for this branch; *@file the apt preferences
+ * file that holds it (said apart from the pin, in the sentence's language), else NULL. */
 static char *
-pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch)
+pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, char **file)
 {
+    *file = NULL;
     struct cu_buf b;
     cu_buf_init(&b);
     const char *pin = row ? row->pin : "apt-mark hold";
@@ -34,11 +36,12 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch)
                                  ? cu_drv_pin_step(row, branch, f)
                                  : NULL;
     if (ps && ps->text) {
-        /* "Pin: version 580.* (*nvidia*) in /etc/apt/preferences.d/cudaup-nvidia-driver" */
+        /* "Pin: version 580.* (*nvidia*)", in /etc/apt/preferences.d/cudaup-nvidia-driver */
         cu_buf_printf(&b, "Pin: version %d.* (", branch);
         for (char **t = row->pin_packages; *t; t++)
             cu_buf_printf(&b, "%s%s", t == row->pin_packages ? "" : " ", *t);
-        cu_buf_printf(&b, ") in %s", ps->path);
+        cu_buf_printf(&b, ")");
+        *file = cu_xstrdup(ps->path);
     } else if (ps && ps->argv) {
         CU_AUTOFREE char *line = cu_drv_step_line(ps);
         cu_buf_printf(&b, "sudo %s", line);
@@ -176,11 +179,13 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             if (!gen || !gen->branch_last || branch > gen->branch_last)
                 continue;
             const struct cu_drv_pkg *row = cu_drv_row_for(f, cat, branch, s->flavor ? s->flavor : "proprietary");
-            CU_AUTOFREE char *cmd = pin_command(f, row, branch);
+            CU_AUTOFREE char *file = NULL;
+            CU_AUTOFREE char *cmd = pin_command(f, row, branch, &file);
             cu_problems_add(out, "driver-unpinned", CU_SEV_WARNING,
                             cu_xasprintf(_("The driver's branch %d is not held: the next upgrade may bring a newer branch, and branch %d is the last that loads on GPU %d (%s, %s)."),
                                          branch, gen->branch_last, g->index, g->name, gen->generation),
-                            cu_xasprintf(_("Hold the branch: `%s` (`cudaup repair` does it)."), cmd));
+                            file ? cu_xasprintf(_("Hold the branch: `%s` in %s (`cudaup repair` does it)."), cmd, file)
+                                 : cu_xasprintf(_("Hold the branch: `%s` (`cudaup repair` does it)."), cmd));
             cu_problems_source(out, gen->source);
             break;
         }
@@ -222,6 +227,10 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
     bool module_trouble = false;
     for (size_t i = 0; i < pr->n; i++)
         module_trouble |= strcmp(pr->v[i].code, "driver-module-missing") == 0 || strcmp(pr->v[i].code, "driver-unsigned-secure-boot") == 0;
+    /* Installed, its module built for this kernel, not loaded, and what keeps it out goes at the next boot
+     * (nouveau blacklisted, or the system asks for a reboot): the reboot is what is left, not an install. */
+    bool reboot_pending = installed && !module_trouble && f->driver.kind != CU_DRIVER_NVIDIA && s->module_for_kernel == 1 &&
+                          (s->nouveau_blacklisted || s->reboot_required);
     for (size_t i = 0; i < pr->n; i++) {
         bool hit = false;
         for (size_t k = 0; k < CU_N_ELEMENTS(codes); k++)
@@ -231,6 +240,18 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
         if (installed && module_trouble && (strcmp(pr->v[i].code, "no-driver") == 0 || strcmp(pr->v[i].code, "no-libcuda") == 0)) {
             free(pr->v[i].fix);
             pr->v[i].fix = cu_xstrdup(_("The NVIDIA driver is installed, but its kernel module is not loaded (the module's problem below says why); `cudaup repair` builds or signs it. Installing a driver again would not help."));
+            continue;
+        }
+        if (installed && module_trouble && s->nouveau_blacklisted && strcmp(pr->v[i].code, "nouveau") == 0) {
+            free(pr->v[i].fix);
+            pr->v[i].fix = cu_xstrdup(_("nouveau is blacklisted and gives way at the next boot, and the NVIDIA driver is installed: fix its kernel module (the module's problem below; `cudaup repair` does it), then reboot. Installing a driver again would not help."));
+            continue;
+        }
+        if (reboot_pending && strcmp(pr->v[i].code, "driver-too-old") != 0 && strcmp(pr->v[i].code, "driver-too-old-for-gpu") != 0) {
+            free(pr->v[i].fix);
+            pr->v[i].fix = cu_xstrdup(s->nouveau_bound
+                                          ? _("The NVIDIA driver is installed, its module is built for this kernel and nouveau is blacklisted: reboot so that the NVIDIA driver loads, then run cudaup again (the same command) to go on. Installing a driver again would not help.")
+                                          : _("The NVIDIA driver is installed and its module is built for this kernel: reboot so that it loads, then run cudaup again (the same command) to go on. Installing a driver again would not help."));
             continue;
         }
         if (!p)

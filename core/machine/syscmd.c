@@ -249,7 +249,8 @@ lock_kind(const char *prog)
 static void
 say(const struct cu_sys *s, const char *line)
 {
-    cu_log_info("%s", line);
+    /* When the caller shows it (on_line), the log keeps it for the record only: said once on a screen. */
+    cu_log_msg(CU_LOG_INFO, s->on_line ? CU_LOG_TAG_RECORD : CU_LOG_TAG, "%s", line);
     if (s->on_line)
         s->on_line(s->line_userdata, line);
 }
@@ -374,7 +375,8 @@ stream_line(struct stream *st, const char *line)
     line = cr ? cr + 1 : line;
     if (!*line)
         return;
-    cu_log_info("%s: %s", st->prog, line);
+    /* The command's name goes with the line into the log; a screen that shows the line (on_line) gets it once. */
+    cu_log_msg(CU_LOG_INFO, st->s->on_line ? CU_LOG_TAG_RECORD : CU_LOG_TAG, "%s: %s", st->prog, line);
     if (st->s->on_line)
         st->s->on_line(st->s->line_userdata, line);
 }
@@ -419,7 +421,11 @@ cu_sys_run(const struct cu_sys *s, const char *const *argv, bool interactive, st
     if ((st = command_argv(s, argv, &av, err)) != CU_OK || (st = wait_lock(s, argv[0], err)) != CU_OK)
         goto out;
     command_env(s, &env);
-    cu_log_info("running %s%s%s", line, s->chroot ? " inside " : "", s->chroot ? s->root : "");
+    /* The command stays as it is (it can be copied); the words around it are the user's language. */
+    if (s->chroot)
+        cu_log_info(_("running %s inside %s"), line, s->root);
+    else
+        cu_log_info(_("running %s"), line);
     if (log)
         cu_buf_printf(log, "$ %s\n", line);
     if (interactive && s->tty) {
@@ -477,7 +483,7 @@ cu_sys_capture(const struct cu_sys *s, const char *const *argv, struct cu_buf *o
             *code = res.timed_out ? 124 : res.exit_code;
             if (*code != 0) {
                 CU_AUTOFREE char *l = cu_sys_argv_str(argv);
-                cu_log_info("%s: exit %d: %s", l, *code, res.err.len ? res.err.data : "");
+                cu_log_info(_("%s: exit %d: %s"), l, *code, res.err.len ? res.err.data : "");
             }
         }
         cu_exec_result_fini(&res);
@@ -555,7 +561,7 @@ cu_sys_write(const struct cu_sys *s, const char *abs, const char *text, struct c
         return cu_error_set(err, CU_E_IO, -dfd, _("Cannot write %s"), shown);
     /* The folder as opened inside the root: the atomic write happens in it, whatever links led there. */
     CU_AUTOFREE char *p = cu_xasprintf("/proc/self/fd/%d/%s", dfd, base);
-    cu_log_info("writing %s", shown);
+    cu_log_info(_("writing %s"), shown);
     enum cu_status st = cu_write_file_atomic(p, text, strlen(text), 0644, err);
     close(dfd);
     if (st != CU_OK) {
@@ -645,7 +651,7 @@ cu_sys_remove(const struct cu_sys *s, const char *abs, struct cu_error *err)
     close(dfd);
     if (rc)
         return cu_error_set(err, CU_E_IO, rc, _("Cannot remove %s"), shown);
-    cu_log_info("removed %s", shown);
+    cu_log_info(_("removed %s"), shown);
     return CU_OK;
 }
 

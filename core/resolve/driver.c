@@ -142,6 +142,7 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     cu_strv_fini(&p->packages);
     cu_strv_fini(&p->pin_packages);
     free(p->pin);
+    free(p->pin_file);
     free(p->pin_kind);
     free(p->module_stream);
     free(p->repo);
@@ -511,8 +512,9 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
         cu_buf_printf(&pb, "Pin: version %d.* (", k->branch);
         for (size_t i = 0; i < p->pin_packages.n; i++)
             cu_buf_printf(&pb, "%s%s", i ? " " : "", p->pin_packages.v[i]);
-        cu_buf_printf(&pb, ") in %s", ps->path);
+        cu_buf_printf(&pb, ")");
         p->pin = cu_buf_steal(&pb);
+        p->pin_file = cu_xstrdup(ps->path); /* apart, so that the sentence around them is the user's language */
     } else {
         p->pin = ps ? cu_drv_step_line(ps) : cu_xstrdup("none");
     }
@@ -520,6 +522,9 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     if (strcmp(p->pin, "none") == 0)
         reason(p, _("%s has no branch lock in its package manager; the next upgrade may bring a newer branch, which serves these GPUs too (none has a last branch)."),
                r->distro);
+    else if (p->pin_file)
+        reason(p, _("Held with `%s` in %s: the next upgrade stays on branch %d and the %s flavor."), p->pin, p->pin_file,
+               k->branch, cu_drv_flavor_word(r->flavor));
     else
         reason(p, _("Held with `%s`: the next upgrade stays on branch %d and the %s flavor."), p->pin, k->branch,
                cu_drv_flavor_word(r->flavor));
@@ -726,6 +731,7 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     json_object_set_new(o, "distro", cu_json_str_or_null(p->distro));
     json_object_set_new(o, "packages", jstrv(&p->packages));
     json_object_set_new(o, "pin", cu_json_str_or_null(p->pin));
+    json_object_set_new(o, "pin_file", cu_json_str_or_null(p->pin_file));
     json_object_set_new(o, "secure_boot", cu_json_str_or_null(p->secure_boot));
     json_object_set_new(o, "reboot", json_boolean(p->reboot));
     json_object_set_new(o, "image", json_boolean(p->image));

@@ -67,6 +67,7 @@ struct cu_drv_plan {
     struct cu_strv packages;
     struct cu_strv pin_packages; /* what the pin holds (apt-mark hold, zypper addlock) */
     char *pin;              /* how the branch is held, as a command line for the user */
+    char *pin_file;         /* the file that holds it (apt preferences), or NULL: said apart from the pin */
     char *pin_kind;         /* the data's pin column */
     char *module_stream, *repo, *components, *initramfs;
     char *secure_boot;      /* off, signed, mok */

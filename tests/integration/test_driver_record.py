@@ -205,6 +205,11 @@ names = [" ".join(c[:2]) for c in b.calls()]
 purged = sorted(sum((c[3:] for c in b.calls() if c[:2] == ["apt-get", "purge"]), []))
 t.ok(r.rc == 0 and names == ["apt-get purge", "update-initramfs -u"] and purged == new,
      "uninstall: purge exactly the recorded set (no autoremove), then the initramfs after the blacklist", (r, b.calls()))
+said = ((r.json() or {}).get("removal") or {}).get("removes", [])
+t.ok(any(all(p in x for p in new) for x in said) and any(PREFS in x for x in said)
+     and any("cudaup-blacklist-nouveau.conf" in x for x in said) and any("update-initramfs" in x for x in said),
+     "uninstall driver --json: removal names what it said it would undo (the packages, the pin's file, the blacklist, "
+     "the initramfs)", said)
 left = b.pkgs()
 t.ok(set(left) == {"linux-headers-generic", "firmware-old"} and not os.path.exists(os.path.join(b.root, "etc/modprobe.d/cudaup-blacklist-nouveau.conf"))
      and not os.path.exists(os.path.join(b.root, PREFS.lstrip("/")))

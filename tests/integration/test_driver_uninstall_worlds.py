@@ -149,7 +149,8 @@ for other_dkms in (False, True):
              "(linux-image-amd64, linux-image-6.1.0-57-amd64) with the driver", (p.stderr[-2000:], added))
         r = run(["uninstall", "driver", "--root", b.root, "--state-dir", b.state], env=b.env(), input="n\n")
         t.ok("It keeps the kernels the install brought" in r.out and "linux-image-6.1.0-57-amd64" in r.out
-             and "Uninstall removes these packages cudaup installed" in r.out and b.calls() == [],
+             and "Uninstalling the NVIDIA driver undoes what cudaup did:" in r.out
+             and "nvidia-driver" in r.out.split("undoes what cudaup did:")[1].split("It keeps")[0] and b.calls() == [],
              "Debian 12: before it asks, uninstall says what it removes and that it keeps the kernels; declined, nothing ran", r)
     if not other_dkms:
         # A removal the package manager stops part-way: the advice speaks of the removal, not of an interrupted install.

@@ -698,7 +698,7 @@ with open(os.path.join(SLOWM, "python", PYFILE), "wb") as f:
 srv = Server(SLOWM)
 srv.fault("/python/" + PYFILE, stall=120)
 sb = Box("pyslow", root=GTX, env=GENV, mirror=srv.url)
-r, d = sb.wizard(["enter"] * 8 + ["sleep 3000", "now DUMP running", "now c", "now y", "wait", "q", "y"],
+r, d = sb.wizard(["enter"] * 8 + ["sleep 3000", "now DUMP running", "now c", "now y", "wait", "DUMP stopped", "q", "y"],
                  "--framework", "tensorflow==1.14", "--python-source", "cudaup", size=(60, 20))
 srv.stop()
 rr = rows(d["running"])
@@ -707,6 +707,12 @@ t.ok(len(rr) > 3 and rr[2].startswith(" Bringing Python 3.7.9 into …") and "In
 status = [x for x in rr if "downloaded" in x]
 t.ok(fits_screen(d["running"], 60, 20) and status and "elapsed" in d["running"] and
      not [x for x in rr[3:8] if x.rstrip().endswith("…")], "60x20 Progress: the status line wraps, whole", d["running"])
+t.ok(len(rows(d["stopped"])) > 3 and "Bringing Python 3.7.9 into" in rows(d["stopped"])[2] and "(cancelled)" in flat(d["stopped"]),
+     "the Python stage cancelled: the title says it was (round four, item 5)", d["stopped"])
+# round four, item 5: a size keeps its number and unit on one row ("0" / "B/s" was the break)
+parted = [rr[i] + " / " + rr[i + 1] for i in range(len(rr) - 1)
+          if re.search(r"\d$", rr[i].rstrip()) and re.match(r"\s*(B|kB|MB|GB)(/s)?\b", rr[i + 1])]
+t.eq(parted, [], "60x20 Progress: no size parted from its unit at a row's end", d["running"])
 t.ok("The mirror uses plain http; the checksums come from the same server." in flat(d["running"]),
      "60x20 Progress: a message under the list wraps, whole", d["running"])
 # The Welcome of a machine where nouveau holds the GPU says what comes of it; Location names the version chosen.

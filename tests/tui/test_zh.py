@@ -4,11 +4,13 @@
 the existing-install menu and its dialogs, and the CLI's message paths, in zh_CN; each screen and
 each output is searched for a run of English words (product names, versions, paths and commands
 are not sentences)."""
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 import unicodedata
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
@@ -77,6 +79,13 @@ def layout(text):
                   re.finditer(r"[\u4e00-\u9fff](?:cudaup|install|repair|verify|uninstall)\b", bare)]
         found += ["ASCII quote in Chinese text: " + m.group(0) for m in
                   re.finditer(r"[\u4e00-\u9fff] ?'[^'\s]+'|'[^'\s]+' ?[\u4e00-\u9fff]", bare)]
+        # round four, item 3: a Chinese sentence that ends with a value ends with "。", not "." ("最高可运行 CUDA
+        # 13.0."); a flavor is one word with its noun ("专有内核模块", not "专有 内核模块")
+        if re.search("[\u4e00-\u9fff]", bare) and re.search(r"[A-Za-z0-9)]\.$", bare.rstrip()) and "/" not in bare.split()[-1]:
+            found.append("ASCII full stop after Chinese text: " + line.strip()[-30:])
+        found += ["space after a flavor: " + m.group(0) for m in re.finditer(r"(专有|开源) (内核模块|类型)", bare)]
+        # …and the next sentence, or a bracket, follows a full-width stop without a space ("重启。 然后", "。 (`apt")
+        found += ["space after 。: " + m.group(0) for m in re.finditer(r"..。 [\u4e00-\u9fff(（]", bare)]
     return found
 
 
@@ -114,6 +123,9 @@ t.ok(english("无法继续：the install has no libcudart"), "the detector: an E
 t.eq(len(layout("  修复： 请安装\n它没有能在这里运行的版本，但cudaup install --cuda 12.4\n您是想用 '--framework' 吗？")), 3,
      "the layout check: a space after a full-width colon, a Latin word glued to CJK, ASCII quotes in Chinese")
 t.eq(layout("修复：请运行 `echo 'blacklist nouveau' | sudo tee x`"), [], "the layout check: a command keeps its quotes")
+t.eq(len(layout("✓ 通过  driver      NVIDIA 580.95.05，最高可运行 CUDA 13.0.\n需要专有 内核模块\n请重启。 然后再运行")), 3,
+     "the layout check: an ASCII stop after a Chinese sentence, a space between a flavor and its noun, a space after 。")
+t.eq(layout("最高可运行 CUDA 13.0。\n请运行：. /p/state/env.sh"), [], "the layout check: a full-width stop, a shell's . command")
 t.ok(sources("驱动：分支 580。来源：shared/data/driver/README.md (read)") != [], "the source check finds a source list")
 
 
@@ -139,9 +151,11 @@ class Box:
         names = []
         with open(script, "w") as f:
             for k in keys:
-                if k.startswith("DUMP "):
-                    names.append(k[5:])
-                    f.write("dump %s\n" % os.path.join(self.dir, "%d-%s.txt" % (self.n, k[5:])))
+                if k.startswith(("DUMP ", "now DUMP ")):  # "now": even while a job runs
+                    name = k.split("DUMP ", 1)[1]
+                    names.append(name)
+                    f.write("%sdump %s\n" % ("now " if k.startswith("now") else "",
+                                              os.path.join(self.dir, "%d-%s.txt" % (self.n, name))))
                 else:
                     f.write(k + "\n")
         e = self.env()
@@ -169,6 +183,9 @@ WALK = ["DUMP welcome", "?", "DUMP help-welcome", "esc", "enter", "DUMP system",
         "DUMP done", "enter"]
 r, d = b.wizard(WALK, "--env-scope", "user", "--shell-rc", os.path.join(b.home, ".bashrc"))
 t.eq(r.rc, 0, "zh_CN: a first install through every screen", r)
+# round four, item 4: the files row names the key, as the English screen does, not the CLI's --deep (after "；")
+t.ok("--deep" not in d.get("validation", "") and "深度检查（验证屏幕上的d键）会重新计算哈希" in "".join(d.get("validation", "").split()),
+     "zh_CN Validation: the files row names the key d, not --deep", d.get("validation", ""))
 for name in [w[5:] for w in WALK if w.startswith("DUMP ")]:
     t.eq(english(d.get(name, "")), [], "zh_CN wizard %s: no English sentence" % name, d.get(name, ""))
     t.eq(layout(d.get(name, "")), [], "zh_CN wizard %s: full-width colons, translated labels" % name, d.get(name, ""))
@@ -253,6 +270,9 @@ t.ok("--cuda" not in d["versions"] and "自动：cuDNN7.4.2，TensorFlow1.14.0" 
      "zh_CN Versions of TensorFlow 1.14: no flag, the automatic note joined in Chinese", d["versions"])
 t.ok("cuDNN7.4.2.24（大小未公布）" in nospace(d["components"]) and " GB" not in d["components"],
      "zh_CN Components: cuDNN's unpublished size said so, not its download limit", d["components"])
+# round four, item 5: CUDA 10.0 comes as one runfile: the screen says so, not "0 个组件，0 B"
+t.ok("0 个组件" not in d["components"] and "只有一个安装程序" in nospace(d["components"]) and "整个工具包，" in d["components"],
+     "zh_CN Components of a runfile toolkit: one installer, the whole toolkit, not 0 components", d["components"])
 t.ok("“Python环境”屏幕上的“来源：本机的”或“工具：conda”" in nospace(d["failed"]),
      "zh_CN: a Python the mirror lacks, the two choices of one screen with the screen once", d["failed"])
 
@@ -271,6 +291,9 @@ for name, args in (("plan", ["plan", "--framework", "none"]), ("plan tensorflow 
          "zh_CN GTX 970 with nouveau, cudaup %s: no English sentence, no source list (exit %d)" % (name, r.rc), r)
     if name == "plan":
         t.ok("专有" in r.out and "proprietary" not in r.out, "zh_CN plan: the driver's flavor in Chinese", r.out)
+        # round four, item 2: the pin's file is said apart from the pin, in the sentence's language
+        t.ok("`Pin: version 580.* (*nvidia*)`" in r.out and ") in /etc" not in r.out
+             and "/etc/apt/preferences.d/cudaup-nvidia-driver 中" in r.out, "zh_CN plan: the pin, then its file in Chinese words", r.out)
     if name == "doctor":
         t.ok("proprietary" not in text, "zh_CN doctor: the flavor in the fix that installs the driver in Chinese", text)
 r, d = g.wizard(["enter", "DUMP system", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "DUMP review",
@@ -280,6 +303,9 @@ for name in ("system", "review", "review-end"):
          "zh_CN wizard on the GTX 970 with nouveau, %s: no English sentence, no source list" % name, d.get(name, ""))
 t.ok("专有" in d.get("review", "") + d.get("review-end", "") and "proprietary" not in d.get("review", "") + d.get("review-end", ""),
      "zh_CN Review: the driver's flavor in Chinese", d.get("review", ""))
+rv = nospace(d.get("review", "") + d.get("review-end", ""))  # rows joined again however the wrapping split them
+t.ok("Pin:version580.*(*nvidia*)" in rv and ")in/" not in rv and "锁定方式：" in rv,
+     "zh_CN Review: the pin and its file, no English \"in\" between them", rv)
 # A refusal whose advice names a command: spaced from the Chinese before it ("但 cudaup install …", not
 # "但cudaup install"), the driver's flavor in Chinese, no space after a full-width stop.
 OLD, OENV = machine(t, "maxwell-old-driver")
@@ -298,10 +324,90 @@ for tag, spec in (("unpinned", {"os": "ubuntu2404", "gpus": U1080, "driver": "58
     text = r.out + "\n" + r.err
     t.eq(english(text) + layout(text) + sources(text), [],
          "zh_CN doctor, driver %s: no English sentence, no source list (exit %d)" % (tag, r.rc), r)
+    if tag == "unpinned":
+        t.ok("`Pin: version 580.* (*nvidia*)`" in text and ") in /etc" not in text and "cudaup-nvidia-driver 中" in text,
+             "zh_CN doctor, driver not held: the pin and its file apart, the sentence in Chinese", text)
 r = c.cli("verify", root=NOGPU)
 t.eq(english(r.out + r.err), [], "zh_CN verify without a driver: no English sentence", r)
 r = c.cli("doctor", root=NOGPU)
 t.eq(english(r.out + r.err), [], "zh_CN doctor without a driver: no English sentence", r)
+
+# ---- The driver stage's lines (issue 35 round four, item 1): the runner's own lines ("running …", "writing …")
+# in Chinese with the command as it is, and each line of the package manager once (it came twice: the log's
+# "apt-get: …" copy and the step's own). ----
+DI = os.path.join(t.tmpdir("drvinst"), "root")
+machines.build("u2404-gtx970-nouveau-sb", DI)
+os.makedirs(os.path.join(DI, "etc/apt"), exist_ok=True)
+open(os.path.join(DI, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
+DBIN = os.path.join(t.tmpdir("drvinst-bin"), "bin")
+os.makedirs(DBIN)
+for cmd in ("apt-get", "apt-mark", "dpkg-query", "update-initramfs", "modprobe", "mokutil", "dkms"):
+    os.symlink(os.path.join(SRCDIR, "tests", "fakes", "syscmd-standin"), os.path.join(DBIN, cmd))
+di = Box("drvinst-box", root=DI, env={"FAKE_NVIDIA_CONFIG": os.path.join(DI, "fake-nvidia.conf"), "CUDAUP_DRIVER": "auto",
+                                      "CUDAUP_SYSTEM_BIN": DBIN, "CUDAUP_SYSTEM_ROOT": DI, "STANDIN_ROOT": DI,
+                                      # the archive's packages: the kernel meta brings Ubuntu's signed module for 6.8.0-45
+                                      "STANDIN_WORLD": json.dumps({"nvidia-driver-580": [],
+                                                                   "linux-modules-nvidia-580-generic": ["linux-modules-nvidia-580-6.8.0-45-generic"],
+                                                                   "linux-modules-nvidia-580-6.8.0-45-generic": []})})
+# The wizard's Progress screen while another process holds dpkg's lock (a helper that lets go once the screen
+# has been dumped): the runner's line in Chinese, the note that the package manager is busy once (it came
+# twice: the log's copy and the step's own line).
+HOLD = """import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o640)
+fcntl.lockf(fd, fcntl.LOCK_EX)
+open(sys.argv[3], "w").close()
+end = time.monotonic() + 240
+while not os.path.exists(sys.argv[2]) and time.monotonic() < end:
+    time.sleep(0.1)
+"""
+os.makedirs(os.path.join(DI, "var/lib/dpkg"), exist_ok=True)
+held = os.path.join(di.dir, "held")
+holder = subprocess.Popen([sys.executable, "-c", HOLD, os.path.join(DI, "var/lib/dpkg/lock-frontend"),
+                           os.path.join(di.dir, "1-progress.txt"), held])
+while not os.path.exists(held) and holder.poll() is None:
+    time.sleep(0.05)
+r, d = di.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter", "sleep 4000",
+                  "now DUMP progress", "wait", "DUMP after", "enter"], "--env-scope", "none", size=(100, 30))
+holder.wait()
+pg = d.get("progress", "")
+busy = [x for x in pg.splitlines() if "包管理器正忙" in x]
+t.ok("正在运行：'apt-get' 'install'" in pg and "）持有它的锁" in "".join(x.strip() for x in pg.splitlines()) and "running '" not in pg and len(busy) == 1,
+     "zh_CN Progress during the driver stage: the runner's line in Chinese, the busy note once", pg)
+shutil.rmtree(DI)
+machines.build("u2404-gtx970-nouveau-sb", DI)
+os.makedirs(os.path.join(DI, "etc/apt"), exist_ok=True)
+open(os.path.join(DI, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
+shutil.rmtree(di.state, ignore_errors=True)
+shutil.rmtree(di.prefix, ignore_errors=True)
+for verbose in ([], ["-v"]):
+    r = di.cli("install", "--yes", "--framework", "none", "--env-scope", "none", *verbose)
+    lines = r.err.splitlines()
+    setting = [x for x in lines if "Setting up nvidia-driver-580" in x]
+    t.ok(r.rc == 5 and len(setting) == 1, "zh_CN install %s: the package manager's line shown once (exit %d)"
+         % (" ".join(verbose) or "(plain)", r.rc), r.err[-3000:])
+    t.eq(layout(r.out + r.err), [], "zh_CN install %s on the GTX 970: full-width stops, no space after 。"
+         % (" ".join(verbose) or "(plain)"), r.out + r.err[-3000:])
+    if verbose:
+        t.ok("正在运行：'apt-get' 'install'" in r.err and "正在写入 " in r.err and "running '" not in r.err
+             and "writing /" not in r.err, "zh_CN install -v: the runner's lines in Chinese, the command as it is", r.err[-3000:])
+    if not verbose:
+        # item 4: doctor while the reboot is pending says reboot, not "run cudaup install: it installs the driver"
+        r = di.cli("doctor")
+        t.ok("请重启以加载 NVIDIA 驱动" in r.out and "它会安装 NVIDIA 驱动" not in r.out and layout(r.out) == [],
+             "zh_CN doctor before the reboot: reboot, not install the driver again (exit %d)" % r.rc, r.out)
+    if verbose:
+        # item 4: `uninstall driver` says what goes (from the record) before it asks, as `uninstall VERSION` does
+        r = di.cli("uninstall", "driver", "--yes")
+        t.ok(r.rc == 0 and "cudaup 的步骤安装的软件包（apt）：" in r.out and "nvidia-driver-580" in r.out
+             and "文件 /etc/apt/preferences.d/cudaup-nvidia-driver" in r.out and "cudaup-blacklist-nouveau.conf" in r.out
+             and "随后重建 initramfs" in r.out and english(r.out + r.err) + layout(r.out + r.err) == [],
+             "zh_CN uninstall driver: what it undoes, listed before it asks, in Chinese", r)
+    # the next run installs again: the machine as it was
+    shutil.rmtree(DI)
+    machines.build("u2404-gtx970-nouveau-sb", DI)
+    os.makedirs(os.path.join(DI, "etc/apt"), exist_ok=True)
+    open(os.path.join(DI, "etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
+    shutil.rmtree(di.state, ignore_errors=True)
 
 # ---- Every message path: each file that marks messages is extracted, and each message has its translation ----
 potfiles = [ln.strip() for ln in open(os.path.join(SRCDIR, "po", "POTFILES")) if ln.strip()]

@@ -136,6 +136,52 @@ failure_line(void **state)
     free(none);
 }
 
+/* A sentence's full stop (issue 35, round four): a Chinese sentence that ends with a value or a Latin word
+ * takes "。" ("最高可运行 CUDA 13.0." was ASCII); English stays "."; a path in CJK script does not make an
+ * English sentence Chinese; a bracketed aside goes inside a Chinese sentence's stop. */
+static void
+sentence_stop(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"NVIDIA 580.95.05，最高可运行 CUDA 13.0", "NVIDIA 580.95.05，最高可运行 CUDA 13.0。"},
+        {"python3.12 不在 PATH 中，因此无法创建 venv", "python3.12 不在 PATH 中，因此无法创建 venv。"},
+        {"/nonexistent/cuda 处没有安装 CUDA", "/nonexistent/cuda 处没有安装 CUDA。"},
+        {"版本 12.6；已将内核编译为 PTX", "版本 12.6；已将内核编译为 PTX。"},
+        {"已安装。", "已安装。"},
+        {"自动：cuDNN 9.5.1.", "自动：cuDNN 9.5.1。"},
+        {"正在下载...", "正在下载..."},
+        {"Cannot write /home/用户/x", "Cannot write /home/用户/x."},
+        {"Run `echo 你好` to see", "Run `echo 你好` to see."},
+        {"CUDA runs up to 13.0", "CUDA runs up to 13.0."},
+        {"Done.", "Done."},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = cu_str_sentence(cases[i].text);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+    }
+    char *a = cu_str_aside("读取软件包列表。", "`apt-get update`");
+    assert_string_equal(a, "读取软件包列表（`apt-get update`）。");
+    free(a);
+    a = cu_str_aside("Read the package lists.", "`apt-get update`");
+    assert_string_equal(a, "Read the package lists. (`apt-get update`)");
+    free(a);
+    /* One sentence after another: a space in English, none after zh_CN's 。 ("重启。 然后" was the fault). */
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_puts(&b, "请立即重启。");
+    cu_buf_sentence(&b, " 然后再次运行 cudaup。");
+    assert_string_equal(b.data, "请立即重启。然后再次运行 cudaup。");
+    cu_buf_reset(&b);
+    cu_buf_puts(&b, "Reboot now.");
+    cu_buf_sentence(&b, "Then run cudaup again.");
+    assert_string_equal(b.data, "Reboot now. Then run cudaup again.");
+    cu_buf_fini(&b);
+}
+
 int
 main(void)
 {
@@ -143,6 +189,7 @@ main(void)
         cmocka_unit_test(u64_strict),   cmocka_unit_test(version_parse),
         cmocka_unit_test(version_order), cmocka_unit_test(cuda_int),
         cmocka_unit_test(strings),       cmocka_unit_test(failure_line),
+        cmocka_unit_test(sentence_stop),
     };
     return TU_RUN(tests);
 }

@@ -537,7 +537,7 @@ wishes_syntax(void **state)
         {.framework = "jax[CUDA12]"},      {.framework = "jax[cuda12 x]"}, {.framework = "pytorch[cuda12]"},
         {.framework = "jax[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]"},
         {.python = "4.1"},                 {.python = "1.5"},              {.python = "3.11.2"},
-        {.cudnn = "none", .framework = "jax[cuda12-local]"},
+        {.cudnn = "none", .framework = "jax[cuda12-local]"}, /* JAX's -local loads cuDNN from the CUDA install */
     };
     /* Each names the option it is about. */
     static const char *const names[] = {"--cuda", "--cuda", "--cudnn", "--framework", "--framework", "--framework",
@@ -558,8 +558,7 @@ wishes_syntax(void **state)
         {.cuda = "", .cudnn = "none", .framework = "torch", .components = "all"},
         {.framework = "Keras"}, {.framework = "tf==2.15"}, {.framework = "none", .cudnn = "none", .python = "2.7"},
         {.framework = "JAX[cuda12]"},
-        /* jax[cudaNN], JAX's default, brings cuDNN as a pip package (main's a06eec0) */
-        {.cudnn = "none", .framework = "jax"},
+        {.cudnn = "none", .framework = "jax"}, /* jax[cudaNN], JAX's default, brings cuDNN as a pip package */
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(good); i++)
         assert_ok(cu_wishes_check(&good[i], &err), &err);
