@@ -86,17 +86,6 @@ out:
     return st;
 }
 
-/* @v as words, for the screen. */
-static char *
-joined(const struct cu_strv *v)
-{
-    struct cu_buf b;
-    cu_buf_init(&b);
-    for (size_t i = 0; i < v->n; i++)
-        cu_buf_printf(&b, "%s%s", i ? " " : "", v->v[i]);
-    return cu_buf_steal(&b);
-}
-
 static json_t *
 strv_json(const struct cu_strv *v)
 {
@@ -143,8 +132,8 @@ cu_uninstall_driver(struct cu_app *app)
     said = cu_removal_json(&rmv);
     cu_removal_fini(&rmv);
     if (!app->cfg.quiet && !app->cfg.json) {
-        CU_AUTOFREE char *k = joined(&up.kernels), *h = joined(&up.headers), *d = joined(&up.deps),
-                         *m = joined(&up.dkms), *tl = joined(&up.tools);
+        CU_AUTOFREE char *k = cu_strv_join(&up.kernels, " "), *h = cu_strv_join(&up.headers, " "), *d = cu_strv_join(&up.deps, " "),
+                         *m = cu_strv_join(&up.dkms, " "), *tl = cu_strv_join(&up.tools, " ");
         if (up.kernels.n)
             printf(_("It keeps the kernels the install brought (the machine boots them, and their meta brings the kernel's security updates): %s\n"), k);
         if (up.headers.n)

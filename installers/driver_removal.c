@@ -12,17 +12,6 @@
 #include "core/base/str.h"
 #include "driver_int.h"
 
-/* @v's names, space-separated. Caller frees. */
-static char *
-joined(const struct cu_strv *v)
-{
-    struct cu_buf b;
-    cu_buf_init(&b);
-    for (size_t i = 0; i < v->n; i++)
-        cu_buf_printf(&b, "%s%s", i ? " " : "", v->v[i]);
-    return cu_buf_steal(&b);
-}
-
 enum cu_status
 inst_driver_removal(const char *state_dir, const struct cu_catalog *cat, const struct cu_strv *removes,
                     struct cu_removal *out, struct cu_error *err)
@@ -41,15 +30,15 @@ inst_driver_removal(const char *state_dir, const struct cu_catalog *cat, const s
     out->installed = true;
     const struct cu_strv *pk = removes ? removes : &r.packages;
     if (pk->n) {
-        CU_AUTOFREE char *names = joined(pk);
+        CU_AUTOFREE char *names = cu_strv_join(pk, " ");
         cu_strv_push_owned(&out->goes, cu_xasprintf(_("the packages cudaup's steps installed (%s): %s"), r.manager, names));
     }
     if (r.kept_config.n) {
-        CU_AUTOFREE char *names = joined(&r.kept_config);
+        CU_AUTOFREE char *names = cu_strv_join(&r.kept_config, " ");
         cu_strv_push_owned(&out->stays, cu_xasprintf(_("The configuration files of %s stay (they were there before cudaup)."), names));
     }
     if (r.held.n) {
-        CU_AUTOFREE char *names = joined(&r.held);
+        CU_AUTOFREE char *names = cu_strv_join(&r.held, " ");
         cu_strv_push_owned(&out->goes, cu_xasprintf(_("the hold on %s (`%s`)"), names,
                                                     strcmp(r.manager, "zypper") == 0 ? "zypper addlock" : "apt-mark hold"));
     }

@@ -396,7 +396,7 @@ inst_driver_repair(struct inst_driver_ctx *c, const struct cu_facts *f, const st
             cu_strv_init(&h);
             drv_running_headers(row, f, branch, c->sys->image, &h);
             if (h.n && (st = drv_run_words(c, "headers", drv_install_words(row->manager), &h, err)) != CU_OK) {
-                CU_AUTOFREE char *list = drv_words_of(&h);
+                CU_AUTOFREE char *list = cu_strv_join(&h, " ");
                 cu_error_advise(err, _("The package manager has no %s (the headers of the running kernel %s: archives drop them once a newer kernel replaces it), so DKMS cannot build the module for it. Boot the newest installed kernel and run `cudaup repair` there."),
                                 list, s->kernel_release);
             }

@@ -32,17 +32,6 @@ drv_repair_branch(const struct cu_facts *f)
     return f->driver.version.n ? (int)f->driver.version.part[0] : s && s->lib_version.n ? (int)s->lib_version.part[0] : 0;
 }
 
-/* @v's words with a space between. */
-char *
-drv_words_of(const struct cu_strv *v)
-{
-    struct cu_buf b;
-    cu_buf_init(&b);
-    for (size_t i = 0; i < v->n; i++)
-        cu_buf_printf(&b, "%s%s", i ? " " : "", v->v[i]);
-    return cu_buf_steal(&b);
-}
-
 /* The install command of @manager, as words (apt-get, dnf, zypper, pacman). */
 const char *
 drv_install_words(const char *manager)
@@ -117,7 +106,7 @@ inst_driver_repair_plan(const struct cu_facts *f, const struct cu_catalog *cat, 
             cu_strv_init(&h);
             drv_running_headers(row, f, branch, image, &h);
             if (h.n) {
-                CU_AUTOFREE char *list = drv_words_of(&h);
+                CU_AUTOFREE char *list = cu_strv_join(&h, " ");
                 cu_strv_push_owned(lines, cu_xasprintf(_("install the headers of the running kernel %s: %s %s"), krel,
                                                        drv_install_words(row->manager), list));
             }

@@ -20,9 +20,6 @@ bool drv_has_code(const struct cu_problems *pr, const char *code);
 /** The branch repair works on: the running driver's, else its libraries' (0: none known). */
 int drv_repair_branch(const struct cu_facts *f);
 
-/** @v's words with a space between.  Caller frees. */
-char *drv_words_of(const struct cu_strv *v);
-
 /** @manager's install command, as words ("apt-get install -y"). */
 const char *drv_install_words(const char *manager);
 

@@ -174,6 +174,17 @@ cu_strv_sort(struct cu_strv *s)
         qsort(s->v, s->n, sizeof(char *), cmp_str);
 }
 
+char *
+cu_strv_join(const struct cu_strv *s, const char *sep)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_printf(&b, "%s", "");
+    for (size_t i = 0; i < s->n; i++)
+        cu_buf_printf(&b, "%s%s", i ? sep : "", s->v[i]);
+    return cu_buf_steal(&b);
+}
+
 void
 cu_strv_split(struct cu_strv *s, const char *str, const char *seps)
 {

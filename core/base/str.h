@@ -46,6 +46,8 @@ void cu_strv_free(char **v);
 char **cu_strv_dup(char *const *v);
 bool cu_strv_contains(const struct cu_strv *s, const char *str);
 void cu_strv_sort(struct cu_strv *s);
+/** @s's strings with @sep between them ("" for none). Caller frees. */
+char *cu_strv_join(const struct cu_strv *s, const char *sep);
 /** Split @str on any byte of @seps, dropping empty fields. */
 void cu_strv_split(struct cu_strv *s, const char *str, const char *seps);
 

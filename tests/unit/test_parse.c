@@ -97,7 +97,13 @@ strings(void **state)
     assert_int_equal(v.n, 3);
     assert_string_equal(v.v[2], "c");
     assert_null(v.v[3]);
+    char *j2 = cu_strv_join(&v, " ");
+    assert_string_equal(j2, "a b c");
+    free(j2);
     cu_strv_fini(&v);
+    j2 = cu_strv_join(&v, " ");
+    assert_string_equal(j2, "");
+    free(j2);
     struct cu_buf b;
     cu_buf_init(&b);
     for (int i = 0; i < 1000; i++)
