@@ -63,8 +63,9 @@ draw(struct tui *t)
     }
     bool failed = t->checked && cu_checks_failed(&t->checks);
     if (p && t->target && strcmp(t->target, p->cuda_path) == 0)
-        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, _("CUDA %s is installed in %s%s"), cu_version_format(&p->cuda, 0, b, sizeof(b)),
-                    p->cuda_path, failed ? _(", but some checks failed.") : ".");
+        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0,
+                    failed ? _("CUDA %s is installed in %s, but some checks failed.") : _("CUDA %s is installed in %s."),
+                    cu_version_format(&p->cuda, 0, b, sizeof(b)), p->cuda_path);
     else if (t->target)
         tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, failed ? _("%s still has problems:") : _("%s works."), t->target);
     /* What to do comes first, before the list it mends: on a small screen the list scrolls. */

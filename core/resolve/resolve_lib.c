@@ -83,7 +83,7 @@ judge_pinned(struct rs *r, struct fwopt *o)
     }
     cu_strv_push_owned(&o->lib_reasons,
                        cu_tr_asprintf(_("%s brings cuDNN %s from pip; the support matrix of cuDNN %s lists every GPU here%s%s"),
-                                      o->title, o->lib_exact, V(&v, b1, sizeof(b1)), note[0] ? ": " : ".", note));
+                                      o->title, o->lib_exact, V(&v, b1, sizeof(b1)), note[0] ? _(": ") : _("."), note));
 }
 
 /*
@@ -176,14 +176,14 @@ judge_range(struct rs *r, struct fwopt *o)
         cu_strv_push_owned(&o->lib_reasons,
                            cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u whose support matrix lists every GPU here%s%s"),
                                           o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
-                                          o->lib_min.part[0], pin, o->lib_min.part[0], note[0] ? ": " : ".", note));
+                                          o->lib_min.part[0], pin, o->lib_min.part[0], note[0] ? _(": ") : _("."), note));
         return;
     }
     if (pick == newest) {
         cu_strv_push_owned(&o->lib_reasons,
                            cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range, %s, is listed for every GPU here%s%s"),
                                           o->title, o->lib_pkg, range, V(&pick->version, b1, sizeof(b1)),
-                                          note[0] ? ": " : ".", note));
+                                          note[0] ? _(": ") : _("."), note));
         return;
     }
     /* pip would take the newest; the constraint holds it to every release of the one that fits
@@ -194,7 +194,7 @@ judge_range(struct rs *r, struct fwopt *o)
     cu_strv_push_owned(&o->lib_reasons,
                        cu_tr_asprintf(_("%s asks pip for %s%s, and pip would take cuDNN %s or newer: %s So cudaup holds pip to %s (a constraints file), the newest cuDNN whose support matrix lists every GPU here%s%s"),
                                       o->title, o->lib_pkg, range, V(&newest->version, b2, sizeof(b2)), first_why,
-                                      pin, note[0] ? ": " : ".", note));
+                                      pin, note[0] ? _(": ") : _("."), note));
     if (o->lib_row_note)
         cu_strv_push_owned(&o->lib_reasons,
                            cu_tr_asprintf(_("Where %s's own page and NVIDIA's cuDNN support matrix disagree, the plan keeps to what both vouch for: cuDNN %s or older on these GPUs (%s)."),

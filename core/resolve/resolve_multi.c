@@ -482,7 +482,7 @@ explain_set(const struct fwopt *const *set, size_t n, const struct pick *pk, con
     }
     cu_strv_push_owned(&m->lib_reasons,
                        cu_tr_asprintf(_("One cuDNN for all of them, %s %s: %s; its support matrix lists every GPU here%s%s"),
-                                      pk->cudnn_pkg, V(&pk->cudnn, b1, sizeof(b1)), who.data, pk->note[0] ? ": " : ".",
+                                      pk->cudnn_pkg, V(&pk->cudnn, b1, sizeof(b1)), who.data, pk->note[0] ? _(": ") : _("."),
                                       pk->note));
     cu_buf_fini(&who);
     cu_strv_push_owned(&m->lib_reasons,

@@ -236,6 +236,8 @@ for size in ((60, 20), (80, 24), (120, 40)):
 CLI = [ ("plan", ["plan", "--framework", "none"]),
        ("plan tensorflow", ["plan", "--framework", "tensorflow"]),
        ("plan tensorflow 1.14", ["plan", "--framework", "tensorflow==1.14"]),
+       # the cuDNN pip brings: "…列出了这里的每块 GPU。" / "…GPU：…", not "GPU." / "GPU: " (an independent walk)
+       ("plan pytorch", ["plan", "--framework", "pytorch"]), ("plan jax", ["plan", "--framework", "jax"]),
        ("install", ["install", "--yes", "--framework", "none", "--env-scope", "none"]),
        ("install again", ["install", "--yes", "--framework", "none", "--env-scope", "none"]),
        ("verify", ["verify"]), ("list", ["list"]), ("repair", ["repair", "--yes"]),
