@@ -21,9 +21,7 @@ import machine  # noqa: E402
 import mkmirror  # noqa: E402
 
 t = Tap()
-DEB = "http://deb.debian.org/debian"
-COMPS = ["main", "contrib", "non-free", "non-free-firmware"]
-SOURCES = [(DEB, "bookworm", COMPS), (DEB, "bookworm-updates", COMPS), (DEB + "-security", "bookworm-security", COMPS)]
+SOURCES = machine.DEBIAN12_SOURCES
 GTX970 = [("0000:01:00.0", "13c2", "0x030000", None, "5.2", 4096, "NVIDIA GeForce GTX 970")]
 M122 = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(M122, cuda="12.2.2", replace=gpu_doubles())

@@ -22,9 +22,7 @@ import machines  # noqa: E402
 import machine  # noqa: E402
 
 t = Tap()
-DEB = "http://deb.debian.org/debian"
-COMPS = ["main", "contrib", "non-free", "non-free-firmware"]
-SOURCES = [(DEB, "bookworm", COMPS), (DEB, "bookworm-updates", COMPS), (DEB + "-security", "bookworm-security", COMPS)]
+SOURCES = machine.DEBIAN12_SOURCES
 RTX4090 = [("0000:18:00.0", "2684", "0x030000", None, "8.9", 24564, "NVIDIA GeForce RTX 4090")]
 
 

@@ -121,9 +121,7 @@ t.ok(b.installed() == before and {"kernel-headers", "kernel-devel", "glibc-devel
      "Rocky 9: the headers, the compiler and EPEL that were there stay; nothing else is gone", sorted(before ^ b.installed()))
 
 # ---- Debian 12: the kernels the install brought stay; the headers go unless another DKMS module needs them ----
-DEB = "http://deb.debian.org/debian"
-COMPS = ["main", "contrib", "non-free", "non-free-firmware"]
-DEBSRC = [(DEB, "bookworm", COMPS), (DEB, "bookworm-updates", COMPS), (DEB + "-security", "bookworm-security", COMPS)]
+DEBSRC = machine.DEBIAN12_SOURCES
 DEB12 = {"os": "debian12", "kernel": "6.1.0-26-amd64", "gpus": [("0000:01:00.0", "2684", "0x030000", None, "8.9", 24564, "NVIDIA GeForce RTX 4090")]}
 OLDK = [{"name": "linux-image-6.1.0-26-amd64", "version": "6.1.112-1", "extra": "kernel=6.1.0-26-amd64"}]
 for other_dkms in (False, True):

@@ -109,6 +109,13 @@ def setup(root, world, repos=None, installed=(), synthetic=(), held=(), modules=
     return managers.machine(root, w)
 
 
+# Debian 12's apt sources with every component, in all three of its suites (what cudaup's plan enables there).
+DEBIAN_ARCHIVE = "http://deb.debian.org/debian"
+DEBIAN_COMPONENTS = ["main", "contrib", "non-free", "non-free-firmware"]
+DEBIAN12_SOURCES = [(DEBIAN_ARCHIVE, "bookworm", DEBIAN_COMPONENTS), (DEBIAN_ARCHIVE, "bookworm-updates", DEBIAN_COMPONENTS),
+                    (DEBIAN_ARCHIVE + "-security", "bookworm-security", DEBIAN_COMPONENTS)]
+
+
 def default_apt_sources(w):
     """Every suite of the world with every component (Ubuntu's cloud images), main only on Debian."""
     out = {}
