@@ -376,15 +376,11 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
     if (still.n && (st = removal_takes(c, r.manager, &still, &others, err)) != CU_OK)
         goto out;
     if (others.n) {
-        struct cu_buf b;
-        cu_buf_init(&b);
-        for (size_t i = 0; i < others.n; i++)
-            cu_buf_printf(&b, "%s%s", i ? " " : "", others.v[i]);
+        CU_AUTOFREE char *taken = cu_strv_join(&others, " ");
         st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
                           _("Removing the packages cudaup installed would also remove %s, which cudaup did not install; nothing was removed."),
-                          b.data);
+                          taken);
         cu_error_advise(err, _("Those depend on the driver. Remove them first if you no longer need them, then run `cudaup uninstall driver` again."));
-        cu_buf_fini(&b);
         goto out;
     }
     /* The pins first, so that the package manager may remove what they held. */

@@ -153,17 +153,14 @@ draw(struct tui *t)
     const struct cu_plan *p = t->plan;
     const struct cu_drv_plan *drv = p->driver;
     if (drv && strcmp(drv->action, "install") == 0) {
-        struct cu_buf pk;
-        cu_buf_init(&pk);
-        for (size_t i = 0; i < drv->packages.n; i++)
-            cu_buf_printf(&pk, "%s%s", i ? " " : "", drv->packages.v[i]);
+        CU_AUTOFREE char *pk = cu_strv_join(&drv->packages, " ");
         tui_doc_add(&d, TC_KEY, 0, "%s", _("Driver"));
         tui_doc_add(&d, TC_NORMAL, 2, _("NVIDIA driver %d, %s kernel modules, from %s with %s"), drv->branch, cu_drv_flavor_word(drv->flavor),
                     strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"), drv->manager);
         if (strcmp(drv->source, "nvidia") == 0 && !(t->ans.driver_source && strcmp(t->ans.driver_source, "nvidia") == 0))
             tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
                         _("This distribution's own packages carry no branch that fits, so the driver comes from NVIDIA's repository. Enter installs it from there; Esc goes back (run with --driver keep to leave the driver alone)."));
-        tui_doc_add(&d, TC_NORMAL, 2, _("Packages: %s"), pk.data);
+        tui_doc_add(&d, TC_NORMAL, 2, _("Packages: %s"), pk);
         if (drv->pin_file)
             tui_doc_add(&d, TC_NORMAL, 2, _("Held with: %s in %s"), drv->pin, drv->pin_file);
         else
@@ -175,7 +172,6 @@ draw(struct tui *t)
         if (drv->reboot)
             tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
                         _("A reboot will be needed: the wizard stops there; run cudaup again afterwards to go on."));
-        cu_buf_fini(&pk);
     }
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Versions"));
     tui_doc_add(&d, TC_NORMAL, 2, _("CUDA %s in %s"), cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);

@@ -507,13 +507,8 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     /* How the branch is held, so that the next upgrade neither crosses a GPU's last branch nor changes flavor. */
     struct cu_drv_step *ps = cu_drv_pin_step(r, k->branch, f);
     if (ps && ps->text) {
-        struct cu_buf pb;
-        cu_buf_init(&pb);
-        cu_buf_printf(&pb, "Pin: version %d.* (", k->branch);
-        for (size_t i = 0; i < p->pin_packages.n; i++)
-            cu_buf_printf(&pb, "%s%s", i ? " " : "", p->pin_packages.v[i]);
-        cu_buf_printf(&pb, ")");
-        p->pin = cu_buf_steal(&pb);
+        CU_AUTOFREE char *pinned = cu_strv_join(&p->pin_packages, " ");
+        p->pin = cu_xasprintf("Pin: version %d.* (%s)", k->branch, pinned);
         p->pin_file = cu_xstrdup(ps->path); /* apart, so that the sentence around them is the user's language */
     } else {
         p->pin = ps ? cu_drv_step_line(ps) : cu_xstrdup("none");
