@@ -227,15 +227,7 @@ jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool
         o->title = cu_xasprintf("JAX (%s)", extra);
         cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]", extra));
     }
-    o->cuda_major = p->cuda_major;
-    o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
-    struct cu_version built;
-    if (cu_catalog_jax_built_with(&r->cat->pip, from, &built) && (int)built.part[0] == p->cuda_major)
-        o->build_cuda = built; /* the toolkit of its PTX (JAX's changelog) */
-    o->code = cu_catalog_jax_code(r->cat, from, p->cuda_major);
-    if (from->n && !below)
-        (void)cu_catalog_jax_python(&r->cat->pip, from, &o->py_min, &o->py_max); /* jaxlib's wheels */
-    o->tag = cu_xstrdup(extra);
+    rs_fwopt_jax_build(r, o, p, from, extra, from->n && !below);
     if (local) {
         o->cuda_min = p->cuda_min;
         o->cudnn_major = (int)p->cudnn_min.part[0];

@@ -131,6 +131,13 @@ void rs_format(char *out, size_t len, const char *fmt, ...) CU_PRINTF(3, 4);
 void rs_fwopt_init(struct fwopt *o);
 void rs_fwopt_fini(struct fwopt *o);
 /**
+ * What a JAX option of plugin @p (release @v; none: the newest) is built for: its CUDA major, the toolkit of its
+ * PTX (JAX's changelog), the GPU code its wheels carry, @tag (the extra it is installed with), and with @python the Pythons
+ * jaxlib has wheels for.
+ */
+void rs_fwopt_jax_build(struct rs *r, struct fwopt *o, const struct cu_cat_jax_plugin *p, const struct cu_version *v,
+                        const char *tag, bool python);
+/**
  * Does the support matrix allow cuDNN @v (for CUDA @cuda) on this driver and these GPUs?  When not,
  * *@stage and @why say why (nothing is noted in @r but its cudnn_note and cudnn_skip).
  */

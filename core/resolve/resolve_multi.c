@@ -173,14 +173,7 @@ jax_wheel_options(struct rs *r, struct fwopt **opts, size_t *n)
             o->title = cu_xasprintf("JAX %s (%s)", b1, p->extra);
             o->version = cu_xstrdup(b1);
             cu_strv_push(&o->pip, w->pip);
-            o->cuda_major = p->cuda_major;
-            o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
-            struct cu_version built;
-            if (cu_catalog_jax_built_with(&r->cat->pip, &w->version, &built) && (int)built.part[0] == p->cuda_major)
-                o->build_cuda = built;
-            o->code = cu_catalog_jax_code(r->cat, &w->version, p->cuda_major);
-            (void)cu_catalog_jax_python(&r->cat->pip, &w->version, &o->py_min, &o->py_max); /* jaxlib's wheels */
-            o->tag = cu_xstrdup(p->extra);
+            rs_fwopt_jax_build(r, o, p, &w->version, p->extra, true);
             o->bundled = true;
             o->wheel = w;
             const struct cu_cat_wheel_req *dnn;

@@ -69,6 +69,21 @@ rs_fwopt_init(struct fwopt *o)
 }
 
 void
+rs_fwopt_jax_build(struct rs *r, struct fwopt *o, const struct cu_cat_jax_plugin *p, const struct cu_version *v,
+                   const char *tag, bool python)
+{
+    o->cuda_major = p->cuda_major;
+    o->build_cuda = (struct cu_version){{(unsigned)p->cuda_major, 0}, 1};
+    struct cu_version built;
+    if (cu_catalog_jax_built_with(&r->cat->pip, v, &built) && (int)built.part[0] == p->cuda_major)
+        o->build_cuda = built;
+    o->code = cu_catalog_jax_code(r->cat, v, p->cuda_major);
+    if (python)
+        (void)cu_catalog_jax_python(&r->cat->pip, v, &o->py_min, &o->py_max); /* jaxlib's wheels */
+    o->tag = cu_xstrdup(tag);
+}
+
+void
 rs_fwopt_fini(struct fwopt *o)
 {
     free(o->title);
