@@ -7,6 +7,7 @@ next boot must find an nvidia module for the kernel it boots; a wrong package na
 or a wrong order fails.  One check per class of the issue (2 RHEL's EPEL and CRB, 3 kernels, 4 the branch
 locked first, 5 openSUSE, 6 NVSwitch, 7 Debian's sources and Kepler; issue 33's keyring hash), then the
 grid of machines."""
+import csv
 import hashlib
 import json
 import os
@@ -213,6 +214,42 @@ r, d, _ = b.plan()
 t.ok("linux-modules-nvidia-580-open-aws" in d.get("packages", []), "class 3: an AWS kernel gets the -aws signed modules", d.get("packages"))
 r, doc = b.install()
 ran_to_the_end(b, r, doc, "class 3: Ubuntu 24.04 AWS kernel")
+def follows(world, meta, km, branch, template):
+    """Does @template's prebuilt-module meta (of @branch, for kernel meta @km) follow the kernel the image meta
+    linux-image-@meta makes the next boot run: do their newest builds depend on the same kernel ABI?"""
+    import re
+
+    def abi(name, prefix):
+        newest = max(world.pkgs.get(name, []), key=lambda p: pkgworld.DebVersion(p.version), default=None)
+        for alts in (newest.depends if newest else []):
+            for rel in alts:
+                m = re.search(r"(\d+\.\d+\.\d+-\d+)", rel.name)
+                if rel.name.startswith(prefix) and m:
+                    return m.group(1)
+        return None
+    mods = template.replace("{B}", branch).replace("{KM}", km)
+    img, mod = abi("linux-image-" + meta, "linux-image-"), abi(mods, "linux-modules-nvidia-")
+    return img is not None and img == mod, "%s: %s, linux-image-%s: %s" % (mods, mod, meta, img)
+
+
+# Every prebuilt-module meta a row plans follows its kernel meta in the measured world (linux-modules-nvidia-470-
+# generic stopped at 6.8.0-31 on noble while linux-image-generic is at 6.8.0-151: the install brought the old
+# kernel, and the kernel the machine boots had no module).
+stale, seen = [], 0
+for row in csv.DictReader(open(os.path.join(SRCDIR, "data", "driver", "driver_packages.csv"), newline="")):
+    if row["manager"] != "apt" or row["source"] != "distro" or "{KM}" not in row["signed_modules"]:
+        continue
+    world = pkgworld.World(pkgworld.find_world(row["ids"].split()[0], row["versions"].split()[0]))
+    for km in row["kernels"].split():
+        meta, _, target = km.partition("=")
+        for branch in row["branches"].split():
+            for template in row["signed_modules"].split():
+                ok, why = follows(world, meta, target or meta, branch, template)
+                seen += 1
+                if not ok:
+                    stale.append("%s %s" % (row["distro"], why))
+t.ok(seen >= 40 and not stale, "class 3: each of the %d prebuilt-module metas the rows plan follows its kernel meta in the "
+     "measured world (else DKMS with the kernel metas)" % seen, stale)
 ARCHSYN = lambda krel, pkg, ver: [{"name": pkg, "version": ver, "extra": "kernel=%s pkgbase=%s" % (krel, pkg)}]
 
 
@@ -450,6 +487,8 @@ GRID = [
      dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("5.15.0-91-generic", "generic"), cuda="11.4.4"), ("470", "proprietary")),
     ("22.04 KVM kernel (no prebuilt modules) + RTX 4090", "ubuntu2204", "5.15.0-1050-kvm", J, RTX4090,
      dict(repos=ubuntu_sources("jammy"), synthetic=ubuntu_kernel("5.15.0-1050-kvm", "kvm")), ("580", "open")),
+    ("24.04 + Tesla K80 (Kepler: 470's prebuilt modules stop at 6.8.0-31, so DKMS)", "ubuntu2404", "6.8.0-45-generic", N, K80,
+     dict(repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.8.0-45-generic", "generic"), cuda="11.4.4"), ("470", "proprietary")),
     ("24.04 + RTX 5090 on driver 550", "ubuntu2404", "6.8.0-45-generic", N, LOADED(RTX5090),
      dict(repos=ubuntu_sources("noble"), synthetic=ubuntu_kernel("6.8.0-45-generic", "generic"),
           extra_spec={"driver": "550.54.14", "cuda": 12040, "libs": True}, cuda="12.8.1"), ("580", "open")),
