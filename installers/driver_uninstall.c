@@ -28,11 +28,12 @@
 /*
  * Ask the manager what removing @pkgs would remove: apt-get -s purge (its "Purg"/"Remv" lines), rpm -e
  * --test and pacman -R --print (which fail when another package needs one).  @others gets what is not
- * in @pkgs.  Errors: the query's; CU_E_TOOL when the manager refuses the removal.
+ * in @pkgs; @needs, for rpm and pacman, "OTHER\tWHAT" for each of those the manager says needs WHAT.  Errors:
+ * the query's; CU_E_TOOL when the manager refuses the removal.
  */
 static enum cu_status
 removal_takes(struct inst_driver_ctx *c, const char *manager, const struct cu_strv *pkgs, struct cu_strv *others,
-              struct cu_error *err)
+              struct cu_strv *needs, struct cu_error *err)
 {
     struct cu_strv av;
     struct cu_buf out, errout;
@@ -72,6 +73,10 @@ removal_takes(struct inst_driver_ctx *c, const char *manager, const struct cu_st
             CU_AUTOFREE char *name = cu_xstrndup(by, strcspn(by, " \t"));
             if (*name && !cu_strv_contains(pkgs, name) && !cu_strv_contains(others, name))
                 cu_strv_push(others, name);
+            /* what it needs: rpm's "\tX is needed by", pacman's "removing X breaks" */
+            const char *what = strstr(l, "removing ") ? strstr(l, "removing ") + strlen("removing ") : l + strspn(l, " \t:");
+            if (*name)
+                cu_strv_push_owned(needs, cu_xasprintf("%s\t%.*s", name, (int)strcspn(what, " \t"), what));
         }
         if (!others->n) {
             CU_AUTOFREE char *said = cu_xstrdup(errout.data ? errout.data : "");
@@ -145,64 +150,123 @@ relation_names(const char *field, struct cu_strv *out)
     cu_strv_fini(&alts);
 }
 
-/*
- * apt: what the packages kept need stays with them: each of @remove that a kept package depends on (or
- * pre-depends on), directly or through another, or that provides what it depends on, goes to @deps.
- */
-static enum cu_status
-keep_closure(struct inst_driver_ctx *c, const struct cu_strv *kept, struct cu_strv *remove, struct cu_strv *deps,
-             struct cu_error *err)
+/* dpkg's view of the installed packages: each one's name, its Depends and Pre-Depends, its Provides, its Recommends. */
+struct dpkg_rels {
+    struct cu_strv names, rels, provs, recs, installed;
+};
+
+static void
+dpkg_rels_fini(struct dpkg_rels *d)
 {
-    const char *argv[] = {"dpkg-query", "-W", "-f=${Package}\t${Depends}, ${Pre-Depends}\t${Provides}\n", NULL};
+    cu_strv_fini(&d->names);
+    cu_strv_fini(&d->rels);
+    cu_strv_fini(&d->provs);
+    cu_strv_fini(&d->recs);
+    cu_strv_fini(&d->installed);
+}
+
+/* Read @d with dpkg-query; @d->installed gets the names whose status is installed (not config-files only). */
+static enum cu_status
+dpkg_rels_read(struct inst_driver_ctx *c, struct dpkg_rels *d, struct cu_error *err)
+{
+    const char *argv[] = {"dpkg-query", "-W", "-f=${Package}\t${Depends}, ${Pre-Depends}\t${Provides}\t${Status}\t${Recommends}\n", NULL};
     struct cu_buf out;
-    struct cu_strv names, rels, provs, queue;
     int code = 0;
     cu_buf_init(&out);
-    cu_strv_init(&names);
-    cu_strv_init(&rels);
-    cu_strv_init(&provs);
-    cu_strv_init(&queue);
+    cu_strv_init(&d->names);
+    cu_strv_init(&d->rels);
+    cu_strv_init(&d->provs);
+    cu_strv_init(&d->recs);
+    cu_strv_init(&d->installed);
     enum cu_status st = cu_sys_capture(c->sys, argv, &out, NULL, &code, err);
     for (char *l = st == CU_OK ? out.data : NULL, *next; l && *l; l = next) {
         next = strchr(l, '\n');
         if (next)
             *next++ = '\0';
-        char *t1 = strchr(l, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        char *t1 = strchr(l, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
+        char *t4 = t3 ? strchr(t3 + 1, '\t') : NULL;
         if (!t1 || !t2)
             continue;
         *t1++ = '\0';
         *t2++ = '\0';
-        cu_strv_push(&names, l);
-        cu_strv_push(&rels, t1);
-        cu_strv_push(&provs, t2);
-    }
-    for (size_t i = 0; i < kept->n; i++)
-        cu_strv_push(&queue, kept->v[i]);
-    for (size_t q = 0; q < queue.n; q++) {
-        struct cu_strv want;
-        cu_strv_init(&want);
-        for (size_t i = 0; i < names.n; i++)
-            if (strcmp(names.v[i], queue.v[q]) == 0)
-                relation_names(rels.v[i], &want);
-        for (size_t w = 0; w < want.n; w++)
-            for (size_t i = 0; i < names.n; i++) {
-                if (!cu_strv_contains(remove, names.v[i]))
-                    continue;
-                struct cu_strv pv;
-                cu_strv_init(&pv);
-                relation_names(provs.v[i], &pv);
-                if (strcmp(names.v[i], want.v[w]) == 0 || cu_strv_contains(&pv, want.v[w])) {
-                    cu_strv_push(&queue, names.v[i]);
-                    move(remove, deps, names.v[i]);
-                }
-                cu_strv_fini(&pv);
-            }
-        cu_strv_fini(&want);
+        if (t3)
+            *t3++ = '\0';
+        if (t4)
+            *t4++ = '\0';
+        cu_strv_push(&d->names, l);
+        cu_strv_push(&d->rels, t1);
+        cu_strv_push(&d->provs, t2);
+        cu_strv_push(&d->recs, t4 ? t4 : "");
+        if (t3 && cu_str_has_suffix(cu_str_strip(t3), " installed"))
+            cu_strv_push(&d->installed, l);
     }
     cu_buf_fini(&out);
-    cu_strv_fini(&names);
-    cu_strv_fini(&rels);
-    cu_strv_fini(&provs);
+    return st;
+}
+
+/* Which of @among package @name depends on directly (by name, or through what one provides), to @out; with
+ * @recommends, what it recommends too. */
+static void
+dpkg_needs(const struct dpkg_rels *d, const char *name, bool recommends, const struct cu_strv *among, struct cu_strv *out)
+{
+    struct cu_strv want;
+    cu_strv_init(&want);
+    for (size_t i = 0; i < d->names.n; i++)
+        if (strcmp(d->names.v[i], name) == 0) {
+            relation_names(d->rels.v[i], &want);
+            if (recommends)
+                relation_names(d->recs.v[i], &want);
+        }
+    for (size_t w = 0; w < want.n; w++)
+        for (size_t i = 0; i < d->names.n; i++) {
+            if (!cu_strv_contains(among, d->names.v[i]) || cu_strv_contains(out, d->names.v[i]))
+                continue;
+            struct cu_strv pv;
+            cu_strv_init(&pv);
+            relation_names(d->provs.v[i], &pv);
+            if (strcmp(d->names.v[i], want.v[w]) == 0 || cu_strv_contains(&pv, want.v[w]))
+                cu_strv_push(out, d->names.v[i]);
+            cu_strv_fini(&pv);
+        }
+    cu_strv_fini(&want);
+}
+
+/*
+ * apt: what the packages kept need stays with them: each of @remove that a kept package depends on (or
+ * pre-depends on, or recommends: apt's own autoremove counts recommends as needed, and Ubuntu's kernel images
+ * only recommend initramfs-tools, which builds their initramfs), directly or through another, or that provides
+ * what it depends on, goes to @deps.  The
+ * packages kept are @kept and every installed kernel, headers or keep package (driver_kernel_packages.csv)
+ * not in @remove: a kernel meta that was there before and that the install upgraded (linux-image-generic
+ * then depends on the microcode and firmware the install brought) keeps what it now needs.
+ */
+static enum cu_status
+keep_closure(struct inst_driver_ctx *c, const struct cu_drv_data *dd, const struct cu_strv *kept, struct cu_strv *remove,
+             struct cu_strv *deps, struct cu_error *err)
+{
+    struct dpkg_rels d;
+    struct cu_strv queue;
+    cu_strv_init(&queue);
+    enum cu_status st = dpkg_rels_read(c, &d, err);
+    for (size_t i = 0; i < kept->n; i++)
+        cu_strv_push(&queue, kept->v[i]);
+    for (size_t i = 0; i < d.installed.n; i++) {
+        const char *kind = cu_drv_kernel_kind(dd, "apt", d.installed.v[i]);
+        if (kind && strcmp(kind, "driver") != 0 && !cu_strv_contains(remove, d.installed.v[i]) &&
+            !cu_strv_contains(&queue, d.installed.v[i]))
+            cu_strv_push(&queue, d.installed.v[i]);
+    }
+    for (size_t q = 0; q < queue.n; q++) {
+        struct cu_strv need;
+        cu_strv_init(&need);
+        dpkg_needs(&d, queue.v[q], true, remove, &need);
+        for (size_t i = 0; i < need.n; i++) {
+            cu_strv_push(&queue, need.v[i]);
+            move(remove, deps, need.v[i]);
+        }
+        cu_strv_fini(&need);
+    }
+    dpkg_rels_fini(&d);
     cu_strv_fini(&queue);
     return st;
 }
@@ -250,7 +314,7 @@ drv_uninstall_split(struct inst_driver_ctx *c, const struct drv_rec *r, const st
         cu_strv_push(u->dkms.n ? &u->headers : &u->remove, hdr.v[i]);
     cu_strv_fini(&hdr);
     enum cu_status st = CU_OK;
-    if (strcmp(r->manager, "apt") == 0 && (u->kernels.n || u->headers.n || u->tools.n)) {
+    if (strcmp(r->manager, "apt") == 0 && u->remove.n) {
         struct cu_strv kept;
         cu_strv_init(&kept);
         for (size_t i = 0; i < u->tools.n; i++)
@@ -259,7 +323,7 @@ drv_uninstall_split(struct inst_driver_ctx *c, const struct drv_rec *r, const st
             cu_strv_push(&kept, u->kernels.v[i]);
         for (size_t i = 0; i < u->headers.n; i++)
             cu_strv_push(&kept, u->headers.v[i]);
-        st = keep_closure(c, &kept, &u->remove, &u->deps, err);
+        st = keep_closure(c, dd, &kept, &u->remove, &u->deps, err);
         cu_strv_fini(&kept);
     }
     return st;
@@ -335,11 +399,58 @@ remove_packages(struct inst_driver_ctx *c, struct drv_rec *r, const struct cu_st
     return st;
 }
 
+/*
+ * What each of @others (not cudaup's) needs among what the removal would take (@pkgs and @others): "user-tool
+ * needs nvidia-utils-580", joined; apt's from dpkg's relations, rpm's and pacman's from @needs (removal_takes).
+ * Returns an owned string.
+ */
+static char *
+needs_text(struct inst_driver_ctx *c, const char *manager, const struct cu_strv *pkgs, const struct cu_strv *others,
+           const struct cu_strv *needs)
+{
+    struct cu_strv items, among;
+    struct dpkg_rels d;
+    struct cu_error e = {0};
+    bool apt = strcmp(manager, "apt") == 0;
+    cu_strv_init(&items);
+    cu_strv_init(&among);
+    for (size_t i = 0; i < pkgs->n; i++)
+        cu_strv_push(&among, pkgs->v[i]);
+    for (size_t i = 0; i < others->n; i++)
+        cu_strv_push(&among, others->v[i]);
+    if (apt && dpkg_rels_read(c, &d, &e) != CU_OK)
+        cu_log_debug("%s", e.msg); /* the advice then says less; the refusal stands */
+    for (size_t i = 0; i < others->n; i++) {
+        struct cu_strv what;
+        cu_strv_init(&what);
+        if (apt) {
+            dpkg_needs(&d, others->v[i], false, &among, &what);
+        } else {
+            size_t n = strlen(others->v[i]);
+            for (size_t k = 0; k < needs->n; k++)
+                if (strncmp(needs->v[k], others->v[i], n) == 0 && needs->v[k][n] == '\t' &&
+                    !cu_strv_contains(&what, needs->v[k] + n + 1))
+                    cu_strv_push(&what, needs->v[k] + n + 1);
+        }
+        if (what.n) {
+            CU_AUTOFREE char *w = cu_strv_join(&what, " ");
+            cu_strv_push_owned(&items, cu_xasprintf(_("%s needs %s"), others->v[i], w));
+        }
+        cu_strv_fini(&what);
+    }
+    if (apt)
+        dpkg_rels_fini(&d);
+    char *out = items.n ? cu_strv_join(&items, _("; ")) : cu_xstrdup(_("through other packages"));
+    cu_strv_fini(&items);
+    cu_strv_fini(&among);
+    return out;
+}
+
 enum cu_status
 inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
 {
     struct drv_rec r;
-    struct cu_strv now, held, still, others;
+    struct cu_strv now, held, still, others, needs;
     struct drv_unplan up;
     bool exists;
     enum cu_status st;
@@ -349,6 +460,7 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
     cu_strv_init(&held);
     cu_strv_init(&still);
     cu_strv_init(&others);
+    cu_strv_init(&needs);
     CU_AUTOFREE char *path = cu_path_join(c->state_dir, "driver.json");
     if ((st = drv_rec_load(c->state_dir, c->cat, &r, &exists, err)) != CU_OK)
         goto out;
@@ -373,14 +485,16 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
     cu_strv_init(&still);
     for (size_t i = 0; i < up.remove.n; i++)
         cu_strv_push(&still, up.remove.v[i]);
-    if (still.n && (st = removal_takes(c, r.manager, &still, &others, err)) != CU_OK)
+    if (still.n && (st = removal_takes(c, r.manager, &still, &others, &needs, err)) != CU_OK)
         goto out;
     if (others.n) {
         CU_AUTOFREE char *taken = cu_strv_join(&others, " ");
+        CU_AUTOFREE char *why = needs_text(c, r.manager, &still, &others, &needs);
         st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
                           _("Removing the packages cudaup installed would also remove %s, which cudaup did not install; nothing was removed."),
                           taken);
-        cu_error_advise(err, _("Those depend on the driver. Remove them first if you no longer need them, then run `cudaup uninstall driver` again."));
+        cu_error_advise(err, _("They need what the removal takes (%s). Remove them first if you no longer need them, then run `cudaup uninstall driver` again."),
+                        why);
         goto out;
     }
     /* The pins first, so that the package manager may remove what they held. */
@@ -460,5 +574,6 @@ out:
     cu_strv_fini(&held);
     cu_strv_fini(&still);
     cu_strv_fini(&others);
+    cu_strv_fini(&needs);
     return st;
 }

@@ -175,6 +175,41 @@ for other_dkms in (False, True):
              "Debian 12 with another DKMS module registered (zfs): the headers the install brought stay too, with what they need",
              (r, sorted(after ^ before), d.get("keeps")))
 
+# ---- Ubuntu 22.04: the install upgraded the kernel meta that was there (Kepler: 470 with DKMS) ----
+# linux-image-generic, the user's, now depends on the kernel, microcode and firmware the install brought, and
+# the kernel image only recommends initramfs-tools: all of them stay, and the meta is never taken along.
+UBUSRC = [("http://archive.ubuntu.com/ubuntu", s, ["main", "restricted", "universe", "multiverse"]) for s in ("jammy", "jammy-updates", "jammy-security")]
+machines.OS.setdefault("ubuntu2204", 'PRETTY_NAME="Ubuntu 22.04.5 LTS"\nNAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\n'
+                       'ID=ubuntu\nID_LIKE=debian\n')
+U22 = {"os": "ubuntu2204", "kernel": "5.15.0-91-generic", "gpus": [("0000:01:00.0", "102d", "0x030200", None, "3.7", 12206, "Tesla K80")]}
+U22K = [{"name": "linux-image-5.15.0-91-generic", "version": "5.15.0-91.101", "extra": "kernel=5.15.0-91-generic"},
+        {"name": "linux-image-generic", "version": "5.15.0.91.88", "depends": "linux-image-5.15.0-91-generic"}]
+for user_tool in (False, True):
+    # user-tool: a package of the user's that needs dkms, which the install brings
+    b = Box("u22-kepler%s" % ("-user" if user_tool else ""), U22, ["ubuntu-22.04.csv"], repos=UBUSRC,
+            synthetic=U22K + ([{"name": "user-tool", "version": "1.0", "depends": "dkms"}] if user_tool else []))
+    before = b.installed()
+    p = b.sh("apt-get", "install", "-y", "nvidia-driver-470", "linux-image-generic", "linux-headers-generic")  # the plan's command
+    added = sorted(b.installed() - before)
+    os.makedirs(b.state)
+    json.dump({"format": 2, "manager": "apt", "branch": 470, "flavor": "proprietary", "source": "distro", "packages": added,
+               "kept_config": [], "held": [], "versionlock": [], "module_streams": [], "repositories": [], "files": [],
+               "initramfs": "update-initramfs -u"}, open(os.path.join(b.state, "driver.json"), "w"))
+    r = run(["uninstall", "driver", "--yes", "--json", "--root", b.root, "--state-dir", b.state], env=b.env())
+    d, after = r.json() or {}, b.installed()
+    if not user_tool:
+        kept = {"linux-image-generic", "linux-image-5.15.0-204-generic", "amd64-microcode", "intel-microcode", "initramfs-tools"}
+        t.ok(p.returncode == 0 and "linux-image-5.15.0-204-generic" in added and "amd64-microcode" in added, "Ubuntu 22.04: the "
+             "install upgraded linux-image-generic, bringing its new kernel and the microcode it now depends on", (p.stderr[-1500:], added))
+        t.ok(r.rc == 0 and kept <= after and "nvidia-driver-470" not in after and "dkms" not in after and before <= after,
+             "Ubuntu 22.04: uninstall keeps the kernel meta that was there and what it and the kernels need (microcode, "
+             "initramfs-tools), removes the driver", (r.rc, d.get("error"), d.get("advice"), sorted(before - after), d.get("keeps")))
+    else:
+        adv = d.get("advice") or ""
+        t.ok(r.rc == 3 and "user-tool" in (d.get("error") or "") and "user-tool needs dkms" in adv and "depend on the driver" not in adv
+             and "nvidia-driver-470" in after, "Ubuntu 22.04: a package of the user's needs dkms, which the removal takes: refused "
+             "by name, and the advice says what it needs (not that it depends on the driver)", (r.rc, d.get("error"), adv))
+
 # ---- Arch: pacman's database lock, said and waited for ----
 arch = {"os": "arch", "kernel": "6.12.1-arch1-1",
         "gpus": [("0000:01:00.0", "2684", "0x030000", None, "8.9", 24564, "NVIDIA GeForce RTX 4090")]}

@@ -403,12 +403,12 @@ class Machine:
                  "Priority": old.get("Priority", "optional"), "Architecture": old.get("Architecture", "amd64"),
                  "Maintainer": old.get("Maintainer", "pkgworld stand-in <pkgworld@invalid>"), "Version": i.version}
             if p:
-                for key, rels in (("Depends", p.depends), ("Provides", [[x] for x in p.provides]),
+                for key, rels in (("Depends", p.depends), ("Recommends", p.recommends), ("Provides", [[x] for x in p.provides]),
                                   ("Conflicts", [[x] for x in p.conflicts])):
                     if rels:
                         d[key] = ", ".join(" | ".join(str(a) for a in alts) for alts in rels)
             else:
-                for key in ("Depends", "Pre-Depends", "Provides", "Conflicts", "Breaks"):
+                for key in ("Depends", "Pre-Depends", "Recommends", "Provides", "Conflicts", "Breaks"):
                     if key in old:
                         d[key] = old[key]
             d["Description"] = old.get("Description", "%s (pkgworld stand-in)" % name)
