@@ -331,7 +331,7 @@ inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const
         const struct cu_drv_step *s = &d->steps[i];
         if (strcmp(s->action, "sources") == 0) {
             const char *code = facts->drv ? facts->drv->version_codename : NULL;
-            CU_AUTOFREE char *text = inst_driver_sources_text(c->sys, d->components, code, SOURCES_FILE);
+            CU_AUTOFREE char *text = inst_driver_sources_text(c->sys, d->components, d->suites, code, SOURCES_FILE);
             if (text && !*text)
                 st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
                                   _("The driver's packages are in the %s components, and cudaup cannot tell which archive this system uses to enable them; add them to its apt sources, then run cudaup again."),

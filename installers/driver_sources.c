@@ -2,7 +2,8 @@
 /*
  * apt's sources as the machine has them (one-line .list and deb822 .sources files), and the stanzas
  * that add the driver's components to every suite of the system's archive that lacks them: the release,
- * -updates and -security alike, each at the URI the system already uses for it.
+ * -updates and -security alike, each at the URI the system already uses for it, and the suites the
+ * distribution's row names that the system does not list at all (Debian's debootstrap writes only the release).
  */
 #include "config.h"
 
@@ -148,8 +149,61 @@ ours(const struct entry *e, const char *codename)
     return !*rest || strcmp(rest, "-updates") == 0 || strcmp(rest, "-security") == 0;
 }
 
+/* Add a stanza for @suite at @uri with @comps to @b (its header first). */
+static void
+stanza(struct cu_buf *b, const char *uri, const char *suite, const struct cu_strv *comps)
+{
+    if (!b->len)
+        cu_buf_puts(b, "# Written by cudaup: the components the NVIDIA driver's packages are in, for each suite of the system's archive.\n");
+    cu_buf_printf(b, "\nTypes: deb\nURIs: %s\nSuites: %s\nComponents:", uri, suite);
+    for (size_t m = 0; m < comps->n; m++)
+        cu_buf_printf(b, " %s", comps->v[m]);
+    cu_buf_puts(b, "\n");
+}
+
+/*
+ * The suites of @suites ("{C} {C}-updates {C}-security=URI", {C} the codename) that no entry lists: a stanza
+ * each, at its URI (else the release entry's), with the release entry's components and @want.
+ */
+static void
+absent_suites(struct cu_buf *b, const struct entries *es, const char *suites, const char *code, const struct cu_strv *want)
+{
+    const struct entry *rel = NULL;
+    for (size_t i = 0; i < es->n && !rel; i++)
+        if (strcmp(es->v[i].suite, code) == 0)
+            rel = &es->v[i];
+    struct cu_strv toks;
+    cu_strv_init(&toks);
+    cu_strv_split(&toks, suites, " ");
+    for (size_t t = 0; t < toks.n; t++) {
+        char *eq = strchr(toks.v[t], '=');
+        if (eq)
+            *eq++ = '\0';
+        const char *brace = strstr(toks.v[t], "{C}");
+        CU_AUTOFREE char *suite = brace ? cu_xasprintf("%.*s%s%s", (int)(brace - toks.v[t]), toks.v[t], code, brace + 3)
+                                        : cu_xstrdup(toks.v[t]);
+        bool listed = false;
+        for (size_t i = 0; i < es->n; i++)
+            listed |= strcmp(es->v[i].suite, suite) == 0;
+        const char *uri = eq && *eq ? eq : rel ? rel->uri : NULL;
+        if (listed || !uri)
+            continue;
+        struct cu_strv comps;
+        cu_strv_init(&comps);
+        for (size_t c = 0; rel && c < rel->comps.n; c++)
+            if (!cu_strv_contains(&comps, rel->comps.v[c]))
+                cu_strv_push(&comps, rel->comps.v[c]);
+        for (size_t w = 0; w < want->n; w++)
+            if (!cu_strv_contains(&comps, want->v[w]))
+                cu_strv_push(&comps, want->v[w]);
+        stanza(b, uri, suite, &comps);
+        cu_strv_fini(&comps);
+    }
+    cu_strv_fini(&toks);
+}
+
 char *
-inst_driver_sources_text(const struct cu_sys *sys, const char *components, const char *codename,
+inst_driver_sources_text(const struct cu_sys *sys, const char *components, const char *suites, const char *codename,
                          const char *own_file)
 {
     struct entries es = {NULL, 0};
@@ -200,17 +254,13 @@ inst_driver_sources_text(const struct cu_sys *sys, const char *components, const
             if (!has)
                 cu_strv_push(&missing, want.v[w]);
         }
-        if (missing.n) {
-            if (!b.len)
-                cu_buf_puts(&b, "# Written by cudaup: the components the NVIDIA driver's packages are in, for each suite of the system's archive.\n");
-            cu_buf_printf(&b, "\nTypes: deb\nURIs: %s\nSuites: %s\nComponents:", e->uri, e->suite);
-            for (size_t m = 0; m < missing.n; m++)
-                cu_buf_printf(&b, " %s", missing.v[m]);
-            cu_buf_puts(&b, "\n");
-        }
+        if (missing.n)
+            stanza(&b, e->uri, e->suite, &missing);
         cu_strv_fini(&missing);
     }
     bool found = done.n > 0;
+    if (found && suites)
+        absent_suites(&b, &es, suites, code, &want);
     cu_strv_fini(&done);
     cu_strv_fini(&want);
     for (size_t i = 0; i < es.n; i++) {

@@ -187,7 +187,7 @@ conv_pkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_pkg *p)
     const struct {
         const char *key;
         char **dst;
-    } opt[] = {{"module_stream", &p->module_stream}, {"repo", &p->repo},       {"components", &p->components},
+    } opt[] = {{"module_stream", &p->module_stream}, {"repo", &p->repo},       {"components", &p->components}, {"suites", &p->suites},
                {"initramfs", &p->initramfs},         {"mok_key", &p->mok_key}, {"mok_cert", &p->mok_cert}};
     for (size_t k = 0; k < CU_N_ELEMENTS(opt); k++)
         if (!get_str(o, opt[k].key, true, opt[k].dst))
@@ -393,6 +393,7 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(p->module_stream);
         free(p->repo);
         free(p->components);
+        free(p->suites);
         free(p->initramfs);
         free(p->mok_key);
         free(p->mok_cert);

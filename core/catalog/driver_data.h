@@ -36,7 +36,7 @@ struct cu_drv_pkg {
     char **packages, **signed_modules, **headers; /* templates: {B} {K} {R} */
     char **running_headers; /* what DKMS needs to build for the running kernel ({R}); empty: no DKMS build here */
     char *pin;              /* "apt-mark hold", "dnf module", "dnf versionlock", "zypper addlock", "none" */
-    char *module_stream, *repo, *components, *initramfs, *mok_key, *mok_cert; /* or NULL */
+    char *module_stream, *repo, *components, *suites, *initramfs, *mok_key, *mok_cert; /* or NULL */
     struct cu_version version; /* the release this source carries (measured), n == 0: the branch's first */
     char *ref, *confidence;
     char **pin_packages;    /* what the pin holds: apt preferences' package globs, the pinning package, the locked names */

@@ -147,6 +147,7 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     free(p->module_stream);
     free(p->repo);
     free(p->components);
+    free(p->suites);
     free(p->initramfs);
     free(p->secure_boot);
     free(p->mok_key);
@@ -488,6 +489,7 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     if (r->repo)
         p->repo = cu_drv_expand_km(r->repo, k->branch, f, km);
     p->components = r->components ? cu_xstrdup(r->components) : NULL;
+    p->suites = r->suites ? cu_xstrdup(r->suites) : NULL;
     p->initramfs = r->initramfs ? cu_xstrdup(r->initramfs) : NULL;
     CU_AUTOFREE char *src = cu_xasprintf("%s (%s)", r->ref, r->confidence);
     reason_src(p, src, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here."),

@@ -69,7 +69,7 @@ struct cu_drv_plan {
     char *pin;              /* how the branch is held, as a command line for the user */
     char *pin_file;         /* the file that holds it (apt preferences), or NULL: said apart from the pin */
     char *pin_kind;         /* the data's pin column */
-    char *module_stream, *repo, *components, *initramfs;
+    char *module_stream, *repo, *components, *suites, *initramfs;
     char *secure_boot;      /* off, signed, mok */
     char *mok_key, *mok_cert;
     bool blacklist_nouveau;

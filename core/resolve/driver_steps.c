@@ -233,8 +233,30 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
     if (apt && p->components) {
         s = step_new("sources");
         s->path = cu_xstrdup(CU_DRV_SOURCES_FILE);
-        CU_AUTOFREE char *why = cu_xasprintf(_("Enable the %s components for every suite of the system's archive (the release, -updates and -security), where they are not yet."),
-                                             p->components);
+        CU_AUTOFREE char *why = NULL;
+        if (p->suites) {
+            /* the suites the row names, with the codename: what the sources file will carry */
+            const char *code = in->facts->drv && in->facts->drv->version_codename ? in->facts->drv->version_codename : "{C}";
+            struct cu_strv toks, names;
+            cu_strv_init(&toks);
+            cu_strv_init(&names);
+            cu_strv_split(&toks, p->suites, " ");
+            for (size_t i = 0; i < toks.n; i++) {
+                const char *tok = toks.v[i], *brace = strstr(tok, "{C}");
+                size_t n = strcspn(tok, "=");
+                cu_strv_push_owned(&names, brace && (size_t)(brace - tok) < n
+                                               ? cu_xasprintf("%.*s%s%.*s", (int)(brace - tok), tok, code, (int)(n - (size_t)(brace - tok) - 3), brace + 3)
+                                               : cu_xstrndup(tok, n));
+            }
+            CU_AUTOFREE char *list = cu_strv_join(&names, " ");
+            why = cu_xasprintf(_("Enable the %s components for the suites %s, where the system's sources do not carry them yet: a suite they lack gets its own entry (with the components the release has); the components that are there are not repeated."),
+                               p->components, list);
+            cu_strv_fini(&toks);
+            cu_strv_fini(&names);
+        } else {
+            why = cu_xasprintf(_("Enable the %s components for each suite of the system's archive that its sources list (the release, -updates and -security where listed), where they are not yet."),
+                               p->components);
+        }
         push(p, s, why);
     }
     if (apt && p->repo) {

@@ -458,7 +458,10 @@ DEB_WORLD = json.dumps({"nvidia-driver": ["nvidia-kernel-dkms", "libcuda1"], "nv
 DEB_DKMS = json.dumps({"nvidia-kernel-dkms": "nvidia-current/535.309.01"})
 bm = Box("deb12sb", dict(machines.MACHINES["deb12-rtx4090"], secure_boot=True))
 os.makedirs(os.path.join(bm.root, "etc/apt"))
-open(os.path.join(bm.root, "etc/apt/sources.list"), "w").write("deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware\n")
+open(os.path.join(bm.root, "etc/apt/sources.list"), "w").write(
+    "deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware\n"
+    "deb http://deb.debian.org/debian bookworm-updates main contrib non-free non-free-firmware\n"
+    "deb http://deb.debian.org/debian-security bookworm-security main contrib non-free non-free-firmware\n")
 r, d = bm.install(mirror=M122, env={"STANDIN_WORLD": DEB_WORLD, "STANDIN_DKMS": DEB_DKMS})
 t.eq([" ".join(c[:2]) for c in bm.sys.calls()], ["apt-get update", "apt-get install"],
      "Secure Boot on, Debian: no components to add, the branch held by apt's preferences, the key made by DKMS's build, mokutil left to the user", bm.sys.calls())
@@ -466,7 +469,7 @@ t.ok(r.rc == 5 and "mokutil --import /var/lib/dkms/mok.pub" in (d.get("advice") 
      "Secure Boot on: exit 5, the advice names mokutil --import and the MokManager steps", r)
 t.eq((d.get("driver") or {}).get("secure_boot"), "mok", "Secure Boot on without signed modules: the MOK path", d.get("driver"))
 t.ok(not os.path.exists(os.path.join(bm.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")),
-     "the components already enabled: no sources file written")
+     "the components already enabled in the release, -updates and -security: no sources file written")
 # Without openssl DKMS makes no key: no `dkms generate_mok` (3.0.10 prints its usage and exits 0), a forced
 # rebuild, and then an honest failure naming what is missing, never a reboot for a module that will not load.
 bn = Box("deb12sbnossl", dict(machines.MACHINES["deb12-rtx4090"], secure_boot=True))

@@ -386,6 +386,27 @@ src = open(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sou
 t.ok(all("Suites: %s\n" % s in src for s in ("bookworm", "bookworm-updates", "bookworm-security")) and "debian-security" in src,
      "class 7: the added components cover bookworm, -updates and -security (at debian-security)", src)
 t.eq(b.version("nvidia-driver"), "535.309.01-0+deb12u1", "class 7: so Debian 12's nvidia-driver is the security release the plan counts on")
+# Only the release listed (what debootstrap writes): the added sources carry -updates and -security too, each
+# suite once, and the plan says which suites it writes.
+for code, os_, krel, world, cuda, want in (("bookworm", "debian12", "6.1.0-26-amd64", "debian-12.csv", "12.2.2", "535.309.01-0+deb12u1"),
+                                           ("trixie", "debian13", "6.12.48-amd64", "debian-13.csv", "12.4.1", None)):
+    b = Box("%s-only" % code, os_, krel, world, RTX4090, repos=[(DEB, code, ["main"])], synthetic=debian_kernel(krel, "amd64"), cuda=cuda)
+    r, d, _ = b.plan()
+    why = " ".join(s.get("why") or "" for s in d.get("steps", []) if s.get("action") == "sources")
+    t.ok("%s %s-updates %s-security" % (code, code, code) in why, "class 7: %s: the plan's sources step names the suites it writes" % code, why)
+    r, doc = b.install()
+    path = os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")
+    src = open(path).read() if os.path.exists(path) else ""
+    stanzas = [dict(ln.split(": ", 1) for ln in st.strip().splitlines() if ": " in ln) for st in src.split("\n\n") if "Suites:" in st]
+    got = sorted((x["URIs"], x["Suites"], x["Components"]) for x in stanzas)
+    full = "main contrib non-free non-free-firmware"
+    t.eq(got, sorted([(DEB, code, "contrib non-free non-free-firmware"), (DEB, code + "-updates", full),
+                      (DEB + "-security", code + "-security", full)]),
+         "class 7: %s with only `deb %s %s main`: the added sources carry the release's missing components and -updates and "
+         "-security whole, each once" % (code, DEB, code), src)
+    ran_to_the_end(b, r, doc, "class 7: %s with only the release listed" % code)
+    if want:
+        t.eq(b.version("nvidia-driver"), want, "class 7: %s with only the release listed gets the security release of nvidia-driver" % code)
 b = Box("deb12k80", "debian12", "6.1.0-26-amd64", "debian-12.csv", K80, repos=debian_sources("bookworm"),
         synthetic=debian_kernel("6.1.0-26-amd64", "amd64"), cuda="11.4.4")
 r, d, _ = b.plan()

@@ -394,7 +394,7 @@ sources_every_suite(void **state)
     tu_write(dir, "etc/apt/sources.list.d/security.sources",
              "Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\nComponents: main contrib\n");
     cu_sys_init(&sys, no_path, dir, false); /* the root's files are read through it */
-    char *t = inst_driver_sources_text(&sys, "contrib non-free non-free-firmware", "bookworm", CU_DRV_SOURCES_FILE);
+    char *t = inst_driver_sources_text(&sys, "contrib non-free non-free-firmware", NULL, "bookworm", CU_DRV_SOURCES_FILE);
     assert_non_null(t);
     assert_non_null(strstr(t, "URIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: contrib non-free\n"));
     assert_non_null(strstr(t, "Suites: bookworm-updates\nComponents: contrib non-free\n"));
@@ -404,10 +404,10 @@ sources_every_suite(void **state)
     tu_write(dir, "etc/apt/sources.list", "deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware\n");
     tu_write(dir, "etc/apt/sources.list.d/security.sources",
              "Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\nComponents: main contrib non-free non-free-firmware\n");
-    assert_null(inst_driver_sources_text(&sys, "contrib non-free non-free-firmware", "bookworm", CU_DRV_SOURCES_FILE));
+    assert_null(inst_driver_sources_text(&sys, "contrib non-free non-free-firmware", NULL, "bookworm", CU_DRV_SOURCES_FILE));
     tu_write(dir, "etc/apt/sources.list", "");
     tu_write(dir, "etc/apt/sources.list.d/security.sources", "");
-    t = inst_driver_sources_text(&sys, "contrib", "bookworm", CU_DRV_SOURCES_FILE);
+    t = inst_driver_sources_text(&sys, "contrib", NULL, "bookworm", CU_DRV_SOURCES_FILE);
     assert_string_equal(t, "");
     free(t);
     cu_sys_fini(&sys);
