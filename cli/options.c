@@ -138,7 +138,7 @@ static const struct opt options[] = {
      N_("fail, not skip, the checks that need a GPU")},
     {"retries", 0, OPT_U64, F(retries), OPT_ENV | OPT_FILE, FETCHING, 0, G_DOWNLOADS, "N",
      N_("how often a failed download is tried again, waiting 1 s, 2 s, 4 s, ... up to 30 s in between (default 6: about a minute; 0: never); a missing file (404) or a refusal (403) is not retried")},
-    {"root", 0, OPT_STRING, F(root), OPT_ENV, EVERY & ~UNI, EVERY, G_PLACES, "DIR",
+    {"root", 0, OPT_STRING, F(root), OPT_ENV, EVERY, EVERY, G_PLACES, "DIR",
      N_("read the machine from DIR instead of / (for tests and chroots)")},
     {"shell-rc", 0, OPT_STRING, F(shell_rc), OPT_ENV | OPT_FILE, SETUP, MIR, G_PLACES, "FILE",
      N_("the shell start-up file that sources the environment, scope user (default: ~/.bashrc, ~/.zshrc or fish's conf.d by $SHELL, else ~/.profile)")},
@@ -162,7 +162,7 @@ static const struct {
     {"install", CU_CMD_INSTALL, "", N_("carry the plan out")},
     {"verify", CU_CMD_VERIFY, "[VERSION]", N_("check an install with real GPU work")},
     {"repair", CU_CMD_REPAIR, "[VERSION]", N_("restore what is missing or altered in an install")},
-    {"uninstall", CU_CMD_UNINSTALL, "VERSION", N_("remove a CUDA version cudaup installed")},
+    {"uninstall", CU_CMD_UNINSTALL, "VERSION|driver", N_("remove a CUDA version cudaup installed, or the driver it installed")},
     {"list", CU_CMD_LIST, "[VERSION]", N_("versions known and installed")},
     {"mirror", CU_CMD_MIRROR, "DIR", N_("fill DIR as a site mirror: the plan's archives, the Python and the framework's wheels it needs")},
 };
@@ -730,6 +730,8 @@ cu_options_usage(FILE *out, enum cu_command cmd, int width)
         CU_AUTOFREE char *line = cu_str_sentence(what);
         cu_print_wrapped(out, "", line, width);
     }
+    if (cmd == CU_CMD_UNINSTALL)
+        cu_print_wrapped(out, "", _("'cudaup uninstall driver' removes what cudaup's driver install did (its packages, pin, sources and files; the kernels stay); of the options below it takes --root, --state-dir, --yes, --json and the output ones. The options of install (--framework, --cuda, ...) are not uninstall's."), width);
     /* The options this command acts on, group by group; those it only tolerates are left out. */
     for (int g = 0; g < G_COUNT; g++) {
         bool any = false;

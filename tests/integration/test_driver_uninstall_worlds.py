@@ -210,6 +210,11 @@ for user_tool in (False, True):
              and "nvidia-driver-470" in after, "Ubuntu 22.04: a package of the user's needs dkms, which the removal takes: refused "
              "by name, and the advice says what it needs (not that it depends on the driver)", (r.rc, d.get("error"), adv))
 
+# `uninstall --help` shows what `uninstall driver` takes: --root among its options, and the driver form.
+r = run(["uninstall", "--help"])
+t.ok(r.rc == 0 and "  --root DIR" in r.out and "cudaup uninstall driver' removes" in r.out and "--state-dir, --yes, --json" in r.out,
+     "uninstall --help lists --root and says what the driver form takes", r.out)
+
 # ---- Arch: pacman's database lock, said and waited for ----
 arch = {"os": "arch", "kernel": "6.12.1-arch1-1",
         "gpus": [("0000:01:00.0", "2684", "0x030000", None, "8.9", 24564, "NVIDIA GeForce RTX 4090")]}

@@ -172,6 +172,15 @@ def ran_to_the_end(b, r, doc, what):
                 % (what, r.rc, boot["kernel"]), (r.out[-3000:], r.err[-2000:], b.calls()[-6:], boot))
 
 
+# Every world INDEX.csv names (how a machine's os-release finds its world) exists and loads.
+missing, loaded = [], 0
+for row in csv.DictReader(open(os.path.join(pkgworld.WORLDS, "INDEX.csv"), newline="")):
+    files = [os.path.join(pkgworld.WORLDS, f) for f in row["files"].split()]
+    missing += [f for f in files if not os.path.exists(f)]
+    if all(os.path.exists(f) for f in files):
+        loaded += pkgworld.World(files).name is not None
+t.ok(not missing and loaded >= 11, "worlds: each of the %d worlds INDEX.csv names exists and loads" % loaded, missing)
+
 # ---- class 2: RHEL and its rebuilds: EPEL and CRB for the DKMS streams ----
 ROCKY9 = ["rocky-9.csv", "el-9.csv", "nvidia-rhel9.csv"]
 EL9K = "5.14.0-427.13.1.el9_4.x86_64"
