@@ -357,7 +357,8 @@ t.ok(d.get("branch") == "470" and "nvidia-tesla-470-driver" in d.get("packages",
 r, doc = b.install()
 ran_to_the_end(b, r, doc, "class 7: Debian 12 + Tesla K80 (nvidia-tesla-470-driver)")
 # Kepler on RHEL 8 and its rebuilds: NVIDIA's rhel8 repository carries branch 470 as the stream 470-dkms (issue 32,
-# found by an independent check: it was refused).
+# found by an independent check: it was refused).  On EL9 no source cudaup installs from has 470: the refusal names
+# ELRepo's kmod-nvidia-470xx, a third-party repository cudaup does not install from.
 ROCKY8 = ["rocky-8.csv", "el-8.csv", "nvidia-rhel8.csv"]
 EL8K = "4.18.0-513.5.1.el8_9.x86_64"
 EL8SYN = [{"name": "kernel-core", "version": "4.18.0-513.5.1.el8_9", "extra": "kernel=" + EL8K}]
@@ -389,6 +390,14 @@ t.eq((d.get("branch"), d.get("flavor"), d.get("module_stream")), ("470", "propri
      "class 7: Rocky 8 + K80 and T4: 470 proprietary serves both", (doc.get("error"), d.get("packages")))
 r, doc = b.install()
 ran_to_the_end(b, r, doc, "class 7: Rocky 8 + K80 and T4 (stream 470-dkms)")
+for tag, os_, world in (("rocky9k80", "rocky9", ROCKY9), ("rhel9k80", "rhel9", ["rhel-9.csv", "el-9.csv", "nvidia-rhel9.csv"])):
+    b = Box(tag, os_, EL9K, world, K80, synthetic=EL9SYN, cuda="11.4.4")
+    r, d, doc = b.plan()
+    err, adv = doc.get("error") or "", doc.get("advice") or ""
+    t.ok(r.rc == 3 and "ELRepo" in err and "kmod-nvidia-470xx" in err and "third-party" in err and "470" in err
+         and "ELRepo" in adv and "kmod-nvidia-470xx" in adv and not [c for c in b.calls() if c[:2] == ["dnf", "install"]],
+         "class 7: %s + Tesla K80: refused, naming ELRepo's kmod-nvidia-470xx (third-party, not installed by cudaup)" % os_, (err, adv))
+
 # ---- class 7 (part): a held dpkg lock is waited for, and said; apt and dpkg run without debconf questions ----
 import fcntl  # noqa: E402
 import subprocess  # noqa: E402
@@ -515,6 +524,8 @@ GRID = [
     ("Rocky 8 + RTX 4090", "rocky8", EL8K, ROCKY8, RTX4090, dict(synthetic=EL8SYN), ("580", "open")),
     ("Rocky 8 + GTX 780 (Kepler, 470-dkms stream)", "rocky8", EL8K, ROCKY8, gpus("1004", "3.5", "NVIDIA GeForce GTX 780", mib=3072),
      dict(synthetic=EL8SYN, cuda="11.4.4"), ("470", "proprietary")),
+    ("Rocky 9 + GTX 780 (no 470 stream for rhel9)", "rocky9", EL9K, ROCKY9, gpus("1004", "3.5", "NVIDIA GeForce GTX 780", mib=3072),
+     dict(synthetic=EL9SYN, cuda="11.4.4"), ("refuse", "ELRepo")),
     ("Fedora 43 + RTX 4090", "fedora", "6.16.7-200.fc43.x86_64", ["fedora-43.csv", "nvidia-fedora43.csv"], RTX4090, dict(synthetic=FEDSYN), ("580", "open")),
     ("Fedora 43 + RTX 4090, Secure Boot", "fedora", "6.16.7-200.fc43.x86_64", ["fedora-43.csv", "nvidia-fedora43.csv"], RTX4090,
      dict(synthetic=FEDSYN, secure_boot=True), ("580", "open")),
