@@ -139,7 +139,7 @@ static enum cu_status
 conv_pkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_pkg *p)
 {
     static const char *const managers[] = {"apt", "dnf", "zypper", "pacman", "aur"};
-    static const char *const sources[] = {"distro", "nvidia", "aur"};
+    static const char *const sources[] = {"distro", "nvidia", "aur", "elrepo"};
     bool ok = false;
     if (!json_is_object(o))
         return bad(c, "packages", i, "(entry)");

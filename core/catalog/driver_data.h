@@ -29,7 +29,7 @@ struct cu_drv_pkg {
     char *distro;
     char **ids, **versions; /* os-release IDs; VERSION_IDs or "*" */
     char *manager;          /* apt, dnf, zypper, pacman, aur */
-    char *source;           /* distro, nvidia, aur */
+    char *source;           /* distro, nvidia; third-party, only named: aur, elrepo */
     int *branches;
     size_t n_branches;
     char *flavor;

@@ -63,6 +63,22 @@ strv_has(char *const *v, const char *s)
     return false;
 }
 
+/* Is @source one cudaup installs from (the distribution's archive, NVIDIA's repository)?  The others are
+ * third-party repositories (the AUR, ELRepo) that a refusal names and cudaup never installs from. */
+static bool
+source_installs(const char *source)
+{
+    return strcmp(source, "distro") == 0 || strcmp(source, "nvidia") == 0;
+}
+
+/* What a refusal calls the third-party repository of row @r: its `distro` column (data/driver/SOURCES.md), but
+ * for the AUR, whose row names the distribution it serves. */
+static const char *
+third_party_name(const struct cu_drv_pkg *r)
+{
+    return strcmp(r->source, "aur") == 0 ? _("the AUR") : r->distro;
+}
+
 /* Does row @p serve this distribution and release? */
 static bool
 row_matches(const struct cu_drv_pkg *p, const struct cu_facts *f)
@@ -324,7 +340,7 @@ struct pick {
     int branch;
 };
 
-/* The best (row, branch) of @source: the preferred flavor, then the newest branch. */
+/* The best (row, branch) of @source (NULL: of any third-party source): the preferred flavor, then the newest branch. */
 static struct pick
 best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, int want_branch, const char *want_flavor,
         const struct cu_version *cuda_need)
@@ -336,9 +352,9 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
     for (size_t i = 0; i < d->n_pkgs; i++) {
         const struct cu_drv_pkg *r = &d->pkgs[i];
         bool fits;
-        if (strcmp(r->source, source) != 0 || !row_matches(r, in->facts))
+        if ((source ? strcmp(r->source, source) != 0 : source_installs(r->source)) || !row_matches(r, in->facts))
             continue;
-        row_fits(r, in->facts, strcmp(source, "aur") == 0 ? 0 : nvswitch, &fits);
+        row_fits(r, in->facts, source_installs(r->source) ? nvswitch : 0, &fits);
         if (!fits)
             continue;
         bool open = strcmp(r->flavor, "open") == 0;
@@ -374,7 +390,7 @@ cu_drv_row_for(const struct cu_facts *f, const struct cu_catalog *cat, int branc
     for (size_t i = 0; cat->driver && i < cat->driver->n_pkgs; i++) {
         const struct cu_drv_pkg *r = &cat->driver->pkgs[i];
         bool fits;
-        if (strcmp(r->source, "aur") == 0 || !row_matches(r, f) || (flavor && strcmp(r->flavor, flavor) != 0))
+        if (!source_installs(r->source) || !row_matches(r, f) || (flavor && strcmp(r->flavor, flavor) != 0))
             continue;
         row_fits(r, f, nvswitch, &fits);
         if (!fits)
@@ -406,7 +422,7 @@ static bool
 id_known(const struct cu_drv_in *in)
 {
     for (size_t i = 0; in->facts->os.id && i < in->cat->driver->n_pkgs; i++)
-        if (strv_has(in->cat->driver->pkgs[i].ids, in->facts->os.id) && strcmp(in->cat->driver->pkgs[i].source, "aur") != 0)
+        if (strv_has(in->cat->driver->pkgs[i].ids, in->facts->os.id) && source_installs(in->cat->driver->pkgs[i].source))
             return true;
     return false;
 }
@@ -419,7 +435,7 @@ known_versions(const struct cu_drv_in *in)
     cu_strv_init(&v);
     for (size_t i = 0; i < in->cat->driver->n_pkgs; i++) {
         const struct cu_drv_pkg *r = &in->cat->driver->pkgs[i];
-        if (!strv_has(r->ids, in->facts->os.id))
+        if (!strv_has(r->ids, in->facts->os.id) || !source_installs(r->source))
             continue;
         for (char **x = r->versions; *x; x++)
             if (!cu_strv_contains(&v, *x))
@@ -666,12 +682,25 @@ cu_drv_choose(const struct cu_drv_in *in)
                                       nvswitch, swname, os_name(f)),
                       cu_xstrdup(_("Install the driver and nvidia-fabricmanager of the same branch from NVIDIA's instructions, enable the nvidia-fabricmanager service, reboot, then run cudaup again with --driver keep.")));
     if (!k.row) {
-        struct pick aur = best_of(in, &n, "aur", want_branch, want_flavor, NULL);
-        if (aur.row) {
-            CU_AUTOFREE char *pk = cu_drv_expand(aur.row->packages[0], aur.branch, f);
-            return refuse(p, cu_xasprintf(_("%s's packages carry no branch that serves every GPU here; branch %d (%s) is only in the AUR (%s), which cudaup does not install from."),
-                                          os_name(f), aur.branch, cu_drv_flavor_word(aur.row->flavor), pk),
-                          cu_xasprintf(_("Install %s from the AUR yourself, reboot, then run cudaup again."), pk));
+        /* A third-party repository that carries a fitting branch is named, where no source cudaup installs
+         * from has one (else --driver-source or the CUDA asked for is what stands in the way). */
+        struct pick any = best_of(in, &n, "distro", want_branch, want_flavor, NULL);
+        struct pick tp = {NULL, 0};
+        if (!any.row)
+            any = best_of(in, &n, "nvidia", want_branch, want_flavor, NULL);
+        if (!any.row)
+            tp = best_of(in, &n, NULL, want_branch, want_flavor, NULL);
+        if (tp.row) {
+            struct cu_strv pkv;
+            cu_strv_init(&pkv);
+            for (char **t = tp.row->packages; *t; t++)
+                cu_strv_push_owned(&pkv, cu_drv_expand(*t, tp.branch, f));
+            CU_AUTOFREE char *pk = cu_strv_join(&pkv, " ");
+            cu_strv_fini(&pkv);
+            const char *where = third_party_name(tp.row);
+            return refuse(p, cu_xasprintf(_("No package source cudaup installs from carries a branch for %s that serves every GPU here; branch %d (%s kernel modules) is only in %s (%s), a third-party repository cudaup does not install from."),
+                                          os_name(f), tp.branch, cu_drv_flavor_word(tp.row->flavor), where, pk),
+                          cu_xasprintf(_("Install %s from %s yourself, reboot, then run cudaup again."), pk, where));
         }
         return refuse(p, cu_xasprintf(_("No package source cudaup knows for %s carries a driver branch that serves every GPU here (%s kernel modules, branch %d%s%s)."),
                                       os_name(f), cu_drv_flavor_word(n.open_ok && (n.prefer_open || !n.prop_ok) ? "open" : "proprietary"),

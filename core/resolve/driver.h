@@ -152,7 +152,7 @@ void cu_drv_step_free(struct cu_drv_step *s);
 /** "apt-get install -y x" of a step's argv, or its path. Caller owns. */
 char *cu_drv_step_line(const struct cu_drv_step *s);
 
-/** The data row for this distribution that carries @branch (0: any) in @flavor (NULL: any; any source but the AUR), or NULL. */
+/** The data row for this distribution that carries @branch (0: any) in @flavor (NULL: any; a source cudaup installs from, never a third-party one), or NULL. */
 const struct cu_drv_pkg *cu_drv_row_for(const struct cu_facts *facts, const struct cu_catalog *cat, int branch,
                                         const char *flavor);
 

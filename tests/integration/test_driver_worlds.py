@@ -423,6 +423,47 @@ t.ok(d.get("branch") == "470" and "nvidia-tesla-470-driver" in d.get("packages",
      "class 7: Debian 12 carries nvidia-tesla-470-driver for Kepler: planned, not refused", d or r.err)
 r, doc = b.install()
 ran_to_the_end(b, r, doc, "class 7: Debian 12 + Tesla K80 (nvidia-tesla-470-driver)")
+# Kepler on RHEL 8 and its rebuilds: NVIDIA's rhel8 repository carries branch 470 as the stream 470-dkms (issue 32,
+# found by an independent check: it was refused).  On EL9 no source cudaup installs from has 470: the refusal names
+# ELRepo's kmod-nvidia-470xx, a third-party repository cudaup does not install from.
+ROCKY8 = ["rocky-8.csv", "el-8.csv", "nvidia-rhel8.csv"]
+EL8K = "4.18.0-513.5.1.el8_9.x86_64"
+EL8SYN = [{"name": "kernel-core", "version": "4.18.0-513.5.1.el8_9", "extra": "kernel=" + EL8K}]
+T4 = gpus("1eb8", "7.5", "NVIDIA Tesla T4", cls="0x030200", mib=15360)
+b = Box("rocky8k80", "rocky8", EL8K, ROCKY8, K80, synthetic=EL8SYN, cuda="11.4.4")
+r, d, doc = b.plan()
+acts = [s["action"] for s in d.get("steps", [])]
+t.ok(r.rc == 0 and (d.get("branch"), d.get("flavor"), d.get("module_stream"), d.get("pin")) ==
+     ("470", "proprietary", "nvidia-driver:470-dkms", "dnf -y module enable nvidia-driver:470-dkms")
+     and "cuda-drivers" in d.get("packages", []) and acts[:2] == ["crb", "epel"]
+     and "dnf config-manager --set-enabled powertools" in json.dumps(d.get("steps")),
+     "class 7: Rocky 8 + Tesla K80: NVIDIA's 470-dkms stream, PowerTools and EPEL first, the stream holds the branch",
+     (doc.get("error"), d.get("pin"), acts, d.get("packages")))
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 7: Rocky 8 + Tesla K80 (stream 470-dkms, dkms from EPEL)")
+calls = [" ".join(c) for c in b.calls()]
+at = lambda w: next((i for i, c in enumerate(calls) if c.startswith(w)), -1)
+t.ok(0 <= at("dnf config-manager --set-enabled powertools") < at("dnf install -y epel-release") < at("dnf -y module enable nvidia-driver:470-dkms")
+     and (b.version("dkms") or "").endswith(".el8") and b.version("cuda-drivers") == "470.256.02-1"
+     and (b.version("kmod-nvidia-latest-dkms") or "").startswith("3:470.256.02") and not b.driver_versions(470),
+     "class 7: Rocky 8 + K80: PowerTools, then EPEL, then the 470-dkms stream; dkms from EPEL, everything of the driver 470.256.02",
+     (calls, b.driver_versions(470)))
+b.sh("dnf", "upgrade", "-y")
+t.ok(not b.driver_versions(470) and b.version("cuda-drivers") == "470.256.02-1",
+     "class 7: Rocky 8 + K80: `dnf upgrade` stays on 470 (the stream holds it; 580 and 595 are in the repository)", b.driver_versions(470))
+b = Box("rocky8k80t4", "rocky8", EL8K, ROCKY8, K80 + [("0000:1a:00.0",) + T4[0][1:]], synthetic=EL8SYN, cuda="11.4.4")
+r, d, doc = b.plan()
+t.eq((d.get("branch"), d.get("flavor"), d.get("module_stream")), ("470", "proprietary", "nvidia-driver:470-dkms"),
+     "class 7: Rocky 8 + K80 and T4: 470 proprietary serves both", (doc.get("error"), d.get("packages")))
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 7: Rocky 8 + K80 and T4 (stream 470-dkms)")
+for tag, os_, world in (("rocky9k80", "rocky9", ROCKY9), ("rhel9k80", "rhel9", ["rhel-9.csv", "el-9.csv", "nvidia-rhel9.csv"])):
+    b = Box(tag, os_, EL9K, world, K80, synthetic=EL9SYN, cuda="11.4.4")
+    r, d, doc = b.plan()
+    err, adv = doc.get("error") or "", doc.get("advice") or ""
+    t.ok(r.rc == 3 and "ELRepo" in err and "kmod-nvidia-470xx" in err and "third-party" in err and "470" in err
+         and "ELRepo" in adv and "kmod-nvidia-470xx" in adv and not [c for c in b.calls() if c[:2] == ["dnf", "install"]],
+         "class 7: %s + Tesla K80: refused, naming ELRepo's kmod-nvidia-470xx (third-party, not installed by cudaup)" % os_, (err, adv))
 
 # ---- class 7 (part): a held dpkg lock is waited for, and said; apt and dpkg run without debconf questions ----
 import fcntl  # noqa: E402
@@ -486,15 +527,12 @@ t.ok(apt_envs and all(e["DEBIAN_FRONTEND"] == "noninteractive" for e in apt_envs
      "class 7: apt-get and dpkg run with DEBIAN_FRONTEND=noninteractive", envs)
 
 # ---- the grid: distributions x kernels x GPUs x starting states; each install runs to its end in its world ----
-T4 = gpus("1eb8", "7.5", "NVIDIA Tesla T4", cls="0x030200", mib=15360)
 L4 = gpus("27b8", "8.9", "NVIDIA L4", cls="0x030200", mib=23034)
 RTX3090 = gpus("2204", "8.6", "NVIDIA GeForce RTX 3090")
 A100 = gpus("20b5", "8.0", "NVIDIA A100 80GB PCIe", cls="0x030200", mib=81920)
 V100 = gpus("1db4", "7.0", "NVIDIA Tesla V100-PCIE-16GB", cls="0x030200", mib=16384)
 NOUV = lambda g: [x[:3] + ("nouveau",) + x[4:] for x in g]
 LOADED = lambda g: [x[:3] + ("nvidia",) + x[4:] for x in g]
-EL8K = "4.18.0-513.5.1.el8_9.x86_64"
-EL8SYN = [{"name": "kernel-core", "version": "4.18.0-513.5.1.el8_9", "extra": "kernel=" + EL8K}]
 FEDSYN = [{"name": "kernel-core", "version": "6.16.7-200.fc43", "extra": "kernel=6.16.7-200.fc43.x86_64"}]
 LEAPSYN = [{"name": "kernel-default", "version": "6.4.0-150600.23.25.1", "extra": "kernel=6.4.0-150600.23.25-default"}]
 TWSYN = [{"name": "kernel-default", "version": "6.17.9-1.1", "extra": "kernel=6.17.9-1-default"}]
@@ -552,7 +590,11 @@ GRID = [
     ("Rocky 9 + RTX 3090, nouveau", "rocky9", EL9K, ROCKY9, NOUV(RTX3090), dict(synthetic=EL9SYN, extra_spec={"modules": ["nouveau"]}), ("580", "open")),
     ("Rocky 9 with another stream enabled + RTX 4090", "rocky9", EL9K, ROCKY9, RTX4090,
      dict(synthetic=EL9SYN, modules={"nvidia-driver": "595-open"}), ("580", "open")),
-    ("Rocky 8 + RTX 4090", "rocky8", EL8K, ["rocky-8.csv", "el-8.csv", "nvidia-rhel8.csv"], RTX4090, dict(synthetic=EL8SYN), ("580", "open")),
+    ("Rocky 8 + RTX 4090", "rocky8", EL8K, ROCKY8, RTX4090, dict(synthetic=EL8SYN), ("580", "open")),
+    ("Rocky 8 + GTX 780 (Kepler, 470-dkms stream)", "rocky8", EL8K, ROCKY8, gpus("1004", "3.5", "NVIDIA GeForce GTX 780", mib=3072),
+     dict(synthetic=EL8SYN, cuda="11.4.4"), ("470", "proprietary")),
+    ("Rocky 9 + GTX 780 (no 470 stream for rhel9)", "rocky9", EL9K, ROCKY9, gpus("1004", "3.5", "NVIDIA GeForce GTX 780", mib=3072),
+     dict(synthetic=EL9SYN, cuda="11.4.4"), ("refuse", "ELRepo")),
     ("Fedora 43 + RTX 4090", "fedora", "6.16.7-200.fc43.x86_64", ["fedora-43.csv", "nvidia-fedora43.csv"], RTX4090, dict(synthetic=FEDSYN), ("580", "open")),
     ("Fedora 43 + RTX 4090, Secure Boot", "fedora", "6.16.7-200.fc43.x86_64", ["fedora-43.csv", "nvidia-fedora43.csv"], RTX4090,
      dict(synthetic=FEDSYN, secure_boot=True), ("580", "open")),
