@@ -302,6 +302,54 @@ conv_nvswitch(struct dconv *c, const json_t *o, size_t i, struct cu_drv_nvswitch
 }
 
 static enum cu_status
+conv_nvswitch_vpd(struct dconv *c, const json_t *o, size_t i, struct cu_drv_nvswitch_vpd *n)
+{
+    if (!json_is_object(o))
+        return bad(c, "nvswitch_vpd", i, "(entry)");
+    if (!get_str(o, "kind", false, &n->kind) || strcmp(n->kind, "ib-vpd") != 0)
+        return bad(c, "nvswitch_vpd", i, "kind");
+    if (!get_str(o, "mark", false, &n->mark))
+        return bad(c, "nvswitch_vpd", i, "mark");
+    if (!get_str(o, "name", false, &n->name))
+        return bad(c, "nvswitch_vpd", i, "name");
+    if (!get_str(o, "needs_file", false, &n->needs_file) || n->needs_file[0] != '/')
+        return bad(c, "nvswitch_vpd", i, "needs_file");
+    if (!get_str(o, "ref", false, &n->ref))
+        return bad(c, "nvswitch_vpd", i, "ref");
+    if (!get_str(o, "confidence", false, &n->confidence))
+        return bad(c, "nvswitch_vpd", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
+conv_nvlsm(struct dconv *c, const json_t *o, size_t i, struct cu_drv_nvlsm *n)
+{
+    if (!json_is_object(o))
+        return bad(c, "nvlsm", i, "(entry)");
+    if (!get_str(o, "distro", false, &n->distro))
+        return bad(c, "nvlsm", i, "distro");
+    if (!get_str(o, "source", false, &n->source))
+        return bad(c, "nvlsm", i, "source");
+    const json_t *br = json_object_get(o, "branches");
+    if (!json_is_array(br) || json_array_size(br) == 0)
+        return bad(c, "nvlsm", i, "branches");
+    n->branches = cu_xcalloc(json_array_size(br), sizeof(int));
+    for (size_t k = 0; k < json_array_size(br); k++) {
+        const json_t *e = json_array_get(br, k);
+        if (!json_is_integer(e) || json_integer_value(e) < 100 || json_integer_value(e) > 9999)
+            return bad(c, "nvlsm", i, "branches");
+        n->branches[n->n_branches++] = (int)json_integer_value(e);
+    }
+    if (!get_strv(o, "packages", &n->packages) || !n->packages[0])
+        return bad(c, "nvlsm", i, "packages");
+    if (!get_str(o, "ref", false, &n->ref))
+        return bad(c, "nvlsm", i, "ref");
+    if (!get_str(o, "confidence", false, &n->confidence))
+        return bad(c, "nvlsm", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
 conv_kpkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_kpkg *k)
 {
     if (!json_is_object(o))
@@ -356,6 +404,15 @@ cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
         st = conv_nvswitch(&c, json_array_get(nvs, i), i, &d->nvswitch[i]);
     for (size_t i = 0; st == CU_OK && i < json_array_size(kp); i++, d->n_kpkgs++)
         st = conv_kpkg(&c, json_array_get(kp, i), i, &d->kpkgs[i]);
+    const json_t *vpd = json_object_get(obj, "nvswitch_vpd"), *lsm = json_object_get(obj, "nvlsm");
+    if (st == CU_OK && ((vpd && !json_is_array(vpd)) || (lsm && !json_is_array(lsm))))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.nvswitch_vpd and nvlsm must be lists", what);
+    d->nvswitch_vpd = cu_xcalloc(json_array_size(vpd) + 1, sizeof(*d->nvswitch_vpd));
+    d->nvlsm = cu_xcalloc(json_array_size(lsm) + 1, sizeof(*d->nvlsm));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(vpd); i++, d->n_nvswitch_vpd++)
+        st = conv_nvswitch_vpd(&c, json_array_get(vpd, i), i, &d->nvswitch_vpd[i]);
+    for (size_t i = 0; st == CU_OK && i < json_array_size(lsm); i++, d->n_nvlsm++)
+        st = conv_nvlsm(&c, json_array_get(lsm, i), i, &d->nvlsm[i]);
     if (st != CU_OK) {
         cu_drv_data_free(d);
         return st;
@@ -434,6 +491,26 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(d->kpkgs[i].ref);
         free(d->kpkgs[i].confidence);
     }
+    for (size_t i = 0; i < d->n_nvswitch_vpd; i++) {
+        struct cu_drv_nvswitch_vpd *n = &d->nvswitch_vpd[i];
+        free(n->kind);
+        free(n->mark);
+        free(n->name);
+        free(n->needs_file);
+        free(n->ref);
+        free(n->confidence);
+    }
+    for (size_t i = 0; i < d->n_nvlsm; i++) {
+        struct cu_drv_nvlsm *n = &d->nvlsm[i];
+        free(n->distro);
+        free(n->source);
+        free(n->branches);
+        cu_strv_free(n->packages);
+        free(n->ref);
+        free(n->confidence);
+    }
+    free(d->nvswitch_vpd);
+    free(d->nvlsm);
     free(d->kpkgs);
     free(d->gens);
     free(d->pkgs);
@@ -459,6 +536,20 @@ cu_drv_nvswitch_for(const struct cu_drv_data *d, unsigned vendor, unsigned devic
         const struct cu_drv_nvswitch *n = &d->nvswitch[i];
         if (n->vendor == vendor && (!n->device || n->device == device) && (!n->cls || n->cls == (cls >> 8)))
             return n;
+    }
+    return NULL;
+}
+
+const struct cu_drv_nvlsm *
+cu_drv_nvlsm_for(const struct cu_drv_data *d, const struct cu_drv_pkg *row, int branch)
+{
+    for (size_t i = 0; d && row && i < d->n_nvlsm; i++) {
+        const struct cu_drv_nvlsm *n = &d->nvlsm[i];
+        if (strcmp(n->distro, row->distro) != 0 || strcmp(n->source, row->source) != 0)
+            continue;
+        for (size_t k = 0; k < n->n_branches; k++)
+            if (n->branches[k] == branch)
+                return n;
     }
     return NULL;
 }

@@ -67,6 +67,25 @@ struct cu_drv_nvswitch {
     char *name, *ref, *confidence;
 };
 
+/* A mark that shows a fourth-generation NVSwitch board (HGX/DGX B200 and later), whose switches are no
+ * NVIDIA PCI function (data/driver/driver_nvswitch_vpd.csv).  kind "ib-vpd": @mark is in the VPD of an
+ * InfiniBand device (/sys/class/infiniband/NAME/device/vpd), the baseboard's ConnectX-7 management PF. */
+struct cu_drv_nvswitch_vpd {
+    char *kind, *mark, *name;
+    char *needs_file;       /* a file the NVLink Subnet Manager's package installs: its absence says nvlsm is missing */
+    char *ref, *confidence;
+};
+
+/* What such a board's fabric manager needs besides itself, per package source and branch: NVIDIA's NVLink
+ * Subnet Manager and libnvsdm (data/driver/driver_nvlsm.csv).  @distro and @source name driver_packages rows. */
+struct cu_drv_nvlsm {
+    char *distro, *source;
+    int *branches;
+    size_t n_branches;
+    char **packages;        /* templates: {B} */
+    char *ref, *confidence;
+};
+
 /* Which packages are a kernel or a kernel's headers (data/driver/driver_kernel_packages.csv). */
 struct cu_drv_kpkg {
     char *manager, *pattern; /* fnmatch pattern of package names; the first matching row decides */
@@ -87,6 +106,10 @@ struct cu_drv_data {
     size_t n_nvswitch;
     struct cu_drv_kpkg *kpkgs;
     size_t n_kpkgs;
+    struct cu_drv_nvswitch_vpd *nvswitch_vpd;
+    size_t n_nvswitch_vpd;
+    struct cu_drv_nvlsm *nvlsm;
+    size_t n_nvlsm;
 };
 
 /**
@@ -103,6 +126,9 @@ const char *cu_drv_keyring_sha256(const struct cu_drv_data *d, const char *url);
 /** The NVSwitch row matching PCI vendor @vendor, device @device and class @cls (0x068000), or NULL. */
 const struct cu_drv_nvswitch *cu_drv_nvswitch_for(const struct cu_drv_data *d, unsigned vendor, unsigned device,
                                                   unsigned cls);
+
+/** The NVLink Subnet Manager row for driver_packages row @row at branch @branch, or NULL (the source has none). */
+const struct cu_drv_nvlsm *cu_drv_nvlsm_for(const struct cu_drv_data *d, const struct cu_drv_pkg *row, int branch);
 
 /** "kernel", "headers" or "keep" when package @name of @manager is a kernel, a kernel's headers or a package
  *  uninstall never removes (sudo), else NULL. */

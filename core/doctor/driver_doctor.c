@@ -171,6 +171,47 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
         cu_buf_fini(&pk);
     }
 
+    /* A fourth-generation NVSwitch board: the fabric manager, and the NVLink Subnet Manager it starts first. */
+    const struct cu_drv_nvswitch_vpd *vpd = NULL;
+    int nvl5 = nvswitch ? 0 : cu_drv_nvlink5_count(f, cat, &vpd);
+    if (nvl5 && vpd) {
+        const struct cu_drv_pkg *row = branch ? cu_drv_row_for(f, cat, branch, s->flavor) : NULL;
+        const struct cu_drv_nvlsm *lsm = row ? cu_drv_nvlsm_for(cat->driver, row, branch) : NULL;
+        struct cu_strv fm, ls;
+        cu_strv_init(&fm);
+        cu_strv_init(&ls);
+        for (char **t = row ? row->fabricmanager : NULL; t && *t; t++)
+            cu_strv_push_owned(&fm, cu_drv_expand(*t, branch, f));
+        for (char **t = lsm ? lsm->packages : NULL; t && *t; t++)
+            cu_strv_push_owned(&ls, cu_drv_expand(*t, branch, f));
+        CU_AUTOFREE char *fms = cu_strv_join(&fm, " ");
+        CU_AUTOFREE char *lss = cu_strv_join(&ls, " ");
+        const char *unit = row && row->fabricmanager_service ? row->fabricmanager_service : "nvidia-fabricmanager";
+        bool has_lsm = cu_strv_contains(&s->files_present, vpd->needs_file);
+        if (!s->fabricmanager_enabled) {
+            cu_problems_add(out, "fabricmanager-missing", CU_SEV_ERROR,
+                            cu_xasprintf(_("This is a fourth-generation NVSwitch board (%s, on %d InfiniBand ports), and NVIDIA's fabric manager is not enabled: CUDA fails there with CUDA_ERROR_SYSTEM_NOT_READY (error 802)."),
+                                         vpd->name, nvl5),
+                            fm.n && ls.n ? cu_xasprintf(_("Install the fabric manager of the driver's branch with the NVLink Subnet Manager (`%s %s`, NVIDIA's repository) and enable it: `sudo systemctl enable --now %s`."),
+                                                        fms, lss, unit)
+                                         : cu_xasprintf(_("Install the fabric manager and the NVLink Subnet Manager of the driver's branch from NVIDIA's instructions and enable it: `sudo systemctl enable --now %s`."),
+                                                        unit));
+            cu_problems_source(out, vpd->ref);
+        }
+        if (!has_lsm) {
+            cu_problems_add(out, "nvlsm-missing", CU_SEV_ERROR,
+                            cu_xasprintf(_("This is a fourth-generation NVSwitch board (%s), and NVIDIA's NVLink Subnet Manager is not installed (no %s): the fabric manager starts it first, and without it CUDA fails with CUDA_ERROR_SYSTEM_NOT_READY."),
+                                         vpd->name, vpd->needs_file),
+                            ls.n ? cu_xasprintf(_("Install `%s` from NVIDIA's repository and restart the fabric manager: `sudo systemctl restart %s`."),
+                                                lss, unit)
+                                 : cu_xasprintf(_("Install the NVLink Subnet Manager of the driver's branch from NVIDIA's instructions and restart the fabric manager: `sudo systemctl restart %s`."),
+                                                unit));
+            cu_problems_source(out, vpd->ref);
+        }
+        cu_strv_fini(&fm);
+        cu_strv_fini(&ls);
+    }
+
     /* Not held, on a GPU whose last branch is this one or near: the next upgrade drops it. */
     if (loaded && !s->pinned)
         for (size_t i = 0; i < f->n_gpus; i++) {

@@ -19,6 +19,7 @@
 
 #include "core/base/mem.h"
 #include "core/base/proc.h"
+#include "core/catalog/driver_data.h"
 #include "core/machine/sysinfo.h"
 #include "core/base/sysroot.h"
 
@@ -481,6 +482,34 @@ nvidia_functions(const struct cu_sysroot *root, struct cu_strv *out)
         closedir(d);
 }
 
+/*
+ * Each InfiniBand device's VPD as "NAME TEXT": its printable bytes, the others as spaces (VPD is binary: tags
+ * and lengths around ASCII fields).  On a fourth-generation NVSwitch board the baseboard's ConnectX-7 carries
+ * its management mark there (driver_nvswitch_vpd.csv).  The file is root's to read; an unreadable one is left out.
+ */
+static void
+infiniband_vpd(const struct cu_sysroot *root, struct cu_strv *out)
+{
+    DIR *d = cu_sysroot_opendir(root, "/sys/class/infiniband");
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        if (de->d_name[0] == '.' || strchr(de->d_name, ' '))
+            continue;
+        CU_AUTOFREE char *p = cu_xasprintf("/sys/class/infiniband/%s/device/vpd", de->d_name);
+        CU_AUTOFREE char *data = NULL;
+        size_t len = 0;
+        struct cu_error e;
+        if (cu_sysroot_read(root, p, 65536, &data, &len, &e) != CU_OK)
+            continue;
+        for (size_t i = 0; i < len; i++)
+            if ((unsigned char)data[i] < 0x20 || (unsigned char)data[i] > 0x7e)
+                data[i] = ' ';
+        cu_strv_push_owned(out, cu_xasprintf("%s %.*s", de->d_name, (int)len, data));
+    }
+    if (d)
+        closedir(d);
+}
+
 /* dnf's enabled stream of the nvidia-driver module (etc/dnf/modules.d/nvidia-driver.module). */
 static char *
 module_stream(const struct cu_sysroot *root)
@@ -512,6 +541,8 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     cu_strv_init(&s->held);
     cu_strv_init(&s->kernels);
     cu_strv_init(&s->nvidia_functions);
+    cu_strv_init(&s->infiniband_vpd);
+    cu_strv_init(&s->files_present);
     s->kernel_release = kernel_release(root);
     root_kernels(root, &s->kernels);
     s->boot_id = cu_sysroot_read_line(root, "/proc/sys/kernel/random/boot_id");
@@ -572,6 +603,7 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
         }
     }
     nvidia_functions(root, &s->nvidia_functions);
+    infiniband_vpd(root, &s->infiniband_vpd);
     s->module_stream = module_stream(root);
     s->fabricmanager_enabled =
         cu_sysroot_exists(root, "/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service");
@@ -583,6 +615,16 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     s->reboot_required = cu_sysroot_exists(root, "/var/run/reboot-required") ||
                          cu_sysroot_exists(root, "/run/reboot-required");
     return s;
+}
+
+void
+cu_drv_state_probe_files(struct cu_drv_state *s, const struct cu_sysroot *root, const struct cu_drv_data *d)
+{
+    for (size_t i = 0; s && d && i < d->n_nvswitch_vpd; i++) {
+        const char *p = d->nvswitch_vpd[i].needs_file;
+        if (!cu_strv_contains(&s->files_present, p) && cu_sysroot_exists(root, p))
+            cu_strv_push(&s->files_present, p);
+    }
 }
 
 void
@@ -600,6 +642,8 @@ cu_drv_state_free(struct cu_drv_state *s)
     cu_strv_fini(&s->held);
     free(s->kernel_meta);
     cu_strv_fini(&s->nvidia_functions);
+    cu_strv_fini(&s->infiniband_vpd);
+    cu_strv_fini(&s->files_present);
     free(s->module_stream);
     free(s);
 }

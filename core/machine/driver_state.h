@@ -12,6 +12,7 @@
 #include "core/base/parse.h"
 #include "core/base/str.h"
 
+struct cu_drv_data;
 struct cu_facts;
 struct cu_sysroot;
 
@@ -37,6 +38,9 @@ struct cu_drv_state {
                                * depends on the newest installed kernel image (Ubuntu "generic-hwe-22.04", Debian
                                * "cloud-amd64"), or Arch's pkgbase ("linux-lts"); NULL when none is known */
     struct cu_strv nvidia_functions; /* NVIDIA PCI functions that are not GPUs: "DEVICE CLASS" ("0x22a3 0x068000") */
+    struct cu_strv infiniband_vpd; /* "NAME TEXT" per /sys/class/infiniband/NAME/device/vpd readable here: its
+                                    * printable bytes, the others as spaces */
+    struct cu_strv files_present; /* the data's sign files found here (cu_drv_state_probe_files) */
     char *module_stream;      /* the enabled stream of dnf's nvidia-driver module ("580-open"), or NULL */
     bool fabricmanager_enabled; /* the nvidia-fabricmanager unit is enabled (systemd's wants link) */
 };
@@ -49,6 +53,12 @@ struct cu_drv_state {
  */
 struct cu_drv_state *cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *facts,
                                         const char *const *envp);
+/**
+ * Note which of the files the driver data names as a component's sign (driver_nvswitch_vpd.csv's
+ * needs_file: the NVLink Subnet Manager's configuration) exist through @root, in @s->files_present.
+ * @d may be NULL (nothing noted).
+ */
+void cu_drv_state_probe_files(struct cu_drv_state *s, const struct cu_sysroot *root, const struct cu_drv_data *d);
 void cu_drv_state_free(struct cu_drv_state *s);
 
 #endif /* CU_DRIVER_STATE_H */

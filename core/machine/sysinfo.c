@@ -840,6 +840,7 @@ cu_facts_probe(const struct cu_probe_opts *opts, struct cu_facts **out, struct c
     probe_pyenv(opts, f);
     probe_pythons(opts, f);
     f->drv = cu_drv_state_probe(opts->root, f, opts->envp);
+    cu_drv_state_probe_files(f->drv, opts->root, opts->catalog->driver);
     *out = f;
     return CU_OK;
 }

@@ -116,9 +116,42 @@ cu_drv_nvswitch_count(const struct cu_facts *f, const struct cu_catalog *cat, co
     return n;
 }
 
-/* Can @r serve this machine: its kernel meta, and the fabric manager where NVSwitch bridges need one? */
+int
+cu_drv_nvlink5_count(const struct cu_facts *f, const struct cu_catalog *cat, const struct cu_drv_nvswitch_vpd **row)
+{
+    int n = 0;
+    if (row)
+        *row = NULL;
+    for (size_t i = 0; f->drv && cat->driver && i < f->drv->infiniband_vpd.n; i++) {
+        const char *text = strchr(f->drv->infiniband_vpd.v[i], ' ');
+        for (size_t k = 0; text && k < cat->driver->n_nvswitch_vpd; k++) {
+            const struct cu_drv_nvswitch_vpd *m = &cat->driver->nvswitch_vpd[k];
+            if (strcmp(m->kind, "ib-vpd") == 0 && strstr(text, m->mark)) {
+                if (row && !*row)
+                    *row = m;
+                n++;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+/* Does @r carry the NVLink Subnet Manager at one of its branches (or @branch, when not 0)? */
+static bool
+row_has_nvlsm(const struct cu_catalog *cat, const struct cu_drv_pkg *r, int branch)
+{
+    for (size_t k = 0; k < r->n_branches; k++)
+        if ((!branch || r->branches[k] == branch) && cu_drv_nvlsm_for(cat->driver, r, r->branches[k]))
+            return true;
+    return false;
+}
+
+/* Can @r serve this machine: its kernel meta, and the fabric manager where NVSwitch bridges need one (with
+ * the NVLink Subnet Manager on a fourth-generation board, @nvlsm)? */
 static const char *
-row_fits(const struct cu_drv_pkg *r, const struct cu_facts *f, int nvswitch, bool *fits)
+row_fits(const struct cu_drv_pkg *r, const struct cu_facts *f, const struct cu_catalog *cat, int nvswitch, bool nvlsm,
+         bool *fits)
 {
     const char *km = cu_drv_row_kernel(r, cu_drv_kernel_meta(f));
     bool needs_km = false;
@@ -128,7 +161,7 @@ row_fits(const struct cu_drv_pkg *r, const struct cu_facts *f, int nvswitch, boo
         for (const char *const *t = lists[l]; t && *t; t++)
             needs_km |= strstr(*t, "{KM}") != NULL;
     *fits = (km || (!needs_km && strcmp(r->kernels[0], "*") == 0)) &&
-            (nvswitch ? r->fabricmanager[0] != NULL : !r->variant);
+            (nvswitch || nvlsm ? r->fabricmanager[0] != NULL : !r->variant) && (!nvlsm || row_has_nvlsm(cat, r, 0));
     return km;
 }
 
@@ -141,6 +174,7 @@ plan_new(const char *action)
     cu_strv_init(&p->pin_packages);
     cu_strv_init(&p->reasons);
     cu_strv_init(&p->fabricmanager);
+    cu_strv_init(&p->nvlsm);
     cu_strv_init(&p->reason_sources);
     return p;
 }
@@ -174,6 +208,7 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     free(p->advice);
     free(p->kernel_meta);
     cu_strv_fini(&p->fabricmanager);
+    cu_strv_fini(&p->nvlsm);
     free(p->fabricmanager_service);
     for (size_t i = 0; i < p->n_steps; i++)
         cu_drv_step_fini(&p->steps[i]);
@@ -238,6 +273,7 @@ refuse(struct cu_drv_plan *p, char *sentence, char *advice)
 /* What every GPU here asks of the driver. */
 struct needs {
     bool open_ok, prop_ok, prefer_open;
+    bool nvlsm;             /* a fourth-generation NVSwitch board: the source must carry the NVLink Subnet Manager */
     int lo, hi;             /* branches lo..hi (hi 0: open) */
     char open_only[256], prop_only[256]; /* a GPU that needs one flavor */
     char lo_why[256], hi_why[256];
@@ -354,7 +390,8 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
         bool fits;
         if ((source ? strcmp(r->source, source) != 0 : source_installs(r->source)) || !row_matches(r, in->facts))
             continue;
-        row_fits(r, in->facts, source_installs(r->source) ? nvswitch : 0, &fits);
+        row_fits(r, in->facts, in->cat, source_installs(r->source) ? nvswitch : 0, source_installs(r->source) && n->nvlsm,
+                 &fits);
         if (!fits)
             continue;
         bool open = strcmp(r->flavor, "open") == 0;
@@ -363,7 +400,8 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
         for (size_t k = 0; k < r->n_branches; k++) {
             int b = r->branches[k];
             struct cu_version bv;
-            if (b < n->lo || (n->hi && b > n->hi) || (want_branch && b != want_branch))
+            if (b < n->lo || (n->hi && b > n->hi) || (want_branch && b != want_branch) ||
+                (n->nvlsm && strcmp(source, "aur") != 0 && !cu_drv_nvlsm_for(d, r, b)))
                 continue;
             if (cuda_need && cuda_need->n &&
                 (!branch_version(in->cat, b, &bv) || cu_version_cmp(&bv, cuda_need) < 0))
@@ -387,17 +425,18 @@ cu_drv_row_for(const struct cu_facts *f, const struct cu_catalog *cat, int branc
 {
     const struct cu_drv_pkg *any = NULL, *distro = NULL;
     int nvswitch = cu_drv_nvswitch_count(f, cat, NULL);
+    bool nvlsm = cu_drv_nvlink5_count(f, cat, NULL) > 0;
     for (size_t i = 0; cat->driver && i < cat->driver->n_pkgs; i++) {
         const struct cu_drv_pkg *r = &cat->driver->pkgs[i];
         bool fits;
         if (!source_installs(r->source) || !row_matches(r, f) || (flavor && strcmp(r->flavor, flavor) != 0))
             continue;
-        row_fits(r, f, nvswitch, &fits);
+        row_fits(r, f, cat, nvswitch, nvlsm, &fits);
         if (!fits)
             continue;
         bool specific = strcmp(r->kernels[0], "*") != 0; /* the row made for this kernel first */
         for (size_t k = 0; k < r->n_branches; k++) {
-            if (r->branches[k] != branch && branch)
+            if ((r->branches[k] != branch && branch) || (nvlsm && !cu_drv_nvlsm_for(cat->driver, r, r->branches[k])))
                 continue;
             if (strcmp(r->source, "distro") == 0 && (!distro || (specific && strcmp(distro->kernels[0], "*") == 0)))
                 distro = r;
@@ -473,6 +512,9 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     p->pin_kind = cu_xstrdup(r->pin);
     p->kernel_meta = km ? cu_xstrdup(km) : NULL;
     p->nvswitch = cu_drv_nvswitch_count(f, in->cat, &swname);
+    const struct cu_drv_nvswitch_vpd *vpd = NULL;
+    p->nvlink5 = cu_drv_nvlink5_count(f, in->cat, &vpd);
+    const struct cu_drv_nvlsm *lsm = p->nvlink5 ? cu_drv_nvlsm_for(in->cat->driver, r, k->branch) : NULL;
     if (r->version.n && (int)r->version.part[0] == k->branch)
         p->version = r->version;
     else if (!branch_version(in->cat, k->branch, &p->version))
@@ -491,12 +533,16 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     }
     for (char **t = r->headers; *t; t++)
         cu_strv_push_owned(&p->packages, cu_drv_expand_km(*t, k->branch, f, km));
-    if (p->nvswitch) {
+    if (p->nvswitch || p->nvlink5) {
         for (char **t = r->fabricmanager; *t; t++) {
             cu_strv_push_owned(&p->fabricmanager, cu_drv_expand_km(*t, k->branch, f, km));
             cu_strv_push(&p->packages, p->fabricmanager.v[p->fabricmanager.n - 1]);
         }
         p->fabricmanager_service = r->fabricmanager_service ? cu_xstrdup(r->fabricmanager_service) : NULL;
+    }
+    for (char **t = lsm ? lsm->packages : NULL; t && *t; t++) { /* the fabric manager starts the subnet manager first */
+        cu_strv_push_owned(&p->nvlsm, cu_drv_expand_km(*t, k->branch, f, km));
+        cu_strv_push(&p->packages, p->nvlsm.v[p->nvlsm.n - 1]);
     }
     for (char **t = r->pin_packages; *t; t++)
         cu_strv_push_owned(&p->pin_packages, cu_drv_expand_km(*t, k->branch, f, km));
@@ -522,6 +568,19 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     if (p->nvswitch)
         reason(p, _("%d NVSwitch bridges (%s) connect the GPUs: CUDA needs NVIDIA's fabric manager running there (else error 802, \"system not yet initialized\"), so the plan installs %s of the same branch and enables its service."),
                p->nvswitch, swname ? swname : "NVSwitch", p->fabricmanager.n ? p->fabricmanager.v[0] : "?");
+    if (vpd && lsm) {
+        CU_AUTOFREE char *fm = cu_strv_join(&p->fabricmanager, " ");
+        CU_AUTOFREE char *lsms = cu_strv_join(&p->nvlsm, " ");
+        CU_AUTOFREE char *lsrc = cu_xasprintf("%s (%s); %s (%s)", vpd->ref, vpd->confidence, lsm->ref, lsm->confidence);
+        reason_src(p, lsrc, _("This is a fourth-generation NVSwitch board (HGX/DGX B200, B100 or later): %d InfiniBand ports of its ConnectX-7 carry the NVSwitch management mark %s in their VPD. CUDA needs NVIDIA's fabric manager running there, and the fabric manager needs NVIDIA's NVLink Subnet Manager running before it (else CUDA fails with CUDA_ERROR_SYSTEM_NOT_READY), so the plan installs %s with %s and enables %s; the kernel modules mlx5_core and ib_umad must be loaded for them."),
+                   p->nvlink5, vpd->mark, fm, lsms, p->fabricmanager_service ? p->fabricmanager_service : "?");
+        if (strcmp(r->pin, "nvidia pinning package") == 0)
+            reason(p, _("The pinning package holds the packages of NVIDIA's repository that carry the driver's release to branch %d; the NVLink Subnet Manager has releases of its own."),
+                   k->branch);
+        else if (strcmp(r->pin, "dnf module") == 0)
+            reason(p, _("The module stream holds the driver and the fabric manager to branch %d; the NVLink Subnet Manager's packages lie outside the stream."),
+                   k->branch);
+    }
     /* How the branch is held, so that the next upgrade neither crosses a GPU's last branch nor changes flavor. */
     struct cu_drv_step *ps = cu_drv_pin_step(r, k->branch, f);
     if (ps && ps->text) {
@@ -595,6 +654,8 @@ cu_drv_choose(const struct cu_drv_in *in)
     }
     p = plan_new("install");
     char *why = gpu_needs(in, p, &n);
+    const struct cu_drv_nvswitch_vpd *vpd = NULL;
+    n.nvlsm = cu_drv_nvlink5_count(f, in->cat, &vpd) > 0;
     if (why) {
         p->keep_may_do = true; /* installers/driver.c tries --driver keep before it advises it */
         return refuse(p, why, cu_xstrdup(_("Use GPUs of generations one driver serves together (see `cudaup doctor`).")));
@@ -671,9 +732,30 @@ cu_drv_choose(const struct cu_drv_in *in)
         k = best_of(in, &n, "distro", want_branch, want_flavor, &cuda_need);
     if (!k.row && !distro_only) {
         k = best_of(in, &n, "nvidia", want_branch, want_flavor, &cuda_need);
-        if (k.row && !nvidia_only)
+        struct needs plain = n;
+        plain.nvlsm = false;
+        if (k.row && !nvidia_only && n.nvlsm && best_of(in, &plain, "distro", want_branch, want_flavor, &cuda_need).row)
+            reason(p, _("%s's own packages carry no NVLink Subnet Manager, which this board's fabric manager needs, so the driver comes from NVIDIA's repository (--driver-source nvidia)."),
+                   os_name(f));
+        else if (k.row && !nvidia_only)
             reason(p, _("%s's own packages carry no branch that serves every GPU here%s, so the driver comes from NVIDIA's repository (--driver-source nvidia)."),
                    os_name(f), cuda_need.n ? _(" and runs the CUDA asked for") : "");
+    }
+    if (!k.row && n.nvlsm) {
+        struct pick nv = distro_only ? best_of(in, &n, "nvidia", want_branch, want_flavor, &cuda_need) : (struct pick){NULL, 0};
+        const struct cu_drv_nvlsm *l = nv.row ? cu_drv_nvlsm_for(in->cat->driver, nv.row, nv.branch) : NULL;
+        struct cu_strv nm;
+        cu_strv_init(&nm);
+        for (char **t = l ? l->packages : NULL; t && *t; t++)
+            cu_strv_push_owned(&nm, cu_drv_expand(*t, nv.branch, f));
+        CU_AUTOFREE char *names = cu_strv_join(&nm, " ");
+        cu_strv_fini(&nm);
+        return refuse(p, cu_xasprintf(distro_only ? _("This is a fourth-generation NVSwitch board (%s): CUDA runs there only with NVIDIA's fabric manager and NVIDIA's NVLink Subnet Manager of the driver's branch, and %s's own packages do not carry the NVLink Subnet Manager.")
+                                                  : _("This is a fourth-generation NVSwitch board (%s): CUDA runs there only with NVIDIA's fabric manager and NVIDIA's NVLink Subnet Manager of the driver's branch, and no package source cudaup knows for %s carries them for a branch that serves every GPU here."),
+                                      vpd->name, os_name(f)),
+                      l ? cu_xasprintf(_("Use --driver-source nvidia: NVIDIA's repository carries the NVLink Subnet Manager (%s) for branch %d."),
+                                       names, nv.branch)
+                        : cu_xstrdup(_("Install the driver, its fabric manager and the NVLink Subnet Manager of one branch from NVIDIA's instructions, enable the fabric manager's service, load mlx5_core and ib_umad, reboot, then run cudaup again with --driver keep.")));
     }
     const char *swname = NULL;
     int nvswitch = cu_drv_nvswitch_count(f, in->cat, &swname);
@@ -770,9 +852,11 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     json_object_set_new(o, "mok_cert", cu_json_str_or_null(p->mok_cert));
     json_object_set_new(o, "kernel_meta", cu_json_str_or_null(p->kernel_meta));
     json_object_set_new(o, "nvswitch", json_integer(p->nvswitch));
+    json_object_set_new(o, "nvlink5", json_integer(p->nvlink5));
     if (p->fabricmanager.n) {
         json_t *fm = json_object();
         json_object_set_new(fm, "packages", jstrv(&p->fabricmanager));
+        json_object_set_new(fm, "nvlsm", jstrv(&p->nvlsm));
         json_object_set_new(fm, "service", cu_json_str_or_null(p->fabricmanager_service));
         json_object_set_new(o, "fabricmanager", fm);
     } else {

@@ -83,7 +83,9 @@ struct cu_drv_plan {
     bool image;             /* into a machine image (--root): no module load, no reboot; its first boot goes on */
     char *kernel_meta;      /* the kernel meta the packages follow ({KM}: "generic-hwe-22.04", "amd64", "linux-lts") */
     int nvswitch;           /* NVSwitch bridges found on PCI */
+    int nvlink5;            /* fourth-generation NVSwitch management ports found (driver_nvswitch_vpd.csv) */
     struct cu_strv fabricmanager; /* its packages (also in @packages), empty without NVSwitch */
+    struct cu_strv nvlsm;   /* with @nvlink5: the NVLink Subnet Manager's packages (also in @packages) */
     char *fabricmanager_service;
     struct cu_drv_step *steps;
     size_t n_steps;
@@ -142,6 +144,13 @@ const char *cu_drv_kernel_meta(const struct cu_facts *facts);
 
 /** How @row serves kernel meta @km: the meta its templates use (an alias "virtual=generic" maps), or NULL. */
 const char *cu_drv_row_kernel(const struct cu_drv_pkg *row, const char *km);
+
+/**
+ * Fourth-generation NVSwitch management ports (HGX/DGX B200 and later): InfiniBand devices whose VPD holds a
+ * driver_nvswitch_vpd.csv mark.  @row (may be NULL) gets the first matching row.
+ */
+int cu_drv_nvlink5_count(const struct cu_facts *facts, const struct cu_catalog *cat,
+                         const struct cu_drv_nvswitch_vpd **row);
 
 /** NVSwitch bridges among the machine's NVIDIA PCI functions (driver_nvswitch.csv); @name gets the first's. */
 int cu_drv_nvswitch_count(const struct cu_facts *facts, const struct cu_catalog *cat, const char **name);

@@ -14,7 +14,7 @@ import os
 import shutil
 import sys
 
-from cutest import SRCDIR, Tap, gpu_doubles, run
+from cutest import BUILDDIR, SRCDIR, Tap, gpu_doubles, run
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fakes", "pkgworld"))
@@ -385,6 +385,92 @@ machines.build_spec({"os": "ubuntu2404", "gpus": [g[:3] + ("nvidia",) + g[4:] fo
 r = run(["doctor", "--json", "--root", root], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
 p = {x["code"]: x for x in (r.json() or {}).get("problems", [])}.get("fabricmanager-missing")
 t.ok(p and "nvidia-fabricmanager" in p["fix"] and "802" in p["message"], "class 6: doctor names the missing fabric manager", (r.json() or {}).get("problems"))
+
+# ---- class 6, fourth generation (HGX B200): the NVSwitches are no NVIDIA PCI function; the baseboard's ConnectX-7
+# exposes a management PF per port whose VPD holds SMDL=SW_MNG (siderolabs' nvswitch.go; NVIDIA's gpu-driver-container
+# greps SW_MNG), and the fabric manager needs NVIDIA's NVLink Subnet Manager (nvlsm, libnvsdm) ----
+B200X8 = gpus("2901", "10.0", "NVIDIA B200", n=8, cls="0x030200", mib=183359)
+CX7 = "NVIDIA ConnectX-7 HHHL Adapter Card"
+SWMNG = [("mlx5_%d" % (8 + i), "0000:%02x:00.1" % (0xa0 + i),
+          machines.vpd(CX7, [("PN", "MCX750500B-0D00"), ("SN", "MT0000X0000%d" % i), ("V3", "SMDL=SW_MNG")])) for i in range(4)]
+NIC = [("mlx5_0", "0000:9a:00.0", machines.vpd(CX7, [("PN", "MCX75310AAS-NEAT"), ("SN", "MT0000X00009"), ("V0", "PCIeGen5 x16")]))]
+for m in MIRRORS.values():
+    krel = os.path.join(m, "cuda/repos/ubuntu2404/x86_64")
+    os.makedirs(krel, exist_ok=True)
+    open(os.path.join(krel, "cuda-keyring_1.1-1_all.deb"), "wb").write(b"!<arch>\ncuda-keyring fixture (ubuntu2404)\n")
+cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
+for k in cat["driver"]["keyrings"]:
+    if "ubuntu2404" in k["url"]:
+        k["sha256"] = hashlib.sha256(b"!<arch>\ncuda-keyring fixture (ubuntu2404)\n").hexdigest()
+CAT2404 = os.path.join(t.tmpdir("cat2404"), "catalog.json")
+json.dump(cat, open(CAT2404, "w"))
+U2404NV = ["ubuntu-24.04.csv", "nvidia-ubuntu2404.csv"]
+b = Box("b200u", "ubuntu2404", "6.8.0-45-generic", U2404NV, B200X8, repos=ubuntu_sources("noble"),
+        synthetic=ubuntu_kernel("6.8.0-45-generic", "generic"), extra_spec={"infiniband": SWMNG + NIC}, cuda="12.8.1")
+r, d, _ = b.plan(env={"CUDAUP_CATALOG": CAT2404})
+fm = d.get("fabricmanager") or {}
+svc = [s["argv"] for s in d.get("steps", []) if s["action"] == "service"]
+t.ok(d.get("nvlink5") == 4 and d.get("source") == "nvidia" and fm.get("packages") == ["nvidia-fabricmanager-580"]
+     and fm.get("nvlsm") == ["nvlsm", "libnvsdm"] and {"nvlsm", "libnvsdm"} <= set(d.get("packages", []))
+     and svc == [["systemctl", "enable", "--now", "nvidia-fabricmanager"]]
+     and any("NVLink Subnet Manager" in x and "NVIDIA's repository" in x for x in d.get("reasons", [])),
+     "class 6: HGX B200 on Ubuntu 24.04 (4 SW_MNG ports, one plain NIC): NVIDIA's repository (Ubuntu's archive has no "
+     "nvlsm), nvidia-fabricmanager-580 with nvlsm and libnvsdm, the service enabled, the reason says why", d)
+r, doc = b.install(env={"CUDAUP_CATALOG": CAT2404})
+ran_to_the_end(b, r, doc, "class 6: Ubuntu 24.04 HGX B200")
+t.ok((b.version("libnvsdm") or "").startswith("580.") and b.version("nvlsm") and b.version("nvidia-fabricmanager-580")
+     and os.path.exists(os.path.join(b.root, "etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service")),
+     "class 6: HGX B200 on Ubuntu: nvlsm, libnvsdm 580 and the fabric manager installed, its service enabled",
+     sorted(n for n in b.installed() if "nv" in n))
+t.ok(not b.sh("apt-get", "dist-upgrade", "-y").returncode and (b.version("libnvsdm") or "").startswith("580."),
+     "class 6: HGX B200 on Ubuntu: libnvsdm stays on 580 through a dist-upgrade (the pinning package holds it)",
+     b.version("libnvsdm"))
+r, _, d = b.plan("--driver-source", "distro", env={"CUDAUP_CATALOG": CAT2404})
+t.ok(r.rc == 3 and "NVLink Subnet Manager" in (d.get("error") or "")
+     and "--driver-source nvidia" in (d.get("advice") or "") and "nvlsm" in (d.get("advice") or ""),
+     "class 6: HGX B200 with --driver-source distro: refused, naming the missing NVLink Subnet Manager and "
+     "--driver-source nvidia", (d.get("error"), d.get("advice")))
+r = run(["plan", "--json"] + b.args("--driver-source", "distro"), env=b.env(CUDAUP_CATALOG=CAT2404, LANGUAGE="zh_CN", LANG="C.UTF-8",
+                                                                           CUDAUP_LOCALEDIR=os.environ.get("CUDAUP_LOCALEDIR") or os.path.join(BUILDDIR, "po")))
+zd = r.json() or {}
+t.ok("第四代 NVSwitch" in (zd.get("error") or "") and "--driver-source nvidia" in (zd.get("advice") or ""),
+     "class 6: the refusal in zh_CN", (zd.get("error"), zd.get("advice")))
+# An ordinary ConnectX-7 NIC (no SW_MNG in its VPD) beside the same GPUs: no fabric manager, Ubuntu's own packages.
+b = Box("b200nic", "ubuntu2404", "6.8.0-45-generic", U2404NV, B200X8, repos=ubuntu_sources("noble"),
+        synthetic=ubuntu_kernel("6.8.0-45-generic", "generic"), extra_spec={"infiniband": NIC}, cuda="12.8.1")
+r, d, _ = b.plan(env={"CUDAUP_CATALOG": CAT2404})
+t.ok(d.get("action") == "install" and d.get("nvlink5") == 0 and d.get("fabricmanager") is None and d.get("source") == "distro"
+     and not [p for p in d.get("packages", []) if "fabric" in p or p in ("nvlsm", "libnvsdm")],
+     "class 6: eight B200 with a plain ConnectX-7 NIC: no fabric manager, no nvlsm, Ubuntu's own packages", d)
+b = Box("b200r", "rocky9", EL9K, ROCKY9, B200X8, synthetic=EL9SYN, extra_spec={"infiniband": SWMNG}, cuda="12.8.1")
+r, d, _ = b.plan()
+t.ok(d.get("nvlink5") == 4 and (d.get("fabricmanager") or {}).get("nvlsm") == ["nvlsm", "libnvsdm-580.*"],
+     "class 6: HGX B200 on Rocky 9: the fabric manager with nvlsm and libnvsdm", d.get("fabricmanager"))
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "class 6: Rocky 9 HGX B200")
+t.ok((b.version("nvidia-fabric-manager") or "").startswith("580.") and (b.version("libnvsdm") or "").startswith("580.")
+     and b.version("nvlsm") and "systemctl" in [c[0] for c in b.calls()]
+     and ["systemctl", "enable", "--now", "nvidia-fabricmanager"] in [c[:4] for c in b.calls()],
+     "class 6: Rocky 9 HGX B200: nvidia-fabric-manager, nvlsm and libnvsdm 580 installed, the service enabled",
+     (sorted(n for n in b.installed() if "nv" in n), b.calls()[-4:]))
+# doctor on a B200 board whose driver runs: the fabric manager disabled, then nvlsm missing, then neither.
+B200RUN = [g[:3] + ("nvidia",) + g[4:] for g in B200X8]
+for tag, fm_on, lsm_on, want in (("nofm", False, True, {"fabricmanager-missing"}), ("nolsm", True, False, {"nvlsm-missing"}),
+                                 ("both", True, True, set()), ("nic", False, False, set())):
+    root = os.path.join(t.tmpdir("b200doc" + tag), "root")
+    machines.build_spec({"os": "ubuntu2404", "gpus": B200RUN, "driver": "580.95.05", "cuda": 13000, "libs": True,
+                         "infiniband": NIC if tag == "nic" else SWMNG}, root)
+    if fm_on:
+        machines.write(os.path.join(root, "etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service"), "")
+    if lsm_on:
+        machines.write(os.path.join(root, "usr/share/nvidia/nvlsm/nvlsm.conf"), "")
+    r = run(["doctor", "--json", "--root", root], env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+    probs = {x["code"]: x for x in (r.json() or {}).get("problems", [])}
+    got = {c for c in probs if c in ("fabricmanager-missing", "nvlsm-missing")}
+    fix = " ".join(probs[c].get("fix") or "" for c in got)
+    t.ok(got == want and (not want or ("nvlsm libnvsdm" in fix and "CUDA_ERROR_SYSTEM_NOT_READY" in
+                                       " ".join(probs[c]["message"] for c in got))),
+         "class 6: doctor on a running HGX B200 (%s): names %s" % (tag, sorted(want) or "nothing"), (got, fix))
 
 # ---- class 7 (part): Debian's sources and Kepler ----
 b = Box("deb12src", "debian12", "6.1.0-26-amd64", "debian-12.csv", RTX4090, repos=debian_sources("bookworm"),

@@ -414,6 +414,50 @@ sources_every_suite(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* A file of @n bytes under @dir (tu_write makes its folders). */
+static void
+write_bytes(const char *dir, const char *rel, const char *data, size_t n)
+{
+    tu_write(dir, rel, "");
+    char *path = cu_path_join(dir, rel);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, n, fp), n);
+    assert_int_equal(fclose(fp), 0);
+    free(path);
+}
+
+/* A fourth-generation NVSwitch board (HGX B200) has no NVIDIA bridge on PCI: it is known by the SW_MNG mark in the
+ * VPD of its ConnectX-7's management PF (binary: tags, lengths and NULs before the mark); a plain NIC has none. */
+static void
+nvlink5_from_vpd(void **state)
+{
+    struct fx *x = *state;
+    static const char marked[] = "\x82\x05\x00" "CX-7 " "\x90\x14\x00" "PN\x03" "ABC" "V3\x0b" "SMDL=SW_MNG" "\x00\x78";
+    static const char plain[] = "\x82\x05\x00" "CX-7 " "\x90\x0a\x00" "PN\x03" "ABC" "\x00\x00\x78";
+    write_bytes(x->dir, "sys/class/infiniband/mlx5_8/device/vpd", marked, sizeof(marked) - 1);
+    write_bytes(x->dir, "sys/class/infiniband/mlx5_0/device/vpd", plain, sizeof(plain) - 1);
+    struct cu_drv_state *s = probe(x->dir, "", "6.8.0-45-generic\n");
+    struct cu_facts f;
+    memset(&f, 0, sizeof(f));
+    f.drv = s;
+    const struct cu_drv_nvswitch_vpd *row = NULL;
+    assert_int_equal(s->infiniband_vpd.n, 2);
+    assert_int_equal(cu_drv_nvlink5_count(&f, x->cat, &row), 1);
+    assert_non_null(row);
+    assert_string_equal(row->mark, "SW_MNG");
+    assert_int_equal(cu_drv_nvswitch_count(&f, x->cat, NULL), 0);
+    cu_drv_state_free(s);
+    /* The plain NIC alone: no such board. */
+    char *p = cu_path_join(x->dir, "sys/class/infiniband/mlx5_8/device/vpd");
+    assert_int_equal(remove(p), 0);
+    free(p);
+    s = probe(x->dir, "", "6.8.0-45-generic\n");
+    f.drv = s;
+    assert_int_equal(cu_drv_nvlink5_count(&f, x->cat, NULL), 0);
+    cu_drv_state_free(s);
+}
+
 int
 main(void)
 {
@@ -426,6 +470,7 @@ main(void)
         cmocka_unit_test(sources_every_suite),
         cmocka_unit_test_setup_teardown(repair_plans_running_headers, setup, teardown),
         cmocka_unit_test(image_hold),
+        cmocka_unit_test_setup_teardown(nvlink5_from_vpd, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -443,6 +443,20 @@ def dnf_requests(m, names):
         if n in m.world.pkgs or n in m.world.providers:
             reqs.append((n, None, None))
             continue
+        if any(c in n for c in "*?["):  # a glob of NAME or NAME-VERSION-RELEASE (dnf's package specs): the best match
+            import fnmatch
+            hits = [(name, p.version) for name, vers in m.world.pkgs.items() for p in vers
+                    if fnmatch.fnmatchcase(name, n) or fnmatch.fnmatchcase("%s-%s" % (name, p.version.split(":")[-1]), n)]
+            names = sorted({h[0] for h in hits})
+            best = [(name, m.candidates(name, "=", v)) for name, v in hits]
+            best = [(name, c[0]) for name, c in best if c]
+            if not best:
+                raise dnf_not_found(m, n, "repo")
+            for name in names:
+                cands = m.order([c for nm, c in best if nm == name])
+                if cands:
+                    reqs.append((name, "=", cands[0].version))
+            continue
         mm = re.match(r"^(.+?)-((?:\d+:)?\d[^-]*(?:-[^-]+?)?)(?:\.(?:x86_64|aarch64|noarch))?$", n)  # name-version[-release][.arch]
         if mm and mm.group(1) in m.world.pkgs:
             if not m.candidates(mm.group(1), "=", mm.group(2)):
