@@ -98,7 +98,7 @@ for drv in ("535", "580"):
 # In Chinese the disk reason keeps its figures in their places (the prefix, then what it takes).
 r = plan("maxwell", "580", "--framework", "tensorflow==1.14", env={"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"})
 disk = [x for x in (r.json() or {}).get("reasons", []) if x.startswith("磁盘")]
-t.ok(disk and "安装在 /opt/cu 中需要超过" in disk[0], "zh_CN: the disk reason names the prefix where the prefix goes", disk)
+t.ok(disk and "/opt/cu 有 " in disk[0] and "0 B" not in disk[0], "zh_CN: the disk reason names the prefix where the prefix goes (no size is known: no 0 B figure)", disk)
 
 # A build whose GPU code is inferred says so once, not in each GPU's reason and again after them.
 r = plan("maxwell", "580", "--framework", "tensorflow==2.11")
@@ -339,6 +339,51 @@ t.ok(r.rc == 0 and dls.get("cuda_runfile", {}).get("size_seen") == len(runfile) 
 hs.stop()
 rt = run(["plan"] + COMMON + ["--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14"], env=ENV)
 t.ok("size unpublished" not in rt.out and "of unpublished size" not in rt.out, "plan's text: sizes, not 'size unpublished'", rt.out)
+
+
+def wizard(tag, keys, *args, size=(100, 60), env=None):
+    """The wizard, headless, on this box and mirror: KEYS (script lines, 'DUMP name' for a screen dump); returns
+    (result, {name: dump})."""
+    d = t.tmpdir(tag)
+    names = []
+    with open(os.path.join(d, "keys"), "w") as f:
+        for k in keys:
+            if k.startswith("DUMP "):
+                names.append(k[5:])
+                f.write("dump %s\n" % os.path.join(d, k[5:] + ".txt"))
+            else:
+                f.write(k + "\n")
+    e = dict(ENV, HOME=os.path.join(d, "home"), CUDAUP_TUI_HEADLESS="1", COLUMNS=str(size[0]), LINES=str(size[1]),
+             TERM="xterm-256color", SHELL="/bin/bash", CUDAUP_PROFILE_D=os.path.join(d, "profile.d"), **(env or {}))
+    r = run(["--keys-script", os.path.join(d, "keys"), "--root", ROOT, "--prefix", os.path.join(d, "p"), "--state-dir",
+             os.path.join(d, "s"), "--mirror", "file://" + M, "--cache-dir", C] + list(args), env=e, timeout=600)
+    return r, {n: open(os.path.join(d, n + ".txt"), encoding="utf-8").read() if os.path.exists(os.path.join(d, n + ".txt")) else ""
+               for n in names}
+
+
+# Review counts the downloads as plan does (issue 35 walk, item 1: "2 archives, 34 GB" for a 20 MB stack: the
+# runfile's download cap summed, the brought Python left out), and the Python row's size sits in the size column.
+heading = re.search(r"^(\d+ downloads?, [^\n]*):$", rt.out, re.M)
+r, d = wizard("review", ["enter"] * 7 + ["DUMP review", "esc", "esc", "esc", "esc", "esc", "esc", "esc", "q", "y"],
+              "--framework", "tensorflow==1.14", "--env-tool", "venv", "--env-scope", "none")
+rv = [x.strip() for x in d["review"].split("\n")]
+t.ok(heading and heading.group(1).startswith("3 downloads, ") and "unpublished" not in heading.group(1) and heading.group(1) in rv, "Review's download line is plan's: %s" % (heading.group(1) if heading else None), (rt.out[:600], d["review"]))
+cols = {m.group(1): m.end(2) for m in (re.match(r"\s*(cuda_runfile|cudnn|python)\s+(\S+ [kM]?B)\s", x) for x in d["review"].split("\n")) if m}
+t.ok(len(cols) == 3 and len(set(cols.values())) == 1, "Review: the runfile's, the .tgz's and the Python's sizes end in one column", d["review"])
+# No size known at all (the files are not on the mirror, the catalog pins no Python size): plan says the sizes are
+# unpublished with no "0 B" figure (issue 35 walk, item 8), and names what the mirror lacks.
+nosize = json.loads(json.dumps(cat))
+for e in nosize["pythons"]:
+    if e["version"] == PY37["python"] and e["arch"] == "x86_64":
+        e.pop("size", None)
+json.dump(nosize, open(os.path.join(work, "cat-nosize.json"), "w"))
+r = run(["plan"] + COMMON + ["--mirror", "file://" + t.tmpdir("empty-mirror"), "--cache-dir", t.tmpdir("ec"), "--framework",
+                             "tensorflow==1.14", "--env-tool", "venv"], env=dict(ENV, CUDAUP_CATALOG=os.path.join(work, "cat-nosize.json")))
+said = segments(r.out)
+t.ok(r.rc == 0 and "3 downloads of unpublished size:" in r.out and " 0 B" not in r.out,
+     "plan, no size known: '3 downloads of unpublished size', no 0 B figure", r.out)
+t.ok(any(l.lstrip(" -").startswith("Disk: no archive's size is published") for l in said), "and the Disk reason says no size is known", r.out)
+t.ok(sum("The mirror has no " in l and "is not there" in l for l in said) == 3, "and that the mirror has none of the three", r.out)
 r = cu("install", "--yes", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
        "--env-tool", "venv", "--env-name", "tf1", "--env-scope", "conda", "--shell-rc", os.path.join(HOME, ".bashrc"))
 t.eq(r.rc, 0, "install --framework tensorflow==1.14 from a mirror with the runfile, the .tgz, a Python 3.7 and the wheels", r)
