@@ -189,10 +189,10 @@ wrap_layout(int y, int x, int w, int hang, int rows, const char *s, bool draw)
         size_t next;
         size_t len = cu_line_break(s, w - ind, true, &next);
         if (draw) {
-            CU_AUTOFREE char *line = cu_xstrndup(s, len);
+            CU_AUTOFREE char *line = cu_line_shown(s, len);
             if (row == rows - 1 && s[next]) {
                 /* The last row there is, and more text: cut, never silently. */
-                CU_AUTOFREE char *rest = cu_xstrndup(s, strcspn(s, "\n"));
+                CU_AUTOFREE char *rest = cu_line_shown(s, strcspn(s, "\n"));
                 CU_AUTOFREE char *more = tui_width(rest) > w - ind ? cu_xstrdup(rest) : cu_xasprintf("%s %s", rest, MB_CUR_MAX > 1 ? "\u2026" : "...");
                 tui_text(y + row, x + ind, w - ind, more);
             } else {

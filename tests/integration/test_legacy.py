@@ -432,6 +432,25 @@ out = subprocess.run(["bash", "-c", ". '%s/bin/activate' && %s" % (venv, tryline
 t.ok("is_gpu_available" in tryline and out.returncode == 0 and out.stdout.strip() == "True",
      "the install's 'try it' line is one TensorFlow 1.14 has, and it runs there: %s" % tryline, out)
 
+# The closing text on an 80-column terminal (issue 35 walk, items 2 and 7): a command is never broken across lines
+# (pasted, "python -c '...;" then "  print(...)'" is an IndentationError), and the checks come before the try line,
+# which is offered for after the fix when they failed (the runfile's stand-in libraries do not load here).
+P3, S3 = os.path.join(work, "p-pty"), os.path.join(work, "s-pty")
+rc, out = on_pty(["install", "--yes", "--root", ROOT, "--prefix", P3, "--state-dir", S3, "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
+                  "--env-tool", "venv", "--env-name", "tf1-pty", "--env-scope", "none"], ENV, winsize=(24, 80))
+said = segments(out)
+act_line = ". %s/bin/activate" % os.path.join(HOME, "data", "cudaup", "envs", "tf1-pty")
+t.ok(rc == 0 and any(l.strip() == tryline or l.endswith(" " + tryline) for l in said) and
+     any(l.strip() == act_line or l.endswith(" " + act_line) for l in said),
+     "install on 80 columns: the try line and the activation each whole on one line", out)
+envline = ". %s" % os.path.join(S3, "env.sh")
+t.ok(any(l.strip() == envline or l.endswith(" " + envline) for l in said), "and '. env.sh' whole on one line", out)
+summary = [i for i, l in enumerate(said) if l.startswith("Checked as cudaup verify does: ")]
+tries = [i for i, l in enumerate(said) if "try it:" in l]
+failed = summary and " 0 failed" not in said[summary[0]]
+t.ok(summary and tries and tries[0] > summary[0] and (not failed or said[tries[0]].startswith("Once the checks pass, try it:")),
+     "the check summary comes before the try line, which waits for the fix when a check failed", out)
+
 # verify the TF1 way on the GPU doubles: is_gpu_available, then a matmul and a convolution in a tf.Session on /gpu:0
 r = cu("verify")
 checks = {c["name"]: c for c in (r.json() or {}).get("checks", [])}

@@ -169,6 +169,24 @@ t.ok("CUDA is installed in %s. Next:" % b.cuda in r.out and
      "  cudaup verify --prefix '%s' --state-dir '%s'" % (b.prefix, b.state) in r.out,
      "after the screen closes, where CUDA is and what to run next", r)
 
+# --env-scope none at 60x20 (issue 35 walk, items 2 and 5): nothing sources env.sh, so Done says to run it in each
+# shell (not "open a new shell"), and a command is never broken across rows: ". env.sh" keeps its path on its row,
+# as the rerun's Done does after a verify.
+bn = Box("scope-none")
+FLOW_NONE = [k for k in FLOW if not k.startswith("DUMP")][:-1] + ["DUMP done", "enter"]
+r, d = bn.wizard(FLOW_NONE, "--env-scope", "none", size=(60, 20))
+envsh = ". %s" % os.path.join(bn.state, "env.sh")
+t.ok(r.rc == 0 and "In each shell run:" in flat(d["done"]) and "Open a new shell" not in flat(d["done"]),
+     "Done, --env-scope none: 'In each shell run', not 'open a new shell'", d["done"])
+t.ok(any(envsh in x for x in rows(d["done"])), "Done at 60x20: '. env.sh' whole on one row", d["done"])
+t.ok(not any(x.rstrip().endswith(" .") or x.rstrip().endswith(":.") for x in rows(d["done"])),
+     "Done at 60x20: no row ends with the '.' of a command whose path went to the next row", d["done"])
+for flags in (["--env-scope", "none"], []):
+    r, d = bn.wizard(["enter", "enter", "enter", "DUMP done", "enter"], *flags, size=(60, 20))
+    t.ok("In each shell run:" in flat(d["done"]) and "Open a new shell" not in flat(d["done"]) and
+         any(envsh in x for x in rows(d["done"])), "Done after a rerun's verify %s: the same" %
+         ("with --env-scope none" if flags else "of that install, no flag (no rc file holds cudaup's block)"), d["done"])
+
 # A failed install can be read: the title and the failed archive marked, the whole sentence, what to do, the log.
 BAD = os.path.join(t.tmpdir("badmirror"), "m")
 shutil.copytree(MIRROR, BAD)
@@ -467,8 +485,12 @@ if PY:
     t.ok("TensorFlow 2.20.0 with Python 3.11, in the venv" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
          "review: the framework, the Python and the renamed env", d["review"])
     t.ok("✓ pass  framework" in d["validation"], "validation: the framework sees the GPUs", d["validation"])
-    t.ok("bin/activate" in re.sub(r"\s+", "", flat(d["done"])) and "import tensorflow" in flat(d["done"]),
-         "done: how to activate the env and try the framework", d["done"])
+    nxt = [x.strip() for x in rows(d["done"])]
+    t.ok(any(x.startswith(". /") and ("bin/activate" in x or x.endswith("…")) for x in nxt) and
+         any(x.startswith("python -c 'import tensorflow") for x in nxt) and
+         ("printed whole when you leave" in flat(d["done"]) or not any(x.endswith("…") for x in nxt)),
+         "done: how to activate the env and try the framework, each command on a row of its own, never broken "
+         "(one wider than the row is cut, and said to be printed whole on leaving)", d["done"])
     t.ok("  . %s/cudaup/envs/tf/bin/activate\n" % data in r.out, "after the screen closes, the commands in full", r)
     out = subprocess.run([os.path.join(data, "cudaup", "envs", "tf", "bin", "python"), "-c",
                           "import tensorflow; print(tensorflow.__version__)"], capture_output=True, text=True)
@@ -579,7 +601,10 @@ for size in SIZES:
          "%s Validation: a failed check's whole sentence, and the key, not the command" % tag, v)
     t.ok("repair restores" not in flat(v) + flat(dn) and "cudaup repair" not in v + dn,
          "%s Validation and Done: no CLI advice ('repair restores', 'cudaup repair')" % tag, v + dn)
-    t.eq(cut(dn), [], "%s Done: the failed checks wrapped, none cut" % tag, dn)
+    t.eq(cut(dn, table=("cudaup verify ",)), [], "%s Done: the failed checks wrapped, none cut" % tag, dn)
+    t.ok(not any(x.strip().startswith(("--state-dir", "'/")) for x in rows(dn)) and
+         (not cut(dn) or "printed whole when you leave" in flat(dn)),
+         "%s Done: the verify command on one row, never broken; cut only with the note that it is printed whole" % tag, dn)
     t.ok(any(shows(x, "Esc goes back to the Validation screen, where r repairs the install from its record.")
              for x in (dtop, dn)), "%s Done: where to repair, with the key" % tag, dtop + dn)
     t.ok(rows(mn)[2].strip() == "2 files missing: Repair recommended.", "%s menu: it leads with the state" % tag, mn)
