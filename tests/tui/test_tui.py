@@ -509,6 +509,25 @@ t.ok("cudaup brings Python 3.11.16 into" in d.get("pyenv", "") and "/cudaup/pyth
 t.ok("< this machine's >" in d.get("system", ""), "python env: Right on From picks this machine's Python",
      d.get("system"))
 
+# --python-source cudaup (issue 35 walk, items 3 and 4): the screen offers only the Pythons cudaup has a relocatable
+# build of (3.15 was offered, and From still said 3.12.14 until Review refused it), says the one chosen, never
+# "venv uses python3" beside it, and shows the Python's folder whole at 60x20 (it was cut from the left).
+CAT_PYS = {e["version"].rsplit(".", 1)[0] for e in json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))["pythons"]
+           if e["arch"] == "x86_64"}
+pc = Box("pysource")
+r, d = pc.wizard(["enter"] * 6 + ["DUMP auto", "up", "up", "right", "DUMP first", "left", "left", "DUMP last", "q", "y"],
+                 "--framework", "pytorch", "--python-source", "cudaup", size=(60, 20))
+m = re.search(r"choices: ([0-9., ]+)", d.get("auto", ""))
+offered = m.group(1).replace(" ", "").strip(",").split(",") if m else []
+t.ok(offered and all(v in CAT_PYS for v in offered), "python source cudaup: every choice is one cudaup brings (%s)" % offered,
+     d.get("auto"))
+for name in ("first", "last"):
+    pick = re.search(r"< (3\.\d+) >", d.get(name, ""))
+    t.ok(pick and shows(d[name], "cudaup brings Python %s." % pick.group(1)) and "uses python3" not in d[name]
+         and shows(d[name], os.path.join(pc.prefix, "cudaup", "python", pick.group(1))) and "…" not in d[name],
+         "python source cudaup, %s chosen: From says cudaup brings that one, its folder whole" % (pick.group(1) if pick else "?"),
+         d.get(name))
+
 # The Framework screen's version field takes the keys typed on it, without Enter first; Enter confirms the
 # version and goes on to Versions (issue 26: it reopened the editor), and the field keeps it.
 fv = Box("fwversion")
