@@ -273,6 +273,22 @@ t.ok("✗ fail" in d["verify"] and "r: repair" in d["verify"], "a broken install
      d["verify"])
 t.ok(" 0 failed, " in d["after"], "r repairs and checks again", d["after"])
 
+# The device check fails because the driver's libcuda.so.1 does not reach the GPU (issue 35 walk, item 6): the files
+# are as recorded, so Validation does not offer r (repair cannot bring the driver's library); the row says the fix.
+BADCU = os.path.join(t.tmpdir("badcu"), "root")
+shutil.copytree(TWO, BADCU, symlinks=True)
+with open(os.path.join(BADCU, "fake-nvidia.conf"), "a") as f:
+    f.write("fail cudaGetDeviceCount 35\n")
+saved = (b.root, b.menv)
+b.root, b.menv = BADCU, {"FAKE_NVIDIA_CONFIG": os.path.join(BADCU, "fake-nvidia.conf")}
+r, d = b.wizard(["enter", "home", "enter", "DUMP verify", "r", "DUMP r", "enter", "enter"], size=(100, 40))
+b.root, b.menv = saved
+v = d.get("verify", "")
+t.ok("✗ fail  device" in v and "libcuda.so.1" in flat(v) and "Press r to repair" not in flat(v) and "r: repair" not in v and
+     "Repair would not mend this" in flat(v), "device check failed for libcuda.so.1: no r offered, the row's fix stands", v)
+t.ok("Progress" not in rows(d.get("r", ""))[0] and "Repair restores the install's recorded files" in flat(d.get("r", "")),
+     "and r there says why it does not repair", d.get("r"))
+
 # Add components: the same CUDA, one more ticked.
 r, d = b.wizard(["enter", "down", "down", "enter", "DUMP comps", "end", "up", "space", "DUMP ticked", "enter", "enter",
                  "DUMP review", "esc", "esc", "esc", "q", "y"])
