@@ -364,12 +364,15 @@ def wizard(tag, keys, *args, size=(100, 60), env=None):
 # Review counts the downloads as plan does (issue 35 walk, item 1: "2 archives, 34 GB" for a 20 MB stack: the
 # runfile's download cap summed, the brought Python left out), and the Python row's size sits in the size column.
 heading = re.search(r"^(\d+ downloads?, [^\n]*):$", rt.out, re.M)
-r, d = wizard("review", ["enter"] * 7 + ["DUMP review", "esc", "esc", "esc", "esc", "esc", "esc", "esc", "q", "y"],
+r, d = wizard("review", ["enter"] * 4 + ["DUMP comp"] + ["enter"] * 3 + ["DUMP review", "esc", "esc", "esc", "esc", "esc", "esc", "esc", "q", "y"],
               "--framework", "tensorflow==1.14", "--env-tool", "venv", "--env-scope", "none")
 rv = [x.strip() for x in d["review"].split("\n")]
 t.ok(heading and heading.group(1).startswith("3 downloads, ") and "unpublished" not in heading.group(1) and heading.group(1) in rv, "Review's download line is plan's: %s" % (heading.group(1) if heading else None), (rt.out[:600], d["review"]))
 cols = {m.group(1): m.end(2) for m in (re.match(r"\s*(cuda_runfile|cudnn|python)\s+(\S+ [kM]?B)\s", x) for x in d["review"].split("\n")) if m}
 t.ok(len(cols) == 3 and len(set(cols.values())) == 1, "Review: the runfile's, the .tgz's and the Python's sizes end in one column", d["review"])
+keyline = d["comp"].rstrip("\n").split("\n")[-1]
+t.ok("comes as one installer" in d["comp"] and "Enter: next" in keyline and "Space" not in keyline and "a: all" not in keyline,
+     "Components of a runfile-only CUDA: its key line offers no ticking (issue 35 walk, item 9)", d["comp"])
 # No size known at all (the files are not on the mirror, the catalog pins no Python size): plan says the sizes are
 # unpublished with no "0 B" figure (issue 35 walk, item 8), and names what the mirror lacks.
 nosize = json.loads(json.dumps(cat))
