@@ -234,7 +234,7 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come; the size the
          * mirror reported, when it did, is what comes (learn_sizes). */
         if (d && d->size_unknown && !d->size_seen) {
-            cu_buf_printf(&unsized, "%s%s", n_unsized++ ? ", " : "", d->component);
+            cu_buf_printf(&unsized, "%s%s", n_unsized++ ? _(", ") : "", d->component);
             continue;
         }
         if (!d)

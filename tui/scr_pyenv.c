@@ -146,7 +146,7 @@ draw(struct tui *t)
     struct cu_buf b;
     cu_buf_init(&b);
     for (size_t i = 0; i < n; i++)
-        cu_buf_printf(&b, "%s%s", i ? ", " : "", py[i]);
+        cu_buf_printf(&b, "%s%s", i ? _(", ") : "", py[i]);
     CU_AUTOFREE char *list = cu_buf_steal(&b);
     CU_AUTOFREE char *offer = cu_xasprintf(_("choices: %s"), list && *list ? list : _("none"));
     tui_dim_wrap(t, y + 1, fx, fw, 2, offer);
