@@ -94,15 +94,15 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
     const struct cu_drv_state *ds = f->drv;
     if (ds && f->n_gpus > 0 && !f->os.wsl) {
         cu_buf_puts(&t, ds->kernel_release ? ds->kernel_release : "?");
-        cu_buf_printf(&t, ", %s", ds->secure_boot == 1 ? _("Secure Boot on") : ds->secure_boot == 0 ? _("Secure Boot off") : _("Secure Boot unknown"));
+        cu_buf_printf(&t, "%s%s", _(", "), ds->secure_boot == 1 ? _("Secure Boot on") : ds->secure_boot == 0 ? _("Secure Boot off") : _("Secure Boot unknown"));
         if (ds->module_for_kernel >= 0)
-            cu_buf_printf(&t, ", %s", ds->module_for_kernel ? (ds->module_signed == 1 ? _("nvidia module built for it (signed)")
+            cu_buf_printf(&t, "%s%s", _(", "), ds->module_for_kernel ? (ds->module_signed == 1 ? _("nvidia module built for it (signed)")
                                                                                      : _("nvidia module built for it"))
                                                           : _("no nvidia module for it"));
         if (ds->flavor)
             cu_buf_printf(&t, _(", %s kernel modules loaded"), cu_drv_flavor_word(ds->flavor));
         if (ds->installed.n)
-            cu_buf_printf(&t, ", %s", ds->pinned ? _("driver packages held") : _("driver packages not held"));
+            cu_buf_printf(&t, "%s%s", _(", "), ds->pinned ? _("driver packages held") : _("driver packages not held"));
         entry(app, _("Kernel"), &t);
     }
     if (f->n_installs == 0) {
@@ -152,7 +152,8 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
                           : p->severity == CU_SEV_WARNING ? _("warning")
                                                           : _("info");
         CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
-        CU_AUTOFREE char *line = cu_xasprintf("%s [%s]", msg, p->code);
+        /* TRANSLATORS: a problem's sentence, then its code in brackets ("... [no-cuda]"); no space after a full stop that takes its own */
+        CU_AUTOFREE char *line = cu_xasprintf(_("%s [%s]"), msg, p->code);
         /* Wrapped at word boundaries under the text's column; "fix: %s" as one message, so that a
          * translation joins the label its own way ("修复：请…", no space after a full-width colon). */
         int width = cu_term_width(STDOUT_FILENO);
@@ -227,7 +228,7 @@ cu_cmd_doctor(struct cu_app *app)
                 continue;
             CU_AUTOFREE char *msg = cu_str_sanitize(p->message);
             CU_AUTOFREE char *fix = cu_xasprintf(_("fix: %s"), p->fix);
-            cu_say(stdout, "", "%s [%s]", msg, p->code);
+            cu_say(stdout, "", _("%s [%s]"), msg, p->code);
             cu_say(stdout, "  ", "%s", fix);
         }
     }

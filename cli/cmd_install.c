@@ -11,6 +11,7 @@
 #include "core/install/envfile.h"
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
+#include "core/base/linebreak.h"
 #include "core/base/mem.h"
 #include "core/fetch/mirror.h"
 #include "core/install/toolkit.h"
@@ -231,11 +232,14 @@ cu_cmd_install(struct cu_app *app)
         if (plan->has_cudnn)
             cu_say(stdout, "", _("cuDNN %s is in the same folder."), plan->cudnn_full ? plan->cudnn_full : cu_version_format(&plan->cudnn, 0, b, sizeof(b)));
         /* Each environment (one per --framework given), with every framework in it and how to use it. */
+        struct cu_strv tries;
+        cu_strv_init(&tries);
         for (size_t k = 0; k <= plan->n_envs; k++) {
             const struct cu_plan *q = k ? plan->envs[k - 1] : plan;
             CU_AUTOFREE char *act = cu_plan_activate_cmd(q);
             if (!act)
                 continue;
+            CU_AUTOFREE char *kact = cu_keep(act);
             size_t n;
             struct cu_plan_framework *const *fw = cu_plan_frameworks(q, &n);
             struct cu_buf what;
@@ -246,29 +250,33 @@ cu_cmd_install(struct cu_app *app)
             const char *last = n && fw[n - 1]->version ? fw[n - 1]->version : "";
             if (q->env.tool && strcmp(q->env.tool, "venv") == 0)
                 cu_say(stdout, "", _("%s %s is in the venv %s; activate it with: %s"), what.data, last,
-                       q->env.path ? q->env.path : q->env.name, act);
+                       q->env.path ? q->env.path : q->env.name, kact);
             else
                 cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), what.data, last, q->env.tool,
-                       q->env.path ? q->env.path : q->env.name, act);
-            /* Each framework's call, one its release has: TensorFlow 1.x has no tf.config.list_physical_devices. */
-            char **tries = cu_plan_try_lines(q, &app->catalog->gpu_checks);
-            for (char **l = tries; *l; l++)
-                cu_say(stdout, "", _("Then try it: %s"), *l);
-            cu_strv_free(tries);
+                       q->env.path ? q->env.path : q->env.name, kact);
+            /* Each framework's call, one its release has: TensorFlow 1.x has no tf.config.list_physical_devices;
+             * said after the checks, which it would fail with. */
+            char **l = cu_plan_try_lines(q, &app->catalog->gpu_checks);
+            for (char **x = l; *x; x++)
+                cu_strv_push_owned(&tries, cu_keep(*x));
+            cu_strv_free(l);
             cu_buf_fini(&what);
         }
         /* The command that checks this install, whatever --prefix and --state-dir were. */
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);
         CU_AUTOFREE char *qs = cu_sh_quote(plan->state_dir);
         const char *scope = plan->env.scope ? plan->env.scope : "user";
+        /* Each command the user copies is kept on one line (cu_keep): a break in it pastes as two. */
+        CU_AUTOFREE char *src = cu_xasprintf(CU_KEEP_OPEN ". %s" CU_KEEP_CLOSE, envsh);
+        CU_AUTOFREE char *again = cu_xasprintf(CU_KEEP_OPEN "cudaup verify --prefix %s --state-dir %s" CU_KEEP_CLOSE, qp, qs);
         if (strcmp(scope, "none") == 0)
-            cu_say(stdout, "", _("Nothing sets the environment for you (--env-scope none); in each shell run: . %s"), envsh);
+            cu_say(stdout, "", _("Nothing sets the environment for you (--env-scope none); in each shell run: %s"), src);
         else if (strcmp(scope, "conda") == 0)
             cu_say(stdout, "", _("The environment's activation sets CUDA_HOME, PATH and LD_LIBRARY_PATH; deactivation undoes them."));
         else if (strcmp(scope, "system") == 0)
-            cu_say(stdout, "", _("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: . %s"), envsh);
+            cu_say(stdout, "", _("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: %s"), src);
         else
-            cu_say(stdout, "", _("Open a new shell, or run: . %s"), envsh);
+            cu_say(stdout, "", _("Open a new shell, or run: %s"), src);
         /* The check, done: the one line the wizard's Validation screen ends with, each failure above it with its fix. */
         if (verified) {
             bool failed = cu_checks_failed(&checks);
@@ -277,8 +285,14 @@ cu_cmd_install(struct cu_app *app)
                 cu_app_print_checks(app, &checks, true, vver);
             cu_say(stdout, "", _("Checked as cudaup verify does: %s"), sum);
             if (failed)
-                cu_say(stdout, "", _("Check again after the fix: cudaup verify --prefix %s --state-dir %s"), qp, qs);
+                cu_say(stdout, "", _("Check again after the fix: %s"), again);
         }
+        /* The framework's own call last, once the checks say whether it can work: after a failure it would
+         * fail too, so it is offered for after the fix. */
+        bool failed = verified && cu_checks_failed(&checks);
+        for (size_t i = 0; i < tries.n; i++)
+            cu_say(stdout, "", failed ? _("Once the checks pass, try it: %s") : _("Then try it: %s"), tries.v[i]);
+        cu_strv_fini(&tries);
     }
     /* The install did what it planned: its exit status stays 0, as the wizard's does after a failed
      * Validation; what the checks found is on the screen and in the JSON ("verify"), and

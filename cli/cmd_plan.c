@@ -109,23 +109,12 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
         head_line(app, _("Driver"), dl, width);
     }
     /* The count and the total take in every archive, the Python cudaup brings too; a size the
-     * source does not publish is counted apart rather than guessed. */
+     * source does not publish is counted apart rather than guessed (as the wizard's Review says it). */
     bool py_dl = p->python && p->python->dl.url;
-    size_t n = p->n_downloads + (py_dl ? 1 : 0), unsized = 0;
-    uint64_t total = p->download_bytes; /* with the sizes the mirror reported for those no source publishes */
-    for (size_t i = 0; i < n; i++) {
-        bool known;
-        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : &p->python->dl;
-        uint64_t sz = cu_download_size(d, &known);
-        unsized += !known;
-        total += d->size_unknown && known ? sz : 0;
-    }
+    CU_AUTOFREE char *count = cu_plan_download_text(p, NULL);
     printf("\n%s", bold);
-    if (unsized)
-        printf(ngettext_("%zu download, %s and %zu of unpublished size:", "%zu downloads, %s and %zu of unpublished size:", n),
-               n, cu_format_bytes(total, b1, sizeof(b1)), unsized);
-    else
-        printf(ngettext_("%zu download, %s:", "%zu downloads, %s:", n), n, cu_format_bytes(total, b1, sizeof(b1)));
+    /* TRANSLATORS: %s is "3 downloads, 20 MB" (cu_plan_download_text), the heading of the table of archives */
+    printf(_("%s:"), count);
     printf("%s\n", reset);
     /* The table's columns as wide as their longest entry, so that it fits a narrow terminal. */
     int cw = 0, vw = 0;

@@ -80,7 +80,8 @@ void
 cu_print_wrapped_at(FILE *out, size_t used, size_t indent, const char *text, int width)
 {
     if (width <= 0) {
-        fputs(text, out);
+        CU_AUTOFREE char *shown = cu_line_shown(text, strlen(text));
+        fputs(shown, out);
         fputc('\n', out);
         return;
     }
@@ -94,7 +95,8 @@ cu_print_wrapped_at(FILE *out, size_t used, size_t indent, const char *text, int
         size_t next, end = cu_line_break(s, (int)avail, false, &next);
         if (!at_start)
             fprintf(out, "%*s", (int)indent, "");
-        fwrite(s, 1, end, out);
+        CU_AUTOFREE char *shown = cu_line_shown(s, end);
+        fputs(shown, out);
         fputc('\n', out);
         at_start = false;
         s += next;

@@ -225,7 +225,7 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     uint64_t to_fetch = 0, cache_free, prefix_free;
     dev_t cache_dev, prefix_dev;
     struct cu_buf unsized; /* the archives no one publishes a size for, by name */
-    size_t n_unsized = 0;
+    size_t n_unsized = 0, n_sized = 0;
     uint64_t seen = 0; /* the sizes the mirror reported for archives no source publishes a size of */
     cu_buf_init(&unsized);
     for (size_t i = 0; i < p->n_downloads + 1; i++) {
@@ -234,11 +234,12 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come; the size the
          * mirror reported, when it did, is what comes (learn_sizes). */
         if (d && d->size_unknown && !d->size_seen) {
-            cu_buf_printf(&unsized, "%s%s", n_unsized++ ? ", " : "", d->component);
+            cu_buf_printf(&unsized, "%s%s", n_unsized++ ? _(", ") : "", d->component);
             continue;
         }
         if (!d)
             continue;
+        n_sized++;
         uint64_t size = d->size_unknown ? d->size_seen : d->size;
         const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/install/pipeline.c) */
         CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", in->cache_dir, d->sha256,
@@ -276,6 +277,12 @@ check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         if (prefix_free < unpack)
             return cu_error_set(err, CU_E_IO, ENOSPC, _("%s has %s free, but the install needs more than %s"), p->prefix,
                                 cu_format_bytes(prefix_free, b1, sizeof(b1)), cu_format_bytes(unpack, b2, sizeof(b2)));
+    }
+    if (n_unsized && !n_sized) {
+        /* No size at all: a "0 B to download" would be a figure no one gave (issue 35 walk, item 8). */
+        cu_plan_reason(p, _("Disk: no archive's size is published, so how much is downloaded and unpacked is not known; the cache has %s free, %s has %s free."),
+                       cu_format_bytes(cache_free, b1, sizeof(b1)), p->prefix, cu_format_bytes(prefix_free, b2, sizeof(b2)));
+        return CU_OK;
     }
     cu_plan_reason(p, _("Disk: %s to download into the cache (%s free there); the install takes more than %s in %s (%s free)."),
                    cu_format_bytes(to_fetch, b1, sizeof(b1)), cu_format_bytes(cache_free, b2, sizeof(b2)),
@@ -486,7 +493,10 @@ learn_sizes(const struct cu_net *net, struct cu_plan *p)
             continue;
         struct cu_probe_item it = {.url = d->url, .name = d->component, .size = d->size, .size_is_limit = true};
         struct cu_error e;
-        if (cu_probe_run(net, &it, 1, 1, NULL, &e) == CU_OK && it.verdict == CU_PROBE_OK && it.found_size) {
+        enum cu_status st = cu_probe_run(net, &it, 1, 1, NULL, &e);
+        if (it.verdict == CU_PROBE_MISSING) /* the mirror said so: no size to learn, and a download that will fail */
+            cu_plan_warn(p, _("The mirror has no %s: %s is not there, so the install would stop at that download."), d->component, d->url);
+        if (st == CU_OK && it.verdict == CU_PROBE_OK && it.found_size) {
             d->size_seen = it.found_size;
             cu_log_debug("%s: %llu bytes, as the mirror reports (no source publishes its size)", d->component,
                          (unsigned long long)it.found_size);

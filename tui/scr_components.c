@@ -81,7 +81,10 @@ draw(struct tui *t)
 {
     char b1[32], b2[32];
     const struct cu_package *pk[512];
-    int y = tui_frame(t, title(), _("Enter: next  Space: tick  a: all  d: default  Esc: back  ?: help  q: quit"));
+    /* One installer (a runfile): nothing to tick, so no keys that tick (issue 35 walk, item 9). */
+    bool single = !tui_busy(t) && !t->plan_failed && t->plan && pickable(t, pk, sizeof(pk) / sizeof(pk[0])) == 0;
+    int y = tui_frame(t, title(), single ? _("Enter: next  Esc: back  ?: help  q: quit")
+                                         : _("Enter: next  Space: tick  a: all  d: default  Esc: back  ?: help  q: quit"));
     if (tui_busy(t)) {
         tui_busy_line(t, y + 1, _("Reading the release's manifest..."));
         return;

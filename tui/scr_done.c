@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "core/base/i18n.h"
+#include "core/base/linebreak.h"
+#include "core/install/envfile.h"
 #include "core/base/mem.h"
 #include "advice.h"
 #include "widgets.h"
@@ -24,28 +26,39 @@ tui_next_commands(const struct tui *t)
     const struct cu_plan *p = t->plan;
     struct cu_strv v;
     CU_AUTOFREE char *envsh = cu_path_join(t->o.state_dir, "env.sh");
-    const char *scope = p && p->env.scope ? p->env.scope : "user";
+    /* No plan after a rerun's verify or repair: the scope the flags gave (--env-scope), else what the state
+     * folder shows: no rc file holds cudaup's block, so no new shell would have env.sh (--env-scope none, or
+     * a scope whose hooks say the same, where "in each shell run" is still true). */
+    const char *scope = p && p->env.scope ? p->env.scope : t->ans.env_scope && *t->ans.env_scope ? t->ans.env_scope : NULL;
+    if (!scope) {
+        char **rcs = cu_rc_list(t->o.state_dir);
+        scope = rcs && rcs[0] ? "user" : "none";
+        cu_strv_free(rcs);
+    }
     cu_strv_init(&v);
+    /* Each command is kept on one line (cu_keep), here as on the CLI: a break in it pastes as two lines.
+     * Nothing sources env.sh with --env-scope none, so no new shell has it. */
+    CU_AUTOFREE char *src = cu_xasprintf(CU_KEEP_OPEN ". %s" CU_KEEP_CLOSE, envsh);
     if (strcmp(scope, "none") == 0)
-        cu_strv_push_owned(&v, cu_xasprintf(_("Set the environment in each shell: . %s"), envsh));
+        cu_strv_push_owned(&v, cu_xasprintf(_("In each shell run: %s"), src));
     else if (strcmp(scope, "conda") != 0)
-        cu_strv_push_owned(&v, cu_xasprintf(_("Open a new shell, or run: . %s"), envsh));
+        cu_strv_push_owned(&v, cu_xasprintf(_("Open a new shell, or run: %s"), src));
     /* Each environment (one per --framework given): its activation, then a call each of its frameworks'
      * releases has (TensorFlow 1.x has no tf.config.list_physical_devices). */
     for (size_t k = 0; p && k <= p->n_envs; k++) {
         const struct cu_plan *q = k ? p->envs[k - 1] : p;
-        char *act = cu_plan_activate_cmd(q);
+        CU_AUTOFREE char *act = cu_plan_activate_cmd(q);
         if (!act)
             continue;
-        cu_strv_push_owned(&v, act);
+        cu_strv_push_owned(&v, cu_keep(act));
         char **tries = cu_plan_try_lines(q, &t->o.catalog->gpu_checks);
         for (char **l = tries; *l; l++)
-            cu_strv_push(&v, *l);
+            cu_strv_push_owned(&v, cu_keep(*l));
         cu_strv_free(tries);
     }
     CU_AUTOFREE char *qp = cu_sh_quote(p ? p->prefix : t->o.prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(t->o.state_dir);
-    cu_strv_push_owned(&v, cu_xasprintf("cudaup verify --prefix %s --state-dir %s", qp, qs));
+    cu_strv_push_owned(&v, cu_xasprintf(CU_KEEP_OPEN "cudaup verify --prefix %s --state-dir %s" CU_KEEP_CLOSE, qp, qs));
     return v.v;
 }
 
@@ -89,9 +102,14 @@ draw(struct tui *t)
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Next"));
     char **next = tui_next_commands(t);
-    for (char **c = next; c && *c; c++)
+    bool cut = false; /* a command wider than its row: kept whole (never broken, which would paste as two lines), so cut */
+    for (char **c = next; c && *c; c++) {
         tui_doc_add(&d, TC_NORMAL, 2, "%s", *c);
+        cut |= cu_text_width(*c) > COLS - 4;
+    }
     cu_strv_free(next);
+    if (cut)
+        tui_doc_add(&d, TC_DIM, 2, "%s", _("A command cut with … here is printed whole when you leave the wizard."));
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_DIM, 0, _("Run cudaup again at any time to check, repair, add to or remove this install. The log is in %s/cudaup.log."),
                 t->o.state_dir);

@@ -10,6 +10,8 @@
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/parse.h"
+#include "core/catalog/catalog.h"
+#include "core/machine/sysinfo.h"
 #include "widgets.h"
 
 enum { ROW_TOOL, ROW_NAME, ROW_PYTHON, ROW_SOURCE, ROW_CONTINUE, N_ROWS };
@@ -69,6 +71,17 @@ source_label(const char *s)
     return strcmp(s, "system") == 0 ? _("this machine's") : strcmp(s, "cudaup") == 0 ? _("cudaup brings it") : _("automatic");
 }
 
+/* The relocatable CPython @minor ("3.12") the catalog has for this machine, or NULL. */
+static const struct cu_cat_python *
+brought(const struct tui *t, const char *minor)
+{
+    struct cu_version v;
+    if (!minor || !cu_version_parse(minor, &v) || v.n != 2)
+        return NULL;
+    const char *platform = cu_facts_platform(t->o.facts);
+    return cu_catalog_python(t->o.catalog, &v, platform && strcmp(platform, "linux-x86_64") != 0 ? "aarch64" : "x86_64");
+}
+
 /* The Python versions to offer: those installed for a venv of this machine's Python, else the framework's range. */
 static size_t
 pythons(const struct tui *t, char out[][8], size_t max)
@@ -81,6 +94,9 @@ pythons(const struct tui *t, char out[][8], size_t max)
                 snprintf(out[n++], 8, "%s", *p);
         return n;
     }
+    /* cudaup's own Pythons are those the catalog has a relocatable build of for this machine (issue 35 walk,
+     * item 3: 3.15 was offered, and refused only on Review). */
+    bool brings = strcmp(tool_of(t), "venv") == 0 && strcmp(source_of(t), "cudaup") == 0;
     unsigned lo = 9, hi = 13;
     struct cu_version a, b;
     if (fw && fw->py_min && fw->py_max && cu_version_parse(fw->py_min, &a) && cu_version_parse(fw->py_max, &b) && a.n > 1 &&
@@ -88,8 +104,12 @@ pythons(const struct tui *t, char out[][8], size_t max)
         lo = a.part[1];
         hi = b.part[1];
     }
-    for (unsigned m = hi + 1; m-- > lo && n < max;)
-        snprintf(out[n++], 8, "3.%u", m % 100);
+    for (unsigned m = hi + 1; m-- > lo && n < max;) {
+        char v[8];
+        snprintf(v, sizeof(v), "3.%u", m % 100);
+        if (!brings || brought(t, v))
+            snprintf(out[n++], 8, "%s", v);
+    }
     return n;
 }
 
@@ -110,7 +130,7 @@ draw(struct tui *t)
     tui_edit_draw(t, y, fx, tui_width(tv) + 2, tv, t->cur.sel == ROW_TOOL);
     const struct cu_pyenv_info *pe = t->o.facts->pyenv;
     CU_AUTOFREE char *found = pe ? cu_xasprintf(_("found here: %s %s"), pe->tool, pe->version ? pe->version : "")
-                                 : cu_xstrdup(_("no conda found here; venv uses python3"));
+                                 : cu_xstrdup(_("no conda found here"));
     tui_dim_wrap(t, y + 1, fx, fw, 2, found);
     y += 3;
     tui_text_color(t, TC_KEY, y, 3, lw, labels[1]);
@@ -126,7 +146,7 @@ draw(struct tui *t)
     struct cu_buf b;
     cu_buf_init(&b);
     for (size_t i = 0; i < n; i++)
-        cu_buf_printf(&b, "%s%s", i ? ", " : "", py[i]);
+        cu_buf_printf(&b, "%s%s", i ? _(", ") : "", py[i]);
     CU_AUTOFREE char *list = cu_buf_steal(&b);
     CU_AUTOFREE char *offer = cu_xasprintf(_("choices: %s"), list && *list ? list : _("none"));
     tui_dim_wrap(t, y + 1, fx, fw, 2, offer);
@@ -136,15 +156,37 @@ draw(struct tui *t)
     CU_AUTOFREE char *sv = cu_xasprintf("< %s >", venv ? source_label(source_of(t)) : tool);
     tui_edit_draw(t, y, fx, tui_width(sv) + 2, sv, t->cur.sel == ROW_SOURCE);
     const struct cu_plan_python *pp = t->plan ? t->plan->python : NULL;
+    /* The plan's Python only while it is the one chosen: a plan for other answers (being made, or refused)
+     * would promise a version that will not come. */
+    const char *want = t->ans.python;
+    if (pp && (tui_stale(t, JOB_PLAN) || (want && strncmp(pp->version, want, strlen(want)) != 0) ||
+               (want && pp->version[strlen(want)] && pp->version[strlen(want)] != '.')))
+        pp = NULL;
+    const struct cu_cat_python *cp = venv && !pp && want && strcmp(source_of(t), "system") != 0 ? brought(t, want) : NULL;
+    char vb[32];
+    CU_AUTOFREE char *path = cp ? cu_xasprintf("%s/cudaup/python/%s", t->ans.prefix ? t->ans.prefix : t->o.prefix, want) : NULL;
     CU_AUTOFREE char *line = NULL;
     if (venv && pp && strcmp(pp->kind, "cudaup") == 0)
-        line = cu_xasprintf(_("cudaup brings Python %s into %s"), pp->version, TUI_PATH);
+        line = cu_xasprintf(_("cudaup brings Python %s into %s"), pp->version, pp->path);
+    else if (cp && strcmp(source_of(t), "cudaup") == 0)
+        line = cu_xasprintf(_("cudaup brings Python %s into %s"), cu_version_format(&cp->version, 0, vb, sizeof(vb)), path);
+    else if (cp)
+        line = cu_xasprintf(_("python%s of this machine when it is installed, else cudaup brings Python %s into %s"), want,
+                            cu_version_format(&cp->version, 0, vb, sizeof(vb)), path);
+    else if (venv && !pp && want && strcmp(source_of(t), "system") == 0)
+        line = cu_xasprintf(_("uses python%s of this machine"), want);
+    else if (venv && !pp && want)
+        line = cu_xasprintf(_("python%s of this machine; cudaup has no relocatable Python %s for it"), want, want);
     CU_AUTOFREE char *where = !venv ? cu_xasprintf(_("%s brings its own Python"), tool)
-                              : line ? tui_fit_path(t, fw, line, pp->path)
+                              : line ? cu_xstrdup(line)
                               : pp && pp->exe ? cu_xasprintf(_("uses %s"), pp->exe)
                                               : cu_xstrdup(_("a python3 of this machine when one fits, else cudaup brings one"));
-    tui_dim_wrap(t, y + 1, fx, fw, 2, where);
-    y += 3;
+    /* The whole sentence and path over as many rows as they take, up to three, as Location shows its
+     * path (issue 35 walk, item 4: cut from the left). */
+    int rows = tui_wrap_rows(where, fw, 0);
+    rows = rows < 2 ? 2 : rows > 3 ? 3 : rows;
+    tui_dim_wrap(t, y + 1, fx, fw, rows, where);
+    y += 1 + rows;
     tui_button(t, y, t->cur.sel == ROW_CONTINUE);
 }
 

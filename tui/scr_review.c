@@ -196,23 +196,23 @@ draw(struct tui *t)
     /* What the install already holds is marked, and not promised as a download (Add components). */
     size_t n_inst;
     bool *inst = installed_already(p, &n_inst);
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < p->n_downloads; i++)
-        bytes += inst[i] ? 0 : p->downloads[i].size;
     bool py_dl = p->python && p->python->dl.url;
+    /* Counted as plan counts them (cu_plan_download_text): the brought Python among them, and a size no
+     * one publishes apart, never as its download cap. */
+    CU_AUTOFREE char *count = cu_plan_download_text(p, inst);
     if (nothing)
         tui_doc_add(&d, TC_KEY, 0, "%s", _("Nothing to add: every component ticked is installed already"));
     else if (n_inst)
-        tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s (%zu more installed already)"), p->n_downloads - n_inst,
-                    cu_format_bytes(bytes, b1, sizeof(b1)), n_inst);
+        tui_doc_add(&d, TC_KEY, 0, _("%s (%zu more installed already)"), count, n_inst);
     else
-        tui_doc_add(&d, TC_KEY, 0, _("Downloads: %zu archives, %s"), p->n_downloads, cu_format_bytes(bytes, b1, sizeof(b1)));
-    for (size_t i = 0; i < p->n_downloads; i++)
-        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", p->downloads[i].component,
-                    inst[i] ? _("installed") : !dl_known(&p->downloads[i]) ? "?" : cu_format_bytes(dl_bytes(&p->downloads[i]), b1, sizeof(b1)),
-                    p->downloads[i].version ? p->downloads[i].version : "");
-    if (py_dl)
-        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", "python", _("size unpublished"), p->python->version);
+        tui_doc_add(&d, TC_KEY, 0, "%s", count);
+    for (size_t i = 0; i < p->n_downloads + (py_dl ? 1 : 0); i++) {
+        const struct cu_plan_download *dl = i < p->n_downloads ? &p->downloads[i] : &p->python->dl;
+        const char *ver = i < p->n_downloads ? dl->version : p->python->version;
+        tui_doc_add(&d, TC_NORMAL, 2, "%-28s %9s  %s", dl->component,
+                    i < p->n_downloads && inst[i] ? _("installed") : !dl_known(dl) ? "?" : cu_format_bytes(dl_bytes(dl), b1, sizeof(b1)),
+                    ver ? ver : "");
+    }
     /* The room needed is said once, among the reasons (Disk: ...); a too-small disk is refused before this. */
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Changes"));
     if (nothing) {
@@ -231,7 +231,7 @@ draw(struct tui *t)
         if (is_cudnn)
             cudnn_in = inst[i];
         else if (!inst[i])
-            left++, left_bytes += p->downloads[i].size;
+            left++, left_bytes += dl_bytes(&p->downloads[i]);
     }
     int iw = 0, aw = 0;
     for (size_t i = 0; i < p->n_steps; i++) {

@@ -77,7 +77,8 @@ draw(struct tui *t)
     for (size_t i = 0; i < t->problems.n; i++) {
         const struct cu_problem *p = &t->problems.v[i];
         enum tui_color c = p->severity == CU_SEV_ERROR ? TC_BAD : p->severity == CU_SEV_WARNING ? TC_WARN : TC_DIM;
-        tui_doc_add(&d, c, 2, "%s %s [%s]", tui_mark(t, p->severity == CU_SEV_ERROR ? -1 : 0), p->message, p->code);
+        CU_AUTOFREE char *said = cu_xasprintf(_("%s [%s]"), p->message, p->code); /* "。[no-cuda]" in Chinese */
+        tui_doc_add(&d, c, 2, "%s %s", tui_mark(t, p->severity == CU_SEV_ERROR ? -1 : 0), said);
         if (p->fix && *p->fix) {
             CU_AUTOFREE char *fix = tui_problem_fix(t, p);
             tui_doc_add(&d, TC_NORMAL, 4, _("Fix: %s"), fix);

@@ -9,6 +9,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
+#include "core/verify/verify_report.h"
 #include "advice.h"
 #include "widgets.h"
 
@@ -22,6 +23,21 @@ static const char *
 help(void)
 {
     return _("Each check is what cudaup verify does: the files against the record, the libraries loading with the right versions, nvcc compiling, a kernel, bandwidth and a cuDNN convolution on the GPU, and the framework seeing the GPU. Skipped checks say why (no GPU here, no framework chosen). r repairs after a failure.");
+}
+
+/* Whether repair mends what failed: a check of the install's recorded files (files, nvcc, libraries). A device
+ * check that fails for the driver's libcuda.so.1 is mended by the driver's fix, which its row says (issue 35
+ * walk, item 6: r was offered for it). */
+static bool
+repairable(const struct cu_checks *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        enum cu_check_fix k = cu_check_fix_kind(&c->v[i]);
+        if (c->v[i].status == CU_CHECK_FAIL &&
+            ((c->v[i].fact && c->v[i].adv == CU_ADV_REPAIR) || k == CU_FIX_REPAIR || k == CU_FIX_NVCC))
+            return true;
+    }
+    return false;
 }
 
 static void
@@ -38,8 +54,9 @@ draw(struct tui *t)
 {
     bool busy = tui_busy(t);
     bool failed = t->checked && cu_checks_failed(&t->checks);
+    bool mend = failed && repairable(&t->checks);
     int y = tui_frame(t, title(), busy ? _("working...   ?: help")
-                                 : failed ? _("Enter: next  r: repair  d: deep check  arrows: details  Esc: back  ?: help")
+                                 : mend ? _("Enter: next  r: repair  d: deep check  arrows: details  Esc: back  ?: help")
                                           : _("Enter: next  d: deep check  arrows: details  Esc: back  ?: help  q: quit"));
     int end = tui_body_end();
     CU_AUTOFREE char *fmt = cu_xasprintf(_("Checking %s"), TUI_PATH);
@@ -74,7 +91,9 @@ draw(struct tui *t)
         fold[i] = k > 0; /* a pass is read whole when selected; a failure or a skip always */
     }
     CU_AUTOFREE char *sum = cu_checks_summary(&t->checks);
-    CU_AUTOFREE char *verdict = failed ? cu_xasprintf(_("%s Press r to repair the install from its record."), sum) : cu_xstrdup(sum);
+    CU_AUTOFREE char *verdict = mend     ? cu_xasprintf(_("%s Press r to repair the install from its record."), sum)
+                                : failed ? cu_xasprintf(_("%s Repair would not mend this: the failed check says what to do."), sum)
+                                         : cu_xstrdup(sum);
     int vrows = tui_wrap_rows(verdict, COLS - 2, 0);
     if (vrows > end - y - 2)
         vrows = end - y - 2;
@@ -96,6 +115,10 @@ key(struct tui *t, int ch)
         return false;
     if (tui_move_sel(ch, &t->cur.sel, (int)t->checks.n, 5))
         return true;
+    if (ch == 'r' && t->checked && cu_checks_failed(&t->checks) && !repairable(&t->checks)) {
+        tui_notice(t, false, "%s", _("Repair restores the install's recorded files, and none of them failed; the failed check says what to do."));
+        return true;
+    }
     if (ch == 'r' && t->checked && cu_checks_failed(&t->checks)) {
         t->progress_job = JOB_REPAIR;
         tui_goto(t, SCR_PROGRESS);

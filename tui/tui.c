@@ -24,6 +24,7 @@
 #include "core/base/fsutil.h"
 #include "core/base/i18n.h"
 #include "core/base/log.h"
+#include "core/base/linebreak.h"
 #include "core/base/mem.h"
 #include "core/fetch/mirror.h"
 #include "core/base/str.h"
@@ -288,8 +289,10 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
         /* Whole, for copying: the screen had to wrap the long paths. */
         char **next = tui_next_commands(&t);
         printf(_("CUDA is installed in %s. Next:\n"), t.target);
-        for (char **n = next; n && *n; n++)
-            printf("  %s\n", *n);
+        for (char **n = next; n && *n; n++) {
+            CU_AUTOFREE char *shown = cu_line_shown(*n, strlen(*n));
+            printf("  %s\n", shown);
+        }
         cu_strv_free(next);
     }
     tui_fini(&t);

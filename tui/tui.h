@@ -261,7 +261,8 @@ char *tui_answers_key(const struct cu_config *a, enum tui_job_kind kind);
 bool tui_stale(const struct tui *t, enum tui_job_kind kind);
 /** Start @kind when its result is stale and the engine is idle. */
 void tui_refresh(struct tui *t, enum tui_job_kind kind);
-/** The commands that use what was installed (the Done screen's, printed again after the screen closes). Caller frees. */
+/** The commands that use what was installed (the Done screen's, printed again after the screen closes), each command
+ * between keep marks (core/base/linebreak.h: print cu_line_shown of it). Caller frees. */
 char **tui_next_commands(const struct tui *t);
 /** Write the screen as text, one row per line (STYLE 38). */
 void tui_dump_screen(const char *path);

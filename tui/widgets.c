@@ -189,10 +189,10 @@ wrap_layout(int y, int x, int w, int hang, int rows, const char *s, bool draw)
         size_t next;
         size_t len = cu_line_break(s, w - ind, true, &next);
         if (draw) {
-            CU_AUTOFREE char *line = cu_xstrndup(s, len);
+            CU_AUTOFREE char *line = cu_line_shown(s, len);
             if (row == rows - 1 && s[next]) {
                 /* The last row there is, and more text: cut, never silently. */
-                CU_AUTOFREE char *rest = cu_xstrndup(s, strcspn(s, "\n"));
+                CU_AUTOFREE char *rest = cu_line_shown(s, strcspn(s, "\n"));
                 CU_AUTOFREE char *more = tui_width(rest) > w - ind ? cu_xstrdup(rest) : cu_xasprintf("%s %s", rest, MB_CUR_MAX > 1 ? "\u2026" : "...");
                 tui_text(y + row, x + ind, w - ind, more);
             } else {
@@ -771,6 +771,18 @@ value_label(const char *flag, const char *v)
     return v;
 }
 
+/* Whether @mid, the text between two flags, is the word @or_ alone, whatever spaces are around it. */
+static bool
+joined_by(const char *mid, const char *or_)
+{
+    mid += strspn(mid, " ");
+    or_ += strspn(or_, " ");
+    size_t n = strlen(or_);
+    while (n && or_[n - 1] == ' ')
+        n--;
+    return n && strncmp(mid, or_, n) == 0 && mid[n + strspn(mid + n, " ")] == '\0';
+}
+
 char *
 tui_unflag(const char *text)
 {
@@ -861,15 +873,19 @@ tui_unflag(const char *text)
         /* Two choices on one screen joined by "or" name the screen once: "choose “From: this machine's”
          * or “Tool: conda” on the Python environment screen" (issue 35). */
         const char *or_ = _(" or "); /* as the sentence's own language joins two flags */
-        if (item && last_item && strcmp(last_screen, screen) == 0 &&
-            ((b.len == last_end + strlen(or_) && strcmp(b.data + last_end, or_) == 0) ||
-             (b.len == last_end + 4 && strcmp(b.data + last_end, " or ") == 0))) {
+        if (item && last_item && strcmp(last_screen, screen) == 0 && b.len >= last_end &&
+            (joined_by(b.data + last_end, or_) || joined_by(b.data + last_end, " or "))) {
             b.len = last_start;
             b.data[b.len] = '\0';
             cu_buf_printf(&b, _("%s or %s on the %s screen"), last_item, item, screen);
             free(item);
             item = NULL; /* a third joins no further */
         } else {
+            /* The space a Latin flag needed after CJK text goes where the words start with CJK or a Chinese
+             * quote ("请指定 “Python 环境”…" read with a space). */
+            CU_AUTOFREE char *told = item ? cu_xasprintf(_("%s on the %s screen"), item, screen) : cu_xasprintf(_("the %s screen"), screen);
+            if (b.len >= 2 && b.data[b.len - 1] == ' ' && (unsigned char)b.data[b.len - 2] >= 0x80 && (unsigned char)told[0] >= 0x80)
+                b.data[--b.len] = '\0';
             last_start = b.len;
             if (item)
                 cu_buf_printf(&b, _("%s on the %s screen"), item, screen);
@@ -881,6 +897,9 @@ tui_unflag(const char *text)
         last_screen = screen;
         last_end = b.len;
         p = after;
+        /* ... and the space before CJK text after them goes too, where they end in CJK or a quote. */
+        if (p[0] == ' ' && (unsigned char)p[1] >= 0x80 && b.len && (unsigned char)b.data[b.len - 1] >= 0x80)
+            p++;
     }
     free(last_item);
     return cu_buf_steal(&b);

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "core/base/mem.h"
+
 enum brk { BRK_NONE, BRK_WEAK, BRK_STRONG };
 
 /* The character at @s: its length in bytes (at least 1), the character and its columns. */
@@ -29,6 +31,10 @@ decode(const char *s, wchar_t *wc, int *cols)
     }
     if (*wc == L'\t')
         *wc = L' ';
+    if (*wc == (wchar_t)CU_KEEP_OPEN[0] || *wc == (wchar_t)CU_KEEP_CLOSE[0]) {
+        *cols = 0; /* a mark: never shown */
+        return n;
+    }
     int w = wcwidth(*wc);
     *cols = w < 0 ? 1 : w;
     return n;
@@ -64,6 +70,39 @@ between(wchar_t p, int pw, wchar_t c, int cw)
     return BRK_NONE;       /* inside a Latin word */
 }
 
+/*
+ * A command at @s that must not break (CU_KEEP_OPEN to CU_KEEP_CLOSE, or `between backticks`): its length
+ * in bytes, its columns, its first and last characters shown and their columns; 0 when none starts at @s.
+ */
+static size_t
+kept_span(const char *s, int *cols, wchar_t *first, int *first_w, wchar_t *last, int *last_w)
+{
+    size_t n;
+    if (s[0] == CU_KEEP_OPEN[0]) {
+        n = strcspn(s + 1, CU_KEEP_CLOSE "\n") + 1;
+        n += s[n] == CU_KEEP_CLOSE[0];
+    } else if (s[0] == '`' && strcspn(s + 1, "`\n") < strlen(s + 1) && s[1 + strcspn(s + 1, "`\n")] == '`') {
+        n = strcspn(s + 1, "`") + 2;
+    } else {
+        return 0;
+    }
+    *cols = 0;
+    *first = *last = 0;
+    *first_w = *last_w = 0;
+    for (size_t k = 0; k < n;) {
+        wchar_t c;
+        int w;
+        k += decode(s + k, &c, &w);
+        if (!w)
+            continue;
+        if (!*first)
+            *first = c, *first_w = w;
+        *last = c, *last_w = w;
+        *cols += w;
+    }
+    return n;
+}
+
 size_t
 cu_line_break(const char *s, int cols, bool cut_long, size_t *next)
 {
@@ -76,9 +115,20 @@ cu_line_break(const char *s, int cols, bool cut_long, size_t *next)
     if (cols < 1)
         cols = 1;
     while (s[i] && s[i] != '\n') {
-        wchar_t c;
-        int w;
-        size_t n = decode(s + i, &c, &w);
+        wchar_t c, last;
+        int w, last_w, span_w = 0;
+        size_t n = kept_span(s + i, &span_w, &c, &w, &last, &last_w);
+        /* A command is one unit: a line breaks before or after it, never inside, and one wider than a
+         * whole line is kept whole on a line of its own (a terminal folds it and a paste still reads one
+         * line; a wizard row cuts it with "…", which is seen, where a break would paste as two lines). */
+        if (!n) {
+            n = decode(s + i, &c, &w);
+            last = c, last_w = span_w = w;
+        }
+        if (!span_w) { /* a mark alone, or an empty span */
+            i += n;
+            continue;
+        }
         if (text) {
             enum brk b = c == L' ' ? (prev == L' ' ? BRK_NONE : BRK_STRONG)
                          : prev == L' ' ? BRK_NONE
@@ -90,15 +140,15 @@ cu_line_break(const char *s, int cols, bool cut_long, size_t *next)
                 weak = i;
             }
         }
-        if (used + w > cols && i > 0) {
+        if (used + span_w > cols && i > 0) {
             over = true;
             break;
         }
-        used += w;
+        used += span_w;
         i += n;
         text |= c != L' ';
-        prev = c;
-        prev_w = w;
+        prev = last;
+        prev_w = last_w;
     }
     size_t end;
     if (!over) {
@@ -119,9 +169,12 @@ cu_line_break(const char *s, int cols, bool cut_long, size_t *next)
                     break;
                 }
         } else {
-            /* Kept whole: the word runs on to its own end. */
+            /* Kept whole: the word runs on to its own end (a command that follows it goes to the next line). */
             end = i;
-            while (s[end] && s[end] != ' ' && s[end] != '\n') {
+            int sw;
+            wchar_t f, l;
+            int fw, lw;
+            while (!kept_span(s + i, &sw, &f, &fw, &l, &lw) && s[end] && s[end] != ' ' && s[end] != '\n') {
                 wchar_t c;
                 int w;
                 size_t n = decode(s + end, &c, &w);
@@ -166,4 +219,21 @@ cu_text_width(const char *s)
         cols += w;
     }
     return cols;
+}
+
+char *
+cu_keep(const char *cmd)
+{
+    return cu_xasprintf(CU_KEEP_OPEN "%s" CU_KEEP_CLOSE, cmd);
+}
+
+char *
+cu_line_shown(const char *s, size_t len)
+{
+    char *out = cu_xmalloc(len + 1), *o = out;
+    for (size_t k = 0; k < len && s[k]; k++)
+        if (s[k] != CU_KEEP_OPEN[0] && s[k] != CU_KEEP_CLOSE[0])
+            *o++ = s[k];
+    *o = 0;
+    return out;
 }

@@ -26,10 +26,25 @@
  */
 size_t cu_line_break(const char *s, int cols, bool cut_long, size_t *next);
 
+/*
+ * A command the user copies (a `cudaup ...` in backticks, the line after "try it:", ". env.sh") never
+ * breaks across lines: cu_line_break keeps the text between two backticks, or between these two marks,
+ * whole, on the line it fits or else on a line of its own, even where it is wider than that line
+ * (with @cut_long too).  The marks take no column and are never shown: print what cu_line_shown returns.
+ */
+#define CU_KEEP_OPEN "\x0e"
+#define CU_KEEP_CLOSE "\x0f"
+
+/** @cmd between the two keep marks, for a message a wrapper lays out.  The caller frees it. */
+char *cu_keep(const char *cmd);
+
+/** The first @len bytes of @s (a line cu_line_break found) as shown: the keep marks left out.  Caller frees. */
+char *cu_line_shown(const char *s, size_t len);
+
 /** The number of lines cu_line_break (cutting long words) makes of @s at @cols: 0 for "". */
 int cu_line_count(const char *s, int cols);
 
-/** The columns @s takes on a terminal (a wide character two, an undecodable byte one). */
+/** The columns @s takes on a terminal (a wide character two, an undecodable byte one, a keep mark none). */
 int cu_text_width(const char *s);
 
 #endif /* CU_LINEBREAK_H */

@@ -257,6 +257,38 @@ cu_download_size(const struct cu_plan_download *d, bool *known)
     return !d->size_unknown ? d->size : d->size_seen;
 }
 
+uint64_t
+cu_plan_download_total(const struct cu_plan *p, const bool *skip, size_t *n, size_t *unsized)
+{
+    bool py_dl = p->python && p->python->dl.url;
+    uint64_t total = 0;
+    *n = *unsized = 0;
+    for (size_t i = 0; i < p->n_downloads + (py_dl ? 1 : 0); i++) {
+        if (i < p->n_downloads && skip && skip[i])
+            continue;
+        bool known;
+        uint64_t sz = cu_download_size(i < p->n_downloads ? &p->downloads[i] : &p->python->dl, &known);
+        ++*n;
+        *unsized += !known;
+        total += known ? sz : 0;
+    }
+    return total;
+}
+
+char *
+cu_plan_download_text(const struct cu_plan *p, const bool *skip)
+{
+    char b[32];
+    size_t n, unsized;
+    uint64_t total = cu_plan_download_total(p, skip, &n, &unsized);
+    if (unsized && unsized == n)
+        return cu_xasprintf(ngettext_("%zu download of unpublished size", "%zu downloads of unpublished size", n), n);
+    if (unsized)
+        return cu_xasprintf(ngettext_("%zu download, %s and %zu of unpublished size", "%zu downloads, %s and %zu of unpublished size", n),
+                            n, cu_format_bytes(total, b, sizeof(b)), unsized);
+    return cu_xasprintf(ngettext_("%zu download, %s", "%zu downloads, %s", n), n, cu_format_bytes(total, b, sizeof(b)));
+}
+
 char *
 cu_format_bytes(uint64_t n, char *buf, size_t len)
 {

@@ -172,6 +172,20 @@ char *cu_plan_cuda_mm(const struct cu_plan *plan, char *buf, size_t len);
  */
 uint64_t cu_download_size(const struct cu_plan_download *d, bool *known);
 
+/**
+ * The plan's downloads as `plan` and the wizard's Review count them: every archive, the Python cudaup
+ * brings among them, but those @skip marks (indexed as plan->downloads; NULL skips none).  *@n is their
+ * count, *@unsized how many have no size known (none published, none reported by the mirror); returns the
+ * bytes of the others.  A size nobody publishes is counted apart, never as its download cap.
+ */
+uint64_t cu_plan_download_total(const struct cu_plan *plan, const bool *skip, size_t *n, size_t *unsized);
+
+/**
+ * The same, in words: "3 downloads, 20 MB", "3 downloads, 20 MB and 1 of unpublished size", or, when no
+ * size is known, "3 downloads of unpublished size" (no "0 B").  Translated; the caller frees it.
+ */
+char *cu_plan_download_text(const struct cu_plan *plan, const bool *skip);
+
 /** Human size: "1.2 GB", "340 MB", "12 kB". Returns @buf. */
 char *cu_format_bytes(uint64_t n, char *buf, size_t len);
 

@@ -65,6 +65,13 @@ for cmd, opts in IGNORED.items():
             t.ok(rr.rc == 2 and ("--%s" % name) in rr.err and ("'%s'" % cmd) in rr.err and rr.err.count("\n") == 1,
                  "cudaup %s %s: refused in one sentence naming both, exit 2" % (cmd, arg), rr)
 
+# plan takes install's flags it does not read (so that install can be swapped for plan): its --help says which
+# (issue 35 walk, item 9: --jobs, --log and --yes were accepted and nowhere named).
+r = run(["plan", "--help"])
+also = [l for l in r.out.split("\n") if l.startswith("plan also takes install's ")]
+t.ok(r.rc == 0 and also and all("--%s" % o in also[0] for o in ("jobs", "log", "yes")),
+     "cudaup plan --help names the install flags it takes and ignores (--jobs, --log, --yes)", r.out[-600:])
+
 # The overview: each command on one line, and where each command's options are.
 r = run(["--help"])
 t.ok(r.rc == 0 and all(re.search(r"^  %s\b.*\S$" % c, r.out, re.M) for c in COMMANDS) and

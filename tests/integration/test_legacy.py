@@ -98,7 +98,7 @@ for drv in ("535", "580"):
 # In Chinese the disk reason keeps its figures in their places (the prefix, then what it takes).
 r = plan("maxwell", "580", "--framework", "tensorflow==1.14", env={"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"})
 disk = [x for x in (r.json() or {}).get("reasons", []) if x.startswith("磁盘")]
-t.ok(disk and "安装在 /opt/cu 中需要超过" in disk[0], "zh_CN: the disk reason names the prefix where the prefix goes", disk)
+t.ok(disk and "/opt/cu 有 " in disk[0] and "0 B" not in disk[0], "zh_CN: the disk reason names the prefix where the prefix goes (no size is known: no 0 B figure)", disk)
 
 # A build whose GPU code is inferred says so once, not in each GPU's reason and again after them.
 r = plan("maxwell", "580", "--framework", "tensorflow==2.11")
@@ -339,6 +339,54 @@ t.ok(r.rc == 0 and dls.get("cuda_runfile", {}).get("size_seen") == len(runfile) 
 hs.stop()
 rt = run(["plan"] + COMMON + ["--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14"], env=ENV)
 t.ok("size unpublished" not in rt.out and "of unpublished size" not in rt.out, "plan's text: sizes, not 'size unpublished'", rt.out)
+
+
+def wizard(tag, keys, *args, size=(100, 60), env=None):
+    """The wizard, headless, on this box and mirror: KEYS (script lines, 'DUMP name' for a screen dump); returns
+    (result, {name: dump})."""
+    d = t.tmpdir(tag)
+    names = []
+    with open(os.path.join(d, "keys"), "w") as f:
+        for k in keys:
+            if k.startswith("DUMP "):
+                names.append(k[5:])
+                f.write("dump %s\n" % os.path.join(d, k[5:] + ".txt"))
+            else:
+                f.write(k + "\n")
+    e = dict(ENV, HOME=os.path.join(d, "home"), CUDAUP_TUI_HEADLESS="1", COLUMNS=str(size[0]), LINES=str(size[1]),
+             TERM="xterm-256color", SHELL="/bin/bash", CUDAUP_PROFILE_D=os.path.join(d, "profile.d"), **(env or {}))
+    r = run(["--keys-script", os.path.join(d, "keys"), "--root", ROOT, "--prefix", os.path.join(d, "p"), "--state-dir",
+             os.path.join(d, "s"), "--mirror", "file://" + M, "--cache-dir", C] + list(args), env=e, timeout=600)
+    return r, {n: open(os.path.join(d, n + ".txt"), encoding="utf-8").read() if os.path.exists(os.path.join(d, n + ".txt")) else ""
+               for n in names}
+
+
+# Review counts the downloads as plan does (issue 35 walk, item 1: "2 archives, 34 GB" for a 20 MB stack: the
+# runfile's download cap summed, the brought Python left out), and the Python row's size sits in the size column.
+heading = re.search(r"^(\d+ downloads?, [^\n]*):$", rt.out, re.M)
+r, d = wizard("review", ["enter"] * 4 + ["DUMP comp"] + ["enter"] * 3 + ["DUMP review", "esc", "esc", "esc", "esc", "esc", "esc", "esc", "q", "y"],
+              "--framework", "tensorflow==1.14", "--env-tool", "venv", "--env-scope", "none")
+rv = [x.strip() for x in d["review"].split("\n")]
+t.ok(heading and heading.group(1).startswith("3 downloads, ") and "unpublished" not in heading.group(1) and heading.group(1) in rv, "Review's download line is plan's: %s" % (heading.group(1) if heading else None), (rt.out[:600], d["review"]))
+cols = {m.group(1): m.end(2) for m in (re.match(r"\s*(cuda_runfile|cudnn|python)\s+(\S+ [kM]?B)\s", x) for x in d["review"].split("\n")) if m}
+t.ok(len(cols) == 3 and len(set(cols.values())) == 1, "Review: the runfile's, the .tgz's and the Python's sizes end in one column", d["review"])
+keyline = d["comp"].rstrip("\n").split("\n")[-1]
+t.ok("comes as one installer" in d["comp"] and "Enter: next" in keyline and "Space" not in keyline and "a: all" not in keyline,
+     "Components of a runfile-only CUDA: its key line offers no ticking (issue 35 walk, item 9)", d["comp"])
+# No size known at all (the files are not on the mirror, the catalog pins no Python size): plan says the sizes are
+# unpublished with no "0 B" figure (issue 35 walk, item 8), and names what the mirror lacks.
+nosize = json.loads(json.dumps(cat))
+for e in nosize["pythons"]:
+    if e["version"] == PY37["python"] and e["arch"] == "x86_64":
+        e.pop("size", None)
+json.dump(nosize, open(os.path.join(work, "cat-nosize.json"), "w"))
+r = run(["plan"] + COMMON + ["--mirror", "file://" + t.tmpdir("empty-mirror"), "--cache-dir", t.tmpdir("ec"), "--framework",
+                             "tensorflow==1.14", "--env-tool", "venv"], env=dict(ENV, CUDAUP_CATALOG=os.path.join(work, "cat-nosize.json")))
+said = segments(r.out)
+t.ok(r.rc == 0 and "3 downloads of unpublished size:" in r.out and " 0 B" not in r.out,
+     "plan, no size known: '3 downloads of unpublished size', no 0 B figure", r.out)
+t.ok(any(l.lstrip(" -").startswith("Disk: no archive's size is published") for l in said), "and the Disk reason says no size is known", r.out)
+t.ok(sum("The mirror has no " in l and "is not there" in l for l in said) == 3, "and that the mirror has none of the three", r.out)
 r = cu("install", "--yes", "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
        "--env-tool", "venv", "--env-name", "tf1", "--env-scope", "conda", "--shell-rc", os.path.join(HOME, ".bashrc"))
 t.eq(r.rc, 0, "install --framework tensorflow==1.14 from a mirror with the runfile, the .tgz, a Python 3.7 and the wheels", r)
@@ -386,6 +434,25 @@ out = subprocess.run(["bash", "-c", ". '%s/bin/activate' && %s" % (venv, tryline
                      env={"PATH": "/usr/bin:/bin", "HOME": HOME, "FAKE_NVIDIA_CONFIG": ENV["FAKE_NVIDIA_CONFIG"]})
 t.ok("is_gpu_available" in tryline and out.returncode == 0 and out.stdout.strip() == "True",
      "the install's 'try it' line is one TensorFlow 1.14 has, and it runs there: %s" % tryline, out)
+
+# The closing text on an 80-column terminal (issue 35 walk, items 2 and 7): a command is never broken across lines
+# (pasted, "python -c '...;" then "  print(...)'" is an IndentationError), and the checks come before the try line,
+# which is offered for after the fix when they failed (the runfile's stand-in libraries do not load here).
+P3, S3 = os.path.join(work, "p-pty"), os.path.join(work, "s-pty")
+rc, out = on_pty(["install", "--yes", "--root", ROOT, "--prefix", P3, "--state-dir", S3, "--mirror", "file://" + M, "--cache-dir", C, "--framework", "tensorflow==1.14",
+                  "--env-tool", "venv", "--env-name", "tf1-pty", "--env-scope", "none"], ENV, winsize=(24, 80))
+said = segments(out)
+act_line = ". %s/bin/activate" % os.path.join(HOME, "data", "cudaup", "envs", "tf1-pty")
+t.ok(rc == 0 and any(l.strip() == tryline or l.endswith(" " + tryline) for l in said) and
+     any(l.strip() == act_line or l.endswith(" " + act_line) for l in said),
+     "install on 80 columns: the try line and the activation each whole on one line", out)
+envline = ". %s" % os.path.join(S3, "env.sh")
+t.ok(any(l.strip() == envline or l.endswith(" " + envline) for l in said), "and '. env.sh' whole on one line", out)
+summary = [i for i, l in enumerate(said) if l.startswith("Checked as cudaup verify does: ")]
+tries = [i for i, l in enumerate(said) if "try it:" in l]
+failed = summary and " 0 failed" not in said[summary[0]]
+t.ok(summary and tries and tries[0] > summary[0] and (not failed or said[tries[0]].startswith("Once the checks pass, try it:")),
+     "the check summary comes before the try line, which waits for the fix when a check failed", out)
 
 # verify the TF1 way on the GPU doubles: is_gpu_available, then a matmul and a convolution in a tf.Session on /gpu:0
 r = cu("verify")

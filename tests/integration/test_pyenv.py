@@ -99,8 +99,9 @@ r = run(["install", "--yes", "--root", ROOT, "--mirror", "file://" + MIRROR, "--
          "--cache-dir", b.cache, "--python", PYVER, "--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda"],
         env=b.env())
 t.ok(r.rc == 0 and "cuDNN 9.5.1" in r.out and "activate it with: . %s/bin/activate" % venv in r.out and
-     "Then try it: python -c 'import tensorflow as tf" in r.out,
-     "as text: the closing lines name cuDNN, the venv, its activation and a one-line test", r.out)
+     ("Once the checks pass, try it: " if " 0 failed, " not in r.out else "Then try it: ") + "python -c 'import tensorflow as tf" in r.out,
+     "as text: the closing lines name cuDNN, the venv, its activation and a one-line test (after the checks, for after "
+     "the fix when one failed)", r.out)
 # list shows the environment and the CUDA it was made for (issue 26, item 7).
 r = run(["list", "--json", "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", b.prefix, "--state-dir", b.state],
         env=b.env())

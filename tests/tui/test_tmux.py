@@ -180,7 +180,7 @@ try:
     i.keys("Enter")
     i.wait("[ Continue ]")
     i.keys("Enter")
-    i.wait("Downloads:")
+    i.wait(" downloads, ")
     i.keys("Enter")
     s = i.wait(" 0 failed, ", timeout=120)
     t.ok(s is not None and "gpu-kernel" in s, "install in tmux: validation passes, GPU checks included", i.screen())

@@ -84,6 +84,11 @@ def layout(text):
         if re.search("[\u4e00-\u9fff]", bare) and re.search(r"[A-Za-z0-9)]\.$", bare.rstrip()) and "/" not in bare.split()[-1]:
             found.append("ASCII full stop after Chinese text: " + line.strip()[-30:])
         found += ["space after a flavor: " + m.group(0) for m in re.finditer(r"(专有|开源) (内核模块|类型)", bare)]
+        # issue 35 walk, cosmetics: a list in Chinese text takes the language's separator ("，"), not ", " (doctor's
+        # "6.8.0-45-generic, 安全启动：开启", "（cuda_runfile, cudnn）"), and no space after "。" before a code ("。 [no-cuda]")
+        found += ["ASCII comma in Chinese text: " + m.group(0) for m in
+                  re.finditer(r"[\u4e00-\u9fff）], |, [\u4e00-\u9fff（]|（[^）\s,]+(?:, [^）\s,]+)+）", bare)]
+        found += ["space after 。: " + m.group(0) for m in re.finditer(r"。 \[", bare)]
         # …and the next sentence, or a bracket, follows a full-width stop without a space ("重启。 然后", "。 (`apt")
         found += ["space after 。: " + m.group(0) for m in re.finditer(r"..。 [\u4e00-\u9fff(（]", bare)]
     return found
@@ -277,6 +282,13 @@ t.ok("0 个组件" not in d["components"] and "只有一个安装程序" in nosp
      "zh_CN Components of a runfile toolkit: one installer, the whole toolkit, not 0 components", d["components"])
 t.ok("“Python环境”屏幕上的“来源：本机的”或“工具：conda”" in nospace(d["failed"]),
      "zh_CN: a Python the mirror lacks, the two choices of one screen with the screen once", d["failed"])
+t.ok(not re.search(r" [“”]|[“”] ", d["failed"]), "zh_CN failure screen: no space beside a Chinese quote", d["failed"])
+# A list in Chinese text takes "，" (issue 35 walk, cosmetics): the archives no size is published for, the Pythons offered.
+r = g5.cli("plan", "--framework", "tensorflow==1.14", root=G535)
+t.ok("（cuda_runfile，cudnn" in r.out and "cuda_runfile, " not in r.out, "zh_CN plan: the unsized archives listed with ，", r.out)
+r, d = g5.wizard(["enter"] * 6 + ["DUMP pyenv", "q", "y"], "--framework", "tensorflow==1.14")
+offer = [x for x in d["pyenv"].split("\n") if "可选：" in x]
+t.ok(offer and "，" in offer[0] and ", " not in offer[0], "zh_CN Python environment: the choices listed with ，", d["pyenv"])
 
 # ---- The driver's screens and sentences (issue 35, items 5 and 6): the GTX 970 with nouveau, planned with a
 # driver; doctor on broken-driver states.  "proprietary"/"open" and the reasons in Chinese, no source list. ----

@@ -28,7 +28,8 @@ lines_of(const char *s, int cols, bool cut_long)
     for (int n = 0; *s && n < MAX_LINES; n++) {
         size_t next;
         size_t len = cu_line_break(s, cols, cut_long, &next);
-        cu_buf_printf(&b, "%s%.*s", n ? "|" : "", (int)len, s);
+        CU_AUTOFREE char *shown = cu_line_shown(s, len);
+        cu_buf_printf(&b, "%s%s", n ? "|" : "", shown);
         assert_true(next > 0);
         s += next;
     }
@@ -191,6 +192,33 @@ cjk_lines_are_not_ragged(void **state)
     }
 }
 
+/* A command the user copies never breaks (issue 35 walk, item 2): pasted, "python -c 'a;" then "  b'" is two lines. */
+static void
+commands_never_break(void **state)
+{
+    (void)state;
+    for (int cut = 0; cut < 2; cut++) {
+        check("Then try it: " CU_KEEP_OPEN "python -c 'import tf; print(tf)'" CU_KEEP_CLOSE, 40, cut,
+              "Then try it:|python -c 'import tf; print(tf)'");
+        /* Wider than a whole line: whole on a line of its own, the words around it on theirs. */
+        check("Then try it: " CU_KEEP_OPEN "python -c 'import tf; print(tf)'" CU_KEEP_CLOSE " now", 20, cut,
+              "Then try it:|python -c 'import tf; print(tf)'|now");
+        check("activate it with: " CU_KEEP_OPEN ". /opt/envs/tf/bin/activate" CU_KEEP_CLOSE, 30, cut,
+              "activate it with:|. /opt/envs/tf/bin/activate");
+        /* What fits stays on the line. */
+        check("run: " CU_KEEP_OPEN ". /x/env.sh" CU_KEEP_CLOSE " then", 40, cut, "run: . /x/env.sh then");
+        /* Text in backticks is a command too, and keeps its backticks. */
+        check("then `cudaup verify --deep` checks", 12, cut, "then|`cudaup verify --deep`|checks");
+        check("a lone ` stays text", 8, cut, "a lone `|stays|text");
+    }
+    /* In Chinese text the command breaks away after its colon, never inside. */
+    check("然后试一试：" CU_KEEP_OPEN "python -c 'a; b'" CU_KEEP_CLOSE, 16, true, "然后试一试：|python -c 'a; b'");
+    assert_int_equal(cu_text_width(CU_KEEP_OPEN "ab" CU_KEEP_CLOSE), 2);
+    CU_AUTOFREE char *k = cu_keep("ls -l");
+    CU_AUTOFREE char *shown = cu_line_shown(k, strlen(k));
+    assert_string_equal(shown, "ls -l");
+}
+
 int
 main(void)
 {
@@ -200,6 +228,7 @@ main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(latin_words_stay_whole),
+        cmocka_unit_test(commands_never_break),
         cmocka_unit_test(newlines_end_lines),
         cmocka_unit_test(cjk_breaks_between_characters),
         cmocka_unit_test(every_width),
