@@ -485,10 +485,11 @@ nvidia_functions(const struct cu_sysroot *root, struct cu_strv *out)
 /*
  * Each InfiniBand device's VPD as "NAME TEXT": its printable bytes, the others as spaces (VPD is binary: tags
  * and lengths around ASCII fields).  On a fourth-generation NVSwitch board the baseboard's ConnectX-7 carries
- * its management mark there (driver_nvswitch_vpd.csv).  The file is root's to read; an unreadable one is left out.
+ * its management mark there (driver_nvswitch_vpd.csv).  The file is root's to read: an unreadable one is counted
+ * in *@unread, so that a plan made as another user can say it could not tell.
  */
 static void
-infiniband_vpd(const struct cu_sysroot *root, struct cu_strv *out)
+infiniband_vpd(const struct cu_sysroot *root, struct cu_strv *out, int *unread)
 {
     DIR *d = cu_sysroot_opendir(root, "/sys/class/infiniband");
     struct dirent *de;
@@ -499,8 +500,12 @@ infiniband_vpd(const struct cu_sysroot *root, struct cu_strv *out)
         CU_AUTOFREE char *data = NULL;
         size_t len = 0;
         struct cu_error e;
-        if (cu_sysroot_read(root, p, 65536, &data, &len, &e) != CU_OK)
+        if (cu_sysroot_read(root, p, 65536, &data, &len, &e) != CU_OK) {
+            if (cu_sysroot_exists(root, p))
+                (*unread)++;
+            cu_error_clear(&e);
             continue;
+        }
         for (size_t i = 0; i < len; i++)
             if ((unsigned char)data[i] < 0x20 || (unsigned char)data[i] > 0x7e)
                 data[i] = ' ';
@@ -603,7 +608,7 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
         }
     }
     nvidia_functions(root, &s->nvidia_functions);
-    infiniband_vpd(root, &s->infiniband_vpd);
+    infiniband_vpd(root, &s->infiniband_vpd, &s->infiniband_vpd_unread);
     s->module_stream = module_stream(root);
     s->fabricmanager_enabled =
         cu_sysroot_exists(root, "/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service");

@@ -40,6 +40,7 @@ struct cu_drv_state {
     struct cu_strv nvidia_functions; /* NVIDIA PCI functions that are not GPUs: "DEVICE CLASS" ("0x22a3 0x068000") */
     struct cu_strv infiniband_vpd; /* "NAME TEXT" per /sys/class/infiniband/NAME/device/vpd readable here: its
                                     * printable bytes, the others as spaces */
+    int infiniband_vpd_unread;     /* VPD files there that could not be read here (Linux makes them root's alone) */
     struct cu_strv files_present; /* the data's sign files found here (cu_drv_state_probe_files) */
     char *module_stream;      /* the enabled stream of dnf's nvidia-driver module ("580-open"), or NULL */
     bool fabricmanager_enabled; /* the nvidia-fabricmanager unit is enabled (systemd's wants link) */

@@ -581,6 +581,10 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
             reason(p, _("The module stream holds the driver and the fabric manager to branch %d; the NVLink Subnet Manager's packages lie outside the stream."),
                    k->branch);
     }
+    p->nvlink5_unread = f->drv ? f->drv->infiniband_vpd_unread : 0;
+    if (!p->nvswitch && !p->nvlink5 && p->nvlink5_unread)
+        reason(p, _("The VPD of %d InfiniBand devices here could not be read (only root may read it), so cudaup cannot tell whether this is a fourth-generation NVSwitch board (HGX/DGX B200 or later), which needs NVIDIA's fabric manager and NVLink Subnet Manager: this plan has neither. Run cudaup as root (sudo) to plan for such a board."),
+               p->nvlink5_unread);
     /* How the branch is held, so that the next upgrade neither crosses a GPU's last branch nor changes flavor. */
     struct cu_drv_step *ps = cu_drv_pin_step(r, k->branch, f);
     if (ps && ps->text) {
@@ -853,6 +857,7 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     json_object_set_new(o, "kernel_meta", cu_json_str_or_null(p->kernel_meta));
     json_object_set_new(o, "nvswitch", json_integer(p->nvswitch));
     json_object_set_new(o, "nvlink5", json_integer(p->nvlink5));
+    json_object_set_new(o, "nvlink5_unread", json_integer(p->nvlink5_unread));
     if (p->fabricmanager.n) {
         json_t *fm = json_object();
         json_object_set_new(fm, "packages", jstrv(&p->fabricmanager));

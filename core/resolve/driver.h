@@ -84,6 +84,7 @@ struct cu_drv_plan {
     char *kernel_meta;      /* the kernel meta the packages follow ({KM}: "generic-hwe-22.04", "amd64", "linux-lts") */
     int nvswitch;           /* NVSwitch bridges found on PCI */
     int nvlink5;            /* fourth-generation NVSwitch management ports found (driver_nvswitch_vpd.csv) */
+    int nvlink5_unread;     /* InfiniBand VPD files that could not be read (not root): such ports may be unseen */
     struct cu_strv fabricmanager; /* its packages (also in @packages), empty without NVSwitch */
     struct cu_strv nvlsm;   /* with @nvlink5: the NVLink Subnet Manager's packages (also in @packages) */
     char *fabricmanager_service;

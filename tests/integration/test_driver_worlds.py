@@ -442,6 +442,26 @@ r, d, _ = b.plan(env={"CUDAUP_CATALOG": CAT2404})
 t.ok(d.get("action") == "install" and d.get("nvlink5") == 0 and d.get("fabricmanager") is None and d.get("source") == "distro"
      and not [p for p in d.get("packages", []) if "fabric" in p or p in ("nvlsm", "libnvsdm")],
      "class 6: eight B200 with a plain ConnectX-7 NIC: no fabric manager, no nvlsm, Ubuntu's own packages", d)
+t.ok(d.get("nvlink5_unread") == 0 and not [x for x in d.get("reasons", []) if "could not be read" in x],
+     "class 6: a plain NIC whose VPD was read: nothing said of unread VPD", d.get("reasons"))
+# The same board planned by a user who may not read the VPD (Linux makes sysfs vpd 0600 root): it must not pass for a
+# plain one.  Root reads any file whatever its mode, so each VPD here is a folder, which no process reads as a file.
+b = Box("b200unread", "ubuntu2404", "6.8.0-45-generic", U2404NV, B200X8, repos=ubuntu_sources("noble"),
+        synthetic=ubuntu_kernel("6.8.0-45-generic", "generic"), extra_spec={"infiniband": SWMNG + NIC}, cuda="12.8.1")
+vpds = [os.path.join(b.root, "sys/class/infiniband", n, "device/vpd") for n in os.listdir(os.path.join(b.root, "sys/class/infiniband"))]
+for v in vpds:
+    v = os.path.realpath(v)
+    os.remove(v)
+    os.mkdir(v)
+r, d, _ = b.plan(env={"CUDAUP_CATALOG": CAT2404})
+t.ok(r.rc == 0 and d.get("nvlink5") == 0 and d.get("nvlink5_unread") == len(vpds) == 5
+     and any("could not be read" in x and "root" in x and "NVLink Subnet Manager" in x for x in d.get("reasons", [])),
+     "class 6: an HGX B200 whose VPD cannot be read here (not root): the plan says it cannot tell and to run as root",
+     (d.get("nvlink5_unread"), d.get("reasons")))
+r = run(["doctor", "--json", "--root", b.root, "--state-dir", b.state], env=b.env(CUDAUP_CATALOG=CAT2404))
+probs = {x["code"]: x for x in (r.json() or {}).get("problems", [])}
+t.ok("nvswitch-unknown" in probs and "sudo cudaup doctor" in probs["nvswitch-unknown"]["fix"],
+     "class 6: doctor where the VPD cannot be read: nvswitch-unknown, run it as root", sorted(probs))
 b = Box("b200r", "rocky9", EL9K, ROCKY9, B200X8, synthetic=EL9SYN, extra_spec={"infiniband": SWMNG}, cuda="12.8.1")
 r, d, _ = b.plan()
 t.ok(d.get("nvlink5") == 4 and (d.get("fabricmanager") or {}).get("nvlsm") == ["nvlsm", "libnvsdm-580.*"],
