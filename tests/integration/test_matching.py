@@ -90,9 +90,16 @@ for driver in ("535.183.01", "550.54.14", "580.95.05"):
     v = fw(d).get("version")
     t.ok(r.rc == 0 and v and vkey(v) < (2, 17), "GTX 970, driver %s: TensorFlow %s, older than 2.17 [%s]" % (driver, v, SRC_TF217), r)
     t.eq(code(d), ("sass", "sm_50"), "GTX 970, driver %s: runs its sm_50 code [tensorflow_wheel_arch.csv ~2.14-2.17]" % driver)
+# The default is the newest release that runs, by the rules a pinned one is planned with: TensorFlow 2.16 needs CUDA
+# 12.3 or newer, which driver 535 runs only by minor-version compatibility (12.x from 525.60.13), and its sm_50 code
+# needs no JIT; it used to give 2.15 on the 12.2 the driver runs natively (issue 34).
 r, d = plan([GTX970], "535.183.01")
-t.eq(fw(d).get("version"), "2.15.0", "GTX 970 on 535: TensorFlow 2.15 (2.16 needs CUDA 12.3, driver 545) [tensorflow_tested_builds_linux_gpu.csv]")
-t.ok(any("inferred" in x for x in d.get("reasons", [])), "the plan says the 2.15 arch list is inferred [tensorflow_wheel_arch.csv confidence]", d.get("reasons"))
+t.eq(fw(d).get("version"), "2.16.1", "GTX 970 on 535: TensorFlow 2.16 by minor-version compatibility, as tensorflow==2.16 plans "
+     "[tensorflow_tested_builds_linux_gpu.csv 2.16.1 CUDA 12.3; cuda_minor_version_compat.csv 12.x 525.60.13]")
+t.ok(any("inferred" in x for x in d.get("reasons", [])), "the plan says the 2.16 arch list is inferred [tensorflow_wheel_arch.csv confidence]", d.get("reasons"))
+t.ok(any("runs natively no CUDA 12 release on the mirror that TensorFlow 2.16.1 takes (12.3 or newer)" in x
+         for x in d.get("reasons", [])) and not any("older than every CUDA 12 release" in x for x in d.get("reasons", [])),
+     "GTX 970 on 535: the CUDA reason says 535 runs 12.2 natively but TensorFlow 2.16 takes 12.3 or newer", d.get("reasons"))
 
 r, d = plan([GTX970], "580.95.05", "--framework", "tensorflow==2.17")
 t.eq(r.rc, 3, "GTX 970, tensorflow==2.17: refused [%s]" % SRC_TF217, r)
@@ -161,6 +168,29 @@ t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") ==
      any("minor-version compatibility it needs driver 525.60.13" in x for x in d.get("reasons", [])),
      "GTX 970 on 535, pytorch: 2.14 cu126, its sm_50 code, its CUDA 12.6 runtime by minor-version compatibility "
      "[pytorch_gpu_code.csv 2.14 cu126 read; framework_driver_rules.md cu12x >= 525.60.13]", fw(d))
+# The default weighs minor-version compatibility within each release, as a pinned release is planned, so it is the
+# newest release that runs (issue 34; an independent check found the default preferring an older release whose CUDA
+# the driver runs natively): TensorFlow 2.13 (Kepler's last sm_35) and 2.14 need CUDA 11.8, which R470 runs by
+# minor-version compatibility (11.x from 450.80.02); PyTorch 2.14's cu126 runtime needs 525.60.13, and CUDA 12.9
+# for the system too on 525-534, where no CUDA 12 release on the mirror runs natively; its cu132 build runs on
+# 580.65.06 with CUDA 13.0 (13.x from 580.65.06).
+SRC_MVC34 = "cuda_minor_version_compat.csv (11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06)"
+for gpus, driver, args, want in (
+        ([K80], "470.256.02", (), ("2.13.0", None, "11.8.0")),
+        ([GTX780], "470.82.01", ("--framework", "tensorflow"), ("2.13.0", None, "11.8.0")),
+        ([RTX3090], "470.82.01", ("--framework", "tensorflow"), ("2.14.0", None, "11.8.0")),
+        ([GTX970], "525.60.13", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
+        ([RTX3090], "530.30.02", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
+        ([RTX5090], "580.65.06", ("--framework", "pytorch"), ("2.14", "cu132", "13.0.2"))):
+    r, d = plan(gpus, driver, *args)
+    got = (fw(d).get("version"), fw(d).get("cuda_build"), (d.get("cuda") or {}).get("version"))
+    t.eq(got, want, "%s on %s %s: the newest release that runs, by minor-version compatibility [%s]" %
+         (gpus[0][2], driver, " ".join(args) or "(default)", SRC_MVC34))
+    t.ok(not any("which is not on the mirror" in x for x in d.get("reasons", [])),
+         "%s on %s: no reason says a release it planned was passed over" % (gpus[0][2], driver), d.get("reasons"))
+r, d = plan([RTX5090], "560.35.03", "--framework", "pytorch", env=AUTO)
+t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") == "cu132",
+     "RTX 5090 on 560, --driver auto: driver 580 and PyTorch 2.14 cu132 [%s]" % SRC_MVC34, fw(d))
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118",
      "GTX 970 on 535, pytorch==2.7: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu126 "
@@ -241,8 +271,8 @@ t.ok(r.rc == 0 and (d.get("cudnn") or {}).get("version") == "8.9.7" and
      any(x.startswith("cuDNN 8.9.7's support matrix lists CUDA 12.0 to 12.2, not 12.4") for x in d.get("reasons", [])),
      "RTX 3090, tensorflow==2.16 on CUDA 12.4: the plan says cuDNN 8.9.7's row lists 12.0-12.2 and why it pairs them "
      "[cudnn_support_matrix.csv 8.9.7; cudnn_cuda_variants_from_manifests.csv 8.9.7 cuda12]", d.get("reasons"))
-r, d = plan([GTX970], "535.183.01")
-t.ok(r.rc == 0 and not any("support matrix lists CUDA" in x for x in d.get("reasons", [])),
+r, d = plan([GTX970], "535.183.01", "--framework", "tensorflow==2.15")
+t.ok(r.rc == 0 and d.get("cuda", {}).get("version") == "12.2.2" and not any("support matrix lists CUDA" in x for x in d.get("reasons", [])),
      "GTX 970 on 535, TensorFlow 2.15 on CUDA 12.2: no such sentence, 8.9.7's row lists 12.2", d.get("reasons"))
 
 # --- no build has code for the GPU ---------------------------------------------------------------
