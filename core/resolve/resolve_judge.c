@@ -93,8 +93,24 @@ rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *n
     bool known = rs_cuda_needs_driver(r, cuda, need);
     if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
         return true;
-    if (compat && rs_driver_runs_major(r, (int)cuda->part[0], NULL))
+    struct cu_version floor = {{0}, 0};
+    if (compat && rs_driver_runs_major(r, (int)cuda->part[0], &floor))
         return true;
+    if (compat && floor.n && cu_version_cmp(&floor, need) < 0) {
+        /* The plan would take it by minor-version compatibility: what it needs is that floor, and
+         * the GPU code was judged to run without the JIT of newer PTX (rs_judge_code). */
+        struct cu_version native = *need;
+        *need = floor;
+        if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(need, &r->min_need) < 0)) {
+            r->min_need = *need;
+            r->stage = ST_GPU;
+            rs_fail(r, ST_DRIVER,
+                    _("CUDA %s needs NVIDIA driver %s or newer by NVIDIA's minor-version compatibility (CUDA %u.x), %s natively; this machine has %s."),
+                    V(cuda, b1, sizeof(b1)), D(&floor, b2, sizeof(b2)), cuda->part[0], D(&native, b4, sizeof(b4)),
+                    r->driver_text);
+        }
+        return false;
+    }
     if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(need, &r->min_need) < 0)) {
         r->min_need = *need;
         r->stage = ST_GPU; /* let the smaller need replace the message */

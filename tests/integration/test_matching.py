@@ -191,6 +191,17 @@ for gpus, driver, args, want in (
 r, d = plan([RTX5090], "560.35.03", "--framework", "pytorch", env=AUTO)
 t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") == "cu132",
      "RTX 5090 on 560, --driver auto: driver 580 and PyTorch 2.14 cu132 [%s]" % SRC_MVC34, fw(d))
+# A release passed over for the driver names the driver it would take: by minor-version compatibility, since the
+# GPU runs its SASS (TensorFlow 2.15-2.21's CUDA 12 on R470 takes 525.60.13, not 12.x's own 535-575).
+r, d = plan([RTX3090], "470.82.01", "--framework", "tensorflow")
+t.ok(any(x.startswith("Not TensorFlow 2.21.0: ") and "525.60.13 or newer by NVIDIA's minor-version compatibility" in x
+         for x in d.get("reasons", [])), "RTX 3090 on 470.82.01: why not TensorFlow 2.21, naming 525.60.13 [%s]" % SRC_MVC34,
+     d.get("reasons"))
+r, d = plan([V100], "470.57.02", "--framework", "tensorflow==2.15")
+t.ok(r.rc == 3 and "525.60.13 or newer by NVIDIA's minor-version compatibility" in d.get("error", "") and
+     "535.104.05" not in d.get("error", ""),
+     "V100 on 470.57.02, tensorflow==2.15: the refusal names 525.60.13, the driver CUDA 12 takes by minor-version "
+     "compatibility with the V100's sm_70 code [%s; tensorflow_wheel_arch.csv 2.15]" % SRC_MVC34, d)
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118",
      "GTX 970 on 535, pytorch==2.7: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu126 "
