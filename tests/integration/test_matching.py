@@ -202,6 +202,14 @@ t.ok(r.rc == 3 and "525.60.13 or newer by NVIDIA's minor-version compatibility" 
      "535.104.05" not in d.get("error", ""),
      "V100 on 470.57.02, tensorflow==2.15: the refusal names 525.60.13, the driver CUDA 12 takes by minor-version "
      "compatibility with the V100's sm_70 code [%s; tensorflow_wheel_arch.csv 2.15]" % SRC_MVC34, d)
+# A pinned release without wheels for the Python asked: the refusal names the release, its Pythons and the releases
+# that have wheels for it; it said "No PyTorch release that cudaup knows supports Python 3.12" (issue 34).
+for pin, py, want in (("pytorch==2.3", "3.12", "PyTorch 2.3 supports Python 3.8 to 3.11, not 3.12; PyTorch 2.4 to 2.14 support Python 3.12."),
+                      ("jax==0.4.30", "3.13", "JAX 0.4.30 supports Python 3.9 to 3.12, not 3.13; JAX 0.4.34 to ")):
+    r, d = plan([GTX970], "535.183.01", "--framework", pin, "--python", py)
+    t.ok(r.rc == 3 and d.get("error", "").startswith(want),
+         "%s --python %s: the refusal names the pinned release's Pythons and those that have %s "
+         "[pytorch_release_cuda_matrix.csv 2.3-2.14; jax_python.csv]" % (pin, py, py), d)
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118",
      "GTX 970 on 535, pytorch==2.7: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu126 "
