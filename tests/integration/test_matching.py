@@ -280,6 +280,11 @@ r, d = plan([GTX1080], "580.95.05")
 t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) <= (9, 10, 2),
      "GTX 1080: cuDNN 9.10.2 or older (9.17.0's matrix no longer lists 6.1) [cudnn_support_matrix.csv]", d.get("cudnn"))
 t.ok(any("9.10.2 is the newest known" in x for x in d.get("reasons", [])), "the plan says why newer cuDNN was passed over", d.get("reasons"))
+# A cuDNN the mirror lacks that could not run here anyway: the refusal names the GPU its support matrix drops, as
+# --cuda 11.1 on an RTX 4090 names the missing sm_89 (it said "The mirror has no cuDNN 9.17"; issue 34).
+r, d = plan([GTX1080], "580.95.05", "--framework", "none", "--cudnn", "9.17")
+t.ok(r.rc == 3 and "cuDNN 9.17.0 does not support GPU 0" in d.get("error", "") and "6.1" in d.get("error", ""),
+     "GTX 1080, --cudnn 9.17: refused naming the GPU [cudnn_support_matrix.csv 9.17.0: 7.5 and up]", d)
 r, d = plan([RTX4090], "580.95.05")
 t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) > (9, 10, 2), "RTX 4090: a newer cuDNN, both neighbouring matrices list 8.9 [cudnn_support_matrix.csv]", d.get("cudnn"))
 
