@@ -537,6 +537,16 @@ for gpu, driver in ((GTX970, "535.183.01"), (K80, "470.57.02"), (RTX5090, "580.9
          "%s on %s: mirror asks pip for what plan plans (%s) [tensorflow_gpu_code.csv]" % (gpu[2], driver, fw(d).get("pip")),
          (fw(d).get("pip"), dm.get("framework"), dm.get("error")))
 
+# Several frameworks: mirror --json names each whose wheels the site carries, as plan plans them (it named only the
+# first; issue 34).
+r, d = plan([A100], "580.95.05", "--framework", "pytorch,tensorflow")
+rm, dm = plan([A100], "580.95.05", t.tmpdir("site"), "--framework", "pytorch,tensorflow", cmd="mirror",
+              env={"PATH": "/usr/bin:/bin"})
+want = [(f.get("name"), f.get("pip")) for f in d.get("frameworks", [])]
+t.ok(r.rc == 0 and len(want) == 2 and [(f.get("name"), f.get("pip")) for f in dm.get("frameworks") or []] == want and
+     (dm.get("framework") or {}).get("name") == "pytorch",
+     "A100, pytorch,tensorflow: mirror --json names both frameworks plan plans", (want, dm.get("frameworks"), dm.get("error")))
+
 # --- a grid: no plan gives a GPU a cuDNN its matrix does not list, directly or through pip, and
 # every refusal's advice plans.  The matrix rows are read here from the project's CSV
 # (data/compat/cudnn_support_matrix.csv, each row with its source), not from cudaup's catalog.
