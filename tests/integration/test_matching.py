@@ -29,12 +29,35 @@ K80 = ("102d", "3.7", "Tesla K80")
 _roots = {}
 
 
+def _cuda_of_branches():
+    """{driver branch: the CUDA X.Y its driver API reports}: the newest release whose minimum driver is of that branch
+    or an older one (data/catalog.json "cuda", from cuda_toolkit_driver_versions.csv)."""
+    import json
+    with open(os.path.join(SRCDIR, "data", "catalog.json"), encoding="utf-8") as f:
+        rows = json.load(f)["cuda"]
+    return sorted((int(r["driver"].split(".")[0]), tuple(int(x) for x in r["version"].split(".")[:2]))
+                  for r in rows if r.get("driver"))
+
+
+_BRANCH_CUDA = _cuda_of_branches()
+
+
+def driver_cuda(driver):
+    """What cuDriverGetVersion reports on this driver (12040 for 12.4): the fixture writes it, so a sentence made
+    from it ("which runs CUDA up to 11.4") is checked against the driver's own."""
+    if driver is None:
+        return 12040
+    branch = int(driver.split(".")[0])
+    mj, mn = max(v for b, v in _BRANCH_CUDA if b <= branch)
+    return mj * 1000 + mn * 10
+
+
 def machine(gpus, driver):
     """Ubuntu with these GPUs and this driver (None: no driver at all)."""
     key = (tuple(gpus), driver)
     if key not in _roots:
         root = os.path.join(t.tmpdir("m"), "root")
-        spec = {"os": "ubuntu", "driver": driver, "cuda": 12040, "libs": True,
+        spec = {"os": "ubuntu", "driver": driver, "cuda": driver_cuda(driver), "libs": True,
                 "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 8192, name)
                          for i, (dev, cc, name) in enumerate(gpus)]}
         if driver is None:
@@ -202,6 +225,10 @@ t.ok(r.rc == 3 and "525.60.13 or newer by NVIDIA's minor-version compatibility" 
      "535.104.05" not in d.get("error", ""),
      "V100 on 470.57.02, tensorflow==2.15: the refusal names 525.60.13, the driver CUDA 12 takes by minor-version "
      "compatibility with the V100's sm_70 code [%s; tensorflow_wheel_arch.csv 2.15]" % SRC_MVC34, d)
+# The fixture's driver reports its own CUDA (it wrote 12.4 for every driver), so the sentence made from it is checked.
+r, d = plan([GTX1080], "535.183.01", "--framework", "none", "--cuda", "12.4")
+t.ok(r.rc == 3 and "this machine has 535.183.01, which runs CUDA up to 12.2." in d.get("error", ""),
+     "GTX 1080 on 535, --cuda 12.4: refused; the driver runs CUDA up to 12.2 [cuda_toolkit_driver_versions.csv 12.2 535]", d)
 # A pinned release without wheels for the Python asked: the refusal names the release, its Pythons and the releases
 # that have wheels for it; it said "No PyTorch release that cudaup knows supports Python 3.12" (issue 34).
 for pin, py, want in (("pytorch==2.3", "3.12", "PyTorch 2.3 supports Python 3.8 to 3.11, not 3.12; PyTorch 2.4 to 2.14 support Python 3.12."),
