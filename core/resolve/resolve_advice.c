@@ -110,6 +110,8 @@ release_python(const struct rs *r, size_t i, const struct cu_version *py, struct
     }
     *top = r->fw.fw == CU_FW_JAX ? r->cat->pip.jax_python[i].to : *v;
     *fits = lo.n && cu_version_cmp(py, &lo) >= 0 && cu_version_cmp(py, &hi) <= 0;
+    if (r->fw.fw == CU_FW_PYTORCH && r->cat->torch[i].py_exp.n && cu_version_cmp(py, &r->cat->torch[i].py_exp) == 0)
+        *fits = true; /* experimental upstream, its wheels read (torch_options plans it) */
     return true;
 }
 

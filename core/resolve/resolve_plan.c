@@ -355,7 +355,9 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
         struct cu_plan_framework *fw = p->framework;
         for (size_t i = 0; i < o->lib_reasons.n; i++)
             cu_plan_reason(p, "%s", o->lib_reasons.v[i]);
-        if (r->py_wish.n)
+        if (r->py_wish.n && o->py_note)
+            cu_plan_reason(p, "%s", o->py_note);
+        else if (r->py_wish.n)
             cu_plan_reason(p, _("Python %s, as asked."), fw->python);
         else if (o->py_max.n && cu_version_cmp(&py, &o->py_max) == 0)
             cu_plan_reason(p, _("Python %s: the newest %s supports."), fw->python, o->title);

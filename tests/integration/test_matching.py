@@ -231,12 +231,21 @@ t.ok(r.rc == 3 and "this machine has 535.183.01, which runs CUDA up to 12.2." in
      "GTX 1080 on 535, --cuda 12.4: refused; the driver runs CUDA up to 12.2 [cuda_toolkit_driver_versions.csv 12.2 535]", d)
 # A pinned release without wheels for the Python asked: the refusal names the release, its Pythons and the releases
 # that have wheels for it; it said "No PyTorch release that cudaup knows supports Python 3.12" (issue 34).
-for pin, py, want in (("pytorch==2.3", "3.12", "PyTorch 2.3 supports Python 3.8 to 3.11, not 3.12; PyTorch 2.4 to 2.14 support Python 3.12."),
+for pin, py, want in (("pytorch==2.1", "3.12", "PyTorch 2.1 supports Python 3.8 to 3.11, not 3.12; PyTorch 2.2 to 2.14 support Python 3.12."),
                       ("jax==0.4.30", "3.13", "JAX 0.4.30 supports Python 3.9 to 3.12, not 3.13; JAX 0.4.34 to ")):
     r, d = plan([GTX970], "535.183.01", "--framework", pin, "--python", py)
     t.ok(r.rc == 3 and d.get("error", "").startswith(want),
          "%s --python %s: the refusal names the pinned release's Pythons and those that have %s "
          "[pytorch_release_cuda_matrix.csv 2.3-2.14; jax_python.csv]" % (pin, py, py), d)
+# PyTorch 2.3 on Python 3.12: its release matrix calls 3.12 experimental, and its cp312 wheel (CUDA 12) was read on
+# PyPI, so it plans, with its cu121 build, saying so (it was refused as no PyTorch supporting 3.12).
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.3", "--python", "3.12")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu121" and fw(d).get("python") == "3.12" and
+     any("calls it experimental for PyTorch 2.3" in x and "torch-2.3.1-cp312" in x for x in d.get("reasons", [])),
+     "pytorch==2.3 --python 3.12: its cu121 build, saying 3.12 is experimental upstream [pytorch_release_cuda_matrix.csv "
+     "2.3 '(3.12 experimental)'; framework_wheel_requires.csv torch-2.3.1-cp312]", (fw(d), d.get("error")))
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.3")
+t.ok(r.rc == 0 and fw(d).get("python") == "3.11", "pytorch==2.3 without --python: Python 3.11, not the experimental 3.12", fw(d))
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118",
      "GTX 970 on 535, pytorch==2.7: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu126 "
