@@ -166,7 +166,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
  * says why the newest was passed over.  The search's notes in @r are left as they were.
  */
 static void
-first_failure(struct rs *r, const struct fwopt *o0, char *why, size_t len)
+first_failure(struct rs *r, const struct fwopt *o0, int last_sweep, char *why, size_t len)
 {
     int saved_stage = r->stage;
     char saved_why[sizeof(r->why)];
@@ -176,7 +176,7 @@ first_failure(struct rs *r, const struct fwopt *o0, char *why, size_t len)
     r->why[0] = '\0';
     memset(&r->min_need, 0, sizeof(r->min_need));
     r->silent = o0->code_class == CODE_SILENT;
-    for (int sweep = 0; sweep < 3; sweep++) {
+    for (int sweep = 0; sweep <= last_sweep; sweep++) {
         struct cu_plan *p = NULL;
         if (try_option(r, o0, sweep, &p) == CU_OK)
             r->why[0] = '\0'; /* it failed in the search: a source's error then, not a reason */
@@ -196,6 +196,7 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     enum cu_status st = CU_E_NOT_FOUND;
     char first_why[sizeof(r->why)] = "";
     size_t chosen = 0;
+    int chosen_sweep = 0;
     bool first_tried = false;
 
     /* A build the driver runs with the system CUDA it was made for beats one that needs another release
@@ -227,12 +228,16 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
         st = try_option(r, &opts[i], plan_of[s].sweep, out);
         r->silent = false;
         if (st == CU_OK)
-            chosen = i;
+            chosen = i, chosen_sweep = plan_of[s].sweep;
         if (i == 0)
             first_tried = true;
     }
     if (first_tried && (st == CU_E_NOT_FOUND || (st == CU_OK && chosen != 0))) {
-        first_failure(r, &opts[0], first_why, sizeof(first_why));
+        /* A build of the same release chosen in sweep S: the first was passed over in sweeps 0 to S only (PyTorch
+         * 2.14 cu126 whose CUDA 12.6 is on the mirror comes before cu132 with another CUDA 13 release). */
+        bool same = st == CU_OK && opts[0].version && opts[chosen].version &&
+                    strcmp(opts[0].version, opts[chosen].version) == 0;
+        first_failure(r, &opts[0], same ? chosen_sweep : 2, first_why, sizeof(first_why));
         r->first_title = opts[0].title;
         memcpy(r->first_why, first_why, sizeof(r->first_why));
     }

@@ -211,6 +211,13 @@ for gpus, driver, args, want in (
          (gpus[0][2], driver, " ".join(args) or "(default)", SRC_MVC34))
     t.ok(not any("which is not on the mirror" in x for x in d.get("reasons", [])),
          "%s on %s: no reason says a release it planned was passed over" % (gpus[0][2], driver), d.get("reasons"))
+# Without a driver, PyTorch 2.14's cu130 (CUDA 13.0 on the mirror) comes before its cu132 with another CUDA 13: the
+# reason says why cu132 was passed over (a branch of this fix lost it by judging cu132 in the sweeps after cu130's).
+r, d = plan([RTX3090], None, "--framework", "pytorch")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu130" and
+     "Not PyTorch 2.14 (cu132): PyTorch 2.14 (cu132) needs CUDA 13.2, which is not on the mirror." in d.get("reasons", []),
+     "RTX 3090 without a driver, pytorch: cu130, saying why not cu132 [pytorch_release_cuda_matrix.csv 2.14; "
+     "tests/fixtures/nvidia lists no 13.2]", (fw(d), d.get("reasons")))
 r, d = plan([RTX5090], "560.35.03", "--framework", "pytorch", env=AUTO)
 t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") == "cu132",
      "RTX 5090 on 560, --driver auto: driver 580 and PyTorch 2.14 cu132 [%s]" % SRC_MVC34, fw(d))
