@@ -75,6 +75,19 @@ write_manifest(struct cu_mirror *m, const char *dir, enum cu_product prod, const
     return write_index(redist, err);
 }
 
+/* A framework whose wheels the site carries, as mirror --json names it: {name, version, pip}. */
+static json_t *
+framework_json(const struct cu_plan_framework *f)
+{
+    json_t *fw = json_object(), *pip = json_array();
+    for (char **q = f->pip; q && *q; q++)
+        json_array_append_new(pip, json_string(*q));
+    json_object_set_new(fw, "name", json_string(f->name));
+    json_object_set_new(fw, "version", f->version ? json_string(f->version) : json_null());
+    json_object_set_new(fw, "pip", pip);
+    return fw;
+}
+
 int
 cu_cmd_mirror(struct cu_app *app)
 {
@@ -160,18 +173,17 @@ cu_cmd_mirror(struct cu_app *app)
         json_object_set_new(doc, "python", py_file ? json_string(py_file) : json_null());
         json_object_set_new(doc, "wheels", json_integer((json_int_t)n_wheels));
         json_object_set_new(doc, "index", plan->framework ? json_string("pypi/simple/") : json_null());
-        /* The framework whose wheels the site carries: what `plan` with the same flags plans (issue 34). */
-        json_t *fw = json_null();
-        if (plan->framework) {
-            fw = json_object();
-            json_t *pip = json_array();
-            for (char **q = plan->framework->pip; q && *q; q++)
-                json_array_append_new(pip, json_string(*q));
-            json_object_set_new(fw, "name", json_string(plan->framework->name));
-            json_object_set_new(fw, "version", plan->framework->version ? json_string(plan->framework->version) : json_null());
-            json_object_set_new(fw, "pip", pip);
+        /* The frameworks whose wheels the site carries: what `plan` with the same flags plans (issue 34), every
+         * framework of every environment (cu_wheels_mirror downloads them all); "framework" is the first. */
+        json_t *fws = json_array();
+        for (size_t e = 0; plan->framework && e <= plan->n_envs; e++) {
+            size_t n;
+            struct cu_plan_framework *const *f = cu_plan_frameworks(e ? plan->envs[e - 1] : plan, &n);
+            for (size_t i = 0; i < n; i++)
+                json_array_append_new(fws, framework_json(f[i]));
         }
-        json_object_set_new(doc, "framework", fw);
+        json_object_set_new(doc, "framework", json_array_size(fws) ? json_incref(json_array_get(fws, 0)) : json_null());
+        json_object_set_new(doc, "frameworks", fws);
         json_object_set_new(doc, "package", pkg ? json_string(strrchr(pkg, '/') ? strrchr(pkg, '/') + 1 : pkg) : json_null());
         json_object_set_new(doc, "steps", json_array());
         rc = cu_report_json_result(app, doc, st, &err);

@@ -353,6 +353,14 @@ conv_frameworks(struct conv *c, const json_t *root, struct cu_catalog *cat)
         if (!cu_json_version(o, "minor", &t->minor) || !py_range(o, &t->py_min, &t->py_max) ||
             !json_is_array(b))
             return bad(c, "pytorch", i, "is malformed");
+        const json_t *x = json_object_get(o, "python_experimental");
+        if (x && (!cu_json_version(x, "python", &t->py_exp) || !json_is_integer(json_object_get(x, "cuda_major")) ||
+                  !cu_json_str(x, "wheel")))
+            return bad(c, "pytorch", i, "has a malformed python_experimental");
+        if (x) {
+            t->py_exp_major = (int)json_integer_value(json_object_get(x, "cuda_major"));
+            t->py_exp_wheel = dup_str(x, "wheel");
+        }
         t->builds = cu_xcalloc(json_array_size(b) + 1, sizeof(*t->builds));
         for (size_t k = 0; k < json_array_size(b); k++) {
             const json_t *e = json_array_get(b, k);
@@ -645,6 +653,7 @@ cu_catalog_free(struct cu_catalog *cat)
             free(cat->torch[i].builds[k].tag);
         }
         free(cat->torch[i].builds);
+        free(cat->torch[i].py_exp_wheel);
     }
     free(cat->torch);
     for (size_t i = 0; cat->torch_versions && cat->torch_versions[i].version.n; i++) {

@@ -122,6 +122,11 @@ struct cu_cat_torch_build {
 struct cu_cat_torch {
     struct cu_version minor;
     struct cu_version py_min, py_max;
+    /* A Python the release matrix calls experimental that a wheel read on PyPI has (n == 0: none): the builds of
+     * CUDA @py_exp_major have it, @py_exp_wheel is that wheel's file name. */
+    struct cu_version py_exp;
+    int py_exp_major;
+    char *py_exp_wheel;
     struct cu_cat_torch_build *builds;
     size_t n_builds;
 };

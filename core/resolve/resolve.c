@@ -161,6 +161,34 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
     return CU_E_NOT_FOUND;
 }
 
+/*
+ * The first option's own failure, in every sweep, apart from what the others said: the sentence that
+ * says why the newest was passed over.  The search's notes in @r are left as they were.
+ */
+static void
+first_failure(struct rs *r, const struct fwopt *o0, int last_sweep, char *why, size_t len)
+{
+    int saved_stage = r->stage;
+    char saved_why[sizeof(r->why)];
+    struct cu_version saved_need = r->min_need;
+    memcpy(saved_why, r->why, sizeof(saved_why));
+    r->stage = 0;
+    r->why[0] = '\0';
+    memset(&r->min_need, 0, sizeof(r->min_need));
+    r->silent = o0->code_class == CODE_SILENT;
+    for (int sweep = 0; sweep <= last_sweep; sweep++) {
+        struct cu_plan *p = NULL;
+        if (try_option(r, o0, sweep, &p) == CU_OK)
+            r->why[0] = '\0'; /* it failed in the search: a source's error then, not a reason */
+        cu_plan_free(p);
+    }
+    r->silent = false;
+    snprintf(why, len, "%s", r->why);
+    r->stage = saved_stage;
+    memcpy(r->why, saved_why, sizeof(r->why));
+    r->min_need = saved_need;
+}
+
 /* Try the options, best vouched first: rows read in a source, then inferred ones, then silent ones. */
 static enum cu_status
 try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **out)
@@ -168,14 +196,16 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     enum cu_status st = CU_E_NOT_FOUND;
     char first_why[sizeof(r->why)] = "";
     size_t chosen = 0;
+    int chosen_sweep = 0;
     bool first_tried = false;
 
     /* A build the driver runs with the system CUDA it was made for beats one that needs another release
      * of its major (sweep 1: a wheel with its own runtime, which the driver runs by NVIDIA's minor-version
-     * compatibility), which beats one whose system CUDA leans on that compatibility too (sweep 2).  The
-     * first two are weighed within one release, not across releases: the newest release that runs
-     * (PyTorch 2.14's cu126 wheels on driver 535, which PyTorch and NVIDIA vouch for from 525.60.13) is
-     * not passed over for an older one whose own CUDA the driver runs natively (2.5 cu118). */
+     * compatibility), which beats one whose system CUDA leans on that compatibility too (sweep 2).  They
+     * are weighed within one release, not across releases: the newest release that runs, by the rules a
+     * pinned release is planned with, is not passed over for an older one whose own CUDA the driver runs
+     * natively (PyTorch 2.14's cu126 wheels on driver 525.60.13 with CUDA 12.9 by minor-version
+     * compatibility, not 2.5 cu118; TensorFlow 2.13 with CUDA 11.8 on 470.82.01, not 2.11 with 11.4). */
     struct step {
         size_t i;
         int sweep;
@@ -187,44 +217,29 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
                               strcmp(opts[g].version, opts[end].version) == 0;
                  end++)
                 ;
-            for (int sweep = 0; sweep < 2; sweep++)
+            for (int sweep = 0; sweep < 3; sweep++)
                 for (size_t k = g; k < end; k++)
                     if (opts[k].code_class == pass)
                         plan_of[n_steps++] = (struct step){k, sweep};
         }
-    for (int pass = CODE_READ; pass <= CODE_SILENT; pass++)
-        for (size_t k = 0; k < n_opts; k++)
-            if (opts[k].code_class == pass)
-                plan_of[n_steps++] = (struct step){k, 2};
     for (size_t s = 0; s < n_steps && st == CU_E_NOT_FOUND; s++) {
         size_t i = plan_of[s].i;
-        int sweep = plan_of[s].sweep;
-        /* The first option's own failure, apart from what the others said. */
-        int saved_stage = r->stage;
-        char saved_why[sizeof(r->why)];
-        struct cu_version saved_need = r->min_need;
-        if (i == 0 && sweep == 0) {
-            memcpy(saved_why, r->why, sizeof(saved_why));
-            r->stage = 0;
-            r->why[0] = '\0';
-            memset(&r->min_need, 0, sizeof(r->min_need));
-        }
         r->silent = opts[i].code_class == CODE_SILENT;
-        st = try_option(r, &opts[i], sweep, out);
+        st = try_option(r, &opts[i], plan_of[s].sweep, out);
         r->silent = false;
         if (st == CU_OK)
-            chosen = i;
-        if (i == 0 && st == CU_E_NOT_FOUND && sweep == 0) {
+            chosen = i, chosen_sweep = plan_of[s].sweep;
+        if (i == 0)
             first_tried = true;
-            memcpy(first_why, r->why, sizeof(first_why));
-            r->first_title = opts[0].title;
-            memcpy(r->first_why, r->why, sizeof(r->first_why));
-            if (saved_stage > r->stage) {
-                r->stage = saved_stage;
-                memcpy(r->why, saved_why, sizeof(r->why));
-                r->min_need = saved_need;
-            }
-        }
+    }
+    if (first_tried && (st == CU_E_NOT_FOUND || (st == CU_OK && chosen != 0))) {
+        /* A build of the same release chosen in sweep S: the first was passed over in sweeps 0 to S only (PyTorch
+         * 2.14 cu126 whose CUDA 12.6 is on the mirror comes before cu132 with another CUDA 13 release). */
+        bool same = st == CU_OK && opts[0].version && opts[chosen].version &&
+                    strcmp(opts[0].version, opts[chosen].version) == 0;
+        first_failure(r, &opts[0], same ? chosen_sweep : 2, first_why, sizeof(first_why));
+        r->first_title = opts[0].title;
+        memcpy(r->first_why, first_why, sizeof(r->first_why));
     }
     free(plan_of);
     if (st != CU_OK || chosen == 0)

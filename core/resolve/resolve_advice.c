@@ -82,6 +82,75 @@ rs_explain_no_code(struct rs *r, const struct fwopt *opts, size_t n_opts)
     snprintf(r->why, sizeof(r->why), "%s", oldest->code_why);
 }
 
+/* Does the catalog's release row @i of the framework (newest first) have wheels for Python @py?  *@v: its
+ * (first) version, *@top its last (JAX's rows are runs of releases); false past the last row. */
+static bool
+release_python(const struct rs *r, size_t i, const struct cu_version *py, struct cu_version *v, struct cu_version *top,
+               bool *fits)
+{
+    struct cu_version lo = {{0}, 0}, hi = {{0}, 0};
+    switch (r->fw.fw) {
+    case CU_FW_TENSORFLOW:
+        if (i >= r->cat->n_tf)
+            return false;
+        *v = r->cat->tf[i].version, lo = r->cat->tf[i].py_min, hi = r->cat->tf[i].py_max;
+        break;
+    case CU_FW_PYTORCH:
+        if (i >= r->cat->n_torch)
+            return false;
+        *v = r->cat->torch[i].minor, lo = r->cat->torch[i].py_min, hi = r->cat->torch[i].py_max;
+        break;
+    case CU_FW_JAX:
+        if (i >= r->cat->pip.n_jax_python)
+            return false;
+        *v = r->cat->pip.jax_python[i].from, lo = r->cat->pip.jax_python[i].min, hi = r->cat->pip.jax_python[i].max;
+        break;
+    default:
+        return false;
+    }
+    *top = r->fw.fw == CU_FW_JAX ? r->cat->pip.jax_python[i].to : *v;
+    *fits = lo.n && cu_version_cmp(py, &lo) >= 0 && cu_version_cmp(py, &hi) <= 0;
+    if (r->fw.fw == CU_FW_PYTORCH && r->cat->torch[i].py_exp.n && cu_version_cmp(py, &r->cat->torch[i].py_exp) == 0)
+        *fits = true; /* experimental upstream, its wheels read (torch_options plans it) */
+    return true;
+}
+
+/*
+ * A pinned release without wheels for the Python asked: the sentence names the release, the Pythons it has, and
+ * the releases that have wheels for that Python (PyTorch 2.3 on 3.12 was told "No PyTorch release supports 3.12").
+ */
+static enum cu_status
+pinned_python(struct rs *r, const struct fwopt *opts, const struct cu_version *lo, const struct cu_version *hi)
+{
+    char b1[32], b2[32], b3[32];
+    const char *title = cu_framework_title(cu_framework_name(r->fw.fw));
+    const char *pin = strstr(r->in->wishes->framework, "==");
+    struct cu_version newest = {{0}, 0}, oldest = {{0}, 0}, v, top;
+    bool fits;
+    (void)opts;
+    /* The newest run of releases with wheels for it (rows come newest first). */
+    for (size_t i = 0; release_python(r, i, &r->py_wish, &v, &top, &fits); i++) {
+        if (fits && !newest.n)
+            newest = top;
+        if (fits)
+            oldest = v;
+        else if (newest.n)
+            break;
+    }
+    if (!newest.n)
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                            _("%s %s supports Python %s to %s, not %s; no %s release that cudaup knows supports Python %s."),
+                            title, pin ? pin + 2 : "", V(lo, b1, sizeof(b1)), V(hi, b2, sizeof(b2)), r->in->wishes->python,
+                            title, r->in->wishes->python);
+    if (cu_version_cmp(&newest, &oldest) == 0)
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s %s supports Python %s to %s, not %s; %s %s supports Python %s."),
+                            title, pin ? pin + 2 : "", V(lo, b1, sizeof(b1)), V(hi, b2, sizeof(b2)), r->in->wishes->python,
+                            title, V(&newest, b3, sizeof(b3)), r->in->wishes->python);
+    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("%s %s supports Python %s to %s, not %s; %s %s to %s support Python %s."),
+                        title, pin ? pin + 2 : "", V(lo, b1, sizeof(b1)), V(hi, b2, sizeof(b2)), r->in->wishes->python, title,
+                        V(&oldest, b3, sizeof(b3)), V(&newest, (char[32]){0}, 32), r->in->wishes->python);
+}
+
 /*
  * A --cuda or --python that nothing could satisfy is the blocker to name, before any framework
  * release the user never chose: CUDA that has no code for a GPU here or that the driver cannot run,
@@ -103,6 +172,8 @@ rs_check_wishes(struct rs *r, const struct fwopt *opts, size_t n_opts)
             if (o->py_max.n && (!hi.n || cu_version_cmp(&o->py_max, &hi) > 0))
                 hi = o->py_max;
         }
+        if (!fits && lo.n && r->fw.v.n)
+            return pinned_python(r, opts, &lo, &hi);
         if (!fits && lo.n)
             return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
                                 _("No %s release that cudaup knows supports Python %s: they support Python %s to %s."),

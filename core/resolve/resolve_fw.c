@@ -172,6 +172,14 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                     o->cudnn_major = (int)dnn.part[0];
                 o->py_min = t->py_min;
                 o->py_max = t->py_max;
+                if (t->py_exp.n && r->py_wish.n && cu_version_cmp(&r->py_wish, &t->py_exp) == 0 &&
+                    (int)b->cuda.part[0] == t->py_exp_major) {
+                    /* Asked for, and its wheels are there: planned, saying what upstream calls it. */
+                    o->py_max = t->py_exp;
+                    o->py_note = cu_xasprintf(_("Python %s: PyTorch's release matrix calls it experimental for PyTorch %s, and its wheels for it are published (%s, read on PyPI)."),
+                                              V(&t->py_exp, b2, sizeof(b2)), V(&t->minor, (char[32]){0}, 32),
+                                              t->py_exp_wheel);
+                }
                 if (exact) {
                     cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s", ver));
                     if (exact->torchvision)

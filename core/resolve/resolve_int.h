@@ -33,6 +33,7 @@ struct fwopt {
     int cudnn_major;               /* 0: any */
     struct cu_version cudnn_min, cudnn_max_excl;
     struct cu_version py_min, py_max; /* n == 0: unconstrained */
+    char *py_note;                 /* the Python asked is one upstream calls experimental for it, or NULL */
     char *title;                   /* "TensorFlow 2.20.0" */
     char *version;                 /* what the plan records, or NULL */
     struct cu_strv pip;

@@ -93,8 +93,24 @@ rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *n
     bool known = rs_cuda_needs_driver(r, cuda, need);
     if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
         return true;
-    if (compat && rs_driver_runs_major(r, (int)cuda->part[0], NULL))
+    struct cu_version floor = {{0}, 0};
+    if (compat && rs_driver_runs_major(r, (int)cuda->part[0], &floor))
         return true;
+    if (compat && floor.n && cu_version_cmp(&floor, need) < 0) {
+        /* The plan would take it by minor-version compatibility: what it needs is that floor, and
+         * the GPU code was judged to run without the JIT of newer PTX (rs_judge_code). */
+        struct cu_version native = *need;
+        *need = floor;
+        if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(need, &r->min_need) < 0)) {
+            r->min_need = *need;
+            r->stage = ST_GPU;
+            rs_fail(r, ST_DRIVER,
+                    _("CUDA %s needs NVIDIA driver %s or newer by NVIDIA's minor-version compatibility (CUDA %u.x), %s natively; this machine has %s."),
+                    V(cuda, b1, sizeof(b1)), D(&floor, b2, sizeof(b2)), cuda->part[0], D(&native, b4, sizeof(b4)),
+                    r->driver_text);
+        }
+        return false;
+    }
     if (r->stage <= ST_DRIVER && (!r->min_need.n || cu_version_cmp(need, &r->min_need) < 0)) {
         r->min_need = *need;
         r->stage = ST_GPU; /* let the smaller need replace the message */
@@ -131,6 +147,7 @@ rs_pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda
     enum cu_status st;
     char variant[8], b1[32], b2[32];
 
+    bool any_listed = false; /* the mirror lists a release the wish takes */
     memset(out, 0, sizeof(*out));
     r->cudnn_note[0] = r->cudnn_skip[0] = '\0';
     if (r->cudnn.kind == SPEC_NONE)
@@ -151,6 +168,7 @@ rs_pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda
         } else if (!rs_spec_matches(&r->cudnn, &v)) {
             continue;
         }
+        any_listed = true;
         if (o->cudnn_major && (int)v.part[0] != o->cudnn_major) {
             /* A release the user did not pin is named as what it is: the newest that fits here. */
             if (r->fw.v.n || r->fw.fw == CU_FW_NONE)
@@ -201,13 +219,21 @@ rs_pick_cudnn(struct rs *r, const struct fwopt *o, const struct cu_version *cuda
         *out = (struct cudnn_pick){m, pkg, a, v};
         return CU_OK;
     }
-    {
-        if (r->cudnn.kind == SPEC_AUTO)
-            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN for CUDA %s on %s."), variant,
-                 r->platform);
+    if (r->cudnn.kind == SPEC_AUTO) {
+        rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN for CUDA %s on %s."), variant, r->platform);
+    } else {
+        /* A release the mirror lacks that could not run here anyway: its support matrix is the blocker
+         * (cuDNN 9.17.0 lists no compute capability before 7.5, so a GTX 1080 Ti cannot have it). */
+        int stage = 0;
+        char why[sizeof(r->why)];
+        struct cu_version want = r->cudnn.v; /* 9.17: its first release, 9.17.0 */
+        while (want.n < 3)
+            want.part[want.n++] = 0;
+        if (!any_listed && !rs_cudnn_judge(r, &want, cuda, &stage, why, sizeof(why)) && stage == ST_CUDNN_GPU)
+            rs_fail(r, ST_CUDNN_GPU, "%s", why);
         else
-            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN %s for CUDA %s on %s."),
-                 r->in->wishes->cudnn, variant, r->platform);
+            rs_fail(r, ST_CUDNN_RULE, _("The mirror has no cuDNN %s for CUDA %s on %s."), r->in->wishes->cudnn,
+                    variant, r->platform);
     }
     return CU_E_NOT_FOUND;
 }

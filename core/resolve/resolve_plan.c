@@ -303,9 +303,14 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
     } else if (r->sweep == 2) {
         struct cu_version min = {{0}, 0};
         rs_driver_runs_major(r, (int)cv->part[0], &min);
-        cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release with archives needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
-                       V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], cv->part[0],
-                       D(&min, b3, sizeof(b3)));
+        if (o->cuda_min.n && o->title && r->fw.fw != CU_FW_NONE) /* the release the driver runs natively is too old for it */
+            cu_plan_reason(p, _("CUDA %s: driver %s runs natively no CUDA %u release on the mirror that %s takes (%s or newer), so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
+                           V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], o->title,
+                           V(&o->cuda_min, b2, sizeof(b2)), cv->part[0], D(&min, b3, sizeof(b3)));
+        else
+            cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release with archives needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
+                           V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], cv->part[0],
+                           D(&min, b3, sizeof(b3)));
         cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),
                      r->driver_text, V(cv, b2, sizeof(b2)), D(need, b3, sizeof(b3)));
     } else if (r->cuda.kind == SPEC_AUTO) {
@@ -350,7 +355,9 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
         struct cu_plan_framework *fw = p->framework;
         for (size_t i = 0; i < o->lib_reasons.n; i++)
             cu_plan_reason(p, "%s", o->lib_reasons.v[i]);
-        if (r->py_wish.n)
+        if (r->py_wish.n && o->py_note)
+            cu_plan_reason(p, "%s", o->py_note);
+        else if (r->py_wish.n)
             cu_plan_reason(p, _("Python %s, as asked."), fw->python);
         else if (o->py_max.n && cu_version_cmp(&py, &o->py_max) == 0)
             cu_plan_reason(p, _("Python %s: the newest %s supports."), fw->python, o->title);

@@ -29,12 +29,35 @@ K80 = ("102d", "3.7", "Tesla K80")
 _roots = {}
 
 
+def _cuda_of_branches():
+    """{driver branch: the CUDA X.Y its driver API reports}: the newest release whose minimum driver is of that branch
+    or an older one (data/catalog.json "cuda", from cuda_toolkit_driver_versions.csv)."""
+    import json
+    with open(os.path.join(SRCDIR, "data", "catalog.json"), encoding="utf-8") as f:
+        rows = json.load(f)["cuda"]
+    return sorted((int(r["driver"].split(".")[0]), tuple(int(x) for x in r["version"].split(".")[:2]))
+                  for r in rows if r.get("driver"))
+
+
+_BRANCH_CUDA = _cuda_of_branches()
+
+
+def driver_cuda(driver):
+    """What cuDriverGetVersion reports on this driver (12040 for 12.4): the fixture writes it, so a sentence made
+    from it ("which runs CUDA up to 11.4") is checked against the driver's own."""
+    if driver is None:
+        return 12040
+    branch = int(driver.split(".")[0])
+    mj, mn = max(v for b, v in _BRANCH_CUDA if b <= branch)
+    return mj * 1000 + mn * 10
+
+
 def machine(gpus, driver):
     """Ubuntu with these GPUs and this driver (None: no driver at all)."""
     key = (tuple(gpus), driver)
     if key not in _roots:
         root = os.path.join(t.tmpdir("m"), "root")
-        spec = {"os": "ubuntu", "driver": driver, "cuda": 12040, "libs": True,
+        spec = {"os": "ubuntu", "driver": driver, "cuda": driver_cuda(driver), "libs": True,
                 "gpus": [("0000:%02x:00.0" % (i + 1), dev, "0x030000", "nvidia", cc, 8192, name)
                          for i, (dev, cc, name) in enumerate(gpus)]}
         if driver is None:
@@ -90,9 +113,16 @@ for driver in ("535.183.01", "550.54.14", "580.95.05"):
     v = fw(d).get("version")
     t.ok(r.rc == 0 and v and vkey(v) < (2, 17), "GTX 970, driver %s: TensorFlow %s, older than 2.17 [%s]" % (driver, v, SRC_TF217), r)
     t.eq(code(d), ("sass", "sm_50"), "GTX 970, driver %s: runs its sm_50 code [tensorflow_wheel_arch.csv ~2.14-2.17]" % driver)
+# The default is the newest release that runs, by the rules a pinned one is planned with: TensorFlow 2.16 needs CUDA
+# 12.3 or newer, which driver 535 runs only by minor-version compatibility (12.x from 525.60.13), and its sm_50 code
+# needs no JIT; it used to give 2.15 on the 12.2 the driver runs natively (issue 34).
 r, d = plan([GTX970], "535.183.01")
-t.eq(fw(d).get("version"), "2.15.0", "GTX 970 on 535: TensorFlow 2.15 (2.16 needs CUDA 12.3, driver 545) [tensorflow_tested_builds_linux_gpu.csv]")
-t.ok(any("inferred" in x for x in d.get("reasons", [])), "the plan says the 2.15 arch list is inferred [tensorflow_wheel_arch.csv confidence]", d.get("reasons"))
+t.eq(fw(d).get("version"), "2.16.1", "GTX 970 on 535: TensorFlow 2.16 by minor-version compatibility, as tensorflow==2.16 plans "
+     "[tensorflow_tested_builds_linux_gpu.csv 2.16.1 CUDA 12.3; cuda_minor_version_compat.csv 12.x 525.60.13]")
+t.ok(any("inferred" in x for x in d.get("reasons", [])), "the plan says the 2.16 arch list is inferred [tensorflow_wheel_arch.csv confidence]", d.get("reasons"))
+t.ok(any("runs natively no CUDA 12 release on the mirror that TensorFlow 2.16.1 takes (12.3 or newer)" in x
+         for x in d.get("reasons", [])) and not any("older than every CUDA 12 release" in x for x in d.get("reasons", [])),
+     "GTX 970 on 535: the CUDA reason says 535 runs 12.2 natively but TensorFlow 2.16 takes 12.3 or newer", d.get("reasons"))
 
 r, d = plan([GTX970], "580.95.05", "--framework", "tensorflow==2.17")
 t.eq(r.rc, 3, "GTX 970, tensorflow==2.17: refused [%s]" % SRC_TF217, r)
@@ -161,6 +191,68 @@ t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") ==
      any("minor-version compatibility it needs driver 525.60.13" in x for x in d.get("reasons", [])),
      "GTX 970 on 535, pytorch: 2.14 cu126, its sm_50 code, its CUDA 12.6 runtime by minor-version compatibility "
      "[pytorch_gpu_code.csv 2.14 cu126 read; framework_driver_rules.md cu12x >= 525.60.13]", fw(d))
+# The default weighs minor-version compatibility within each release, as a pinned release is planned, so it is the
+# newest release that runs (issue 34; an independent check found the default preferring an older release whose CUDA
+# the driver runs natively): TensorFlow 2.13 (Kepler's last sm_35) and 2.14 need CUDA 11.8, which R470 runs by
+# minor-version compatibility (11.x from 450.80.02); PyTorch 2.14's cu126 runtime needs 525.60.13, and CUDA 12.9
+# for the system too on 525-534, where no CUDA 12 release on the mirror runs natively; its cu132 build runs on
+# 580.65.06 with CUDA 13.0 (13.x from 580.65.06).
+SRC_MVC34 = "cuda_minor_version_compat.csv (11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06)"
+for gpus, driver, args, want in (
+        ([K80], "470.256.02", (), ("2.13.0", None, "11.8.0")),
+        ([GTX780], "470.82.01", ("--framework", "tensorflow"), ("2.13.0", None, "11.8.0")),
+        ([RTX3090], "470.82.01", ("--framework", "tensorflow"), ("2.14.0", None, "11.8.0")),
+        ([GTX970], "525.60.13", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
+        ([RTX3090], "530.30.02", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
+        ([RTX5090], "580.65.06", ("--framework", "pytorch"), ("2.14", "cu132", "13.0.2"))):
+    r, d = plan(gpus, driver, *args)
+    got = (fw(d).get("version"), fw(d).get("cuda_build"), (d.get("cuda") or {}).get("version"))
+    t.eq(got, want, "%s on %s %s: the newest release that runs, by minor-version compatibility [%s]" %
+         (gpus[0][2], driver, " ".join(args) or "(default)", SRC_MVC34))
+    t.ok(not any("which is not on the mirror" in x for x in d.get("reasons", [])),
+         "%s on %s: no reason says a release it planned was passed over" % (gpus[0][2], driver), d.get("reasons"))
+# Without a driver, PyTorch 2.14's cu130 (CUDA 13.0 on the mirror) comes before its cu132 with another CUDA 13: the
+# reason says why cu132 was passed over (a branch of this fix lost it by judging cu132 in the sweeps after cu130's).
+r, d = plan([RTX3090], None, "--framework", "pytorch")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu130" and
+     "Not PyTorch 2.14 (cu132): PyTorch 2.14 (cu132) needs CUDA 13.2, which is not on the mirror." in d.get("reasons", []),
+     "RTX 3090 without a driver, pytorch: cu130, saying why not cu132 [pytorch_release_cuda_matrix.csv 2.14; "
+     "tests/fixtures/nvidia lists no 13.2]", (fw(d), d.get("reasons")))
+r, d = plan([RTX5090], "560.35.03", "--framework", "pytorch", env=AUTO)
+t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") == "cu132",
+     "RTX 5090 on 560, --driver auto: driver 580 and PyTorch 2.14 cu132 [%s]" % SRC_MVC34, fw(d))
+# A release passed over for the driver names the driver it would take: by minor-version compatibility, since the
+# GPU runs its SASS (TensorFlow 2.15-2.21's CUDA 12 on R470 takes 525.60.13, not 12.x's own 535-575).
+r, d = plan([RTX3090], "470.82.01", "--framework", "tensorflow")
+t.ok(any(x.startswith("Not TensorFlow 2.21.0: ") and "525.60.13 or newer by NVIDIA's minor-version compatibility" in x
+         for x in d.get("reasons", [])), "RTX 3090 on 470.82.01: why not TensorFlow 2.21, naming 525.60.13 [%s]" % SRC_MVC34,
+     d.get("reasons"))
+r, d = plan([V100], "470.57.02", "--framework", "tensorflow==2.15")
+t.ok(r.rc == 3 and "525.60.13 or newer by NVIDIA's minor-version compatibility" in d.get("error", "") and
+     "535.104.05" not in d.get("error", ""),
+     "V100 on 470.57.02, tensorflow==2.15: the refusal names 525.60.13, the driver CUDA 12 takes by minor-version "
+     "compatibility with the V100's sm_70 code [%s; tensorflow_wheel_arch.csv 2.15]" % SRC_MVC34, d)
+# The fixture's driver reports its own CUDA (it wrote 12.4 for every driver), so the sentence made from it is checked.
+r, d = plan([GTX1080], "535.183.01", "--framework", "none", "--cuda", "12.4")
+t.ok(r.rc == 3 and "this machine has 535.183.01, which runs CUDA up to 12.2." in d.get("error", ""),
+     "GTX 1080 on 535, --cuda 12.4: refused; the driver runs CUDA up to 12.2 [cuda_toolkit_driver_versions.csv 12.2 535]", d)
+# A pinned release without wheels for the Python asked: the refusal names the release, its Pythons and the releases
+# that have wheels for it; it said "No PyTorch release that cudaup knows supports Python 3.12" (issue 34).
+for pin, py, want in (("pytorch==2.1", "3.12", "PyTorch 2.1 supports Python 3.8 to 3.11, not 3.12; PyTorch 2.2 to 2.14 support Python 3.12."),
+                      ("jax==0.4.30", "3.13", "JAX 0.4.30 supports Python 3.9 to 3.12, not 3.13; JAX 0.4.34 to ")):
+    r, d = plan([GTX970], "535.183.01", "--framework", pin, "--python", py)
+    t.ok(r.rc == 3 and d.get("error", "").startswith(want),
+         "%s --python %s: the refusal names the pinned release's Pythons and those that have %s "
+         "[pytorch_release_cuda_matrix.csv 2.3-2.14; jax_python.csv]" % (pin, py, py), d)
+# PyTorch 2.3 on Python 3.12: its release matrix calls 3.12 experimental, and its cp312 wheel (CUDA 12) was read on
+# PyPI, so it plans, with its cu121 build, saying so (it was refused as no PyTorch supporting 3.12).
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.3", "--python", "3.12")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu121" and fw(d).get("python") == "3.12" and
+     any("calls it experimental for PyTorch 2.3" in x and "torch-2.3.1-cp312" in x for x in d.get("reasons", [])),
+     "pytorch==2.3 --python 3.12: its cu121 build, saying 3.12 is experimental upstream [pytorch_release_cuda_matrix.csv "
+     "2.3 '(3.12 experimental)'; framework_wheel_requires.csv torch-2.3.1-cp312]", (fw(d), d.get("error")))
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.3")
+t.ok(r.rc == 0 and fw(d).get("python") == "3.11", "pytorch==2.3 without --python: Python 3.11, not the experimental 3.12", fw(d))
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118",
      "GTX 970 on 535, pytorch==2.7: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu126 "
@@ -231,6 +323,11 @@ r, d = plan([GTX1080], "580.95.05")
 t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) <= (9, 10, 2),
      "GTX 1080: cuDNN 9.10.2 or older (9.17.0's matrix no longer lists 6.1) [cudnn_support_matrix.csv]", d.get("cudnn"))
 t.ok(any("9.10.2 is the newest known" in x for x in d.get("reasons", [])), "the plan says why newer cuDNN was passed over", d.get("reasons"))
+# A cuDNN the mirror lacks that could not run here anyway: the refusal names the GPU its support matrix drops, as
+# --cuda 11.1 on an RTX 4090 names the missing sm_89 (it said "The mirror has no cuDNN 9.17"; issue 34).
+r, d = plan([GTX1080], "580.95.05", "--framework", "none", "--cudnn", "9.17")
+t.ok(r.rc == 3 and "cuDNN 9.17.0 does not support GPU 0" in d.get("error", "") and "6.1" in d.get("error", ""),
+     "GTX 1080, --cudnn 9.17: refused naming the GPU [cudnn_support_matrix.csv 9.17.0: 7.5 and up]", d)
 r, d = plan([RTX4090], "580.95.05")
 t.ok(d.get("cudnn") and vkey(d["cudnn"]["version"]) > (9, 10, 2), "RTX 4090: a newer cuDNN, both neighbouring matrices list 8.9 [cudnn_support_matrix.csv]", d.get("cudnn"))
 
@@ -241,8 +338,8 @@ t.ok(r.rc == 0 and (d.get("cudnn") or {}).get("version") == "8.9.7" and
      any(x.startswith("cuDNN 8.9.7's support matrix lists CUDA 12.0 to 12.2, not 12.4") for x in d.get("reasons", [])),
      "RTX 3090, tensorflow==2.16 on CUDA 12.4: the plan says cuDNN 8.9.7's row lists 12.0-12.2 and why it pairs them "
      "[cudnn_support_matrix.csv 8.9.7; cudnn_cuda_variants_from_manifests.csv 8.9.7 cuda12]", d.get("reasons"))
-r, d = plan([GTX970], "535.183.01")
-t.ok(r.rc == 0 and not any("support matrix lists CUDA" in x for x in d.get("reasons", [])),
+r, d = plan([GTX970], "535.183.01", "--framework", "tensorflow==2.15")
+t.ok(r.rc == 0 and d.get("cuda", {}).get("version") == "12.2.2" and not any("support matrix lists CUDA" in x for x in d.get("reasons", [])),
      "GTX 970 on 535, TensorFlow 2.15 on CUDA 12.2: no such sentence, 8.9.7's row lists 12.2", d.get("reasons"))
 
 # --- no build has code for the GPU ---------------------------------------------------------------
@@ -482,6 +579,16 @@ for gpu, driver in ((GTX970, "535.183.01"), (K80, "470.57.02"), (RTX5090, "580.9
     t.ok(r.rc == 0 and dm.get("framework") and dm["framework"].get("pip") == fw(d).get("pip"),
          "%s on %s: mirror asks pip for what plan plans (%s) [tensorflow_gpu_code.csv]" % (gpu[2], driver, fw(d).get("pip")),
          (fw(d).get("pip"), dm.get("framework"), dm.get("error")))
+
+# Several frameworks: mirror --json names each whose wheels the site carries, as plan plans them (it named only the
+# first; issue 34).
+r, d = plan([A100], "580.95.05", "--framework", "pytorch,tensorflow")
+rm, dm = plan([A100], "580.95.05", t.tmpdir("site"), "--framework", "pytorch,tensorflow", cmd="mirror",
+              env={"PATH": "/usr/bin:/bin"})
+want = [(f.get("name"), f.get("pip")) for f in d.get("frameworks", [])]
+t.ok(r.rc == 0 and len(want) == 2 and [(f.get("name"), f.get("pip")) for f in dm.get("frameworks") or []] == want and
+     (dm.get("framework") or {}).get("name") == "pytorch",
+     "A100, pytorch,tensorflow: mirror --json names both frameworks plan plans", (want, dm.get("frameworks"), dm.get("error")))
 
 # --- a grid: no plan gives a GPU a cuDNN its matrix does not list, directly or through pip, and
 # every refusal's advice plans.  The matrix rows are read here from the project's CSV
