@@ -275,6 +275,27 @@ jax_gpus_fit(const struct rs *r, const struct cu_cat_jax_plugin *p)
     return true;
 }
 
+/*
+ * The newest JAX release, of @first (the plugin's first) or later, with wheels for the Python asked: in *@at, left
+ * unset (n == 0) where that is the newest release of all, whose pip spec needs no version.  False: none has.
+ */
+static bool
+jax_for_python(const struct rs *r, const struct cu_version *first, struct cu_version *at)
+{
+    const struct cu_catalog_pip *cp = &r->cat->pip;
+    for (size_t i = 0; i < cp->n_jax_python; i++) {
+        const struct cu_cat_jax_python *e = &cp->jax_python[i];
+        if (first->n && cu_version_cmp(&e->to, first) < 0)
+            break; /* newest first: the rest predate the extra */
+        if (cu_version_cmp(&r->py_wish, &e->min) >= 0 && cu_version_cmp(&r->py_wish, &e->max) <= 0) {
+            if (i > 0)
+                *at = e->to;
+            return true;
+        }
+    }
+    return !cp->n_jax_python; /* nothing read: as before */
+}
+
 enum cu_status
 jax_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
@@ -331,14 +352,23 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
                  p->cuda_major, p->driver_branch, r->driver_text);
             continue;
         }
+        /* Unpinned, pip takes the newest JAX with wheels for the Python: where the newest has none for the
+         * Python asked, that is an older release, which may predate this extra (pip then warns and installs a
+         * CPU jaxlib).  Name the release, so that its extra, code and cuDNN are what is judged. */
+        struct cu_version at = r->fw.v;
+        if (!at.n && r->py_wish.n && !jax_for_python(r, &first, &at)) {
+            rs_fail_closer(r, ST_FRAMEWORK, _("No JAX release with jax[%s] has wheels for Python %s (jaxlib's wheels on PyPI)."),
+                    local ? p->local_extra : p->extra, r->in->wishes->python);
+            continue;
+        }
         const char *extra = local ? p->local_extra : p->extra;
         CU_AUTOFREE char *old_extra = NULL;
-        if (local && r->fw.v.n && cu_version_cmp(&r->fw.v, &dash) < 0) {
+        if (local && at.n && cu_version_cmp(&at, &dash) < 0) {
             /* Before 0.6.0 the extra was spelled with an underscore (PEP 685 rename). */
             old_extra = cu_xasprintf("%s_local", p->extra);
             extra = old_extra;
         }
-        jax_add(r, p, extra, local, &r->fw.v, NULL, opts, n);
+        jax_add(r, p, extra, local, &at, NULL, opts, n);
         /* The newest JAX carries PTX that only a driver of the CUDA it was built with can JIT: for a
          * driver too old for that, the releases built with an older CUDA, newest first. */
         const struct cu_catalog_pip *cp = &r->cat->pip;

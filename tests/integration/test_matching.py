@@ -244,6 +244,19 @@ for pin, py, want in (("pytorch==2.1", "3.12", "PyTorch 2.1 supports Python 3.8 
     t.ok(r.rc == 3 and d.get("error", "").startswith(want),
          "%s --python %s: the refusal names the pinned release's Pythons and those that have %s "
          "[pytorch_release_cuda_matrix.csv 2.3-2.14; jax_python.csv]" % (pin, py, py), d)
+# Unpinned JAX with a Python the newest release has no wheels for: pip would take the newest JAX with wheels for that
+# Python, which for 3.9/3.10 predates jax[cuda13] (from 0.8.0): pip warns of the unknown extra and installs a CPU
+# jaxlib.  The plan names the release pip gets and its extra (it planned jax[cuda13] unpinned).
+A100_ = ("20b2", "8.0", "NVIDIA A100-SXM4-80GB")
+for py, want in (("3.9", "jax[cuda12]==0.4.30"), ("3.10", "jax[cuda12]==0.6.2"), ("3.11", "jax[cuda13]==0.10.2"),
+                 ("3.12", "jax[cuda13]")):
+    r, d = plan([A100_], "580.95.05", "--framework", "jax", "--python", py)
+    t.ok(r.rc == 0 and fw(d).get("pip") == [want],
+         "A100 on 580, jax --python %s: %s, the newest JAX with wheels for it that has the extra [jax_python.csv; "
+         "jax plugins first_version]" % (py, want), (fw(d).get("pip"), d.get("error")))
+r, d = plan([A100_], "580.95.05", "--framework", "jax", "--python", "3.8")
+t.ok(r.rc == 3 and "No JAX release with jax[cuda12] has wheels for Python 3.8" in d.get("error", ""),
+     "A100 on 580, jax --python 3.8: refused, no JAX with a CUDA plugin has cp38 wheels [jax_python.csv 0.4.20 3.9]", d)
 # PyTorch 2.3 on Python 3.12: its release matrix calls 3.12 experimental, and its cp312 wheel (CUDA 12) was read on
 # PyPI, so it plans, with its cu121 build, saying so (it was refused as no PyTorch supporting 3.12).
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.3", "--python", "3.12")
