@@ -228,9 +228,18 @@ advice_command(const struct cu_wishes *w, const struct variant *v, const struct 
     char b1[32];
     struct cu_buf b;
     cu_buf_init(&b);
-    const struct cu_plan_framework *f = p->framework;
-    cu_buf_printf(&b, "cudaup install --framework %s%s%s", f ? f->name : "none", f && f->version ? "==" : "",
-                  f && f->version ? f->version : "");
+    cu_buf_printf(&b, "cudaup install");
+    /* Every framework of every environment, as --framework A,B --framework C names them: a plan of several keeps them all. */
+    for (size_t k = 0; k <= p->n_envs; k++) {
+        const struct cu_plan *e = k ? p->envs[k - 1] : p;
+        size_t nf = e->n_frameworks ? e->n_frameworks : 1;
+        cu_buf_printf(&b, " --framework ");
+        for (size_t i = 0; i < nf; i++) {
+            const struct cu_plan_framework *f = e->n_frameworks ? e->frameworks[i] : e->framework;
+            cu_buf_printf(&b, "%s%s%s%s", i ? "," : "", f ? f->name : "none", f && f->version ? "==" : "",
+                          f && f->version ? f->version : "");
+        }
+    }
     bool asked = w->cudnn && *w->cudnn && strcmp(w->cudnn, "auto") != 0 && strcmp(w->cudnn, "none") != 0;
     if (v->keep_cuda && w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0)
         cu_buf_printf(&b, " --cuda %s", w->cuda);
@@ -259,7 +268,24 @@ advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant
                         lead ? lead : r->fw.fw == CU_FW_NONE ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
                         V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : _(" without cuDNN"),
                         p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
-    else
+    else if (p->n_envs || p->n_frameworks > 1) {
+        struct cu_strv names;
+        cu_strv_init(&names);
+        for (size_t k = 0; k <= p->n_envs; k++) {
+            const struct cu_plan *e = k ? p->envs[k - 1] : p;
+            for (size_t i = 0; i < (e->n_frameworks ? e->n_frameworks : 1); i++) {
+                const struct cu_plan_framework *g = e->n_frameworks ? e->frameworks[i] : e->framework;
+                if (g)
+                    cu_strv_push_owned(&names, cu_xasprintf("%s%s%s", cu_framework_title(g->name), g->version ? " " : "",
+                                                            g->version ? g->version : ""));
+            }
+        }
+        CU_AUTOFREE char *list = cu_strv_join(&names, _(", "));
+        cu_error_advise(err, _("%s%s gives %s with CUDA %s%s%s."),
+                        lead ? lead : _("What runs here: "), cmd, list, V(&p->cuda, b1, sizeof(b1)),
+                        p->has_cudnn ? _(" and cuDNN ") : "", p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
+        cu_strv_fini(&names);
+    } else
         cu_error_advise(err, _("%s%s gives %s%s%s%s with CUDA %s%s%s."),
                         lead ? lead : fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
                         cu_framework_title(cu_framework_name(fw)), f->version ? " " : "", f->version ? f->version : "",

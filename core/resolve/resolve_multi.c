@@ -144,7 +144,8 @@ jax_wheel_options(struct rs *r, struct fwopt **opts, size_t *n)
         if (r->fw.extra[0] && strcmp(r->fw.extra, p->extra) != 0)
             continue;
         if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
-            rs_fail(r, ST_DRIVER, _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
+            /* plugins come newest CUDA first: the last names the least driver any takes */
+            rs_fail_closer(r, ST_DRIVER, _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
                     p->cuda_major, p->driver_branch, r->driver_text);
             continue;
         }
@@ -241,7 +242,10 @@ part_options(struct rs *r, struct part *pt)
         memcpy(r->why, rp.why, sizeof(r->why));
         r->min_need = rp.min_need;
     }
-    if (st == CU_OK && pt->n == 0)
+    if (st == CU_OK && pt->n == 0 && !n_raw && rp.why[0])
+        /* No release could be offered at all (the driver, the GPUs): that is the reason, not the wheels. */
+        st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0, "%s", rp.why);
+    else if (st == CU_OK && pt->n == 0)
         st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
                           _("cudaup has not read which CUDA wheels any %s release matching '%s' asks pip for, so it cannot plan it beside other frameworks; on its own, it plans as usual."),
                           cu_framework_title(cu_framework_name(pt->spec.fw)), pt->text);

@@ -101,6 +101,23 @@ t.ok("nvidia-nccl-cu12==2.27.5" in cons and "nvidia-cublas-cu12==12.8.4.1" in co
      "the constraints hold what torch 2.10.0 pins for the shared libraries (NCCL 2.27.5, cuBLAS 12.8.4.1)", cons)
 t.eq(d["cuda"]["version"][:4], "12.8", "the system CUDA is torch's build CUDA, 12.8")
 
+# ---- JAX beside another framework on a driver older than every JAX plugin needs --------------------------------
+# jax[cuda12] needs driver 525 (jax plugins driver_branch): the refusal names that, not unread wheels, and the advice
+# with a newer driver keeps both frameworks (it dropped JAX: "--framework tensorflow==2.20.0 --driver 580").
+T4 = ("1eb8", "7.5", "Tesla T4")
+for pair in ("tensorflow,jax", "pytorch,jax"):
+    r, d = plan(T4, "515.65.01", "--framework", pair, "--driver", "keep")
+    adv = d.get("advice") or ""
+    t.ok(r.rc == 3 and "JAX's CUDA 12 plugin needs NVIDIA driver 525" in (d.get("error") or "")
+         and "cudaup has not read" not in (d.get("error") or "")
+         and re.search(r"--framework %s==[0-9.]+,jax==[0-9.]+ .*--driver 580" % pair.split(",")[0], adv),
+         "T4 on 515, %s with --driver keep: the driver is named, and the advice keeps both frameworks" % pair,
+         (d.get("error"), adv))
+    cmd = re.search(r"cudaup install (.*?) gives", adv)
+    r2, d2 = plan(T4, "515.65.01", *(cmd.group(1).split() if cmd else ["--bad-advice"]))
+    t.ok(r2.rc == 0 and [n for n, _ in fws(d2)] == pair.split(","),
+         "T4 on 515: the advice for %s plans both frameworks" % pair, (r2.rc, fws(d2), d2.get("error")))
+
 # ---- TensorFlow + PyTorch on a GTX 1080 -------------------------------------------------------------------
 # TensorFlow first decides.  2.21.0 asks nvidia-nccl-cu12>=2.27.7, which no cu12 torch pins; 2.20.0 takes torch
 # 2.7.1's pins (cu126, the newest torch with code for Pascal: pytorch_wheel_arch.csv, cu128 starts at sm_70), whose
