@@ -295,7 +295,15 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
         if (part->why)
             cu_plan_reason(p, "%s", part->why);
     }
-    if (r->sweep == 1) {
+    struct cu_version own_need;
+    bool own_native = r->have_driver && cu_catalog_cuda_min_driver(r->cat, &o->cuda_mm, &own_need) &&
+                      cu_version_cmp(&r->driver, &own_need) >= 0;
+    if (r->sweep == 1 && own_native) {
+        /* The driver runs the build's own CUDA: what is missing is that release on the mirror. */
+        cu_plan_reason(p, _("CUDA %s for the system, not %s: the mirror has no CUDA %s release. The %s wheels bring their own CUDA %s runtime; the system CUDA %s, of the same major, serves the tools and the extensions you build."),
+                       V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), V(&o->cuda_mm, (char[32]){0}, 32), o->title,
+                       V(&o->build_cuda, (char[32]){0}, 32), V(cv, (char[32]){0}, 32));
+    } else if (r->sweep == 1) {
         cu_plan_reason(p, _("CUDA %s for the system, not %s: driver %s does not run CUDA %s natively. The %s wheels bring their own CUDA %s runtime, which runs on it by NVIDIA's minor-version compatibility; the system CUDA %s, of the same major, serves the tools and the extensions you build."),
                        V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), r->driver_text,
                        V(&o->cuda_mm, (char[32]){0}, 32), o->title, V(&o->build_cuda, (char[32]){0}, 32),

@@ -264,6 +264,10 @@ t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu121" and fw(d).get("python") ==
      any("calls it experimental for PyTorch 2.3" in x and "torch-2.3.1-cp312" in x for x in d.get("reasons", [])),
      "pytorch==2.3 --python 3.12: its cu121 build, saying 3.12 is experimental upstream [pytorch_release_cuda_matrix.csv "
      "2.3 '(3.12 experimental)'; framework_wheel_requires.csv torch-2.3.1-cp312]", (fw(d), d.get("error")))
+why = " ".join(d.get("reasons", []))
+t.ok("the mirror has no CUDA 12.1 release" in why and "does not run CUDA 12.1 natively" not in why,
+     "pytorch==2.3 cu121 on 535 with the system CUDA 12.2.2: the reason is the mirror (no 12.1), not the driver, which "
+     "runs 12.1 natively [cuda_toolkit_driver_versions.csv 12.1 530.30.02]", why[-900:])
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.3")
 t.ok(r.rc == 0 and fw(d).get("python") == "3.11", "pytorch==2.3 without --python: Python 3.11, not the experimental 3.12", fw(d))
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
