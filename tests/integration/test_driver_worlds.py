@@ -292,13 +292,14 @@ b = Box("deb12nv", "debian12", "6.1.0-26-amd64", ["debian-12.csv", "nvidia-debia
 KEYDEB = b"!<arch>\ncuda-keyring fixture for the test\n"
 KEYSHA = hashlib.sha256(KEYDEB).hexdigest()
 for m in MIRRORS.values():
-    krel = os.path.join(m, "cuda/repos/debian12/x86_64")
-    os.makedirs(krel, exist_ok=True)
-    open(os.path.join(krel, "cuda-keyring_1.1-1_all.deb"), "wb").write(KEYDEB)
+    for dd in ("debian12", "debian13"):
+        krel = os.path.join(m, "cuda/repos/%s/x86_64" % dd)
+        os.makedirs(krel, exist_ok=True)
+        open(os.path.join(krel, "cuda-keyring_1.1-1_all.deb"), "wb").write(KEYDEB)
 # The catalog pins NVIDIA's own keyring; this one pins the fixture's (CUDAUP_CATALOG, as a site would not).
 cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
 for k in cat["driver"]["keyrings"]:
-    if "debian12" in k["url"]:
+    if "debian12" in k["url"] or "debian13" in k["url"]:
         k["sha256"] = KEYSHA
 CAT = os.path.join(t.tmpdir("cat"), "catalog.json")
 json.dump(cat, open(CAT, "w"))
@@ -338,6 +339,27 @@ r, doc = b2.install("--driver-source", "nvidia")
 t.ok(r.rc == 2 and "sha256" in (doc.get("error") or "") and not any(c[:2] == ["apt-get", "install"] for c in b2.calls())
      and "cuda-keyring" not in b2.installed(),
      "issue 33: a keyring whose sha256 is not the pinned one is not handed to apt (exit 2)", (doc.get("error"), b2.calls()))
+# Independent check chk32b F2: NVIDIA's Debian packages depend on packages Debian keeps in contrib (nvidia-support,
+# nvidia-kernel-common, glx-alternative-nvidia, ...): with only `trixie main` listed the plan enables contrib for the
+# release, -updates and -security, as NVIDIA's guide does (`add-apt-repository contrib`).  The old plan wrote no
+# sources step for NVIDIA's repository, and the stand-in apt refused the install (unmet dependencies).
+b = Box("deb13nvmain", "debian13", "6.12.48-amd64", ["debian-13.csv", "nvidia-debian13.csv"], RTX5090,
+        repos=[(DEB, "trixie", ["main"])], synthetic=debian_kernel("6.12.48-amd64", "amd64"), cuda="12.8.1")
+r, d, _ = b.plan("--driver-source", "nvidia", env={"CUDAUP_CATALOG": CAT})
+why = " ".join(s.get("why") or "" for s in d.get("steps", []) if s.get("action") == "sources")
+t.ok(d.get("source") == "nvidia" and "contrib" in why and "trixie trixie-updates trixie-security" in why,
+     "chk32b F2: Debian 13 + RTX 5090 from NVIDIA's repository: the plan enables contrib for trixie, -updates and -security",
+     (d.get("source"), [s.get("action") for s in d.get("steps", [])], why))
+r, doc = b.install("--driver-source", "nvidia", env={"CUDAUP_CATALOG": CAT})
+src = open(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")).read() \
+    if os.path.exists(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")) else ""
+t.ok("Suites: trixie\n" in src and "contrib" in src,
+     "chk32b F2: with only `trixie main` listed, the added sources carry contrib for trixie", src)
+ran_to_the_end(b, r, doc, "chk32b F2: Debian 13 + RTX 5090 from NVIDIA's repository with only `trixie main`")
+t.ok((b.version("nvidia-open") or "").startswith("580.") and "nvidia-support" in b.installed()
+     and "nvidia-kernel-common" in b.installed(),
+     "chk32b F2: nvidia-open 580 installed, with Debian's contrib packages it needs",
+     (b.version("nvidia-open"), b.calls()[-3:]))
 
 # ---- class 5: openSUSE ----
 b = Box("tw", "tumbleweed", "6.17.9-1-default", "opensuse-tumbleweed.csv", RTX4090,
