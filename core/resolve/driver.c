@@ -625,8 +625,18 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
                p->initramfs ? p->initramfs : "-");
     p->reboot = p->blacklist_nouveau || strcmp(p->secure_boot, "mok") == 0 || f->driver.kernel_module ||
                 f->driver.kind == CU_DRIVER_NVIDIA;
-    reason(p, p->reboot ? _("A reboot will be needed: cudaup stops there (exit 5) and carries on when run again.")
-                        : _("No reboot is needed: no other driver holds the GPU, so cudaup loads the module with modprobe."));
+    /* Whether the install brings a newer kernel than the running one is the archive's, known only when it runs:
+     * kernel metas (the module packages that follow one, or the image and headers metas DKMS builds for) take
+     * the archive's newest ABI, and a pacman upgrade is a full one.  The module is then for that kernel, modprobe
+     * fails and the install stops for a reboot (exit 5): the plan says it may, not that it will not. */
+    bool new_kernel = km || r->headers[0] || strcmp(r->manager, "pacman") == 0;
+    if (p->reboot)
+        reason(p, _("A reboot will be needed: cudaup stops there (exit 5) and carries on when run again."));
+    else if (new_kernel)
+        reason(p, _("No other driver holds the GPU, so cudaup loads the module with modprobe after the install. A reboot may still be needed: when the packages bring a newer kernel than the running one (%s), the module is there for that kernel only, modprobe fails, and cudaup stops for a reboot (exit 5) and carries on when run again."),
+               s && s->kernel_release ? s->kernel_release : "?");
+    else
+        reason(p, _("No reboot is needed: no other driver holds the GPU, so cudaup loads the module with modprobe."));
     cu_drv_steps_build(in, p, r, km);
 }
 

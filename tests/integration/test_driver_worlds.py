@@ -223,6 +223,21 @@ r, d, _ = b.plan()
 t.ok("linux-modules-nvidia-580-open-aws" in d.get("packages", []), "class 3: an AWS kernel gets the -aws signed modules", d.get("packages"))
 r, doc = b.install()
 ran_to_the_end(b, r, doc, "class 3: Ubuntu 24.04 AWS kernel")
+# Independent check chk32b F3: the archive's module meta brings the module for its newest kernel ABI (6.8.0-149
+# here), not the running 6.8.0-45: modprobe fails and the install stops for a reboot (exit 5).  The old plan said
+# "No reboot is needed ... cudaup loads the module with modprobe"; the plan cannot know the archive's ABI, so it says
+# a reboot may be needed.
+b = Box("u2204hwesb", "ubuntu2204", "6.8.0-45-generic", ["ubuntu-22.04.csv"], RTX4090, repos=ubuntu_sources("jammy"),
+        synthetic=ubuntu_kernel("6.8.0-45-generic", "generic-hwe-22.04"), secure_boot=True)
+r, d, _ = b.plan()
+reasons = " ".join(d.get("reasons") or [])
+t.ok("linux-modules-nvidia-580-open-generic-hwe-22.04" in d.get("packages", []) and "No reboot is needed" not in reasons
+     and "A reboot may still be needed" in reasons and "6.8.0-45-generic" in reasons,
+     "chk32b F3: Ubuntu 22.04 HWE + RTX 4090, Secure Boot: the plan says a reboot may be needed (the meta brings a newer "
+     "kernel's module), not that none is", reasons)
+r, doc = b.install()
+ran_to_the_end(b, r, doc, "chk32b F3: Ubuntu 22.04 HWE + RTX 4090, Secure Boot")
+t.eq(r.rc, 5, "chk32b F3: ... and the install does stop for a reboot (the module is for 6.8.0-149)", r.err[-600:])
 def follows(world, meta, km, branch, template):
     """Does @template's prebuilt-module meta (of @branch, for kernel meta @km) follow the kernel the image meta
     linux-image-@meta makes the next boot run: do their newest builds depend on the same kernel ABI?"""
@@ -292,13 +307,14 @@ b = Box("deb12nv", "debian12", "6.1.0-26-amd64", ["debian-12.csv", "nvidia-debia
 KEYDEB = b"!<arch>\ncuda-keyring fixture for the test\n"
 KEYSHA = hashlib.sha256(KEYDEB).hexdigest()
 for m in MIRRORS.values():
-    krel = os.path.join(m, "cuda/repos/debian12/x86_64")
-    os.makedirs(krel, exist_ok=True)
-    open(os.path.join(krel, "cuda-keyring_1.1-1_all.deb"), "wb").write(KEYDEB)
+    for dd in ("debian12", "debian13"):
+        krel = os.path.join(m, "cuda/repos/%s/x86_64" % dd)
+        os.makedirs(krel, exist_ok=True)
+        open(os.path.join(krel, "cuda-keyring_1.1-1_all.deb"), "wb").write(KEYDEB)
 # The catalog pins NVIDIA's own keyring; this one pins the fixture's (CUDAUP_CATALOG, as a site would not).
 cat = json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))
 for k in cat["driver"]["keyrings"]:
-    if "debian12" in k["url"]:
+    if "debian12" in k["url"] or "debian13" in k["url"]:
         k["sha256"] = KEYSHA
 CAT = os.path.join(t.tmpdir("cat"), "catalog.json")
 json.dump(cat, open(CAT, "w"))
@@ -338,6 +354,27 @@ r, doc = b2.install("--driver-source", "nvidia")
 t.ok(r.rc == 2 and "sha256" in (doc.get("error") or "") and not any(c[:2] == ["apt-get", "install"] for c in b2.calls())
      and "cuda-keyring" not in b2.installed(),
      "issue 33: a keyring whose sha256 is not the pinned one is not handed to apt (exit 2)", (doc.get("error"), b2.calls()))
+# Independent check chk32b F2: NVIDIA's Debian packages depend on packages Debian keeps in contrib (nvidia-support,
+# nvidia-kernel-common, glx-alternative-nvidia, ...): with only `trixie main` listed the plan enables contrib for the
+# release, -updates and -security, as NVIDIA's guide does (`add-apt-repository contrib`).  The old plan wrote no
+# sources step for NVIDIA's repository, and the stand-in apt refused the install (unmet dependencies).
+b = Box("deb13nvmain", "debian13", "6.12.48-amd64", ["debian-13.csv", "nvidia-debian13.csv"], RTX5090,
+        repos=[(DEB, "trixie", ["main"])], synthetic=debian_kernel("6.12.48-amd64", "amd64"), cuda="12.8.1")
+r, d, _ = b.plan("--driver-source", "nvidia", env={"CUDAUP_CATALOG": CAT})
+why = " ".join(s.get("why") or "" for s in d.get("steps", []) if s.get("action") == "sources")
+t.ok(d.get("source") == "nvidia" and "contrib" in why and "trixie trixie-updates trixie-security" in why,
+     "chk32b F2: Debian 13 + RTX 5090 from NVIDIA's repository: the plan enables contrib for trixie, -updates and -security",
+     (d.get("source"), [s.get("action") for s in d.get("steps", [])], why))
+r, doc = b.install("--driver-source", "nvidia", env={"CUDAUP_CATALOG": CAT})
+src = open(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")).read() \
+    if os.path.exists(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")) else ""
+t.ok("Suites: trixie\n" in src and "contrib" in src,
+     "chk32b F2: with only `trixie main` listed, the added sources carry contrib for trixie", src)
+ran_to_the_end(b, r, doc, "chk32b F2: Debian 13 + RTX 5090 from NVIDIA's repository with only `trixie main`")
+t.ok((b.version("nvidia-open") or "").startswith("580.") and "nvidia-support" in b.installed()
+     and "nvidia-kernel-common" in b.installed(),
+     "chk32b F2: nvidia-open 580 installed, with Debian's contrib packages it needs",
+     (b.version("nvidia-open"), b.calls()[-3:]))
 
 # ---- class 5: openSUSE ----
 b = Box("tw", "tumbleweed", "6.17.9-1-default", "opensuse-tumbleweed.csv", RTX4090,
@@ -740,6 +777,9 @@ for i, (name, os_, kernel, world, g, opts, want) in enumerate(GRID):
     r, idoc = b.install(*extra, env=env)
     if not ran_to_the_end(b, r, idoc, "grid: " + name):
         continue
+    if r.rc == 5:  # chk32b F3: the plan never promised no reboot when the install stops for one
+        t.ok(not any("No reboot is needed" in x for x in d.get("reasons") or []),
+             "grid: %s: the install stops for a reboot, and the plan did not promise none" % name, d.get("reasons"))
     ins = b.installed()
     missing = [p for p in d.get("packages", []) if p not in ins and not any(p in (x.provides if hasattr(x, "provides") else []) for x in [])]
     bad = b.driver_versions(want[0])
