@@ -160,7 +160,7 @@ cu_line_break(const char *s, int cols, bool cut_long, size_t *next)
             end = strong;
         } else if (weak) {
             end = weak;
-        } else if (cut_long) {
+        } else if (cut_long && !kept_span(s + i, &(int){0}, &(wchar_t){0}, &(int){0}, &(wchar_t){0}, &(int){0})) {
             /* One word wider than the line (a path): cut it, after a '/' or '-' in its second half. */
             end = i;
             for (size_t k = i; k > i / 2; k--)
@@ -174,7 +174,12 @@ cu_line_break(const char *s, int cols, bool cut_long, size_t *next)
             int sw;
             wchar_t f, l;
             int fw, lw;
-            while (!kept_span(s + i, &sw, &f, &fw, &l, &lw) && s[end] && s[end] != ' ' && s[end] != '\n') {
+            /* A command wider than the line, with no break before it on this line: it stays with what is
+             * glued to it ("(`cmd`,"), breaking at the space after it, never between "(" and "`". */
+            size_t kn = kept_span(s + i, &sw, &f, &fw, &l, &lw);
+            bool glued = kn != 0;
+            end += kn;
+            while ((glued || !kept_span(s + i, &sw, &f, &fw, &l, &lw)) && s[end] && s[end] != ' ' && s[end] != '\n') {
                 wchar_t c;
                 int w;
                 size_t n = decode(s + end, &c, &w);

@@ -246,8 +246,11 @@ def on_pty(args, env, columns=None, winsize=None, timeout=300, answer=None):
 
 
 def unbreakable(line, width):
-    """A line may pass the width only when it holds a word too long for any line (a long path)."""
-    return max(len(w) for w in line.split()) > width // 2
+    """A line may pass the width only when it holds a word too long for any line (a long path), or a command
+    kept whole (`between backticks`, or alone on its line: cudaup never breaks one, so that it pastes as one line)."""
+    return (max(len(w) for w in line.split()) > width // 2
+            or any(len(c) + 2 > width // 2 for c in re.findall(r"`([^`]+)`", line))
+            or re.match(r"\s*(cudaup|python3?|\.) ", line) is not None)  # a command alone on its line, kept whole
 
 
 def segments(out):

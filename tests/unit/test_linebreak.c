@@ -210,6 +210,9 @@ commands_never_break(void **state)
         /* Text in backticks is a command too, and keeps its backticks. */
         check("then `cudaup verify --deep` checks", 12, cut, "then|`cudaup verify --deep`|checks");
         check("a lone ` stays text", 8, cut, "a lone `|stays|text");
+        /* Glued to its punctuation and wider than the line: "(" and "," stay with it (doctor's fix). */
+        check("Blacklist it (`echo x | sudo tee /etc/y.conf`, then", 16, cut,
+              "Blacklist it|(`echo x | sudo tee /etc/y.conf`,|then");
     }
     /* In Chinese text the command breaks away after its colon, never inside. */
     check("然后试一试：" CU_KEEP_OPEN "python -c 'a; b'" CU_KEEP_CLOSE, 16, true, "然后试一试：|python -c 'a; b'");
