@@ -236,8 +236,13 @@ part_options(struct rs *r, struct part *pt)
         rs_judge_code(&rp, &pt->opts[i]);
     }
     rp.silent = false;
-    /* What failed deepest in the part explains best when nothing fits. */
-    if (rp.stage > r->stage) {
+    /* What failed deepest in the part explains best when nothing fits; a part with a build that runs here
+     * is not the blocker, whatever its other builds met (JAX's CUDA 13 plugin on a 550 driver, beside a
+     * TensorFlow that cannot run). */
+    bool part_runs = false;
+    for (size_t i = 0; st == CU_OK && i < pt->n; i++)
+        part_runs |= pt->opts[i].code_class != CODE_NO_FIT;
+    if (rp.stage > r->stage && !part_runs) {
         r->stage = rp.stage;
         memcpy(r->why, rp.why, sizeof(r->why));
         r->min_need = rp.min_need;

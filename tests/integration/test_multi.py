@@ -118,6 +118,14 @@ for pair in ("tensorflow,jax", "pytorch,jax"):
     t.ok(r2.rc == 0 and [n for n, _ in fws(d2)] == pair.split(","),
          "T4 on 515: the advice for %s plans both frameworks" % pair, (r2.rc, fws(d2), d2.get("error")))
 
+# The blocker is the part that cannot run, not a plugin of a part that can: on 550 JAX runs (jax[cuda12]), TensorFlow
+# 2.20 reaches an H100 only by JIT of CUDA 12.5's compute_90, which needs 555.42.02 (it blamed JAX's CUDA 13 plugin).
+r, d = plan(H100, "550.127.05", "--framework", "tensorflow==2.20,jax", "--driver", "keep")
+t.ok(r.rc == 3 and "TensorFlow 2.20.0" in (d.get("error") or "") and "555.42.02" in (d.get("error") or "")
+     and "JAX" not in (d.get("error") or ""),
+     "H100 on 550, tensorflow==2.20,jax: the refusal names TensorFlow's PTX and 555.42.02, not JAX's CUDA 13 plugin "
+     "[tensorflow_wheel_arch.csv 2.20; cuda_toolkit_driver_versions.csv 12.5]", d.get("error"))
+
 # ---- TensorFlow + PyTorch on a GTX 1080 -------------------------------------------------------------------
 # TensorFlow first decides.  2.21.0 asks nvidia-nccl-cu12>=2.27.7, which no cu12 torch pins; 2.20.0 takes torch
 # 2.7.1's pins (cu126, the newest torch with code for Pascal: pytorch_wheel_arch.csv, cu128 starts at sm_70), whose
