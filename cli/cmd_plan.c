@@ -105,7 +105,9 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
                                             cu_drv_flavor_word(drv->flavor),
                                             strcmp(drv->source, "distro") == 0 ? drv->distro : _("NVIDIA's repository"),
                                             drv->manager, cu_drv_secure_boot_word(drv->secure_boot),
-                                            drv->reboot ? _("a reboot will be needed") : _("no reboot needed"));
+                                            drv->reboot       ? _("a reboot will be needed")
+                                            : drv->reboot_may ? _("a reboot may be needed (if the packages bring a newer kernel)")
+                                                              : _("no reboot needed"));
         head_line(app, _("Driver"), dl, width);
     }
     /* The count and the total take in every archive, the Python cudaup brings too; a size the

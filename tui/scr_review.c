@@ -172,6 +172,9 @@ draw(struct tui *t)
         if (drv->reboot)
             tui_doc_add(&d, TC_WARN, 2, "%s %s", tui_mark(t, 0),
                         _("A reboot will be needed: the wizard stops there; run cudaup again afterwards to go on."));
+        else if (drv->reboot_may)
+            tui_doc_add(&d, TC_NORMAL, 2, "%s",
+                        _("A reboot may be needed if the packages bring a newer kernel: the wizard then stops there; run cudaup again afterwards to go on."));
     }
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Versions"));
     tui_doc_add(&d, TC_NORMAL, 2, _("CUDA %s in %s"), cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);

@@ -314,6 +314,8 @@ conv_nvswitch_vpd(struct dconv *c, const json_t *o, size_t i, struct cu_drv_nvsw
         return bad(c, "nvswitch_vpd", i, "name");
     if (!get_str(o, "needs_file", false, &n->needs_file) || n->needs_file[0] != '/')
         return bad(c, "nvswitch_vpd", i, "needs_file");
+    if (!get_strv(o, "gpu_cc", &n->gpu_cc) || !n->gpu_cc[0])
+        return bad(c, "nvswitch_vpd", i, "gpu_cc");
     if (!get_str(o, "ref", false, &n->ref))
         return bad(c, "nvswitch_vpd", i, "ref");
     if (!get_str(o, "confidence", false, &n->confidence))
@@ -497,6 +499,7 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(n->mark);
         free(n->name);
         free(n->needs_file);
+        cu_strv_free(n->gpu_cc);
         free(n->ref);
         free(n->confidence);
     }

@@ -73,6 +73,7 @@ struct cu_drv_nvswitch {
 struct cu_drv_nvswitch_vpd {
     char *kind, *mark, *name;
     char *needs_file;       /* a file the NVLink Subnet Manager's package installs: its absence says nvlsm is missing */
+    char **gpu_cc;          /* the compute capabilities of the GPUs such boards carry ("10.0"), NULL-terminated */
     char *ref, *confidence;
 };
 

@@ -210,7 +210,7 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
         }
         cu_strv_fini(&fm);
         cu_strv_fini(&ls);
-    } else if (!nvswitch && s->infiniband_vpd_unread) {
+    } else if (!nvswitch && s->infiniband_vpd_unread && cu_drv_nvlink5_possible(f, cat)) {
         cu_problems_add(out, "nvswitch-unknown", CU_SEV_WARNING,
                         cu_xasprintf(_("The VPD of %d InfiniBand devices here could not be read (only root may read it), so doctor cannot tell whether this is a fourth-generation NVSwitch board (HGX/DGX B200 or later), whose fabric manager and NVLink Subnet Manager it would check."),
                                      s->infiniband_vpd_unread),

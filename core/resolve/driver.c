@@ -116,6 +116,18 @@ cu_drv_nvswitch_count(const struct cu_facts *f, const struct cu_catalog *cat, co
     return n;
 }
 
+bool
+cu_drv_nvlink5_possible(const struct cu_facts *f, const struct cu_catalog *cat)
+{
+    char b[32];
+    for (size_t k = 0; cat->driver && k < cat->driver->n_nvswitch_vpd; k++)
+        for (size_t g = 0; g < f->n_gpus; g++)
+            for (char **cc = cat->driver->nvswitch_vpd[k].gpu_cc; f->gpus[g].cc.n && cc && *cc; cc++)
+                if (strcmp(*cc, cu_version_format(&f->gpus[g].cc, 2, b, sizeof(b))) == 0)
+                    return true;
+    return false;
+}
+
 int
 cu_drv_nvlink5_count(const struct cu_facts *f, const struct cu_catalog *cat, const struct cu_drv_nvswitch_vpd **row)
 {
@@ -582,7 +594,7 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
                    k->branch);
     }
     p->nvlink5_unread = f->drv ? f->drv->infiniband_vpd_unread : 0;
-    if (!p->nvswitch && !p->nvlink5 && p->nvlink5_unread)
+    if (!p->nvswitch && !p->nvlink5 && p->nvlink5_unread && cu_drv_nvlink5_possible(f, in->cat))
         reason(p, _("The VPD of %d InfiniBand devices here could not be read (only root may read it), so cudaup cannot tell whether this is a fourth-generation NVSwitch board (HGX/DGX B200 or later), which needs NVIDIA's fabric manager and NVLink Subnet Manager: this plan has neither. Run cudaup as root (sudo) to plan for such a board."),
                p->nvlink5_unread);
     /* How the branch is held, so that the next upgrade neither crosses a GPU's last branch nor changes flavor. */
@@ -630,6 +642,7 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
      * the archive's newest ABI, and a pacman upgrade is a full one.  The module is then for that kernel, modprobe
      * fails and the install stops for a reboot (exit 5): the plan says it may, not that it will not. */
     bool new_kernel = km || r->headers[0] || strcmp(r->manager, "pacman") == 0;
+    p->reboot_may = !p->reboot && new_kernel;
     if (p->reboot)
         reason(p, _("A reboot will be needed: cudaup stops there (exit 5) and carries on when run again."));
     else if (new_kernel)
@@ -868,6 +881,7 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     json_object_set_new(o, "nvswitch", json_integer(p->nvswitch));
     json_object_set_new(o, "nvlink5", json_integer(p->nvlink5));
     json_object_set_new(o, "nvlink5_unread", json_integer(p->nvlink5_unread));
+    json_object_set_new(o, "reboot_may", json_boolean(p->reboot_may));
     if (p->fabricmanager.n) {
         json_t *fm = json_object();
         json_object_set_new(fm, "packages", jstrv(&p->fabricmanager));

@@ -74,6 +74,7 @@ struct cu_drv_plan {
     char *mok_key, *mok_cert;
     bool blacklist_nouveau;
     bool reboot;
+    bool reboot_may;        /* no reboot planned, but the packages may bring a newer kernel than the running one */
     bool keep_may_do;       /* action refuse: leaving the driver as it is may serve (no branch serves every GPU) */
     struct cu_version version; /* the least driver of the branch that NVIDIA's CUDA table names */
     struct cu_strv reasons;
@@ -150,6 +151,8 @@ const char *cu_drv_row_kernel(const struct cu_drv_pkg *row, const char *km);
  * Fourth-generation NVSwitch management ports (HGX/DGX B200 and later): InfiniBand devices whose VPD holds a
  * driver_nvswitch_vpd.csv mark.  @row (may be NULL) gets the first matching row.
  */
+/** Could this machine be a fourth-generation NVSwitch board: a GPU here of a compute capability such boards carry? */
+bool cu_drv_nvlink5_possible(const struct cu_facts *facts, const struct cu_catalog *cat);
 int cu_drv_nvlink5_count(const struct cu_facts *facts, const struct cu_catalog *cat,
                          const struct cu_drv_nvswitch_vpd **row);
 
