@@ -29,7 +29,8 @@ MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR)
 WHEELS = t.tmpdir("wheels")
 REQ = ["nvidia-cudnn-cu12>=9.8; extra == 'cuda12'", "nvidia-cudnn-cu13>=9.12; extra == 'cuda13'"]
-mkwheels.build(WHEELS, [("jax", "0.10.1", {"requires": REQ}),
+# JAX 0.10.2: the newest release with wheels for Python 3.11 (jax_python.csv), which the plan names for --python 3.11.
+mkwheels.build(WHEELS, [("jax", "0.10.2", {"requires": REQ}),
                         ("nvidia-cudnn-cu12", "9.10.2.21"), ("nvidia-cudnn-cu12", "9.17.1.4")])
 AIRGAP = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 GTX1080 = ("1b80", "6.1", "NVIDIA GeForce GTX 1080")
@@ -75,7 +76,9 @@ def framework(r):
 pas = Box("pascal", GTX1080, "580.95.05")
 r = pas.cmd("plan")
 f = framework(r)
-t.ok(r.rc == 0 and f.get("pip") == ["jax[cuda12]"], "GTX 1080: jax[cuda12] (the cuda13 plugin needs 7.5: jax_cuda_plugins.csv)", r)
+t.ok(r.rc == 0 and f.get("pip") == ["jax[cuda12]==0.10.2"],
+     "GTX 1080: jax[cuda12] (the cuda13 plugin needs 7.5: jax_cuda_plugins.csv), at 0.10.2, the newest JAX with wheels "
+     "for Python 3.11 [jax_python.csv 0.7.1-0.10.2]", r)
 t.eq(f.get("constraints"), ["nvidia-cudnn-cu12==9.10.2.*"],
      "GTX 1080: pip is held to cuDNN 9.10.2 [cudnn_support_matrix.csv 9.10.2 lists 6.1; 9.17.0 does not]")
 t.ok(f.get("constraints_file", "").startswith(pas.state + "/"), "the constraints file is kept in the state folder", f)
@@ -107,7 +110,7 @@ t.ok(r.rc == 4 and fc.get("status") == "fail" and "9.17.1.4" in fc.get("detail",
 ada = Box("ada", RTX4090, "570.133.07")
 r = ada.cmd("plan")
 f = framework(r)
-t.ok(r.rc == 0 and f.get("pip") == ["jax[cuda12]"] and f.get("constraints") == [],
+t.ok(r.rc == 0 and f.get("pip") == ["jax[cuda12]==0.10.2"] and f.get("constraints") == [],
      "RTX 4090 on driver 570: jax[cuda12] with no pin [cudnn_support_matrix.csv 9.17.0 lists 8.9]", r)
 r = ada.cmd("install")
 t.eq(r.rc, 0, "RTX 4090: the install", r)
