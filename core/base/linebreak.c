@@ -156,11 +156,14 @@ cu_line_break(const char *s, int cols, bool cut_long, size_t *next)
         *next = s[i] == '\n' ? i + 1 : i;
     } else {
         int slack = cols / 8 < 4 ? 4 : cols / 8 > 10 ? 10 : cols / 8;
+        int sw, fw, lw;
+        wchar_t f, l;
+        size_t kn = kept_span(s + i, &sw, &f, &fw, &l, &lw); /* the line overflowed at a command */
         if (strong && (weak <= strong || strong_col >= cols - slack)) {
             end = strong;
         } else if (weak) {
             end = weak;
-        } else if (cut_long && !kept_span(s + i, &(int){0}, &(wchar_t){0}, &(int){0}, &(wchar_t){0}, &(int){0})) {
+        } else if (cut_long && !kn) {
             /* One word wider than the line (a path): cut it, after a '/' or '-' in its second half. */
             end = i;
             for (size_t k = i; k > i / 2; k--)
@@ -169,17 +172,11 @@ cu_line_break(const char *s, int cols, bool cut_long, size_t *next)
                     break;
                 }
         } else {
-            /* Kept whole: the word runs on to its own end (a command that follows it goes to the next line). */
-            end = i;
-            int sw;
-            wchar_t f, l;
-            int fw, lw;
-            /* A command wider than the line, with no break before it on this line: it stays with what is
-             * glued to it ("(`cmd`,"), breaking at the space after it, never between "(" and "`". */
-            size_t kn = kept_span(s + i, &sw, &f, &fw, &l, &lw);
-            bool glued = kn != 0;
-            end += kn;
-            while ((glued || !kept_span(s + i, &sw, &f, &fw, &l, &lw)) && s[end] && s[end] != ' ' && s[end] != '\n') {
+            /* Kept whole: the word runs on to its own end.  A command wider than the line, with no break
+             * before it on this line, stays with what is glued to it ("(`cmd`,"), breaking at the space
+             * after it, never between "(" and "`". */
+            end = i + kn;
+            while (s[end] && s[end] != ' ' && s[end] != '\n') {
                 wchar_t c;
                 int w;
                 size_t n = decode(s + end, &c, &w);

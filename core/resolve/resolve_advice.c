@@ -231,14 +231,12 @@ advice_command(const struct cu_wishes *w, const struct variant *v, const struct 
     cu_buf_printf(&b, "cudaup install");
     /* Every framework of every environment, as --framework A,B --framework C names them: a plan of several keeps them all. */
     for (size_t k = 0; k <= p->n_envs; k++) {
-        const struct cu_plan *e = k ? p->envs[k - 1] : p;
-        size_t nf = e->n_frameworks ? e->n_frameworks : 1;
-        cu_buf_printf(&b, " --framework ");
-        for (size_t i = 0; i < nf; i++) {
-            const struct cu_plan_framework *f = e->n_frameworks ? e->frameworks[i] : e->framework;
-            cu_buf_printf(&b, "%s%s%s%s", i ? "," : "", f ? f->name : "none", f && f->version ? "==" : "",
-                          f && f->version ? f->version : "");
-        }
+        size_t nf;
+        struct cu_plan_framework *const *fv = cu_plan_frameworks(k ? p->envs[k - 1] : p, &nf);
+        cu_buf_printf(&b, " --framework %s", nf ? "" : "none");
+        for (size_t i = 0; i < nf; i++)
+            cu_buf_printf(&b, "%s%s%s%s", i ? "," : "", fv[i]->name, fv[i]->version ? "==" : "",
+                          fv[i]->version ? fv[i]->version : "");
     }
     bool asked = w->cudnn && *w->cudnn && strcmp(w->cudnn, "auto") != 0 && strcmp(w->cudnn, "none") != 0;
     if (v->keep_cuda && w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0)
@@ -272,13 +270,11 @@ advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant
         struct cu_strv names;
         cu_strv_init(&names);
         for (size_t k = 0; k <= p->n_envs; k++) {
-            const struct cu_plan *e = k ? p->envs[k - 1] : p;
-            for (size_t i = 0; i < (e->n_frameworks ? e->n_frameworks : 1); i++) {
-                const struct cu_plan_framework *g = e->n_frameworks ? e->frameworks[i] : e->framework;
-                if (g)
-                    cu_strv_push_owned(&names, cu_xasprintf("%s%s%s", cu_framework_title(g->name), g->version ? " " : "",
-                                                            g->version ? g->version : ""));
-            }
+            size_t nf;
+            struct cu_plan_framework *const *fv = cu_plan_frameworks(k ? p->envs[k - 1] : p, &nf);
+            for (size_t i = 0; i < nf; i++)
+                cu_strv_push_owned(&names, cu_xasprintf("%s%s%s", cu_framework_title(fv[i]->name),
+                                                        fv[i]->version ? " " : "", fv[i]->version ? fv[i]->version : ""));
         }
         CU_AUTOFREE char *list = cu_strv_join(&names, _(", "));
         cu_error_advise(err, _("%s%s gives %s with CUDA %s%s%s."),
