@@ -30,11 +30,13 @@ doc = r.json()
 t.eq(r.rc, 0, "hopper: plan exits 0", r)
 for k in ("cuda", "cudnn", "framework", "downloads", "download_bytes", "steps", "reasons"):
     t.has(doc, k, "plan JSON has %s" % k)
-t.eq((doc["cuda"]["version"], doc["cuda"]["path"]), ("12.4.0", "/opt/cu/cuda-12.4"), "hopper: CUDA 12.4.0 in PREFIX/cuda-12.4")
-t.eq(doc["cudnn"]["version"], "8.9.7", "hopper: cuDNN release label")
+# TensorFlow 2.21 carries sm_90 (read in its wheel) and needs CUDA 12.5+, which driver 550 runs by minor-version
+# compatibility: the newest CUDA 12 on the mirror, 12.9.1, with its cuDNN 9.14.0.
+t.eq((doc["cuda"]["version"], doc["cuda"]["path"]), ("12.9.1", "/opt/cu/cuda-12.9"), "hopper: CUDA 12.9.1 in PREFIX/cuda-12.9")
+t.eq(doc["cudnn"]["version"], "9.14.0", "hopper: cuDNN release label")
 t.eq(doc["cudnn"]["cuda_variant"], "12", "hopper: cuDNN's CUDA 12 build")
 t.eq(doc["framework"]["name"], "tensorflow", "default framework is TensorFlow")
-t.eq(doc["framework"]["version"], "2.17.0", "hopper on 550: TensorFlow 2.17.0 (2.18+ needs CUDA 12.5)")
+t.eq(doc["framework"]["version"], "2.21.0", "hopper on 550: TensorFlow 2.21.0 (CUDA 12.5+ by minor-version compatibility)")
 t.ok(doc["framework"]["python"], "a Python version is planned")
 d0 = doc["downloads"][0]
 t.ok(set(d0) >= {"component", "url", "sha256", "size"}, "downloads carry component, url, sha256, size")
@@ -66,7 +68,7 @@ srv = Server(FIX)
 cache = t.tmpdir("httpcache")
 r = plan(root, env, mirror=srv.url, cache=cache)
 t.eq(r.rc, 0, "http mirror: plan exits 0", r)
-t.ok(r.json() and r.json()["cuda"]["version"] == "12.4.0", "http mirror: same choice as file://")
+t.ok(r.json() and r.json()["cuda"]["version"] == "12.9.1", "http mirror: same choice as file://")
 first = len(srv.gets(".json"))
 t.ok(first >= 2, "http mirror: manifests were fetched (%d)" % first)
 srv.clear()
@@ -76,31 +78,31 @@ t.eq(srv.gets(".json"), [], "cached manifests are not downloaded again")
 
 # Transient errors are retried; a captive-portal page is bad input; a truncated manifest too.
 srv.clear()
-srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[503, 500])
+srv.fault("/cuda/redist/redistrib_12.9.1.json", status=[503, 500])
 r = plan(root, env, mirror=srv.url)
 t.eq(r.rc, 0, "503 then 500 then 200: retried and planned", r)
-t.eq(len(srv.gets("redistrib_12.4.0.json")), 3, "three requests for the flaky manifest")
-srv.fault("/cuda/redist/redistrib_12.4.0.json", html_body=True)
+t.eq(len(srv.gets("redistrib_12.9.1.json")), 3, "three requests for the flaky manifest")
+srv.fault("/cuda/redist/redistrib_12.9.1.json", html_body=True)
 r = plan(root, env, mirror=srv.url)
 t.eq(r.rc, 2, "an HTML page instead of a manifest: exit 2", r)
 t.ok("not valid JSON" in r.err, "says the manifest is not valid JSON", r)
-srv.fault("/cuda/redist/redistrib_12.4.0.json", truncate=100)
+srv.fault("/cuda/redist/redistrib_12.9.1.json", truncate=100)
 r = plan(root, env, mirror=srv.url, cache=t.tmpdir("c"))
 t.ok(r.rc in (1, 2), "a manifest cut short: a clear failure, not a plan", r)
-srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[404] * 10)
+srv.fault("/cuda/redist/redistrib_12.9.1.json", status=[404] * 10)
 r = plan(root, env, mirror=srv.url, cache=t.tmpdir("c"))
 t.eq(r.rc, 0, "a manifest the mirror lacks is skipped", r)
-t.ok(r.json()["cuda"]["version"] != "12.4.0", "12.4.0 was not chosen when missing")
-srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[500] * 10)
+t.ok(r.json()["cuda"]["version"] != "12.9.1", "12.9.1 was not chosen when missing")
+srv.fault("/cuda/redist/redistrib_12.9.1.json", status=[500] * 10)
 r = plan(root, env, "--retries", "2", mirror=srv.url, cache=t.tmpdir("c"))
 t.eq(r.rc, 1, "a mirror that keeps failing: exit 1", r)
 t.ok("HTTP 500" in r.err and "--mirror" in r.err, "names the HTTP status and suggests --mirror", r)
 t.ok(r.json() and r.json()["error"].endswith("HTTP 500."), "an error is a sentence: it ends with its full stop",
      (r.json() or {}).get("error"))
-srv.fault("/cuda/redist/redistrib_12.4.0.json", redirect="file:///etc/passwd")
+srv.fault("/cuda/redist/redistrib_12.9.1.json", redirect="file:///etc/passwd")
 r = plan(root, env, mirror=srv.url, cache=t.tmpdir("c"))
 t.eq(r.rc, 1, "a redirect to file:// is refused", r)
-srv.fault("/cuda/redist/redistrib_12.4.0.json", status=[500] * 10)
+srv.fault("/cuda/redist/redistrib_12.9.1.json", status=[500] * 10)
 r = plan(root, env, "--retries", "2", mirror=srv.url, cache=t.tmpdir("c"))
 d = r.json() or {}
 t.ok(r.rc == 1 and srv.url in d.get("advice", "") and "is up" in d.get("advice", "") and
@@ -152,7 +154,7 @@ t.ok(r.rc == 1 and down_url in d.get("advice", ""), "a mirror that is down: exit
 fake = t.tmpdir("replay")
 shutil.copytree(FIX, os.path.join(fake, "m"))
 m = os.path.join(fake, "m", "cuda", "redist")
-shutil.copy(os.path.join(m, "redistrib_12.2.2.json"), os.path.join(m, "redistrib_12.4.0.json"))
+shutil.copy(os.path.join(m, "redistrib_12.2.2.json"), os.path.join(m, "redistrib_12.9.1.json"))
 r = plan(root, env, mirror="file://" + os.path.join(fake, "m"))
 t.eq(r.rc, 2, "an old manifest under a new name: exit 2", r)
 t.ok("12.2.2" in r.err, "names the release it claims to be", r)
@@ -397,20 +399,22 @@ def plan_text(*args):
 
 
 # Data provenance: the reason in plain words; the data row and its citation behind -v and in JSON.
-r = plan(two, tenv, "--framework", "tensorflow==2.15")
+# (PyTorch 2.6's cu118 build, whose GPU code is inferred: TensorFlow's is read in every wheel since issue 34.)
+r = plan(two, tenv, "--framework", "pytorch==2.6", "--cuda", "11.8")
 doc = r.json() or {}
 prov = doc.get("provenance") or []
-t.ok(r.rc == 0 and any("tensorflow_wheel_arch.csv" in x.get("source", "") and x.get("reason") in doc.get("reasons", [])
-                       for x in prov),
-     "plan --json: provenance[] pairs the reason with its data row (tensorflow_wheel_arch.csv)", prov)
+SRC26 = "not read at release/2.6"  # pytorch_wheel_arch.csv 2.6.x cu118's source
+t.ok(r.rc == 0 and any(SRC26 in x.get("source", "") and x.get("reason") in doc.get("reasons", []) for x in prov),
+     "plan --json: provenance[] pairs the reason with its data row's source (pytorch_wheel_arch.csv 2.6.x cu118)", prov)
 t.ok(not any(".csv" in x for x in doc.get("reasons", [])), "plan --json: reasons[] stay the words the user reads",
      doc.get("reasons"))
-rt = plan_text("--framework", "tensorflow==2.15")
-t.ok(rt.rc == 0 and "is inferred (from neighbouring releases and documentation), not read from its wheels." in rt.out and
-     ".csv" not in rt.out and "source:" not in rt.out, "plan: the inferred GPU code in plain words, no data file", rt.out)
-rv = plan_text("--framework", "tensorflow==2.15", "-v")
-t.ok("source: shared/data/compat/tensorflow_wheel_arch.csv row '~2.14-2.17'" in rv.out,
+ri = plan_text("--framework", "pytorch==2.6", "--cuda", "11.8")
+t.ok(ri.rc == 0 and "is inferred (from neighbouring releases and documentation), not read from its wheels." in ri.out and
+     ".csv" not in ri.out and "source:" not in ri.out, "plan: the inferred GPU code in plain words, no data file", ri.out)
+rv = plan_text("--framework", "pytorch==2.6", "--cuda", "11.8", "-v")
+t.ok(re.search(r"\n +source: [^\n]*" + re.escape(SRC26), rv.out),
      "plan -v: the reason's source under it", rv.out)
+rt = plan_text("--framework", "tensorflow==2.15")
 
 # The Python reason names the framework's own upper bound, or cudaup's ceiling when the framework goes further.
 t.ok("Python 3.11: the newest TensorFlow 2.15.0 supports." in rt.out and "up to 3.12" not in rt.out,

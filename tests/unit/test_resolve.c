@@ -193,13 +193,15 @@ hopper_tensorflow(void **state)
     struct cu_plan *p = NULL;
     struct cu_error err;
     assert_ok(resolve(x, f, (struct cu_wishes){0}, &p, &err), &err);
-    assert_string_equal(vs(&p->cuda), "12.4.0"); /* 12.4.1 needs 550.54.15 */
-    assert_string_equal(p->cuda_path, "/opt/p/cuda-12.4");
+    /* TensorFlow 2.21 carries sm_90 (read in its wheel) and needs CUDA 12.5 or newer, which driver 550 runs by
+     * minor-version compatibility: the newest CUDA 12 on the mirror. */
+    assert_string_equal(vs(&p->cuda), "12.9.1");
+    assert_string_equal(p->cuda_path, "/opt/p/cuda-12.9");
     assert_true(p->has_cudnn);
     assert_string_equal(p->cudnn_variant, "12");
-    assert_int_equal(p->cudnn.part[0], 8); /* TF 2.17 was tested with cuDNN 8.9 */
+    assert_int_equal(p->cudnn.part[0], 9); /* TF 2.21 was tested with cuDNN 9.3 */
     assert_string_equal(p->framework->name, "tensorflow");
-    assert_string_equal(p->framework->pip[0], "tensorflow==2.17.0");
+    assert_string_equal(p->framework->pip[0], "tensorflow==2.21.0");
     uint64_t sum = 0;
     for (size_t i = 0; i < p->n_downloads; i++) {
         sum += p->downloads[i].size;
@@ -209,10 +211,11 @@ hopper_tensorflow(void **state)
     assert_int_equal(sum, p->download_bytes);
     bool why = false;
     for (size_t i = 0; i < p->reasons.n; i++)
-        why |= strstr(p->reasons.v[i], "Not TensorFlow 2.21.0") != NULL && strstr(p->reasons.v[i], "555.42") != NULL;
+        why |= strstr(p->reasons.v[i], "CUDA 12.9.1: driver 550.54.14") != NULL &&
+               strstr(p->reasons.v[i], "minor-version compatibility") != NULL;
     assert_true(why);
 
-    /* The archives: the default components (gen-catalog's list) that 12.4.0's manifest has for
+    /* The archives: the default components (gen-catalog's list) that 12.9.1's manifest has for
      * linux-x86_64, and cuDNN; named here, not read back from the program. */
     static const char *const want[] = {"cuda_cccl", "cuda_cudart", "cuda_cupti", "cuda_nvcc", "cuda_nvrtc",
                                        "cuda_nvtx", "cuda_profiler_api", "cudnn", "libcublas", "libcufft",
@@ -581,12 +584,13 @@ provenance(void **state)
     struct cu_facts *f = facts("550.54.14", 1, "H100", "9.0");
     struct cu_plan *p = NULL;
     struct cu_error err;
-    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "tensorflow==2.15"}, &p, &err), &err);
+    /* PyTorch 2.6's cu118 build, whose GPU code is inferred (pytorch_wheel_arch.csv 2.6.x cu118). */
+    assert_ok(resolve(x, f, (struct cu_wishes){.framework = "pytorch==2.6", .cuda = "11.8"}, &p, &err), &err);
     assert_int_equal(p->reason_sources.n, p->reasons.n);
     size_t k = p->reasons.n;
     for (size_t i = 0; i < p->reasons.n; i++) {
         assert_null(strstr(p->reasons.v[i], ".csv"));
-        if (strstr(p->reason_sources.v[i], "tensorflow_wheel_arch.csv"))
+        if (strstr(p->reason_sources.v[i], "not read at release/2.6"))
             k = i;
     }
     assert_true(k < p->reasons.n);
@@ -606,7 +610,7 @@ provenance(void **state)
     cu_plan_log_reasons(p);
     cu_log_set_handler(NULL, NULL);
     assert_int_equal(lines.n, p->reasons.n);
-    assert_non_null(strstr(lines.v[k], "(source: shared/data/compat/tensorflow_wheel_arch.csv row"));
+    assert_non_null(strstr(lines.v[k], "(source: inferred from builder main build_cuda.sh"));
     cu_strv_fini(&lines);
     cu_plan_free(p);
     cu_facts_free(f);
