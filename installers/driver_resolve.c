@@ -95,6 +95,11 @@ plan_newer(const struct cu_plan *a, const struct cu_plan *b)
     struct cu_version x, y;
     if (va && vb && cu_version_parse(va, &x) && cu_version_parse(vb, &y) && cu_version_cmp(&x, &y) != 0)
         return cu_version_cmp(&y, &x) > 0;
+    /* The same wheels, which bring their own CUDA runtime: a newer system CUDA brings the framework nothing. */
+    if (a->framework && b->framework && a->framework->bundled_runtime && b->framework->bundled_runtime &&
+        (va == vb || (va && vb && strcmp(va, vb) == 0)) && a->framework->cuda_tag && b->framework->cuda_tag &&
+        strcmp(a->framework->cuda_tag, b->framework->cuda_tag) == 0)
+        return false;
     return cu_version_cmp(&b->cuda, &a->cuda) > 0;
 }
 

@@ -189,6 +189,41 @@ first_failure(struct rs *r, const struct fwopt *o0, int last_sweep, char *why, s
     r->min_need = saved_need;
 }
 
+/* Would @o0 plan in sweep 2 only, its system CUDA run by minor-version compatibility (after @sweep, and not in
+ * sweep 1)?  @r is left as it was. */
+static bool
+plans_by_compat(struct rs *r, const struct fwopt *o0, int sweep)
+{
+    int saved_stage = r->stage;
+    char saved_why[sizeof(r->why)];
+    struct cu_version saved_need = r->min_need;
+    bool ok = false;
+    memcpy(saved_why, r->why, sizeof(saved_why));
+    r->silent = true;
+    for (int s = sweep + 1; s < 3; s++) {
+        struct cu_plan *p = NULL;
+        bool planned = try_option(r, o0, s, &p) == CU_OK;
+        cu_plan_free(p);
+        if (planned) {
+            ok = s == 2;
+            break;
+        }
+    }
+    r->silent = false;
+    r->stage = saved_stage;
+    memcpy(r->why, saved_why, sizeof(r->why));
+    r->min_need = saved_need;
+    return ok;
+}
+
+/* Do two options stand for one release (its builds for several CUDA majors or tags)? */
+static bool
+same_release(const struct fwopt *a, const struct fwopt *b)
+{
+    const char *ra = a->release ? a->release : a->version, *rb = b->release ? b->release : b->version;
+    return ra && rb && strcmp(ra, rb) == 0;
+}
+
 /* Try the options, best vouched first: rows read in a source, then inferred ones, then silent ones. */
 static enum cu_status
 try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **out)
@@ -213,9 +248,7 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     size_t n_steps = 0;
     for (int pass = CODE_READ; pass <= CODE_SILENT; pass++)
         for (size_t g = 0, end; g < n_opts; g = end) {
-            for (end = g + 1; end < n_opts && opts[g].version && opts[end].version &&
-                              strcmp(opts[g].version, opts[end].version) == 0;
-                 end++)
+            for (end = g + 1; end < n_opts && same_release(&opts[g], &opts[end]); end++)
                 ;
             for (int sweep = 0; sweep < 3; sweep++)
                 for (size_t k = g; k < end; k++)
@@ -235,8 +268,7 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     if (first_tried && (st == CU_E_NOT_FOUND || (st == CU_OK && chosen != 0))) {
         /* A build of the same release chosen in sweep S: the first was passed over in sweeps 0 to S only (PyTorch
          * 2.14 cu126 whose CUDA 12.6 is on the mirror comes before cu132 with another CUDA 13 release). */
-        bool same = st == CU_OK && opts[0].version && opts[chosen].version &&
-                    strcmp(opts[0].version, opts[chosen].version) == 0;
+        bool same = st == CU_OK && same_release(&opts[0], &opts[chosen]);
         first_failure(r, &opts[0], same ? chosen_sweep : 2, first_why, sizeof(first_why));
         r->first_title = opts[0].title;
         memcpy(r->first_why, first_why, sizeof(r->first_why));
@@ -247,6 +279,9 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     const struct fwopt *o0 = &opts[0], *oc = &opts[chosen];
     if (o0->code_class == CODE_NO_FIT)
         cu_plan_reason(*out, _("Not %s: %s"), o0->title, o0->code_why);
+    else if (first_tried && first_why[0] && same_release(o0, oc) && plans_by_compat(r, o0, chosen_sweep))
+        cu_plan_reason(*out, _("Not %s: %s It would run only by NVIDIA's minor-version compatibility, and a build of the same release that runs natively comes first: %s."),
+                       o0->title, first_why, oc->title);
     else if (first_tried && first_why[0])
         cu_plan_reason(*out, _("Not %s: %s"), o0->title, first_why);
     else if (o0->code_class > oc->code_class)

@@ -226,6 +226,7 @@ jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool
         V(from, b1, sizeof(b1));
         V(below, b2, sizeof(b2));
         o->title = cu_xasprintf(_("JAX %s or newer, older than %s (%s)"), b1, b2, extra);
+        o->release = cu_xasprintf("%s..%s", b1, b2);
         cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]>=%s,<%s", extra, b1, b2));
     } else if (from->n) {
         o->title = cu_xasprintf("JAX %s (%s)", V(from, b1, sizeof(b1)), extra);
@@ -233,6 +234,7 @@ jax_add(struct rs *r, const struct cu_cat_jax_plugin *p, const char *extra, bool
         cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]==%s", extra, b1));
     } else {
         o->title = cu_xasprintf("JAX (%s)", extra);
+        o->release = cu_xstrdup("newest");
         cu_strv_push_owned(&o->pip, cu_xasprintf("jax[%s]", extra));
     }
     rs_fwopt_jax_build(r, o, p, from, extra, from->n && !below);
@@ -305,6 +307,11 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
 
     /* A driver too old for every plugin: name the least it takes, of the plugins with code for every GPU
      * here (for a GPU none has code for, a newer driver does not help: that GPU is the blocker). */
+    struct ranged {
+        const struct cu_cat_jax_plugin *p;
+        struct cu_version first;
+    } ranged[8];
+    size_t n_ranged = 0;
     const struct cu_cat_jax_plugin *least = NULL;
     for (size_t i = 0; i < r->cat->n_jax; i++)
         if ((!least || r->cat->jax[i].driver_branch < least->driver_branch) && jax_gpus_fit(r, &r->cat->jax[i]))
@@ -369,15 +376,20 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
             extra = old_extra;
         }
         jax_add(r, p, extra, local, &at, NULL, opts, n);
-        /* The newest JAX carries PTX that only a driver of the CUDA it was built with can JIT: for a
-         * driver too old for that, the releases built with an older CUDA, newest first. */
-        const struct cu_catalog_pip *cp = &r->cat->pip;
-        for (size_t k = 1; !local && !r->fw.v.n && k < cp->n_jax_built; k++) {
-            if (first.n && cu_version_cmp(&cp->jax_built[k - 1].version, &first) <= 0)
-                break;
-            jax_add(r, p, extra, false, &cp->jax_built[k].version, &cp->jax_built[k - 1].version, opts, n);
-        }
+        if (!local && !r->fw.v.n && n_ranged < sizeof(ranged) / sizeof(*ranged))
+            ranged[n_ranged++] = (struct ranged){p, first};
     }
+    /* The newest JAX carries PTX that only a driver of the CUDA it was built with can JIT: for a driver
+     * too old for that, the releases built with an older CUDA, newest first, each range's plugins side
+     * by side after every plugin's newest (one release, weighed together as try_options weighs a pin). */
+    const struct cu_catalog_pip *cp = &r->cat->pip;
+    for (size_t k = 1; k < cp->n_jax_built; k++)
+        for (size_t j = 0; j < n_ranged; j++) {
+            if (ranged[j].first.n && cu_version_cmp(&cp->jax_built[k - 1].version, &ranged[j].first) <= 0)
+                continue;
+            jax_add(r, ranged[j].p, ranged[j].p->extra, false, &cp->jax_built[k].version,
+                    &cp->jax_built[k - 1].version, opts, n);
+        }
     if (!extra_known)
         return cu_error_set(r->err, CU_E_USAGE, 0,
                             _("--framework: jax[%s] is not a JAX extra cudaup knows; use jax (which means jax[cuda13] or jax[cuda12]), jax[cuda12-local] or jax[cuda13-local]."),

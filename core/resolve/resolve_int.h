@@ -36,6 +36,7 @@ struct fwopt {
     char *py_note;                 /* the Python asked is one upstream calls experimental for it, or NULL */
     char *title;                   /* "TensorFlow 2.20.0" */
     char *version;                 /* what the plan records, or NULL */
+    char *release;                 /* which release an unpinned option stands for ("newest", "0.4.31..0.5.0"), or NULL: version */
     struct cu_strv pip;
     char *index_url, *tag;
     char *why;                     /* the reason line for the plan */

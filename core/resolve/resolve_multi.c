@@ -499,6 +499,18 @@ explain_set(const struct fwopt *const *set, size_t n, const struct pick *pk, con
         cu_strv_push_owned(&m->lib_reasons, cu_xstrdup(not_first));
 }
 
+/* Has every release of the set wheels for the Python asked with --python?  A set that has not is no
+ * alternative to name (JAX 0.12 with Python 3.10). */
+static bool
+python_allows(const struct rs *r, const struct fwopt *const *set, size_t n)
+{
+    for (size_t k = 0; r->py_wish.n && k < n; k++)
+        if (set[k]->py_min.n && (cu_version_cmp(&r->py_wish, &set[k]->py_min) < 0 ||
+                                 (set[k]->py_max.n && cu_version_cmp(&r->py_wish, &set[k]->py_max) > 0)))
+            return false;
+    return true;
+}
+
 /* Step the odometer of option indexes (the last framework fastest); false when it has gone round. */
 static bool
 advance(size_t *idx, const struct part *parts, size_t np)
@@ -517,6 +529,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
     size_t idx[RS_MAX_PARTS];
     char clash[512] = "", clash_title[256] = "", why[512];
     char first[512] = "", first_title[256] = ""; /* the first clash of all, for the refusal */
+    char newer[1024] = "";                          /* why not the newest set this pass passed over */
     enum cu_status st = CU_E_NOT_FOUND;
     /* A set whose every part's GPU code was read beats one with an inferred part, as for one framework. */
     for (int pass = CODE_READ; pass <= CODE_SILENT && st == CU_E_NOT_FOUND; pass++) {
@@ -526,6 +539,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
             memcpy(first_title, clash_title, sizeof(first_title));
         }
         clash[0] = '\0'; /* "Not ..." names a newer set of this pass than the one that planned */
+        newer[0] = '\0';
         do {
             const struct fwopt *set[RS_MAX_PARTS];
             int cls = CODE_READ;
@@ -534,12 +548,32 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
                 if (set[k]->code_class > cls)
                     cls = set[k]->code_class;
             }
-            if (cls != pass)
+            /* A set of a better vouched class was tried in an earlier pass; one that cannot run here is none. */
+            if (cls < pass || cls == CODE_NO_FIT || (cls > pass && newer[0]) || !python_allows(r, set, np))
                 continue;
             struct pick pk;
             memset(&pk, 0, sizeof(pk));
             cu_strv_init(&pk.constraints);
-            if (!set_agrees(r, set, np, &pk, why, sizeof(why))) {
+            bool agrees = set_agrees(r, set, np, &pk, why, sizeof(why));
+            if (!newer[0] && (cls == pass ? !agrees : agrees)) {
+                /* The newest set passed over in this pass, and why: its pins, or (one whose pins agree) its GPU
+                 * code only inferred. */
+                CU_AUTOFREE char *t = set_title(set, np, _(" with "));
+                if (!agrees)
+                    rs_format(newer, sizeof(newer), _("Not %s: %s"), t, why);
+                else
+                    for (size_t k = 0; k < np && !newer[0]; k++)
+                        if (set[k]->code_class > pass)
+                            rs_format(newer, sizeof(newer),
+                                      _("Not %s: what GPU code %s carries is %s, while it is read for every framework of the set planned."),
+                                      t, set[k]->title,
+                                      set[k]->code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"));
+            }
+            if (cls != pass) {
+                cu_strv_fini(&pk.constraints);
+                continue;
+            }
+            if (!agrees) {
                 if (!clash[0]) {
                     CU_AUTOFREE char *t = set_title(set, np, _(" with "));
                     snprintf(clash, sizeof(clash), "%s", why);
@@ -550,8 +584,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
             }
             struct fwopt m;
             merge(set, np, &pk, &m);
-            CU_AUTOFREE char *not_first = clash[0] ? cu_tr_asprintf(_("Not %s: %s"), clash_title, clash) : NULL;
-            explain_set(set, np, &pk, not_first, &m);
+            explain_set(set, np, &pk, newer, &m);
             for (int sweep = 0; sweep < 3 && st == CU_E_NOT_FOUND; sweep++)
                 st = try_option(r, &m, sweep, out);
             rs_fwopt_fini(&m);

@@ -316,7 +316,7 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
                            V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], o->title,
                            V(&o->cuda_min, b2, sizeof(b2)), cv->part[0], D(&min, b3, sizeof(b3)));
         else
-            cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release with archives needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
+            cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release on the mirror needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
                            V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], cv->part[0],
                            D(&min, b3, sizeof(b3)));
         cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),

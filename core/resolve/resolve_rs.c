@@ -88,6 +88,7 @@ rs_fwopt_fini(struct fwopt *o)
 {
     free(o->title);
     free(o->version);
+    free(o->release);
     cu_strv_fini(&o->pip);
     free(o->index_url);
     free(o->tag);

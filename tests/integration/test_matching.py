@@ -119,7 +119,9 @@ for driver in ("535.183.01", "550.54.14", "580.95.05"):
 r, d = plan([GTX970], "535.183.01")
 t.eq(fw(d).get("version"), "2.16.1", "GTX 970 on 535: TensorFlow 2.16 by minor-version compatibility, as tensorflow==2.16 plans "
      "[tensorflow_tested_builds_linux_gpu.csv 2.16.1 CUDA 12.3; cuda_minor_version_compat.csv 12.x 525.60.13]")
-t.ok(any("inferred" in x for x in d.get("reasons", [])), "the plan says the 2.16 arch list is inferred [tensorflow_wheel_arch.csv confidence]", d.get("reasons"))
+t.ok(fw(d).get("code_confidence") == "read" and not any("inferred" in x for x in d.get("reasons", [])),
+     "its GPU code is read, and no reason calls it inferred [tensorflow_gpu_code.csv 2.16.1-2.16.2, read in the wheels]",
+     (fw(d), d.get("reasons")))
 t.ok(any("runs natively no CUDA 12 release on the mirror that TensorFlow 2.16.1 takes (12.3 or newer)" in x
          for x in d.get("reasons", [])) and not any("older than every CUDA 12 release" in x for x in d.get("reasons", [])),
      "GTX 970 on 535: the CUDA reason says 535 runs 12.2 natively but TensorFlow 2.16 takes 12.3 or newer", d.get("reasons"))
@@ -193,14 +195,14 @@ t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") ==
      "[pytorch_gpu_code.csv 2.14 cu126 read; framework_driver_rules.md cu12x >= 525.60.13]", fw(d))
 # The default weighs minor-version compatibility within each release, as a pinned release is planned, so it is the
 # newest release that runs (issue 34; an independent check found the default preferring an older release whose CUDA
-# the driver runs natively): TensorFlow 2.13 (Kepler's last sm_35) and 2.14 need CUDA 11.8, which R470 runs by
+# the driver runs natively): TensorFlow 2.14 (Kepler's last sm_35, read in its wheel) needs CUDA 11.8, which R470 runs by
 # minor-version compatibility (11.x from 450.80.02); PyTorch 2.14's cu126 runtime needs 525.60.13, and CUDA 12.9
 # for the system too on 525-534, where no CUDA 12 release on the mirror runs natively; its cu132 build runs on
 # 580.65.06 with CUDA 13.0 (13.x from 580.65.06).
 SRC_MVC34 = "cuda_minor_version_compat.csv (11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06)"
 for gpus, driver, args, want in (
-        ([K80], "470.256.02", (), ("2.13.0", None, "11.8.0")),
-        ([GTX780], "470.82.01", ("--framework", "tensorflow"), ("2.13.0", None, "11.8.0")),
+        ([K80], "470.256.02", (), ("2.14.0", None, "11.8.0")),
+        ([GTX780], "470.82.01", ("--framework", "tensorflow"), ("2.14.0", None, "11.8.0")),
         ([RTX3090], "470.82.01", ("--framework", "tensorflow"), ("2.14.0", None, "11.8.0")),
         ([GTX970], "525.60.13", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
         ([RTX3090], "530.30.02", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
@@ -270,10 +272,17 @@ t.ok("the mirror has no CUDA 12.1 release" in why and "does not run CUDA 12.1 na
      "runs 12.1 natively [cuda_toolkit_driver_versions.csv 12.1 530.30.02]", why[-900:])
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.3")
 t.ok(r.rc == 0 and fw(d).get("python") == "3.11", "pytorch==2.3 without --python: Python 3.11, not the experimental 3.12", fw(d))
+# (PyTorch 2.5, whose builds' GPU code was all read: for 2.7, cu126's was read in its wheels and cu118's is inferred,
+# and a build whose code was read comes first, as a set of frameworks' does.)
+r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.5")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118" and
+     any(x.startswith("Not PyTorch 2.5 (cu124): CUDA 12.4.0 needs NVIDIA driver") for x in d.get("reasons", [])),
+     "GTX 970 on 535, pytorch==2.5: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu124 "
+     "[cuda_toolkit_driver_versions.csv 11.8 520.61.05; pytorch_wheel_arch.csv 2.5.x read]", (fw(d), d.get("reasons")))
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
-t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118",
-     "GTX 970 on 535, pytorch==2.7: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu126 "
-     "[cuda_toolkit_driver_versions.csv 11.8 520.61.05]", fw(d))
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu126" and fw(d).get("code_confidence") == "read",
+     "GTX 970 on 535, pytorch==2.7: its cu126 build, whose sm_50 code was read in the wheels (cu118's is inferred) "
+     "[pytorch_gpu_code.csv 2.7.x cu126, read in torch-2.7.0/2.7.1 from PyPI]", fw(d))
 # jax[cuda12] is an extra from JAX 0.4.22 on (0.4.20 and 0.4.21 had cuda12_pip; jax[cuda12]==0.4.21 installs the CPU
 # jaxlib): an older pin is not planned with it (found by an independent check of issue 34).
 for pin in ("0.4.21", "0.4.16"):
@@ -311,9 +320,12 @@ t.ok(re.search(r"--framework jax --driver 580\b", d.get("advice") or "") and "re
 r, d = plan([RTX5090], "580.95.05")
 t.eq(code(d), ("ptx-jit", "compute_90"), "RTX 5090, TensorFlow: only its compute_90 PTX [tensorflow_wheel_arch.csv 2.18-2.20; tensorflow#97387]")
 t.ok(any("PTX" in w and "12.0" in w for w in d.get("warnings", [])), "a warning names the GPU and what JIT means", d.get("warnings"))
+# TensorFlow 2.17+ carries sm_90 SASS (read in its wheels; .bazelrc's "compute_90" had been read as PTX alone), so
+# an H100 on 550 runs the newest TensorFlow by minor-version compatibility, with no PTX to JIT.
 r, d = plan([H100], "550.54.14")
-t.ok(vkey(fw(d).get("version")) < (2, 18), "H100 on 550: not TensorFlow 2.18+, whose compute_90 PTX (CUDA 12.5) needs driver 555 "
-     "[framework_driver_rules.md: PTX JIT needs the driver of the PTX's toolkit]", fw(d))
+t.ok(fw(d).get("version") == "2.21.0" and code(d) == ("sass", "sm_90"),
+     "H100 on 550: TensorFlow 2.21.0 with its sm_90 code [tensorflow_gpu_code.csv 2.17.0-2.21.0, read in the wheels; "
+     "cuda_minor_version_compat.csv 12.x 525.60.13]", fw(d))
 
 # A wheel that reaches a GPU only through PTX needs the driver of the CUDA that wrote the PTX, even
 # where minor-version compatibility would run the rest (framework_driver_rules.md, limit 1).  No real
@@ -460,10 +472,11 @@ for gpu in (K80, GTX780):
          "[data/legacy/tensorflow_stacks.csv 2.3; cuda_runfiles.csv 10.1.243 418.39; cudnn_support_matrix.csv 8.0.2 10.x SM 3.0+]"
          % gpu[2], r)
     r, d = plan([gpu], "470.57.02")
-    t.ok(r.rc == 0 and fw(d).get("version") == "2.13.0" and d["cuda"]["version"] == "11.8.0" and
+    t.ok(r.rc == 0 and fw(d).get("version") == "2.14.0" and d["cuda"]["version"] == "11.8.0" and
          d["cudnn"]["version"] == "8.7.0" and code(d) == ("sass", "sm_35"),
-         "%s, driver 470, tensorflow: 2.13.0, the newest with sm_35, with cuDNN 8.7.0 "
-         "[tensorflow_gpu_code.csv 2.5-2.13; cudnn_support_matrix.csv 8.7.0 first-hand sm_35, 8.8.0 none]" % gpu[2], r)
+         "%s, driver 470, tensorflow: 2.14.0, the newest with sm_35, with cuDNN 8.7.0 "
+         "[tensorflow_gpu_code.csv 2.5.0-2.14.1, read in the wheels; cudnn_support_matrix.csv 8.7.0 first-hand sm_35, "
+         "8.8.0 none]" % gpu[2], r)
 r, d = plan([GTX780], "418.87.01", "--framework", "pytorch")
 t.ok(r.rc == 3 and "--framework tensorflow==2.3.4" in (d.get("advice") or ""),
      "GTX 780, driver 418, pytorch: refused (no build has sm_35), the advice finds the legacy TensorFlow 2.3.4", d)
@@ -611,6 +624,30 @@ t.ok(r.rc == 0 and len(want) == 2 and [(f.get("name"), f.get("pip")) for f in dm
 # every refusal's advice plans.  The matrix rows are read here from the project's CSV
 # (data/compat/cudnn_support_matrix.csv, each row with its source), not from cudaup's catalog.
 import csv  # noqa: E402
+# Unpinned and pinned JAX are weighed alike (issue 34): each release's cuda13 and cuda12 builds together, the one
+# whose system CUDA the driver runs natively first.  On an RTX 3090 with 470, --driver auto plans branch 580, counted
+# as 580.65.06, which runs CUDA 12.9 natively and 13.0.2 only by minor-version compatibility (13.0.2 needs 580.95.05).
+SRC_JAXMVC = "cuda_toolkit_driver_versions.csv 13.0.2 580.95.05, 12.9 575.57.08; cuda_minor_version_compat.csv 13.x 580.65.06"
+builds = []
+for spec in ("jax", "jax==0.10.2"):
+    r, d = plan([RTX3090], "470.82.01", "--framework", spec, env=AUTO)
+    builds.append((fw(d).get("cuda_build"), (d.get("cuda") or {}).get("version")))
+    t.ok(r.rc == 0 and any(x.startswith("Not JAX") and "(cuda13): CUDA 13.0.2 needs NVIDIA driver 580.95.05" in x and
+                           "minor-version compatibility, and a build of the same release that runs natively comes first" in x
+                           for x in d.get("reasons", [])),
+         "RTX 3090 on 470, --driver auto, %s: why not cuda13, its CUDA only by minor-version compatibility [%s]"
+         % (spec, SRC_JAXMVC), d.get("reasons"))
+t.eq(builds, [("cuda12", "12.9.1"), ("cuda12", "12.9.1")],
+     "RTX 3090 on 470, --driver auto: jax and jax==0.10.2 plan the same build and CUDA [%s]" % SRC_JAXMVC)
+# A newer driver that would bring the same wheels (their own CUDA runtime) with only a newer system CUDA is no
+# newer release to name (issue 34: "A newer driver would bring PyTorch 2.3 with CUDA 12.9.1").
+for args in (("--framework", "pytorch==2.3", "--python", "3.12"), ("--framework", "jax")):
+    r, d = plan([GTX1080], "535.183.01", *args, env=AUTO)
+    t.ok(r.rc == 0 and (d.get("driver") or {}).get("action") == "keep" and
+         not any(x.startswith("A newer driver would bring") for x in d.get("reasons", [])),
+         "GTX 1080 on 535, %s, --driver auto: keeps the driver and names no newer driver for the same wheels" % " ".join(args),
+         d.get("reasons"))
+
 MATRIX = {}
 with open(os.path.join(SRCDIR, "data", "compat", "cudnn_support_matrix.csv")) as fh:
     for row in csv.DictReader(fh):

@@ -118,13 +118,16 @@ for pair in ("tensorflow,jax", "pytorch,jax"):
     t.ok(r2.rc == 0 and [n for n, _ in fws(d2)] == pair.split(","),
          "T4 on 515: the advice for %s plans both frameworks" % pair, (r2.rc, fws(d2), d2.get("error")))
 
-# The blocker is the part that cannot run, not a plugin of a part that can: on 550 JAX runs (jax[cuda12]), TensorFlow
-# 2.20 reaches an H100 only by JIT of CUDA 12.5's compute_90, which needs 555.42.02 (it blamed JAX's CUDA 13 plugin).
-r, d = plan(H100, "550.127.05", "--framework", "tensorflow==2.20,jax", "--driver", "keep")
-t.ok(r.rc == 3 and "TensorFlow 2.20.0" in (d.get("error") or "") and "555.42.02" in (d.get("error") or "")
+# The blocker is the part that cannot run, not a plugin of a part that can: on 550 JAX runs a GTX 980 (jax[cuda12],
+# its sm_50 code), TensorFlow 2.20 has no code for it (sm_60 and up, PTX compute_90: read in its wheel), and the
+# refusal named JAX's CUDA 13 plugin.  (The case was an H100, until TensorFlow 2.20's wheel was read: it carries
+# sm_90, so it runs there on 550.)
+GTX980 = ("13c0", "5.2", "NVIDIA GeForce GTX 980")
+r, d = plan(GTX980, "550.127.05", "--framework", "tensorflow==2.20,jax", "--driver", "keep")
+t.ok(r.rc == 3 and "TensorFlow 2.20.0 has no code for GPU 0" in (d.get("error") or "")
      and "JAX" not in (d.get("error") or ""),
-     "H100 on 550, tensorflow==2.20,jax: the refusal names TensorFlow's PTX and 555.42.02, not JAX's CUDA 13 plugin "
-     "[tensorflow_wheel_arch.csv 2.20; cuda_toolkit_driver_versions.csv 12.5]", d.get("error"))
+     "GTX 980 on 550, tensorflow==2.20,jax: the refusal names TensorFlow's missing code, not JAX's CUDA 13 plugin "
+     "[tensorflow_gpu_code.csv 2.17.0-2.21.0 sm_60+; jax_wheel_arch.csv cuda12 sm_50]", d.get("error"))
 
 # ---- TensorFlow + PyTorch on a GTX 1080 -------------------------------------------------------------------
 # TensorFlow first decides.  2.21.0 asks nvidia-nccl-cu12>=2.27.7, which no cu12 torch pins; 2.20.0 takes torch
@@ -141,6 +144,28 @@ t.ok("Not TensorFlow 2.21.0" in why and "nvidia-nccl-cu12" in why and ">=2.27.7"
 t.ok(not any("leave LD_LIBRARY_PATH out" not in s["detail"] and "LD_LIBRARY_PATH" in s["detail"] and s["installer"] == "envvars"
              for s in d.get("steps", [])) and any("leave LD_LIBRARY_PATH out" in s["detail"] for s in d.get("steps", [])),
      "env.sh leaves LD_LIBRARY_PATH out: every framework brings its own CUDA wheels", d.get("steps"))
+
+# ---- PyTorch + JAX on a GTX 1080: the newest PyTorch that runs (issue 34) ----------------------------------
+# torch 2.7.1's PyPI wheel is cu126, with sm_50-sm_90 SASS read in its libtorch_cuda.so (pytorch_gpu_code.csv 2.7.x
+# cu126): beside JAX it is the newest torch with Pascal code and known pins, as with a pin or beside TensorFlow.  It
+# planned 2.5.1 while that row was inferred and 2.5.1's read.
+SRC_T27 = "pytorch_gpu_code.csv 2.7.x cu126 (read in torch-2.7.0/2.7.1 from PyPI); framework_wheel_requires.csv torch 2.7.1"
+seen = {}
+for spec in ("pytorch,jax", "pytorch==2.7,jax", "tensorflow,pytorch,jax"):
+    r, d = plan(GTX1080, "580.95.05", "--framework", spec)
+    seen[spec] = dict(fws(d)).get("pytorch")
+t.eq(seen, {"pytorch,jax": "2.7.1", "pytorch==2.7,jax": "2.7.1", "tensorflow,pytorch,jax": "2.7.1"},
+     "GTX 1080: PyTorch 2.7.1 beside JAX, pinned or not, and beside TensorFlow too [%s]" % SRC_T27)
+# With --python 3.10, no set that has no wheels for 3.10 is named as the one passed over (JAX 0.12 needs 3.12).
+r = run(["plan", "--json", "--root", machine(GTX1080, "580.95.05"), "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
+         "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", "3.10",
+         "--framework", "pytorch,jax"], env={"FAKE_NVIDIA_CONFIG": os.path.join(machine(GTX1080, "580.95.05"), "fake-nvidia.conf")})
+d = r.json() or {}
+named = re.findall(r"JAX (\d+\.\d+\.\d+(?:\.\d+)?) \(cuda1\d\)", " ".join(x for x in d.get("reasons", []) if x.startswith("Not ")))
+t.ok(r.rc == 0 and dict(fws(d)).get("pytorch") == "2.7.1" and named and
+     all(tuple(map(int, v.split(".")[:3])) < (0, 7, 0) for v in named),
+     "GTX 1080, pytorch,jax --python 3.10: the JAX the reasons name has wheels for 3.10 (jax_python.csv: 0.7 and later "
+     "need 3.11, 0.11 and later 3.12)", (fws(d), d.get("reasons")))
 
 # ---- all three on an H100 ----------------------------------------------------------------------------------
 # resolutions.md: torch==2.10.0 tensorflow[and-cuda]==2.20.0 jax[cuda12]==0.12.0.1 resolves to one cuDNN, 9.10.2.21.
