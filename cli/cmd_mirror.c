@@ -195,9 +195,23 @@ cu_cmd_mirror(struct cu_app *app)
         if (py_file)
             printf(_("It also holds Python %s (python/%s) for machines without a fitting Python.\n"),
                    plan->python->version, py_file);
-        if (plan->framework)
-            printf(_("%s and its dependencies for Python %s: %zu wheels in the package index pypi/simple/.\n"),
-                   cu_framework_title(plan->framework->name), plan->framework->python, n_wheels);
+        /* Every framework whose wheels the site carries, as --json's "frameworks" lists them. */
+        struct cu_strv names;
+        cu_strv_init(&names);
+        for (size_t e = 0; plan->framework && e <= plan->n_envs; e++) {
+            size_t n;
+            struct cu_plan_framework *const *f = cu_plan_frameworks(e ? plan->envs[e - 1] : plan, &n);
+            for (size_t i = 0; i < n; i++)
+                cu_strv_push(&names, cu_framework_title(f[i]->name));
+        }
+        CU_AUTOFREE char *list = cu_strv_join(&names, _(", "));
+        if (names.n == 1)
+            printf(_("%s and its dependencies for Python %s: %zu wheels in the package index pypi/simple/.\n"), list,
+                   plan->framework->python, n_wheels);
+        else if (names.n > 1)
+            printf(_("%s and their dependencies for Python %s: %zu wheels in the package index pypi/simple/.\n"), list,
+                   plan->framework->python, n_wheels);
+        cu_strv_fini(&names);
     }
 out:
     cu_progress_free(prog);

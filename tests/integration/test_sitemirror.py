@@ -93,6 +93,12 @@ r = run(["mirror", SITE2, "--json", "--root", ROOT, "--mirror", "file://" + NVID
 t.eq(sorted(os.listdir(os.path.join(SITE2, "pypi", "files"))) if r.rc == 0 else r,
      sorted(os.path.basename(w) for w in (tf, cublas, other, vision, audio)),
      "mirror --framework tensorflow --framework pytorch collects the wheels of both environments")
+# Its summary names both, as --json's "frameworks" does (issue 34: it named the first alone).
+r = run(["mirror", SITE2, "--root", ROOT, "--mirror", "file://" + NVIDIA, "--framework", "tensorflow==2.20.0",
+         "--framework", "pytorch==2.14.0", "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir",
+         t.tmpdir("mc-each")], env=dict(base, HOME=t.tmpdir("mh-each"), LANG="C.UTF-8"), timeout=600)
+t.ok(r.rc == 0 and "TensorFlow, PyTorch and their dependencies for Python %s: 5 wheels" % MINOR in r.out,
+     "mirror's summary names every framework whose wheels it holds", r)
 
 # An upstream without the Python (issue 25 item 9): nodes told to use their own Python or conda need none,
 # and the site mirror is filled without it; nodes that need it get advice that fits a mirror being filled.
