@@ -26,8 +26,8 @@ MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR)
 WHEELS = t.tmpdir("wheels")
 PAD = 3 << 20
-mkwheels.wheel(WHEELS, "tensorflow", "2.20.0", pad=PAD)
-WHEEL_SIZE = os.path.getsize(os.path.join(WHEELS, "tensorflow-2.20.0-py3-none-any.whl"))
+mkwheels.wheel(WHEELS, "tensorflow", "2.21.0", pad=PAD)
+WHEEL_SIZE = os.path.getsize(os.path.join(WHEELS, "tensorflow-2.21.0-py3-none-any.whl"))
 # pip reads the wheels' folder listing over HTTP, so that it downloads (and prints the sizes);
 # slow enough that the stage is drawn several times.  No index: nothing reaches PyPI.
 srv = Server(WHEELS, rate=1 << 20)

@@ -18,7 +18,7 @@ ROOT, MENV = machine(t, "two-gpus")
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR)
 WHEELS = t.tmpdir("wheels")
-mkwheels.build(WHEELS, [("tensorflow", "2.20.0"), ("torch", "2.14.0"), ("torchvision", "0.29.0"),  # 2.20: the newest TensorFlow whose GPU code the data reads (2.21 is inferred)
+mkwheels.build(WHEELS, [("tensorflow", "2.21.0"), ("torch", "2.14.0"), ("torchvision", "0.29.0"),  # 2.21: the newest TensorFlow, its GPU code read in its wheel
                         ("torchaudio", "2.14.0")])
 PY = shutil.which("python3.11", path="/usr/bin:/bin") or shutil.which("python3.11")
 if not PY:
@@ -65,11 +65,11 @@ st = steps(r)
 t.ok(st.get("pyenv", {}).get("changed") and st.get("framework", {}).get("changed"), "pyenv and framework changed", st)
 out = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import tensorflow; print(tensorflow.__version__)"],
                      capture_output=True, text=True)
-t.eq(out.stdout.strip(), "2.20.0", "tensorflow 2.20.0 imports inside the venv")
+t.eq(out.stdout.strip(), "2.21.0", "tensorflow 2.21.0 imports inside the venv")
 state = json.load(open(os.path.join(b.state, "pyenv.json")))
 t.ok(state["framework"] == "tensorflow" and state["python"].endswith("/tf/bin/python"), "pyenv.json records the env", state)
 ilog = open(os.path.join(b.state, "cudaup.log")).read() if os.path.exists(os.path.join(b.state, "cudaup.log")) else ""
-t.ok("info plan: why: TensorFlow 2.20.0 (with Keras): " in ilog and "info plan: why: Python 3.11, as asked." in ilog,
+t.ok("info plan: why: TensorFlow 2.21.0 (with Keras): " in ilog and "info plan: why: Python 3.11, as asked." in ilog,
      "install: the log keeps the plan's reasons (each with its data row where it has one)", ilog[:3000])
 t.ok(not os.path.exists(os.path.join(b.home, ".bashrc")), "scope conda leaves the rc file alone")
 act = subprocess.run(["bash", "-c", ". '%s/bin/activate'; printf '%%s|' \"$CUDA_HOME\" \"${PATH%%%%:*}\"; deactivate; "
@@ -84,11 +84,11 @@ if shutil.which("zsh"):
 else:
     t.skip("activate/deactivate under zsh", "zsh is not installed (scripts/bootstrap installs it)")
 rv, c = b.verify()
-t.ok(c.get("framework", {}).get("status") == "pass" and "TensorFlow 2.20.0" in c["framework"]["detail"]
+t.ok(c.get("framework", {}).get("status") == "pass" and "TensorFlow 2.21.0" in c["framework"]["detail"]
      and "CUDA 12.5" in c["framework"]["detail"] and "on 2 GPUs agree with the CPU" in c["framework"]["detail"],
      "verify: a matrix multiply and a convolution on both GPUs, inside the env, agree with the CPU", c.get("framework"))
 rv, c = b.verify(env={"FAKE_FW_GPUS": "0"})
-t.ok(rv.rc == 4 and c["framework"]["status"] == "fail" and "the driver sees 2 GPUs and TensorFlow 2.20.0 none"
+t.ok(rv.rc == 4 and c["framework"]["status"] == "fail" and "the driver sees 2 GPUs and TensorFlow 2.21.0 none"
      in c["framework"]["detail"], "a framework that sees no GPU while the driver sees two: fail, saying so", c.get("framework"))
 r = b.install("--env-tool", "venv", "--env-name", "tf", "--env-scope", "conda")
 st = steps(r)

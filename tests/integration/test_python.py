@@ -33,7 +33,7 @@ MINOR = PB["minor"]
 CATALOG = os.path.join(work, "catalog.json")
 mkpython.serve(PB, MIRROR, CATALOG, SRCDIR)
 WHEELS = t.tmpdir("wheels")
-mkwheels.build(WHEELS, [("tensorflow", "2.20.0")])
+mkwheels.build(WHEELS, [("tensorflow", "2.21.0")])
 AIRGAP = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
 
@@ -200,7 +200,7 @@ cfg = open(os.path.join(venv, "pyvenv.cfg")).read()
 t.ok("home = %s/bin" % b.pydir() in cfg, "the venv is made from the Python cudaup brought", cfg)
 out = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import tensorflow; print(tensorflow.__version__)"],
                      capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
-t.eq(out.stdout.strip(), "2.20.0", "TensorFlow imports inside that venv", out.stderr)
+t.eq(out.stdout.strip(), "2.21.0", "TensorFlow imports inside that venv", out.stderr)
 r = b.install()
 t.ok(r.rc == 0 and steps(r).get("python", {}).get("changed") is False, "a second install leaves the Python as it is", r)
 
