@@ -339,6 +339,16 @@ conv_frameworks(struct conv *c, const json_t *root, struct cu_catalog *cat)
         if (!cu_json_opt_version(o, "cuda_max", &t->cuda_max))
             return bad(c, "tensorflow", i, "has a malformed cuda_max");
         t->cuda_max_why = dup_str(o, "cuda_max_why");
+        const json_t *pa = json_object_get(o, "patches");
+        if (pa && !json_is_array(pa))
+            return bad(c, "tensorflow", i, "has malformed patches");
+        t->patches = cu_xcalloc(json_array_size(pa) + 1, sizeof(*t->patches));
+        for (size_t k = 0; k < json_array_size(pa); k++)
+            if (!json_is_string(json_array_get(pa, k)) ||
+                !cu_version_parse(json_string_value(json_array_get(pa, k)), &t->patches[t->n_patches++]) ||
+                cu_version_cmp(&t->patches[k], &t->version) < 0 || t->patches[k].part[0] != t->version.part[0] ||
+                t->patches[k].part[1] != t->version.part[1])
+                return bad(c, "tensorflow", i, "has a patch that is not a release of its minor");
         cat->n_tf++;
     }
 
@@ -638,6 +648,7 @@ cu_catalog_free(struct cu_catalog *cat)
     for (size_t i = 0; cat->tf && cat->tf[i].version.n; i++) {
         free(cat->tf[i].package);
         free(cat->tf[i].cuda_max_why);
+        free(cat->tf[i].patches);
     }
     free(cat->tf);
     code_list_free(cat->code_torch);

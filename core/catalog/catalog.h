@@ -95,6 +95,8 @@ struct cu_cat_tf {
     struct cu_version cuda, cudnn; /* the tested build */
     struct cu_version cuda_max;    /* the newest CUDA X.Y its libraries load; n == 0: any of its major */
     char *cuda_max_why;            /* why, or NULL */
+    struct cu_version *patches;    /* the minor's releases read on PyPI, newest first (framework_wheel_gpu_code.csv) */
+    size_t n_patches;
 };
 
 /*

@@ -418,7 +418,7 @@ suggest(const struct cu_catalog *cat, const struct cu_facts *f, const char *fw)
                     cu_version_cmp(&f->driver.version, &need) < 0)
                     continue;
                 return cu_xasprintf("cudaup install --framework tensorflow==%s",
-                                    cu_version_format(&t->version, 0, b1, sizeof(b1)));
+                                    cu_version_format(t->n_patches ? &t->patches[0] : &t->version, 0, b1, sizeof(b1)));
             }
         } else {
             struct cu_version none = {{0}, 0};

@@ -70,7 +70,18 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
         }
     for (size_t i = 0; i < r->cat->n_tf; i++) {
         const struct cu_cat_tf *t = &r->cat->tf[i];
-        if (!fw_version_matches(&r->fw.v, &t->version))
+        /* The release to install: the one pinned, else the newest patch of the tested minor read on PyPI. */
+        const struct cu_version *rel = t->n_patches ? &t->patches[0] : &t->version;
+        if (r->fw.v.n >= 3) {
+            rel = NULL;
+            for (size_t k = 0; k < t->n_patches && !rel; k++)
+                if (cu_version_cmp(&t->patches[k], &r->fw.v) == 0)
+                    rel = &t->patches[k];
+            if (!rel && cu_version_cmp(&t->version, &r->fw.v) == 0)
+                rel = &t->version;
+            if (!rel)
+                continue;
+        } else if (!fw_version_matches(&r->fw.v, &t->version))
             continue;
         matched = true;
         if (!tf_installable(r->cat, t)) {
@@ -93,7 +104,7 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
         *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
         struct fwopt *o = &(*opts)[(*n)++];
         rs_fwopt_init(o);
-        V(&t->version, b1, sizeof(b1));
+        V(rel, b1, sizeof(b1));
         o->title = cu_xasprintf("TensorFlow %s", b1);
         o->version = cu_xstrdup(b1);
         o->cuda_major = (int)t->cuda.part[0];
@@ -102,7 +113,7 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
         o->cudnn_min = t->cudnn;
         o->py_min = t->py_min;
         o->py_max = t->py_max;
-        o->code = cu_catalog_tf_code(r->cat, &t->version);
+        o->code = cu_catalog_tf_code(r->cat, rel);
         o->build_cuda = mm(&t->cuda);
         o->cuda_max = t->cuda_max;
         o->cuda_max_why = t->cuda_max_why;

@@ -417,7 +417,7 @@ t.ok(re.search(r"\n +source: [^\n]*" + re.escape(SRC26), rv.out),
 rt = plan_text("--framework", "tensorflow==2.15")
 
 # The Python reason names the framework's own upper bound, or cudaup's ceiling when the framework goes further.
-t.ok("Python 3.11: the newest TensorFlow 2.15.0 supports." in rt.out and "up to 3.12" not in rt.out,
+t.ok("Python 3.11: the newest TensorFlow 2.15.1 supports." in rt.out and "up to 3.12" not in rt.out,
      "TensorFlow 2.15 stops at Python 3.11: the reason says so, not 'up to 3.12'", rt.out)
 r20 = plan_text("--framework", "tensorflow==2.20")
 t.ok("Python 3.12: TensorFlow 2.20.0 supports 3.9 to 3.13, and cudaup takes the newest up to 3.12" in r20.out,
