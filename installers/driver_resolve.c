@@ -87,6 +87,33 @@ newer_driver(const struct cu_prepare_in *in, const char *why)
     return p;
 }
 
+static bool
+same_str(const char *x, const char *y)
+{
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+/* Do @a and @b install the same wheels, which bring their own CUDA runtime (a framework with its own, or several
+ * in one environment, where none loads the CUDA folder)?  A newer system CUDA then brings them nothing. */
+static bool
+same_wheels(const struct cu_plan *a, const struct cu_plan *b)
+{
+    size_t na, nb;
+    struct cu_plan_framework *const *fa = cu_plan_frameworks(a, &na);
+    struct cu_plan_framework *const *fb = cu_plan_frameworks(b, &nb);
+    if (!na || na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++) {
+        if (!same_str(fa[i]->name, fb[i]->name) || !same_str(fa[i]->version, fb[i]->version) ||
+            !same_str(fa[i]->cuda_tag, fb[i]->cuda_tag) || !(na > 1 || (fa[i]->bundled_runtime && fb[i]->bundled_runtime)))
+            return false;
+        for (size_t k = 0; fa[i]->pip && fa[i]->pip[k]; k++)
+            if (!fb[i]->pip || !same_str(fa[i]->pip[k], fb[i]->pip[k]))
+                return false;
+    }
+    return true;
+}
+
 /* Is the plan @b newer than @a: a newer release of the framework, else a newer CUDA? */
 static bool
 plan_newer(const struct cu_plan *a, const struct cu_plan *b)
@@ -95,10 +122,7 @@ plan_newer(const struct cu_plan *a, const struct cu_plan *b)
     struct cu_version x, y;
     if (va && vb && cu_version_parse(va, &x) && cu_version_parse(vb, &y) && cu_version_cmp(&x, &y) != 0)
         return cu_version_cmp(&y, &x) > 0;
-    /* The same wheels, which bring their own CUDA runtime: a newer system CUDA brings the framework nothing. */
-    if (a->framework && b->framework && a->framework->bundled_runtime && b->framework->bundled_runtime &&
-        (va == vb || (va && vb && strcmp(va, vb) == 0)) && a->framework->cuda_tag && b->framework->cuda_tag &&
-        strcmp(a->framework->cuda_tag, b->framework->cuda_tag) == 0)
+    if (same_wheels(a, b))
         return false;
     return cu_version_cmp(&b->cuda, &a->cuda) > 0;
 }

@@ -72,7 +72,9 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
          *    minor-version compatibility (NVIDIA's 11.x >= 450.80.02, 12.x >= 525.60.13). */
         if (sweep == 1 && !(o->bundled && o->cuda_mm.n && r->cuda.kind == SPEC_AUTO))
             return CU_E_NOT_FOUND;
-        if (sweep == 2 && (r->cuda.kind != SPEC_AUTO ||
+        /* 2 with --cuda too, for a framework whose CUDA range the driver runs no release of natively (TensorFlow
+         * 2.21 with --cuda 12.9 on 550, as the automatic choice plans it); a toolkit alone is planned natively. */
+        if (sweep == 2 && ((r->cuda.kind != SPEC_AUTO && !o->cuda_major) ||
                            (o->cuda_major && driver_runs_some_release(r, o, labels, n, o->cuda_major))))
             return CU_E_NOT_FOUND;
         r->sweep = sweep;
@@ -189,31 +191,35 @@ first_failure(struct rs *r, const struct fwopt *o0, int last_sweep, char *why, s
     r->min_need = saved_need;
 }
 
-/* Would @o0 plan in sweep 2 only, its system CUDA run by minor-version compatibility (after @sweep, and not in
- * sweep 1)?  @r is left as it was. */
-static bool
-plans_by_compat(struct rs *r, const struct fwopt *o0, int sweep)
+/* The first sweep from @from on in which @o would plan (-1: none); @r is left as it was. */
+static int
+plans_from(struct rs *r, const struct fwopt *o, int from)
 {
-    int saved_stage = r->stage;
+    int saved_stage = r->stage, found = -1;
     char saved_why[sizeof(r->why)];
     struct cu_version saved_need = r->min_need;
-    bool ok = false;
     memcpy(saved_why, r->why, sizeof(saved_why));
     r->silent = true;
-    for (int s = sweep + 1; s < 3; s++) {
+    for (int s = from; s < 3 && found < 0; s++) {
         struct cu_plan *p = NULL;
-        bool planned = try_option(r, o0, s, &p) == CU_OK;
+        if (try_option(r, o, s, &p) == CU_OK)
+            found = s;
         cu_plan_free(p);
-        if (planned) {
-            ok = s == 2;
-            break;
-        }
     }
     r->silent = false;
     r->stage = saved_stage;
     memcpy(r->why, saved_why, sizeof(r->why));
     r->min_need = saved_need;
-    return ok;
+    return found;
+}
+
+/* Does the driver here run natively the CUDA X.Y of a build that brings its own runtime? */
+static bool
+runs_own_cuda(const struct rs *r, const struct fwopt *o)
+{
+    struct cu_version need;
+    return o->bundled && o->cuda_mm.n && r->have_driver && r->cuda.kind == SPEC_AUTO &&
+           cu_catalog_cuda_min_driver(r->cat, &o->cuda_mm, &need) && cu_version_cmp(&r->driver, &need) >= 0;
 }
 
 /* Do two options stand for one release (its builds for several CUDA majors or tags)? */
@@ -251,9 +257,16 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
             for (end = g + 1; end < n_opts && same_release(&opts[g], &opts[end]); end++)
                 ;
             for (int sweep = 0; sweep < 3; sweep++)
-                for (size_t k = g; k < end; k++)
-                    if (opts[k].code_class == pass)
-                        plan_of[n_steps++] = (struct step){k, sweep};
+                for (size_t k = g; k < end; k++) {
+                    if (opts[k].code_class != pass || (sweep == 1 && runs_own_cuda(r, &opts[k])))
+                        continue;
+                    plan_of[n_steps++] = (struct step){k, sweep};
+                    /* A build whose own CUDA the driver runs natively is as good beside another release of that
+                     * major, where the mirror lacks its own: its sweep 1 comes right after its sweep 0 (PyTorch
+                     * 2.0's stable cu117 with the system CUDA 11.8, before the experimental cu118). */
+                    if (sweep == 0 && runs_own_cuda(r, &opts[k]))
+                        plan_of[n_steps++] = (struct step){k, 1};
+                }
         }
     for (size_t s = 0; s < n_steps && st == CU_E_NOT_FOUND; s++) {
         size_t i = plan_of[s].i;
@@ -279,14 +292,27 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
     const struct fwopt *o0 = &opts[0], *oc = &opts[chosen];
     if (o0->code_class == CODE_NO_FIT)
         cu_plan_reason(*out, _("Not %s: %s"), o0->title, o0->code_why);
-    else if (first_tried && first_why[0] && same_release(o0, oc) && plans_by_compat(r, o0, chosen_sweep))
+    else if (first_tried && first_why[0] && same_release(o0, oc) &&
+             plans_from(r, o0, chosen_sweep + 1) == 2)
         cu_plan_reason(*out, _("Not %s: %s It would run only by NVIDIA's minor-version compatibility, and a build of the same release that runs natively comes first: %s."),
                        o0->title, first_why, oc->title);
     else if (first_tried && first_why[0])
         cu_plan_reason(*out, _("Not %s: %s"), o0->title, first_why);
+    else if (same_release(o0, oc) && runs_own_cuda(r, oc) && !runs_own_cuda(r, o0) && o0->cuda_mm.n)
+        cu_plan_reason(*out, _("Not %s: its own CUDA %s runtime would run on driver %s only by NVIDIA's minor-version compatibility, and that of %s runs natively."),
+                       o0->title, V(&o0->cuda_mm, (char[32]){0}, 32), r->driver_text, oc->title);
     else if (o0->code_class > oc->code_class)
         cu_plan_reason(*out, _("Not %s: what GPU code it carries is %s, while it is read for %s."), o0->title,
                        o0->code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"), oc->title);
+    /* A newer release passed over only because its GPU code is inferred, where the newest was passed over for
+     * another reason (PyTorch 2.7 cu118 on driver 520, behind 2.14 cu132's driver): say so. */
+    for (size_t i = 1; i < chosen; i++)
+        if (opts[i].code_class > oc->code_class && opts[i].code_class != CODE_NO_FIT && !same_release(&opts[i], oc) &&
+            !(opts[i].version && o0->version && strcmp(opts[i].version, o0->version) == 0) && plans_from(r, &opts[i], 0) >= 0) {
+            cu_plan_reason(*out, _("Not %s: what GPU code it carries is %s, while it is read for %s."), opts[i].title,
+                           opts[i].code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"), oc->title);
+            break;
+        }
     /* When the newest has no code for a GPU here: why not the newest that has (its libraries, its runtime). */
     for (size_t i = 1; o0->no_code && i < chosen; i++)
         if (opts[i].code && !opts[i].no_code && opts[i].code_class == CODE_NO_FIT && opts[i].code_why) {

@@ -13,6 +13,7 @@
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "core/resolve/driver.h"
 #include "core/resolve/resolve_int.h"
 
 /*
@@ -326,6 +327,18 @@ rs_driver_advice(const struct rs *r, struct cu_error *err)
         }
     }
     if (!who || cu_version_cmp(&r->driver, &need) >= 0)
+        return;
+    /* A newer driver helps only where one branch serves every GPU here (a K80 ends with R470, an RTX 5090 needs
+     * R570): else that is what to say, and what the driver planner advises. */
+    struct cu_drv_wish dw = {.driver = "auto"};
+    struct cu_drv_in din = {r->f, r->cat, &dw};
+    struct cu_drv_plan *dp = cu_drv_choose(&din);
+    bool none_serves = dp && dp->keep_may_do && dp->refusal;
+    if (none_serves)
+        cu_error_advise(err, _("Nothing cudaup installs runs on driver %s here, and no newer driver would do: %s %s"),
+                        r->driver_text, dp->refusal, dp->advice ? dp->advice : "");
+    cu_drv_plan_free(dp);
+    if (none_serves)
         return;
     cu_error_advise(err, _("Nothing cudaup installs runs on driver %s here: GPU %d (%s) needs CUDA %s or newer, which needs NVIDIA driver %s or newer. Install it from the distribution's packages (cudaup doctor says which), then run cudaup again."),
                     r->driver_text, who->index, who->name, V(&first, b2, sizeof(b2)),

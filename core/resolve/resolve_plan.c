@@ -311,7 +311,11 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
     } else if (r->sweep == 2) {
         struct cu_version min = {{0}, 0};
         rs_driver_runs_major(r, (int)cv->part[0], &min);
-        if (o->cuda_min.n && o->title && r->fw.fw != CU_FW_NONE) /* the release the driver runs natively is too old for it */
+        if (r->cuda.kind != SPEC_AUTO)
+            cu_plan_reason(p, _("CUDA %s, as asked: driver %s runs it by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer); natively it needs %s."),
+                           V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], D(&min, b3, sizeof(b3)),
+                           D(need, b2, sizeof(b2)));
+        else if (o->cuda_min.n && o->title && r->fw.fw != CU_FW_NONE) /* the release the driver runs natively is too old for it */
             cu_plan_reason(p, _("CUDA %s: driver %s runs natively no CUDA %u release on the mirror that %s takes (%s or newer), so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
                            V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], o->title,
                            V(&o->cuda_min, b2, sizeof(b2)), cv->part[0], D(&min, b3, sizeof(b3)));

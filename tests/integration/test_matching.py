@@ -117,14 +117,26 @@ for driver in ("535.183.01", "550.54.14", "580.95.05"):
 # 12.3 or newer, which driver 535 runs only by minor-version compatibility (12.x from 525.60.13), and its sm_50 code
 # needs no JIT; it used to give 2.15 on the 12.2 the driver runs natively (issue 34).
 r, d = plan([GTX970], "535.183.01")
-t.eq(fw(d).get("version"), "2.16.1", "GTX 970 on 535: TensorFlow 2.16 by minor-version compatibility, as tensorflow==2.16 plans "
-     "[tensorflow_tested_builds_linux_gpu.csv 2.16.1 CUDA 12.3; cuda_minor_version_compat.csv 12.x 525.60.13]")
+t.eq(fw(d).get("version"), "2.16.2", "GTX 970 on 535: TensorFlow 2.16 (its newest patch) by minor-version compatibility, as "
+     "tensorflow==2.16 plans [tensorflow_tested_builds_linux_gpu.csv 2.16.1 CUDA 12.3; framework_wheel_gpu_code.csv 2.16.2; "
+     "cuda_minor_version_compat.csv 12.x 525.60.13]")
 t.ok(fw(d).get("code_confidence") == "read" and not any("inferred" in x for x in d.get("reasons", [])),
      "its GPU code is read, and no reason calls it inferred [tensorflow_gpu_code.csv 2.16.1-2.16.2, read in the wheels]",
      (fw(d), d.get("reasons")))
-t.ok(any("runs natively no CUDA 12 release on the mirror that TensorFlow 2.16.1 takes (12.3 or newer)" in x
+t.ok(any("runs natively no CUDA 12 release on the mirror that TensorFlow 2.16.2 takes (12.3 or newer)" in x
          for x in d.get("reasons", [])) and not any("older than every CUDA 12 release" in x for x in d.get("reasons", [])),
      "GTX 970 on 535: the CUDA reason says 535 runs 12.2 natively but TensorFlow 2.16 takes 12.3 or newer", d.get("reasons"))
+
+# A pinned patch release of a tested minor plans (it was 'not in cudaup's catalog'); the default takes the newest patch
+# read on PyPI, as the set of frameworks does; a patch that was never released is refused.
+SRC_TFP = "framework_wheel_gpu_code.csv: tensorflow 2.14.0 and 2.14.1 on PyPI"
+r, d = plan([K80], "470.82.01", "--framework", "tensorflow==2.14.1")
+t.ok(r.rc == 0 and fw(d).get("pip") == ["tensorflow==2.14.1"] and code(d) == ("sass", "sm_35"),
+     "K80, tensorflow==2.14.1: planned, its sm_35 code [%s]" % SRC_TFP, (fw(d), d.get("error")))
+r, d = plan([K80], "470.82.01", "--framework", "tensorflow==2.14.0")
+t.ok(r.rc == 0 and fw(d).get("pip") == ["tensorflow==2.14.0"], "K80, tensorflow==2.14.0: the pin is kept [%s]" % SRC_TFP, fw(d))
+r, d = plan([K80], "470.82.01", "--framework", "tensorflow==2.14.7")
+t.ok(r.rc == 3 and "2.14.7 is not in cudaup's catalog" in d.get("error", ""), "tensorflow==2.14.7: no such release, refused", d)
 
 r, d = plan([GTX970], "580.95.05", "--framework", "tensorflow==2.17")
 t.eq(r.rc, 3, "GTX 970, tensorflow==2.17: refused [%s]" % SRC_TF217, r)
@@ -201,9 +213,9 @@ t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") ==
 # 580.65.06 with CUDA 13.0 (13.x from 580.65.06).
 SRC_MVC34 = "cuda_minor_version_compat.csv (11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06)"
 for gpus, driver, args, want in (
-        ([K80], "470.256.02", (), ("2.14.0", None, "11.8.0")),
-        ([GTX780], "470.82.01", ("--framework", "tensorflow"), ("2.14.0", None, "11.8.0")),
-        ([RTX3090], "470.82.01", ("--framework", "tensorflow"), ("2.14.0", None, "11.8.0")),
+        ([K80], "470.256.02", (), ("2.14.1", None, "11.8.0")),
+        ([GTX780], "470.82.01", ("--framework", "tensorflow"), ("2.14.1", None, "11.8.0")),
+        ([RTX3090], "470.82.01", ("--framework", "tensorflow"), ("2.14.1", None, "11.8.0")),
         ([GTX970], "525.60.13", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
         ([RTX3090], "530.30.02", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
         ([RTX5090], "580.65.06", ("--framework", "pytorch"), ("2.14", "cu132", "13.0.2"))):
@@ -275,10 +287,13 @@ t.ok(r.rc == 0 and fw(d).get("python") == "3.11", "pytorch==2.3 without --python
 # (PyTorch 2.5, whose builds' GPU code was all read: for 2.7, cu126's was read in its wheels and cu118's is inferred,
 # and a build whose code was read comes first, as a set of frameworks' does.)
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.5")
-t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118" and
-     any(x.startswith("Not PyTorch 2.5 (cu124): CUDA 12.4.0 needs NVIDIA driver") for x in d.get("reasons", [])),
-     "GTX 970 on 535, pytorch==2.5: its cu118 build, whose CUDA 11.8 the driver runs natively, before cu124 "
-     "[cuda_toolkit_driver_versions.csv 11.8 520.61.05; pytorch_wheel_arch.csv 2.5.x read]", (fw(d), d.get("reasons")))
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu121" and d["cuda"]["version"] == "12.2.2" and
+     "Not PyTorch 2.5 (cu124): its own CUDA 12.4 runtime would run on driver 535.183.01 only by NVIDIA's minor-version "
+     "compatibility, and that of PyTorch 2.5 (cu121) runs natively." in d.get("reasons", []),
+     "GTX 970 on 535, pytorch==2.5: its cu121 build, whose CUDA 12.1 the driver runs natively (the system CUDA 12.2.2, "
+     "the mirror having no 12.1), before cu124, which it runs only by minor-version compatibility "
+     "[cuda_toolkit_driver_versions.csv 12.1 530.30.02, 12.4 550.54.14; pytorch_wheel_arch.csv 2.5.x read]",
+     (fw(d), d.get("reasons")))
 r, d = plan([GTX970], "535.183.01", "--framework", "pytorch==2.7")
 t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu126" and fw(d).get("code_confidence") == "read",
      "GTX 970 on 535, pytorch==2.7: its cu126 build, whose sm_50 code was read in the wheels (cu118's is inferred) "
@@ -472,9 +487,9 @@ for gpu in (K80, GTX780):
          "[data/legacy/tensorflow_stacks.csv 2.3; cuda_runfiles.csv 10.1.243 418.39; cudnn_support_matrix.csv 8.0.2 10.x SM 3.0+]"
          % gpu[2], r)
     r, d = plan([gpu], "470.57.02")
-    t.ok(r.rc == 0 and fw(d).get("version") == "2.14.0" and d["cuda"]["version"] == "11.8.0" and
+    t.ok(r.rc == 0 and fw(d).get("version") == "2.14.1" and d["cuda"]["version"] == "11.8.0" and
          d["cudnn"]["version"] == "8.7.0" and code(d) == ("sass", "sm_35"),
-         "%s, driver 470, tensorflow: 2.14.0, the newest with sm_35, with cuDNN 8.7.0 "
+         "%s, driver 470, tensorflow: 2.14.1, the newest with sm_35, with cuDNN 8.7.0 "
          "[tensorflow_gpu_code.csv 2.5.0-2.14.1, read in the wheels; cudnn_support_matrix.csv 8.7.0 first-hand sm_35, "
          "8.8.0 none]" % gpu[2], r)
 r, d = plan([GTX780], "418.87.01", "--framework", "pytorch")
@@ -647,6 +662,45 @@ for args in (("--framework", "pytorch==2.3", "--python", "3.12"), ("--framework"
          not any(x.startswith("A newer driver would bring") for x in d.get("reasons", [])),
          "GTX 1080 on 535, %s, --driver auto: keeps the driver and names no newer driver for the same wheels" % " ".join(args),
          d.get("reasons"))
+
+# A newer release passed over only for its inferred GPU code says so, where the newest was passed over for something
+# else: on 520 (CUDA 11 alone) PyTorch 2.6/2.7 cu118's arch lists are inferred, 2.5 cu118's read (issue 34).
+r, d = plan([GTX970], "520.61.05", "--framework", "pytorch")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu118" and fw(d).get("version") == "2.5" and
+     "Not PyTorch 2.7 (cu118): what GPU code it carries is only inferred, while it is read for PyTorch 2.5 (cu118)."
+     in d.get("reasons", []),
+     "GTX 970 on 520, pytorch: 2.5 cu118 (read), saying why not 2.7 cu118 (inferred) [pytorch_wheel_arch.csv 2.5.x cu118 "
+     "read, 2.7.x cu118 inferred]", (fw(d), d.get("reasons")))
+
+# A build whose own CUDA the driver runs natively keeps its place when the mirror lacks that CUDA: PyTorch 2.0's stable
+# cu117 beside the system CUDA 11.8, not its experimental cu118 (the fixture mirror has no 11.7; issue 34).
+r, d = plan([A100], "535.183.01", "--framework", "pytorch==2.0")
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu117" and d["cuda"]["version"] == "11.8.0" and
+     any("the mirror has no CUDA 11.7 release" in x for x in d.get("reasons", [])),
+     "A100 on 535, pytorch==2.0: its stable cu117 build with the system CUDA 11.8.0 [pytorch_release_cuda_matrix.csv 2.0 "
+     "stable 11.7, experimental 11.8; cuda_toolkit_driver_versions.csv 11.7 515.43.04]", (fw(d), d.get("reasons")))
+
+# Where no one driver serves every GPU, the advice does not send the user to a newer driver that drops one of them
+# (a K80 ends with R470, an RTX 5090 needs R570 and the open modules; issue 34: it said "install 570.26 or newer").
+for args in (("--framework", "pytorch"), ("--framework", "none")):
+    r, d = plan([K80, RTX5090], "470.82.01", *args)
+    adv = d.get("advice") or ""
+    t.ok(r.rc == 3 and "no newer driver would do" in adv and "No driver serves every GPU here" in adv and
+         "then run cudaup again" not in adv,
+         "K80 + RTX 5090 on 470, %s: the advice says no driver serves both [driver_generations.csv Kepler last 470, "
+         "Blackwell open only]" % " ".join(args), d)
+
+# A pinned --cuda plans as the automatic choice does for a framework whose CUDA range the driver runs no release of
+# natively (by minor-version compatibility, saying so); a toolkit alone stays native (issue 34: the wizard's list
+# marked 12.9.1 'needs 575.57.08' while Automatic chose it).
+r, d = plan([H100], "550.54.14", "--cuda", "12.9")
+t.ok(r.rc == 0 and d["cuda"]["version"] == "12.9.1" and fw(d).get("version") == "2.21.0" and
+     any(x.startswith("CUDA 12.9.1, as asked: driver 550.54.14 runs it by NVIDIA's minor-version compatibility") for x in
+         d.get("reasons", [])) and any("minor-version compatibility" in w for w in d.get("warnings", [])),
+     "H100 on 550, --cuda 12.9: TensorFlow 2.21.0 by minor-version compatibility, as asked [%s]" % SRC_MVC34,
+     (d.get("error"), d.get("reasons")))
+r, d = plan([H100], "550.54.14", "--cuda", "12.9", "--framework", "none")
+t.ok(r.rc == 3 and "575.57.08" in d.get("error", ""), "H100 on 550, --cuda 12.9 --framework none: refused, naming 575.57.08", d)
 
 MATRIX = {}
 with open(os.path.join(SRCDIR, "data", "compat", "cudnn_support_matrix.csv")) as fh:

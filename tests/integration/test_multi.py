@@ -167,6 +167,15 @@ t.ok(r.rc == 0 and dict(fws(d)).get("pytorch") == "2.7.1" and named and
      "GTX 1080, pytorch,jax --python 3.10: the JAX the reasons name has wheels for 3.10 (jax_python.csv: 0.7 and later "
      "need 3.11, 0.11 and later 3.12)", (fws(d), d.get("reasons")))
 
+# A newer driver that would install the same wheels, only beside a newer system CUDA, is no newer release to name
+# (a T4 on 565 with --driver auto: TensorFlow 2.20.0 + PyTorch 2.10.0 cu128 either way; issue 34).
+T4 = ("1eb8", "7.5", "Tesla T4")
+r, d = plan(T4, "565.57.01", "--framework", "tensorflow,pytorch", "--driver", "auto")
+t.ok(r.rc == 0 and (d.get("driver") or {}).get("action") == "keep" and
+     not any(x.startswith("A newer driver would bring") for x in d.get("reasons", [])),
+     "T4 on 565, tensorflow,pytorch, --driver auto: keeps the driver and names no newer driver for the same wheels",
+     d.get("reasons"))
+
 # ---- all three on an H100 ----------------------------------------------------------------------------------
 # resolutions.md: torch==2.10.0 tensorflow[and-cuda]==2.20.0 jax[cuda12]==0.12.0.1 resolves to one cuDNN, 9.10.2.21.
 r, d = plan(H100, "580.95.05", "--framework", "pytorch,tensorflow,jax")

@@ -417,14 +417,16 @@ r, d = h.wizard(["enter", "enter", "down", "space", "up", "space", "DUMP untick"
                  "DUMP alone", "q", "y"], "--framework", "pytorch")
 t.ok("( ) PyTorch" in d["untick"] and "(*) JAX" in d["untick"], "Space unticks PyTorch, JAX stays", d["untick"])
 t.ok("CUDA toolkit for this machine:" in d["alone"], "Enter on None chooses it alone: no framework", d["alone"])
-r, d = h.wizard(["enter", "enter", "enter", "DUMP versions", "down", "down", "enter", "DUMP refused", "q", "y"])
-t.ok("✓  12.4.0    cuDNN 8.9.7, TensorFlow 2.17.0" in d["versions"], "hopper: 12.4.0 fits, with what comes with it",
+# TensorFlow 2.21 (sm_90, read in its wheel) takes CUDA 12.5 or newer, which driver 550 runs by minor-version
+# compatibility: 12.9.1 fits, as the automatic choice, and a pinned release of it does (issue 34).
+r, d = h.wizard(["enter", "enter", "enter", "DUMP versions", "down", "enter", "DUMP refused", "q", "y"])
+t.ok("✓  12.9.1    cuDNN 9.14.0, TensorFlow 2.21.0" in d["versions"], "hopper: 12.9.1 fits, with what comes with it",
      d["versions"])
-t.ok("✗  12.9.1    CUDA 12.9.1 needs NVIDIA driver 575.57.08" in d["versions"], "hopper: 12.9.1 marked, with the reason",
+t.ok("✗  11.4.4    CUDA 11.4 cannot build for GPU 0" in d["versions"], "hopper: 11.4.4 marked, with the reason",
      d["versions"])
 t.ok("✗  13.0.2    TensorFlow" in d["versions"], "hopper: CUDA 13 refused because of TensorFlow", d["versions"])
-t.ok("Automatic: the newest that fits (12.4.0)" in d["versions"], "hopper: automatic is the newest that fits")
-t.ok("12.9.1 does not fit" in d["refused"] and "Versions" in d["refused"].split("\n")[0],
+t.ok("Automatic: the newest that fits (12.9.1)" in d["versions"], "hopper: automatic is the newest that fits")
+t.ok("13.0.2 does not fit" in d["refused"] and "Versions" in d["refused"].split("\n")[0],
      "Enter on a version that does not fit: the reason, and no step forward", d["refused"])
 r, d = h.wizard(["enter", "enter", "enter", "tab", "DUMP cudnn", "down", "enter", "DUMP none", "q", "y"], "--cuda", "12.2")
 t.ok("cuDNN for CUDA 12.2 and TensorFlow:" in d["cudnn"] and "✗  None: TensorFlow needs cuDNN" in d["cudnn"] and "8.9.7" in d["cudnn"],
@@ -483,7 +485,7 @@ t.ok(fits_screen(d["versions"], 60, 20) and "版本" in d["versions"], "zh_CN at
 PY = shutil.which("python3.11", path="/usr/bin:/bin")
 if PY:
     wheels = t.tmpdir("wheels")
-    mkwheels.build(wheels, [("tensorflow", "2.20.0")])  # the newest whose GPU code is read (2.21 is inferred)
+    mkwheels.build(wheels, [("tensorflow", "2.21.0")])  # the newest TensorFlow, its GPU code read in its wheel
     fw = Box("framework", mirror="file://" + MIRROR)
     data = os.path.join(fw.home, "data")
     r, d = fw.wizard(["enter", "enter", "DUMP framework", "enter", "enter", "enter", "enter", "DUMP pyenv", "up", "up", "up",
@@ -498,7 +500,7 @@ if PY:
          "python env: the flags' tool and Python, the default name", d["pyenv"])
     t.ok("< automatic >" in d["pyenv"] and "uses /usr/bin/python3.11" in d["pyenv"],
          "python env: where the Python comes from, and which one", d["pyenv"])
-    t.ok("TensorFlow 2.20.0 with Python 3.11, in the venv" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
+    t.ok("TensorFlow 2.21.0 with Python 3.11, in the venv" in flat(d["review"]) and shows(d["review"], "/envs/tf"),
          "review: the framework, the Python and the renamed env", d["review"])
     t.ok("✓ pass  framework" in d["validation"], "validation: the framework sees the GPUs", d["validation"])
     nxt = [x.strip() for x in rows(d["done"])]
@@ -510,7 +512,7 @@ if PY:
     t.ok("  . %s/cudaup/envs/tf/bin/activate\n" % data in r.out, "after the screen closes, the commands in full", r)
     out = subprocess.run([os.path.join(data, "cudaup", "envs", "tf", "bin", "python"), "-c",
                           "import tensorflow; print(tensorflow.__version__)"], capture_output=True, text=True)
-    t.eq(out.stdout.strip(), "2.20.0", "tensorflow imports in the venv the wizard made")
+    t.eq(out.stdout.strip(), "2.21.0", "tensorflow imports in the venv the wizard made")
 else:
     t.skip("TensorFlow in a venv through the wizard", "no /usr/bin/python3.11 here")
 
@@ -662,9 +664,9 @@ for size in SIZES:
          vs)
 r, d = hw.wizard(["enter", "enter", "enter", "DUMP auto"] + ["down"] * 6 + ["space", "DUMP marked", "q", "y"])
 mk = [x.strip() for x in rows(d.get("marked", "")) if x.strip().startswith("●")]
-t.ok([x.strip() for x in rows(d.get("auto", "")) if x.strip().startswith("●")] == ["● ✓  Automatic: the newest that fits (12.4.0)"],
+t.ok([x.strip() for x in rows(d.get("auto", "")) if x.strip().startswith("●")] == ["● ✓  Automatic: the newest that fits (12.9.1)"],
      "Versions: with no version asked, Automatic is the chosen row", d.get("auto"))
-t.ok(len(mk) == 1 and mk[0].startswith("● ✓  12.4.0"), "Space marks the selected version (12.4.0) as chosen, and only it",
+t.ok(len(mk) == 1 and mk[0].startswith("● ✓  12.4.1"), "Space marks the selected version (12.4.1) as chosen, and only it",
      d.get("marked"))
 r, d = hw.wizard(["enter", "enter", "enter", "enter", "enter", "enter", "enter", "DUMP review", "q", "y"], "--cuda", "12.2",
                  "--env-tool", "venv", "--python-source", "cudaup", env={"PATH": "/usr/bin:/bin"})
