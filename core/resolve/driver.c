@@ -663,6 +663,31 @@ cu_drv_choose(const struct cu_drv_in *in)
     struct needs n;
     char b1[32];
 
+    if (strcmp(mode, "keep") == 0 && f->driver.kind == CU_DRIVER_NVIDIA && f->driver.version.n) {
+        /* --driver keep with a driver of a branch that cannot drive a GPU here, by the generation's own first or
+         * last branch (an RTX 5090 on R550, a K80 on R535): nothing would run on that GPU, so that is the answer,
+         * not a plan.  Where no branch serves every GPU, keeping the driver is the way (it serves those it can). */
+        struct cu_drv_plan *scratch = plan_new("keep");
+        char *conflict = gpu_needs(in, scratch, &n);
+        cu_drv_plan_free(scratch);
+        int br = branch_of(&f->driver.version);
+        char *why = NULL;
+        for (size_t i = 0; !conflict && !why && i < f->n_gpus; i++) {
+            const struct cu_gpu_info *g = &f->gpus[i];
+            const struct cu_drv_gen *gen = g->cc.n ? cu_drv_gen_for_cc(in->cat->driver, &g->cc) : NULL;
+            cu_driver_version_format(&f->driver.version, b1, sizeof(b1));
+            if (gen && gen->branch_min && br < gen->branch_min)
+                why = cu_xasprintf(_("--driver keep: driver %s is older than branch %d, the first that supports GPU %d (%s, %s), so it cannot drive that GPU."),
+                                   b1, gen->branch_min, g->index, g->name, gen->generation);
+            else if (gen && gen->branch_last && br > gen->branch_last)
+                why = cu_xasprintf(_("--driver keep: driver %s is newer than branch %d, the last that supports GPU %d (%s, %s), so it cannot drive that GPU."),
+                                   b1, gen->branch_last, g->index, g->name, gen->generation);
+        }
+        free(conflict);
+        if (why)
+            return refuse(plan_new("install"), why,
+                          cu_xstrdup(_("Use --driver auto: cudaup picks a branch that serves every GPU here.")));
+    }
     if (strcmp(mode, "keep") == 0 || strcmp(mode, "none") == 0) {
         p = plan_new("keep");
         reason(p, strcmp(mode, "keep") == 0 ? _("The driver is left as it is (--driver keep).")

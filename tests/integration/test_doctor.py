@@ -310,8 +310,8 @@ t.ok(p and p[0]["fix"] == "cudaup install --framework pytorch==2.14",
 t.eq(problem(d, "framework-no-gpu-code", "/envs/t126"), [], "PyTorch cu126 on the same GPU: no problem")
 t.eq(envs.get(base + "/envs/t126", {}).get("gpu_code"), [{"gpu": 0, "code": "sass"}], "its gpu_code says sass")
 p = problem(d, "framework-no-gpu-code", "/envs/tf")
-t.ok(p and "sm_60" in p[0]["message"] and p[0]["fix"] == "cudaup install --framework tensorflow==2.16.1",
-     "TensorFlow 2.20 on a GTX 970: its own build_info names sm_60 up; the fix is 2.16.1 (inferred sm_50)", p)
+t.ok(p and "sm_60" in p[0]["message"] and p[0]["fix"] == "cudaup install --framework tensorflow==2.16.2",
+     "TensorFlow 2.20 on a GTX 970: its own build_info names sm_60 up; the fix is 2.16.2 (sm_50, read in its wheel)", p)
 p = problem(d, "framework-no-gpu-code", "/home/u/venv")
 t.ok(p and "CPU-only" in p[0]["message"], "a CPU-only PyTorch in $VIRTUAL_ENV: said so", d.get("problems"))
 # Each fix works: the plan it names, on this machine, puts real code on the GPU.

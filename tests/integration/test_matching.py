@@ -702,6 +702,18 @@ t.ok(r.rc == 0 and d["cuda"]["version"] == "12.9.1" and fw(d).get("version") == 
 r, d = plan([H100], "550.54.14", "--cuda", "12.9", "--framework", "none")
 t.ok(r.rc == 3 and "575.57.08" in d.get("error", ""), "H100 on 550, --cuda 12.9 --framework none: refused, naming 575.57.08", d)
 
+# --driver keep where the driver's branch cannot drive a GPU by its generation's own first or last branch (an RTX
+# 5090 on R550, a K80 on R535): refused, with --driver auto, which plans a branch that can (it planned PyTorch for
+# the RTX 5090 on 550 by minor-version compatibility; issue 34).
+for gpu, driver, args, word in ((RTX5090, "550.127.05", ("--framework", "pytorch"), "older than branch 570, the first"),
+                                (K80, "535.183.01", ("--framework", "tensorflow"), "newer than branch 470, the last")):
+    r, d = plan([gpu], driver, *args)
+    r2, d2 = plan([gpu], driver, *args, env=AUTO)
+    t.ok(r.rc == 3 and word in d.get("error", "") and "--driver auto" in (d.get("advice") or "") and r2.rc == 0 and
+         (d2.get("driver") or {}).get("action") == "install",
+         "%s on %s, --driver keep: cannot drive it, refused; --driver auto plans a driver [driver_generations.csv]"
+         % (gpu[2], driver), (d.get("error"), d2.get("error")))
+
 MATRIX = {}
 with open(os.path.join(SRCDIR, "data", "compat", "cudnn_support_matrix.csv")) as fh:
     for row in csv.DictReader(fh):
