@@ -400,6 +400,22 @@ conv_frameworks(struct conv *c, const json_t *root, struct cu_catalog *cat)
         cat->n_torch_versions++;
     }
 
+    const json_t *rel = json_object_get(root, "pypi_releases");
+    static const char *const rel_keys[] = {"pytorch", "jax"};
+    for (size_t k = 0; rel && k < 2; k++) {
+        const json_t *l = json_object_get(rel, rel_keys[k]);
+        struct cu_version **v = k == 0 ? &cat->pypi_torch : &cat->pypi_jax;
+        size_t *nv = k == 0 ? &cat->n_pypi_torch : &cat->n_pypi_jax;
+        if (l && !json_is_array(l))
+            return bad(c, "pypi_releases", k, "is not a list");
+        *v = cu_xcalloc(json_array_size(l) + 1, sizeof(**v));
+        for (size_t i = 0; i < json_array_size(l); i++) {
+            if (!json_is_string(json_array_get(l, i)) || !cu_version_parse(json_string_value(json_array_get(l, i)), &(*v)[i]))
+                return bad(c, "pypi_releases", i, "has a malformed version");
+            (*nv)++;
+        }
+    }
+
     const json_t *jax = json_object_get(root, "jax");
     a = need_array(c, jax, "plugins", &n);
     if (!a)
@@ -673,6 +689,8 @@ cu_catalog_free(struct cu_catalog *cat)
         cu_strv_free(cat->torch_versions[i].tags);
     }
     free(cat->torch_versions);
+    free(cat->pypi_torch);
+    free(cat->pypi_jax);
     for (size_t i = 0; cat->jax && cat->jax[i].extra; i++) {
         free(cat->jax[i].extra);
         free(cat->jax[i].local_extra);

@@ -189,6 +189,9 @@ struct cu_catalog {
     size_t n_torch;
     struct cu_cat_torch_version *torch_versions;
     size_t n_torch_versions;
+    /* The releases on PyPI (framework_pypi_releases.csv), newest first: a pin of another is no release. */
+    struct cu_version *pypi_torch, *pypi_jax;
+    size_t n_pypi_torch, n_pypi_jax;
     struct cu_cat_jax_plugin *jax; /* newest CUDA major first */
     size_t n_jax;
     struct cu_cat_code *code_torch, *code_tf, *code_jax; /* newest first */

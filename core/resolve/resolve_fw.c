@@ -141,11 +141,22 @@ torch_exact(const struct rs *r, const struct cu_version *v)
     return NULL;
 }
 
+/* Is @v among the @n releases of @list? */
+static bool
+version_listed(const struct cu_version *list, size_t n, const struct cu_version *v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cu_version_cmp(&list[i], v) == 0)
+            return true;
+    return false;
+}
+
 enum cu_status
 torch_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
     char b1[32], b2[32];
     bool matched = false;
+    const struct cu_cat_torch *unreleased = NULL; /* a minor the pin is of, whose patch PyPI lacks */
 
     for (size_t i = 0; i < r->cat->n_torch; i++) {
         const struct cu_cat_torch *t = &r->cat->torch[i];
@@ -159,6 +170,12 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                                               : (struct cu_version){{0}, 0};
         if (want.n >= 3 && !exact && newest_listed.n && cu_version_cmp(&t->minor, &newest_listed) <= 0)
             continue; /* an unknown patch of a minor whose patches the catalog lists */
+        /* A patch of a newer minor: one PyPI has (framework_pypi_releases.csv) is installed as asked. */
+        bool pypi_exact = want.n >= 3 && !exact && r->cat->n_pypi_torch;
+        if (pypi_exact && !version_listed(r->cat->pypi_torch, r->cat->n_pypi_torch, &want)) {
+            unreleased = t;
+            continue;
+        }
         matched = true;
         /* Stable builds first, newest CUDA first; then the experimental ones. */
         for (int pass = 0; pass < 2; pass++) {
@@ -171,7 +188,8 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                 *opts = cu_xreallocarray(*opts, *n + 1, sizeof(**opts));
                 struct fwopt *o = &(*opts)[(*n)++];
                 rs_fwopt_init(o);
-                const char *ver = exact ? V(&exact->version, b1, sizeof(b1)) : V(&t->minor, b1, sizeof(b1));
+                const char *ver = exact ? V(&exact->version, b1, sizeof(b1))
+                                  : pypi_exact ? V(&want, b1, sizeof(b1)) : V(&t->minor, b1, sizeof(b1));
                 o->title = cu_xasprintf("PyTorch %s (%s)", ver, b->tag);
                 o->version = cu_xstrdup(ver);
                 o->cuda_major = (int)b->cuda.part[0];
@@ -198,7 +216,8 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                     if (exact->torchaudio)
                         cu_strv_push_owned(&o->pip, cu_xasprintf("torchaudio==%s", exact->torchaudio));
                 } else {
-                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
+                    cu_strv_push_owned(&o->pip, pypi_exact ? cu_xasprintf("torch==%s", ver)
+                                                           : cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
                     cu_strv_push(&o->pip, "torchvision");
                     cu_strv_push(&o->pip, "torchaudio");
                 }
@@ -207,13 +226,26 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                 o->bundled = true;
                 o->build_cuda = mm(&b->cuda);
                 o->lib_exact = b->cudnn ? cu_xstrdup(b->cudnn) : NULL;
-                o->code = cu_catalog_torch_code(r->cat, exact ? &exact->version : &t->minor, b->tag);
+                o->code = cu_catalog_torch_code(r->cat, exact ? &exact->version : pypi_exact ? &want : &t->minor, b->tag);
                 o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s%s%s%s): the newest %s build that fits."),
                                       ver, b->tag, V(&b->cuda, b2, sizeof(b2)), b->cudnn ? ", cuDNN " : "",
                                       b->cudnn ? b->cudnn : "", b->stable ? "" : _(", experimental"),
                                       b->stable ? _("stable") : _("experimental"));
             }
         }
+    }
+    if (!matched && unreleased) {
+        struct cu_buf same;
+        cu_buf_init(&same);
+        for (size_t k = r->cat->n_pypi_torch; k-- > 0;)
+            if (r->cat->pypi_torch[k].part[0] == unreleased->minor.part[0] &&
+                r->cat->pypi_torch[k].part[1] == unreleased->minor.part[1])
+                cu_buf_printf(&same, "%s%s", same.len ? _(", ") : "", V(&r->cat->pypi_torch[k], b1, sizeof(b1)));
+        enum cu_status st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("PyTorch %s is no release on PyPI; its %s releases are %s."),
+                                         strstr(r->in->wishes->framework, "==") + 2,
+                                         V(&unreleased->minor, b2, sizeof(b2)), same.len ? same.data : "?");
+        cu_buf_fini(&same);
+        return st;
     }
     if (!matched)
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
@@ -318,6 +350,17 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
 
     /* A driver too old for every plugin: name the least it takes, of the plugins with code for every GPU
      * here (for a GPU none has code for, a newer driver does not help: that GPU is the blocker). */
+    if (r->fw.v.n >= 3 && r->cat->n_pypi_jax && !version_listed(r->cat->pypi_jax, r->cat->n_pypi_jax, &r->fw.v)) {
+        const struct cu_version *last = NULL; /* the newest release of the pin's minor */
+        for (size_t k = 0; k < r->cat->n_pypi_jax && !last; k++)
+            if (r->cat->pypi_jax[k].part[0] == r->fw.v.part[0] && r->cat->pypi_jax[k].part[1] == r->fw.v.part[1])
+                last = &r->cat->pypi_jax[k];
+        if (last)
+            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("JAX %s is no release on PyPI; its %u.%u releases end with %s."),
+                                V(&r->fw.v, b1, sizeof(b1)), r->fw.v.part[0], r->fw.v.part[1], V(last, b2, sizeof(b2)));
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("JAX %s is no release on PyPI; the newest is %s."),
+                            V(&r->fw.v, b1, sizeof(b1)), V(&r->cat->pypi_jax[0], b2, sizeof(b2)));
+    }
     struct ranged {
         const struct cu_cat_jax_plugin *p;
         struct cu_version first;

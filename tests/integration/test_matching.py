@@ -714,6 +714,19 @@ for gpu, driver, args, word in ((RTX5090, "550.127.05", ("--framework", "pytorch
          "%s on %s, --driver keep: cannot drive it, refused; --driver auto plans a driver [driver_generations.csv]"
          % (gpu[2], driver), (d.get("error"), d2.get("error")))
 
+# A patch pin is installed as asked where PyPI has it, and refused where it has not (issue 34: pytorch==2.7.0 was
+# torch==2.7.*, which installs 2.7.1; pytorch==2.7.9 and jax==0.4.99 were planned).
+SRC_REL = "framework_pypi_releases.csv (pip index versions, PyPI)"
+r, d = plan([RTX3090], "580.95.05", "--framework", "pytorch==2.7.0")
+t.ok(r.rc == 0 and fw(d).get("pip", [None])[0] == "torch==2.7.0", "pytorch==2.7.0: torch==2.7.0, as asked [%s]" % SRC_REL,
+     (fw(d), d.get("error")))
+for pin, want in (("pytorch==2.7.9", "PyTorch 2.7.9 is no release on PyPI; its 2.7 releases are 2.7.0, 2.7.1."),
+                  ("jax==0.4.99", "JAX 0.4.99 is no release on PyPI; its 0.4 releases end with 0.4.38.")):
+    r, d = plan([RTX3090], "580.95.05", "--framework", pin)
+    t.ok(r.rc == 3 and d.get("error") == want, "%s: refused, naming the releases there are [%s]" % (pin, SRC_REL), d)
+r, d = plan([RTX3090], "580.95.05", "--framework", "jax==0.4.35")
+t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]==0.4.35"], "jax==0.4.35, a release: planned [%s]" % SRC_REL, d)
+
 MATRIX = {}
 with open(os.path.join(SRCDIR, "data", "compat", "cudnn_support_matrix.csv")) as fh:
     for row in csv.DictReader(fh):
