@@ -93,8 +93,8 @@ same_str(const char *x, const char *y)
     return x == y || (x && y && strcmp(x, y) == 0);
 }
 
-/* Do @a and @b install the same wheels, which bring their own CUDA runtime (a framework with its own, or several
- * in one environment, where none loads the CUDA folder)?  A newer system CUDA then brings them nothing. */
+/* Do @a and @b install the same framework wheels?  A newer system CUDA beside them is no newer release to name (the
+ * wheels with their own runtime ignore it; TensorFlow 2.17 built with 12.3 gains nothing from 12.9 over 12.4). */
 static bool
 same_wheels(const struct cu_plan *a, const struct cu_plan *b)
 {
@@ -105,7 +105,7 @@ same_wheels(const struct cu_plan *a, const struct cu_plan *b)
         return false;
     for (size_t i = 0; i < na; i++) {
         if (!same_str(fa[i]->name, fb[i]->name) || !same_str(fa[i]->version, fb[i]->version) ||
-            !same_str(fa[i]->cuda_tag, fb[i]->cuda_tag) || !(na > 1 || (fa[i]->bundled_runtime && fb[i]->bundled_runtime)))
+            !same_str(fa[i]->cuda_tag, fb[i]->cuda_tag))
             return false;
         for (size_t k = 0; fa[i]->pip && fa[i]->pip[k]; k++)
             if (!fb[i]->pip || !same_str(fa[i]->pip[k], fb[i]->pip[k]))

@@ -672,7 +672,7 @@ cu_drv_choose(const struct cu_drv_in *in)
         cu_drv_plan_free(scratch);
         int br = branch_of(&f->driver.version);
         char *why = NULL;
-        for (size_t i = 0; !conflict && !why && i < f->n_gpus; i++) {
+        for (size_t i = 0; !why && i < f->n_gpus; i++) {
             const struct cu_gpu_info *g = &f->gpus[i];
             const struct cu_drv_gen *gen = g->cc.n ? cu_drv_gen_for_cc(in->cat->driver, &g->cc) : NULL;
             cu_driver_version_format(&f->driver.version, b1, sizeof(b1));
@@ -683,10 +683,18 @@ cu_drv_choose(const struct cu_drv_in *in)
                 why = cu_xasprintf(_("--driver keep: driver %s is newer than branch %d, the last that supports GPU %d (%s, %s), so it cannot drive that GPU."),
                                    b1, gen->branch_last, g->index, g->name, gen->generation);
         }
+        if (why && conflict) {
+            /* No branch serves every GPU either: say both, and what one driver can do. */
+            char *both = cu_xasprintf("%s %s", why, conflict);
+            free(why);
+            free(conflict);
+            return refuse(plan_new("install"), both,
+                          cu_xstrdup(_("Use GPUs of generations one driver serves together (see `cudaup doctor`).")));
+        }
         free(conflict);
         if (why)
             return refuse(plan_new("install"), why,
-                          cu_xstrdup(_("Use --driver auto: cudaup picks a branch that serves every GPU here.")));
+                          cu_xstrdup(_("Use --driver auto: it installs a branch that serves every GPU here, and the machine must reboot before the rest.")));
     }
     if (strcmp(mode, "keep") == 0 || strcmp(mode, "none") == 0) {
         p = plan_new("keep");

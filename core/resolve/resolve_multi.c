@@ -30,6 +30,8 @@ struct part {
     char *text; /* this framework's item of --framework: "pytorch==2.8" */
     struct fwopt *opts;
     size_t n;
+    char *unread; /* the newest build that runs here but whose wheel's pins were not read, or NULL */
+    struct cu_version unread_v;
 };
 
 /* The first ';'-group of --framework (the environment this resolve is for), as a copy. */
@@ -213,6 +215,17 @@ part_options(struct rs *r, struct part *pt)
             wh = find_wheel(r, "pytorch", o->tag, &ov, ov.n >= 3);
         else if (st == CU_OK && pt->spec.fw == CU_FW_TENSORFLOW && ov.n)
             wh = find_wheel(r, "tensorflow", NULL, &(struct cu_version){{ov.part[0], ov.part[1]}, 2}, false);
+        if (st == CU_OK && !wh && pt->spec.fw == CU_FW_PYTORCH && !pt->unread && ov.n) {
+            /* Newer than every build with read pins: worth naming where it could run here (its code, its runtime). */
+            rp.silent = true;
+            rs_judge_code(&rp, o);
+            rp.silent = false;
+            struct cu_version min;
+            if (o->code_class != CODE_NO_FIT && rs_driver_runs_major(r, o->cuda_major, &min)) {
+                pt->unread = cu_xstrdup(o->title);
+                pt->unread_v = ov;
+            }
+        }
         if (st != CU_OK || !wh) {
             rs_fwopt_fini(o);
             continue;
@@ -499,6 +512,17 @@ explain_set(const struct fwopt *const *set, size_t n, const struct pick *pk, con
         cu_strv_push_owned(&m->lib_reasons, cu_xstrdup(not_first));
 }
 
+/* Does the driver here run every part's own CUDA runtime (by minor-version compatibility at least)?  A set
+ * that does not is no alternative to name by its pins (PyTorch cu130 beside JAX on driver 575). */
+static bool
+runtimes_run(const struct rs *r, const struct fwopt *const *set, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (set[k]->wheel && !rs_driver_runs_major(r, set[k]->wheel->cuda_major, NULL))
+            return false;
+    return true;
+}
+
 /* Has every release of the set wheels for the Python asked with --python?  A set that has not is no
  * alternative to name (JAX 0.12 with Python 3.10). */
 static bool
@@ -555,7 +579,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
             memset(&pk, 0, sizeof(pk));
             cu_strv_init(&pk.constraints);
             bool agrees = set_agrees(r, set, np, &pk, why, sizeof(why));
-            if (!newer[0] && (cls == pass ? !agrees : agrees)) {
+            if (!newer[0] && (cls == pass ? !agrees : agrees) && runtimes_run(r, set, np)) {
                 /* The newest set passed over in this pass, and why: its pins, or (one whose pins agree) its GPU
                  * code only inferred. */
                 CU_AUTOFREE char *t = set_title(set, np, _(" with "));
@@ -585,6 +609,15 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
             struct fwopt m;
             merge(set, np, &pk, &m);
             explain_set(set, np, &pk, newer, &m);
+            for (size_t k = 0; k < np; k++) {
+                struct cu_version have = set[k]->version ? vp(set[k]->version) : (struct cu_version){{0}, 0};
+                struct cu_version a = {{parts[k].unread_v.part[0], parts[k].unread_v.part[1]}, 2};
+                struct cu_version b = {{have.part[0], have.part[1]}, 2};
+                if (parts[k].unread && have.n && cu_version_cmp(&a, &b) > 0)
+                    cu_strv_push_owned(&m.lib_reasons,
+                                       cu_tr_asprintf(_("Not %s beside the others: cudaup has not read which CUDA wheels it asks pip for (only those of the release's PyPI wheel), so it cannot hold them to one set."),
+                                                      parts[k].unread));
+            }
             for (int sweep = 0; sweep < 3 && st == CU_E_NOT_FOUND; sweep++)
                 st = try_option(r, &m, sweep, out);
             rs_fwopt_fini(&m);
@@ -644,6 +677,7 @@ rs_resolve_multi(struct rs *r, rs_try_fn try_option, struct cu_plan **out)
             rs_fwopt_fini(&parts[k].opts[i]);
         free(parts[k].opts);
         free(parts[k].text);
+        free(parts[k].unread);
     }
     if (st != CU_OK && *out) {
         cu_plan_free(*out);

@@ -656,11 +656,13 @@ t.eq(builds, [("cuda12", "12.9.1"), ("cuda12", "12.9.1")],
      "RTX 3090 on 470, --driver auto: jax and jax==0.10.2 plan the same build and CUDA [%s]" % SRC_JAXMVC)
 # A newer driver that would bring the same wheels (their own CUDA runtime) with only a newer system CUDA is no
 # newer release to name (issue 34: "A newer driver would bring PyTorch 2.3 with CUDA 12.9.1").
-for args in (("--framework", "pytorch==2.3", "--python", "3.12"), ("--framework", "jax")):
-    r, d = plan([GTX1080], "535.183.01", *args, env=AUTO)
+for drv, args in (("535.183.01", ("--framework", "pytorch==2.3", "--python", "3.12")), ("535.183.01", ("--framework", "jax")),
+                  ("550.54.14", ("--framework", "tensorflow==2.17.0"))):  # TensorFlow: CUDA 12.4.1, or 12.9.1 by 580
+    r, d = plan([GTX1080], drv, *args, env=AUTO)
     t.ok(r.rc == 0 and (d.get("driver") or {}).get("action") == "keep" and
          not any(x.startswith("A newer driver would bring") for x in d.get("reasons", [])),
-         "GTX 1080 on 535, %s, --driver auto: keeps the driver and names no newer driver for the same wheels" % " ".join(args),
+         "GTX 1080 on %s, %s, --driver auto: keeps the driver and names no newer driver for the same wheels"
+         % (drv, " ".join(args)),
          d.get("reasons"))
 
 # A newer release passed over only for its inferred GPU code says so, where the newest was passed over for something
@@ -682,13 +684,14 @@ t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu117" and d["cuda"]["version"] =
 
 # Where no one driver serves every GPU, the advice does not send the user to a newer driver that drops one of them
 # (a K80 ends with R470, an RTX 5090 needs R570 and the open modules; issue 34: it said "install 570.26 or newer").
-for args in (("--framework", "pytorch"), ("--framework", "none")):
-    r, d = plan([K80, RTX5090], "470.82.01", *args)
-    adv = d.get("advice") or ""
-    t.ok(r.rc == 3 and "no newer driver would do" in adv and "No driver serves every GPU here" in adv and
-         "then run cudaup again" not in adv,
-         "K80 + RTX 5090 on 470, %s: the advice says no driver serves both [driver_generations.csv Kepler last 470, "
-         "Blackwell open only]" % " ".join(args), d)
+for drv, args in (("470.82.01", ("--framework", "pytorch")), ("470.82.01", ("--framework", "none")),
+                  ("580.95.05", ("--framework", "pytorch"))):
+    r, d = plan([K80, RTX5090], drv, *args)
+    err, adv = d.get("error") or "", d.get("advice") or ""
+    t.ok(r.rc == 3 and "cannot drive that GPU" in err and "No driver serves every GPU here" in err and
+         "one driver serves together" in adv and "then run cudaup again" not in adv,
+         "K80 + RTX 5090 on %s, %s: the driver cannot drive one of them, and no driver serves both "
+         "[driver_generations.csv Kepler last 470, Blackwell from 570, open only]" % (drv, " ".join(args)), d)
 
 # A pinned --cuda plans as the automatic choice does for a framework whose CUDA range the driver runs no release of
 # natively (by minor-version compatibility, saying so); a toolkit alone stays native (issue 34: the wizard's list

@@ -176,6 +176,19 @@ t.ok(r.rc == 0 and (d.get("driver") or {}).get("action") == "keep" and
      "T4 on 565, tensorflow,pytorch, --driver auto: keeps the driver and names no newer driver for the same wheels",
      d.get("reasons"))
 
+# Why not a newer PyTorch beside JAX: its CUDA 12 builds' pins were not read (2.11+ on PyPI are CUDA 13 wheels), so the
+# reasons say so; and a set whose part cannot run on the driver (torch 2.14.1's CUDA 13 wheels on 575) is not named
+# for its pins (issue 34, found by a second independent re-check).
+r, d = plan(GTX1080, "580.95.05", "--framework", "pytorch,jax")
+t.ok(any(x.startswith("Not PyTorch 2.14 (cu126) beside the others: cudaup has not read which CUDA wheels") for x in
+         d.get("reasons", [])),
+     "GTX 1080, pytorch,jax: says why not PyTorch 2.14 cu126 [framework_wheel_requires.csv: torch 2.14.1 cu13 only]",
+     d.get("reasons"))
+r, d = plan(H100, "575.64.05", "--framework", "pytorch,jax", "--python", "3.11")
+t.ok(r.rc == 0 and not any("(cu130) with JAX" in x for x in d.get("reasons", [])),
+     "H100 on 575, pytorch,jax: no set with a CUDA 13 part (needs 580.65.06) is named for its pins "
+     "[cuda_minor_version_compat.csv 13.x 580.65.06]", d.get("reasons"))
+
 # ---- all three on an H100 ----------------------------------------------------------------------------------
 # resolutions.md: torch==2.10.0 tensorflow[and-cuda]==2.20.0 jax[cuda12]==0.12.0.1 resolves to one cuDNN, 9.10.2.21.
 r, d = plan(H100, "580.95.05", "--framework", "pytorch,tensorflow,jax")
