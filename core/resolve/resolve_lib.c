@@ -117,7 +117,7 @@ pip_runtime(struct rs *r, const struct fwopt *o, struct cu_version *cuda)
     if (cu_version_cmp(&x, cuda) <= 0)
         return NULL;
     *cuda = x;
-    return cu_tr_asprintf(_("%s asks pip for %s%s, and pip takes the newest release: %s or newer (%s pins %s), so the cuDNN it brings runs with CUDA %s or newer."),
+    return cu_tr_asprintf(_("%s asks pip for %s%s, and pip takes the newest release: %s or newer (a release on PyPI, which %s pins as %s), so the cuDNN it brings runs with CUDA %s or newer."),
                           o->title, pkg, q->text, V(&known, b1, sizeof(b1)), by->pip, b1, V(&x, b2, sizeof(b2)));
 }
 
