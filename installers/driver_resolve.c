@@ -200,6 +200,14 @@ static void
 advise_keep(const struct cu_prepare_in *in, const struct cu_wishes *w, const struct cu_manifest_source *src,
             struct cu_error *err)
 {
+    /* Not where --driver keep is itself refused (a driver that cannot drive a GPU here). */
+    struct cu_drv_wish kw = {.driver = "keep"};
+    struct cu_drv_in kin = {in->facts, in->catalog, &kw};
+    struct cu_drv_plan *kp = cu_drv_choose(&kin);
+    bool refused = strcmp(kp->action, "refuse") == 0;
+    cu_drv_plan_free(kp);
+    if (refused)
+        return;
     struct cu_wishes wk = *w;
     wk.advice_flags = "--driver keep";
     struct cu_resolve_in rk = {in->facts, in->catalog, &wk, src, in->prefix};

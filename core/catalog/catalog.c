@@ -887,6 +887,22 @@ cuda_for_cc(const struct cu_catalog *cat, const struct cu_version *cc, bool last
 }
 
 bool
+cu_catalog_cuda_oldest(const struct cu_catalog *cat, struct cu_version *out)
+{
+    bool found = false;
+    for (size_t i = 0; i < cat->n_cuda_sm; i++)
+        if (!found || cu_version_cmp(&cat->cuda_sm[i].minor, out) < 0)
+            *out = cat->cuda_sm[i].minor, found = true;
+    for (size_t i = 0; cat->legacy && i < cat->legacy->n_cuda; i++) {
+        const struct cu_version *v = &cat->legacy->cuda[i].version;
+        struct cu_version m = {{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
+        if (!found || cu_version_cmp(&m, out) < 0)
+            *out = m, found = true;
+    }
+    return found;
+}
+
+bool
 cu_catalog_cuda_last_for_cc(const struct cu_catalog *cat, const struct cu_version *cc,
                             struct cu_version *out)
 {

@@ -256,6 +256,8 @@ int cu_catalog_cuda_supports_cc(const struct cu_catalog *cat, const struct cu_ve
 bool cu_catalog_cuda_last_for_cc(const struct cu_catalog *cat, const struct cu_version *cc,
                                  struct cu_version *out);
 /** The oldest CUDA minor that compiles for @cc (runfiles included). */
+/** The oldest CUDA X.Y the catalog knows (its arch table and the runfiles before it). */
+bool cu_catalog_cuda_oldest(const struct cu_catalog *cat, struct cu_version *out);
 bool cu_catalog_cuda_first_for_cc(const struct cu_catalog *cat, const struct cu_version *cc,
                                   struct cu_version *out);
 

@@ -653,6 +653,16 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     cu_drv_steps_build(in, p, r, km);
 }
 
+/* The first CUDA that builds for @cc, in *@first, where that is not the oldest CUDA cudaup knows (a GPU older than
+ * the catalog, a GTX 970 of CUDA 6.5, has no floor from it). */
+static bool
+newer_than_catalog(const struct cu_catalog *cat, const struct cu_version *cc, struct cu_version *first)
+{
+    struct cu_version oldest;
+    return cu_catalog_cuda_first_for_cc(cat, cc, first) && cu_catalog_cuda_oldest(cat, &oldest) &&
+           cu_version_cmp(&oldest, first) < 0;
+}
+
 struct cu_drv_plan *
 cu_drv_choose(const struct cu_drv_in *in)
 {
@@ -676,9 +686,17 @@ cu_drv_choose(const struct cu_drv_in *in)
             const struct cu_gpu_info *g = &f->gpus[i];
             const struct cu_drv_gen *gen = g->cc.n ? cu_drv_gen_for_cc(in->cat->driver, &g->cc) : NULL;
             cu_driver_version_format(&f->driver.version, b1, sizeof(b1));
+            struct cu_version first, need;
             if (gen && gen->branch_min && br < gen->branch_min)
                 why = cu_xasprintf(_("--driver keep: driver %s is older than branch %d, the first that supports GPU %d (%s, %s), so it cannot drive that GPU."),
                                    b1, gen->branch_min, g->index, g->name, gen->generation);
+            else if (g->cc.n && newer_than_catalog(in->cat, &g->cc, &first) &&
+                     cu_catalog_cuda_min_driver(in->cat, &first, &need) && cu_version_cmp(&f->driver.version, &need) < 0)
+                /* The GPU came after the oldest CUDA cudaup knows: a driver older than the first CUDA that builds for
+                 * it predates the GPU (an L4 on R470, an RTX 3060 on 450.80.02). */
+                why = cu_xasprintf(_("--driver keep: driver %s is older than %s, the driver of CUDA %s, the first CUDA that builds for GPU %d (%s, compute capability %s): it predates that GPU, so it cannot drive it."),
+                                   b1, cu_driver_version_format(&need, (char[32]){0}, 32),
+                                   vs(&first, (char[32]){0}, 32), g->index, g->name, vs(&g->cc, (char[32]){0}, 32));
             else if (gen && gen->branch_last && br > gen->branch_last)
                 why = cu_xasprintf(_("--driver keep: driver %s is newer than branch %d, the last that supports GPU %d (%s, %s), so it cannot drive that GPU."),
                                    b1, gen->branch_last, g->index, g->name, gen->generation);

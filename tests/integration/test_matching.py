@@ -730,6 +730,26 @@ for pin, want in (("pytorch==2.7.9", "PyTorch 2.7.9 is no release on PyPI; its 2
 r, d = plan([RTX3090], "580.95.05", "--framework", "jax==0.4.35")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]==0.4.35"], "jax==0.4.35, a release: planned [%s]" % SRC_REL, d)
 
+# --driver keep on a driver older than the first CUDA that builds for the GPU (it predates the GPU): refused, with
+# --driver auto (it planned PyTorch for an L4 on 470 and TensorFlow for an RTX 3060 on 450.80.02; third re-check).
+L4 = ("27b8", "8.9", "NVIDIA L4")
+RTX3060 = ("2503", "8.6", "NVIDIA GeForce RTX 3060")
+for gpu, driver, need in ((L4, "470.82.01", "520.61.05, the driver of CUDA 11.8"),
+                          (RTX3060, "450.80.02", "455.23, the driver of CUDA 11.1")):
+    r, d = plan([gpu], driver, "--framework", "pytorch")
+    t.ok(r.rc == 3 and need in d.get("error", "") and "predates that GPU" in d.get("error", ""),
+         "%s on %s, --driver keep: the driver predates the GPU, refused [cuda_arch_support.csv; "
+         "cuda_toolkit_driver_versions.csv]" % (gpu[2], driver), d)
+r, d = plan([GTX970], "390.157", "--framework", "tensorflow==1.14")
+t.ok("predates" not in (d.get("error") or ""), "a GTX 970 older than the catalog's CUDA: no floor from it (R390 drives it)", d)
+
+# Where --driver keep is itself refused, the advice does not offer it (P100 + RTX 5090 on 550: no branch serves both,
+# and 550 cannot drive the 5090; it advised `--framework jax --driver keep`; third re-check).
+P100 = ("15f8", "6.0", "Tesla P100-PCIE-16GB")
+r, d = plan([P100, RTX5090], "550.127.05", "--framework", "pytorch", env=AUTO)
+t.ok(r.rc == 3 and "--driver keep" not in (d.get("advice") or "") and "one driver serves together" in (d.get("advice") or ""),
+     "P100 + RTX 5090 on 550, --driver auto: no --driver keep advice, which would be refused", d)
+
 MATRIX = {}
 with open(os.path.join(SRCDIR, "data", "compat", "cudnn_support_matrix.csv")) as fh:
     for row in csv.DictReader(fh):
@@ -765,6 +785,16 @@ for gpu in GRID_GPUS:
             fwname = " ".join(fwargs[1:])
             what = "%s, driver %s, %s" % (gpu[2], driver, fwname)
             r, d = plan([gpu], driver, *fwargs)
+            if r.rc == 3 and (d.get("error") or "").startswith("--driver keep: driver %s is older than" % driver):
+                # A driver older than the GPU (an RTX 3090 on R418: CUDA 11.1, its first, needs 455.23): kept, nothing
+                # runs; the advice is --driver auto, which plans a driver that can (or names what the request cannot).
+                r2, d2 = plan([gpu], driver, *fwargs, env=AUTO)
+                t.ok("--driver auto" in (d.get("advice") or "") and
+                     ((r2.rc == 0 and (d2.get("driver") or {}).get("action") == "install") or
+                      (r2.rc == 3 and "cannot build for GPU" in (d2.get("error") or ""))),
+                     "%s: the driver predates the GPU; --driver auto plans a driver that can [cuda_arch_support.csv; "
+                     "cuda_toolkit_driver_versions.csv]" % what, (d.get("error"), d2.get("error"), d2.get("driver")))
+                continue
             if r.rc == 3:
                 m = re.search(r"cudaup install (.*?) gives", d.get("advice") or "")
                 if not m and re.search(r"needs NVIDIA driver ([\d.]+) or newer", d.get("advice") or ""):
