@@ -492,7 +492,7 @@ find_multi_advice(const struct cu_resolve_in *in, struct cu_error *err)
         each = resolve(&in2, true, &p, &e2) == CU_OK;
         cu_plan_free(p);
     }
-    rs_multi_advise(fw, shared, shared_fw, each, err);
+    rs_multi_advise(fw, shared, shared_fw, each, in->wishes->python, err);
     cu_plan_free(shared);
 }
 
@@ -560,6 +560,7 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     }
 
     if (rs_multi_wanted(in->wishes->framework)) {
+        r.resolve_alone = cu_resolve;
         st = rs_resolve_multi(&r, try_option, out);
         if (st == CU_E_UNSUPPORTED && !no_advice && !err->advice[0])
             find_multi_advice(in, err);

@@ -79,6 +79,19 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
                     rel = &t->patches[k];
             if (!rel && cu_version_cmp(&t->version, &r->fw.v) == 0)
                 rel = &t->version;
+            if (!rel && t->n_patches && t->version.part[0] == r->fw.v.part[0] && t->version.part[1] == r->fw.v.part[1]) {
+                /* A patch of a tested minor that PyPI never had (2.13.2): name the ones it has. */
+                struct cu_buf same;
+                cu_buf_init(&same);
+                for (size_t k = t->n_patches; k-- > 0;)
+                    cu_buf_printf(&same, "%s%s", same.len ? _(", ") : "", V(&t->patches[k], b1, sizeof(b1)));
+                enum cu_status st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                                 _("TensorFlow %s is no release on PyPI; its %u.%u releases are %s."),
+                                                 V(&r->fw.v, b2, sizeof(b2)), t->version.part[0], t->version.part[1],
+                                                 same.data);
+                cu_buf_fini(&same);
+                return st;
+            }
             if (!rel)
                 continue;
         } else if (!fw_version_matches(&r->fw.v, &t->version))
@@ -168,8 +181,10 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
         struct cu_version newest_listed = r->cat->n_torch_versions
                                               ? mm(&r->cat->torch_versions[0].version)
                                               : (struct cu_version){{0}, 0};
-        if (want.n >= 3 && !exact && newest_listed.n && cu_version_cmp(&t->minor, &newest_listed) <= 0)
-            continue; /* an unknown patch of a minor whose patches the catalog lists */
+        if (want.n >= 3 && !exact && newest_listed.n && cu_version_cmp(&t->minor, &newest_listed) <= 0) {
+            unreleased = t; /* an unknown patch of a minor whose patches the catalog lists */
+            continue;
+        }
         /* A patch of a newer minor: one PyPI has (framework_pypi_releases.csv) is installed as asked. */
         bool pypi_exact = want.n >= 3 && !exact && r->cat->n_pypi_torch;
         if (pypi_exact && !version_listed(r->cat->pypi_torch, r->cat->n_pypi_torch, &want)) {

@@ -104,6 +104,9 @@ struct rs {
     /* Judging an option whose GPU code the data does not record: its failures explain less than
      * those of a build the data vouches for, so they only fill an empty sentence. */
     bool silent;
+    /* A framework of a set resolved alone (cu_resolve, handed down by resolve.c so that resolve_multi.c
+     * calls nothing back up): its refusal is the set's blocker. */
+    enum cu_status (*resolve_alone)(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err);
     /* The newest option's own failure (try_options), for the plan that falls back to an older stack. */
     const char *first_title;
     char first_why[512];
@@ -254,7 +257,7 @@ CU_NODISCARD enum cu_status rs_resolve_multi(struct rs *r, rs_try_fn try_option,
 char *rs_multi_variant(const char *framework, int k);
 /** The advice for a refused set: @shared a --framework that plans (or NULL), @each whether one environment each plans. */
 void rs_multi_advise(const char *framework, const struct cu_plan *shared, const char *shared_fw, bool each,
-                     struct cu_error *err);
+                     const char *python, struct cu_error *err);
 
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);

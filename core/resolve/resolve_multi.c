@@ -254,7 +254,29 @@ part_options(struct rs *r, struct part *pt)
      * TensorFlow that cannot run). */
     bool part_runs = false;
     for (size_t i = 0; st == CU_OK && i < pt->n; i++)
-        part_runs |= pt->opts[i].code_class != CODE_NO_FIT;
+        part_runs |= pt->opts[i].code_class != CODE_NO_FIT &&
+                     (!pt->opts[i].wheel || rs_driver_runs_major(r, pt->opts[i].wheel->cuda_major, NULL));
+    if (st == CU_OK && !part_runs) {
+        /* None of its builds that can go beside others runs here: the framework alone says why (its refusal is
+         * the blocker), or, where it plans alone, that its build that runs was not read. */
+        struct cu_wishes w1 = *r->in->wishes;
+        struct cu_resolve_in in1 = *r->in;
+        struct cu_plan *p1 = NULL;
+        struct cu_error e1;
+        cu_error_clear(&e1);
+        w1.framework = pt->text;
+        in1.wishes = &w1;
+        enum cu_status s1 = r->resolve_alone(&in1, &p1, &e1);
+        cu_plan_free(p1);
+        if (s1 == CU_E_UNSUPPORTED) {
+            *r->err = e1; /* its sentence, and what runs here instead, as the framework alone is told */
+            return s1;
+        }
+        if (s1 == CU_OK && pt->unread)
+            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                _("%s runs here, but cudaup has not read which CUDA wheels it asks pip for (only those of the release's PyPI wheel, which does not run here), so it cannot plan it beside other frameworks; on its own, it plans as usual."),
+                                pt->unread);
+    }
     if (rp.stage > r->stage && !part_runs) {
         r->stage = rp.stage;
         memcpy(r->why, rp.why, sizeof(r->why));
@@ -598,7 +620,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
                 continue;
             }
             if (!agrees) {
-                if (!clash[0]) {
+                if (!clash[0] && runtimes_run(r, set, np)) {
                     CU_AUTOFREE char *t = set_title(set, np, _(" with "));
                     snprintf(clash, sizeof(clash), "%s", why);
                     snprintf(clash_title, sizeof(clash_title), "%s", t);
@@ -665,10 +687,28 @@ rs_resolve_multi(struct rs *r, rs_try_fn try_option, struct cu_plan **out)
     }
     if (st == CU_OK && r->py_wish.n) {
         /* A --python no release of a part supports is the blocker to name. */
-        for (size_t k = 0; k < np && st == CU_OK; k++)
+        for (size_t k = 0; k < np && st == CU_OK; k++) {
             st = rs_check_wishes(&(struct rs){.in = r->in, .cat = r->cat, .f = r->f, .fw = parts[k].spec,
                                               .py_wish = r->py_wish, .err = r->err, .cuda = {SPEC_AUTO, {{0}, 0}}},
                                  parts[k].opts, parts[k].n);
+            if (st != CU_E_UNSUPPORTED)
+                continue;
+            /* Its releases that can go beside others lack that Python; where an older one alone has it, say so
+             * (TensorFlow 2.13.1 on Python 3.8: its CUDA wheels, from 2.14 on, were the ones read). */
+            struct cu_wishes w1 = *r->in->wishes;
+            struct cu_resolve_in in1 = *r->in;
+            struct cu_plan *p1 = NULL;
+            struct cu_error e1;
+            cu_error_clear(&e1);
+            w1.framework = parts[k].text;
+            in1.wishes = &w1;
+            if (r->resolve_alone(&in1, &p1, &e1) == CU_OK && p1->framework)
+                st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                  _("No %s release whose CUDA wheels cudaup has read supports Python %s, so none can share an environment with it; on its own, %s %s does."),
+                                  cu_framework_title(cu_framework_name(parts[k].spec.fw)), r->in->wishes->python,
+                                  cu_framework_title(p1->framework->name), p1->framework->version ? p1->framework->version : "");
+            cu_plan_free(p1);
+        }
     }
     if (st == CU_OK)
         st = search(r, parts, np, try_option, out);
@@ -726,8 +766,10 @@ rs_multi_variant(const char *framework, int k)
 
 void
 rs_multi_advise(const char *framework, const struct cu_plan *shared, const char *shared_fw, bool each,
-                struct cu_error *err)
+                const char *python, struct cu_error *err)
 {
+    /* The commands keep the Python asked, as the plans they were resolved with did. */
+    CU_AUTOFREE char *py = python && *python ? cu_xasprintf(" --python %s", python) : cu_xstrdup("");
     char b1[32];
     CU_AUTOFREE char *group = first_group(framework);
     struct cu_buf gives, apart, pinned;
@@ -748,6 +790,7 @@ rs_multi_advise(const char *framework, const struct cu_plan *shared, const char 
             if (fw[i]->version)
                 cu_buf_printf(&pinned, "==%s", fw[i]->version);
         }
+        cu_buf_puts(&pinned, py);
         shared_fw = pinned.data;
     }
     cu_buf_printf(&apart, "cudaup install");
@@ -757,6 +800,7 @@ rs_multi_advise(const char *framework, const struct cu_plan *shared, const char 
         for (size_t i = 0; i < items.n; i++)
             cu_buf_printf(&apart, " --framework %s", items.v[i]);
     cu_strv_fini(&items);
+    cu_buf_puts(&apart, py);
     const char *dnn = shared && shared->frameworks && shared->framework->constraints && shared->framework->constraints[0]
                           ? strstr(shared->framework->constraints[0], "==")
                           : NULL;

@@ -136,7 +136,8 @@ t.ok(r.rc == 0 and fw(d).get("pip") == ["tensorflow==2.14.1"] and code(d) == ("s
 r, d = plan([K80], "470.82.01", "--framework", "tensorflow==2.14.0")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["tensorflow==2.14.0"], "K80, tensorflow==2.14.0: the pin is kept [%s]" % SRC_TFP, fw(d))
 r, d = plan([K80], "470.82.01", "--framework", "tensorflow==2.14.7")
-t.ok(r.rc == 3 and "2.14.7 is not in cudaup's catalog" in d.get("error", ""), "tensorflow==2.14.7: no such release, refused", d)
+t.ok(r.rc == 3 and "TensorFlow 2.14.7 is no release on PyPI; its 2.14 releases are 2.14.0, 2.14.1." == d.get("error"),
+     "tensorflow==2.14.7: no such release, refused, naming the releases of 2.14 [%s]" % SRC_TFP, d)
 
 r, d = plan([GTX970], "580.95.05", "--framework", "tensorflow==2.17")
 t.eq(r.rc, 3, "GTX 970, tensorflow==2.17: refused [%s]" % SRC_TF217, r)
@@ -724,6 +725,8 @@ r, d = plan([RTX3090], "580.95.05", "--framework", "pytorch==2.7.0")
 t.ok(r.rc == 0 and fw(d).get("pip", [None])[0] == "torch==2.7.0", "pytorch==2.7.0: torch==2.7.0, as asked [%s]" % SRC_REL,
      (fw(d), d.get("error")))
 for pin, want in (("pytorch==2.7.9", "PyTorch 2.7.9 is no release on PyPI; its 2.7 releases are 2.7.0, 2.7.1."),
+                  ("pytorch==2.2.3", "PyTorch 2.2.3 is no release on PyPI; its 2.2 releases are 2.2.0, 2.2.1, 2.2.2."),
+                  ("tensorflow==2.13.2", "TensorFlow 2.13.2 is no release on PyPI; its 2.13 releases are 2.13.0, 2.13.1."),
                   ("jax==0.4.99", "JAX 0.4.99 is no release on PyPI; its 0.4 releases end with 0.4.38.")):
     r, d = plan([RTX3090], "580.95.05", "--framework", pin)
     t.ok(r.rc == 3 and d.get("error") == want, "%s: refused, naming the releases there are [%s]" % (pin, SRC_REL), d)

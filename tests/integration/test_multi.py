@@ -108,7 +108,7 @@ T4 = ("1eb8", "7.5", "Tesla T4")
 for pair in ("tensorflow,jax", "pytorch,jax"):
     r, d = plan(T4, "515.65.01", "--framework", pair, "--driver", "keep")
     adv = d.get("advice") or ""
-    t.ok(r.rc == 3 and "JAX's CUDA 12 plugin needs NVIDIA driver 525" in (d.get("error") or "")
+    t.ok(r.rc == 3 and "JAX" in (d.get("error") or "") and "NVIDIA driver 525" in (d.get("error") or "")
          and "cudaup has not read" not in (d.get("error") or "")
          and re.search(r"--framework %s==[0-9.]+,jax==[0-9.]+ .*--driver 580" % pair.split(",")[0], adv),
          "T4 on 515, %s with --driver keep: the driver is named, and the advice keeps both frameworks" % pair,
@@ -188,6 +188,35 @@ r, d = plan(H100, "575.64.05", "--framework", "pytorch,jax", "--python", "3.11")
 t.ok(r.rc == 0 and not any("(cu130) with JAX" in x for x in d.get("reasons", [])),
      "H100 on 575, pytorch,jax: no set with a CUDA 13 part (needs 580.65.06) is named for its pins "
      "[cuda_minor_version_compat.csv 13.x 580.65.06]", d.get("reasons"))
+
+# A set refused names the real blocker, as the framework alone would, and the advice keeps --python (third re-check
+# of issue 34): a GTX 780 has no PyTorch code at all (it named torch 2.13's CUDA 13 wheels); PyTorch 2.3.1's cu118
+# runs a K80 but only its PyPI cu121 wheel's pins were read; TensorFlow's releases with read wheels start at 2.14,
+# which has no Python 3.8, while 2.13.1 alone has.
+K80 = ("102d", "3.7", "Tesla K80")
+GTX780 = ("1004", "3.5", "NVIDIA GeForce GTX 780")
+
+
+def plan_py(gpu, driver, python, *args):
+    root = machine(gpu, driver)
+    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
+             "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", python] + list(args),
+            env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")})
+    return r, r.json() or {}
+
+
+r, d = plan(GTX780, "470.82.01", "--framework", "tensorflow,pytorch")
+t.ok(r.rc == 3 and "has no code for GPU 0" in (d.get("error") or "") and "CUDA 13" not in (d.get("error") or "") and
+     "--framework tensorflow==2.14.1" in (d.get("advice") or ""),
+     "GTX 780 on 470, tensorflow,pytorch: PyTorch's missing code is the blocker, TensorFlow 2.14.1 the advice", d)
+r, d = plan_py(K80, "470.82.01", "3.11", "--framework", "tensorflow==2.14.1,pytorch==2.3.1")
+t.ok(r.rc == 3 and (d.get("error") or "").startswith("PyTorch 2.3.1 (cu118) runs here, but cudaup has not read"),
+     "K80, tensorflow==2.14.1,pytorch==2.3.1: its cu118 build runs, its pins were not read [framework_wheel_requires.csv "
+     "torch 2.3.1 cu121 only]", d)
+r, d = plan_py(K80, "470.82.01", "3.8", "--framework", "tensorflow,pytorch")
+t.ok(r.rc == 3 and "on its own, TensorFlow 2.13.1 does" in (d.get("error") or "") and
+     (d.get("advice") or "").endswith("--python 3.8."),
+     "K80, tensorflow,pytorch --python 3.8: TensorFlow 2.13.1 alone has 3.8; the advice keeps --python", d)
 
 # ---- all three on an H100 ----------------------------------------------------------------------------------
 # resolutions.md: torch==2.10.0 tensorflow[and-cuda]==2.20.0 jax[cuda12]==0.12.0.1 resolves to one cuDNN, 9.10.2.21.
