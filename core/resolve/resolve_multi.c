@@ -145,6 +145,10 @@ jax_wheel_options(struct rs *r, struct fwopt **opts, size_t *n)
         const struct cu_cat_jax_plugin *p = &r->cat->jax[i];
         if (r->fw.extra[0] && strcmp(r->fw.extra, p->extra) != 0)
             continue;
+        struct cu_version first0;
+        if (r->fw.v.n && p->first_version && cu_version_parse(p->first_version, &first0) &&
+            cu_version_cmp(&r->fw.v, &first0) < 0)
+            continue; /* the pinned release predates this plugin: nothing of it to judge (JAX 0.6.1 has no cuda13) */
         if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
             /* plugins come newest CUDA first: the last names the least driver any takes */
             rs_fail_closer(r, ST_DRIVER, _("JAX's CUDA %d plugin needs NVIDIA driver %d or newer; this machine has %s."),
@@ -274,7 +278,7 @@ part_options(struct rs *r, struct part *pt)
         }
         if (s1 == CU_OK && pt->unread)
             return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                                _("%s runs here, but cudaup has not read which CUDA wheels it asks pip for (only those of the release's PyPI wheel, which does not run here), so it cannot plan it beside other frameworks; on its own, it plans as usual."),
+                                _("%s runs here, but cudaup has not read which CUDA wheels it asks pip for, so it cannot plan it beside other frameworks; on its own, it plans as usual."),
                                 pt->unread);
     }
     if (rp.stage > r->stage && !part_runs) {

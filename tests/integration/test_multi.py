@@ -218,6 +218,15 @@ t.ok(r.rc == 3 and "on its own, TensorFlow 2.13.1 does" in (d.get("error") or ""
      (d.get("advice") or "").endswith("--python 3.8."),
      "K80, tensorflow,pytorch --python 3.8: TensorFlow 2.13.1 alone has 3.8; the advice keeps --python", d)
 
+# A pinned JAX that predates the cuda13 plugin is not refused for that plugin's driver (H100 on 570,
+# pytorch==2.4.1,jax==0.6.1 blamed "JAX's CUDA 13 plugin needs driver 580"; fourth re-check): what stops it is
+# that its own wheel's pins were not read (framework_wheel_requires.csv has 0.5.3 and 0.6.2).
+r, d = plan_py(H100, "570.133.07", "3.11", "--framework", "pytorch==2.4.1,jax==0.6.1")
+t.ok(r.rc == 3 and "CUDA 13" not in (d.get("error") or "") and "jax==0.6.1" in (d.get("error") or "") and
+     "has not read" in (d.get("error") or ""),
+     "H100 on 570, pytorch==2.4.1,jax==0.6.1: the blocker is JAX 0.6.1's unread pins, not the cuda13 plugin's driver "
+     "[jax_cuda_plugins.csv cuda13 from 0.8.0]", d)
+
 # ---- all three on an H100 ----------------------------------------------------------------------------------
 # resolutions.md: torch==2.10.0 tensorflow[and-cuda]==2.20.0 jax[cuda12]==0.12.0.1 resolves to one cuDNN, 9.10.2.21.
 r, d = plan(H100, "580.95.05", "--framework", "pytorch,tensorflow,jax")
