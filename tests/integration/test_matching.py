@@ -86,9 +86,14 @@ def advice_command(d):
 
 
 def no_hidden_driver(d, d2):
-    """A plan made from advice @d installs a driver only where the advice's sentence says it does."""
+    """A plan made from the first command of advice @d installs a driver only where that command's sentence says it
+    does (the advice may go on with another command, with a newer driver)."""
     installs = (d2.get("driver") or {}).get("action") == "install"
-    return installs == ("installs NVIDIA driver" in (d.get("advice") or ""))
+    adv = d.get("advice") or ""
+    first = adv.find("cudaup install")
+    nxt = adv.find("cudaup install", first + 1) if first >= 0 else -1
+    sentence = adv[:nxt] if nxt > 0 else adv
+    return installs == ("installs NVIDIA driver" in sentence)
 
 
 def vkey(v):
@@ -603,7 +608,8 @@ for drv_env in (AUTO, None):
          "GTX 1080 + RTX 5090, pytorch (%s): refused; the advice is a command that plans, --driver keep only with one"
          % ("auto" if drv_env else "keep"), (d, r2))
 r, d = plan([V100, T4], "470.57.02", "--framework", "jax")
-args = advice_command(d)
+cmds = [c.split() for c in re.findall(r"cudaup install (.*?) gives", d.get("advice") or "")]
+args = next((c for c in cmds if "--driver" in c), None)
 r2, d2 = plan([V100, T4], "470.57.02", *args) if args else (None, {})
 t.ok(r.rc == 3 and args and "--driver" in args and args[args.index("--driver") + 1].startswith("580") and
      "reboot" in d.get("advice", "") and r2.rc == 0 and (d2.get("driver") or {}).get("action") == "install",

@@ -113,8 +113,8 @@ for pair in ("tensorflow,jax", "pytorch,jax"):
          and re.search(r"--framework %s==[0-9.]+,jax==[0-9.]+ .*--driver 580" % pair.split(",")[0], adv),
          "T4 on 515, %s with --driver keep: the driver is named, and the advice keeps both frameworks" % pair,
          (d.get("error"), adv))
-    cmd = re.search(r"cudaup install (.*?) gives", adv)
-    r2, d2 = plan(T4, "515.65.01", *(cmd.group(1).split() if cmd else ["--bad-advice"]))
+    cmd = next((c for c in re.findall(r"cudaup install (.*?) gives", adv) if "--driver" in c), None)
+    r2, d2 = plan(T4, "515.65.01", *(cmd.split() if cmd else ["--bad-advice"]))
     t.ok(r2.rc == 0 and [n for n, _ in fws(d2)] == pair.split(","),
          "T4 on 515: the advice for %s plans both frameworks" % pair, (r2.rc, fws(d2), d2.get("error")))
 
@@ -226,6 +226,14 @@ t.ok(r.rc == 3 and "CUDA 13" not in (d.get("error") or "") and "jax==0.6.1" in (
      "has not read" in (d.get("error") or ""),
      "H100 on 570, pytorch==2.4.1,jax==0.6.1: the blocker is JAX 0.6.1's unread pins, not the cuda13 plugin's driver "
      "[jax_cuda_plugins.csv cuda13 from 0.8.0]", d)
+
+# --driver keep: what runs on the driver as it is (one environment each) comes first, the newer driver after it
+# (a T4 on 470 was offered only --driver 580 with its reboot; fourth re-check).
+r, d = plan_py(T4, "470.82.01", "3.10", "--framework", "tensorflow,pytorch")
+adv = d.get("advice") or ""
+t.ok(r.rc == 3 and "one environment each works: cudaup install --framework tensorflow --framework pytorch --python 3.10" in adv
+     and "With a newer driver:" in adv and adv.index("one environment each") < adv.index("With a newer driver:"),
+     "T4 on 470, tensorflow,pytorch --python 3.10: one environment each first, then the newer driver", adv)
 
 # ---- all three on an H100 ----------------------------------------------------------------------------------
 # resolutions.md: torch==2.10.0 tensorflow[and-cuda]==2.20.0 jax[cuda12]==0.12.0.1 resolves to one cuDNN, 9.10.2.21.
