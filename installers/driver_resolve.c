@@ -312,19 +312,11 @@ inst_driver_resolve(const struct cu_prepare_in *in, const struct cu_wishes *w, c
         wd.advice_flags = flag;
         /* What runs on the driver as it is (one environment each, an older release) comes first; the newer
          * driver, with its cost, after it. */
-        char had[sizeof(err->advice)], had_en[sizeof(err->advice_en)];
-        snprintf(had, sizeof(had), "%s", err->advice);
-        snprintf(had_en, sizeof(had_en), "%s", err->advice_en[0] ? err->advice_en : err->advice);
-        cu_resolve_advise(&wd, p2, _("With a newer driver: "), err);
-        advise_driver_cost(err, up);
-        if (had[0]) {
-            char now[sizeof(err->advice)], now_en[sizeof(err->advice_en)];
-            snprintf(now, sizeof(now), "%s", err->advice);
-            snprintf(now_en, sizeof(now_en), "%s", err->advice_en[0] ? err->advice_en : err->advice);
-            snprintf(err->advice, sizeof(err->advice), "%s", had);
-            snprintf(err->advice_en, sizeof(err->advice_en), "%s", had_en);
-            advise_append(err, now, now_en);
-        }
+        struct cu_error ed;
+        cu_error_clear(&ed);
+        cu_resolve_advise(&wd, p2, _("With a newer driver: "), &ed);
+        advise_driver_cost(&ed, up);
+        advise_append(err, ed.advice, ed.advice_en[0] ? ed.advice_en : ed.advice);
     }
     cu_plan_free(p2);
     cu_drv_plan_free(up);

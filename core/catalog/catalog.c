@@ -870,6 +870,14 @@ cuda_for_cc_at(const struct cu_catalog *cat, const struct cu_version *minor, con
     *found = true;
 }
 
+/* The X.Y of the catalog's runfile CUDA release @i. */
+static struct cu_version
+legacy_minor(const struct cu_catalog *cat, size_t i)
+{
+    const struct cu_version *v = &cat->legacy->cuda[i].version;
+    return (struct cu_version){{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
+}
+
 /* Every CUDA minor the catalog holds: the arch table's and the runfiles' older than it. */
 static bool
 cuda_for_cc(const struct cu_catalog *cat, const struct cu_version *cc, bool last,
@@ -879,8 +887,7 @@ cuda_for_cc(const struct cu_catalog *cat, const struct cu_version *cc, bool last
     for (size_t i = 0; i < cat->n_cuda_sm; i++)
         cuda_for_cc_at(cat, &cat->cuda_sm[i].minor, cc, last, &found, out);
     for (size_t i = 0; cat->legacy && i < cat->legacy->n_cuda; i++) {
-        const struct cu_version *v = &cat->legacy->cuda[i].version;
-        struct cu_version m = {{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
+        struct cu_version m = legacy_minor(cat, i);
         cuda_for_cc_at(cat, &m, cc, last, &found, out);
     }
     return found;
@@ -894,8 +901,7 @@ cu_catalog_cuda_oldest(const struct cu_catalog *cat, struct cu_version *out)
         if (!found || cu_version_cmp(&cat->cuda_sm[i].minor, out) < 0)
             *out = cat->cuda_sm[i].minor, found = true;
     for (size_t i = 0; cat->legacy && i < cat->legacy->n_cuda; i++) {
-        const struct cu_version *v = &cat->legacy->cuda[i].version;
-        struct cu_version m = {{v->part[0], v->n > 1 ? v->part[1] : 0}, 2};
+        struct cu_version m = legacy_minor(cat, i);
         if (!found || cu_version_cmp(&m, out) < 0)
             *out = m, found = true;
     }

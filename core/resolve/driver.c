@@ -682,10 +682,10 @@ cu_drv_choose(const struct cu_drv_in *in)
         cu_drv_plan_free(scratch);
         int br = branch_of(&f->driver.version);
         char *why = NULL;
+        cu_driver_version_format(&f->driver.version, b1, sizeof(b1));
         for (size_t i = 0; !why && i < f->n_gpus; i++) {
             const struct cu_gpu_info *g = &f->gpus[i];
             const struct cu_drv_gen *gen = g->cc.n ? cu_drv_gen_for_cc(in->cat->driver, &g->cc) : NULL;
-            cu_driver_version_format(&f->driver.version, b1, sizeof(b1));
             struct cu_version first, need;
             if (gen && gen->branch_min && br < gen->branch_min)
                 why = cu_xasprintf(_("--driver keep: driver %s is older than branch %d, the first that supports GPU %d (%s, %s), so it cannot drive that GPU."),

@@ -163,6 +163,29 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
     return CU_E_NOT_FOUND;
 }
 
+/* The search's notes in @r (what failed deepest), kept aside while one option is tried on its own. */
+struct notes {
+    int stage;
+    char why[sizeof(((struct rs *)0)->why)];
+    struct cu_version min_need;
+};
+
+static void
+notes_save(const struct rs *r, struct notes *n)
+{
+    n->stage = r->stage;
+    memcpy(n->why, r->why, sizeof(n->why));
+    n->min_need = r->min_need;
+}
+
+static void
+notes_restore(struct rs *r, const struct notes *n)
+{
+    r->stage = n->stage;
+    memcpy(r->why, n->why, sizeof(r->why));
+    r->min_need = n->min_need;
+}
+
 /*
  * The first option's own failure, in every sweep, apart from what the others said: the sentence that
  * says why the newest was passed over.  The search's notes in @r are left as they were.
@@ -170,10 +193,8 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
 static void
 first_failure(struct rs *r, const struct fwopt *o0, int last_sweep, char *why, size_t len)
 {
-    int saved_stage = r->stage;
-    char saved_why[sizeof(r->why)];
-    struct cu_version saved_need = r->min_need;
-    memcpy(saved_why, r->why, sizeof(saved_why));
+    struct notes saved;
+    notes_save(r, &saved);
     r->stage = 0;
     r->why[0] = '\0';
     memset(&r->min_need, 0, sizeof(r->min_need));
@@ -186,19 +207,16 @@ first_failure(struct rs *r, const struct fwopt *o0, int last_sweep, char *why, s
     }
     r->silent = false;
     snprintf(why, len, "%s", r->why);
-    r->stage = saved_stage;
-    memcpy(r->why, saved_why, sizeof(r->why));
-    r->min_need = saved_need;
+    notes_restore(r, &saved);
 }
 
 /* The first sweep from @from on in which @o would plan (-1: none); @r is left as it was. */
 static int
 plans_from(struct rs *r, const struct fwopt *o, int from)
 {
-    int saved_stage = r->stage, found = -1;
-    char saved_why[sizeof(r->why)];
-    struct cu_version saved_need = r->min_need;
-    memcpy(saved_why, r->why, sizeof(saved_why));
+    struct notes saved;
+    int found = -1;
+    notes_save(r, &saved);
     r->silent = true;
     for (int s = from; s < 3 && found < 0; s++) {
         struct cu_plan *p = NULL;
@@ -207,9 +225,7 @@ plans_from(struct rs *r, const struct fwopt *o, int from)
         cu_plan_free(p);
     }
     r->silent = false;
-    r->stage = saved_stage;
-    memcpy(r->why, saved_why, sizeof(r->why));
-    r->min_need = saved_need;
+    notes_restore(r, &saved);
     return found;
 }
 

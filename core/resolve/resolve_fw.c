@@ -56,6 +56,29 @@ tf_installable(const struct cu_catalog *cat, const struct cu_cat_tf *t)
     return !t->cuda_max.n || cu_version_cmp(&t->cuda_max, &from) >= 0;
 }
 
+/* Is @v among the @n releases of @list? */
+static bool
+version_listed(const struct cu_version *list, size_t n, const struct cu_version *v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cu_version_cmp(&list[i], v) == 0)
+            return true;
+    return false;
+}
+
+/* The releases of @list (newest first) of the minor of @v, oldest first: "2.13.0, 2.13.1" (caller frees). */
+static char *
+minor_releases(const struct cu_version *list, size_t n, const struct cu_version *v)
+{
+    char b[32];
+    struct cu_buf same;
+    cu_buf_init(&same);
+    for (size_t k = n; k-- > 0;)
+        if (list[k].part[0] == v->part[0] && list[k].part[1] == v->part[1])
+            cu_buf_printf(&same, "%s%s", same.len ? _(", ") : "", V(&list[k], b, sizeof(b)));
+    return cu_buf_steal(&same);
+}
+
 enum cu_status
 tf_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
@@ -81,16 +104,10 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
                 rel = &t->version;
             if (!rel && t->n_patches && t->version.part[0] == r->fw.v.part[0] && t->version.part[1] == r->fw.v.part[1]) {
                 /* A patch of a tested minor that PyPI never had (2.13.2): name the ones it has. */
-                struct cu_buf same;
-                cu_buf_init(&same);
-                for (size_t k = t->n_patches; k-- > 0;)
-                    cu_buf_printf(&same, "%s%s", same.len ? _(", ") : "", V(&t->patches[k], b1, sizeof(b1)));
-                enum cu_status st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                                                 _("TensorFlow %s is no release on PyPI; its %u.%u releases are %s."),
-                                                 V(&r->fw.v, b2, sizeof(b2)), t->version.part[0], t->version.part[1],
-                                                 same.data);
-                cu_buf_fini(&same);
-                return st;
+                CU_AUTOFREE char *same = minor_releases(t->patches, t->n_patches, &t->version);
+                return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                    _("TensorFlow %s is no release on PyPI; its %u.%u releases are %s."),
+                                    V(&r->fw.v, b2, sizeof(b2)), t->version.part[0], t->version.part[1], same);
             }
             if (!rel)
                 continue;
@@ -152,16 +169,6 @@ torch_exact(const struct rs *r, const struct cu_version *v)
         if (cu_version_cmp(&r->cat->torch_versions[i].version, v) == 0)
             return &r->cat->torch_versions[i];
     return NULL;
-}
-
-/* Is @v among the @n releases of @list? */
-static bool
-version_listed(const struct cu_version *list, size_t n, const struct cu_version *v)
-{
-    for (size_t i = 0; i < n; i++)
-        if (cu_version_cmp(&list[i], v) == 0)
-            return true;
-    return false;
 }
 
 enum cu_status
@@ -250,17 +257,10 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
         }
     }
     if (!matched && unreleased) {
-        struct cu_buf same;
-        cu_buf_init(&same);
-        for (size_t k = r->cat->n_pypi_torch; k-- > 0;)
-            if (r->cat->pypi_torch[k].part[0] == unreleased->minor.part[0] &&
-                r->cat->pypi_torch[k].part[1] == unreleased->minor.part[1])
-                cu_buf_printf(&same, "%s%s", same.len ? _(", ") : "", V(&r->cat->pypi_torch[k], b1, sizeof(b1)));
-        enum cu_status st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("PyTorch %s is no release on PyPI; its %s releases are %s."),
-                                         strstr(r->in->wishes->framework, "==") + 2,
-                                         V(&unreleased->minor, b2, sizeof(b2)), same.len ? same.data : "?");
-        cu_buf_fini(&same);
-        return st;
+        CU_AUTOFREE char *same = minor_releases(r->cat->pypi_torch, r->cat->n_pypi_torch, &unreleased->minor);
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("PyTorch %s is no release on PyPI; its %s releases are %s."),
+                            strstr(r->in->wishes->framework, "==") + 2, V(&unreleased->minor, b2, sizeof(b2)),
+                            *same ? same : "?");
     }
     if (!matched)
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
@@ -363,8 +363,7 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
     struct cu_version dash = vp("0.6.0");
     bool extra_known = !r->fw.extra[0];
 
-    /* A driver too old for every plugin: name the least it takes, of the plugins with code for every GPU
-     * here (for a GPU none has code for, a newer driver does not help: that GPU is the blocker). */
+    /* A pin of a release PyPI does not have: name the newest of its minor, or the newest of all. */
     if (r->fw.v.n >= 3 && r->cat->n_pypi_jax && !version_listed(r->cat->pypi_jax, r->cat->n_pypi_jax, &r->fw.v)) {
         const struct cu_version *last = NULL; /* the newest release of the pin's minor */
         for (size_t k = 0; k < r->cat->n_pypi_jax && !last; k++)
@@ -381,6 +380,8 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
         struct cu_version first;
     } ranged[8];
     size_t n_ranged = 0;
+    /* A driver too old for every plugin: name the least it takes, of the plugins with code for every GPU
+     * here (for a GPU none has code for, a newer driver does not help: that GPU is the blocker). */
     const struct cu_cat_jax_plugin *least = NULL;
     for (size_t i = 0; i < r->cat->n_jax; i++)
         if ((!least || r->cat->jax[i].driver_branch < least->driver_branch) && jax_gpus_fit(r, &r->cat->jax[i]))

@@ -145,9 +145,10 @@ jax_wheel_options(struct rs *r, struct fwopt **opts, size_t *n)
         const struct cu_cat_jax_plugin *p = &r->cat->jax[i];
         if (r->fw.extra[0] && strcmp(r->fw.extra, p->extra) != 0)
             continue;
-        struct cu_version first0;
-        if (r->fw.v.n && p->first_version && cu_version_parse(p->first_version, &first0) &&
-            cu_version_cmp(&r->fw.v, &first0) < 0)
+        struct cu_version first = {{0}, 0};
+        if (p->first_version && !cu_version_parse(p->first_version, &first))
+            first.n = 0;
+        if (r->fw.v.n && first.n && cu_version_cmp(&r->fw.v, &first) < 0)
             continue; /* the pinned release predates this plugin: nothing of it to judge (JAX 0.6.1 has no cuda13) */
         if (r->constrained && r->have_driver && (int)r->driver.part[0] < p->driver_branch) {
             /* plugins come newest CUDA first: the last names the least driver any takes */
@@ -165,9 +166,6 @@ jax_wheel_options(struct rs *r, struct fwopt **opts, size_t *n)
             }
         if (!sm_ok)
             continue;
-        struct cu_version first = {{0}, 0};
-        if (p->first_version && !cu_version_parse(p->first_version, &first))
-            first.n = 0;
         for (size_t k = 0; k < r->cat->wheels.n_fw; k++) {
             const struct cu_cat_fw_wheel *w = &r->cat->wheels.fw[k];
             if (strcmp(w->framework, "jax") != 0 || strcmp(w->extra, p->extra) != 0 ||
@@ -190,6 +188,25 @@ jax_wheel_options(struct rs *r, struct fwopt **opts, size_t *n)
         }
     }
     return CU_OK;
+}
+
+/* One framework of the set (@text, its --framework item) resolved alone, with the rest of the wishes: its plan in
+ * *@out (NULL: not wanted), its refusal in @err. */
+static enum cu_status
+part_alone(const struct rs *r, const char *text, struct cu_plan **out, struct cu_error *err)
+{
+    struct cu_wishes w1 = *r->in->wishes;
+    struct cu_resolve_in in1 = *r->in;
+    struct cu_plan *p1 = NULL;
+    w1.framework = text;
+    in1.wishes = &w1;
+    cu_error_clear(err);
+    enum cu_status st = r->resolve_alone(&in1, &p1, err);
+    if (out)
+        *out = p1;
+    else
+        cu_plan_free(p1);
+    return st;
 }
 
 /* The releases of @pt's framework that can go beside others: those whose wheels' pins are known. */
@@ -263,15 +280,8 @@ part_options(struct rs *r, struct part *pt)
     if (st == CU_OK && !part_runs) {
         /* None of its builds that can go beside others runs here: the framework alone says why (its refusal is
          * the blocker), or, where it plans alone, that its build that runs was not read. */
-        struct cu_wishes w1 = *r->in->wishes;
-        struct cu_resolve_in in1 = *r->in;
-        struct cu_plan *p1 = NULL;
         struct cu_error e1;
-        cu_error_clear(&e1);
-        w1.framework = pt->text;
-        in1.wishes = &w1;
-        enum cu_status s1 = r->resolve_alone(&in1, &p1, &e1);
-        cu_plan_free(p1);
+        enum cu_status s1 = part_alone(r, pt->text, NULL, &e1);
         if (s1 == CU_E_UNSUPPORTED) {
             *r->err = e1; /* its sentence, and what runs here instead, as the framework alone is told */
             return s1;
@@ -637,8 +647,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
             explain_set(set, np, &pk, newer, &m);
             for (size_t k = 0; k < np; k++) {
                 struct cu_version have = set[k]->version ? vp(set[k]->version) : (struct cu_version){{0}, 0};
-                struct cu_version a = {{parts[k].unread_v.part[0], parts[k].unread_v.part[1]}, 2};
-                struct cu_version b = {{have.part[0], have.part[1]}, 2};
+                struct cu_version a = mm(&parts[k].unread_v), b = mm(&have);
                 if (parts[k].unread && have.n && cu_version_cmp(&a, &b) > 0)
                     cu_strv_push_owned(&m.lib_reasons,
                                        cu_tr_asprintf(_("Not %s beside the others: cudaup has not read which CUDA wheels it asks pip for (only those of the release's PyPI wheel), so it cannot hold them to one set."),
@@ -699,14 +708,9 @@ rs_resolve_multi(struct rs *r, rs_try_fn try_option, struct cu_plan **out)
                 continue;
             /* Its releases that can go beside others lack that Python; where an older one alone has it, say so
              * (TensorFlow 2.13.1 on Python 3.8: its CUDA wheels, from 2.14 on, were the ones read). */
-            struct cu_wishes w1 = *r->in->wishes;
-            struct cu_resolve_in in1 = *r->in;
             struct cu_plan *p1 = NULL;
             struct cu_error e1;
-            cu_error_clear(&e1);
-            w1.framework = parts[k].text;
-            in1.wishes = &w1;
-            if (r->resolve_alone(&in1, &p1, &e1) == CU_OK && p1->framework)
+            if (part_alone(r, parts[k].text, &p1, &e1) == CU_OK && p1->framework)
                 st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
                                   _("No %s release whose CUDA wheels cudaup has read supports Python %s, so none can share an environment with it; on its own, %s %s does."),
                                   cu_framework_title(cu_framework_name(parts[k].spec.fw)), r->in->wishes->python,
