@@ -10,6 +10,7 @@
 #include "core/base/hash.h"
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
+#include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
 
@@ -142,6 +143,41 @@ parse_artifact(struct ctx *c, const char *pkg, const char *plat, const char *var
     return CU_OK;
 }
 
+/* A level of a platform object that names the CUDA it was built for: "cuda12" (cuDNN), "cuda13.2"
+ * (cuda_compat from CUDA 13.1 on).  *variant gets "12" or "13.2". */
+static bool
+cuda_level(const char *k, const char **variant)
+{
+    const char *v = k + 4;
+    size_t major = strspn(v, "0123456789");
+    if (!cu_str_has_prefix(k, "cuda") || major == 0 || major > 3)
+        return false;
+    if (v[major] == '.') {
+        size_t minor = strspn(v + major + 1, "0123456789");
+        if (minor == 0 || minor > 3 || v[major + 1 + minor])
+            return false;
+    } else if (v[major]) {
+        return false;
+    }
+    *variant = v;
+    return true;
+}
+
+/* A shape cudaup does not know is left out, said in the log and on the package, so that a plan
+ * which needs it names why it is missing; it never refuses the manifest (NVIDIA adds shapes). */
+static void
+skip(struct ctx *c, struct cu_package *p, const char *plat, const char *why)
+{
+    CU_AUTOFREE char *shown = cu_str_sanitize(plat ? plat : "");
+    char *note = plat ? cu_xasprintf(_("%s %s: %s, left out"), p->key, shown, why)
+                      : cu_xasprintf(_("%s: %s, left out"), p->key, why);
+    cu_log_info("%s: %s", c->what, note);
+    p->skipped = cu_xreallocarray(p->skipped, p->n_skipped + 1, sizeof(*p->skipped));
+    p->skipped[p->n_skipped].platform = plat ? cu_xstrdup(plat) : NULL;
+    p->skipped[p->n_skipped].note = note;
+    p->n_skipped++;
+}
+
 static enum cu_status
 parse_package(struct ctx *c, const char *key, json_t *obj, struct cu_package *p)
 {
@@ -150,32 +186,47 @@ parse_package(struct ctx *c, const char *key, json_t *obj, struct cu_package *p)
     enum cu_status st;
 
     p->key = cu_xstrdup(key);
+    if (!json_is_object(obj)) {
+        skip(c, p, NULL, _("not an object (a shape cudaup does not know)"));
+        return CU_OK;
+    }
     p->name = cu_xstrdup(cu_json_str(obj, "name"));
     p->version = cu_xstrdup(cu_json_str(obj, "version"));
     json_object_foreach(obj, k, v) {
         if (!is_platform_key(k))
             continue; /* name, license, license_path, cuda_variant, unknown keys */
-        if (!json_is_object(v))
-            return bad(c, key, k, _("is not an object"));
-        if (json_object_get(v, "relative_path")) {
-            if ((st = parse_artifact(c, key, k, NULL, v, p)) != CU_OK)
-                return st;
+        if (!json_is_object(v)) {
+            skip(c, p, k, _("not an object (a shape cudaup does not know)"));
             continue;
         }
-        /* cuDNN: one more level, by CUDA major: {"cuda12": {...}, "cuda13": {...}} */
+        /* A flat artifact; NVIDIA has also put variant levels beside one (cuDNN 9.27's windows-arm64). */
+        if (json_object_get(v, "relative_path") && (st = parse_artifact(c, key, k, NULL, v, p)) != CU_OK)
+            return st;
+        /* One more level, by the CUDA it was built for: cuDNN's {"cuda12": {...}, "cuda13": {...}},
+         * cuda_compat's {"cuda13.2": {...}}. */
         const char *vk;
         json_t *vv;
-        size_t n = 0;
+        size_t n = 0, other = 0;
         json_object_foreach(v, vk, vv) {
-            if (!cu_str_has_prefix(vk, "cuda") || !vk[4] || strspn(vk + 4, "0123456789") != strlen(vk + 4) ||
-                strlen(vk + 4) > 3)
-                return bad(c, key, k, _("has a level that is neither an artifact nor a cudaNN variant"));
-            if ((st = parse_artifact(c, key, k, vk + 4, vv, p)) != CU_OK)
+            const char *variant;
+            if (!cuda_level(vk, &variant)) {
+                other += !json_object_get(v, "relative_path");
+                continue;
+            }
+            if (!json_is_object(vv)) {
+                CU_AUTOFREE char *why = cu_xasprintf(_("its %s level is not an object"), vk);
+                skip(c, p, k, why);
+                continue;
+            }
+            if ((st = parse_artifact(c, key, k, variant, vv, p)) != CU_OK)
                 return st;
             n++;
         }
+        if (json_object_get(v, "relative_path"))
+            continue;
         if (n == 0)
-            return bad(c, key, k, _("is empty"));
+            skip(c, p, k, other ? _("a level that is neither an artifact nor a cudaNN variant")
+                                : _("an empty entry"));
     }
     return CU_OK;
 }
@@ -240,10 +291,6 @@ cu_manifest_parse(enum cu_product product, const char *label, const char *data, 
                               shown);
             goto fail;
         }
-        if (!json_is_object(v)) {
-            st = cu_error_set(err, CU_E_INPUT, 0, _("%s: package %s is not an object"), what, shown);
-            goto fail;
-        }
         if ((st = parse_package(&c, k, v, &m->packages[m->n_packages++])) != CU_OK)
             goto fail;
     }
@@ -272,6 +319,11 @@ cu_manifest_free(struct cu_manifest *m)
             free(p->artifacts[k].relative_path);
         }
         free(p->artifacts);
+        for (size_t k = 0; k < p->n_skipped; k++) {
+            free(p->skipped[k].platform);
+            free(p->skipped[k].note);
+        }
+        free(p->skipped);
     }
     free(m->packages);
     free(m->label);
@@ -301,5 +353,14 @@ cu_package_artifact(const struct cu_package *pkg, const char *platform, const ch
             continue;
         return a;
     }
+    return NULL;
+}
+
+const char *
+cu_package_skip_note(const struct cu_package *pkg, const char *platform)
+{
+    for (size_t i = 0; pkg && i < pkg->n_skipped; i++)
+        if (!pkg->skipped[i].platform || (platform && strcmp(pkg->skipped[i].platform, platform) == 0))
+            return pkg->skipped[i].note;
     return NULL;
 }

@@ -5,8 +5,12 @@
  * Everything that later becomes a URL or a file name is validated here:
  * package keys, relative paths, sizes and sha256 values.  A manifest with one
  * malformed artifact is refused whole (CU_E_INPUT), naming the package and
- * the field, so that what is installed never depends on which entries a
- * parser chose to skip.
+ * the field: a bad path, hash or size is damage, not a new shape.  A shape
+ * cudaup does not know (a package or platform entry that is not an object, a
+ * level that is neither an artifact nor a cudaNN[.M] variant, an empty entry)
+ * is left out with a note (the log's info level, and the package's skipped[]),
+ * so that NVIDIA's next shape never refuses a plan that does not need it, and
+ * a plan that does names why it is missing.
  */
 #ifndef CU_MANIFEST_H
 #define CU_MANIFEST_H
@@ -25,7 +29,7 @@ enum cu_product {
 
 struct cu_artifact {
     char *platform;      /* "linux-x86_64" */
-    char *variant;       /* "12" for cuDNN's cuda12 level, NULL for CUDA */
+    char *variant;       /* "12" for cuDNN's cuda12 level, "13.2" for cuda_compat's cuda13.2, NULL when flat */
     char *relative_path; /* checked: relative, no "..", no scheme, ends in .tar.xz */
     char sha256[65];     /* lower-case hex */
     uint64_t size;
@@ -37,6 +41,11 @@ struct cu_package {
     char *version; /* "12.4.127" or NULL */
     struct cu_artifact *artifacts;
     size_t n_artifacts;
+    struct cu_skipped {
+        char *platform; /* NULL: the whole package */
+        char *note;     /* one sentence, for the log and a refusal */
+    } *skipped;         /* entries of a shape cudaup does not know, left out */
+    size_t n_skipped;
 };
 
 struct cu_manifest {
@@ -62,6 +71,9 @@ const struct cu_package *cu_manifest_package(const struct cu_manifest *m, const 
 /** The artifact of @pkg for @platform and @variant (NULL for CUDA packages). */
 const struct cu_artifact *cu_package_artifact(const struct cu_package *pkg, const char *platform,
                                               const char *variant);
+
+/** Why @pkg's entry for @platform was left out (a shape cudaup does not know), or NULL. Borrowed. */
+const char *cu_package_skip_note(const struct cu_package *pkg, const char *platform);
 
 /** "cuda" or "cudnn": the folder under the base URL. */
 const char *cu_product_name(enum cu_product p);

@@ -128,6 +128,11 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
             struct cu_strv comps;
             cu_strv_init(&comps);
             st = rs_pick_components(r, m, &comps);
+            if (st == CU_E_NOT_FOUND) {
+                cu_strv_fini(&comps);
+                rs_fail(r, ST_MIRROR, "%s", r->err->msg); /* a component of a shape cudaup cannot read */
+                continue;
+            }
             if (st == CU_OK)
                 st = rs_fill_plan(r, o, m, &v, &need, &comps, &dn, out);
             cu_strv_fini(&comps);

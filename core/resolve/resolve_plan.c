@@ -14,6 +14,7 @@
 #include "core/catalog/gpucode.h"
 #include "core/catalog/cudnn_matrix.h"
 #include "core/base/i18n.h"
+#include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
 #include "core/resolve/resolve_int.h"
@@ -48,17 +49,33 @@ cu_component_needs(const char *key, const char *other)
     return false;
 }
 
+/* @unread gets the note of the first component asked for whose entry for @platform is of a shape
+ * cudaup does not know (the manifest's parser left it out): the plan cannot go without it. */
 static void
-add_component(struct cu_strv *out, const struct cu_manifest *m, const char *key, const char *platform)
+add_component(struct cu_strv *out, const struct cu_manifest *m, const char *key, const char *platform,
+              const char **unread)
 {
     const struct cu_package *p = cu_manifest_package(m, key);
+    if (p && !rs_has_platform(p, platform) && !*unread)
+        *unread = cu_package_skip_note(p, platform);
     if (!p || !rs_has_platform(p, platform) || cu_strv_contains(out, key))
         return;
     cu_strv_push(out, key);
     for (size_t i = 0; i < CU_N_ELEMENTS(deps); i++)
         if (strcmp(deps[i].key, key) == 0)
             for (size_t k = 0; deps[i].needs[k]; k++)
-                add_component(out, m, deps[i].needs[k], platform);
+                add_component(out, m, deps[i].needs[k], platform, unread);
+}
+
+static enum cu_status
+components_unread(struct rs *r, const struct cu_manifest *m, const char *unread)
+{
+    char b1[32];
+    struct cu_version mv = vp(m->label);
+    /* CU_E_NOT_FOUND: the search goes on to an older CUDA, as for a release the mirror lacks. */
+    return cu_error_set(r->err, CU_E_NOT_FOUND, 0,
+                        _("CUDA %s's manifest has a component this plan needs in a shape cudaup does not know (%s)."),
+                        V(&mv, b1, sizeof(b1)), unread);
 }
 
 enum cu_status
@@ -67,16 +84,20 @@ rs_pick_components(struct rs *r, const struct cu_manifest *m, struct cu_strv *ou
     const char *spec = r->in->wishes->components;
     char b1[32];
     struct cu_version mv = vp(m->label);
+    const char *unread = NULL;
 
     if (!spec || !*spec || strcmp(spec, "default") == 0) {
         for (char **c = r->cat->components_default; c && *c; c++)
-            add_component(out, m, *c, r->platform);
-        return CU_OK;
+            add_component(out, m, *c, r->platform, &unread);
+        return unread ? components_unread(r, m, unread) : CU_OK;
     }
     if (strcmp(spec, "all") == 0) {
+        /* "all" takes every component that has an archive here; one of an unknown shape is not asked for by name. */
         for (size_t i = 0; i < m->n_packages; i++)
             if (!cu_catalog_component_never(r->cat, m->packages[i].key))
-                add_component(out, m, m->packages[i].key, r->platform);
+                add_component(out, m, m->packages[i].key, r->platform, &unread);
+        if (unread)
+            cu_log_info(_("CUDA %s: %s"), m->label, unread);
         return CU_OK;
     }
     struct cu_strv items;
@@ -88,10 +109,10 @@ rs_pick_components(struct rs *r, const struct cu_manifest *m, struct cu_strv *ou
         char **group = cu_catalog_component_group(r->cat, it);
         if (strcmp(it, "default") == 0) {
             for (char **c = r->cat->components_default; c && *c; c++)
-                add_component(out, m, *c, r->platform);
+                add_component(out, m, *c, r->platform, &unread);
         } else if (group) {
             for (char **c = group; *c; c++)
-                add_component(out, m, *c, r->platform);
+                add_component(out, m, *c, r->platform, &unread);
         } else if (cu_catalog_component_never(r->cat, it)) {
             st = cu_error_set(r->err, CU_E_USAGE, 0,
                               _("cudaup never installs %s: the driver and its services belong to the system's package manager."),
@@ -103,14 +124,18 @@ rs_pick_components(struct rs *r, const struct cu_manifest *m, struct cu_strv *ou
                                   _("--components: CUDA %s has no component '%s' (groups: runtime, compiler, math, nvrtc, nvjitlink, cupti, cccl, profiler, tools, nsight)."),
                                   V(&mv, b1, sizeof(b1)), it);
             } else if (!rs_has_platform(p, r->platform)) {
-                st = cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("CUDA %s has no %s archive for %s."),
-                                  V(&mv, b1, sizeof(b1)), it, r->platform);
+                const char *note = cu_package_skip_note(p, r->platform);
+                st = note ? components_unread(r, m, note)
+                          : cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("CUDA %s has no %s archive for %s."),
+                                         V(&mv, b1, sizeof(b1)), it, r->platform);
             } else {
-                add_component(out, m, it, r->platform);
+                add_component(out, m, it, r->platform, &unread);
             }
         }
     }
     cu_strv_fini(&items);
+    if (st == CU_OK && unread)
+        st = components_unread(r, m, unread);
     if (st == CU_OK && out->n == 0)
         st = cu_error_set(r->err, CU_E_USAGE, 0, _("--components: '%s' selects nothing to install."), spec);
     return st;

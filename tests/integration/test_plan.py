@@ -467,4 +467,34 @@ r = run(["plan", "--root", ng, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
 said = [w for w in (r.json() or {}).get("warnings", []) if "No NVIDIA GPU was found" in w]
 t.ok(r.rc == 0 and len(said) == 1 and "docker run --gpus all" in said[0], "no GPU: the plan's notes say it once, with the fix", r)
 
+# NVIDIA's manifests from CUDA 13.1 on give cuda_compat a "cuda13.2" level (issue 42): a plan on a driver of
+# a branch after 580 reads them; a component of a shape cudaup does not know is left out, and only a plan that
+# needs it moves on to an older CUDA (or, pinned, is refused naming the shape), never exit 2.
+shapes = t.tmpdir("shapes-mirror")
+shutil.copytree(FIX, shapes, dirs_exist_ok=True)
+shutil.copy(os.path.join(SRCDIR, "tests", "fixtures", "manifests", "redistrib_13.2.2.json"),
+            os.path.join(shapes, "cuda", "redist"))
+root595, env595 = machine(t, "u2404-rtx5090-595")
+for fw in ("none", "jax", "pytorch"):
+    r = plan(root595, env595, "--framework", fw, mirror="file://" + shapes)
+    t.ok(r.rc == 0 and (r.json() or {}).get("cuda", {}).get("version") == "13.2.2",
+         "driver 595, --framework %s: CUDA 13.2.2 planned from its real manifest" % fw, r)
+with open(os.path.join(shapes, "cuda", "redist", "redistrib_13.2.2.json")) as f:
+    m = json.load(f)
+m["cuda_nvcc"]["linux-x86_64"] = {"cuda13.2-preview": m["cuda_nvcc"]["linux-x86_64"]}
+m["cuda_future_tool"] = ["a", "shape", "cudaup", "has", "never", "seen"]
+with open(os.path.join(shapes, "cuda", "redist", "redistrib_13.2.2.json"), "w") as f:
+    json.dump(m, f)
+r = run(["plan", "--json", "-v", "--root", root595, "--mirror", "file://" + shapes, "--cache-dir", t.tmpdir("c"),
+         "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st", "--framework", "none"], env=env595)
+t.ok(r.rc == 0 and (r.json() or {}).get("cuda", {}).get("version") == "13.0.2" and "cuda_nvcc linux-x86_64" in r.err
+     and "left out" in r.err, "nvcc of an unknown shape in 13.2.2: the plan takes 13.0.2, -v says what was left out", r)
+r = plan(root595, env595, "--framework", "none", "--cuda", "13.2", mirror="file://" + shapes)
+t.ok(r.rc == 3 and "shape cudaup does not know" in r.err and "cuda_nvcc" in r.err,
+     "--cuda 13.2 with nvcc of an unknown shape: exit 3, naming the component", r)
+r = plan(root595, env595, "--framework", "none", "--cuda", "13.2", "--components", "runtime,math",
+         mirror="file://" + shapes)
+t.ok(r.rc == 0 and (r.json() or {}).get("cuda", {}).get("version") == "13.2.2",
+     "--cuda 13.2 without nvcc: planned, the unknown shapes are not needed", r)
+
 t.done()

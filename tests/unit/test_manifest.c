@@ -2,6 +2,7 @@
 /* Manifest parsing: the real shapes and the hostile ones of TESTCASES.md 2.2. */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,10 +165,11 @@ hostile_structure(void **state)
     (void)state;
     const char *bad[] = {
         "", "[]", "\"x\"", "{", "{} trailing", "\xef\xbb\xbf{}", "{\"a\": 1, \"a\": 2}",
-        "{\"cuda_cudart\": [1]}", "{\"cuda_cudart\": \"x\"}", "{\"release_label\": \"12.4.0\"}",
+        "{\"release_label\": \"12.4.0\"}",
         "{\"release_label\": 12}", "{\"release_product\": \"cudnn\"}", "{\"../../x\": {}}",
-        "{\"a/b\": {}}", "{\"p\": {\"linux-x86_64\": 3}}", "{\"p\": {\"linux-x86_64\": {}}}",
-        "{\"p\": {\"linux-x86_64\": {\"cudaX\": {}}}}", "{\"s\\u0000x\": {}}",
+        "{\"a/b\": {}}", "{\"s\\u0000x\": {}}", "{\"../../x\": 3}",
+        /* A known level with a damaged artifact is damage, not a new shape. */
+        "{\"p\": {\"linux-x86_64\": {\"cuda13.2\": {\"relative_path\": \"../x.tar.xz\", \"sha256\": \"" SHA "\", \"size\": \"1\"}}}}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct cu_manifest *m = NULL;
@@ -198,6 +200,115 @@ hostile_structure(void **state)
     assert_ok(parse(ok, &m, &err), &err);
     assert_string_equal(m->release_date, "2025-01-01");
     cu_manifest_free(m);
+}
+
+/* Shapes cudaup does not know are left out with a note, never a refusal of the manifest (issue 42:
+ * CUDA 13.1+'s cuda_compat "cuda13.1" level made every plan on those manifests exit 2). */
+static void
+unknown_shapes(void **state)
+{
+    (void)state;
+    const struct {
+        const char *json, *pkg, *platform, *note;
+    } cases[] = {
+        {"{\"cuda_cudart\": [1]}", "cuda_cudart", NULL, "not an object"},
+        {"{\"cuda_cudart\": \"x\"}", "cuda_cudart", NULL, "not an object"},
+        {"{\"p\": {\"linux-x86_64\": 3}}", "p", "linux-x86_64", "not an object"},
+        {"{\"p\": {\"linux-x86_64\": {}}}", "p", "linux-x86_64", "empty"},
+        {"{\"p\": {\"linux-x86_64\": {\"cudaX\": {}}}}", "p", "linux-x86_64", "neither an artifact"},
+        {"{\"p\": {\"linux-x86_64\": {\"cuda13.2.1\": {}}}}", "p", "linux-x86_64", "neither an artifact"},
+        {"{\"p\": {\"linux-x86_64\": {\"cuda13\": 4}}}", "p", "linux-x86_64", "cuda13 level is not an object"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct cu_manifest *m = NULL;
+        struct cu_error err;
+        assert_ok(parse(cases[i].json, &m, &err), &err);
+        const struct cu_package *p = cu_manifest_package(m, cases[i].pkg);
+        assert_non_null(p);
+        assert_int_equal(p->n_artifacts, 0);
+        const char *note = cu_package_skip_note(p, "linux-x86_64");
+        assert_non_null(note);
+        assert_non_null(strstr(note, cases[i].note));
+        /* A package left out whole is left out on every platform; a platform's entry on that platform alone. */
+        assert_true((cu_package_skip_note(p, "linux-sbsa") != NULL) == (cases[i].platform == NULL));
+        cu_manifest_free(m);
+    }
+    /* cuda_compat's level names a CUDA minor from 13.1 on; a flat artifact may sit beside variant levels. */
+    const char *compat = "{\"cuda_compat\": {\"version\": \"595.71.05\", \"cuda_variant\": [\"13.2\"], \"linux-x86_64\": {"
+                         "\"cuda13.2\": {\"relative_path\": \"c/a_cuda13.2-archive.tar.xz\", \"sha256\": \"" SHA "\", \"size\": \"5\"}}},"
+                         " \"cudnn\": {\"windows-arm64\": {\"relative_path\": \"d/a.zip\", \"sha256\": \"" SHA "\", \"size\": \"6\","
+                         " \"cuda13\": {\"relative_path\": \"d/b.zip\", \"sha256\": \"" SHA "\", \"size\": \"7\"}}}}";
+    struct cu_manifest *m = NULL;
+    struct cu_error err;
+    assert_ok(parse(compat, &m, &err), &err);
+    const struct cu_artifact *a = cu_package_artifact(cu_manifest_package(m, "cuda_compat"), "linux-x86_64", "13.2");
+    assert_non_null(a);
+    assert_int_equal(a->size, 5);
+    assert_null(cu_package_artifact(cu_manifest_package(m, "cuda_compat"), "linux-x86_64", NULL));
+    assert_int_equal(cu_package_artifact(cu_manifest_package(m, "cudnn"), "windows-arm64", NULL)->size, 6);
+    assert_int_equal(cu_package_artifact(cu_manifest_package(m, "cudnn"), "windows-arm64", "13")->size, 7);
+    assert_null(cu_package_skip_note(cu_manifest_package(m, "cudnn"), "windows-arm64"));
+    cu_manifest_free(m);
+}
+
+/* Every manifest NVIDIA has published that the project holds: the fixture of the 13.1+ shape always,
+ * and each one in ../shared/data/nvidia/redistrib where that folder is beside the repository. */
+static void
+every_shared_manifest(void **state)
+{
+    (void)state;
+    const char *src = getenv("SRCDIR");
+    if (!src)
+        skip();
+    char *path, *data;
+    struct cu_manifest *m = NULL;
+    struct cu_error err;
+    assert_true(asprintf(&path, "%s/tests/fixtures/manifests/redistrib_13.2.2.json", src) > 0);
+    data = tu_read(path);
+    assert_non_null(data);
+    assert_ok(cu_manifest_parse(CU_PRODUCT_CUDA, "13.2.2", data, strlen(data), &m, &err), &err);
+    assert_non_null(cu_package_artifact(cu_manifest_package(m, "cuda_compat"), "linux-x86_64", "13.2"));
+    assert_non_null(cu_package_artifact(cu_manifest_package(m, "cuda_nvcc"), "linux-x86_64", NULL));
+    cu_manifest_free(m);
+    free(data);
+    free(path);
+
+    size_t n = 0;
+    const char *prods[] = {"cuda", "cudnn"};
+    for (size_t k = 0; k < 2; k++) {
+        char *dir;
+        assert_true(asprintf(&dir, "%s/../shared/data/nvidia/redistrib/%s", src, prods[k]) > 0);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            size_t len = strlen(e->d_name);
+            if (strncmp(e->d_name, "redistrib_", 10) != 0 || len < 16 || strcmp(e->d_name + len - 5, ".json") != 0)
+                continue;
+            char label[64];
+            snprintf(label, sizeof(label), "%.*s", (int)(len - 15), e->d_name + 10);
+            assert_true(asprintf(&path, "%s/%s", dir, e->d_name) > 0);
+            data = tu_read(path);
+            assert_non_null(data);
+            enum cu_product p = k ? CU_PRODUCT_CUDNN : CU_PRODUCT_CUDA;
+            if (cu_manifest_parse(p, label, data, strlen(data), &m, &err) != CU_OK)
+                fail_msg("%s: %s", path, err.msg);
+            /* NVIDIA's own files hold no shape cudaup leaves out on the platforms it installs for. */
+            for (size_t i = 0; i < m->n_packages; i++)
+                for (size_t j = 0; j < m->packages[i].n_skipped; j++) {
+                    const char *pl = m->packages[i].skipped[j].platform;
+                    if (!pl || strncmp(pl, "linux-", 6) == 0)
+                        fail_msg("%s: %s", path, m->packages[i].skipped[j].note);
+                }
+            cu_manifest_free(m);
+            free(data);
+            free(path);
+            n++;
+        }
+        if (d)
+            closedir(d);
+        free(dir);
+    }
+    printf("# %zu manifests of ../shared parsed%s\n", n, n ? "" : " (no ../shared beside the repository)");
 }
 
 /* ---- every field of real manifests, mutated: a clear refusal or checked values ---- */
@@ -278,6 +389,7 @@ main(void)
         cmocka_unit_test(real_shapes),     cmocka_unit_test(real_files),
         cmocka_unit_test(hostile_paths),   cmocka_unit_test(hostile_sizes_and_hashes),
         cmocka_unit_test(hostile_structure),       cmocka_unit_test(every_field_mutated),
+        cmocka_unit_test(unknown_shapes),          cmocka_unit_test(every_shared_manifest),
     };
     return TU_RUN(tests);
 }
