@@ -46,6 +46,7 @@ struct cu_cat_cuda {
     struct cu_version version; /* 12.4.1 */
     char *label;               /* "CUDA 12.4 Update 1" */
     struct cu_version driver;  /* minimum Linux x86_64 driver; n == 0 when unknown */
+    bool driver_unknown;       /* no source gives it (not inherited from a release of its minor either) */
     bool archives;             /* NVIDIA publishes redistributable archives for it */
     char *manifest_sha256;     /* pinned sha256 of redistrib_VER.json, or NULL */
     char *date;                /* or NULL */
@@ -192,6 +193,8 @@ struct cu_catalog {
     /* The releases on PyPI (framework_pypi_releases.csv), newest first: a pin of another is no release. */
     struct cu_version *pypi_torch, *pypi_jax;
     size_t n_pypi_torch, n_pypi_jax;
+    /* The day that record was read ("2026-12-06"; TensorFlow's: its wheels read), or NULL. */
+    char *pypi_read_torch, *pypi_read_jax, *pypi_read_tf;
     struct cu_cat_jax_plugin *jax; /* newest CUDA major first */
     size_t n_jax;
     struct cu_cat_code *code_torch, *code_tf, *code_jax; /* newest first */
@@ -233,6 +236,12 @@ const struct cu_cat_python *cu_catalog_python(const struct cu_catalog *cat, cons
 /** The release entry for an exact version (12.4.1), or NULL. */
 const struct cu_cat_cuda *cu_catalog_cuda(const struct cu_catalog *cat,
                                           const struct cu_version *version);
+/**
+ * True when the catalog knows release @v (or, for X.Y, a release of that minor) but no source gives the
+ * driver it needs natively (CUDA 13.4): cudaup then plans it only by minor-version compatibility, and says
+ * that rests on an inference.
+ */
+bool cu_catalog_cuda_floor_unknown(const struct cu_catalog *cat, const struct cu_version *v);
 /** The minimum Linux driver of the first release of minor @v (12.4 -> 12.4.0's). */
 bool cu_catalog_cuda_min_driver(const struct cu_catalog *cat, const struct cu_version *v,
                                 struct cu_version *out);

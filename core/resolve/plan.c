@@ -401,6 +401,7 @@ framework_json(const struct cu_plan_framework *f)
     }
     json_object_set_new(o, "gpu_code", gc);
     json_object_set_new(o, "code_confidence", cu_json_str_or_null(f->code_confidence));
+    json_object_set_new(o, "inferred", json_boolean(f->code_confidence && strcmp(f->code_confidence, "inferred") == 0));
     return o;
 }
 
@@ -420,6 +421,7 @@ cu_plan_to_json(const struct cu_plan *p)
     for (char **c = p->components; c && *c; c++)
         json_array_append_new(comps, json_string(*c));
     json_object_set_new(cuda, "components", comps);
+    json_object_set_new(cuda, "inferred", json_boolean(p->cuda_inferred));
     json_object_set_new(doc, "cuda", cuda);
 
     if (p->has_cudnn) {

@@ -102,6 +102,7 @@ struct cu_plan {
     struct cu_version cuda;       /* 12.4.1 */
     char *cuda_path;              /* PREFIX/cuda-12.4 */
     struct cu_version cuda_driver; /* the driver it needs */
+    bool cuda_inferred;           /* a fact the CUDA choice rests on was inferred, not read (its driver floor) */
     bool has_cudnn;
     struct cu_version cudnn;      /* release label 9.14.0 */
     char *cudnn_full;             /* 9.14.0.64 */

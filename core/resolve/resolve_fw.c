@@ -13,6 +13,13 @@
 /* ---- framework options ------------------------------------------------------------- */
 
 /* The VERSION of --framework NAME==VERSION as the user wrote it (whatever spelling of NAME). */
+/* The day a record of PyPI was read, for the sentences that rest on it. */
+static const char *
+read_day(const char *day)
+{
+    return day && *day ? day : "?";
+}
+
 static const char *
 fw_version_text(const struct rs *r)
 {
@@ -106,8 +113,9 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
                 /* A patch of a tested minor that PyPI never had (2.13.2): name the ones it has. */
                 CU_AUTOFREE char *same = minor_releases(t->patches, t->n_patches, &t->version);
                 return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                                    _("TensorFlow %s is no release on PyPI; its %u.%u releases are %s."),
-                                    V(&r->fw.v, b2, sizeof(b2)), t->version.part[0], t->version.part[1], same);
+                                    _("TensorFlow %s is not in cudaup's record of PyPI (read %s); its %u.%u releases there are %s."),
+                                    V(&r->fw.v, b2, sizeof(b2)), read_day(r->cat->pypi_read_tf), t->version.part[0],
+                                    t->version.part[1], same);
             }
             if (!rel)
                 continue;
@@ -155,8 +163,8 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
     }
     if (!matched)
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                            _("TensorFlow %s is not in cudaup's catalog; it knows %s to %s."),
-                            fw_version_text(r),
+                            _("TensorFlow %s is not in cudaup's catalog (its record of PyPI read %s); it knows %s to %s."),
+                            fw_version_text(r), read_day(r->cat->pypi_read_tf),
                             V(&r->cat->tf[r->cat->n_tf - 1].version, b1, sizeof(b1)),
                             V(&r->cat->tf[0].version, b2, sizeof(b2)));
     return CU_OK;
@@ -258,14 +266,15 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
     }
     if (!matched && unreleased) {
         CU_AUTOFREE char *same = minor_releases(r->cat->pypi_torch, r->cat->n_pypi_torch, &unreleased->minor);
-        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("PyTorch %s is no release on PyPI; its %s releases are %s."),
-                            strstr(r->in->wishes->framework, "==") + 2, V(&unreleased->minor, b2, sizeof(b2)),
-                            *same ? same : "?");
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                            _("PyTorch %s is not in cudaup's record of PyPI (read %s); its %s releases there are %s."),
+                            strstr(r->in->wishes->framework, "==") + 2, read_day(r->cat->pypi_read_torch),
+                            V(&unreleased->minor, b2, sizeof(b2)), *same ? same : "?");
     }
     if (!matched)
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
-                            _("PyTorch %s is not in cudaup's catalog; it knows %s to %s."),
-                            strstr(r->in->wishes->framework, "==") + 2,
+                            _("PyTorch %s is not in cudaup's catalog (its record of PyPI read %s); it knows %s to %s."),
+                            strstr(r->in->wishes->framework, "==") + 2, read_day(r->cat->pypi_read_torch),
                             V(&r->cat->torch[r->cat->n_torch - 1].minor, b1, sizeof(b1)),
                             V(&r->cat->torch[0].minor, b2, sizeof(b2)));
     return CU_OK;
@@ -370,10 +379,14 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
             if (r->cat->pypi_jax[k].part[0] == r->fw.v.part[0] && r->cat->pypi_jax[k].part[1] == r->fw.v.part[1])
                 last = &r->cat->pypi_jax[k];
         if (last)
-            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("JAX %s is no release on PyPI; its %u.%u releases end with %s."),
-                                V(&r->fw.v, b1, sizeof(b1)), r->fw.v.part[0], r->fw.v.part[1], V(last, b2, sizeof(b2)));
-        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0, _("JAX %s is no release on PyPI; the newest is %s."),
-                            V(&r->fw.v, b1, sizeof(b1)), V(&r->cat->pypi_jax[0], b2, sizeof(b2)));
+            return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                                _("JAX %s is not in cudaup's record of PyPI (read %s); its %u.%u releases there end with %s."),
+                                V(&r->fw.v, b1, sizeof(b1)), read_day(r->cat->pypi_read_jax), r->fw.v.part[0],
+                                r->fw.v.part[1], V(last, b2, sizeof(b2)));
+        return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                            _("JAX %s is not in cudaup's record of PyPI (read %s); the newest there is %s."),
+                            V(&r->fw.v, b1, sizeof(b1)), read_day(r->cat->pypi_read_jax),
+                            V(&r->cat->pypi_jax[0], b2, sizeof(b2)));
     }
     struct ranged {
         const struct cu_cat_jax_plugin *p;

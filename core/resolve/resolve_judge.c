@@ -59,12 +59,15 @@ rs_gpus_fit_cuda(struct rs *r, const struct cu_version *cuda, bool *unknown)
     return 0;
 }
 
-/* The driver a release needs; false when the catalog does not know. */
+/* The driver a release needs; false when the catalog does not know (a release it knows whose floor no
+ * source gives among them: its major's floor is no native need). */
 bool
 rs_cuda_needs_driver(struct rs *r, const struct cu_version *v, struct cu_version *need)
 {
     if (cu_catalog_cuda_min_driver(r->cat, v, need))
         return true;
+    if (cu_catalog_cuda_floor_unknown(r->cat, v))
+        return false;
     const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, (int)v->part[0]);
     if (maj) {
         *need = maj->min_driver;
@@ -90,6 +93,20 @@ bool
 rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need, bool compat)
 {
     char b1[32], b2[32], b4[32];
+    if (cu_catalog_cuda_floor_unknown(r->cat, cuda)) {
+        /* No source gives the driver it needs natively (CUDA 13.4): only minor-version compatibility, on a
+         * driver the data says runs its major, and only where that is asked for (a later sweep or a pin). */
+        struct cu_version floor = {{0}, 0};
+        bool runs = rs_driver_runs_major(r, (int)cuda->part[0], &floor);
+        *need = floor;
+        if (compat && runs && floor.n && r->have_driver)
+            return true;
+        if (r->stage <= ST_DRIVER)
+            rs_fail(r, ST_DRIVER,
+                    _("No source cudaup has read gives the NVIDIA driver CUDA %s needs natively; cudaup plans it only by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer), inferred, where a CUDA release whose driver is known does not fit."),
+                    V(cuda, b1, sizeof(b1)), cuda->part[0], floor.n ? D(&floor, b2, sizeof(b2)) : "?");
+        return false;
+    }
     bool known = rs_cuda_needs_driver(r, cuda, need);
     if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
         return true;

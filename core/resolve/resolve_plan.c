@@ -323,8 +323,9 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
     struct cu_version own_need;
     bool own_native = r->have_driver && cu_catalog_cuda_min_driver(r->cat, &o->cuda_mm, &own_need) &&
                       cu_version_cmp(&r->driver, &own_need) >= 0;
-    if (r->sweep == 1 && own_native) {
-        /* The driver runs the build's own CUDA: what is missing is that release on the mirror. */
+    if (r->sweep == 1 && (own_native || !r->have_driver)) {
+        /* The driver runs the build's own CUDA (or no driver is here yet): what is missing is that release on
+         * the mirror. */
         cu_plan_reason(p, _("CUDA %s for the system, not %s: the mirror has no CUDA %s release. The %s wheels bring their own CUDA %s runtime; the system CUDA %s, of the same major, serves the tools and the extensions you build."),
                        V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), V(&o->cuda_mm, (char[32]){0}, 32), o->title,
                        V(&o->build_cuda, (char[32]){0}, 32), V(cv, (char[32]){0}, 32));
@@ -333,6 +334,16 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
                        V(cv, b1, sizeof(b1)), V(&o->cuda_mm, b2, sizeof(b2)), r->driver_text,
                        V(&o->cuda_mm, (char[32]){0}, 32), o->title, V(&o->build_cuda, (char[32]){0}, 32),
                        V(cv, (char[32]){0}, 32));
+    } else if (r->sweep == 2 && cu_catalog_cuda_floor_unknown(r->cat, cv)) {
+        /* CUDA 13.4: no source gives its native driver, so neither "natively it needs" nor a driver to name. */
+        struct cu_version min = {{0}, 0};
+        rs_driver_runs_major(r, (int)cv->part[0], &min);
+        p->cuda_inferred = true;
+        cu_plan_reason(p, _("CUDA %s%s: no source cudaup has read gives the NVIDIA driver it needs natively, so it is planned by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer; this machine has %s): inferred, not read."),
+                       V(cv, b1, sizeof(b1)), r->cuda.kind != SPEC_AUTO ? _(", as asked") : "", cv->part[0],
+                       D(&min, b3, sizeof(b3)), r->driver_text);
+        cu_plan_warn(p, _("Driver %s runs CUDA %s by minor-version compatibility at most: programs built for this GPU run, but PTX compiled at run time and some newer features need the driver of CUDA %u.%u, which no source cudaup has read names."),
+                     r->driver_text, V(cv, b2, sizeof(b2)), cv->part[0], cv->part[1]);
     } else if (r->sweep == 2) {
         struct cu_version min = {{0}, 0};
         rs_driver_runs_major(r, (int)cv->part[0], &min);

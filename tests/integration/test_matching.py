@@ -140,8 +140,13 @@ t.ok(r.rc == 0 and fw(d).get("pip") == ["tensorflow==2.14.1"] and code(d) == ("s
      "K80, tensorflow==2.14.1: planned, its sm_35 code [%s]" % SRC_TFP, (fw(d), d.get("error")))
 r, d = plan([K80], "470.82.01", "--framework", "tensorflow==2.14.0")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["tensorflow==2.14.0"], "K80, tensorflow==2.14.0: the pin is kept [%s]" % SRC_TFP, fw(d))
+# Each refusal that rests on the record of PyPI names it and the day it was read (issue 42: "JAX 0.12.1 is no release
+# on PyPI" was said of a release that was, the record being older than it).
+with open(os.path.join(SRCDIR, "data", "catalog.json"), encoding="utf-8") as _f:
+    READ = __import__("json").load(_f)["pypi_read"]
 r, d = plan([K80], "470.82.01", "--framework", "tensorflow==2.14.7")
-t.ok(r.rc == 3 and "TensorFlow 2.14.7 is no release on PyPI; its 2.14 releases are 2.14.0, 2.14.1." == d.get("error"),
+t.ok(r.rc == 3 and "TensorFlow 2.14.7 is not in cudaup's record of PyPI (read %s); its 2.14 releases there are 2.14.0, "
+     "2.14.1." % READ["tensorflow"] == d.get("error"),
      "tensorflow==2.14.7: no such release, refused, naming the releases of 2.14 [%s]" % SRC_TFP, d)
 
 r, d = plan([GTX970], "580.95.05", "--framework", "tensorflow==2.17")
@@ -224,23 +229,24 @@ for gpus, driver, args, want in (
         ([RTX3090], "470.82.01", ("--framework", "tensorflow"), ("2.14.1", None, "11.8.0")),
         ([GTX970], "525.60.13", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
         ([RTX3090], "530.30.02", ("--framework", "pytorch"), ("2.14", "cu126", "12.9.1")),
-        ([RTX5090], "580.65.06", ("--framework", "pytorch"), ("2.14", "cu132", "13.0.2"))):
+        ([RTX5090], "580.65.06", ("--framework", "pytorch"), ("2.15", "cu132", "13.0.2"))):
     r, d = plan(gpus, driver, *args)
     got = (fw(d).get("version"), fw(d).get("cuda_build"), (d.get("cuda") or {}).get("version"))
     t.eq(got, want, "%s on %s %s: the newest release that runs, by minor-version compatibility [%s]" %
          (gpus[0][2], driver, " ".join(args) or "(default)", SRC_MVC34))
     t.ok(not any("which is not on the mirror" in x for x in d.get("reasons", [])),
          "%s on %s: no reason says a release it planned was passed over" % (gpus[0][2], driver), d.get("reasons"))
-# Without a driver, PyTorch 2.14's cu130 (CUDA 13.0 on the mirror) comes before its cu132 with another CUDA 13: the
-# reason says why cu132 was passed over (a branch of this fix lost it by judging cu132 in the sweeps after cu130's).
+# Without a driver, PyTorch 2.15's cu132 (its code read in PyPI's wheel) comes before its cu130 (inferred), with the
+# system CUDA 13.0 the mirror has: the reason says the mirror lacks 13.2, not that a driver (there is none) cannot
+# run it (it said "driver  does not run CUDA 13.2 natively").
 r, d = plan([RTX3090], None, "--framework", "pytorch")
-t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu130" and
-     "Not PyTorch 2.14 (cu132): PyTorch 2.14 (cu132) needs CUDA 13.2, which is not on the mirror." in d.get("reasons", []),
-     "RTX 3090 without a driver, pytorch: cu130, saying why not cu132 [pytorch_release_cuda_matrix.csv 2.14; "
-     "tests/fixtures/nvidia lists no 13.2]", (fw(d), d.get("reasons")))
+t.ok(r.rc == 0 and fw(d).get("cuda_build") == "cu132" and d["cuda"]["version"] == "13.0.2" and
+     any(x.startswith("CUDA 13.0.2 for the system, not 13.2: the mirror has no CUDA 13.2 release.") for x in d.get("reasons", [])),
+     "RTX 3090 without a driver, pytorch: 2.15 cu132 with the system CUDA 13.0, saying the mirror lacks 13.2 "
+     "[pytorch_gpu_code.csv 2.15 cu132 read, cu130 inferred; tests/fixtures/nvidia lists no 13.2]", (fw(d), d.get("reasons")))
 r, d = plan([RTX5090], "560.35.03", "--framework", "pytorch", env=AUTO)
-t.ok(r.rc == 0 and fw(d).get("version") == "2.14" and fw(d).get("cuda_build") == "cu132",
-     "RTX 5090 on 560, --driver auto: driver 580 and PyTorch 2.14 cu132 [%s]" % SRC_MVC34, fw(d))
+t.ok(r.rc == 0 and fw(d).get("version") == "2.15" and fw(d).get("cuda_build") == "cu132",
+     "RTX 5090 on 560, --driver auto: driver 580 and PyTorch 2.15 cu132 [%s]" % SRC_MVC34, fw(d))
 # A release passed over for the driver names the driver it would take: by minor-version compatibility, since the
 # GPU runs its SASS (TensorFlow 2.15-2.21's CUDA 12 on R470 takes 525.60.13, not 12.x's own 535-575).
 r, d = plan([RTX3090], "470.82.01", "--framework", "tensorflow")
@@ -258,12 +264,12 @@ t.ok(r.rc == 3 and "this machine has 535.183.01, which runs CUDA up to 12.2." in
      "GTX 1080 on 535, --cuda 12.4: refused; the driver runs CUDA up to 12.2 [cuda_toolkit_driver_versions.csv 12.2 535]", d)
 # A pinned release without wheels for the Python asked: the refusal names the release, its Pythons and the releases
 # that have wheels for it; it said "No PyTorch release that cudaup knows supports Python 3.12" (issue 34).
-for pin, py, want in (("pytorch==2.1", "3.12", "PyTorch 2.1 supports Python 3.8 to 3.11, not 3.12; PyTorch 2.2 to 2.14 support Python 3.12."),
+for pin, py, want in (("pytorch==2.1", "3.12", "PyTorch 2.1 supports Python 3.8 to 3.11, not 3.12; PyTorch 2.2 to 2.15 support Python 3.12."),
                       ("jax==0.4.30", "3.13", "JAX 0.4.30 supports Python 3.9 to 3.12, not 3.13; JAX 0.4.34 to ")):
     r, d = plan([GTX970], "535.183.01", "--framework", pin, "--python", py)
     t.ok(r.rc == 3 and d.get("error", "").startswith(want),
          "%s --python %s: the refusal names the pinned release's Pythons and those that have %s "
-         "[pytorch_release_cuda_matrix.csv 2.3-2.14; jax_python.csv]" % (pin, py, py), d)
+         "[pytorch_release_cuda_matrix.csv 2.3-2.14, pytorch_releases.csv 2.15; jax_python.csv]" % (pin, py, py), d)
 # Unpinned JAX with a Python the newest release has no wheels for: pip would take the newest JAX with wheels for that
 # Python, which for 3.9/3.10 predates jax[cuda13] (from 0.8.0): pip warns of the unknown extra and installs a CPU
 # jaxlib.  The plan names the release pip gets and its extra (it planned jax[cuda13] unpinned).
@@ -434,7 +440,7 @@ t.ok(r.rc == 3 and "3.11" in d.get("error", "") and "3.12" in d.get("error", "")
      "H100, jax==0.12.0.1 on Python 3.11: refused, naming the Pythons it has wheels for [jax_python.csv 0.11.1-0.12.0.1: 3.12-3.15]", d)
 r, d = plan([H100], "580.95.05", "--framework", "jax==0.10.2", "--python", "3.11")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda13]==0.10.2"], "H100, jax==0.10.2 on Python 3.11: planned [jax_python.csv 0.7.1-0.10.2: 3.11-3.14]", d)
-for py, want in (("3.11", "0.10.2"), ("3.12", "0.12.0.1")):
+for py, want in (("3.11", "0.10.2"), ("3.12", "0.12.1")):
     r, d = plan([H100], "580.95.05", "--framework", "pytorch,jax", "--python", py)
     pips = [p for f in d.get("frameworks") or [] for p in f.get("pip") or []]
     t.ok(r.rc == 0 and any(p.startswith("jax[") and p.endswith("==" + want) for p in pips),
@@ -730,14 +736,20 @@ SRC_REL = "framework_pypi_releases.csv (pip index versions, PyPI)"
 r, d = plan([RTX3090], "580.95.05", "--framework", "pytorch==2.7.0")
 t.ok(r.rc == 0 and fw(d).get("pip", [None])[0] == "torch==2.7.0", "pytorch==2.7.0: torch==2.7.0, as asked [%s]" % SRC_REL,
      (fw(d), d.get("error")))
-for pin, want in (("pytorch==2.7.9", "PyTorch 2.7.9 is no release on PyPI; its 2.7 releases are 2.7.0, 2.7.1."),
-                  ("pytorch==2.2.3", "PyTorch 2.2.3 is no release on PyPI; its 2.2 releases are 2.2.0, 2.2.1, 2.2.2."),
-                  ("tensorflow==2.13.2", "TensorFlow 2.13.2 is no release on PyPI; its 2.13 releases are 2.13.0, 2.13.1."),
-                  ("jax==0.4.99", "JAX 0.4.99 is no release on PyPI; its 0.4 releases end with 0.4.38.")):
+REC = "is not in cudaup's record of PyPI (read %s); its "
+for pin, want in (("pytorch==2.7.9", "PyTorch 2.7.9 " + REC % READ["pytorch"] + "2.7 releases there are 2.7.0, 2.7.1."),
+                  ("pytorch==2.2.3", "PyTorch 2.2.3 " + REC % READ["pytorch"] + "2.2 releases there are 2.2.0, 2.2.1, 2.2.2."),
+                  ("tensorflow==2.13.2", "TensorFlow 2.13.2 " + REC % READ["tensorflow"] + "2.13 releases there are 2.13.0, 2.13.1."),
+                  ("jax==0.4.99", "JAX 0.4.99 " + REC % READ["jax"] + "0.4 releases there end with 0.4.38."),
+                  ("jax==0.12.9", "JAX 0.12.9 " + REC % READ["jax"] + "0.12 releases there end with 0.12.1.")):
     r, d = plan([RTX3090], "580.95.05", "--framework", pin)
     t.ok(r.rc == 3 and d.get("error") == want, "%s: refused, naming the releases there are [%s]" % (pin, SRC_REL), d)
 r, d = plan([RTX3090], "580.95.05", "--framework", "jax==0.4.35")
 t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda12]==0.4.35"], "jax==0.4.35, a release: planned [%s]" % SRC_REL, d)
+r, d = plan([RTX3090], "580.95.05", "--framework", "jax==0.12.1")
+t.ok(r.rc == 0 and fw(d).get("pip") == ["jax[cuda13]==0.12.1"],
+     "jax==0.12.1 (on PyPI since the record of 2026-12-04): planned with its CUDA 13 plugin, the only one it has "
+     "[%s; framework_wheel_requires.csv jax 0.12.1]" % SRC_REL, d)
 
 # --driver keep on a driver older than the first CUDA that builds for the GPU (it predates the GPU): refused, with
 # --driver auto (it planned PyTorch for an L4 on 470 and TensorFlow for an RTX 3060 on 450.80.02; third re-check).

@@ -73,24 +73,23 @@ def one_cudnn(doc):
 
 
 # ---- PyTorch + JAX on an RTX 4090 -------------------------------------------------------------------------
-# Driver 580 runs CUDA 13: torch 2.14.1's PyPI wheel pins nvidia-cudnn-cu13==9.24.0.43, which jax[cuda13]'s
-# plugin range (>=9.12.0.46,<10) takes.
+# Driver 580 runs CUDA 13: torch 2.15.0's PyPI wheel (cu132, by minor-version compatibility) pins
+# nvidia-cudnn-cu13==9.26.0.51, which jax[cuda13]'s plugin range (>=9.12.0.46,<10) takes.
 r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch,jax")
-t14 = wheel_row("pytorch", "2.14.1")
-t.ok(r.rc == 0 and fws(d)[:1] == [("pytorch", "2.14.1")] and [n for n, _ in fws(d)] == ["pytorch", "jax"],
-     "RTX 4090, driver 580: PyTorch 2.14.1 (the newest torch with read pins, cu130) first, then JAX", r)
+t.ok(r.rc == 0 and fws(d)[:1] == [("pytorch", "2.15.0")] and [n for n, _ in fws(d)] == ["pytorch", "jax"],
+     "RTX 4090, driver 580: PyTorch 2.15.0 (the newest torch with read pins, cu132) first, then JAX", r)
 jax_v = fws(d)[1][1] if len(fws(d)) > 1 else None
 jrow = wheel_row("jax", jax_v or "", "cuda13")
-t.eq(one_cudnn(d), ["nvidia-cudnn-cu13==9.24.0.43"],
-     "one cuDNN, torch 2.14.1's pin [framework_wheel_requires.csv torch 2.14.1 nvidia-cudnn-cu13 ==9.24.0.43]")
+t.eq(one_cudnn(d), ["nvidia-cudnn-cu13==9.26.0.51"],
+     "one cuDNN, torch 2.15.0's pin [framework_wheel_requires.csv torch 2.15.0 nvidia-cudnn-cu13 ==9.26.0.51]")
 t.ok(jrow is not None and req(jrow, "nvidia-cudnn-cu13") == "<10.0,>=9.12.0.46",
-     "JAX %s (cuda13) asks for nvidia-cudnn-cu13<10.0,>=9.12.0.46, which takes 9.24.0.43 [jax-cuda13-plugin rows]" % jax_v)
+     "JAX %s (cuda13) asks for nvidia-cudnn-cu13<10.0,>=9.12.0.46, which takes 9.26.0.51 [jax-cuda13-plugin rows]" % jax_v)
 t.eq(d.get("framework"), d.get("frameworks", [None])[0], "plan's framework stays the first of frameworks[]")
 t.eq((d.get("environment") or {}).get("name"), "cudaup-pytorch-jax", "the shared environment is named cudaup-pytorch-jax")
 steps = [s["detail"] for s in d.get("steps", []) if s["installer"] == "framework"]
-t.ok(any("torch==2.14.1" in s and "download.pytorch.org/whl/cu130" in s for s in steps) and
+t.ok(any("torch==2.15.0" in s and "download.pytorch.org/whl/cu132" in s for s in steps) and
      any(s.startswith("pip install jax[cuda13]==") and "download.pytorch.org" not in s for s in steps),
-     "PyTorch keeps its own index (cu130); JAX comes from pip's own", steps)
+     "PyTorch keeps its own index (cu132); JAX comes from pip's own", steps)
 # Driver 570 does not run CUDA 13 (jax_cuda_plugins.csv: the cuda13 plugin needs 580): the cu12 releases, one cuDNN.
 r, d = plan(RTX4090, "570.133.07", "--framework", "pytorch,jax")
 t.ok(r.rc == 0 and fws(d)[0] == ("pytorch", "2.10.0") and fws(d)[1][0] == "jax", "RTX 4090, driver 570: PyTorch 2.10.0 (cu128)", r)

@@ -12,6 +12,7 @@ from httpserver import Server
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import mkmirror  # noqa: E402
+import machines  # noqa: E402
 
 t = Tap()
 FIX = os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
@@ -204,8 +205,8 @@ t.ok(r.rc == 0 and r.json()["cuda"]["version"] == "12.6.3" and r.json()["warning
 root4, env4 = machine(t, "two-gpus")
 r = plan(root4, env4, "--framework", "pytorch")
 d = r.json()
-t.ok(r.rc == 0 and d["framework"]["index_url"].endswith("/cu130") and d["cuda"]["version"] == "13.0.2",
-     "pytorch on driver 580: the cu130 build and CUDA 13.0", r)
+t.ok(r.rc == 0 and d["framework"]["index_url"].endswith("/cu132") and d["cuda"]["version"] == "13.0.2",
+     "pytorch on driver 580: PyTorch 2.15's cu132 build (read; cu130 is inferred) and CUDA 13.0", r)
 r = plan(root4, env4, "--framework", "jax")
 t.ok(r.rc == 0 and d and r.json()["framework"]["pip"] == ["jax[cuda13]"], "jax: the CUDA 13 wheels that bring their own CUDA", r)
 r = plan(root4, env4, "--framework", "jax[cuda13-local]")
@@ -496,5 +497,49 @@ r = plan(root595, env595, "--framework", "none", "--cuda", "13.2", "--components
          mirror="file://" + shapes)
 t.ok(r.rc == 0 and (r.json() or {}).get("cuda", {}).get("version") == "13.2.2",
      "--cuda 13.2 without nvcc: planned, the unknown shapes are not needed", r)
+
+# CUDA 13.4: its manifests name no driver and no source cudaup has read gives its floor (issue 42).  Automatic plans
+# never take it while a release whose driver is known fits; asked for, it is planned by minor-version compatibility
+# for a framework whose wheels bring their own runtime, said inferred (JSON cuda.inferred), and refused for a toolkit
+# alone (which stays native), naming what runs.
+for name in ("redistrib_13.3.1.json", "redistrib_13.4.2.json"):
+    shutil.copy(os.path.join(SRCDIR, "tests", "fixtures", "manifests", name), os.path.join(shapes, "cuda", "redist"))
+root615, env615 = machine(t, "u2404-rtx5090-615")
+r = plan(root615, env615, "--framework", "none", mirror="file://" + shapes)
+t.ok(r.rc == 0 and r.json()["cuda"]["version"] == "13.3.1" and r.json()["cuda"]["inferred"] is False,
+     "driver 615, --framework none: CUDA 13.3.1 (610.43.02), not 13.4.2, whose driver is not known", r)
+r = plan(root615, env615, "--framework", "jax", "--cuda", "13.4", mirror="file://" + shapes)
+d = r.json() or {}
+t.ok(r.rc == 0 and d["cuda"]["version"] == "13.4.2" and d["cuda"]["inferred"] is True and
+     any("inferred, not read" in x and "minor-version compatibility" in x for x in d["reasons"]) and
+     not any("natively it needs" in x for x in d["reasons"]),
+     "--cuda 13.4 with JAX: planned by minor-version compatibility, said inferred", r)
+r = plan(root615, env615, "--framework", "none", "--cuda", "13.4", mirror="file://" + shapes)
+t.ok(r.rc == 3 and "needs natively" in r.json()["error"] and "13.3.1" in (r.json().get("advice") or ""),
+     "--cuda 13.4 alone: refused, naming CUDA 13.3.1, which runs here", r)
+
+# Every manifest NVIDIA has published that ../shared holds, on drivers of the branches after 580: every framework
+# plans (they exited 2 on the 13.1+ manifests).
+SHARED = os.path.normpath(os.path.join(SRCDIR, "..", "shared", "data", "nvidia", "redistrib"))
+if os.path.isdir(SHARED):
+    whole = t.tmpdir("shared-mirror")
+    for prod in ("cuda", "cudnn"):
+        os.makedirs(os.path.join(whole, prod, "redist"))
+        for name in os.listdir(os.path.join(SHARED, prod)):
+            if name.startswith("redistrib_"):
+                os.symlink(os.path.join(SHARED, prod, name), os.path.join(whole, prod, "redist", name))
+    bad = []
+    for drv in ("590.44.01", "595.71.05", "610.43.02"):
+        for fw in ("none", "tensorflow", "pytorch", "jax"):
+            spec = dict(machines.MACHINES["u2404-rtx5090-595"], driver=drv)
+            rt = t.tmpdir("m%s" % drv)
+            machines.build_spec(spec, rt)
+            r = plan(rt, {"FAKE_NVIDIA_CONFIG": os.path.join(rt, "fake-nvidia.conf")}, "--framework", fw,
+                     mirror="file://" + whole)
+            if r.rc != 0:
+                bad.append((drv, fw, r.rc, (r.json() or {}).get("error")))
+    t.eq(bad, [], "drivers 590, 595, 610: none, tensorflow, pytorch and jax plan on every manifest of ../shared")
+else:
+    t.skip("drivers 590, 595, 610 plan on every manifest of ../shared", "no ../shared beside the repository")
 
 t.done()
