@@ -145,7 +145,7 @@ cu_container_detect(const struct cu_sysroot *root, bool pid1, struct cu_containe
             pid1_cgroup(root, out);
     }
     if (out->inside)
-        cu_log_info("Inside a container (%s%s%s)", out->engine[0] ? out->engine : "engine unknown", ": ", out->evidence);
+        cu_log_info("Inside a container (%s: %s)", out->engine[0] ? out->engine : "engine unknown", out->evidence);
 }
 
 void
