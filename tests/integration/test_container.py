@@ -222,6 +222,19 @@ t.ok(r.rc == 0 and not [p for p in d.get("problems", []) if p["severity"] == "er
      "doctor, started with the GPU: no error, the host's driver 580.95.05", d.get("problems"))
 r, _ = doctor(c, text=True)
 t.ok(re.search(r"^Driver +NVIDIA 580\.95\.05 \(the host's\)", r.out, re.M), "doctor text: NVIDIA 580.95.05 (the host's)", r.out)
+# The image carries driver libraries of its own (575) that are not the host's module (580).
+mm = Box("doc-mismatch", spec("docker-u2404-rtx4090-host580", lib_driver="575.57.08"))
+r, d = doctor(mm)
+p_ = codes(d).get("container-driver-mismatch", {})
+t.ok(r.rc == 3 and "580.95.05" in p_.get("message", "") and "575.57.08" in p_.get("message", "") and "driver-mismatch" not in codes(d)
+     and "Remove the driver's packages from the image" in p_.get("fix", "") and "modprobe" not in p_.get("fix", "") and "Reboot" not in p_.get("fix", ""),
+     "doctor, the image's own driver libraries: container-driver-mismatch, fixed in the image (no reload, no reboot)", d.get("problems"))
+# An RTX 5090 on a host whose driver is 550: the host's driver is to be updated, on the host.
+old5090 = Box("doc-5090", spec("u2404-rtx5090-550", container="docker"))
+r, d = doctor(old5090)
+p_ = codes(d).get("container-driver-too-old-for-gpu", {})
+t.ok(r.rc == 3 and "on the host (not in this container)" in p_.get("fix", "") and "driver-too-old-for-gpu" not in codes(d)
+     and "ubuntu-drivers" not in p_.get("fix", ""), "doctor, RTX 5090 on the host's 550: update the driver on the host", d.get("problems"))
 r, d = doctor(h)
 t.ok(d.get("container") is None and "no-driver" in codes(d), "doctor on the same root without the marker: container null, no-driver", d.get("problems"))
 
