@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "core/doctor/container_doctor.h"
 #include "core/doctor/doctor.h"
 #include "core/doctor/driver_doctor.h"
 #include "core/machine/driver_state.h"
@@ -75,7 +76,7 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
     switch (d->kind) {
     case CU_DRIVER_NVIDIA:
     case CU_DRIVER_WSL:
-        cu_buf_printf(&t, d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : _("NVIDIA %s"),
+        cu_buf_printf(&t, d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : f->container.inside ? _("NVIDIA %s (the host's)") : _("NVIDIA %s"),
                       d->version.n ? cu_driver_version_format(&d->version, b1, sizeof(b1)) : "?");
         if (d->kind == CU_DRIVER_NVIDIA && !d->libcuda_path)
             cu_buf_puts(&t, _(", but without libcuda.so.1: no CUDA program can run yet"));
@@ -87,12 +88,18 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
         break;
     case CU_DRIVER_NONE:
     default:
-        cu_buf_puts(&t, _("no NVIDIA driver is loaded"));
+        cu_buf_puts(&t, f->container.inside ? _("none seen in this container") : _("no NVIDIA driver is loaded"));
         break;
     }
     entry(app, _("Driver"), &t);
+    if (f->container.inside) {
+        /* The driver above is the host's; the kernel, its module and Secure Boot are the host's business. */
+        CU_AUTOFREE char *where = cu_drv_container_where(&f->container);
+        cu_buf_printf(&t, _("cudaup runs inside one (%s): the host's driver serves it"), where);
+        entry(app, _("Container"), &t);
+    }
     const struct cu_drv_state *ds = f->drv;
-    if (ds && f->n_gpus > 0 && !f->os.wsl) {
+    if (ds && f->n_gpus > 0 && !f->os.wsl && !f->container.inside) {
         cu_buf_puts(&t, ds->kernel_release ? ds->kernel_release : "?");
         cu_buf_printf(&t, "%s%s", _(", "), ds->secure_boot == 1 ? _("Secure Boot on") : ds->secure_boot == 0 ? _("Secure Boot off") : _("Secure Boot unknown"));
         if (ds->module_for_kernel >= 0)
@@ -217,6 +224,7 @@ cu_cmd_doctor(struct cu_app *app)
         json_t *doc = cu_doctor_json(facts, &problems);
         cu_drv_state_json(facts, json_object_get(doc, "driver"));
         json_object_set_new(doc, "framework_envs", cu_fwenvs_json(&fw, facts));
+        json_object_set_new(doc, "container", cu_container_json(&facts->container));
         cu_report_json(app, doc);
     } else if (!app->cfg.quiet) {
         print_text(app, facts, &fw, &problems);

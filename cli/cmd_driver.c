@@ -13,6 +13,7 @@
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/machine/syscmd.h"
+#include "core/resolve/driver.h"
 #include "installers/driver.h"
 #include "installers/driver_removal.h"
 #include "progress.h"
@@ -22,6 +23,8 @@ json_t *cu_steps_json(const struct cu_run_ctx *ctx);
 
 /* The driver's problems repair reports (with their fix) but leaves to their own step. */
 static const char *const report_codes[] = {"driver-flavor-unsupported"};
+/* Inside a container: the host's driver problems that repair would act on elsewhere, reported and refused. */
+static const char *const container_codes[] = {"container-nouveau", "container-driver-mismatch"};
 
 static bool
 in_list(const char *code, const char *const *list, size_t n)
@@ -47,6 +50,24 @@ cu_repair_driver(struct cu_app *app, struct cu_run_ctx *ctx, struct cu_problems 
     cu_problems_init(&fix);
     cu_doctor_check(facts, app->catalog, &app->root, app->envp, &all);
     cu_drv_doctor(facts, app->catalog, &all, &all);
+    if (facts->container.inside) {
+        /* The driver is the host's: what repair acts on elsewhere (nouveau, a module and libraries of two releases) is
+         * said with its fix, and nothing of the driver is touched (issue 48); the install's files are repaired still. */
+        for (size_t i = 0; i < all.n; i++)
+            if (in_list(all.v[i].code, container_codes, CU_N_ELEMENTS(container_codes)))
+                cu_problems_add(seen, all.v[i].code, all.v[i].severity, cu_xstrdup(all.v[i].message), cu_xstrdup(all.v[i].fix));
+        if (!app->cfg.quiet && !app->cfg.json)
+            for (size_t i = 0; i < seen->n; i++)
+                printf("%s [%s]\n", seen->v[i].message, seen->v[i].code);
+        if (seen->n) {
+            CU_AUTOFREE char *where = cu_drv_container_where(&facts->container);
+            st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                              _("cudaup runs inside a container (%s): the NVIDIA driver is the host's, and repair changes nothing of it from here."),
+                              where);
+            cu_error_advise(err, "%s", seen->v[0].fix);
+        }
+        goto out;
+    }
     for (size_t i = 0; i < all.n; i++) {
         const struct cu_problem *p = &all.v[i];
         bool act = inst_driver_repairs(p->code); /* another flavor or branch is an install of its own */

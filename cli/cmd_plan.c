@@ -109,6 +109,15 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
                                             : drv->reboot_may ? _("a reboot may be needed (if the packages bring a newer kernel)")
                                                               : _("no reboot needed"));
         head_line(app, _("Driver"), dl, width);
+    } else if (drv && drv->container) {
+        /* Inside a container: the host's driver, never a step of the plan (the reasons say why). */
+        CU_AUTOFREE char *dl = !drv->host.n ? cu_xstrdup(_("the host's; no NVIDIA driver seen in this container (start it with the GPU)"))
+                               : drv->host_libs
+                                   ? cu_xasprintf(_("the host's, %s (cudaup runs inside a container)"),
+                                                  cu_driver_version_format(&drv->host, b1, sizeof(b1)))
+                                   : cu_xasprintf(_("the host's, %s, without its libraries in this container (start it with the GPU)"),
+                                                  cu_driver_version_format(&drv->host, b1, sizeof(b1)));
+        head_line(app, _("Driver"), dl, width);
     }
     /* The count and the total take in every archive, the Python cudaup brings too; a size the
      * source does not publish is counted apart rather than guessed (as the wizard's Review says it). */

@@ -107,11 +107,17 @@ CU_NODISCARD enum cu_status drv_rec_add_file(struct inst_driver_ctx *c, const ch
 /* ---- around the steps (driver_uninstall.c, driver_repair.c) ---- */
 
 /**
- * Before the first change: the record (if any) is sound, and the runner can run @manager's commands
- * where it runs them; inside a machine root, only the managers the runner has been proven with (apt).
- * Errors: CU_E_UNSUPPORTED, and drv_rec_load's.
+ * Before the first change: not inside a container (drv_refuse_in_container), the record (if any) is sound, and
+ * the runner can run @manager's commands where it runs them; inside a machine root, only the managers the runner
+ * has been proven with (apt).  Errors: CU_E_UNSUPPORTED, and drv_rec_load's.
  */
 CU_NODISCARD enum cu_status drv_preflight(struct inst_driver_ctx *c, const char *manager, struct cu_error *err);
+
+/**
+ * The runner's root is a container (core/machine/container.h): its driver is the host's, and nothing of a driver
+ * is installed, changed or removed there (issue 48).  Errors: CU_E_UNSUPPORTED with the sentence and its advice.
+ */
+CU_NODISCARD enum cu_status drv_refuse_in_container(const struct inst_driver_ctx *c, struct cu_error *err);
 
 /**
  * Rebuild the DKMS modules for the kernels that matter (the running one; in an image, each of its

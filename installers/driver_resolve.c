@@ -273,7 +273,10 @@ inst_driver_resolve(const struct cu_prepare_in *in, const struct cu_wishes *w, c
     /* keep: the driver that runs. */
     st = cu_resolve(&ri, plan, err);
     if (st == CU_OK) {
-        if (strcmp(mode, "auto") == 0 || asked_keep)
+        if (p->container) /* the host's driver: the plan says so, with what it sees (a keep's reasons are otherwise left out) */
+            for (size_t i = 0; i < p->reasons.n; i++)
+                cu_plan_reason(*plan, _("Driver: %s"), p->reasons.v[i]);
+        else if (strcmp(mode, "auto") == 0 || asked_keep)
             say_newer(in, &ri, *plan);
         *drv = p;
         return CU_OK;

@@ -107,10 +107,30 @@ manager_cmds(const char *manager)
 }
 
 enum cu_status
+drv_refuse_in_container(const struct inst_driver_ctx *c, struct cu_error *err)
+{
+    struct cu_container_info ci;
+    if (!c->sys->files_open)
+        return CU_OK;
+    cu_container_probe(&c->sys->files, &ci);
+    if (!ci.inside)
+        return CU_OK;
+    CU_AUTOFREE char *where = cu_drv_container_where(&ci);
+    cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                 _("cudaup runs inside a container (%s): the NVIDIA driver is the host's, and a container cannot install, change or remove it; nothing was changed."),
+                 where);
+    cu_error_advise(err, _("Change the driver on the host (run cudaup there). Driver packages in this container's own image are removed with its package manager, or by building the image without them."));
+    return CU_E_UNSUPPORTED;
+}
+
+enum cu_status
 drv_preflight(struct inst_driver_ctx *c, const char *manager, struct cu_error *err)
 {
     struct drv_rec r;
     bool exists;
+    enum cu_status cst = drv_refuse_in_container(c, err);
+    if (cst != CU_OK)
+        return cst;
     drv_rec_init(&r);
     enum cu_status st = drv_rec_load(c->state_dir, c->cat, &r, &exists, err);
     drv_rec_fini(&r);

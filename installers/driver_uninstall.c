@@ -335,9 +335,12 @@ inst_driver_uninstall_plan(struct inst_driver_ctx *c, struct drv_unplan *u, stru
     struct drv_rec r;
     struct cu_strv now;
     bool exists;
+    enum cu_status st = drv_refuse_in_container(c, err); /* before it says what it would remove */
+    if (st != CU_OK)
+        return st;
     drv_rec_init(&r);
     cu_strv_init(&now);
-    enum cu_status st = drv_rec_load(c->state_dir, c->cat, &r, &exists, err);
+    st = drv_rec_load(c->state_dir, c->cat, &r, &exists, err);
     if (st == CU_OK && exists && r.packages.n && (st = drv_preflight(c, r.manager, err)) == CU_OK &&
         (st = drv_installed(c->sys, r.manager, &now, NULL, NULL, err)) == CU_OK) {
         struct cu_strv still;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/i18n.h"
+#include "core/doctor/container_doctor.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
 #include "core/base/proc.h"
@@ -146,6 +147,9 @@ check_gpus(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_pro
             cu_problems_add(out, "no-gpu", CU_SEV_ERROR,
                             cu_xstrdup(_("WSL2 sees no NVIDIA GPU.")),
                             cu_xstrdup(_("Install or update the NVIDIA driver on Windows (not inside WSL), run `wsl --update`, then restart WSL.")));
+        else if (f->container.inside)
+            cu_problems_add(out, "no-gpu", CU_SEV_ERROR, cu_xstrdup(_("No NVIDIA GPU was found.")),
+                            cu_xstrdup(_("Start this container with the GPU, on a host that has one: `docker run --gpus all ...` or `podman run --device nvidia.com/gpu=all ...`.")));
         else
             cu_problems_add(out, "no-gpu", CU_SEV_ERROR,
                             cu_xstrdup(_("No NVIDIA GPU was found.")),
@@ -190,6 +194,13 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
     char b1[32], b2[32], b3[32], b4[32];
     bool have_best = cu_doctor_best_cuda(f, cat, &best, &need);
 
+    if (f->container.inside) { /* the host's driver, said the container's way (container_doctor.c) */
+        struct cu_container_finding v[8];
+        size_t n = cu_container_driver_findings(f, cat, have_best ? &best : NULL, &need, v, CU_N_ELEMENTS(v));
+        for (size_t i = 0; i < n; i++)
+            cu_problems_add(out, v[i].code, v[i].severity, v[i].message, v[i].fix);
+        return;
+    }
     if (f->n_gpus == 0 && d->kind != CU_DRIVER_WSL)
         return;
     if (d->kind == CU_DRIVER_NOUVEAU || (d->nouveau_loaded && d->kind == CU_DRIVER_NVIDIA)) {

@@ -74,7 +74,7 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
     const struct cu_drv_state *s = f->drv;
     const struct cu_driver_info *d = &f->driver;
     char b1[32], b2[32];
-    if (!s || f->os.wsl || f->n_gpus == 0)
+    if (!s || f->os.wsl || f->n_gpus == 0 || f->container.inside) /* a container's module, Secure Boot, pins are the host's */
         return;
     bool loaded = d->kind == CU_DRIVER_NVIDIA && d->version.n;
     int branch = loaded ? (int)d->version.part[0] : s->lib_version.n ? (int)s->lib_version.part[0] : 0;

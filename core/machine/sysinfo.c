@@ -284,7 +284,9 @@ finish_driver(const struct cu_probe_opts *o, struct cu_facts *f)
         d->kind = CU_DRIVER_WSL;
         if (!d->version.n)
             d->version = d->lib_version;
-    } else if (d->kernel_module) {
+    } else if (d->kernel_module || (f->container.inside && ((d->nvml_path && !d->nvml_error) || d->libcuda_result == 0))) {
+        /* In a container the module is the host's, and /proc/driver/nvidia may be hidden: libraries that start
+         * prove it runs. */
         d->kind = CU_DRIVER_NVIDIA;
         if (!d->version.n)
             d->version = d->lib_version;
@@ -829,6 +831,7 @@ cu_facts_probe(const struct cu_probe_opts *opts, struct cu_facts **out, struct c
     if (!opts->root || !opts->catalog)
         return cu_error_set(err, CU_E_USAGE, 0, "internal: probe without a root or catalog");
     f = cu_xcalloc(1, sizeof(*f));
+    cu_container_probe(opts->root, &f->container);
     probe_os(opts, f);
     probe_pci(opts, f);
     probe_driver_files(opts, f);

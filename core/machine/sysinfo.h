@@ -14,6 +14,7 @@
 #include "core/base/error.h"
 #include "core/base/parse.h"
 #include "core/base/sysroot.h"
+#include "core/machine/container.h"
 
 struct cu_gpu_info {
     int index;
@@ -92,6 +93,7 @@ struct cu_facts {
     char **pythons;              /* Python versions on PATH ("3.11", "3.12"), newest first */
     struct cu_os_info os;
     struct cu_drv_state *drv;    /* the driver's state beyond the above (core/machine/driver_state.c) */
+    struct cu_container_info container; /* cudaup runs inside a container (core/machine/container.c) */
 };
 
 struct cu_probe_opts {

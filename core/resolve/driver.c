@@ -673,6 +673,19 @@ cu_drv_choose(const struct cu_drv_in *in)
     struct needs n;
     char b1[32];
 
+    if (f->container.inside) { /* the host's driver serves it, whatever --driver says (driver_container.c) */
+        p = plan_new("keep");
+        p->container = true;
+        if (f->driver.kind == CU_DRIVER_NVIDIA || f->driver.kind == CU_DRIVER_WSL)
+            p->host = f->driver.version;
+        p->host_libs = f->driver.libcuda_path != NULL;
+        char *sentence = NULL, *advice = NULL;
+        if (cu_drv_container(f, mode, &p->reasons, &sentence, &advice))
+            refuse(p, sentence, advice);
+        while (p->reason_sources.n < p->reasons.n)
+            cu_strv_push(&p->reason_sources, "");
+        return p;
+    }
     if (strcmp(mode, "keep") == 0 && f->driver.kind == CU_DRIVER_NVIDIA && f->driver.version.n) {
         /* --driver keep with a driver of a branch that cannot drive a GPU here, by the generation's own first or
          * last branch (an RTX 5090 on R550, a K80 on R535): nothing would run on that GPU, so that is the answer,
@@ -902,6 +915,10 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
         json_array_append_new(prov, e);
     }
     json_object_set_new(o, "provenance", prov);
+    if (p->container) {
+        json_object_set_new(o, "container", json_true());
+        json_object_set_new(o, "host_version", p->host.n ? json_string(cu_driver_version_format(&p->host, b, sizeof(b))) : json_null());
+    }
     if (strcmp(p->action, "refuse") == 0) {
         json_object_set_new(o, "error", cu_json_str_or_null(p->refusal));
         json_object_set_new(o, "advice", cu_json_str_or_null(p->advice));

@@ -82,6 +82,9 @@ struct cu_drv_plan {
                                     * in the JSON's provenance and in the log, never in the reason */
     char *refusal, *advice; /* action refuse: the sentence and what to do */
     bool image;             /* into a machine image (--root): no module load, no reboot; its first boot goes on */
+    bool container;         /* cudaup runs inside a container: the host's driver serves it, never a driver step */
+    struct cu_version host; /* with @container: the host's driver it sees (n == 0: none) */
+    bool host_libs;         /* with @container: the driver's libcuda.so.1 is in the container */
     char *kernel_meta;      /* the kernel meta the packages follow ({KM}: "generic-hwe-22.04", "amd64", "linux-lts") */
     int nvswitch;           /* NVSwitch bridges found on PCI */
     int nvlink5;            /* fourth-generation NVSwitch management ports found (driver_nvswitch_vpd.csv) */
@@ -113,6 +116,15 @@ void cu_drv_plan_free(struct cu_drv_plan *p);
 
 /** The plan JSON's "driver" object. */
 json_t *cu_drv_plan_json(const struct cu_drv_plan *p);
+
+/*
+ * Inside a container (driver_container.c): the keep plan's reasons onto @reasons (the host's driver it sees, or
+ * how to start the container with the GPU), or, for an explicit branch in @mode, true with the refusal and its
+ * advice (*@refusal, *@advice: caller owns).
+ */
+bool cu_drv_container(const struct cu_facts *f, const char *mode, struct cu_strv *reasons, char **refusal, char **advice);
+/** "Docker, seen in /.dockerenv" (or "seen in /run/.containerenv" where no engine is named), translated. Caller owns. */
+char *cu_drv_container_where(const struct cu_container_info *c);
 
 /* The steps (driver_steps.c). */
 void cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct cu_drv_pkg *row, const char *km);

@@ -509,6 +509,7 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(doc, "warnings", jstrv_(&p->warnings));
     if (p->driver)
         json_object_set_new(doc, "driver", cu_drv_plan_json(p->driver));
+    json_object_set_new(doc, "container", json_boolean(p->container));
     json_object_set_new(doc, "platform", cu_json_str_or_null(p->platform));
     json_object_set_new(doc, "mirror", cu_json_str_or_null(p->base_url));
     json_object_set_new(doc, "prefix", cu_json_str_or_null(p->prefix));

@@ -130,6 +130,7 @@ struct cu_plan {
     struct cu_plan **envs;
     size_t n_envs;
     bool extra_env; /* this plan is one of another's envs[] */
+    bool container; /* cudaup runs inside a container (its driver is the host's): the plan JSON's "container" */
     /* Borrowed from the manifest source; valid while it lives. */
     const struct cu_manifest *cuda_manifest, *cudnn_manifest;
 };

@@ -221,6 +221,7 @@ legacy_plan(struct rs *r, const struct leg *g, struct cu_plan **out)
     struct cu_plan *p = cu_plan_new();
     const char *base = r->in->src && r->in->src->base_url ? r->in->src->base_url : "https://developer.download.nvidia.com/compute";
     p->platform = cu_xstrdup(r->platform);
+    p->container = r->f->container.inside;
     p->base_url = cu_xstrdup(base);
     p->prefix = cu_xstrdup(r->in->prefix);
     p->cuda = c->version;

@@ -286,6 +286,7 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
     const struct cu_manifest_source *src = r->in->src;
 
     p->platform = cu_xstrdup(r->platform);
+    p->container = r->f->container.inside;
     p->base_url = cu_xstrdup(src->base_url);
     p->prefix = cu_xstrdup(r->in->prefix);
     p->cuda = *cv;
@@ -416,7 +417,10 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
             cu_plan_reason(p, _("Python %s: cudaup's default."), fw->python);
     }
     if (r->f->driver.kind == CU_DRIVER_NONE || r->f->driver.kind == CU_DRIVER_NOUVEAU) {
-        if (r->constrained && r->f->n_gpus > 0)
+        if (r->constrained && r->f->n_gpus > 0 && r->f->container.inside) /* the driver is the host's */
+            cu_plan_warn(p, _("This container sees no NVIDIA driver: the toolkit installs, but GPU programs need the host's driver to be %s or newer, and the container started with the GPU (`docker run --gpus all ...` or `podman run --device nvidia.com/gpu=all ...`)."),
+                         D(need, b1, sizeof(b1)));
+        else if (r->constrained && r->f->n_gpus > 0)
             cu_plan_warn(p, _("No NVIDIA driver is loaded: the toolkit installs, but GPU programs need driver %s or newer."),
                          D(need, b1, sizeof(b1)));
     }
