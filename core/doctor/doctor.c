@@ -106,7 +106,7 @@ cu_doctor_best_cuda(const struct cu_facts *f, const struct cu_catalog *cat, stru
         return false;
     for (size_t i = 0; i < cat->n_cuda; i++) {
         const struct cu_cat_cuda *r = &cat->cuda[i];
-        bool ok = r->archives;
+        bool ok = r->archives && !r->driver_unknown; /* a driver to name (CUDA 13.4's is not known) */
         for (size_t g = 0; ok && g < f->n_gpus; g++) {
             if (!f->gpus[g].cc.n)
                 continue;

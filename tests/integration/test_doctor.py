@@ -82,6 +82,11 @@ t.eq(doc["gpus"][0]["name"], "H100 80GB HBM3", "hopper: NVML's name wins over pc
 t.eq(doc["gpus"][0]["compute_capability"], "9.0", "hopper: 9.0")
 t.eq(doc["driver"]["cuda_max"], "12.4", "hopper: cuda_max 12.4")
 t.eq(doc["driver"]["cuda_max_source"], "libcuda", "hopper: cuda_max from the driver API")
+# The newer driver named is one a source gives: the newest CUDA whose floor is known (13.3, 610.43.02), not 13.4,
+# whose manifests name none (the update line vanished when 13.4 came into the catalog: issue 42).
+upd = [p for p in doc["problems"] if p["code"] == "driver-update-available"]
+t.ok(upd and "CUDA 13.3 would need driver 610.43.02" in upd[0]["message"],
+     "hopper: a newer driver is named, for the newest CUDA whose driver floor is known", doc["problems"])
 inst = doc["cuda_installs"]
 t.eq(len(inst), 1, "hopper: one install (the link is not counted twice)")
 t.eq(inst[0]["path"], "/usr/local/cuda-12.4", "hopper: install path")
