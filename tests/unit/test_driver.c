@@ -187,6 +187,45 @@ ubuntu_modules_follow_the_meta(void **state)
     facts_fini(&f, &s, &g);
 }
 
+/* Debian 13 names its kernels with one dash (6.12.48+deb13-amd64): without a kernel meta installed, the flavour is
+ * read from that name, and the plan brings the metas DKMS builds with (issue 42: the plan was refused as if no
+ * package source carried a branch).  Names without a flavour (Arch, Fedora) give none. */
+static void
+debian13_kernel_names(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "debian", "13", "6.12.48+deb13-amd64", NULL, "6.1");
+    assert_string_equal(cu_drv_kernel_meta(&f), "amd64");
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_string_equal(p->flavor, "proprietary");
+    assert_true(p->branch <= 580); /* Pascal's last branch */
+    assert_true(cu_strv_contains(&p->packages, "linux-headers-amd64"));
+    assert_true(cu_strv_contains(&p->packages, "linux-image-amd64"));
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+    static const char *const names[][2] = {
+        {"6.12.48+deb13-cloud-amd64", "cloud-amd64"}, {"6.1.0-26-cloud-amd64", "cloud-amd64"},
+        {"6.12.12+bpo-amd64", "amd64"},                {"6.8.0-45-generic-64k", "generic-64k"},
+        {"6.4.0-150600.23.25-default", "default"},     {"6.12.10-1-lts", "lts"},
+        {"6.17.9-arch1-1", NULL},                     {"6.17.9-zen1-1-zen", NULL},
+        {"6.16.7-200.fc43.x86_64", NULL},             {"6.1.112-122.189.amzn2023.x86_64", NULL},
+        {"6.12", NULL},
+    };
+    for (size_t i = 0; i < CU_N_ELEMENTS(names); i++) {
+        facts_of(&f, &s, &g, "debian", "13", names[i][0], NULL, "6.1");
+        const char *km = cu_drv_kernel_meta(&f);
+        if (names[i][1])
+            assert_string_equal(km, names[i][1]);
+        else
+            assert_null(km);
+        facts_fini(&f, &s, &g);
+    }
+}
+
 /* The lock on the branch comes before the install of a package without the branch in its name. */
 static void
 lock_before_install(void **state)
@@ -465,6 +504,7 @@ main(void)
         cmocka_unit_test(kernel_meta_from_dpkg),
         cmocka_unit_test_setup_teardown(ubuntu_modules_follow_the_meta, setup, teardown),
         cmocka_unit_test_setup_teardown(lock_before_install, setup, teardown),
+        cmocka_unit_test_setup_teardown(debian13_kernel_names, setup, teardown),
         cmocka_unit_test_setup_teardown(epel_before_dkms, setup, teardown),
         cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
         cmocka_unit_test(sources_every_suite),
