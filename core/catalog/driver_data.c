@@ -352,6 +352,43 @@ conv_nvlsm(struct dconv *c, const json_t *o, size_t i, struct cu_drv_nvlsm *n)
 }
 
 static enum cu_status
+conv_branch(struct dconv *c, const json_t *o, size_t i, struct cu_drv_branch *b)
+{
+    char **fl = NULL;
+    if (!json_is_object(o))
+        return bad(c, "branches", i, "(entry)");
+    if (!get_branch(o, "branch", &b->branch) || !b->branch)
+        return bad(c, "branches", i, "branch");
+    if (!get_str(o, "designation", false, &b->designation))
+        return bad(c, "branches", i, "designation");
+    if (!get_str(o, "end_of_life", true, &b->end_of_life))
+        return bad(c, "branches", i, "end_of_life");
+    const json_t *rel = json_object_get(o, "release");
+    if (rel && !json_is_null(rel) &&
+        (!json_is_string(rel) || !cu_version_parse(json_string_value(rel), &b->release) || b->release.n < 2 ||
+         (int)b->release.part[0] != b->branch))
+        return bad(c, "branches", i, "release");
+    if (!get_strv(o, "flavors", &fl) || !fl[0]) {
+        cu_strv_free(fl);
+        return bad(c, "branches", i, "flavors");
+    }
+    for (char **f = fl; *f; f++) {
+        if (!is_flavor(*f)) {
+            cu_strv_free(fl);
+            return bad(c, "branches", i, "flavors");
+        }
+        b->open |= strcmp(*f, "open") == 0;
+        b->proprietary |= strcmp(*f, "proprietary") == 0;
+    }
+    cu_strv_free(fl);
+    if (!get_str(o, "source", false, &b->source))
+        return bad(c, "branches", i, "source");
+    if (!get_str(o, "confidence", false, &b->confidence))
+        return bad(c, "branches", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
 conv_kpkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_kpkg *k)
 {
     if (!json_is_object(o))
@@ -415,6 +452,12 @@ cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
         st = conv_nvswitch_vpd(&c, json_array_get(vpd, i), i, &d->nvswitch_vpd[i]);
     for (size_t i = 0; st == CU_OK && i < json_array_size(lsm); i++, d->n_nvlsm++)
         st = conv_nvlsm(&c, json_array_get(lsm, i), i, &d->nvlsm[i]);
+    const json_t *brs = json_object_get(obj, "branches");
+    if (st == CU_OK && brs && !json_is_array(brs))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.branches must be a list", what);
+    d->branches = cu_xcalloc(json_array_size(brs) + 1, sizeof(*d->branches));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(brs); i++, d->n_branches++)
+        st = conv_branch(&c, json_array_get(brs, i), i, &d->branches[i]);
     if (st != CU_OK) {
         cu_drv_data_free(d);
         return st;
@@ -512,6 +555,13 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(n->ref);
         free(n->confidence);
     }
+    for (size_t i = 0; i < d->n_branches; i++) {
+        free(d->branches[i].designation);
+        free(d->branches[i].end_of_life);
+        free(d->branches[i].source);
+        free(d->branches[i].confidence);
+    }
+    free(d->branches);
     free(d->nvswitch_vpd);
     free(d->nvlsm);
     free(d->kpkgs);
@@ -563,6 +613,15 @@ cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char 
     for (size_t i = 0; d && manager && name && i < d->n_kpkgs; i++)
         if (strcmp(d->kpkgs[i].manager, manager) == 0 && fnmatch(d->kpkgs[i].pattern, name, 0) == 0)
             return strcmp(d->kpkgs[i].kind, "driver") == 0 ? NULL : d->kpkgs[i].kind;
+    return NULL;
+}
+
+const struct cu_drv_branch *
+cu_drv_branch_for(const struct cu_drv_data *d, int branch)
+{
+    for (size_t i = 0; d && i < d->n_branches; i++)
+        if (d->branches[i].branch == branch)
+            return &d->branches[i];
     return NULL;
 }
 

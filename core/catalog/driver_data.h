@@ -24,6 +24,17 @@ struct cu_drv_gen {
     char *source, *confidence;
 };
 
+/* One driver branch (data/driver/driver_branches.csv): NVIDIA's designation of it, its end of life, the kernel-module
+ * flavors it is packaged in, and a release of it for branches NVIDIA's CUDA table names none of. */
+struct cu_drv_branch {
+    int branch;
+    char *designation;      /* "Long Term Support Branch", "Production Branch", "New Feature Branch", ... */
+    char *end_of_life;      /* "September 2029", or NULL: none read (New Feature Branches have none) */
+    struct cu_version release; /* n == 0: none given */
+    bool open, proprietary; /* the flavors it is packaged in */
+    char *source, *confidence;
+};
+
 /* One distribution x package source x flavor (data/driver/driver_packages.csv). */
 struct cu_drv_pkg {
     char *distro;
@@ -111,6 +122,8 @@ struct cu_drv_data {
     size_t n_nvswitch_vpd;
     struct cu_drv_nvlsm *nvlsm;
     size_t n_nvlsm;
+    struct cu_drv_branch *branches;
+    size_t n_branches;
 };
 
 /**
@@ -134,6 +147,9 @@ const struct cu_drv_nvlsm *cu_drv_nvlsm_for(const struct cu_drv_data *d, const s
 /** "kernel", "headers" or "keep" when package @name of @manager is a kernel, a kernel's headers or a package
  *  uninstall never removes (sudo), else NULL. */
 const char *cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char *name);
+
+/** The row of driver branch @branch (driver_branches.csv), or NULL: the table does not know it. */
+const struct cu_drv_branch *cu_drv_branch_for(const struct cu_drv_data *d, int branch);
 
 /** The generation row of compute capability @cc, or NULL. */
 const struct cu_drv_gen *cu_drv_gen_for_cc(const struct cu_drv_data *d, const struct cu_version *cc);

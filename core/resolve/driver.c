@@ -412,8 +412,10 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
         for (size_t k = 0; k < r->n_branches; k++) {
             int b = r->branches[k];
             struct cu_version bv;
+            const struct cu_drv_branch *bi = cu_drv_branch_for(d, b);
             if (b < n->lo || (n->hi && b > n->hi) || (want_branch && b != want_branch) ||
-                (n->nvlsm && strcmp(source, "aur") != 0 && !cu_drv_nvlsm_for(d, r, b)))
+                (n->nvlsm && strcmp(source, "aur") != 0 && !cu_drv_nvlsm_for(d, r, b)) ||
+                (bi && !(open ? bi->open : bi->proprietary))) /* 615 and later: open modules only */
                 continue;
             if (cuda_need && cuda_need->n &&
                 (!branch_version(in->cat, b, &bv) || cu_version_cmp(&bv, cuda_need) < 0))
@@ -527,9 +529,15 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     const struct cu_drv_nvswitch_vpd *vpd = NULL;
     p->nvlink5 = cu_drv_nvlink5_count(f, in->cat, &vpd);
     const struct cu_drv_nvlsm *lsm = p->nvlink5 ? cu_drv_nvlsm_for(in->cat->driver, r, k->branch) : NULL;
+    const struct cu_drv_branch *bi = cu_drv_branch_for(in->cat->driver, k->branch);
+    bool from_table = false;
     if (r->version.n && (int)r->version.part[0] == k->branch)
         p->version = r->version;
-    else if (!branch_version(in->cat, k->branch, &p->version))
+    else if (branch_version(in->cat, k->branch, &p->version))
+        from_table = true;
+    else if (bi && bi->release.n)
+        p->version = bi->release;
+    else
         p->version = (struct cu_version){{(uint32_t)k->branch}, 1};
     /* What it installs: NVIDIA's pinning package first, the driver and its prebuilt modules, the headers DKMS
      * builds with, the fabric manager. */
@@ -569,9 +577,28 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     reason_src(p, src, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here."),
                k->branch, cu_drv_flavor_word(r->flavor), strcmp(r->source, "distro") == 0 ? r->distro : _("NVIDIA's repository"),
                r->manager);
-    reason(p, r->version.n ? _("It is release %s there, and runs every CUDA whose driver floor is that or lower (NVIDIA's CUDA toolkit driver table).")
-                           : _("The plan counts on %s, the branch's first release in NVIDIA's CUDA toolkit driver table, and the CUDA releases it runs."),
-           cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    if (r->version.n && !from_table && p->version.n > 1 && cu_version_cmp(&p->version, &r->version) == 0)
+        reason(p, _("It is release %s there, and runs every CUDA whose driver floor is that or lower (NVIDIA's CUDA toolkit driver table)."),
+               cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    else if (from_table)
+        reason(p, _("The plan counts on %s, the branch's first release in NVIDIA's CUDA toolkit driver table, and the CUDA releases it runs."),
+               cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    else if (p->version.n > 1)
+        reason_src(p, bi ? bi->source : NULL,
+                   _("No CUDA toolkit in cudaup's table names a driver of branch %d, so the plan counts on %s, the oldest release of it the branch table names, and the CUDA releases it runs."),
+                   k->branch, cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    else
+        reason(p, _("No source cudaup has names a release of branch %d: the plan counts on the branch, and the CUDA releases a driver of it runs."),
+               k->branch);
+    if (bi) {
+        CU_AUTOFREE char *bsrc = cu_xasprintf("%s (%s)", bi->source, bi->confidence);
+        if (bi->end_of_life)
+            reason_src(p, bsrc, _("NVIDIA designates branch %d a %s, supported until %s."), k->branch, bi->designation,
+                       bi->end_of_life);
+        else
+            reason_src(p, bsrc, _("NVIDIA designates branch %d a %s; no end of life is given for it."), k->branch,
+                       bi->designation);
+    }
     if (km && strcmp(r->kernels[0], "*") != 0)
         reason(p, _("The kernel modules follow the kernel meta package %s: each kernel update brings their build for it."), km);
     else if (r->headers[0])

@@ -226,6 +226,60 @@ debian13_kernel_names(void **state)
     }
 }
 
+/* Add branch @b to the first Ubuntu 24.04 row of @flavor made for the generic kernel (the table's rows are
+ * the catalog's; the test owns the loaded copy). */
+static void
+add_branch(struct cu_catalog *cat, const char *flavor, int b)
+{
+    for (size_t i = 0; i < cat->driver->n_pkgs; i++) {
+        struct cu_drv_pkg *r = &cat->driver->pkgs[i];
+        if (strcmp(r->distro, "Ubuntu 24.04") == 0 && strcmp(r->flavor, flavor) == 0 && !r->variant &&
+            r->signed_modules[0] && strcmp(r->source, "distro") == 0) {
+            r->branches = realloc(r->branches, (r->n_branches + 1) * sizeof(int));
+            assert_non_null(r->branches);
+            r->branches[r->n_branches++] = b;
+            return;
+        }
+    }
+    fail_msg("no Ubuntu 24.04 %s row", flavor);
+}
+
+/* The branch table (issue 42): 620 is packaged with the open modules only, so no row may plan it proprietary, and
+ * the plan counts on the release the table names where NVIDIA's CUDA table names none of the branch. */
+static void
+branch_table(void **state)
+{
+    struct fx *x = *state;
+    const struct cu_drv_branch *b = cu_drv_branch_for(x->cat->driver, 620);
+    assert_non_null(b);
+    assert_true(b->open && !b->proprietary);
+    assert_string_equal(b->designation, "Long Term Support Branch");
+    b = cu_drv_branch_for(x->cat->driver, 580);
+    assert_true(b && b->open && b->proprietary && b->end_of_life);
+    add_branch(x->cat, "proprietary", 620); /* a row that says more than the branch is packaged in */
+    add_branch(x->cat, "open", 620);
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "generic", "7.5");
+    struct cu_drv_plan *p = choose(x->cat, &f, "620-proprietary");
+    assert_string_equal(p->action, "refuse");
+    cu_drv_plan_free(p);
+    p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_int_equal(p->branch, 620);
+    assert_string_equal(p->flavor, "open");
+    char v[32];
+    assert_string_equal(cu_driver_version_format(&p->version, v, sizeof(v)), "620.70.06");
+    bool said = false;
+    for (size_t i = 0; i < p->reasons.n; i++)
+        said |= strstr(p->reasons.v[i], "620.70.06") != NULL;
+    assert_true(said);
+    assert_true(cu_strv_contains(&p->packages, "linux-modules-nvidia-620-open-generic"));
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+}
+
 /* The lock on the branch comes before the install of a package without the branch in its name. */
 static void
 lock_before_install(void **state)
@@ -505,6 +559,7 @@ main(void)
         cmocka_unit_test_setup_teardown(ubuntu_modules_follow_the_meta, setup, teardown),
         cmocka_unit_test_setup_teardown(lock_before_install, setup, teardown),
         cmocka_unit_test_setup_teardown(debian13_kernel_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(branch_table, setup, teardown),
         cmocka_unit_test_setup_teardown(epel_before_dkms, setup, teardown),
         cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
         cmocka_unit_test(sources_every_suite),
