@@ -389,6 +389,36 @@ conv_branch(struct dconv *c, const json_t *o, size_t i, struct cu_drv_branch *b)
 }
 
 static enum cu_status
+conv_release(struct dconv *c, const json_t *o, size_t i, struct cu_drv_release *r)
+{
+    if (!json_is_object(o))
+        return bad(c, "distributions", i, "(entry)");
+    if (!get_strv(o, "ids", &r->ids) || !r->ids[0])
+        return bad(c, "distributions", i, "ids");
+    if (!get_strv(o, "versions", &r->versions) || !r->versions[0])
+        return bad(c, "distributions", i, "versions");
+    if (!get_str(o, "name", false, &r->name))
+        return bad(c, "distributions", i, "name");
+    if (!get_strv_opt(o, "base_keys", &r->base_keys))
+        return bad(c, "distributions", i, "base_keys");
+    const struct {
+        const char *key;
+        char **dst;
+    } opt[] = {{"codename", &r->codename}, {"by_hand", &r->by_hand}, {"by_hand_components", &r->by_hand_components},
+               {"own_repository", &r->own_repository}};
+    for (size_t k = 0; k < CU_N_ELEMENTS(opt); k++)
+        if (json_object_get(o, opt[k].key) && !get_str(o, opt[k].key, true, opt[k].dst))
+            return bad(c, "distributions", i, opt[k].key);
+    if (r->base_keys[0] && !r->codename) /* a derivative names a release by its codename */
+        return bad(c, "distributions", i, "codename");
+    if (!get_str(o, "ref", false, &r->ref))
+        return bad(c, "distributions", i, "ref");
+    if (!get_str(o, "confidence", false, &r->confidence))
+        return bad(c, "distributions", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
 conv_kpkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_kpkg *k)
 {
     if (!json_is_object(o))
@@ -458,6 +488,12 @@ cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
     d->branches = cu_xcalloc(json_array_size(brs) + 1, sizeof(*d->branches));
     for (size_t i = 0; st == CU_OK && i < json_array_size(brs); i++, d->n_branches++)
         st = conv_branch(&c, json_array_get(brs, i), i, &d->branches[i]);
+    const json_t *rels = json_object_get(obj, "distributions");
+    if (st == CU_OK && rels && !json_is_array(rels))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.distributions must be a list", what);
+    d->releases = cu_xcalloc(json_array_size(rels) + 1, sizeof(*d->releases));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(rels); i++, d->n_releases++)
+        st = conv_release(&c, json_array_get(rels, i), i, &d->releases[i]);
     if (st != CU_OK) {
         cu_drv_data_free(d);
         return st;
@@ -562,6 +598,20 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(d->branches[i].confidence);
     }
     free(d->branches);
+    for (size_t i = 0; i < d->n_releases; i++) {
+        struct cu_drv_release *r = &d->releases[i];
+        cu_strv_free(r->ids);
+        cu_strv_free(r->versions);
+        free(r->name);
+        free(r->codename);
+        cu_strv_free(r->base_keys);
+        free(r->by_hand);
+        free(r->by_hand_components);
+        free(r->own_repository);
+        free(r->ref);
+        free(r->confidence);
+    }
+    free(d->releases);
     free(d->nvswitch_vpd);
     free(d->nvlsm);
     free(d->kpkgs);

@@ -35,6 +35,20 @@ struct cu_drv_branch {
     char *source, *confidence;
 };
 
+/* A distribution release (data/driver/distributions.csv): how a plan names it, the codename a derivative's
+ * os-release names it by, and the distribution's own way to install the driver by hand (doctor's hint). */
+struct cu_drv_release {
+    char **ids, **versions;  /* os-release IDs; VERSION_IDs or "*" */
+    char *name;              /* "Ubuntu 24.04" */
+    char *codename;          /* "noble", or NULL */
+    char **base_keys;        /* os-release keys by which a derivative names this release ("UBUNTU_CODENAME",
+                              * "VERSION_CODENAME"), tried in order; empty: cudaup plans no derivative on it */
+    char *by_hand;           /* the distribution's own command line for the driver ({V} {VN} {ARCH}), or NULL */
+    char *by_hand_components;/* archive components to enable before it ("restricted"), or NULL */
+    char *own_repository;    /* a derivative's own repository of driver packages, or NULL */
+    char *ref, *confidence;
+};
+
 /* One distribution x package source x flavor (data/driver/driver_packages.csv). */
 struct cu_drv_pkg {
     char *distro;
@@ -124,6 +138,8 @@ struct cu_drv_data {
     size_t n_nvlsm;
     struct cu_drv_branch *branches;
     size_t n_branches;
+    struct cu_drv_release *releases;
+    size_t n_releases;
 };
 
 /**

@@ -64,6 +64,9 @@ struct cu_drv_plan {
     int branch;             /* 0 with keep */
     char *flavor, *manager, *source; /* or NULL */
     char *distro;           /* the data row's label */
+    char *os;               /* the machine's distribution as the plan names it ("Linux Mint 22 (Ubuntu 24.04 base)") */
+    char *base;             /* a derivative's base release ("Ubuntu 24.04"), or NULL */
+    char *codename;         /* the codename of the archive the packages come from (the base's), or NULL */
     struct cu_strv packages;
     struct cu_strv pin_packages; /* what the pin holds (apt-mark hold, zypper addlock) */
     char *pin;              /* how the branch is held, as a command line for the user */

@@ -236,7 +236,7 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         CU_AUTOFREE char *why = NULL;
         if (p->suites) {
             /* the suites the row names, with the codename: what the sources file will carry */
-            const char *code = in->facts->drv && in->facts->drv->version_codename ? in->facts->drv->version_codename : "{C}";
+            const char *code = p->codename ? p->codename : "{C}"; /* a derivative's: its base's */
             struct cu_strv toks, names;
             cu_strv_init(&toks);
             cu_strv_init(&names);

@@ -20,6 +20,7 @@
 #include "core/machine/driver_state.h"
 #include "core/machine/sysinfo.h"
 #include "core/resolve/driver.h"
+#include "core/resolve/driver_distro.h"
 #include "installers/driver.h"
 #include "installers/driver_image.h"
 #include "installers/driver_sources.h"
@@ -277,6 +278,100 @@ branch_table(void **state)
     assert_true(said);
     assert_true(cu_strv_contains(&p->packages, "linux-modules-nvidia-620-open-generic"));
     cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+}
+
+/* os-release read whole (issue 43): quotes, escapes and comments as os-release(5) has them. */
+static void
+os_release_fields(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("drv-osrel");
+    tu_write(dir, "etc/os-release",
+             "NAME=\"Linux Mint\"\n# a comment\nID=linuxmint\nID_LIKE=\"ubuntu debian\"\nPRETTY_NAME='Mint \\\"22\\\"'\n"
+             "VERSION_CODENAME=wilma\nUBUNTU_CODENAME=noble\nEMPTY=\nbad line\n");
+    struct cu_drv_state *s = probe(dir, "", "6.8.0-51-generic\n");
+    assert_string_equal(cu_drv_state_os_value(s, "ID_LIKE"), "ubuntu debian");
+    assert_string_equal(cu_drv_state_os_value(s, "UBUNTU_CODENAME"), "noble");
+    assert_string_equal(cu_drv_state_os_value(s, "PRETTY_NAME"), "Mint \\\"22\\\""); /* single quotes keep backslashes */
+    assert_string_equal(s->version_codename, "wilma");
+    assert_null(cu_drv_state_os_value(s, "EMPTY"));
+    assert_null(cu_drv_state_os_value(s, "ID_LIK"));
+    cu_drv_state_free(s);
+    tu_tmpdir_free(dir);
+}
+
+/* Facts of a derivative: os-release's fields besides ID and VERSION_ID ("KEY=value" each). */
+static void
+os_fields(struct cu_drv_state *s, struct cu_facts *f, const char *pretty, const char *const *kv)
+{
+    cu_strv_init(&s->os_release);
+    for (; *kv; kv++)
+        cu_strv_push(&s->os_release, *kv);
+    f->os.pretty_name = cu_xstrdup(pretty);
+}
+
+static void
+os_fields_fini(struct cu_drv_state *s, struct cu_facts *f)
+{
+    cu_strv_fini(&s->os_release);
+    free(f->os.pretty_name);
+    f->os.pretty_name = NULL;
+}
+
+/* A derivative is planned from the release ID_LIKE and its codename key name (issue 43): Linux Mint 22 from Ubuntu
+ * 24.04 (UBUNTU_CODENAME, not its own VERSION_CODENAME wilma), LMDE 6 from Debian 12 (DEBIAN_CODENAME); one whose
+ * base release cudaup does not know is refused naming what it read. */
+static void
+derivatives_by_id_like(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    static const char *const mint[] = {"ID_LIKE=ubuntu debian", "VERSION_CODENAME=wilma", "UBUNTU_CODENAME=noble", NULL};
+    facts_of(&f, &s, &g, "linuxmint", "22", "6.8.0-51-generic", "generic", "8.6");
+    os_fields(&s, &f, "Linux Mint 22", mint);
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_string_equal(p->manager, "apt");
+    assert_string_equal(p->base, "Ubuntu 24.04");
+    assert_string_equal(p->codename, "noble");
+    assert_string_equal(p->distro, "Linux Mint 22 (Ubuntu 24.04 base)");
+    assert_true(cu_strv_contains(&p->packages, "linux-modules-nvidia-580-open-generic"));
+    bool said = false;
+    for (size_t i = 0; i < p->reasons.n; i++)
+        said |= strstr(p->reasons.v[i], "UBUNTU_CODENAME=noble") != NULL;
+    assert_true(said);
+    cu_drv_plan_free(p);
+    char *hint = cu_drv_distro_hint(&f, x->cat);
+    assert_non_null(hint);
+    assert_non_null(strstr(hint, "Linux Mint 22 (Ubuntu 24.04 base)"));
+    assert_non_null(strstr(hint, "ubuntu-drivers install"));
+    free(hint);
+    os_fields_fini(&s, &f);
+    facts_fini(&f, &s, &g);
+
+    static const char *const lmde[] = {"ID_LIKE=debian", "VERSION_CODENAME=faye", "DEBIAN_CODENAME=bookworm", NULL};
+    facts_of(&f, &s, &g, "linuxmint", "6", "6.1.0-26-amd64", "amd64", "8.6");
+    os_fields(&s, &f, "LMDE 6 (faye)", lmde);
+    p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_string_equal(p->base, "Debian 12");
+    assert_string_equal(p->codename, "bookworm");
+    cu_drv_plan_free(p);
+    os_fields_fini(&s, &f);
+    facts_fini(&f, &s, &g);
+
+    static const char *const unknown[] = {"ID_LIKE=ubuntu debian", "VERSION_CODENAME=zara", "UBUNTU_CODENAME=zesty", NULL};
+    facts_of(&f, &s, &g, "linuxmint", "99", "6.8.0-51-generic", "generic", "8.6");
+    os_fields(&s, &f, "Linux Mint 99", unknown);
+    p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "refuse");
+    assert_non_null(strstr(p->refusal, "UBUNTU_CODENAME=zesty"));
+    assert_non_null(strstr(p->refusal, "Ubuntu 24.04 (noble)"));
+    cu_drv_plan_free(p);
+    os_fields_fini(&s, &f);
     facts_fini(&f, &s, &g);
 }
 
@@ -560,6 +655,8 @@ main(void)
         cmocka_unit_test_setup_teardown(lock_before_install, setup, teardown),
         cmocka_unit_test_setup_teardown(debian13_kernel_names, setup, teardown),
         cmocka_unit_test_setup_teardown(branch_table, setup, teardown),
+        cmocka_unit_test(os_release_fields),
+        cmocka_unit_test_setup_teardown(derivatives_by_id_like, setup, teardown),
         cmocka_unit_test_setup_teardown(epel_before_dkms, setup, teardown),
         cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
         cmocka_unit_test(sources_every_suite),
