@@ -220,6 +220,9 @@ conv_pkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_pkg *p)
         return bad(c, "packages", i, "variant");
     if (json_object_get(o, "fabricmanager_service") && !get_str(o, "fabricmanager_service", true, &p->fabricmanager_service))
         return bad(c, "packages", i, "fabricmanager_service");
+    if (json_object_get(o, "pin_version") &&
+        (!get_str(o, "pin_version", true, &p->pin_version) || (p->pin_version && !strstr(p->pin_version, "{B}"))))
+        return bad(c, "packages", i, "pin_version");
     return CU_OK;
 }
 
@@ -543,6 +546,7 @@ cu_drv_data_free(struct cu_drv_data *d)
         cu_strv_free(p->fabricmanager);
         free(p->fabricmanager_service);
         cu_strv_free(p->match);
+        free(p->pin_version);
     }
     for (size_t i = 0; i < d->n_prereqs; i++) {
         struct cu_drv_prereq *p = &d->prereqs[i];

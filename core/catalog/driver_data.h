@@ -70,6 +70,7 @@ struct cu_drv_pkg {
     char **fabricmanager;   /* packages of the fabric manager an NVSwitch machine needs (empty: none known here) */
     char *fabricmanager_service; /* its systemd unit, or NULL */
     char **match;           /* installed at the version of packages[0] once that is installed (SUSE's KMP) */
+    char *pin_version;      /* apt preferences: the pin's version glob ({B}); NULL: "{B}.*", every release of the branch */
 };
 
 /* A repository a row's packages need before they resolve (data/driver/driver_prereqs.csv). */

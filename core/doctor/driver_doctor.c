@@ -37,7 +37,8 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, 
                                  : NULL;
     if (ps && ps->text) {
         /* "Pin: version 580.* (*nvidia*)", in /etc/apt/preferences.d/cudaup-nvidia-driver */
-        cu_buf_printf(&b, "Pin: version %d.* (", branch);
+        CU_AUTOFREE char *glob = cu_drv_pin_version(row, branch, f);
+        cu_buf_printf(&b, "Pin: version %s (", glob);
         for (char **t = row->pin_packages; *t; t++)
             cu_buf_printf(&b, "%s%s", t == row->pin_packages ? "" : " ", *t);
         cu_buf_printf(&b, ")");

@@ -195,6 +195,7 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     free(p->pin);
     free(p->pin_file);
     free(p->pin_kind);
+    free(p->pin_version);
     free(p->module_stream);
     free(p->repo);
     free(p->components);
@@ -593,7 +594,8 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     struct cu_drv_step *ps = cu_drv_pin_step(r, k->branch, f);
     if (ps && ps->text) {
         CU_AUTOFREE char *pinned = cu_strv_join(&p->pin_packages, " ");
-        p->pin = cu_xasprintf("Pin: version %d.* (%s)", k->branch, pinned);
+        p->pin_version = cu_drv_pin_version(r, k->branch, f);
+        p->pin = cu_xasprintf("Pin: version %s (%s)", p->pin_version, pinned);
         p->pin_file = cu_xstrdup(ps->path); /* apart, so that the sentence around them is the user's language */
     } else {
         p->pin = ps ? cu_drv_step_line(ps) : cu_xstrdup("none");

@@ -375,6 +375,36 @@ derivatives_by_id_like(void **state)
     facts_fini(&f, &s, &g);
 }
 
+/* An apt preferences pin holds the version glob of its row ({B}.* by default; a derivative's own build, {B}.*pop*):
+ * with a plain 580.* pin, apt takes the newest 580 of any origin, so a derivative's own build would lose to its
+ * base's newer one (issue 43). */
+static void
+pin_version_glob(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "kvm", "6.1"); /* kvm: the DKMS row */
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    int pin = step_at(p, "pin");
+    assert_true(pin >= 0);
+    assert_non_null(strstr(p->steps[pin].text, "Pin: version 580.*\n"));
+    assert_string_equal(p->pin_version, "580.*");
+    cu_drv_plan_free(p);
+    for (size_t i = 0; i < x->cat->driver->n_pkgs; i++) {
+        struct cu_drv_pkg *r = &x->cat->driver->pkgs[i];
+        if (strcmp(r->distro, "Ubuntu 24.04") == 0 && strcmp(r->kernels[0], "*") == 0 && !r->pin_version)
+            r->pin_version = cu_xstrdup("{B}.*pop*");
+    }
+    p = choose(x->cat, &f, NULL);
+    pin = step_at(p, "pin");
+    assert_non_null(strstr(p->steps[pin].text, "Pin: version 580.*pop*\n"));
+    assert_string_equal(p->pin, "Pin: version 580.*pop* (*nvidia*)");
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+}
+
 /* The lock on the branch comes before the install of a package without the branch in its name. */
 static void
 lock_before_install(void **state)
@@ -657,6 +687,7 @@ main(void)
         cmocka_unit_test_setup_teardown(branch_table, setup, teardown),
         cmocka_unit_test(os_release_fields),
         cmocka_unit_test_setup_teardown(derivatives_by_id_like, setup, teardown),
+        cmocka_unit_test_setup_teardown(pin_version_glob, setup, teardown),
         cmocka_unit_test_setup_teardown(epel_before_dkms, setup, teardown),
         cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
         cmocka_unit_test(sources_every_suite),
