@@ -436,7 +436,7 @@ t.eq(bad, [], "%d NVML and libcuda calls failing at their 1st and 2nd call: both
 # nvidia-driver from non-free, NVIDIA's repository and its module streams on RHEL and its rebuilds and on Fedora,
 # Arch's nvidia-open since 590), whatever the release; a distribution the data has no row of gets the general one.
 rootd, envd = machine(t, "ada-no-driver")
-HINTS = {"ubuntu": "ubuntu-drivers install", "debian": "apt install nvidia-driver",
+HINTS = {"ubuntu": "ubuntu-drivers install", "pop": "apt install system76-driver-nvidia", "debian": "apt install nvidia-driver",
          "fedora": "dnf install -y nvidia-open", "rocky": "dnf module enable -y nvidia-driver:open-dkms",
          "almalinux": "dnf module enable -y nvidia-driver:open-dkms", "arch": "pacman -Syu nvidia-open",
          "manjaro": "distribution's NVIDIA driver package", "gentoo": "distribution's NVIDIA driver package"}

@@ -144,4 +144,70 @@ r, doc = b.install()
 if runs_to_the_end(b, r, "Ubuntu 26.04 + V100"):
     holds(b, d, 580, "Ubuntu 26.04 + V100")
 
+# ---- derivatives: the release ID_LIKE and its codename key name, and the derivative's own packages ----
+RTX3090 = gpus("2204", "8.6", "NVIDIA GeForce RTX 3090")
+
+
+def ubuntu_kernel(krel, meta):
+    """The running kernel (an ABI the archive has moved past) and the image meta that brought it."""
+    ver = "%s.%s" % (krel.rsplit("-", 1)[0], krel.split("-")[1])
+    return [{"name": "linux-image-" + krel, "version": ver, "extra": "kernel=" + krel},
+            {"name": "linux-image-" + meta, "version": ver, "depends": "linux-image-" + krel}]
+
+
+# Linux Mint 22 (ID_LIKE="ubuntu debian", UBUNTU_CODENAME=noble, VERSION_CODENAME=wilma): Ubuntu 24.04's packages, its
+# signed modules; Mint's sources list its own repository (wilma) beside Ubuntu's suites, and restricted is off here,
+# so the plan must enable it for noble's suites, not for Mint's.
+MINT_SOURCES = [("http://packages.linuxmint.com", "wilma", ["main", "upstream", "import", "backport"])] + \
+    ubuntu_sources("noble", comps=["main", "universe", "multiverse"])
+b = Box("mint22", "mint22", "6.8.0-45-generic", "ubuntu-24.04.csv", RTX3090, repos=MINT_SOURCES,
+        synthetic=ubuntu_kernel("6.8.0-45-generic", "generic"))
+r, d, doc = b.plan()
+t.ok(r.rc == 0 and (d.get("branch"), d.get("flavor"), d.get("base")) == ("580", "open", "Ubuntu 24.04")
+     and d.get("os") == "Linux Mint 22 (Ubuntu 24.04 base)" and "linux-modules-nvidia-580-open-generic" in d.get("packages", []),
+     "Linux Mint 22 + RTX 3090: Ubuntu 24.04's 580 open and its signed modules, the plan naming Mint's Ubuntu base",
+     (doc.get("error"), d.get("os"), d.get("packages")))
+t.ok(any("UBUNTU_CODENAME=noble" in x for x in d.get("reasons") or []),
+     "Linux Mint 22: the plan says which os-release field named its base", d.get("reasons"))
+text = b.plan_text().out
+t.ok("from Linux Mint 22 (Ubuntu 24.04 base) with apt" in text, "Linux Mint 22: the plan's summary line names the base",
+     text[:600])
+r = run(["doctor", "--root", b.root], env=b.env())
+t.ok("On Linux Mint 22 (Ubuntu 24.04 base): `sudo ubuntu-drivers install`, then reboot." in r.out,
+     "Linux Mint 22: doctor's by-hand hint is Ubuntu's, naming the base", r.out[-1500:])
+r, doc = b.install()
+src = open(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")).read() \
+    if os.path.exists(os.path.join(b.root, "etc/apt/sources.list.d/cudaup-nvidia-driver.sources")) else ""
+t.ok("noble" in src and "restricted" in src and "wilma" not in src,
+     "Linux Mint 22: restricted is enabled for noble's suites, not for Mint's own repository", src)
+if runs_to_the_end(b, r, "Linux Mint 22 + RTX 3090"):
+    holds(b, d, 580, "Linux Mint 22 + RTX 3090")
+
+# Pop!_OS 24.04: System76's own driver packages (DKMS, for System76's own kernels), pinned by Pop above Ubuntu's.
+POP_SOURCES = ubuntu_sources("noble", uri="http://apt.pop-os.org/ubuntu") + [("http://apt.pop-os.org/release", "noble", ["main"])]
+POP_PIN = {"etc/apt/preferences.d/pop-default-settings": "Package: *\nPin: release o=pop-os-release\nPin-Priority: 1001\n"}
+KPOP = "7.1.5-76070105-generic"
+b = Box("pop2404", "pop2404", KPOP, ["ubuntu-24.04.csv", "pop-24.04.csv"], RTX4090, repos=POP_SOURCES, files=POP_PIN,
+        installed=["linux-image-generic"])
+r = run(["doctor", "--root", b.root], env=b.env())
+t.ok("On Pop!_OS 24.04 LTS (Ubuntu 24.04 base): `sudo apt install system76-driver-nvidia`, then reboot." in r.out,
+     "Pop!_OS 24.04: doctor's by-hand hint is System76's own", r.out[-1500:])
+r, d, doc = b.plan()
+pk = d.get("packages", [])
+t.ok(r.rc == 0 and (d.get("branch"), d.get("flavor"), d.get("source")) == ("580", "open", "distro")
+     and d.get("os") == "Pop!_OS 24.04 LTS (Ubuntu 24.04 base)" and "nvidia-driver-580-open" in pk
+     and "linux-headers-generic" in pk and not any(p.startswith("linux-modules-nvidia") for p in pk),
+     "Pop!_OS 24.04 + RTX 4090: Pop's own 580 open, built with DKMS for Pop's kernel (no Ubuntu prebuilt modules)",
+     (doc.get("error"), d.get("os"), pk))
+t.ok(any("own packages" in x and "apt.pop-os.org" in x for x in d.get("reasons") or []),
+     "Pop!_OS 24.04: the plan says the driver comes from Pop's own repository and the rest from Ubuntu 24.04",
+     d.get("reasons"))
+r, doc = b.install()
+if runs_to_the_end(b, r, "Pop!_OS 24.04 + RTX 4090"):
+    v = (b.installed().get("nvidia-driver-580-open") or managers.pkgworld.Installed("", "")).version
+    t.ok("pop" in v, "Pop!_OS 24.04: the installed driver is System76's build (%s), not Ubuntu's" % v, v)
+    holds(b, d, 580, "Pop!_OS 24.04 + RTX 4090")
+    v = (b.installed().get("nvidia-driver-580-open") or managers.pkgworld.Installed("", "")).version
+    t.ok("pop" in v, "Pop!_OS 24.04: after the upgrade the driver is still System76's build (%s)" % v, v)
+
 t.done()
