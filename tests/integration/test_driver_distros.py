@@ -99,7 +99,9 @@ def runs_to_the_end(b, r, what):
 
 def holds(b, d, branch, what, upgrade=("apt-get", "dist-upgrade", "-y")):
     ins = b.installed()
-    missing = [p for p in d.get("packages", []) if p not in ins]
+    # a planned package is a name, or (dnf) a name-version-release.arch spec of the running kernel's own
+    missing = [p for p in d.get("packages", []) if p not in ins and
+               not any(p in (n + "-" + i.version, n + "-" + i.version + ".x86_64") for n, i in ins.items())]
     t.ok(not missing and not b.off_branch(branch), "%s: every planned package is installed, all of branch %s"
          % (what, branch), (missing, b.off_branch(branch)))
     up = b.sh(*upgrade)
@@ -209,5 +211,44 @@ if runs_to_the_end(b, r, "Pop!_OS 24.04 + RTX 4090"):
     holds(b, d, 580, "Pop!_OS 24.04 + RTX 4090")
     v = (b.installed().get("nvidia-driver-580-open") or managers.pkgworld.Installed("", "")).version
     t.ok("pop" in v, "Pop!_OS 24.04: after the upgrade the driver is still System76's build (%s)" % v, v)
+
+# ---- Amazon Linux 2023 (ID=amzn, ID_LIKE=fedora: no codename names a Fedora release, and its own rows serve it), an
+# A10G (g5 instance): NVIDIA's amzn2023 repository, its nvidia-driver module streams, dkms from Amazon Linux ----
+d = os.path.join(MIRROR, "cuda/repos/amzn2023/x86_64")
+os.makedirs(d, exist_ok=True)
+with open(os.path.join(d, "cuda-amzn2023.repo"), "w") as f:  # as NVIDIA serves it (cudaup reads it from the mirror)
+    f.write("[cuda-amzn2023-x86_64]\nname=cuda-amzn2023-x86_64\nbaseurl=https://developer.download.nvidia.com/compute/cuda/"
+            "repos/amzn2023/x86_64\nenabled=1\ngpgcheck=1\ngpgkey=https://developer.download.nvidia.com/compute/cuda/repos/"
+            "amzn2023/x86_64/D42D0685.pub\n")
+A10G = gpus("2237", "8.6", "NVIDIA A10G", cls="0x030200", mib=23028)
+KAL = "6.1.158-180.294.amzn2023.x86_64"
+AL = ["amzn-2023.csv", "nvidia-amzn2023.csv"]
+b = Box("al2023", "amzn2023", KAL, AL, A10G, repos=["amazonlinux"], installed=["kernel"])
+r = run(["doctor", "--root", b.root], env=b.env())
+t.ok("On Amazon Linux 2023.10.20260216: `sudo dnf config-manager --add-repo https://developer.download.nvidia.com/compute/"
+     "cuda/repos/amzn2023/x86_64/cuda-amzn2023.repo" in r.out,
+     "Amazon Linux 2023: doctor's by-hand hint is NVIDIA's amzn2023 repository and its module stream", r.out[-1500:])
+r, d, doc = b.plan()
+pk = d.get("packages", [])
+acts = [s_["action"] for s_ in d.get("steps", [])]
+t.ok(r.rc == 0 and (d.get("branch"), d.get("flavor"), d.get("source"), d.get("manager")) == ("595", "open", "nvidia", "dnf")
+     and d.get("module_stream") == "nvidia-driver:595-open" and "nvidia-open" in pk and "kernel-devel-" + KAL in pk
+     and not d.get("base") and acts.index("repository") < acts.index("module") < acts.index("install"),
+     "Amazon Linux 2023 + A10G: 595 open from NVIDIA's amzn2023 repository, its module stream enabled before the install, "
+     "the running kernel's devel package for DKMS", (doc.get("error"), d.get("branch"), pk, acts))
+r, doc = b.install()
+if runs_to_the_end(b, r, "Amazon Linux 2023 + A10G"):
+    holds(b, d, 595, "Amazon Linux 2023 + A10G", upgrade=("dnf", "upgrade", "-y"))
+    t.ok((b.installed().get("dkms") or managers.pkgworld.Installed("", "")).version != "",
+         "Amazon Linux 2023: dkms came without EPEL (Amazon Linux's own or NVIDIA's)", sorted(b.installed())[:40])
+# A Pascal GPU there: 580 proprietary, the 580-dkms stream.
+b = Box("al2023p", "amzn2023", KAL, AL, gpus("1bb3", "6.1", "Tesla P4", cls="0x030200", mib=7680), repos=["amazonlinux"],
+        installed=["kernel"])
+r, d, doc = b.plan()
+t.ok((d.get("branch"), d.get("flavor"), d.get("module_stream")) == ("580", "proprietary", "nvidia-driver:580-dkms"),
+     "Amazon Linux 2023 + Tesla P4 (Pascal): 580 proprietary, the 580-dkms stream", (doc.get("error"), d.get("packages")))
+r, doc = b.install()
+if runs_to_the_end(b, r, "Amazon Linux 2023 + Tesla P4"):
+    holds(b, d, 580, "Amazon Linux 2023 + Tesla P4", upgrade=("dnf", "upgrade", "-y"))
 
 t.done()
