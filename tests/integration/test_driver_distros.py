@@ -251,4 +251,24 @@ r, doc = b.install()
 if runs_to_the_end(b, r, "Amazon Linux 2023 + Tesla P4"):
     holds(b, d, 580, "Amazon Linux 2023 + Tesla P4", upgrade=("dnf", "upgrade", "-y"))
 
+# ---- Debian 13 with no kernel meta package installed (issue 42): its kernels are named 6.12.48+deb13-amd64, one
+# dash; a GTX 1080 (Pascal) gets a branch that still drives Pascal, Debian's own 550, built with DKMS for the
+# kernel the amd64 metas bring ----
+DEB = "http://deb.debian.org/debian"
+DEB13_SOURCES = [(DEB, "trixie", ["main", "non-free-firmware"]), (DEB, "trixie-updates", ["main", "non-free-firmware"]),
+                 (DEB + "-security", "trixie-security", ["main", "non-free-firmware"])]
+K13 = "6.12.48+deb13-amd64"
+GTX1080 = gpus("1b80", "6.1", "NVIDIA GeForce GTX 1080", mib=8192)
+b = Box("deb13", "debian13real", K13, "debian-13.csv", GTX1080, repos=DEB13_SOURCES,
+        synthetic=[{"name": "linux-image-" + K13, "version": "6.12.48-1", "extra": "kernel=" + K13}])
+r, d, doc = b.plan()
+pk = d.get("packages", [])
+t.ok(r.rc == 0 and (d.get("branch"), d.get("flavor"), d.get("source")) == ("550", "proprietary", "distro")
+     and d.get("kernel_meta") == "amd64" and "linux-headers-amd64" in pk and "linux-image-amd64" in pk,
+     "Debian 13 (kernel %s, no kernel meta) + GTX 1080: Debian's 550 proprietary, with the amd64 metas DKMS builds for"
+     % K13, (doc.get("error"), d.get("branch"), pk))
+r, doc = b.install()
+if runs_to_the_end(b, r, "Debian 13 + GTX 1080, no kernel meta"):
+    holds(b, d, 550, "Debian 13 + GTX 1080, no kernel meta")
+
 t.done()
