@@ -562,8 +562,8 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
             reason_src(p, bsrc, _("NVIDIA designates branch %d a %s, supported until %s."), k->branch, bi->designation,
                        bi->end_of_life);
         else
-            reason_src(p, bsrc, _("NVIDIA designates branch %d a %s; no end of life is given for it."), k->branch,
-                       bi->designation);
+            reason_src(p, bsrc, _("NVIDIA designates branch %d a %s; cudaup's branch table has no end of life for it."),
+                       k->branch, bi->designation);
     }
     if (km && strcmp(r->kernels[0], "*") != 0)
         reason(p, _("The kernel modules follow the kernel meta package %s: each kernel update brings their build for it."), km);
