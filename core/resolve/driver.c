@@ -452,10 +452,23 @@ cu_drv_row_for(const struct cu_facts *f, const struct cu_catalog *cat, int branc
 }
 
 static void
-fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pick *k)
+fill_install(const struct cu_drv_in *in0, struct cu_drv_plan *p, const struct pick *k)
 {
-    const struct cu_facts *f = in->facts;
     const struct cu_drv_pkg *r = k->row;
+    /* A row that serves a derivative through its base is expanded as on the base ({V}, {VN}: NVIDIA's ubuntu2404
+     * repository on Linux Mint 22, not "ubuntu22"); the derivative's own name stays for what the plan says. */
+    struct cu_drv_distro ds0;
+    cu_drv_distro_find(in0->facts, in0->cat->driver, &ds0);
+    struct cu_facts base_facts = *in0->facts;
+    struct cu_drv_in in_base = *in0;
+    CU_AUTOFREE char *base_id = NULL, *base_version = NULL;
+    if (cu_drv_distro_via_base(&ds0, r)) {
+        base_facts.os.id = base_id = cu_xstrdup(ds0.base_id);
+        base_facts.os.version_id = base_version = cu_xstrdup(ds0.base_version);
+        in_base.facts = &base_facts;
+    }
+    const struct cu_drv_in *in = &in_base;
+    const struct cu_facts *f = in->facts;
     const struct cu_drv_state *s = f->drv;
     const char *km = cu_drv_row_kernel(r, cu_drv_kernel_meta(f));
     const char *swname = NULL;
@@ -465,20 +478,20 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     p->manager = cu_xstrdup(r->manager);
     p->source = cu_xstrdup(r->source);
     p->distro = cu_xstrdup(r->distro);
-    struct cu_drv_distro ds;
-    cu_drv_distro_find(f, in->cat->driver, &ds);
-    p->os = cu_drv_distro_name(&ds, f);
+    const struct cu_drv_distro ds = ds0;
+    const struct cu_facts *mf = in0->facts; /* the machine's own os-release, for what the plan says */
+    p->os = cu_drv_distro_name(&ds, mf);
     p->base = ds.base ? cu_xstrdup(ds.base->name) : NULL;
     if (ds.base) { /* what the summary says the driver comes from: "Linux Mint 22 (Ubuntu 24.04 base)" */
         free(p->distro);
         p->distro = cu_xstrdup(p->os);
     }
-    const char *code = cu_drv_distro_codename(&ds, f);
+    const char *code = cu_drv_distro_codename(&ds, mf);
     p->codename = code ? cu_xstrdup(code) : NULL;
     if (ds.base) {
         /* A derivative: say which os-release fields named the release it is built on, and whose packages these are. */
-        const char *own = f->os.pretty_name ? f->os.pretty_name : f->os.id;
-        const char *like = cu_drv_state_os_value(f->drv, "ID_LIKE"), *named = cu_drv_state_os_value(f->drv, ds.base_key);
+        const char *own = mf->os.pretty_name ? mf->os.pretty_name : mf->os.id;
+        const char *like = cu_drv_state_os_value(mf->drv, "ID_LIKE"), *named = cu_drv_state_os_value(mf->drv, ds.base_key);
         CU_AUTOFREE char *bsrc = cu_xasprintf("%s (%s)", ds.base->ref, ds.base->confidence);
         if (cu_drv_distro_via_base(&ds, r))
             reason_src(p, bsrc, _("%s is built on %s (its os-release: ID_LIKE=%s, %s=%s), so the driver comes from %s's packages, as on %s itself."),

@@ -171,6 +171,9 @@ t.ok(r.rc == 0 and (d.get("branch"), d.get("flavor"), d.get("base")) == ("580", 
      (doc.get("error"), d.get("os"), d.get("packages")))
 t.ok(any("UBUNTU_CODENAME=noble" in x for x in d.get("reasons") or []),
      "Linux Mint 22: the plan says which os-release field named its base", d.get("reasons"))
+r, dn, doc = b.plan("--driver-source", "nvidia")
+t.ok(r.rc == 0 and "/repos/ubuntu2404/" in (dn.get("repo") or "") and "nvidia-open" in dn.get("packages", []),
+     "Linux Mint 22 --driver-source nvidia: NVIDIA's ubuntu2404 repository, as on its base", (doc.get("error"), dn.get("repo")))
 text = b.plan_text().out
 t.ok("from Linux Mint 22 (Ubuntu 24.04 base) with apt" in text, "Linux Mint 22: the plan's summary line names the base",
      text[:600])

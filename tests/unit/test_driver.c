@@ -344,6 +344,17 @@ derivatives_by_id_like(void **state)
         said |= strstr(p->reasons.v[i], "UBUNTU_CODENAME=noble") != NULL;
     assert_true(said);
     cu_drv_plan_free(p);
+    /* NVIDIA's repository as on the base: ubuntu2404, its keyring's pinned hash (not "ubuntu22" of Mint's 22) */
+    struct cu_drv_wish wn = {.source = "nvidia"};
+    struct cu_drv_in inn = {&f, x->cat, &wn};
+    p = cu_drv_choose(&inn);
+    assert_string_equal(p->action, "install");
+    assert_non_null(p->repo);
+    assert_non_null(strstr(p->repo, "/repos/ubuntu2404/"));
+    int key = step_at(p, "keyring");
+    assert_true(key >= 0);
+    assert_non_null(p->steps[key].sha256);
+    cu_drv_plan_free(p);
     char *hint = cu_drv_distro_hint(&f, x->cat);
     assert_non_null(hint);
     assert_non_null(strstr(hint, "Linux Mint 22 (Ubuntu 24.04 base)"));
