@@ -330,7 +330,7 @@ inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const
     for (size_t i = 0; i < d->n_steps && st == CU_OK; i++) {
         const struct cu_drv_step *s = &d->steps[i];
         if (strcmp(s->action, "sources") == 0) {
-            const char *code = facts->drv ? facts->drv->version_codename : NULL;
+            const char *code = d->codename; /* the archive's: a derivative's base (Mint 22: noble, not wilma) */
             CU_AUTOFREE char *text = inst_driver_sources_text(c->sys, d->components, d->suites, code, SOURCES_FILE);
             if (text && !*text)
                 st = cu_error_set(err, CU_E_UNSUPPORTED, 0,

@@ -37,7 +37,8 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, 
                                  : NULL;
     if (ps && ps->text) {
         /* "Pin: version 580.* (*nvidia*)", in /etc/apt/preferences.d/cudaup-nvidia-driver */
-        cu_buf_printf(&b, "Pin: version %d.* (", branch);
+        CU_AUTOFREE char *glob = cu_drv_pin_version(row, branch, f);
+        cu_buf_printf(&b, "Pin: version %s (", glob);
         for (char **t = row->pin_packages; *t; t++)
             cu_buf_printf(&b, "%s%s", t == row->pin_packages ? "" : " ", *t);
         cu_buf_printf(&b, ")");
@@ -267,6 +268,7 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
     struct cu_drv_wish w = {.driver = NULL};
     struct cu_drv_in in = {f, cat, &w};
     struct cu_drv_plan *p = NULL;
+    CU_AUTOFREE char *hint = cu_doctor_driver_hint(f, cat);
     /* Installed, but its module missing or refused: the module's own problem says what repair does; a new driver would not help. */
     const struct cu_drv_state *s = f->drv;
     bool installed = s && (s->installed.n || s->lib_version.n);
@@ -313,11 +315,11 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
                                p->branch, cu_driver_version_format(&p->version, vb, sizeof(vb)), cu_drv_flavor_word(p->flavor), p->manager,
                                b.data, strcmp(p->source, "nvidia") == 0 ? _(" from NVIDIA's repository") : "",
                                p->blacklist_nouveau ? _(", blacklists nouveau") : "",
-                               strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);
+                               strcmp(pr->v[i].code, "no-driver") == 0 ? hint : pr->v[i].fix);
             cu_buf_fini(&b);
         } else if (strcmp(p->action, "refuse") == 0) {
             fix = cu_xasprintf(_("%s By hand: %s"), p->refusal,
-                               strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);
+                               strcmp(pr->v[i].code, "no-driver") == 0 ? hint : pr->v[i].fix);
         }
         if (fix) {
             free(pr->v[i].fix);

@@ -81,23 +81,40 @@ root_kernels(const struct cu_sysroot *root, struct cu_strv *out)
         qsort(out->v, out->n, sizeof(char *), kernel_cmp);
 }
 
-static char *
-os_release_value(const struct cu_sysroot *root, const char *key)
+/* Every KEY=value of os-release (etc/os-release, else usr/lib/os-release, as os-release(5) says to look), in
+ * @out as "KEY=value" with the value's quotes and backslash escapes removed; comments and blank lines skipped. */
+static void
+os_release_read(const struct cu_sysroot *root, struct cu_strv *out)
 {
     CU_AUTOFREE char *t = read_text(root, "/etc/os-release", 65536);
-    size_t kl = strlen(key);
+    if (!t)
+        t = read_text(root, "/usr/lib/os-release", 65536);
     char *save = NULL;
     for (char *line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-        if (strncmp(line, key, kl) != 0 || line[kl] != '=')
+        char *eq = strchr(line, '=');
+        if (line[0] == '#' || !eq || eq == line || strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != (size_t)(eq - line))
             continue;
-        char *v = line + kl + 1;
-        size_t n = strlen(v);
-        if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-            v[n - 1] = '\0';
-            v++;
+        struct cu_buf b;
+        cu_buf_init(&b);
+        cu_buf_append(&b, line, (size_t)(eq - line) + 1);
+        const char *v = eq + 1;
+        char q = (*v == '"' || *v == '\'') ? *v++ : 0;
+        for (; *v && *v != q; v++) {
+            if (*v == '\\' && q != '\'' && v[1])
+                v++;
+            cu_buf_putc(&b, *v);
         }
-        return *v ? cu_xstrdup(v) : NULL;
+        cu_strv_push_owned(out, cu_buf_steal(&b));
     }
+}
+
+const char *
+cu_drv_state_os_value(const struct cu_drv_state *s, const char *key)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 0; s && i < s->os_release.n; i++)
+        if (strncmp(s->os_release.v[i], key, kl) == 0 && s->os_release.v[i][kl] == '=')
+            return s->os_release.v[i][kl + 1] ? s->os_release.v[i] + kl + 1 : NULL;
     return NULL;
 }
 
@@ -559,7 +576,10 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     s->image = !cu_sysroot_is_host(root) && !s->kernel_release;
     if (s->image && s->kernels.n)
         s->kernel_release = cu_xstrdup(s->kernels.v[s->kernels.n - 1]);
-    s->version_codename = os_release_value(root, "VERSION_CODENAME");
+    cu_strv_init(&s->os_release);
+    os_release_read(root, &s->os_release);
+    const char *code = cu_drv_state_os_value(s, "VERSION_CODENAME");
+    s->version_codename = code ? cu_xstrdup(code) : NULL;
     s->secure_boot = secure_boot(root);
     CU_AUTOFREE char *ver = read_text(root, "/proc/driver/nvidia/version", 65536);
     if (ver)
@@ -639,6 +659,7 @@ cu_drv_state_free(struct cu_drv_state *s)
         return;
     free(s->kernel_release);
     free(s->version_codename);
+    cu_strv_fini(&s->os_release);
     free(s->flavor);
     free(s->module_path);
     free(s->boot_id);

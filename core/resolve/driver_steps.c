@@ -105,6 +105,12 @@ argv_expand(char *const *words, int branch, const struct cu_facts *f)
     return out;
 }
 
+char *
+cu_drv_pin_version(const struct cu_drv_pkg *r, int branch, const struct cu_facts *f)
+{
+    return r && r->pin_version ? cu_drv_expand(r->pin_version, branch, f) : cu_xasprintf("%d.*", branch);
+}
+
 struct cu_drv_step *
 cu_drv_pin_step(const struct cu_drv_pkg *r, int branch, const struct cu_facts *f)
 {
@@ -115,13 +121,14 @@ cu_drv_pin_step(const struct cu_drv_pkg *r, int branch, const struct cu_facts *f
         cu_strv_push_owned(&pins, cu_drv_expand(*t, branch, f));
     if (strcmp(r->pin, "apt preferences") == 0 && pins.n) {
         /* A branch, not a release: every 580.* (its security updates too), nothing else of the NVIDIA names. */
+        CU_AUTOFREE char *glob = cu_drv_pin_version(r, branch, f);
         struct cu_buf b;
         cu_buf_init(&b);
-        cu_buf_printf(&b, "# Written by cudaup: the NVIDIA driver stays on branch %d (its %d.* releases).\nPackage:", branch,
-                      branch);
+        cu_buf_printf(&b, "# Written by cudaup: the NVIDIA driver stays on branch %d (its %s releases).\nPackage:", branch,
+                      glob);
         for (size_t i = 0; i < pins.n; i++)
             cu_buf_printf(&b, " %s", pins.v[i]);
-        cu_buf_printf(&b, "\nPin: version %d.*\nPin-Priority: 990\n", branch);
+        cu_buf_printf(&b, "\nPin: version %s\nPin-Priority: 990\n", glob);
         s = step_new("pin");
         s->path = cu_xstrdup(CU_DRV_PREFS_FILE);
         s->text = cu_buf_steal(&b);
@@ -236,7 +243,7 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         CU_AUTOFREE char *why = NULL;
         if (p->suites) {
             /* the suites the row names, with the codename: what the sources file will carry */
-            const char *code = in->facts->drv && in->facts->drv->version_codename ? in->facts->drv->version_codename : "{C}";
+            const char *code = p->codename ? p->codename : "{C}"; /* a derivative's: its base's */
             struct cu_strv toks, names;
             cu_strv_init(&toks);
             cu_strv_init(&names);

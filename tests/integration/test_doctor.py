@@ -436,14 +436,15 @@ open(conff, "w").write(origf)
 t.eq(bad, [], "%d NVML and libcuda calls failing at their 1st and 2nd call: both GPUs still listed with their "
      "compute capability (from the PCI table), JSON whole, no crash" % len(CALLS))
 
-# No driver: the way to get one follows the distribution in /etc/os-release (each distribution's
-# documented command: ubuntu-drivers, Debian's nvidia-driver from non-free, RPM Fusion's akmod-nvidia,
-# the nvidia-driver module of NVIDIA's RHEL repository, Arch's nvidia package).
+# No driver: the way to get one follows the distribution in /etc/os-release, from its row of
+# data/driver/distributions.csv (issue 43; each distribution's documented command: ubuntu-drivers, Debian's
+# nvidia-driver from non-free, NVIDIA's repository and its module streams on RHEL and its rebuilds and on Fedora,
+# Arch's nvidia-open since 590), whatever the release; a distribution the data has no row of gets the general one.
 rootd, envd = machine(t, "ada-no-driver")
-HINTS = {"ubuntu": "ubuntu-drivers install", "pop": "ubuntu-drivers install", "debian": "apt install nvidia-driver",
-         "fedora": "dnf install akmod-nvidia", "rocky": "dnf module install nvidia-driver",
-         "almalinux": "dnf module install nvidia-driver", "manjaro": "pacman -S nvidia",
-         "gentoo": "distribution's NVIDIA driver package"}
+HINTS = {"ubuntu": "ubuntu-drivers install", "pop": "apt install system76-driver-nvidia", "debian": "apt install nvidia-driver",
+         "fedora": "dnf install -y nvidia-open", "rocky": "dnf module enable -y nvidia-driver:open-dkms",
+         "almalinux": "dnf module enable -y nvidia-driver:open-dkms", "arch": "pacman -Syu nvidia-open",
+         "manjaro": "distribution's NVIDIA driver package", "gentoo": "distribution's NVIDIA driver package"}
 got = {}
 for osid, hint in HINTS.items():
     with open(os.path.join(rootd, "etc", "os-release"), "w") as f:
