@@ -3,7 +3,7 @@
  * What a package index says, as cudaup reads it (issue 44): requirements and their markers as torch's, cuda-toolkit's
  * and JAX's METADATA write them (core/base/pipreq.c), a project's page in PEP 691 JSON and PEP 503 HTML
  * (core/fetch/pypage.c), and a wheel's METADATA out of its zip directory, zip64 included, damaged ones refused
- * (core/unpack/wheelzip.c).
+ * (core/unpack/wheelzip.c); and the catalog with a learned release in its own shapes (core/catalog/catalog_learn.c).
  */
 #include "config.h"
 
@@ -14,6 +14,8 @@
 #include "core/base/mem.h"
 #include "core/base/pipreq.h"
 #include "core/base/str.h"
+#include "core/catalog/catalog.h"
+#include "core/catalog/catalog_learned.h"
 #include "core/fetch/pypage.h"
 #include "core/unpack/wheelzip.h"
 #include "testutil.h"
@@ -384,13 +386,81 @@ wheel_metadata(void **state)
     cu_buf_fini(&out);
 }
 
+/* ---- the catalog with a learned release ---------------------------------------------------- */
+
+static void
+learned_catalog(void **state)
+{
+    (void)state;
+    struct cu_catalog *base = NULL, *cat = NULL;
+    struct cu_error err;
+    assert_ok(cu_catalog_load(NULL, &base, &err), &err);
+    struct cu_learned l;
+    cu_learned_init(&l);
+    l.index = cu_xstrdup("http://h/simple/");
+    l.day = cu_xstrdup("2027-01-02");
+    struct cu_learn_release *r = cu_learned_add(&l);
+    r->framework = cu_xstrdup("pytorch");
+    r->version = cu_xstrdup("2.16.0");
+    r->py_min = 11, r->py_max = 14;
+    r->main.project = cu_xstrdup("torch");
+    r->main.version = cu_xstrdup("2.16.0");
+    r->main.file = cu_xstrdup("torch-2.16.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+    r->main.how = cu_xstrdup("HTTP Range requests into the wheel");
+    struct cu_strv req;
+    cu_strv_init(&req);
+    cu_strv_push(&req, "nvidia-cuda-runtime==13.2.86.*; platform_system == \"Linux\"");
+    cu_strv_push(&req, "nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"");
+    cu_strv_push(&req, "filelock");
+    r->main.requires = cu_steal_ptr(&req.v);
+    struct cu_strv notes;
+    cu_strv_init(&notes);
+    assert_ok(cu_catalog_learn(base, &l, &cat, &notes, &err), &err);
+    assert_int_equal(notes.n, 0);
+    assert_int_equal(cat->n_torch, base->n_torch + 1);
+    assert_int_equal(cat->torch[0].minor.part[1], 16);
+    assert_string_equal(cat->torch[0].builds[0].tag, "cu132");
+    assert_string_equal(cat->torch[0].builds[0].cudnn, "9.26.0.51");
+    struct cu_version v = {{2, 16, 0}, 3};
+    const struct cu_cat_learned *e = cu_catalog_learned(cat, "pytorch", &v, NULL);
+    assert_non_null(e);
+    assert_string_equal(e->inferred_from, "2.15");
+    assert_null(e->no_inference);
+    const struct cu_cat_code *c = cu_catalog_torch_code(cat, &v, "cu132");
+    assert_non_null(c);
+    assert_false(c->read);
+    assert_non_null(strstr(c->source, "inferred from PyTorch 2.15's cu132 build"));
+    assert_null(cu_catalog_learned(base, "pytorch", &v, NULL));
+    cu_catalog_free(cat);
+    /* A build for a CUDA no earlier release was built for: kept, with why nothing can be inferred. */
+    free(r->main.requires[0]);
+    r->main.requires[0] = cu_xstrdup("nvidia-cuda-runtime==13.9.1.*");
+    assert_ok(cu_catalog_learn(base, &l, &cat, &notes, &err), &err);
+    e = cu_catalog_learned(cat, "pytorch", &v, NULL);
+    assert_non_null(e);
+    assert_non_null(e->no_inference);
+    assert_non_null(strstr(e->no_inference, "cu139"));
+    assert_null(cu_catalog_torch_code(cat, &v, "cu139"));
+    cu_catalog_free(cat);
+    /* No CUDA runtime pinned: not made into an entry, said. */
+    free(r->main.requires[0]);
+    r->main.requires[0] = cu_xstrdup("numpy");
+    assert_ok(cu_catalog_learn(base, &l, &cat, &notes, &err), &err);
+    assert_int_equal(notes.n, 1);
+    assert_null(cu_catalog_learned(cat, "pytorch", &v, NULL));
+    cu_catalog_free(cat);
+    cu_strv_fini(&notes);
+    cu_learned_fini(&l);
+    cu_catalog_free(base);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(requirements), cmocka_unit_test(markers),        cmocka_unit_test(wheel_names),
         cmocka_unit_test(pep440),       cmocka_unit_test(urls),           cmocka_unit_test(pages),
-        cmocka_unit_test(wheel_metadata),
+        cmocka_unit_test(wheel_metadata), cmocka_unit_test(learned_catalog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
