@@ -528,6 +528,17 @@ explain_fw(const struct cu_learn_result *r, struct cu_plan *p, const char *fw, c
     }
 }
 
+/* The day the catalog's record of the index was read for framework @fw ("pytorch"), or "?". */
+static const char *
+record_day(const struct cu_catalog *cat, const char *fw)
+{
+    const char *d = !cat || !fw                 ? NULL
+                    : strcmp(fw, "pytorch") == 0 ? cat->pypi_read_torch
+                    : strcmp(fw, "jax") == 0     ? cat->pypi_read_jax
+                                                 : cat->pypi_read_tf;
+    return d && *d ? d : "?";
+}
+
 static void
 explain_plan(const struct cu_learn_result *r, struct cu_plan *p)
 {
@@ -556,8 +567,7 @@ explain_plan(const struct cu_learn_result *r, struct cu_plan *p)
         p->offline = true;
         if (!r->forced)
             cu_plan_warn(p, _("Offline: %s; cudaup planned from its catalog (its record of the index read %s) and its cache, as --offline does, and a release newer than that record is not seen."),
-                         r->offline_why ? r->offline_why : r->index,
-                         r->base && r->base->pypi_read_torch ? r->base->pypi_read_torch : "?");
+                         r->offline_why ? r->offline_why : r->index, record_day(r->base, n ? fws[0]->name : NULL));
     }
 }
 
