@@ -142,6 +142,12 @@ srv.clear()
 r, d = plan(IDX, "--framework", "pytorch==2.16.0", "--offline", cache=cache)
 t.ok(r.rc == 0 and fw(d).get("version") == "2.16.0" and d.get("offline") is True and srv.requests == [],
      "--offline: planned from the catalog and the cache alone (2.16.0 was cached), the index not asked", r)
+r = run(["plan", "--root", root, "--mirror", "file://" + MIRROR, "--cache-dir", cache, "--prefix", "/opt/cu",
+         "--framework", "pytorch", "--offline"], env=env)
+t.ok(r.rc == 0 and "Planned offline (--offline)" in r.out, "--offline: the text plan says so", r)
+r = run(["plan", "--root", root, "--mirror", "file://" + MIRROR, "--cache-dir", cache, "--prefix", "/opt/cu",
+         "--framework", "pytorch", "--index-url", IDX], env=env)
+t.ok(r.rc == 0 and "Planned offline" not in r.out, "... and not when the index was asked", r)
 r, d = plan(IDX, "--framework", "pytorch==2.16.0", "--offline", cache=t.tmpdir("empty-cache"))
 t.ok(r.rc == 3 and "record of PyPI" in d.get("error", "") and srv.requests == [],
      "--offline with nothing cached: 2.16.0 is not known, said from the record", r)
