@@ -148,6 +148,7 @@ t.ok(r.rc == 0 and "Planned offline (--offline)" in r.out, "--offline: the text 
 r = run(["plan", "--root", root, "--mirror", "file://" + MIRROR, "--cache-dir", cache, "--prefix", "/opt/cu",
          "--framework", "pytorch", "--index-url", IDX], env=env)
 t.ok(r.rc == 0 and "Planned offline" not in r.out, "... and not when the index was asked", r)
+srv.clear()
 r, d = plan(IDX, "--framework", "pytorch==2.16.0", "--offline", cache=t.tmpdir("empty-cache"))
 t.ok(r.rc == 3 and "record of PyPI" in d.get("error", "") and srv.requests == [],
      "--offline with nothing cached: 2.16.0 is not known, said from the record", r)
