@@ -847,29 +847,9 @@ cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
 static const struct cu_prepare_in *
 learn_releases(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_prepare_in *own, struct cu_learn_result *lr)
 {
-    const struct cu_config *c = in->cfg;
-    CU_AUTOFREE char *simple = NULL;
-    CU_AUTOFREE char *base = c->mirror && *c->mirror && !in->unconstrained ? cu_xstrdup(cu_mirror_net(m)->base) : NULL;
-    if (base && !c->offline) {
-        CU_AUTOFREE char *probe = cu_xasprintf("%s/pypi/simple/index.html", base);
-        struct cu_buf b;
-        struct cu_error e;
-        cu_buf_init(&b);
-        if (cu_net_fetch_small(cu_mirror_net(m), probe, 4u << 20, &b, &e) == CU_OK)
-            simple = cu_xasprintf("%s/pypi/simple/", base);
-        cu_buf_fini(&b);
-    }
-    const char *pip_index = cu_env_get(in->envp, "PIP_INDEX_URL");
-    struct cu_learn_opts o = {
-        .index_url = simple ? simple : c->index_url && *c->index_url ? c->index_url : pip_index && *pip_index ? pip_index : NULL,
-        .cache_dir = in->cache_dir, .ca_cert = c->ca_cert, .total_ms = (long)c->index_timeout * 1000,
-        .offline = c->offline, .allow_inferred = c->allow_inferred, .framework = c->framework, .envp = in->envp,
-    };
     struct cu_error e;
-    if (cu_learn(&o, in->catalog, m, lr, &e) != CU_OK) {
+    if (cu_learn_for(in->cfg, !in->unconstrained, in->cache_dir, in->envp, in->catalog, m, lr, &e) != CU_OK)
         cu_log_warn("%s", e.msg);
-        return in;
-    }
     if (!lr->cat)
         return in;
     *own = *in;

@@ -16,6 +16,7 @@
 #include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/pipreq.h"
+#include "core/base/proc.h"
 #include "core/catalog/catalog_learned.h"
 #include "core/fetch/pyindex.h"
 #include "core/resolve/resolve.h"
@@ -491,6 +492,34 @@ cu_learn(const struct cu_learn_opts *o, const struct cu_catalog *base, struct cu
     cu_learned_fini(&x.facts);
     cu_pyindex_free(x.ix);
     return CU_OK;
+}
+
+enum cu_status
+cu_learn_for(const struct cu_config *c, bool site_index, const char *cache_dir, const char *const *envp,
+             const struct cu_catalog *base, struct cu_mirror *m, struct cu_learn_result *res, struct cu_error *err)
+{
+    CU_AUTOFREE char *simple = NULL;
+    if (site_index && m && c->mirror && *c->mirror && !c->offline) {
+        /* The site mirror's index, where it carries one: what installers/prepare.c hands pip too. */
+        const char *base_url = cu_mirror_net(m)->base;
+        CU_AUTOFREE char *probe = cu_xasprintf("%s/pypi/simple/index.html", base_url);
+        struct cu_buf b;
+        struct cu_error e;
+        cu_buf_init(&b);
+        if (cu_net_fetch_small(cu_mirror_net(m), probe, 4u << 20, &b, &e) == CU_OK)
+            simple = cu_xasprintf("%s/pypi/simple/", base_url);
+        cu_buf_fini(&b);
+    }
+    const char *pip_index = cu_env_get(envp, "PIP_INDEX_URL");
+    struct cu_learn_opts o = {
+        .index_url = simple                              ? simple
+                     : c->index_url && *c->index_url ? c->index_url
+                     : pip_index && *pip_index       ? pip_index
+                                                     : NULL,
+        .cache_dir = cache_dir, .ca_cert = c->ca_cert, .total_ms = (long)c->index_timeout * 1000,
+        .offline = c->offline, .allow_inferred = c->allow_inferred, .framework = c->framework, .envp = envp,
+    };
+    return cu_learn(&o, base, m, res, err);
 }
 
 /* Say what was learned of framework @fw on plan @p, whose planned release is @planned (or NULL). */

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "core/base/cfg.h"
 #include "core/base/error.h"
 #include "core/base/str.h"
 #include "core/catalog/catalog.h"
@@ -56,6 +57,15 @@ void cu_learn_result_fini(struct cu_learn_result *r);
  */
 CU_NODISCARD enum cu_status cu_learn(const struct cu_learn_opts *o, const struct cu_catalog *base, struct cu_mirror *m,
                                      struct cu_learn_result *res, struct cu_error *err);
+
+/**
+ * cu_learn() for a plan of configuration @c (--framework, --offline, --index-timeout, --allow-inferred, --ca-cert):
+ * from the index pip will use: mirror @m's pypi/simple/ where it carries one and @site_index allows (not for `mirror`,
+ * which fills one), --index-url, PIP_INDEX_URL in @envp, else PyPI; its answers kept in @cache_dir.
+ */
+CU_NODISCARD enum cu_status cu_learn_for(const struct cu_config *c, bool site_index, const char *cache_dir,
+                                         const char *const *envp, const struct cu_catalog *base, struct cu_mirror *m,
+                                         struct cu_learn_result *res, struct cu_error *err);
 
 /**
  * Say on plan @p (and every environment's) what was learned and how the plan used it: a learned release it took
