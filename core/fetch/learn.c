@@ -583,11 +583,12 @@ explain_plan(const struct cu_learn_result *r, struct cu_plan *p)
         if ((cuda && cu_version_cmp(&p->cuda, &e->version) == 0) ||
             (dnn && p->has_cudnn && cu_version_cmp(&p->cudnn, &e->version) == 0)) {
             p->cuda_inferred = p->cuda_inferred || cuda;
-            cu_plan_reason(p, _("%s %s is not in cudaup's catalog: the mirror lists it; %s, inferred from %s %s, not read."),
-                           cuda ? "CUDA" : "cuDNN", cu_version_format(&e->version, 0, b, sizeof(b)),
-                           cuda ? _("its driver floor is not known (it is planned only by NVIDIA's minor-version compatibility) and the GPUs it builds for are its predecessor's")
-                                : _("its support for the GPUs and the driver is its predecessor's"),
-                           cuda ? "CUDA" : "cuDNN", e->inferred_from ? e->inferred_from : "?");
+            if (cuda)
+                cu_plan_reason(p, _("CUDA %s is not in cudaup's catalog: the mirror lists it; its driver floor is not known (it is planned only by NVIDIA's minor-version compatibility) and the GPUs it builds for are inferred from CUDA %s, not read."),
+                               cu_version_format(&e->version, 0, b, sizeof(b)), e->inferred_from ? e->inferred_from : "?");
+            else
+                cu_plan_reason(p, _("cuDNN %s is not in cudaup's catalog: the mirror lists it, and its manifest is read; which GPUs and drivers it supports is judged by the nearest support matrix cudaup has read, not its own."),
+                               cu_version_format(&e->version, 0, b, sizeof(b)));
         }
     }
     for (size_t i = 0; i < r->notes.n; i++)

@@ -288,6 +288,16 @@ r, d = plan(None, "--framework", "pytorch", mirror="file://" + SITE)
 t.ok(r.rc == 0 and said(d, "Not PyTorch 2.16.0, which is on the package index file://%s/pypi/simple/" % SITE),
      "over file:// too: the release the mirror holds is named", r)
 site.stop()
+# A cuDNN release the catalog does not know: planned from its manifest, said.
+with open(os.path.join(NEW, "cudnn", "redist", "redistrib_9.14.0.json")) as f:
+    m = json.load(f)
+m["release_label"] = "9.30.0"
+m["cudnn"]["version"] = "9.30.0.10"
+with open(os.path.join(NEW, "cudnn", "redist", "redistrib_9.30.0.json"), "w") as f:
+    json.dump(m, f)
+r, d = plan(None, "--framework", "none", "--cudnn", "9.30", "--offline", mirror="file://" + NEW)
+t.ok(r.rc == 0 and (d.get("cudnn") or {}).get("version") == "9.30.0" and
+     said(d, "cuDNN 9.30.0 is not in cudaup's catalog: the mirror lists it"), "cuDNN 9.30.0 unknown: planned, said", r)
 srv.stop()
 hsrv.stop()
 zsrv.stop()
