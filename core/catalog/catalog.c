@@ -12,6 +12,7 @@
 
 #include "core/catalog/driver_data.h"
 #include "core/base/fsutil.h"
+#include "core/catalog/catalog_learned.h"
 #include "core/catalog/catalog_legacy.h"
 #include "core/catalog/catalog_python.h"
 #include "core/base/jsonutil.h"
@@ -555,22 +556,15 @@ conv_components(struct conv *c, const json_t *root, struct cu_catalog *cat)
 }
 
 enum cu_status
-cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catalog **out,
-                 struct cu_error *err)
+cu_catalog_from_json(const json_t *root, const char *what, struct cu_catalog **out, struct cu_error *err)
 {
     struct conv c = {what, err};
-    json_t *root = NULL;
     struct cu_catalog *cat;
     enum cu_status st;
 
     *out = NULL;
-    st = cu_json_parse_object(data, len, what, &root, err);
-    if (st != CU_OK)
-        return st;
-    if (json_integer_value(json_object_get(root, "schema")) != 1) {
-        json_decref(root);
+    if (json_integer_value(json_object_get(root, "schema")) != 1)
         return cu_error_set(err, CU_E_INPUT, 0, "%s: unknown schema (expected 1)", what);
-    }
     cat = cu_xcalloc(1, sizeof(*cat));
     if ((st = conv_gpus(&c, root, cat)) != CU_OK || (st = conv_named_cc(&c, root, "products", cat, true)) ||
         (st = conv_named_cc(&c, root, "chips", cat, false)) || (st = conv_cuda(&c, root, cat)) ||
@@ -582,14 +576,34 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = cu_catalog_wheels_parse(root, what, &cat->wheels, err)) ||
         (st = cu_catalog_gpu_checks_parse(root, what, &cat->gpu_checks, err)) ||
         (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err)) ||
-        (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err))) {
-        json_decref(root);
+        (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err)) ||
+        (st = cu_cat_learned_parse(root, what, &cat->learned, &cat->n_learned, err))) {
         cu_catalog_free(cat);
         return st;
     }
-    json_decref(root);
     *out = cat;
     return CU_OK;
+}
+
+enum cu_status
+cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catalog **out,
+                 struct cu_error *err)
+{
+    json_t *root = NULL;
+    enum cu_status st;
+
+    *out = NULL;
+    st = cu_json_parse_object(data, len, what, &root, err);
+    if (st != CU_OK)
+        return st;
+    st = cu_catalog_from_json(root, what, out, err);
+    json_decref(root);
+    if (st == CU_OK) {
+        /* Kept, so that what an index teaches can be added to it in its own shapes (catalog_learned.c). */
+        (*out)->src = cu_xstrndup(data, len);
+        (*out)->src_len = len;
+    }
+    return st;
 }
 
 enum cu_status
@@ -626,6 +640,8 @@ cu_catalog_free(struct cu_catalog *cat)
         return;
     cu_drv_data_free(cat->driver);
     cu_cat_legacy_free(cat->legacy);
+    cu_cat_learned_free(cat->learned, cat->n_learned);
+    free(cat->src);
     for (size_t i = 0; cat->gpus && cat->gpus[i].name; i++) {
         free(cat->gpus[i].name);
         free(cat->gpus[i].chip);

@@ -24,6 +24,7 @@ struct fwspec {
     enum cu_framework fw;
     struct cu_version v; /* n == 0: newest that fits */
     char extra[32];      /* jax[EXTRA] as asked ("cuda12-local"), or "" */
+    char pre[16];        /* a pre-release pinned ("rc0" of ==2.22.0rc0), or "" */
 };
 
 struct fwopt {

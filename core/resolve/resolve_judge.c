@@ -269,7 +269,10 @@ rs_judge_code(struct rs *r, struct fwopt *o)
         o->code_class = CODE_READ; /* nothing to run */
         return;
     }
-    o->code_class = !o->code ? CODE_SILENT : o->code->read ? CODE_READ : CODE_INFERRED;
+    /* --allow-inferred: an inferred arch list is weighed as one read (the plan still says it is inferred). */
+    o->code_class = !o->code                                            ? CODE_SILENT
+                    : o->code->read || r->in->wishes->allow_inferred ? CODE_READ
+                                                                        : CODE_INFERRED;
     if (!r->constrained)
         return;
     if (o->code) {

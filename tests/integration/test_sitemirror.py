@@ -73,8 +73,11 @@ r = run(["mirror", SITE, "--json", "--root", ROOT, "--mirror", "file://" + NVIDI
         env=dict(base, HOME=t.tmpdir("mh")), timeout=600)
 d = r.json() or {}
 t.ok(r.rc == 0 and d.get("wheels") == 2 and d.get("python") == PB["file"], "mirror: exit 0, 2 wheels and the Python", r)
-t.eq(sorted(os.listdir(os.path.join(SITE, "pypi", "files"))),
+t.eq(sorted(n for n in os.listdir(os.path.join(SITE, "pypi", "files")) if n.endswith(".whl")),
      sorted(os.path.basename(w) for w in (tf, cublas)), "mirror collects exactly the wheels the plan needs")
+t.eq(sorted(n for n in os.listdir(os.path.join(SITE, "pypi", "files")) if not n.endswith(".whl")),
+     sorted(os.path.basename(w) + ".metadata" for w in (tf, cublas)),
+     "and beside each its METADATA, which the index lists (PEP 658/714, issue 44)")
 page = open(os.path.join(SITE, "pypi", "simple", "tensorflow", "index.html")).read()
 t.ok("../../files/%s#sha256=%s" % (os.path.basename(tf), sha256(tf)) in page, "the index links carry each wheel's sha256",
      page)
@@ -90,7 +93,7 @@ SITE2 = os.path.join(work, "site-each")
 r = run(["mirror", SITE2, "--json", "--root", ROOT, "--mirror", "file://" + NVIDIA, "--framework", "tensorflow==2.20.0",
          "--framework", "pytorch==2.14.0", "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir",
          t.tmpdir("mc-each")], env=dict(base, HOME=t.tmpdir("mh-each")), timeout=600)
-t.eq(sorted(os.listdir(os.path.join(SITE2, "pypi", "files"))) if r.rc == 0 else r,
+t.eq(sorted(n for n in os.listdir(os.path.join(SITE2, "pypi", "files")) if n.endswith(".whl")) if r.rc == 0 else r,
      sorted(os.path.basename(w) for w in (tf, cublas, other, vision, audio)),
      "mirror --framework tensorflow --framework pytorch collects the wheels of both environments")
 # Its summary names both, as --json's "frameworks" does (issue 34: it named the first alone).
