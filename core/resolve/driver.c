@@ -756,7 +756,11 @@ cu_drv_choose(const struct cu_drv_in *in)
     n.nvlsm = cu_drv_nvlink5_count(f, in->cat, &vpd) > 0;
     if (why) {
         p->keep_may_do = true; /* installers/driver.c tries --driver keep before it advises it */
-        return refuse(p, why, cu_xstrdup(_("Use GPUs of generations one driver serves together (see `cudaup doctor`).")));
+        bool unknown = false; /* a GPU cudaup's tables do not name: no conflict of generations to blame */
+        for (size_t i = 0; i < f->n_gpus; i++)
+            unknown |= !f->gpus[i].cc.n;
+        return refuse(p, why, cu_xstrdup(unknown ? _("Install your distribution's newest NVIDIA driver by hand and run cudaup again: the loaded driver reports the GPU's compute capability, which cudaup then plans for.")
+                                                 : _("Use GPUs of generations one driver serves together (see `cudaup doctor`).")));
     }
     int want_branch = 0;
     const char *want_flavor = NULL;

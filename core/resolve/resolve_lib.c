@@ -81,9 +81,12 @@ judge_pinned(struct rs *r, struct fwopt *o)
                                     o->title, o->lib_exact, why));
         return;
     }
+    /* With a note, no matrix of this release was read: the note says what vouches for it, and nothing claims
+     * its own matrix does (issue 49 item 7: "its support matrix lists every GPU here: No support matrix ... was read"). */
     cu_strv_push_owned(&o->lib_reasons,
-                       cu_tr_asprintf(_("%s brings cuDNN %s from pip; the support matrix of cuDNN %s lists every GPU here%s%s"),
-                                      o->title, o->lib_exact, V(&v, b1, sizeof(b1)), note[0] ? _(": ") : _("."), note));
+                       note[0] ? cu_tr_asprintf(_("%s brings cuDNN %s from pip. %s"), o->title, o->lib_exact, note)
+                               : cu_tr_asprintf(_("%s brings cuDNN %s from pip; the support matrix of cuDNN %s lists every GPU here."),
+                                                o->title, o->lib_exact, V(&v, b1, sizeof(b1))));
 }
 
 /*
@@ -174,16 +177,20 @@ judge_range(struct rs *r, struct fwopt *o)
         char *pin = cu_xasprintf("%s==%s.*", o->lib_pkg, V(&pick->version, b1, sizeof(b1)));
         cu_strv_push_owned(&o->constraints, pin);
         cu_strv_push_owned(&o->lib_reasons,
-                           cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u whose support matrix lists every GPU here%s%s"),
-                                          o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
-                                          o->lib_min.part[0], pin, o->lib_min.part[0], note[0] ? _(": ") : _("."), note));
+                           note[0] ? cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u known to support every GPU here. %s"),
+                                                    o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
+                                                    o->lib_min.part[0], pin, o->lib_min.part[0], note)
+                                   : cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u whose support matrix lists every GPU here."),
+                                                    o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
+                                                    o->lib_min.part[0], pin, o->lib_min.part[0]));
         return;
     }
     if (pick == newest) {
         cu_strv_push_owned(&o->lib_reasons,
-                           cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range, %s, is listed for every GPU here%s%s"),
-                                          o->title, o->lib_pkg, range, V(&pick->version, b1, sizeof(b1)),
-                                          note[0] ? _(": ") : _("."), note));
+                           note[0] ? cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range is %s. %s"),
+                                                    o->title, o->lib_pkg, range, V(&pick->version, b1, sizeof(b1)), note)
+                                   : cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range, %s, is listed for every GPU here."),
+                                                    o->title, o->lib_pkg, range, V(&pick->version, b1, sizeof(b1))));
         return;
     }
     /* pip would take the newest; the constraint holds it to every release of the one that fits
@@ -192,9 +199,10 @@ judge_range(struct rs *r, struct fwopt *o)
     char *pin = cu_xasprintf("%s==%s.*", o->lib_pkg, b1);
     cu_strv_push_owned(&o->constraints, pin);
     cu_strv_push_owned(&o->lib_reasons,
-                       cu_tr_asprintf(_("%s asks pip for %s%s, and pip would take cuDNN %s or newer: %s So cudaup holds pip to %s (a constraints file), the newest cuDNN whose support matrix lists every GPU here%s%s"),
-                                      o->title, o->lib_pkg, range, V(&newest->version, b2, sizeof(b2)), first_why,
-                                      pin, note[0] ? _(": ") : _("."), note));
+                       note[0] ? cu_tr_asprintf(_("%s asks pip for %s%s, and pip would take cuDNN %s or newer: %s So cudaup holds pip to %s (a constraints file), the newest cuDNN known to support every GPU here. %s"),
+                                                o->title, o->lib_pkg, range, V(&newest->version, b2, sizeof(b2)), first_why, pin, note)
+                               : cu_tr_asprintf(_("%s asks pip for %s%s, and pip would take cuDNN %s or newer: %s So cudaup holds pip to %s (a constraints file), the newest cuDNN whose support matrix lists every GPU here."),
+                                                o->title, o->lib_pkg, range, V(&newest->version, b2, sizeof(b2)), first_why, pin));
     if (o->lib_row_note)
         cu_strv_push_owned(&o->lib_reasons,
                            cu_tr_asprintf(_("Where %s's own page and NVIDIA's cuDNN support matrix disagree, the plan keeps to what both vouch for: cuDNN %s or older on these GPUs (%s)."),

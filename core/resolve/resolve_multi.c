@@ -532,9 +532,10 @@ explain_set(const struct fwopt *const *set, size_t n, const struct pick *pk, con
             cu_buf_printf(&who, "%s%s %s %s", who.len ? ", " : "", set[k]->wheel->pip, verb(q), q->text);
     }
     cu_strv_push_owned(&m->lib_reasons,
-                       cu_tr_asprintf(_("One cuDNN for all of them, %s %s: %s; its support matrix lists every GPU here%s%s"),
-                                      pk->cudnn_pkg, V(&pk->cudnn, b1, sizeof(b1)), who.data, pk->note[0] ? _(": ") : _("."),
-                                      pk->note));
+                       pk->note[0] ? cu_tr_asprintf(_("One cuDNN for all of them, %s %s: %s. %s"), pk->cudnn_pkg,
+                                                    V(&pk->cudnn, b1, sizeof(b1)), who.data, pk->note)
+                                   : cu_tr_asprintf(_("One cuDNN for all of them, %s %s: %s; its support matrix lists every GPU here."),
+                                                    pk->cudnn_pkg, V(&pk->cudnn, b1, sizeof(b1)), who.data));
     cu_buf_fini(&who);
     cu_strv_push_owned(&m->lib_reasons,
                        cu_tr_asprintf(_("One CUDA major for their runtimes: each brings its CUDA %d libraries as pip wheels, and the environment puts no CUDA folder ahead of them."),

@@ -178,7 +178,14 @@ rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_version
             }
         }
     }
-    if (!exact && r->f->n_gpus > 0) {
+    bool unknown = false; /* a GPU of unknown compute capability: no matrix is said to list it */
+    for (size_t i = 0; i < r->f->n_gpus; i++)
+        unknown |= !r->f->gpus[i].cc.n;
+    if (!exact && r->f->n_gpus > 0 && unknown) {
+        rs_format(r->cudnn_note, sizeof(r->cudnn_note),
+                  _("No support matrix of cuDNN %s was read; the nearest, cuDNN %s's, lists every GPU here whose compute capability is known, which is not every GPU here."),
+                  V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)));
+    } else if (!exact && r->f->n_gpus > 0) {
         if (older_drops)
             rs_format(r->cudnn_note, sizeof(r->cudnn_note),
                       _("No support matrix of cuDNN %s was read; cuDNN %s's, the next newer, lists every GPU here, and cuDNN %s's, older, predates compute capability %s (GPU %d)."),

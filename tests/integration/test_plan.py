@@ -542,4 +542,20 @@ if os.path.isdir(SHARED):
 else:
     t.skip("drivers 590, 595, 610 plan on every manifest of ../shared", "no ../shared beside the repository")
 
+# A GPU whose compute capability nothing knows (issue 49 item 6): the plan says so in the GPU's line, for the framework's
+# code and for cuDNN, with a warning; no reason claims a matrix lists "every GPU here"; --driver auto's refusal does not
+# blame generations one driver cannot serve on a one-GPU machine.
+rootu, envu = machine(t, "u2404-unknown-gpu")
+r = plan(rootu, envu, "--driver", "keep")
+d = r.json() or {}
+t.ok(r.rc == 0 and any("compute capability unknown" in x for x in d.get("reasons", [])) and
+     any("has code for GPU 0 is not known" in x for x in d.get("reasons", [])) and
+     any("is not known: its compute capability is unknown" in x for x in d.get("warnings", [])) and
+     not any(x.endswith("list every GPU here.") or x.endswith("lists every GPU here.") for x in d.get("reasons", [])),
+     "unknown GPU, --driver keep: the unknown compute capability is said in the plan and its reasons", d.get("reasons"))
+r = plan(rootu, dict(envu, CUDAUP_DRIVER="auto"))
+t.ok(r.rc == 3 and "generations one driver serves" not in (r.json() or {}).get("advice", "") and
+     "reports the GPU's compute capability" in (r.json() or {}).get("advice", ""),
+     "unknown GPU, --driver auto: the advice is to load a driver first, not GPUs of one generation", r)
+
 t.done()
