@@ -68,6 +68,18 @@ inst_driver_image(const struct cu_prepare_in *in, struct cu_drv_plan *p)
     /* The plan's last step, the load or the reboot, becomes the image's end. */
     for (size_t i = 0; i < p->n_steps; i++) {
         struct cu_drv_step *s = &p->steps[i];
+        if (strcmp(s->action, "service") == 0 && s->argv) {
+            /* enabled, not started: nothing runs in an image; it starts at the image's first boot */
+            size_t k = 0;
+            for (size_t j = 0; s->argv[j]; j++) {
+                if (strcmp(s->argv[j], "--now") == 0)
+                    free(s->argv[j]);
+                else
+                    s->argv[k++] = s->argv[j];
+            }
+            s->argv[k] = NULL;
+            continue;
+        }
         if (strcmp(s->action, "load") != 0 && strcmp(s->action, "reboot") != 0)
             continue;
         cu_drv_step_fini(s);
@@ -314,6 +326,23 @@ inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued)
     return cu_buf_steal(&b);
 }
 
+/* The fabric manager's service without --now: the module is not loaded by this run (a reboot, an image), and the
+ * fabric manager started without its NVSwitch driver exits (NVIDIA/gpu-operator#610); it starts at the next boot. */
+static enum cu_status
+service_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, bool later, struct cu_error *err)
+{
+    size_t n = 0;
+    while (s->argv[n])
+        n++;
+    const char **argv = cu_xcalloc(n + 1, sizeof(char *));
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (!later || strcmp(s->argv[i], "--now") != 0)
+            argv[k++] = s->argv[i];
+    enum cu_status st = drv_run_step(c, s->action, argv, false, err);
+    free(argv);
+    return st;
+}
+
 enum cu_status
 inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const struct cu_facts *facts,
                     struct cu_error *err)
@@ -358,6 +387,8 @@ inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const
             struct cu_error e;
             if (drv_run_step(c, "load", (const char *const *)s->argv, false, &e) != CU_OK)
                 reboot = true; /* the module would not load now (built for the kernel the next boot runs): a reboot */
+        } else if (strcmp(s->action, "service") == 0 && s->argv) {
+            st = service_step(c, s, reboot || c->sys->image, err);
         } else if (s->argv) {
             st = drv_run_step(c, s->action, (const char *const *)s->argv, false, err);
         } else if (s->path && s->text) {

@@ -687,6 +687,38 @@ nvlink5_from_vpd(void **state)
     cu_drv_state_free(s);
 }
 
+/* The fabric manager exits when it starts with no NVSwitch driver loaded (NVIDIA/gpu-operator#610): its service is
+ * started after `modprobe nvidia`, or, with a reboot planned, enabled without --now to start at the next boot. */
+static void
+fabric_manager_after_the_module(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "generic", "9.0");
+    cu_strv_push(&s.nvidia_functions, "0x22a3 0x068000");
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_true(p->fabricmanager.n > 0 && !p->reboot);
+    int load = step_at(p, "load"), svc = step_at(p, "service");
+    assert_true(load >= 0 && svc == load + 1);
+    assert_string_equal(p->steps[svc].argv[2], "--now");
+    cu_drv_plan_free(p);
+    s.nouveau_bound = true; /* a reboot is planned: enabled, not started */
+    p = choose(x->cat, &f, NULL);
+    assert_true(p->reboot);
+    int reboot = step_at(p, "reboot");
+    svc = step_at(p, "service");
+    assert_true(svc >= 0 && reboot == svc + 1);
+    assert_string_equal(p->steps[svc].argv[1], "enable");
+    assert_string_equal(p->steps[svc].argv[2], "nvidia-fabricmanager");
+    assert_null(p->steps[svc].argv[3]);
+    cu_drv_plan_free(p);
+    cu_strv_fini(&s.nvidia_functions);
+    facts_fini(&f, &s, &g);
+}
+
 int
 main(void)
 {
@@ -705,6 +737,7 @@ main(void)
         cmocka_unit_test_setup_teardown(repair_plans_running_headers, setup, teardown),
         cmocka_unit_test(image_hold),
         cmocka_unit_test_setup_teardown(nvlink5_from_vpd, setup, teardown),
+        cmocka_unit_test_setup_teardown(fabric_manager_after_the_module, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
