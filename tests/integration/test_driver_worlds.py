@@ -23,6 +23,7 @@ import mkmirror  # noqa: E402
 import machine  # noqa: E402
 import managers  # noqa: E402
 import pkgworld  # noqa: E402
+import cli as pkgcli  # noqa: E402
 
 t = Tap()
 
@@ -839,6 +840,12 @@ for i, (name, os_, kernel, world, g, opts, want) in enumerate(GRID):
     r, idoc = b.install(*extra, env=env)
     if not ran_to_the_end(b, r, idoc, "grid: " + name):
         continue
+    # Every command the plan runs is there once its packages are in (issue 49: mokutil on Debian 12): the world
+    # says which packages ship it (cmd=), and the stand-ins answer "command not found" without one.
+    m = managers.machine(b.root)
+    missing_cmds = sorted({s["argv"][0] for s in d.get("steps", []) if s.get("argv") and not pkgcli.has_cmd(m, s["argv"][0])})
+    t.ok(not missing_cmds, "grid: %s: every command of the plan's steps is installed after the install" % name,
+         (missing_cmds, [s.get("command") for s in d.get("steps", [])]))
     if r.rc == 5:  # chk32b F3: the plan never promised no reboot when the install stops for one
         t.ok(not any("No reboot is needed" in x for x in d.get("reasons") or []) and (d.get("reboot") or d.get("reboot_may")),
              "grid: %s: the install stops for a reboot, and the plan did not promise none (reasons, reboot/reboot_may)"
