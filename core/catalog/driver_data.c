@@ -249,6 +249,29 @@ conv_prereq(struct dconv *c, const json_t *o, size_t i, struct cu_drv_prereq *p)
 }
 
 static enum cu_status
+conv_command(struct dconv *c, const json_t *o, size_t i, struct cu_drv_command *p)
+{
+    if (!json_is_object(o))
+        return bad(c, "commands", i, "(entry)");
+    if (!get_strv(o, "ids", &p->ids) || !p->ids[0])
+        return bad(c, "commands", i, "ids");
+    if (!get_strv(o, "versions", &p->versions) || !p->versions[0])
+        return bad(c, "commands", i, "versions");
+    /* A command name and a package name: nothing a shell or the package manager would read as more. */
+    if (!get_str(o, "command", false, &p->command) || strchr(p->command, '/') || p->command[0] == '-' ||
+        strspn(p->command, "abcdefghijklmnopqrstuvwxyz0123456789._+-") != strlen(p->command))
+        return bad(c, "commands", i, "command");
+    if (!get_str(o, "package", false, &p->package) || p->package[0] == '-' ||
+        strspn(p->package, "abcdefghijklmnopqrstuvwxyz0123456789.+-") != strlen(p->package))
+        return bad(c, "commands", i, "package");
+    if (!get_str(o, "ref", false, &p->ref))
+        return bad(c, "commands", i, "ref");
+    if (!get_str(o, "confidence", false, &p->confidence))
+        return bad(c, "commands", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
 conv_keyring(struct dconv *c, const json_t *o, size_t i, struct cu_drv_keyring *k)
 {
     if (!json_is_object(o))
@@ -476,6 +499,12 @@ cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
         st = conv_nvswitch(&c, json_array_get(nvs, i), i, &d->nvswitch[i]);
     for (size_t i = 0; st == CU_OK && i < json_array_size(kp); i++, d->n_kpkgs++)
         st = conv_kpkg(&c, json_array_get(kp, i), i, &d->kpkgs[i]);
+    const json_t *cmds = json_object_get(obj, "commands");
+    if (st == CU_OK && cmds && !json_is_array(cmds))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.commands must be a list", what);
+    d->commands = cu_xcalloc(json_array_size(cmds) + 1, sizeof(*d->commands));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(cmds); i++, d->n_commands++)
+        st = conv_command(&c, json_array_get(cmds, i), i, &d->commands[i]);
     const json_t *vpd = json_object_get(obj, "nvswitch_vpd"), *lsm = json_object_get(obj, "nvlsm");
     if (st == CU_OK && ((vpd && !json_is_array(vpd)) || (lsm && !json_is_array(lsm))))
         st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.nvswitch_vpd and nvlsm must be lists", what);
@@ -616,6 +645,16 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(r->confidence);
     }
     free(d->releases);
+    for (size_t i = 0; i < d->n_commands; i++) {
+        struct cu_drv_command *x = &d->commands[i];
+        cu_strv_free(x->ids);
+        cu_strv_free(x->versions);
+        free(x->command);
+        free(x->package);
+        free(x->ref);
+        free(x->confidence);
+    }
+    free(d->commands);
     free(d->nvswitch_vpd);
     free(d->nvlsm);
     free(d->kpkgs);

@@ -82,6 +82,14 @@ struct cu_drv_prereq {
     char *ref, *confidence;
 };
 
+/* The package that ships a command a plan runs after its install transaction (data/driver/driver_commands.csv). */
+struct cu_drv_command {
+    char **ids, **versions;
+    char *command;          /* "mokutil" */
+    char *package;          /* "mokutil" */
+    char *ref, *confidence;
+};
+
 /* NVIDIA's repository keyring packages and their pinned hashes (data/driver/nvidia_keyrings.csv). */
 struct cu_drv_keyring {
     char *url, *sha256, *ref, *confidence;
@@ -127,6 +135,8 @@ struct cu_drv_data {
     size_t n_pkgs;
     struct cu_drv_prereq *prereqs;
     size_t n_prereqs;
+    struct cu_drv_command *commands;
+    size_t n_commands;
     struct cu_drv_keyring *keyrings;
     size_t n_keyrings;
     struct cu_drv_nvswitch *nvswitch;

@@ -371,7 +371,10 @@ static void
 add_package(struct cu_drv_state *s, const char *pkg, const char *status)
 {
     /* Status is "WANT EFLAG STATE": "install ok installed", "hold ok installed" after apt-mark hold. */
-    if (!pkg[0] || !driver_package(pkg) || !cu_str_has_suffix(status, " installed"))
+    if (!pkg[0] || !cu_str_has_suffix(status, " installed"))
+        return;
+    cu_strv_push(&s->packages, pkg);
+    if (!driver_package(pkg))
         return;
     cu_strv_push(&s->installed, pkg);
     if (cu_str_has_prefix(status, "hold "))
@@ -387,6 +390,7 @@ dpkg_status_file(const struct cu_sysroot *root, struct cu_drv_state *s, struct k
 {
     CU_AUTOFREE char *t = read_text(root, "/var/lib/dpkg/status", 256u << 20);
     char pkg[256] = "";
+    s->packages_read = t != NULL;
     const char *status = NULL, *depends = NULL;
     for (char *line = t, *next; line; line = next) {
         next = strchr(line, '\n');
@@ -430,6 +434,7 @@ dpkg_query(const struct cu_sysroot *root, const char *const *envp, struct cu_drv
     struct cu_error e;
     cu_exec_result_init(&r);
     bool ran = cu_exec(argv, &o, &r, &e) == CU_OK && r.exit_code == 0;
+    s->packages_read = ran;
     if (ran) {
         for (char *line = r.out.data, *next; line && *line; line = next) {
             next = strchr(line, '\n');
@@ -561,6 +566,7 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     struct cu_drv_state *s = cu_xcalloc(1, sizeof(*s));
     cu_strv_init(&s->installed);
     cu_strv_init(&s->held);
+    cu_strv_init(&s->packages);
     cu_strv_init(&s->kernels);
     cu_strv_init(&s->nvidia_functions);
     cu_strv_init(&s->infiniband_vpd);
@@ -666,6 +672,7 @@ cu_drv_state_free(struct cu_drv_state *s)
     cu_strv_fini(&s->kernels);
     cu_strv_fini(&s->installed);
     cu_strv_fini(&s->held);
+    cu_strv_fini(&s->packages);
     free(s->kernel_meta);
     cu_strv_fini(&s->nvidia_functions);
     cu_strv_fini(&s->infiniband_vpd);

@@ -31,6 +31,9 @@ struct cu_drv_state {
     struct cu_version lib_version; /* the user-space libraries' (libnvidia-ml.so.X.Y.Z), n == 0 if none */
     struct cu_strv installed; /* the driver's packages installed (dpkg), e.g. nvidia-driver-580 */
     struct cu_strv held;      /* those held (apt-mark hold) */
+    struct cu_strv packages;  /* every package installed, as dpkg's database lists it (the plan checks the tools its
+                               * steps run against it: mokutil), valid when @packages_read */
+    bool packages_read;       /* dpkg's database was read; false: no dpkg here (rpm's and pacman's are not read) */
     bool pinned;              /* a pin of any kind: held package, apt preferences, dnf versionlock or module stream, zypper lock */
     bool reboot_required;     /* var/run/reboot-required */
     char *boot_id;            /* /proc/sys/kernel/random/boot_id: which boot this is, or NULL (an image) */

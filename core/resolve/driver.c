@@ -658,6 +658,7 @@ fill_install(const struct cu_drv_in *in0, struct cu_drv_plan *p, const struct pi
     else
         reason(p, _("No reboot is needed: no other driver holds the GPU, so cudaup loads the module with modprobe."));
     cu_drv_steps_build(in, p, r, km);
+    cu_drv_steps_tools(in, p); /* what the steps' own commands need (mokutil) joins the transaction */
 }
 
 /* The first CUDA that builds for @cc, in *@first, where that is not the oldest CUDA cudaup knows (a GPU older than

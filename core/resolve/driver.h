@@ -132,6 +132,17 @@ char *cu_drv_container_where(const struct cu_container_info *c);
 
 /* The steps (driver_steps.c). */
 void cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct cu_drv_pkg *row, const char *km);
+
+/**
+ * The packages the steps' own commands need (driver_tools.c): each command a step runs after the install
+ * transaction whose package (data/driver/driver_commands.csv) dpkg's database does not list, or that cannot be
+ * read here, joins the transaction (@p's packages and its install step), with a reason.
+ */
+void cu_drv_steps_tools(const struct cu_drv_in *in, struct cu_drv_plan *p);
+
+/** The driver_commands.csv row of @command on @f's distribution (its ID and VERSION_ID), or NULL. */
+const struct cu_drv_command *cu_drv_command_for(const struct cu_drv_data *d, const struct cu_facts *f,
+                                                const char *command);
 void cu_drv_step_fini(struct cu_drv_step *s);
 json_t *cu_drv_steps_json(const struct cu_drv_plan *p);
 json_t *cu_drv_repositories_json(const struct cu_drv_plan *p);

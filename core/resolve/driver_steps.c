@@ -362,11 +362,10 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         if (ps)
             push(p, ps, _("Lock the kernel module package and the user space together, so that an update moves neither alone."));
     }
-    if (p->fabricmanager.n && p->fabricmanager_service) {
-        s = step_new("service");
-        s->argv = argv_of("systemctl", "enable", "--now", p->fabricmanager_service, NULL);
-        push(p, s, _("Enable the fabric manager's service: CUDA on NVSwitch systems waits for it."));
-    }
+    /* The fabric manager asks the NVSwitch driver for its switches when it starts, and exits when no driver is
+     * loaded (NV_WARN_NOTHING_TO_DO: NVIDIA/gpu-operator#610): it is started after the module loads, or enabled
+     * to start at the next boot. */
+    bool fm = p->fabricmanager.n && p->fabricmanager_service;
     if (p->blacklist_nouveau) {
         s = step_new("blacklist");
         s->path = cu_xstrdup(CU_DRV_BLACKLIST_FILE);
@@ -388,11 +387,21 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         s->argv = argv_of("mokutil", "--import", p->mok_cert, NULL);
         push(p, s, _("Queue DKMS's signing key for enrolment (you type a one-time password; run on a terminal)."));
     }
+    if (fm && p->reboot) {
+        s = step_new("service");
+        s->argv = argv_of("systemctl", "enable", p->fabricmanager_service, NULL);
+        push(p, s, _("Enable the fabric manager's service, to start at the next boot: CUDA on NVSwitch systems waits for it, and started before the driver is loaded it exits (it finds no NVSwitch driver)."));
+    }
     s = step_new(p->reboot ? "reboot" : "load");
     if (!p->reboot)
         s->argv = argv_of("modprobe", "nvidia", NULL);
     push(p, s, p->reboot ? _("Stop for a reboot (exit 5); run cudaup again afterwards to go on.")
                          : _("Load the module (a reboot when it does not load)."));
+    if (fm && !p->reboot) {
+        s = step_new("service");
+        s->argv = argv_of("systemctl", "enable", "--now", p->fabricmanager_service, NULL);
+        push(p, s, _("Enable and start the fabric manager's service once the module is loaded: CUDA on NVSwitch systems waits for it, and started before the driver it exits (it finds no NVSwitch driver). Where the module does not load before a reboot, the service is only enabled, to start at the next boot."));
+    }
     strv_del(pkgs);
     strv_del(hdrs);
 }

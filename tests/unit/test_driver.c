@@ -687,6 +687,89 @@ nvlink5_from_vpd(void **state)
     cu_drv_state_free(s);
 }
 
+/* A command a step runs after the install transaction joins it when no installed package ships it (issue 49,
+ * item 1): Debian 12 with Secure Boot queues DKMS's key with mokutil, which only shim-signed brings there. */
+static void
+tools_the_steps_run(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "debian", "12", "6.1.0-26-amd64", "amd64", "5.2");
+    s.secure_boot = 1;
+    cu_strv_init(&s.packages);
+    cu_strv_push(&s.packages, "kmod");
+    s.packages_read = true;
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_string_equal(p->secure_boot, "mok");
+    int inst = step_at(p, "install"), mok = step_at(p, "mok");
+    assert_true(inst >= 0 && mok > inst);
+    assert_string_equal(p->steps[mok].argv[0], "mokutil");
+    assert_true(cu_strv_contains(&p->packages, "mokutil"));
+    size_t n = 0;
+    while (p->steps[inst].argv[n])
+        n++;
+    assert_string_equal(p->steps[inst].argv[n - 1], "mokutil");
+    bool said = false;
+    for (size_t i = 0; i < p->reasons.n; i++)
+        said |= strstr(p->reasons.v[i], "mokutil --import") && strstr(p->reasons.v[i], "not have installed");
+    assert_true(said);
+    assert_int_equal(p->reasons.n, p->reason_sources.n);
+    cu_drv_plan_free(p);
+    /* Installed (shim-signed brought it): nothing added. */
+    cu_strv_push(&s.packages, "mokutil");
+    p = choose(x->cat, &f, NULL);
+    assert_false(cu_strv_contains(&p->packages, "mokutil"));
+    cu_drv_plan_free(p);
+    /* The database could not be read: named, and said so. */
+    s.packages_read = false;
+    p = choose(x->cat, &f, NULL);
+    assert_true(cu_strv_contains(&p->packages, "mokutil"));
+    cu_drv_plan_free(p);
+    /* Secure Boot off: no key to queue, nothing added. */
+    s.secure_boot = 0;
+    p = choose(x->cat, &f, NULL);
+    assert_int_equal(step_at(p, "mok"), -1);
+    assert_false(cu_strv_contains(&p->packages, "mokutil"));
+    cu_drv_plan_free(p);
+    cu_strv_fini(&s.packages);
+    facts_fini(&f, &s, &g);
+}
+
+/* The fabric manager exits when it starts with no NVSwitch driver loaded (NVIDIA/gpu-operator#610): its service is
+ * started after `modprobe nvidia`, or, with a reboot planned, enabled without --now to start at the next boot. */
+static void
+fabric_manager_after_the_module(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "generic", "9.0");
+    cu_strv_push(&s.nvidia_functions, "0x22a3 0x068000");
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_true(p->fabricmanager.n > 0 && !p->reboot);
+    int load = step_at(p, "load"), svc = step_at(p, "service");
+    assert_true(load >= 0 && svc == load + 1);
+    assert_string_equal(p->steps[svc].argv[2], "--now");
+    cu_drv_plan_free(p);
+    s.nouveau_bound = true; /* a reboot is planned: enabled, not started */
+    p = choose(x->cat, &f, NULL);
+    assert_true(p->reboot);
+    int reboot = step_at(p, "reboot");
+    svc = step_at(p, "service");
+    assert_true(svc >= 0 && reboot == svc + 1);
+    assert_string_equal(p->steps[svc].argv[1], "enable");
+    assert_string_equal(p->steps[svc].argv[2], "nvidia-fabricmanager");
+    assert_null(p->steps[svc].argv[3]);
+    cu_drv_plan_free(p);
+    cu_strv_fini(&s.nvidia_functions);
+    facts_fini(&f, &s, &g);
+}
+
 int
 main(void)
 {
@@ -705,6 +788,8 @@ main(void)
         cmocka_unit_test_setup_teardown(repair_plans_running_headers, setup, teardown),
         cmocka_unit_test(image_hold),
         cmocka_unit_test_setup_teardown(nvlink5_from_vpd, setup, teardown),
+        cmocka_unit_test_setup_teardown(tools_the_steps_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(fabric_manager_after_the_module, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1175,16 +1175,27 @@ def cmd_systemctl(args):
     if not names:
         raise Exit(1, "Too few arguments.")
     op, units = names[0], [u if u.endswith(".service") else u + ".service" for u in names[1:]]
-    known = set((m.read("var/lib/pkgworld/units", "") or "").split())
+    # Each line "UNIT [MODULE]": a unit an installed package ships, and the kernel module it needs loaded to stay
+    # up (service_needs=: the fabric manager exits without its NVSwitch driver, FM-START in worlds/SOURCES.md).
+    known = {}
+    for line in (m.read("var/lib/pkgworld/units", "") or "").splitlines():
+        if line.split():
+            known[line.split()[0]] = line.split()[1] if len(line.split()) > 1 else None
     for u in units:
         base = u[:-len(".service")]
         if op in ("enable", "start", "restart") and base not in known:
             raise Exit(1 if op == "enable" else 5, ("Failed to enable unit: Unit file %s does not exist." if op == "enable"
                                                      else "Failed to start %s: Unit %s not found.") % (u, u) if op == "enable" else
                        "Failed to start %s: Unit %s not found." % (u, u))
+        starts = op in ("start", "restart") or (op == "enable" and "--now" in args)
+        needs = known.get(base)
         wants = "etc/systemd/system/multi-user.target.wants/" + u
         if op == "enable":
             m.write(wants, "# enabled (pkgworld stand-in)\n")
+        if starts and needs and not os.path.isdir(m.path("sys/module/" + needs)):
+            raise Exit(1, "Job for %s failed because the control process exited with error code.\n"
+                          "See \"systemctl status %s\" and \"journalctl -xe\" for details." % (u, u))
+        if op == "enable":
             if "--now" in args:
                 m.write("var/lib/pkgworld/active/" + u, "active\n")
         elif op == "disable":

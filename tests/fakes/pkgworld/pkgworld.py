@@ -559,11 +559,13 @@ class Machine:
             p = self.installed_pkg(n)
             if p and isinstance(p.extra.get("enables"), str):
                 self.enable_repo(p.extra["enables"], by_package=n)
+        # "UNIT [MODULE]": the kernel module the unit needs loaded to stay up (service_needs=, FM-START).
         units = set()
         for n in self.installed:
             p = self.installed_pkg(n)
             if p and isinstance(p.extra.get("service"), str):
-                units.add(p.extra["service"])
+                needs = p.extra.get("service_needs")
+                units.add(p.extra["service"] + (" " + needs if isinstance(needs, str) else ""))
         self.write("var/lib/pkgworld/units", "".join(u + "\n" for u in sorted(units)))
 
     def enable_repo(self, repo, by_package=None):
