@@ -40,6 +40,7 @@ struct fwopt {
     struct cu_strv pip;
     char *index_url, *tag;
     char *why;                     /* the reason line for the plan */
+    char *companions_why;          /* which torchvision and torchaudio go beside it, and which are left out, or NULL */
     /* What the resolver knows of the build's GPU code (rs_judge_code). */
     const struct cu_cat_code *code; /* NULL: the data is silent */
     struct cu_version build_cuda;  /* the CUDA it was built with (the toolkit of its PTX) */
@@ -266,6 +267,13 @@ void rs_judge_libs(struct rs *r, struct fwopt *o);
 void add_none_option(struct rs *r, struct fwopt **opts, size_t *n);
 enum cu_status tf_options(struct rs *r, struct fwopt **opts, size_t *n);
 enum cu_status torch_options(struct rs *r, struct fwopt **opts, size_t *n);
+/**
+ * Pin beside PyTorch option @o, whose torch is @torch (a release, or a minor: its newest release on PyPI), each
+ * companion (torchvision, torchaudio) to the release built for that torch (the catalog's pytorch_companions;
+ * where it has no row, the release matrix's), in @o's pip requirements and constraints; a companion with none
+ * built for it is left out.  Replaces what an earlier call pinned; @o->companions_why says what was done.
+ */
+void rs_torch_companions(struct rs *r, struct fwopt *o, const struct cu_version *torch);
 enum cu_status jax_options(struct rs *r, struct fwopt **opts, size_t *n);
 
 /* resolve_legacy.c: CUDA 10.0-11.3 and TensorFlow 1.13-2.4 from the catalog's legacy rows (runfile + cuDNN .tgz). */

@@ -85,9 +85,10 @@ cudnn_req(const struct cu_cat_fw_wheel *w, const struct cu_cat_wheel_req **req)
     return NULL;
 }
 
-/* A PyTorch option of resolve_fw.c, held to the release whose PyPI wheel's pins were read. */
+/* A PyTorch option of resolve_fw.c, held to the release whose PyPI wheel's pins were read, with the companions
+ * built for that release. */
 static bool
-torch_pins(struct fwopt *o, const struct cu_cat_fw_wheel *w)
+torch_pins(struct rs *r, struct fwopt *o, const struct cu_cat_fw_wheel *w)
 {
     char b1[32], b2[32];
     const struct cu_cat_wheel_req *dnn;
@@ -97,11 +98,12 @@ torch_pins(struct fwopt *o, const struct cu_cat_fw_wheel *w)
     free(o->why);
     o->title = cu_xasprintf("PyTorch %s (%s)", b1, o->tag);
     o->version = cu_xstrdup(b1);
-    /* torch==V from the index of its CUDA; torchvision and torchaudio follow it (they pin torch) */
+    /* torch==V from the index of its CUDA, and the torchvision and torchaudio built for V */
     if (o->pip.n) {
         free(o->pip.v[0]);
         o->pip.v[0] = cu_xstrdup(w->pip);
     }
+    rs_torch_companions(r, o, &w->version);
     cudnn_req(w, &dnn);
     o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s): its wheel pins cuDNN as %s%s."), b1, o->tag,
                           V(&w->build_cuda, b2, sizeof(b2)), dnn ? dnn->package : "?", dnn ? dnn->text : "");
@@ -254,7 +256,7 @@ part_options(struct rs *r, struct part *pt)
         o->wheel = wh;
         o->kind = pt->spec.fw;
         if (pt->spec.fw == CU_FW_PYTORCH)
-            torch_pins(o, wh);
+            torch_pins(&rp, o, wh);
         else if (pt->spec.fw == CU_FW_TENSORFLOW)
             tf_pins(o, wh);
         pt->opts = cu_xreallocarray(pt->opts, pt->n + 1, sizeof(*pt->opts));
@@ -518,6 +520,9 @@ merge(const struct fwopt *const *set, size_t n, struct pick *pk, struct fwopt *m
         m->build_cuda = set[0]->build_cuda;
     m->constraints = pk->constraints;
     cu_strv_init(&pk->constraints);
+    for (size_t k = 0; k < n; k++) /* each part's own: the companions pinned beside torch */
+        for (size_t i = 0; i < set[k]->constraints.n; i++)
+            cu_strv_push(&m->constraints, set[k]->constraints.v[i]);
 }
 
 static void
@@ -539,11 +544,14 @@ explain_set(const struct fwopt *const *set, size_t n, const struct pick *pk, con
     cu_strv_push_owned(&m->lib_reasons,
                        cu_tr_asprintf(_("One CUDA major for their runtimes: each brings its CUDA %d libraries as pip wheels, and the environment puts no CUDA folder ahead of them."),
                                       pk->major));
+    size_t libs = m->constraints.n - 1; /* the CUDA libraries beside the cuDNN, not the parts' own (companions) */
+    for (size_t k = 0; k < n; k++)
+        libs -= set[k]->constraints.n;
     cu_strv_push_owned(&m->lib_reasons,
                        cu_tr_asprintf(ngettext_("pip's constraints file holds that cuDNN and the %zu other CUDA library one of them pins, so that each framework may come from its own index and none brings another release.",
                                                 "pip's constraints file holds that cuDNN and the %zu other CUDA libraries one of them pins, so that each framework may come from its own index and none brings another release.",
-                                                m->constraints.n - 1),
-                                      m->constraints.n - 1));
+                                                libs),
+                                      libs));
     if (not_first && *not_first)
         cu_strv_push_owned(&m->lib_reasons, cu_xstrdup(not_first));
 }
