@@ -233,7 +233,14 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                 }
                 cu_strv_push_owned(&o->pip, exact || pypi_exact ? cu_xasprintf("torch==%s", ver)
                                                                 : cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
-                rs_torch_companions(r, o, exact ? &exact->version : pypi_exact ? &want : &t->minor);
+                const struct cu_version *tv = exact ? &exact->version : pypi_exact ? &want : &t->minor;
+                rs_torch_companions(r, o, tv);
+                /* Where this build's wheel was read (its PyPI wheel is this CUDA's), the CUDA wheels it pins hold
+                 * the rest of their family: torch 2.11+ asks nvJitLink with a lower bound only. */
+                const struct cu_cat_fw_wheel *own = cu_catalog_fw_wheel(&r->cat->wheels, "pytorch", b->tag, tv);
+                char *family = NULL, fwhy[512];
+                if (own && rs_hold_cuda_family(r, &own, 1, true, &o->constraints, &family, fwhy, sizeof(fwhy)) && family)
+                    cu_strv_push_owned(&o->lib_reasons, family);
                 o->index_url = cu_xasprintf(PYTORCH_INDEX "%s", b->tag);
                 o->tag = cu_xstrdup(b->tag);
                 o->bundled = true;

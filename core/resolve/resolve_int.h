@@ -262,6 +262,17 @@ void rs_multi_advise(const char *framework, const struct cu_plan *shared, const 
 
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);
+/**
+ * Hold every nvidia-* wheel of the CUDA family together (the catalog's cuda_wheels): where @constraints or the
+ * exact pins of the @n @wheels of the environment hold one, find the CUDA release of the runtime they hold
+ * (cu_catalog_cuda_release_held) and append to @constraints "PKG==V.*" for each other wheel of that release, at
+ * its version in NVIDIA's manifest.  *@reason gets the sentence that says so (caller frees; NULL when nothing is
+ * held).  False, with @why, when a wheel of the environment asks for a release of one of them that the held
+ * CUDA release does not have (nothing appended then).  @only_if_asked: hold nothing unless one of the @wheels asks
+ * for a wheel of that release without pinning it (one framework alone: its own pins hold the rest).
+ */
+bool rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *wheels, size_t n, bool only_if_asked,
+                         struct cu_strv *constraints, char **reason, char *why, size_t len);
 
 /* resolve_fw.c: the framework releases to try, newest first. */
 void add_none_option(struct rs *r, struct fwopt **opts, size_t *n);
