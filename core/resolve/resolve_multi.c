@@ -539,6 +539,7 @@ merge(const struct fwopt *const *set, size_t n, struct pick *pk, struct fwopt *m
     }
     if (!m->build_cuda.n)
         m->build_cuda = set[0]->build_cuda;
+    cu_strv_fini(&m->constraints); /* rs_fwopt_init's, replaced by the set's */
     m->constraints = pk->constraints;
     cu_strv_init(&pk->constraints);
     for (size_t k = 0; k < n; k++) /* each part's own: the companions pinned beside torch */
