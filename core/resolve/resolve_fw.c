@@ -369,18 +369,16 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                                               V(&t->py_exp, b2, sizeof(b2)), V(&t->minor, (char[32]){0}, 32),
                                               t->py_exp_wheel);
                 }
-                if (exact) {
-                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s", ver));
-                    if (exact->torchvision)
-                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchvision==%s", exact->torchvision));
-                    if (exact->torchaudio)
-                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchaudio==%s", exact->torchaudio));
-                } else {
-                    cu_strv_push_owned(&o->pip, pypi_exact ? cu_xasprintf("torch==%s", ver)
-                                                           : cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
-                    cu_strv_push(&o->pip, "torchvision");
-                    cu_strv_push(&o->pip, "torchaudio");
-                }
+                cu_strv_push_owned(&o->pip, exact || pypi_exact ? cu_xasprintf("torch==%s", ver)
+                                                                : cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
+                const struct cu_version *tv = exact ? &exact->version : pypi_exact ? &want : &t->minor;
+                rs_torch_companions(r, o, tv);
+                /* Where this build's wheel was read (its PyPI wheel is this CUDA's), the CUDA wheels it pins hold
+                 * the rest of their family: torch 2.11+ asks nvJitLink with a lower bound only. */
+                const struct cu_cat_fw_wheel *own = cu_catalog_fw_wheel(&r->cat->wheels, "pytorch", b->tag, tv);
+                char *family = NULL, fwhy[512];
+                if (own && rs_hold_cuda_family(r, &own, 1, true, &o->constraints, &family, fwhy, sizeof(fwhy)) && family)
+                    cu_strv_push_owned(&o->lib_reasons, family);
                 o->index_url = cu_xasprintf(PYTORCH_INDEX "%s", b->tag);
                 o->tag = cu_xstrdup(b->tag);
                 o->bundled = true;
@@ -408,6 +406,84 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                             V(&r->cat->torch[r->cat->n_torch - 1].minor, b1, sizeof(b1)),
                             V(&r->cat->torch[0].minor, b2, sizeof(b2)));
     return CU_OK;
+}
+
+/* ---- what goes beside torch -------------------------------------------------------- */
+
+/* Drop what an earlier rs_torch_companions() put in @v: the requirements on @pkg. */
+static void
+drop_requirement(struct cu_strv *v, const char *pkg)
+{
+    size_t len = strlen(pkg), k = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (strncmp(v->v[i], pkg, len) == 0 && v->v[i][len] == '=')
+            free(v->v[i]);
+        else
+            v->v[k++] = v->v[i];
+    }
+    v->n = k;
+    if (v->v)
+        v->v[k] = NULL;
+}
+
+void
+rs_torch_companions(struct rs *r, struct fwopt *o, const struct cu_version *torch)
+{
+    const struct cu_catalog_pins *p = &r->cat->wheels.pins;
+    const struct cu_cat_torch_version *matrix = torch->n >= 3 ? torch_exact(r, torch) : NULL;
+    char b1[32], b2[32];
+    struct cu_buf said;
+    cu_buf_init(&said);
+    /* What a PyTorch environment installs beside torch, as the release matrix names them. */
+    static const char *const companions[] = {"torchvision", "torchaudio"};
+    const struct cu_version *release = torch; /* the torch release the companions are built for */
+    for (size_t i = 0; i < sizeof(companions) / sizeof(*companions); i++) {
+        const char *pkg = companions[i];
+        drop_requirement(&o->pip, pkg);
+        drop_requirement(&o->constraints, pkg);
+        const struct cu_cat_companion *c = cu_catalog_companion(p, pkg, torch);
+        const char *from_matrix = !c && matrix ? i == 0 ? matrix->torchvision : matrix->torchaudio : NULL;
+        const char *ver = c ? c->version : from_matrix;
+        if (c)
+            release = &c->torch;
+        char *part;
+        if (ver) {
+            char *pin = cu_xasprintf("%s==%s", pkg, ver);
+            cu_strv_push(&o->pip, pin);
+            cu_strv_push_owned(&o->constraints, pin);
+        }
+        if (c && ver && strcmp(c->basis, "pin") == 0)
+            part = cu_tr_asprintf(_("%s %s, the release built for it (its wheel asks for torch%s)"), pkg, ver,
+                                  c->requires);
+        else if (c && ver && strcmp(c->basis, "range") == 0) {
+            struct cu_version lo = mm(&c->torch);
+            part = cu_tr_asprintf(_("%s %s, the release built for it (its wheel asks for torch%s, so it was built against PyTorch %s: inferred from that lower bound)"),
+                                  pkg, ver, c->requires, V(&lo, b1, sizeof(b1)));
+        } else if (ver) /* a row the matrix decided, or the matrix where the table has no row */
+            part = cu_tr_asprintf(_("%s %s, the release PyTorch's release matrix names for it"), pkg, ver);
+        else if (c) {
+            const struct cu_cat_companion *last = cu_catalog_companion_newest(p, pkg);
+            part = last ? cu_tr_asprintf(_("no %s: none of its releases on PyPI is built for it (the newest, %s, is built for PyTorch %s), so it is left out"),
+                                         pkg, last->version, V(&last->torch, b2, sizeof(b2)))
+                        : cu_tr_asprintf(_("no %s: none of its releases on PyPI is built for it, so it is left out"), pkg);
+        } else
+            part = cu_tr_asprintf(_("no %s: cudaup has no record of which of its releases is built for it, so it is left out rather than installed unpinned"),
+                                  pkg);
+        cu_buf_printf(&said, "%s%s", said.len ? _("; ") : "", part);
+        free(part);
+    }
+    free(o->companions_why);
+    o->companions_why = NULL;
+    if (!said.len) {
+        cu_buf_fini(&said);
+        return;
+    }
+    if (torch->n < 3 && release != torch)
+        o->companions_why = cu_tr_asprintf(_("Beside PyTorch %s (its newest release on PyPI, %s): %s."),
+                                           V(torch, b1, sizeof(b1)), V(release, b2, sizeof(b2)), said.data);
+    else
+        o->companions_why = cu_tr_asprintf(_("Beside PyTorch %s: %s."), V(release, b1, sizeof(b1)), said.data);
+    cu_buf_fini(&said);
 }
 
 /* One JAX option: @from (n == 0: the newest release) up to @below (exclusive, or NULL). */

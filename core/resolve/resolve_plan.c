@@ -331,6 +331,8 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
         const struct fwopt *part = o->n_parts ? o->parts[k] : o;
         if (part->why)
             cu_plan_reason(p, "%s", part->why);
+        if (part->companions_why)
+            cu_plan_reason(p, "%s", part->companions_why);
     }
     struct cu_version own_need;
     bool own_native = r->have_driver && cu_catalog_cuda_min_driver(r->cat, &o->cuda_mm, &own_need) &&

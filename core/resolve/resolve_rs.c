@@ -93,6 +93,7 @@ rs_fwopt_fini(struct fwopt *o)
     free(o->index_url);
     free(o->tag);
     free(o->why);
+    free(o->companions_why);
     free(o->py_note);
     free(o->local_needs);
     free(o->code_why);
