@@ -846,7 +846,14 @@ cu_catalog_torch_code(const struct cu_catalog *cat, const struct cu_version *ver
         if (!e->exact && strcmp(e->tag, tag) == 0 && cu_version_cmp(&e->from, &minor) == 0)
             return e;
     }
-    return NULL;
+    /* A minor asked for (torch==2.13.*), no row for the minor: pip takes its newest release on PyPI, so that
+     * release's own row speaks for it (2.13's cu130 was read for 2.13.0, its only release). */
+    const struct cu_version *newest = NULL;
+    for (size_t i = 0; version->n < 3 && i < cat->n_pypi_torch; i++)
+        if (cat->pypi_torch[i].part[0] == minor.part[0] && cat->pypi_torch[i].part[1] == minor.part[1] &&
+            (!newest || cu_version_cmp(&cat->pypi_torch[i], newest) > 0))
+            newest = &cat->pypi_torch[i];
+    return newest ? cu_catalog_torch_code(cat, newest, tag) : NULL;
 }
 
 const struct cu_cat_code *

@@ -101,7 +101,21 @@ steps = [s["detail"] for s in d.get("steps", []) if s["installer"] == "framework
 t.ok(any("torch==2.15.0" in s and "download.pytorch.org/whl/cu132" in s for s in steps) and
      any(s.startswith("pip install jax[cuda13]==") and "download.pytorch.org" not in s for s in steps),
      "PyTorch keeps its own index (cu132); JAX comes from pip's own", steps)
-# The companions: the release built for torch 2.14.1, pinned; none of torchaudio is, so it is left out and said so.
+# PyTorch 2.15.0, the newest: neither companion is built for it (torchvision 0.29.2 asks torch>=2.14.0 and is built
+# for 2.14.1; torchaudio 2.11.1 for 2.11): both left out, said so, never installed unpinned; its CUDA family is held at
+# CUDA 13.2.2, the release of the runtime it pins (13.2.86).
+t.ok(companion_pins(d) == {} and companion("2.15.0", "torchvision")["version"] is None and
+     any(x.startswith("Beside PyTorch 2.15.0: no torchvision") and "no torchaudio" in x for x in d.get("reasons", [])),
+     "PyTorch 2.15.0: no torchvision or torchaudio is built for it, so none is installed, and the reasons say so "
+     "[pytorch_companions.csv 2.15.0]", (companion_pins(d), d.get("reasons")))
+R1322 = next(e for e in CAT["cuda_wheels"] if e["release"] == "13.2.2")
+t.ok(all("%s==%s.*" % (pk, R1322["wheels"][pk]) in d["framework"]["constraints"]
+         for pk in ("nvidia-nvjitlink", "nvidia-cuda-nvcc", "nvidia-nvvm") if pk in R1322["wheels"]),
+     "PyTorch 2.15.0 + JAX: nvJitLink, nvcc and nvvm held at CUDA 13.2.2's releases [cuda_wheel_components.csv 13.2.2]",
+     d["framework"]["constraints"])
+# PyTorch 2.14.1, pinned: the release built for it, pinned; none of torchaudio is, so it is left out and said so.
+r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch==2.14.1,jax")
+jax_v = fws(d)[1][1] if len(fws(d)) > 1 else None
 tv, ta = companion("2.14.1", "torchvision"), companion("2.14.1", "torchaudio")
 t.ok(tv and tv["version"] == "0.29.2" and ta and ta["version"] is None and
      companion_pins(d) == {"torchvision": "torchvision==0.29.2"} and
@@ -138,7 +152,7 @@ with open(ALTER, "w") as f:
     json.dump(alt, f)
 root = machine(RTX4090, "580.95.05")
 r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
-         "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", "3.12", "--framework", "pytorch,jax"],
+         "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", "3.12", "--framework", "pytorch==2.14.1,jax"],
         env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "CUDAUP_CATALOG": ALTER})
 da = r.json() or {}
 t.ok(r.rc == 0 and fws(da)[0] == ("pytorch", "2.14.1") and fws(da)[1][1] != jax_v and
@@ -179,9 +193,13 @@ for spec in ("pytorch", "pytorch==2.9", "pytorch==2.12.1", "pytorch==2.3.1", "te
     for drv in ("570.133.07", "580.95.05"):
         r, d = plan(RTX4090, drv, "--framework", spec)
         bad = [q for q in companion_pins(d).values() if "==" not in q]
-        if r.rc != 0 or bad or not companion_pins(d) and spec != "pytorch,jax":
-            loose[(spec, drv)] = (r.rc, bad, companion_pins(d))
-t.eq(loose, {}, "every plan pins each companion it installs (RTX 4090, drivers 570 and 580)")
+        tv_ = next((f["version"] for f in d.get("frameworks", []) if f["name"] == "pytorch"), "")
+        tv_ = tv_ if tv_.count(".") == 2 else max((v for v in CAT["pypi_releases"]["pytorch"] if v.startswith(tv_ + ".")),
+                                                   key=lambda v: [int(x) for x in v.split(".")], default=tv_)
+        built = {e["package"] for e in CAT["pytorch_companions"] if e["torch"] == tv_ and e["version"]}
+        if r.rc != 0 or bad or set(companion_pins(d)) != built:
+            loose[(spec, drv)] = (r.rc, bad, companion_pins(d), sorted(built))
+t.eq(loose, {}, "every plan pins each companion built for its torch, and no other (RTX 4090, drivers 570 and 580)")
 # A catalog without the companion table: the release matrix's pin where it has the release (torch 2.3.1: torchvision
 # 0.18.1, pytorch_previous_versions_wheels.csv), else the companion is left out and the plan says so, never unpinned.
 NOCOMP = os.path.join(t.tmpdir("cat"), "catalog.json")
@@ -476,7 +494,7 @@ mkwheels.wheel(PTI, "torch", "2.14.1+cu130")
 for pkg, ver, tq in [("torchvision", "0.29.2+cu130", ">=2.14.0"), ("torchvision", "0.29.1+cu130", ">=2.14.0"),
                      ("torchvision", "0.30.0+cu130", ">=2.15.0"), ("torchaudio", "2.11.1+cu130", ">=2.11")]:
     mkwheels.wheel(PTI, pkg, ver, requires=["torch" + tq])
-r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch,jax")
+r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch==2.14.1,jax")
 tq = [q for q in d["frameworks"][0]["pip"]]
 p = subprocess.run(pip + tq, env=dict(os.environ, PIP_NO_INDEX="1", PIP_FIND_LINKS=PTI, PIP_DISABLE_PIP_VERSION_CHECK="1"),
                    capture_output=True, text=True)
@@ -491,7 +509,7 @@ t.eq(got, {"torch": "2.14.1+cu130", "torchvision": "0.29.2+cu130"},
 # 13.0.3's release and at 13.5.37 (PyPI's newest, which pip took: issue 47); nvcc asks for nvvm, crt and the runtime
 # unpinned, as its wheel on PyPI does.  Unheld pip takes 13.5.37; with the plan's constraints, 13.0.3's releases.
 FAM = t.tmpdir("family")
-r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch,jax")
+r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch==2.14.1,jax")
 jv13 = fws(d)[1][1] if len(fws(d)) > 1 else "?"
 j13 = wheel_row("jax", jv13, "cuda13") or {"requires": [], "framework": "jax", "extra": "cuda13"}
 t141 = wheel_row("pytorch", "2.14.1")
