@@ -287,8 +287,7 @@ legacy_plan(struct rs *r, const struct leg *g, struct cu_plan **out)
                        _("CUDA %s from NVIDIA's runfile (before NVIDIA's redist archives): only the toolkit's files are placed, never its driver or samples; its sha256 is pinned by two sources that agree."),
                        V(&c->version, b1, sizeof(b1)));
     if (r->have_driver && g->compat)
-        cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),
-                     r->driver_text, V(&c->version, b1, sizeof(b1)), D(&c->driver, b2, sizeof(b2)));
+        rs_warn_compat(r, p, &c->version, &c->driver);
     else if (r->have_driver)
         cu_plan_reason(p, _("CUDA %s needs driver %s or newer; this machine has %s, which runs it."), V(&c->version, b1, sizeof(b1)),
                        D(&c->driver, b2, sizeof(b2)), r->driver_text);

@@ -290,6 +290,23 @@ def problem(doc, code, where):
     return [p for p in doc.get("problems", []) if p["code"] == code and where in p["message"]]
 
 
+# An install the driver runs by NVIDIA's minor-version compatibility (CUDA 12.9 on 535, as the seed's default plan
+# takes it): no warning that it needs 575.57.08, as the plan and verify say (issue 49 item 2); its limit, said once.
+root = gpu_machine("535-129", [("2684", "8.9", "NVIDIA GeForce RTX 4090")], "535.183.01",
+                   {"cuda": 12020, "cuda_installs": [("/usr/local/cuda-12.9", "12.9.1", "9.10.2")]})
+r, doc = fw_doctor(root)
+cp = [p for p in doc.get("problems", []) if p["code"] == "cuda-minor-version-compat"]
+t.ok("cuda-too-new-for-driver" not in codes(doc) and len(cp) == 1 and cp[0]["severity"] == "info" and
+     "cannot JIT-compile PTX newer than its own CUDA 12.2" in cp[0]["message"] and "575.57.08" in cp[0]["fix"],
+     "doctor: CUDA 12.9 on driver 535 runs by minor-version compatibility, its limit said, no warning", doc.get("problems"))
+# Across a major it does not run: the warning names NVIDIA's floor for its major.
+root = gpu_machine("470-126", [("2684", "8.9", "NVIDIA GeForce RTX 4090")], "470.82.01",
+                   {"cuda": 11040, "cuda_installs": [("/usr/local/cuda-12.6", "12.6.3", None)]})
+r, doc = fw_doctor(root)
+tn = [p for p in doc.get("problems", []) if p["code"] == "cuda-too-new-for-driver"]
+t.ok(len(tn) == 1 and "needs driver 525.60.13 or newer" in tn[0]["message"],
+     "doctor: CUDA 12.6 on driver 470 needs 12.x's floor, 525.60.13", doc.get("problems"))
+
 root = gpu_machine("970", [("13c2", "5.2", "NVIDIA GeForce GTX 970")], "580.95.05")
 base = "/home/u/miniconda3"
 put(root, base + "/bin/conda", "#!/bin/sh\n", 0o755)

@@ -93,17 +93,37 @@ t.ok(r.json() and all(set(x) >= {"name", "status", "detail"} for x in r.json()["
 for name in ("files", "nvcc", "cudart", "nvrtc", "cudnn", "driver", "device", "gpu-kernel", "bandwidth", "cudnn-conv"):
     t.eq(c.get(name, {}).get("status"), "pass", "verify: %s passes" % name, c.get(name))
 t.eq(c["framework"]["status"], "skip", "verify: framework skipped without an environment")
-# The same install on a machine whose driver is 535: the floor named is NVIDIA's for the release
-# (cuda_toolkit_driver_versions.csv), not the driver already there (it named 535.183.01 before).
+# The same install on a machine whose driver is 535: it runs CUDA 12.6 by NVIDIA's minor-version compatibility,
+# as a plan takes it (issue 49 item 2: it failed, "it needs driver 560.35.05", while the plan had taken the
+# same by compatibility), with the limit said; exit 0.
 import machines  # noqa: E402
 import re  # noqa: E402
 OLD_ROOT = os.path.join(t.tmpdir("old-driver"), "root")
 machines.build_spec(dict(machines.MACHINES["two-gpus"], driver="535.183.01", cuda=12020), OLD_ROOT)
 r, c535 = verify(env=dict(ENV, FAKE_NVIDIA_CONFIG=os.path.join(OLD_ROOT, "fake-nvidia.conf")), root=OLD_ROOT)
-need = re.search(r"it needs driver ([\d.]+)", c535.get("driver", {}).get("detail", ""))
-t.ok(c535.get("driver", {}).get("status") == "fail" and need and
-     tuple(int(x) for x in need.group(1).split(".")) > (535, 183, 1),
-     "verify on driver 535: the driver check names the release's floor, not the driver there", c535.get("driver"))
+t.ok(r.rc == 0 and c535.get("driver", {}).get("status") == "pass" and
+     "minor-version compatibility (CUDA 12.x on driver 525.60.13 or newer)" in c535["driver"]["detail"] and
+     "cannot JIT-compile PTX newer than its own CUDA 12.2" in c535["driver"]["detail"] and
+     "driver 560.35.05 or newer" in c535["driver"]["detail"],
+     "verify on driver 535: CUDA 12.6 runs by minor-version compatibility, its limit said, exit 0", r)
+# On 470 (CUDA 11.x) it does not run: the floor named is NVIDIA's (cuda_major, cuda_toolkit_driver_versions.csv),
+# not the driver already there, and the fix is a command that plans a change (unpinned, --driver auto kept the
+# driver and planned nothing).
+R470 = os.path.join(t.tmpdir("d470"), "root")
+machines.build_spec(dict(machines.MACHINES["two-gpus"], driver="470.82.01", cuda=11040), R470)
+E470 = dict(ENV, FAKE_NVIDIA_CONFIG=os.path.join(R470, "fake-nvidia.conf"))
+r, c470 = verify(env=E470, root=R470)
+dr = c470.get("driver", {})
+t.ok(r.rc == 4 and dr.get("status") == "fail" and
+     "it needs driver 525.60.13 or newer by NVIDIA's minor-version compatibility (CUDA 12.x), 560.35.05 natively" in dr.get("detail", "") and
+     dr.get("fix", "").startswith("cudaup plan --cuda 12.6 --driver auto"),
+     "verify on driver 470: fails with NVIDIA's floors and a fix that pins the CUDA", dr)
+fix = dr.get("fix", "").split(" names ")[0].split()
+rp = run(fix[1:] + ["--json", "--root", R470, "--mirror", srv.url, "--cache-dir", cache, "--framework", "none"] + COMMON,
+         env=E470)
+t.ok(rp.rc == 0 and ((rp.json() or {}).get("driver") or {}).get("action") == "install" and
+     (rp.json() or {}).get("cuda", {}).get("version", "").startswith("12.6"),
+     "and that command plans a driver for CUDA 12.6: it changes something", rp)
 t.ok("every value checked" in c["gpu-kernel"]["detail"], "gpu-kernel: the result is checked", c["gpu-kernel"])
 t.ok("GB/s" in c["bandwidth"]["detail"] and "checked" in c["bandwidth"]["detail"], "bandwidth: H2D/D2H/D2D reported")
 t.ok("CPU reference" in c["cudnn-conv"]["detail"], "cudnn-conv: against a CPU reference", c["cudnn-conv"])
