@@ -86,7 +86,7 @@ struct rs {
     const char *platform;
     bool constrained, have_driver;
     bool driver_planned; /* r->driver is the driver this plan installs */
-    char driver_text[96]; /* r->driver as the reasons name it ("this machine has %s"), rs_driver_text() */
+    char driver_text[192]; /* r->driver as the reasons name it ("this machine has %s"), rs_driver_text() */
     struct cu_version driver;
     struct cu_error *err;
     /* What failed, for the one sentence when nothing fits: the candidate that

@@ -145,14 +145,18 @@ rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *n
 void
 rs_warn_compat(struct rs *r, struct cu_plan *p, const struct cu_version *cuda, const struct cu_version *need)
 {
-    char b1[32];
+    char b1[32], b2[32];
     struct cu_runs_how how;
     cu_driver_runs_cuda(r->cat, &r->driver, &r->f->driver.cuda_max, cuda, &how);
     if (need)
         how.native = *need; /* the release's own floor, as the plan judged it (a runfile's, data/legacy) */
     CU_AUTOFREE char *limit = cu_runs_limit(&how, cuda);
-    cu_plan_warn(p, _("Driver %s runs CUDA %s only by NVIDIA's minor-version compatibility: %s."), r->driver_text,
-                 V(cuda, b1, sizeof(b1)), limit);
+    if (r->driver_planned)
+        cu_plan_warn(p, _("The driver this plan installs, %s or newer, runs CUDA %s only by NVIDIA's minor-version compatibility: %s."),
+                     D(&r->driver, b2, sizeof(b2)), V(cuda, b1, sizeof(b1)), limit);
+    else
+        cu_plan_warn(p, _("Driver %s runs CUDA %s only by NVIDIA's minor-version compatibility: %s."), r->driver_text,
+                     V(cuda, b1, sizeof(b1)), limit);
 }
 
 /* ---- cuDNN ------------------------------------------------------------------- */

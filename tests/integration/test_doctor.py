@@ -290,6 +290,23 @@ def problem(doc, code, where):
     return [p for p in doc.get("problems", []) if p["code"] == code and where in p["message"]]
 
 
+# A branch that is not held (issue 49 item 9): the fix named `sudo apt-mark hold` and no package, on Fedora too.
+# With the driver's packages installed through dpkg and no data row for the branch, the hold names them (the kernel
+# module's package follows each kernel); where no package of the branch can be named, no command that holds nothing.
+root = gpu_machine("p550", [("1b80", "6.1", "NVIDIA GeForce GTX 1080")], "550.54.14",
+                   {"dpkg": [("nvidia-driver-550", "install ok installed"), ("libnvidia-compute-550", "install ok installed"),
+                             ("linux-modules-nvidia-550-generic", "install ok installed")]})
+r, doc = fw_doctor(root)
+up = [p for p in doc.get("problems", []) if p["code"] == "driver-unpinned"]
+t.ok(len(up) == 1 and "`sudo apt-mark hold libnvidia-compute-550 nvidia-driver-550`" in up[0]["fix"],
+     "doctor: the hold names the driver's installed packages", up)
+root = gpu_machine("k-fedora", [("1180", "3.0", "NVIDIA GeForce GTX 680")], "470.82.01", {"os": "fedora"})
+r, doc = fw_doctor(root)
+up = [p for p in doc.get("problems", []) if p["code"] == "driver-unpinned"]
+t.ok(len(up) == 1 and "apt-mark" not in up[0]["fix"] and "cannot name them" in up[0]["fix"] and
+     "`cudaup repair` does it" not in up[0]["fix"],
+     "doctor on Fedora, branch 470 of no data row: no apt-mark, no hold of nothing, no repair that cannot", up)
+
 # An install the driver runs by NVIDIA's minor-version compatibility (CUDA 12.9 on 535, as the seed's default plan
 # takes it): no warning that it needs 575.57.08, as the plan and verify say (issue 49 item 2); its limit, said once.
 root = gpu_machine("535-129", [("2684", "8.9", "NVIDIA GeForce RTX 4090")], "535.183.01",

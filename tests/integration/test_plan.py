@@ -296,6 +296,16 @@ else:
     tsrv.stop()
 
 # ---- each bad environment option: one sentence naming it, exit 2, nothing made (issue 16) ----
+# Kepler (issue 49 item 9): the plan installs branch 470 over a 470.82.01 module that runs without its libcuda.
+# It said "this machine has 470.42.01 (the driver this plan installs)": the release it counts on, said as the one here.
+root, env = machine(t, "kepler")
+r = plan(root, env, "--framework", "none", "--driver", "auto")
+why = (r.json() or {}).get("reasons", [])
+t.ok(r.rc == 0 and not any("this machine has 470.42.01 (" in x for x in why) and
+     any("the driver this plan installs is 470.42.01" in x for x in why) and
+     any("470.42.01 or newer (branch 470, which this plan installs; 470.82.01 runs now)" in x for x in why),
+     "kepler: the reasons name the driver that runs (470.82.01) and the one the plan installs (470.42.01 or newer)", why)
+
 root, env = machine(t, "hopper")
 BAD = [(["--env-scope", "global"], "--env-scope"), (["--env-tool", "pip"], "--env-tool"),
        (["--env-tool", "none"], "--env-tool none"), (["--env-scope", "conda", "--framework", "none"], "--env-scope conda"),
