@@ -34,17 +34,22 @@ cu_driver_runs_cuda(const struct cu_catalog *cat, const struct cu_version *drive
     else if (driver && driver->n)
         cu_catalog_cuda_max_for_driver(cat, driver, &how->own);
 
-    /* The driver's own word first: it runs what it says it runs. */
-    if (cuda_max && cuda_max->n && cu_version_cmp(cuda_max, &mm) >= 0)
+    /* Natively: NVIDIA's driver table, as the resolver plans (12.4.1 needs 550.54.15, though 550.54.14 says
+     * CUDA 12.4); the driver's own word only where the table is silent (CUDA 13.4 on a driver that says 13.4)
+     * or the driver's version is unread. */
+    bool have_d = driver && driver->n, have_max = cuda_max && cuda_max->n;
+    if (have_d && how->native.n) {
+        if (cu_version_cmp(driver, &how->native) >= 0)
+            return how->runs = CU_RUNS_NATIVE;
+    } else if (have_max && cu_version_cmp(cuda_max, &mm) >= 0) {
         return how->runs = CU_RUNS_NATIVE;
-    if (!driver || !driver->n) {
+    }
+    if (!have_d) {
         /* Its version unread (a driver that said only its CUDA): compatibility never crosses a major. */
-        if (cuda_max && cuda_max->n && cuda_max->part[0] < cuda->part[0])
+        if (have_max && cuda_max->part[0] < cuda->part[0])
             how->runs = CU_RUNS_NOT;
         return how->runs;
     }
-    if (how->native.n && cu_version_cmp(driver, &how->native) >= 0 && !(cuda_max && cuda_max->n))
-        return how->runs = CU_RUNS_NATIVE;
     if (how->floor.n && cu_version_cmp(driver, &how->floor) >= 0) {
         how->inferred = unknown_floor;
         return how->runs = CU_RUNS_COMPAT;

@@ -3,8 +3,9 @@
  * Does a driver run a CUDA release, and how: NVIDIA's rule, one for the resolver (which plans by it) and
  * verify (which checks an install by it), so that what a plan takes verify passes (issue 49 item 2).
  *
- * Natively: the driver is at least the release's own floor (NVIDIA's CUDA toolkit driver table), or the
- * driver itself says it runs that CUDA (NVML, libcuda).  By minor-version compatibility: the driver is at
+ * Natively: the driver is at least the release's own floor (NVIDIA's CUDA toolkit driver table), or, where
+ * the table gives none (or the driver's version is unread), the driver itself says it runs that CUDA (NVML,
+ * libcuda).  By minor-version compatibility: the driver is at
  * least the floor of the release's major (the catalog's cuda_major table: CUDA 12.x on 525.60.13 or newer);
  * programs built for the GPU run, but the driver cannot JIT-compile PTX newer than its own CUDA, and some
  * newer features need the native driver.  A release whose native floor no source gives (CUDA 13.4) runs
@@ -35,7 +36,8 @@ struct cu_runs_how {
 
 /**
  * How driver @driver runs CUDA @cuda (a release, 12.9.1, or X.Y).  @cuda_max: the newest CUDA the driver
- * itself reports (NVML, libcuda), which decides "natively" over the table; NULL or n == 0: the table's.
+ * itself reports (NVML, libcuda), which decides "natively" where the table is silent and names the driver's
+ * own CUDA in the limit; NULL or n == 0: the table's.
  * A release the catalog does not know needs its major's floor natively (as the resolver has always
  * planned it).  Returns @how->runs.
  */

@@ -61,9 +61,12 @@ rule(void **state)
     assert_string_equal(vs(&how.native, b), "575.57.08");
     assert_string_equal(cu_version_format(&how.own, 2, b, sizeof(b)), "12.2");
     assert_false(how.inferred);
-    /* The driver's own word (NVML) decides "natively": 535 saying 12.2 runs 12.9 by compatibility all the same. */
+    /* NVIDIA's table decides "natively", as the resolver plans: 12.4.1 needs 550.54.15 though 550.54.14 says CUDA
+     * 12.4; it runs by compatibility.  The driver's word names its own CUDA in the limit. */
     assert_int_equal(runs(cat, "535.183.01", "12.2", "12.9.1", &how), CU_RUNS_COMPAT);
-    assert_int_equal(runs(cat, "550.54.14", "12.4", "12.4.1", &how), CU_RUNS_NATIVE);
+    assert_int_equal(runs(cat, "550.54.14", "12.4", "12.4.0", &how), CU_RUNS_NATIVE);
+    assert_int_equal(runs(cat, "550.54.14", "12.4", "12.4.1", &how), CU_RUNS_COMPAT);
+    assert_string_equal(vs(&how.native, b), "550.54.15");
     assert_int_equal(runs(cat, "580.95.05", "13.0", "12.6.3", &how), CU_RUNS_NATIVE);
     assert_int_equal(runs(cat, "580.95.05", NULL, "12.6", &how), CU_RUNS_NATIVE);
     /* Never across a major. */
