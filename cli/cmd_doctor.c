@@ -11,6 +11,7 @@
 #include "core/doctor/fwenv.h"
 #include "core/doctor/shadow.h"
 #include "core/base/i18n.h"
+#include "core/base/linebreak.h"
 #include "core/resolve/driver.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
@@ -24,12 +25,26 @@ v(const struct cu_version *ver, char *buf, size_t len)
     return ver->n ? cu_version_format(ver, 0, buf, len) : "?";
 }
 
+/* The label column: as wide as the widest label, in the user's language, and no narrower than 8 ("Frameworks"
+ * overflowed it, issue 49 item 18).  A new label goes into this list. */
+static int
+label_width(void)
+{
+    const char *labels[] = {_("GPU"), _("Driver"), _("Kernel"), _("CUDA"), _("Env"), _("Python"), _("Frameworks")};
+    int w = 8;
+    for (size_t i = 0; i < CU_N_ELEMENTS(labels); i++)
+        if (cu_text_width(labels[i]) > w)
+            w = cu_text_width(labels[i]);
+    return w;
+}
+
 /* A bold label padded to the label column. */
 static void
 label(struct cu_app *app, const char *text)
 {
+    int col = label_width();
     fputs(cu_color(app, CU_COLOR_BOLD, false), stdout);
-    cu_print_padded(stdout, text, 8);
+    cu_print_padded(stdout, text, col);
     fputs(cu_color_reset(app, false), stdout);
     fputc(' ', stdout);
 }
@@ -39,8 +54,9 @@ label(struct cu_app *app, const char *text)
 static void
 entry(struct cu_app *app, const char *lab, struct cu_buf *text)
 {
+    int col = label_width();
     label(app, lab);
-    cu_print_wrapped_at(stdout, 9, 9, text->data ? text->data : "", cu_term_width(STDOUT_FILENO));
+    cu_print_wrapped_at(stdout, (size_t)col + 1, (size_t)col + 1, text->data ? text->data : "", cu_term_width(STDOUT_FILENO));
     cu_buf_fini(text);
     cu_buf_init(text);
 }

@@ -307,6 +307,21 @@ t.ok(len(up) == 1 and "apt-mark" not in up[0]["fix"] and "cannot name them" in u
      "`cudaup repair` does it" not in up[0]["fix"],
      "doctor on Fedora, branch 470 of no data row: no apt-mark, no hold of nothing, no repair that cannot", up)
 
+# A CUDA tree built from NVIDIA's wheels (no version.json; dist-info folders, as this machine's /usr/local/cuda-13.0):
+# nvcc's wheel is 13.0.88, which is no CUDA release (13.0.1 and 13.0.2 both ship it); doctor said "13.0.88" where
+# plan and list say 13.0.2.  It is said as the release's X.Y (issue 49 item 18).
+root = gpu_machine("wheeltree", [("2684", "8.9", "NVIDIA GeForce RTX 4090")], "580.95.05", {"cuda": 13000})
+put(root, "/usr/local/cuda-13.0/bin/nvcc", "#!/bin/sh\n", 0o755)
+put(root, "/usr/local/cuda-13.0/include/cuda.h", "#define CUDA_VERSION 13000\n")
+for dist in ("nvidia_cuda_nvcc-13.0.88", "nvidia_cuda_runtime-13.0.96", "nvidia_cudnn_cu13-9.19.0.56"):
+    put(root, "/usr/local/cuda-13.0/dist-info/%s.dist-info/METADATA" % dist, "Name: x\n")
+r, doc = fw_doctor(root)
+wi = [i for i in doc.get("cuda_installs", []) if i["path"] == "/usr/local/cuda-13.0"]
+rt = run(["doctor", "--root", root, "--state-dir", t.tmpdir("st")],
+         env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "HOME": "/home/u", "PATH": "/usr/bin:/bin"})
+t.ok(wi and wi[0]["version"] == "13.0" and "13.0.88" not in rt.out and "13.0  /usr/local/cuda-13.0" in rt.out,
+     "doctor: a wheel-built CUDA tree is CUDA 13.0, not its nvcc's 13.0.88", (wi, rt.out[:400]))
+
 # An install the driver runs by NVIDIA's minor-version compatibility (CUDA 12.9 on 535, as the seed's default plan
 # takes it): no warning that it needs 575.57.08, as the plan and verify say (issue 49 item 2); its limit, said once.
 root = gpu_machine("535-129", [("2684", "8.9", "NVIDIA GeForce RTX 4090")], "535.183.01",
@@ -336,6 +351,16 @@ r, d = fw_doctor(root, {"VIRTUAL_ENV": "/home/u/venv"})
 envs = {e["path"]: e for e in d.get("framework_envs", [])}
 t.ok(set(envs) >= {base + "/envs/t128", base + "/envs/t126", base + "/envs/tf", "/home/u/venv"},
      "doctor finds the frameworks in conda's envs and in $VIRTUAL_ENV", sorted(envs))
+# As text (issue 49 item 18): "Frameworks" overflowed the 8-column label, so its text began two columns right of
+# every other entry's; each entry's text now starts in one column.
+e = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "HOME": "/home/u", "PATH": "/usr/bin:/bin",
+     "VIRTUAL_ENV": "/home/u/venv"}
+rt = run(["doctor", "--root", root, "--state-dir", t.tmpdir("st")], env=e)
+head = rt.out.split("\nProblems:", 1)[0].splitlines()
+labelled = [ln for ln in head if ln[:1].strip()]
+cols = {len(ln) - len(ln.split(None, 1)[1]) for ln in labelled if len(ln.split(None, 1)) == 2}
+t.ok(any(ln.startswith("Frameworks ") for ln in labelled) and len(cols) == 1,
+     "doctor as text: the Frameworks label fits its column, and every entry's text starts in the same one", head)
 p = problem(d, "framework-no-gpu-code", "/envs/t128")
 t.ok(p and "compute capability 5.2" in p[0]["message"] and "sm_70" in p[0]["message"],
      "PyTorch cu128 on a GTX 970: no code for 5.2 [pytorch_wheel_arch.csv 2.8.x cu128]", d.get("problems"))
