@@ -76,7 +76,10 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
     for (size_t i = 0; i < f->n_gpus; i++) {
         const struct cu_gpu_info *g = &f->gpus[i];
         CU_AUTOFREE char *name = cu_str_sanitize(g->name);
-        cu_buf_printf(&t, "%d: %s (%s%s%s)", g->index, name, g->pci_id, g->bus[0] ? ", " : "", g->bus);
+        if (g->pci_id[0] || g->bus[0]) /* NVML or libcuda alone (WSL2) may give no PCI id */
+            cu_buf_printf(&t, "%d: %s (%s%s%s)", g->index, name, g->pci_id, g->pci_id[0] && g->bus[0] ? ", " : "", g->bus);
+        else
+            cu_buf_printf(&t, "%d: %s", g->index, name);
         entry(app, _("GPU"), &t);
         if (g->cc.n)
             cu_buf_printf(&t, "   %s %s%s%s%s", _("compute capability"), v(&g->cc, b1, sizeof(b1)),
@@ -89,10 +92,27 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
     }
     const struct cu_driver_info *d = &f->driver;
     switch (d->kind) {
-    case CU_DRIVER_NVIDIA:
     case CU_DRIVER_WSL:
-        cu_buf_printf(&t, d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : _("NVIDIA %s"),
-                      d->version.n ? cu_driver_version_format(&d->version, b1, sizeof(b1)) : "?");
+        /* WSL2 runs the Windows driver; its NVML in /usr/lib/wsl/lib says its version (issue 49 item 21: "NVIDIA ?"). */
+        if (d->version.n)
+            cu_buf_printf(&t, _("NVIDIA %s, the Windows driver (through WSL2)"),
+                          cu_driver_version_format(&d->version, b1, sizeof(b1)));
+        else
+            cu_buf_puts(&t, _("the Windows NVIDIA driver (through WSL2)"));
+        if (d->cuda_max.n)
+            cu_buf_printf(&t, _(", runs CUDA up to %s"), v(&d->cuda_max, b2, sizeof(b2)));
+        if (d->version.n)
+            break;
+        if (d->nvml_error)
+            cu_buf_printf(&t, _("; its version is unread: NVML (%s) could not start: %s"),
+                          d->nvml_path ? d->nvml_path : "libnvidia-ml.so.1", d->nvml_error);
+        else if (d->nvml_path)
+            cu_buf_printf(&t, _("; its version is unread: NVML (%s) did not say it"), d->nvml_path);
+        else
+            cu_buf_puts(&t, _("; its version is unread: /usr/lib/wsl/lib has no libnvidia-ml.so.1"));
+        break;
+    case CU_DRIVER_NVIDIA:
+        cu_buf_printf(&t, _("NVIDIA %s"), d->version.n ? cu_driver_version_format(&d->version, b1, sizeof(b1)) : "?");
         if (d->kind == CU_DRIVER_NVIDIA && !d->libcuda_path)
             cu_buf_puts(&t, _(", but without libcuda.so.1: no CUDA program can run yet"));
         else if (d->cuda_max.n)

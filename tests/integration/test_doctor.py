@@ -106,6 +106,18 @@ t.eq(len(doc["gpus"]), 1, "wsl2: the GPU comes from NVML")
 t.ok(doc["gpus"] and doc["gpus"][0]["source"] == "nvml", "wsl2: source nvml")
 t.ok(doc["driver"]["nvml"] and "/usr/lib/wsl/lib/" in doc["driver"]["nvml"], "wsl2: NVML from /usr/lib/wsl/lib")
 t.eq(r.rc, 0, "wsl2: exit 0", r)
+# The driver line names the Windows driver's version, from its NVML in /usr/lib/wsl/lib; without that NVML it
+# says why the version is unread (issue 49 item 21: it said "NVIDIA ? (through WSL2)").
+wenv = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")}
+rt = run(["doctor", "--root", root], env=wenv)
+drv = [ln for ln in rt.out.splitlines() if ln.startswith("Driver")]
+t.ok(drv and "NVIDIA 566.36, the Windows driver (through WSL2), runs CUDA up to 12.7" in drv[0] and doc["driver"]["version"] == "566.36",
+     "wsl2 as text: the Windows driver's version, read by NVML", drv)
+os.unlink(os.path.join(root, "usr/lib/wsl/lib/libnvidia-ml.so.1"))
+rt = run(["doctor", "--root", root], env=wenv)
+drv = [ln for ln in rt.out.splitlines() if ln.startswith("Driver")]
+t.ok(rt.rc == 0 and drv and "?" not in drv[0] and "its version is unread: /usr/lib/wsl/lib has no libnvidia-ml.so.1" in drv[0],
+     "wsl2 without NVML: the line says why the version is unread, not '?'", rt.out[:500])
 
 # No NVIDIA GPU (an Intel GPU and an NVIDIA audio function do not count).
 root, r, doc = doctor("no-gpu")
