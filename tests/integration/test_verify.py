@@ -56,6 +56,12 @@ t.ok(re.match(r"Checked as cudaup verify does: \d+ passed, 0 failed, \d+ skipped
      "Then check it with" not in r.out, "install ends with verify's summary line (GPU work done)", r.out)
 t.ok(os.path.exists(os.path.join(state, "cudaup.log")) and "gpu-kernel" in open(os.path.join(state, "cudaup.log")).read(),
      "and each check of it is in the log", state)
+# Its memory (issue 49 item 22): the checks' libraries and compilers run in processes of their own, and the log says
+# cudaup's own peak and the largest process's apart; cudaup stays under 100 MiB (about 20 here).
+peaks = re.findall(r"Peak memory: (\d+) MiB in cudaup itself, (\d+) MiB in the largest process it ran",
+                   open(os.path.join(state, "cudaup.log")).read())
+t.ok(peaks and int(peaks[-1][0]) <= 100 and int(peaks[-1][1]) > 0,
+     "install logs its own peak memory (under 100 MiB) apart from the largest process it ran", peaks)
 # A check that fails after the install (the GPU refuses work: cuInit fails): its row and fix before the
 # summary, and verify's exit 4.
 badconf = os.path.join(t.tmpdir("cuinit"), "fake-nvidia.conf")
