@@ -12,6 +12,7 @@
 #include "core/base/mem.h"
 #include "core/base/proc.h"
 #include "core/machine/nvtypes.h"
+#include "core/resolve/runs.h"
 #include "core/base/str.h"
 #include "core/resolve/driver_distro.h"
 
@@ -312,10 +313,17 @@ check_installs(const struct cu_facts *f, const struct cu_catalog *cat, struct cu
             continue;
         }
         vstr(&in->version, b1, sizeof(b1));
-        if (f->driver.cuda_max.n &&
-            cu_version_cmp(&(struct cu_version){{in->version.part[0], in->version.part[1]}, 2},
-                           &f->driver.cuda_max) > 0 &&
-            cu_catalog_cuda_min_driver(cat, &in->version, &drv)) {
+        /* The rule the resolver plans by and verify checks by (core/resolve/runs.c): what runs by NVIDIA's
+         * minor-version compatibility is no problem, only its limit is worth knowing. */
+        struct cu_runs_how how;
+        enum cu_runs runs = f->driver.kind == CU_DRIVER_NVIDIA || f->driver.kind == CU_DRIVER_WSL
+                                ? cu_driver_runs_cuda(cat, &f->driver.version, &f->driver.cuda_max, &in->version, &how)
+                                : CU_RUNS_UNKNOWN;
+        struct cu_version in_mm = {{in->version.part[0], in->version.part[1]}, 2};
+        if (runs == CU_RUNS_NOT && f->driver.cuda_max.n && (how.floor.n || how.native.n)) {
+            drv = how.floor.n && how.native.n && cu_version_cmp(&how.floor, &how.native) < 0 ? how.floor
+                  : how.native.n                                                             ? how.native
+                                                                                             : how.floor;
             cu_problems_add(out, "cuda-too-new-for-driver", CU_SEV_WARNING,
                             cu_xasprintf(_("CUDA %s in %s needs driver %s or newer; this driver runs CUDA up to %s."),
                                          b1, in->path, dstr(&drv, b2, sizeof(b2)),
@@ -323,6 +331,15 @@ check_installs(const struct cu_facts *f, const struct cu_catalog *cat, struct cu
                             cu_xasprintf(_("Update the driver, or run `cudaup install --cuda %s`."),
                                          vstr(&f->driver.cuda_max, b3, sizeof(b3))));
             cu_problems_advise(out, CU_ADV_DRIVER_OR_CUDA, b3);
+        } else if (runs == CU_RUNS_COMPAT) {
+            CU_AUTOFREE char *limit = cu_runs_limit(&how, &in_mm);
+            cu_problems_add(out, "cuda-minor-version-compat", CU_SEV_INFO,
+                            cu_xasprintf(_("CUDA %s in %s runs on driver %s by NVIDIA's minor-version compatibility: %s."),
+                                         b1, in->path, dstr(&f->driver.version, b2, sizeof(b2)), limit),
+                            how.native.n
+                                ? cu_xasprintf(_("Nothing needs doing for programs built for this GPU; to JIT-compile newer PTX too, install driver %s or newer."),
+                                               dstr(&how.native, b3, sizeof(b3)))
+                                : cu_xstrdup(_("Nothing needs doing for programs built for this GPU; to JIT-compile newer PTX too, install a newer driver.")));
         }
         for (size_t g = 0; g < f->n_gpus; g++) {
             struct cu_version last;

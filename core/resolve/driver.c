@@ -984,6 +984,7 @@ cu_drv_planned_facts(const struct cu_facts *facts, const struct cu_catalog *cat,
     *out = *facts;
     if (!p || strcmp(p->action, "install") != 0)
         return;
+    out->driver.running = facts->driver.kind == CU_DRIVER_NVIDIA ? facts->driver.version : (struct cu_version){{0}, 0};
     out->driver.kind = CU_DRIVER_NVIDIA;
     out->driver.planned = true;
     out->driver.version = p->version;

@@ -88,7 +88,7 @@ struct rs {
     const char *platform;
     bool constrained, have_driver;
     bool driver_planned; /* r->driver is the driver this plan installs */
-    char driver_text[96]; /* r->driver as the reasons name it ("this machine has %s"), rs_driver_text() */
+    char driver_text[192]; /* r->driver as the reasons name it ("this machine has %s"), rs_driver_text() */
     struct cu_version driver;
     struct cu_error *err;
     /* What failed, for the one sentence when nothing fits: the candidate that
@@ -182,6 +182,11 @@ bool rs_driver_runs_major(const struct rs *r, int major, struct cu_version *min)
  */
 bool rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need,
                     bool compat);
+/**
+ * Warn on plan @p that the driver runs CUDA @cuda only by minor-version compatibility, with its limit as
+ * verify says it (runs.c); @need: the release's own floor where the plan judged one, else NULL.
+ */
+void rs_warn_compat(struct rs *r, struct cu_plan *p, const struct cu_version *cuda, const struct cu_version *need);
 /**
  * The newest cuDNN that fits option @o and CUDA @cuda.  CU_E_NOT_FOUND when none does; CU_OK and
  * nothing picked for --cudnn none; a manifest source's error as it came.

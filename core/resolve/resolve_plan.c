@@ -356,8 +356,7 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
         cu_plan_reason(p, _("CUDA %s%s: no source cudaup has read gives the NVIDIA driver it needs natively, so it is planned by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer; this machine has %s): inferred, not read."),
                        V(cv, b1, sizeof(b1)), r->cuda.kind != SPEC_AUTO ? _(", as asked") : "", cv->part[0],
                        D(&min, b3, sizeof(b3)), r->driver_text);
-        cu_plan_warn(p, _("Driver %s runs CUDA %s by minor-version compatibility at most: programs built for this GPU run, but PTX compiled at run time and some newer features need the driver of CUDA %u.%u, which no source cudaup has read names."),
-                     r->driver_text, V(cv, b2, sizeof(b2)), cv->part[0], cv->part[1]);
+        rs_warn_compat(r, p, cv, NULL);
     } else if (r->sweep == 2) {
         struct cu_version min = {{0}, 0};
         rs_driver_runs_major(r, (int)cv->part[0], &min);
@@ -373,8 +372,7 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
             cu_plan_reason(p, _("CUDA %s: driver %s is older than what every CUDA %u release on the mirror needs natively, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
                            V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], cv->part[0],
                            D(&min, b3, sizeof(b3)));
-        cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),
-                     r->driver_text, V(cv, b2, sizeof(b2)), D(need, b3, sizeof(b3)));
+        rs_warn_compat(r, p, cv, need);
     } else if (r->cuda.kind == SPEC_AUTO) {
         if (r->have_driver && r->driver_planned)
             cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s, and the driver this plan installs is %s."),

@@ -219,10 +219,17 @@ rs_cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_vers
 void
 rs_driver_text(struct rs *r)
 {
-    char v[32];
+    char v[32], now[32];
     cu_driver_version_format(&r->driver, v, sizeof(v));
-    if (r->driver_planned)
-        snprintf(r->driver_text, sizeof(r->driver_text), _("%s (the driver this plan installs)"), v);
+    /* The release the plan counts on (its branch's first in NVIDIA's table, or the distribution's), never
+     * said as the one that runs: that is named beside it (issue 49: "this machine has 470.42.01" ran 470.82.01). */
+    const struct cu_version *running = &r->f->driver.running;
+    if (r->driver_planned && running->n)
+        snprintf(r->driver_text, sizeof(r->driver_text), _("%s or newer (branch %u, which this plan installs; %s runs now)"),
+                 v, r->driver.part[0], cu_driver_version_format(running, now, sizeof(now)));
+    else if (r->driver_planned)
+        snprintf(r->driver_text, sizeof(r->driver_text), _("%s or newer (branch %u, which this plan installs)"), v,
+                 r->driver.part[0]);
     else
         snprintf(r->driver_text, sizeof(r->driver_text), "%s", v);
 }
