@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/base/fsutil.h"
 #include "core/base/i18n.h"
 #include "core/base/log.h"
 #include "core/base/mem.h"
@@ -52,6 +53,30 @@ absolute(const char *p)
     return cu_path_join(cwd, p);
 }
 
+/* Does the command change the machine, or plan to? */
+static bool
+changes_machine(enum cu_command c)
+{
+    return c == CU_CMD_NONE || c == CU_CMD_PLAN || c == CU_CMD_INSTALL || c == CU_CMD_REPAIR || c == CU_CMD_UNINSTALL;
+}
+
+/* See cu_app_setup: what a changing command may use, judged before anything is read or touched. */
+static enum cu_status
+check_places(struct cu_app *app, struct cu_error *err)
+{
+    enum cu_status st;
+    const struct {
+        const char *option, *path;
+    } places[] = {{"--prefix", app->prefix}, {"--state-dir", app->state_dir}, {"--cache-dir", app->cache_dir}};
+    for (size_t i = 0; i < CU_N_ELEMENTS(places); i++) {
+        if ((st = cu_path_trusted(places[i].path, err)) != CU_OK) {
+            cu_error_prefix(err, "%s %s", places[i].option, places[i].path);
+            return st;
+        }
+    }
+    return CU_OK;
+}
+
 enum cu_status
 cu_app_setup(struct cu_app *app, struct cu_error *err)
 {
@@ -67,6 +92,7 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     if (st != CU_OK)
         return st;
 
+    bool image = !cu_sysroot_is_host(&app->root);
     if (app->cfg.prefix && *app->cfg.prefix) {
         app->prefix = absolute(app->cfg.prefix);
     } else if (app->is_root) {
@@ -75,14 +101,15 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
         CU_AUTOFREE char *home = home_dir(app);
         app->prefix = cu_path_join(home, ".local");
     }
-    if (app->cfg.state_dir && *app->cfg.state_dir)
+    if (app->cfg.state_dir && *app->cfg.state_dir) {
         app->state_dir = absolute(app->cfg.state_dir);
-    else if (app->is_root && !cu_sysroot_is_host(&app->root))
+    } else if (app->is_root && image) {
         app->state_dir = cu_sysroot_host_path(&app->root, "/var/lib/cudaup"); /* that machine's, not this host's */
-    else if (app->is_root)
+    } else if (app->is_root) {
         app->state_dir = cu_xstrdup("/var/lib/cudaup");
-    else
+    } else {
         app->state_dir = xdg_dir(app, "XDG_STATE_HOME", ".local/state");
+    }
     if (app->cfg.cache_dir && *app->cfg.cache_dir)
         app->cache_dir = absolute(app->cfg.cache_dir);
     else
@@ -106,7 +133,7 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     /* Under another machine root, its /etc/profile.d (its login shells'), never this host's. */
     if (pd && *pd)
         app->profile_d = pd;
-    else if (!cu_sysroot_is_host(&app->root))
+    else if (image)
         app->profile_d = app->profile_d_owned = cu_sysroot_host_path(&app->root, "/etc/profile.d");
     else
         app->profile_d = "/etc/profile.d";
@@ -117,6 +144,8 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     e = cu_env_get(app->envp, "CUDAUP_RETRY_BASE_MS");
     if (e && cu_parse_u64(e, 600000, &v))
         app->retry_base_ms = (long)v;
+    if (changes_machine(app->cfg.command) && (st = check_places(app, err)) != CU_OK)
+        return st;
     char buf[4096];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
     if (n > 0) {
@@ -164,6 +193,12 @@ cu_app_open_log(struct cu_app *app)
     if (app->cfg.log_file && *app->cfg.log_file) {
         path = cu_xstrdup(app->cfg.log_file);
     } else {
+        /* Not in (or through) a folder another user could swap for a link that chooses where root writes. */
+        struct cu_error e;
+        if (cu_path_trusted(app->state_dir, &e) != CU_OK) {
+            cu_log_warn(_("No log is kept: %s; choose another folder with --state-dir."), cu_error_text(&e));
+            return;
+        }
         mkdir_p(app->state_dir);
         path = cu_path_join(app->state_dir, "cudaup.log");
     }

@@ -96,7 +96,8 @@ cu_env_write_scripts(const char *state_dir, const char *cuda_home, bool ld_libra
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("The CUDA folder %s cannot go into PATH: it must be absolute and hold no ':' or line break."),
                             cuda_home);
-    if ((st = cu_mkdir_p(state_dir, 0755, err)) != CU_OK)
+    /* STATE and every folder on the way: nobody else's to swap for a link that chooses where these go. */
+    if ((st = cu_path_trusted(state_dir, err)) != CU_OK || (st = cu_mkdir_p(state_dir, 0755, err)) != CU_OK)
         return st;
     /* POSIX sh: works under sh -eu, dash, bash and zsh; never adds an empty entry.  LD_LIBRARY_PATH
      * only where the plan needs it (CUDA alone, or a framework without CUDA wheels of its own): in
@@ -315,6 +316,10 @@ resolve_rc(const char *rc)
 static enum cu_status
 rc_owned(const char *rc, struct cu_error *err)
 {
+    /* And every folder on the way to it: another user's could have the file swapped for a link mid-edit. */
+    enum cu_status st = cu_path_trusted(rc, err);
+    if (st != CU_OK)
+        return st;
     CU_AUTOFREE char *cur = cu_xstrdup(rc);
     uid_t me = geteuid();
     for (int hops = 0; hops < 33; hops++) {
@@ -422,7 +427,7 @@ rc_install_block(const char *rc, const char *state_dir, const char *body_lf, boo
 {
     enum cu_status st = CU_OK;
     *changed = false;
-    if ((st = rc_owned(rc, err)) != CU_OK)
+    if ((st = rc_owned(rc, err)) != CU_OK || (st = cu_path_trusted(state_dir, err)) != CU_OK)
         return st;
     CU_AUTOFREE char *target = resolve_rc(rc);
     cu_clean_stale_tmp(target); /* every run, written or not: a kill at the last rename left these */

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A machine root is trusted no further than a prefix (issue 46, items 1-4 and 6), against fixture trees whose
+"host" side is always a scratch folder of this test's (never the real /etc, /usr/local or /var/lib/cudaup):
+
+- item 4: a state, cache or rc folder inside another user's folder is refused before anything is written."""
+import os
+import shutil
+import subprocess
+import sys
+
+from cutest import BIN, SRCDIR, Tap, base_env, gpu_doubles, run
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
+import mkmirror  # noqa: E402
+
+t = Tap()
+AS_ROOT = os.geteuid() == 0
+MIRROR = os.path.join(t.tmpdir("mirror"), "m")
+mkmirror.build(MIRROR, replace=gpu_doubles())
+RTX4090 = "deb12-rtx4090"
+
+
+class Tree:
+    """A fixture machine at DIR/root, with scratch folders beside it for what must stay untouched."""
+
+    def __init__(self, tag, name=RTX4090):
+        self.dir = t.tmpdir(tag)
+        self.root = os.path.join(self.dir, "root")
+        machines.build(name, self.root)
+        self.cache = os.path.join(self.dir, "cache")
+
+    def path(self, *rel):
+        return os.path.join(self.root, *rel)
+
+    def env(self, **extra):
+        e = {"FAKE_NVIDIA_CONFIG": self.path("fake-nvidia.conf"), "HOME": os.path.join(self.dir, "home"),
+             "CUDAUP_STATE_DIR": ""}  # the state folder's default is what these cases are about
+        e.update(extra)
+        return e
+
+    def args(self, *extra):
+        return ["--root", self.root, "--mirror", "file://" + MIRROR, "--cache-dir", self.cache, "--framework", "none",
+                "--cuda", "12.6"] + list(extra)
+
+    def cudaup(self, *args, timeout=300, **env):
+        return run(list(args), env=self.env(**env), timeout=timeout)
+
+
+def canary(path):
+    """A scratch folder standing for this host's: what it holds, to be compared before and after."""
+    return sorted(os.listdir(path)) if os.path.isdir(path) else None
+
+
+def read(p):
+    return open(p).read() if os.path.exists(p) else None
+
+
+# ---- item 4: a state, cache or rc folder inside another user's folder ----
+if AS_ROOT:
+    tr = Tree("places")
+    theirs = os.path.join(tr.dir, "theirs")
+    os.makedirs(theirs)
+    os.chown(theirs, 65534, 65534)
+    base = ["install", "--yes", "--root", tr.root, "--mirror", "file://" + MIRROR, "--framework", "none", "--cuda", "12.6",
+            "--prefix", os.path.join(tr.dir, "prefix")]
+    cases = [
+        ("--state-dir", ["--state-dir", os.path.join(theirs, "state"), "--cache-dir", tr.cache, "--env-scope", "none"],
+         os.path.join(theirs, "state")),
+        ("--cache-dir", ["--state-dir", os.path.join(tr.dir, "state"), "--cache-dir", os.path.join(theirs, "cache"),
+                         "--env-scope", "none"], os.path.join(theirs, "cache")),
+        ("--shell-rc", ["--state-dir", os.path.join(tr.dir, "state2"), "--cache-dir", tr.cache, "--env-scope", "user",
+                        "--shell-rc", os.path.join(theirs, "rc", "bashrc")], os.path.join(theirs, "rc")),
+    ]
+    for what, extra, made in cases:
+        r = run(base + extra, env=tr.env())
+        t.ok(r.rc == 1 and "nobody" in r.err and theirs in r.err and not os.path.exists(made)
+             and not os.path.exists(os.path.join(tr.dir, "prefix", "cuda-12.6")),
+             "%s inside a folder nobody owns: refused before anything, naming it and its owner" % what, r)
+    # Root's link on the way that leads into nobody's folder: judged by where it leads.
+    os.symlink(theirs, os.path.join(tr.dir, "via"))
+    r = run(base + ["--state-dir", os.path.join(tr.dir, "via", "state"), "--cache-dir", tr.cache, "--env-scope", "none"], env=tr.env())
+    t.ok(r.rc == 1 and "nobody" in r.err and not os.path.exists(os.path.join(theirs, "state")),
+         "--state-dir through root's link into nobody's folder: refused", r)
+    # verify changes nothing, but keeps a log in the state folder: never in nobody's.
+    r = run(base + ["--state-dir", os.path.join(tr.dir, "ok-state"), "--cache-dir", tr.cache, "--env-scope", "none"], env=tr.env())
+    t.ok(r.rc in (0, 4) and os.path.isdir(os.path.join(tr.dir, "prefix", "cuda-12.6")), "install with folders of root's: done", r)
+    r = run(["verify", "--root", tr.root, "--prefix", os.path.join(tr.dir, "prefix"), "--state-dir", os.path.join(theirs, "vstate"),
+             "12.6"], env=tr.env())
+    t.ok("No log is kept" in r.err and "nobody" in r.err and not os.path.exists(os.path.join(theirs, "vstate")),
+         "verify --state-dir inside nobody's folder: no log written there, said so", r)
+else:
+    t.skip("item 4: folders inside another user's", "needs root to give folders to another user")
+
+t.done()
