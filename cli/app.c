@@ -53,6 +53,14 @@ absolute(const char *p)
     return cu_path_join(cwd, p);
 }
 
+/* A default folder inside the machine root that leads out of it: the option that names another. */
+static enum cu_status
+resolve_refused(enum cu_status st, const char *option, struct cu_error *err)
+{
+    cu_error_advise(err, _("Name a folder for it with %s, or mend the link inside the tree."), option);
+    return st;
+}
+
 /* Does the command change the machine, or plan to? */
 static bool
 changes_machine(enum cu_command c)
@@ -104,7 +112,9 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     if (app->cfg.state_dir && *app->cfg.state_dir) {
         app->state_dir = absolute(app->cfg.state_dir);
     } else if (app->is_root && image) {
-        app->state_dir = cu_sysroot_host_path(&app->root, "/var/lib/cudaup"); /* that machine's, not this host's */
+        /* That machine's, not this host's: resolved inside it, its own absolute links included. */
+        if ((st = cu_sysroot_resolve(&app->root, "/var/lib/cudaup", &app->state_dir, err)) != CU_OK)
+            return resolve_refused(st, "--state-dir", err);
     } else if (app->is_root) {
         app->state_dir = cu_xstrdup("/var/lib/cudaup");
     } else {
@@ -130,13 +140,15 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     if (app->cfg.ca_cert && *app->cfg.ca_cert && access(app->cfg.ca_cert, R_OK) != 0)
         return cu_error_set(err, CU_E_USAGE, errno, _("%s: cannot read the CA bundle %s"), ca_from, app->cfg.ca_cert);
     const char *pd = cu_env_get(app->envp, "CUDAUP_PROFILE_D");
-    /* Under another machine root, its /etc/profile.d (its login shells'), never this host's. */
-    if (pd && *pd)
+    /* Under another machine root, its /etc/profile.d (its login shells'), never this host's: written through the
+     * root (the run's root), so that the tree's own absolute links lead inside it. */
+    if (pd && *pd) {
         app->profile_d = pd;
-    else if (image)
+    } else if (image) {
         app->profile_d = app->profile_d_owned = cu_sysroot_host_path(&app->root, "/etc/profile.d");
-    else
+    } else {
         app->profile_d = "/etc/profile.d";
+    }
     uint64_t v;
     const char *e = cu_env_get(app->envp, "CUDAUP_LOW_SPEED_TIME");
     if (e && cu_parse_u64(e, 3600, &v))

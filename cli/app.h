@@ -43,7 +43,8 @@ struct cu_app {
  * Open the root, load the catalog (CUDAUP_CATALOG overrides the built-in one) and settle the folders.  Before
  * a command that changes the machine (or plans to: plan, install, repair, uninstall, the wizard) reads or
  * touches anything: the prefix, state and cache folders and every folder on the way to them must be root's or
- * this user's (cu_path_trusted).  Errors: CU_E_UNSAFE_PATH, one sentence.
+ * this user's (cu_path_trusted).  Errors: CU_E_UNSAFE_PATH, one sentence; CU_E_UNSAFE_PATH or CU_E_IO when the
+ * default state folder of --root DIR leads out of DIR or through a file.
  */
 CU_NODISCARD enum cu_status cu_app_setup(struct cu_app *app, struct cu_error *err);
 

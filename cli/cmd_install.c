@@ -129,6 +129,7 @@ cu_cmd_install(struct cu_app *app)
         .envp = app->envp,
         .is_root = app->is_root,
         .profile_d = app->profile_d,
+        .root = &app->root,
     };
     /* The driver first, through the distribution's package manager; it may stop for a reboot (exit 5). */
     struct cu_sys sys;

@@ -50,7 +50,7 @@ inst_envvars_run(struct cu_run_ctx *ctx, struct cu_error *err)
         st = cu_rc_install(p->env.shell_rc, p->state_dir, &c2, err);
         detail = p->env.shell_rc;
     } else if (st == CU_OK && strcmp(scope, "system") == 0) {
-        st = cu_profiled_install(ctx->profile_d, p->state_dir, &c2, err);
+        st = cu_profiled_install(ctx->root, ctx->profile_d, p->state_dir, &c2, err);
         detail = ctx->profile_d;
     }
     cu_run_result(ctx, "envvars", "write", st == CU_OK ? detail : cu_error_text(err), st, changed || c2);

@@ -308,7 +308,7 @@ remove_environment(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct 
     }
     cu_strv_free(rcs);
     bool ch = false;
-    if (st == CU_OK && (st = cu_profiled_uninstall(in->profile_d, &ch, err)) == CU_OK && ch)
+    if (st == CU_OK && (st = cu_profiled_uninstall(in->root, in->profile_d, &ch, err)) == CU_OK && ch)
         cu_run_result(ctx, "envvars", "remove", in->profile_d, st, ch);
     if (st != CU_OK)
         return st;

@@ -156,6 +156,7 @@ run_ctx_init(struct tui_job *j)
         .envp = o->envp,
         .is_root = o->is_root,
         .profile_d = o->profile_d,
+        .root = o->root,
     };
 }
 
@@ -172,6 +173,7 @@ run_job(struct tui_job *j)
         .catalog = o->catalog,
         .retries = (unsigned)j->cfg.retries,
         .profile_d = o->profile_d,
+        .root = o->root,
         .keep_env = j->cfg.keep_env,
         .envp = o->envp,
     };

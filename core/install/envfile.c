@@ -20,6 +20,7 @@
 #include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "core/base/sysroot.h"
 
 #define START "# >>> cudaup >>>"
 #define END "# <<< cudaup <<<"
@@ -649,30 +650,66 @@ cu_rc_uninstall(const char *rc, const char *state_dir, bool *changed, struct cu_
     return st;
 }
 
-enum cu_status
-cu_profiled_install(const char *profile_d, const char *state_dir, bool *changed, struct cu_error *err)
+/*
+ * PROFILE_D's folder: inside @root when it lies there (links resolved inside the root, made there when
+ * @create), else the folder itself (made when @create).  An fd, or -errno.
+ */
+static int
+profiled_dir(const struct cu_sysroot *root, const char *profile_d, bool create, struct cu_error *err)
 {
-    CU_AUTOFREE char *path = cu_path_join(profile_d, "cudaup.sh");
-    CU_AUTOFREE char *block = cu_rc_block(state_dir, false, "\n");
-    enum cu_status st = cu_mkdir_p(profile_d, 0755, err);
-    *changed = false;
-    if (st != CU_OK)
-        return st;
-    return write_if_changed(path, block, 0644, changed, err);
+    CU_AUTOFREE char *inside = root && !cu_sysroot_is_host(root) ? cu_root_seen_path(root->path, profile_d) : NULL;
+    if (inside)
+        return cu_sysroot_open_dir(root, inside, create);
+    if (create && cu_mkdir_p(profile_d, 0755, err) != CU_OK) {
+        cu_error_clear(err);
+        return -(errno ? errno : EIO);
+    }
+    int fd = open(profile_d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
 }
 
 enum cu_status
-cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err)
+cu_profiled_install(const struct cu_sysroot *root, const char *profile_d, const char *state_dir, bool *changed,
+                    struct cu_error *err)
+{
+    CU_AUTOFREE char *path = cu_path_join(profile_d, "cudaup.sh");
+    CU_AUTOFREE char *block = cu_rc_block(state_dir, false, "\n");
+    *changed = false;
+    int dfd = profiled_dir(root, profile_d, true, err);
+    if (dfd < 0)
+        return cu_error_set(err, CU_E_IO, -dfd, _("Cannot write %s"), path);
+    /* Written in the folder as opened, whatever links led there. */
+    CU_AUTOFREE char *via = cu_xasprintf("/proc/self/fd/%d/cudaup.sh", dfd);
+    enum cu_status st = write_if_changed(via, block, 0644, changed, err);
+    int e = errno;
+    close(dfd);
+    if (st != CU_OK) {
+        cu_error_clear(err);
+        st = cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
+    }
+    return st;
+}
+
+enum cu_status
+cu_profiled_uninstall(const struct cu_sysroot *root, const char *profile_d, bool *changed, struct cu_error *err)
 {
     CU_AUTOFREE char *path = cu_path_join(profile_d, "cudaup.sh");
     *changed = false;
-    if (unlink(path) == 0) {
+    int dfd = profiled_dir(root, profile_d, false, err);
+    if (dfd == -ENOENT)
+        return CU_OK;
+    if (dfd < 0)
+        return cu_error_set(err, CU_E_IO, -dfd, _("Cannot remove %s"), path);
+    /* The name itself goes, never what a link there points at. */
+    int rc = unlinkat(dfd, "cudaup.sh", 0) == 0 ? 0 : errno;
+    close(dfd);
+    if (rc == 0) {
         *changed = true;
         return CU_OK;
     }
-    if (errno == ENOENT)
+    if (rc == ENOENT)
         return CU_OK;
-    return cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), path);
+    return cu_error_set(err, CU_E_IO, rc, _("Cannot remove %s"), path);
 }
 
 /* POSIX sh that takes @bin and @lib out of PATH and LD_LIBRARY_PATH and puts the rest back. */

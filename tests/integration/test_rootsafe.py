@@ -3,6 +3,8 @@
 """A machine root is trusted no further than a prefix (issue 46, items 1-4 and 6), against fixture trees whose
 "host" side is always a scratch folder of this test's (never the real /etc, /usr/local or /var/lib/cudaup):
 
+- item 1: what cudaup writes or removes inside --root DIR resolves inside DIR, the tree's own absolute links
+  included (a /etc/profile.d or /var that is an absolute link leads into DIR, not to this host);
 - item 4: a state, cache or rc folder inside another user's folder is refused before anything is written."""
 import os
 import shutil
@@ -55,6 +57,37 @@ def canary(path):
 
 def read(p):
     return open(p).read() if os.path.exists(p) else None
+
+
+# ---- item 1: a tree's absolute links lead inside the tree, never to this host ----
+if AS_ROOT:
+    tr = Tree("abs-links")
+    host_pd = os.path.join(tr.dir, "host-profile.d")   # where DIR/etc/profile.d points, seen from this host
+    host_var = os.path.join(tr.dir, "host-var")         # where DIR/var points, seen from this host
+    os.makedirs(host_pd)
+    os.makedirs(host_var)
+    open(os.path.join(host_pd, "keep"), "w").write("the host's\n")
+    os.symlink(host_pd, tr.path("etc/profile.d"))
+    os.symlink(host_var, tr.path("var"))
+    os.makedirs(tr.path(host_var.lstrip("/")))  # inside the tree, /var leads to a folder of its own
+    r = tr.cudaup("install", "--yes", *tr.args("--prefix", tr.path("opt/cu"), "--env-scope", "system"))
+    t.ok(r.rc in (0, 4), "install --root DIR --env-scope system into a tree with absolute links: done", r)
+    t.eq(canary(host_pd), ["keep"], "DIR/etc/profile.d, an absolute link: nothing written into the host's folder it names")
+    t.eq(canary(host_var), [], "DIR/var, an absolute link: the default state folder is not the host's (nothing written there)")
+    inside_pd = tr.path(host_pd.lstrip("/"), "cudaup.sh")
+    inside_state = tr.path(host_var.lstrip("/"), "lib/cudaup")
+    t.ok(os.path.exists(inside_pd), "the profile script is where the link leads inside DIR", os.listdir(tr.root))
+    t.ok(os.path.exists(os.path.join(inside_state, "env.sh")), "env.sh is in DIR's own state folder, where DIR's /var leads inside it",
+         os.listdir(tr.root))
+    # uninstall removes the tree's file and never the host's file of that name.
+    open(os.path.join(host_pd, "cudaup.sh"), "w").write("# the host's own\n")
+    r = tr.cudaup("uninstall", "12.6", "--yes", "--root", tr.root, "--prefix", tr.path("opt/cu"), "--cache-dir", tr.cache)
+    t.ok(r.rc == 0 and not os.path.exists(inside_pd), "uninstall --root DIR: DIR's profile script removed", r)
+    t.eq(read(os.path.join(host_pd, "cudaup.sh")), "# the host's own\n",
+         "uninstall --root DIR: the host's file that DIR's absolute link names is left alone")
+
+else:
+    t.skip("item 1: absolute links of a tree lead inside it", "the tree's folders and a system-wide install need root")
 
 
 # ---- item 4: a state, cache or rc folder inside another user's folder ----
