@@ -73,6 +73,16 @@ static enum cu_status
 check_places(struct cu_app *app, struct cu_error *err)
 {
     enum cu_status st;
+    if (!cu_sysroot_is_host(&app->root)) {
+        if (!app->root_writable && app->prefix_in_root) {
+            struct stat sb;
+            char owner[64];
+            cu_user_name(fstat(app->root.dirfd, &sb) == 0 ? sb.st_uid : 0, owner, sizeof(owner));
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--root %s belongs to %s, not to you, so cudaup cannot install into that tree as you: name a folder of yours with --prefix (and --state-dir), or run cudaup as root."),
+                                app->root.path, owner);
+        }
+    }
     const struct {
         const char *option, *path;
     } places[] = {{"--prefix", app->prefix}, {"--state-dir", app->state_dir}, {"--cache-dir", app->cache_dir}};
@@ -100,9 +110,21 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     if (st != CU_OK)
         return st;
 
+    /*
+     * Under another machine root (preparing an image), that machine's own folders: the prefix and state are
+     * DIR's (each resolved inside DIR, its own absolute links included), the cache stays this host's (downloads
+     * are not part of the machine).  An explicit --prefix or --state-dir is a host path as given.  A user who
+     * may not write into DIR gets no prefix there (check_places refuses, naming --prefix) and keeps their own state.
+     */
     bool image = !cu_sysroot_is_host(&app->root);
+    struct stat rsb;
+    app->root_writable = image && (app->is_root || (fstat(app->root.dirfd, &rsb) == 0 && rsb.st_uid == geteuid()));
     if (app->cfg.prefix && *app->cfg.prefix) {
         app->prefix = absolute(app->cfg.prefix);
+    } else if (image) {
+        if ((st = cu_sysroot_resolve(&app->root, "/usr/local", &app->prefix, err)) != CU_OK)
+            return resolve_refused(st, "--prefix", err);
+        app->prefix_in_root = true;
     } else if (app->is_root) {
         app->prefix = cu_xstrdup("/usr/local");
     } else {
@@ -111,8 +133,7 @@ cu_app_setup(struct cu_app *app, struct cu_error *err)
     }
     if (app->cfg.state_dir && *app->cfg.state_dir) {
         app->state_dir = absolute(app->cfg.state_dir);
-    } else if (app->is_root && image) {
-        /* That machine's, not this host's: resolved inside it, its own absolute links included. */
+    } else if (app->root_writable) {
         if ((st = cu_sysroot_resolve(&app->root, "/var/lib/cudaup", &app->state_dir, err)) != CU_OK)
             return resolve_refused(st, "--state-dir", err);
     } else if (app->is_root) {

@@ -11,11 +11,14 @@
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "core/base/sysroot.h"
 
 static void
 inst_envvars_plan(struct cu_plan *p)
 {
     const char *scope = p->env.scope ? p->env.scope : "user";
+    CU_AUTOFREE char *pd_seen = p->env.root && p->env.profile_d ? cu_root_seen_path(p->env.root, p->env.profile_d) : NULL;
+    bool profile_in_root = pd_seen != NULL; /* the script is the machine's under --root, not this host's */
     if (!cu_plan_needs_ld_library_path(p))
         cu_plan_add_step(p, "envvars", "write",
                          _("leave LD_LIBRARY_PATH out of env.sh: the frameworks bring their own CUDA libraries, and a CUDA folder there would come before them"));
@@ -23,6 +26,10 @@ inst_envvars_plan(struct cu_plan *p)
         cu_plan_add_step(p, "envvars", "write",
                          _("write %s/env.sh and env.fish (CUDA_HOME, CUDA_PATH, PATH, LD_LIBRARY_PATH) and source nothing: --env-scope none"),
                          p->state_dir);
+    } else if (strcmp(scope, "system") == 0 && p->env.root && p->env.profile_d && profile_in_root) {
+        cu_plan_add_step(p, "envvars", "write",
+                         _("write %s/env.sh and %s/cudaup.sh, which sources it for every login on the machine under %s"),
+                         p->state_dir, p->env.profile_d, p->env.root);
     } else if (strcmp(scope, "system") == 0) {
         cu_plan_add_step(p, "envvars", "write",
                          _("write %s/env.sh and /etc/profile.d/cudaup.sh, which sources it for every login"),

@@ -21,6 +21,7 @@
 #include "core/unpack/pyarchive.h"
 #include "core/resolve/resolve.h"
 #include "core/base/str.h"
+#include "core/base/sysroot.h"
 #include "driver.h"
 #include "driver_resolve.h"
 #include "installer.h"
@@ -64,6 +65,69 @@ one_of(const char *s, const char *const *set)
 
 static const char *const scopes[] = {"user", "system", "conda", "none", NULL};
 static const char *const tools[] = {"conda", "mamba", "micromamba", "venv", "none", NULL};
+
+/* Does host path @path lie inside the machine root @in->root? */
+static bool
+in_root(const struct cu_prepare_in *in, const char *path)
+{
+    CU_AUTOFREE char *seen = path ? cu_root_seen_path(in->root, path) : NULL;
+    return seen != NULL;
+}
+
+/* Under --root DIR (not `mirror`), do scope system's /etc/profile.d and the state folder lie inside DIR? */
+static bool
+root_profile_d(const struct cu_prepare_in *in)
+{
+    return in->root && !in->unconstrained && in->profile_d && in_root(in, in->profile_d);
+}
+
+/*
+ * The scope asked for, else the default: system as root, user otherwise; under --root DIR, DIR's own
+ * /etc/profile.d (system) when the state folder is DIR's too, else nothing (the files DIR's shells read could
+ * not name a state folder of this host's: fill_env says so).
+ */
+static const char *
+env_scope(const struct cu_prepare_in *in)
+{
+    const char *s = in->cfg->env_scope;
+    if (s && *s)
+        return s;
+    if (root_profile_d(in))
+        return in_root(in, in->state_dir) ? "system" : "none";
+    return in->is_root ? "system" : "user";
+}
+
+/*
+ * Under --root DIR the files written into DIR are that machine's and name paths as it sees them, so each path
+ * they name must lie inside DIR: env.sh in a state folder inside DIR names the prefix, DIR's
+ * /etc/profile.d/cudaup.sh names the state folder.  A shell start-up file inside DIR (scope user) is not
+ * edited from here.  Files on this host (a state folder, rc file or --prefix named outside DIR) are this host's
+ * as given.  Refused before anything runs: CU_E_USAGE.
+ */
+static enum cu_status
+check_root_env(const struct cu_prepare_in *in, struct cu_error *err)
+{
+    if (!in->root || in->unconstrained)
+        return CU_OK;
+    const char *scope = env_scope(in);
+    const char *r = in->root;
+    if (strcmp(scope, "user") == 0) {
+        CU_AUTOFREE char *rc = in->cfg->shell_rc && *in->cfg->shell_rc ? cu_xstrdup(in->cfg->shell_rc) : cu_default_shell_rc(in->envp);
+        if (in_root(in, rc))
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--shell-rc %s lies inside --root %s; cudaup does not edit that machine's shell start-up files from here: use --env-scope system (its /etc/profile.d) or none."),
+                                rc, r);
+    }
+    if (in_root(in, in->state_dir) && !in_root(in, in->prefix))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--prefix %s lies outside --root %s, but the env.sh that the state folder %s (inside it) holds would have to name it: choose a prefix inside %s, or a --state-dir outside it."),
+                            in->prefix, r, in->state_dir, r);
+    if (strcmp(scope, "system") == 0 && root_profile_d(in) && !in_root(in, in->state_dir))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--state-dir %s lies outside --root %s, so that machine's /etc/profile.d/cudaup.sh could not source the env.sh kept there: choose a state folder inside %s, or --env-scope none."),
+                            in->state_dir, r, r);
+    return CU_OK;
+}
 
 /* The environment options' syntax and combinations, checked before anything runs. */
 static enum cu_status
@@ -550,7 +614,7 @@ static void
 fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
 {
     const struct cu_config *c = in->cfg;
-    const char *scope = c->env_scope && *c->env_scope ? c->env_scope : (in->is_root ? "system" : "user");
+    const char *scope = env_scope(in);
     const char *tool = c->env_tool && *c->env_tool ? c->env_tool : NULL;
     if (!tool) {
         if (!p->framework)
@@ -564,6 +628,11 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     }
     p->env.scope = cu_xstrdup(scope);
     p->env.tool = cu_xstrdup(tool);
+    p->env.root = in->root && !in->unconstrained ? cu_xstrdup(in->root) : NULL;
+    p->env.profile_d = in->profile_d ? cu_xstrdup(in->profile_d) : NULL;
+    if (!(c->env_scope && *c->env_scope) && strcmp(scope, "none") == 0 && root_profile_d(in))
+        cu_plan_reason(p, _("No environment is set up for the machine under %s: the state folder %s is outside it, so that machine's /etc/profile.d could not name it (--env-scope none). Give --state-dir inside %s to have it set up."),
+                       in->root, in->state_dir, in->root);
     if (strcmp(scope, "user") == 0)
         p->env.shell_rc = c->shell_rc && *c->shell_rc ? cu_xstrdup(c->shell_rc) : cu_default_shell_rc(in->envp);
     else if (c->shell_rc && *c->shell_rc && !in->unconstrained)
@@ -832,7 +901,8 @@ cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
     struct cu_drv_wish dw = {.driver = in->cfg->driver, .source = in->cfg->driver_source, .cuda = in->cfg->cuda};
     enum cu_status st;
     wishes_from(in, &w);
-    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK)
+    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK ||
+        (st = check_root_env(in, err)) != CU_OK)
         return st;
     return cu_drv_wish_check(&dw, err);
 }
@@ -851,7 +921,8 @@ cu_prepare_one(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct
     *plan = NULL;
     wishes_from(in, &w);
     mirror_opts_from(in, &mo);
-    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK)
+    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK ||
+        (st = check_root_env(in, err)) != CU_OK)
         return st;
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
         return st;

@@ -5,8 +5,13 @@
 
 - item 1: what cudaup writes or removes inside --root DIR resolves inside DIR, the tree's own absolute links
   included (a /etc/profile.d or /var that is an absolute link leads into DIR, not to this host);
+- item 2: under --root the prefix and state default to DIR's own (DIR/usr/local, DIR/var/lib/cudaup), the
+  cache stays this host's; a user who may not write into DIR names --prefix (exit 2); a file written into
+  DIR that would name a path outside it is refused (exit 2); the plan names each path;
 - item 4: a state, cache or rc folder inside another user's folder is refused before anything is written."""
+import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -22,6 +27,7 @@ AS_ROOT = os.geteuid() == 0
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR, replace=gpu_doubles())
 RTX4090 = "deb12-rtx4090"
+NOBODY = pwd.getpwnam("nobody") if AS_ROOT else None
 
 
 class Tree:
@@ -59,6 +65,26 @@ def read(p):
     return open(p).read() if os.path.exists(p) else None
 
 
+def as_nobody(args, env, timeout=300):
+    """cudaup as uid 65534, with the test's folders readable by it."""
+    pr = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BIN] + args,
+                        env=base_env(env), capture_output=True, text=True, timeout=timeout)
+    return pr
+
+
+def open_to_all(d):
+    """Let uid 65534 reach and read @d and everything under it (the test's tmp folders are 0700)."""
+    for dp, dn, fn in os.walk(d):
+        for x in dn + fn:
+            p = os.path.join(dp, x)
+            if not os.path.islink(p):
+                os.chmod(p, os.stat(p).st_mode | 0o005)
+    par = d
+    while par != "/":
+        os.chmod(par, os.stat(par).st_mode | 0o005)
+        par = os.path.dirname(par)
+
+
 # ---- item 1: a tree's absolute links lead inside the tree, never to this host ----
 if AS_ROOT:
     tr = Tree("abs-links")
@@ -88,6 +114,89 @@ if AS_ROOT:
 
 else:
     t.skip("item 1: absolute links of a tree lead inside it", "the tree's folders and a system-wide install need root")
+
+
+# ---- item 2: the prefix and state default to DIR's own ----
+def unshared(args, env, scratch):
+    """cudaup with a scratch folder mounted over this host's /usr/local (a mount namespace of its own): what the
+    old default would write there lands in @scratch, and the real /usr/local is never touched."""
+    cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount --bind "$0" /usr/local && exec "$@"',
+           scratch, BIN] + args
+    pr = subprocess.run(cmd, env=base_env(env), capture_output=True, text=True, timeout=300)
+    return pr
+
+
+can_unshare = AS_ROOT and shutil.which("unshare") and subprocess.run(
+    ["unshare", "--mount", "--propagation", "private", "true"], capture_output=True).returncode == 0
+if can_unshare:
+    tr = Tree("defaults")
+    scratch = os.path.join(tr.dir, "host-usr-local")
+    os.makedirs(scratch)
+    pr = unshared(["plan", "--json"] + tr.args(), tr.env(), scratch)
+    d = json.loads(pr.stdout) if pr.stdout.strip().startswith("{") else {}
+    t.eq(d.get("prefix"), tr.path("usr/local"), "plan --root DIR as root: the prefix is DIR/usr/local", pr.stderr)
+    steps = " ".join(s.get("detail", "") for s in d.get("steps", []))
+    t.ok(tr.path("usr/local/cuda-12.6") in steps and tr.path("var/lib/cudaup/env.sh") in steps
+         and tr.path("etc/profile.d/cudaup.sh") in steps, "the plan names each path: DIR's prefix, state and profile.d", steps)
+    pr = unshared(["install", "--yes"] + tr.args(), tr.env(), scratch)
+    t.ok(os.path.isdir(tr.path("usr/local/cuda-12.6")) and os.path.islink(tr.path("usr/local/cuda")),
+         "install --root DIR as root: the toolkit is unpacked into DIR/usr/local", (pr.returncode, pr.stderr))
+    t.eq(canary(scratch), [], "install --root DIR: this host's /usr/local (a scratch folder mounted over it) is untouched")
+    t.ok(os.path.isdir(tr.cache), "the cache stays this host's (--cache-dir), not DIR's", os.listdir(tr.dir))
+    t.ok(not os.path.exists(tr.path("root/.cache")), "nothing of the cache went into DIR")
+else:
+    t.skip("item 2: the prefix defaults to DIR/usr/local as root", "needs root and unshare to mount a scratch folder over /usr/local")
+
+if AS_ROOT:
+    # A named prefix outside DIR, with DIR's state folder: env.sh in DIR could not name it.
+    tr = Tree("outside")
+    outside = os.path.join(tr.dir, "host-prefix")
+    r = tr.cudaup("install", "--yes", *tr.args("--prefix", outside))
+    t.ok(r.rc == 2 and "--prefix" in r.err and outside in r.err and not os.path.exists(outside)
+         and not os.path.exists(tr.path("var/lib/cudaup/env.sh")),
+         "--prefix outside DIR with DIR's own state folder: exit 2 naming --prefix, nothing written", r)
+    # --env-scope system with a state folder outside DIR: DIR's profile script could not source it.
+    r = tr.cudaup("plan", *tr.args("--prefix", tr.path("opt/cu"), "--state-dir", os.path.join(tr.dir, "st"),
+                                   "--env-scope", "system"))
+    t.ok(r.rc == 2 and "--state-dir" in r.err, "--env-scope system, --state-dir outside DIR: exit 2 naming --state-dir", r)
+    # Not asked for: nothing is set up for DIR, and the plan says why.
+    r = tr.cudaup("plan", "--json", *tr.args("--prefix", tr.path("opt/cu"), "--state-dir", os.path.join(tr.dir, "st")))
+    d = r.json() or {}
+    t.ok(r.rc == 0 and (d.get("environment") or {}).get("scope") == "none"
+         and any("state folder" in x for x in d.get("reasons", [])),
+         "no --env-scope, state outside DIR: scope none, said in the plan", r)
+else:
+    t.skip("item 2: paths outside DIR refused", "as root only (the default scope is system)")
+
+if AS_ROOT and shutil.which("setpriv"):
+    # A user's own tree: the same defaults.
+    tr = Tree("nobody-own")
+    home = os.path.join(tr.dir, "home")
+    os.makedirs(home)
+    mirror = os.path.join(tr.dir, "m")
+    shutil.copytree(MIRROR, mirror)
+    open_to_all(tr.dir)
+    for dp, dn, fn in os.walk(tr.root):
+        for x in dn + fn:
+            os.lchown(os.path.join(dp, x), 65534, 65534)
+    os.lchown(tr.root, 65534, 65534)
+    os.chown(home, 65534, 65534)
+    env = tr.env(HOME=home, XDG_STATE_HOME=os.path.join(home, "state"), XDG_CACHE_HOME=os.path.join(home, "cache"))
+    args = ["plan", "--json", "--root", tr.root, "--mirror", "file://" + mirror, "--framework", "none", "--cuda", "12.6"]
+    pr = as_nobody(args, env)
+    d = json.loads(pr.stdout) if pr.stdout.strip().startswith("{") else {}
+    steps = " ".join(s.get("detail", "") for s in d.get("steps", []))
+    t.ok(d.get("prefix") == tr.path("usr/local") and tr.path("var/lib/cudaup/env.sh") in steps,
+         "plan --root DIR as a user whose DIR it is: DIR/usr/local and DIR/var/lib/cudaup", (pr.returncode, pr.stdout[-2000:], pr.stderr))
+    # Root's tree: the user names --prefix.
+    tr2 = Tree("nobody-roots")
+    open_to_all(tr2.dir)
+    args = ["plan", "--root", tr2.root, "--mirror", "file://" + mirror, "--framework", "none", "--cuda", "12.6"]
+    pr = as_nobody(args, env)
+    t.ok(pr.returncode == 2 and "--prefix" in pr.stderr and tr2.root in pr.stderr,
+         "plan --root DIR as a user who may not write into it: exit 2 naming --prefix", (pr.returncode, pr.stdout, pr.stderr))
+else:
+    t.skip("item 2: a user's defaults under --root", "needs root and setpriv to run cudaup as another user")
 
 
 # ---- item 4: a state, cache or rc folder inside another user's folder ----
