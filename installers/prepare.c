@@ -100,8 +100,8 @@ env_scope(const struct cu_prepare_in *in)
 /*
  * Under --root DIR the files written into DIR are that machine's and name paths as it sees them, so each path
  * they name must lie inside DIR: env.sh in a state folder inside DIR names the prefix, DIR's
- * /etc/profile.d/cudaup.sh names the state folder.  A shell start-up file inside DIR (scope user) is not
- * edited from here.  Files on this host (a state folder, rc file or --prefix named outside DIR) are this host's
+ * /etc/profile.d/cudaup.sh names the state folder; and so that env.sh is of no use to this host's shells (scopes
+ * user and conda).  A shell start-up file inside DIR (scope user) is not edited from here.  Files on this host (a state folder, rc file or --prefix named outside DIR) are this host's
  * as given.  Refused before anything runs: CU_E_USAGE.
  */
 static enum cu_status
@@ -118,6 +118,11 @@ check_root_env(const struct cu_prepare_in *in, struct cu_error *err)
                                 _("--shell-rc %s lies inside --root %s; cudaup does not edit that machine's shell start-up files from here: use --env-scope system (its /etc/profile.d) or none."),
                                 rc, r);
     }
+    /* env.sh in DIR's state folder names paths as DIR sees them (/usr/local/cuda): of no use to this host's shells. */
+    if ((strcmp(scope, "user") == 0 || strcmp(scope, "conda") == 0) && in_root(in, in->state_dir))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--env-scope %s would set this machine's shells from the state folder %s, which is the machine's under --root %s: its env.sh names paths as that machine sees them. Give a --state-dir outside %s, or use --env-scope system."),
+                            scope, in->state_dir, r, r);
     if (in_root(in, in->state_dir) && !in_root(in, in->prefix))
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--prefix %s lies outside --root %s, but the env.sh that the state folder %s (inside it) holds would have to name it: choose a prefix inside %s, or a --state-dir outside it."),

@@ -8,7 +8,8 @@
 - item 2: under --root the prefix and state default to DIR's own (DIR/usr/local, DIR/var/lib/cudaup), the
   cache stays this host's; a user who may not write into DIR names --prefix (exit 2); a file written into
   DIR that would name a path outside it is refused (exit 2); the plan names each path;
-- item 4: a state, cache or rc folder inside another user's folder is refused before anything is written."""
+- item 4: a state, cache or rc folder inside another user's folder is refused before anything is written;
+- item 6: the environment written into DIR names paths as that machine sees them."""
 import json
 import os
 import pwd
@@ -105,6 +106,14 @@ if AS_ROOT:
     t.ok(os.path.exists(inside_pd), "the profile script is where the link leads inside DIR", os.listdir(tr.root))
     t.ok(os.path.exists(os.path.join(inside_state, "env.sh")), "env.sh is in DIR's own state folder, where DIR's /var leads inside it",
          os.listdir(tr.root))
+    # ---- item 6: the files written for DIR name paths as DIR sees them ----
+    sh = read(os.path.join(inside_state, "env.sh")) or ""
+    t.ok("CUDA_HOME='/opt/cu/cuda'" in sh and tr.root not in sh,
+         "env.sh in DIR names CUDA_HOME as that machine sees it (/opt/cu/cuda), not this host's path", sh)
+    pd = read(inside_pd) or ""
+    seen_state = "/" + host_var.lstrip("/") + "/lib/cudaup/env.sh"
+    t.ok(("'%s'" % seen_state) in pd and tr.root not in pd,
+         "DIR's /etc/profile.d/cudaup.sh sources env.sh as that machine sees it", pd)
     # uninstall removes the tree's file and never the host's file of that name.
     open(os.path.join(host_pd, "cudaup.sh"), "w").write("# the host's own\n")
     r = tr.cudaup("uninstall", "12.6", "--yes", "--root", tr.root, "--prefix", tr.path("opt/cu"), "--cache-dir", tr.cache)
@@ -112,8 +121,31 @@ if AS_ROOT:
     t.eq(read(os.path.join(host_pd, "cudaup.sh")), "# the host's own\n",
          "uninstall --root DIR: the host's file that DIR's absolute link names is left alone")
 
+    # ---- item 6 with the plain layout: explicit --prefix inside DIR ----
+    tr = Tree("seen")
+    r = tr.cudaup("install", "--yes", *tr.args("--prefix", tr.path("opt/cuda-here"), "--env-scope", "system"))
+    sh = read(tr.path("var/lib/cudaup/env.sh")) or ""
+    pd = read(tr.path("etc/profile.d/cudaup.sh")) or ""
+    t.ok("CUDA_HOME='/opt/cuda-here/cuda'" in sh and "'/opt/cuda-here/cuda/bin'" in sh and tr.root not in sh,
+         "env.sh written for DIR: CUDA_HOME and PATH as DIR sees them (not %s/...)" % tr.root, (r, sh))
+    t.ok("'/var/lib/cudaup/env.sh'" in pd and tr.root not in pd, "profile.d in DIR sources /var/lib/cudaup/env.sh", pd)
+    r = tr.cudaup("plan", *tr.args("--prefix", tr.path("opt/cuda-here"), "--env-scope", "system"))
+    t.ok("they name /var/lib/cudaup and /opt/cuda-here/cuda, as that machine sees them" in r.out,
+         "the plan says what DIR's files name, as DIR sees it", r)
+    # That env.sh is DIR's: this host's shells (an rc file of this host's, a conda environment) cannot use it.
+    rc = os.path.join(tr.dir, "host-bashrc")
+    for scope, extra in (("user", ["--framework", "none", "--shell-rc", rc]), ("conda", ["--framework", "pytorch", "--env-tool", "conda"])):
+        r = tr.cudaup("plan", "--root", tr.root, "--mirror", "file://" + MIRROR, "--cache-dir", tr.cache, "--cuda", "12.6",
+                      "--prefix", tr.path("opt/cuda-here"), "--env-scope", scope, *extra)
+        t.ok(r.rc == 2 and "--env-scope %s" % scope in r.err and "--state-dir" in r.err and not os.path.exists(rc),
+             "--env-scope %s with DIR's own state folder: exit 2, naming --state-dir" % scope, r)
+    # A shell start-up file inside DIR is that machine's: not edited from here.
+    r = tr.cudaup("plan", *tr.args("--prefix", tr.path("opt/cuda-here"), "--state-dir", os.path.join(tr.dir, "st"),
+                                   "--env-scope", "user", "--shell-rc", tr.path("root/.bashrc")))
+    t.ok(r.rc == 2 and "--shell-rc" in r.err and "--env-scope system" in r.err, "--shell-rc inside DIR: exit 2", r)
 else:
-    t.skip("item 1: absolute links of a tree lead inside it", "the tree's folders and a system-wide install need root")
+    for d in ("item 1: absolute links of a tree lead inside it", "item 6: paths as the image sees them"):
+        t.skip(d, "the tree's folders and a system-wide install need root")
 
 
 # ---- item 2: the prefix and state default to DIR's own ----
@@ -144,6 +176,10 @@ if can_unshare:
     t.eq(canary(scratch), [], "install --root DIR: this host's /usr/local (a scratch folder mounted over it) is untouched")
     t.ok(os.path.isdir(tr.cache), "the cache stays this host's (--cache-dir), not DIR's", os.listdir(tr.dir))
     t.ok(not os.path.exists(tr.path("root/.cache")), "nothing of the cache went into DIR")
+    sh = read(tr.path("var/lib/cudaup/env.sh")) or ""
+    t.ok("CUDA_HOME='/usr/local/cuda'" in sh, "DIR's env.sh: CUDA_HOME=/usr/local/cuda, as DIR sees it", sh)
+    pd = read(tr.path("etc/profile.d/cudaup.sh")) or ""
+    t.ok("'/var/lib/cudaup/env.sh'" in pd and tr.root not in pd, "DIR's profile script names /var/lib/cudaup/env.sh", pd)
 else:
     t.skip("item 2: the prefix defaults to DIR/usr/local as root", "needs root and unshare to mount a scratch folder over /usr/local")
 
