@@ -74,6 +74,13 @@ check_places(struct cu_app *app, struct cu_error *err)
 {
     enum cu_status st;
     if (!cu_sysroot_is_host(&app->root)) {
+        /* As given (a link to it is judged by its owner), DIR and every folder on the way to it. */
+        CU_AUTOFREE char *given = absolute(app->cfg.root);
+        if ((st = cu_path_trusted(given, err)) != CU_OK) {
+            cu_error_prefix(err, "--root %s", app->cfg.root);
+            cu_error_advise(err, _("Nothing was changed. Prepare the machine from a tree that root (or you) owns, reached through folders and links of root's or yours."));
+            return st;
+        }
         if (!app->root_writable && app->prefix_in_root) {
             struct stat sb;
             char owner[64];

@@ -44,8 +44,10 @@ struct cu_app {
 /**
  * Open the root, load the catalog (CUDAUP_CATALOG overrides the built-in one) and settle the folders.  Before
  * a command that changes the machine (or plans to: plan, install, repair, uninstall, the wizard) reads or
- * touches anything: a user who may not write into --root DIR must name --prefix (CU_E_USAGE); the prefix,
- * state and cache folders and every folder on the way to them must be root's or this user's (cu_path_trusted).
+ * touches anything: --root DIR, as given, and every folder and link on the way to it must be root's or this
+ * user's (cu_path_trusted, CU_E_UNSAFE_PATH); a user who may not write into DIR must name --prefix
+ * (CU_E_USAGE); the prefix, state and cache folders and every folder on the way to them must be root's or
+ * this user's (cu_path_trusted).
  * Errors: CU_E_USAGE, CU_E_UNSAFE_PATH, one sentence each; CU_E_UNSAFE_PATH or CU_E_IO when a default folder
  * of --root DIR (DIR/usr/local, DIR/var/lib/cudaup) leads out of DIR or through a file.
  */

@@ -100,9 +100,10 @@ env_scope(const struct cu_prepare_in *in)
 /*
  * Under --root DIR the files written into DIR are that machine's and name paths as it sees them, so each path
  * they name must lie inside DIR: env.sh in a state folder inside DIR names the prefix, DIR's
- * /etc/profile.d/cudaup.sh names the state folder; and so that env.sh is of no use to this host's shells (scopes
- * user and conda).  A shell start-up file inside DIR (scope user) is not edited from here.  Files on this host (a state folder, rc file or --prefix named outside DIR) are this host's
- * as given.  Refused before anything runs: CU_E_USAGE.
+ * /etc/profile.d/cudaup.sh names the state folder; and so that env.sh is of no use to this host's shells
+ * (scopes user and conda).  A shell start-up file inside DIR (scope user) is not edited from here.  Files on
+ * this host (a state folder, rc file or --prefix named outside DIR) are this host's as given.  Refused before
+ * anything runs: CU_E_USAGE.
  */
 static enum cu_status
 check_root_env(const struct cu_prepare_in *in, struct cu_error *err)

@@ -394,3 +394,81 @@ cu_root_seen_path(const char *rootp, const char *host)
         cut = (size_t)(slash - head);
     }
 }
+
+/* A folder, link or program on the way to a program run inside the root: this user's or root's, nobody else's to write. */
+static enum cu_status
+way_ok(const struct cu_sysroot *root, const char *inside, const struct stat *sb, bool program, struct cu_error *err)
+{
+    char owner[64];
+    CU_AUTOFREE char *shown = cu_path_join(root->path, inside);
+    cu_user_name(sb->st_uid, owner, sizeof(owner));
+    if (sb->st_uid != geteuid() && sb->st_uid != 0)
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s belongs to %s, not to you or root; cudaup will not run programs inside a tree another user controls"),
+                            shown, owner);
+    bool link = S_ISLNK(sb->st_mode);
+    bool other_w = (sb->st_mode & S_IWOTH) && !(S_ISDIR(sb->st_mode) && (sb->st_mode & S_ISVTX));
+    bool group_w = program && (sb->st_mode & S_IWGRP) && sb->st_gid != 0 && sb->st_gid != getegid();
+    if (!link && (other_w || group_w))
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s (owned by %s) can be written by other users; cudaup will not run programs from it (chmod go-w)"),
+                            shown, owner);
+    return CU_OK;
+}
+
+enum cu_status
+cu_sysroot_trusted_path(const struct cu_sysroot *root, const char *path, struct cu_error *err)
+{
+    struct stat sb;
+    if (fstat(root->dirfd, &sb) != 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot examine %s"), root->path);
+    enum cu_status st = way_ok(root, "/", &sb, false, err);
+    if (st != CU_OK)
+        return st;
+    /* Walked as RESOLVE_IN_ROOT walks it: @cur holds no link, a link's text goes before what is left. */
+    CU_AUTOFREE char *cur = cu_xstrdup("");
+    CU_AUTOFREE char *rest = cu_xstrdup(path);
+    for (int links = 0;;) {
+        char *r = rest;
+        while (*r == '/')
+            r++;
+        if (!*r)
+            return CU_OK;
+        size_t n = strcspn(r, "/");
+        CU_AUTOFREE char *name = cu_xstrndup(r, n);
+        char *tail = cu_xstrdup(r + n);
+        free(rest);
+        rest = tail;
+        if (strcmp(name, ".") == 0)
+            continue;
+        if (strcmp(name, "..") == 0) {
+            char *slash = strrchr(cur, '/');
+            if (slash)
+                *slash = '\0';
+            continue;
+        }
+        CU_AUTOFREE char *next = cu_xasprintf("%s/%s", cur, name);
+        if (fstatat(root->dirfd, next + 1, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+            return CU_OK; /* not there: the caller says what is missing */
+        bool last = !rest[strspn(rest, "/")];
+        if ((st = way_ok(root, next, &sb, last && S_ISREG(sb.st_mode), err)) != CU_OK)
+            return st;
+        if (S_ISLNK(sb.st_mode)) {
+            char to[PATH_MAX];
+            ssize_t len = readlinkat(root->dirfd, next + 1, to, sizeof(to) - 1);
+            if (len <= 0 || ++links > 40)
+                return CU_OK;
+            to[len] = '\0';
+            char *joined = cu_xasprintf("%s/%s", to, rest);
+            free(rest);
+            rest = joined;
+            if (to[0] == '/')
+                cur[0] = '\0';
+            continue;
+        }
+        if (!S_ISDIR(sb.st_mode))
+            return CU_OK;
+        free(cur);
+        cur = cu_steal_ptr(&next);
+    }
+}

@@ -81,6 +81,15 @@ CU_NODISCARD enum cu_status cu_sysroot_resolve(const struct cu_sysroot *root, co
  */
 char *cu_root_seen_path(const char *rootp, const char *host);
 
+/**
+ * May a program at @path inside the root be run as this user: the root itself, each folder and link on the
+ * way to @path (links resolved inside the root) and the program, each this user's or root's, and none
+ * writable by other users (a sticky folder such as /tmp is fine)?  A part that is not there is left to the
+ * caller.  Errors: CU_E_UNSAFE_PATH with one sentence naming the host path and its owner; CU_E_IO.
+ */
+CU_NODISCARD enum cu_status cu_sysroot_trusted_path(const struct cu_sysroot *root, const char *path,
+                                                    struct cu_error *err);
+
 /** The host path of @path under the root ("/tmp/r" + "/sys"). Caller owns. */
 char *cu_sysroot_host_path(const struct cu_sysroot *root, const char *path);
 

@@ -97,24 +97,26 @@ last_line(const char *s)
 
 /* ---- where a command is ----------------------------------------------------------------------- */
 
-/* Is @name a command inside the root (on its PATH, links resolved inside it)? */
-static bool
+/* Where @name is inside the root (on its PATH, links resolved inside it), or NULL. Caller owns. */
+static char *
 in_root(const struct cu_sys *s, const char *name)
 {
     if (!s->files_open || strchr(name, '/'))
-        return false;
+        return NULL;
     struct cu_strv dirs;
-    bool found = false;
+    char *found = NULL;
     cu_strv_init(&dirs);
     cu_strv_split(&dirs, ROOT_PATH, ":");
     for (size_t i = 0; i < dirs.n && !found; i++) {
-        CU_AUTOFREE char *p = cu_path_join(dirs.v[i], name);
+        char *p = cu_path_join(dirs.v[i], name);
         int fd = cu_sysroot_open(&s->files, p, O_RDONLY | O_NONBLOCK);
         struct stat sb;
         if (fd >= 0) {
-            found = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0111);
+            if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0111))
+                found = cu_steal_ptr(&p);
             close(fd);
         }
+        free(p);
     }
     cu_strv_fini(&dirs);
     return found;
@@ -147,7 +149,15 @@ cu_sys_check(const struct cu_sys *s, const char *const *cmds, struct cu_error *e
             CU_AUTOFREE char *p = cu_path_join(s->bin_dir, cmds[i]);
             ok = access(p, X_OK) == 0;
         } else if (s->chroot) {
-            ok = in_root(s, cmds[i]);
+            /* Run as root inside the tree: the tree, each folder on the way to the program and the program
+             * must be root's (or this user's), or another user chooses what root runs. */
+            CU_AUTOFREE char *p = in_root(s, cmds[i]);
+            ok = p != NULL;
+            if (ok && cu_sysroot_trusted_path(&s->files, p, err) != CU_OK) {
+                cu_error_prefix(err, "--root %s", s->root);
+                cu_error_advise(err, _("Nothing was changed. Give the tree to root (chown -R root:root), or prepare it from a copy root owns."));
+                return CU_E_UNSAFE_PATH;
+            }
         } else {
             CU_AUTOFREE char *p = cu_which(cmds[i], s->envp);
             ok = p != NULL;

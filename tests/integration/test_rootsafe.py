@@ -8,6 +8,8 @@
 - item 2: under --root the prefix and state default to DIR's own (DIR/usr/local, DIR/var/lib/cudaup), the
   cache stays this host's; a user who may not write into DIR names --prefix (exit 2); a file written into
   DIR that would name a path outside it is refused (exit 2); the plan names each path;
+- item 3: DIR and every folder on the way to the programs cudaup runs inside it are root's (or this user's),
+  and a --root given as another user's link is refused, before anything runs;
 - item 4: a state, cache or rc folder inside another user's folder is refused before anything is written;
 - item 6: the environment written into DIR names paths as that machine sees them."""
 import json
@@ -233,6 +235,95 @@ if AS_ROOT and shutil.which("setpriv"):
          "plan --root DIR as a user who may not write into it: exit 2 naming --prefix", (pr.returncode, pr.stdout, pr.stderr))
 else:
     t.skip("item 2: a user's defaults under --root", "needs root and setpriv to run cudaup as another user")
+
+
+# ---- item 3: a tree another user controls is not chrooted into ----
+def static_program(path):
+    """A static program that leaves /ran-NAME in the root it runs in (so that a run inside a tree is seen)."""
+    src = path + ".c"
+    open(src, "w").write('#include <stdio.h>\n#include <string.h>\n#include <libgen.h>\n'
+                         'int main(int c, char **v) { char p[256]; (void)c; snprintf(p, sizeof p, "/ran-%s", basename(v[0]));'
+                         ' FILE *f = fopen(p, "w"); if (f) fclose(f); return 0; }\n')
+    cc = shutil.which("cc") or shutil.which("gcc")
+    ok = cc and subprocess.run([cc, "-static", "-o", path, src], capture_output=True).returncode == 0
+    os.unlink(src)
+    return ok
+
+
+class AptTree(Tree):
+    """A Ubuntu machine with nouveau (the plan installs the driver through apt) whose apt-get, apt-mark and
+    dpkg-query are static programs that leave a mark when run, and no stand-ins: the runner's own choice."""
+
+    def __init__(self, tag):
+        super().__init__(tag, "u2404-gtx970-nouveau-sb")
+        os.makedirs(self.path("etc/apt"), exist_ok=True)
+        open(self.path("etc/apt/sources.list"), "w").write("deb http://archive.ubuntu.com/ubuntu noble main restricted universe multiverse\n")
+        os.makedirs(self.path("usr/bin"), exist_ok=True)
+        self.ok = static_program(self.path("usr/bin/apt-get"))
+        for n in ("apt-mark", "dpkg-query"):
+            if self.ok:
+                shutil.copy2(self.path("usr/bin/apt-get"), self.path("usr/bin", n))
+
+    def env(self, **extra):
+        e = super().env(CUDAUP_DRIVER="auto", CUDAUP_SYSTEM_BIN="", CUDAUP_SYSTEM_ROOT="")
+        e.update(extra)
+        return e
+
+    def ran(self):
+        return sorted(x for x in os.listdir(self.root) if x.startswith("ran-"))
+
+    def install(self, root=None):
+        return self.cudaup("install", "--yes", "--root", root or self.root, "--mirror", "file://" + MIRROR,
+                           "--cache-dir", self.cache, "--framework", "none", "--cuda", "12.6", "--prefix",
+                           os.path.join(self.dir, "prefix"), "--state-dir", os.path.join(self.dir, "state"),
+                           "--env-scope", "none")
+
+
+if AS_ROOT:
+    probe = AptTree("apt-probe")
+    if probe.ok:
+        # DIR itself another user's.
+        a = AptTree("tree-theirs")
+        os.chown(a.root, 65534, 65534)
+        r = a.install()
+        t.ok(r.rc == 1 and "nobody" in r.err and a.root in r.err, "install --root DIR that nobody owns: refused (exit 1), naming the owner", r)
+        t.eq(a.ran(), [], "nothing ran inside nobody's tree as root")
+        r = a.cudaup("plan", *a.args("--prefix", os.path.join(a.dir, "p")))
+        t.ok(r.rc == 1 and "nobody" in r.err, "plan --root DIR that nobody owns: the same refusal", r)
+        # A folder on the way to the programs (usr/bin) another user's.
+        b = AptTree("bin-theirs")
+        os.chown(b.path("usr/bin"), 65534, 65534)
+        r = b.install()
+        t.ok(r.rc == 1 and "nobody" in r.err and b.path("usr/bin") in r.err and "Nothing was changed" in r.err,
+             "install --root DIR whose usr/bin nobody owns: refused before anything, naming the folder and owner", r)
+        t.eq(b.ran(), [], "nothing ran inside that tree")
+        t.ok(not os.path.exists(os.path.join(b.dir, "state", "driver.json")) and not os.path.exists(os.path.join(b.dir, "prefix")),
+             "nothing was written: no driver record, no prefix", os.listdir(b.dir))
+        # A program there another user's.
+        c = AptTree("prog-theirs")
+        os.chown(c.path("usr/bin/apt-get"), 65534, 65534)
+        r = c.install()
+        t.ok(r.rc == 1 and "nobody" in r.err and "apt-get" in r.err, "apt-get inside DIR owned by nobody: refused", r)
+        t.eq(c.ran(), [], "nothing ran inside that tree")
+        # --root given as another user's link to root's tree.
+        e = AptTree("link-theirs")
+        lnk = os.path.join(e.dir, "their-link")
+        os.symlink(e.root, lnk)
+        os.lchown(lnk, 65534, 65534)
+        r = e.install(root=lnk)
+        t.ok(r.rc == 1 and "link owned by nobody" in r.err, "--root as a link nobody owns: refused, naming the owner", r)
+        t.eq(e.ran(), [], "nothing ran through nobody's link")
+        # A folder on the way to DIR another user's.
+        f = AptTree("parent-theirs")
+        os.chown(f.dir, 65534, 65534)
+        r = f.install()
+        t.ok(r.rc == 1 and "nobody" in r.err and f.dir in r.err, "--root DIR inside a folder nobody owns: refused", r)
+        t.eq(f.ran(), [], "nothing ran inside that tree")
+        os.chown(f.dir, 0, 0)
+    else:
+        t.skip("item 3: another user's tree", "no C compiler that links statically (cc -static) for the tree's programs")
+else:
+    t.skip("item 3: another user's tree", "needs root to give folders to another user")
 
 
 # ---- item 4: a state, cache or rc folder inside another user's folder ----
