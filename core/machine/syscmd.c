@@ -174,6 +174,11 @@ cu_sys_check(const struct cu_sys *s, const char *const *cmds, struct cu_error *e
 
 /* ---- the package managers' locks ---------------------------------------------------------------- */
 
+/*
+ * "process 1234 (apt-get)".  The name is whatever that process set (prctl, /proc/PID/comm): its control
+ * characters are escaped as \xNN (and a backslash as \\), so that it cannot move the cursor, clear the
+ * screen or ring the bell on the terminal the message reaches, nor break a log line.
+ */
 static char *
 process_name(pid_t pid)
 {
@@ -183,8 +188,22 @@ process_name(pid_t pid)
     struct cu_error e;
     if (pid <= 0 || cu_read_file(p, 256, &text, &len, &e) != CU_OK)
         return cu_xasprintf(_("process %d"), (int)pid);
-    char *r = cu_xasprintf(_("process %d (%s)"), (int)pid, cu_str_strip(text));
+    if (len && text[len - 1] == '\n')
+        len--; /* the kernel's own line end */
+    struct cu_buf name;
+    cu_buf_init(&name);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 || c == 0x7f)
+            cu_buf_printf(&name, "\\x%02x", c);
+        else if (c == '\\')
+            cu_buf_puts(&name, "\\\\");
+        else
+            cu_buf_putc(&name, (char)c);
+    }
     free(text);
+    char *r = cu_xasprintf(_("process %d (%s)"), (int)pid, name.data ? name.data : "");
+    cu_buf_fini(&name);
     return r;
 }
 
