@@ -122,6 +122,13 @@ if AS_ROOT:
     t.ok(r.rc == 0 and not os.path.exists(inside_pd), "uninstall --root DIR: DIR's profile script removed", r)
     t.eq(read(os.path.join(host_pd, "cudaup.sh")), "# the host's own\n",
          "uninstall --root DIR: the host's file that DIR's absolute link names is left alone")
+    # What uninstall says it removes is looked for where it removes it: DIR's script gone, the host's there.
+    r = tr.cudaup("install", "--yes", *tr.args("--prefix", tr.path("opt/cu"), "--env-scope", "system"))
+    os.unlink(inside_pd)
+    r = tr.cudaup("uninstall", "12.6", "--yes", "--json", "--root", tr.root, "--prefix", tr.path("opt/cu"), "--cache-dir", tr.cache)
+    said = json.dumps((r.json() or {}).get("removal", {}))
+    t.ok(r.rc == 0 and "cudaup.sh" not in said and read(os.path.join(host_pd, "cudaup.sh")) == "# the host's own\n",
+         "uninstall --root DIR without DIR's profile script: the host's is neither named nor removed", (r, said))
 
     # ---- item 6 with the plain layout: explicit --prefix inside DIR ----
     tr = Tree("seen")
