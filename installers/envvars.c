@@ -30,7 +30,12 @@ inst_envvars_plan(struct cu_plan *p)
     if (!cu_plan_needs_ld_library_path(p))
         cu_plan_add_step(p, "envvars", "write",
                          _("leave LD_LIBRARY_PATH out of env.sh: the frameworks bring their own CUDA libraries, and a CUDA folder there would come before them"));
-    if (strcmp(scope, "none") == 0) {
+    if (strcmp(scope, "none") == 0 && !cu_plan_needs_ld_library_path(p)) {
+        /* The variables it names are the ones it sets: LD_LIBRARY_PATH is left out (said just above). */
+        cu_plan_add_step(p, "envvars", "write",
+                         _("write %s/env.sh and env.fish (CUDA_HOME, CUDA_PATH, PATH) and source nothing: --env-scope none"),
+                         p->state_dir);
+    } else if (strcmp(scope, "none") == 0) {
         cu_plan_add_step(p, "envvars", "write",
                          _("write %s/env.sh and env.fish (CUDA_HOME, CUDA_PATH, PATH, LD_LIBRARY_PATH) and source nothing: --env-scope none"),
                          p->state_dir);
