@@ -21,10 +21,10 @@
 #include "core/unpack/pyarchive.h"
 #include "core/resolve/resolve.h"
 #include "core/base/str.h"
-#include "core/base/sysroot.h"
 #include "driver.h"
 #include "driver_resolve.h"
 #include "installer.h"
+#include "rootenv.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
 #define PREFIX_ROOM 512
@@ -66,73 +66,13 @@ one_of(const char *s, const char *const *set)
 static const char *const scopes[] = {"user", "system", "conda", "none", NULL};
 static const char *const tools[] = {"conda", "mamba", "micromamba", "venv", "none", NULL};
 
-/* Does host path @path lie inside the machine root @in->root? */
-static bool
-in_root(const struct cu_prepare_in *in, const char *path)
-{
-    CU_AUTOFREE char *seen = path ? cu_root_seen_path(in->root, path) : NULL;
-    return seen != NULL;
-}
-
-/* Under --root DIR (not `mirror`), do scope system's /etc/profile.d and the state folder lie inside DIR? */
-static bool
-root_profile_d(const struct cu_prepare_in *in)
-{
-    return in->root && !in->unconstrained && in->profile_d && in_root(in, in->profile_d);
-}
-
-/*
- * The scope asked for, else the default: system as root, user otherwise; under --root DIR, DIR's own
- * /etc/profile.d (system) when the state folder is DIR's too, else nothing (the files DIR's shells read could
- * not name a state folder of this host's: fill_env says so).
- */
-static const char *
-env_scope(const struct cu_prepare_in *in)
-{
-    const char *s = in->cfg->env_scope;
-    if (s && *s)
-        return s;
-    if (root_profile_d(in))
-        return in_root(in, in->state_dir) ? "system" : "none";
-    return in->is_root ? "system" : "user";
-}
-
-/*
- * Under --root DIR the files written into DIR are that machine's and name paths as it sees them, so each path
- * they name must lie inside DIR: env.sh in a state folder inside DIR names the prefix, DIR's
- * /etc/profile.d/cudaup.sh names the state folder; and so that env.sh is of no use to this host's shells
- * (scopes user and conda).  A shell start-up file inside DIR (scope user) is not edited from here.  Files on
- * this host (a state folder, rc file or --prefix named outside DIR) are this host's as given.  Refused before
- * anything runs: CU_E_USAGE.
- */
+/* cu_root_env_check with the rc file scope user would edit (--shell-rc, else the shell's own). */
 static enum cu_status
-check_root_env(const struct cu_prepare_in *in, struct cu_error *err)
+root_env_check(const struct cu_prepare_in *in, struct cu_error *err)
 {
-    if (!in->root || in->unconstrained)
-        return CU_OK;
-    const char *scope = env_scope(in);
-    const char *r = in->root;
-    if (strcmp(scope, "user") == 0) {
-        CU_AUTOFREE char *rc = in->cfg->shell_rc && *in->cfg->shell_rc ? cu_xstrdup(in->cfg->shell_rc) : cu_default_shell_rc(in->envp);
-        if (in_root(in, rc))
-            return cu_error_set(err, CU_E_USAGE, 0,
-                                _("--shell-rc %s lies inside --root %s; cudaup does not edit that machine's shell start-up files from here: use --env-scope system (its /etc/profile.d) or none."),
-                                rc, r);
-    }
-    /* env.sh in DIR's state folder names paths as DIR sees them (/usr/local/cuda): of no use to this host's shells. */
-    if ((strcmp(scope, "user") == 0 || strcmp(scope, "conda") == 0) && in_root(in, in->state_dir))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--env-scope %s would set this machine's shells from the state folder %s, which is the machine's under --root %s: its env.sh names paths as that machine sees them. Give a --state-dir outside %s, or use --env-scope system."),
-                            scope, in->state_dir, r, r);
-    if (in_root(in, in->state_dir) && !in_root(in, in->prefix))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--prefix %s lies outside --root %s, but the env.sh that the state folder %s (inside it) holds would have to name it: choose a prefix inside %s, or a --state-dir outside it."),
-                            in->prefix, r, in->state_dir, r);
-    if (strcmp(scope, "system") == 0 && root_profile_d(in) && !in_root(in, in->state_dir))
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--state-dir %s lies outside --root %s, so that machine's /etc/profile.d/cudaup.sh could not source the env.sh kept there: choose a state folder inside %s, or --env-scope none."),
-                            in->state_dir, r, r);
-    return CU_OK;
+    const char *given = in->cfg->shell_rc;
+    CU_AUTOFREE char *rc = given && *given ? cu_xstrdup(given) : cu_default_shell_rc(in->envp);
+    return cu_root_env_check(in, rc, err);
 }
 
 /* The environment options' syntax and combinations, checked before anything runs. */
@@ -620,7 +560,7 @@ static void
 fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
 {
     const struct cu_config *c = in->cfg;
-    const char *scope = env_scope(in);
+    const char *scope = cu_root_env_scope(in);
     const char *tool = c->env_tool && *c->env_tool ? c->env_tool : NULL;
     if (!tool) {
         if (!p->framework)
@@ -636,7 +576,7 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     p->env.tool = cu_xstrdup(tool);
     p->env.root = in->root && !in->unconstrained ? cu_xstrdup(in->root) : NULL;
     p->env.profile_d = in->profile_d ? cu_xstrdup(in->profile_d) : NULL;
-    if (!(c->env_scope && *c->env_scope) && strcmp(scope, "none") == 0 && root_profile_d(in))
+    if (!(c->env_scope && *c->env_scope) && strcmp(scope, "none") == 0 && cu_root_env_profile_d(in))
         cu_plan_reason(p, _("No environment is set up for the machine under %s: the state folder %s is outside it, so that machine's /etc/profile.d could not name it (--env-scope none). Give --state-dir inside %s to have it set up."),
                        in->root, in->state_dir, in->root);
     if (strcmp(scope, "user") == 0)
@@ -908,7 +848,7 @@ cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
     enum cu_status st;
     wishes_from(in, &w);
     if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK ||
-        (st = check_root_env(in, err)) != CU_OK)
+        (st = root_env_check(in, err)) != CU_OK)
         return st;
     return cu_drv_wish_check(&dw, err);
 }
@@ -928,7 +868,7 @@ cu_prepare_one(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct
     wishes_from(in, &w);
     mirror_opts_from(in, &mo);
     if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK ||
-        (st = check_root_env(in, err)) != CU_OK)
+        (st = root_env_check(in, err)) != CU_OK)
         return st;
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
         return st;
