@@ -30,6 +30,8 @@ struct cu_app {
     bool color_err;     /* colour on stderr */
     char *self_exe;     /* this binary, for helper child processes */
     char *prefix, *state_dir, *cache_dir; /* resolved defaults */
+    bool prefix_in_root;  /* the prefix is --root DIR's own default (DIR/usr/local), not one the user named */
+    bool root_writable;   /* under --root DIR: this user may make DIR's changes (root, or DIR is theirs) */
     bool is_root;
     /* Test seams read once from the environment (README "Settings"). */
     const char *profile_d;  /* where scope system writes: CUDAUP_PROFILE_D, else the machine root's /etc/profile.d */
@@ -39,7 +41,16 @@ struct cu_app {
     atomic_int *cancel;  /* set by SIGINT/SIGTERM (main.c) */
 };
 
-/** Open the root and load the catalog (CUDAUP_CATALOG overrides the built-in one). */
+/**
+ * Open the root, load the catalog (CUDAUP_CATALOG overrides the built-in one) and settle the folders.  Before
+ * a command that changes the machine (or plans to: plan, install, repair, uninstall, the wizard) reads or
+ * touches anything: --root DIR, as given, and every folder and link on the way to it must be root's or this
+ * user's (cu_path_trusted, CU_E_UNSAFE_PATH); a user who may not write into DIR must name --prefix
+ * (CU_E_USAGE); the prefix, state and cache folders and every folder on the way to them must be root's or
+ * this user's (cu_path_trusted).
+ * Errors: CU_E_USAGE, CU_E_UNSAFE_PATH, one sentence each; CU_E_UNSAFE_PATH or CU_E_IO when a default folder
+ * of --root DIR (DIR/usr/local, DIR/var/lib/cudaup) leads out of DIR or through a file.
+ */
 CU_NODISCARD enum cu_status cu_app_setup(struct cu_app *app, struct cu_error *err);
 
 /** Probe the machine. The caller owns *out. */

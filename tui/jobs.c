@@ -135,6 +135,8 @@ prepare_in(const struct tui_job *j, struct cu_prepare_in *in)
         .prefix = j->cfg.prefix ? j->cfg.prefix : o->prefix,
         .state_dir = o->state_dir,
         .cache_dir = o->cache_dir,
+        .root = o->root && !cu_sysroot_is_host(o->root) ? o->root->path : NULL,
+        .profile_d = o->profile_d,
         .is_root = o->is_root,
         .low_speed_time_s = o->low_speed_time_s,
         .retry_base_ms = o->retry_base_ms,
@@ -156,6 +158,7 @@ run_ctx_init(struct tui_job *j)
         .envp = o->envp,
         .is_root = o->is_root,
         .profile_d = o->profile_d,
+        .root = o->root,
     };
 }
 
@@ -172,6 +175,7 @@ run_job(struct tui_job *j)
         .catalog = o->catalog,
         .retries = (unsigned)j->cfg.retries,
         .profile_d = o->profile_d,
+        .root = o->root,
         .keep_env = j->cfg.keep_env,
         .envp = o->envp,
     };
