@@ -109,7 +109,7 @@ cu_cmd_install(struct cu_app *app)
         goto out;
     }
     if (!app->cfg.yes) {
-        cu_print_plan(app, plan);
+        cu_print_plan_confirm(app, plan); /* one screen: the reasons are plan's (issue 49 item 10) */
         printf("\n");
         if (!cu_app_confirm(app, _("Go ahead?"), &rc))
             goto out;

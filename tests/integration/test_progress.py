@@ -183,5 +183,27 @@ for what, args in (("plan", ["plan", "--root", GTX, "--framework", "tensorflow==
              "%s at %d columns: the same words as piped, each line broken between words to fit" % (what, width),
              "\n".join(wide) or out[-3000:])
 
+# Issue 49 item 10: install's confirmation was the whole plan, about 85 lines at 80x24 (Why: 18 bullets, a step of
+# 50 words): now the versions, the downloads and a line per group of steps, on one screen; -v and plan keep the rest.
+FIX = "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
+cargs = ["install", "--root", GTX, "--mirror", FIX, "--prefix", "/opt/cu", "--state-dir", t.tmpdir("cst"),
+         "--cache-dir", t.tmpdir("cc")]
+ZHG = dict(GENV, LANGUAGE="zh_CN", LANG="C.UTF-8")
+for lang, env in (("English", GENV), ("zh_CN", ZHG)):
+    rc, out = on_pty(cargs, env, winsize=(24, 80), answer=b"n\n")
+    head = out[:out.find("[y/N]")]
+    rows = head.count("\n")
+    wide = [ln for ln in segments(head) if cols(ln) > 80 and not unbreakable(ln, 80)]
+    t.ok(rc == 1 and "[y/N]" in out and 8 < rows <= 22 and not wide and "nvidia-driver-580" in head and
+         "tensorflow==2.16.2" in head and "Why:" not in head and "为什么" not in head,
+         "%s: install's confirmation fits 80x24 (%d rows before the question), the driver's packages and the "
+         "framework in it, no reasons" % (lang, rows), head)
+rc, out = on_pty(cargs + ["-v"], GENV, winsize=(24, 80), answer=b"n\n")
+head = out[:out.find("[y/N]")]
+t.ok(rc == 1 and "Why:" in head and "Driver: Branch 580" in " ".join(head.split()),
+     "install -v: the whole plan before the question, its reasons too", head[-1500:])
+r = run(["plan"] + cargs[1:], env=GENV)
+t.ok(r.rc == 0 and "Why:" in r.out and "Steps:" in r.out, "plan keeps the full reasons and steps", r.out[-800:])
+
 srv.stop()
 t.done()
