@@ -55,4 +55,30 @@ t.ok(rc == 5 and "\x1b[31m" not in out and said.count("is installed") == 1 and
      "The NVIDIA driver 580 (proprietary) is installed; a reboot is needed" in said and "Reboot now" in said,
      "exit 5 after the driver: yellow, not red, and 'is installed' said once, with what to do", out[-1500:])
 
+# ---- Item 15: a typo in a value gets "did you mean"; a --cuda the mirror lacks is answered with what it has ----
+ROOT = os.path.join(t.tmpdir("two"), "root")
+machines.build("two-gpus", ROOT)
+PENV = dict(NOW, FAKE_NVIDIA_CONFIG=os.path.join(ROOT, "fake-nvidia.conf"))
+FIX = "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
+base = ["plan", "--root", ROOT, "--mirror", FIX, "--prefix", "/opt/cu", "--cache-dir", t.tmpdir("pc")]
+for value, meant in (("pytroch", "Did you mean 'pytorch'?"), ("jaxx==0.4.30", "Did you mean 'jax==0.4.30'?"),
+                     ("tensorflow,pytroch", "Did you mean 'pytorch'?")):
+    r = run(base + ["--framework", value], env=PENV)
+    t.ok(r.rc == 2 and meant in r.err, "--framework %s: exit 2, and %s" % (value, meant), r.err)
+r = run(base + ["--framework", "caffe"], env=PENV)
+t.ok(r.rc == 2 and "Did you mean" not in r.err, "--framework caffe: exit 2, and no guess", r.err)
+r = run(base + ["--platform", "linux-x86"], env=PENV)
+t.ok(r.rc == 2 and "Did you mean 'linux-x86_64'?" in r.err, "--platform linux-x86: did you mean linux-x86_64", r.err)
+r = run(base + ["--framework", "pytroch"], env=dict(PENV, LANGUAGE="zh_CN"))
+t.ok(r.rc == 2 and "“pytorch”" in r.err and "Did you mean" not in r.err, "zh_CN: the guess is said in Chinese", r.err)
+r = run(base + ["--framework", "none", "--cuda", "11.99"], env=PENV)
+said = " ".join(r.err.split())
+t.ok(r.rc == 3 and "CUDA 11.99 is not on the mirror; of CUDA 11 it has" in said and "11.4.4" in said and "11.8.0" in said
+     and "12.9.1" not in said.split("What runs here")[0],
+     "--cuda 11.99: exit 3, naming the CUDA 11 releases the mirror has", r.err)
+r = run(base + ["--framework", "none", "--cuda", "14.0"], env=PENV)
+said = " ".join(r.err.split())
+t.ok(r.rc == 3 and "CUDA 14.0 is not on the mirror; it has CUDA" in said and "13.0.2" in said,
+     "--cuda 14.0 (a major the mirror lacks): the newest of each major it has", r.err)
+
 t.done()
