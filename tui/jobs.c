@@ -341,6 +341,7 @@ tui_start(struct tui *t, enum tui_job_kind kind, const char *dir)
     t->rate_bytes = 0;
     t->rate_ms = t->started_ms;
     t->speed = 0;
+    t->idle_samples = 0;
     /* Signals belong to the UI thread, whose handler sets the flag it polls. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -562,7 +563,8 @@ tui_drain(struct tui *t)
     int64_t now = cu_mono_ms();
     if (t->job && now - t->rate_ms >= 500) {
         double inst = (double)t->rate_bytes * 1000.0 / (double)(now - t->rate_ms);
-        t->speed = t->speed == 0 ? inst : 0.7 * t->speed + 0.3 * inst;
+        t->idle_samples = t->rate_bytes ? 0 : t->idle_samples + 1;
+        t->speed = t->idle_samples >= 2 ? 0 : t->speed == 0 ? inst : 0.7 * t->speed + 0.3 * inst;
         t->rate_bytes = 0;
         t->rate_ms = now;
     }

@@ -10,7 +10,8 @@ import sys
 import unicodedata
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
-from cutest import SRCDIR, Tap, gpu_doubles, machine, run  # noqa: E402
+from cutest import SRCDIR, Tap, cols, gpu_doubles, machine, on_pty, run, segments, unbreakable  # noqa: E402
+from httpserver import Server  # noqa: E402
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import mkmirror  # noqa: E402
@@ -82,12 +83,54 @@ def fits(dump, cols, lines):
 # The GTX 970 held by nouveau gets a driver in its plan; this machine has no apt-get for the runner, so the
 # driver's own check before its first command refuses (nothing is changed).
 for lang, extra in (("English", {}), ("zh_CN", ZH)):
-    b = Box("drvfail-" + lang, name="u2404-gtx970-nouveau-sb")
+    b = Box("df" + lang[:2], name="u2404-gtx970-nouveau-sb")
     r, d = b.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter",
                      "DUMP progress", "q", "y"], env=dict(extra, CUDAUP_DRIVER="auto"))
     title = rows(d["progress"])[2] if len(rows(d["progress"])) > 2 else ""
     want = "Installing the NVIDIA driver 580 failed" if not extra else "NVIDIA 驱动 580"
     t.ok(want in title and "CUDA" not in title and "apt-get" in flat(d["progress"]),
          "%s: the driver's refusal is titled as the driver's install" % lang, d["progress"])
+
+# ---- Item 16: the status line under the bar keeps each part whole ("elapsed" went alone onto a row), and says no
+# speed when no byte comes ("0 B/s" after the downloads, a smoothed speed decayed to "4 B/s") ----
+srv = Server(MIRROR)
+srv.fault("/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz", status=[503] * 60)
+for size, lang, extra in (((60, 20), "English", {}), ((80, 24), "English", {}), ((60, 20), "zh_CN", ZH)):
+    b = Box("st%d%s" % (size[0], lang[:2]), mirror=srv.url)
+    r, d = b.wizard(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter", "DUMP failed",
+                     "q", "y"], "--env-scope", "none", env=extra, size=size)
+    rr = rows(d["failed"])
+    status = rr[4:6] if len(rr) > 6 else []
+    parts = re.split(r"\s{2,}", "  ".join(x.strip() for x in status))
+    t.ok(fits(d["failed"], *size) and status and "B/s" not in d["failed"] and
+         re.search(r"(\d+m\d\ds elapsed|已用 \d+m\d\ds)", "\n".join(status)) and
+         not any(x.strip() in ("elapsed", "已用") for x in status) and
+         any(re.match(r"\s*9\d%", x) for x in status),
+         "%dx%d %s: a failed download's status rows keep each part whole, and no speed once nothing comes"
+         % (size[0], size[1], lang), d["failed"])
+srv.stop()
+
+# ---- Item 19: the text left on the terminal wraps between words at its width (the terminal cut it mid-word), a
+# command whole on a line of its own; --env-scope system says that a login shell reads /etc/profile.d ----
+for lang, extra in (("English", {}), ("zh_CN", ZH)):
+    b = Box("ex" + lang[:2])
+    script = os.path.join(b.dir, "keys-exit")
+    with open(script, "w") as f:
+        f.write("\n".join(["enter", "enter", "down", "down", "down", "enter", "enter", "enter", "enter", "enter",
+                            "enter", "DUMP", "enter", ""]).replace("DUMP", "dump " + os.path.join(b.dir, "done.txt")))
+    e = dict(b.menv, **NOW)
+    e.update({"HOME": b.home, "CUDAUP_TUI_HEADLESS": "1", "CUDAUP_PROFILE_D": b.profile_d, "COLUMNS": "80",
+              "LINES": "24", "TERM": "xterm-256color"}, **extra)
+    rc, out = on_pty(["--keys-script", script, "--root", b.root, "--mirror", b.mirror, "--prefix", b.prefix, "--state-dir",
+                      b.state, "--cache-dir", b.cache, "--env-scope", "system"], e, winsize=(24, 80))
+    lines = segments(out)
+    wide = [x for x in lines if cols(x) > 80 and not unbreakable(x, 80)]
+    done = open(os.path.join(b.dir, "done.txt"), encoding="utf-8").read() if os.path.exists(os.path.join(b.dir, "done.txt")) else ""
+    login = "login shell" if not extra else "登录"
+    said = " ".join(" ".join(lines).split())
+    t.ok(rc == 0 and lines and not wide and login in said and login in " ".join(done.split()) and
+         "Open a new shell" not in said and ("cudaup verify --prefix" in out),
+         "%s: the exit text fits 80 columns between words (a command whole), and names a login shell for /etc/profile.d"
+         % lang, "\n".join(wide) or out[-2500:] + "\n" + done)
 
 t.done()
