@@ -91,6 +91,29 @@ for lang, extra in (("English", {}), ("zh_CN", ZH)):
     t.ok(want in title and "CUDA" not in title and "apt-get" in flat(d["progress"]),
          "%s: the driver's refusal is titled as the driver's install" % lang, d["progress"])
 
+# ---- Item 12: several frameworks.  Check boxes, not round marks; the TensorFlow of the default gives way to the
+# first framework ticked (it stayed ticked beside it); --framework given twice stays an environment each, and
+# Review names every framework of every environment (it named the first alone) ----
+b = Box("fw", mirror=NVIDIA)
+r, d = b.wizard(["enter", "enter", "DUMP first", "down", "space", "DUMP one", "down", "space", "DUMP two", "q", "y"])
+t.ok("[x] TensorFlow" in d["first"] and "(*)" not in d["first"] and "[ ] TensorFlow" in d["one"] and "[x] PyTorch" in d["one"]
+     and "[x] PyTorch" in d["two"] and "[x] JAX" in d["two"] and "[ ] TensorFlow" in d["two"],
+     "Framework: check boxes; the default TensorFlow gives way to the first framework ticked, the next joins it",
+     d["first"] + d["one"] + d["two"])
+REVIEW = ["enter", "enter", "enter", "enter", "enter", "enter", "enter", "DUMP review", "q", "y"]
+for lang, extra in (("English", {}), ("zh_CN", ZH)):
+    r, d = b.wizard(["enter", "enter", "DUMP fw"] + REVIEW, "--framework", "pytorch", "--framework", "jax", "--python", "3.11",
+                    "--env-tool", "venv", env=extra)
+    each = "An environment each" if not extra else "各"
+    review = flat(d["review"])
+    t.ok(each in flat(d["fw"]) and re.search(r"PyTorch 2\.[\d.]+\W.*envs/cudaup-pytorch", review) and
+         re.search(r"JAX 0\.\d+\.\d+\W.*envs/cudaup-jax", review),
+         "%s: --framework given twice: the Framework screen says an environment each, Review names both" % lang,
+         d["fw"] + d["review"])
+r, d = b.wizard(["enter", "enter"] + REVIEW, "--framework", "pytorch,jax", "--python", "3.11", "--env-tool", "venv")
+t.ok(re.search(r"PyTorch 2\.[\d.]+, JAX 0\.\d+\.\d+ with Python 3\.11, in the venv", flat(d["review"])),
+     "pytorch,jax: Review names both frameworks of the one environment", d["review"])
+
 # ---- Item 16: the status line under the bar keeps each part whole ("elapsed" went alone onto a row), and says no
 # speed when no byte comes ("0 B/s" after the downloads, a smoothed speed decayed to "4 B/s") ----
 srv = Server(MIRROR)
