@@ -114,6 +114,19 @@ r, d = b.wizard(["enter", "enter"] + REVIEW, "--framework", "pytorch,jax", "--py
 t.ok(re.search(r"PyTorch 2\.[\d.]+, JAX 0\.\d+\.\d+ with Python 3\.11, in the venv", flat(d["review"])),
      "pytorch,jax: Review names both frameworks of the one environment", d["review"])
 
+# ---- Item 13: where nothing fits, the wizard had no way forward; the CLI's "What runs here" is now a choice ----
+# (a GTX 680, compute capability 3.0, on driver 470: no TensorFlow build has code for it; CUDA 10.2 alone runs)
+for lang, extra in (("English", {}), ("zh_CN", ZH)):
+    b = Box("nf" + lang[:2], name="kepler", mirror=NVIDIA)
+    r, d = b.wizard(["enter", "enter", "enter", "DUMP none", "enter", "DUMP taken", "enter", "DUMP next", "q", "y"],
+                    env=dict(extra, CUDAUP_DRIVER="keep"))
+    en = not extra
+    t.ok((("Enter takes what runs here" in flat(d["none"]) and "CUDA and cuDNN alone" in flat(d["none"])) if en
+          else "按Enter采用在这里能运行的组合" in flat(d["none"]).replace(" ", "")) and
+         re.search(r"✓\s+\S+.*\(10\.2\.89\)", d["taken"]) and ("Components" in d["next"] or "组件" in d["next"]),
+         "%s: nothing fits TensorFlow on a GTX 680: the Automatic row offers what runs here; Enter takes it, CUDA "
+         "10.2.89 then fits and Enter goes on" % lang, d["none"] + d["taken"] + d["next"])
+
 # ---- Item 16: the status line under the bar keeps each part whole ("elapsed" went alone onto a row), and says no
 # speed when no byte comes ("0 B/s" after the downloads, a smoothed speed decayed to "4 B/s") ----
 srv = Server(MIRROR)
