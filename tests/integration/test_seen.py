@@ -5,7 +5,6 @@ once and not as an error, typos in a flag's value answered with what was meant, 
 not have answered with what it has.  (The progress line, the failures said once and install's confirmation
 are in test_progress; the wizard's items in tests/tui/test_seen_tui.py.)"""
 import os
-import re
 import sys
 
 from cutest import SRCDIR, Tap, on_pty, run, segments
