@@ -104,9 +104,12 @@ for d in plan.get("downloads", []):
     if d["component"] == "cuda_nvcc":
         srv.fault(urllib.parse.urlsplit(d["url"]).path, status=[503] * 40)
 rc, out = on_pty(["install", "--yes"] + box("dead"), dict(MENV, **NOW), columns=80)
+piped = run(["install", "--yes"] + box("deadpipe"), env=dict(MENV, **NOW))
 srv.clear()
 t.ok(rc == 1 and said_once(out, "the server answered HTTP 503") == 1 and "is up and holds this file" in words(out),
      "a mirror that answers 503: the failure is said once, with what to do", out[-1500:])
+t.ok(piped.rc == 1 and " ".join(piped.err.split()).count("the server answered HTTP 503") == 1,
+     "piped, the same: said once", piped.err[-1500:])
 rc, out = on_pty(["install", "--yes"] + box("ctrlc"), dict(MENV, **NOW), columns=80, interrupt=b"downloaded")
 t.ok(rc == 130 and said_once(out, "Interrupted") == 1 and "run the same command again" in words(out),
      "Ctrl-C during the downloads: said once, with what was kept", out[-1500:])
