@@ -254,6 +254,9 @@ accept(struct tui *t)
         t->cur.field = FIELD_CUDA;
         t->cur.sel = 0;
         t->cur.top = 0;
+        /* Asked again whatever the lists' keys say: --driver (keep) is not in them. */
+        cu_clear_ptr(&t->cuda_key, free);
+        cu_clear_ptr(&t->cudnn_key, free);
         ask_engine(t);
         return false;
     }
