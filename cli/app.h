@@ -71,6 +71,11 @@ CU_NODISCARD enum cu_status cu_app_prepare(struct cu_app *app, bool unconstraine
                                            struct cu_plan **plan, struct cu_error *err);
 /** The plan as text on stdout. */
 void cu_print_plan(struct cu_app *app, const struct cu_plan *plan);
+/**
+ * The plan as `install` shows it before its question: the versions, the downloads and each group of steps in a
+ * line, the notes; one screen (the reasons and every step in full are `cudaup plan`'s; -v prints those here).
+ */
+void cu_print_plan_confirm(struct cu_app *app, const struct cu_plan *plan);
 
 /** Whether the user agreed to change the system (--yes, or y at the prompt). Exit code in *rc when not. */
 bool cu_app_confirm(struct cu_app *app, const char *question, int *rc);

@@ -129,7 +129,7 @@ cu_cmd_install(struct cu_app *app)
         goto out;
     }
     if (!app->cfg.yes) {
-        cu_print_plan(app, plan);
+        cu_print_plan_confirm(app, plan); /* one screen: the reasons are plan's (issue 49 item 10) */
         printf("\n");
         if (!cu_app_confirm(app, _("Go ahead?"), &rc))
             goto out;
@@ -163,7 +163,7 @@ cu_cmd_install(struct cu_app *app)
     cu_sys_fini(&sys);
     if (st == CU_OK)
         st = cu_install_run(&ctx, &err);
-    cu_progress_flush(prog);
+    cu_progress_end(prog, st != CU_OK ? &err : NULL); /* a failed step's sentence is said once, below */
     bool changed = cu_run_changed(&ctx);
     if (st == CU_E_CANCELLED) {
         /* Ctrl-C: what it left, and that nothing fetched is lost (the partial files resume). */
