@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/catalog/ctk_data.h"
 #include "core/catalog/driver_data.h"
 #include "core/base/fsutil.h"
 #include "core/catalog/catalog_legacy.h"
@@ -582,7 +583,8 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = cu_catalog_wheels_parse(root, what, &cat->wheels, err)) ||
         (st = cu_catalog_gpu_checks_parse(root, what, &cat->gpu_checks, err)) ||
         (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err)) ||
-        (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err))) {
+        (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err)) ||
+        (st = cu_ctk_data_parse(json_object_get(root, "containers"), what, &cat->containers, err))) {
         json_decref(root);
         cu_catalog_free(cat);
         return st;
@@ -625,6 +627,7 @@ cu_catalog_free(struct cu_catalog *cat)
     if (!cat)
         return;
     cu_drv_data_free(cat->driver);
+    cu_ctk_data_free(cat->containers);
     cu_cat_legacy_free(cat->legacy);
     for (size_t i = 0; cat->gpus && cat->gpus[i].name; i++) {
         free(cat->gpus[i].name);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/resolve/containers.h"
 #include "core/resolve/driver.h"
 #include "core/base/i18n.h"
 #include "core/base/log.h"
@@ -120,6 +121,7 @@ cu_plan_free(struct cu_plan *p)
     cu_strv_fini(&p->reason_sources);
     cu_strv_fini(&p->warnings);
     cu_drv_plan_free(p->driver);
+    cu_ctr_plan_free(p->containers);
     free(p);
 }
 
@@ -509,6 +511,7 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(doc, "warnings", jstrv_(&p->warnings));
     if (p->driver)
         json_object_set_new(doc, "driver", cu_drv_plan_json(p->driver));
+    json_object_set_new(doc, "containers", p->containers ? cu_ctr_plan_json(p->containers) : json_null());
     json_object_set_new(doc, "container", json_boolean(p->container));
     json_object_set_new(doc, "platform", cu_json_str_or_null(p->platform));
     json_object_set_new(doc, "mirror", cu_json_str_or_null(p->base_url));
