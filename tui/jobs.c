@@ -133,6 +133,7 @@ prepare_in(const struct tui_job *j, struct cu_prepare_in *in)
         .catalog = o->catalog,
         .envp = o->envp,
         .prefix = j->cfg.prefix ? j->cfg.prefix : o->prefix,
+        .root = o->root ? o->root->path : NULL,
         .state_dir = o->state_dir,
         .cache_dir = o->cache_dir,
         .is_root = o->is_root,

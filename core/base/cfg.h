@@ -47,6 +47,8 @@ struct cu_config {
     char *package;       /* mirror: cudaup's own .deb or tarball to place in DIR/cudaup/ */
     char *driver;        /* --driver auto|keep|none|BRANCH[-open|-proprietary] */
     char *driver_source; /* --driver-source distro|nvidia */
+    char *containers;    /* --containers docker,containerd,crio,podman|auto|none */
+    bool restart_engines; /* --restart-engines: with --yes, restart an engine even when it runs containers */
 
     /* verify, repair */
     bool require_gpu, deep;

@@ -291,6 +291,8 @@ cu_engines_probe(const struct cu_engines_opts *o, struct cu_engines *out)
         /* systemd runs the machine (sd_booted(3): /run/systemd/system), and its systemctl is there */
         out->systemd = find_program(s, "systemctl", &systemctl) && cu_sys_exists(s, "/run/systemd/system");
     }
+    if (!find_program(s, "nvidia-ctk", &out->nvidia_ctk))
+        out->nvidia_ctk = NULL;
     for (int k = 0; k < CU_N_ENGINES; k++) {
         struct cu_engine_info *e = &out->e[k];
         e->kind = (enum cu_engine_kind)k;
@@ -359,5 +361,6 @@ cu_engines_fini(struct cu_engines *en)
         cu_strv_fini(&e->running);
         free(e->state);
     }
+    free(en->nvidia_ctk);
     memset(en, 0, sizeof(*en));
 }

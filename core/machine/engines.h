@@ -55,6 +55,7 @@ struct cu_engine_info {
 struct cu_engines {
     struct cu_engine_info e[CU_N_ENGINES];
     bool systemd;            /* systemctl is there to restart engines with */
+    char *nvidia_ctk;        /* the NVIDIA Container Toolkit's nvidia-ctk in the root, or NULL */
 };
 
 /** "docker", "containerd", "crio", "podman". Static. */

@@ -563,7 +563,7 @@ class Machine:
         for n in self.installed:
             p = self.installed_pkg(n)
             if p and isinstance(p.extra.get("service"), str):
-                units.add(p.extra["service"])
+                units.update(p.extra["service"].split(","))  # "a.path,a.service": several units of one package
         self.write("var/lib/pkgworld/units", "".join(u + "\n" for u in sorted(units)))
 
     def enable_repo(self, repo, by_package=None):
@@ -719,7 +719,9 @@ def install_plan(m, names, backtrack, recommends=True):
             chosen.append(req)
             continue
         name, op, ver = req
-        c = t.choices(Rel(name, op, ver))
+        # apt's `NAME=VERSION` makes that version the candidate (NVIDIA's guide installs the toolkit so): any allowed
+        # version, not only the best one its dependencies would take.
+        c = m.candidates(name, op, ver) if op in ("=", "==") and not backtrack else t.choices(Rel(name, op, ver))
         if not c:
             raise Problem(not_found(m, name, op, ver), kind="notfound")
         chosen.append(c[0])
