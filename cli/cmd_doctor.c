@@ -3,9 +3,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "core/doctor/container_doctor.h"
+#include "core/doctor/container_host.h"
+#include "installers/containers/containers.h"
 #include "core/doctor/doctor.h"
 #include "core/doctor/driver_doctor.h"
 #include "core/machine/driver_state.h"
@@ -220,11 +223,23 @@ cu_cmd_doctor(struct cu_app *app)
         cu_sysroot_fini(&host);
     }
     cu_fwenvs_check(&fw, facts, app->catalog, app->envp, &problems);
+    /* GPU containers on a host (issue 48): the engines (asked through the system runner) and the CDI specs. */
+    struct cu_engines en = {0};
+    struct cu_cdi cdi = {0};
+    if (!facts->container.inside) {
+        struct cu_sys sys;
+        cu_sys_init(&sys, app->envp, app->root.path, false);
+        inst_containers_probe(&sys, app->envp, false, &en, &cdi);
+        cu_sys_fini(&sys);
+        CU_AUTOFREE char *rec = cu_path_join(app->state_dir, "containers.json");
+        cu_ctr_doctor(facts, app->catalog, &en, &cdi, access(rec, F_OK) == 0, &problems);
+    }
     if (app->cfg.json) {
         json_t *doc = cu_doctor_json(facts, &problems);
         cu_drv_state_json(facts, json_object_get(doc, "driver"));
         json_object_set_new(doc, "framework_envs", cu_fwenvs_json(&fw, facts));
         json_object_set_new(doc, "container", cu_container_json(&facts->container));
+        json_object_set_new(doc, "containers", facts->container.inside ? json_null() : cu_ctr_doctor_json(app->catalog, &en, &cdi));
         cu_report_json(app, doc);
     } else if (!app->cfg.quiet) {
         print_text(app, facts, &fw, &problems);
@@ -241,6 +256,8 @@ cu_cmd_doctor(struct cu_app *app)
         }
     }
     rc = cu_problems_has_error(&problems) ? 3 : 0;
+    cu_engines_fini(&en);
+    cu_cdi_fini(&cdi);
     cu_fwenvs_fini(&fw);
     cu_problems_fini(&problems);
     cu_facts_free(facts);
