@@ -559,6 +559,22 @@ class Machine:
             p = self.installed_pkg(n)
             if p and isinstance(p.extra.get("enables"), str):
                 self.enable_repo(p.extra["enables"], by_package=n)
+        # Programs a package puts in place (bin=/usr/bin/nvidia-ctk): a stub each, gone with the package.
+        want_bins = {}
+        for n in self.installed:
+            p = self.installed_pkg(n)
+            if p and isinstance(p.extra.get("bin"), str):
+                for b in p.extra["bin"].split(","):
+                    want_bins[b] = n
+        had = json.loads(self.read("var/lib/pkgworld/bins.json", "{}") or "{}")
+        for b in had:
+            if b not in want_bins and os.path.exists(self.path(b)):
+                os.unlink(self.path(b))
+        for b, n in want_bins.items():
+            if not os.path.exists(self.path(b)):
+                self.write(b, "#!/bin/sh\n# %s (pkgworld stand-in)\nexit 0\n" % n)
+                os.chmod(self.path(b), 0o755)
+        self.write("var/lib/pkgworld/bins.json", json.dumps(want_bins, sort_keys=True) + "\n")
         units = set()
         for n in self.installed:
             p = self.installed_pkg(n)
