@@ -203,8 +203,11 @@ def cmd_containerd(args):
             raise Exit(1, "containerd: unsupported config version `%s`" % rv)
         merged = json.loads(json.dumps(root))
         import glob
+        mroot = root_dir().rstrip("/")
         for pat in root.get("imports", []):
             pat = pat if pat.startswith("/") else os.path.join(os.path.dirname(cfg), pat)
+            if not pat.startswith(mroot + "/"):  # a path as the machine sees it: under its root here
+                pat = mroot + pat
             for f in sorted(glob.glob(pat)):
                 d = _toml_load(f)
                 dv = d.get("version", 1 if d else rv)
