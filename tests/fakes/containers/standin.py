@@ -360,6 +360,16 @@ def cmd_nvidia_ctk(args):
             text = text.replace("    mounts:\n", "    mounts:\n        - hostPath: %s/usr/bin/nvidia-smi\n          containerPath: /usr/bin/nvidia-smi\n"
                                 "          options:\n            - ro\n            - nosuid\n            - nodev\n            - rbind\n"
                                 "            - rprivate\n" % root.rstrip("/"), 1)
+        # nvidia-ctk mounts the driver's files it finds: a mount of a file the machine does not have is left out.
+        def keep(block):
+            m_ = re.match(r"        - hostPath: (\S+)", block)
+            return not m_ or os.path.exists(m_.group(1))
+        head, sep, rest = text.partition("    mounts:\n")
+        if sep:
+            blocks = re.split(r"(?m)^(?=        - hostPath: )", rest)
+            text = head + sep + "".join(b for b in blocks if keep(b))
+            if "        - hostPath: " not in text.partition("    mounts:\n")[2]:
+                text = head
         dest = os.path.join(root, (out or "/etc/cdi/nvidia.yaml").lstrip("/"))
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         with open(dest, "w") as f:
