@@ -300,7 +300,7 @@ apply(struct cu_ctr_plan *p, const struct cu_ctr_in *in, const struct cu_engine_
                                                : cu_tr_asprintf(_("Restart %s so that it reads its new configuration (cudaup could not ask it which containers it runs)."), title);
     struct cu_ctr_step *s = step(p, "restart", name, why);
     s->argv = argv_of("systemctl", "restart", unit, NULL);
-    s->ask = !in->wish->yes; /* on a terminal: asked first, naming the containers */
+    s->ask = !in->wish->yes && busy; /* asked first, naming the containers that stop (the plan's own question covers an idle one) */
 }
 
 static bool

@@ -8,7 +8,7 @@ import os
 import shutil
 import sys
 
-from cutest import SRCDIR, run
+from cutest import SRCDIR, gpu_doubles, run
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fakes", "pkgworld"))
@@ -51,7 +51,7 @@ RTX4090 = [("0000:01:00.0", "2684", "0x030000", "nvidia", "8.9", 24564, "NVIDIA 
 def mirror(tmp):
     """A file:// mirror with CUDA 12.6 and NVIDIA's repository files (the keyrings, the .repo file)."""
     m = os.path.join(tmp, "m")
-    mkmirror.build(m)
+    mkmirror.build(m, replace=gpu_doubles())  # the GPU-library doubles: verify's checks pass on what is installed
     for dist in ("ubuntu2404", "debian12"):
         d = os.path.join(m, "cuda/repos/%s/x86_64" % dist)
         os.makedirs(d, exist_ok=True)
@@ -84,7 +84,7 @@ class Box:
         self.world = world
         self.dir = t.tmpdir(tag)
         self.root = os.path.join(self.dir, "root")
-        spec = {"os": w["os"], "kernel": w["kernel"], "gpus": [] if wsl else RTX4090, "libs": not wsl}
+        spec = {"os": w["os"], "kernel": w["kernel"], "gpus": [] if wsl else RTX4090, "libs": not wsl, "cuda": 13000}
         if driver:
             spec["driver"] = driver
         if wsl:
