@@ -15,6 +15,7 @@
 #include "core/doctor/fwenv.h"
 #include "core/doctor/shadow.h"
 #include "core/base/i18n.h"
+#include "core/base/linebreak.h"
 #include "core/resolve/driver.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
@@ -28,12 +29,26 @@ v(const struct cu_version *ver, char *buf, size_t len)
     return ver->n ? cu_version_format(ver, 0, buf, len) : "?";
 }
 
+/* The label column: as wide as the widest label, in the user's language, and no narrower than 8 ("Frameworks"
+ * overflowed it, issue 49 item 18).  A new label goes into this list. */
+static int
+label_width(void)
+{
+    const char *labels[] = {_("GPU"), _("Driver"), _("Kernel"), _("CUDA"), _("Env"), _("Python"), _("Frameworks")};
+    int w = 8;
+    for (size_t i = 0; i < CU_N_ELEMENTS(labels); i++)
+        if (cu_text_width(labels[i]) > w)
+            w = cu_text_width(labels[i]);
+    return w;
+}
+
 /* A bold label padded to the label column. */
 static void
 label(struct cu_app *app, const char *text)
 {
+    int col = label_width();
     fputs(cu_color(app, CU_COLOR_BOLD, false), stdout);
-    cu_print_padded(stdout, text, 8);
+    cu_print_padded(stdout, text, col);
     fputs(cu_color_reset(app, false), stdout);
     fputc(' ', stdout);
 }
@@ -43,8 +58,9 @@ label(struct cu_app *app, const char *text)
 static void
 entry(struct cu_app *app, const char *lab, struct cu_buf *text)
 {
+    int col = label_width();
     label(app, lab);
-    cu_print_wrapped_at(stdout, 9, 9, text->data ? text->data : "", cu_term_width(STDOUT_FILENO));
+    cu_print_wrapped_at(stdout, (size_t)col + 1, (size_t)col + 1, text->data ? text->data : "", cu_term_width(STDOUT_FILENO));
     cu_buf_fini(text);
     cu_buf_init(text);
 }
@@ -64,7 +80,10 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
     for (size_t i = 0; i < f->n_gpus; i++) {
         const struct cu_gpu_info *g = &f->gpus[i];
         CU_AUTOFREE char *name = cu_str_sanitize(g->name);
-        cu_buf_printf(&t, "%d: %s (%s%s%s)", g->index, name, g->pci_id, g->bus[0] ? ", " : "", g->bus);
+        if (g->pci_id[0] || g->bus[0]) /* NVML or libcuda alone (WSL2) may give no PCI id */
+            cu_buf_printf(&t, "%d: %s (%s%s%s)", g->index, name, g->pci_id, g->pci_id[0] && g->bus[0] ? ", " : "", g->bus);
+        else
+            cu_buf_printf(&t, "%d: %s", g->index, name);
         entry(app, _("GPU"), &t);
         if (g->cc.n)
             cu_buf_printf(&t, "   %s %s%s%s%s", _("compute capability"), v(&g->cc, b1, sizeof(b1)),
@@ -77,9 +96,27 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
     }
     const struct cu_driver_info *d = &f->driver;
     switch (d->kind) {
-    case CU_DRIVER_NVIDIA:
     case CU_DRIVER_WSL:
-        cu_buf_printf(&t, d->kind == CU_DRIVER_WSL ? _("NVIDIA %s (through WSL2)") : f->container.inside ? _("NVIDIA %s (the host's)") : _("NVIDIA %s"),
+        /* WSL2 runs the Windows driver; its NVML in /usr/lib/wsl/lib says its version (issue 49 item 21: "NVIDIA ?"). */
+        if (d->version.n)
+            cu_buf_printf(&t, _("NVIDIA %s, the Windows driver (through WSL2)"),
+                          cu_driver_version_format(&d->version, b1, sizeof(b1)));
+        else
+            cu_buf_puts(&t, _("the Windows NVIDIA driver (through WSL2)"));
+        if (d->cuda_max.n)
+            cu_buf_printf(&t, _(", runs CUDA up to %s"), v(&d->cuda_max, b2, sizeof(b2)));
+        if (d->version.n)
+            break;
+        if (d->nvml_error)
+            cu_buf_printf(&t, _("; its version is unread: NVML (%s) could not start: %s"),
+                          d->nvml_path ? d->nvml_path : "libnvidia-ml.so.1", d->nvml_error);
+        else if (d->nvml_path)
+            cu_buf_printf(&t, _("; its version is unread: NVML (%s) did not say it"), d->nvml_path);
+        else
+            cu_buf_puts(&t, _("; its version is unread: /usr/lib/wsl/lib has no libnvidia-ml.so.1"));
+        break;
+    case CU_DRIVER_NVIDIA:
+        cu_buf_printf(&t, f->container.inside ? _("NVIDIA %s (the host's)") : _("NVIDIA %s"),
                       d->version.n ? cu_driver_version_format(&d->version, b1, sizeof(b1)) : "?");
         if (d->kind == CU_DRIVER_NVIDIA && !d->libcuda_path)
             cu_buf_puts(&t, _(", but without libcuda.so.1: no CUDA program can run yet"));

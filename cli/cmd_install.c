@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#define CU_LOG_TAG "install"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -12,6 +15,7 @@
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/linebreak.h"
+#include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/fetch/mirror.h"
 #include "core/install/toolkit.h"
@@ -79,6 +83,22 @@ cu_steps_json(const struct cu_run_ctx *ctx)
         json_array_append_new(a, o);
     }
     return a;
+}
+
+/*
+ * What this run took of memory, in its log: cudaup's own peak, and the largest process it ran and waited for
+ * (the checks' nvcc and cicc, the libraries each check loads in a process of its own, pip).  A process tree's
+ * peak, as GNU time reports it, is the larger of the two (issue 49 item 22: the 108 MiB read as the
+ * installer's was nvcc's cicc compiling the check's kernel; cudaup itself stayed under 30 MiB).
+ */
+static void
+log_peak_memory(void)
+{
+    struct rusage self, kids;
+    if (getrusage(RUSAGE_SELF, &self) != 0 || getrusage(RUSAGE_CHILDREN, &kids) != 0)
+        return;
+    cu_log_info(_("Peak memory: %ld MiB in cudaup itself, %ld MiB in the largest process it ran"),
+                (self.ru_maxrss + 1023) / 1024, (kids.ru_maxrss + 1023) / 1024);
 }
 
 int
@@ -192,12 +212,17 @@ cu_cmd_install(struct cu_app *app)
         cu_facts_free(after);
         verified = true;
     }
+    /* A check it ran failed: the install is in place but does not work as planned (DESIGN, exit 4), as the
+     * wizard's Validation screen says with the same exit; a check skipped for a stated reason (no driver
+     * yet, an image) is no failure. */
+    bool problems = verified && cu_checks_failed(&checks);
     char vmm[32];
     const char *vver = cu_version_format(&plan->cuda, 2, vmm, sizeof(vmm));
     if (app->cfg.json) {
         json_t *doc = json_object();
         char b[32];
-        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : st == CU_E_REBOOT ? "reboot" : "error"));
+        json_object_set_new(doc, "status", json_string(st == CU_OK ? (problems ? "problems" : "ok")
+                                                       : st == CU_E_REBOOT ? "reboot" : "error"));
         json_t *rr = st == CU_E_REBOOT ? inst_driver_resume_record(app->state_dir) : NULL;
         if (rr) {
             json_t *res = json_object();
@@ -247,6 +272,8 @@ cu_cmd_install(struct cu_app *app)
             json_object_set_new(v, "checks", cu_app_checks_json(app, &checks, vver));
             json_object_set_new(doc, "verify", v);
         }
+        if (problems)
+            json_object_set_new(doc, "exit_code", json_integer(cu_status_exit_code(CU_E_PROBLEMS)));
         rc = cu_report_json_result(app, doc, st, &err);
     } else if (st != CU_OK) {
         rc = cu_report_error(app, &err);
@@ -312,29 +339,27 @@ cu_cmd_install(struct cu_app *app)
             cu_say(stdout, "", _("Open a new shell, or run: %s"), src);
         /* The check, done: the one line the wizard's Validation screen ends with, each failure above it with its fix. */
         if (verified) {
-            bool failed = cu_checks_failed(&checks);
             CU_AUTOFREE char *sum = cu_checks_summary(&checks);
-            if (failed)
+            if (problems)
                 cu_app_print_checks(app, &checks, true, vver);
             cu_say(stdout, "", _("Checked as cudaup verify does: %s"), sum);
-            if (failed)
+            if (problems)
                 cu_say(stdout, "", _("Check again after the fix: %s"), again);
         }
         /* The framework's own call last, once the checks say whether it can work: after a failure it would
          * fail too, so it is offered for after the fix. */
-        bool failed = verified && cu_checks_failed(&checks);
         for (size_t i = 0; i < tries.n; i++)
-            cu_say(stdout, "", failed ? _("Once the checks pass, try it: %s") : _("Then try it: %s"), tries.v[i]);
+            cu_say(stdout, "", problems ? _("Once the checks pass, try it: %s") : _("Then try it: %s"), tries.v[i]);
         cu_strv_fini(&tries);
     }
-    /* The install did what it planned: its exit status stays 0, as the wizard's does after a failed
-     * Validation; what the checks found is on the screen and in the JSON ("verify"), and
-     * `cudaup verify` exits 4 on it. */
-    if (verified && cu_checks_failed(&checks) && app->cfg.quiet && !app->cfg.json)
+    if (problems && app->cfg.quiet && !app->cfg.json)
         cu_app_print_checks(app, &checks, true, vver); /* -q: the failures alone */
+    if (problems && rc == 0)
+        rc = cu_status_exit_code(CU_E_PROBLEMS);
     if (verified)
         cu_checks_fini(&checks);
     cu_strv_fini(&ctr_notes);
+    log_peak_memory();
 out:
     cu_progress_free(prog);
     cu_run_ctx_fini(&ctx);

@@ -7,6 +7,7 @@
 #include "app.h"
 #include "core/catalog/catalog_legacy.h"
 #include "core/base/i18n.h"
+#include "core/resolve/runs.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
 #include "core/fetch/mirror.h"
@@ -16,15 +17,27 @@
 #include "report.h"
 #include "term.h"
 
-/* 1 yes, 0 no, -1 unknown */
+/* 1 yes, 0 no, -1 unknown; *@compat: only by NVIDIA's minor-version compatibility (the rule plan and verify
+ * judge by, core/resolve/runs.c). */
 static int
-runs_on_driver(const struct cu_app *app, const struct cu_facts *f, const struct cu_version *v)
+runs_on_driver(const struct cu_app *app, const struct cu_facts *f, const struct cu_version *v, bool *compat)
 {
-    struct cu_version need;
-    if ((f->driver.kind != CU_DRIVER_NVIDIA && f->driver.kind != CU_DRIVER_WSL) || !f->driver.version.n ||
-        !cu_catalog_cuda_min_driver(app->catalog, v, &need))
+    struct cu_runs_how how;
+    *compat = false;
+    if ((f->driver.kind != CU_DRIVER_NVIDIA && f->driver.kind != CU_DRIVER_WSL) || (!f->driver.version.n && !f->driver.cuda_max.n))
         return -1;
-    return cu_version_cmp(&f->driver.version, &need) >= 0;
+    switch (cu_driver_runs_cuda(app->catalog, &f->driver.version, &f->driver.cuda_max, v, &how)) {
+    case CU_RUNS_NATIVE:
+        return 1;
+    case CU_RUNS_COMPAT:
+        *compat = true;
+        return 1;
+    case CU_RUNS_NOT:
+        return 0;
+    case CU_RUNS_UNKNOWN:
+    default:
+        return -1;
+    }
 }
 
 static int
@@ -167,21 +180,26 @@ cu_cmd_list(struct cu_app *app)
         struct cu_version v, need;
         if (!cu_version_parse(labels[i], &v))
             continue;
-        bool known = cu_catalog_cuda_min_driver(app->catalog, &v, &need);
-        int runs = runs_on_driver(app, facts, &v), fits = fits_gpus(app, facts, &v);
+        bool known = cu_catalog_cuda_min_driver(app->catalog, &v, &need), compat;
+        int runs = runs_on_driver(app, facts, &v, &compat), fits = fits_gpus(app, facts, &v);
         const struct cu_cuda_install *in = installed(facts, &v);
         json_t *o = json_object();
         json_object_set_new(o, "version", json_string(labels[i]));
         json_object_set_new(o, "driver_min",
                             known ? json_string(cu_driver_version_format(&need, b1, sizeof(b1))) : json_null());
         json_object_set_new(o, "runs_on_driver", tri(runs));
+        json_object_set_new(o, "minor_version_compat", json_boolean(compat));
         json_object_set_new(o, "supports_gpus", tri(fits));
         json_object_set_new(o, "installed", in ? json_string(in->path) : json_null());
         json_array_append_new(cuda, o);
         if (!app->cfg.json) {
-            printf("  %-9s %s %-11s", labels[i], _("driver"), known ? cu_driver_version_format(&need, b1, sizeof(b1)) : "?");
+            /* A release whose own driver no source names (CUDA 13.4) is said so, not "?". */
+            printf("  %-9s %s ", labels[i], _("driver"));
+            cu_print_padded(stdout, known ? cu_driver_version_format(&need, b1, sizeof(b1)) : _("not named"), 11);
             if (runs == 0)
                 printf("  %s", _("[driver too old]"));
+            if (runs == 1 && compat)
+                printf("  %s", _("[runs by minor-version compatibility]"));
             if (fits == 0)
                 printf("  %s", _("[does not build for this GPU]"));
             if (runs == 1 && fits == 1)
@@ -218,7 +236,7 @@ cu_cmd_list(struct cu_app *app)
         json_object_set_new(o, "cuda_variants", c && c->variants_known ? vars : (json_decref(vars), json_null()));
         json_array_append_new(cudnn, o);
         if (!app->cfg.json)
-            printf("  %-9s %s\n", labels[i], vb.len ? vb.data : _("CUDA variants not recorded: read from its manifest when planned"));
+            printf("  %-9s %s\n", labels[i], vb.len ? vb.data : _("builds for CUDA: not known until a plan reads its manifest"));
         cu_buf_fini(&vb);
     }
     /* Before NVIDIA's manifests: the runfiles of the catalog (data/legacy), for TensorFlow 1.13-2.4. */

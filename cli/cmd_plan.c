@@ -178,11 +178,18 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
             cu_print_wrapped_at(stdout, 4, 4, line, width);
         }
     }
-    if (p->warnings.n) {
+    /* --offline (CUDAUP_OFFLINE=1, perhaps set by someone else): said, since no index was asked (issue 44); an
+     * index that did not answer says so among the warnings. */
+    bool offline_note = p->offline && app->cfg.offline;
+    if (p->warnings.n || offline_note) {
         printf("\n%s%s%s\n", cu_color(app, CU_COLOR_YELLOW, false), _("Note:"), reset);
         for (size_t i = 0; i < p->warnings.n; i++) {
             printf("  - ");
             cu_print_wrapped_at(stdout, 4, 4, p->warnings.v[i], width);
+        }
+        if (offline_note) {
+            printf("  - ");
+            cu_print_wrapped_at(stdout, 4, 4, _("Planned offline (--offline): no package index was asked, so a framework release newer than cudaup's catalog is not seen."), width);
         }
     }
 }

@@ -74,6 +74,8 @@ struct opt {
 
 /* Sorted by name: bsearch finds options, and --help lists them in this order within a group. */
 static const struct opt options[] = {
+    {"allow-inferred", 0, OPT_BOOL, F(allow_inferred), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, NULL,
+     N_("plan a build whose GPU code is inferred, not read, as one whose code was read: a framework release newer than cudaup's catalog, learned from the package index, is then planned without a pin")},
     {"ca-cert", 0, OPT_STRING, F(ca_cert), OPT_ENV | OPT_FILE, FETCHING, 0, G_DOWNLOADS, "FILE",
      N_("CA certificates to trust for an https mirror (a TLS-inspecting proxy's); CURL_CA_BUNDLE and SSL_CERT_FILE are read too")},
     {"cache-dir", 0, OPT_STRING, F(cache_dir), OPT_ENV | OPT_FILE, FETCHING, EVERY, G_DOWNLOADS, "DIR",
@@ -105,6 +107,8 @@ static const struct opt options[] = {
     {"gpu-timeout", 0, OPT_U64, F(gpu_timeout), OPT_ENV | OPT_FILE, VER | WIZ, 0, G_CHECKS, "SECONDS",
      N_("time limit of each GPU check (default 60)")},
     {"help", 'h', OPT_BOOL, F(help), 0, EVERY, 0, G_OUTPUT, NULL, N_("show this help")},
+    {"index-timeout", 0, OPT_U64, F(index_timeout), OPT_ENV | OPT_FILE, PLANNING, 0, G_DOWNLOADS, "SECONDS",
+     N_("how long the package index may take to answer, all its requests together, before cudaup plans offline (default 5; each connection gets 3 to be made)")},
     {"index-url", 0, OPT_STRING, F(index_url), OPT_ENV | OPT_FILE, PLANNING, 0, G_DOWNLOADS, "URL",
      N_("the framework's package index (default: PIP_INDEX_URL, else PyPI, and PyTorch's own index for its CUDA builds)")},
     {"iterations", 0, OPT_U64, F(iterations), 0, WIZ, 0, G_WIZARD, "N",
@@ -125,6 +129,8 @@ static const struct opt options[] = {
      N_("do not colour the output")},
     {"non-interactive", 0, OPT_BOOL, F(non_interactive), 0, WIZ, 0, G_WIZARD, NULL,
      N_("never start the wizard")},
+    {"offline", 0, OPT_BOOL, F(offline), OPT_ENV | OPT_FILE, PLANNING, 0, G_DOWNLOADS, NULL,
+     N_("ask no package index and not NVIDIA's server: plan from cudaup's catalog, its cache and the --mirror given; install refuses a download the cache does not hold")},
     {"package", 0, OPT_STRING, F(package), OPT_ENV | OPT_FILE, MIR, 0, G_PLACES, "FILE",
      N_("mirror: also place cudaup's own package (.deb or .tar.gz from scripts/package) in DIR/cudaup/")},
     {"platform", 0, OPT_STRING, F(platform), OPT_ENV | OPT_FILE, PLANNING | LIS, 0, G_VERSIONS, "NAME",

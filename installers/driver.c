@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#define CU_LOG_TAG "driver"
 #include "driver_int.h"
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "core/base/hash.h"
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
+#include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
 #include "driver_sources.h"
@@ -68,6 +70,18 @@ inst_driver_image(const struct cu_prepare_in *in, struct cu_drv_plan *p)
     /* The plan's last step, the load or the reboot, becomes the image's end. */
     for (size_t i = 0; i < p->n_steps; i++) {
         struct cu_drv_step *s = &p->steps[i];
+        if (strcmp(s->action, "service") == 0 && s->argv) {
+            /* enabled, not started: nothing runs in an image; it starts at the image's first boot */
+            size_t k = 0;
+            for (size_t j = 0; s->argv[j]; j++) {
+                if (strcmp(s->argv[j], "--now") == 0)
+                    free(s->argv[j]);
+                else
+                    s->argv[k++] = s->argv[j];
+            }
+            s->argv[k] = NULL;
+            continue;
+        }
         if (strcmp(s->action, "load") != 0 && strcmp(s->action, "reboot") != 0)
             continue;
         cu_drv_step_fini(s);
@@ -344,56 +358,124 @@ inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued)
     return cu_buf_steal(&b);
 }
 
+/* Ctrl-C was pressed: the step that ran was let finish, and nothing after it is done. */
+static bool
+cancelled(const struct inst_driver_ctx *c)
+{
+    return c->run && c->run->cancel && atomic_load(c->run->cancel);
+}
+
+/* The fabric manager's service without --now: the module is not loaded by this run (a reboot, an image), and the
+ * fabric manager started without its NVSwitch driver exits (NVIDIA/gpu-operator#610); it starts at the next boot. */
+static enum cu_status
+service_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, bool later, struct cu_error *err)
+{
+    size_t n = 0;
+    while (s->argv[n])
+        n++;
+    const char **argv = cu_xcalloc(n + 1, sizeof(char *));
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (!later || strcmp(s->argv[i], "--now") != 0)
+            argv[k++] = s->argv[i];
+    enum cu_status st = drv_run_step(c, s->action, argv, false, err);
+    free(argv);
+    return st;
+}
+
+/* Carry out step @s of plan @d. */
+static enum cu_status
+run_one(struct inst_driver_ctx *c, const struct cu_drv_plan *d, const struct cu_drv_step *s, bool *queued, bool *reboot,
+        struct cu_error *err)
+{
+    enum cu_status st = CU_OK;
+    if (strcmp(s->action, "sources") == 0) {
+        const char *code = d->codename; /* the archive's: a derivative's base (Mint 22: noble, not wilma) */
+        CU_AUTOFREE char *text = inst_driver_sources_text(c->sys, d->components, d->suites, code, SOURCES_FILE);
+        if (text && !*text)
+            st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                              _("The driver's packages are in the %s components, and cudaup cannot tell which archive this system uses to enable them; add them to its apt sources, then run cudaup again."),
+                              d->components);
+        else if (text)
+            st = drv_write_step(c, "sources", SOURCES_FILE, text, err);
+    } else if (strcmp(s->action, "keyring") == 0 || (strcmp(s->action, "repository") == 0 && !s->argv)) {
+        st = repo_step(c, s, err);
+    } else if (strcmp(s->action, "match") == 0) {
+        st = match_step(c, s, err);
+    } else if (strcmp(s->action, "mok") == 0) {
+        st = drv_queue_key(c, d->mok_cert, queued, err);
+    } else if (strcmp(s->action, "image") == 0) {
+        /* the end of an install into a machine image: inst_driver_install's */
+    } else if (strcmp(s->action, "reboot") == 0) {
+        *reboot = true;
+    } else if (strcmp(s->action, "load") == 0) {
+        struct cu_error e;
+        if (drv_run_step(c, "load", (const char *const *)s->argv, false, &e) != CU_OK)
+            *reboot = true; /* the module would not load now (built for the kernel the next boot runs): a reboot */
+    } else if (strcmp(s->action, "service") == 0 && s->argv) {
+        st = service_step(c, s, *reboot || c->sys->image, err);
+    } else if (s->argv) {
+        st = drv_run_step(c, s->action, (const char *const *)s->argv, false, err);
+    } else if (s->path && s->text) {
+        st = drv_write_step(c, s->action, s->path, s->text, err);
+    }
+    return st;
+}
+
 enum cu_status
 inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const struct cu_facts *facts,
                     struct cu_error *err)
 {
     const struct cu_drv_plan *d = plan->driver;
     enum cu_status st = CU_OK;
-    if (!d || strcmp(d->action, "install") != 0)
+    if (!d || strcmp(d->action, "install") != 0) {
+        drv_stop_clear(c->state_dir); /* no driver to finish: a stop record of another plan is moot */
         return CU_OK;
+    }
     c->plan = d;
     /* Before anything is touched: the runner can run these where it runs them, the record is sound. */
     if ((st = drv_preflight(c, d->manager, err)) != CU_OK)
         return st;
     bool queued = false, reboot = d->reboot;
-    for (size_t i = 0; i < d->n_steps && st == CU_OK; i++) {
-        const struct cu_drv_step *s = &d->steps[i];
-        if (strcmp(s->action, "sources") == 0) {
-            const char *code = facts->drv ? facts->drv->version_codename : NULL;
-            CU_AUTOFREE char *text = inst_driver_sources_text(c->sys, d->components, d->suites, code, SOURCES_FILE);
-            if (text && !*text)
-                st = cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                                  _("The driver's packages are in the %s components, and cudaup cannot tell which archive this system uses to enable them; add them to its apt sources, then run cudaup again."),
-                                  d->components);
-            else if (text)
-                st = drv_write_step(c, "sources", SOURCES_FILE, text, err);
-        } else if (strcmp(s->action, "keyring") == 0 || (strcmp(s->action, "repository") == 0 && !s->argv)) {
-            st = repo_step(c, s, err);
-        } else if (strcmp(s->action, "match") == 0) {
-            st = match_step(c, s, err);
-        } else if (strcmp(s->action, "mok") == 0) {
-            st = drv_queue_key(c, d->mok_cert, &queued, err);
-        } else if (strcmp(s->action, "image") == 0) {
-            /* the end of an install into a machine image: below */
-        } else if (strcmp(s->action, "reboot") == 0) {
-            reboot = true;
-        } else if (strcmp(s->action, "load") == 0) {
-            struct cu_error e;
-            if (drv_run_step(c, "load", (const char *const *)s->argv, false, &e) != CU_OK)
-                reboot = true; /* the module would not load now (built for the kernel the next boot runs): a reboot */
-        } else if (s->argv) {
-            st = drv_run_step(c, s->action, (const char *const *)s->argv, false, err);
-        } else if (s->path && s->text) {
-            st = drv_write_step(c, s->action, s->path, s->text, err);
-        }
+    /* A run that stopped before its end (a failed step, Ctrl-C) goes on from there, and says so. */
+    CU_AUTOFREE char *said = NULL;
+    size_t start = drv_stop_resume(c, d, &queued, &said), i = start;
+    if (said) {
+        cu_log_msg(CU_LOG_INFO, CU_LOG_TAG_RECORD, "%s", said); /* the screen says it (the event) */
+        struct cu_event ev = {.type = CU_EV_LOG, .installer = "driver", .message = said};
+        cu_emit(c->run->events, &ev);
     }
-    if (st != CU_OK)
-        return st;
+    for (; i < d->n_steps && !cancelled(c); i++)
+        if ((st = run_one(c, d, &d->steps[i], &queued, &reboot, err)) != CU_OK)
+            break;
+    if (i < d->n_steps) {
+        /* Stopped before the end: the next run goes on from step i (the record says so). */
+        bool intr = cancelled(c);
+        struct cu_error werr;
+        if (i > 0 && drv_stop_write(c, plan, facts, i, intr ? "interrupted" : "failed", queued, &werr) != CU_OK)
+            cu_log_warn("%s", werr.msg);
+        if (!intr) {
+            if (i > 0 && !err->advice[0]) /* mokutil on the terminal: its own words are above */
+                cu_error_advise(err, _("Fix what it says, then run the same command again: it goes on from this step."));
+            return st;
+        }
+        CU_AUTOFREE char *left = drv_steps_left(d, i);
+        CU_AUTOFREE char *last = i > start && d->steps[i - 1].argv ? cu_drv_step_line(&d->steps[i - 1]) : NULL;
+        if (last)
+            cu_error_set(err, CU_E_CANCELLED, 0,
+                         _("Interrupted: `%s` was let finish, and nothing after it was changed. Still to do, first thing when the same command runs again: %s."),
+                         last, left);
+        else
+            cu_error_set(err, CU_E_CANCELLED, 0,
+                         _("Interrupted before the driver's next step, which was not begun. Still to do, first thing when the same command runs again: %s."),
+                         left);
+        return CU_E_CANCELLED;
+    }
     if (c->sys->image)
         return drv_image_done(c, plan, err); /* no module to load, no reboot: the image's first boot goes on */
-    if (!reboot)
+    if (!reboot) {
+        drv_stop_clear(c->state_dir);
         return CU_OK;
+    }
     if ((st = drv_resume_write(c, plan, facts, queued, err)) != CU_OK)
         return st;
     CU_AUTOFREE char *text = inst_driver_reboot_text(d, queued);
@@ -402,4 +484,3 @@ inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const
     cu_error_advise(err, "%s", text);
     return CU_E_REBOOT;
 }
-

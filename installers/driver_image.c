@@ -15,11 +15,11 @@
 #include "core/base/str.h"
 #include "driver_image.h"
 
-/* Does a stanza of apt preferences @text name @pkg on its "Package:" line and pin it to "Pin: version B.*"? */
+/* Does a stanza of apt preferences @text name @pkg on its "Package:" line and pin it to "Pin: version GLOB"? */
 static bool
-prefs_hold(const char *text, int branch, const char *pkg)
+prefs_hold(const char *text, const char *glob, const char *pkg)
 {
-    CU_AUTOFREE char *pin = cu_xasprintf("Pin: version %d.*", branch);
+    CU_AUTOFREE char *pin = cu_xasprintf("Pin: version %s", glob);
     CU_AUTOFREE char *t = cu_xstrdup(text ? text : "");
     bool in_stanza = false, names = false, pins = false;
     char *save = NULL;
@@ -49,9 +49,10 @@ drv_image_hold_missing(const struct cu_drv_plan *d, const char *root, const char
     const char *kind = d->pin_kind ? d->pin_kind : "";
     for (size_t i = 0; i < d->pin_packages.n; i++) {
         const char *p = d->pin_packages.v[i];
-        if (strcmp(kind, "apt preferences") == 0 && !prefs_hold(prefs_text, d->branch, p))
-            return cu_xasprintf(_("%s in %s does not pin %s to the branch %d (Pin: version %d.*), so the next upgrade could replace the branch."),
-                                CU_DRV_PREFS_FILE, root, p, d->branch, d->branch);
+        CU_AUTOFREE char *glob = d->pin_version ? cu_xstrdup(d->pin_version) : cu_xasprintf("%d.*", d->branch);
+        if (strcmp(kind, "apt preferences") == 0 && !prefs_hold(prefs_text, glob, p))
+            return cu_xasprintf(_("%s in %s does not pin %s to the branch %d (Pin: version %s), so the next upgrade could replace the branch."),
+                                CU_DRV_PREFS_FILE, root, p, d->branch, glob);
         if (strcmp(kind, "nvidia pinning package") == 0 && !cu_strv_contains(installed, p))
             return cu_xasprintf(_("%s, which holds the branch, is not installed in %s, so the next upgrade could replace the branch."), p, root);
         if (strcmp(kind, "apt-mark hold") == 0 && !cu_strv_contains(held, p))

@@ -143,6 +143,30 @@ CU_NODISCARD enum cu_status drv_resume_write(struct inst_driver_ctx *c, const st
  */
 CU_NODISCARD enum cu_status drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_error *err);
 
+/* ---- where an install stopped before its end: a failed step, Ctrl-C (driver_stop.c) ---- */
+
+/**
+ * Write STATE/resume.json for a driver install that stopped before step @at of @plan's driver (the steps before
+ * it finished; @at may be n_steps): @why "failed" or "interrupted"; @queued: DKMS's key was queued.  The keys of
+ * a reboot's record, and "stopped", "stopped_at", "driver_done".  Errors: CU_E_IO.
+ */
+CU_NODISCARD enum cu_status drv_stop_write(struct inst_driver_ctx *c, const struct cu_plan *plan,
+                                           const struct cu_facts *facts, size_t at, const char *why, bool queued,
+                                           struct cu_error *err);
+
+/**
+ * How many of @d's first steps the last run finished, by its stop record, that need not run again: the same
+ * steps of the same branch and flavor, what they made still there, a module load never.  0 when none.  *queued
+ * is set when one of them queued DKMS's key; *said (caller owns) is the sentence that says so, NULL with 0.
+ */
+size_t drv_stop_resume(struct inst_driver_ctx *c, const struct cu_drv_plan *d, bool *queued, char **said);
+
+/** Remove a stop record (a reboot's record stays). */
+void drv_stop_clear(const char *state_dir);
+
+/** Steps @at.. of @d for a sentence ("/etc/modprobe.d/x.conf; `update-initramfs -u`; the reboot"). Caller owns. */
+char *drv_steps_left(const struct cu_drv_plan *d, size_t at);
+
 /** Split @still (cudaup's packages still installed, of record @r) into what uninstall removes and keeps. */
 CU_NODISCARD enum cu_status drv_uninstall_split(struct inst_driver_ctx *c, const struct drv_rec *r, const struct cu_strv *still,
                                                 struct drv_unplan *u, struct cu_error *err);

@@ -113,6 +113,12 @@ inst_driver_resume(const char *state_dir, const struct cu_facts *f, bool *resume
     json_t *r = resume_load(state_dir, err);
     if (!r)
         return err->code;
+    if (cu_json_str(r, "stopped")) {
+        /* An install that stopped before its end (a failed step, Ctrl-C), not for a reboot: it goes on from there
+         * (inst_driver_install, driver_stop.c). */
+        json_decref(r);
+        return CU_OK;
+    }
     int branch = (int)json_integer_value(json_object_get(r, "branch"));
     const char *flavor = cu_json_str(r, "flavor");
     const char *cert = cu_json_str(r, "mok_cert");

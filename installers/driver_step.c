@@ -29,6 +29,21 @@ output_line(void *userdata, const char *line)
     cu_emit(c->run->events, &ev);
 }
 
+/* Ctrl-C while a command runs (the runner calls this once, at once): it is let finish, then cudaup stops. */
+static void
+wait_notice(void *userdata, const char *prog)
+{
+    struct inst_driver_ctx *c = userdata;
+    CU_AUTOFREE char *msg = drv_manager_of(prog) || strcmp(prog, "rpm") == 0
+                                ? cu_xasprintf(_("Interrupted: waiting for %s to finish its transaction (stopped halfway, it would leave the package database broken); then cudaup stops without changing anything else."),
+                                               prog)
+                                : cu_xasprintf(_("Interrupted: waiting for %s to finish (stopped halfway, it would leave its work half-done); then cudaup stops without changing anything else."),
+                                               prog);
+    cu_log_msg(CU_LOG_INFO, CU_LOG_TAG_RECORD, "%s", msg);
+    struct cu_event ev = {.type = CU_EV_LOG, .installer = "driver", .message = msg};
+    cu_emit(c->run->events, &ev);
+}
+
 enum cu_status
 drv_run_step(struct inst_driver_ctx *c, const char *action, const char *const *argv, bool interactive,
          struct cu_error *err)
@@ -39,6 +54,8 @@ drv_run_step(struct inst_driver_ctx *c, const char *action, const char *const *a
     struct cu_sys sys = *c->sys; /* the same runner, its output streamed to this run's events */
     sys.on_line = output_line;
     sys.line_userdata = c;
+    sys.cancel = c->plan ? c->run->cancel : NULL; /* an install stops after the step; repair and uninstall go on */
+    sys.on_wait = wait_notice;
     /* What the step installs is read from the package database before and after it, and recorded after. */
     struct drv_snap snap;
     drv_snap_before(c, argv, &snap);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/install/envfile.h"
+#include "core/fetch/learn.h"
 #include "core/base/i18n.h"
 #include "core/base/log.h"
 #include "core/fetch/probe.h"
@@ -666,6 +667,7 @@ wishes_from(const struct cu_prepare_in *in, struct cu_wishes *w)
         /* `mirror` plans what `install` with the same flags plans on this machine (one resolver, one
          * answer); only on a machine without a GPU does it plan for any. */
         .unconstrained = in->unconstrained && in->facts->n_gpus == 0,
+        .allow_inferred = c->allow_inferred,
     };
 }
 
@@ -839,10 +841,50 @@ cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
     return cu_drv_wish_check(&dw, err);
 }
 
+/*
+ * What shipped after the embedded catalog (core/fetch/learn.h): the frameworks asked for, from the package index
+ * pip will use (the site mirror's, --index-url's, PIP_INDEX_URL, else PyPI), and the CUDA and cuDNN releases the
+ * mirror lists.  @in, or @own with the catalog that knows them (it lives in @lr until the plan is made).
+ */
+static const struct cu_prepare_in *
+learn_releases(const struct cu_prepare_in *in, struct cu_mirror *m, struct cu_prepare_in *own, struct cu_learn_result *lr)
+{
+    struct cu_error e;
+    if (cu_learn_for(in->cfg, !in->unconstrained, in->cache_dir, in->envp, in->catalog, m, lr, &e) != CU_OK)
+        cu_log_warn("%s", e.msg);
+    if (!lr->cat)
+        return in;
+    *own = *in;
+    own->catalog = lr->cat;
+    return own;
+}
+
+static enum cu_status prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct cu_mirror **mirror,
+                                  struct cu_plan **plan, struct cu_error *err);
+
 enum cu_status
 cu_prepare_one(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct cu_plan **plan,
                struct cu_error *err)
 {
+    struct cu_learn_result lr;
+    cu_learn_result_init(&lr);
+    enum cu_status st = prepare_one(in, &lr, mirror, plan, err);
+    if (st == CU_OK)
+        cu_learn_explain(&lr, *plan);
+    /* Offline, `install` starts only with what it downloads in the cache. */
+    if (st == CU_OK && in->cfg->command == CU_CMD_INSTALL && (st = cu_learn_install_check(&lr, *plan, err)) != CU_OK) {
+        cu_plan_free(*plan);
+        *plan = NULL;
+    }
+    cu_learn_result_fini(&lr);
+    return st;
+}
+
+static enum cu_status
+prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct cu_mirror **mirror, struct cu_plan **plan,
+            struct cu_error *err)
+{
+    struct cu_prepare_in learned_in;
     const struct cu_config *c = in->cfg;
     struct cu_wishes w;
     struct cu_mirror_opts mo;
@@ -857,6 +899,7 @@ cu_prepare_one(const struct cu_prepare_in *in, struct cu_mirror **mirror, struct
         return st;
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
         return st;
+    in = learn_releases(in, *mirror, &learned_in, lr);
     cu_mirror_source(*mirror, &src);
     /* The driver with the plan: the resolver plans for the driver that will run (installers/driver.c). */
     struct cu_drv_plan *drv = NULL;

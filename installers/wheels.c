@@ -4,7 +4,9 @@
  * --only-binary=:all: for the plan's platform, Python and implementation, from
  * the index the plan would use, into DIR/pypi/files/, and a PEP 503 simple index
  * of every wheel there at DIR/pypi/simple/ with the sha256 in each link, so
- * that http:// and file:// mirrors serve it and pip checks every wheel.
+ * that http:// and file:// mirrors serve it and pip checks every wheel; each
+ * wheel's METADATA beside it (PEP 658, listed with PEP 714's data-core-metadata),
+ * so that a node learns the releases it holds without their wheels.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +25,8 @@
 #include "core/base/mem.h"
 #include "core/base/proc.h"
 #include "core/base/str.h"
+#include "core/base/log.h"
+#include "core/unpack/wheelzip.h"
 #include "pyenv.h"
 
 char *
@@ -59,6 +64,29 @@ normalize(const char *name, size_t n)
         }
     }
     return cu_buf_steal(&b);
+}
+
+/* Write WHEEL.metadata, the wheel's own .dist-info/METADATA, and its sha256 into @sha; false (said in the log) when
+ * the wheel's METADATA cannot be read. */
+static bool
+write_metadata(const char *wheel, char sha[65])
+{
+    struct cu_error e;
+    struct cu_buf b;
+    CU_AUTOCLOSE int fd = open(wheel, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    cu_buf_init(&b);
+    struct cu_zip_reader rd = {&fd, cu_zip_read_fd};
+    CU_AUTOFREE char *out = cu_xasprintf("%s.metadata", wheel);
+    bool ok = cu_wheel_metadata(&rd, wheel, 4u << 20, &b, &e) == CU_OK &&
+              cu_write_file_atomic(out, b.data, b.len, 0644, &e) == CU_OK;
+    if (ok)
+        cu_sha256_hex(b.data, b.len, sha);
+    else
+        cu_log_warn(_("The site mirror's index lists no METADATA file for %s: %s"), wheel, e.msg);
+    cu_buf_fini(&b);
+    return ok;
 }
 
 static int
@@ -102,10 +130,16 @@ cu_wheels_index(const char *pypi, size_t *n_wheels, struct cu_error *err)
             if (strcmp(pk, proj) != 0)
                 break;
             CU_AUTOFREE char *path = cu_path_join(files, names.v[k]);
-            char sha[65];
+            char sha[65], msha[65];
             if ((st = cu_sha256_file(path, sha, NULL, err)) != CU_OK)
                 break;
-            cu_buf_printf(&page, "<a href=\"../../files/%s#sha256=%s\">%s</a><br>\n", names.v[k], sha, names.v[k]);
+            /* PEP 658/714: the wheel's METADATA beside it, so that a node learns a release's requirements
+             * without its wheel (a static server cannot answer PEP 691's JSON; the HTML says it is there). */
+            if (write_metadata(path, msha))
+                cu_buf_printf(&page, "<a href=\"../../files/%s#sha256=%s\" data-core-metadata=\"sha256=%s\" data-dist-info-metadata=\"sha256=%s\">%s</a><br>\n",
+                              names.v[k], sha, msha, msha, names.v[k]);
+            else
+                cu_buf_printf(&page, "<a href=\"../../files/%s#sha256=%s\">%s</a><br>\n", names.v[k], sha, names.v[k]);
             (*n_wheels)++;
         }
         cu_buf_puts(&page, "</body></html>\n");

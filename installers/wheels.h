@@ -17,7 +17,10 @@ char *cu_wheels_pip_python(const char *const *envp);
 CU_NODISCARD enum cu_status cu_wheels_mirror(struct cu_run_ctx *ctx, const char *dir, const char *python,
                                              size_t *n_wheels, struct cu_error *err);
 
-/** Write PYPI/simple/index.html and PYPI/simple/PROJECT/index.html for every wheel in PYPI/files/. */
+/**
+ * Write PYPI/simple/index.html and PYPI/simple/PROJECT/index.html for every wheel in PYPI/files/, and each wheel's
+ * METADATA as PYPI/files/WHEEL.metadata (PEP 658), listed with data-core-metadata (PEP 714).
+ */
 CU_NODISCARD enum cu_status cu_wheels_index(const char *pypi, size_t *n_wheels, struct cu_error *err);
 
 #endif

@@ -16,6 +16,7 @@ cu_config_init(struct cu_config *cfg)
     cfg->gpu_timeout = 60;
     cfg->jobs = 4;
     cfg->retries = CU_NET_RETRIES_DEFAULT;
+    cfg->index_timeout = 5;
 }
 
 /* Every owned string, so that fini and copy cannot drift apart. */

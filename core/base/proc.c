@@ -121,6 +121,7 @@ cu_exec(const char *const *argv, const struct cu_exec_opts *o0, struct cu_exec_r
     int64_t deadline = o.timeout_ms ? cu_mono_ms() + o.timeout_ms : 0;
     struct pollfd pf[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
     int open_fds = 2;
+    bool noticed = false;
     while (open_fds > 0) {
         int wait_ms = 200;
         if (deadline) {
@@ -135,6 +136,10 @@ cu_exec(const char *const *argv, const struct cu_exec_opts *o0, struct cu_exec_r
         if (o.cancel && atomic_load(o.cancel)) {
             res->cancelled = true;
             break;
+        }
+        if (!noticed && o.notice && o.on_notice && atomic_load(o.notice)) {
+            noticed = true;
+            o.on_notice(o.userdata);
         }
         int n = poll(pf, 2, wait_ms);
         if (n < 0 && errno != EINTR)

@@ -19,6 +19,10 @@ struct cu_exec_opts {
     long timeout_ms;         /* 0: none */
     size_t max_output;       /* per stream, 0: 16 MiB; more is dropped */
     const atomic_int *cancel;
+    /* Seen set while the command runs: @on_notice is called once (with @userdata), and the command is waited
+     * for as before, never cut off (a package manager's transaction). May be NULL. */
+    const atomic_int *notice;
+    void (*on_notice)(void *userdata);
     /** Called with each chunk of output as it comes (any stream), or NULL. */
     void (*on_output)(void *userdata, const char *data, size_t len);
     void *userdata;

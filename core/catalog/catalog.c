@@ -13,6 +13,7 @@
 #include "core/catalog/ctk_data.h"
 #include "core/catalog/driver_data.h"
 #include "core/base/fsutil.h"
+#include "core/catalog/catalog_learned.h"
 #include "core/catalog/catalog_legacy.h"
 #include "core/catalog/catalog_python.h"
 #include "core/base/jsonutil.h"
@@ -556,22 +557,15 @@ conv_components(struct conv *c, const json_t *root, struct cu_catalog *cat)
 }
 
 enum cu_status
-cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catalog **out,
-                 struct cu_error *err)
+cu_catalog_from_json(const json_t *root, const char *what, struct cu_catalog **out, struct cu_error *err)
 {
     struct conv c = {what, err};
-    json_t *root = NULL;
     struct cu_catalog *cat;
     enum cu_status st;
 
     *out = NULL;
-    st = cu_json_parse_object(data, len, what, &root, err);
-    if (st != CU_OK)
-        return st;
-    if (json_integer_value(json_object_get(root, "schema")) != 1) {
-        json_decref(root);
+    if (json_integer_value(json_object_get(root, "schema")) != 1)
         return cu_error_set(err, CU_E_INPUT, 0, "%s: unknown schema (expected 1)", what);
-    }
     cat = cu_xcalloc(1, sizeof(*cat));
     if ((st = conv_gpus(&c, root, cat)) != CU_OK || (st = conv_named_cc(&c, root, "products", cat, true)) ||
         (st = conv_named_cc(&c, root, "chips", cat, false)) || (st = conv_cuda(&c, root, cat)) ||
@@ -584,14 +578,34 @@ cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catal
         (st = cu_catalog_gpu_checks_parse(root, what, &cat->gpu_checks, err)) ||
         (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err)) ||
         (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err)) ||
-        (st = cu_ctk_data_parse(json_object_get(root, "containers"), what, &cat->containers, err))) {
-        json_decref(root);
+        (st = cu_ctk_data_parse(json_object_get(root, "containers"), what, &cat->containers, err)) ||
+        (st = cu_cat_learned_parse(root, what, &cat->learned, &cat->n_learned, err))) {
         cu_catalog_free(cat);
         return st;
     }
-    json_decref(root);
     *out = cat;
     return CU_OK;
+}
+
+enum cu_status
+cu_catalog_parse(const char *data, size_t len, const char *what, struct cu_catalog **out,
+                 struct cu_error *err)
+{
+    json_t *root = NULL;
+    enum cu_status st;
+
+    *out = NULL;
+    st = cu_json_parse_object(data, len, what, &root, err);
+    if (st != CU_OK)
+        return st;
+    st = cu_catalog_from_json(root, what, out, err);
+    json_decref(root);
+    if (st == CU_OK) {
+        /* Kept, so that what an index teaches can be added to it in its own shapes (catalog_learned.c). */
+        (*out)->src = cu_xstrndup(data, len);
+        (*out)->src_len = len;
+    }
+    return st;
 }
 
 enum cu_status
@@ -629,6 +643,8 @@ cu_catalog_free(struct cu_catalog *cat)
     cu_drv_data_free(cat->driver);
     cu_ctk_data_free(cat->containers);
     cu_cat_legacy_free(cat->legacy);
+    cu_cat_learned_free(cat->learned, cat->n_learned);
+    free(cat->src);
     for (size_t i = 0; cat->gpus && cat->gpus[i].name; i++) {
         free(cat->gpus[i].name);
         free(cat->gpus[i].chip);
@@ -833,7 +849,14 @@ cu_catalog_torch_code(const struct cu_catalog *cat, const struct cu_version *ver
         if (!e->exact && strcmp(e->tag, tag) == 0 && cu_version_cmp(&e->from, &minor) == 0)
             return e;
     }
-    return NULL;
+    /* A minor asked for (torch==2.13.*), no row for the minor: pip takes its newest release on PyPI, so that
+     * release's own row speaks for it (2.13's cu130 was read for 2.13.0, its only release). */
+    const struct cu_version *newest = NULL;
+    for (size_t i = 0; version->n < 3 && i < cat->n_pypi_torch; i++)
+        if (cat->pypi_torch[i].part[0] == minor.part[0] && cat->pypi_torch[i].part[1] == minor.part[1] &&
+            (!newest || cu_version_cmp(&cat->pypi_torch[i], newest) > 0))
+            newest = &cat->pypi_torch[i];
+    return newest ? cu_catalog_torch_code(cat, newest, tag) : NULL;
 }
 
 const struct cu_cat_code *

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "core/catalog/catalog_pip.h"
 #include "core/catalog/catalog_wheels.h"
 #include "core/catalog/fwcheck.h"
@@ -166,6 +168,7 @@ struct cu_cat_component_group {
 };
 
 struct cu_cat_legacy;
+struct cu_cat_learned;
 
 struct cu_catalog {
     struct cu_cat_gpu *gpus; /* sorted by device */
@@ -211,6 +214,12 @@ struct cu_catalog {
     struct cu_drv_data *driver; /* the driver tables (core/catalog/driver_data.h) */
     struct cu_ctk_data *containers; /* the container tables (core/catalog/ctk_data.h); never NULL once loaded */
     struct cu_cat_legacy *legacy; /* CUDA 10.0-11.3 from runfiles (catalog_legacy.h); never NULL once loaded */
+    /* Releases newer than the embedded catalog, learned this run from a package index or a mirror
+     * (catalog_learned.h; none in the embedded catalog). */
+    struct cu_cat_learned *learned;
+    size_t n_learned;
+    char *src;      /* the JSON text the catalog was read from (cu_catalog_learn reads it again), or NULL */
+    size_t src_len;
 };
 
 /**
@@ -224,6 +233,13 @@ CU_NODISCARD enum cu_status cu_catalog_load(const char *path, struct cu_catalog 
 CU_NODISCARD enum cu_status cu_catalog_parse(const char *data, size_t len, const char *what,
                                              struct cu_catalog **out, struct cu_error *err);
 void cu_catalog_free(struct cu_catalog *cat);
+/**
+ * Make the catalog of the parsed document @root (cu_catalog_parse without the text): core/catalog/catalog_learned.c
+ * makes one of the embedded catalog with what an index taught.  @root stays the caller's.  Errors as
+ * cu_catalog_parse.
+ */
+CU_NODISCARD enum cu_status cu_catalog_from_json(const json_t *root, const char *what, struct cu_catalog **out,
+                                                 struct cu_error *err);
 
 const struct cu_cat_gpu *cu_catalog_gpu(const struct cu_catalog *cat, uint16_t device);
 /** Match an NVML/driver product name ("NVIDIA GeForce RTX 4090") to a product. */

@@ -96,7 +96,10 @@ cu_catalog_wheels_parse(const json_t *root, const char *what, struct cu_catalog_
             return cu_error_set(err, CU_E_INPUT, 0, "%s: cudnn_wheels[%zu] is malformed", what, i);
         }
     }
-    return CU_OK;
+    enum cu_status st = cu_catalog_pins_parse(root, what, &out->pins, err);
+    if (st != CU_OK)
+        cu_catalog_wheels_fini(out);
+    return st;
 }
 
 void
@@ -122,6 +125,7 @@ cu_catalog_wheels_fini(struct cu_catalog_wheels *w)
         free(w->cudnn[i].versions);
     }
     free(w->cudnn);
+    cu_catalog_pins_fini(&w->pins);
     memset(w, 0, sizeof(*w));
 }
 

@@ -15,6 +15,7 @@
 #include "core/base/error.h"
 #include "core/base/parse.h"
 #include "core/base/pipspec.h"
+#include "core/catalog/catalog_pins.h"
 
 struct cu_cat_wheel_req {
     char *package;        /* "nvidia-cudnn-cu12", normalized */
@@ -48,9 +49,11 @@ struct cu_catalog_wheels {
     size_t n_fw;
     struct cu_cat_cudnn_wheels *cudnn;
     size_t n_cudnn;
+    struct cu_catalog_pins pins; /* the companions of each torch release, the wheels of each CUDA release */
 };
 
-/** Read "framework_wheels" and "cudnn_wheels" (both optional) of the catalog JSON. Errors: CU_E_INPUT. */
+/** Read "framework_wheels" and "cudnn_wheels" (both optional) of the catalog JSON, and what catalog_pins.h
+ *  reads. Errors: CU_E_INPUT. */
 CU_NODISCARD enum cu_status cu_catalog_wheels_parse(const json_t *root, const char *what, struct cu_catalog_wheels *out,
                                                     struct cu_error *err);
 void cu_catalog_wheels_fini(struct cu_catalog_wheels *w);

@@ -220,6 +220,9 @@ conv_pkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_pkg *p)
         return bad(c, "packages", i, "variant");
     if (json_object_get(o, "fabricmanager_service") && !get_str(o, "fabricmanager_service", true, &p->fabricmanager_service))
         return bad(c, "packages", i, "fabricmanager_service");
+    if (json_object_get(o, "pin_version") &&
+        (!get_str(o, "pin_version", true, &p->pin_version) || (p->pin_version && !strstr(p->pin_version, "{B}"))))
+        return bad(c, "packages", i, "pin_version");
     return CU_OK;
 }
 
@@ -242,6 +245,29 @@ conv_prereq(struct dconv *c, const json_t *o, size_t i, struct cu_drv_prereq *p)
         return bad(c, "prereqs", i, "ref");
     if (!get_str(o, "confidence", false, &p->confidence))
         return bad(c, "prereqs", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
+conv_command(struct dconv *c, const json_t *o, size_t i, struct cu_drv_command *p)
+{
+    if (!json_is_object(o))
+        return bad(c, "commands", i, "(entry)");
+    if (!get_strv(o, "ids", &p->ids) || !p->ids[0])
+        return bad(c, "commands", i, "ids");
+    if (!get_strv(o, "versions", &p->versions) || !p->versions[0])
+        return bad(c, "commands", i, "versions");
+    /* A command name and a package name: nothing a shell or the package manager would read as more. */
+    if (!get_str(o, "command", false, &p->command) || strchr(p->command, '/') || p->command[0] == '-' ||
+        strspn(p->command, "abcdefghijklmnopqrstuvwxyz0123456789._+-") != strlen(p->command))
+        return bad(c, "commands", i, "command");
+    if (!get_str(o, "package", false, &p->package) || p->package[0] == '-' ||
+        strspn(p->package, "abcdefghijklmnopqrstuvwxyz0123456789.+-") != strlen(p->package))
+        return bad(c, "commands", i, "package");
+    if (!get_str(o, "ref", false, &p->ref))
+        return bad(c, "commands", i, "ref");
+    if (!get_str(o, "confidence", false, &p->confidence))
+        return bad(c, "commands", i, "confidence");
     return CU_OK;
 }
 
@@ -352,6 +378,73 @@ conv_nvlsm(struct dconv *c, const json_t *o, size_t i, struct cu_drv_nvlsm *n)
 }
 
 static enum cu_status
+conv_branch(struct dconv *c, const json_t *o, size_t i, struct cu_drv_branch *b)
+{
+    char **fl = NULL;
+    if (!json_is_object(o))
+        return bad(c, "branches", i, "(entry)");
+    if (!get_branch(o, "branch", &b->branch) || !b->branch)
+        return bad(c, "branches", i, "branch");
+    if (!get_str(o, "designation", false, &b->designation))
+        return bad(c, "branches", i, "designation");
+    if (!get_str(o, "end_of_life", true, &b->end_of_life))
+        return bad(c, "branches", i, "end_of_life");
+    const json_t *rel = json_object_get(o, "release");
+    if (rel && !json_is_null(rel) &&
+        (!json_is_string(rel) || !cu_version_parse(json_string_value(rel), &b->release) || b->release.n < 2 ||
+         (int)b->release.part[0] != b->branch))
+        return bad(c, "branches", i, "release");
+    if (!get_strv(o, "flavors", &fl) || !fl[0]) {
+        cu_strv_free(fl);
+        return bad(c, "branches", i, "flavors");
+    }
+    for (char **f = fl; *f; f++) {
+        if (!is_flavor(*f)) {
+            cu_strv_free(fl);
+            return bad(c, "branches", i, "flavors");
+        }
+        b->open |= strcmp(*f, "open") == 0;
+        b->proprietary |= strcmp(*f, "proprietary") == 0;
+    }
+    cu_strv_free(fl);
+    if (!get_str(o, "source", false, &b->source))
+        return bad(c, "branches", i, "source");
+    if (!get_str(o, "confidence", false, &b->confidence))
+        return bad(c, "branches", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
+conv_release(struct dconv *c, const json_t *o, size_t i, struct cu_drv_release *r)
+{
+    if (!json_is_object(o))
+        return bad(c, "distributions", i, "(entry)");
+    if (!get_strv(o, "ids", &r->ids) || !r->ids[0])
+        return bad(c, "distributions", i, "ids");
+    if (!get_strv(o, "versions", &r->versions) || !r->versions[0])
+        return bad(c, "distributions", i, "versions");
+    if (!get_str(o, "name", false, &r->name))
+        return bad(c, "distributions", i, "name");
+    if (!get_strv_opt(o, "base_keys", &r->base_keys))
+        return bad(c, "distributions", i, "base_keys");
+    const struct {
+        const char *key;
+        char **dst;
+    } opt[] = {{"codename", &r->codename}, {"by_hand", &r->by_hand}, {"by_hand_components", &r->by_hand_components},
+               {"own_repository", &r->own_repository}};
+    for (size_t k = 0; k < CU_N_ELEMENTS(opt); k++)
+        if (json_object_get(o, opt[k].key) && !get_str(o, opt[k].key, true, opt[k].dst))
+            return bad(c, "distributions", i, opt[k].key);
+    if (r->base_keys[0] && !r->codename) /* a derivative names a release by its codename */
+        return bad(c, "distributions", i, "codename");
+    if (!get_str(o, "ref", false, &r->ref))
+        return bad(c, "distributions", i, "ref");
+    if (!get_str(o, "confidence", false, &r->confidence))
+        return bad(c, "distributions", i, "confidence");
+    return CU_OK;
+}
+
+static enum cu_status
 conv_kpkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_kpkg *k)
 {
     if (!json_is_object(o))
@@ -406,6 +499,12 @@ cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
         st = conv_nvswitch(&c, json_array_get(nvs, i), i, &d->nvswitch[i]);
     for (size_t i = 0; st == CU_OK && i < json_array_size(kp); i++, d->n_kpkgs++)
         st = conv_kpkg(&c, json_array_get(kp, i), i, &d->kpkgs[i]);
+    const json_t *cmds = json_object_get(obj, "commands");
+    if (st == CU_OK && cmds && !json_is_array(cmds))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.commands must be a list", what);
+    d->commands = cu_xcalloc(json_array_size(cmds) + 1, sizeof(*d->commands));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(cmds); i++, d->n_commands++)
+        st = conv_command(&c, json_array_get(cmds, i), i, &d->commands[i]);
     const json_t *vpd = json_object_get(obj, "nvswitch_vpd"), *lsm = json_object_get(obj, "nvlsm");
     if (st == CU_OK && ((vpd && !json_is_array(vpd)) || (lsm && !json_is_array(lsm))))
         st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.nvswitch_vpd and nvlsm must be lists", what);
@@ -415,6 +514,18 @@ cu_drv_data_parse(const json_t *obj, const char *what, struct cu_drv_data **out,
         st = conv_nvswitch_vpd(&c, json_array_get(vpd, i), i, &d->nvswitch_vpd[i]);
     for (size_t i = 0; st == CU_OK && i < json_array_size(lsm); i++, d->n_nvlsm++)
         st = conv_nvlsm(&c, json_array_get(lsm, i), i, &d->nvlsm[i]);
+    const json_t *brs = json_object_get(obj, "branches");
+    if (st == CU_OK && brs && !json_is_array(brs))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.branches must be a list", what);
+    d->branches = cu_xcalloc(json_array_size(brs) + 1, sizeof(*d->branches));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(brs); i++, d->n_branches++)
+        st = conv_branch(&c, json_array_get(brs, i), i, &d->branches[i]);
+    const json_t *rels = json_object_get(obj, "distributions");
+    if (st == CU_OK && rels && !json_is_array(rels))
+        st = cu_error_set(err, CU_E_INPUT, 0, "%s: driver.distributions must be a list", what);
+    d->releases = cu_xcalloc(json_array_size(rels) + 1, sizeof(*d->releases));
+    for (size_t i = 0; st == CU_OK && i < json_array_size(rels); i++, d->n_releases++)
+        st = conv_release(&c, json_array_get(rels, i), i, &d->releases[i]);
     if (st != CU_OK) {
         cu_drv_data_free(d);
         return st;
@@ -464,6 +575,7 @@ cu_drv_data_free(struct cu_drv_data *d)
         cu_strv_free(p->fabricmanager);
         free(p->fabricmanager_service);
         cu_strv_free(p->match);
+        free(p->pin_version);
     }
     for (size_t i = 0; i < d->n_prereqs; i++) {
         struct cu_drv_prereq *p = &d->prereqs[i];
@@ -512,6 +624,37 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(n->ref);
         free(n->confidence);
     }
+    for (size_t i = 0; i < d->n_branches; i++) {
+        free(d->branches[i].designation);
+        free(d->branches[i].end_of_life);
+        free(d->branches[i].source);
+        free(d->branches[i].confidence);
+    }
+    free(d->branches);
+    for (size_t i = 0; i < d->n_releases; i++) {
+        struct cu_drv_release *r = &d->releases[i];
+        cu_strv_free(r->ids);
+        cu_strv_free(r->versions);
+        free(r->name);
+        free(r->codename);
+        cu_strv_free(r->base_keys);
+        free(r->by_hand);
+        free(r->by_hand_components);
+        free(r->own_repository);
+        free(r->ref);
+        free(r->confidence);
+    }
+    free(d->releases);
+    for (size_t i = 0; i < d->n_commands; i++) {
+        struct cu_drv_command *x = &d->commands[i];
+        cu_strv_free(x->ids);
+        cu_strv_free(x->versions);
+        free(x->command);
+        free(x->package);
+        free(x->ref);
+        free(x->confidence);
+    }
+    free(d->commands);
     free(d->nvswitch_vpd);
     free(d->nvlsm);
     free(d->kpkgs);
@@ -563,6 +706,15 @@ cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char 
     for (size_t i = 0; d && manager && name && i < d->n_kpkgs; i++)
         if (strcmp(d->kpkgs[i].manager, manager) == 0 && fnmatch(d->kpkgs[i].pattern, name, 0) == 0)
             return strcmp(d->kpkgs[i].kind, "driver") == 0 ? NULL : d->kpkgs[i].kind;
+    return NULL;
+}
+
+const struct cu_drv_branch *
+cu_drv_branch_for(const struct cu_drv_data *d, int branch)
+{
+    for (size_t i = 0; d && i < d->n_branches; i++)
+        if (d->branches[i].branch == branch)
+            return &d->branches[i];
     return NULL;
 }
 

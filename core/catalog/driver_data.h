@@ -24,6 +24,31 @@ struct cu_drv_gen {
     char *source, *confidence;
 };
 
+/* One driver branch (data/driver/driver_branches.csv): NVIDIA's designation of it, its end of life, the kernel-module
+ * flavors it is packaged in, and a release of it for branches NVIDIA's CUDA table names none of. */
+struct cu_drv_branch {
+    int branch;
+    char *designation;      /* "Long Term Support Branch", "Production Branch", "New Feature Branch", ... */
+    char *end_of_life;      /* "September 2029", or NULL: none read (New Feature Branches have none) */
+    struct cu_version release; /* n == 0: none given */
+    bool open, proprietary; /* the flavors it is packaged in */
+    char *source, *confidence;
+};
+
+/* A distribution release (data/driver/distributions.csv): how a plan names it, the codename a derivative's
+ * os-release names it by, and the distribution's own way to install the driver by hand (doctor's hint). */
+struct cu_drv_release {
+    char **ids, **versions;  /* os-release IDs; VERSION_IDs or "*" */
+    char *name;              /* "Ubuntu 24.04" */
+    char *codename;          /* "noble", or NULL */
+    char **base_keys;        /* os-release keys by which a derivative names this release ("UBUNTU_CODENAME",
+                              * "VERSION_CODENAME"), tried in order; empty: cudaup plans no derivative on it */
+    char *by_hand;           /* the distribution's own command line for the driver ({V} {VN} {ARCH}), or NULL */
+    char *by_hand_components;/* archive components to enable before it ("restricted"), or NULL */
+    char *own_repository;    /* a derivative's own repository of driver packages, or NULL */
+    char *ref, *confidence;
+};
+
 /* One distribution x package source x flavor (data/driver/driver_packages.csv). */
 struct cu_drv_pkg {
     char *distro;
@@ -45,6 +70,7 @@ struct cu_drv_pkg {
     char **fabricmanager;   /* packages of the fabric manager an NVSwitch machine needs (empty: none known here) */
     char *fabricmanager_service; /* its systemd unit, or NULL */
     char **match;           /* installed at the version of packages[0] once that is installed (SUSE's KMP) */
+    char *pin_version;      /* apt preferences: the pin's version glob ({B}); NULL: "{B}.*", every release of the branch */
 };
 
 /* A repository a row's packages need before they resolve (data/driver/driver_prereqs.csv). */
@@ -53,6 +79,14 @@ struct cu_drv_prereq {
     char *when;             /* "dkms": the module is built here; "versionlock": the pin is a dnf versionlock */
     char *action;           /* crb, epel, versionlock */
     char **command;         /* argv templates */
+    char *ref, *confidence;
+};
+
+/* The package that ships a command a plan runs after its install transaction (data/driver/driver_commands.csv). */
+struct cu_drv_command {
+    char **ids, **versions;
+    char *command;          /* "mokutil" */
+    char *package;          /* "mokutil" */
     char *ref, *confidence;
 };
 
@@ -101,6 +135,8 @@ struct cu_drv_data {
     size_t n_pkgs;
     struct cu_drv_prereq *prereqs;
     size_t n_prereqs;
+    struct cu_drv_command *commands;
+    size_t n_commands;
     struct cu_drv_keyring *keyrings;
     size_t n_keyrings;
     struct cu_drv_nvswitch *nvswitch;
@@ -111,6 +147,10 @@ struct cu_drv_data {
     size_t n_nvswitch_vpd;
     struct cu_drv_nvlsm *nvlsm;
     size_t n_nvlsm;
+    struct cu_drv_branch *branches;
+    size_t n_branches;
+    struct cu_drv_release *releases;
+    size_t n_releases;
 };
 
 /**
@@ -134,6 +174,9 @@ const struct cu_drv_nvlsm *cu_drv_nvlsm_for(const struct cu_drv_data *d, const s
 /** "kernel", "headers" or "keep" when package @name of @manager is a kernel, a kernel's headers or a package
  *  uninstall never removes (sudo), else NULL. */
 const char *cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char *name);
+
+/** The row of driver branch @branch (driver_branches.csv), or NULL: the table does not know it. */
+const struct cu_drv_branch *cu_drv_branch_for(const struct cu_drv_data *d, int branch);
 
 /** The generation row of compute capability @cc, or NULL. */
 const struct cu_drv_gen *cu_drv_gen_for_cc(const struct cu_drv_data *d, const struct cu_version *cc);

@@ -148,9 +148,11 @@ parse_artifact(struct ctx *c, const char *pkg, const char *plat, const char *var
 static bool
 cuda_level(const char *k, const char **variant)
 {
+    if (!cu_str_has_prefix(k, "cuda"))
+        return false; /* before k + 4 is read: a key may be shorter */
     const char *v = k + 4;
     size_t major = strspn(v, "0123456789");
-    if (!cu_str_has_prefix(k, "cuda") || major == 0 || major > 3)
+    if (major == 0 || major > 3)
         return false;
     if (v[major] == '.') {
         size_t minor = strspn(v + major + 1, "0123456789");

@@ -12,7 +12,9 @@
 #include "core/base/mem.h"
 #include "core/base/proc.h"
 #include "core/machine/nvtypes.h"
+#include "core/resolve/runs.h"
 #include "core/base/str.h"
+#include "core/resolve/driver_distro.h"
 
 void
 cu_problems_init(struct cu_problems *p)
@@ -120,21 +122,12 @@ cu_doctor_best_cuda(const struct cu_facts *f, const struct cu_catalog *cat, stru
     return false;
 }
 
-const char *
-cu_doctor_driver_hint(const struct cu_facts *f)
+char *
+cu_doctor_driver_hint(const struct cu_facts *f, const struct cu_catalog *cat)
 {
-    const char *id = f->os.id ? f->os.id : "";
-    if (strcmp(id, "ubuntu") == 0 || strcmp(id, "pop") == 0 || strcmp(id, "linuxmint") == 0)
-        return _("On Ubuntu: `sudo ubuntu-drivers install`, then reboot.");
-    if (strcmp(id, "debian") == 0)
-        return _("On Debian: enable the non-free component and `sudo apt install nvidia-driver`, then reboot.");
-    if (strcmp(id, "fedora") == 0)
-        return _("On Fedora: enable RPM Fusion and `sudo dnf install akmod-nvidia`, then reboot.");
-    if (strcmp(id, "rhel") == 0 || strcmp(id, "rocky") == 0 || strcmp(id, "almalinux") == 0)
-        return _("On RHEL-like systems: add NVIDIA's CUDA repository and `sudo dnf module install nvidia-driver`, then reboot.");
-    if (strcmp(id, "arch") == 0 || strcmp(id, "manjaro") == 0)
-        return _("On Arch: `sudo pacman -S nvidia`, then reboot.");
-    return _("Use your distribution's NVIDIA driver package or NVIDIA's installer, then reboot.");
+    /* The distribution's own way, from its row of data/driver/distributions.csv (a derivative's, else its base's). */
+    char *h = cu_drv_distro_hint(f, cat);
+    return h ? h : cu_xstrdup(_("Use your distribution's NVIDIA driver package or NVIDIA's installer, then reboot."));
 }
 
 static void
@@ -193,6 +186,7 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
     struct cu_version best, need;
     char b1[32], b2[32], b3[32], b4[32];
     bool have_best = cu_doctor_best_cuda(f, cat, &best, &need);
+    CU_AUTOFREE char *hint = cu_doctor_driver_hint(f, cat);
 
     if (f->container.inside) { /* the host's driver, said the container's way (container_doctor.c) */
         struct cu_container_finding v[8];
@@ -204,10 +198,13 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
     if (f->n_gpus == 0 && d->kind != CU_DRIVER_WSL)
         return;
     if (d->kind == CU_DRIVER_NOUVEAU || (d->nouveau_loaded && d->kind == CU_DRIVER_NVIDIA)) {
+        const char *initramfs = cu_drv_distro_initramfs(f, cat->driver);
         cu_problems_add(out, "nouveau", CU_SEV_ERROR,
                         cu_xstrdup(_("The open-source nouveau driver is loaded and holds the GPU, so the NVIDIA driver cannot use it.")),
-                        cu_xasprintf(_("Blacklist nouveau (`echo 'blacklist nouveau' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf`, then `sudo update-initramfs -u`), install the NVIDIA driver and reboot. %s"),
-                                     cu_doctor_driver_hint(f)));
+                        initramfs ? cu_xasprintf(_("Blacklist nouveau (`echo 'blacklist nouveau' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf`, then `sudo %s`), install the NVIDIA driver and reboot. %s"),
+                                                 initramfs, hint)
+                                  : cu_xasprintf(_("Blacklist nouveau (`echo 'blacklist nouveau' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf`, then rebuild the initramfs), install the NVIDIA driver and reboot. %s"),
+                                                 hint));
         return;
     }
     if (d->kind == CU_DRIVER_NONE) {
@@ -219,12 +216,11 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
             cu_problems_add(out, "no-driver", CU_SEV_ERROR,
                             cu_xstrdup(_("No NVIDIA driver is loaded.")),
                             cu_xasprintf(_("Install the NVIDIA driver %s or newer (it runs CUDA %s). %s"),
-                                         dstr(&need, b1, sizeof(b1)), vstr(&best, b2, sizeof(b2)),
-                                         cu_doctor_driver_hint(f)));
+                                         dstr(&need, b1, sizeof(b1)), vstr(&best, b2, sizeof(b2)), hint));
         else
             cu_problems_add(out, "no-driver", CU_SEV_ERROR,
                             cu_xstrdup(_("No NVIDIA driver is loaded.")),
-                            cu_xstrdup(cu_doctor_driver_hint(f)));
+                            cu_xstrdup(hint));
         return;
     }
     /* A kernel module alone runs nothing: CUDA programs need the driver's libcuda.so.1. */
@@ -266,7 +262,7 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
         cu_problems_add(out, "driver-too-old", CU_SEV_ERROR,
                         cu_xasprintf(_("The NVIDIA driver %s is older than any CUDA release cudaup knows."),
                                      dstr(&d->version, b1, sizeof(b1))),
-                        cu_xasprintf(_("Install a newer NVIDIA driver. %s"), cu_doctor_driver_hint(f)));
+                        cu_xasprintf(_("Install a newer NVIDIA driver. %s"), hint));
         return;
     }
     /* A GPU the driver's newest CUDA cannot build for (a new GPU on an old driver). */
@@ -282,7 +278,7 @@ check_driver(const struct cu_facts *f, const struct cu_catalog *cat, struct cu_p
                                          dstr(&d->version, b2, sizeof(b2)),
                                          vstr(&d->cuda_max, b3, sizeof(b3))),
                             cu_xasprintf(_("Install the NVIDIA driver %s or newer. %s"),
-                                         dstr(&drv, b1, sizeof(b1)), cu_doctor_driver_hint(f)));
+                                         dstr(&drv, b1, sizeof(b1)), hint));
             return;
         }
     }
@@ -317,10 +313,17 @@ check_installs(const struct cu_facts *f, const struct cu_catalog *cat, struct cu
             continue;
         }
         vstr(&in->version, b1, sizeof(b1));
-        if (f->driver.cuda_max.n &&
-            cu_version_cmp(&(struct cu_version){{in->version.part[0], in->version.part[1]}, 2},
-                           &f->driver.cuda_max) > 0 &&
-            cu_catalog_cuda_min_driver(cat, &in->version, &drv)) {
+        /* The rule the resolver plans by and verify checks by (core/resolve/runs.c): what runs by NVIDIA's
+         * minor-version compatibility is no problem, only its limit is worth knowing. */
+        struct cu_runs_how how;
+        enum cu_runs runs = f->driver.kind == CU_DRIVER_NVIDIA || f->driver.kind == CU_DRIVER_WSL
+                                ? cu_driver_runs_cuda(cat, &f->driver.version, &f->driver.cuda_max, &in->version, &how)
+                                : CU_RUNS_UNKNOWN;
+        struct cu_version in_mm = {{in->version.part[0], in->version.part[1]}, 2};
+        if (runs == CU_RUNS_NOT && f->driver.cuda_max.n && (how.floor.n || how.native.n)) {
+            drv = how.floor.n && how.native.n && cu_version_cmp(&how.floor, &how.native) < 0 ? how.floor
+                  : how.native.n                                                             ? how.native
+                                                                                             : how.floor;
             cu_problems_add(out, "cuda-too-new-for-driver", CU_SEV_WARNING,
                             cu_xasprintf(_("CUDA %s in %s needs driver %s or newer; this driver runs CUDA up to %s."),
                                          b1, in->path, dstr(&drv, b2, sizeof(b2)),
@@ -328,6 +331,15 @@ check_installs(const struct cu_facts *f, const struct cu_catalog *cat, struct cu
                             cu_xasprintf(_("Update the driver, or run `cudaup install --cuda %s`."),
                                          vstr(&f->driver.cuda_max, b3, sizeof(b3))));
             cu_problems_advise(out, CU_ADV_DRIVER_OR_CUDA, b3);
+        } else if (runs == CU_RUNS_COMPAT) {
+            CU_AUTOFREE char *limit = cu_runs_limit(&how, &in_mm);
+            cu_problems_add(out, "cuda-minor-version-compat", CU_SEV_INFO,
+                            cu_xasprintf(_("CUDA %s in %s runs on driver %s by NVIDIA's minor-version compatibility: %s."),
+                                         b1, in->path, dstr(&f->driver.version, b2, sizeof(b2)), limit),
+                            how.native.n
+                                ? cu_xasprintf(_("Nothing needs doing for programs built for this GPU; to JIT-compile newer PTX too, install driver %s or newer."),
+                                               dstr(&how.native, b3, sizeof(b3)))
+                                : cu_xstrdup(_("Nothing needs doing for programs built for this GPU; to JIT-compile newer PTX too, install a newer driver.")));
         }
         for (size_t g = 0; g < f->n_gpus; g++) {
             struct cu_version last;

@@ -60,8 +60,9 @@ void cu_doctor_check(const struct cu_facts *facts, const struct cu_catalog *cat,
 bool cu_doctor_best_cuda(const struct cu_facts *facts, const struct cu_catalog *cat,
                          struct cu_version *cuda, struct cu_version *driver);
 
-/** How to get a driver on this distribution by hand, one sentence (static, translated). */
-const char *cu_doctor_driver_hint(const struct cu_facts *facts);
+/** How to get a driver on this distribution by hand, one translated sentence from the distribution rows of the
+ *  driver data (data/driver/distributions.csv), or a general one.  Caller owns. */
+char *cu_doctor_driver_hint(const struct cu_facts *facts, const struct cu_catalog *cat);
 
 /** The doctor document of DESIGN.md "JSON" (gpus, driver, cuda_installs, ...). */
 json_t *cu_doctor_json(const struct cu_facts *facts, const struct cu_problems *problems);

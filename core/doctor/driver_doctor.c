@@ -23,21 +23,41 @@ seen_code(const struct cu_problems *p, const char *code)
     return false;
 }
 
-/* "a b c" of the installed driver packages, or the data's names for this branch; *@file the apt preferences
- * file that holds it (said apart from the pin, in the sentence's language), else NULL. */
+/* The packages a hold names: those of the driver installed (dpkg; the kernel-module ones follow each kernel), else
+ * the data's for this branch; none when neither is known. */
+static void
+pin_packages(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, struct cu_strv *out)
+{
+    for (size_t i = 0; i < f->drv->installed.n; i++)
+        if (!cu_str_has_prefix(f->drv->installed.v[i], "linux-modules-nvidia-"))
+            cu_strv_push(out, f->drv->installed.v[i]);
+    for (char **t = row && !out->n ? row->packages : NULL; t && *t; t++)
+        cu_strv_push_owned(out, cu_drv_expand(*t, branch, f));
+}
+
+/*
+ * The command that holds the branch, naming what it holds ("sudo apt-mark hold nvidia-driver-550 ..."), or the
+ * apt preferences line with its file in *@file; NULL when nothing can be named: no package of the branch is known
+ * (none installed with dpkg, no data row carries it here) or the data names no way to hold it ("none").
+ * A package manager is said only where the data or dpkg shows it is this machine's.
+ */
 static char *
 pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, char **file)
 {
     *file = NULL;
+    /* No row: dpkg's packages say the machine is apt's; otherwise no manager is known. */
+    const char *pin = row ? row->pin : f->drv->installed.n ? "apt-mark hold" : "none";
+    if (strcmp(pin, "none") == 0)
+        return NULL;
     struct cu_buf b;
     cu_buf_init(&b);
-    const char *pin = row ? row->pin : "apt-mark hold";
     struct cu_drv_step *ps = row && (strcmp(pin, "apt preferences") == 0 || strcmp(pin, "nvidia pinning package") == 0)
                                  ? cu_drv_pin_step(row, branch, f)
                                  : NULL;
     if (ps && ps->text) {
         /* "Pin: version 580.* (*nvidia*)", in /etc/apt/preferences.d/cudaup-nvidia-driver */
-        cu_buf_printf(&b, "Pin: version %d.* (", branch);
+        CU_AUTOFREE char *glob = cu_drv_pin_version(row, branch, f);
+        cu_buf_printf(&b, "Pin: version %s (", glob);
         for (char **t = row->pin_packages; *t; t++)
             cu_buf_printf(&b, "%s%s", t == row->pin_packages ? "" : " ", *t);
         cu_buf_printf(&b, ")");
@@ -46,24 +66,28 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, 
         CU_AUTOFREE char *line = cu_drv_step_line(ps);
         cu_buf_printf(&b, "sudo %s", line);
     } else if (strcmp(pin, "apt-mark hold") == 0 || strcmp(pin, "zypper addlock") == 0) {
+        struct cu_strv pk;
+        cu_strv_init(&pk);
+        pin_packages(f, row, branch, &pk);
         cu_buf_printf(&b, "sudo %s", pin);
-        if (f->drv->installed.n)
-            for (size_t i = 0; i < f->drv->installed.n; i++) {
-                if (!cu_str_has_prefix(f->drv->installed.v[i], "linux-modules-nvidia-")) /* they follow each kernel */
-                    cu_buf_printf(&b, " %s", f->drv->installed.v[i]);
-            }
-        else
-            for (char **t = row ? row->packages : NULL; t && *t; t++) {
-                CU_AUTOFREE char *x = cu_drv_expand(*t, branch, f);
-                cu_buf_printf(&b, " %s", x);
-            }
-    } else if (strcmp(pin, "dnf module") == 0 && row && row->module_stream) {
-        CU_AUTOFREE char *x = cu_drv_expand(row->module_stream, branch, f);
-        cu_buf_printf(&b, "sudo dnf module enable %s", x);
-    } else {
+        for (size_t i = 0; i < pk.n; i++)
+            cu_buf_printf(&b, " %s", pk.v[i]);
+        if (!pk.n)
+            cu_buf_reset(&b); /* a hold of nothing holds nothing */
+        cu_strv_fini(&pk);
+    } else if (strcmp(pin, "dnf module") == 0) {
+        if (row->module_stream) {
+            CU_AUTOFREE char *x = cu_drv_expand(row->module_stream, branch, f);
+            cu_buf_printf(&b, "sudo dnf module enable %s", x);
+        }
+    } else if (strcmp(pin, "dnf versionlock") == 0) {
         cu_buf_printf(&b, "sudo dnf versionlock add '*nvidia*%d*'", branch);
     }
     cu_drv_step_free(ps);
+    if (!b.len) {
+        cu_buf_fini(&b);
+        return NULL;
+    }
     return cu_buf_steal(&b);
 }
 
@@ -227,11 +251,21 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
             const struct cu_drv_pkg *row = cu_drv_row_for(f, cat, branch, s->flavor ? s->flavor : "proprietary");
             CU_AUTOFREE char *file = NULL;
             CU_AUTOFREE char *cmd = pin_command(f, row, branch, &file);
+            struct cu_strv pk; /* what a hold would name, where no command of the data's holds it */
+            cu_strv_init(&pk);
+            if (!cmd)
+                pin_packages(f, row, branch, &pk);
+            CU_AUTOFREE char *pkl = pk.n ? cu_strv_join(&pk, " ") : NULL;
+            cu_strv_fini(&pk);
             cu_problems_add(out, "driver-unpinned", CU_SEV_WARNING,
                             cu_xasprintf(_("The driver's branch %d is not held: the next upgrade may bring a newer branch, and branch %d is the last that loads on GPU %d (%s, %s)."),
                                          branch, gen->branch_last, g->index, g->name, gen->generation),
-                            file ? cu_xasprintf(_("Hold the branch: `%s` in %s (`cudaup repair` does it)."), cmd, file)
-                                 : cu_xasprintf(_("Hold the branch: `%s` (`cudaup repair` does it)."), cmd));
+                            !cmd && pkl ? cu_xasprintf(_("Hold the driver's packages of branch %d (%s) with this system's package manager; cudaup's data names no way to hold them on this distribution, so `cudaup repair` cannot."),
+                                                       branch, pkl)
+                            : !cmd ? cu_xasprintf(_("Hold the driver's packages of branch %d with this system's package manager; cudaup cannot name them here (none is installed with dpkg, and its data has no package of branch %d for this distribution), so `cudaup repair` cannot hold them."),
+                                                  branch, branch)
+                            : file ? cu_xasprintf(_("Hold the branch: `%s` in %s (`cudaup repair` does it)."), cmd, file)
+                                   : cu_xasprintf(_("Hold the branch: `%s` (`cudaup repair` does it)."), cmd));
             cu_problems_source(out, gen->source);
             break;
         }
@@ -267,6 +301,7 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
     struct cu_drv_wish w = {.driver = NULL};
     struct cu_drv_in in = {f, cat, &w};
     struct cu_drv_plan *p = NULL;
+    CU_AUTOFREE char *hint = cu_doctor_driver_hint(f, cat);
     /* Installed, but its module missing or refused: the module's own problem says what repair does; a new driver would not help. */
     const struct cu_drv_state *s = f->drv;
     bool installed = s && (s->installed.n || s->lib_version.n);
@@ -313,11 +348,11 @@ cu_drv_doctor_fixes(const struct cu_facts *f, const struct cu_catalog *cat, stru
                                p->branch, cu_driver_version_format(&p->version, vb, sizeof(vb)), cu_drv_flavor_word(p->flavor), p->manager,
                                b.data, strcmp(p->source, "nvidia") == 0 ? _(" from NVIDIA's repository") : "",
                                p->blacklist_nouveau ? _(", blacklists nouveau") : "",
-                               strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);
+                               strcmp(pr->v[i].code, "no-driver") == 0 ? hint : pr->v[i].fix);
             cu_buf_fini(&b);
         } else if (strcmp(p->action, "refuse") == 0) {
             fix = cu_xasprintf(_("%s By hand: %s"), p->refusal,
-                               strcmp(pr->v[i].code, "no-driver") == 0 ? cu_doctor_driver_hint(f) : pr->v[i].fix);
+                               strcmp(pr->v[i].code, "no-driver") == 0 ? hint : pr->v[i].fix);
         }
         if (fix) {
             free(pr->v[i].fix);

@@ -37,6 +37,7 @@ struct cu_mirror {
     char *probed_newest[2]; /* no listing: the newest release found by asking for it (probe) */
     struct loaded *loaded;
     size_t n_loaded;
+    char *offline; /* why NVIDIA's server is not asked this run (--offline, or no network), or NULL */
 };
 
 enum cu_status
@@ -104,8 +105,25 @@ cu_mirror_free(struct cu_mirror *m)
     free(m->probed_newest[0]);
     free(m->probed_newest[1]);
     free(m->cache);
+    free(m->offline);
     cu_net_fini(&m->net);
     free(m);
+}
+
+bool
+cu_mirror_set_offline(struct cu_mirror *m, const char *why)
+{
+    if (!m->net.official || strcmp(m->net.scheme, "file") == 0) /* a folder is read offline too */
+        return false;
+    free(m->offline);
+    m->offline = cu_xstrdup(why);
+    return true;
+}
+
+const char *
+cu_mirror_offline(const struct cu_mirror *m)
+{
+    return m->offline;
 }
 
 const struct cu_net *
@@ -219,7 +237,9 @@ cu_mirror_index(struct cu_mirror *m, enum cu_product p, char *const **labels, si
     (void)err;
     struct cu_strv *v = &m->index[p];
     if (!m->index_loaded[p]) {
-        bool listed = strcmp(m->net.scheme, "file") == 0 ? list_local(m, p, v) : list_remote(m, p, v);
+        bool listed = strcmp(m->net.scheme, "file") == 0 ? list_local(m, p, v)
+                      : m->offline                         ? false
+                                                           : list_remote(m, p, v);
         if (!listed || v->n == 0) {
             /* No listing: the releases the catalog knows NVIDIA published. */
             if (p == CU_PRODUCT_CUDA) {
@@ -238,7 +258,7 @@ cu_mirror_index(struct cu_mirror *m, enum cu_product p, char *const **labels, si
             listed = false;
             if (v->n > 1)
                 qsort(v->v, v->n, sizeof(char *), cmp_version_desc);
-            if (!m->net.official)
+            if (!m->net.official && !m->offline)
                 probe(m, p, v);
         }
         if (v->n > 1)
@@ -341,6 +361,9 @@ cu_mirror_manifest(struct cu_mirror *m, enum cu_product p, const char *label,
             cu_clear_ptr(&bytes, free);
         }
     }
+    if (!bytes && m->offline)
+        return cu_error_set(err, CU_E_NOT_FOUND, 0, _("NVIDIA's server is not asked this run (%s), and cudaup's cache holds no %s."),
+                            m->offline, name);
     if (!bytes) {
         CU_AUTOFREE char *url = cu_net_url(&m->net, cu_product_name(p), name);
         struct cu_buf b;

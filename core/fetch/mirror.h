@@ -41,6 +41,15 @@ void cu_mirror_free(struct cu_mirror *m);
 const struct cu_net *cu_mirror_net(const struct cu_mirror *m);
 
 /**
+ * Ask NVIDIA's server nothing more this run (--offline, or no network: @why says which): its listing is the
+ * catalog's, its manifests come from the cache alone.  A site mirror (--mirror) is the user's own and is still
+ * read, as is a file:// folder: false then, and nothing changes.
+ */
+bool cu_mirror_set_offline(struct cu_mirror *m, const char *why);
+/** Why NVIDIA's server is not asked this run, or NULL. Borrowed. */
+const char *cu_mirror_offline(const struct cu_mirror *m);
+
+/**
  * Release labels of @product on the mirror, newest first; borrowed until
  * cu_mirror_free.  @from_listing says whether they came from the mirror
  * itself rather than the catalog.

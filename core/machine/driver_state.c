@@ -81,23 +81,40 @@ root_kernels(const struct cu_sysroot *root, struct cu_strv *out)
         qsort(out->v, out->n, sizeof(char *), kernel_cmp);
 }
 
-static char *
-os_release_value(const struct cu_sysroot *root, const char *key)
+/* Every KEY=value of os-release (etc/os-release, else usr/lib/os-release, as os-release(5) says to look), in
+ * @out as "KEY=value" with the value's quotes and backslash escapes removed; comments and blank lines skipped. */
+static void
+os_release_read(const struct cu_sysroot *root, struct cu_strv *out)
 {
     CU_AUTOFREE char *t = read_text(root, "/etc/os-release", 65536);
-    size_t kl = strlen(key);
+    if (!t)
+        t = read_text(root, "/usr/lib/os-release", 65536);
     char *save = NULL;
     for (char *line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-        if (strncmp(line, key, kl) != 0 || line[kl] != '=')
+        char *eq = strchr(line, '=');
+        if (line[0] == '#' || !eq || eq == line || strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != (size_t)(eq - line))
             continue;
-        char *v = line + kl + 1;
-        size_t n = strlen(v);
-        if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-            v[n - 1] = '\0';
-            v++;
+        struct cu_buf b;
+        cu_buf_init(&b);
+        cu_buf_append(&b, line, (size_t)(eq - line) + 1);
+        const char *v = eq + 1;
+        char q = (*v == '"' || *v == '\'') ? *v++ : 0;
+        for (; *v && *v != q; v++) {
+            if (*v == '\\' && q != '\'' && v[1])
+                v++;
+            cu_buf_putc(&b, *v);
         }
-        return *v ? cu_xstrdup(v) : NULL;
+        cu_strv_push_owned(out, cu_buf_steal(&b));
     }
+}
+
+const char *
+cu_drv_state_os_value(const struct cu_drv_state *s, const char *key)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 0; s && i < s->os_release.n; i++)
+        if (strncmp(s->os_release.v[i], key, kl) == 0 && s->os_release.v[i][kl] == '=')
+            return s->os_release.v[i][kl + 1] ? s->os_release.v[i] + kl + 1 : NULL;
     return NULL;
 }
 
@@ -354,7 +371,10 @@ static void
 add_package(struct cu_drv_state *s, const char *pkg, const char *status)
 {
     /* Status is "WANT EFLAG STATE": "install ok installed", "hold ok installed" after apt-mark hold. */
-    if (!pkg[0] || !driver_package(pkg) || !cu_str_has_suffix(status, " installed"))
+    if (!pkg[0] || !cu_str_has_suffix(status, " installed"))
+        return;
+    cu_strv_push(&s->packages, pkg);
+    if (!driver_package(pkg))
         return;
     cu_strv_push(&s->installed, pkg);
     if (cu_str_has_prefix(status, "hold "))
@@ -370,6 +390,7 @@ dpkg_status_file(const struct cu_sysroot *root, struct cu_drv_state *s, struct k
 {
     CU_AUTOFREE char *t = read_text(root, "/var/lib/dpkg/status", 256u << 20);
     char pkg[256] = "";
+    s->packages_read = t != NULL;
     const char *status = NULL, *depends = NULL;
     for (char *line = t, *next; line; line = next) {
         next = strchr(line, '\n');
@@ -413,6 +434,7 @@ dpkg_query(const struct cu_sysroot *root, const char *const *envp, struct cu_drv
     struct cu_error e;
     cu_exec_result_init(&r);
     bool ran = cu_exec(argv, &o, &r, &e) == CU_OK && r.exit_code == 0;
+    s->packages_read = ran;
     if (ran) {
         for (char *line = r.out.data, *next; line && *line; line = next) {
             next = strchr(line, '\n');
@@ -544,6 +566,7 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     struct cu_drv_state *s = cu_xcalloc(1, sizeof(*s));
     cu_strv_init(&s->installed);
     cu_strv_init(&s->held);
+    cu_strv_init(&s->packages);
     cu_strv_init(&s->kernels);
     cu_strv_init(&s->nvidia_functions);
     cu_strv_init(&s->infiniband_vpd);
@@ -559,7 +582,10 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     s->image = !cu_sysroot_is_host(root) && !s->kernel_release;
     if (s->image && s->kernels.n)
         s->kernel_release = cu_xstrdup(s->kernels.v[s->kernels.n - 1]);
-    s->version_codename = os_release_value(root, "VERSION_CODENAME");
+    cu_strv_init(&s->os_release);
+    os_release_read(root, &s->os_release);
+    const char *code = cu_drv_state_os_value(s, "VERSION_CODENAME");
+    s->version_codename = code ? cu_xstrdup(code) : NULL;
     s->secure_boot = secure_boot(root);
     CU_AUTOFREE char *ver = read_text(root, "/proc/driver/nvidia/version", 65536);
     if (ver)
@@ -639,12 +665,14 @@ cu_drv_state_free(struct cu_drv_state *s)
         return;
     free(s->kernel_release);
     free(s->version_codename);
+    cu_strv_fini(&s->os_release);
     free(s->flavor);
     free(s->module_path);
     free(s->boot_id);
     cu_strv_fini(&s->kernels);
     cu_strv_fini(&s->installed);
     cu_strv_fini(&s->held);
+    cu_strv_fini(&s->packages);
     free(s->kernel_meta);
     cu_strv_fini(&s->nvidia_functions);
     cu_strv_fini(&s->infiniband_vpd);

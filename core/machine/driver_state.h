@@ -19,6 +19,8 @@ struct cu_sysroot;
 struct cu_drv_state {
     char *kernel_release;     /* "6.8.0-45-generic", or NULL */
     char *version_codename;   /* os-release VERSION_CODENAME, or NULL */
+    struct cu_strv os_release; /* every os-release field as "KEY=value" (unquoted), in file order: ID_LIKE,
+                                * UBUNTU_CODENAME, ... name the distribution a derivative is built on */
     int secure_boot;          /* 1 on, 0 off, -1 unknown (no EFI variable) */
     char *flavor;             /* the loaded module's: "open", "proprietary", or NULL */
     int module_for_kernel;    /* an nvidia.ko* under lib/modules/RELEASE: 1, 0, -1 unknown */
@@ -29,6 +31,9 @@ struct cu_drv_state {
     struct cu_version lib_version; /* the user-space libraries' (libnvidia-ml.so.X.Y.Z), n == 0 if none */
     struct cu_strv installed; /* the driver's packages installed (dpkg), e.g. nvidia-driver-580 */
     struct cu_strv held;      /* those held (apt-mark hold) */
+    struct cu_strv packages;  /* every package installed, as dpkg's database lists it (the plan checks the tools its
+                               * steps run against it: mokutil), valid when @packages_read */
+    bool packages_read;       /* dpkg's database was read; false: no dpkg here (rpm's and pacman's are not read) */
     bool pinned;              /* a pin of any kind: held package, apt preferences, dnf versionlock or module stream, zypper lock */
     bool reboot_required;     /* var/run/reboot-required */
     char *boot_id;            /* /proc/sys/kernel/random/boot_id: which boot this is, or NULL (an image) */
@@ -61,5 +66,8 @@ struct cu_drv_state *cu_drv_state_probe(const struct cu_sysroot *root, const str
  */
 void cu_drv_state_probe_files(struct cu_drv_state *s, const struct cu_sysroot *root, const struct cu_drv_data *d);
 void cu_drv_state_free(struct cu_drv_state *s);
+
+/** os-release's value of @key ("ID_LIKE") as read into @s, or NULL (absent or empty; @s may be NULL). Borrowed. */
+const char *cu_drv_state_os_value(const struct cu_drv_state *s, const char *key);
 
 #endif /* CU_DRIVER_STATE_H */

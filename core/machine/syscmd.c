@@ -397,6 +397,15 @@ on_output(void *userdata, const char *data, size_t len)
     }
 }
 
+/* Ctrl-C while the command runs: the caller says that it is waited for (once). */
+static void
+on_notice(void *userdata)
+{
+    struct stream *st = userdata;
+    if (st->s->on_wait)
+        st->s->on_wait(st->s->line_userdata, st->prog);
+}
+
 static const char *
 package_advice(const char *prog)
 {
@@ -437,7 +446,7 @@ cu_sys_run(const struct cu_sys *s, const char *const *argv, bool interactive, st
     struct stream sm = {s, argv[0], {0}};
     cu_buf_init(&sm.part);
     struct cu_exec_opts o = {.envp = (const char *const *)env.v, .timeout_ms = 3600 * 1000, .on_output = on_output,
-                             .userdata = &sm};
+                             .userdata = &sm, .notice = s->cancel, .on_notice = on_notice};
     struct cu_exec_result res;
     cu_exec_result_init(&res);
     st = cu_exec((const char *const *)av.v, &o, &res, err);

@@ -24,6 +24,7 @@
 #ifndef CU_SYSCMD_H
 #define CU_SYSCMD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "core/base/error.h"
@@ -48,6 +49,11 @@ struct cu_sys {
     /* Each chunk of a command's output as it comes (a DKMS build takes minutes), or NULL. */
     void (*on_output)(void *userdata, const char *data, size_t len);
     void *output_userdata;
+    /* Ctrl-C while a command runs: @on_wait is called once (with line_userdata and the command's name) as soon
+     * as @cancel is seen set, and the command is waited for, never cut off: a package manager stopped halfway
+     * leaves its database broken.  The caller stops after it.  Both may be NULL. */
+    const atomic_int *cancel;
+    void (*on_wait)(void *userdata, const char *prog);
 };
 
 /**

@@ -442,7 +442,9 @@ version_from_txt(const struct cu_sysroot *root, const char *path, struct cu_vers
     return cu_version_parse(v + 13, out);
 }
 
-/* Wheel-built trees (like pip's nvidia-* packages) keep dist-info folders. */
+/* Wheel-built trees (like pip's nvidia-* packages) keep dist-info folders.  nvcc's wheel carries the compiler's
+ * own version (13.0.88), which is no CUDA release (13.0.1 and 13.0.2 both ship it): the release is said as the
+ * X.Y they share, never as 13.0.88 (issue 49 item 18). */
 static bool
 version_from_dist_info(const struct cu_sysroot *root, const char *path, struct cu_version *out)
 {
@@ -457,6 +459,8 @@ version_from_dist_info(const struct cu_sysroot *root, const char *path, struct c
             size_t n = strlen(names.v[i]) - strlen(pre) - strlen(".dist-info");
             CU_AUTOFREE char *v = cu_xstrndup(names.v[i] + strlen(pre), n);
             ok = cu_version_parse(v, out);
+            if (ok && out->n > 2)
+                out->n = 2, out->part[2] = out->part[3] = 0;
         }
     }
     cu_strv_fini(&names);

@@ -47,6 +47,7 @@ struct cu_driver_info {
     bool kernel_module;             /* /proc/driver/nvidia or /sys/module/nvidia present */
     bool nouveau_loaded;
     bool planned;                   /* the version is the driver the plan installs, not one running */
+    struct cu_version running;      /* planned: the module's version that runs now; n == 0 when none */
 };
 
 struct cu_cuda_install {

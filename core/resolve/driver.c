@@ -14,6 +14,7 @@
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
+#include "core/resolve/driver_distro.h"
 
 static int
 branch_of(const struct cu_version *v)
@@ -54,15 +55,6 @@ cu_drv_wish_check(const struct cu_drv_wish *w, struct cu_error *err)
     return CU_OK;
 }
 
-static bool
-strv_has(char *const *v, const char *s)
-{
-    for (; v && *v; v++)
-        if (strcmp(*v, s) == 0)
-            return true;
-    return false;
-}
-
 /* Is @source one cudaup installs from (the distribution's archive, NVIDIA's repository)?  The others are
  * third-party repositories (the AUR, ELRepo) that a refusal names and cudaup never installs from. */
 static bool
@@ -79,19 +71,13 @@ third_party_name(const struct cu_drv_pkg *r)
     return strcmp(r->source, "aur") == 0 ? _("the AUR") : r->distro;
 }
 
-/* Does row @p serve this distribution and release? */
+/* Does row @p serve this distribution and release (a derivative's through the release it is built on)? */
 static bool
-row_matches(const struct cu_drv_pkg *p, const struct cu_facts *f)
+row_matches(const struct cu_drv_pkg *p, const struct cu_facts *f, const struct cu_catalog *cat)
 {
-    if (!f->os.id || !strv_has(p->ids, f->os.id))
-        return false;
-    if (strv_has(p->versions, "*"))
-        return true;
-    if (!f->os.version_id)
-        return false;
-    char major[32];
-    snprintf(major, sizeof(major), "%.*s", (int)strcspn(f->os.version_id, "."), f->os.version_id);
-    return strv_has(p->versions, f->os.version_id) || strv_has(p->versions, major);
+    struct cu_drv_distro ds;
+    cu_drv_distro_find(f, cat->driver, &ds);
+    return cu_drv_distro_serves(&ds, cat->driver, p);
 }
 
 int
@@ -201,11 +187,15 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     free(p->manager);
     free(p->source);
     free(p->distro);
+    free(p->os);
+    free(p->base);
+    free(p->codename);
     cu_strv_fini(&p->packages);
     cu_strv_fini(&p->pin_packages);
     free(p->pin);
     free(p->pin_file);
     free(p->pin_kind);
+    free(p->pin_version);
     free(p->module_stream);
     free(p->repo);
     free(p->components);
@@ -400,7 +390,7 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
     for (size_t i = 0; i < d->n_pkgs; i++) {
         const struct cu_drv_pkg *r = &d->pkgs[i];
         bool fits;
-        if ((source ? strcmp(r->source, source) != 0 : source_installs(r->source)) || !row_matches(r, in->facts))
+        if ((source ? strcmp(r->source, source) != 0 : source_installs(r->source)) || !row_matches(r, in->facts, in->cat))
             continue;
         row_fits(r, in->facts, in->cat, source_installs(r->source) ? nvswitch : 0, source_installs(r->source) && n->nvlsm,
                  &fits);
@@ -412,8 +402,10 @@ best_of(const struct cu_drv_in *in, const struct needs *n, const char *source, i
         for (size_t k = 0; k < r->n_branches; k++) {
             int b = r->branches[k];
             struct cu_version bv;
+            const struct cu_drv_branch *bi = cu_drv_branch_for(d, b);
             if (b < n->lo || (n->hi && b > n->hi) || (want_branch && b != want_branch) ||
-                (n->nvlsm && strcmp(source, "aur") != 0 && !cu_drv_nvlsm_for(d, r, b)))
+                (n->nvlsm && strcmp(source, "aur") != 0 && !cu_drv_nvlsm_for(d, r, b)) ||
+                (bi && !(open ? bi->open : bi->proprietary))) /* 615 and later: open modules only */
                 continue;
             if (cuda_need && cuda_need->n &&
                 (!branch_version(in->cat, b, &bv) || cu_version_cmp(&bv, cuda_need) < 0))
@@ -441,7 +433,7 @@ cu_drv_row_for(const struct cu_facts *f, const struct cu_catalog *cat, int branc
     for (size_t i = 0; cat->driver && i < cat->driver->n_pkgs; i++) {
         const struct cu_drv_pkg *r = &cat->driver->pkgs[i];
         bool fits;
-        if (!source_installs(r->source) || !row_matches(r, f) || (flavor && strcmp(r->flavor, flavor) != 0))
+        if (!source_installs(r->source) || !row_matches(r, f, cat) || (flavor && strcmp(r->flavor, flavor) != 0))
             continue;
         row_fits(r, f, cat, nvswitch, nvlsm, &fits);
         if (!fits)
@@ -459,59 +451,24 @@ cu_drv_row_for(const struct cu_facts *f, const struct cu_catalog *cat, int branc
     return distro ? distro : any;
 }
 
-static bool
-distro_known(const struct cu_drv_in *in)
-{
-    for (size_t i = 0; i < in->cat->driver->n_pkgs; i++)
-        if (row_matches(&in->cat->driver->pkgs[i], in->facts))
-            return true;
-    return false;
-}
-
-/* Some row is for this os-release ID (whatever the version). */
-static bool
-id_known(const struct cu_drv_in *in)
-{
-    for (size_t i = 0; in->facts->os.id && i < in->cat->driver->n_pkgs; i++)
-        if (strv_has(in->cat->driver->pkgs[i].ids, in->facts->os.id) && source_installs(in->cat->driver->pkgs[i].source))
-            return true;
-    return false;
-}
-
-/* "42, 43, 44": the versions the rows of this ID name. Caller owns. */
-static char *
-known_versions(const struct cu_drv_in *in)
-{
-    struct cu_strv v;
-    cu_strv_init(&v);
-    for (size_t i = 0; i < in->cat->driver->n_pkgs; i++) {
-        const struct cu_drv_pkg *r = &in->cat->driver->pkgs[i];
-        if (!strv_has(r->ids, in->facts->os.id) || !source_installs(r->source))
-            continue;
-        for (char **x = r->versions; *x; x++)
-            if (!cu_strv_contains(&v, *x))
-                cu_strv_push(&v, *x);
-    }
-    cu_strv_sort(&v);
-    struct cu_buf b;
-    cu_buf_init(&b);
-    for (size_t i = 0; i < v.n; i++)
-        cu_buf_printf(&b, "%s%s", i ? ", " : "", v.v[i]);
-    cu_strv_fini(&v);
-    return cu_buf_steal(&b);
-}
-
-static const char *
-os_name(const struct cu_facts *f)
-{
-    return f->os.pretty_name ? f->os.pretty_name : f->os.id ? f->os.id : _("this system");
-}
-
 static void
-fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pick *k)
+fill_install(const struct cu_drv_in *in0, struct cu_drv_plan *p, const struct pick *k)
 {
-    const struct cu_facts *f = in->facts;
     const struct cu_drv_pkg *r = k->row;
+    /* A row that serves a derivative through its base is expanded as on the base ({V}, {VN}: NVIDIA's ubuntu2404
+     * repository on Linux Mint 22, not "ubuntu22"); the derivative's own name stays for what the plan says. */
+    struct cu_drv_distro ds0;
+    cu_drv_distro_find(in0->facts, in0->cat->driver, &ds0);
+    struct cu_facts base_facts = *in0->facts;
+    struct cu_drv_in in_base = *in0;
+    CU_AUTOFREE char *base_id = NULL, *base_version = NULL;
+    if (cu_drv_distro_via_base(&ds0, r)) {
+        base_facts.os.id = base_id = cu_xstrdup(ds0.base_id);
+        base_facts.os.version_id = base_version = cu_xstrdup(ds0.base_version);
+        in_base.facts = &base_facts;
+    }
+    const struct cu_drv_in *in = &in_base;
+    const struct cu_facts *f = in->facts;
     const struct cu_drv_state *s = f->drv;
     const char *km = cu_drv_row_kernel(r, cu_drv_kernel_meta(f));
     const char *swname = NULL;
@@ -521,15 +478,45 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     p->manager = cu_xstrdup(r->manager);
     p->source = cu_xstrdup(r->source);
     p->distro = cu_xstrdup(r->distro);
+    const struct cu_drv_distro ds = ds0;
+    const struct cu_facts *mf = in0->facts; /* the machine's own os-release, for what the plan says */
+    p->os = cu_drv_distro_name(&ds, mf);
+    p->base = ds.base ? cu_xstrdup(ds.base->name) : NULL;
+    if (ds.base) { /* what the summary says the driver comes from: "Linux Mint 22 (Ubuntu 24.04 base)" */
+        free(p->distro);
+        p->distro = cu_xstrdup(p->os);
+    }
+    const char *code = cu_drv_distro_codename(&ds, mf);
+    p->codename = code ? cu_xstrdup(code) : NULL;
+    if (ds.base) {
+        /* A derivative: say which os-release fields named the release it is built on, and whose packages these are. */
+        const char *own = mf->os.pretty_name ? mf->os.pretty_name : mf->os.id;
+        const char *like = cu_drv_state_os_value(mf->drv, "ID_LIKE"), *named = cu_drv_state_os_value(mf->drv, ds.base_key);
+        CU_AUTOFREE char *bsrc = cu_xasprintf("%s (%s)", ds.base->ref, ds.base->confidence);
+        if (cu_drv_distro_via_base(&ds, r))
+            reason_src(p, bsrc, _("%s is built on %s (its os-release: ID_LIKE=%s, %s=%s), so the driver comes from %s's packages, as on %s itself."),
+                       own, ds.base->name, like, ds.base_key, named, ds.base->name, ds.base->name);
+        else
+            reason_src(p, bsrc, _("%s is built on %s (its os-release: ID_LIKE=%s, %s=%s). The driver comes from %s's own packages (%s), which take precedence over %s's of the same names; the packages they depend on come from %s's archive."),
+                       own, ds.base->name, like, ds.base_key, named, own,
+                       ds.self && ds.self->own_repository ? ds.self->own_repository : r->distro, ds.base->name,
+                       ds.base->name);
+    }
     p->pin_kind = cu_xstrdup(r->pin);
     p->kernel_meta = km ? cu_xstrdup(km) : NULL;
     p->nvswitch = cu_drv_nvswitch_count(f, in->cat, &swname);
     const struct cu_drv_nvswitch_vpd *vpd = NULL;
     p->nvlink5 = cu_drv_nvlink5_count(f, in->cat, &vpd);
     const struct cu_drv_nvlsm *lsm = p->nvlink5 ? cu_drv_nvlsm_for(in->cat->driver, r, k->branch) : NULL;
+    const struct cu_drv_branch *bi = cu_drv_branch_for(in->cat->driver, k->branch);
+    bool from_table = false;
     if (r->version.n && (int)r->version.part[0] == k->branch)
         p->version = r->version;
-    else if (!branch_version(in->cat, k->branch, &p->version))
+    else if (branch_version(in->cat, k->branch, &p->version))
+        from_table = true;
+    else if (bi && bi->release.n)
+        p->version = bi->release;
+    else
         p->version = (struct cu_version){{(uint32_t)k->branch}, 1};
     /* What it installs: NVIDIA's pinning package first, the driver and its prebuilt modules, the headers DKMS
      * builds with, the fabric manager. */
@@ -569,9 +556,28 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     reason_src(p, src, _("Branch %d, %s kernel modules, from %s (%s): the newest branch there that serves every GPU here."),
                k->branch, cu_drv_flavor_word(r->flavor), strcmp(r->source, "distro") == 0 ? r->distro : _("NVIDIA's repository"),
                r->manager);
-    reason(p, r->version.n ? _("It is release %s there, and runs every CUDA whose driver floor is that or lower (NVIDIA's CUDA toolkit driver table).")
-                           : _("The plan counts on %s, the branch's first release in NVIDIA's CUDA toolkit driver table, and the CUDA releases it runs."),
-           cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    if (r->version.n && !from_table && p->version.n > 1 && cu_version_cmp(&p->version, &r->version) == 0)
+        reason(p, _("It is release %s there, and runs every CUDA whose driver floor is that or lower (NVIDIA's CUDA toolkit driver table)."),
+               cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    else if (from_table)
+        reason(p, _("The plan counts on %s, the branch's first release in NVIDIA's CUDA toolkit driver table, and the CUDA releases it runs."),
+               cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    else if (p->version.n > 1)
+        reason_src(p, bi ? bi->source : NULL,
+                   _("No CUDA toolkit in cudaup's table names a driver of branch %d, so the plan counts on %s, the oldest release of it the branch table names, and the CUDA releases it runs."),
+                   k->branch, cu_driver_version_format(&p->version, b1, sizeof(b1)));
+    else
+        reason(p, _("No source cudaup has names a release of branch %d: the plan counts on the branch, and the CUDA releases a driver of it runs."),
+               k->branch);
+    if (bi) {
+        CU_AUTOFREE char *bsrc = cu_xasprintf("%s (%s)", bi->source, bi->confidence);
+        if (bi->end_of_life)
+            reason_src(p, bsrc, _("NVIDIA designates branch %d a %s, supported until %s."), k->branch, bi->designation,
+                       bi->end_of_life);
+        else
+            reason_src(p, bsrc, _("NVIDIA designates branch %d a %s; cudaup's branch table has no end of life for it."),
+                       k->branch, bi->designation);
+    }
     if (km && strcmp(r->kernels[0], "*") != 0)
         reason(p, _("The kernel modules follow the kernel meta package %s: each kernel update brings their build for it."), km);
     else if (r->headers[0])
@@ -601,7 +607,8 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     struct cu_drv_step *ps = cu_drv_pin_step(r, k->branch, f);
     if (ps && ps->text) {
         CU_AUTOFREE char *pinned = cu_strv_join(&p->pin_packages, " ");
-        p->pin = cu_xasprintf("Pin: version %d.* (%s)", k->branch, pinned);
+        p->pin_version = cu_drv_pin_version(r, k->branch, f);
+        p->pin = cu_xasprintf("Pin: version %s (%s)", p->pin_version, pinned);
         p->pin_file = cu_xstrdup(ps->path); /* apart, so that the sentence around them is the user's language */
     } else {
         p->pin = ps ? cu_drv_step_line(ps) : cu_xstrdup("none");
@@ -651,6 +658,7 @@ fill_install(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct pic
     else
         reason(p, _("No reboot is needed: no other driver holds the GPU, so cudaup loads the module with modprobe."));
     cu_drv_steps_build(in, p, r, km);
+    cu_drv_steps_tools(in, p); /* what the steps' own commands need (mokutil) joins the transaction */
 }
 
 /* The first CUDA that builds for @cc, in *@first, where that is not the oldest CUDA cudaup knows (a GPU older than
@@ -749,7 +757,11 @@ cu_drv_choose(const struct cu_drv_in *in)
     n.nvlsm = cu_drv_nvlink5_count(f, in->cat, &vpd) > 0;
     if (why) {
         p->keep_may_do = true; /* installers/driver.c tries --driver keep before it advises it */
-        return refuse(p, why, cu_xstrdup(_("Use GPUs of generations one driver serves together (see `cudaup doctor`).")));
+        bool unknown = false; /* a GPU cudaup's tables do not name: no conflict of generations to blame */
+        for (size_t i = 0; i < f->n_gpus; i++)
+            unknown |= !f->gpus[i].cc.n;
+        return refuse(p, why, cu_xstrdup(unknown ? _("Install your distribution's newest NVIDIA driver by hand and run cudaup again: the loaded driver reports the GPU's compute capability, which cudaup then plans for.")
+                                                 : _("Use GPUs of generations one driver serves together (see `cudaup doctor`).")));
     }
     int want_branch = 0;
     const char *want_flavor = NULL;
@@ -804,18 +816,17 @@ cu_drv_choose(const struct cu_drv_in *in)
     struct cu_version cuda_need = {{0}, 0}, cv;
     if (w->cuda && *w->cuda && strcmp(w->cuda, "auto") != 0 && cu_version_parse(w->cuda, &cv) && cv.n >= 2)
         cu_catalog_cuda_min_driver(in->cat, &cv, &cuda_need);
-    if (!distro_known(in) && id_known(in)) {
-        CU_AUTOFREE char *known = known_versions(in);
-        return refuse(p, cu_xasprintf(_("cudaup's driver data has no packages for %s (for %s it knows release %s)."),
-                                      os_name(f), f->os.id, known),
-                      cu_xstrdup(_("Install the NVIDIA driver yourself from your distribution's or NVIDIA's packages, reboot, then run cudaup again.")));
-    }
-    if (!distro_known(in))
-        return refuse(p, cu_xasprintf(_("cudaup installs the driver only with the package manager of Ubuntu, Debian, RHEL and its rebuilds, Fedora, openSUSE/SLES or Arch, not on %s."),
-                                      os_name(f)),
-                      cu_xasprintf(_("Install the NVIDIA driver yourself from your distribution's packages (%s kernel modules, branch %d%s), reboot, then run cudaup again."),
-                                   cu_drv_flavor_word(n.prefer_open && n.open_ok ? "open" : "proprietary"), n.hi ? n.hi : n.lo ? n.lo : 580,
-                                   n.hi ? "" : _(" or newer")));
+    struct cu_drv_distro ds;
+    cu_drv_distro_find(f, in->cat->driver, &ds);
+    CU_AUTOFREE char *osn = cu_drv_distro_name(&ds, f);
+    bool id_known = false;
+    char *unknown = cu_drv_distro_refusal(f, in->cat->driver, &id_known);
+    if (unknown)
+        return refuse(p, unknown,
+                      id_known ? cu_xstrdup(_("Install the NVIDIA driver yourself from your distribution's or NVIDIA's packages, reboot, then run cudaup again."))
+                               : cu_xasprintf(_("Install the NVIDIA driver yourself from your distribution's packages (%s kernel modules, branch %d%s), reboot, then run cudaup again."),
+                                              cu_drv_flavor_word(n.prefer_open && n.open_ok ? "open" : "proprietary"),
+                                              n.hi ? n.hi : n.lo ? n.lo : 580, n.hi ? "" : _(" or newer")));
     bool nvidia_only = w->source && strcmp(w->source, "nvidia") == 0;
     bool distro_only = w->source && strcmp(w->source, "distro") == 0;
     struct pick k = {NULL, 0};
@@ -827,10 +838,10 @@ cu_drv_choose(const struct cu_drv_in *in)
         plain.nvlsm = false;
         if (k.row && !nvidia_only && n.nvlsm && best_of(in, &plain, "distro", want_branch, want_flavor, &cuda_need).row)
             reason(p, _("%s's own packages carry no NVLink Subnet Manager, which this board's fabric manager needs, so the driver comes from NVIDIA's repository (--driver-source nvidia)."),
-                   os_name(f));
+                   osn);
         else if (k.row && !nvidia_only)
             reason(p, _("%s's own packages carry no branch that serves every GPU here%s, so the driver comes from NVIDIA's repository (--driver-source nvidia)."),
-                   os_name(f), cuda_need.n ? _(" and runs the CUDA asked for") : "");
+                   osn, cuda_need.n ? _(" and runs the CUDA asked for") : "");
     }
     if (!k.row && n.nvlsm) {
         struct pick nv = distro_only ? best_of(in, &n, "nvidia", want_branch, want_flavor, &cuda_need) : (struct pick){NULL, 0};
@@ -843,7 +854,7 @@ cu_drv_choose(const struct cu_drv_in *in)
         cu_strv_fini(&nm);
         return refuse(p, cu_xasprintf(distro_only ? _("This is a fourth-generation NVSwitch board (%s): CUDA runs there only with NVIDIA's fabric manager and NVIDIA's NVLink Subnet Manager of the driver's branch, and %s's own packages do not carry the NVLink Subnet Manager.")
                                                   : _("This is a fourth-generation NVSwitch board (%s): CUDA runs there only with NVIDIA's fabric manager and NVIDIA's NVLink Subnet Manager of the driver's branch, and no package source cudaup knows for %s carries them for a branch that serves every GPU here."),
-                                      vpd->name, os_name(f)),
+                                      vpd->name, osn),
                       l ? cu_xasprintf(_("Use --driver-source nvidia: NVIDIA's repository carries the NVLink Subnet Manager (%s) for branch %d."),
                                        names, nv.branch)
                         : cu_xstrdup(_("Install the driver, its fabric manager and the NVLink Subnet Manager of one branch from NVIDIA's instructions, enable the fabric manager's service, load mlx5_core and ib_umad, reboot, then run cudaup again with --driver keep.")));
@@ -852,7 +863,7 @@ cu_drv_choose(const struct cu_drv_in *in)
     int nvswitch = cu_drv_nvswitch_count(f, in->cat, &swname);
     if (!k.row && nvswitch)
         return refuse(p, cu_xasprintf(_("This machine has %d NVSwitch bridges (%s): CUDA runs there only with NVIDIA's fabric manager of the driver's branch, and cudaup knows no package of it for %s."),
-                                      nvswitch, swname, os_name(f)),
+                                      nvswitch, swname, osn),
                       cu_xstrdup(_("Install the driver and nvidia-fabricmanager of the same branch from NVIDIA's instructions, enable the nvidia-fabricmanager service, reboot, then run cudaup again with --driver keep.")));
     if (!k.row) {
         /* A third-party repository that carries a fitting branch is named, where no source cudaup installs
@@ -872,11 +883,11 @@ cu_drv_choose(const struct cu_drv_in *in)
             cu_strv_fini(&pkv);
             const char *where = third_party_name(tp.row);
             return refuse(p, cu_xasprintf(_("No package source cudaup installs from carries a branch for %s that serves every GPU here; branch %d (%s kernel modules) is only in %s (%s), a third-party repository cudaup does not install from."),
-                                          os_name(f), tp.branch, cu_drv_flavor_word(tp.row->flavor), where, pk),
+                                          osn, tp.branch, cu_drv_flavor_word(tp.row->flavor), where, pk),
                           cu_xasprintf(_("Install %s from %s yourself, reboot, then run cudaup again."), pk, where));
         }
         return refuse(p, cu_xasprintf(_("No package source cudaup knows for %s carries a driver branch that serves every GPU here (%s kernel modules, branch %d%s%s)."),
-                                      os_name(f), cu_drv_flavor_word(n.open_ok && (n.prefer_open || !n.prop_ok) ? "open" : "proprietary"),
+                                      osn, cu_drv_flavor_word(n.open_ok && (n.prefer_open || !n.prop_ok) ? "open" : "proprietary"),
                                       n.lo ? n.lo : 0, n.hi ? _(" to ") : _(" or newer"),
                                       n.hi ? cu_driver_version_format(&(struct cu_version){{(uint32_t)n.hi}, 1}, b1, sizeof(b1)) : ""),
                       cu_xstrdup(distro_only ? _("Try --driver-source nvidia, or install the driver yourself and run cudaup again.")
@@ -932,6 +943,8 @@ cu_drv_plan_json(const struct cu_drv_plan *p)
     json_object_set_new(o, "manager", cu_json_str_or_null(p->manager));
     json_object_set_new(o, "source", cu_json_str_or_null(p->source));
     json_object_set_new(o, "distro", cu_json_str_or_null(p->distro));
+    json_object_set_new(o, "os", cu_json_str_or_null(p->os));
+    json_object_set_new(o, "base", cu_json_str_or_null(p->base));
     json_object_set_new(o, "packages", jstrv(&p->packages));
     json_object_set_new(o, "pin", cu_json_str_or_null(p->pin));
     json_object_set_new(o, "pin_file", cu_json_str_or_null(p->pin_file));
@@ -971,6 +984,7 @@ cu_drv_planned_facts(const struct cu_facts *facts, const struct cu_catalog *cat,
     *out = *facts;
     if (!p || strcmp(p->action, "install") != 0)
         return;
+    out->driver.running = facts->driver.kind == CU_DRIVER_NVIDIA ? facts->driver.version : (struct cu_version){{0}, 0};
     out->driver.kind = CU_DRIVER_NVIDIA;
     out->driver.planned = true;
     out->driver.version = p->version;

@@ -64,11 +64,15 @@ struct cu_drv_plan {
     int branch;             /* 0 with keep */
     char *flavor, *manager, *source; /* or NULL */
     char *distro;           /* the data row's label */
+    char *os;               /* the machine's distribution as the plan names it ("Linux Mint 22 (Ubuntu 24.04 base)") */
+    char *base;             /* a derivative's base release ("Ubuntu 24.04"), or NULL */
+    char *codename;         /* the codename of the archive the packages come from (the base's), or NULL */
     struct cu_strv packages;
     struct cu_strv pin_packages; /* what the pin holds (apt-mark hold, zypper addlock) */
     char *pin;              /* how the branch is held, as a command line for the user */
     char *pin_file;         /* the file that holds it (apt preferences), or NULL: said apart from the pin */
     char *pin_kind;         /* the data's pin column */
+    char *pin_version;      /* apt preferences: the version glob the pin holds ("580.*"), or NULL */
     char *module_stream, *repo, *components, *suites, *initramfs;
     char *secure_boot;      /* off, signed, mok */
     char *mok_key, *mok_cert;
@@ -128,6 +132,17 @@ char *cu_drv_container_where(const struct cu_container_info *c);
 
 /* The steps (driver_steps.c). */
 void cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct cu_drv_pkg *row, const char *km);
+
+/**
+ * The packages the steps' own commands need (driver_tools.c): each command a step runs after the install
+ * transaction whose package (data/driver/driver_commands.csv) dpkg's database does not list, or that cannot be
+ * read here, joins the transaction (@p's packages and its install step), with a reason.
+ */
+void cu_drv_steps_tools(const struct cu_drv_in *in, struct cu_drv_plan *p);
+
+/** The driver_commands.csv row of @command on @f's distribution (its ID and VERSION_ID), or NULL. */
+const struct cu_drv_command *cu_drv_command_for(const struct cu_drv_data *d, const struct cu_facts *f,
+                                                const char *command);
 void cu_drv_step_fini(struct cu_drv_step *s);
 json_t *cu_drv_steps_json(const struct cu_drv_plan *p);
 json_t *cu_drv_repositories_json(const struct cu_drv_plan *p);
@@ -173,6 +188,10 @@ int cu_drv_nvswitch_count(const struct cu_facts *facts, const struct cu_catalog 
 
 /** The step that holds @row's branch (a command or an apt preferences file), or NULL for "none". Caller frees. */
 struct cu_drv_step *cu_drv_pin_step(const struct cu_drv_pkg *row, int branch, const struct cu_facts *facts);
+
+/** The version glob an apt preferences pin of @row holds branch @branch to ("580.*"; a derivative's own build,
+ *  "580.*pop*"). Caller owns. */
+char *cu_drv_pin_version(const struct cu_drv_pkg *row, int branch, const struct cu_facts *facts);
 void cu_drv_step_free(struct cu_drv_step *s);
 /** "apt-get install -y x" of a step's argv, or its path. Caller owns. */
 char *cu_drv_step_line(const struct cu_drv_step *s);

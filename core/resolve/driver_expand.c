@@ -11,14 +11,34 @@
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 
-/* The kernel release's flavour: what follows the ABI number (6.8.0-45-generic -> generic), or NULL. */
+/* The kernel release's flavour: what follows the version and the ABI number, or NULL.  Debian 12 and Ubuntu
+ * name a release VERSION-ABI-FLAVOUR (6.1.0-26-amd64, 6.8.0-45-generic, 6.1.0-26-cloud-amd64), Debian 13
+ * VERSION+debN-FLAVOUR with one dash (6.12.48+deb13-amd64, 6.12.48+deb13-cloud-amd64), SUSE
+ * VERSION-ABI.PATCH-FLAVOUR (6.4.0-150600.23.25-default).  A second field that starts with a digit is the ABI
+ * and is skipped; what is left is a flavour when it starts with a letter and none of its fields is a bare
+ * number (Arch's 6.17.9-arch1-1 and Fedora's 6.16.7-200.fc43.x86_64 have none). */
 static const char *
 release_flavour(const struct cu_facts *f)
 {
     const char *krel = f->drv && f->drv->kernel_release ? f->drv->kernel_release : "";
-    const char *dash = strchr(krel, '-');
-    const char *kf = dash ? strchr(dash + 1, '-') : NULL;
-    return kf && kf[1] ? kf + 1 : NULL;
+    const char *kf = strchr(krel, '-');
+    if (!kf)
+        return NULL;
+    kf++;
+    if (*kf >= '0' && *kf <= '9') {
+        kf = strchr(kf, '-');
+        if (!kf)
+            return NULL;
+        kf++;
+    }
+    if (!((*kf >= 'a' && *kf <= 'z') || (*kf >= 'A' && *kf <= 'Z')))
+        return NULL;
+    for (const char *field = kf; field; field = strchr(field, '-') ? strchr(field, '-') + 1 : NULL) {
+        size_t n = strcspn(field, "-");
+        if (n == 0 || strspn(field, "0123456789") == n)
+            return NULL;
+    }
+    return kf;
 }
 
 const char *
@@ -26,13 +46,7 @@ cu_drv_kernel_meta(const struct cu_facts *f)
 {
     if (f->drv && f->drv->kernel_meta)
         return f->drv->kernel_meta;
-    const char *kf = release_flavour(f);
-    if (!kf)
-        return NULL;
-    for (const char *c = kf; *c; c++)
-        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
-            return kf; /* "amd64", "cloud-amd64", "default": a flavour; Arch's "1" of 6.17.9-arch1-1 is not */
-    return NULL;
+    return release_flavour(f); /* "amd64", "cloud-amd64", "default"; none for Arch's 6.17.9-arch1-1 */
 }
 
 const char *

@@ -105,6 +105,12 @@ argv_expand(char *const *words, int branch, const struct cu_facts *f)
     return out;
 }
 
+char *
+cu_drv_pin_version(const struct cu_drv_pkg *r, int branch, const struct cu_facts *f)
+{
+    return r && r->pin_version ? cu_drv_expand(r->pin_version, branch, f) : cu_xasprintf("%d.*", branch);
+}
+
 struct cu_drv_step *
 cu_drv_pin_step(const struct cu_drv_pkg *r, int branch, const struct cu_facts *f)
 {
@@ -115,13 +121,14 @@ cu_drv_pin_step(const struct cu_drv_pkg *r, int branch, const struct cu_facts *f
         cu_strv_push_owned(&pins, cu_drv_expand(*t, branch, f));
     if (strcmp(r->pin, "apt preferences") == 0 && pins.n) {
         /* A branch, not a release: every 580.* (its security updates too), nothing else of the NVIDIA names. */
+        CU_AUTOFREE char *glob = cu_drv_pin_version(r, branch, f);
         struct cu_buf b;
         cu_buf_init(&b);
-        cu_buf_printf(&b, "# Written by cudaup: the NVIDIA driver stays on branch %d (its %d.* releases).\nPackage:", branch,
-                      branch);
+        cu_buf_printf(&b, "# Written by cudaup: the NVIDIA driver stays on branch %d (its %s releases).\nPackage:", branch,
+                      glob);
         for (size_t i = 0; i < pins.n; i++)
             cu_buf_printf(&b, " %s", pins.v[i]);
-        cu_buf_printf(&b, "\nPin: version %d.*\nPin-Priority: 990\n", branch);
+        cu_buf_printf(&b, "\nPin: version %s\nPin-Priority: 990\n", glob);
         s = step_new("pin");
         s->path = cu_xstrdup(CU_DRV_PREFS_FILE);
         s->text = cu_buf_steal(&b);
@@ -236,7 +243,7 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         CU_AUTOFREE char *why = NULL;
         if (p->suites) {
             /* the suites the row names, with the codename: what the sources file will carry */
-            const char *code = in->facts->drv && in->facts->drv->version_codename ? in->facts->drv->version_codename : "{C}";
+            const char *code = p->codename ? p->codename : "{C}"; /* a derivative's: its base's */
             struct cu_strv toks, names;
             cu_strv_init(&toks);
             cu_strv_init(&names);
@@ -355,11 +362,10 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         if (ps)
             push(p, ps, _("Lock the kernel module package and the user space together, so that an update moves neither alone."));
     }
-    if (p->fabricmanager.n && p->fabricmanager_service) {
-        s = step_new("service");
-        s->argv = argv_of("systemctl", "enable", "--now", p->fabricmanager_service, NULL);
-        push(p, s, _("Enable the fabric manager's service: CUDA on NVSwitch systems waits for it."));
-    }
+    /* The fabric manager asks the NVSwitch driver for its switches when it starts, and exits when no driver is
+     * loaded (NV_WARN_NOTHING_TO_DO: NVIDIA/gpu-operator#610): it is started after the module loads, or enabled
+     * to start at the next boot. */
+    bool fm = p->fabricmanager.n && p->fabricmanager_service;
     if (p->blacklist_nouveau) {
         s = step_new("blacklist");
         s->path = cu_xstrdup(CU_DRV_BLACKLIST_FILE);
@@ -381,11 +387,21 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         s->argv = argv_of("mokutil", "--import", p->mok_cert, NULL);
         push(p, s, _("Queue DKMS's signing key for enrolment (you type a one-time password; run on a terminal)."));
     }
+    if (fm && p->reboot) {
+        s = step_new("service");
+        s->argv = argv_of("systemctl", "enable", p->fabricmanager_service, NULL);
+        push(p, s, _("Enable the fabric manager's service, to start at the next boot: CUDA on NVSwitch systems waits for it, and started before the driver is loaded it exits (it finds no NVSwitch driver)."));
+    }
     s = step_new(p->reboot ? "reboot" : "load");
     if (!p->reboot)
         s->argv = argv_of("modprobe", "nvidia", NULL);
     push(p, s, p->reboot ? _("Stop for a reboot (exit 5); run cudaup again afterwards to go on.")
                          : _("Load the module (a reboot when it does not load)."));
+    if (fm && !p->reboot) {
+        s = step_new("service");
+        s->argv = argv_of("systemctl", "enable", "--now", p->fabricmanager_service, NULL);
+        push(p, s, _("Enable and start the fabric manager's service once the module is loaded: CUDA on NVSwitch systems waits for it, and started before the driver it exits (it finds no NVSwitch driver). Where the module does not load before a reboot, the service is only enabled, to start at the next boot."));
+    }
     strv_del(pkgs);
     strv_del(hdrs);
 }

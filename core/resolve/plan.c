@@ -457,6 +457,8 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "size", d->size_unknown ? json_null() : json_integer((json_int_t)d->size));
         if (d->size_unknown && d->size_seen) /* no source publishes it; the mirror reported this */
             json_object_set_new(o, "size_seen", json_integer((json_int_t)d->size_seen));
+        if (p->offline) /* planned offline: whether the cache holds it (issue 44) */
+            json_object_set_new(o, "cached", json_boolean(!d->not_cached));
         json_array_append_new(dl, o);
     }
     if (p->python && p->python->dl.url) {
@@ -470,6 +472,8 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "size", d->size_unknown ? json_null() : json_integer((json_int_t)d->size));
         if (d->size_unknown && d->size_seen) /* no source publishes it; the mirror reported this */
             json_object_set_new(o, "size_seen", json_integer((json_int_t)d->size_seen));
+        if (p->offline)
+            json_object_set_new(o, "cached", json_boolean(!d->not_cached));
         json_array_append_new(dl, o);
     }
     json_object_set_new(doc, "downloads", dl);
@@ -509,6 +513,7 @@ cu_plan_to_json(const struct cu_plan *p)
     }
     json_object_set_new(doc, "provenance", prov);
     json_object_set_new(doc, "warnings", jstrv_(&p->warnings));
+    json_object_set_new(doc, "offline", json_boolean(p->offline));
     if (p->driver)
         json_object_set_new(doc, "driver", cu_drv_plan_json(p->driver));
     json_object_set_new(doc, "containers", p->containers ? cu_ctr_plan_json(p->containers) : json_null());

@@ -31,6 +31,7 @@ struct cu_plan_download {
     char *runfile_layout; /* a CUDA runfile, read (never run) by core/unpack/runfile.c: "nested", ...; else NULL */
     char *archive_layout; /* a Python archive's: "full" places only python/install/ (core/unpack/pyarchive.h);
                              NULL or "install_only": the archive's top folder holds the tree */
+    bool not_cached;      /* planned offline: cudaup's cache does not hold it, and its server is not asked */
     bool from_base;       /* relative_path lies under the mirror's base as on NVIDIA's server (runfiles,
                              cuDNN .tgz), not under BASE/PRODUCT/redist */
 };
@@ -133,6 +134,7 @@ struct cu_plan {
     size_t n_envs;
     bool extra_env; /* this plan is one of another's envs[] */
     bool container; /* cudaup runs inside a container (its driver is the host's): the plan JSON's "container" */
+    bool offline;   /* planned without the package index (--offline, or it did not answer): catalog and cache */
     /* Borrowed from the manifest source; valid while it lives. */
     const struct cu_manifest *cuda_manifest, *cudnn_manifest;
 };

@@ -47,6 +47,19 @@ driver_runs_some_release(struct rs *r, const struct fwopt *o, char *const *label
     return false;
 }
 
+/* Why @o was passed over for @oc, whose GPU code is vouched for better: read, or inferred where @o's is not recorded
+ * (it said "while it is read for" of a build whose code was only inferred). */
+static void
+code_passed_over(struct cu_plan *p, const struct fwopt *o, const struct fwopt *oc)
+{
+    if (oc->code_class == CODE_READ)
+        cu_plan_reason(p, _("Not %s: what GPU code it carries is %s, while it is read for %s."), o->title,
+                       o->code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"), oc->title);
+    else
+        cu_plan_reason(p, _("Not %s: what GPU code it carries is not recorded, while it is inferred for %s."), o->title,
+                       oc->title);
+}
+
 static enum cu_status
 try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan **out)
 {
@@ -323,15 +336,13 @@ try_options(struct rs *r, struct fwopt *opts, size_t n_opts, struct cu_plan **ou
         cu_plan_reason(*out, _("Not %s: its own CUDA %s runtime would run on driver %s only by NVIDIA's minor-version compatibility, and that of %s runs natively."),
                        o0->title, V(&o0->cuda_mm, (char[32]){0}, 32), r->driver_text, oc->title);
     else if (o0->code_class > oc->code_class)
-        cu_plan_reason(*out, _("Not %s: what GPU code it carries is %s, while it is read for %s."), o0->title,
-                       o0->code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"), oc->title);
+        code_passed_over(*out, o0, oc);
     /* A newer release passed over only because its GPU code is inferred, where the newest was passed over for
      * another reason (PyTorch 2.7 cu118 on driver 520, behind 2.14 cu132's driver): say so. */
     for (size_t i = 1; i < chosen; i++)
         if (opts[i].code_class > oc->code_class && opts[i].code_class != CODE_NO_FIT && !same_release(&opts[i], oc) &&
             !(opts[i].version && o0->version && strcmp(opts[i].version, o0->version) == 0) && plans_from(r, &opts[i], 0) >= 0) {
-            cu_plan_reason(*out, _("Not %s: what GPU code it carries is %s, while it is read for %s."), opts[i].title,
-                           opts[i].code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"), oc->title);
+            code_passed_over(*out, &opts[i], oc);
             break;
         }
     /* When the newest has no code for a GPU here: why not the newest that has (its libraries, its runtime). */

@@ -36,6 +36,8 @@ struct cu_wishes {
     const char *python;     /* NULL or "3.11" */
     const char *platform;   /* NULL: the machine's */
     bool unconstrained;     /* ignore this machine's GPUs and driver (`mirror` for others) */
+    bool allow_inferred;    /* --allow-inferred: a build whose GPU code is inferred is planned as one read, a release
+                               learned from the package index unpinned too */
     const char *advice_flags; /* flags every command the advice names carries ("--driver keep"), or NULL */
 };
 

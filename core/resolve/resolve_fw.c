@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "core/base/i18n.h"
+#include "core/base/pipreq.h"
+#include "core/catalog/catalog_learned.h"
 #include "core/base/mem.h"
 #include "core/resolve/resolve_int.h"
 
@@ -86,12 +88,115 @@ minor_releases(const struct cu_version *list, size_t n, const struct cu_version 
     return cu_buf_steal(&same);
 }
 
+
+/* ---- releases learned from the package index this run (core/catalog/catalog_learned.h) ---------------- */
+
+static const char *
+fw_title(const char *fw)
+{
+    return strcmp(fw, "pytorch") == 0 ? "PyTorch" : strcmp(fw, "jax") == 0 ? "JAX" : "TensorFlow";
+}
+
+/* A learned release of which nothing about its GPU code can be inferred, pinned: refused, saying why. */
+static enum cu_status
+refuse_uninferable(struct rs *r, const struct cu_cat_learned *e)
+{
+    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                        _("%s %s is on the package index %s (read %s), newer than cudaup's catalog, but %s, so nothing about the GPU code it carries can be inferred: cudaup does not plan it."),
+                        fw_title(e->framework), e->text, e->index ? e->index : "?", e->day ? e->day : "?",
+                        e->no_inference);
+}
+
+/* A pre-release pinned (==2.22.0rc0) is planned only as the package index showed it this run. */
+static enum cu_status
+check_pre(struct rs *r, const char *fw, const char *day)
+{
+    if (!r->fw.pre[0])
+        return CU_OK;
+    const struct cu_cat_learned *e = cu_catalog_learned(r->cat, fw, &r->fw.v, NULL);
+    if (e && strcmp(e->pre, r->fw.pre) == 0)
+        return e->no_inference ? refuse_uninferable(r, e) : CU_OK;
+    return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
+                        _("%s %s is a pre-release: cudaup plans one only as the package index shows it, and its record of PyPI (read %s) holds none; the index did not show this one (offline, or not there)."),
+                        fw_title(fw), fw_version_text(r), read_day(day));
+}
+
+/* Is learned release @e left out: a pre-release not pinned as such, nothing inferable, or unpinned without
+ * --allow-inferred?  @pinned: the wish names it. */
+static bool
+learned_skip(const struct rs *r, const struct cu_cat_learned *e, bool pinned)
+{
+    if (e->pre[0] || r->fw.pre[0])
+        return !(pinned && strcmp(e->pre, r->fw.pre) == 0);
+    if (e->no_inference)
+        return true;
+    return !pinned && !r->in->wishes->allow_inferred;
+}
+
+/* The newest release of PyTorch minor @minor in the record of PyPI: learned (@learned) or not; n == 0: none. */
+static struct cu_version
+torch_newest_of(const struct rs *r, const struct cu_version *minor, bool learned, const struct cu_cat_learned **e)
+{
+    for (size_t k = 0; k < r->cat->n_pypi_torch; k++) {
+        const struct cu_version *v = &r->cat->pypi_torch[k];
+        if (v->part[0] != minor->part[0] || v->part[1] != minor->part[1])
+            continue;
+        const struct cu_cat_learned *l = cu_catalog_learned(r->cat, "pytorch", v, NULL);
+        if ((l != NULL) == learned) {
+            if (e)
+                *e = l;
+            return *v;
+        }
+    }
+    return (struct cu_version){{0}, 0};
+}
+
+enum learned_take { TAKE_AS_IS, TAKE_HELD, TAKE_SKIP };
+
+/*
+ * PyTorch minor @t where releases of it were learned this run: which release its options stand for.  Unpinned
+ * (or pinned to the minor), the newest learned one with --allow-inferred (or the minor pinned), else the newest the
+ * catalog knew (*@held); a minor only learned is left out.  A learned release pinned exactly is taken as is.
+ */
+static enum learned_take
+torch_learned(struct rs *r, const struct cu_cat_torch *t, const struct cu_version *want, struct cu_version *held,
+              enum cu_status *st)
+{
+    const struct cu_cat_learned *e = NULL;
+    struct cu_version newest = torch_newest_of(r, &t->minor, true, &e);
+    *st = CU_OK;
+    if (!newest.n)
+        return TAKE_AS_IS;
+    if (want->n >= 3) {
+        const struct cu_cat_learned *p = cu_catalog_learned(r->cat, "pytorch", want, NULL);
+        if (p && p->no_inference)
+            *st = refuse_uninferable(r, p);
+        return TAKE_AS_IS;
+    }
+    struct cu_version base = torch_newest_of(r, &t->minor, false, NULL);
+    bool take = (r->in->wishes->allow_inferred || want->n == 2) && !e->no_inference;
+    if (take) {
+        *held = newest;
+        return TAKE_HELD;
+    }
+    if (base.n) {
+        *held = base;
+        return TAKE_HELD;
+    }
+    if (want->n == 2 && e->no_inference)
+        *st = refuse_uninferable(r, e);
+    return TAKE_SKIP;
+}
+
 enum cu_status
 tf_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
     char b1[32], b2[32], b3[32];
     const struct cu_cat_tf *first_ok = NULL;
     bool matched = false;
+    enum cu_status pst = check_pre(r, "tensorflow", r->cat->pypi_read_tf);
+    if (pst != CU_OK)
+        return pst;
 
     for (size_t i = r->cat->n_tf; i-- > 0;)
         if (tf_installable(r->cat, &r->cat->tf[i])) {
@@ -121,6 +226,11 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
                 continue;
         } else if (!fw_version_matches(&r->fw.v, &t->version))
             continue;
+        const struct cu_cat_learned *le = cu_catalog_learned(r->cat, "tensorflow", &t->version, NULL);
+        if (le && r->fw.v.n > 0 && le->no_inference && !le->pre[0])
+            return refuse_uninferable(r, le); /* pinned, and nothing about its GPU code can be inferred */
+        if ((le && learned_skip(r, le, r->fw.v.n > 0)) || (!le && r->fw.pre[0]))
+            continue;
         matched = true;
         if (!tf_installable(r->cat, t)) {
             if (!r->fw.v.n)
@@ -143,6 +253,8 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
         struct fwopt *o = &(*opts)[(*n)++];
         rs_fwopt_init(o);
         V(rel, b1, sizeof(b1));
+        if (le) /* as published: 2.22.0rc0 */
+            snprintf(b1, sizeof(b1), "%s", le->text);
         o->title = cu_xasprintf("TensorFlow %s", b1);
         o->version = cu_xstrdup(b1);
         o->cuda_major = (int)t->cuda.part[0];
@@ -157,9 +269,14 @@ tf_options(struct rs *r, struct fwopt **opts, size_t *n)
         o->cuda_max_why = t->cuda_max_why;
         bool gpu_pkg = strcmp(t->package, "tensorflow_gpu") == 0;
         cu_strv_push_owned(&o->pip, cu_xasprintf("%s==%s", gpu_pkg ? "tensorflow-gpu" : "tensorflow", b1));
-        o->why = cu_xasprintf(_("TensorFlow %s (with Keras): Google built and tested it with CUDA %s and cuDNN %s, so it needs CUDA %s.x at %s or newer and cuDNN %u.x."),
-                              b1, V(&t->cuda, b2, sizeof(b2)), V(&t->cudnn, b3, sizeof(b3)),
-                              cu_version_format(&t->cuda, 1, (char[32]){0}, 32), b2, t->cudnn.part[0]);
+        if (le) /* learned: what its wheel's own pins ask for, not Google's table of tested builds */
+            o->why = cu_xasprintf(_("TensorFlow %s (with Keras): its wheel's tensorflow[and-cuda] asks pip for CUDA %s and cuDNN %s or newer, so it needs CUDA %s.x at %s or newer and cuDNN %u.x."),
+                                  b1, V(&t->cuda, b2, sizeof(b2)), V(&t->cudnn, b3, sizeof(b3)),
+                                  cu_version_format(&t->cuda, 1, (char[32]){0}, 32), b2, t->cudnn.part[0]);
+        else
+            o->why = cu_xasprintf(_("TensorFlow %s (with Keras): Google built and tested it with CUDA %s and cuDNN %s, so it needs CUDA %s.x at %s or newer and cuDNN %u.x."),
+                                  b1, V(&t->cuda, b2, sizeof(b2)), V(&t->cudnn, b3, sizeof(b3)),
+                                  cu_version_format(&t->cuda, 1, (char[32]){0}, 32), b2, t->cudnn.part[0]);
     }
     if (!matched)
         return cu_error_set(r->err, CU_E_UNSUPPORTED, 0,
@@ -186,17 +303,30 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
     bool matched = false;
     const struct cu_cat_torch *unreleased = NULL; /* a minor the pin is of, whose patch PyPI lacks */
 
+    enum cu_status pst = check_pre(r, "pytorch", r->cat->pypi_read_torch);
+    if (pst != CU_OK)
+        return pst;
     for (size_t i = 0; i < r->cat->n_torch; i++) {
         const struct cu_cat_torch *t = &r->cat->torch[i];
         struct cu_version want = r->fw.v;
         struct cu_version want_mm = want.n >= 2 ? mm(&want) : want;
         if (want.n && !cu_version_matches(&t->minor, &want_mm) && cu_version_cmp(&t->minor, &want_mm) != 0)
             continue;
+        /* Releases of this minor learned from the package index: which one its options stand for. */
+        struct cu_version held;
+        enum learned_take take = torch_learned(r, t, &want, &held, &pst);
+        if (pst != CU_OK)
+            return pst;
+        if (take == TAKE_SKIP)
+            continue;
+        if (take == TAKE_HELD)
+            want = held;
         const struct cu_cat_torch_version *exact = want.n >= 3 ? torch_exact(r, &want) : NULL;
         struct cu_version newest_listed = r->cat->n_torch_versions
                                               ? mm(&r->cat->torch_versions[0].version)
                                               : (struct cu_version){{0}, 0};
-        if (want.n >= 3 && !exact && newest_listed.n && cu_version_cmp(&t->minor, &newest_listed) <= 0) {
+        bool learned = want.n >= 3 && cu_catalog_learned(r->cat, "pytorch", &want, NULL);
+        if (want.n >= 3 && !exact && !learned && newest_listed.n && cu_version_cmp(&t->minor, &newest_listed) <= 0) {
             unreleased = t; /* an unknown patch of a minor whose patches the catalog lists */
             continue;
         }
@@ -239,18 +369,16 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                                               V(&t->py_exp, b2, sizeof(b2)), V(&t->minor, (char[32]){0}, 32),
                                               t->py_exp_wheel);
                 }
-                if (exact) {
-                    cu_strv_push_owned(&o->pip, cu_xasprintf("torch==%s", ver));
-                    if (exact->torchvision)
-                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchvision==%s", exact->torchvision));
-                    if (exact->torchaudio)
-                        cu_strv_push_owned(&o->pip, cu_xasprintf("torchaudio==%s", exact->torchaudio));
-                } else {
-                    cu_strv_push_owned(&o->pip, pypi_exact ? cu_xasprintf("torch==%s", ver)
-                                                           : cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
-                    cu_strv_push(&o->pip, "torchvision");
-                    cu_strv_push(&o->pip, "torchaudio");
-                }
+                cu_strv_push_owned(&o->pip, exact || pypi_exact ? cu_xasprintf("torch==%s", ver)
+                                                                : cu_xasprintf("torch==%s.*", V(&t->minor, b2, sizeof(b2))));
+                const struct cu_version *tv = exact ? &exact->version : pypi_exact ? &want : &t->minor;
+                rs_torch_companions(r, o, tv);
+                /* Where this build's wheel was read (its PyPI wheel is this CUDA's), the CUDA wheels it pins hold
+                 * the rest of their family: torch 2.11+ asks nvJitLink with a lower bound only. */
+                const struct cu_cat_fw_wheel *own = cu_catalog_fw_wheel(&r->cat->wheels, "pytorch", b->tag, tv);
+                char *family = NULL, fwhy[512];
+                if (own && rs_hold_cuda_family(r, &own, 1, true, &o->constraints, &family, fwhy, sizeof(fwhy)) && family)
+                    cu_strv_push_owned(&o->lib_reasons, family);
                 o->index_url = cu_xasprintf(PYTORCH_INDEX "%s", b->tag);
                 o->tag = cu_xstrdup(b->tag);
                 o->bundled = true;
@@ -278,6 +406,84 @@ torch_options(struct rs *r, struct fwopt **opts, size_t *n)
                             V(&r->cat->torch[r->cat->n_torch - 1].minor, b1, sizeof(b1)),
                             V(&r->cat->torch[0].minor, b2, sizeof(b2)));
     return CU_OK;
+}
+
+/* ---- what goes beside torch -------------------------------------------------------- */
+
+/* Drop what an earlier rs_torch_companions() put in @v: the requirements on @pkg. */
+static void
+drop_requirement(struct cu_strv *v, const char *pkg)
+{
+    size_t len = strlen(pkg), k = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (strncmp(v->v[i], pkg, len) == 0 && v->v[i][len] == '=')
+            free(v->v[i]);
+        else
+            v->v[k++] = v->v[i];
+    }
+    v->n = k;
+    if (v->v)
+        v->v[k] = NULL;
+}
+
+void
+rs_torch_companions(struct rs *r, struct fwopt *o, const struct cu_version *torch)
+{
+    const struct cu_catalog_pins *p = &r->cat->wheels.pins;
+    const struct cu_cat_torch_version *matrix = torch->n >= 3 ? torch_exact(r, torch) : NULL;
+    char b1[32], b2[32];
+    struct cu_buf said;
+    cu_buf_init(&said);
+    /* What a PyTorch environment installs beside torch, as the release matrix names them. */
+    static const char *const companions[] = {"torchvision", "torchaudio"};
+    const struct cu_version *release = torch; /* the torch release the companions are built for */
+    for (size_t i = 0; i < sizeof(companions) / sizeof(*companions); i++) {
+        const char *pkg = companions[i];
+        drop_requirement(&o->pip, pkg);
+        drop_requirement(&o->constraints, pkg);
+        const struct cu_cat_companion *c = cu_catalog_companion(p, pkg, torch);
+        const char *from_matrix = !c && matrix ? i == 0 ? matrix->torchvision : matrix->torchaudio : NULL;
+        const char *ver = c ? c->version : from_matrix;
+        if (c)
+            release = &c->torch;
+        char *part;
+        if (ver) {
+            char *pin = cu_xasprintf("%s==%s", pkg, ver);
+            cu_strv_push(&o->pip, pin);
+            cu_strv_push_owned(&o->constraints, pin);
+        }
+        if (c && ver && strcmp(c->basis, "pin") == 0)
+            part = cu_tr_asprintf(_("%s %s, the release built for it (its wheel asks for torch%s)"), pkg, ver,
+                                  c->requires);
+        else if (c && ver && strcmp(c->basis, "range") == 0) {
+            struct cu_version lo = mm(&c->torch);
+            part = cu_tr_asprintf(_("%s %s, the release built for it (its wheel asks for torch%s, so it was built against PyTorch %s: inferred from that lower bound)"),
+                                  pkg, ver, c->requires, V(&lo, b1, sizeof(b1)));
+        } else if (ver) /* a row the matrix decided, or the matrix where the table has no row */
+            part = cu_tr_asprintf(_("%s %s, the release PyTorch's release matrix names for it"), pkg, ver);
+        else if (c) {
+            const struct cu_cat_companion *last = cu_catalog_companion_newest(p, pkg);
+            part = last ? cu_tr_asprintf(_("no %s: none of its releases on PyPI is built for it (the newest, %s, is built for PyTorch %s), so it is left out"),
+                                         pkg, last->version, V(&last->torch, b2, sizeof(b2)))
+                        : cu_tr_asprintf(_("no %s: none of its releases on PyPI is built for it, so it is left out"), pkg);
+        } else
+            part = cu_tr_asprintf(_("no %s: cudaup has no record of which of its releases is built for it, so it is left out rather than installed unpinned"),
+                                  pkg);
+        cu_buf_printf(&said, "%s%s", said.len ? _("; ") : "", part);
+        free(part);
+    }
+    free(o->companions_why);
+    o->companions_why = NULL;
+    if (!said.len) {
+        cu_buf_fini(&said);
+        return;
+    }
+    if (torch->n < 3 && release != torch)
+        o->companions_why = cu_tr_asprintf(_("Beside PyTorch %s (its newest release on PyPI, %s): %s."),
+                                           V(torch, b1, sizeof(b1)), V(release, b2, sizeof(b2)), said.data);
+    else
+        o->companions_why = cu_tr_asprintf(_("Beside PyTorch %s: %s."), V(release, b1, sizeof(b1)), said.data);
+    cu_buf_fini(&said);
 }
 
 /* One JAX option: @from (n == 0: the newest release) up to @below (exclusive, or NULL). */
@@ -365,6 +571,25 @@ jax_for_python(const struct rs *r, const struct cu_version *first, struct cu_ver
     return !cp->n_jax_python; /* nothing read: as before */
 }
 
+/* Unpinned JAX where releases newer than the catalog were learned: the newest learned one that can be inferred for
+ * plugin @p with --allow-inferred, else the newest the catalog knew (pip would take the newest of all). */
+static void
+jax_hold(const struct rs *r, const struct cu_cat_jax_plugin *p, struct cu_version *at)
+{
+    const struct cu_cat_learned *newest = r->cat->n_pypi_jax ? cu_catalog_learned(r->cat, "jax", &r->cat->pypi_jax[0], NULL)
+                                                               : NULL;
+    if (!newest)
+        return;
+    for (size_t k = 0; k < r->cat->n_pypi_jax; k++) {
+        const struct cu_cat_learned *e = cu_catalog_learned(r->cat, "jax", &r->cat->pypi_jax[k], NULL);
+        const struct cu_cat_learned *mine = e ? cu_catalog_learned(r->cat, "jax", &r->cat->pypi_jax[k], p->extra) : NULL;
+        if (!e || (r->in->wishes->allow_inferred && mine && !mine->no_inference)) {
+            *at = r->cat->pypi_jax[k];
+            return;
+        }
+    }
+}
+
 enum cu_status
 jax_options(struct rs *r, struct fwopt **opts, size_t *n)
 {
@@ -372,6 +597,9 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
     struct cu_version dash = vp("0.6.0");
     bool extra_known = !r->fw.extra[0];
 
+    enum cu_status pst = check_pre(r, "jax", r->cat->pypi_read_jax);
+    if (pst != CU_OK)
+        return pst;
     /* A pin of a release PyPI does not have: name the newest of its minor, or the newest of all. */
     if (r->fw.v.n >= 3 && r->cat->n_pypi_jax && !version_listed(r->cat->pypi_jax, r->cat->n_pypi_jax, &r->fw.v)) {
         const struct cu_version *last = NULL; /* the newest release of the pin's minor */
@@ -451,6 +679,17 @@ jax_options(struct rs *r, struct fwopt **opts, size_t *n)
                     local ? p->local_extra : p->extra, r->in->wishes->python);
             continue;
         }
+        /* Releases learned from the package index this run: a pin is taken as is (unless nothing about its
+         * plugin's GPU code can be inferred); unpinned, the newest is taken only with --allow-inferred, and
+         * otherwise pip is held to the newest release the catalog knew. */
+        const struct cu_cat_learned *le = at.n ? cu_catalog_learned(r->cat, "jax", &at, p->extra) : NULL;
+        if (le && le->no_inference) {
+            rs_fail_closer(r, ST_FRAMEWORK, _("JAX %s is on the package index %s (read %s), newer than cudaup's catalog, but %s, so nothing about the GPU code it carries can be inferred: cudaup does not plan it."),
+                           le->text, le->index ? le->index : "?", le->day ? le->day : "?", le->no_inference);
+            continue;
+        }
+        if (!at.n && !local)
+            jax_hold(r, p, &at);
         const char *extra = local ? p->local_extra : p->extra;
         CU_AUTOFREE char *old_extra = NULL;
         if (local && at.n && cu_version_cmp(&at, &dash) < 0) {

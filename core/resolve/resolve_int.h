@@ -24,6 +24,7 @@ struct fwspec {
     enum cu_framework fw;
     struct cu_version v; /* n == 0: newest that fits */
     char extra[32];      /* jax[EXTRA] as asked ("cuda12-local"), or "" */
+    char pre[16];        /* a pre-release pinned ("rc0" of ==2.22.0rc0), or "" */
 };
 
 struct fwopt {
@@ -40,6 +41,7 @@ struct fwopt {
     struct cu_strv pip;
     char *index_url, *tag;
     char *why;                     /* the reason line for the plan */
+    char *companions_why;          /* which torchvision and torchaudio go beside it, and which are left out, or NULL */
     /* What the resolver knows of the build's GPU code (rs_judge_code). */
     const struct cu_cat_code *code; /* NULL: the data is silent */
     struct cu_version build_cuda;  /* the CUDA it was built with (the toolkit of its PTX) */
@@ -86,7 +88,7 @@ struct rs {
     const char *platform;
     bool constrained, have_driver;
     bool driver_planned; /* r->driver is the driver this plan installs */
-    char driver_text[96]; /* r->driver as the reasons name it ("this machine has %s"), rs_driver_text() */
+    char driver_text[192]; /* r->driver as the reasons name it ("this machine has %s"), rs_driver_text() */
     struct cu_version driver;
     struct cu_error *err;
     /* What failed, for the one sentence when nothing fits: the candidate that
@@ -181,6 +183,11 @@ bool rs_driver_runs_major(const struct rs *r, int major, struct cu_version *min)
 bool rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need,
                     bool compat);
 /**
+ * Warn on plan @p that the driver runs CUDA @cuda only by minor-version compatibility, with its limit as
+ * verify says it (runs.c); @need: the release's own floor where the plan judged one, else NULL.
+ */
+void rs_warn_compat(struct rs *r, struct cu_plan *p, const struct cu_version *cuda, const struct cu_version *need);
+/**
  * The newest cuDNN that fits option @o and CUDA @cuda.  CU_E_NOT_FOUND when none does; CU_OK and
  * nothing picked for --cudnn none; a manifest source's error as it came.
  */
@@ -261,11 +268,29 @@ void rs_multi_advise(const char *framework, const struct cu_plan *shared, const 
 
 /* resolve_lib.c: what pip brings with a build with its own CUDA must list every GPU here. */
 void rs_judge_libs(struct rs *r, struct fwopt *o);
+/**
+ * Hold every nvidia-* wheel of the CUDA family together (the catalog's cuda_wheels): where @constraints or the
+ * exact pins of the @n @wheels of the environment hold one, find the CUDA release of the runtime they hold
+ * (cu_catalog_cuda_release_held) and append to @constraints "PKG==V.*" for each other wheel of that release, at
+ * its version in NVIDIA's manifest.  *@reason gets the sentence that says so (caller frees; NULL when nothing is
+ * held).  False, with @why, when a wheel of the environment asks for a release of one of them that the held
+ * CUDA release does not have (nothing appended then).  @only_if_asked: hold nothing unless one of the @wheels asks
+ * for a wheel of that release without pinning it (one framework alone: its own pins hold the rest).
+ */
+bool rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *wheels, size_t n, bool only_if_asked,
+                         struct cu_strv *constraints, char **reason, char *why, size_t len);
 
 /* resolve_fw.c: the framework releases to try, newest first. */
 void add_none_option(struct rs *r, struct fwopt **opts, size_t *n);
 enum cu_status tf_options(struct rs *r, struct fwopt **opts, size_t *n);
 enum cu_status torch_options(struct rs *r, struct fwopt **opts, size_t *n);
+/**
+ * Pin beside PyTorch option @o, whose torch is @torch (a release, or a minor: its newest release on PyPI), each
+ * companion (torchvision, torchaudio) to the release built for that torch (the catalog's pytorch_companions;
+ * where it has no row, the release matrix's), in @o's pip requirements and constraints; a companion with none
+ * built for it is left out.  Replaces what an earlier call pinned; @o->companions_why says what was done.
+ */
+void rs_torch_companions(struct rs *r, struct fwopt *o, const struct cu_version *torch);
 enum cu_status jax_options(struct rs *r, struct fwopt **opts, size_t *n);
 
 /* resolve_legacy.c: CUDA 10.0-11.3 and TensorFlow 1.13-2.4 from the catalog's legacy rows (runfile + cuDNN .tgz). */

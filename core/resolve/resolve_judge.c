@@ -16,6 +16,7 @@
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/resolve/resolve_int.h"
+#include "core/resolve/runs.h"
 
 /* ---- CUDA -------------------------------------------------------------------- */
 
@@ -59,60 +60,57 @@ rs_gpus_fit_cuda(struct rs *r, const struct cu_version *cuda, bool *unknown)
     return 0;
 }
 
-/* The driver a release needs; false when the catalog does not know (a release it knows whose floor no
- * source gives among them: its major's floor is no native need). */
+/* The driver a release needs natively; false when the catalog does not know (a release it knows whose floor
+ * no source gives among them: its major's floor is no native need).  The rule is runs.c's, as verify's. */
 bool
 rs_cuda_needs_driver(struct rs *r, const struct cu_version *v, struct cu_version *need)
 {
-    if (cu_catalog_cuda_min_driver(r->cat, v, need))
-        return true;
-    if (cu_catalog_cuda_floor_unknown(r->cat, v))
+    struct cu_runs_how how;
+    cu_driver_runs_cuda(r->cat, NULL, NULL, v, &how);
+    if (!how.native.n)
         return false;
-    const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, (int)v->part[0]);
-    if (maj) {
-        *need = maj->min_driver;
-        return true;
-    }
-    return false;
+    *need = how.native;
+    return true;
 }
 
 /* Does the driver run programs of this major through minor-version compatibility? */
 bool
 rs_driver_runs_major(const struct rs *r, int major, struct cu_version *min)
 {
-    const struct cu_cat_cuda_major *maj = cu_catalog_cuda_major(r->cat, major);
-    if (!maj || !maj->min_driver.n)
+    struct cu_version floor;
+    if (!cu_driver_major_floor(r->cat, major, &floor))
         return false;
     if (min)
-        *min = maj->min_driver;
-    return !r->have_driver || cu_version_cmp(&r->driver, &maj->min_driver) >= 0;
+        *min = floor;
+    return !r->have_driver || cu_version_cmp(&r->driver, &floor) >= 0;
 }
 
-/* @compat: accept a release the driver runs only by minor-version compatibility. */
+/* @compat: accept a release the driver runs only by minor-version compatibility.  What runs and how is
+ * cu_driver_runs_cuda()'s to say (runs.c), the rule verify checks an install by. */
 bool
 rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *need, bool compat)
 {
     char b1[32], b2[32], b4[32];
+    struct cu_runs_how how;
+    enum cu_runs runs = cu_driver_runs_cuda(r->cat, r->have_driver ? &r->driver : NULL, NULL, cuda, &how);
     if (cu_catalog_cuda_floor_unknown(r->cat, cuda)) {
         /* No source gives the driver it needs natively (CUDA 13.4): only minor-version compatibility, on a
          * driver the data says runs its major, and only where that is asked for (a later sweep or a pin). */
-        struct cu_version floor = {{0}, 0};
-        bool runs = rs_driver_runs_major(r, (int)cuda->part[0], &floor);
-        *need = floor;
-        if (compat && runs && floor.n && r->have_driver)
+        *need = how.floor;
+        if (compat && runs == CU_RUNS_COMPAT && r->have_driver)
             return true;
         if (r->stage <= ST_DRIVER)
             rs_fail(r, ST_DRIVER,
                     _("No source cudaup has read gives the NVIDIA driver CUDA %s needs natively; cudaup plans it only by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer), inferred, where a CUDA release whose driver is known does not fit."),
-                    V(cuda, b1, sizeof(b1)), cuda->part[0], floor.n ? D(&floor, b2, sizeof(b2)) : "?");
+                    V(cuda, b1, sizeof(b1)), cuda->part[0], how.floor.n ? D(&how.floor, b2, sizeof(b2)) : "?");
         return false;
     }
-    bool known = rs_cuda_needs_driver(r, cuda, need);
-    if (!known || !r->have_driver || cu_version_cmp(&r->driver, need) >= 0)
+    *need = how.native;
+    if (!how.native.n || !r->have_driver || runs == CU_RUNS_NATIVE)
         return true;
-    struct cu_version floor = {{0}, 0};
-    if (compat && rs_driver_runs_major(r, (int)cuda->part[0], &floor))
+    if (compat && runs == CU_RUNS_COMPAT)
         return true;
+    struct cu_version floor = how.floor;
     if (compat && floor.n && cu_version_cmp(&floor, need) < 0) {
         /* The plan would take it by minor-version compatibility: what it needs is that floor, and
          * the GPU code was judged to run without the JIT of newer PTX (rs_judge_code). */
@@ -142,6 +140,23 @@ rs_driver_fits(struct rs *r, const struct cu_version *cuda, struct cu_version *n
                  D(need, b2, sizeof(b2)), r->driver_text);
     }
     return false;
+}
+
+void
+rs_warn_compat(struct rs *r, struct cu_plan *p, const struct cu_version *cuda, const struct cu_version *need)
+{
+    char b1[32], b2[32];
+    struct cu_runs_how how;
+    cu_driver_runs_cuda(r->cat, &r->driver, &r->f->driver.cuda_max, cuda, &how);
+    if (need)
+        how.native = *need; /* the release's own floor, as the plan judged it (a runfile's, data/legacy) */
+    CU_AUTOFREE char *limit = cu_runs_limit(&how, cuda);
+    if (r->driver_planned)
+        cu_plan_warn(p, _("The driver this plan installs, %s or newer, runs CUDA %s only by NVIDIA's minor-version compatibility: %s."),
+                     D(&r->driver, b2, sizeof(b2)), V(cuda, b1, sizeof(b1)), limit);
+    else
+        cu_plan_warn(p, _("Driver %s runs CUDA %s only by NVIDIA's minor-version compatibility: %s."), r->driver_text,
+                     V(cuda, b1, sizeof(b1)), limit);
 }
 
 /* ---- cuDNN ------------------------------------------------------------------- */
@@ -269,7 +284,10 @@ rs_judge_code(struct rs *r, struct fwopt *o)
         o->code_class = CODE_READ; /* nothing to run */
         return;
     }
-    o->code_class = !o->code ? CODE_SILENT : o->code->read ? CODE_READ : CODE_INFERRED;
+    /* --allow-inferred: an inferred arch list is weighed as one read (the plan still says it is inferred). */
+    o->code_class = !o->code                                            ? CODE_SILENT
+                    : o->code->read || r->in->wishes->allow_inferred ? CODE_READ
+                                                                        : CODE_INFERRED;
     if (!r->constrained)
         return;
     if (o->code) {

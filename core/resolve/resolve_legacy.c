@@ -210,7 +210,7 @@ struct leg {
 static enum cu_status
 legacy_plan(struct rs *r, const struct leg *g, struct cu_plan **out)
 {
-    char b1[32], b2[32], ver[32];
+    char b1[32], b2[32], b3[32], ver[32];
     const struct cu_cat_legacy_tf *t = g->t;
     const struct cu_cat_legacy_cuda *c = g->c;
     const struct cu_cat_legacy_cudnn *dn = g->dn;
@@ -277,6 +277,9 @@ legacy_plan(struct rs *r, const struct leg *g, struct cu_plan **out)
     if (t)
         cu_plan_reason_src(p, t->source, _("%s: Google built and tested it with CUDA %s and cuDNN %s."), title,
                            V(&t->cuda, b1, sizeof(b1)), V(&t->cudnn, b2, sizeof(b2)));
+    else if (r->cuda.kind == SPEC_AUTO && r->have_driver && r->driver_planned)
+        cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s, and the driver this plan installs is %s."),
+                       V(&c->version, b1, sizeof(b1)), D(&c->driver, b2, sizeof(b2)), D(&r->driver, b3, sizeof(b3)));
     else if (r->cuda.kind == SPEC_AUTO)
         cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s and this machine has %s."),
                        V(&c->version, b1, sizeof(b1)), D(&c->driver, b2, sizeof(b2)), r->have_driver ? r->driver_text : "-");
@@ -288,8 +291,7 @@ legacy_plan(struct rs *r, const struct leg *g, struct cu_plan **out)
                        _("CUDA %s from NVIDIA's runfile (before NVIDIA's redist archives): only the toolkit's files are placed, never its driver or samples; its sha256 is pinned by two sources that agree."),
                        V(&c->version, b1, sizeof(b1)));
     if (r->have_driver && g->compat)
-        cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),
-                     r->driver_text, V(&c->version, b1, sizeof(b1)), D(&c->driver, b2, sizeof(b2)));
+        rs_warn_compat(r, p, &c->version, &c->driver);
     else if (r->have_driver)
         cu_plan_reason(p, _("CUDA %s needs driver %s or newer; this machine has %s, which runs it."), V(&c->version, b1, sizeof(b1)),
                        D(&c->driver, b2, sizeof(b2)), r->driver_text);

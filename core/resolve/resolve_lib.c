@@ -81,9 +81,12 @@ judge_pinned(struct rs *r, struct fwopt *o)
                                     o->title, o->lib_exact, why));
         return;
     }
+    /* With a note, no matrix of this release was read: the note says what vouches for it, and nothing claims
+     * its own matrix does (issue 49 item 7: "its support matrix lists every GPU here: No support matrix ... was read"). */
     cu_strv_push_owned(&o->lib_reasons,
-                       cu_tr_asprintf(_("%s brings cuDNN %s from pip; the support matrix of cuDNN %s lists every GPU here%s%s"),
-                                      o->title, o->lib_exact, V(&v, b1, sizeof(b1)), note[0] ? _(": ") : _("."), note));
+                       note[0] ? cu_tr_asprintf(_("%s brings cuDNN %s from pip. %s"), o->title, o->lib_exact, note)
+                               : cu_tr_asprintf(_("%s brings cuDNN %s from pip; the support matrix of cuDNN %s lists every GPU here."),
+                                                o->title, o->lib_exact, V(&v, b1, sizeof(b1))));
 }
 
 /*
@@ -174,16 +177,20 @@ judge_range(struct rs *r, struct fwopt *o)
         char *pin = cu_xasprintf("%s==%s.*", o->lib_pkg, V(&pick->version, b1, sizeof(b1)));
         cu_strv_push_owned(&o->constraints, pin);
         cu_strv_push_owned(&o->lib_reasons,
-                           cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u whose support matrix lists every GPU here%s%s"),
-                                          o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
-                                          o->lib_min.part[0], pin, o->lib_min.part[0], note[0] ? _(": ") : _("."), note));
+                           note[0] ? cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u known to support every GPU here. %s"),
+                                                    o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
+                                                    o->lib_min.part[0], pin, o->lib_min.part[0], note)
+                                   : cu_tr_asprintf(_("%s's own wheel asks pip for %s%s, which lets pip take cuDNN %s or newer, though the build loads cuDNN %u only; so cudaup holds pip to %s (a constraints file), the newest cuDNN %u whose support matrix lists every GPU here."),
+                                                    o->title, o->lib_pkg, q->text, V(&o->lib_max_excl, b2, sizeof(b2)),
+                                                    o->lib_min.part[0], pin, o->lib_min.part[0]));
         return;
     }
     if (pick == newest) {
         cu_strv_push_owned(&o->lib_reasons,
-                           cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range, %s, is listed for every GPU here%s%s"),
-                                          o->title, o->lib_pkg, range, V(&pick->version, b1, sizeof(b1)),
-                                          note[0] ? _(": ") : _("."), note));
+                           note[0] ? cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range is %s. %s"),
+                                                    o->title, o->lib_pkg, range, V(&pick->version, b1, sizeof(b1)), note)
+                                   : cu_tr_asprintf(_("%s brings cuDNN from pip (%s%s); the newest release cudaup knows in that range, %s, is listed for every GPU here."),
+                                                    o->title, o->lib_pkg, range, V(&pick->version, b1, sizeof(b1))));
         return;
     }
     /* pip would take the newest; the constraint holds it to every release of the one that fits
@@ -192,9 +199,10 @@ judge_range(struct rs *r, struct fwopt *o)
     char *pin = cu_xasprintf("%s==%s.*", o->lib_pkg, b1);
     cu_strv_push_owned(&o->constraints, pin);
     cu_strv_push_owned(&o->lib_reasons,
-                       cu_tr_asprintf(_("%s asks pip for %s%s, and pip would take cuDNN %s or newer: %s So cudaup holds pip to %s (a constraints file), the newest cuDNN whose support matrix lists every GPU here%s%s"),
-                                      o->title, o->lib_pkg, range, V(&newest->version, b2, sizeof(b2)), first_why,
-                                      pin, note[0] ? _(": ") : _("."), note));
+                       note[0] ? cu_tr_asprintf(_("%s asks pip for %s%s, and pip would take cuDNN %s or newer: %s So cudaup holds pip to %s (a constraints file), the newest cuDNN known to support every GPU here. %s"),
+                                                o->title, o->lib_pkg, range, V(&newest->version, b2, sizeof(b2)), first_why, pin, note)
+                               : cu_tr_asprintf(_("%s asks pip for %s%s, and pip would take cuDNN %s or newer: %s So cudaup holds pip to %s (a constraints file), the newest cuDNN whose support matrix lists every GPU here."),
+                                                o->title, o->lib_pkg, range, V(&newest->version, b2, sizeof(b2)), first_why, pin));
     if (o->lib_row_note)
         cu_strv_push_owned(&o->lib_reasons,
                            cu_tr_asprintf(_("Where %s's own page and NVIDIA's cuDNN support matrix disagree, the plan keeps to what both vouch for: cuDNN %s or older on these GPUs (%s)."),
@@ -210,4 +218,122 @@ rs_judge_libs(struct rs *r, struct fwopt *o)
         judge_range(r, o);
     else
         judge_pinned(r, o);
+}
+
+/* ---- the CUDA family held together ---------------------------------------------------- */
+
+#define MAX_HELD 64
+
+/* The wheels of the CUDA family held, each with its spec ("==13.0.96.*"). */
+struct held {
+    char *pkg[MAX_HELD];
+    char *text[MAX_HELD];
+    struct cu_pipspec spec[MAX_HELD];
+    const struct cu_pipspec *specs[MAX_HELD];
+    size_t n;
+};
+
+static const char *
+held_spec(const struct held *h, const char *pkg)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (strcmp(h->pkg[i], pkg) == 0)
+            return h->text[i];
+    return NULL;
+}
+
+/* Note @pkg (its first @pkg_len bytes) as held by @spec, where it is a wheel of the CUDA family not noted yet. */
+static void
+held_add(const struct rs *r, struct held *h, const char *pkg, size_t pkg_len, const char *spec)
+{
+    char *name = cu_xstrndup(pkg, pkg_len);
+    if (h->n >= MAX_HELD || held_spec(h, name) || !cu_catalog_cuda_wheel_known(&r->cat->wheels.pins, name) ||
+        !cu_pipspec_parse(spec, &h->spec[h->n])) {
+        free(name);
+        return;
+    }
+    h->pkg[h->n] = name;
+    h->text[h->n] = cu_xstrdup(spec);
+    h->specs[h->n] = &h->spec[h->n];
+    h->n++;
+}
+
+bool
+rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *wheels, size_t n, bool only_if_asked,
+                    struct cu_strv *constraints, char **reason, char *why, size_t len)
+{
+    char b1[32], b2[32];
+    struct held h;
+    bool ok = true, all = false;
+    memset(&h, 0, sizeof(h));
+    *reason = NULL;
+    /* What is held: the constraints' pins ("PKG==V", "PKG==V.*"), then the wheels' own exact pins. */
+    for (size_t i = 0; i < constraints->n; i++) {
+        const char *c = constraints->v[i], *eq = strstr(c, "==");
+        if (eq)
+            held_add(r, &h, c, (size_t)(eq - c), eq);
+    }
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; wheels[k] && i < wheels[k]->n_req; i++) {
+            const struct cu_cat_wheel_req *q = &wheels[k]->req[i];
+            const struct cu_pipspec *one = &q->spec;
+            struct cu_version v;
+            bool prefix;
+            if (cu_pipspec_pinned(&one, 1, &v, &prefix))
+                held_add(r, &h, q->package, strlen(q->package), q->text);
+        }
+    const struct cu_cat_cuda_release *c =
+        h.n ? cu_catalog_cuda_release_held(&r->cat->wheels.pins, (const char *const *)h.pkg, h.specs, h.n, &all) : NULL;
+    struct cu_strv add;
+    struct cu_buf named;
+    cu_strv_init(&add);
+    cu_buf_init(&named);
+    size_t more = 0;
+    for (size_t w = 0; c && ok && w < c->n; w++) {
+        const struct cu_cat_cuda_wheel *e = &c->wheels[w];
+        if (held_spec(&h, e->package))
+            continue;
+        /* A wheel of the environment that asks for it must take that release; one that asks a range is named. */
+        const struct cu_cat_fw_wheel *asker = NULL;
+        const struct cu_cat_wheel_req *aq = NULL;
+        for (size_t k = 0; k < n && ok; k++) {
+            const struct cu_cat_wheel_req *q = wheels[k] ? cu_fw_wheel_req(wheels[k], e->package) : NULL;
+            if (q && !cu_pipspec_contains(&q->spec, &e->version)) {
+                rs_format(why, len, _("%s asks for %s%s, while the CUDA wheels are held together at CUDA %s, the release of the runtime held, whose %s is %s."),
+                          wheels[k]->pip, e->package, q->text, V(&c->release, b1, sizeof(b1)), e->package,
+                          V(&e->version, b2, sizeof(b2)));
+                ok = false;
+            } else if (q && !asker) {
+                asker = wheels[k];
+                aq = q;
+            }
+        }
+        char *pin = cu_xasprintf("%s==%s.*", e->package, V(&e->version, b1, sizeof(b1)));
+        if (asker) {
+            CU_AUTOFREE char *one = cu_tr_asprintf(_("%s (%s asks for %s%s)"), pin, asker->pip, e->package, aq->text);
+            cu_buf_printf(&named, "%s%s", named.len ? _(", ") : "", one);
+        } else
+            more++;
+        cu_strv_push_owned(&add, pin);
+    }
+    if (ok && add.n && (named.len || !only_if_asked)) {
+        for (size_t i = 0; i < add.n; i++)
+            cu_strv_push(constraints, add.v[i]);
+        CU_AUTOFREE char *rest = more ? cu_tr_asprintf(ngettext_("%zu more wheel of the release", "%zu more wheels of the release",
+                                                                 more), more)
+                                      : NULL;
+        CU_AUTOFREE char *list = cu_xasprintf("%s%s%s", named.len ? named.data : "", named.len && rest ? _(", and ") : "",
+                                              rest ? rest : "");
+        const char *rt = held_spec(&h, c->runtime);
+        *reason = cu_tr_asprintf(all ? _("Every nvidia-* wheel of CUDA %s is held at its version in NVIDIA's manifest of that release, the release of the runtime held (%s%s): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run.")
+                                     : _("Every nvidia-* wheel of CUDA %s is held at its version in NVIDIA's manifest of that release, the release of the runtime held (%s%s; the other pins held are of several releases and stay as pinned): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run."),
+                                 V(&c->release, b1, sizeof(b1)), c->runtime, rt ? rt : "", list);
+    }
+    for (size_t i = 0; i < h.n; i++) {
+        free(h.pkg[i]);
+        free(h.text[i]);
+    }
+    cu_strv_fini(&add);
+    cu_buf_fini(&named);
+    return ok;
 }

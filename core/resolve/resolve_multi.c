@@ -85,9 +85,10 @@ cudnn_req(const struct cu_cat_fw_wheel *w, const struct cu_cat_wheel_req **req)
     return NULL;
 }
 
-/* A PyTorch option of resolve_fw.c, held to the release whose PyPI wheel's pins were read. */
+/* A PyTorch option of resolve_fw.c, held to the release whose PyPI wheel's pins were read, with the companions
+ * built for that release. */
 static bool
-torch_pins(struct fwopt *o, const struct cu_cat_fw_wheel *w)
+torch_pins(struct rs *r, struct fwopt *o, const struct cu_cat_fw_wheel *w)
 {
     char b1[32], b2[32];
     const struct cu_cat_wheel_req *dnn;
@@ -97,11 +98,17 @@ torch_pins(struct fwopt *o, const struct cu_cat_fw_wheel *w)
     free(o->why);
     o->title = cu_xasprintf("PyTorch %s (%s)", b1, o->tag);
     o->version = cu_xstrdup(b1);
-    /* torch==V from the index of its CUDA; torchvision and torchaudio follow it (they pin torch) */
+    /* torch==V from the index of its CUDA, and the torchvision and torchaudio built for V; what the option held of
+     * its CUDA wheels alone, the set holds for every part (set_agrees) */
+    cu_strv_fini(&o->constraints);
+    cu_strv_init(&o->constraints);
+    cu_strv_fini(&o->lib_reasons);
+    cu_strv_init(&o->lib_reasons);
     if (o->pip.n) {
         free(o->pip.v[0]);
         o->pip.v[0] = cu_xstrdup(w->pip);
     }
+    rs_torch_companions(r, o, &w->version);
     cudnn_req(w, &dnn);
     o->why = cu_xasprintf(_("PyTorch %s, its %s build (CUDA %s): its wheel pins cuDNN as %s%s."), b1, o->tag,
                           V(&w->build_cuda, b2, sizeof(b2)), dnn ? dnn->package : "?", dnn ? dnn->text : "");
@@ -254,7 +261,7 @@ part_options(struct rs *r, struct part *pt)
         o->wheel = wh;
         o->kind = pt->spec.fw;
         if (pt->spec.fw == CU_FW_PYTORCH)
-            torch_pins(o, wh);
+            torch_pins(&rp, o, wh);
         else if (pt->spec.fw == CU_FW_TENSORFLOW)
             tf_pins(o, wh);
         pt->opts = cu_xreallocarray(pt->opts, pt->n + 1, sizeof(*pt->opts));
@@ -314,7 +321,17 @@ struct pick {
     int major;
     char note[300];
     struct cu_strv constraints;
+    size_t n_pinned; /* of them, the cuDNN and what one of the set pins; the rest hold the CUDA family */
+    char *family;    /* why the rest: the sentence of rs_hold_cuda_family, or NULL */
 };
+
+static void
+pick_fini(struct pick *pk)
+{
+    cu_strv_fini(&pk->constraints);
+    free(pk->family);
+    pk->family = NULL;
+}
 
 /* "pins" for an exact release, "asks for" for a range. */
 static const char *
@@ -472,7 +489,13 @@ set_agrees(struct rs *r, const struct fwopt *const *set, size_t n, struct pick *
         if (cu_pipspec_pinned(ps, nps, &pv, &pfx))
             cu_strv_push_owned(&pk->constraints, cu_xasprintf("%s==%s%s", pkgs[j], V(&pv, b4, sizeof(b4)), pfx ? ".*" : ""));
     }
-    return true;
+    /* Every wheel of the CUDA family at the release of the runtime held (pip would bring nvJitLink 13.5 beside a
+     * 13.0 runtime), where every part's own requirement admits it. */
+    pk->n_pinned = pk->constraints.n;
+    const struct cu_cat_fw_wheel *ws[RS_MAX_PARTS];
+    for (size_t k = 0; k < n; k++)
+        ws[k] = set[k]->wheel;
+    return rs_hold_cuda_family(r, ws, n, false, &pk->constraints, &pk->family, why, len);
 }
 
 /* ---- the search -------------------------------------------------------------------------- */
@@ -516,8 +539,12 @@ merge(const struct fwopt *const *set, size_t n, struct pick *pk, struct fwopt *m
     }
     if (!m->build_cuda.n)
         m->build_cuda = set[0]->build_cuda;
+    cu_strv_fini(&m->constraints); /* rs_fwopt_init's, replaced by the set's */
     m->constraints = pk->constraints;
     cu_strv_init(&pk->constraints);
+    for (size_t k = 0; k < n; k++) /* each part's own: the companions pinned beside torch */
+        for (size_t i = 0; i < set[k]->constraints.n; i++)
+            cu_strv_push(&m->constraints, set[k]->constraints.v[i]);
 }
 
 static void
@@ -532,18 +559,22 @@ explain_set(const struct fwopt *const *set, size_t n, const struct pick *pk, con
             cu_buf_printf(&who, "%s%s %s %s", who.len ? ", " : "", set[k]->wheel->pip, verb(q), q->text);
     }
     cu_strv_push_owned(&m->lib_reasons,
-                       cu_tr_asprintf(_("One cuDNN for all of them, %s %s: %s; its support matrix lists every GPU here%s%s"),
-                                      pk->cudnn_pkg, V(&pk->cudnn, b1, sizeof(b1)), who.data, pk->note[0] ? _(": ") : _("."),
-                                      pk->note));
+                       pk->note[0] ? cu_tr_asprintf(_("One cuDNN for all of them, %s %s: %s. %s"), pk->cudnn_pkg,
+                                                    V(&pk->cudnn, b1, sizeof(b1)), who.data, pk->note)
+                                   : cu_tr_asprintf(_("One cuDNN for all of them, %s %s: %s; its support matrix lists every GPU here."),
+                                                    pk->cudnn_pkg, V(&pk->cudnn, b1, sizeof(b1)), who.data));
     cu_buf_fini(&who);
     cu_strv_push_owned(&m->lib_reasons,
                        cu_tr_asprintf(_("One CUDA major for their runtimes: each brings its CUDA %d libraries as pip wheels, and the environment puts no CUDA folder ahead of them."),
                                       pk->major));
+    size_t libs = pk->n_pinned - 1; /* the CUDA libraries beside the cuDNN one of them pins */
     cu_strv_push_owned(&m->lib_reasons,
                        cu_tr_asprintf(ngettext_("pip's constraints file holds that cuDNN and the %zu other CUDA library one of them pins, so that each framework may come from its own index and none brings another release.",
                                                 "pip's constraints file holds that cuDNN and the %zu other CUDA libraries one of them pins, so that each framework may come from its own index and none brings another release.",
-                                                m->constraints.n - 1),
-                                      m->constraints.n - 1));
+                                                libs),
+                                      libs));
+    if (pk->family)
+        cu_strv_push(&m->lib_reasons, pk->family);
     if (not_first && *not_first)
         cu_strv_push_owned(&m->lib_reasons, cu_xstrdup(not_first));
 }
@@ -630,7 +661,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
                                       set[k]->code_class == CODE_INFERRED ? _("only inferred") : _("not recorded"));
             }
             if (cls != pass) {
-                cu_strv_fini(&pk.constraints);
+                pick_fini(&pk);
                 continue;
             }
             if (!agrees) {
@@ -639,7 +670,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
                     snprintf(clash, sizeof(clash), "%s", why);
                     snprintf(clash_title, sizeof(clash_title), "%s", t);
                 }
-                cu_strv_fini(&pk.constraints);
+                pick_fini(&pk);
                 continue;
             }
             struct fwopt m;
@@ -656,7 +687,7 @@ search(struct rs *r, struct part *parts, size_t np, rs_try_fn try_option, struct
             for (int sweep = 0; sweep < 3 && st == CU_E_NOT_FOUND; sweep++)
                 st = try_option(r, &m, sweep, out);
             rs_fwopt_fini(&m);
-            cu_strv_fini(&pk.constraints);
+            pick_fini(&pk);
             if (st != CU_E_NOT_FOUND)
                 return st;
         } while (advance(idx, parts, np));

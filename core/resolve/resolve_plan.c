@@ -201,6 +201,9 @@ explain_code(struct rs *r, const struct fwopt *o, struct cu_plan *p, struct cu_p
         e->gpu = g->index;
         if (!o->code || !g->cc.n) {
             e->code = cu_xstrdup("unknown");
+            if (!g->cc.n)
+                cu_plan_reason(p, _("Whether %s has code for GPU %d is not known: its compute capability is unknown."),
+                               o->title, g->index);
             continue;
         }
         e->code = cu_xstrdup(cu_code_fit_name(o->fit[i]));
@@ -311,15 +314,25 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
     /* Reasons, in the order a reader asks them. */
     for (size_t i = 0; r->constrained && i < r->f->n_gpus; i++) {
         const struct cu_gpu_info *g = &r->f->gpus[i];
-        if (g->cc.n)
+        if (g->cc.n) {
             cu_plan_reason(p, _("GPU %d: %s, compute capability %s%s%s%s."), g->index, g->name,
                            V(&g->cc, b1, sizeof(b1)), g->arch ? " (" : "", g->arch ? g->arch : "",
                            g->arch ? ")" : "");
+            continue;
+        }
+        /* Unknown to the tables and no driver to ask: every judgement below leaves it out, and says so (issue 49
+         * item 6: such a GPU got a plan that read as confident). */
+        cu_plan_reason(p, _("GPU %d: %s (PCI id %s), compute capability unknown: cudaup's tables do not name it and no driver reports it, so nothing below is known to run on it."),
+                       g->index, g->name, g->pci_id[0] ? g->pci_id : "?");
+        cu_plan_warn(p, _("Whether CUDA %s, its cuDNN and the framework have code for GPU %d (%s) is not known: its compute capability is unknown. Install the distribution's NVIDIA driver, then plan again: the loaded driver reports it."),
+                     V(cv, b1, sizeof(b1)), g->index, g->name);
     }
     for (size_t k = 0; k < (o->n_parts ? o->n_parts : 1); k++) {
         const struct fwopt *part = o->n_parts ? o->parts[k] : o;
         if (part->why)
             cu_plan_reason(p, "%s", part->why);
+        if (part->companions_why)
+            cu_plan_reason(p, "%s", part->companions_why);
     }
     struct cu_version own_need;
     bool own_native = r->have_driver && cu_catalog_cuda_min_driver(r->cat, &o->cuda_mm, &own_need) &&
@@ -343,8 +356,7 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
         cu_plan_reason(p, _("CUDA %s%s: no source cudaup has read gives the NVIDIA driver it needs natively, so it is planned by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer; this machine has %s): inferred, not read."),
                        V(cv, b1, sizeof(b1)), r->cuda.kind != SPEC_AUTO ? _(", as asked") : "", cv->part[0],
                        D(&min, b3, sizeof(b3)), r->driver_text);
-        cu_plan_warn(p, _("Driver %s runs CUDA %s by minor-version compatibility at most: programs built for this GPU run, but PTX compiled at run time and some newer features need the driver of CUDA %u.%u, which no source cudaup has read names."),
-                     r->driver_text, V(cv, b2, sizeof(b2)), cv->part[0], cv->part[1]);
+        rs_warn_compat(r, p, cv, NULL);
     } else if (r->sweep == 2) {
         struct cu_version min = {{0}, 0};
         rs_driver_runs_major(r, (int)cv->part[0], &min);
@@ -357,11 +369,10 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
                            V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], o->title,
                            V(&o->cuda_min, b2, sizeof(b2)), cv->part[0], D(&min, b3, sizeof(b3)));
         else
-            cu_plan_reason(p, _("CUDA %s: driver %s is older than every CUDA %u release on the mirror needs, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
+            cu_plan_reason(p, _("CUDA %s: driver %s is older than what every CUDA %u release on the mirror needs natively, so cudaup takes the newest that fits; it runs on this driver by NVIDIA's minor-version compatibility (CUDA %u.x on driver %s or newer)."),
                            V(cv, b1, sizeof(b1)), r->driver_text, cv->part[0], cv->part[0],
                            D(&min, b3, sizeof(b3)));
-        cu_plan_warn(p, _("Driver %s runs CUDA %s only by minor-version compatibility: programs built for this GPU run, but PTX compiled at run time and some newer features need driver %s or newer."),
-                     r->driver_text, V(cv, b2, sizeof(b2)), D(need, b3, sizeof(b3)));
+        rs_warn_compat(r, p, cv, need);
     } else if (r->cuda.kind == SPEC_AUTO) {
         if (r->have_driver && r->driver_planned)
             cu_plan_reason(p, _("CUDA %s: the newest release that fits; it needs driver %s, and the driver this plan installs is %s."),

@@ -93,6 +93,7 @@ rs_fwopt_fini(struct fwopt *o)
     free(o->index_url);
     free(o->tag);
     free(o->why);
+    free(o->companions_why);
     free(o->py_note);
     free(o->local_needs);
     free(o->code_why);
@@ -178,7 +179,14 @@ rs_cudnn_judge(struct rs *r, const struct cu_version *v, const struct cu_version
             }
         }
     }
-    if (!exact && r->f->n_gpus > 0) {
+    bool unknown = false; /* a GPU of unknown compute capability: no matrix is said to list it */
+    for (size_t i = 0; i < r->f->n_gpus; i++)
+        unknown |= !r->f->gpus[i].cc.n;
+    if (!exact && r->f->n_gpus > 0 && unknown) {
+        rs_format(r->cudnn_note, sizeof(r->cudnn_note),
+                  _("No support matrix of cuDNN %s was read; the nearest, cuDNN %s's, lists every GPU here whose compute capability is known, which is not every GPU here."),
+                  V(v, b1, sizeof(b1)), V(&row->cudnn, b2, sizeof(b2)));
+    } else if (!exact && r->f->n_gpus > 0) {
         if (older_drops)
             rs_format(r->cudnn_note, sizeof(r->cudnn_note),
                       _("No support matrix of cuDNN %s was read; cuDNN %s's, the next newer, lists every GPU here, and cuDNN %s's, older, predates compute capability %s (GPU %d)."),
@@ -211,10 +219,17 @@ rs_cudnn_row_fits(struct rs *r, const struct cu_version *v, const struct cu_vers
 void
 rs_driver_text(struct rs *r)
 {
-    char v[32];
+    char v[32], now[32];
     cu_driver_version_format(&r->driver, v, sizeof(v));
-    if (r->driver_planned)
-        snprintf(r->driver_text, sizeof(r->driver_text), _("%s (the driver this plan installs)"), v);
+    /* The release the plan counts on (its branch's first in NVIDIA's table, or the distribution's), never
+     * said as the one that runs: that is named beside it (issue 49: "this machine has 470.42.01" ran 470.82.01). */
+    const struct cu_version *running = &r->f->driver.running;
+    if (r->driver_planned && running->n)
+        snprintf(r->driver_text, sizeof(r->driver_text), _("%s or newer (branch %u, which this plan installs; %s runs now)"),
+                 v, r->driver.part[0], cu_driver_version_format(running, now, sizeof(now)));
+    else if (r->driver_planned)
+        snprintf(r->driver_text, sizeof(r->driver_text), _("%s or newer (branch %u, which this plan installs)"), v,
+                 r->driver.part[0]);
     else
         snprintf(r->driver_text, sizeof(r->driver_text), "%s", v);
 }

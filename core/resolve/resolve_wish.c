@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "core/base/i18n.h"
+#include "core/base/pipreq.h"
 #include "core/resolve/resolve_int.h"
 
 bool
@@ -65,7 +66,8 @@ rs_parse_framework(const char *s, struct fwspec *out, const char **bad_version)
         out->fw = names[i].fw;
         if (!eq)
             return true;
-        if (out->fw == CU_FW_NONE || !cu_version_parse(eq + 2, &out->v)) {
+        /* A pre-release (2.22.0rc0) is a version too: planned only as the package index shows it (resolve_fw.c). */
+        if (out->fw == CU_FW_NONE || (!cu_version_parse(eq + 2, &out->v) && !cu_pep440_parse(eq + 2, &out->v, out->pre))) {
             *bad_version = eq + 2;
             return false;
         }

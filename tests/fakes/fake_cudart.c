@@ -4,7 +4,7 @@
  * cudaup launches (cudaup_saxpy, found by name in the PTX it loads) is
  * computed on the CPU.  FAKE_NVIDIA_CONFIG gives the GPUs and can make the
  * kernel compute wrong values or never finish; FAKE_CUDART_VERSION the
- * version (default 12060).
+ * version (default: its file's name, libcudart.so.X.Y.Z, else 12060).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -56,7 +56,13 @@ cudaError_t
 cudaRuntimeGetVersion(int *v)
 {
     const char *e = getenv("FAKE_CUDART_VERSION");
-    *v = e ? (int)strtol(e, NULL, 10) : 12060;
+    unsigned n[3];
+    if (e)
+        *v = (int)strtol(e, NULL, 10);
+    else if (fake_version_from_name("libcudart.so.", n))
+        *v = (int)(n[0] * 1000 + n[1] * 10);
+    else
+        *v = 12060;
     return cudaSuccess;
 }
 

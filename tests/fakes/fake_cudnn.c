@@ -38,7 +38,12 @@ size_t
 cudnnGetVersion(void)
 {
     const char *e = getenv("FAKE_CUDNN_VERSION");
-    return e ? (size_t)strtoul(e, NULL, 10) : 90501;
+    unsigned n[3];
+    if (e)
+        return (size_t)strtoul(e, NULL, 10);
+    if (fake_version_from_name("libcudnn.so.", n) == 3)
+        return n[0] >= 9 ? n[0] * 10000 + n[1] * 100 + n[2] : n[0] * 1000 + n[1] * 100 + n[2];
+    return 90501;
 }
 
 cudnnStatus_t

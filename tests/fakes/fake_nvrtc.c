@@ -27,8 +27,11 @@ nvrtcResult
 nvrtcVersion(int *maj, int *min)
 {
     const char *e = getenv("FAKE_NVRTC_VERSION");
+    unsigned n[3];
     *maj = 12;
     *min = 6;
+    if (!e && fake_version_from_name("libnvrtc.so.", n))
+        *maj = (int)n[0], *min = (int)n[1];
     if (e && sscanf(e, "%d.%d", maj, min) != 2)
         *maj = 0;
     return NVRTC_SUCCESS;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "fakegpu.h"
 
+#include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,4 +76,24 @@ fake_fail(const char *call)
         fclose(log);
     }
     return c->fail_code;
+}
+
+/* An object of this file, which each double links in: dladdr() names the library that holds it. */
+static const char here;
+
+int
+fake_version_from_name(const char *stem, unsigned v[3])
+{
+    Dl_info info;
+    char real[PATH_MAX];
+    if (!dladdr(&here, &info) || !info.dli_fname || !realpath(info.dli_fname, real))
+        return 0;
+    const char *base = strrchr(real, '/');
+    base = base ? base + 1 : real;
+    size_t n = strlen(stem);
+    if (strncmp(base, stem, n) != 0)
+        return 0;
+    v[0] = v[1] = v[2] = 0;
+    int got = sscanf(base + n, "%u.%u.%u", &v[0], &v[1], &v[2]);
+    return got >= 2 ? got : 0;
 }

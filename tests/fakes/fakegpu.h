@@ -49,6 +49,13 @@ const struct fake_config *fake_config(void);
 /* The error code @call is told to fail with ("fail NAME CODE [AFTER]"), or 0 (each call counts). */
 int fake_fail(const char *call);
 
+/*
+ * The version in the name of the file of the calling double ("libcudart.so.12.4.127", @stem "libcudart.so."), read
+ * through its links, as a synthetic mirror names the double it ships: how many parts were read (0: none, as for
+ * the double under its own build name).  Its own environment variable, where set, goes first.
+ */
+int fake_version_from_name(const char *stem, unsigned v[3]);
+
 /* Return @T's failure from the calling function when the config says it fails now. */
 #define FAKE_FAIL_RETURN(T)                                                                   \
     do {                                                                                      \

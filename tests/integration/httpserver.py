@@ -58,6 +58,10 @@ class Fault:
         self.used = 0
 
 
+def rng_header_of(handler):
+    return handler.headers.get("Range")
+
+
 class Server:
     def __init__(self, root, host="127.0.0.1", rate=None, tls=None, link=None):
         """tls: (certfile, keyfile) to serve https instead of http."""
@@ -69,6 +73,12 @@ class Server:
         self.requests = []
         self.endless_sent = []  # bytes each endless error answer sent before the client hung up
         self.auths = []         # the Authorization header of each request (None when absent)
+        self.accepts = []       # the Accept header of each GET (None when absent)
+        self.conditional = []   # (path, If-None-Match, If-Modified-Since) of each GET
+        self.not_modified = []  # the paths answered 304
+        # A package index (tests/fixtures/mkindex.py): a folder's index.json answers a request that accepts PEP 691
+        # JSON, and every file gets a strong ETag; If-None-Match and If-Modified-Since are answered 304.
+        self.validators = False
         self.lock = threading.Lock()
         server = self
 
@@ -89,6 +99,10 @@ class Server:
                 with server.lock:
                     server.requests.append((self.command, path, self.headers.get("Range")))
                     server.auths.append(self.headers.get("Authorization"))
+                    if self.command == "GET":
+                        server.accepts.append(self.headers.get("Accept"))
+                        server.conditional.append((path, self.headers.get("If-None-Match"),
+                                                   self.headers.get("If-Modified-Since")))
                     f = server.faults.get(path)
                     if f and f.only_ranges and not self.headers.get("Range"):
                         f = None
@@ -195,7 +209,12 @@ class Server:
                 if not local.startswith(server.root):
                     self.send(403, [("Content-Length", "0")], b"")
                     return
-                if os.path.isdir(local) and os.path.isfile(os.path.join(local, "index.html")):
+                json_type = None
+                if (server.validators and os.path.isdir(local) and os.path.isfile(os.path.join(local, "index.json")) and
+                        "application/vnd.pypi.simple.v1+json" in (self.headers.get("Accept") or "")):
+                    local = os.path.join(local, "index.json")  # PEP 691's content negotiation
+                    json_type = "application/vnd.pypi.simple.v1+json"
+                elif os.path.isdir(local) and os.path.isfile(os.path.join(local, "index.html")):
                     local = os.path.join(local, "index.html")  # as nginx and Apache do
                 if os.path.isdir(local):
                     names = sorted(os.listdir(local))
@@ -226,14 +245,35 @@ class Server:
                 hdrs = [("Last-Modified", mtime), ("Accept-Ranges", "bytes")]
                 if f and f.etag:
                     hdrs.append(("ETag", f.etag))
-                if local.endswith(".html"):
+                elif server.validators and not (f and f.body is not None):
+                    import hashlib
+                    tag = '"%s"' % hashlib.sha256(bytes(data)).hexdigest()[:32]
+                    hdrs.append(("ETag", tag))
+                    inm, ims = self.headers.get("If-None-Match"), self.headers.get("If-Modified-Since")
+                    fresh = inm is not None and tag in [x.strip() for x in inm.split(",")]
+                    if inm is None and ims:
+                        try:
+                            fresh = email.utils.parsedate_to_datetime(ims).timestamp() >= int(os.path.getmtime(local))
+                        except (TypeError, ValueError):
+                            fresh = False
+                    if fresh and not rng_header_of(self):
+                        with server.lock:
+                            server.not_modified.append(path)
+                        self.send(304, hdrs + [("Content-Length", "0")], None, f)
+                        return
+                if json_type:
+                    hdrs.append(("Content-Type", json_type))
+                elif local.endswith(".html"):
                     hdrs.append(("Content-Type", "text/html"))  # pip reads an index page only with it
                 code, start = 200, 0
                 if rng and not (f and f.ignore_range) and rng.startswith("bytes="):
                     spec = rng[6:].split(",")[0]
                     a, _, b = spec.partition("-")
-                    start = int(a) if a else 0
-                    end = int(b) if b else total - 1
+                    if a:
+                        start = int(a)
+                        end = int(b) if b else total - 1
+                    else:  # a suffix: the last B bytes (RFC 9110 14.1.1)
+                        start, end = max(0, total - int(b)), total - 1
                     if start >= total:
                         body = b"<html>416</html>"
                         self.send(416, hdrs + [("Content-Range", "bytes */%d" % total),
@@ -278,6 +318,9 @@ class Server:
             self.faults.clear()
             self.requests.clear()
             self.auths.clear()
+            self.accepts.clear()
+            self.conditional.clear()
+            self.not_modified.clear()
 
     def gets(self, suffix=""):
         with self.lock:

@@ -4,6 +4,7 @@
 fixture machine, with no verdict on the times.  scripts/bench-install once failed unseen: its machine had a
 kernel module and no libcuda, which plan rightly refuses (exit 3)."""
 import os
+import re
 import shutil
 import subprocess
 
@@ -27,4 +28,9 @@ t.ok(p.returncode == 0 and "smoke run: every method ran once" in p.stdout,
      "scripts/bench-install --smoke: every method runs (exit 0)", (p.returncode, p.stdout[-1500:], p.stderr[-1500:]))
 rows = [ln.split()[0] for ln in p.stdout.splitlines() if ln.split() and ln.split()[0] in ("serial", "parallel", "cudaup", "limit")]
 t.eq(rows, ["serial", "parallel", "cudaup", "limit"], "with a row for each method and the limit", p.stdout[-1500:])
+# cudaup's own peak memory beside its tree's largest process (issue 49 item 22: the checks' compilers and libraries,
+# in processes of their own, were read as the installer's peak).
+row = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("cudaup install")]
+t.ok(row and re.match(r"^\d+\.\d$", row[0][-1]) and float(row[0][-1]) < 100 and "own MiB" in p.stdout,
+     "the cudaup row has its own peak (under 100 MiB) in the own MiB column", p.stdout[-1500:])
 t.done()

@@ -111,6 +111,18 @@ t.eq(len(doc["gpus"]), 1, "wsl2: the GPU comes from NVML")
 t.ok(doc["gpus"] and doc["gpus"][0]["source"] == "nvml", "wsl2: source nvml")
 t.ok(doc["driver"]["nvml"] and "/usr/lib/wsl/lib/" in doc["driver"]["nvml"], "wsl2: NVML from /usr/lib/wsl/lib")
 t.eq(r.rc, 0, "wsl2: exit 0", r)
+# The driver line names the Windows driver's version, from its NVML in /usr/lib/wsl/lib; without that NVML it
+# says why the version is unread (issue 49 item 21: it said "NVIDIA ? (through WSL2)").
+wenv = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")}
+rt = run(["doctor", "--root", root], env=wenv)
+drv = [ln for ln in rt.out.splitlines() if ln.startswith("Driver")]
+t.ok(drv and "NVIDIA 566.36, the Windows driver (through WSL2), runs CUDA up to 12.7" in drv[0] and doc["driver"]["version"] == "566.36",
+     "wsl2 as text: the Windows driver's version, read by NVML", drv)
+os.unlink(os.path.join(root, "usr/lib/wsl/lib/libnvidia-ml.so.1"))
+rt = run(["doctor", "--root", root], env=wenv)
+drv = [ln for ln in rt.out.splitlines() if ln.startswith("Driver")]
+t.ok(rt.rc == 0 and drv and "?" not in drv[0] and "its version is unread: /usr/lib/wsl/lib has no libnvidia-ml.so.1" in drv[0],
+     "wsl2 without NVML: the line says why the version is unread, not '?'", rt.out[:500])
 
 # No NVIDIA GPU (an Intel GPU and an NVIDIA audio function do not count).
 root, r, doc = doctor("no-gpu")
@@ -295,6 +307,55 @@ def problem(doc, code, where):
     return [p for p in doc.get("problems", []) if p["code"] == code and where in p["message"]]
 
 
+# A branch that is not held (issue 49 item 9): the fix named `sudo apt-mark hold` and no package, on Fedora too.
+# With the driver's packages installed through dpkg and no data row for the branch, the hold names them (the kernel
+# module's package follows each kernel); where no package of the branch can be named, no command that holds nothing.
+root = gpu_machine("p550", [("1b80", "6.1", "NVIDIA GeForce GTX 1080")], "550.54.14",
+                   {"dpkg": [("nvidia-driver-550", "install ok installed"), ("libnvidia-compute-550", "install ok installed"),
+                             ("linux-modules-nvidia-550-generic", "install ok installed")]})
+r, doc = fw_doctor(root)
+up = [p for p in doc.get("problems", []) if p["code"] == "driver-unpinned"]
+t.ok(len(up) == 1 and "`sudo apt-mark hold libnvidia-compute-550 nvidia-driver-550`" in up[0]["fix"],
+     "doctor: the hold names the driver's installed packages", up)
+root = gpu_machine("k-fedora", [("1180", "3.0", "NVIDIA GeForce GTX 680")], "470.82.01", {"os": "fedora"})
+r, doc = fw_doctor(root)
+up = [p for p in doc.get("problems", []) if p["code"] == "driver-unpinned"]
+t.ok(len(up) == 1 and "apt-mark" not in up[0]["fix"] and "cannot name them" in up[0]["fix"] and
+     "`cudaup repair` does it" not in up[0]["fix"],
+     "doctor on Fedora, branch 470 of no data row: no apt-mark, no hold of nothing, no repair that cannot", up)
+
+# A CUDA tree built from NVIDIA's wheels (no version.json; dist-info folders, as this machine's /usr/local/cuda-13.0):
+# nvcc's wheel is 13.0.88, which is no CUDA release (13.0.1 and 13.0.2 both ship it); doctor said "13.0.88" where
+# plan and list say 13.0.2.  It is said as the release's X.Y (issue 49 item 18).
+root = gpu_machine("wheeltree", [("2684", "8.9", "NVIDIA GeForce RTX 4090")], "580.95.05", {"cuda": 13000})
+put(root, "/usr/local/cuda-13.0/bin/nvcc", "#!/bin/sh\n", 0o755)
+put(root, "/usr/local/cuda-13.0/include/cuda.h", "#define CUDA_VERSION 13000\n")
+for dist in ("nvidia_cuda_nvcc-13.0.88", "nvidia_cuda_runtime-13.0.96", "nvidia_cudnn_cu13-9.19.0.56"):
+    put(root, "/usr/local/cuda-13.0/dist-info/%s.dist-info/METADATA" % dist, "Name: x\n")
+r, doc = fw_doctor(root)
+wi = [i for i in doc.get("cuda_installs", []) if i["path"] == "/usr/local/cuda-13.0"]
+rt = run(["doctor", "--root", root, "--state-dir", t.tmpdir("st")],
+         env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "HOME": "/home/u", "PATH": "/usr/bin:/bin"})
+t.ok(wi and wi[0]["version"] == "13.0" and "13.0.88" not in rt.out and "13.0  /usr/local/cuda-13.0" in rt.out,
+     "doctor: a wheel-built CUDA tree is CUDA 13.0, not its nvcc's 13.0.88", (wi, rt.out[:400]))
+
+# An install the driver runs by NVIDIA's minor-version compatibility (CUDA 12.9 on 535, as the seed's default plan
+# takes it): no warning that it needs 575.57.08, as the plan and verify say (issue 49 item 2); its limit, said once.
+root = gpu_machine("535-129", [("2684", "8.9", "NVIDIA GeForce RTX 4090")], "535.183.01",
+                   {"cuda": 12020, "cuda_installs": [("/usr/local/cuda-12.9", "12.9.1", "9.10.2")]})
+r, doc = fw_doctor(root)
+cp = [p for p in doc.get("problems", []) if p["code"] == "cuda-minor-version-compat"]
+t.ok("cuda-too-new-for-driver" not in codes(doc) and len(cp) == 1 and cp[0]["severity"] == "info" and
+     "cannot JIT-compile PTX newer than its own CUDA 12.2" in cp[0]["message"] and "575.57.08" in cp[0]["fix"],
+     "doctor: CUDA 12.9 on driver 535 runs by minor-version compatibility, its limit said, no warning", doc.get("problems"))
+# Across a major it does not run: the warning names NVIDIA's floor for its major.
+root = gpu_machine("470-126", [("2684", "8.9", "NVIDIA GeForce RTX 4090")], "470.82.01",
+                   {"cuda": 11040, "cuda_installs": [("/usr/local/cuda-12.6", "12.6.3", None)]})
+r, doc = fw_doctor(root)
+tn = [p for p in doc.get("problems", []) if p["code"] == "cuda-too-new-for-driver"]
+t.ok(len(tn) == 1 and "needs driver 525.60.13 or newer" in tn[0]["message"],
+     "doctor: CUDA 12.6 on driver 470 needs 12.x's floor, 525.60.13", doc.get("problems"))
+
 root = gpu_machine("970", [("13c2", "5.2", "NVIDIA GeForce GTX 970")], "580.95.05")
 base = "/home/u/miniconda3"
 put(root, base + "/bin/conda", "#!/bin/sh\n", 0o755)
@@ -307,6 +368,16 @@ r, d = fw_doctor(root, {"VIRTUAL_ENV": "/home/u/venv"})
 envs = {e["path"]: e for e in d.get("framework_envs", [])}
 t.ok(set(envs) >= {base + "/envs/t128", base + "/envs/t126", base + "/envs/tf", "/home/u/venv"},
      "doctor finds the frameworks in conda's envs and in $VIRTUAL_ENV", sorted(envs))
+# As text (issue 49 item 18): "Frameworks" overflowed the 8-column label, so its text began two columns right of
+# every other entry's; each entry's text now starts in one column.
+e = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "HOME": "/home/u", "PATH": "/usr/bin:/bin",
+     "VIRTUAL_ENV": "/home/u/venv"}
+rt = run(["doctor", "--root", root, "--state-dir", t.tmpdir("st")], env=e)
+head = rt.out.split("\nProblems:", 1)[0].splitlines()
+labelled = [ln for ln in head if ln[:1].strip()]
+cols = {len(ln) - len(ln.split(None, 1)[1]) for ln in labelled if len(ln.split(None, 1)) == 2}
+t.ok(any(ln.startswith("Frameworks ") for ln in labelled) and len(cols) == 1,
+     "doctor as text: the Frameworks label fits its column, and every entry's text starts in the same one", head)
 p = problem(d, "framework-no-gpu-code", "/envs/t128")
 t.ok(p and "compute capability 5.2" in p[0]["message"] and "sm_70" in p[0]["message"],
      "PyTorch cu128 on a GTX 970: no code for 5.2 [pytorch_wheel_arch.csv 2.8.x cu128]", d.get("problems"))
@@ -436,14 +507,15 @@ open(conff, "w").write(origf)
 t.eq(bad, [], "%d NVML and libcuda calls failing at their 1st and 2nd call: both GPUs still listed with their "
      "compute capability (from the PCI table), JSON whole, no crash" % len(CALLS))
 
-# No driver: the way to get one follows the distribution in /etc/os-release (each distribution's
-# documented command: ubuntu-drivers, Debian's nvidia-driver from non-free, RPM Fusion's akmod-nvidia,
-# the nvidia-driver module of NVIDIA's RHEL repository, Arch's nvidia package).
+# No driver: the way to get one follows the distribution in /etc/os-release, from its row of
+# data/driver/distributions.csv (issue 43; each distribution's documented command: ubuntu-drivers, Debian's
+# nvidia-driver from non-free, NVIDIA's repository and its module streams on RHEL and its rebuilds and on Fedora,
+# Arch's nvidia-open since 590), whatever the release; a distribution the data has no row of gets the general one.
 rootd, envd = machine(t, "ada-no-driver")
-HINTS = {"ubuntu": "ubuntu-drivers install", "pop": "ubuntu-drivers install", "debian": "apt install nvidia-driver",
-         "fedora": "dnf install akmod-nvidia", "rocky": "dnf module install nvidia-driver",
-         "almalinux": "dnf module install nvidia-driver", "manjaro": "pacman -S nvidia",
-         "gentoo": "distribution's NVIDIA driver package"}
+HINTS = {"ubuntu": "ubuntu-drivers install", "pop": "apt install system76-driver-nvidia", "debian": "apt install nvidia-driver",
+         "fedora": "dnf install -y nvidia-open", "rocky": "dnf module enable -y nvidia-driver:open-dkms",
+         "almalinux": "dnf module enable -y nvidia-driver:open-dkms", "arch": "pacman -Syu nvidia-open",
+         "manjaro": "distribution's NVIDIA driver package", "gentoo": "distribution's NVIDIA driver package"}
 got = {}
 for osid, hint in HINTS.items():
     with open(os.path.join(rootd, "etc", "os-release"), "w") as f:

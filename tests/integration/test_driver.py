@@ -454,7 +454,8 @@ t.ok(r.rc == 0 and os.path.exists(os.path.join(b.prefix, "cuda-12.2")), "Debian 
 # the advice names the import and the blue screen.
 DEB_WORLD = json.dumps({"nvidia-driver": ["nvidia-kernel-dkms", "libcuda1"], "nvidia-kernel-dkms": ["dkms"], "dkms": [],
                         "libcuda1": [], "firmware-misc-nonfree": [], "linux-headers-6.1.0-26-amd64": [],
-                        "linux-headers-amd64": ["linux-headers-6.1.0-26-amd64"], "linux-image-amd64": []})
+                        "linux-headers-amd64": ["linux-headers-6.1.0-26-amd64"], "linux-image-amd64": [],
+                        "mokutil": []})  # no package database here: the plan names mokutil, which queues the key
 DEB_DKMS = json.dumps({"nvidia-kernel-dkms": "nvidia-current/535.309.01"})
 bm = Box("deb12sb", dict(machines.MACHINES["deb12-rtx4090"], secure_boot=True))
 os.makedirs(os.path.join(bm.root, "etc/apt"))

@@ -23,6 +23,7 @@ import mkmirror  # noqa: E402
 import machine  # noqa: E402
 import managers  # noqa: E402
 import pkgworld  # noqa: E402
+import cli as pkgcli  # noqa: E402
 
 t = Tap()
 
@@ -416,9 +417,49 @@ ran_to_the_end(b, r, doc, "class 6: Ubuntu 24.04 HGX H100")
 t.ok("nvidia-fabricmanager-580" in b.installed()
      and os.path.exists(os.path.join(b.root, "etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service")),
      "class 6: the fabric manager is installed and its service enabled", sorted(n for n in b.installed() if "fabric" in n))
+
+
+def fm_after_module(b, r, what):
+    """The fabric manager asks the NVSwitch driver for its switches when it starts and exits without it
+    (NVIDIA/gpu-operator#610; the stand-in systemctl refuses such a start): its service comes after the module
+    loads, started (--now) only when modprobe loaded it (exit 0), else enabled to start at the next boot (exit 5)."""
+    cs = [c for c in b.calls() if c[0] in ("modprobe", "systemctl")]
+    names = [c[0] for c in cs]
+    svc = [c for c in cs if c[0] == "systemctl"]
+    active = os.path.exists(os.path.join(b.root, "var/lib/pkgworld/active/nvidia-fabricmanager.service"))
+    enabled = os.path.exists(os.path.join(b.root, "etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service"))
+    ok = "modprobe" in names and "systemctl" in names and names.index("modprobe") < names.index("systemctl") and enabled
+    if r.rc == 0:
+        ok = ok and svc == [["systemctl", "enable", "--now", "nvidia-fabricmanager"]] and active
+    else:
+        ok = ok and svc == [["systemctl", "enable", "nvidia-fabricmanager"]] and not active
+    return t.ok(ok, "class 6: %s: the fabric manager's service after modprobe nvidia, %s" % (
+        what, "started with it (exit 0)" if r.rc == 0 else "enabled for the next boot, not started (exit %d)" % r.rc),
+        (r.rc, cs, enabled, active, r.err[-1500:]))
+
+
+fm_after_module(b, r, "Ubuntu 24.04 HGX H100 (the module is for the newer kernel the install brought)")
+# The running kernel is the archive's newest: the prebuilt module loads at once, and then the fabric manager starts.
+b = Box("hgxu151", "ubuntu2404", "6.8.0-151-generic", ["ubuntu-24.04.csv"], H100X8, repos=ubuntu_sources("noble"),
+        installed=["linux-image-generic"], other_pci=NVSW_H100)
+r, d, _ = b.plan()
+acts = [s["action"] for s in d.get("steps", [])]
+t.ok(acts[-2:] == ["load", "service"] and d["steps"][-1]["argv"] == ["systemctl", "enable", "--now", "nvidia-fabricmanager"],
+     "class 6: the plan loads the module, then enables and starts the fabric manager", acts)
+r, doc = b.install()
+t.eq(r.rc, 0, "class 6: HGX H100 on the archive's newest kernel: the module loads at once (exit 0)", (r.err[-2000:], b.calls()[-6:]))
+fm_after_module(b, r, "HGX H100 on the archive's newest kernel")
+# A planned reboot (nouveau holds the GPUs): the service is enabled, not started, and starts at the next boot.
+b = Box("hgxnouv", "ubuntu2404", "6.8.0-151-generic", ["ubuntu-24.04.csv"], [g[:3] + ("nouveau",) + g[4:] for g in H100X8], repos=ubuntu_sources("noble"),
+        installed=["linux-image-generic"], other_pci=NVSW_H100, extra_spec={"modules": ["nouveau"]})
+r, d, _ = b.plan()
+acts = [s["action"] for s in d.get("steps", [])]
+t.ok(d.get("reboot") and acts[-2:] == ["service", "reboot"] and d["steps"][-2]["argv"] == ["systemctl", "enable", "nvidia-fabricmanager"],
+     "class 6: with a reboot planned, the fabric manager's service is enabled without --now before the stop", acts)
 b = Box("hgxr", "rocky9", EL9K, ROCKY9, A100X8, synthetic=EL9SYN, other_pci=NVSW_A100)
 r, doc = b.install()
 ran_to_the_end(b, r, doc, "class 6: Rocky 9 HGX A100")
+fm_after_module(b, r, "Rocky 9 HGX A100")
 t.ok((b.version("nvidia-fabric-manager") or "").startswith("580.") and "libnvidia-nscq-580" in b.installed(),
      "class 6: Rocky 9: the fm profile's nvidia-fabric-manager and libnvidia-nscq-580", sorted(b.installed()))
 # doctor names a missing fabric manager on a machine whose driver runs.
@@ -455,12 +496,13 @@ fm = d.get("fabricmanager") or {}
 svc = [s["argv"] for s in d.get("steps", []) if s["action"] == "service"]
 t.ok(d.get("nvlink5") == 4 and d.get("source") == "nvidia" and fm.get("packages") == ["nvidia-fabricmanager-580"]
      and fm.get("nvlsm") == ["nvlsm", "libnvsdm"] and {"nvlsm", "libnvsdm"} <= set(d.get("packages", []))
-     and svc == [["systemctl", "enable", "--now", "nvidia-fabricmanager"]]
+     and svc == [["systemctl", "enable", "--now", "nvidia-fabricmanager"]] and [s["action"] for s in d["steps"]][-2:] == ["load", "service"]
      and any("NVLink Subnet Manager" in x and "NVIDIA's repository" in x for x in d.get("reasons", [])),
      "class 6: HGX B200 on Ubuntu 24.04 (4 SW_MNG ports, one plain NIC): NVIDIA's repository (Ubuntu's archive has no "
      "nvlsm), nvidia-fabricmanager-580 with nvlsm and libnvsdm, the service enabled, the reason says why", d)
 r, doc = b.install(env={"CUDAUP_CATALOG": CAT2404})
 ran_to_the_end(b, r, doc, "class 6: Ubuntu 24.04 HGX B200")
+fm_after_module(b, r, "Ubuntu 24.04 HGX B200")
 t.ok((b.version("libnvsdm") or "").startswith("580.") and b.version("nvlsm") and b.version("nvidia-fabricmanager-580")
      and os.path.exists(os.path.join(b.root, "etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service")),
      "class 6: HGX B200 on Ubuntu: nvlsm, libnvsdm 580 and the fabric manager installed, its service enabled",
@@ -526,9 +568,9 @@ t.ok(d.get("nvlink5") == 4 and (d.get("fabricmanager") or {}).get("nvlsm") == ["
      "class 6: HGX B200 on Rocky 9: the fabric manager with nvlsm and libnvsdm", d.get("fabricmanager"))
 r, doc = b.install()
 ran_to_the_end(b, r, doc, "class 6: Rocky 9 HGX B200")
+fm_after_module(b, r, "Rocky 9 HGX B200")
 t.ok((b.version("nvidia-fabric-manager") or "").startswith("580.") and (b.version("libnvsdm") or "").startswith("580.")
-     and b.version("nvlsm") and "systemctl" in [c[0] for c in b.calls()]
-     and ["systemctl", "enable", "--now", "nvidia-fabricmanager"] in [c[:4] for c in b.calls()],
+     and b.version("nvlsm") and "systemctl" in [c[0] for c in b.calls()],
      "class 6: Rocky 9 HGX B200: nvidia-fabric-manager, nvlsm and libnvsdm 580 installed, the service enabled",
      (sorted(n for n in b.installed() if "nv" in n), b.calls()[-4:]))
 # doctor on a B200 board whose driver runs: the fabric manager disabled, then nvlsm missing, then neither.
@@ -798,6 +840,12 @@ for i, (name, os_, kernel, world, g, opts, want) in enumerate(GRID):
     r, idoc = b.install(*extra, env=env)
     if not ran_to_the_end(b, r, idoc, "grid: " + name):
         continue
+    # Every command the plan runs is there once its packages are in (issue 49: mokutil on Debian 12): the world
+    # says which packages ship it (cmd=), and the stand-ins answer "command not found" without one.
+    m = managers.machine(b.root)
+    missing_cmds = sorted({s["argv"][0] for s in d.get("steps", []) if s.get("argv") and not pkgcli.has_cmd(m, s["argv"][0])})
+    t.ok(not missing_cmds, "grid: %s: every command of the plan's steps is installed after the install" % name,
+         (missing_cmds, [s.get("command") for s in d.get("steps", [])]))
     if r.rc == 5:  # chk32b F3: the plan never promised no reboot when the install stops for one
         t.ok(not any("No reboot is needed" in x for x in d.get("reasons") or []) and (d.get("reboot") or d.get("reboot_may")),
              "grid: %s: the install stops for a reboot, and the plan did not promise none (reasons, reboot/reboot_may)"

@@ -265,9 +265,16 @@ M = os.path.join(work, "mirror")
 shutil.copytree(os.path.join(SRCDIR, "tests", "fixtures", "nvidia"), M)
 RUN_REL = "cuda/10.0/Prod/local_installers/cuda_10.0.130_410.48_linux"
 TGZ_REL = "redist/cudnn/v7.4.2/cudnn-10.0-linux-x64-v7.4.2.24.tgz"
-runfile = mkrunfile.runfile("CUDA 10.0.130", mkrunfile.outer_10(mkrunfile.runfile("toolkit", mkrunfile.tar_gz(mkrunfile.tree()))))
+import mkmirror  # noqa: E402
+# The stand-ins the install's checks run work as mkmirror's do (issue 49 item 8: a check that fails makes the install
+# exit 4): nvcc answers for 10.0, and libcudart and libcudnn are the GPU-library doubles, which read their versions
+# from these names.
+WORKING = {"./bin/nvcc": mkmirror.NVCC % (b"10.0", b"10.0.130"),
+           "./lib64/libcudart.so.10.0.130": mkmirror.double("FAKE_CUDART", b"\x7fELF stand-in cudart 10.0.130\n")}
+TOOLKIT = [(p, k, WORKING.get(p, d)) for p, k, d in mkrunfile.tree()]
+runfile = mkrunfile.runfile("CUDA 10.0.130", mkrunfile.outer_10(mkrunfile.runfile("toolkit", mkrunfile.tar_gz(TOOLKIT))))
 tgz = mkrunfile.tar_gz([("cuda/include/cudnn.h", "f", b"#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 4\n#define CUDNN_PATCHLEVEL 2\n"),
-                        ("cuda/lib64/libcudnn.so.7.4.2", "f", b"\x7fELF stand-in cudnn 7.4.2\n"),
+                        ("cuda/lib64/libcudnn.so.7.4.2", "f", mkmirror.double("FAKE_CUDNN", b"\x7fELF stand-in cudnn 7.4.2\n")),
                         ("cuda/lib64/libcudnn.so.7", "l", "libcudnn.so.7.4.2"),
                         ("cuda/lib64/libcudnn.so", "l", "libcudnn.so.7"),
                         ("cuda/NVIDIA_SLA_cuDNN_Support.txt", "f", b"license\n")])

@@ -73,7 +73,17 @@ def plan(gpus, driver, *args, cmd="plan", env=None):
     r = run([cmd, "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"),
              "--prefix", "/opt/cu", "--state-dir", "/var/tmp/st"] + list(args),
             env=dict({"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf")}, **(env or {})))
-    return r, r.json() or {}
+    d = r.json() or {}
+    for x in d.get("reasons", []) + [d.get("error") or ""]:
+        if re.search(r"lists every GPU here: No support matrix|listed for every GPU here: No support matrix|"
+                     r"support matrix lists every GPU here: No support|release on the mirror needs, so", x):
+            CONTRADICTIONS.append((gpus[0][2], driver, args, x))
+    return r, d
+
+
+# Reasons that contradict themselves, gathered from every plan of this file (issue 49 item 7: "the support matrix of
+# cuDNN 9.24.0.43 lists every GPU here: No support matrix of cuDNN 9.24.0.43 was read; ...").
+CONTRADICTIONS = []
 
 
 AUTO = {"CUDAUP_DRIVER": "auto"}
@@ -839,4 +849,5 @@ for gpu in GRID_GPUS:
                 version = pins[0] if pins else "99.0.0"  # no pin: pip takes the newest
                 t.ok(matrix_lists(version, major, gpu[1]) is not False,
                      "%s: the cuDNN pip brings (%s) lists %s [cudnn_support_matrix.csv]" % (what, pins[0] if pins else "newest", gpu[1]), f)
+t.eq(CONTRADICTIONS[:5], [], "no reason of any plan above says a matrix lists a GPU where none of that release was read")
 t.done()

@@ -43,6 +43,17 @@ def req(row, package):
     return dict((p, s) for p, s in row["requires"]).get(package)
 
 
+def companion(torch, package):
+    """The catalog's pytorch_companions row (pytorch_companions.csv, read in the companions' wheels on PyPI)."""
+    return next((e for e in CAT["pytorch_companions"] if e["torch"] == torch and e["package"] == package), None)
+
+
+def companion_pins(doc):
+    """{package: requirement} of the torchvision and torchaudio requirements a plan hands pip."""
+    return {q.split("==")[0].split(">")[0].split("<")[0]: q for f in doc.get("frameworks", []) for q in f.get("pip", [])
+            if q.startswith(("torchvision", "torchaudio"))}
+
+
 _roots = {}
 
 
@@ -90,6 +101,77 @@ steps = [s["detail"] for s in d.get("steps", []) if s["installer"] == "framework
 t.ok(any("torch==2.15.0" in s and "download.pytorch.org/whl/cu132" in s for s in steps) and
      any(s.startswith("pip install jax[cuda13]==") and "download.pytorch.org" not in s for s in steps),
      "PyTorch keeps its own index (cu132); JAX comes from pip's own", steps)
+# PyTorch 2.15.0, the newest: neither companion is built for it (torchvision 0.29.2 asks torch>=2.14.0 and is built
+# for 2.14.1; torchaudio 2.11.1 for 2.11): both left out, said so, never installed unpinned; its CUDA family is held at
+# CUDA 13.2.2, the release of the runtime it pins (13.2.86).
+t.ok(companion_pins(d) == {} and companion("2.15.0", "torchvision")["version"] is None and
+     any(x.startswith("Beside PyTorch 2.15.0: no torchvision") and "no torchaudio" in x for x in d.get("reasons", [])),
+     "PyTorch 2.15.0: no torchvision or torchaudio is built for it, so none is installed, and the reasons say so "
+     "[pytorch_companions.csv 2.15.0]", (companion_pins(d), d.get("reasons")))
+R1322 = next(e for e in CAT["cuda_wheels"] if e["release"] == "13.2.2")
+t.ok(all("%s==%s.*" % (pk, R1322["wheels"][pk]) in d["framework"]["constraints"]
+         for pk in ("nvidia-nvjitlink", "nvidia-cuda-nvcc", "nvidia-nvvm") if pk in R1322["wheels"]),
+     "PyTorch 2.15.0 + JAX: nvJitLink, nvcc and nvvm held at CUDA 13.2.2's releases [cuda_wheel_components.csv 13.2.2]",
+     d["framework"]["constraints"])
+# PyTorch 2.14.1, pinned: the release built for it, pinned; none of torchaudio is, so it is left out and said so.
+r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch==2.14.1,jax")
+jax_v = fws(d)[1][1] if len(fws(d)) > 1 else None
+tv, ta = companion("2.14.1", "torchvision"), companion("2.14.1", "torchaudio")
+t.ok(tv and tv["version"] == "0.29.2" and ta and ta["version"] is None and
+     companion_pins(d) == {"torchvision": "torchvision==0.29.2"} and
+     "torchvision==0.29.2" in d["framework"]["constraints"],
+     "PyTorch 2.14.1: torchvision==0.29.2 pinned (its wheel asks torch>=2.14.0), in pip's requirements and its "
+     "constraints; no torchaudio (its newest, 2.11.1, asks torch>=2.11) [pytorch_companions.csv 2.14.1]",
+     (companion_pins(d), d["framework"]["constraints"]))
+t.ok(any(x.startswith("Beside PyTorch 2.14.1: torchvision 0.29.2") and "no torchaudio" in x and "2.11.1" in x
+         for x in d.get("reasons", [])),
+     "the reasons say which torchvision goes beside torch 2.14.1 and that torchaudio is left out", d.get("reasons"))
+# The CUDA family held together at the release of the runtime torch 2.14.1 pins (13.0.96: CUDA 13.0.2 and 13.0.3; its
+# cuBLAS 13.1.1.3 is 13.0.3's): nvJitLink, which torch asks >=13.0.88 and JAX >=13.0.39, and the compiler wheels JAX
+# asks with a lower bound or none (nvcc >=13.0.48, nvvm) at 13.0.3's versions in NVIDIA's manifest, not PyPI's 13.5.
+R1303 = next(e for e in CAT["cuda_wheels"] if e["release"] == "13.0.3")
+cons = d["framework"]["constraints"]
+want = ["nvidia-nvjitlink==13.0.88.*", "nvidia-cuda-nvcc==13.0.88.*", "nvidia-nvvm==13.0.88.*", "nvidia-cuda-crt==13.0.88.*"]
+t.ok(all(c in cons for c in want) and all(any(c.startswith(p + "==") for c in cons) for p in R1303["wheels"]) and
+     [R1303["wheels"][c.split("==")[0]] for c in want] == ["13.0.88"] * 4,
+     "RTX 4090 on 580, pytorch,jax: every nvidia-* wheel of CUDA 13.0.3 held, nvJitLink, nvcc, nvvm and crt at 13.0.88 "
+     "[cuda_wheel_components.csv; redistrib_13.0.3.json libnvjitlink, cuda_nvcc, libnvvm, cuda_crt 13.0.88]",
+     [c for c in cons if "nvjitlink" in c or "nvcc" in c or "nvvm" in c])
+t.ok(any(x.startswith("Every nvidia-* wheel of CUDA 13.0.3 is held") and "nvidia-nvjitlink==13.0.88.* (torch==2.14.1 asks "
+         "for nvidia-nvjitlink<14,>=13.0.88)" in x for x in d.get("reasons", [])),
+     "the reasons say which release holds them and what asked for a lower bound only", d.get("reasons"))
+# A part whose wheel asks for a release of one of them that the held CUDA release has not is no set: the newest JAX
+# whose wheels take CUDA 13.0.3's nvcc goes with it, and the reasons say why not the newer (a catalog whose JAX
+# 0.12.0.1 asked nvcc>=13.1.0).
+ALTER = os.path.join(t.tmpdir("cat"), "catalog.json")
+alt = json.loads(json.dumps(CAT))
+for e in alt["framework_wheels"]:
+    if e["framework"] == "jax" and e["version"] == jax_v and e["extra"] == "cuda13":
+        e["requires"] = [[p2, ">=13.1.0" if p2 == "nvidia-cuda-nvcc" else sp] for p2, sp in e["requires"]]
+with open(ALTER, "w") as f:
+    json.dump(alt, f)
+root = machine(RTX4090, "580.95.05")
+r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
+         "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", "3.12", "--framework", "pytorch==2.14.1,jax"],
+        env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "CUDAUP_CATALOG": ALTER})
+da = r.json() or {}
+t.ok(r.rc == 0 and fws(da)[0] == ("pytorch", "2.14.1") and fws(da)[1][1] != jax_v and
+     any("asks for nvidia-cuda-nvcc>=13.1.0, while the CUDA wheels are held together at CUDA 13.0.3" in x
+         for x in da.get("reasons", [])),
+     "a JAX asking nvcc>=13.1.0 does not go beside torch 2.14.1's CUDA 13.0.3: an older one does, and the reasons say why",
+     (fws(da), [x for x in da.get("reasons", []) if x.startswith("Not ")], da.get("error")))
+# One framework alone: where its own wheel pins the runtime and asks for nvJitLink with a lower bound only (torch
+# 2.13.0, cu130 on an RTX 5090 with 580), the family is held too; a build pinning all of it (torch 2.10 cu128) gets none.
+RTX5090 = ("2b85", "12.0", "NVIDIA GeForce RTX 5090")
+r, d5 = plan(RTX5090, "580.95.05", "--framework", "pytorch==2.13")
+c5 = (d5.get("framework") or {}).get("constraints") or []
+t.ok(d5.get("framework", {}).get("index_url", "").endswith("/cu130") and "nvidia-nvjitlink==13.0.88.*" in c5 and
+     "nvidia-cuda-nvcc==13.0.88.*" in c5,
+     "RTX 5090 on 580, pytorch==2.13 (cu130): its nvJitLink (torch 2.13.0 asks <14,>=13.0.88) held at CUDA 13.0.3's "
+     "13.0.88 with the rest of the release [framework_wheel_requires.csv torch 2.13.0]", (d5.get("error"), c5))
+r, d5 = plan(RTX5090, "580.95.05", "--framework", "pytorch==2.10")
+t.eq([c for c in (d5.get("framework") or {}).get("constraints") or [] if c.startswith("nvidia-")], [],
+     "pytorch==2.10 (cu128, every CUDA wheel pinned by its own wheel): nothing more to hold")
 # Driver 570 does not run CUDA 13 (jax_cuda_plugins.csv: the cuda13 plugin needs 580): the cu12 releases, one cuDNN.
 r, d = plan(RTX4090, "570.133.07", "--framework", "pytorch,jax")
 t.ok(r.rc == 0 and fws(d)[0] == ("pytorch", "2.10.0") and fws(d)[1][0] == "jax", "RTX 4090, driver 570: PyTorch 2.10.0 (cu128)", r)
@@ -99,6 +181,46 @@ cons = d["framework"]["constraints"]
 t.ok("nvidia-nccl-cu12==2.27.5" in cons and "nvidia-cublas-cu12==12.8.4.1" in cons,
      "the constraints hold what torch 2.10.0 pins for the shared libraries (NCCL 2.27.5, cuBLAS 12.8.4.1)", cons)
 t.eq(d["cuda"]["version"][:4], "12.8", "the system CUDA is torch's build CUDA, 12.8")
+t.ok("nvidia-cuda-nvcc-cu12==12.8.93.*" in cons and "nvidia-nvjitlink-cu12==12.8.93" in cons,
+     "RTX 4090 on 570, pytorch,jax: nvcc, which JAX asks >=12.6.85, held at CUDA 12.8.1's 12.8.93, the release of the "
+     "runtime torch 2.10.0 pins (12.8.90) [redistrib_12.8.1.json cuda_nvcc 12.8.93]", cons)
+t.eq(companion_pins(d), {"torchvision": "torchvision==0.25.0", "torchaudio": "torchaudio==2.10.0"},
+     "PyTorch 2.10.0: torchvision==0.25.0 and torchaudio==2.10.0, the releases whose wheels ask torch==2.10.0 "
+     "[pytorch_companions.csv 2.10.0]; unpinned, pip took torchaudio 2.11.0, which asks nothing of torch")
+# No plan hands pip a companion without its release, alone or beside others, pinned or not.
+loose = {}
+for spec in ("pytorch", "pytorch==2.9", "pytorch==2.12.1", "pytorch==2.3.1", "tensorflow,pytorch", "pytorch,jax"):
+    for drv in ("570.133.07", "580.95.05"):
+        r, d = plan(RTX4090, drv, "--framework", spec)
+        bad = [q for q in companion_pins(d).values() if "==" not in q]
+        tv_ = next((f["version"] for f in d.get("frameworks", []) if f["name"] == "pytorch"), "")
+        tv_ = tv_ if tv_.count(".") == 2 else max((v for v in CAT["pypi_releases"]["pytorch"] if v.startswith(tv_ + ".")),
+                                                   key=lambda v: [int(x) for x in v.split(".")], default=tv_)
+        built = {e["package"] for e in CAT["pytorch_companions"] if e["torch"] == tv_ and e["version"]}
+        if r.rc != 0 or bad or set(companion_pins(d)) != built:
+            loose[(spec, drv)] = (r.rc, bad, companion_pins(d), sorted(built))
+t.eq(loose, {}, "every plan pins each companion built for its torch, and no other (RTX 4090, drivers 570 and 580)")
+# A catalog without the companion table: the release matrix's pin where it has the release (torch 2.3.1: torchvision
+# 0.18.1, pytorch_previous_versions_wheels.csv), else the companion is left out and the plan says so, never unpinned.
+NOCOMP = os.path.join(t.tmpdir("cat"), "catalog.json")
+with open(NOCOMP, "w") as f:
+    json.dump(dict((k, v) for k, v in CAT.items() if k != "pytorch_companions"), f)
+seen = {}
+for spec in ("pytorch==2.3.1", "pytorch==2.10"):
+    root = machine(RTX4090, "570.133.07")
+    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
+             "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", "3.11", "--framework", spec],
+            env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "CUDAUP_CATALOG": NOCOMP})
+    dd = r.json() or {}
+    seen[spec] = (r.rc, companion_pins(dd), [x for x in dd.get("reasons", []) if x.startswith("Beside")])
+t.ok(seen["pytorch==2.3.1"][:2] == (0, {"torchvision": "torchvision==0.18.1", "torchaudio": "torchaudio==2.3.1"}) and
+     seen["pytorch==2.10"][:2] == (0, {}) and "left out rather than installed unpinned" in str(seen["pytorch==2.10"][2]),
+     "without the companion table: the release matrix's pins (torch 2.3.1), else the companions left out, saying so", seen)
+r, d = plan(RTX4090, "570.133.07", "--framework", "pytorch==2.9")
+t.ok(companion_pins(d) == {"torchvision": "torchvision==0.24.1", "torchaudio": "torchaudio==2.9.1"} and
+     any(x.startswith("Beside PyTorch 2.9 (its newest release on PyPI, 2.9.1)") for x in d.get("reasons", [])),
+     "pytorch==2.9 (torch==2.9.*): the companions of its newest release, 2.9.1 [pytorch_companions.csv 2.9.1]",
+     (companion_pins(d), [x for x in d.get("reasons", []) if x.startswith("Beside")]))
 
 # ---- JAX beside another framework on a driver older than every JAX plugin needs --------------------------------
 # jax[cuda12] needs driver 525 (jax plugins driver_branch): the refusal names that, not unread wheels, and the advice
@@ -362,6 +484,69 @@ got = [i["metadata"]["name"] for i in json.loads(p.stdout or '{"install": []}')[
 t.ok(sorted(n for n in got if n.startswith("nvidia-cudnn")) == ["nvidia-cudnn-cu12", "nvidia-cudnn-cu13"],
      "pip takes torch 2.15.0 + tensorflow[and-cuda] 2.21.0 with two cuDNN wheels, as on PyPI", p.stderr[-800:])
 
+# ---- PyTorch's own index names its builds with a local version (0.29.2+cu130) -------------------------------------
+# That index cannot be reached from here: a folder laid out like it stands in, with the companions as PyPI's wheels ask
+# torch (pytorch_companions.csv) and a newer torchvision built for another torch.  The plan's requirements for the
+# RTX 4090 on 580 (torch 2.14.1 cu130) take the builds it pins, local versions and all, and no torchaudio (none is
+# built for torch 2.14.1: the index's newest, 2.11.1+cu130, asks torch>=2.11, which pip would take unpinned).
+PTI = t.tmpdir("pytorch-index")
+mkwheels.wheel(PTI, "torch", "2.14.1+cu130")
+for pkg, ver, tq in [("torchvision", "0.29.2+cu130", ">=2.14.0"), ("torchvision", "0.29.1+cu130", ">=2.14.0"),
+                     ("torchvision", "0.30.0+cu130", ">=2.15.0"), ("torchaudio", "2.11.1+cu130", ">=2.11")]:
+    mkwheels.wheel(PTI, pkg, ver, requires=["torch" + tq])
+r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch==2.14.1,jax")
+tq = [q for q in d["frameworks"][0]["pip"]]
+p = subprocess.run(pip + tq, env=dict(os.environ, PIP_NO_INDEX="1", PIP_FIND_LINKS=PTI, PIP_DISABLE_PIP_VERSION_CHECK="1"),
+                   capture_output=True, text=True)
+got = {i["metadata"]["name"]: i["metadata"]["version"] for i in json.loads(p.stdout or '{"install": []}')["install"]} \
+    if p.returncode == 0 else {}
+t.eq(got, {"torch": "2.14.1+cu130", "torchvision": "0.29.2+cu130"},
+     "pip takes %s from an index laid out like PyTorch's: the pins match its local versions, and no torchaudio" % tq,
+     p.stderr[-800:])
+
+# ---- the CUDA family held: pip with the plan's constraints against stand-ins of CUDA 13.0.3 and 13.5 --------------
+# Each nvidia-* wheel torch 2.14.1 and jax[cuda13] ask for, at its pinned release or, asked with a range, at CUDA
+# 13.0.3's release and at 13.5.37 (PyPI's newest, which pip took: issue 47); nvcc asks for nvvm, crt and the runtime
+# unpinned, as its wheel on PyPI does.  Unheld pip takes 13.5.37; with the plan's constraints, 13.0.3's releases.
+FAM = t.tmpdir("family")
+r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch==2.14.1,jax")
+jv13 = fws(d)[1][1] if len(fws(d)) > 1 else "?"
+j13 = wheel_row("jax", jv13, "cuda13") or {"requires": [], "framework": "jax", "extra": "cuda13"}
+t141 = wheel_row("pytorch", "2.14.1")
+pinned = versions_for([t141, j13])
+made13 = set()
+for pkg in sorted(pinned):
+    specs = [sp for row in (t141, j13) for p2, sp in row["requires"] if p2 == pkg]
+    vers = {R1303["wheels"].get(pkg, pinned[pkg])}
+    if pkg in R1303["wheels"] and not any(sp.startswith("==") for sp in specs):
+        vers.add("13.5.37")
+    for v in vers:
+        deps = ["nvidia-nvvm", "nvidia-cuda-crt", "nvidia-cuda-runtime"] if pkg == "nvidia-cuda-nvcc" else ()
+        mkwheels.wheel(FAM, pkg, v, requires=deps)
+        made13.add((pkg, v))
+for v in (R1303["wheels"]["nvidia-cuda-crt"], "13.5.37"):
+    mkwheels.wheel(FAM, "nvidia-cuda-crt", v)
+mkwheels.wheel(FAM, "torch", "2.14.1", requires=requires(t141))
+mkwheels.wheel(FAM, "torchvision", "0.29.2", requires=["torch>=2.14.0"])
+mkwheels.wheel(FAM, "jax", jv13, requires=requires(j13))
+cfile = os.path.join(FAM, "constraints.txt")
+with open(cfile, "w") as f:
+    f.write("".join(c + "\n" for c in d["framework"]["constraints"]))
+reqs = [q for fw in d["frameworks"] for q in fw["pip"]]
+FENV = dict(os.environ, PIP_NO_INDEX="1", PIP_FIND_LINKS=FAM, PIP_DISABLE_PIP_VERSION_CHECK="1")
+got = {}
+for held in (False, True):
+    p = subprocess.run(pip + (["-c", cfile] if held else []) + reqs, env=FENV, capture_output=True, text=True)
+    got[held] = {i["metadata"]["name"]: i["metadata"]["version"] for i in json.loads(p.stdout or '{"install": []}')["install"]
+                 if i["metadata"]["name"] in ("nvidia-nvjitlink", "nvidia-cuda-nvcc", "nvidia-nvvm", "nvidia-cuda-crt",
+                                              "nvidia-cuda-runtime")} if p.returncode == 0 else p.stderr[-600:]
+t.eq(got[False], {"nvidia-nvjitlink": "13.5.37", "nvidia-cuda-nvcc": "13.5.37", "nvidia-nvvm": "13.5.37",
+                  "nvidia-cuda-crt": "13.5.37", "nvidia-cuda-runtime": "13.0.96"},
+     "unheld, pip takes nvJitLink, nvcc, nvvm and crt 13.5.37 beside the 13.0.96 runtime torch pins, as it did on PyPI")
+t.eq(got[True], {"nvidia-nvjitlink": "13.0.88", "nvidia-cuda-nvcc": "13.0.88", "nvidia-nvvm": "13.0.88",
+                 "nvidia-cuda-crt": "13.0.88", "nvidia-cuda-runtime": "13.0.96"},
+     "with the plan's constraints pip takes CUDA 13.0.3's nvJitLink, nvcc, nvvm and crt (13.0.88) %s" % reqs)
+
 # ---- an install of PyTorch + JAX from stand-ins with the real pins -------------------------------------------------
 # The plan on the RTX 4090 with driver 570 (above): torch 2.10.0 (cu128) and a jax[cuda12] release.
 root = machine(RTX4090, "570.133.07")
@@ -380,10 +565,17 @@ d = r.json() or {}
 jv = fws(d)[1][1] if len(fws(d)) > 1 else "?"
 jrow = wheel_row("jax", jv, "cuda12")
 build_set([t210, jrow], extra_cudnn=[("nvidia-cudnn-cu12", "9.28.0.42")])  # the newest cuDNN PyPI has: pip's pick
+for c in (d.get("framework") or {}).get("constraints") or []:  # the CUDA family held at 12.8.1: on PyPI as on NVIDIA's
+    if c.startswith("nvidia-"):
+        nvidia(c.split("==")[0], c.split("==")[1].rstrip(".*"))
 mkwheels.wheel(WH, "torch", "2.10.0", cuda="12.8", cudnn="9.10.2", requires=requires(t210), native=True, cache=CACHE)
 mkwheels.wheel(WH, "jax", jv, cuda="12", cudnn="9.10.2", cublas="12.8.4", requires=requires(jrow), native=True, cache=CACHE)
-for n in ("torchvision", "torchaudio"):
-    mkwheels.wheel(WH, n, "0.23.0")
+# The companions as PyPI has them, each asking what its wheel asks of torch (pytorch_companions.csv): the ones built
+# for torch 2.10.0, and the newer ones an unpinned requirement would take (torchaudio 2.11.0 asks nothing of torch,
+# which is how pip installed it beside torch 2.10.0, where it fails to import).
+for pkg, ver, tq in [("torchvision", "0.25.0", "==2.10.0"), ("torchaudio", "2.10.0", "==2.10.0"),
+                     ("torchvision", "0.26.0", "==2.11.0"), ("torchaudio", "2.11.0", "")]:
+    mkwheels.wheel(WH, pkg, ver, requires=["torch" + tq] if tq else ())
 r = run(["install", "--yes"] + args + inst, env=ENV, timeout=900)
 t.eq(r.rc, 0, "RTX 4090: install --framework pytorch,jax from the stand-ins", r)
 tries = (r.json() or {}).get("tries") or []
@@ -397,6 +589,9 @@ sp = glob.glob(os.path.join(rec["path"], "lib", "python3*", "site-packages"))[0]
 cudnns = sorted(os.path.basename(p) for p in glob.glob(os.path.join(sp, "nvidia_cudnn_cu*.dist-info")))
 t.eq(cudnns, ["nvidia_cudnn_cu12-9.10.2.21.dist-info"],
      "one cuDNN in the environment, 9.10.2.21, not the newest 9.28.0.42 the wheelhouse offers JAX's range")
+comps = sorted(b for b in map(os.path.basename, glob.glob(os.path.join(sp, "torch*.dist-info"))) if not b.startswith("torch-"))
+t.eq(comps, ["torchaudio-2.10.0.dist-info", "torchvision-0.25.0.dist-info"],
+     "the companions built for torch 2.10.0, not torchaudio 2.11.0 (which asks nothing of torch) the wheelhouse offers")
 cfile = (d.get("framework") or {}).get("constraints_file") or os.devnull
 with open(cfile) as f:
     text = f.read()
@@ -431,6 +626,11 @@ d2 = r.json() or {}
 for f in (e["frameworks"][0] for e in d2.get("environments", [])):
     v = f["version"] or "0.6.2"
     mkwheels.wheel(WH, "torch" if f["name"] == "pytorch" else "jax", v + ".0" if v.count(".") == 1 else v)
+    for q in f.get("pip", []):  # the companions it pins, each asking torch what its wheel asks
+        name, _, ver = q.partition("==")
+        row = next((e for e in CAT["pytorch_companions"] if e["package"] == name and e["version"] == ver), None)
+        if row:
+            mkwheels.wheel(WH, name, ver, requires=["torch" + row["requires"]] if row["requires"] else ())
 r = run(["install", "--yes"] + [a for a in args2 if a != "--json"] + each, env=ENV2, timeout=900)
 t.eq(r.rc, 0, "--framework pytorch --framework jax --env-name tp,jx: installed", r)
 said = [ln for ln in r.out.splitlines() if "activate it with" in ln]

@@ -226,7 +226,11 @@ t.eq(vers[0], "13.0.2", "list: newest first")
 t.ok("12.4.1" in vers and "11.4.4" in vers, "list: every manifest on the mirror")
 c = {x["version"]: x for x in d["cuda"]}
 t.eq(c["12.4.0"]["runs_on_driver"], True, "list: 12.4.0 runs on 550.54.14")
-t.eq(c["12.4.1"]["runs_on_driver"], False, "list: 12.4.1 needs 550.54.15")
+# The rule plan and verify judge by (issue 49 item 2): 12.4.1 needs 550.54.15 natively, and 550.54.14 runs it by
+# minor-version compatibility; CUDA 13 it does not run at all.
+t.ok(c["12.4.1"]["runs_on_driver"] is True and c["12.4.1"]["minor_version_compat"] is True and
+     c["12.4.0"]["minor_version_compat"] is False and c["12.4.1"]["driver_min"] == "550.54.15" and
+     c["13.0.2"]["runs_on_driver"] is False, "list: 12.4.1 needs 550.54.15 natively, runs by compatibility", c["12.4.1"])
 t.eq(c["12.4.0"]["installed"], None, "list: 12.4.0 is not installed")
 t.eq(c["12.4.1"]["installed"], "/usr/local/cuda-12.4", "list: 12.4.1 is installed in the fixture")
 t.ok(d["cudnn"] and d["cudnn"][0]["version"] == "9.14.0", "list: cuDNN releases")
@@ -240,6 +244,19 @@ r = run(["list", "--root", root, "--mirror", "file://" + M919, "--cache-dir", t.
 rows = r.out.split("cuDNN releases", 1)[-1].split("\n\n", 1)[0].strip().splitlines()
 t.ok(r.rc == 0 and any(x.split()[0] == "9.19.0" for x in rows) and all(len(x.split(None, 1)) == 2 for x in rows),
      "list: every cuDNN row names its CUDA variants or where they are read", rows[:5])
+# In the user's words (issue 49 item 18: "CUDA variants not recorded: read from its manifest when planned"), for a
+# release the catalog knows by its manifest's hash only (9.21.1 today).
+blind = [c["version"] for c in json.load(open(os.path.join(SRCDIR, "data", "catalog.json")))["cudnn"] if not c.get("variants")]
+if blind:
+    MB = os.path.join(t.tmpdir("mblind"), "m")
+    mkmirror.build(MB, cudnn=blind[0])
+    r = run(["list", "--root", root, "--mirror", "file://" + MB, "--cache-dir", t.tmpdir("c")], env=dict(env, COLUMNS="200"))
+    rows = r.out.split("cuDNN releases", 1)[-1].split("\n\n", 1)[0].strip().splitlines()
+    row = [x for x in rows if x.split()[0] == blind[0]]
+    t.ok(row and "builds for CUDA: not known until a plan reads its manifest" in row[0] and "variants" not in r.out,
+         "list: a cuDNN release whose CUDA builds are not known says so plainly", row)
+else:
+    t.skip("list: a cuDNN release whose CUDA builds are not known", "the catalog knows every release's CUDA builds")
 r = run(["list", "12.4", "--json", "--root", root, "--mirror", MIRROR], env=env)
 d = r.json()
 t.ok(r.rc == 0 and d["version"] == "12.4.1" and any(x["component"] == "libcublas" for x in d["components"]),
@@ -296,6 +313,16 @@ else:
     tsrv.stop()
 
 # ---- each bad environment option: one sentence naming it, exit 2, nothing made (issue 16) ----
+# Kepler (issue 49 item 9): the plan installs branch 470 over a 470.82.01 module that runs without its libcuda.
+# It said "this machine has 470.42.01 (the driver this plan installs)": the release it counts on, said as the one here.
+root, env = machine(t, "kepler")
+r = plan(root, env, "--framework", "none", "--driver", "auto")
+why = (r.json() or {}).get("reasons", [])
+t.ok(r.rc == 0 and not any("this machine has 470.42.01 (" in x for x in why) and
+     any("the driver this plan installs is 470.42.01" in x for x in why) and
+     any("470.42.01 or newer (branch 470, which this plan installs; 470.82.01 runs now)" in x for x in why),
+     "kepler: the reasons name the driver that runs (470.82.01) and the one the plan installs (470.42.01 or newer)", why)
+
 root, env = machine(t, "hopper")
 BAD = [(["--env-scope", "global"], "--env-scope"), (["--env-tool", "pip"], "--env-tool"),
        (["--env-tool", "none"], "--env-tool none"), (["--env-scope", "conda", "--framework", "none"], "--env-scope conda"),
@@ -541,5 +568,21 @@ if os.path.isdir(SHARED):
     t.eq(bad, [], "drivers 590, 595, 610: none, tensorflow, pytorch and jax plan on every manifest of ../shared")
 else:
     t.skip("drivers 590, 595, 610 plan on every manifest of ../shared", "no ../shared beside the repository")
+
+# A GPU whose compute capability nothing knows (issue 49 item 6): the plan says so in the GPU's line, for the framework's
+# code and for cuDNN, with a warning; no reason claims a matrix lists "every GPU here"; --driver auto's refusal does not
+# blame generations one driver cannot serve on a one-GPU machine.
+rootu, envu = machine(t, "u2404-unknown-gpu")
+r = plan(rootu, envu, "--driver", "keep")
+d = r.json() or {}
+t.ok(r.rc == 0 and any("compute capability unknown" in x for x in d.get("reasons", [])) and
+     any("has code for GPU 0 is not known" in x for x in d.get("reasons", [])) and
+     any("is not known: its compute capability is unknown" in x for x in d.get("warnings", [])) and
+     not any(x.endswith("list every GPU here.") or x.endswith("lists every GPU here.") for x in d.get("reasons", [])),
+     "unknown GPU, --driver keep: the unknown compute capability is said in the plan and its reasons", d.get("reasons"))
+r = plan(rootu, dict(envu, CUDAUP_DRIVER="auto"))
+t.ok(r.rc == 3 and "generations one driver serves" not in (r.json() or {}).get("advice", "") and
+     "reports the GPU's compute capability" in (r.json() or {}).get("advice", ""),
+     "unknown GPU, --driver auto: the advice is to load a driver first, not GPUs of one generation", r)
 
 t.done()

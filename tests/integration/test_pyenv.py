@@ -18,8 +18,10 @@ ROOT, MENV = machine(t, "two-gpus")
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR)
 WHEELS = t.tmpdir("wheels")
-mkwheels.build(WHEELS, [("tensorflow", "2.21.0"), ("torch", "2.14.0"), ("torchvision", "0.29.0"),  # 2.21: the newest TensorFlow, its GPU code read in its wheel
-                        ("torchaudio", "2.14.0")])
+# 2.21: the newest TensorFlow, its GPU code read in its wheel; torch 2.14's companion, torchvision 0.29.2, asks what its
+# wheel on PyPI asks (pytorch_companions.csv 2.14.1); no torchaudio is built for torch 2.14, so plans leave it out.
+mkwheels.build(WHEELS, [("tensorflow", "2.21.0"), ("torch", "2.14.0"),
+                        ("torchvision", "0.29.2", {"requires": ["torch>=2.14.0"]})])
 PY = shutil.which("python3.11", path="/usr/bin:/bin") or shutil.which("python3.11")
 if not PY:
     t.skip("Python environments", "no python3.11 on this machine")

@@ -61,7 +61,10 @@ WH = t.tmpdir("wh")
 tf = mkwheels.wheel(WH, "tensorflow", "2.20.0", requires=["nvidia-cublas-cu12>=12.5"])
 cublas = mkwheels.wheel(WH, "nvidia-cublas-cu12", "12.5.3")
 other = mkwheels.wheel(WH, "torch", "2.14.0")  # on the index, not needed by the plan
-vision, audio = mkwheels.wheel(WH, "torchvision", "0.29.0"), mkwheels.wheel(WH, "torchaudio", "2.14.0")
+# The companions as PyPI has them (pytorch_companions.csv): torchvision 0.29.0 asks torch==2.14.0; torchaudio's newest,
+# 2.11.1, asks torch>=2.11 but is built for 2.11, so a plan of torch 2.14.0 leaves it out (unpinned, pip took it).
+vision = mkwheels.wheel(WH, "torchvision", "0.29.0", requires=["torch==2.14.0"])
+audio = mkwheels.wheel(WH, "torchaudio", "2.11.1", requires=["torch>=2.11"])
 UP = os.path.join(work, "upstream")
 pep503(UP, [tf, cublas, other, vision, audio])
 upstream = Server(UP)
@@ -73,8 +76,11 @@ r = run(["mirror", SITE, "--json", "--root", ROOT, "--mirror", "file://" + NVIDI
         env=dict(base, HOME=t.tmpdir("mh")), timeout=600)
 d = r.json() or {}
 t.ok(r.rc == 0 and d.get("wheels") == 2 and d.get("python") == PB["file"], "mirror: exit 0, 2 wheels and the Python", r)
-t.eq(sorted(os.listdir(os.path.join(SITE, "pypi", "files"))),
+t.eq(sorted(n for n in os.listdir(os.path.join(SITE, "pypi", "files")) if n.endswith(".whl")),
      sorted(os.path.basename(w) for w in (tf, cublas)), "mirror collects exactly the wheels the plan needs")
+t.eq(sorted(n for n in os.listdir(os.path.join(SITE, "pypi", "files")) if not n.endswith(".whl")),
+     sorted(os.path.basename(w) + ".metadata" for w in (tf, cublas)),
+     "and beside each its METADATA, which the index lists (PEP 658/714, issue 44)")
 page = open(os.path.join(SITE, "pypi", "simple", "tensorflow", "index.html")).read()
 t.ok("../../files/%s#sha256=%s" % (os.path.basename(tf), sha256(tf)) in page, "the index links carry each wheel's sha256",
      page)
@@ -90,14 +96,15 @@ SITE2 = os.path.join(work, "site-each")
 r = run(["mirror", SITE2, "--json", "--root", ROOT, "--mirror", "file://" + NVIDIA, "--framework", "tensorflow==2.20.0",
          "--framework", "pytorch==2.14.0", "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir",
          t.tmpdir("mc-each")], env=dict(base, HOME=t.tmpdir("mh-each")), timeout=600)
-t.eq(sorted(os.listdir(os.path.join(SITE2, "pypi", "files"))) if r.rc == 0 else r,
-     sorted(os.path.basename(w) for w in (tf, cublas, other, vision, audio)),
-     "mirror --framework tensorflow --framework pytorch collects the wheels of both environments")
+t.eq(sorted(n for n in os.listdir(os.path.join(SITE2, "pypi", "files")) if n.endswith(".whl")) if r.rc == 0 else r,
+     sorted(os.path.basename(w) for w in (tf, cublas, other, vision)),
+     "mirror --framework tensorflow --framework pytorch collects the wheels of both environments: torch 2.14.0 with "
+     "torchvision 0.29.0, no torchaudio (none is built for it) [pytorch_companions.csv 2.14.0]")
 # Its summary names both, as --json's "frameworks" does (issue 34: it named the first alone).
 r = run(["mirror", SITE2, "--root", ROOT, "--mirror", "file://" + NVIDIA, "--framework", "tensorflow==2.20.0",
          "--framework", "pytorch==2.14.0", "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir",
          t.tmpdir("mc-each")], env=dict(base, HOME=t.tmpdir("mh-each"), LANG="C.UTF-8"), timeout=600)
-t.ok(r.rc == 0 and "TensorFlow, PyTorch and their dependencies for Python %s: 5 wheels" % MINOR in r.out,
+t.ok(r.rc == 0 and "TensorFlow, PyTorch and their dependencies for Python %s: 4 wheels" % MINOR in r.out,
      "mirror's summary names every framework whose wheels it holds", r)
 
 # An upstream without the Python (issue 25 item 9): nodes told to use their own Python or conda need none,

@@ -128,6 +128,19 @@ t.eq(r.rc, 0, "a first install through every screen: exit 0", r)
 for name in ("welcome", "system", "framework", "versions", "components", "location", "review", "validation", "done"):
     t.ok(fits_screen(d[name]), "%s: 24 rows of at most 80 columns" % name, d[name])
 t.ok("GPU 0: GeForce RTX 4090" in d["welcome"] and "Driver 580.95.05" in d["welcome"], "welcome: the GPUs and driver", d["welcome"])
+
+# One exit rule for the wizard and `install` (issue 49 item 8): the same install whose GPU refuses work (cuInit 35)
+# ends with a failed check, and both exit 4 (install exited 0 with "status": "ok").
+badconf = os.path.join(t.tmpdir("cuinit"), "fake-nvidia.conf")
+with open(badconf, "w") as f:
+    f.write(re.sub(r"(?m)^cu_init \d+", "cu_init 35", open(TENV["FAKE_NVIDIA_CONFIG"]).read()))
+bw = Box("fail-w")
+rw, _ = bw.wizard(FLOW, "--env-scope", "none", env={"FAKE_NVIDIA_CONFIG": badconf})
+bc = Box("fail-c")
+rc = run(["install", "--yes", "--json", "--root", bc.root, "--mirror", bc.mirror, "--prefix", bc.prefix, "--state-dir", bc.state,
+          "--cache-dir", bc.cache, "--framework", "none", "--env-scope", "none"], env=dict(TENV, FAKE_NVIDIA_CONFIG=badconf, **NOW))
+t.ok(rw.rc == 4 and rc.rc == 4 and (rc.json() or {}).get("status") == "problems",
+     "a failed check after the install: the wizard and install both exit 4", (rw.rc, rc.rc, rc.out[:300]))
 t.ok("Nothing is changed until you confirm" in d["welcome"], "welcome: says nothing changes before Review")
 t.ok("compute capability 8.9" in d["system"] and "compute capability 8.6" in d["system"] and "Problems" in d["system"],
      "system: both GPUs with compute capability, and the problems", d["system"])

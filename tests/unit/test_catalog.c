@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/catalog/catalog.h"
+#include "core/catalog/catalog_pins.h"
 #include "core/catalog/cudnn_matrix.h"
 #include "core/catalog/manifest.h"
 #include "core/resolve/plan.h"
@@ -457,6 +458,90 @@ jax_pythons(void **state)
     cu_catalog_free(cat);
 }
 
+/* Parse the built-in catalog with @key's first row changed by @field = @val; the status. */
+static enum cu_status
+pins_variant(const char *key, const char *field, json_t *val)
+{
+    json_error_t je;
+    json_t *root = json_loadb((const char *)cu_catalog_json, cu_catalog_json_len, 0, &je);
+    assert_non_null(root);
+    json_object_set_new(json_array_get(json_object_get(root, key), 0), field, val);
+    char *text = json_dumps(root, JSON_COMPACT);
+    struct cu_catalog *cat = NULL;
+    struct cu_error err;
+    enum cu_status st = cu_catalog_parse(text, strlen(text), "variant", &cat, &err);
+    if (st != CU_OK)
+        assert_non_null(strstr(err.msg, key));
+    cu_catalog_free(cat);
+    free(text);
+    json_decref(root);
+    return st;
+}
+
+/* The companions built for each torch release (data/compat/pytorch_companions.csv, read in the companions' wheels on
+ * PyPI) and the nvidia-* wheels of each CUDA release (cuda_wheel_components.csv joined with NVIDIA's manifests). */
+static void
+pins_tables(void **state)
+{
+    (void)state;
+    struct cu_catalog *cat = load();
+    const struct cu_catalog_pins *p = &cat->wheels.pins;
+    struct cu_version t = V("2.10.0");
+    const struct cu_cat_companion *c = cu_catalog_companion(p, "torchvision", &t);
+    assert_true(c && c->version && strcmp(c->version, "0.25.0") == 0 && c->read && strcmp(c->requires, "==2.10.0") == 0);
+    c = cu_catalog_companion(p, "torchaudio", &t);
+    assert_true(c && c->version && strcmp(c->version, "2.10.0") == 0);
+    /* torchvision 0.29.1 and 0.29.2 ask torch>=2.14.0: built against 2.14, inferred; torchaudio has none for 2.14 */
+    t = V("2.14.1");
+    c = cu_catalog_companion(p, "torchvision", &t);
+    assert_true(c && c->version && strcmp(c->version, "0.29.2") == 0 && !c->read && strcmp(c->basis, "range") == 0);
+    c = cu_catalog_companion(p, "torchaudio", &t);
+    assert_true(c && !c->version && strcmp(c->basis, "none") == 0);
+    t = V("2.14"); /* a minor: its newest release's row */
+    c = cu_catalog_companion(p, "torchvision", &t);
+    assert_true(c && strcmp(vs(&c->torch), "2.14.1") == 0);
+    t = V("2.15.0");
+    assert_true(cu_catalog_companion(p, "torchvision", &t) && !cu_catalog_companion(p, "torchvision", &t)->version);
+    t = V("2.99.0");
+    assert_null(cu_catalog_companion(p, "torchvision", &t));
+    c = cu_catalog_companion_newest(p, "torchaudio");
+    assert_true(c && strcmp(vs(&c->torch), "2.11.0") == 0 && strcmp(c->version, "2.11.1") == 0);
+
+    /* torch 2.14.1's pins (cuda-toolkit 13.0.3): the runtime and cuBLAS agree with CUDA 13.0.3 alone. */
+    struct cu_pipspec s1, s2, s3;
+    assert_true(cu_pipspec_parse("==13.0.96.*", &s1) && cu_pipspec_parse("==13.1.1.3.*", &s2));
+    const char *pk[] = {"nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cuda-nvrtc-cu12"};
+    const struct cu_pipspec *sp[] = {&s1, &s2, &s3};
+    bool all = false;
+    const struct cu_cat_cuda_release *r = cu_catalog_cuda_release_held(p, pk, sp, 2, &all);
+    assert_true(r && strcmp(vs(&r->release), "13.0.3") == 0 && all && strcmp(r->runtime, "nvidia-cuda-runtime") == 0);
+    assert_string_equal(vs(cu_catalog_cuda_wheel_version(r, "nvidia-nvjitlink")), "13.0.88");
+    assert_string_equal(vs(cu_catalog_cuda_wheel_version(r, "nvidia-cuda-nvcc")), "13.0.88");
+    assert_string_equal(vs(cu_catalog_cuda_wheel_version(r, "nvidia-nvvm")), "13.0.88");
+    assert_null(cu_catalog_cuda_wheel_version(r, "nvidia-cudnn-cu13")); /* cuDNN is no wheel of the CUDA release */
+    assert_true(cu_catalog_cuda_wheel_known(p, "nvidia-nvjitlink-cu12") && !cu_catalog_cuda_wheel_known(p, "nvidia-nccl-cu12"));
+    /* torch 2.7.1 mixes 12.6.2's nvrtc (12.6.77) with 12.6.3's cuBLAS: none agrees with all, the runtime's newest */
+    const char *pk2[] = {"nvidia-cuda-runtime-cu12", "nvidia-cuda-nvrtc-cu12", "nvidia-cublas-cu12"};
+    assert_true(cu_pipspec_parse("==12.6.77", &s1) && cu_pipspec_parse("==12.6.77", &s2) &&
+                cu_pipspec_parse("==12.6.4.1", &s3));
+    r = cu_catalog_cuda_release_held(p, pk2, sp, 3, &all);
+    assert_true(r && strcmp(vs(&r->release), "12.6.3") == 0 && !all);
+    /* no runtime among them, or one no release has: none */
+    assert_null(cu_catalog_cuda_release_held(p, pk2 + 1, sp + 1, 2, &all));
+    assert_true(cu_pipspec_parse("==12.6.999", &s1));
+    assert_null(cu_catalog_cuda_release_held(p, pk2, sp, 1, &all));
+    cu_catalog_free(cat);
+
+    /* Rows that do not say what they claim are refused, naming the table. */
+    assert_int_equal(pins_variant("pytorch_companions", "version", json_string("0.30.0")), CU_E_INPUT); /* basis none */
+    assert_int_equal(pins_variant("pytorch_companions", "requires", json_string(">=x")), CU_E_INPUT);
+    assert_int_equal(pins_variant("pytorch_companions", "package", json_string("torchtext")), CU_E_INPUT);
+    assert_int_equal(pins_variant("cuda_wheels", "runtime", json_string("nvidia-nope")), CU_E_INPUT);
+    assert_int_equal(pins_variant("cuda_wheels", "release", json_string("1.0")), CU_E_INPUT); /* out of order */
+    assert_int_equal(pins_variant("cuda_wheels", "wheels", json_pack("{s:s}", "nvidia-cuda-runtime", "x")), CU_E_INPUT);
+    assert_int_equal(pins_variant("cuda_wheels", "release", json_string("13.9.0")), CU_OK);
+}
+
 int
 main(void)
 {
@@ -465,7 +550,7 @@ main(void)
         cmocka_unit_test(arch_support), cmocka_unit_test(cudnn_rows), cmocka_unit_test(cudnn_neighbours),
         cmocka_unit_test(malformed),    cmocka_unit_test(frameworks),
         cmocka_unit_test(every_field_mutated), cmocka_unit_test(python_layouts),
-        cmocka_unit_test(gpu_check_lines), cmocka_unit_test(jax_pythons),
+        cmocka_unit_test(gpu_check_lines), cmocka_unit_test(jax_pythons), cmocka_unit_test(pins_tables),
     };
     return TU_RUN(tests);
 }

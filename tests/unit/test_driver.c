@@ -20,6 +20,7 @@
 #include "core/machine/driver_state.h"
 #include "core/machine/sysinfo.h"
 #include "core/resolve/driver.h"
+#include "core/resolve/driver_distro.h"
 #include "installers/driver.h"
 #include "installers/driver_image.h"
 #include "installers/driver_sources.h"
@@ -183,6 +184,234 @@ ubuntu_modules_follow_the_meta(void **state)
     p = choose(x->cat, &f, NULL);
     assert_true(cu_strv_contains(&p->packages, "linux-headers-kvm"));
     assert_false(cu_strv_contains(&p->packages, "linux-modules-nvidia-580-open-kvm"));
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+}
+
+/* Debian 13 names its kernels with one dash (6.12.48+deb13-amd64): without a kernel meta installed, the flavour is
+ * read from that name, and the plan brings the metas DKMS builds with (issue 42: the plan was refused as if no
+ * package source carried a branch).  Names without a flavour (Arch, Fedora) give none. */
+static void
+debian13_kernel_names(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "debian", "13", "6.12.48+deb13-amd64", NULL, "6.1");
+    assert_string_equal(cu_drv_kernel_meta(&f), "amd64");
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_string_equal(p->flavor, "proprietary");
+    assert_true(p->branch <= 580); /* Pascal's last branch */
+    assert_true(cu_strv_contains(&p->packages, "linux-headers-amd64"));
+    assert_true(cu_strv_contains(&p->packages, "linux-image-amd64"));
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+    static const char *const names[][2] = {
+        {"6.12.48+deb13-cloud-amd64", "cloud-amd64"}, {"6.1.0-26-cloud-amd64", "cloud-amd64"},
+        {"6.12.12+bpo-amd64", "amd64"},                {"6.8.0-45-generic-64k", "generic-64k"},
+        {"6.4.0-150600.23.25-default", "default"},     {"6.12.10-1-lts", "lts"},
+        {"6.17.9-arch1-1", NULL},                     {"6.17.9-zen1-1-zen", NULL},
+        {"6.16.7-200.fc43.x86_64", NULL},             {"6.1.112-122.189.amzn2023.x86_64", NULL},
+        {"6.12", NULL},
+    };
+    for (size_t i = 0; i < CU_N_ELEMENTS(names); i++) {
+        facts_of(&f, &s, &g, "debian", "13", names[i][0], NULL, "6.1");
+        const char *km = cu_drv_kernel_meta(&f);
+        if (names[i][1])
+            assert_string_equal(km, names[i][1]);
+        else
+            assert_null(km);
+        facts_fini(&f, &s, &g);
+    }
+}
+
+/* Add branch @b to the first Ubuntu 24.04 row of @flavor made for the generic kernel (the table's rows are
+ * the catalog's; the test owns the loaded copy). */
+static void
+add_branch(struct cu_catalog *cat, const char *flavor, int b)
+{
+    for (size_t i = 0; i < cat->driver->n_pkgs; i++) {
+        struct cu_drv_pkg *r = &cat->driver->pkgs[i];
+        if (strcmp(r->distro, "Ubuntu 24.04") == 0 && strcmp(r->flavor, flavor) == 0 && !r->variant &&
+            r->signed_modules[0] && strcmp(r->source, "distro") == 0) {
+            r->branches = realloc(r->branches, (r->n_branches + 1) * sizeof(int));
+            assert_non_null(r->branches);
+            r->branches[r->n_branches++] = b;
+            return;
+        }
+    }
+    fail_msg("no Ubuntu 24.04 %s row", flavor);
+}
+
+/* The branch table (issue 42): 620 is packaged with the open modules only, so no row may plan it proprietary, and
+ * the plan counts on the release the table names where NVIDIA's CUDA table names none of the branch. */
+static void
+branch_table(void **state)
+{
+    struct fx *x = *state;
+    const struct cu_drv_branch *b = cu_drv_branch_for(x->cat->driver, 620);
+    assert_non_null(b);
+    assert_true(b->open && !b->proprietary);
+    assert_string_equal(b->designation, "Long Term Support Branch");
+    b = cu_drv_branch_for(x->cat->driver, 580);
+    assert_true(b && b->open && b->proprietary && b->end_of_life);
+    add_branch(x->cat, "proprietary", 620); /* a row that says more than the branch is packaged in */
+    add_branch(x->cat, "open", 620);
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "generic", "7.5");
+    struct cu_drv_plan *p = choose(x->cat, &f, "620-proprietary");
+    assert_string_equal(p->action, "refuse");
+    cu_drv_plan_free(p);
+    p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_int_equal(p->branch, 620);
+    assert_string_equal(p->flavor, "open");
+    char v[32];
+    assert_string_equal(cu_driver_version_format(&p->version, v, sizeof(v)), "620.70.06");
+    bool said = false;
+    for (size_t i = 0; i < p->reasons.n; i++)
+        said |= strstr(p->reasons.v[i], "620.70.06") != NULL;
+    assert_true(said);
+    assert_true(cu_strv_contains(&p->packages, "linux-modules-nvidia-620-open-generic"));
+    cu_drv_plan_free(p);
+    facts_fini(&f, &s, &g);
+}
+
+/* os-release read whole (issue 43): quotes, escapes and comments as os-release(5) has them. */
+static void
+os_release_fields(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("drv-osrel");
+    tu_write(dir, "etc/os-release",
+             "NAME=\"Linux Mint\"\n# a comment\nID=linuxmint\nID_LIKE=\"ubuntu debian\"\nPRETTY_NAME='Mint \\\"22\\\"'\n"
+             "VERSION_CODENAME=wilma\nUBUNTU_CODENAME=noble\nEMPTY=\nbad line\n");
+    struct cu_drv_state *s = probe(dir, "", "6.8.0-51-generic\n");
+    assert_string_equal(cu_drv_state_os_value(s, "ID_LIKE"), "ubuntu debian");
+    assert_string_equal(cu_drv_state_os_value(s, "UBUNTU_CODENAME"), "noble");
+    assert_string_equal(cu_drv_state_os_value(s, "PRETTY_NAME"), "Mint \\\"22\\\""); /* single quotes keep backslashes */
+    assert_string_equal(s->version_codename, "wilma");
+    assert_null(cu_drv_state_os_value(s, "EMPTY"));
+    assert_null(cu_drv_state_os_value(s, "ID_LIK"));
+    cu_drv_state_free(s);
+    tu_tmpdir_free(dir);
+}
+
+/* Facts of a derivative: os-release's fields besides ID and VERSION_ID ("KEY=value" each). */
+static void
+os_fields(struct cu_drv_state *s, struct cu_facts *f, const char *pretty, const char *const *kv)
+{
+    cu_strv_init(&s->os_release);
+    for (; *kv; kv++)
+        cu_strv_push(&s->os_release, *kv);
+    f->os.pretty_name = cu_xstrdup(pretty);
+}
+
+static void
+os_fields_fini(struct cu_drv_state *s, struct cu_facts *f)
+{
+    cu_strv_fini(&s->os_release);
+    free(f->os.pretty_name);
+    f->os.pretty_name = NULL;
+}
+
+/* A derivative is planned from the release ID_LIKE and its codename key name (issue 43): Linux Mint 22 from Ubuntu
+ * 24.04 (UBUNTU_CODENAME, not its own VERSION_CODENAME wilma), LMDE 6 from Debian 12 (DEBIAN_CODENAME); one whose
+ * base release cudaup does not know is refused naming what it read. */
+static void
+derivatives_by_id_like(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    static const char *const mint[] = {"ID_LIKE=ubuntu debian", "VERSION_CODENAME=wilma", "UBUNTU_CODENAME=noble", NULL};
+    facts_of(&f, &s, &g, "linuxmint", "22", "6.8.0-51-generic", "generic", "8.6");
+    os_fields(&s, &f, "Linux Mint 22", mint);
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_string_equal(p->manager, "apt");
+    assert_string_equal(p->base, "Ubuntu 24.04");
+    assert_string_equal(p->codename, "noble");
+    assert_string_equal(p->distro, "Linux Mint 22 (Ubuntu 24.04 base)");
+    assert_true(cu_strv_contains(&p->packages, "linux-modules-nvidia-580-open-generic"));
+    bool said = false;
+    for (size_t i = 0; i < p->reasons.n; i++)
+        said |= strstr(p->reasons.v[i], "UBUNTU_CODENAME=noble") != NULL;
+    assert_true(said);
+    cu_drv_plan_free(p);
+    /* NVIDIA's repository as on the base: ubuntu2404, its keyring's pinned hash (not "ubuntu22" of Mint's 22) */
+    struct cu_drv_wish wn = {.source = "nvidia"};
+    struct cu_drv_in inn = {&f, x->cat, &wn};
+    p = cu_drv_choose(&inn);
+    assert_string_equal(p->action, "install");
+    assert_non_null(p->repo);
+    assert_non_null(strstr(p->repo, "/repos/ubuntu2404/"));
+    int key = step_at(p, "keyring");
+    assert_true(key >= 0);
+    assert_non_null(p->steps[key].sha256);
+    cu_drv_plan_free(p);
+    char *hint = cu_drv_distro_hint(&f, x->cat);
+    assert_non_null(hint);
+    assert_non_null(strstr(hint, "Linux Mint 22 (Ubuntu 24.04 base)"));
+    assert_non_null(strstr(hint, "ubuntu-drivers install"));
+    free(hint);
+    os_fields_fini(&s, &f);
+    facts_fini(&f, &s, &g);
+
+    static const char *const lmde[] = {"ID_LIKE=debian", "VERSION_CODENAME=faye", "DEBIAN_CODENAME=bookworm", NULL};
+    facts_of(&f, &s, &g, "linuxmint", "6", "6.1.0-26-amd64", "amd64", "8.6");
+    os_fields(&s, &f, "LMDE 6 (faye)", lmde);
+    p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_string_equal(p->base, "Debian 12");
+    assert_string_equal(p->codename, "bookworm");
+    cu_drv_plan_free(p);
+    os_fields_fini(&s, &f);
+    facts_fini(&f, &s, &g);
+
+    static const char *const unknown[] = {"ID_LIKE=ubuntu debian", "VERSION_CODENAME=zara", "UBUNTU_CODENAME=zesty", NULL};
+    facts_of(&f, &s, &g, "linuxmint", "99", "6.8.0-51-generic", "generic", "8.6");
+    os_fields(&s, &f, "Linux Mint 99", unknown);
+    p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "refuse");
+    assert_non_null(strstr(p->refusal, "UBUNTU_CODENAME=zesty"));
+    assert_non_null(strstr(p->refusal, "Ubuntu 24.04 (noble)"));
+    cu_drv_plan_free(p);
+    os_fields_fini(&s, &f);
+    facts_fini(&f, &s, &g);
+}
+
+/* An apt preferences pin holds the version glob of its row ({B}.* by default; a derivative's own build, {B}.*pop*):
+ * with a plain 580.* pin, apt takes the newest 580 of any origin, so a derivative's own build would lose to its
+ * base's newer one (issue 43). */
+static void
+pin_version_glob(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "kvm", "6.1"); /* kvm: the DKMS row */
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    int pin = step_at(p, "pin");
+    assert_true(pin >= 0);
+    assert_non_null(strstr(p->steps[pin].text, "Pin: version 580.*\n"));
+    assert_string_equal(p->pin_version, "580.*");
+    cu_drv_plan_free(p);
+    for (size_t i = 0; i < x->cat->driver->n_pkgs; i++) {
+        struct cu_drv_pkg *r = &x->cat->driver->pkgs[i];
+        if (strcmp(r->distro, "Ubuntu 24.04") == 0 && strcmp(r->kernels[0], "*") == 0 && !r->pin_version)
+            r->pin_version = cu_xstrdup("{B}.*pop*");
+    }
+    p = choose(x->cat, &f, NULL);
+    pin = step_at(p, "pin");
+    assert_non_null(strstr(p->steps[pin].text, "Pin: version 580.*pop*\n"));
+    assert_string_equal(p->pin, "Pin: version 580.*pop* (*nvidia*)");
     cu_drv_plan_free(p);
     facts_fini(&f, &s, &g);
 }
@@ -458,6 +687,89 @@ nvlink5_from_vpd(void **state)
     cu_drv_state_free(s);
 }
 
+/* A command a step runs after the install transaction joins it when no installed package ships it (issue 49,
+ * item 1): Debian 12 with Secure Boot queues DKMS's key with mokutil, which only shim-signed brings there. */
+static void
+tools_the_steps_run(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "debian", "12", "6.1.0-26-amd64", "amd64", "5.2");
+    s.secure_boot = 1;
+    cu_strv_init(&s.packages);
+    cu_strv_push(&s.packages, "kmod");
+    s.packages_read = true;
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_string_equal(p->secure_boot, "mok");
+    int inst = step_at(p, "install"), mok = step_at(p, "mok");
+    assert_true(inst >= 0 && mok > inst);
+    assert_string_equal(p->steps[mok].argv[0], "mokutil");
+    assert_true(cu_strv_contains(&p->packages, "mokutil"));
+    size_t n = 0;
+    while (p->steps[inst].argv[n])
+        n++;
+    assert_string_equal(p->steps[inst].argv[n - 1], "mokutil");
+    bool said = false;
+    for (size_t i = 0; i < p->reasons.n; i++)
+        said |= strstr(p->reasons.v[i], "mokutil --import") && strstr(p->reasons.v[i], "not have installed");
+    assert_true(said);
+    assert_int_equal(p->reasons.n, p->reason_sources.n);
+    cu_drv_plan_free(p);
+    /* Installed (shim-signed brought it): nothing added. */
+    cu_strv_push(&s.packages, "mokutil");
+    p = choose(x->cat, &f, NULL);
+    assert_false(cu_strv_contains(&p->packages, "mokutil"));
+    cu_drv_plan_free(p);
+    /* The database could not be read: named, and said so. */
+    s.packages_read = false;
+    p = choose(x->cat, &f, NULL);
+    assert_true(cu_strv_contains(&p->packages, "mokutil"));
+    cu_drv_plan_free(p);
+    /* Secure Boot off: no key to queue, nothing added. */
+    s.secure_boot = 0;
+    p = choose(x->cat, &f, NULL);
+    assert_int_equal(step_at(p, "mok"), -1);
+    assert_false(cu_strv_contains(&p->packages, "mokutil"));
+    cu_drv_plan_free(p);
+    cu_strv_fini(&s.packages);
+    facts_fini(&f, &s, &g);
+}
+
+/* The fabric manager exits when it starts with no NVSwitch driver loaded (NVIDIA/gpu-operator#610): its service is
+ * started after `modprobe nvidia`, or, with a reboot planned, enabled without --now to start at the next boot. */
+static void
+fabric_manager_after_the_module(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts f;
+    struct cu_drv_state s;
+    struct cu_gpu_info g;
+    facts_of(&f, &s, &g, "ubuntu", "24.04", "6.8.0-45-generic", "generic", "9.0");
+    cu_strv_push(&s.nvidia_functions, "0x22a3 0x068000");
+    struct cu_drv_plan *p = choose(x->cat, &f, NULL);
+    assert_string_equal(p->action, "install");
+    assert_true(p->fabricmanager.n > 0 && !p->reboot);
+    int load = step_at(p, "load"), svc = step_at(p, "service");
+    assert_true(load >= 0 && svc == load + 1);
+    assert_string_equal(p->steps[svc].argv[2], "--now");
+    cu_drv_plan_free(p);
+    s.nouveau_bound = true; /* a reboot is planned: enabled, not started */
+    p = choose(x->cat, &f, NULL);
+    assert_true(p->reboot);
+    int reboot = step_at(p, "reboot");
+    svc = step_at(p, "service");
+    assert_true(svc >= 0 && reboot == svc + 1);
+    assert_string_equal(p->steps[svc].argv[1], "enable");
+    assert_string_equal(p->steps[svc].argv[2], "nvidia-fabricmanager");
+    assert_null(p->steps[svc].argv[3]);
+    cu_drv_plan_free(p);
+    cu_strv_fini(&s.nvidia_functions);
+    facts_fini(&f, &s, &g);
+}
+
 int
 main(void)
 {
@@ -465,12 +777,19 @@ main(void)
         cmocka_unit_test(kernel_meta_from_dpkg),
         cmocka_unit_test_setup_teardown(ubuntu_modules_follow_the_meta, setup, teardown),
         cmocka_unit_test_setup_teardown(lock_before_install, setup, teardown),
+        cmocka_unit_test_setup_teardown(debian13_kernel_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(branch_table, setup, teardown),
+        cmocka_unit_test(os_release_fields),
+        cmocka_unit_test_setup_teardown(derivatives_by_id_like, setup, teardown),
+        cmocka_unit_test_setup_teardown(pin_version_glob, setup, teardown),
         cmocka_unit_test_setup_teardown(epel_before_dkms, setup, teardown),
         cmocka_unit_test_setup_teardown(doctor_module_of_the_row_meta, setup, teardown),
         cmocka_unit_test(sources_every_suite),
         cmocka_unit_test_setup_teardown(repair_plans_running_headers, setup, teardown),
         cmocka_unit_test(image_hold),
         cmocka_unit_test_setup_teardown(nvlink5_from_vpd, setup, teardown),
+        cmocka_unit_test_setup_teardown(tools_the_steps_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(fabric_manager_after_the_module, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1176,13 +1176,19 @@ def cmd_systemctl(args):
         raise Exit(1, "Too few arguments.")
     suffixes = (".service", ".path", ".socket", ".timer")
     op, units = names[0], [u if u.endswith(suffixes) else u + ".service" for u in names[1:]]
-    # Units the installed packages ship (service=NAME, NAME.path), and unit files an administrator put in place.
-    known = set()
-    for k in (m.read("var/lib/pkgworld/units", "") or "").split():
-        known.add(k if k.endswith(suffixes) else k + ".service")
+    # Units the installed packages ship, each line "UNIT [MODULE]" (service=NAME, NAME.path): the kernel module it
+    # needs loaded to stay up (service_needs=: the fabric manager exits without its NVSwitch driver, FM-START in
+    # worlds/SOURCES.md); and unit files an administrator put in place.
+    known = {}
+    for line in (m.read("var/lib/pkgworld/units", "") or "").splitlines():
+        if line.split():
+            k = line.split()[0]
+            known[k if k.endswith(suffixes) else k + ".service"] = line.split()[1] if len(line.split()) > 1 else None
     for d in ("etc/systemd/system", "lib/systemd/system", "usr/lib/systemd/system"):
         if os.path.isdir(m.path(d)):
-            known.update(f for f in os.listdir(m.path(d)) if f.endswith(suffixes))
+            for f in os.listdir(m.path(d)):
+                if f.endswith(suffixes):
+                    known.setdefault(f, None)
     for u in units:
         base = u
         if op == "reload" and m.read("var/lib/pkgworld/active/" + u) is None:
@@ -1191,9 +1197,15 @@ def cmd_systemctl(args):
             raise Exit(1 if op == "enable" else 5, ("Failed to enable unit: Unit file %s does not exist." if op == "enable"
                                                      else "Failed to start %s: Unit %s not found.") % (u, u) if op == "enable" else
                        "Failed to start %s: Unit %s not found." % (u, u))
+        starts = op in ("start", "restart") or (op == "enable" and "--now" in args)
+        needs = known.get(base)
         wants = "etc/systemd/system/multi-user.target.wants/" + u
         if op == "enable":
             m.write(wants, "# enabled (pkgworld stand-in)\n")
+        if starts and needs and not os.path.isdir(m.path("sys/module/" + needs)):
+            raise Exit(1, "Job for %s failed because the control process exited with error code.\n"
+                          "See \"systemctl status %s\" and \"journalctl -xe\" for details." % (u, u))
+        if op == "enable":
             if "--now" in args:
                 m.write("var/lib/pkgworld/active/" + u, "active\n")
         elif op == "disable":

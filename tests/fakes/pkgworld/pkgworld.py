@@ -575,11 +575,14 @@ class Machine:
                 self.write(b, "#!/bin/sh\n# %s (pkgworld stand-in)\nexit 0\n" % n)
                 os.chmod(self.path(b), 0o755)
         self.write("var/lib/pkgworld/bins.json", json.dumps(want_bins, sort_keys=True) + "\n")
+        # "UNIT [MODULE]": the kernel module the unit needs loaded to stay up (service_needs=, FM-START).
         units = set()
         for n in self.installed:
             p = self.installed_pkg(n)
             if p and isinstance(p.extra.get("service"), str):
-                units.update(p.extra["service"].split(","))  # "a.path,a.service": several units of one package
+                needs = p.extra.get("service_needs")
+                for u in p.extra["service"].split(","):  # "a.path,a.service": several units of one package
+                    units.add(u + (" " + needs if isinstance(needs, str) else ""))
         self.write("var/lib/pkgworld/units", "".join(u + "\n" for u in sorted(units)))
 
     def enable_repo(self, repo, by_package=None):
