@@ -22,7 +22,7 @@ cdi_check(const struct cu_facts *f, const struct cu_sys *sys, struct cu_checks *
     const struct cu_driver_info *d = &f->driver;
     bool wsl = d->kind == CU_DRIVER_WSL || f->os.wsl;
     if (!((d->kind == CU_DRIVER_NVIDIA && d->version.n) || wsl)) {
-        cu_checks_add(out, "containers-cdi", CU_CHECK_SKIP, "%s", _("no NVIDIA driver is loaded, so no CDI spec can be of it"));
+        cu_checks_add(out, "cdi-spec", CU_CHECK_SKIP, "%s", _("no NVIDIA driver is loaded, so no CDI spec can be of it"));
         return;
     }
     struct cu_cdi cdi;
@@ -31,7 +31,7 @@ cdi_check(const struct cu_facts *f, const struct cu_sys *sys, struct cu_checks *
         cu_cdi_probe(&sys->files, &cdi);
     char b1[32], b2[32];
     if (!cdi.n) {
-        cu_checks_add_fix(out, "containers-cdi", CU_CHECK_FAIL,
+        cu_checks_add_fix(out, "cdi-spec", CU_CHECK_FAIL,
                           cu_xstrdup(_("no CDI spec of the GPUs is in /etc/cdi or /var/run/cdi: `--device nvidia.com/gpu=all` finds no device")),
                           cu_xstrdup(_("`cudaup repair` generates it; the toolkit's nvidia-cdi-refresh units keep it fresh")));
         cu_cdi_fini(&cdi);
@@ -46,16 +46,16 @@ cdi_check(const struct cu_facts *f, const struct cu_sys *sys, struct cu_checks *
             named += cu_strv_contains(&s->devices, idx);
         }
         if (!wsl && s->driver.n && cu_version_cmp(&s->driver, &d->version) != 0)
-            cu_checks_add_fix(out, "containers-cdi", CU_CHECK_FAIL,
+            cu_checks_add_fix(out, "cdi-spec", CU_CHECK_FAIL,
                               cu_tr_asprintf(_("%s is of the NVIDIA driver %s, but driver %s is loaded"), s->path,
                                              cu_driver_version_format(&s->driver, b1, sizeof(b1)), cu_driver_version_format(&d->version, b2, sizeof(b2))),
                               cu_xstrdup(_("`cudaup repair` regenerates it")));
         else if (!wsl && named < f->n_gpus)
-            cu_checks_add_fix(out, "containers-cdi", CU_CHECK_FAIL,
+            cu_checks_add_fix(out, "cdi-spec", CU_CHECK_FAIL,
                               cu_tr_asprintf(_("%s names %zu of this machine's %zu GPUs"), s->path, named, f->n_gpus),
                               cu_xstrdup(_("`cudaup repair` regenerates it")));
         else
-            cu_checks_add(out, "containers-cdi", CU_CHECK_PASS, _("%s names the %zu GPU(s) of this machine, for the driver that runs (%s)"), s->path,
+            cu_checks_add(out, "cdi-spec", CU_CHECK_PASS, _("%s names the %zu GPU(s) of this machine, for the driver that runs (%s)"), s->path,
                           wsl ? (size_t)1 : f->n_gpus, wsl ? "WSL2" : cu_driver_version_format(&d->version, b1, sizeof(b1)));
     }
     cu_cdi_fini(&cdi);
@@ -95,7 +95,7 @@ run_check(const struct cu_facts *f, const struct cu_catalog *cat, const struct c
     if (!img || !*img)
         img = CU_VERIFY_CONTAINER_IMAGE;
     if (!podman && !docker) {
-        cu_checks_add(out, "containers-run", CU_CHECK_SKIP, "%s",
+        cu_checks_add(out, "container", CU_CHECK_SKIP, "%s",
                       _("neither Podman nor Docker is here to start a container with (containerd and CRI-O are checked through their configuration and the CDI spec)"));
         cu_engines_fini(&en);
         return;
@@ -109,7 +109,7 @@ run_check(const struct cu_facts *f, const struct cu_catalog *cat, const struct c
         const char *pull[] = {prog, "pull", img, NULL};
         if (ask(sys, pull, &said) != 0) {
             CU_AUTOFREE char *why = cu_str_failure_line(said);
-            cu_checks_add(out, "containers-run", CU_CHECK_SKIP,
+            cu_checks_add(out, "container", CU_CHECK_SKIP,
                           _("no container was started: the image %s is not here and %s cannot pull it (%s); name one it has with CUDAUP_CONTAINER_IMAGE"),
                           img, title, why && *why ? why : "?");
             cu_engines_fini(&en);
@@ -131,10 +131,10 @@ run_check(const struct cu_facts *f, const struct cu_catalog *cat, const struct c
     size_t want = f->n_gpus ? f->n_gpus : 1;
     CU_AUTOFREE char *line = cu_sys_argv_str(argv);
     if (code == 0 && seen >= want) {
-        cu_checks_add(out, "containers-run", CU_CHECK_PASS, _("a container started by %s with the GPU sees %zu GPU(s) (`%s`)"), title, seen, line);
+        cu_checks_add(out, "container", CU_CHECK_PASS, _("a container started by %s with the GPU sees %zu GPU(s) (`%s`)"), title, seen, line);
     } else {
         CU_AUTOFREE char *why = cu_str_failure_line(said);
-        cu_checks_add_fix(out, "containers-run", CU_CHECK_FAIL,
+        cu_checks_add_fix(out, "container", CU_CHECK_FAIL,
                           cu_tr_asprintf(_("a container started by %s with the GPU sees %zu of %zu GPU(s) (`%s` exited %d: %s)"), title, seen, want,
                                          line, code, why && *why ? why : "?"),
                           cu_xstrdup(_("`cudaup doctor` says what of the engine's configuration or the CDI spec is wrong, with its fix")));
@@ -147,7 +147,7 @@ cu_verify_containers(const struct cu_facts *f, const struct cu_catalog *cat, con
                      struct cu_checks *out)
 {
     if (f->container.inside) {
-        cu_checks_add(out, "containers-cdi", CU_CHECK_SKIP, "%s", _("cudaup runs inside a container: the host's GPU containers are checked on the host"));
+        cu_checks_add(out, "cdi-spec", CU_CHECK_SKIP, "%s", _("cudaup runs inside a container: the host's GPU containers are checked on the host"));
         return;
     }
     cdi_check(f, sys, out);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * verify's checks of GPU containers on a host (issue 48 item 3): the CDI specs name every GPU of this machine and
- * were generated for the loaded driver ("containers-cdi"); a container started with the GPU sees it
- * ("containers-run": Podman through CDI, else Docker), with a small image that is present or that the engine can
+ * were generated for the loaded driver ("cdi-spec"); a container started with the GPU sees it
+ * ("container": Podman through CDI, else Docker), with a small image that is present or that the engine can
  * pull, else the check says so and skips rather than passing.  Commands go through the system runner.
  */
 #ifndef CU_VERIFY_CONTAINERS_H

@@ -438,7 +438,8 @@ note(struct inst_ctr_ctx *c, const char *text)
 }
 
 static enum cu_status
-restart(struct inst_ctr_ctx *c, struct ctr_rec *r, const struct cu_ctr_plan *p, const struct cu_ctr_step *s, struct cu_error *err)
+restart(struct inst_ctr_ctx *c, struct ctr_rec *r, const struct cu_ctr_plan *p, const struct cu_ctr_step *s, bool *declined,
+        struct cu_error *err)
 {
     const struct cu_ctr_engine *x = plan_engine(p, s->engine);
     enum cu_engine_kind k = x ? x->kind : CU_ENGINE_DOCKER;
@@ -454,10 +455,44 @@ restart(struct inst_ctr_ctx *c, struct ctr_rec *r, const struct cu_ctr_plan *p, 
                                                  cu_engine_title(k), cmd);
             note(c, n);
             cu_run_result(c->run, "containers", "restart", n, CU_OK, false);
+            declined[k] = true;
             return CU_OK;
         }
     }
     return run_cmd(c, r, s->action, s->argv, false, err);
+}
+
+/* How to use what is now in place, one line per engine: NVIDIA's guide's own sample commands (CTK-GUIDE in
+ * data/containers/SOURCES.md); an engine whose restart is left to the user is ready once it has restarted. */
+static void
+ready_notes(struct inst_ctr_ctx *c, const struct cu_ctr_plan *p, const bool *declined)
+{
+    for (size_t i = 0; i < p->n_engines; i++) {
+        const struct cu_ctr_engine *x = &p->engines[i];
+        bool later = declined[x->kind] || (x->apply && strcmp(x->apply, "user") == 0);
+        CU_AUTOFREE char *n = NULL;
+        switch (x->kind) {
+        case CU_ENGINE_DOCKER:
+            n = later ? cu_tr_asprintf(_("Once Docker has restarted, it runs GPU containers: `%s`."), "docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi")
+                      : cu_tr_asprintf(_("Docker runs GPU containers now: `%s`."), "docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi");
+            break;
+        case CU_ENGINE_PODMAN:
+            n = cu_tr_asprintf(_("Podman runs GPU containers now, through the CDI spec: `%s`."),
+                               "podman run --rm --device nvidia.com/gpu=all --security-opt=label=disable ubuntu nvidia-smi -L");
+            break;
+        case CU_ENGINE_CONTAINERD:
+        case CU_ENGINE_CRIO:
+            n = later ? cu_tr_asprintf(_("Once %s has restarted, it has the runtime `nvidia` (a Kubernetes RuntimeClass names it as its handler)."),
+                                       cu_engine_title(x->kind))
+                      : cu_tr_asprintf(_("%s has the runtime `nvidia` now (a Kubernetes RuntimeClass names it as its handler)."),
+                                       cu_engine_title(x->kind));
+            break;
+        default:
+            break;
+        }
+        if (n)
+            note(c, n);
+    }
 }
 
 enum cu_status
@@ -469,6 +504,10 @@ inst_containers_install(struct inst_ctr_ctx *c, const struct cu_plan *plan, cons
     if (!p || strcmp(p->action, "install") != 0) {
         for (size_t i = 0; p && i < p->user_steps.n; i++)
             note(c, p->user_steps.v[i]);
+        if (p && strcmp(p->action, "keep") == 0) {
+            bool none[CU_N_ENGINES] = {false};
+            ready_notes(c, p, none);
+        }
         return CU_OK;
     }
     struct cu_container_info ci;
@@ -501,7 +540,7 @@ inst_containers_install(struct inst_ctr_ctx *c, const struct cu_plan *plan, cons
         if ((st = inst_driver_repository(&dc, p->manager, ds, nds, err)) != CU_OK)
             goto out;
     }
-    bool configured[CU_N_ENGINES] = {false};
+    bool configured[CU_N_ENGINES] = {false}, pending[CU_N_ENGINES] = {false};
     for (size_t i = 0; i < p->n_steps && st == CU_OK; i++) {
         const struct cu_ctr_step *s = &p->steps[i];
         const char *a = s->action;
@@ -547,13 +586,15 @@ inst_containers_install(struct inst_ctr_ctx *c, const struct cu_plan *plan, cons
                 st = ctr_rec_save(c->state_dir, &r, err);
             }
         } else if (strcmp(a, "restart") == 0) {
-            st = restart(c, &r, p, s, err);
+            st = restart(c, &r, p, s, pending, err);
         } else if (strcmp(a, "reload") == 0) {
             st = run_cmd(c, &r, a, s->argv, false, err);
         }
     }
     for (size_t i = 0; st == CU_OK && i < p->user_steps.n; i++)
         note(c, p->user_steps.v[i]);
+    if (st == CU_OK)
+        ready_notes(c, p, pending);
 out:
     ctr_rec_fini(&r);
     return st;

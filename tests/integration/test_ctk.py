@@ -143,8 +143,12 @@ for world in ("ubuntu2404", "debian12", "rocky9"):
          "%s: Docker reloaded where only its runtimes changed (restarted where CDI was turned on), containerd restarted: neither ran "
          "containers" % world, restarts)
     verify = {x["name"]: x for x in (doc.get("verify") or {}).get("checks", [])}
-    t.ok(verify.get("containers-cdi", {}).get("status") == "pass" and verify.get("containers-run", {}).get("status") == "skip"
-         and "cannot pull it" in verify.get("containers-run", {}).get("detail", ""),
+    notes = (doc.get("containers") or {}).get("notes", [])
+    t.ok(any(n.startswith("Docker runs GPU containers now: `docker run") for n in notes)
+         and any(n.startswith("containerd has the runtime `nvidia` now") for n in notes),
+         "%s: install ends saying that Docker and containerd run GPU containers now, and how" % world, notes)
+    t.ok(verify.get("cdi-spec", {}).get("status") == "pass" and verify.get("container", {}).get("status") == "skip"
+         and "cannot pull it" in verify.get("container", {}).get("detail", ""),
          "%s: verify: the CDI spec names the GPU for the loaded driver; no image to run a container with, and it says so (not a pass)" % world,
          verify)
     # Again: nothing to do for the engines, nothing restarted.
@@ -189,6 +193,11 @@ t.ok(r.rc == 0 and not [x for x in b.restarted() if "docker" in x or "containerd
      "install --yes: Docker and containerd, running containers, were not restarted", b.restarted())
 notes = (doc.get("containers") or {}).get("notes", [])
 t.ok(any("web, db" in n for n in notes), "install --yes: what is left to the user is said, naming the containers", notes)
+t.ok(any(n.startswith("Once Docker has restarted, it runs GPU containers: `docker run --rm --runtime=nvidia --gpus all") for n in notes)
+     and any(n.startswith("Once containerd has restarted, it has the runtime `nvidia`") for n in notes)
+     and any(n.startswith("Podman runs GPU containers now, through the CDI spec: `podman run --rm --device nvidia.com/gpu=all") for n in notes),
+     "install --yes: its last lines say how to start a GPU container with each engine (NVIDIA's guide's samples), "
+     "Docker's and containerd's once restarted", notes)
 b = Box(t, "busy2", "rocky9", mirror_dir=MIRROR, cat=CAT, running={"docker": ["web"]})
 r, doc = b.install(*ENGINES, "--restart-engines")
 t.ok(r.rc == 0 and "restart docker.service" in b.restarted(), "install --yes --restart-engines: Docker is restarted all the same", b.restarted())

@@ -123,12 +123,12 @@ out = subprocess.run([WRAP, "run", "--rm", "--device", "nvidia.com/gpu=all", "do
                      capture_output=True, text=True, env=env, timeout=300)
 t.ok(out.returncode == 0 and out.stdout.startswith("GPU 0: NVIDIA GeForce RTX 4090"), NAMES[3], (out.stdout, out.stderr[-800:]))
 checks = {c["name"]: c for c in (doc.get("verify") or {}).get("checks", [])}
-run_c = checks.get("containers-run", {})
+run_c = checks.get("container", {})
 t.ok(run_c.get("status") == "pass" and "sees 1 GPU" in run_c.get("detail", ""), NAMES[4], run_c)
 # Without the image (and no registry to pull from): the check says so, never a pass.
 subprocess.run([WRAP, "rmi", "-f", "docker.io/library/busybox:latest"], capture_output=True, env=env, timeout=300)
 r = b.cudaup("verify", "--json", "--root", b.root, "--state-dir", b.state, "--prefix", os.path.join(b.dir, "prefix"))
 checks = {c["name"]: c for c in (r.json() or {}).get("checks", [])}
-run_c = checks.get("containers-run", {})
+run_c = checks.get("container", {})
 t.ok(run_c.get("status") == "skip" and "cannot pull it" in run_c.get("detail", ""), NAMES[5], run_c)
 t.done()

@@ -61,7 +61,7 @@ inst = b.installed()
 t.ok(dj.get("log-driver") == "journald" and "nvidia" in (dj.get("runtimes") or {}) and "nvidia-container-toolkit" in inst
      and "kind: nvidia.com/gpu" in (b.read("/var/run/cdi/nvidia.yaml") or ""),
      "the wizard's install set the host up: the toolkit, daemon.json (the user's key kept), the CDI spec", (dj, sorted(inst)[:5]))
-t.ok("containers-cdi" in d["validation"], "Validation: the containers check is there", d["validation"])
+t.ok("cdi-spec" in d["validation"], "Validation: the containers check is there", d["validation"])
 
 # A host without a container engine: no Containers screen, the flow as before.
 n = ctkbox.Box(t, "tuinoctk", "debian12", mirror_dir=MIRROR, cat=CAT, engines=())
