@@ -34,7 +34,7 @@ v(const struct cu_version *ver, char *buf, size_t len)
 static int
 label_width(void)
 {
-    const char *labels[] = {_("GPU"), _("Driver"), _("Kernel"), _("CUDA"), _("Env"), _("Python"), _("Frameworks")};
+    const char *labels[] = {_("GPU"), _("Driver"), _("Kernel"), _("CUDA"), _("Env"), _("Python"), _("Frameworks"), _("Containers")};
     int w = 8;
     for (size_t i = 0; i < CU_N_ELEMENTS(labels); i++)
         if (cu_text_width(labels[i]) > w)
@@ -66,7 +66,7 @@ entry(struct cu_app *app, const char *lab, struct cu_buf *text)
 }
 
 static void
-print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs *fw, const struct cu_problems *pr)
+print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs *fw, const char *containers, const struct cu_problems *pr)
 {
     char b1[32], b2[32];
     const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
@@ -183,6 +183,10 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
                       e->cuda_build && !e->cpu_only ? e->cuda_build : "", e->path);
         entry(app, i == 0 ? _("Frameworks") : "", &t);
     }
+    if (containers) {
+        cu_buf_puts(&t, containers);
+        entry(app, _("Containers"), &t);
+    }
     cu_buf_fini(&t);
     printf("\n");
     if (pr->n == 0) {
@@ -279,7 +283,8 @@ cu_cmd_doctor(struct cu_app *app)
         json_object_set_new(doc, "containers", facts->container.inside ? json_null() : cu_ctr_doctor_json(app->catalog, &en, &cdi));
         cu_report_json(app, doc);
     } else if (!app->cfg.quiet) {
-        print_text(app, facts, &fw, &problems);
+        CU_AUTOFREE char *ctr = facts->container.inside ? NULL : cu_ctr_doctor_line(app->catalog, &en, &cdi);
+        print_text(app, facts, &fw, ctr, &problems);
     } else {
         /* -q: the errors alone, each with its fix. */
         for (size_t i = 0; i < problems.n; i++) {

@@ -9,6 +9,7 @@
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
+#include "core/base/str.h"
 #include "core/base/toml.h"
 #include "core/resolve/containers.h"
 
@@ -198,4 +199,44 @@ cu_ctr_doctor_json(const struct cu_catalog *cat, const struct cu_engines *en, co
     }
     json_object_set_new(o, "cdi", c);
     return o;
+}
+
+char *
+cu_ctr_doctor_line(const struct cu_catalog *cat, const struct cu_engines *en, const struct cu_cdi *cdi)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (int k = 0; k < CU_N_ENGINES; k++) {
+        const struct cu_engine_info *e = &en->e[k];
+        if (!e->installed && !e->desktop)
+            continue;
+        char v[32];
+        CU_AUTOFREE char *broken = NULL;
+        const char *how = e->desktop                  ? _("Docker Desktop's, set up in its own settings")
+                          : k == CU_ENGINE_PODMAN     ? _("GPU through the CDI spec")
+                          : configured(cat, e, &broken) ? _("runtime nvidia")
+                          : broken                    ? _("its configuration does not parse")
+                                                      : _("not set up for the GPU");
+        if (b.len)
+            cu_buf_puts(&b, _(", "));
+        cu_buf_printf(&b, "%s%s%s (%s)", cu_engine_title(e->kind), e->version.n ? " " : "",
+                      e->version.n ? cu_version_format(&e->version, 0, v, sizeof(v)) : "", how);
+    }
+    if (en->nvidia_ctk)
+        cu_buf_printf(&b, "%s%s", b.len ? _("; ") : "", _("NVIDIA Container Toolkit installed"));
+    for (size_t i = 0; i < cdi->n; i++) {
+        char v[32];
+        const struct cu_cdi_spec *s = &cdi->v[i];
+        if (b.len)
+            cu_buf_puts(&b, _("; "));
+        if (s->driver.n)
+            cu_buf_printf(&b, _("CDI spec %s (driver %s)"), s->path, cu_driver_version_format(&s->driver, v, sizeof(v)));
+        else
+            cu_buf_printf(&b, _("CDI spec %s"), s->path);
+    }
+    if (!b.len) {
+        cu_buf_fini(&b);
+        return NULL;
+    }
+    return cu_buf_steal(&b);
 }

@@ -26,6 +26,13 @@ void cu_ctr_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const
 /** doctor's "containers": {toolkit, engines[] {name, version, configured}, cdi[] {path, driver, devices[]}}. */
 json_t *cu_ctr_doctor_json(const struct cu_catalog *cat, const struct cu_engines *en, const struct cu_cdi *cdi);
 
+/**
+ * doctor's "Containers" line, as the user reads it: each engine installed here with its version and whether it runs GPU
+ * containers (its runtime nvidia, or CDI for Podman), whether nvidia-ctk is here, and each CDI spec with the driver it
+ * was generated for.  NULL where there is no engine, no toolkit and no spec (nothing to say).  The caller frees it.
+ */
+char *cu_ctr_doctor_line(const struct cu_catalog *cat, const struct cu_engines *en, const struct cu_cdi *cdi);
+
 /** Is the CDI spec @s of the driver @drv (the loaded one)? False when it names none. */
 bool cu_ctr_cdi_fresh(const struct cu_cdi_spec *s, const struct cu_version *drv);
 

@@ -151,6 +151,12 @@ for world in ("ubuntu2404", "debian12", "rocky9"):
          and "cannot pull it" in verify.get("container", {}).get("detail", ""),
          "%s: verify: the CDI spec names the GPU for the loaded driver; no image to run a container with, and it says so (not a pass)" % world,
          verify)
+    r = b.cudaup("doctor", "--root", b.root, "--state-dir", b.state)
+    line = next((x for x in r.out.splitlines() if x.startswith("Containers ")), "")
+    t.ok("Docker " in line and "(runtime nvidia)" in line and "containerd " in line and "(GPU through the CDI spec)" in line
+         and "CDI spec /var/run/cdi/nvidia.yaml (driver 580.95.05)" in line and "not set up" not in line,
+         "%s: doctor's Containers line: each engine with its version, set up for the GPU, and the CDI spec with its driver" % world,
+         r.out[-1500:])
     # Again: nothing to do for the engines, nothing restarted.
     before = list(restarts)
     r, doc2 = b.install(*ENGINES)
