@@ -208,6 +208,52 @@ b = Box(t, "busy2", "rocky9", mirror_dir=MIRROR, cat=CAT, running={"docker": ["w
 r, doc = b.install(*ENGINES, "--restart-engines")
 t.ok(r.rc == 0 and "restart docker.service" in b.restarted(), "install --yes --restart-engines: Docker is restarted all the same", b.restarted())
 
+
+def on_terminal(box, answers, *argv):
+    """cudaup on a pty, each [y/N] question answered in turn from @answers; returns (rc, output, questions asked)."""
+    import pty
+    import select
+    import time
+    from cutest import BIN, base_env
+    master, slave = pty.openpty()
+    p = subprocess.Popen([BIN] + list(argv), stdin=slave, stdout=slave, stderr=slave, env=base_env(box.env()), close_fds=True)
+    os.close(slave)
+    out, asked, end = b"", 0, time.time() + 300
+    while time.time() < end:
+        r, _, _ = select.select([master], [], [], 1)
+        if r:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+            if out.count(b"[y/N]") > asked:
+                os.write(master, ((answers[asked] if asked < len(answers) else "n") + "\n").encode())
+                asked += 1
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=30)
+    os.close(master)
+    return p.returncode, out.decode("utf-8", "replace"), asked
+
+
+for answer in ("n", "y"):
+    # Rocky 9's Docker CE turns CDI on (features.cdi): a restart, not a reload
+    b = Box(t, "ask" + answer, "rocky9", engines=("docker",), mirror_dir=MIRROR, cat=CAT, running={"docker": ["web", "db"]})
+    rc, out, asked = on_terminal(b, ["y", answer], "install", "--env-scope", "none", *b.args("--containers", "docker"))
+    q = [x for x in out.splitlines() if "Restart Docker now" in x]
+    t.ok(rc == 0 and asked == 2 and q and "web, db" in q[0], "on a terminal, Docker running web and db: install asks before "
+         "restarting it, naming the containers that would stop (answered %s)" % answer, out[-1500:])
+    if answer == "n":
+        t.ok(not b.restarted() and "Docker was not restarted" in out and "systemctl restart docker" in out
+             and "Once Docker has restarted" in out,
+             "answered no: Docker is not restarted, and install says how to restart it and what it runs once restarted", out[-1200:])
+    else:
+        t.ok(b.restarted() == ["restart docker.service"] and "Docker runs GPU containers now" in out,
+             "answered yes: Docker is restarted, and install says it runs GPU containers now", (b.restarted(), out[-800:]))
+
 # ---- a driver update makes the CDI spec stale: doctor finds it, repair regenerates it ----
 b = Box(t, "stale", "debian12", mirror_dir=MIRROR, cat=CAT, configs={"/etc/containerd/config.toml": DEB_ROOT_CFG})
 r, doc = b.install(*ENGINES)
