@@ -255,12 +255,12 @@ cu_cmd_doctor(struct cu_app *app)
     struct cu_sysroot host;
     cu_fwenvs_scan(&app->root, facts, app->catalog, app->envp, &fw);
     /* What each framework would load, in the loader's order, without importing it (issue 36). */
-    cu_fwenvs_shadow(&app->root, &fw, 0, app->envp, app->state_dir, &problems);
+    cu_fwenvs_shadow(&app->root, &fw, 0, app->envp, app->state_dir, app->cancel, &problems);
     if (recorded && cu_sysroot_init(&host, "/", &err) == CU_OK) {
         /* cudaup wrote that path on this host: it is read there, whatever --root says. */
         size_t before = fw.n;
         cu_fwenvs_add(&host, app->catalog, recorded, &fw);
-        cu_fwenvs_shadow(&host, &fw, before, app->envp, app->state_dir, &problems);
+        cu_fwenvs_shadow(&host, &fw, before, app->envp, app->state_dir, app->cancel, &problems);
         cu_sysroot_fini(&host);
     }
     cu_fwenvs_check(&fw, facts, app->catalog, app->envp, &problems);

@@ -144,7 +144,7 @@ cu_cmd_install(struct cu_app *app)
         goto out;
     }
     if (!app->cfg.yes) {
-        cu_print_plan(app, plan);
+        cu_print_plan_confirm(app, plan); /* one screen: the reasons are plan's (issue 49 item 10) */
         printf("\n");
         if (!cu_app_confirm(app, _("Go ahead?"), &rc))
             goto out;
@@ -164,6 +164,7 @@ cu_cmd_install(struct cu_app *app)
         .envp = app->envp,
         .is_root = app->is_root,
         .profile_d = app->profile_d,
+        .root = &app->root,
     };
     /* The driver first, through the distribution's package manager; it may stop for a reboot (exit 5). */
     struct cu_sys sys;
@@ -184,7 +185,7 @@ cu_cmd_install(struct cu_app *app)
     cu_sys_fini(&sys);
     if (st == CU_OK)
         st = cu_install_run(&ctx, &err);
-    cu_progress_flush(prog);
+    cu_progress_end(prog, st != CU_OK ? &err : NULL); /* a failed step's sentence is said once, below */
     bool changed = cu_run_changed(&ctx);
     if (st == CU_E_CANCELLED) {
         /* Ctrl-C: what it left, and that nothing fetched is lost (the partial files resume). */
@@ -326,6 +327,8 @@ cu_cmd_install(struct cu_app *app)
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);
         CU_AUTOFREE char *qs = cu_sh_quote(plan->state_dir);
         const char *scope = plan->env.scope ? plan->env.scope : "user";
+        CU_AUTOFREE char *pd_seen = cu_sysroot_is_host(&app->root) ? NULL : cu_root_seen_path(app->root.path, app->profile_d);
+        bool profile_in_root = pd_seen != NULL; /* written for the machine under --root, not for this one's shells */
         /* Each command the user copies is kept on one line (cu_keep): a break in it pastes as two. */
         CU_AUTOFREE char *src = cu_xasprintf(CU_KEEP_OPEN ". %s" CU_KEEP_CLOSE, envsh);
         CU_AUTOFREE char *again = cu_xasprintf(CU_KEEP_OPEN "cudaup verify --prefix %s --state-dir %s" CU_KEEP_CLOSE, qp, qs);
@@ -333,6 +336,9 @@ cu_cmd_install(struct cu_app *app)
             cu_say(stdout, "", _("Nothing sets the environment for you (--env-scope none); in each shell run: %s"), src);
         else if (strcmp(scope, "conda") == 0)
             cu_say(stdout, "", _("The environment's activation sets CUDA_HOME, PATH and LD_LIBRARY_PATH; deactivation undoes them."));
+        else if (strcmp(scope, "system") == 0 && profile_in_root)
+            cu_say(stdout, "", _("Login shells of the machine under %s set it from its /etc/profile.d/cudaup.sh (this machine's shells are left as they were)."),
+                   app->root.path);
         else if (strcmp(scope, "system") == 0)
             cu_say(stdout, "", _("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: %s"), src);
         else

@@ -98,7 +98,7 @@ cu_cmd_repair(struct cu_app *app)
         cu_app_open_log(app);
         struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                                  .mirror = app->cfg.mirror, .ca_cert = app->cfg.ca_cert, .catalog = app->catalog,
-                                 .retries = (unsigned)app->cfg.retries};
+                                 .retries = (unsigned)app->cfg.retries, .root = &app->root};
         st = cu_repair_run(&in, dir, app->cfg.deep, &ro, &ctx, &err);
     }
     cu_progress_flush(prog);

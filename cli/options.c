@@ -13,6 +13,7 @@
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
+#include "core/base/near.h"
 #include "core/base/parse.h"
 #include "core/base/str.h"
 #include "term.h"
@@ -302,29 +303,6 @@ store(struct cu_config *cfg, const struct opt *o, const char *value, const char 
     return CU_OK;
 }
 
-/* Edit distance of @a and @b (at most 32 characters each; longer is far). */
-static size_t
-distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[33];
-    if (la > 32 || lb > 32)
-        return 99;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            size_t sub = prev + (a[i - 1] != b[j - 1]);
-            size_t best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
-            row[j] = sub < best ? sub : best;
-            prev = cur;
-        }
-    }
-    return row[lb];
-}
-
 static const char *nearest_command(const char *typed);
 static const struct opt *nearest_option(const char *typed);
 
@@ -610,7 +588,7 @@ nearest_option(const char *typed)
     const struct opt *best = NULL, *prefixed = NULL;
     size_t bd = 3, n_prefixed = 0;
     for (size_t i = 0; i < CU_N_ELEMENTS(options); i++) {
-        size_t d = distance(typed, options[i].name);
+        size_t d = cu_edit_distance(typed, options[i].name);
         if (d < bd && strlen(options[i].name) > 3)
             bd = d, best = &options[i];
         if (strlen(typed) >= 3 && strncmp(options[i].name, typed, strlen(typed)) == 0)
@@ -626,7 +604,7 @@ nearest_command(const char *typed)
     const char *best = NULL;
     size_t bd = 3;
     for (size_t i = 0; i < CU_N_ELEMENTS(commands); i++) {
-        size_t d = distance(typed, commands[i].name);
+        size_t d = cu_edit_distance(typed, commands[i].name);
         if (d < bd)
             bd = d, best = commands[i].name;
     }

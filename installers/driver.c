@@ -342,8 +342,8 @@ inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued)
 {
     struct cu_buf b;
     cu_buf_init(&b);
-    cu_buf_printf(&b, _("The NVIDIA driver %d (%s) is installed. Reboot now; cudaup never reboots by itself."), p->branch,
-                  cu_drv_flavor_word(p->flavor));
+    /* What to do only: the error's own sentence says what was installed (it was said twice, issue 49 item 11). */
+    cu_buf_printf(&b, "%s", _("Reboot now; cudaup never reboots by itself."));
     /* Sentence after sentence: a space between English ones, none after zh_CN's 。 */
     if (p->secure_boot && strcmp(p->secure_boot, "mok") == 0) {
         if (mok_queued) {
@@ -479,8 +479,8 @@ inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const
     if ((st = drv_resume_write(c, plan, facts, queued, err)) != CU_OK)
         return st;
     CU_AUTOFREE char *text = inst_driver_reboot_text(d, queued);
-    cu_error_set(err, CU_E_REBOOT, 0, _("The NVIDIA driver %d is installed; a reboot is needed before CUDA can use it."),
-                 d->branch);
+    cu_error_set(err, CU_E_REBOOT, 0, _("The NVIDIA driver %d (%s) is installed; a reboot is needed before CUDA can use it."),
+                 d->branch, cu_drv_flavor_word(d->flavor));
     cu_error_advise(err, "%s", text);
     return CU_E_REBOOT;
 }

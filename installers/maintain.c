@@ -308,7 +308,7 @@ remove_environment(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct 
     }
     cu_strv_free(rcs);
     bool ch = false;
-    if (st == CU_OK && (st = cu_profiled_uninstall(in->profile_d, &ch, err)) == CU_OK && ch)
+    if (st == CU_OK && (st = cu_profiled_uninstall(in->root, in->profile_d, &ch, err)) == CU_OK && ch)
         cu_run_result(ctx, "envvars", "remove", in->profile_d, st, ch);
     if (st != CU_OK)
         return st;
@@ -523,8 +523,10 @@ repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct c
     char **rcs = cu_rc_list(in->state_dir);
     if (rcs && rcs[0] && access(envsh, R_OK) != 0) {
         CU_AUTOFREE char *home = cu_path_join(in->prefix, "cuda");
+        /* As the machine that reads it sees it (under --root, without DIR), as the install wrote it. */
+        CU_AUTOFREE char *seen = in->root && !cu_sysroot_is_host(in->root) ? cu_root_seen_path(in->root->path, home) : NULL;
         bool ch = false;
-        st = cu_env_write_scripts(in->state_dir, home, cu_env_ld_library_path(in->state_dir), &ch, err);
+        st = cu_env_write_scripts(in->state_dir, seen ? seen : home, cu_env_ld_library_path(in->state_dir), &ch, err);
         cu_run_result(ctx, "envvars", "write", in->state_dir, st, ch);
     }
     cu_strv_free(rcs);

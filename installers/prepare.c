@@ -26,6 +26,7 @@
 #include "driver.h"
 #include "driver_resolve.h"
 #include "installer.h"
+#include "rootenv.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
 #define PREFIX_ROOM 512
@@ -66,6 +67,15 @@ one_of(const char *s, const char *const *set)
 
 static const char *const scopes[] = {"user", "system", "conda", "none", NULL};
 static const char *const tools[] = {"conda", "mamba", "micromamba", "venv", "none", NULL};
+
+/* cu_root_env_check with the rc file scope user would edit (--shell-rc, else the shell's own). */
+static enum cu_status
+root_env_check(const struct cu_prepare_in *in, struct cu_error *err)
+{
+    const char *given = in->cfg->shell_rc;
+    CU_AUTOFREE char *rc = given && *given ? cu_xstrdup(given) : cu_default_shell_rc(in->envp);
+    return cu_root_env_check(in, rc, err);
+}
 
 /* The environment options' syntax and combinations, checked before anything runs. */
 static enum cu_status
@@ -552,7 +562,7 @@ static void
 fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
 {
     const struct cu_config *c = in->cfg;
-    const char *scope = c->env_scope && *c->env_scope ? c->env_scope : (in->is_root ? "system" : "user");
+    const char *scope = cu_root_env_scope(in);
     const char *tool = c->env_tool && *c->env_tool ? c->env_tool : NULL;
     if (!tool) {
         if (!p->framework)
@@ -566,6 +576,11 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     }
     p->env.scope = cu_xstrdup(scope);
     p->env.tool = cu_xstrdup(tool);
+    p->env.root = in->root && !in->unconstrained ? cu_xstrdup(in->root) : NULL;
+    p->env.profile_d = in->profile_d ? cu_xstrdup(in->profile_d) : NULL;
+    if (!(c->env_scope && *c->env_scope) && strcmp(scope, "none") == 0 && cu_root_env_profile_d(in))
+        cu_plan_reason(p, _("No environment is set up for the machine under %s: the state folder %s is outside it, so that machine's /etc/profile.d could not name it (--env-scope none). Give --state-dir inside %s to have it set up."),
+                       in->root, in->state_dir, in->root);
     if (strcmp(scope, "user") == 0)
         p->env.shell_rc = c->shell_rc && *c->shell_rc ? cu_xstrdup(c->shell_rc) : cu_default_shell_rc(in->envp);
     else if (c->shell_rc && *c->shell_rc && !in->unconstrained)
@@ -836,7 +851,7 @@ cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
     enum cu_status st;
     wishes_from(in, &w);
     if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK ||
-        (st = inst_containers_check(in->cfg, err)) != CU_OK)
+        (st = inst_containers_check(in->cfg, err)) != CU_OK || (st = root_env_check(in, err)) != CU_OK)
         return st;
     return cu_drv_wish_check(&dw, err);
 }
@@ -895,7 +910,8 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
     *plan = NULL;
     wishes_from(in, &w);
     mirror_opts_from(in, &mo);
-    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK)
+    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK ||
+        (st = root_env_check(in, err)) != CU_OK)
         return st;
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
         return st;

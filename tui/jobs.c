@@ -135,9 +135,10 @@ prepare_in(const struct tui_job *j, struct cu_prepare_in *in)
         .catalog = o->catalog,
         .envp = o->envp,
         .prefix = j->cfg.prefix ? j->cfg.prefix : o->prefix,
-        .root = o->root ? o->root->path : NULL,
         .state_dir = o->state_dir,
         .cache_dir = o->cache_dir,
+        .root = o->root && !cu_sysroot_is_host(o->root) ? o->root->path : NULL,
+        .profile_d = o->profile_d,
         .is_root = o->is_root,
         .low_speed_time_s = o->low_speed_time_s,
         .retry_base_ms = o->retry_base_ms,
@@ -159,7 +160,16 @@ run_ctx_init(struct tui_job *j)
         .envp = o->envp,
         .is_root = o->is_root,
         .profile_d = o->profile_d,
+        .root = o->root,
     };
+}
+
+/* The stage the next title names, from the worker: a message with a stage and no text (handle_msg). */
+static void
+set_stage(struct tui *t, const char *stage)
+{
+    struct tui_msg m = {.type = CU_EV_STEP_START, .installer = cu_xstrdup(stage)};
+    push(t, &m);
 }
 
 static void
@@ -175,6 +185,7 @@ run_job(struct tui_job *j)
         .catalog = o->catalog,
         .retries = (unsigned)j->cfg.retries,
         .profile_d = o->profile_d,
+        .root = o->root,
         .keep_env = j->cfg.keep_env,
         .envp = o->envp,
     };
@@ -196,15 +207,27 @@ run_job(struct tui_job *j)
         cu_sys_init(&sys, o->envp, o->root ? o->root->path : "/", false);
         struct inst_driver_ctx dc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx, o->catalog, NULL};
         j->status = CU_OK;
-        if (j->plan_in->driver && strcmp(j->plan_in->driver->action, "install") == 0)
+        bool driver = j->plan_in->driver && strcmp(j->plan_in->driver->action, "install") == 0;
+        if (driver)
             j->status = cu_install_preflight(&j->ctx, &j->err); /* before the first system change */
+        /* The driver's stage from its first check on: a refusal before its first command is the driver's to
+         * title ("Installing CUDA ... failed" said a missing apt-get was CUDA's, issue 49 item 11). */
+        if (driver && j->status == CU_OK)
+            set_stage(j->t, "driver");
         if (j->status == CU_OK)
             j->status = inst_driver_install(&dc, j->plan_in, o->facts, &j->err);
+        if (driver && j->status == CU_OK)
+            set_stage(j->t, "");
         /* GPU containers: nobody can be asked from this thread, so an engine that runs containers is not restarted
          * (its step says how to restart it). */
         struct inst_ctr_ctx cc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx, o->catalog, o->envp, NULL, NULL, NULL};
-        if (j->status == CU_OK && j->plan_in->containers)
+        bool containers = j->status == CU_OK && j->plan_in->containers;
+        if (containers) {
+            set_stage(j->t, "containers"); /* a failure here is the containers' to title, not CUDA's */
             j->status = inst_containers_install(&cc, j->plan_in, o->facts, &j->err);
+        }
+        if (containers && j->status == CU_OK)
+            set_stage(j->t, "");
         cu_sys_fini(&sys);
         if (j->status == CU_OK)
             j->status = cu_install_run(&j->ctx, &j->err);
@@ -342,6 +365,7 @@ tui_start(struct tui *t, enum tui_job_kind kind, const char *dir)
     t->rate_bytes = 0;
     t->rate_ms = t->started_ms;
     t->speed = 0;
+    t->idle_samples = 0;
     /* Signals belong to the UI thread, whose handler sets the flag it polls. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -468,8 +492,10 @@ handle_msg(struct tui *t, struct tui_msg *m)
     char b[64];
     switch (m->type) {
     case CU_EV_STEP_START:
-        /* The status line shows the step; the log below gets its end, not the same line twice. */
-        snprintf(t->step, sizeof(t->step), "%s: %s", m->installer ? m->installer : "", m->message ? m->message : "");
+        /* The status line shows the step; the log below gets its end, not the same line twice.  Without a
+         * message it only names the stage (set_stage). */
+        if (m->message)
+            snprintf(t->step, sizeof(t->step), "%s: %s", m->installer ? m->installer : "", m->message);
         snprintf(t->stage, sizeof(t->stage), "%s", m->installer ? m->installer : "");
         break;
     case CU_EV_PROGRESS:
@@ -561,7 +587,8 @@ tui_drain(struct tui *t)
     int64_t now = cu_mono_ms();
     if (t->job && now - t->rate_ms >= 500) {
         double inst = (double)t->rate_bytes * 1000.0 / (double)(now - t->rate_ms);
-        t->speed = t->speed == 0 ? inst : 0.7 * t->speed + 0.3 * inst;
+        t->idle_samples = t->rate_bytes ? 0 : t->idle_samples + 1;
+        t->speed = t->idle_samples >= 2 ? 0 : t->speed == 0 ? inst : 0.7 * t->speed + 0.3 * inst;
         t->rate_bytes = 0;
         t->rate_ms = now;
     }

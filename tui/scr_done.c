@@ -41,6 +41,8 @@ tui_next_commands(const struct tui *t)
     CU_AUTOFREE char *src = cu_xasprintf(CU_KEEP_OPEN ". %s" CU_KEEP_CLOSE, envsh);
     if (strcmp(scope, "none") == 0)
         cu_strv_push_owned(&v, cu_xasprintf(_("In each shell run: %s"), src));
+    else if (strcmp(scope, "system") == 0) /* /etc/profile.d is read by login shells only (issue 49 item 19) */
+        cu_strv_push_owned(&v, cu_xasprintf(_("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: %s"), src));
     else if (strcmp(scope, "conda") != 0)
         cu_strv_push_owned(&v, cu_xasprintf(_("Open a new shell, or run: %s"), src));
     /* Each environment (one per --framework given): its activation, then a call each of its frameworks'

@@ -218,7 +218,8 @@ struct tui {
     int64_t started_ms, ended_ms; /* the running (or last) job */
     uint64_t rate_bytes;
     int64_t rate_ms;
-    double speed; /* bytes/s, smoothed */
+    double speed; /* bytes/s, smoothed; 0 once no byte came for a second (it decayed to "4 B/s", issue 49) */
+    int idle_samples; /* samples in a row without a byte */
     /* The Python environment's stage (item "environment"): begun, what it does, pip's figures. */
     struct cu_env_figures env;
     char step[160];

@@ -69,6 +69,7 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, 
         struct cu_strv pk;
         cu_strv_init(&pk);
         pin_packages(f, row, branch, &pk);
+        cu_strv_sort(&pk); /* the same command whichever order dpkg's database lists them in */
         cu_buf_printf(&b, "sudo %s", pin);
         for (size_t i = 0; i < pk.n; i++)
             cu_buf_printf(&b, " %s", pk.v[i]);

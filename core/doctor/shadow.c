@@ -383,10 +383,10 @@ check_two_cudnn(const struct cu_sysroot *root, const char *env, struct cu_proble
 
 void
 cu_fwenvs_shadow(const struct cu_sysroot *root, const struct cu_fwenvs *e, size_t from, const char *const *envp,
-                 const char *state_dir, struct cu_problems *out)
+                 const char *state_dir, const atomic_int *cancel, struct cu_problems *out)
 {
     struct cu_ldconf conf;
-    cu_ldconf_read(root, &conf);
+    cu_ldconf_read(root, cancel, &conf);
     CU_AUTOFREE char *llp = effective_llp(envp, state_dir);
     for (size_t i = from; i < e->n; i++) {
         bool first_of_env = true;

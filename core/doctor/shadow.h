@@ -13,6 +13,8 @@
 #ifndef CU_SHADOW_H
 #define CU_SHADOW_H
 
+#include <stdatomic.h>
+
 #include "core/base/sysroot.h"
 #include "core/doctor/doctor.h"
 #include "core/doctor/fwenv.h"
@@ -20,9 +22,10 @@
 /**
  * Check the environments @e->v[@from..] (read through @root) with the LD_LIBRARY_PATH of @envp and, where
  * cudaup's STATE/env.sh (@state_dir, on this host; may be NULL) sets one, that too: problems
- * framework-cuda-shadowed, framework-cudnn-two, framework-cuda-duplicate (severity warning).
+ * framework-cuda-shadowed, framework-cudnn-two, framework-cuda-duplicate (severity warning).  Once *@cancel is
+ * set (SIGINT, SIGTERM; may be NULL), the walk of ld.so.conf stops where it is.
  */
 void cu_fwenvs_shadow(const struct cu_sysroot *root, const struct cu_fwenvs *e, size_t from, const char *const *envp,
-                      const char *state_dir, struct cu_problems *out);
+                      const char *state_dir, const atomic_int *cancel, struct cu_problems *out);
 
 #endif

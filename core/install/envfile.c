@@ -20,6 +20,7 @@
 #include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "core/base/sysroot.h"
 
 #define START "# >>> cudaup >>>"
 #define END "# <<< cudaup <<<"
@@ -96,7 +97,8 @@ cu_env_write_scripts(const char *state_dir, const char *cuda_home, bool ld_libra
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("The CUDA folder %s cannot go into PATH: it must be absolute and hold no ':' or line break."),
                             cuda_home);
-    if ((st = cu_mkdir_p(state_dir, 0755, err)) != CU_OK)
+    /* STATE and every folder on the way: nobody else's to swap for a link that chooses where these go. */
+    if ((st = cu_path_trusted(state_dir, err)) != CU_OK || (st = cu_mkdir_p(state_dir, 0755, err)) != CU_OK)
         return st;
     /* POSIX sh: works under sh -eu, dash, bash and zsh; never adds an empty entry.  LD_LIBRARY_PATH
      * only where the plan needs it (CUDA alone, or a framework without CUDA wheels of its own): in
@@ -315,6 +317,10 @@ resolve_rc(const char *rc)
 static enum cu_status
 rc_owned(const char *rc, struct cu_error *err)
 {
+    /* And every folder on the way to it: another user's could have the file swapped for a link mid-edit. */
+    enum cu_status st = cu_path_trusted(rc, err);
+    if (st != CU_OK)
+        return st;
     CU_AUTOFREE char *cur = cu_xstrdup(rc);
     uid_t me = geteuid();
     for (int hops = 0; hops < 33; hops++) {
@@ -422,7 +428,7 @@ rc_install_block(const char *rc, const char *state_dir, const char *body_lf, boo
 {
     enum cu_status st = CU_OK;
     *changed = false;
-    if ((st = rc_owned(rc, err)) != CU_OK)
+    if ((st = rc_owned(rc, err)) != CU_OK || (st = cu_path_trusted(state_dir, err)) != CU_OK)
         return st;
     CU_AUTOFREE char *target = resolve_rc(rc);
     cu_clean_stale_tmp(target); /* every run, written or not: a kill at the last rename left these */
@@ -644,30 +650,66 @@ cu_rc_uninstall(const char *rc, const char *state_dir, bool *changed, struct cu_
     return st;
 }
 
-enum cu_status
-cu_profiled_install(const char *profile_d, const char *state_dir, bool *changed, struct cu_error *err)
+/*
+ * PROFILE_D's folder: inside @root when it lies there (links resolved inside the root, made there when
+ * @create), else the folder itself (made when @create).  An fd, or -errno.
+ */
+static int
+profiled_dir(const struct cu_sysroot *root, const char *profile_d, bool create, struct cu_error *err)
 {
-    CU_AUTOFREE char *path = cu_path_join(profile_d, "cudaup.sh");
-    CU_AUTOFREE char *block = cu_rc_block(state_dir, false, "\n");
-    enum cu_status st = cu_mkdir_p(profile_d, 0755, err);
-    *changed = false;
-    if (st != CU_OK)
-        return st;
-    return write_if_changed(path, block, 0644, changed, err);
+    CU_AUTOFREE char *inside = root && !cu_sysroot_is_host(root) ? cu_root_seen_path(root->path, profile_d) : NULL;
+    if (inside)
+        return cu_sysroot_open_dir(root, inside, create);
+    if (create && cu_mkdir_p(profile_d, 0755, err) != CU_OK) {
+        cu_error_clear(err);
+        return -(errno ? errno : EIO);
+    }
+    int fd = open(profile_d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
 }
 
 enum cu_status
-cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err)
+cu_profiled_install(const struct cu_sysroot *root, const char *profile_d, const char *state_dir, bool *changed,
+                    struct cu_error *err)
+{
+    CU_AUTOFREE char *path = cu_path_join(profile_d, "cudaup.sh");
+    CU_AUTOFREE char *block = cu_rc_block(state_dir, false, "\n");
+    *changed = false;
+    int dfd = profiled_dir(root, profile_d, true, err);
+    if (dfd < 0)
+        return cu_error_set(err, CU_E_IO, -dfd, _("Cannot write %s"), path);
+    /* Written in the folder as opened, whatever links led there. */
+    CU_AUTOFREE char *via = cu_xasprintf("/proc/self/fd/%d/cudaup.sh", dfd);
+    enum cu_status st = write_if_changed(via, block, 0644, changed, err);
+    int e = errno;
+    close(dfd);
+    if (st != CU_OK) {
+        cu_error_clear(err);
+        st = cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
+    }
+    return st;
+}
+
+enum cu_status
+cu_profiled_uninstall(const struct cu_sysroot *root, const char *profile_d, bool *changed, struct cu_error *err)
 {
     CU_AUTOFREE char *path = cu_path_join(profile_d, "cudaup.sh");
     *changed = false;
-    if (unlink(path) == 0) {
+    int dfd = profiled_dir(root, profile_d, false, err);
+    if (dfd == -ENOENT)
+        return CU_OK;
+    if (dfd < 0)
+        return cu_error_set(err, CU_E_IO, -dfd, _("Cannot remove %s"), path);
+    /* The name itself goes, never what a link there points at. */
+    int rc = unlinkat(dfd, "cudaup.sh", 0) == 0 ? 0 : errno;
+    close(dfd);
+    if (rc == 0) {
         *changed = true;
         return CU_OK;
     }
-    if (errno == ENOENT)
+    if (rc == ENOENT)
         return CU_OK;
-    return cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), path);
+    return cu_error_set(err, CU_E_IO, rc, _("Cannot remove %s"), path);
 }
 
 /* POSIX sh that takes @bin and @lib out of PATH and LD_LIBRARY_PATH and puts the rest back. */

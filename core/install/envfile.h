@@ -48,10 +48,17 @@ CU_NODISCARD enum cu_status cu_rc_uninstall(const char *rc, const char *state_di
 /** Every rc file cudaup has a block in, from STATE/env-state.json; NULL-terminated, caller frees. */
 char **cu_rc_list(const char *state_dir);
 
-/** Write PROFILE_D/cudaup.sh sourcing STATE/env.sh; remove it. */
-CU_NODISCARD enum cu_status cu_profiled_install(const char *profile_d, const char *state_dir, bool *changed,
-                                                struct cu_error *err);
-CU_NODISCARD enum cu_status cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err);
+struct cu_sysroot;
+/**
+ * Write PROFILE_D/cudaup.sh sourcing @state_dir/env.sh (@state_dir as the shells that read it see it); remove
+ * it.  When @profile_d lies inside machine root @root (not this machine's "/"; may be NULL), the folder is
+ * opened through the root (made there as needed), so that the tree's own absolute links lead inside it and
+ * never to this host's files.  Errors: CU_E_IO naming @profile_d.
+ */
+CU_NODISCARD enum cu_status cu_profiled_install(const struct cu_sysroot *root, const char *profile_d,
+                                                const char *state_dir, bool *changed, struct cu_error *err);
+CU_NODISCARD enum cu_status cu_profiled_uninstall(const struct cu_sysroot *root, const char *profile_d, bool *changed,
+                                                  struct cu_error *err);
 
 /* What an environment's activation does (cu_conda_hooks_install, cu_venv_hook_install). */
 enum cu_hook {

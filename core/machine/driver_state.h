@@ -54,8 +54,9 @@ struct cu_drv_state {
 /**
  * Read the driver's state through @root (never fails: unknowns stay unknown).  In a machine image the
  * running kernel is the image's newest (its lib/modules), not this host's.  The packages come from
- * dpkg-query (found on @envp's PATH; --admindir for a machine root other than /), and from the status
- * file itself only where dpkg-query is not there.  Caller frees.
+ * dpkg-query (found on @envp's PATH) for this machine; for another machine root, and where dpkg-query is
+ * not there, from dpkg's files read through the root (the status file and its journal of updates).
+ * Caller frees.
  */
 struct cu_drv_state *cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *facts,
                                         const char *const *envp);

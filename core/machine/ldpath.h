@@ -12,6 +12,7 @@
 #ifndef CU_LDPATH_H
 #define CU_LDPATH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -42,8 +43,12 @@ struct cu_ldconf {
     size_t n;
 };
 
-/** Read /etc/ld.so.conf and its `include` globs (one level of files under a folder); never fails. */
-void cu_ldconf_read(const struct cu_sysroot *root, struct cu_ldconf *out);
+/**
+ * Read /etc/ld.so.conf and its `include` globs (one level of files under a folder); never fails.  Regular
+ * files only (a FIFO or a device there is passed over, never waited on), each read once however often it is
+ * included, at most 8 includes deep; once *@cancel is set (may be NULL), what was read so far.
+ */
+void cu_ldconf_read(const struct cu_sysroot *root, const atomic_int *cancel, struct cu_ldconf *out);
 void cu_ldconf_fini(struct cu_ldconf *c);
 /** The file of @c that names folder @dir, or NULL.  Borrowed. */
 const char *cu_ldconf_file(const struct cu_ldconf *c, const char *dir);

@@ -117,6 +117,8 @@ cu_plan_free(struct cu_plan *p)
     free(p->env.tool);
     free(p->env.name);
     free(p->env.path);
+    free(p->env.root);
+    free(p->env.profile_d);
     cu_strv_fini(&p->reasons);
     cu_strv_fini(&p->reason_sources);
     cu_strv_fini(&p->warnings);

@@ -91,6 +91,9 @@ struct cu_plan_env {
     char *tool;     /* conda, mamba, micromamba, venv, none */
     char *name;     /* the Python env's name */
     char *path;     /* where that env lives, when known */
+    char *root;     /* the machine root the environment's files are written for (--root DIR): they name paths as
+                       that machine sees them; NULL for this machine */
+    char *profile_d; /* where scope system writes its script (DIR/etc/profile.d under --root), or NULL */
 };
 
 struct cu_drv_plan; /* core/resolve/driver.h */

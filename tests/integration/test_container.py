@@ -204,7 +204,7 @@ t.ok("--gpus all" in cs.get("container-no-driver", {}).get("fix", "") and "insta
      and not [w for w in ("modprobe", "initramfs", "blacklist", "ubuntu-drivers", "cudaup install --driver") if w in fixes],
      "doctor: the fix is --gpus all and the host's driver, never a module, initramfs or blacklist of the container's", fixes)
 r, _ = doctor(b, text=True)
-t.ok(re.search(r"^Container cudaup runs inside one \(Docker, seen in /\.dockerenv\): the host's driver serves it", r.out, re.M)
+t.ok(re.search(r"^Container +cudaup runs inside one \(Docker, seen in /\.dockerenv\): the host's driver serves it", r.out, re.M)
      and re.search(r"^Driver +none seen in this container", r.out, re.M) and "Kernel" not in r.out and "Secure Boot" not in r.out,
      "doctor text: a Container line, the driver none seen, no kernel/Secure Boot line (the host's)", r.out)
 r, d = doctor(nv)
