@@ -29,7 +29,7 @@ def wizard(b, keys, size=(80, 24)):
                 f.write("dump %s\n" % dumps[name])
             else:
                 f.write(k + "\n")
-    env = b.env(CUDAUP_TUI_HEADLESS="1", COLUMNS=str(size[0]), LINES=str(size[1]), TERM="xterm-256color", SHELL="/bin/bash")
+    env = b.env(**getattr(b, "env_extra", {}), CUDAUP_TUI_HEADLESS="1", COLUMNS=str(size[0]), LINES=str(size[1]), TERM="xterm-256color", SHELL="/bin/bash")
     r = run(["--keys-script", script, "--root", b.root, "--mirror", "file://" + MIRROR, "--prefix", os.path.join(b.dir, "prefix"),
              "--state-dir", b.state, "--cache-dir", os.path.join(b.dir, "cache"), "--env-scope", "none", "--driver", "keep"],
             env=env, timeout=600)
@@ -62,6 +62,13 @@ t.ok(dj.get("log-driver") == "journald" and "nvidia" in (dj.get("runtimes") or {
      and "kind: nvidia.com/gpu" in (b.read("/var/run/cdi/nvidia.yaml") or ""),
      "the wizard's install set the host up: the toolkit, daemon.json (the user's key kept), the CDI spec", (dj, sorted(inst)[:5]))
 t.ok("cdi-spec" in d["validation"], "Validation: the containers check is there", d["validation"])
+
+# The containers' stage fails (nvidia-ctk cannot generate the spec): the progress screen says it was that stage.
+f = ctkbox.Box(t, "tuictkfail", "debian12", mirror_dir=MIRROR, cat=CAT, engines=("podman",))
+f.env_extra = {"STANDIN_FAIL": "nvidia-ctk cdi generate"}
+r, d = wizard(f, HEAD + ["up", "right", "enter", "enter", "DUMP failed", "q", "y"])
+t.ok("Setting this host up for GPU containers failed" in flat(d["failed"]) and "Installing CUDA" not in d["failed"],
+     "a failure in the containers' stage is titled as that stage's, not CUDA's", d["failed"])
 
 # A host without a container engine: no Containers screen, the flow as before.
 n = ctkbox.Box(t, "tuinoctk", "debian12", mirror_dir=MIRROR, cat=CAT, engines=())
