@@ -72,6 +72,17 @@ step_label(const char *name)
         {"lock", N_("lock")},
         {"service", N_("service")},
         {"initramfs", "initramfs"},
+        {"containers", N_("containers")},
+        {"configure", N_("configure")},
+        {"check", N_("check")},
+        {"cdi", "CDI"},
+        {"units", N_("units")},
+        {"restart", N_("restart")},
+        {"reload", N_("reload")},
+        {"set-aside", N_("set aside")},
+        {"prereq", N_("prepare")},
+        {"hold", N_("hold")},
+        {"yours", N_("yours")},
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(map); i++)
         if (strcmp(map[i].name, name) == 0)

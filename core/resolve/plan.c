@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/resolve/containers.h"
 #include "core/resolve/driver.h"
 #include "core/base/i18n.h"
 #include "core/base/log.h"
@@ -122,6 +123,7 @@ cu_plan_free(struct cu_plan *p)
     cu_strv_fini(&p->reason_sources);
     cu_strv_fini(&p->warnings);
     cu_drv_plan_free(p->driver);
+    cu_ctr_plan_free(p->containers);
     free(p);
 }
 
@@ -516,6 +518,7 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(doc, "offline", json_boolean(p->offline));
     if (p->driver)
         json_object_set_new(doc, "driver", cu_drv_plan_json(p->driver));
+    json_object_set_new(doc, "containers", p->containers ? cu_ctr_plan_json(p->containers) : json_null());
     json_object_set_new(doc, "container", json_boolean(p->container));
     json_object_set_new(doc, "platform", cu_json_str_or_null(p->platform));
     json_object_set_new(doc, "mirror", cu_json_str_or_null(p->base_url));

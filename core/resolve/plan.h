@@ -97,6 +97,7 @@ struct cu_plan_env {
 };
 
 struct cu_drv_plan; /* core/resolve/driver.h */
+struct cu_ctr_plan; /* core/resolve/containers.h */
 
 struct cu_plan {
     char *platform;               /* linux-x86_64 */
@@ -128,6 +129,7 @@ struct cu_plan {
                                       for -v, the log and JSON's provenance[], never the plain text */
     struct cu_strv warnings; /* things the user should know but that do not stop the plan */
     struct cu_drv_plan *driver;   /* the driver (DESIGN "plan ... driver"), or NULL (`mirror`) */
+    struct cu_ctr_plan *containers; /* GPU containers (--containers: DESIGN "New (compatible)"), or NULL */
     /* --framework A --framework B: the environments after the first, each a plan of its own for the
      * same CUDA whose Python, environment and frameworks are installed beside this one's (their
      * toolkit parts are not used); NULL-terminated, or NULL. */
