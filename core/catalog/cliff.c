@@ -322,7 +322,7 @@ cu_cliff_describe(const struct cu_cliff *c, const char *who)
     CU_AUTOFREE char *n = join(&newer);
     CU_AUTOFREE char *s = join(&still);
     char *out = still.n
-                    ? cu_xasprintf(_("%s is past the cliff of its generation (%s): the last releases that serve it are %s, not the newest (%s); %s still serve it."),
+                    ? cu_xasprintf(_("%s is past the cliff of its generation (%s): the last releases that serve it are %s, not the newest (%s). Still current for it: %s."),
                                    who, c->generation ? c->generation : "?", l, n, s)
                     : cu_xasprintf(_("%s is past the cliff of its generation (%s): the last releases that serve it are %s, not the newest (%s)."),
                                    who, c->generation ? c->generation : "?", l, n);

@@ -16,6 +16,11 @@
 
 struct cu_catalog;
 
+/* What the table rests on, for a reason's provenance. */
+#define CU_CLIFF_SOURCE "core/catalog/cliff.c over data/driver/driver_generations.csv, cuda_arch_support.csv, " \
+                        "cudnn_support_matrix.csv, pytorch_gpu_code.csv (with shared pytorch_wheel_arch.csv), " \
+                        "tensorflow_gpu_code.csv and jax_gpu_code.csv"
+
 /* The last release of one part that serves the compute capability. */
 struct cu_cliff_part {
     bool known;              /* false: nothing the catalog knows of this part serves it (or the data is silent) */

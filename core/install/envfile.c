@@ -763,6 +763,79 @@ static const char unguard_fish[] =
     "    set -gx LD_LIBRARY_PATH $_CUDAUP_GUARD_OLD; set -e _CUDAUP_GUARD; set -e _CUDAUP_GUARD_OLD\n"
     "end\n";
 
+char *
+cu_env_hold_file(const char *env_path)
+{
+    return cu_path_join(env_path, "cudaup-constraints.txt");
+}
+
+char *
+cu_env_hold_ref(const char *env_path)
+{
+    char *file = cu_env_hold_file(env_path);
+    if (!strpbrk(file, " \t\n\r\f\v"))
+        return file;
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_printf(&b, "file://");
+    for (const char *c = file; *c; c++)
+        if (strchr(" \t\n\r\f\v%", *c))
+            cu_buf_printf(&b, "%%%02X", (unsigned char)*c);
+        else
+            cu_buf_putc(&b, *c);
+    free(file);
+    return cu_buf_steal(&b);
+}
+
+/*
+ * The hold (issue 45): while ENV/cudaup-constraints.txt is there, activation adds it to PIP_CONSTRAINT (after what
+ * the user had there: pip reads every file the variable names), so that `pip install -U torch` stays on the build
+ * planned for this machine's GPUs; deactivation puts PIP_CONSTRAINT back as it was.
+ */
+static char *
+hold_sh(const char *env_path)
+{
+    CU_AUTOFREE char *file = cu_env_hold_file(env_path);
+    CU_AUTOFREE char *ref = cu_env_hold_ref(env_path);
+    CU_AUTOFREE char *qf = cu_sh_quote(file);
+    CU_AUTOFREE char *qr = cu_sh_quote(ref);
+    return cu_xasprintf("if [ -f %s ] && [ -z \"${_CUDAUP_HOLD-}\" ]; then\n"
+                        "    _CUDAUP_HOLD=1; _CUDAUP_HOLD_OLD=${PIP_CONSTRAINT-}; export _CUDAUP_HOLD _CUDAUP_HOLD_OLD\n"
+                        "    PIP_CONSTRAINT=${PIP_CONSTRAINT:+$PIP_CONSTRAINT }%s; export PIP_CONSTRAINT\n"
+                        "fi\n",
+                        qf, qr);
+}
+
+static const char unhold_sh[] =
+    "if [ -n \"${_CUDAUP_HOLD-}\" ]; then\n"
+    "    if [ -n \"$_CUDAUP_HOLD_OLD\" ]; then PIP_CONSTRAINT=$_CUDAUP_HOLD_OLD; export PIP_CONSTRAINT; else unset PIP_CONSTRAINT; fi\n"
+    "    unset _CUDAUP_HOLD _CUDAUP_HOLD_OLD\n"
+    "fi\n";
+
+static char *
+hold_fish(const char *env_path)
+{
+    CU_AUTOFREE char *file = cu_env_hold_file(env_path);
+    CU_AUTOFREE char *ref = cu_env_hold_ref(env_path);
+    CU_AUTOFREE char *qf = cu_fish_quote(file);
+    CU_AUTOFREE char *qr = cu_fish_quote(ref);
+    return cu_xasprintf("if test -f %s; and not set -q _CUDAUP_HOLD\n"
+                        "    set -gx _CUDAUP_HOLD 1\n"
+                        "    if set -q PIP_CONSTRAINT; and test -n \"$PIP_CONSTRAINT\"\n"
+                        "        set -gx _CUDAUP_HOLD_OLD $PIP_CONSTRAINT; set -gx PIP_CONSTRAINT \"$PIP_CONSTRAINT \"%s\n"
+                        "    else\n"
+                        "        set -gx PIP_CONSTRAINT %s\n"
+                        "    end\n"
+                        "end\n",
+                        qf, qr, qr);
+}
+
+static const char unhold_fish[] =
+    "if set -q _CUDAUP_HOLD\n"
+    "    if set -q _CUDAUP_HOLD_OLD; set -gx PIP_CONSTRAINT $_CUDAUP_HOLD_OLD; set -e _CUDAUP_HOLD_OLD; else; set -e PIP_CONSTRAINT; end\n"
+    "    set -e _CUDAUP_HOLD\n"
+    "end\n";
+
 /* The hooks under ENV/etc/conda, written and removed as a set. */
 static const char *const conda_hooks[] = {"activate.d/cudaup.sh", "deactivate.d/cudaup.sh", "activate.d/cudaup.fish",
                                           "deactivate.d/cudaup.fish"};
@@ -781,12 +854,14 @@ cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *
     CU_AUTOFREE char *qf = cu_fish_quote(fish_env);
     CU_AUTOFREE char *fb = cu_fish_quote(bin);
     CU_AUTOFREE char *fl = cu_fish_quote(lib);
-    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD;
-    /* The guard last on activation (after env.sh), first on deactivation. */
-    CU_AUTOFREE char *a_sh = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s", env ? set : "",
-                                          guard ? guard_sh : "");
-    CU_AUTOFREE char *d_sh = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.sh.\n%s%s", guard ? unguard_sh : "",
-                                          env ? undo : "");
+    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD;
+    CU_AUTOFREE char *h_sh = hold_sh(env_path);
+    CU_AUTOFREE char *h_fish = hold_fish(env_path);
+    /* The guard and the hold last on activation (after env.sh), first on deactivation. */
+    CU_AUTOFREE char *a_sh = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s%s", env ? set : "",
+                                          guard ? guard_sh : "", hold ? h_sh : "");
+    CU_AUTOFREE char *d_sh = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.sh.\n%s%s%s", hold ? unhold_sh : "",
+                                          guard ? unguard_sh : "", env ? undo : "");
     CU_AUTOFREE char *a_fish_env = cu_xasprintf("if test -f %s; and not set -q _CUDAUP_ACTIVE\n"
                                                 "    set -gx _CUDAUP_ACTIVE 1\n    source %s\nend\n",
                                                 qf, qf);
@@ -796,10 +871,10 @@ cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *
                                                 "    set LD_LIBRARY_PATH (string match -v -- %s $LD_LIBRARY_PATH)\n"
                                                 "end\n",
                                                 fb, fl);
-    CU_AUTOFREE char *a_fish = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s", env ? a_fish_env : "",
-                                            guard ? guard_fish : "");
-    CU_AUTOFREE char *d_fish = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.fish.\n%s%s",
-                                            guard ? unguard_fish : "", env ? d_fish_env : "");
+    CU_AUTOFREE char *a_fish = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s%s", env ? a_fish_env : "",
+                                            guard ? guard_fish : "", hold ? h_fish : "");
+    CU_AUTOFREE char *d_fish = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.fish.\n%s%s%s",
+                                            hold ? unhold_fish : "", guard ? unguard_fish : "", env ? d_fish_env : "");
     enum cu_status st;
     *changed = false;
     if ((st = cu_mkdir_p(ad, 0755, err)) != CU_OK || (st = cu_mkdir_p(dd, 0755, err)) != CU_OK)
@@ -827,8 +902,9 @@ enum cu_status
 cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cuda_home, unsigned what,
                      bool *changed, struct cu_error *err)
 {
-    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD;
+    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD;
     CU_AUTOFREE char *activate = cu_path_join(env_path, "bin/activate");
+    CU_AUTOFREE char *h_sh = hold_sh(env_path);
     CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
     CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
     CU_AUTOFREE char *set = set_sh(state_dir);
@@ -838,14 +914,15 @@ cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cu
     /* deactivate is a function the venv defines above us: bash and zsh can wrap it. */
     CU_AUTOFREE char *block = cu_xasprintf(
         START "\n# Managed by cudaup: CUDA for this venv; `deactivate` undoes it in bash and zsh.\n"
-        "%s%s"
-        "_cudaup_undo () {\n%s%s:\n}\n"
+        "%s%s%s"
+        "_cudaup_undo () {\n%s%s%s:\n}\n"
         "if [ -n \"${BASH_VERSION-}${ZSH_VERSION-}\" ] && [ -z \"${_CUDAUP_WRAPPED-}\" ]; then\n"
         "    eval \"_cudaup_venv_deactivate () $(typeset -f deactivate | sed '1s/^deactivate *()//')\"\n"
         "    deactivate () { _cudaup_undo; _cudaup_venv_deactivate \"$@\"; unset _CUDAUP_WRAPPED; }\n"
         "    _CUDAUP_WRAPPED=1\n"
         "fi\n" END "\n",
-        env ? set : "", guard ? guard_sh : "", guard ? unguard_sh : "", env ? undo : "");
+        env ? set : "", guard ? guard_sh : "", hold ? h_sh : "", hold ? unhold_sh : "", guard ? unguard_sh : "",
+        env ? undo : "");
     return rc_install_block(activate, state_dir, block, changed, err);
 }
 

@@ -59,7 +59,20 @@ enum cu_hook {
     CU_HOOK_GUARD = 1 << 1, /* its frameworks bring their own CUDA wheels: no folder holding a CUDA runtime, cuBLAS,
                                cuDNN, nvJitLink or NVRTC stays in LD_LIBRARY_PATH ahead of them (/usr/lib/wsl/lib
                                stays); deactivation puts LD_LIBRARY_PATH back (issue 36) */
+    CU_HOOK_HOLD = 1 << 2,  /* pip is held on the environment's build: PIP_CONSTRAINT names ENV/cudaup-constraints.txt
+                               (cu_env_hold_file) while that file is there, after what the user had in it; deactivation
+                               puts PIP_CONSTRAINT back (issue 45) */
 };
+
+/** ENV/cudaup-constraints.txt: the constraints that hold pip in the environment at @env_path. Caller frees. */
+char *cu_env_hold_file(const char *env_path);
+
+/**
+ * How pip is told of the hold file of @env_path (PIP_CONSTRAINT, pip.conf's constraint): its path, or where the
+ * path has white space in it (pip splits those values at white space) its file: URL with that space escaped.
+ * Caller frees.
+ */
+char *cu_env_hold_ref(const char *env_path);
 
 /**
  * For conda, mamba and micromamba environments: ENV/etc/conda/activate.d/cudaup.{sh,fish} do @what

@@ -116,6 +116,13 @@ cu_plan_free(struct cu_plan *p)
     free(p->env.tool);
     free(p->env.name);
     free(p->env.path);
+    if (p->hold) {
+        free(p->hold->file);
+        free(p->hold->pip_conf);
+        cu_strv_free(p->hold->packages);
+        free(p->hold->index_url);
+        free(p->hold);
+    }
     cu_strv_fini(&p->reasons);
     cu_strv_fini(&p->reason_sources);
     cu_strv_fini(&p->warnings);
@@ -356,6 +363,22 @@ cu_framework_name(enum cu_framework fw)
     }
 }
 
+/* The environment's "hold" (issue 45): {file, pip_conf, packages[], index_url}, or null. */
+static json_t *
+hold_json(const struct cu_plan *p)
+{
+    if (!p->hold)
+        return json_null();
+    json_t *o = json_object(), *a = json_array();
+    json_object_set_new(o, "file", cu_json_str_or_null(p->hold->file));
+    json_object_set_new(o, "pip_conf", cu_json_str_or_null(p->hold->pip_conf));
+    for (char **q = p->hold->packages; q && *q; q++)
+        json_array_append_new(a, json_string(*q));
+    json_object_set_new(o, "packages", a);
+    json_object_set_new(o, "index_url", cu_json_str_or_null(p->hold->index_url));
+    return o;
+}
+
 static json_t *
 jver(const struct cu_version *v)
 {
@@ -524,6 +547,7 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(env, "tool", cu_json_str_or_null(p->env.tool));
     json_object_set_new(env, "name", cu_json_str_or_null(p->env.name));
     json_object_set_new(env, "path", cu_json_str_or_null(p->env.path));
+    json_object_set_new(env, "hold", hold_json(p));
     json_object_set_new(doc, "environment", env);
     /* Every Python environment of the plan (one per --framework given), the first as "environment". */
     json_t *envs = json_array();
@@ -538,6 +562,7 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "tool", cu_json_str_or_null(q->env.tool));
         json_object_set_new(o, "path", cu_json_str_or_null(q->env.path));
         json_object_set_new(o, "python", cu_json_str_or_null(fv[0]->python));
+        json_object_set_new(o, "hold", hold_json(q));
         json_t *a = json_array();
         for (size_t k = 0; k < n; k++)
             json_array_append_new(a, framework_json(fv[k]));

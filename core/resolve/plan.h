@@ -93,6 +93,21 @@ struct cu_plan_env {
     char *path;     /* where that env lives, when known */
 };
 
+/*
+ * How the environment holds pip on the build planned for this machine's GPUs (issue 45): once pip has installed
+ * the frameworks, each of them and of their CUDA wheels at the release pip installed (a local version such as
+ * +cu126 included) goes into @file, which the environment's own pip.conf and its activation (PIP_CONSTRAINT)
+ * name, beside the index the frameworks came from; `pip install -U torch` then stays on that build.
+ */
+struct cu_plan_hold {
+    char *file;      /* ENV/cudaup-constraints.txt, or NULL while the environment's folder is not known (conda) */
+    char *pip_conf;  /* ENV/pip.conf, likewise */
+    char **packages; /* the frameworks' distributions held ("torch", "torchvision"), NULL-terminated; their CUDA
+                        wheels, whatever pip brings, go too */
+    char *index_url; /* the index the frameworks come from, kept in pip.conf, or NULL (pip's own configuration) */
+    bool index_explicit; /* --index-url or the site mirror's: pip.conf's index-url; else an extra-index-url */
+};
+
 struct cu_drv_plan; /* core/resolve/driver.h */
 
 struct cu_plan {
@@ -119,6 +134,7 @@ struct cu_plan {
     struct cu_plan_step *steps;
     size_t n_steps;
     struct cu_plan_env env;
+    struct cu_plan_hold *hold;     /* pip held on the environment's build (installers/pyhold.c), or NULL */
     struct cu_plan_python *python; /* the venv's Python; NULL without a venv */
     struct cu_strv reasons;  /* why each version was chosen, as the user reads it */
     struct cu_strv reason_sources; /* beside each reason, the data row and citation it rests on ("" for none):
