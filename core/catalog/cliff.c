@@ -293,7 +293,7 @@ join(const struct cu_strv *v)
     struct cu_buf b;
     cu_buf_init(&b);
     for (size_t i = 0; i < v->n; i++)
-        cu_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 == v->n ? _(" and ") : ", ", v->v[i]);
+        cu_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 == v->n ? _(" and ") : _(", "), v->v[i]);
     return cu_buf_steal(&b);
 }
 
