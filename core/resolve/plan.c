@@ -342,6 +342,23 @@ cu_plan_try_lines(const struct cu_plan *q, const struct cu_catalog_gpu_checks *c
 }
 
 char *
+cu_plan_hold_line(const struct cu_plan *p)
+{
+    if (!p->hold || !p->framework)
+        return NULL;
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (char **q = p->hold->packages; q && *q; q++)
+        cu_buf_printf(&b, "%s%s", q == p->hold->packages ? "" : q[1] ? _(", ") : _(" and "), *q);
+    CU_AUTOFREE char *file = p->hold->file ? cu_xstrdup(p->hold->file)
+                                           : cu_xasprintf(_("cudaup-constraints.txt in %s's folder"), p->env.name);
+    char *s = cu_xasprintf(_("pip in %s stays on the build installed for this machine's GPUs: %s holds %s and their CUDA wheels at the releases installed, and the environment's pip.conf and PIP_CONSTRAINT (on activation) name it. `cudaup install --framework %s==VERSION` plans another build and moves the hold; to lift it by hand, empty that file (`cudaup repair` puts it back)."),
+                           p->env.name ? p->env.name : "?", file, b.data ? b.data : "", p->framework->name);
+    cu_buf_fini(&b);
+    return s;
+}
+
+char *
 cu_plan_activate_cmd(const struct cu_plan *p)
 {
     if (!p->framework || !p->env.tool || strcmp(p->env.tool, "none") == 0)

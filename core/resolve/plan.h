@@ -223,6 +223,11 @@ char *cu_framework_try_line(const struct cu_catalog_gpu_checks *checks, const ch
  * that has none: NULL-terminated, never NULL (free with cu_strv_free).
  */
 char **cu_plan_try_lines(const struct cu_plan *q, const struct cu_catalog_gpu_checks *checks);
+/**
+ * What the Done text says of the environment's pip hold (issue 45): where it is, what moves it and how to lift it by
+ * hand; NULL when the plan holds nothing.  Translated; caller frees.
+ */
+char *cu_plan_hold_line(const struct cu_plan *p);
 /** The command that activates the plan's Python environment (". ENV/bin/activate", "conda activate NAME"), or NULL. Caller frees. */
 char *cu_plan_activate_cmd(const struct cu_plan *p);
 

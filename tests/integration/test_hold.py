@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 
-from cutest import SRCDIR, Tap, base_env, run
+from cutest import SRCDIR, Tap, base_env, gpu_doubles, run
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import machines  # noqa: E402
@@ -71,7 +71,7 @@ os.makedirs(os.path.join(ROOT, "etc", "apt", "preferences.d"))
 with open(os.path.join(ROOT, "etc", "apt", "preferences.d", "cudaup-nvidia-driver"), "w") as f:
     f.write("Package: *nvidia*\nPin: version 580.*\nPin-Priority: 1001\n")
 MIRROR = os.path.join(DIR, "mirror")
-mkmirror.build(MIRROR)
+mkmirror.build(MIRROR, replace=gpu_doubles())
 WH = os.path.join(DIR, "wheels")
 os.makedirs(WH)
 CU126 = code_row("2.14", "cu126")
@@ -271,4 +271,52 @@ t.ok(held("torch") == ["torch==2.13.0+cu126"] and held("torchvision") == ["torch
      "the hold now names 2.13.0+cu126 and its torchvision", hold_text())
 p = pip("install", "-U", "--index-url", INDEX, "torch")
 t.eq(torch_now()[0], "2.13.0+cu126", "pip install -U torch stays on it")
+# The Done text says where the hold is, what moves it and how to lift it by hand.
+r = cudaup("install", "--yes", "--framework", "pytorch==2.13", *ARGS)
+t.ok(r.rc == 0 and "%s/cudaup-constraints.txt holds torch and torchvision" % ENV in " ".join(r.out.split()) and
+     "to lift it by hand, empty that file" in " ".join(r.out.split()),
+     "install's closing text names the hold file and how to lift it by hand", r)
+
+# ---- the wizard: Review shows the hold step, Done says where the hold is and how to lift it ---------------------------
+W = os.path.join(DIR, "wizard")
+os.makedirs(os.path.join(W, "home"))
+keys = os.path.join(W, "keys")
+with open(keys, "w") as f:
+    f.write("enter\n" * 7 + "end\ndump %s/review.txt\nenter\nenter\nend\ndump %s/done.txt\nenter\n" % (W, W))
+WENV = os.path.join(W, "home", "data", "cudaup", "envs", "cudaup-pytorch")
+r = run(["--keys-script", keys, "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", os.path.join(W, "p"),
+         "--state-dir", os.path.join(W, "s"), "--cache-dir", CACHE, "--framework", "pytorch", "--index-url", INDEX,
+         "--env-tool", "venv", "--python", "3.11", "--env-scope", "none"],
+        env=dict(MENV, HOME=os.path.join(W, "home"), XDG_DATA_HOME=os.path.join(W, "home", "data"), CUDAUP_TUI_HEADLESS="1",
+                 COLUMNS="80", LINES="24", TERM="xterm-256color", SHELL="/bin/bash"), timeout=600)
+review = " ".join(text(os.path.join(W, "review.txt")).split())
+done = "".join(x.strip().rstrip("▲▼v^").strip() for x in text(os.path.join(W, "done.txt")).split("\n"))
+t.ok("hold torch and torchvision, with the CUDA wheels pip brings with them" in review,
+     "wizard: Review's Changes name the hold step", text(os.path.join(W, "review.txt")))
+t.ok(r.rc == 0 and ("%s/cudaup-constraints.txt" % WENV).replace(" ", "") in done.replace(" ", "") and
+     "toliftitbyhand,emptythatfile" in done.replace(" ", ""),
+     "wizard: Done names the hold file and how to lift it by hand", (r, text(os.path.join(W, "done.txt"))))
+t.ok(text(os.path.join(WENV, "cudaup-constraints.txt")).count("torch==2.14.1+cu126") == 1,
+     "the wizard's install holds the environment as install does", text(os.path.join(WENV, "cudaup-constraints.txt")))
+# ---- the wizard: Review shows the hold step, Done says where the hold is and how to lift it ---------------------------
+W = os.path.join(DIR, "wizard")
+os.makedirs(os.path.join(W, "home"))
+keys = os.path.join(W, "keys")
+with open(keys, "w") as f:
+    f.write("enter\n" * 7 + "end\ndump %s/review.txt\nenter\nenter\nend\ndump %s/done.txt\nenter\n" % (W, W))
+WENV = os.path.join(W, "home", "data", "cudaup", "envs", "cudaup-pytorch")
+r = run(["--keys-script", keys, "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", os.path.join(W, "p"),
+         "--state-dir", os.path.join(W, "s"), "--cache-dir", CACHE, "--framework", "pytorch", "--index-url", INDEX,
+         "--env-tool", "venv", "--python", "3.11", "--env-scope", "none"],
+        env=dict(MENV, HOME=os.path.join(W, "home"), XDG_DATA_HOME=os.path.join(W, "home", "data"), CUDAUP_TUI_HEADLESS="1",
+                 COLUMNS="80", LINES="24", TERM="xterm-256color", SHELL="/bin/bash"), timeout=600)
+review = " ".join(text(os.path.join(W, "review.txt")).split())
+done = "".join(x.strip().rstrip("▲▼v^").strip() for x in text(os.path.join(W, "done.txt")).split("\n"))
+t.ok("hold torch and torchvision, with the CUDA wheels pip brings with them" in review,
+     "wizard: Review's Changes name the hold step", text(os.path.join(W, "review.txt")))
+t.ok(r.rc == 0 and ("%s/cudaup-constraints.txt" % WENV).replace(" ", "") in done.replace(" ", "") and
+     "toliftitbyhand,emptythatfile" in done.replace(" ", ""),
+     "wizard: Done names the hold file and how to lift it by hand", (r, text(os.path.join(W, "done.txt"))))
+t.ok(text(os.path.join(WENV, "cudaup-constraints.txt")).count("torch==2.14.1+cu126") == 1,
+     "the wizard's install holds the environment as install does", text(os.path.join(WENV, "cudaup-constraints.txt")))
 t.done()
