@@ -315,6 +315,9 @@ cu_cmd_install(struct cu_app *app)
             else
                 cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), what.data, last, q->env.tool,
                        q->env.path ? q->env.path : q->env.name, kact);
+            CU_AUTOFREE char *hold = cu_plan_hold_line(q); /* issue 45: the pip hold, and how to lift it */
+            if (hold)
+                cu_say(stdout, "", "%s", hold);
             /* Each framework's call, one its release has: TensorFlow 1.x has no tf.config.list_physical_devices;
              * said after the checks, which it would fail with. */
             char **l = cu_plan_try_lines(q, &app->catalog->gpu_checks);

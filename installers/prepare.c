@@ -27,6 +27,7 @@
 #include "driver_resolve.h"
 #include "installer.h"
 #include "rootenv.h"
+#include "pyhold.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
 #define PREFIX_ROOM 512
@@ -978,5 +979,7 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
         }
     }
     cu_installers_plan(*plan);
+    if (!in->unconstrained) /* `mirror` makes no environment: nothing to hold */
+        cu_pyhold_plan(*plan, in->catalog, in->facts);
     return CU_OK;
 }

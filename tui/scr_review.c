@@ -61,6 +61,7 @@ step_label(const char *name)
         {"write", N_("write")},
         {"pip-constraints", N_("constrain")},
         {"pip-install", N_("pip install")},
+        {"hold", N_("hold")},
         {"keyring", N_("keyring")},
         {"update", N_("update")},
         {"refresh", N_("refresh")},
