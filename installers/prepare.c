@@ -26,6 +26,7 @@
 #include "driver.h"
 #include "driver_resolve.h"
 #include "installer.h"
+#include "diskroom.h"
 #include "rootenv.h"
 #include "pyhold.h"
 
@@ -204,106 +205,6 @@ folder_usable(const char *what, const char *opt, const char *dir, struct cu_erro
             return CU_OK;
         *slash = '\0';
     }
-}
-
-/* Free bytes on the file system of @dir (or of its nearest existing folder); false when unknown. */
-static bool
-free_bytes(const char *dir, uint64_t *out, dev_t *dev)
-{
-    CU_AUTOFREE char *p = cu_xstrdup(dir);
-    for (;;) {
-        struct statvfs vs;
-        struct stat sb;
-        if (statvfs(p, &vs) == 0 && stat(p, &sb) == 0) {
-            *out = (uint64_t)vs.f_bavail * vs.f_frsize;
-            *dev = sb.st_dev;
-            return true;
-        }
-        char *slash = strrchr(p, '/');
-        if (!slash || slash == p)
-            return false;
-        *slash = '\0';
-    }
-}
-
-/*
- * Room before the first byte: the cache must hold what is still to come, and the prefix at
- * least the archives' size (unpacked they are larger; the manifests do not say how much), on
- * one file system both.  A tight fit is a warning in the plan; too little is a refusal.
- */
-static enum cu_status
-check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *err)
-{
-    char b1[32], b2[32], b3[32];
-    uint64_t to_fetch = 0, cache_free, prefix_free;
-    dev_t cache_dev, prefix_dev;
-    struct cu_buf unsized; /* the archives no one publishes a size for, by name */
-    size_t n_unsized = 0, n_sized = 0;
-    uint64_t seen = 0; /* the sizes the mirror reported for archives no source publishes a size of */
-    cu_buf_init(&unsized);
-    for (size_t i = 0; i < p->n_downloads + 1; i++) {
-        const struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i]
-                                           : p->python && p->python->dl.url ? &p->python->dl : NULL;
-        /* A size nobody publishes (runfiles, cuDNN .tgz): its cap is a limit, not what will come; the size the
-         * mirror reported, when it did, is what comes (learn_sizes). */
-        if (d && d->size_unknown && !d->size_seen) {
-            cu_buf_printf(&unsized, "%s%s", n_unsized++ ? _(", ") : "", d->component);
-            continue;
-        }
-        if (!d)
-            continue;
-        n_sized++;
-        uint64_t size = d->size_unknown ? d->size_seen : d->size;
-        const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/install/pipeline.c) */
-        CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", in->cache_dir, d->sha256,
-                                             ext && !strchr(ext, '/') ? ext : ".tar.xz");
-        CU_AUTOFREE char *part = cu_xasprintf("%s/archives/%s.partial", in->cache_dir, d->sha256);
-        struct stat sb;
-        if (stat(fin, &sb) == 0 && (uint64_t)sb.st_size == size)
-            continue;
-        uint64_t have = stat(part, &sb) == 0 && (uint64_t)sb.st_size <= size ? (uint64_t)sb.st_size : 0;
-        to_fetch += size - have;
-        seen += d->size_unknown ? size : 0;
-    }
-    /* Said in the plan whatever the disks: nothing can be checked for these. */
-    if (n_unsized)
-        cu_plan_warn(p, ngettext_("%zu archive's size is not published (%s), so the room it needs could not be checked before the start; a full disk stops the install cleanly.",
-                                  "%zu archives' sizes are not published (%s), so the room they need could not be checked before the start; a full disk stops the install cleanly.",
-                                  n_unsized),
-                     n_unsized, unsized.data);
-    cu_buf_fini(&unsized);
-    if (!free_bytes(in->cache_dir, &cache_free, &cache_dev) || !free_bytes(p->prefix, &prefix_free, &prefix_dev))
-        return CU_OK;
-    uint64_t unpack = p->download_bytes + seen; /* at least */
-    if (cache_dev == prefix_dev) {
-        if (cache_free < to_fetch + unpack)
-            return cu_error_set(err, CU_E_IO, ENOSPC,
-                                _("%s and the cache have %s free, but this install needs at least %s (%s to download, %s unpacked)"),
-                                p->prefix, cu_format_bytes(cache_free, b1, sizeof(b1)),
-                                cu_format_bytes(to_fetch + unpack, b2, sizeof(b2)), cu_format_bytes(to_fetch, b3, sizeof(b3)),
-                                cu_format_bytes(unpack, (char[32]){0}, 32));
-    } else {
-        if (cache_free < to_fetch)
-            return cu_error_set(err, CU_E_IO, ENOSPC, _("The cache %s has %s free, but %s are still to download"),
-                                in->cache_dir, cu_format_bytes(cache_free, b1, sizeof(b1)),
-                                cu_format_bytes(to_fetch, b2, sizeof(b2)));
-        if (prefix_free < unpack)
-            return cu_error_set(err, CU_E_IO, ENOSPC, _("%s has %s free, but the install needs more than %s"), p->prefix,
-                                cu_format_bytes(prefix_free, b1, sizeof(b1)), cu_format_bytes(unpack, b2, sizeof(b2)));
-    }
-    if (n_unsized && !n_sized) {
-        /* No size at all: a "0 B to download" would be a figure no one gave (issue 35 walk, item 8). */
-        cu_plan_reason(p, _("Disk: no archive's size is published, so how much is downloaded and unpacked is not known; the cache has %s free, %s has %s free."),
-                       cu_format_bytes(cache_free, b1, sizeof(b1)), p->prefix, cu_format_bytes(prefix_free, b2, sizeof(b2)));
-        return CU_OK;
-    }
-    cu_plan_reason(p, _("Disk: %s to download into the cache (%s free there); the install takes more than %s in %s (%s free)."),
-                   cu_format_bytes(to_fetch, b1, sizeof(b1)), cu_format_bytes(cache_free, b2, sizeof(b2)),
-                   cu_format_bytes(unpack, b3, sizeof(b3)), p->prefix, cu_format_bytes(prefix_free, (char[32]){0}, 32));
-    if (prefix_free < unpack * 3)
-        cu_plan_warn(p, _("%s has %s free; unpacked, the archives usually take two to three times their %s, so it may not fit."),
-                     p->prefix, cu_format_bytes(prefix_free, b1, sizeof(b1)), cu_format_bytes(unpack, b2, sizeof(b2)));
-    return CU_OK;
 }
 
 /* python-build-standalone's name for the machine of @platform. */
@@ -491,43 +392,17 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
     return CU_OK;
 }
 
-/*
- * An archive whose size no source publishes (a runfile, a cuDNN .tgz): the size the mirror reports when
- * asked (HEAD's Content-Length, or stat on a file:// mirror), so that the disk check and the totals count
- * a 2 GB runfile as 2 GB, not as "more than 28 MB" (issue 35).  The hash still decides; a mirror that does
- * not answer leaves the size unknown, and the download says what is wrong.
- */
-static void
-learn_sizes(const struct cu_net *net, struct cu_plan *p)
-{
-    for (size_t i = 0; net && i < p->n_downloads + 1; i++) {
-        struct cu_plan_download *d = i < p->n_downloads ? &p->downloads[i] : p->python ? &p->python->dl : NULL;
-        if (!d || !d->url || !d->size_unknown || d->size_seen)
-            continue;
-        struct cu_probe_item it = {.url = d->url, .name = d->component, .size = d->size, .size_is_limit = true};
-        struct cu_error e;
-        enum cu_status st = cu_probe_run(net, &it, 1, 1, NULL, &e);
-        if (it.verdict == CU_PROBE_MISSING) /* the mirror said so: no size to learn, and a download that will fail */
-            cu_plan_warn(p, _("The mirror has no %s: %s is not there, so the install would stop at that download."), d->component, d->url);
-        if (st == CU_OK && it.verdict == CU_PROBE_OK && it.found_size) {
-            d->size_seen = it.found_size;
-            cu_log_debug("%s: %llu bytes, as the mirror reports (no source publishes its size)", d->component,
-                         (unsigned long long)it.found_size);
-        }
-    }
-}
-
 /* Everything the plan will touch or run, checked before the first change (issue: no half installs). */
 static enum cu_status
 preflight(const struct cu_prepare_in *in, const struct cu_net *net, struct cu_plan *p, struct cu_error *err)
 {
     enum cu_status st;
-    learn_sizes(net, p);
+    cu_disk_learn_sizes(in, net, p);
     /* Whether the folders can be made at all comes first: "/proc/nope has 0 B free" would say the wrong thing. */
     if ((st = folder_usable(_("The install folder"), "--prefix", p->prefix, err)) != CU_OK ||
         (st = folder_usable(_("The state folder"), "--state-dir", in->state_dir, err)) != CU_OK)
         return st;
-    if (!in->unconstrained && (st = check_space(in, p, err)) != CU_OK)
+    if (!in->unconstrained && (st = cu_disk_check_space(in, p, err)) != CU_OK)
         return st;
     const char *tool = p->env.tool;
     /* `mirror` plans for other machines: whether conda is here does not matter. */

@@ -501,6 +501,8 @@ cu_plan_to_json(const struct cu_plan *p)
             json_object_set_new(o, "size_seen", json_integer((json_int_t)d->size_seen));
         if (p->offline) /* planned offline: whether the cache holds it (issue 44) */
             json_object_set_new(o, "cached", json_boolean(!d->not_cached));
+        if (d->unpacked) /* read from the archive's own xz index (issue 49 item 3) */
+            json_object_set_new(o, "unpacked", json_integer((json_int_t)d->unpacked));
         json_array_append_new(dl, o);
     }
     if (p->python && p->python->dl.url) {

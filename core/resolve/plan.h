@@ -32,6 +32,8 @@ struct cu_plan_download {
     char *archive_layout; /* a Python archive's: "full" places only python/install/ (core/unpack/pyarchive.h);
                              NULL or "install_only": the archive's top folder holds the tree */
     bool not_cached;      /* planned offline: cudaup's cache does not hold it, and its server is not asked */
+    uint64_t unpacked;    /* what it takes unpacked, read from the .tar.xz's own index (core/unpack/xzsize.h) in the
+                             cache, a file:// mirror or with one range request; 0 when not read */
     bool from_base;       /* relative_path lies under the mirror's base as on NVIDIA's server (runfiles,
                              cuDNN .tgz), not under BASE/PRODUCT/redist */
 };

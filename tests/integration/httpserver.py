@@ -12,6 +12,7 @@ is (not the body faults), and uses up no fault meant for the GETs.
     srv.fault("/cuda/redist/x.tar.xz", status=[503, 503])   # first two requests fail
     srv.url                              # http://127.0.0.1:PORT
     srv.requests                         # [(method, path, range header)]
+    srv.tails                            # [path]: suffix ranges (bytes=-N), apart from the downloads
     srv.stop()
 """
 import email.utils
@@ -71,6 +72,7 @@ class Server:
         self.link_free = 0.0  # when the shared link is next free (time.monotonic())
         self.faults = {}
         self.requests = []
+        self.tails = []  # paths asked for with a suffix range (bytes=-N): the plan reading an xz index
         self.endless_sent = []  # bytes each endless error answer sent before the client hung up
         self.auths = []         # the Authorization header of each request (None when absent)
         self.accepts = []       # the Accept header of each GET (None when absent)
@@ -96,6 +98,22 @@ class Server:
 
             def handle_req(self, head):
                 path = urllib.parse.urlsplit(self.path).path
+                # A suffix range (bytes=-N) is the plan reading an archive's xz index before any download: like a
+                # HEAD it sees the status the next GET will get and the file as it is, uses up no fault meant for
+                # the downloads, and is logged apart (server.tails), so that the downloads' log stays theirs.
+                tail = not head and (self.headers.get("Range") or "").startswith("bytes=-")
+                with server.lock:
+                    if tail:
+                        server.tails.append(path)
+                        f = server.faults.get(path)
+                        status = f.status[0] if f and f.status and (f.times is None or f.used < f.times) else None
+                        f = None
+                if tail:
+                    try:
+                        self.serve(path, None, status, False)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    return
                 with server.lock:
                     server.requests.append((self.command, path, self.headers.get("Range")))
                     server.auths.append(self.headers.get("Authorization"))
@@ -317,6 +335,7 @@ class Server:
         with self.lock:
             self.faults.clear()
             self.requests.clear()
+            self.tails.clear()
             self.auths.clear()
             self.accepts.clear()
             self.conditional.clear()
