@@ -108,8 +108,8 @@ CU_NODISCARD enum cu_status drv_rec_add_file(struct inst_driver_ctx *c, const ch
 
 /**
  * Before the first change: not inside a container (drv_refuse_in_container), the record (if any) is sound, and
- * the runner can run @manager's commands where it runs them; inside a machine root, only the managers the runner
- * has been proven with (apt).  Errors: CU_E_UNSUPPORTED, and drv_rec_load's.
+ * the runner can run @manager's commands where it runs them (inside a machine root: the tree's own, chrooted; a tree
+ * without them is refused by name).  Errors: CU_E_UNSUPPORTED, and drv_rec_load's.
  */
 CU_NODISCARD enum cu_status drv_preflight(struct inst_driver_ctx *c, const char *manager, struct cu_error *err);
 

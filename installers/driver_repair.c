@@ -328,6 +328,21 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
             st = cu_error_set(err, CU_E_TOOL, 0, "%s", why);
             goto out;
         }
+    } else {
+        /* dnf's locks (DNF 5's file, else DNF 4's) or module stream, zypper's locks: the image's own files. */
+        static const char *const locks[] = {"/etc/dnf/versionlock.toml", "/etc/dnf/plugins/versionlock.list", "/etc/zypp/locks"};
+        CU_AUTOFREE char *lock = NULL, *mod = NULL;
+        struct cu_error e;
+        for (size_t i = 0; i < CU_N_ELEMENTS(locks) && !lock; i++)
+            if (cu_sys_read(c->sys, locks[i], 1 << 20, &lock, &e) != CU_OK)
+                lock = NULL;
+        if (cu_sys_read(c->sys, "/etc/dnf/modules.d/nvidia-driver.module", 1 << 16, &mod, &e) != CU_OK)
+            mod = NULL;
+        CU_AUTOFREE char *why = drv_image_hold_files(d, c->sys->root, lock, mod);
+        if (why) {
+            st = cu_error_set(err, CU_E_TOOL, 0, "%s", why);
+            goto out;
+        }
     }
     cu_error_clear(err);
     if ((st = drv_resume_write(c, plan, &(struct cu_facts){0}, false, err)) != CU_OK)

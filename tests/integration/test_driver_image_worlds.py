@@ -63,4 +63,111 @@ t.ok(r.rc == 1 and NEW in (d.get("error") or "") and "linux-headers-" + NEW in (
      and module(root, "6.1.0-57-amd64") and not os.path.exists(os.path.join(root, "..", "state", "resume.json")),
      "image booting %s (no headers, so no module): the install says so and names the headers, not 'the module is built' "
      "(exit 1, no resume record)" % NEW, r)
+
+# ---- issue 46 item 11: every package manager inside a tree ----
+# The tree's own dnf, zypper and pacman run chrooted into it, as apt does: cudaup's real runner (no
+# CUDAUP_SYSTEM_BIN) enters the tree with `cudaup __chroot` and runs the front end it finds on the tree's PATH.
+# Only Debian's and Ubuntu's archives can be reached from the machines the suite runs on, so these trees hold the
+# package world's front ends as their package managers (tests/fakes/pkgworld/inroot.py), and what ran is their
+# own record of calls, written inside the tree.  This host is Debian: it has no dnf, zypper or pacman, so a call in
+# that record could only be the tree's; none names --installroot, --sysroot or --root (this host's tool against the tree).
+import inroot  # noqa: E402
+import subprocess  # noqa: E402
+
+machines.OS.setdefault("leap156", 'NAME="openSUSE Leap"\nVERSION="15.6"\nID="opensuse-leap"\nID_LIKE="suse opensuse"\n'
+                       'VERSION_ID="15.6"\nPRETTY_NAME="openSUSE Leap 15.6"\n')
+GTX1080 = [("0000:01:00.0", "1b80", "0x030000", None, "6.1", 8192, "NVIDIA GeForce GTX 1080")]
+RTX4090 = [("0000:01:00.0", "2684", "0x030000", None, "8.9", 24564, "NVIDIA GeForce RTX 4090")]
+M126 = os.path.join(t.tmpdir("mirror126"), "m")
+mkmirror.build(M126, cuda="12.6.3", cudnn=None)
+for dist, rid in (("rhel9", "cuda-rhel9-x86_64"), ("fedora43", "cuda-fedora43-x86_64")):
+    dd = os.path.join(M126, "cuda/repos/%s/x86_64" % dist)
+    os.makedirs(dd, exist_ok=True)
+    with open(os.path.join(dd, "cuda-%s.repo" % dist), "w") as f:
+        f.write("[%s]\nname=%s\nbaseurl=https://developer.download.nvidia.com/compute/cuda/repos/%s/x86_64\nenabled=1\n"
+                "gpgcheck=1\n" % (rid, rid, dist))
+TOOLS = {"dnf": ["dnf", "rpm", "dkms", "systemctl", "depmod"], "zypper": ["zypper", "rpm", "systemctl", "depmod"],
+         "pacman": ["pacman", "dkms", "systemctl", "depmod", "mkinitcpio"]}
+INROOT_WHY = inroot.why_not()
+
+
+def tree_image(tag, os_, world, gpus, synthetic=(), installed=(), manager="dnf", tools=None, pkgbase=None):
+    """A machine image of a world whose package manager is the tree's own (inroot): (root, dir, args, env)."""
+    d = t.tmpdir(tag)
+    root = os.path.join(d, "root")
+    machines.build_spec({"os": os_, "kernel": None, "gpus": gpus}, root)
+    machine.setup(root, world, synthetic=list(synthetic), installed=list(installed))
+    shutil.rmtree(os.path.join(root, "proc"))  # an image: no kernel runs there
+    for krel, base in (pkgbase or {}).items():
+        os.makedirs(os.path.join(root, "lib/modules", krel), exist_ok=True)
+        open(os.path.join(root, "lib/modules", krel, "pkgbase"), "w").write(base + "\n")
+    inroot.install(root, TOOLS[manager] if tools is None else tools)
+    args = ["--root", root, "--state-dir", os.path.join(d, "state"), "--prefix", os.path.join(d, "prefix"),
+            "--cache-dir", os.path.join(d, "cache"), "--mirror", "file://" + M126, "--framework", "none", "--cudnn", "none",
+            "--env-scope", "none"]
+    env = {"CUDAUP_SYSTEM_BIN": "", "CUDAUP_SYSTEM_ROOT": "", "CUDAUP_DRIVER": "auto", "HOME": d, "CUDAUP_TEST_NOW": "1800000000"}
+    return root, d, args, env
+
+
+def in_tree(root, args, env):
+    """cudaup, as root, with the mounts the tree's front ends need (inroot.command)."""
+    from cutest import BIN, Result, base_env
+    p = subprocess.run(inroot.command(root, [BIN] + args), env=base_env(env), capture_output=True, text=True, timeout=900)
+    return Result(p)
+
+
+def tree_listing(root):
+    out = {}
+    for dp, dn, fn in os.walk(root):
+        dn[:] = [x for x in dn if x != ".pkgworld"]
+        for n in fn + dn:
+            p = os.path.join(dp, n)
+            st = os.lstat(p)
+            out[os.path.relpath(p, root)] = (st.st_mode, st.st_size, st.st_mtime_ns)
+    return out
+
+
+EL9K = "5.14.0-427.13.1.el9_4.x86_64"
+CASES = [
+    ("Fedora 43 + GTX 1080 (dnf versionlock, DKMS)", "fedora-img", "fedora", ["fedora-43.csv", "nvidia-fedora43.csv"], GTX1080,
+     dict(synthetic=[{"name": "kernel-core", "version": "6.16.7-200.fc43", "extra": "kernel=6.16.7-200.fc43.x86_64"}]), "dnf"),
+    ("Rocky 9 + RTX 4090 (dnf module stream, CRB and EPEL)", "rocky-img", "rocky9", ["rocky-9.csv", "el-9.csv", "nvidia-rhel9.csv"],
+     RTX4090, dict(synthetic=[{"name": "kernel-core", "version": "5.14.0-427.13.1.el9_4", "extra": "kernel=" + EL9K}]), "dnf"),
+    ("openSUSE Leap 15.6 + RTX 4090 (zypper, NVIDIA's signed KMP)", "leap-img", "leap156", "opensuse-leap-15.6.csv", RTX4090,
+     dict(synthetic=[{"name": "kernel-default", "version": "6.4.0-150600.23.25.1", "extra": "kernel=6.4.0-150600.23.25-default"}]),
+     "zypper"),
+    ("Arch + RTX 4090 (pacman, nvidia-open for linux)", "arch-img", "arch", "arch.csv", RTX4090,
+     dict(synthetic=[{"name": "linux", "version": "6.17.9.arch1-1", "extra": "kernel=6.17.9-arch1-1 pkgbase=linux"}],
+          pkgbase={"6.17.9-arch1-1": "linux"}), "pacman"),
+]
+for what, tag, os_, world, g, kw, mgr in CASES:
+    if INROOT_WHY:
+        t.skip("item 11: %s: the tree's own %s, chrooted" % (what, mgr), INROOT_WHY)
+        continue
+    root, d, args, env = tree_image(tag, os_, world, g, manager=mgr, **kw)
+    r = in_tree(root, ["install", "--yes", "--json"] + args, env)
+    doc = r.json() or {}
+    calls = inroot.calls(root)
+    boot = machine.boot(root, write=False)
+    bad = [c for c in calls if any(a.startswith(("--installroot", "--sysroot", "--root")) or a in ("-r", "--root") for a in c)]
+    t.ok(r.rc == 5 and "installed in the image" in (doc.get("error") or "") and boot["module"] is not None
+         and any(c[0] == mgr for c in calls) and not bad and shutil.which(mgr, path="/usr/sbin:/usr/bin:/sbin:/bin") is None,
+         "item 11: an image of %s: the tree's own %s runs chrooted into it (this host has none; no --installroot/--sysroot), "
+         "the module is there for the kernel it boots (%s), exit 5" % (what, mgr, boot["kernel"]),
+         (r.rc, doc.get("error"), doc.get("advice"), r.err[-1500:], calls[-8:], boot))
+
+# A tree without its package manager: refused in one sentence before anything runs (nothing in the tree changes).
+if INROOT_WHY:
+    t.skip("item 11: a tree without its package manager is refused before anything runs", INROOT_WHY)
+else:
+    root, d, args, env = tree_image("fedora-nodnf", "fedora", ["fedora-43.csv", "nvidia-fedora43.csv"], GTX1080,
+                                    synthetic=[{"name": "kernel-core", "version": "6.16.7-200.fc43",
+                                                "extra": "kernel=6.16.7-200.fc43.x86_64"}], tools=["rpm", "dkms"])
+    before = tree_listing(root)
+    r = in_tree(root, ["install", "--yes", "--json"] + args, env)
+    doc = r.json() or {}
+    t.ok(r.rc == 3 and "dnf is not installed inside %s" % root in (doc.get("error") or "") and inroot.calls(root) == []
+         and tree_listing(root) == before and not os.path.exists(os.path.join(d, "prefix")),
+         "item 11: a Fedora tree without dnf: refused in one sentence naming dnf and the tree, before anything ran "
+         "(no call, the tree and the prefix untouched)", (r.rc, doc, inroot.calls(root)))
 t.done()
