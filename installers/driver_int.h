@@ -137,6 +137,12 @@ CU_NODISCARD enum cu_status drv_resume_write(struct inst_driver_ctx *c, const st
                                              const struct cu_facts *facts, bool queued, struct cu_error *err);
 
 /**
+ * In a machine image, after the driver's transaction: `dkms autoinstall -k K` for each kernel the image can boot that
+ * has its headers and no module yet (the plan's "build" step).  Errors: the command's.
+ */
+CU_NODISCARD enum cu_status drv_image_build(struct inst_driver_ctx *c, struct cu_error *err);
+
+/**
  * The end of an install into a machine image: the module is there for the image's kernels and the
  * branch is held (else CU_E_TOOL naming what is missing), the resume record says the image's first boot
  * goes on: CU_E_REBOOT with what to do there.

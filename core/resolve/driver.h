@@ -165,6 +165,9 @@ char *cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *facts);
 /** cu_drv_expand with {KM} given (a row's alias of the machine's kernel meta). Caller owns. */
 char *cu_drv_expand_km(const char *tmpl, int branch, const struct cu_facts *facts, const char *km);
 
+/** cu_drv_expand_km for kernel release @krel ({R}, and {K} its flavour) instead of the machine's. Caller owns. */
+char *cu_drv_expand_kernel(const char *tmpl, int branch, const struct cu_facts *facts, const char *km, const char *krel);
+
 /** cu_drv_expand with @row's alias of the kernel meta ("virtual=generic"). Caller owns. */
 char *cu_drv_expand_row(const struct cu_drv_pkg *row, const char *tmpl, int branch, const struct cu_facts *facts);
 

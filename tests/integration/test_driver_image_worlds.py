@@ -27,11 +27,11 @@ M122 = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(M122, cuda="12.2.2", replace=gpu_doubles())
 
 
-def image(tag, synthetic=(), installed=()):
+def image(tag, synthetic=(), installed=(), world=("debian-12.csv",)):
     d = t.tmpdir(tag)
     root = os.path.join(d, "root")
     machines.build_spec({"os": "debian12", "kernel": None, "gpus": GTX970}, root)
-    machine.setup(root, "debian-12.csv", repos=SOURCES, synthetic=list(synthetic), installed=list(installed))
+    machine.setup(root, list(world), repos=SOURCES, synthetic=list(synthetic), installed=list(installed))
     shutil.rmtree(os.path.join(root, "proc"))  # an image: no kernel runs there
     bin_ = machine.link_bin(os.path.join(d, "bin"))
     env = {"CUDAUP_SYSTEM_BIN": bin_, "CUDAUP_SYSTEM_ROOT": root, "STANDIN_LOG": os.path.join(d, "calls.jsonl"),
@@ -63,6 +63,59 @@ t.ok(r.rc == 1 and NEW in (d.get("error") or "") and "linux-headers-" + NEW in (
      and module(root, "6.1.0-57-amd64") and not os.path.exists(os.path.join(root, "..", "state", "resume.json")),
      "image booting %s (no headers, so no module): the install says so and names the headers, not 'the module is built' "
      "(exit 1, no resume record)" % NEW, r)
+
+# ---- issue 46 item 13: every kernel the image may boot gets its headers, and so its module ----
+# The real Debian tree's own kernel got no module: its headers were never installed, though the archive had them.
+# Here the image has Debian 12's 6.1.0-50 kernel (the archive's older ABI, its headers still there) and the plan's
+# metas bring 6.1.0-57: the plan installs 6.1.0-50's headers too, and both kernels get the module.
+OLD = "6.1.0-50-amd64"
+root, env, args = image("img-two", installed=["linux-image-" + OLD])
+r = run(["plan", "--json"] + args, env=env)
+steps = (r.json() or {}).get("steps", [])
+hsteps = [s_ for s_ in steps if s_.get("action") == "kernel-headers"]
+t.ok(r.rc == 0 and len(hsteps) == 1 and "apt-get install -y linux-headers-" + OLD in hsteps[0].get("detail", "")
+     and any(s_.get("action") == "build" for s_ in steps),
+     "item 13: the plan installs the headers of the image's own kernel %s (a step of its own) and builds for each kernel" % OLD,
+     [(s_.get("action"), s_.get("detail")) for s_ in steps if s_.get("installer") == "driver"])
+r = run(["install", "--yes", "--json"] + args, env=env, timeout=600)
+d = r.json() or {}
+t.ok(r.rc == 5 and module(root, OLD) and module(root, "6.1.0-57-amd64") and OLD in (d.get("error") or ""),
+     "item 13: both of the image's kernels (%s, its own, and 6.1.0-57-amd64, the metas') have the module: exit 5" % OLD, r)
+# An older kernel the archive has no headers for: only that kernel goes without; the image boots the newest, which
+# has it: exit 5, and the install says which kernel has none.
+GONE = "6.1.0-20-amd64"
+root, env, args = image("img-gone", synthetic=[{"name": "linux-image-" + GONE, "version": "6.1.85-1", "extra": "kernel=" + GONE}],
+                        installed=["linux-image-amd64"])
+r = run(["install", "--yes", "--json"] + args, env=env, timeout=600)
+d = r.json() or {}
+t.ok(r.rc == 5 and not module(root, GONE) and module(root, "6.1.0-57-amd64") and GONE in (d.get("advice") or "")
+     and "no module" in (d.get("advice") or ""),
+     "item 13: an older kernel whose headers the archive lacks (%s): the install goes on, the kernel the image boots has "
+     "the module (exit 5), and it says which kernel has none" % GONE, r)
+
+# Uninstall in the image takes away what the install brought, the record of where it stopped and sudo included
+# (the real Debian tree: dkms recommends sudo, so the install brings it; its removal script refuses where root has
+# no password unless SUDO_FORCE_REMOVE=yes).  The recorded Debian 12 world has no row of sudo: this one is Debian
+# 12's as `apt-cache show sudo` gives it (Pre-Depends init-system-helpers left out: not in the recorded world).
+SUDO_WORLD = os.path.join(t.tmpdir("sudo-world"), "sudo.csv")
+with open(SUDO_WORLD, "w") as f:
+    f.write("kind,name,version,repo,depends,recommends,provides,conflicts,extra,source,confidence\n"
+            'pkg,sudo,1.9.13p3-1+deb12u4,bookworm/main,"libaudit1 (>= 1:2.2.1), libc6 (>= 2.34), libpam0g (>= 0.99.7.1), '
+            'libselinux1 (>= 3.1~), zlib1g (>= 1:1.2.0.2), libpam-modules",,,,,apt-cache show sudo on a Debian 12 host,measured\n')
+root, env, args = image("img-uninstall", installed=["linux-image-amd64"], world=("debian-12.csv", SUDO_WORLD))
+open(os.path.join(root, "etc/shadow"), "w").write("root:*:19000:0:99999:7:::\n")  # as in a debootstrap tree
+state = os.path.join(os.path.dirname(root), "state")
+r = run(["install", "--yes", "--json"] + args, env=env, timeout=600)
+rec = json.load(open(os.path.join(state, "driver.json"))) if os.path.exists(os.path.join(state, "driver.json")) else {}
+brought = "sudo" in rec.get("packages", []) and os.path.exists(os.path.join(state, "resume.json"))
+r2 = run(["uninstall", "driver", "--yes", "--json", "--root", root, "--state-dir", state], env=env, timeout=600)
+import managers  # noqa: E402
+left = managers.machine(root).installed
+t.ok(r.rc == 5 and brought and r2.rc == 0 and "sudo" not in left and "nvidia-driver" not in left
+     and not os.path.exists(os.path.join(state, "resume.json")) and "linux-image-amd64" in left,
+     "item 13: uninstall in the image removes what the install brought: the driver, the sudo dkms's recommends brought "
+     "(its removal script told SUDO_FORCE_REMOVE=yes) and the resume record; the kernel stays",
+     (r.rc, brought, r2.rc, r2.out[-1500:], r2.err[-1500:], sorted(n for n in left if n in ("sudo", "nvidia-driver"))))
 
 # ---- issue 46 item 11: every package manager inside a tree ----
 # The tree's own dnf, zypper and pacman run chrooted into it, as apt does: cudaup's real runner (no
