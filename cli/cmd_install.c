@@ -21,6 +21,8 @@
 #include "core/install/toolkit.h"
 #include "core/machine/syscmd.h"
 #include "core/verify/checks.h"
+#include "core/resolve/containers.h"
+#include "installers/containers/containers.h"
 #include "installers/driver.h"
 #include "installers/maintain.h"
 #include "progress.h"
@@ -49,6 +51,19 @@ cu_app_confirm(struct cu_app *app, const char *question, int *rc)
         return false;
     }
     return true;
+}
+
+/* A container engine's restart, asked on the terminal (installers/containers: only without --yes). */
+static bool
+confirm_restart(void *userdata, const char *question)
+{
+    struct cu_app *app = userdata;
+    if (app->cfg.yes || app->cfg.json || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return false;
+    printf("%s [y/N] ", question);
+    fflush(stdout);
+    char line[64];
+    return fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y');
 }
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
@@ -160,6 +175,13 @@ cu_cmd_install(struct cu_app *app)
         st = cu_install_preflight(&ctx, &err);
     if (st == CU_OK)
         st = inst_driver_install(&dctx, plan, facts, &err);
+    /* Then GPU containers (--containers): the toolkit, the engines' files, the CDI spec (installers/containers). */
+    struct cu_strv ctr_notes;
+    cu_strv_init(&ctr_notes);
+    struct inst_ctr_ctx cctx = {&sys, cu_mirror_net(mirror), app->state_dir, app->cache_dir, &ctx, app->catalog, app->envp,
+                                confirm_restart, app, &ctr_notes};
+    if (st == CU_OK && plan->containers)
+        st = inst_containers_install(&cctx, plan, facts, &err);
     cu_sys_fini(&sys);
     if (st == CU_OK)
         st = cu_install_run(&ctx, &err);
@@ -214,6 +236,14 @@ cu_cmd_install(struct cu_app *app)
             json_object_set_new(doc, "driver", cu_drv_plan_json(plan->driver));
         if (resume_note)
             json_object_set_new(doc, "resumed", json_string(resume_note));
+        if (plan->containers) {
+            json_t *cj = cu_ctr_plan_json(plan->containers);
+            json_t *nj = json_array();
+            for (size_t i = 0; i < ctr_notes.n; i++)
+                json_array_append_new(nj, json_string(ctr_notes.v[i]));
+            json_object_set_new(cj, "notes", nj);
+            json_object_set_new(doc, "containers", cj);
+        }
         json_object_set_new(doc, "changed", json_boolean(changed));
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
         json_t *cuda = json_object();
@@ -256,6 +286,9 @@ cu_cmd_install(struct cu_app *app)
         else
             cu_say(stdout, "", _("CUDA %s in %s is already installed and intact; nothing changed."),
                    cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
+        /* GPU containers: what is left to the user (a restart cudaup did not do), one line each. */
+        for (size_t i = 0; i < ctr_notes.n; i++)
+            cu_say(stdout, "", "%s", ctr_notes.v[i]);
         /* Everything the plan put in place, not only CUDA: cuDNN, the environment and how to use it. */
         if (plan->has_cudnn)
             cu_say(stdout, "", _("cuDNN %s is in the same folder."), plan->cudnn_full ? plan->cudnn_full : cu_version_format(&plan->cudnn, 0, b, sizeof(b)));
@@ -282,6 +315,9 @@ cu_cmd_install(struct cu_app *app)
             else
                 cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), what.data, last, q->env.tool,
                        q->env.path ? q->env.path : q->env.name, kact);
+            CU_AUTOFREE char *hold = cu_plan_hold_line(q); /* issue 45: the pip hold, and how to lift it */
+            if (hold)
+                cu_say(stdout, "", "%s", hold);
             /* Each framework's call, one its release has: TensorFlow 1.x has no tf.config.list_physical_devices;
              * said after the checks, which it would fail with. */
             char **l = cu_plan_try_lines(q, &app->catalog->gpu_checks);
@@ -331,6 +367,7 @@ cu_cmd_install(struct cu_app *app)
         rc = cu_status_exit_code(CU_E_PROBLEMS);
     if (verified)
         cu_checks_fini(&checks);
+    cu_strv_fini(&ctr_notes);
     log_peak_memory();
 out:
     cu_progress_free(prog);

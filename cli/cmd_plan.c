@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "core/resolve/containers.h"
 #include "core/resolve/driver.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
@@ -117,6 +118,19 @@ print_head(struct cu_app *app, const struct cu_plan *p, int width)
                                    : cu_xasprintf(_("the host's, %s, without its libraries in this container (start it with the GPU)"),
                                                   cu_driver_version_format(&drv->host, b1, sizeof(b1)));
         head_line(app, _("Driver"), dl, width);
+    }
+    const struct cu_ctr_plan *ctr = p->containers;
+    if (ctr && ctr->n_engines) {
+        /* GPU containers: the toolkit, the engines and what keeps the CDI spec fresh (its steps and why are below). */
+        struct cu_buf b;
+        cu_buf_init(&b);
+        for (size_t i = 0; i < ctr->n_engines; i++)
+            cu_buf_printf(&b, "%s%s", i ? ", " : "", cu_engine_title(ctr->engines[i].kind));
+        CU_AUTOFREE char *cl = ctr->toolkit ? cu_xasprintf(_("NVIDIA Container Toolkit %s for %s; CDI spec %s, kept fresh by %s"), ctr->toolkit,
+                                                          b.data, ctr->cdi_path ? ctr->cdi_path : "-", ctr->refresh ? ctr->refresh : "-")
+                                            : cu_xasprintf(_("%s: nothing to do"), b.data);
+        head_line(app, _("Containers"), cl, width);
+        cu_buf_fini(&b);
     }
 }
 

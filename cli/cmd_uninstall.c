@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "containers_cli.h"
 #include "core/install/envfile.h"
 #include "core/install/exec.h"
 #include "core/base/fsutil.h"
@@ -110,6 +111,8 @@ cu_cmd_uninstall(struct cu_app *app)
     const char *a0 = app->cfg.args[0];
     if (strcmp(a0, "driver") == 0)
         return cu_uninstall_driver(app);
+    if (strcmp(a0, "containers") == 0)
+        return cu_uninstall_containers(app);
     if (cu_str_has_prefix(a0, "python")) {
         const char *ver = a0 + 6 + (a0[6] == '-');
         if (!cu_version_parse(ver, &v) || v.n != 2) {

@@ -28,6 +28,7 @@
 #include "core/install/toolkit.h"
 #include "installer.h"
 #include "pyenvrec.h"
+#include "pyhold.h"
 
 /*
  * Take PREFIX's lock for the whole command (see cu_run_ctx.prefix_locked): it is held until the
@@ -532,6 +533,8 @@ repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct c
     cu_strv_free(rcs);
     if (st == CU_OK)
         st = repair_python(in, deep, out, ctx, err);
+    if (st == CU_OK) /* the environments' pip hold (issue 45) */
+        st = cu_pyhold_repair(in->state_dir, ctx, err);
     if (st == CU_OK) {
         /* What counts now is the record the repair wrote. */
         size_t left = 0;

@@ -22,10 +22,12 @@
 #include "core/unpack/pyarchive.h"
 #include "core/resolve/resolve.h"
 #include "core/base/str.h"
+#include "containers/containers.h"
 #include "driver.h"
 #include "driver_resolve.h"
 #include "installer.h"
 #include "rootenv.h"
+#include "pyhold.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
 #define PREFIX_ROOM 512
@@ -850,7 +852,7 @@ cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
     enum cu_status st;
     wishes_from(in, &w);
     if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK ||
-        (st = root_env_check(in, err)) != CU_OK)
+        (st = inst_containers_check(in->cfg, err)) != CU_OK || (st = root_env_check(in, err)) != CU_OK)
         return st;
     return cu_drv_wish_check(&dw, err);
 }
@@ -933,7 +935,7 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
     for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)
         cu_plan_reason_src(*plan, i < drv->reason_sources.n && *drv->reason_sources.v[i] ? drv->reason_sources.v[i] : NULL,
                            _("Driver: %s"), drv->reasons.v[i]);
-    if ((st = inst_driver_bind(in, *plan, err)) != CU_OK) {
+    if ((st = inst_driver_bind(in, *plan, err)) != CU_OK || (st = inst_containers_prepare(in, *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;
         return st;
@@ -977,5 +979,7 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
         }
     }
     cu_installers_plan(*plan);
+    if (!in->unconstrained) /* `mirror` makes no environment: nothing to hold */
+        cu_pyhold_plan(*plan, in->catalog, in->facts);
     return CU_OK;
 }

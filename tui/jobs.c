@@ -26,6 +26,8 @@
 #include "core/machine/syscmd.h"
 #include "core/doctor/doctor.h"
 #include "core/doctor/driver_doctor.h"
+#include "core/verify/verify_containers.h"
+#include "installers/containers/containers.h"
 #include "installers/driver.h"
 #include "internal.h"
 #include "widgets.h"
@@ -216,6 +218,16 @@ run_job(struct tui_job *j)
             j->status = inst_driver_install(&dc, j->plan_in, o->facts, &j->err);
         if (driver && j->status == CU_OK)
             set_stage(j->t, "");
+        /* GPU containers: nobody can be asked from this thread, so an engine that runs containers is not restarted
+         * (its step says how to restart it). */
+        struct inst_ctr_ctx cc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx, o->catalog, o->envp, NULL, NULL, NULL};
+        bool containers = j->status == CU_OK && j->plan_in->containers;
+        if (containers) {
+            set_stage(j->t, "containers"); /* a failure here is the containers' to title, not CUDA's */
+            j->status = inst_containers_install(&cc, j->plan_in, o->facts, &j->err);
+        }
+        if (containers && j->status == CU_OK)
+            set_stage(j->t, "");
         cu_sys_fini(&sys);
         if (j->status == CU_OK)
             j->status = cu_install_run(&j->ctx, &j->err);
@@ -240,6 +252,14 @@ run_job(struct tui_job *j)
         cu_pyenv_recs_apply(&recs, &vo);
         cu_verify_run(&vo, &j->checks);
         cu_pyenv_recs_fini(&recs);
+        /* GPU containers, where cudaup set them up (as `cudaup verify` checks them). */
+        CU_AUTOFREE char *crec = cu_path_join(o->state_dir, "containers.json");
+        if (access(crec, F_OK) == 0) {
+            struct cu_sys vsys;
+            cu_sys_init(&vsys, o->envp, o->root ? o->root->path : "/", false);
+            cu_verify_containers(o->facts, o->catalog, &vsys, o->envp, &j->checks);
+            cu_sys_fini(&vsys);
+        }
         j->status = cu_checks_failed(&j->checks) ? CU_E_PROBLEMS : CU_OK;
         break;
     }
@@ -593,10 +613,10 @@ tui_answers_key(const struct cu_config *a, enum tui_job_kind kind)
         return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->framework), or_empty(a->python),
                             or_empty(a->platform), or_empty(a->mirror));
     default:
-        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
+        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
                             or_empty(a->framework), or_empty(a->python), or_empty(a->components),
                             or_empty(a->env_scope), or_empty(a->shell_rc), or_empty(a->env_tool),
                             or_empty(a->env_name), or_empty(a->platform), or_empty(a->mirror), or_empty(a->prefix),
-                            or_empty(a->python_source));
+                            or_empty(a->python_source), or_empty(a->containers));
     }
 }

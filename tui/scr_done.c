@@ -112,6 +112,11 @@ draw(struct tui *t)
     cu_strv_free(next);
     if (cut)
         tui_doc_add(&d, TC_DIM, 2, "%s", _("A command cut with … here is printed whole when you leave the wizard."));
+    for (size_t k = 0; p && k <= p->n_envs; k++) { /* issue 45: each environment's pip hold, and how to lift it */
+        CU_AUTOFREE char *hold = cu_plan_hold_line(k ? p->envs[k - 1] : p);
+        if (hold)
+            tui_doc_add(&d, TC_NORMAL, 2, "%s", hold);
+    }
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_DIM, 0, _("Run cudaup again at any time to check, repair, add to or remove this install. The log is in %s/cudaup.log."),
                 t->o.state_dir);

@@ -139,6 +139,8 @@ draw(struct tui *t)
     else if (t->progress_job == JOB_INSTALL && t->plan && strcmp(t->stage, "driver") == 0 && t->plan->driver)
         snprintf(what, sizeof(what), failed ? _("Installing the NVIDIA driver %d failed") : _("Installing the NVIDIA driver %d"),
                  t->plan->driver->branch);
+    else if (t->progress_job == JOB_INSTALL && t->plan && strcmp(t->stage, "containers") == 0 && t->plan->containers)
+        snprintf(what, sizeof(what), "%s", failed ? _("Setting this host up for GPU containers failed") : _("Setting this host up for GPU containers"));
     else if (t->progress_job == JOB_INSTALL && t->plan)
         snprintf(what, sizeof(what), failed ? _("Installing CUDA %s into %s failed") : _("Installing CUDA %s into %s"),
                  cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)), TUI_PATH);

@@ -61,6 +61,7 @@ step_label(const char *name)
         {"write", N_("write")},
         {"pip-constraints", N_("constrain")},
         {"pip-install", N_("pip install")},
+        {"hold", N_("hold")},
         {"keyring", N_("keyring")},
         {"update", N_("update")},
         {"refresh", N_("refresh")},
@@ -72,6 +73,17 @@ step_label(const char *name)
         {"lock", N_("lock")},
         {"service", N_("service")},
         {"initramfs", "initramfs"},
+        {"containers", N_("containers")},
+        {"configure", N_("configure")},
+        {"check", N_("check")},
+        {"cdi", "CDI"},
+        {"units", N_("units")},
+        {"restart", N_("restart")},
+        {"reload", N_("reload")},
+        {"set-aside", N_("set aside")},
+        {"prereq", N_("prepare")},
+        {"hold", N_("hold")},
+        {"yours", N_("yours")},
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(map); i++)
         if (strcmp(map[i].name, name) == 0)

@@ -23,6 +23,8 @@
 
 #include "core/base/fsutil.h"
 #include "core/base/i18n.h"
+#include "core/machine/engines.h"
+#include "core/machine/syscmd.h"
 #include "core/base/log.h"
 #include "core/base/linebreak.h"
 #include "core/base/mem.h"
@@ -37,12 +39,32 @@ static const struct tui_screen_ops *const screens[SCR_COUNT] = {
     [SCR_WELCOME] = &scr_welcome_ops,     [SCR_EXISTING] = &scr_existing_ops,
     [SCR_SYSTEM] = &scr_system_ops,       [SCR_FRAMEWORK] = &scr_framework_ops,
     [SCR_VERSIONS] = &scr_versions_ops,   [SCR_COMPONENTS] = &scr_components_ops,
-    [SCR_LOCATION] = &scr_location_ops,   [SCR_PYENV] = &scr_pyenv_ops,
+    [SCR_LOCATION] = &scr_location_ops,   [SCR_PYENV] = &scr_pyenv_ops, [SCR_CONTAINERS] = &scr_containers_ops,
     [SCR_REVIEW] = &scr_review_ops,       [SCR_PROGRESS] = &scr_progress_ops,
     [SCR_VALIDATION] = &scr_validation_ops, [SCR_DONE] = &scr_done_ops,
 };
 
 
+
+/* Is a container engine installed on this Linux (its program in the root: files only, no command runs)? The wizard's
+ * Containers screen is shown then, unless cudaup runs inside a container (GPU containers are the host's). */
+static bool
+containers_here(const struct tui_opts *o)
+{
+    if (!o->facts || o->facts->container.inside)
+        return false;
+    struct cu_sys sys;
+    struct cu_engines en;
+    cu_sys_init(&sys, o->envp, o->root ? o->root->path : "/", false);
+    struct cu_engines_opts eo = {&sys, o->envp, false, false};
+    cu_engines_probe(&eo, &en);
+    bool any = false;
+    for (int k = 0; k < CU_N_ENGINES; k++)
+        any |= en.e[k].installed;
+    cu_engines_fini(&en);
+    cu_sys_fini(&sys);
+    return any;
+}
 
 static void
 restore_terminal(void)
@@ -186,6 +208,7 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
     memset(&t, 0, sizeof(t));
     memset(&sc, 0, sizeof(sc));
     t.o = *o;
+    t.containers_offer = containers_here(o);
     t.screens = screens;
     t.wake[0] = t.wake[1] = -1;
     pthread_mutex_init(&t.mu, NULL);

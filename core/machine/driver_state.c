@@ -579,6 +579,82 @@ apt_pinned(const struct cu_sysroot *root)
     return found;
 }
 
+/* The branch at @p: a driver branch's three digits, not followed by another digit; 0 when there are none. */
+static int
+branch_at(const char *p)
+{
+    size_t k = strspn(p, "0123456789");
+    uint64_t v;
+    char num[8];
+    if (k != 3)
+        return 0;
+    memcpy(num, p, 3);
+    num[3] = '\0';
+    return cu_parse_u64(num, 999, &v) && v >= 300 ? (int)v : 0;
+}
+
+/* Note branch @b of a pin read at @where, when it is the newest seen. */
+static void
+pin_seen(struct cu_drv_state *s, int b, const char *where)
+{
+    if (b > s->pin_branch) {
+        s->pin_branch = b;
+        free(s->pin_file);
+        s->pin_file = cu_xstrdup(where);
+    }
+}
+
+/* The branches the pins of nvidia packages name (issue 45: a pin past the last branch of a GPU here holds the driver
+ * on a branch that ignores it).  Each kind as cudaup writes it, and as the tools do (data/driver/driver_packages.csv). */
+static void
+pin_branches(const struct cu_sysroot *root, struct cu_drv_state *s)
+{
+    for (size_t i = 0; i < s->held.n; i++) { /* apt-mark hold nvidia-driver-580 */
+        const char *dash = strrchr(s->held.v[i], '-');
+        if (dash && strstr(s->held.v[i], "nvidia"))
+            pin_seen(s, branch_at(dash + 1), "apt-mark hold");
+    }
+    struct cu_strv files;
+    cu_strv_init(&files);
+    cu_strv_push(&files, "/etc/apt/preferences");
+    DIR *d = cu_sysroot_opendir(root, "/etc/apt/preferences.d");
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        if (de->d_name[0] != '.')
+            cu_strv_push_owned(&files, cu_path_join("/etc/apt/preferences.d", de->d_name));
+    if (d)
+        closedir(d);
+    static const char *const other[] = {"/etc/dnf/plugins/versionlock.list", "/etc/dnf/versionlock.toml",
+                                        "/etc/dnf/modules.d/nvidia-driver.module"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(other); i++)
+        cu_strv_push(&files, other[i]);
+    for (size_t f = 0; f < files.n; f++) {
+        CU_AUTOFREE char *t = read_text(root, files.v[f], 1u << 20);
+        bool apt = cu_str_has_prefix(files.v[f], "/etc/apt/"), module = strstr(files.v[f], "modules.d") != NULL;
+        if (!t || (!module && !strstr(t, "nvidia")))
+            continue;
+        for (char *l = t, *next; l && *l; l = next) {
+            next = strchr(l, '\n');
+            if (next)
+                *next++ = '\0'; /* one line at a time */
+            const char *v = NULL;
+            if (apt && strncmp(l, "Pin: version ", 13) == 0)
+                v = l + 13;                                   /* Pin: version 580.* */
+            else if (module && strncmp(l, "stream=", 7) == 0)
+                v = l + 7;                                    /* stream=580-open */
+            else if (!apt && !module && strstr(l, "nvidia") && strchr(l, ':'))
+                v = strchr(l, ':') + 1;                       /* nvidia-driver-3:580.95.05-1.el9.* */
+            else if (!apt && !module && strstr(l, "value") && strchr(l, '"'))
+                v = strchr(l, '"') + 1;                       /* versionlock.toml: value = "3:580.95.05-1.fc41" */
+            if (v && !apt && !module && strchr(v, ':') && strchr(v, ':') < v + 3)
+                v = strchr(v, ':') + 1;
+            if (v)
+                pin_seen(s, branch_at(v), files.v[f]);
+        }
+    }
+    cu_strv_fini(&files);
+}
+
 /* NVIDIA's PCI functions other than GPUs (NVSwitch bridges): "DEVICE CLASS". */
 static void
 nvidia_functions(const struct cu_sysroot *root, struct cu_strv *out)
@@ -745,6 +821,7 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
                 file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=5") ||
                 file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=4") ||
                 file_mentions(root, "/etc/zypp/locks", "nvidia", NULL);
+    pin_branches(root, s);
     s->reboot_required = cu_sysroot_exists(root, "/var/run/reboot-required") ||
                          cu_sysroot_exists(root, "/run/reboot-required");
     return s;
@@ -782,5 +859,6 @@ cu_drv_state_free(struct cu_drv_state *s)
     cu_strv_fini(&s->infiniband_vpd);
     cu_strv_fini(&s->files_present);
     free(s->module_stream);
+    free(s->pin_file);
     free(s);
 }

@@ -35,6 +35,9 @@ struct cu_drv_state {
                                * steps run against it: mokutil), valid when @packages_read */
     bool packages_read;       /* dpkg's database was read; false: no dpkg here (rpm's and pacman's are not read) */
     bool pinned;              /* a pin of any kind: held package, apt preferences, dnf versionlock or module stream, zypper lock */
+    int pin_branch;           /* the newest driver branch a pin names (apt preferences' "Pin: version 580.*", a held
+                               * nvidia-driver-580, a versionlock's 3:580.95.05, a module stream 580-open); 0: none named */
+    char *pin_file;           /* where that pin was read (a file, or "apt-mark hold"), or NULL */
     bool reboot_required;     /* var/run/reboot-required */
     char *boot_id;            /* /proc/sys/kernel/random/boot_id: which boot this is, or NULL (an image) */
     bool image;               /* a root other than / that shows no running kernel: a machine image */
