@@ -140,6 +140,22 @@ CU_NODISCARD enum cu_status drv_resume_write(struct inst_driver_ctx *c, const st
  * In a machine image, after the driver's transaction: `dkms autoinstall -k K` for each kernel the image can boot that
  * has its headers and no module yet (the plan's "build" step).  Errors: the command's.
  */
+struct cu_prepare_in;
+
+/**
+ * In a machine image's plan (p->image, --root): the first-boot unit's step before the image's end, and
+ * p->firstboot_command and p->firstboot_state; where none can be written (no systemd in the image, the state folder
+ * outside it), a reason saying so instead (driver_firstboot.c).
+ */
+void drv_firstboot_plan(const struct cu_prepare_in *in, struct cu_drv_plan *p);
+
+/**
+ * The plan's "firstboot" step: the script and the unit written into the image through the runner, the image's
+ * `systemctl enable`, each recorded as cudaup's.  Errors: those of the writes and the command.
+ */
+CU_NODISCARD enum cu_status drv_firstboot_write(struct inst_driver_ctx *c, const struct cu_drv_plan *d,
+                                                const struct cu_drv_step *s, struct cu_error *err);
+
 CU_NODISCARD enum cu_status drv_image_build(struct inst_driver_ctx *c, struct cu_error *err);
 
 /**
