@@ -573,6 +573,10 @@ cu_options_parse(struct cu_config *cfg, int argc, char **argv, const char *const
     cfg->n_args = 0;
     for (size_t i = first; i < pos.n; i++)
         cfg->args[cfg->n_args++] = cu_xstrdup(pos.v[i]);
+    cu_strv_free(cfg->given);
+    cfg->given = cu_xcalloc((size_t)argc, sizeof(char *));
+    for (int i = 1; i < argc; i++)
+        cfg->given[i - 1] = cu_xstrdup(argv[i]);
     st = CU_OK;
 out:
     free(seen);

@@ -89,6 +89,7 @@ inst_driver_image(const struct cu_prepare_in *in, struct cu_drv_plan *p)
         s->action = cu_xstrdup("image");
         s->why = cu_xstrdup(_("check the module is built for the image's kernels and the branch held, then stop (exit 5): the image's first boot finishes with `cudaup install` (it resumes) or `cudaup verify`"));
     }
+    drv_firstboot_plan(in, p);
 }
 
 enum cu_status
@@ -403,6 +404,16 @@ run_one(struct inst_driver_ctx *c, const struct cu_drv_plan *d, const struct cu_
         st = match_step(c, s, err);
     } else if (strcmp(s->action, "mok") == 0) {
         st = drv_queue_key(c, d->mok_cert, queued, err);
+    } else if (strcmp(s->action, "kernel-headers") == 0 && s->argv) {
+        /* One kernel's headers: where the archive has none, that kernel goes without a module (the image's end says
+         * which, and refuses only when it is the kernel the image boots); the install goes on. */
+        struct cu_error e;
+        if (drv_run_step(c, s->action, (const char *const *)s->argv, false, &e) != CU_OK)
+            cu_log_warn("%s", e.msg);
+    } else if (strcmp(s->action, "firstboot") == 0) {
+        st = drv_firstboot_write(c, d, s, err);
+    } else if (strcmp(s->action, "build") == 0 && !s->argv) {
+        st = drv_image_build(c, err);
     } else if (strcmp(s->action, "image") == 0) {
         /* the end of an install into a machine image: inst_driver_install's */
     } else if (strcmp(s->action, "reboot") == 0) {

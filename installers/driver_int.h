@@ -108,8 +108,8 @@ CU_NODISCARD enum cu_status drv_rec_add_file(struct inst_driver_ctx *c, const ch
 
 /**
  * Before the first change: not inside a container (drv_refuse_in_container), the record (if any) is sound, and
- * the runner can run @manager's commands where it runs them; inside a machine root, only the managers the runner
- * has been proven with (apt).  Errors: CU_E_UNSUPPORTED, and drv_rec_load's.
+ * the runner can run @manager's commands where it runs them (inside a machine root: the tree's own, chrooted; a tree
+ * without them is refused by name).  Errors: CU_E_UNSUPPORTED, and drv_rec_load's.
  */
 CU_NODISCARD enum cu_status drv_preflight(struct inst_driver_ctx *c, const char *manager, struct cu_error *err);
 
@@ -135,6 +135,28 @@ void drv_sort_kernels(struct cu_strv *v);
 /** Write STATE/resume.json: where to go on after the reboot, and which boot this was. */
 CU_NODISCARD enum cu_status drv_resume_write(struct inst_driver_ctx *c, const struct cu_plan *plan,
                                              const struct cu_facts *facts, bool queued, struct cu_error *err);
+
+/**
+ * In a machine image, after the driver's transaction: `dkms autoinstall -k K` for each kernel the image can boot that
+ * has its headers and no module yet (the plan's "build" step).  Errors: the command's.
+ */
+struct cu_prepare_in;
+
+/**
+ * In a machine image's plan (p->image, --root): the first-boot unit's step before the image's end, and
+ * p->firstboot_command and p->firstboot_state; where none can be written (no systemd in the image, the state folder
+ * outside it), a reason saying so instead (driver_firstboot.c).
+ */
+void drv_firstboot_plan(const struct cu_prepare_in *in, struct cu_drv_plan *p);
+
+/**
+ * The plan's "firstboot" step: the script and the unit written into the image through the runner, the image's
+ * `systemctl enable`, each recorded as cudaup's.  Errors: those of the writes and the command.
+ */
+CU_NODISCARD enum cu_status drv_firstboot_write(struct inst_driver_ctx *c, const struct cu_drv_plan *d,
+                                                const struct cu_drv_step *s, struct cu_error *err);
+
+CU_NODISCARD enum cu_status drv_image_build(struct inst_driver_ctx *c, struct cu_error *err);
 
 /**
  * The end of an install into a machine image: the module is there for the image's kernels and the

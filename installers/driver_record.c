@@ -144,7 +144,9 @@ alias_ok(const char *s)
 static bool
 file_ok(const char *p)
 {
-    if (strcmp(p, DRV_BLACKLIST_FILE) == 0 || strcmp(p, DRV_SOURCES_FILE) == 0 || strcmp(p, DRV_PREFS_FILE) == 0)
+    if (strcmp(p, DRV_BLACKLIST_FILE) == 0 || strcmp(p, DRV_SOURCES_FILE) == 0 || strcmp(p, DRV_PREFS_FILE) == 0 ||
+        strcmp(p, CU_DRV_FIRSTBOOT_UNIT) == 0 || strcmp(p, CU_DRV_FIRSTBOOT_LINK) == 0 ||
+        strcmp(p, CU_DRV_FIRSTBOOT_SCRIPT) == 0)
         return true;
     if (!cu_str_has_prefix(p, YUM_REPOS))
         return false;

@@ -6,7 +6,9 @@
 #include "driver_removal.h"
 
 #include <string.h>
+#include <unistd.h>
 
+#include "core/base/fsutil.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
@@ -52,6 +54,9 @@ inst_driver_removal(const char *state_dir, const struct cu_catalog *cat, const s
         cu_strv_push_owned(&out->goes, cu_xasprintf(_("the file %s"), r.files.v[i]));
     if (r.initramfs)
         cu_strv_push_owned(&out->goes, cu_xasprintf(_("then the initramfs is rebuilt (`%s`)"), r.initramfs));
+    CU_AUTOFREE char *resume = cu_path_join(state_dir, "resume.json");
+    if (access(resume, F_OK) == 0)
+        cu_strv_push_owned(&out->goes, cu_xasprintf(_("the record of where the install stopped (%s): nothing is left to resume"), resume));
     if (!out->goes.n)
         cu_strv_push(&out->goes, _("nothing that is still there: the record is cleared"));
     cu_strv_push(&out->stays, _("The module that runs now stays loaded until the next reboot."));

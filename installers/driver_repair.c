@@ -243,15 +243,13 @@ find_module(const struct cu_sysroot *root, const char *dir, int depth)
 }
 
 
-/* The kernel the image boots: its newest installed kernel (one with modules or an image file, not headers
- * alone: a headers package makes /lib/modules/K/build only), or NULL.  Caller frees. */
-static char *
-boot_kernel(const struct cu_sysroot *root)
+/* The kernels the image can boot, newest last: those with modules or an image file (a headers package alone makes
+ * /lib/modules/K/build only). */
+static void
+image_kernels(const struct cu_sysroot *root, struct cu_strv *ks)
 {
     DIR *d = cu_sysroot_opendir(root, "/lib/modules");
     struct dirent *de;
-    struct cu_strv ks;
-    cu_strv_init(&ks);
     while (d && (de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
@@ -259,36 +257,71 @@ boot_kernel(const struct cu_sysroot *root)
         CU_AUTOFREE char *vm = cu_xasprintf("/boot/vmlinuz-%s", de->d_name);
         CU_AUTOFREE char *vm2 = cu_xasprintf("/lib/modules/%s/vmlinuz", de->d_name);
         if (cu_sysroot_is_dir(root, mods) || cu_sysroot_exists(root, vm) || cu_sysroot_exists(root, vm2))
-            cu_strv_push(&ks, de->d_name);
+            cu_strv_push(ks, de->d_name);
     }
     if (d)
         closedir(d);
-    char *newest = NULL;
-    if (ks.n) {
-        drv_sort_kernels(&ks);
-        newest = cu_xstrdup(ks.v[ks.n - 1]);
+    drv_sort_kernels(ks);
+}
+
+static bool
+has_module(const struct cu_sysroot *root, const char *k)
+{
+    CU_AUTOFREE char *dir = cu_xasprintf("/lib/modules/%s", k);
+    return find_module(root, dir, 5);
+}
+
+static bool
+has_headers(const struct cu_sysroot *root, const char *k)
+{
+    CU_AUTOFREE char *b = cu_xasprintf("/lib/modules/%s/build", k);
+    return cu_sysroot_exists(root, b);
+}
+
+enum cu_status
+drv_image_build(struct inst_driver_ctx *c, struct cu_error *err)
+{
+    struct cu_strv ks;
+    enum cu_status st = CU_OK;
+    cu_strv_init(&ks);
+    image_kernels(&c->sys->files, &ks);
+    /* DKMS's own hooks build for the kernels it sees as its package installs (Debian's, in a chroot, for every kernel
+     * with headers on its first install only); whatever it left without a module is built here, kernel by kernel. */
+    for (size_t i = 0; i < ks.n && st == CU_OK; i++) {
+        if (has_module(&c->sys->files, ks.v[i]) || !has_headers(&c->sys->files, ks.v[i]))
+            continue;
+        const char *argv[] = {"dkms", "autoinstall", "-k", ks.v[i], NULL};
+        st = drv_run_step(c, "build", argv, false, err);
     }
+    if (st == CU_OK && !ks.n)
+        cu_run_result(c->run, "driver", "build", _("no kernel in the image yet: nothing to build"), CU_OK, false);
     cu_strv_fini(&ks);
-    return newest;
+    return st;
 }
 
 enum cu_status
 drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_error *err)
 {
     const struct cu_drv_plan *d = plan->driver;
-    struct cu_strv kernels, missing, inst, held;
+    struct cu_strv kernels, missing, inst, held, boots, none;
     CU_AUTOFREE char *built = NULL;
-    CU_AUTOFREE char *boot = boot_kernel(&c->sys->files);
+    CU_AUTOFREE char *boot = NULL;
     enum cu_status st = CU_OK;
     cu_strv_init(&kernels);
     cu_strv_init(&missing);
     cu_strv_init(&inst);
     cu_strv_init(&held);
+    cu_strv_init(&boots);
+    cu_strv_init(&none);
+    image_kernels(&c->sys->files, &boots);
+    boot = boots.n ? cu_xstrdup(boots.v[boots.n - 1]) : NULL;
     drv_build_kernels(c->sys, &kernels);
-    for (size_t i = 0; i < kernels.n; i++) {
-        CU_AUTOFREE char *dir = cu_xasprintf("/lib/modules/%s", kernels.v[i]);
-        if (!find_module(&c->sys->files, dir, 5))
-            cu_strv_push(&missing, kernels.v[i]);
+    /* Each kernel the image may boot: with its headers its module must be there (DKMS built it); without them it
+     * has none (the archive had no headers for it), which is said, and fatal only for the kernel the image boots. */
+    for (size_t i = 0; i < boots.n; i++) {
+        if (has_module(&c->sys->files, boots.v[i]))
+            continue;
+        cu_strv_push(has_headers(&c->sys->files, boots.v[i]) ? &missing : &none, boots.v[i]);
     }
     if (!kernels.n && !boot) {
         st = cu_error_set(err, CU_E_TOOL, 0, _("The driver's packages are installed in %s, but the image has no kernel with headers (lib/modules/*/build), so no module was built for it."),
@@ -297,24 +330,24 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
         goto out;
     }
     /* The kernel the image will boot (its newest) must have the module, whatever else has one. */
-    if (boot && !cu_strv_contains(&kernels, boot)) {
-        CU_AUTOFREE char *dir = cu_xasprintf("/lib/modules/%s", boot);
-        if (!find_module(&c->sys->files, dir, 5)) {
-            st = cu_error_set(err, CU_E_TOOL, 0, _("The driver's packages are installed in %s, but the kernel the image boots (%s, its newest) has no nvidia module: its headers are not installed, so DKMS could not build one."),
-                              c->sys->root, boot);
-            cu_error_advise(err, _("Install that kernel's headers into the image (on Debian and Ubuntu: linux-headers-%s), or remove that kernel from it, then run the same command again."),
-                            boot);
-            goto out;
-        }
+    if (boot && cu_strv_contains(&none, boot)) {
+        st = cu_error_set(err, CU_E_TOOL, 0, _("The driver's packages are installed in %s, but the kernel the image boots (%s, its newest) has no nvidia module: its headers are not installed, so DKMS could not build one."),
+                          c->sys->root, boot);
+        cu_error_advise(err, _("Install that kernel's headers into the image (on Debian and Ubuntu: linux-headers-%s), or remove that kernel from it, then run the same command again."),
+                        boot);
+        goto out;
     }
     if (missing.n) {
-        CU_AUTOFREE char *list = cu_xstrdup(missing.v[0]);
+        CU_AUTOFREE char *list = cu_strv_join(&missing, ", ");
         st = cu_error_set(err, CU_E_TOOL, 0, _("The driver's packages are installed in %s, but no nvidia module was built for its kernel %s."), c->sys->root, list);
         cu_error_advise(err, _("The package manager's output above (and the log) says why DKMS did not build it; fix that, then run the same command again."));
         goto out;
     }
-    if (boot && !cu_strv_contains(&kernels, boot))
-        cu_strv_push(&kernels, boot); /* its module prebuilt (no headers needed), or built above */
+    cu_strv_fini(&kernels);
+    cu_strv_init(&kernels);
+    for (size_t i = 0; i < boots.n; i++)
+        if (!cu_strv_contains(&none, boots.v[i]))
+            cu_strv_push(&kernels, boots.v[i]);
     /* The branch is held as the distribution holds it: read back from the image's own files and database. */
     if (strcmp(d->manager ? d->manager : "", "apt") == 0) {
         CU_AUTOFREE char *prefs = NULL;
@@ -324,6 +357,21 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
         if ((st = drv_installed(c->sys, d->manager, &inst, NULL, &held, err)) != CU_OK)
             goto out;
         CU_AUTOFREE char *why = drv_image_hold_missing(d, c->sys->root, prefs, &inst, &held);
+        if (why) {
+            st = cu_error_set(err, CU_E_TOOL, 0, "%s", why);
+            goto out;
+        }
+    } else {
+        /* dnf's locks (DNF 5's file, else DNF 4's) or module stream, zypper's locks: the image's own files. */
+        static const char *const locks[] = {"/etc/dnf/versionlock.toml", "/etc/dnf/plugins/versionlock.list", "/etc/zypp/locks"};
+        CU_AUTOFREE char *lock = NULL, *mod = NULL;
+        struct cu_error e;
+        for (size_t i = 0; i < CU_N_ELEMENTS(locks) && !lock; i++)
+            if (cu_sys_read(c->sys, locks[i], 1 << 20, &lock, &e) != CU_OK)
+                lock = NULL;
+        if (cu_sys_read(c->sys, "/etc/dnf/modules.d/nvidia-driver.module", 1 << 16, &mod, &e) != CU_OK)
+            mod = NULL;
+        CU_AUTOFREE char *why = drv_image_hold_files(d, c->sys->root, lock, mod);
         if (why) {
             st = cu_error_set(err, CU_E_TOOL, 0, "%s", why);
             goto out;
@@ -341,13 +389,25 @@ drv_image_done(struct inst_driver_ctx *c, const struct cu_plan *plan, struct cu_
     st = cu_error_set(err, CU_E_REBOOT, 0,
                       _("The NVIDIA driver %d (%s) is installed in the image %s: its module is built for the image's kernel %s and the branch is held."),
                       d->branch, cu_drv_flavor_word(d->flavor), c->sys->root, kl.data);
-    cu_error_advise(err, _("Nothing is loaded or rebooted from outside. At the image's first boot, run `cudaup install` there (the same options, without --root): it checks that the driver loads and goes on; or `cudaup verify`."));
+    struct cu_buf adv;
+    cu_buf_init(&adv);
+    if (none.n) {
+        /* An older kernel without headers in the archive: it boots without the GPU, and the user hears so now. */
+        CU_AUTOFREE char *nl = cu_strv_join(&none, ", ");
+        cu_buf_printf(&adv, _("Its kernel %s has no module (its headers could not be installed): booted with it, the image has no NVIDIA driver; it boots %s."),
+                      nl, boot);
+    }
+    cu_buf_sentence(&adv, _("Nothing is loaded or rebooted from outside. At the image's first boot, run `cudaup install` there (the same options, without --root): it checks that the driver loads and goes on; or `cudaup verify`."));
+    cu_error_advise(err, "%s", adv.data);
+    cu_buf_fini(&adv);
     cu_buf_fini(&kl);
 out:
     cu_strv_fini(&kernels);
     cu_strv_fini(&missing);
     cu_strv_fini(&inst);
     cu_strv_fini(&held);
+    cu_strv_fini(&boots);
+    cu_strv_fini(&none);
     return st;
 }
 

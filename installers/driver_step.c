@@ -153,10 +153,8 @@ drv_preflight(struct inst_driver_ctx *c, const char *manager, struct cu_error *e
     drv_rec_fini(&r);
     if (st != CU_OK)
         return st;
-    if (c->sys->chroot && strcmp(manager, "apt") != 0)
-        return cu_error_set(err, CU_E_UNSUPPORTED, 0,
-                            _("cudaup runs only apt inside a machine root (--root %s) so far, so it does not run %s's steps there; nothing was changed."),
-                            c->sys->root, manager);
+    /* Inside a machine root the tree's own package manager runs, chrooted (never this host's: --installroot or
+     * --sysroot would run this host's tool against the tree); a tree without it is refused here, by name. */
     return cu_sys_check(c->sys, manager_cmds(manager), err);
 }
 

@@ -12,9 +12,11 @@
 #include "driver_int.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/base/i18n.h"
 #include "core/base/log.h"
@@ -303,6 +305,9 @@ drv_uninstall_split(struct inst_driver_ctx *c, const struct drv_rec *r, const st
     other_dkms(c, &u->dkms);
     for (size_t i = 0; i < still->n; i++) {
         const char *kind = cu_drv_kernel_kind(dd, r->manager, still->v[i]);
+        /* In a machine image nobody has logged in through what the install brought (sudo): it goes with the rest. */
+        if (kind && strcmp(kind, "keep") == 0 && c->sys->image)
+            kind = NULL;
         cu_strv_push(!kind                          ? &u->remove
                      : strcmp(kind, "kernel") == 0 ? &u->kernels
                      : strcmp(kind, "keep") == 0   ? &u->tools
@@ -376,14 +381,27 @@ run_list(struct inst_driver_ctx *c, const char *action, const char *cmd, const s
     return names->n ? drv_run_words(c, action, cmd, names, err) : CU_OK;
 }
 
-/* Remove @pkgs (those cudaup installed and still there); purge unless their configuration was there before. */
+/* Remove @pkgs (those cudaup installed and still there); purge unless their configuration was there before.  What a
+ * package's removal script asks for in its environment (the data's remove_env: sudo's SUDO_FORCE_REMOVE=yes, only
+ * in an image) goes with the removal. */
 static enum cu_status
-remove_packages(struct inst_driver_ctx *c, struct drv_rec *r, const struct cu_strv *pkgs, struct cu_error *err)
+remove_packages(struct inst_driver_ctx *c0, struct drv_rec *r, const struct cu_strv *pkgs, struct cu_error *err)
 {
-    struct cu_strv purge, keep;
+    struct cu_strv purge, keep, env;
     enum cu_status st = CU_OK;
     cu_strv_init(&purge);
     cu_strv_init(&keep);
+    cu_strv_init(&env);
+    const struct cu_drv_data *dd = c0->cat ? c0->cat->driver : NULL;
+    for (size_t i = 0; i < pkgs->n; i++) {
+        const char *e = cu_drv_kernel_remove_env(dd, r->manager, pkgs->v[i]);
+        if (e && !cu_strv_contains(&env, e))
+            cu_strv_push(&env, e);
+    }
+    struct cu_sys sys = *c0->sys;
+    sys.env_add = env.n ? (const char *const *)env.v : NULL;
+    struct inst_driver_ctx cc = *c0, *c = &cc;
+    cc.sys = &sys;
     for (size_t i = 0; i < pkgs->n; i++)
         cu_strv_push(cu_strv_contains(&r->kept_config, pkgs->v[i]) ? &keep : &purge, pkgs->v[i]);
     if (strcmp(r->manager, "apt") == 0) {
@@ -399,6 +417,7 @@ remove_packages(struct inst_driver_ctx *c, struct drv_rec *r, const struct cu_st
     }
     cu_strv_fini(&purge);
     cu_strv_fini(&keep);
+    cu_strv_fini(&env);
     return st;
 }
 
@@ -465,6 +484,7 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
     cu_strv_init(&others);
     cu_strv_init(&needs);
     CU_AUTOFREE char *path = cu_path_join(c->state_dir, "driver.json");
+    CU_AUTOFREE char *resume = NULL;
     if ((st = drv_rec_load(c->state_dir, c->cat, &r, &exists, err)) != CU_OK)
         goto out;
     if (!exists) {
@@ -568,6 +588,13 @@ inst_driver_uninstall(struct inst_driver_ctx *c, struct cu_error *err)
         goto out;
     free(r.initramfs);
     r.initramfs = NULL;
+    /* The record of where the install stopped (a reboot, an image's first boot, a failed step) has nothing left to
+     * resume: it goes with the driver (issue 46 item 13: the image test found it left behind). */
+    resume = cu_path_join(c->state_dir, "resume.json");
+    if (unlink(resume) == 0)
+        cu_run_result(c->run, "driver", "remove", resume, CU_OK, true);
+    else if (errno != ENOENT)
+        cu_log_warn(_("Cannot remove %s"), resume);
     cu_run_result(c->run, "driver", "record", path, CU_OK, true);
     st = drv_rec_save(c->state_dir, &r, err); /* empty: the record goes */
 out:

@@ -42,6 +42,8 @@ cu_config_fini(struct cu_config *cfg)
     char **fields[32];
     size_t n = string_fields(cfg, fields, 32);
     cu_strv_free(cfg->args);
+    cu_strv_free(cfg->given);
+    cfg->given = NULL;
     for (size_t i = 0; i < n; i++) {
         free(*fields[i]);
         *fields[i] = NULL;
@@ -58,6 +60,7 @@ cu_config_copy(struct cu_config *dst, const struct cu_config *src)
     for (size_t i = 0; i < n; i++)
         *fields[i] = *fields[i] ? cu_xstrdup(*fields[i]) : NULL;
     dst->args = cu_strv_dup(src->args);
+    dst->given = src->given ? cu_strv_dup(src->given) : NULL;
 }
 
 const char *

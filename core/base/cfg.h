@@ -31,6 +31,8 @@ struct cu_config {
     enum cu_command command;
     char **args; /* positional arguments after the command, NULL-terminated */
     size_t n_args;
+    char **given; /* the command line's words as given (argv[1..]), NULL-terminated: what an image's first boot runs
+                   * again there (installers/driver_firstboot.c) */
 
     /* every command */
     char *root, *mirror, *cache_dir, *state_dir, *log_file;

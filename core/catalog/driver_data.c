@@ -457,6 +457,9 @@ conv_kpkg(struct dconv *c, const json_t *o, size_t i, struct cu_drv_kpkg *k)
         (strcmp(k->kind, "kernel") != 0 && strcmp(k->kind, "headers") != 0 && strcmp(k->kind, "driver") != 0 &&
          strcmp(k->kind, "keep") != 0))
         return bad(c, "kernel_packages", i, "kind");
+    if (json_object_get(o, "remove_env") &&
+        (!get_str(o, "remove_env", true, &k->remove_env) || (k->remove_env && !strchr(k->remove_env, '='))))
+        return bad(c, "kernel_packages", i, "remove_env");
     if (!get_str(o, "ref", false, &k->ref))
         return bad(c, "kernel_packages", i, "ref");
     if (!get_str(o, "confidence", false, &k->confidence))
@@ -602,6 +605,7 @@ cu_drv_data_free(struct cu_drv_data *d)
         free(d->kpkgs[i].manager);
         free(d->kpkgs[i].pattern);
         free(d->kpkgs[i].kind);
+        free(d->kpkgs[i].remove_env);
         free(d->kpkgs[i].ref);
         free(d->kpkgs[i].confidence);
     }
@@ -706,6 +710,15 @@ cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char 
     for (size_t i = 0; d && manager && name && i < d->n_kpkgs; i++)
         if (strcmp(d->kpkgs[i].manager, manager) == 0 && fnmatch(d->kpkgs[i].pattern, name, 0) == 0)
             return strcmp(d->kpkgs[i].kind, "driver") == 0 ? NULL : d->kpkgs[i].kind;
+    return NULL;
+}
+
+const char *
+cu_drv_kernel_remove_env(const struct cu_drv_data *d, const char *manager, const char *name)
+{
+    for (size_t i = 0; d && manager && name && i < d->n_kpkgs; i++)
+        if (strcmp(d->kpkgs[i].manager, manager) == 0 && fnmatch(d->kpkgs[i].pattern, name, 0) == 0)
+            return d->kpkgs[i].remove_env;
     return NULL;
 }
 

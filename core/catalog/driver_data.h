@@ -125,6 +125,7 @@ struct cu_drv_nvlsm {
 struct cu_drv_kpkg {
     char *manager, *pattern; /* fnmatch pattern of package names; the first matching row decides */
     char *kind;              /* kernel, headers, keep (never removed: sudo), driver (the driver's own module packages) */
+    char *remove_env;        /* KEY=value its removal script needs to go ahead ("SUDO_FORCE_REMOVE=yes"), or NULL */
     char *ref, *confidence;
 };
 
@@ -174,6 +175,9 @@ const struct cu_drv_nvlsm *cu_drv_nvlsm_for(const struct cu_drv_data *d, const s
 /** "kernel", "headers" or "keep" when package @name of @manager is a kernel, a kernel's headers or a package
  *  uninstall never removes (sudo), else NULL. */
 const char *cu_drv_kernel_kind(const struct cu_drv_data *d, const char *manager, const char *name);
+
+/** The KEY=value the removal of @manager's package @name needs in its environment (its row's remove_env), or NULL. */
+const char *cu_drv_kernel_remove_env(const struct cu_drv_data *d, const char *manager, const char *name);
 
 /** The row of driver branch @branch (driver_branches.csv), or NULL: the table does not know it. */
 const struct cu_drv_branch *cu_drv_branch_for(const struct cu_drv_data *d, int branch);

@@ -81,6 +81,39 @@ root_kernels(const struct cu_sysroot *root, struct cu_strv *out)
         qsort(out->v, out->n, sizeof(char *), kernel_cmp);
 }
 
+/* Of @all (newest last), the kernels the root can boot: modules or an image file, not a headers package's build
+ * folder alone; with each one's pkgbase (Arch) or "". */
+static void
+boot_kernels(const struct cu_sysroot *root, const struct cu_strv *all, struct cu_strv *out, struct cu_strv *bases)
+{
+    static const char *const dirs[] = {"/lib/modules", "/usr/lib/modules"};
+    for (size_t i = 0; i < all->n; i++) {
+        const char *k = all->v[i];
+        CU_AUTOFREE char *vm = cu_xasprintf("/boot/vmlinuz-%s", k);
+        bool boots = cu_sysroot_exists(root, vm);
+        char *base = NULL;
+        for (size_t j = 0; j < CU_N_ELEMENTS(dirs); j++) {
+            CU_AUTOFREE char *mods = cu_xasprintf("%s/%s/kernel", dirs[j], k);
+            CU_AUTOFREE char *vm2 = cu_xasprintf("%s/%s/vmlinuz", dirs[j], k);
+            CU_AUTOFREE char *pb = cu_xasprintf("%s/%s/pkgbase", dirs[j], k);
+            boots = boots || cu_sysroot_is_dir(root, mods) || cu_sysroot_exists(root, vm2);
+            if (!base) {
+                char *line = cu_sysroot_read_line(root, pb);
+                if (line && *line && strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789-_.+") == strlen(line))
+                    base = line;
+                else
+                    free(line);
+            }
+        }
+        if (boots) {
+            cu_strv_push(out, k);
+            cu_strv_push_owned(bases, base ? base : cu_xstrdup(""));
+        } else {
+            free(base);
+        }
+    }
+}
+
 /* Every KEY=value of os-release (etc/os-release, else usr/lib/os-release, as os-release(5) says to look), in
  * @out as "KEY=value" with the value's quotes and backslash escapes removed; comments and blank lines skipped. */
 static void
@@ -715,6 +748,9 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
     cu_strv_init(&s->files_present);
     s->kernel_release = kernel_release(root);
     root_kernels(root, &s->kernels);
+    cu_strv_init(&s->boot_kernels);
+    cu_strv_init(&s->boot_bases);
+    boot_kernels(root, &s->kernels, &s->boot_kernels, &s->boot_bases);
     s->boot_id = cu_sysroot_read_line(root, "/proc/sys/kernel/random/boot_id");
     if (s->boot_id && !*s->boot_id) {
         free(s->boot_id);
@@ -813,6 +849,8 @@ cu_drv_state_free(struct cu_drv_state *s)
     free(s->module_path);
     free(s->boot_id);
     cu_strv_fini(&s->kernels);
+    cu_strv_fini(&s->boot_kernels);
+    cu_strv_fini(&s->boot_bases);
     cu_strv_fini(&s->installed);
     cu_strv_fini(&s->held);
     cu_strv_fini(&s->packages);

@@ -42,6 +42,10 @@ struct cu_drv_state {
     char *boot_id;            /* /proc/sys/kernel/random/boot_id: which boot this is, or NULL (an image) */
     bool image;               /* a root other than / that shows no running kernel: a machine image */
     struct cu_strv kernels;   /* the kernels the root has modules or headers for (lib/modules/NAME), newest last */
+    struct cu_strv boot_kernels; /* those the root can boot (modules, or an image file: lib/modules/NAME/kernel,
+                                  * /boot/vmlinuz-NAME, lib/modules/NAME/vmlinuz), not headers alone; newest last */
+    struct cu_strv boot_bases;   /* beside each of @boot_kernels: the package that brought it where its modules
+                                  * folder names it (Arch's pkgbase), else "" */
     char *kernel_meta;        /* the package that brings this machine's kernels: the installed linux-image meta that
                                * depends on the newest installed kernel image (Ubuntu "generic-hwe-22.04", Debian
                                * "cloud-amd64"), or Arch's pkgbase ("linux-lts"); NULL when none is known */

@@ -338,6 +338,9 @@ command_env(const struct cu_sys *s, struct cu_strv *env)
     }
     cu_strv_push(env, "DEBIAN_FRONTEND=noninteractive");
     cu_strv_push_owned(env, cu_xasprintf("ZYPP_LOCK_TIMEOUT=%u", s->lock_wait_s));
+    for (const char *const *e = s->env_add; e && *e; e++)
+        if (strchr(*e, '=') && **e != '=')
+            cu_strv_push(env, *e);
 }
 
 /* The argv actually run: the stand-in's or PATH's program, apt-get's lock timeout, the chroot helper. */

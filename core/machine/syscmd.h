@@ -54,6 +54,9 @@ struct cu_sys {
      * leaves its database broken.  The caller stops after it.  Both may be NULL. */
     const atomic_int *cancel;
     void (*on_wait)(void *userdata, const char *prog);
+    /* KEY=value strings added to the command's environment (inside a root too), NULL-terminated; may be NULL: what a
+     * package's own removal script asks for to go ahead (SUDO_FORCE_REMOVE=yes, from the data). */
+    const char *const *env_add;
 };
 
 /**

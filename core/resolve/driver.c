@@ -204,6 +204,8 @@ cu_drv_plan_free(struct cu_drv_plan *p)
     free(p->secure_boot);
     free(p->mok_key);
     free(p->mok_cert);
+    free(p->firstboot_command);
+    free(p->firstboot_state);
     cu_strv_fini(&p->reasons);
     cu_strv_fini(&p->reason_sources);
     free(p->refusal);
@@ -624,7 +626,19 @@ fill_install(const struct cu_drv_in *in0, struct cu_drv_plan *p, const struct pi
         reason(p, _("Held with `%s`: the next upgrade stays on branch %d and the %s flavor."), p->pin, k->branch,
                cu_drv_flavor_word(r->flavor));
     /* Secure Boot. */
-    if (s && s->secure_boot == 1 && r->signed_modules[0]) {
+    if (s && s->image && s->secure_boot != 1) {
+        /* An image: the machine it boots on may have Secure Boot on, which no unit can answer (MokManager needs the
+         * console).  The distribution's signed modules load either way; DKMS's need its key enrolled there. */
+        p->secure_boot = cu_xstrdup(r->signed_modules[0] ? "signed" : "off");
+        if (r->signed_modules[0]) {
+            reason(p, _("The machine the image boots on may have Secure Boot on: %s brings modules the distribution signed, so no key needs enrolling."), r->distro);
+        } else {
+            p->mok_key = r->mok_key ? cu_xstrdup(r->mok_key) : NULL;
+            p->mok_cert = r->mok_cert ? cu_xstrdup(r->mok_cert) : NULL;
+            reason(p, _("%s's modules are built by DKMS and signed with its key (%s): where the image boots with Secure Boot on, that key must be enrolled at the console first (a unit cannot); the image's first boot records \"key enrolment needed\" with what to do."),
+                   r->distro, r->mok_cert ? r->mok_cert : "?");
+        }
+    } else if (s && s->secure_boot == 1 && r->signed_modules[0]) {
         p->secure_boot = cu_xstrdup("signed");
         reason(p, _("Secure Boot is on: %s brings modules the distribution signed, so no key needs enrolling."), r->distro);
     } else if (s && s->secure_boot == 1) {
@@ -897,84 +911,6 @@ cu_drv_choose(const struct cu_drv_in *in)
         reason(p, _("From NVIDIA's repository, as asked with --driver-source nvidia."));
     fill_install(in, p, &k);
     return p;
-}
-
-static json_t *
-jstrv(const struct cu_strv *v)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < v->n; i++)
-        json_array_append_new(a, json_string(v->v[i]));
-    return a;
-}
-
-json_t *
-cu_drv_plan_json(const struct cu_drv_plan *p)
-{
-    json_t *o = json_object();
-    char b[32];
-    json_object_set_new(o, "action", json_string(p->action));
-    json_object_set_new(o, "reasons", jstrv(&p->reasons));
-    /* The data behind a reason, as the plan's provenance[] has it (DESIGN: sources in JSON and behind -v). */
-    json_t *prov = json_array();
-    for (size_t i = 0; i < p->reasons.n && i < p->reason_sources.n; i++) {
-        if (!*p->reason_sources.v[i])
-            continue;
-        json_t *e = json_object();
-        json_object_set_new(e, "reason", json_string(p->reasons.v[i]));
-        json_object_set_new(e, "source", json_string(p->reason_sources.v[i]));
-        json_array_append_new(prov, e);
-    }
-    json_object_set_new(o, "provenance", prov);
-    if (p->container) {
-        json_object_set_new(o, "container", json_true());
-        json_object_set_new(o, "host_version", p->host.n ? json_string(cu_driver_version_format(&p->host, b, sizeof(b))) : json_null());
-    }
-    if (strcmp(p->action, "refuse") == 0) {
-        json_object_set_new(o, "error", cu_json_str_or_null(p->refusal));
-        json_object_set_new(o, "advice", cu_json_str_or_null(p->advice));
-        return o;
-    }
-    if (strcmp(p->action, "install") != 0)
-        return o;
-    snprintf(b, sizeof(b), "%d", p->branch);
-    json_object_set_new(o, "branch", json_string(b));
-    json_object_set_new(o, "flavor", cu_json_str_or_null(p->flavor));
-    json_object_set_new(o, "manager", cu_json_str_or_null(p->manager));
-    json_object_set_new(o, "source", cu_json_str_or_null(p->source));
-    json_object_set_new(o, "distro", cu_json_str_or_null(p->distro));
-    json_object_set_new(o, "os", cu_json_str_or_null(p->os));
-    json_object_set_new(o, "base", cu_json_str_or_null(p->base));
-    json_object_set_new(o, "packages", jstrv(&p->packages));
-    json_object_set_new(o, "pin", cu_json_str_or_null(p->pin));
-    json_object_set_new(o, "pin_file", cu_json_str_or_null(p->pin_file));
-    json_object_set_new(o, "secure_boot", cu_json_str_or_null(p->secure_boot));
-    json_object_set_new(o, "reboot", json_boolean(p->reboot));
-    json_object_set_new(o, "image", json_boolean(p->image));
-    json_object_set_new(o, "version_min", json_string(cu_driver_version_format(&p->version, b, sizeof(b))));
-    json_object_set_new(o, "module_stream", cu_json_str_or_null(p->module_stream));
-    json_object_set_new(o, "repo", cu_json_str_or_null(p->repo));
-    json_object_set_new(o, "components", cu_json_str_or_null(p->components));
-    json_object_set_new(o, "blacklist_nouveau", json_boolean(p->blacklist_nouveau));
-    json_object_set_new(o, "initramfs", cu_json_str_or_null(p->initramfs));
-    json_object_set_new(o, "mok_cert", cu_json_str_or_null(p->mok_cert));
-    json_object_set_new(o, "kernel_meta", cu_json_str_or_null(p->kernel_meta));
-    json_object_set_new(o, "nvswitch", json_integer(p->nvswitch));
-    json_object_set_new(o, "nvlink5", json_integer(p->nvlink5));
-    json_object_set_new(o, "nvlink5_unread", json_integer(p->nvlink5_unread));
-    json_object_set_new(o, "reboot_may", json_boolean(p->reboot_may));
-    if (p->fabricmanager.n) {
-        json_t *fm = json_object();
-        json_object_set_new(fm, "packages", jstrv(&p->fabricmanager));
-        json_object_set_new(fm, "nvlsm", jstrv(&p->nvlsm));
-        json_object_set_new(fm, "service", cu_json_str_or_null(p->fabricmanager_service));
-        json_object_set_new(o, "fabricmanager", fm);
-    } else {
-        json_object_set_new(o, "fabricmanager", json_null());
-    }
-    json_object_set_new(o, "repositories", cu_drv_repositories_json(p));
-    json_object_set_new(o, "steps", cu_drv_steps_json(p));
-    return o;
 }
 
 void

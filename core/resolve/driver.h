@@ -22,6 +22,11 @@
 #include "core/base/str.h"
 #include "core/machine/sysinfo.h"
 
+/* An image's first-boot unit (issue 46 item 12), paths inside the image. */
+#define CU_DRV_FIRSTBOOT_UNIT "/etc/systemd/system/cudaup-firstboot.service"
+#define CU_DRV_FIRSTBOOT_LINK "/etc/systemd/system/multi-user.target.wants/cudaup-firstboot.service"
+#define CU_DRV_FIRSTBOOT_SCRIPT "/usr/local/sbin/cudaup-firstboot"
+
 /* The files cudaup writes outside its prefix for the driver (each also a step of the plan). */
 #define CU_DRV_BLACKLIST_FILE "/etc/modprobe.d/cudaup-blacklist-nouveau.conf"
 #define CU_DRV_SOURCES_FILE "/etc/apt/sources.list.d/cudaup-nvidia-driver.sources"
@@ -86,6 +91,10 @@ struct cu_drv_plan {
                                     * in the JSON's provenance and in the log, never in the reason */
     char *refusal, *advice; /* action refuse: the sentence and what to do */
     bool image;             /* into a machine image (--root): no module load, no reboot; its first boot goes on */
+    /* The image's first-boot unit (installers/driver_firstboot.c), or NULLs where none is written: the command it runs
+     * there (the install as given, without --root, its paths as the image sees them) and the state folder as the image
+     * sees it (its resume.json, and where the unit records its result: firstboot.json). */
+    char *firstboot_command, *firstboot_state;
     bool container;         /* cudaup runs inside a container: the host's driver serves it, never a driver step */
     struct cu_version host; /* with @container: the host's driver it sees (n == 0: none) */
     bool host_libs;         /* with @container: the driver's libcuda.so.1 is in the container */
@@ -164,6 +173,9 @@ char *cu_drv_expand(const char *tmpl, int branch, const struct cu_facts *facts);
 
 /** cu_drv_expand with {KM} given (a row's alias of the machine's kernel meta). Caller owns. */
 char *cu_drv_expand_km(const char *tmpl, int branch, const struct cu_facts *facts, const char *km);
+
+/** cu_drv_expand_km for kernel release @krel ({R}, and {K} its flavour) instead of the machine's. Caller owns. */
+char *cu_drv_expand_kernel(const char *tmpl, int branch, const struct cu_facts *facts, const char *km, const char *krel);
 
 /** cu_drv_expand with @row's alias of the kernel meta ("virtual=generic"). Caller owns. */
 char *cu_drv_expand_row(const struct cu_drv_pkg *row, const char *tmpl, int branch, const struct cu_facts *facts);

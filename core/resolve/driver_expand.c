@@ -18,9 +18,8 @@
  * and is skipped; what is left is a flavour when it starts with a letter and none of its fields is a bare
  * number (Arch's 6.17.9-arch1-1 and Fedora's 6.16.7-200.fc43.x86_64 have none). */
 static const char *
-release_flavour(const struct cu_facts *f)
+release_flavour(const char *krel)
 {
-    const char *krel = f->drv && f->drv->kernel_release ? f->drv->kernel_release : "";
     const char *kf = strchr(krel, '-');
     if (!kf)
         return NULL;
@@ -46,7 +45,8 @@ cu_drv_kernel_meta(const struct cu_facts *f)
 {
     if (f->drv && f->drv->kernel_meta)
         return f->drv->kernel_meta;
-    return release_flavour(f); /* "amd64", "cloud-amd64", "default"; none for Arch's 6.17.9-arch1-1 */
+    /* "amd64", "cloud-amd64", "default"; none for Arch's 6.17.9-arch1-1 */
+    return release_flavour(f->drv && f->drv->kernel_release ? f->drv->kernel_release : "");
 }
 
 const char *
@@ -66,8 +66,13 @@ cu_drv_row_kernel(const struct cu_drv_pkg *r, const char *km)
 char *
 cu_drv_expand_km(const char *tmpl, int branch, const struct cu_facts *f, const char *km)
 {
-    const char *krel = f->drv && f->drv->kernel_release ? f->drv->kernel_release : "";
-    const char *kf = release_flavour(f);
+    return cu_drv_expand_kernel(tmpl, branch, f, km, f->drv && f->drv->kernel_release ? f->drv->kernel_release : "");
+}
+
+char *
+cu_drv_expand_kernel(const char *tmpl, int branch, const struct cu_facts *f, const char *km, const char *krel)
+{
+    const char *kf = release_flavour(krel);
     const char *vid = f->os.version_id ? f->os.version_id : "";
     struct cu_buf b;
     cu_buf_init(&b);

@@ -212,6 +212,81 @@ strv_del(struct cu_strv *v)
     free(v);
 }
 
+/*
+ * A machine image may boot any of its kernels (issue 46 item 13: a debootstrap tree's own kernel got no module, its
+ * headers never installed though the archive had them): each one's headers (the row's running_headers, {R} that
+ * kernel, {KM} its own package where its modules folder names one) are installed before the transaction, each in a
+ * step of its own, so that DKMS builds the module for every kernel and a kernel whose headers the archive lacks costs
+ * that kernel only (the install says which).  The headers already installed (dpkg's list) or in the transaction are
+ * not asked for again.  pacman's go into its one full upgrade (@transaction: a partial upgrade is unsupported, and
+ * each of an Arch image's kernels is a package of its own, whose headers the repositories carry).  Without DKMS
+ * (modules prebuilt for the kernel the metas bring), the older kernels get none: the plan says which.
+ */
+static void
+image_headers(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct cu_drv_pkg *r, const char *km,
+              struct cu_strv *transaction)
+{
+    const struct cu_facts *f = in->facts;
+    const struct cu_drv_state *st = f->drv;
+    const char *mgr = r->manager;
+    struct cu_strv asked, none;
+    cu_strv_init(&asked);
+    cu_strv_init(&none);
+    bool dkms = r->running_headers && r->running_headers[0];
+    for (size_t i = 0; i < st->boot_kernels.n; i++) {
+        const char *k = st->boot_kernels.v[i];
+        const char *base = i < st->boot_bases.n && *st->boot_bases.v[i] ? st->boot_bases.v[i] : km;
+        if (!dkms) {
+            if (i + 1 < st->boot_kernels.n) /* the newest is the one the module packages follow */
+                cu_strv_push(&none, k);
+            continue;
+        }
+        struct cu_strv pk;
+        cu_strv_init(&pk);
+        for (char **t = r->running_headers; *t; t++) {
+            char *x = cu_drv_expand_kernel(*t, p->branch, f, base, k);
+            bool have = cu_strv_contains(&p->packages, x) || cu_strv_contains(&asked, x) ||
+                        (st->packages_read && cu_strv_contains(&st->packages, x)) || strchr(x, '{');
+            if (have)
+                free(x);
+            else
+                cu_strv_push_owned(&pk, x);
+        }
+        for (size_t j = 0; j < pk.n; j++) {
+            cu_strv_push(&asked, pk.v[j]);
+            if (strcmp(mgr, "pacman") == 0)
+                cu_strv_push(transaction, pk.v[j]);
+        }
+        if (pk.n && strcmp(mgr, "pacman") != 0) {
+            struct cu_drv_step *s = step_new("kernel-headers");
+            if (strcmp(mgr, "apt") == 0)
+                s->argv = argv_of("apt-get", "install", "-y", LIST, &pk, NULL);
+            else if (strcmp(mgr, "dnf") == 0)
+                s->argv = argv_of("dnf", "install", "-y", LIST, &pk, NULL);
+            else
+                s->argv = argv_of("zypper", "--non-interactive", "install", LIST, &pk, NULL);
+            CU_AUTOFREE char *why = cu_xasprintf(_("The headers of the image's kernel %s, so that DKMS builds the module for it too (the image may boot it); where the archive has none, only that kernel goes without a module, and the install says so."),
+                                                 k);
+            push(p, s, why);
+        }
+        cu_strv_fini(&pk);
+    }
+    if (asked.n) {
+        CU_AUTOFREE char *list = cu_strv_join(&asked, " ");
+        cu_strv_push_owned(&p->reasons, cu_xasprintf(_("The image may boot any of its kernels, so the plan installs the headers of each (%s) before the driver, and DKMS builds the module for every one of them."),
+                                                     list));
+        cu_strv_push(&p->reason_sources, "");
+    }
+    if (none.n) {
+        CU_AUTOFREE char *list = cu_strv_join(&none, ", ");
+        cu_strv_push_owned(&p->reasons, cu_xasprintf(_("The image's older kernels (%s) will have no nvidia module: the module packages follow the kernel its metas bring, the one it boots."),
+                                                     list));
+        cu_strv_push(&p->reason_sources, "");
+    }
+    cu_strv_fini(&asked);
+    cu_strv_fini(&none);
+}
+
 void
 cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const struct cu_drv_pkg *r, const char *km)
 {
@@ -331,6 +406,8 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         if (ps)
             push(p, ps, _("Hold the branch before the driver is installed, so that the install itself takes this branch."));
     }
+    if (st && st->image)
+        image_headers(in, p, r, km, pkgs);
     s = step_new("install");
     if (apt)
         s->argv = argv_of("apt-get", "install", "-y", LIST, pkgs, NULL);
@@ -361,6 +438,10 @@ cu_drv_steps_build(const struct cu_drv_in *in, struct cu_drv_plan *p, const stru
         struct cu_drv_step *ps = cu_drv_pin_step(r, p->branch, f);
         if (ps)
             push(p, ps, _("Lock the kernel module package and the user space together, so that an update moves neither alone."));
+    }
+    if (st && st->image && r->running_headers && r->running_headers[0]) {
+        s = step_new("build");
+        push(p, s, _("Build the module for each kernel of the image that has its headers and no module yet (dkms autoinstall -k KERNEL), the kernels the install brought included."));
     }
     /* The fabric manager asks the NVSwitch driver for its switches when it starts, and exits when no driver is
      * loaded (NV_WARN_NOTHING_TO_DO: NVIDIA/gpu-operator#610): it is started after the module loads, or enabled

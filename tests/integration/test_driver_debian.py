@@ -38,7 +38,9 @@ CASES = ["the plan for a Debian 12 image", "install into the tree: exit 5, the i
          "the module is built for the tree's kernel", "the branch is held", "the record holds exactly what the install added",
          "this host's packages are untouched", "a rerun before the image boots: not booted yet",
          "doctor reads the tree's driver", "uninstall waits for a held dpkg lock and says so",
-         "uninstall removes what the install added, but the kernel it brought", "a failed first step: nothing to remove"]
+         "uninstall removes what the install added, but the kernel it brought", "a failed first step: nothing to remove",
+         "the image's first-boot unit is enabled in the tree and systemd-analyze verify accepts it",
+         "the image's first boot without a GPU: the unit's command in a chroot records that no GPU work was possible"]
 
 
 def skip_all(why):
@@ -180,11 +182,15 @@ FIX = "file://" + M122
 
 # ---- install into a copy of the tree ----
 tree = copy_tree("install")
-state = os.path.join(os.path.dirname(tree), "state")
+# The image boots systemd (issue 46 item 12: its first-boot unit), and has the libraries the cudaup of this host
+# needs (this host is Debian 12 too), so that the unit's command can run the real cudaup inside it.
+FB_PKGS = ["systemd", "libcurl4", "libarchive13", "libncursesw6"]
+fbprep = chroot(tree, "sh", "-c", "apt-get update -q && apt-get install -y -q --no-install-recommends " + " ".join(FB_PKGS))
+state = os.path.join(tree, "var/lib/cudaup")  # the image's own state folder and prefix (item 2's defaults)
 before = packages(tree)
 host_before = host_state()
 common = ["--framework", "none", "--mirror", FIX, "--cache-dir", os.path.join(os.path.dirname(tree), "cache"),
-          "--prefix", os.path.join(os.path.dirname(tree), "prefix")]
+          "--prefix", os.path.join(tree, "usr/local")]
 r = cudaup(["plan", "--json"] + common, tree, state)
 d = (r.json() or {}).get("driver") or {}
 t.ok(r.rc == 0 and d.get("action") == "install" and d.get("image") is True and d.get("manager") == "apt"
@@ -229,6 +235,44 @@ dd = (r.json() or {}).get("driver") or {}
 t.ok(dd.get("module_for_running_kernel") is True and dd.get("pinned") is True and "nvidia-driver" in dd.get("packages", [])
      and abi and dd.get("kernel_release") == abi[-1], CASES[7] + ": the image's kernel, its module, the hold", dd)
 
+# ---- the image's first boot (issue 46 item 12) ----
+# This host cannot boot the image (it is a container without systemd as pid 1: systemd-nspawn --boot needs one), so
+# the unit is checked by the tree's own systemctl and systemd-analyze, and its command runs in a chroot of a copy of
+# the tree with this host's /proc and /sys mounted: a first boot on a machine without an NVIDIA GPU (this one has
+# none), with the real cudaup (this build's, copied into the image's /usr/local/bin).
+UNIT = "/etc/systemd/system/cudaup-firstboot.service"
+if fbprep.returncode != 0:
+    t.skip(CASES[11], "systemd did not install into the tree: " + (fbprep.stderr or fbprep.stdout)[-300:])
+    t.skip(CASES[12], "systemd did not install into the tree")
+else:
+    en = chroot(tree, "systemctl", "is-enabled", "cudaup-firstboot.service")
+    va = chroot(tree, "systemd-analyze", "verify", UNIT)
+    t.ok(en.stdout.strip() == "enabled" and va.returncode == 0 and "cudaup-firstboot" not in va.stderr
+         and os.path.exists(os.path.join(tree, "usr/local/sbin/cudaup-firstboot")),
+         CASES[11] + " (systemctl is-enabled: %s)" % en.stdout.strip(), (en.stdout, en.stderr, va.stdout, va.stderr))
+    fbtree = os.path.join(t.tmpdir("firstboot"), "tree")
+    subprocess.run(["cp", "-a", tree, fbtree], check=True)
+    shutil.copy(BIN, os.path.join(fbtree, "usr/local/bin/cudaup"))
+    fb = subprocess.run(["unshare", "-m", "sh", "-c", 'mount -t proc proc "$0/proc" && mount -t sysfs sysfs "$0/sys" && '
+                         'exec chroot "$0" /bin/sh /usr/local/sbin/cudaup-firstboot', fbtree],
+                        capture_output=True, text=True, timeout=1800, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+    try:
+        fbrec = json.load(open(os.path.join(fbtree, "var/lib/cudaup/firstboot.json")))
+    except (OSError, ValueError) as e:
+        fbrec = {"unreadable": str(e)}
+    fbleft = [f for f in (UNIT, "/etc/systemd/system/multi-user.target.wants/cudaup-firstboot.service",
+                          "/usr/local/sbin/cudaup-firstboot") if os.path.lexists(fbtree + f)]
+    fbinst = open(os.path.join(fbtree, "var/lib/cudaup/firstboot-install.json")).read() if os.path.exists(
+        os.path.join(fbtree, "var/lib/cudaup/firstboot-install.json")) else ""
+    t.ok(fb.returncode == 0 and fbrec.get("result") == "no-gpu" and fbrec.get("gpu") is False
+         and isinstance(fbrec.get("install_exit"), int) and fbrec.get("install_exit") != 127
+         and isinstance(fbrec.get("verify_exit"), int) and "no GPU work was possible" in (fbrec.get("message") or "")
+         and not fbleft,
+         CASES[12] + " (chroot, not nspawn: the real cudaup ran there, install exit %s, verify exit %s; the unit, its link "
+         "and its script removed)" % (fbrec.get("install_exit"), fbrec.get("verify_exit")),
+         (fb.returncode, fb.stderr[-1500:], fbrec, fbleft, fbinst[-1500:]))
+    shutil.rmtree(os.path.dirname(fbtree), ignore_errors=True)
+
 # ---- uninstall, with dpkg's lock held by another process until cudaup says it waits ----
 lock = os.open(os.path.join(tree, "var/lib/dpkg/lock-frontend"), os.O_RDWR | os.O_CREAT, 0o640)
 fcntl.lockf(lock, fcntl.LOCK_EX)
@@ -267,7 +311,8 @@ tree2 = copy_tree("failfirst")
 state2 = os.path.join(os.path.dirname(tree2), "state")
 open(os.path.join(tree2, "etc/apt/sources.list"), "w").write("deb http://127.0.0.1:9/debian bookworm main\n")
 before2 = packages(tree2)
-r = cudaup(["install", "--yes", "--json"] + common, tree2, state2)
+common2 = common[:-1] + [os.path.join(os.path.dirname(tree2), "prefix")]  # beside the state folder, outside the tree
+r = cudaup(["install", "--yes", "--json"] + common2, tree2, state2)
 r2 = cudaup(["uninstall", "driver", "--yes", "--json"], tree2, state2)
 steps = [s.get("action") for s in (r2.json() or {}).get("steps", [])]
 t.ok(r.rc == 1 and "apt-get" in ((r.json() or {}).get("error") or "") and "package manager" in ((r.json() or {}).get("advice") or "")

@@ -604,6 +604,36 @@ image_hold(void **state)
     free(why);
     cu_strv_push(&held, "nvidia-driver-pinning-580");
     assert_null(drv_image_hold_missing(&d, "/img", NULL, &inst, &held));
+    /* dnf and zypper, from the image's own files (issue 46 item 11) */
+    char k4[] = "dnf versionlock", k5[] = "dnf module", k6[] = "zypper addlock", stream[] = "nvidia-driver:580-open";
+    d.branch = 580;
+    d.pin_kind = k4;
+    const char *toml = "version = \"1.0\"\n[[packages]]\nname = \"nvidia-driver\"\n[[packages.conditions]]\nkey = \"evr\"\n"
+                       "comparator = \"=\"\nvalue = \"3:580.95.05-1.fc43\"\n";
+    assert_null(drv_image_hold_files(&d, "/img", toml, NULL));
+    assert_null(drv_image_hold_files(&d, "/img", "nvidia-driver-3:580.95.05-1.el9.*\n", NULL));
+    why = drv_image_hold_files(&d, "/img", NULL, NULL);
+    assert_non_null(why);
+    free(why);
+    why = drv_image_hold_files(&d, "/img", "nvidia-driver-3:595.58.03-1.el9.*\nkernel-5.580.1\n", NULL);
+    assert_non_null(why);
+    free(why);
+    d.pin_kind = k5;
+    d.module_stream = stream;
+    assert_null(drv_image_hold_files(&d, "/img", NULL, "[nvidia-driver]\nname=nvidia-driver\nstream=580-open\nstate=enabled\n"));
+    why = drv_image_hold_files(&d, "/img", NULL, "[nvidia-driver]\nstream=595-open\nstate=enabled\n");
+    assert_non_null(why);
+    free(why);
+    d.module_stream = NULL;
+    d.pin_kind = k6;
+    cu_strv_fini(&d.pin_packages);
+    cu_strv_init(&d.pin_packages);
+    cu_strv_push(&d.pin_packages, "nvidia-compute-utils-G06");
+    assert_null(drv_image_hold_files(&d, "/img", "type: package\nsolvable_name: nvidia-compute-utils-G06\n", NULL));
+    why = drv_image_hold_files(&d, "/img", "type: package\nsolvable_name: nvidia-compute-utils-G06x\n", NULL);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "nvidia-compute-utils-G06"));
+    free(why);
     cu_strv_fini(&d.pin_packages);
     cu_strv_fini(&inst);
     cu_strv_fini(&held);

@@ -36,6 +36,10 @@ class Exit(Exception):
 
 def root_dir():
     r = os.environ.get("PKGWORLD_ROOT") or os.environ.get("CUDAUP_SYSTEM_ROOT")
+    # "/" only inside a package world's tree that cudaup's runner entered (inroot.py): never this system's.
+    if r == "/" and os.environ.get("PKGWORLD_INROOT") == "1" and os.path.exists("/.pkgworld/env.json") \
+            and os.path.exists("/var/lib/pkgworld/world"):
+        return r
     if not r or r == "/" or not os.path.isdir(r):
         raise Exit(99, "pkgworld: no machine root (set PKGWORLD_ROOT or CUDAUP_SYSTEM_ROOT to a fixture root); refusing to touch this system")
     return r

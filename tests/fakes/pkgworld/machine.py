@@ -128,9 +128,10 @@ def default_apt_sources(w):
     return [(u, s, c) for (u, s), c in sorted(out.items())]
 
 
-def boot(root, running=None):
+def boot(root, running=None, write=True):
     """Reboot the fixture: the boot loader's kernel (the newest installed; on Arch, the running kernel's
-    package), /proc/version rewritten, and {kernel, module, signed} of the nvidia module for it."""
+    package), /proc/version rewritten (not with @write false: an image, which has no /proc, only looked at), and
+    {kernel, module, signed} of the nvidia module for it."""
     m = managers.machine(root)
     cur = running or pkgworld.running_kernel(root)
     cands = []
@@ -149,10 +150,11 @@ def boot(root, running=None):
             if m.world.cmp(c[1], best[1]) > 0:
                 best = c
         k = best[2]
-    with open(os.path.join(root, "proc/version"), "w") as f:
-        f.write("Linux version %s (pkgworld) #1 SMP\n" % k)
+    if write:
+        with open(os.path.join(root, "proc/version"), "w") as f:
+            f.write("Linux version %s (pkgworld) #1 SMP\n" % k)
     osr = os.path.join(root, "proc/sys/kernel/osrelease")
-    if os.path.exists(osr):
+    if write and os.path.exists(osr):
         with open(osr, "w") as f:
             f.write(k + "\n")
     mod = None
