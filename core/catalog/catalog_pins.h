@@ -30,6 +30,7 @@ struct cu_cat_companion {
 struct cu_cat_cuda_wheel {
     char *package;
     struct cu_version version;
+    char *component; /* the manifest component it carries ("cuda_nvcc"), or NULL where the catalog does not say */
 };
 
 struct cu_cat_cuda_release {
