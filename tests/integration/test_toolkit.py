@@ -94,10 +94,11 @@ def args(root, mirror, tag):
             "--python", "3.11", "--env-tool", "venv", "--env-scope", "none"]
 
 
-def cudaup(root, *a, timeout=600):
-    env = base_env({"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "HOME": HOME,
-                    "XDG_DATA_HOME": os.path.join(HOME, "data")})
-    return run(list(a), env=env, timeout=timeout)
+def cudaup(root, *a, timeout=600, env=None):
+    e = base_env({"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "HOME": HOME,
+                  "XDG_DATA_HOME": os.path.join(HOME, "data")})
+    e.update(env or {})
+    return run(list(a), env=e, timeout=timeout)
 
 
 def plan(root, mirror, *a):
@@ -285,6 +286,27 @@ a = bash(". '%s/bin/activate'; echo \"H=$CUDA_HOME\"; nvcc -arch=sm_61 -o '%s/k1
 t.ok(("H=" + view) in a.stdout.splitlines() and "sm_61" in a.stdout,
      "activation: CUDA_HOME is the view, and its nvcc compiles for the GTX 1080 (sm_61)", a.stdout + a.stderr)
 t.ok(downloaded("i12") == [], "nothing from NVIDIA's mirror", downloaded("i12"))
+
+# Scope conda (the conda stand-in): activate.d sets CUDA_HOME and PATH to the wheels' toolkit, deactivate.d puts back
+# what was there; env.sh is not sourced (there is none).
+CB = os.path.join(DIR, "cbin")
+os.makedirs(CB)
+shutil.copy(os.path.join(SRCDIR, "tests", "fakes", "conda-standin"), os.path.join(CB, "conda"))
+CROOT = os.path.join(DIR, "miniconda")
+a = [x for x in args(ROOT13, M13, "ic") if x not in ("venv", "none", "--env-tool", "--env-scope")]
+r = cudaup(ROOT13, "install", "--yes", *FW, "--toolkit", "wheels", "--index-url", IDX13, "--env-tool", "conda",
+           "--env-name", "cu", "--env-scope", "conda", *a, env={"PATH": CB + ":/usr/bin:/bin", "CONDA_STANDIN_ROOT": CROOT},
+           timeout=900)
+CE = os.path.join(CROOT, "envs", "cu")
+chome = os.path.join(CE, "lib", "python3.11", "site-packages", "nvidia", "cu13")
+sh = subprocess.run(["sh", "-eu", "-c", "CUDA_HOME=/before; export CUDA_HOME; PATH=/usr/bin:/bin; "
+                     ". '%s/etc/conda/activate.d/cudaup.sh'; printf '%%s|%%s|' \"$CUDA_HOME\" \"$PATH\"; nvcc --version | tail -1; "
+                     ". '%s/etc/conda/deactivate.d/cudaup.sh'; printf '%%s|%%s' \"$CUDA_HOME\" \"$PATH\"" % (CE, CE)],
+                    capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+t.ok(r.rc == 0 and sh.stdout.startswith("%s|%s/bin:/usr/bin:/bin|" % (chome, chome)) and
+     sh.stdout.endswith("\n/before|/usr/bin:/bin") and ("V" + pins13["nvidia-cuda-nvcc"]) in sh.stdout,
+     "conda: activate.d points CUDA_HOME and PATH at the wheels' nvidia/cu13 (its nvcc runs), deactivate.d puts back "
+     "the old CUDA_HOME and PATH (sh -eu)", (r.rc, sh.stdout, sh.stderr, r.err[-800:]))
 
 # none: the framework alone.
 ENVN = os.path.join(DIR, "envsn")
