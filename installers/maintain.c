@@ -75,7 +75,8 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
     }
     /* Which CUDA the Python environment was made for, and whether cudaup made it: uninstall reads it. */
     if (st == CU_OK)
-        cu_pyenv_mark_write(ctx->plan->state_dir, &mark, ctx, ctx->plan->cuda_path);
+        cu_pyenv_mark_write(ctx->plan->state_dir, &mark, ctx,
+                            cu_plan_system_toolkit(ctx->plan) ? ctx->plan->cuda_path : NULL);
     /* --framework given again: the other environments, beside the same CUDA (installers/envs.c). */
     const struct cu_plan *first = ctx->plan;
     char *first_python = ctx->python;

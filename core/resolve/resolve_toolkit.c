@@ -37,6 +37,9 @@ wheel_of(const struct cu_cat_cuda_release *c, const char *component)
     for (size_t k = 0; k < c->n; k++)
         if (c->wheels[k].component && strcmp(c->wheels[k].component, component) == 0)
             return &c->wheels[k];
+    for (size_t k = 0; k < c->n_toolkit_only; k++)
+        if (c->toolkit_only[k].component && strcmp(c->toolkit_only[k].component, component) == 0)
+            return &c->toolkit_only[k];
     return NULL;
 }
 
@@ -265,6 +268,10 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
             !(c != held && strcmp(c->wheels[k].package, c->runtime) == 0))
             cu_strv_push_owned(&pins, cu_xasprintf("%s==%s", c->wheels[k].package,
                                                    V(&c->wheels[k].version, b1, sizeof(b1))));
+    for (size_t k = 0; k < c->n_toolkit_only; k++)
+        if (in_compiler_groups(cat, c->toolkit_only[k].component))
+            cu_strv_push_owned(&pins, cu_xasprintf("%s==%s", c->toolkit_only[k].package,
+                                                   V(&c->toolkit_only[k].version, b1, sizeof(b1))));
     /* What a compiler needs that no wheel of that release is vouched for (CUDA 13's cccl: its wheels' versions
      * left the manifests'). */
     for (size_t g = 0; g < CU_N_ELEMENTS(compiler_groups); g++)

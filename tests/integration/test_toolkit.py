@@ -51,7 +51,10 @@ def held_release(pins):
 
 
 def compiler_pins(release, runtime=True):
-    return sorted("%s==%s" % (p, v) for p, v in release["wheels"].items()
+    """The compiler's wheels of @release: those held with the family, and those whose pin equals the manifest's in that
+    release alone (toolkit_only: CUDA 13.0-13.2's cccl)."""
+    every = dict(release["wheels"], **release.get("toolkit_only", {}))
+    return sorted("%s==%s" % (p, v) for p, v in every.items()
                   if release["components"].get(p) in COMPILER and (runtime or p != release["runtime"]))
 
 
@@ -84,6 +87,13 @@ ROOT12 = machine("r12", GTX1080, "580.95.05")
 M13, M12 = os.path.join(DIR, "m13"), os.path.join(DIR, "m12")
 mkmirror.build(M13, cuda="13.0.2", cudnn="9.13.0", replace=gpu_doubles())
 mkmirror.build(M12, replace=gpu_doubles())  # CUDA 12.6.3, cuDNN 9.5.1
+# A component no wheel carries (cuda_gdb: cuda_wheel_components.csv names none), as NVIDIA's manifests have it.
+_man = os.path.join(M13, "cuda", "redist", "redistrib_13.0.2.json")
+with open(_man) as f:
+    _m = json.load(f)
+_m["cuda_gdb"] = dict(_m["cuda_nvrtc"], name="CUDA-GDB")
+with open(_man, "w") as f:
+    json.dump(_m, f)
 HOME = os.path.join(DIR, "home")
 os.makedirs(HOME)
 
@@ -154,8 +164,10 @@ t.ok(not any(c.split("==")[0] in {p.split("==")[0] for p in WANT13} and c not in
 t.ok(any(s["installer"] == "pyenv" and "CUDA_HOME" in s["detail"] and "compiler wheels" in s["detail"]
          for s in d.get("steps", [])), "a pyenv step says the activation sets CUDA_HOME to the wheels' toolkit",
      d.get("steps"))
-t.ok(not any("cuda_cccl" in p for p in WANT13) and any("cuda_cccl" in w for w in d.get("warnings", [])),
-     "CUDA 13's cccl wheel is vouched for by no release (its versions left the manifests'): the plan warns", d.get("warnings"))
+cccl = REL.get("toolkit_only", {}).get("nvidia-cuda-cccl")
+t.ok(cccl and ("nvidia-cuda-cccl==" + cccl) in WANT13 and not any("cuda_cccl" in w for w in d.get("warnings", [])),
+     "CUDA %s's cccl (%s: not held with the family, its pin equal to the manifest's in this release) is among them: "
+     "torch's headers include thrust" % (REL["release"], cccl), d.get("warnings"))
 
 # Never above the driver's CUDA: torch 2.15 (cu132) holds CUDA 13.2's runtime, driver 580 runs 13.0 natively.
 r, d = plan(ROOT13, M13, "--framework", "pytorch==2.15", "--toolkit", "wheels")
@@ -172,9 +184,9 @@ t.ok(any("older than the CUDA" in w for w in d.get("warnings", [])), "... and sa
 # ---- refusals (exit 2, one sentence naming what works) ------------------------------------------------------------
 r, _ = plan(ROOT13, M13, "--framework", "none", "--toolkit", "wheels")
 t.ok(r.rc == 2 and "--toolkit system" in r.err, "--framework none --toolkit wheels: refused, naming --toolkit system", r)
-r, _ = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--components", "cuda_nvcc,cuda_cccl")
-t.ok(r.rc == 2 and "cuda_cccl" in r.err and "--toolkit system" in r.err,
-     "--components with a component no wheel carries (CUDA 13's cccl): refused, naming --toolkit system", r)
+r, _ = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--components", "cuda_nvcc,cuda_gdb")
+t.ok(r.rc == 2 and "cuda_gdb" in r.err and "--toolkit system" in r.err,
+     "--components with a component no wheel carries (cuda_gdb): refused, naming --toolkit system", r)
 r, d = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--components", "cuda_nvcc,cuda_nvrtc")
 t.ok(r.rc == 0 and any(p.startswith("nvidia-cuda-nvrtc==") for p in toolkit_pins(d)),
      "--components with wheels for each: their wheels join the compiler's", (r.rc, toolkit_pins(d), r.err[-300:]))
@@ -248,6 +260,10 @@ except OSError:
     pass
 t.ok(rec.get("toolkit") == "wheels" and rec.get("cuda_home") == home13,
      "STATE/pyenv.json records the toolkit and CUDA_HOME inside the environment", rec)
+r = cudaup(ROOT13, "list", *[x for x in args(ROOT13, M13, "i13") if x not in ("--python", "3.11", "--env-tool", "venv", "--env-scope", "none")])
+envline = next((l for l in r.out.splitlines() if ENV in l), "")
+t.ok(r.rc == 0 and "for its own CUDA compiler wheels (--toolkit wheels)" in envline and "cuda-13.0" not in envline,
+     "list: the environment's CUDA is its own compiler wheels, not a PREFIX/cuda-13.0 that is not there", r.out)
 held = open(os.path.join(ENV, "cudaup-constraints.txt")).read() if os.path.exists(os.path.join(ENV, "cudaup-constraints.txt")) else ""
 t.ok(all(("%s==%s" % (p, v)) in held for p, v in pins13.items()), "the hold keeps the compiler at its pins", held)
 # A stand-in nvcc says no where a part is missing: without the nvvm wheel it fails (the check above can fail).
