@@ -201,7 +201,9 @@ cu_cmd_install(struct cu_app *app)
      * (the exit-5 text promised verify on the rerun; a reboot stop has nothing to check yet). */
     struct cu_checks checks = {0};
     bool verified = false;
-    if (st == CU_OK) {
+    /* --toolkit wheels or none: there is no CUDA folder for verify's checks (issue 50 item 2 is verify's part). */
+    bool sys_tk = cu_plan_system_toolkit(plan);
+    if (st == CU_OK && sys_tk) {
         struct cu_facts *after = NULL;
         struct cu_error e2;
         if (!app->cfg.quiet && !app->cfg.json && isatty(STDERR_FILENO))
@@ -222,6 +224,8 @@ cu_cmd_install(struct cu_app *app)
     if (app->cfg.json) {
         json_t *doc = json_object();
         char b[32];
+        if (plan->toolkit) /* where the toolkit came from (--toolkit, issue 50) */
+            json_object_set_new(doc, "toolkit", json_string(plan->toolkit->kind));
         json_object_set_new(doc, "status", json_string(st == CU_OK ? (problems ? "problems" : "ok")
                                                        : st == CU_E_REBOOT ? "reboot" : "error"));
         json_t *rr = st == CU_E_REBOOT ? inst_driver_resume_record(app->state_dir) : NULL;
@@ -281,7 +285,12 @@ cu_cmd_install(struct cu_app *app)
     } else if (!app->cfg.quiet) {
         char b[32];
         CU_AUTOFREE char *envsh = cu_path_join(plan->state_dir, "env.sh");
-        if (changed)
+        if (!sys_tk && strcmp(plan->toolkit->kind, "wheels") == 0)
+            cu_say(stdout, "", _("No CUDA folder was installed (--toolkit wheels): CUDA %s's compiler is in the environment, from NVIDIA's wheels, and its activation sets CUDA_HOME and PATH for it. cudaup verify does not check that toolkit yet."),
+                   cu_version_format(&plan->toolkit->release, 0, b, sizeof(b)));
+        else if (!sys_tk)
+            cu_say(stdout, "", _("No CUDA toolkit was installed (--toolkit none): the frameworks use their own CUDA wheels; there is no nvcc and no CUDA_HOME."));
+        else if (changed)
             cu_say(stdout, "", _("CUDA %s is installed in %s."), cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
         else
             cu_say(stdout, "", _("CUDA %s in %s is already installed and intact; nothing changed."),
@@ -335,7 +344,9 @@ cu_cmd_install(struct cu_app *app)
         /* Each command the user copies is kept on one line (cu_keep): a break in it pastes as two. */
         CU_AUTOFREE char *src = cu_xasprintf(CU_KEEP_OPEN ". %s" CU_KEEP_CLOSE, envsh);
         CU_AUTOFREE char *again = cu_xasprintf(CU_KEEP_OPEN "cudaup verify --prefix %s --state-dir %s" CU_KEEP_CLOSE, qp, qs);
-        if (strcmp(scope, "none") == 0)
+        if (!sys_tk)
+            ; /* no env.sh: the environment's activation is all there is (said above) */
+        else if (strcmp(scope, "none") == 0)
             cu_say(stdout, "", _("Nothing sets the environment for you (--env-scope none); in each shell run: %s"), src);
         else if (strcmp(scope, "conda") == 0)
             cu_say(stdout, "", _("The environment's activation sets CUDA_HOME, PATH and LD_LIBRARY_PATH; deactivation undoes them."));

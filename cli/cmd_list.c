@@ -285,7 +285,11 @@ cu_cmd_list(struct cu_app *app)
         printf("\n%s%s%s\n", cu_color(app, CU_COLOR_BOLD, false), _("Python environments"), cu_color_reset(app, false));
     if (pe && !app->cfg.json) {
         const char *fw = cu_json_str(pe, "framework"), *fv = cu_json_str(pe, "framework_version");
-        const char *cuda_for = cu_json_str(pe, "cuda");
+        const char *cuda_for = cu_json_str(pe, "cuda"), *tk = cu_json_str(pe, "toolkit");
+        if (!cuda_for && tk && strcmp(tk, "wheels") == 0) /* issue 50: its CUDA compiler is inside it */
+            cuda_for = _("its own CUDA compiler wheels (--toolkit wheels)");
+        else if (!cuda_for && tk && strcmp(tk, "none") == 0)
+            cuda_for = _("its frameworks' own CUDA wheels alone (--toolkit none)");
         CU_AUTOFREE char *what = cu_xasprintf("%s%s%s", fw ? fw : _("no framework"), fv ? " " : "", fv ? fv : "");
         CU_AUTOFREE char *line = cu_xasprintf(_("%s (%s, %s)%s%s%s"), cu_json_str(pe, "path"), cu_json_str(pe, "tool"), what,
                                               cuda_for ? _(", for ") : "", cuda_for ? cuda_for : "",

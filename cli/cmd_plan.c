@@ -70,7 +70,13 @@ static void
 print_head(struct cu_app *app, const struct cu_plan *p, int width)
 {
     char b1[32];
-    CU_AUTOFREE char *cuda = cu_xasprintf("%s  %s", cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);
+    /* --toolkit wheels or none: no CUDA folder; where the compiler comes from instead (issue 50). */
+    CU_AUTOFREE char *cuda = cu_plan_system_toolkit(p)
+                                 ? cu_xasprintf("%s  %s", cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path)
+                             : strcmp(p->toolkit->kind, "wheels") == 0
+                                 ? cu_xasprintf(_("%s, from NVIDIA's compiler wheels in the environment (--toolkit wheels)"),
+                                                cu_version_format(&p->toolkit->release, 0, b1, sizeof(b1)))
+                                 : cu_xstrdup(_("none: the frameworks' own CUDA wheels alone (--toolkit none)"));
     head_line(app, _("CUDA"), cuda, width);
     CU_AUTOFREE char *cudnn = p->has_cudnn ? cu_xasprintf(_("%s (the CUDA %s build)"), p->cudnn_full ? p->cudnn_full : "?",
                                                          p->cudnn_variant)

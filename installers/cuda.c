@@ -14,6 +14,8 @@ inst_cuda_plan(struct cu_plan *p)
     char b[32], size[96], mm[16];
     uint64_t bytes = 0;
     size_t n = 0, unknown = 0;
+    if (!cu_plan_system_toolkit(p)) /* --toolkit wheels or none: no archive (the plan's toolkit reason says why) */
+        return;
     for (size_t i = 0; i < p->n_downloads; i++)
         if (p->downloads[i].product == CU_PRODUCT_CUDA) {
             bool known;

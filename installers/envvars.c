@@ -27,6 +27,13 @@ inst_envvars_plan(struct cu_plan *p)
     const char *scope = p->env.scope ? p->env.scope : "user";
     CU_AUTOFREE char *pd_seen = p->env.root && p->env.profile_d ? cu_root_seen_path(p->env.root, p->env.profile_d) : NULL;
     bool profile_in_root = pd_seen != NULL; /* the script is the machine's under --root, not this host's */
+    if (!cu_plan_system_toolkit(p)) {
+        /* No system toolkit: env.sh would name a CUDA folder that is not there; the environment's activation
+         * sets CUDA_HOME where there is a toolkit (--toolkit wheels). */
+        cu_plan_add_step(p, "envvars", "skip",
+                         _("write no env.sh: there is no system CUDA toolkit (--toolkit %s)"), p->toolkit->kind);
+        return;
+    }
     if (!cu_plan_needs_ld_library_path(p))
         cu_plan_add_step(p, "envvars", "write",
                          _("leave LD_LIBRARY_PATH out of env.sh: the frameworks bring their own CUDA libraries, and a CUDA folder there would come before them"));
@@ -65,6 +72,8 @@ inst_envvars_run(struct cu_run_ctx *ctx, struct cu_error *err)
 {
     const struct cu_plan *p = ctx->plan;
     const char *scope = p->env.scope ? p->env.scope : "user";
+    if (!cu_plan_system_toolkit(p))
+        return CU_OK; /* no system toolkit: nothing for env.sh to name (inst_envvars_plan) */
     CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
     /* What the files say: the paths as the machine that reads them sees them (an image: without DIR). */
     CU_AUTOFREE char *home_seen = seen(p, home);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/install/envfile.h"
 #include "core/install/exec.h"
 #include "core/base/fsutil.h"
 #include "core/base/i18n.h"
@@ -167,6 +168,13 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
         st = pip_install(ctx, &runs[i], &changed, &pushed, err);
         if (pushed)
             idx[n_idx++] = (struct cu_pyhold_index){runs[i].index_url, runs[i].index_explicit};
+    }
+    /* --toolkit wheels, CUDA 12: the view CUDA_HOME names, over the per-component folders pip made. */
+    if (st == CU_OK && p->toolkit && p->toolkit->view && strcmp(p->toolkit->kind, "wheels") == 0) {
+        CU_AUTOFREE char *nv = cu_xasprintf("%s/lib/python%s/site-packages/nvidia", envdir, fw->python);
+        CU_AUTOFREE char *view = cu_plan_cuda_home(p, envdir);
+        st = cu_env_toolkit_view(nv, view, err);
+        changed = true;
     }
     json_t *hold = NULL;
     if (st == CU_OK && p->hold) {

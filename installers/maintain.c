@@ -62,7 +62,7 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
     /* The Python first: an archive that fails its check stops the run before CUDA changes. */
     if (st == CU_OK)
         st = cu_toolkit_install_python(ctx, err);
-    if (st == CU_OK)
+    if (st == CU_OK && cu_plan_system_toolkit(ctx->plan)) /* --toolkit wheels or none: no CUDA folder */
         st = cu_toolkit_install(ctx, NULL, err);
     for (size_t i = 0; st == CU_OK && cu_installers[i]; i++) {
         if (!cu_installers[i]->run)
@@ -75,7 +75,8 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
     }
     /* Which CUDA the Python environment was made for, and whether cudaup made it: uninstall reads it. */
     if (st == CU_OK)
-        cu_pyenv_mark_write(ctx->plan->state_dir, &mark, ctx, ctx->plan->cuda_path);
+        cu_pyenv_mark_write(ctx->plan->state_dir, &mark, ctx,
+                            cu_plan_system_toolkit(ctx->plan) ? ctx->plan->cuda_path : NULL);
     /* --framework given again: the other environments, beside the same CUDA (installers/envs.c). */
     const struct cu_plan *first = ctx->plan;
     char *first_python = ctx->python;

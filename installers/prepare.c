@@ -554,6 +554,7 @@ wishes_from(const struct cu_prepare_in *in, struct cu_wishes *w)
         .framework = c->framework,
         .components = c->components,
         .python = c->python,
+        .toolkit = c->toolkit,
         .platform = c->platform,
         /* `mirror` plans what `install` with the same flags plans on this machine (one resolver, one
          * answer); only on a machine without a GPU does it plan for any. */

@@ -31,7 +31,13 @@ inst_pyenv_plan(struct cu_plan *p)
     else
         cu_plan_add_step(p, "pyenv", "create", _("create the %s environment %s with Python %s"),
                          p->env.tool, p->env.name, p->framework->python);
-    if (p->env.scope && strcmp(p->env.scope, "conda") == 0 && cu_plan_needs_ld_library_path(p))
+    if (p->toolkit && strcmp(p->toolkit->kind, "wheels") == 0)
+        cu_plan_add_step(p, "pyenv", "write",
+                         _("set CUDA_HOME and PATH in %s's activation to the toolkit of its compiler wheels (CUDA %s, %s), undone on deactivation"),
+                         p->env.name, cu_version_format(&p->toolkit->release, 0, (char[32]){0}, 32), p->toolkit->home);
+    else if (!cu_plan_system_toolkit(p))
+        ; /* --toolkit none: no CUDA_HOME anywhere */
+    else if (p->env.scope && strcmp(p->env.scope, "conda") == 0 && cu_plan_needs_ld_library_path(p))
         cu_plan_add_step(p, "pyenv", "write", _("set CUDA_HOME, PATH and LD_LIBRARY_PATH in %s's activation, undone on deactivation"),
                          p->env.name);
     else if (p->env.scope && strcmp(p->env.scope, "conda") == 0)
@@ -244,8 +250,9 @@ cu_pyenv_hooks(const struct cu_plan *p)
 {
     /* Scope conda: the activation sets CUDA's variables.  Frameworks that bring their own CUDA wheels: it also
      * takes CUDA folders out of LD_LIBRARY_PATH, whatever the scope (issue 36).  A hold: PIP_CONSTRAINT (issue 45). */
-    return (p->env.scope && strcmp(p->env.scope, "conda") == 0 ? CU_HOOK_ENV : 0) |
-           (cu_plan_bundled(p) ? CU_HOOK_GUARD : 0) | (p->hold ? CU_HOOK_HOLD : 0);
+    bool sys = cu_plan_system_toolkit(p), wheels = p->toolkit && strcmp(p->toolkit->kind, "wheels") == 0;
+    return (sys && p->env.scope && strcmp(p->env.scope, "conda") == 0 ? CU_HOOK_ENV : 0) |
+           (wheels ? CU_HOOK_TOOLKIT : 0) | (cu_plan_bundled(p) ? CU_HOOK_GUARD : 0) | (p->hold ? CU_HOOK_HOLD : 0);
 }
 
 /* The "hold" STATE/pyenv.json held for the environment at @path (the first, or one of "envs"), or NULL. */
@@ -290,9 +297,10 @@ cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *pyth
         json_object_set_new(o, "bundled", json_boolean(cu_plan_bundled(p)));
     json_object_set_new(o, "pip", a);
     /* What its activation does, and the pip hold (issue 45), for repair to put back. */
-    CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
+    CU_AUTOFREE char *home = cu_plan_cuda_home(p, path); /* NULL: --toolkit none */
     json_object_set_new(o, "activation", json_integer((json_int_t)cu_pyenv_hooks(p)));
-    json_object_set_new(o, "cuda_home", json_string(home));
+    json_object_set_new(o, "cuda_home", cu_json_str_or_null(home));
+    json_object_set_new(o, "toolkit", json_string(p->toolkit ? p->toolkit->kind : "system"));
     json_t *keep = hold ? NULL : old_hold(old, path);
     if (hold)
         json_object_set_new(o, "hold", json_deep_copy(hold));
@@ -418,7 +426,9 @@ inst_pyenv_run(struct cu_run_ctx *ctx, struct cu_error *err)
     ctx->python = cu_path_join(path, "bin/python");
     unsigned what = cu_pyenv_hooks(p);
     if (what) {
-        CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
+        CU_AUTOFREE char *home = cu_plan_cuda_home(p, path);
+        if (!home)
+            home = cu_xstrdup(""); /* --toolkit none: the hooks name no CUDA folder */
         bool c2 = false;
         st = strcmp(tool, "venv") == 0 ? cu_venv_hook_install(path, p->state_dir, home, what, &c2, err)
                                        : cu_conda_hooks_install(path, p->state_dir, home, what, &c2, err);

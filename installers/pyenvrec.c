@@ -64,7 +64,10 @@ cu_pyenv_mark_write(const char *state_dir, const struct cu_pyenv_mark *before, c
         const struct cu_step_result *r = &ctx->results[i];
         made |= strcmp(r->installer, "pyenv") == 0 && strcmp(r->action, "create") == 0 && r->status == CU_OK && r->changed;
     }
-    json_object_set_new(j, "cuda", json_string(cuda_path));
+    if (cuda_path)
+        json_object_set_new(j, "cuda", json_string(cuda_path));
+    else /* --toolkit wheels or none: made for no CUDA folder (pyenv.json's "toolkit" says where its CUDA is) */
+        json_object_del(j, "cuda");
     json_object_set_new(j, "made", json_boolean(made));
     char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     struct cu_error e;
@@ -191,7 +194,7 @@ cu_pyenv_list_json(const char *state_dir)
         return NULL;
     }
     json_t *o = json_object();
-    static const char *const keys[] = {"tool", "name", "path", "framework", "framework_version", "cuda"};
+    static const char *const keys[] = {"tool", "name", "path", "framework", "framework_version", "cuda", "toolkit"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         json_object_set_new(o, keys[i], cu_json_str_or_null(cu_json_str(j, keys[i])));
     json_object_set_new(o, "made", json_boolean(json_is_true(json_object_get(j, "made"))));

@@ -661,6 +661,8 @@ repair_one(const char *state_dir, const json_t *e, struct cu_run_ctx *ctx, struc
     }
     json_int_t what = json_integer_value(json_object_get(e, "activation"));
     const char *home = cu_json_str(e, "cuda_home");
+    if (!home && !(what & (CU_HOOK_ENV | CU_HOOK_TOOLKIT)))
+        home = ""; /* --toolkit none: the hooks name no CUDA folder */
     if (st == CU_OK && (what & CU_HOOK_HOLD) && home && !activation_holds(env, tool)) {
         bool c2 = false;
         st = strcmp(tool, "venv") == 0 ? cu_venv_hook_install(env, state_dir, home, (unsigned)what, &c2, err)

@@ -50,6 +50,7 @@ struct cu_config {
     char *driver;        /* --driver auto|keep|none|BRANCH[-open|-proprietary] */
     char *driver_source; /* --driver-source distro|nvidia */
     char *containers;    /* --containers docker,containerd,crio,podman|auto|none */
+    char *toolkit;       /* --toolkit system|wheels|none (issue 50) */
     bool restart_engines; /* --restart-engines: with --yes, restart an engine even when it runs containers */
     bool offline;        /* --offline: no package index, not NVIDIA's server; the catalog, the cache, the --mirror given */
     bool allow_inferred; /* --allow-inferred: plan a build whose GPU code is inferred as one read */

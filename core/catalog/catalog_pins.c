@@ -56,7 +56,7 @@ parse_companion(const json_t *o, struct cu_cat_companion *c)
 static enum cu_status
 parse_release(const json_t *o, struct cu_cat_cuda_release *c)
 {
-    json_t *w = json_object_get(o, "wheels"), *val;
+    json_t *w = json_object_get(o, "wheels"), *comps = json_object_get(o, "components"), *val;
     const char *key;
     if (!cu_json_version(o, "release", &c->release) || !dist_name(cu_json_str(o, "runtime")) || !json_is_object(w) ||
         !json_object_get(w, cu_json_str(o, "runtime")))
@@ -68,7 +68,22 @@ parse_release(const json_t *o, struct cu_cat_cuda_release *c)
         if (!dist_name(key) || !json_is_string(val) || !cu_version_parse(json_string_value(val), &e->version))
             return CU_E_INPUT;
         e->package = cu_xstrdup(key);
+        const char *comp = json_string_value(json_object_get(comps, key)); /* optional (--toolkit wheels) */
+        e->component = comp ? cu_xstrdup(comp) : NULL;
         c->n++;
+    }
+    json_t *only = json_object_get(o, "toolkit_only"); /* optional (--toolkit wheels) */
+    if (only && !json_is_object(only))
+        return CU_E_INPUT;
+    c->toolkit_only = cu_xcalloc(json_object_size(only) + 1, sizeof(*c->toolkit_only));
+    json_object_foreach(only, key, val) {
+        struct cu_cat_cuda_wheel *e = &c->toolkit_only[c->n_toolkit_only];
+        if (!dist_name(key) || !json_is_string(val) || !cu_version_parse(json_string_value(val), &e->version))
+            return CU_E_INPUT;
+        e->package = cu_xstrdup(key);
+        const char *comp = json_string_value(json_object_get(comps, key));
+        e->component = comp ? cu_xstrdup(comp) : NULL;
+        c->n_toolkit_only++;
     }
     return CU_OK;
 }
@@ -114,9 +129,16 @@ cu_catalog_pins_fini(struct cu_catalog_pins *p)
     }
     free(p->companions);
     for (size_t i = 0; p->cuda && i < p->n_cuda; i++) {
-        for (size_t k = 0; k < p->cuda[i].n; k++)
+        for (size_t k = 0; k < p->cuda[i].n; k++) {
             free(p->cuda[i].wheels[k].package);
+            free(p->cuda[i].wheels[k].component);
+        }
         free(p->cuda[i].wheels);
+        for (size_t k = 0; k < p->cuda[i].n_toolkit_only; k++) {
+            free(p->cuda[i].toolkit_only[k].package);
+            free(p->cuda[i].toolkit_only[k].component);
+        }
+        free(p->cuda[i].toolkit_only);
         free(p->cuda[i].runtime);
     }
     free(p->cuda);

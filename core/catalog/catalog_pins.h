@@ -30,6 +30,7 @@ struct cu_cat_companion {
 struct cu_cat_cuda_wheel {
     char *package;
     struct cu_version version;
+    char *component; /* the manifest component it carries ("cuda_nvcc"), or NULL where the catalog does not say */
 };
 
 struct cu_cat_cuda_release {
@@ -37,6 +38,10 @@ struct cu_cat_cuda_release {
     char *runtime;                 /* the runtime's wheel: "nvidia-cuda-runtime" */
     struct cu_cat_cuda_wheel *wheels;
     size_t n;
+    /* Wheels not held with the family (their row disagreed with the manifests in too many releases) whose pin
+     * equals the manifest's in this release: --toolkit wheels may name them ("toolkit_only"). */
+    struct cu_cat_cuda_wheel *toolkit_only;
+    size_t n_toolkit_only;
 };
 
 struct cu_catalog_pins {

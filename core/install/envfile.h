@@ -79,6 +79,8 @@ enum cu_hook {
     CU_HOOK_GUARD = 1 << 1, /* its frameworks bring their own CUDA wheels: no folder holding a CUDA runtime, cuBLAS,
                                cuDNN, nvJitLink or NVRTC stays in LD_LIBRARY_PATH ahead of them (/usr/lib/wsl/lib
                                stays); deactivation puts LD_LIBRARY_PATH back (issue 36) */
+    CU_HOOK_TOOLKIT = 1 << 3, /* the toolkit is the environment's compiler wheels (--toolkit wheels): CUDA_HOME, CUDA_PATH
+                                 and PATH name cuda_home directly, env.sh is not sourced */
     CU_HOOK_HOLD = 1 << 2,  /* pip is held on the environment's build: PIP_CONSTRAINT names ENV/cudaup-constraints.txt
                                (cu_env_hold_file) while that file is there, after what the user had in it; deactivation
                                puts PIP_CONSTRAINT back (issue 45) */
@@ -125,5 +127,12 @@ char *cu_venv_home(const char *env);
  * (".../cudaup/python/X.Y"), or NULL when it was made with another Python.
  */
 char *cu_venv_brought_python(const char *env);
+
+/**
+ * The view of a toolkit inside an environment whose compiler wheels keep one folder per component (CUDA 12's
+ * @nvidia_dir: site-packages/nvidia): @view (made again) gets links to each component's bin/, include/ and lib/
+ * entries, nvvm/, and lib64 -> lib (--toolkit wheels, issue 50).  Errors: CU_E_IO.
+ */
+CU_NODISCARD enum cu_status cu_env_toolkit_view(const char *nvidia_dir, const char *view, struct cu_error *err);
 
 #endif /* CU_ENVFILE_H */

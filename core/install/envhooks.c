@@ -64,6 +64,65 @@ set_sh(const char *state_dir)
 }
 
 /*
+ * The toolkit of the environment's own compiler wheels (--toolkit wheels, issue 50): CUDA_HOME and CUDA_PATH name
+ * @home, PATH gets @home/bin first; deactivation puts back what was there.  POSIX sh.
+ */
+static char *
+toolkit_sh(const char *home)
+{
+    CU_AUTOFREE char *q = cu_sh_quote(home);
+    return cu_xasprintf("if [ -z \"${_CUDAUP_TK-}\" ]; then\n"
+                        "    _CUDAUP_TK=1; _CUDAUP_TK_HOME=${CUDA_HOME-}; _CUDAUP_TK_PATH=${CUDA_PATH-}\n"
+                        "    export _CUDAUP_TK _CUDAUP_TK_HOME _CUDAUP_TK_PATH\n"
+                        "    CUDA_HOME=%s; CUDA_PATH=%s; PATH=%s/bin:$PATH; export CUDA_HOME CUDA_PATH PATH\n"
+                        "fi\n",
+                        q, q, q);
+}
+
+static char *
+untoolkit_sh(const char *home)
+{
+    CU_AUTOFREE char *bin = cu_path_join(home, "bin");
+    CU_AUTOFREE char *qb = cu_sh_quote(bin);
+    return cu_xasprintf("if [ -n \"${_CUDAUP_TK-}\" ]; then\n"
+                        "    if [ -n \"$_CUDAUP_TK_HOME\" ]; then CUDA_HOME=$_CUDAUP_TK_HOME; export CUDA_HOME; else unset CUDA_HOME; fi\n"
+                        "    if [ -n \"$_CUDAUP_TK_PATH\" ]; then CUDA_PATH=$_CUDAUP_TK_PATH; export CUDA_PATH; else unset CUDA_PATH; fi\n"
+                        "    _cudaup_b=%s\n"
+                        "    case \":$PATH:\" in *\":$_cudaup_b:\"*)\n"
+                        "        _cudaup_p=\":$PATH:\"; _cudaup_p=\"${_cudaup_p%%%%:\"$_cudaup_b\":*}:${_cudaup_p#*:\"$_cudaup_b\":}\"\n"
+                        "        _cudaup_p=${_cudaup_p#:}; PATH=${_cudaup_p%%:}; export PATH ;;\n"
+                        "    esac\n"
+                        "    unset _CUDAUP_TK _CUDAUP_TK_HOME _CUDAUP_TK_PATH _cudaup_b _cudaup_p\n"
+                        "fi\n",
+                        qb);
+}
+
+static char *
+toolkit_fish(const char *home)
+{
+    CU_AUTOFREE char *q = cu_fish_quote(home);
+    CU_AUTOFREE char *bin = cu_path_join(home, "bin");
+    CU_AUTOFREE char *qb = cu_fish_quote(bin);
+    return cu_xasprintf("if not set -q _CUDAUP_TK\n"
+                        "    set -gx _CUDAUP_TK 1\n"
+                        "    set -gx CUDA_HOME %s; set -gx CUDA_PATH %s; set -gx PATH %s $PATH\n"
+                        "end\n",
+                        q, q, qb);
+}
+
+static char *
+untoolkit_fish(const char *home)
+{
+    CU_AUTOFREE char *bin = cu_path_join(home, "bin");
+    CU_AUTOFREE char *qb = cu_fish_quote(bin);
+    return cu_xasprintf("if set -q _CUDAUP_TK\n"
+                        "    set -e CUDA_HOME; set -e CUDA_PATH; set -e _CUDAUP_TK\n"
+                        "    set PATH (string match -v -- %s $PATH)\n"
+                        "end\n",
+                        qb);
+}
+
+/*
  * The guard of an environment whose frameworks bring their own CUDA wheels (issue 36): at activation,
  * every folder in LD_LIBRARY_PATH that holds a CUDA runtime, cuBLAS, cuDNN, nvJitLink or NVRTC is taken
  * out (the loader reads LD_LIBRARY_PATH before the wheels' RUNPATH, so such a folder would shadow them),
@@ -209,14 +268,18 @@ cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *
     CU_AUTOFREE char *qf = cu_fish_quote(fish_env);
     CU_AUTOFREE char *fb = cu_fish_quote(bin);
     CU_AUTOFREE char *fl = cu_fish_quote(lib);
-    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD;
+    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD, tk = what & CU_HOOK_TOOLKIT;
     CU_AUTOFREE char *h_sh = hold_sh(env_path);
     CU_AUTOFREE char *h_fish = hold_fish(env_path);
+    CU_AUTOFREE char *t_sh = tk ? toolkit_sh(cuda_home) : cu_xstrdup("");
+    CU_AUTOFREE char *ut_sh = tk ? untoolkit_sh(cuda_home) : cu_xstrdup("");
+    CU_AUTOFREE char *t_fish = tk ? toolkit_fish(cuda_home) : cu_xstrdup("");
+    CU_AUTOFREE char *ut_fish = tk ? untoolkit_fish(cuda_home) : cu_xstrdup("");
     /* The guard and the hold last on activation (after env.sh), first on deactivation. */
-    CU_AUTOFREE char *a_sh = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s%s", env ? set : "",
+    CU_AUTOFREE char *a_sh = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s%s%s", env ? set : "", t_sh,
                                           guard ? guard_sh : "", hold ? h_sh : "");
-    CU_AUTOFREE char *d_sh = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.sh.\n%s%s%s", hold ? unhold_sh : "",
-                                          guard ? unguard_sh : "", env ? undo : "");
+    CU_AUTOFREE char *d_sh = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.sh.\n%s%s%s%s", hold ? unhold_sh : "",
+                                          guard ? unguard_sh : "", ut_sh, env ? undo : "");
     CU_AUTOFREE char *a_fish_env = cu_xasprintf("if test -f %s; and not set -q _CUDAUP_ACTIVE\n"
                                                 "    set -gx _CUDAUP_ACTIVE 1\n    source %s\nend\n",
                                                 qf, qf);
@@ -226,10 +289,10 @@ cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *
                                                 "    set LD_LIBRARY_PATH (string match -v -- %s $LD_LIBRARY_PATH)\n"
                                                 "end\n",
                                                 fb, fl);
-    CU_AUTOFREE char *a_fish = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s%s", env ? a_fish_env : "",
-                                            guard ? guard_fish : "", hold ? h_fish : "");
-    CU_AUTOFREE char *d_fish = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.fish.\n%s%s%s",
-                                            hold ? unhold_fish : "", guard ? unguard_fish : "", env ? d_fish_env : "");
+    CU_AUTOFREE char *a_fish = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s%s%s", env ? a_fish_env : "",
+                                            t_fish, guard ? guard_fish : "", hold ? h_fish : "");
+    CU_AUTOFREE char *d_fish = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.fish.\n%s%s%s%s",
+                                            hold ? unhold_fish : "", guard ? unguard_fish : "", ut_fish, env ? d_fish_env : "");
     enum cu_status st;
     *changed = false;
     if ((st = cu_mkdir_p(ad, 0755, err)) != CU_OK || (st = cu_mkdir_p(dd, 0755, err)) != CU_OK)
@@ -257,7 +320,9 @@ enum cu_status
 cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cuda_home, unsigned what,
                      bool *changed, struct cu_error *err)
 {
-    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD;
+    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD, tk = what & CU_HOOK_TOOLKIT;
+    CU_AUTOFREE char *t_sh = tk ? toolkit_sh(cuda_home) : cu_xstrdup("");
+    CU_AUTOFREE char *ut_sh = tk ? untoolkit_sh(cuda_home) : cu_xstrdup("");
     CU_AUTOFREE char *activate = cu_path_join(env_path, "bin/activate");
     CU_AUTOFREE char *h_sh = hold_sh(env_path);
     CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
@@ -269,15 +334,15 @@ cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cu
     /* deactivate is a function the venv defines above us: bash and zsh can wrap it. */
     CU_AUTOFREE char *block = cu_xasprintf(
         CU_RC_BLOCK_START "\n# Managed by cudaup: CUDA for this venv; `deactivate` undoes it in bash and zsh.\n"
-        "%s%s%s"
-        "_cudaup_undo () {\n%s%s%s:\n}\n"
+        "%s%s%s%s"
+        "_cudaup_undo () {\n%s%s%s%s:\n}\n"
         "if [ -n \"${BASH_VERSION-}${ZSH_VERSION-}\" ] && [ -z \"${_CUDAUP_WRAPPED-}\" ]; then\n"
         "    eval \"_cudaup_venv_deactivate () $(typeset -f deactivate | sed '1s/^deactivate *()//')\"\n"
         "    deactivate () { _cudaup_undo; _cudaup_venv_deactivate \"$@\"; unset _CUDAUP_WRAPPED; }\n"
         "    _CUDAUP_WRAPPED=1\n"
         "fi\n" CU_RC_BLOCK_END "\n",
-        env ? set : "", guard ? guard_sh : "", hold ? h_sh : "", hold ? unhold_sh : "", guard ? unguard_sh : "",
-        env ? undo : "");
+        env ? set : "", t_sh, guard ? guard_sh : "", hold ? h_sh : "", hold ? unhold_sh : "", guard ? unguard_sh : "",
+        ut_sh, env ? undo : "");
     return cu_rc_install_block(activate, state_dir, block, changed, err);
 }
 

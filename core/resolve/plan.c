@@ -119,6 +119,13 @@ cu_plan_free(struct cu_plan *p)
     free(p->env.path);
     free(p->env.root);
     free(p->env.profile_d);
+    if (p->toolkit) {
+        free(p->toolkit->kind);
+        free(p->toolkit->reason);
+        cu_strv_free(p->toolkit->wheels);
+        free(p->toolkit->home);
+        free(p->toolkit);
+    }
     if (p->hold) {
         free(p->hold->file);
         free(p->hold->pip_conf);
@@ -168,6 +175,24 @@ cu_plan_bundled(const struct cu_plan *p)
         if (!fw[i]->bundled_runtime)
             return false;
     return n > 0;
+}
+
+bool
+cu_plan_system_toolkit(const struct cu_plan *p)
+{
+    return !p->toolkit || strcmp(p->toolkit->kind, "system") == 0;
+}
+
+char *
+cu_plan_cuda_home(const struct cu_plan *p, const char *env_path)
+{
+    if (cu_plan_system_toolkit(p))
+        return cu_path_join(p->prefix, "cuda");
+    if (strcmp(p->toolkit->kind, "wheels") != 0 || !env_path || !p->framework || !p->toolkit->home)
+        return NULL;
+    if (p->toolkit->view)
+        return cu_path_join(env_path, p->toolkit->home);
+    return cu_xasprintf("%s/lib/python%s/site-packages/%s", env_path, p->framework->python, p->toolkit->home);
 }
 
 bool
@@ -407,6 +432,39 @@ jver(const struct cu_version *v)
     return v->n ? json_string(cu_version_format(v, 0, buf, sizeof(buf))) : json_null();
 }
 
+/*
+ * The plan's "toolkit" (issue 50): {kind, reason, asked, bytes{system, wheels, none}, release, wheels[], home}.
+ * The bytes are what cudaup itself downloads for each choice (NVIDIA's archives, the Python it brings): what pip
+ * downloads (the frameworks, and the compiler wheels of "wheels") is not known before pip runs, and is the same
+ * for the three but for those compiler wheels (bytes_pip_not_counted).
+ */
+static json_t *
+toolkit_json(const struct cu_plan *p)
+{
+    const struct cu_plan_toolkit *t = p->toolkit;
+    if (!t)
+        return json_null();
+    json_t *o = json_object(), *b = json_object(), *w = json_array();
+    bool known = false;
+    uint64_t py = p->python && p->python->dl.url ? cu_download_size(&p->python->dl, &known) : 0;
+    json_object_set_new(o, "kind", json_string(t->kind));
+    json_object_set_new(o, "reason", cu_json_str_or_null(t->reason));
+    json_object_set_new(o, "asked", json_boolean(t->asked));
+    json_object_set_new(b, "system", t->archive_unsized ? json_null() : json_integer((json_int_t)(t->archive_bytes + py)));
+    json_object_set_new(b, "wheels", json_integer((json_int_t)py));
+    json_object_set_new(b, "none", json_integer((json_int_t)py));
+    json_object_set_new(o, "bytes", b);
+    json_object_set_new(o, "archives", json_integer((json_int_t)t->n_archives));
+    json_object_set_new(o, "bytes_pip_not_counted", json_true());
+    json_object_set_new(o, "release", jver(&t->release));
+    for (char **q = t->wheels; q && *q; q++)
+        json_array_append_new(w, json_string(*q));
+    json_object_set_new(o, "wheels", w);
+    json_object_set_new(o, "home", cu_json_str_or_null(t->home));
+    json_object_set_new(o, "view", json_boolean(t->view));
+    return o;
+}
+
 static json_t *
 jstrv_(const struct cu_strv *v)
 {
@@ -534,6 +592,7 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(doc, "python_source", json_null());
     }
     json_object_set_new(doc, "download_bytes", json_integer((json_int_t)p->download_bytes));
+    json_object_set_new(doc, "toolkit", toolkit_json(p));
 
     json_t *steps = json_array();
     for (size_t i = 0; i < p->n_steps; i++) {

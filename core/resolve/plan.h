@@ -113,6 +113,26 @@ struct cu_plan_hold {
     bool index_explicit; /* --index-url or the site mirror's: pip.conf's index-url; else an extra-index-url */
 };
 
+/*
+ * Where the CUDA toolkit comes from (--toolkit, issue 50): "system" (NVIDIA's redist archives under
+ * PREFIX/cuda-X.Y, cuDNN's with them), "wheels" (no archive: the compiler wheels of the CUDA release of the
+ * frameworks' held runtime go into the environment's pip install, and its activation points CUDA_HOME at
+ * them) or "none" (the frameworks alone).
+ */
+struct cu_plan_toolkit {
+    char *kind;            /* "system", "wheels", "none" */
+    char *reason;          /* why, as the user reads it */
+    bool asked;            /* --toolkit was given (else the default) */
+    uint64_t archive_bytes; /* what the system toolkit's archives (CUDA's and cuDNN's) download; 0 when not known */
+    size_t n_archives;      /* how many they are */
+    bool archive_unsized;   /* one of them has no size published */
+    struct cu_version release; /* wheels: the CUDA release whose compiler wheels are held */
+    char **wheels;         /* wheels: their pins ("nvidia-cuda-nvcc==13.0.88"), NULL-terminated */
+    char *home;            /* wheels: CUDA_HOME below the environment: "nvidia/cu13" under site-packages (CUDA 13's one
+                              folder), or "cudaup-toolkit" under the environment (CUDA 12: a view of links cudaup makes) */
+    bool view;             /* wheels: home is the view cudaup makes (CUDA 12's per-component folders) */
+};
+
 struct cu_drv_plan; /* core/resolve/driver.h */
 struct cu_ctr_plan; /* core/resolve/containers.h */
 
@@ -140,6 +160,7 @@ struct cu_plan {
     struct cu_plan_step *steps;
     size_t n_steps;
     struct cu_plan_env env;
+    struct cu_plan_toolkit *toolkit; /* where the toolkit comes from (--toolkit), or NULL: the system's, as always */
     struct cu_plan_hold *hold;     /* pip held on the environment's build (installers/pyhold.c), or NULL */
     struct cu_plan_python *python; /* the venv's Python; NULL without a venv */
     struct cu_strv reasons;  /* why each version was chosen, as the user reads it */
@@ -175,6 +196,13 @@ bool cu_plan_bundled(const struct cu_plan *plan);
  * that loads the CUDA folder's libraries?  (DESIGN "Files on disk", issue 36.)
  */
 bool cu_plan_needs_ld_library_path(const struct cu_plan *plan);
+/** Does the plan install NVIDIA's CUDA archives (no --toolkit, or --toolkit system)? */
+bool cu_plan_system_toolkit(const struct cu_plan *plan);
+/**
+ * CUDA_HOME of the plan's environment at @env_path: the wheels' toolkit inside it (--toolkit wheels), PREFIX/cuda
+ * (the system toolkit), or NULL (--toolkit none).  Caller frees.
+ */
+char *cu_plan_cuda_home(const struct cu_plan *plan, const char *env_path);
 /** The frameworks' names joined by @sep ("pytorch,jax"), or NULL without one. Caller frees. */
 char *cu_plan_framework_names(const struct cu_plan *plan, const char *sep);
 

@@ -532,6 +532,19 @@ find_multi_advice(const struct cu_resolve_in *in, struct cu_error *err)
 enum cu_status
 cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err)
 {
+    enum cu_status st = resolve(in, false, out, err);
+    /* Where its toolkit comes from (--toolkit): on the plan as resolved, whichever path made it. */
+    if (st == CU_OK && *out && (st = rs_plan_toolkit(in, *out, err)) != CU_OK) {
+        cu_plan_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* A framework of a set, resolved alone to judge it: its toolkit is the set's (cu_resolve decides it once). */
+static enum cu_status
+resolve_part(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err)
+{
     return resolve(in, false, out, err);
 }
 
@@ -593,7 +606,7 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     }
 
     if (rs_multi_wanted(in->wishes->framework)) {
-        r.resolve_alone = cu_resolve;
+        r.resolve_alone = resolve_part;
         st = rs_resolve_multi(&r, try_option, out);
         if (st == CU_E_UNSUPPORTED && !no_advice && !err->advice[0])
             find_multi_advice(in, err);

@@ -37,6 +37,7 @@ struct cu_wishes {
     const char *framework;  /* NULL (tensorflow), "none", "pytorch", "jax==0.6.2", ... */
     const char *components; /* NULL or "default", "all", "runtime,math,cuda_nvcc" */
     const char *python;     /* NULL or "3.11" */
+    const char *toolkit;    /* NULL (the default), "system", "wheels", "none" (--toolkit, issue 50) */
     const char *platform;   /* NULL: the machine's */
     bool unconstrained;     /* ignore this machine's GPUs and driver (`mirror` for others) */
     bool allow_inferred;    /* --allow-inferred: a build whose GPU code is inferred is planned as one read, a release

@@ -346,4 +346,12 @@ strv_has(char **v, const char *s)
     return false;
 }
 
+/**
+ * Where plan @p's toolkit comes from (--toolkit, issue 50): sets p->toolkit and its reason; for "wheels" and
+ * "none" takes NVIDIA's archives (CUDA's, cuDNN's) out of the plan, for "wheels" adds the compiler wheels of the
+ * CUDA release of the frameworks' held runtime to the first framework's pip install.  CU_E_USAGE where the
+ * choice cannot serve the plan (a framework that loads a system CUDA, none, a --components with no wheel).
+ */
+CU_NODISCARD enum cu_status rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_error *err);
+
 #endif

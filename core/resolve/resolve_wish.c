@@ -200,6 +200,12 @@ cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
                             _("--cudnn: '%s' is not a version; use X.Y, an exact release such as 9.1.0, auto or none."),
                             w->cudnn);
     bool no_cudnn = s.kind == SPEC_NONE;
+    if (w->toolkit && *w->toolkit && strcmp(w->toolkit, "system") != 0 && strcmp(w->toolkit, "wheels") != 0 &&
+        strcmp(w->toolkit, "none") != 0)
+        return cu_error_set(err, CU_E_USAGE, 0, _("--toolkit: '%s' is not one of system, wheels or none."), w->toolkit);
+    if (w->toolkit && strcmp(w->toolkit, "none") == 0 && w->components && *w->components)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--components chooses parts of a CUDA toolkit, and --toolkit none installs none; leave one of them out."));
     if (w->framework && strpbrk(w->framework, ",;")) {
         /* Several frameworks: one environment (pytorch,jax), or one each (resolve_multi.c). */
         enum cu_status st = rs_multi_check(w->framework, no_cudnn, err);

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where the plan's CUDA toolkit comes from (--toolkit system|wheels|none, issue 50).  A framework that brings
+ * its own CUDA wheels never loads NVIDIA's archives under PREFIX/cuda-X.Y: "wheels" takes none of them and
+ * puts the compiler wheels of the CUDA release of the frameworks' held runtime (the catalog's cuda_wheels:
+ * which manifest component each wheel carries, at its version in NVIDIA's manifest of that release) into the
+ * environment's pip install; "none" takes the frameworks alone.  A framework that loads a system CUDA (the
+ * legacy stacks, TensorFlow before 2.15, no framework) is refused either.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
+#include "resolve_int.h"
+
+/* The component groups a compiler needs beside the frameworks' own libraries (the catalog's groups). */
+static const char *const compiler_groups[] = {"compiler", "cccl", "runtime"};
+
+static bool
+in_compiler_groups(const struct cu_catalog *cat, const char *component)
+{
+    for (size_t g = 0; component && g < CU_N_ELEMENTS(compiler_groups); g++)
+        for (char **c = cu_catalog_component_group(cat, compiler_groups[g]); c && *c; c++)
+            if (strcmp(*c, component) == 0)
+                return true;
+    return false;
+}
+
+/* The wheel of release @c that carries manifest component @component, or NULL. */
+static const struct cu_cat_cuda_wheel *
+wheel_of(const struct cu_cat_cuda_release *c, const char *component)
+{
+    for (size_t k = 0; k < c->n; k++)
+        if (c->wheels[k].component && strcmp(c->wheels[k].component, component) == 0)
+            return &c->wheels[k];
+    for (size_t k = 0; k < c->n_toolkit_only; k++)
+        if (c->toolkit_only[k].component && strcmp(c->toolkit_only[k].component, component) == 0)
+            return &c->toolkit_only[k];
+    return NULL;
+}
+
+#define MAX_PINS 64
+
+/*
+ * The CUDA release whose wheels the frameworks of @p hold: the pins of their constraints and of their wheels as
+ * read (framework_wheel_requires.csv), through cu_catalog_cuda_release_held.  NULL when none is pinned.
+ */
+static const struct cu_cat_cuda_release *
+held_release(const struct cu_catalog *cat, const struct cu_plan *p)
+{
+    const char *pkgs[MAX_PINS];
+    struct cu_pipspec spec[MAX_PINS];
+    const struct cu_pipspec *specs[MAX_PINS];
+    char *names[MAX_PINS];
+    size_t n = 0, nfw;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &nfw);
+    for (size_t i = 0; i < nfw; i++) {
+        for (char **q = fw[i]->constraints; q && *q && n < MAX_PINS; q++) {
+            const char *eq = strstr(*q, "==");
+            if (!eq)
+                continue;
+            names[n] = cu_xstrndup(*q, (size_t)(eq - *q));
+            if (!cu_catalog_cuda_wheel_known(&cat->wheels.pins, names[n]) || !cu_pipspec_parse(eq, &spec[n])) {
+                free(names[n]);
+                continue;
+            }
+            pkgs[n] = names[n];
+            specs[n] = &spec[n];
+            n++;
+        }
+        struct cu_version v;
+        const struct cu_cat_fw_wheel *w =
+            fw[i]->version && cu_version_parse(fw[i]->version, &v)
+                ? cu_catalog_fw_wheel(&cat->wheels, fw[i]->name, fw[i]->cuda_tag, &v)
+                : NULL;
+        for (size_t k = 0; w && k < w->n_req && n < MAX_PINS; k++) {
+            const struct cu_cat_wheel_req *q = &w->req[k];
+            const struct cu_pipspec *one = &q->spec;
+            struct cu_version pv;
+            bool prefix;
+            if (!cu_pipspec_pinned(&one, 1, &pv, &prefix) || !cu_catalog_cuda_wheel_known(&cat->wheels.pins, q->package))
+                continue;
+            names[n] = cu_xstrdup(q->package);
+            spec[n] = q->spec;
+            pkgs[n] = names[n];
+            specs[n] = &spec[n];
+            n++;
+        }
+    }
+    const struct cu_cat_cuda_release *c = n ? cu_catalog_cuda_release_held(&cat->wheels.pins, pkgs, specs, n, NULL) : NULL;
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    return c;
+}
+
+/* The newest release of the catalog's cuda_wheels of major.minor @mm, or NULL. */
+static const struct cu_cat_cuda_release *
+newest_of(const struct cu_catalog *cat, const struct cu_version *mm)
+{
+    for (size_t i = 0; i < cat->wheels.pins.n_cuda; i++) {
+        const struct cu_cat_cuda_release *c = &cat->wheels.pins.cuda[i];
+        if (c->release.part[0] == mm->part[0] && c->release.part[1] == mm->part[1])
+            return c;
+    }
+    return NULL;
+}
+
+/* Does driver @drv run CUDA release @c natively (the catalog's driver floor of its X.Y)?  True when not known. */
+static bool
+driver_runs(const struct cu_catalog *cat, const struct cu_version *drv, const struct cu_cat_cuda_release *c)
+{
+    struct cu_version mm = c->release, need;
+    mm.n = 2;
+    return !drv || !cu_catalog_cuda_min_driver(cat, &mm, &need) || cu_version_cmp(drv, &need) >= 0;
+}
+
+/* Take out of @f's constraints those on a package @pins pins ("PKG==V"). */
+static void
+drop_constraints(struct cu_plan_framework *f, const struct cu_strv *pins)
+{
+    size_t k = 0;
+    for (size_t i = 0; f->constraints && f->constraints[i]; i++) {
+        size_t len = strcspn(f->constraints[i], "=<>!~ ");
+        bool pinned = false;
+        for (size_t j = 0; j < pins->n && !pinned; j++)
+            pinned = strncmp(pins->v[j], f->constraints[i], len) == 0 && strncmp(pins->v[j] + len, "==", 2) == 0;
+        if (pinned)
+            free(f->constraints[i]);
+        else
+            f->constraints[k++] = f->constraints[i];
+    }
+    if (f->constraints)
+        f->constraints[k] = NULL;
+}
+
+static void
+strip_archives(struct cu_plan *p)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        struct cu_plan_download *d = &p->downloads[i];
+        if (d->product == CU_PRODUCT_CUDA || d->product == CU_PRODUCT_CUDNN) {
+            free(d->component);
+            free(d->version);
+            free(d->title);
+            free(d->relative_path);
+            free(d->url);
+            free(d->runfile_layout);
+            free(d->archive_layout);
+            continue;
+        }
+        p->downloads[k++] = *d;
+    }
+    p->n_downloads = k;
+    cu_strv_free(p->components);
+    p->components = NULL;
+    p->has_cudnn = false;
+}
+
+enum cu_status
+rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_error *err)
+{
+    const struct cu_catalog *cat = in->cat;
+    const char *want = in->wishes->toolkit;
+    bool asked = want && *want;
+    char b1[32], b2[32];
+    struct cu_plan_toolkit *t = cu_xcalloc(1, sizeof(*t));
+    t->kind = cu_xstrdup(asked ? want : "system");
+    t->asked = asked;
+    p->toolkit = t;
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        bool known;
+        if (d->product != CU_PRODUCT_CUDA && d->product != CU_PRODUCT_CUDNN)
+            continue;
+        uint64_t sz = cu_download_size(d, &known);
+        t->n_archives++;
+        t->archive_bytes += known ? sz : 0;
+        t->archive_unsized |= !known;
+    }
+    size_t nfw;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &nfw);
+    struct cu_buf nb;
+    cu_buf_init(&nb);
+    for (size_t i = 0; i < nfw; i++)
+        cu_buf_printf(&nb, "%s%s", i ? ", " : "", cu_framework_title(fw[i]->name));
+    CU_AUTOFREE char *names = cu_buf_steal(&nb);
+    CU_AUTOFREE char *saved = t->archive_unsized ? cu_xstrdup(_("archives of a size not published"))
+                                                 : cu_xstrdup(cu_format_bytes(t->archive_bytes, b1, sizeof(b1)));
+    if (strcmp(t->kind, "system") == 0) {
+        if (cu_plan_bundled(p))
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s. %s brings its own CUDA libraries and never loads these: --toolkit wheels takes the compiler from NVIDIA's wheels instead and --toolkit none the frameworks alone, neither downloading these archives."),
+                                       p->cuda_path, saved, asked ? _("as asked") : _("the default"), names);
+        else
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s."), p->cuda_path, saved,
+                                       asked ? _("as asked") : _("the default"));
+        cu_plan_reason(p, "%s", t->reason);
+        return CU_OK;
+    }
+    if (!nfw)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--toolkit %s installs no CUDA toolkit, and --framework none leaves nothing else to install; use --toolkit system."),
+                            t->kind);
+    for (size_t i = 0; i < nfw; i++)
+        if (!fw[i]->bundled_runtime)
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--toolkit %s: %s %s loads CUDA from a system toolkit (its wheels bring none of their own); use --toolkit system."),
+                                t->kind, cu_framework_title(fw[i]->name), fw[i]->version ? fw[i]->version : "");
+    if (strcmp(t->kind, "none") == 0) {
+        t->reason = cu_tr_asprintf(_("Toolkit: none, as asked: %s alone, with its own CUDA wheels; no NVIDIA archive is downloaded (%s less), and the environment has no nvcc and no CUDA_HOME."),
+                                   names, saved);
+        strip_archives(p);
+        cu_plan_reason(p, "%s", t->reason);
+        return CU_OK;
+    }
+
+    /* wheels: the release of the runtime held, else the newest of the plan's CUDA X.Y (inferred). */
+    const struct cu_cat_cuda_release *c = held_release(cat, p);
+    bool inferred = !c;
+    struct cu_version mm = p->cuda;
+    mm.n = 2;
+    /* The build's own CUDA X.Y where its tag says it (PyTorch's cu126), else the plan's. */
+    const char *tag = fw[0]->cuda_tag;
+    if (tag && strncmp(tag, "cu", 2) == 0 && strlen(tag) >= 5 && strspn(tag + 2, "0123456789") == strlen(tag + 2)) {
+        unsigned num = (unsigned)strtoul(tag + 2, NULL, 10);
+        mm.part[0] = num / 10;
+        mm.part[1] = num % 10;
+    }
+    if (!c)
+        c = newest_of(cat, &mm);
+    if (!c)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--toolkit wheels: cudaup's data names no compiler wheels of CUDA %s; use --toolkit system."),
+                            V(&mm, b1, sizeof(b1)));
+    /* Never above the driver's CUDA: a compiler newer than the driver writes PTX the driver cannot JIT. */
+    const struct cu_driver_info *d = &in->facts->driver;
+    const struct cu_version *drv = !in->wishes->unconstrained && d->version.n &&
+                                           (d->kind == CU_DRIVER_NVIDIA || d->kind == CU_DRIVER_WSL)
+                                       ? &d->version
+                                       : NULL;
+    const struct cu_cat_cuda_release *held = c;
+    if (!driver_runs(cat, drv, c)) {
+        const struct cu_cat_cuda_release *lower = NULL;
+        for (size_t i = 0; i < cat->wheels.pins.n_cuda && !lower; i++) {
+            const struct cu_cat_cuda_release *o = &cat->wheels.pins.cuda[i];
+            if (o->release.part[0] == c->release.part[0] && cu_version_cmp(&o->release, &c->release) < 0 &&
+                driver_runs(cat, drv, o))
+                lower = o;
+        }
+        if (!lower)
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--toolkit wheels: driver %s runs no CUDA %u compiler release cudaup's data knows natively; use --toolkit system or --toolkit none."),
+                                cu_driver_version_format(drv, b1, sizeof(b1)), c->release.part[0]);
+        c = lower;
+    }
+    t->release = c->release;
+    struct cu_strv pins;
+    cu_strv_init(&pins);
+    struct cu_buf missing;
+    cu_buf_init(&missing);
+    for (size_t k = 0; k < c->n; k++)
+        /* Below the runtime's release, the frameworks' own runtime stays (they pin it). */
+        if (in_compiler_groups(cat, c->wheels[k].component) &&
+            !(c != held && strcmp(c->wheels[k].package, c->runtime) == 0))
+            cu_strv_push_owned(&pins, cu_xasprintf("%s==%s", c->wheels[k].package,
+                                                   V(&c->wheels[k].version, b1, sizeof(b1))));
+    for (size_t k = 0; k < c->n_toolkit_only; k++)
+        if (in_compiler_groups(cat, c->toolkit_only[k].component))
+            cu_strv_push_owned(&pins, cu_xasprintf("%s==%s", c->toolkit_only[k].package,
+                                                   V(&c->toolkit_only[k].version, b1, sizeof(b1))));
+    /* What a compiler needs that no wheel of that release is vouched for (CUDA 13's cccl: its wheels' versions
+     * left the manifests'). */
+    for (size_t g = 0; g < CU_N_ELEMENTS(compiler_groups); g++)
+        for (char **q = cu_catalog_component_group(cat, compiler_groups[g]); q && *q; q++)
+            if (!wheel_of(c, *q) && !(strcmp(*q, "cuda_crt") == 0 && c->release.part[0] < 13) &&
+                !(strcmp(*q, "libnvvm") == 0 && c->release.part[0] < 13)) /* inside CUDA 12's nvcc wheel */
+                cu_buf_printf(&missing, "%s%s", missing.len ? ", " : "", *q);
+    /* --components: each must have a wheel of that release. */
+    if (in->wishes->components && *in->wishes->components)
+        for (char **q = p->components; q && *q; q++) {
+            const struct cu_cat_cuda_wheel *w = wheel_of(c, *q);
+            if (!w) {
+                cu_strv_fini(&pins);
+                cu_buf_fini(&missing);
+                return cu_error_set(err, CU_E_USAGE, 0,
+                                    _("--toolkit wheels: %s of CUDA %s has no wheel cudaup's data vouches for; use --toolkit system for it, or leave it out of --components."),
+                                    *q, V(&c->release, b1, sizeof(b1)));
+            }
+            CU_AUTOFREE char *pin = cu_xasprintf("%s==%s", w->package, V(&w->version, b1, sizeof(b1)));
+            bool have = false;
+            for (size_t i = 0; i < pins.n && !have; i++)
+                have = strcmp(pins.v[i], pin) == 0;
+            if (!have)
+                cu_strv_push(&pins, pin);
+        }
+    /* The constraints held the family at the runtime's release: the compiler's wheels are held by these pins. */
+    for (size_t i = 0; i < nfw; i++)
+        drop_constraints(fw[i], &pins);
+    /* Into the first framework's pip install, beside it (one resolve, one set of pins). */
+    struct cu_plan_framework *f0 = fw[0];
+    size_t n0 = 0;
+    while (f0->pip && f0->pip[n0])
+        n0++;
+    f0->pip = cu_xreallocarray(f0->pip, n0 + pins.n + 1, sizeof(char *));
+    for (size_t i = 0; i < pins.n; i++)
+        f0->pip[n0 + i] = cu_xstrdup(pins.v[i]);
+    f0->pip[n0 + pins.n] = NULL;
+    /* Where they land: CUDA 13's wheels all in site-packages/nvidia/cuMAJOR; CUDA 12's one folder each, which
+     * cudaup joins in a view of links inside the environment. */
+    t->view = c->release.part[0] < 13;
+    t->home = t->view ? cu_xstrdup("cudaup-toolkit") : cu_xasprintf("nvidia/cu%u", c->release.part[0]);
+    t->wheels = cu_xcalloc(pins.n + 1, sizeof(char *));
+    CU_AUTOFREE char *list = cu_strv_join(&pins, ", ");
+    for (size_t i = 0; i < pins.n; i++)
+        t->wheels[i] = cu_xstrdup(pins.v[i]);
+    CU_AUTOFREE char *lowered = c != held ? cu_tr_asprintf(_(" (not %s, the release of the runtime %s holds: driver %s runs that one only by minor-version compatibility)"),
+                                                           V(&held->release, b2, sizeof(b2)), names,
+                                                           cu_driver_version_format(drv, (char[32]){0}, 32))
+                                : inferred ? cu_xstrdup("")
+                                           : cu_tr_asprintf(_(" (the release of the runtime %s holds)"), names);
+    if (inferred)
+        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, as asked: %s (inferred: cudaup has not read which runtime %s pins, so it takes the newest CUDA %s release its data knows). No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
+                                   V(&c->release, b1, sizeof(b1)), lowered, list, names, V(&mm, b2, sizeof(b2)), saved);
+    else
+        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, as asked: %s. No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
+                                   V(&c->release, b1, sizeof(b1)), lowered, list, saved);
+    cu_plan_reason(p, "%s", t->reason);
+    if (c != held)
+        cu_plan_warn(p, _("The compiler wheels are of CUDA %s, older than the CUDA %s runtime the frameworks bring, so that what nvcc builds runs on driver %s; extensions that need CUDA %s's newer headers need a newer driver."),
+                     V(&c->release, b1, sizeof(b1)), V(&held->release, b2, sizeof(b2)),
+                     cu_driver_version_format(drv, (char[32]){0}, 32), V(&held->release, (char[32]){0}, 32));
+    if (missing.len)
+        cu_plan_warn(p, _("No wheel of CUDA %s that cudaup's data vouches for carries %s: the wheels' toolkit lacks it; --toolkit system has it."),
+                     V(&c->release, b1, sizeof(b1)), missing.data);
+    cu_strv_fini(&pins);
+    cu_buf_fini(&missing);
+    strip_archives(p);
+    return CU_OK;
+}

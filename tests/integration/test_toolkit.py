@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""--toolkit system|wheels|none (issue 50): a framework that brings its own CUDA wheels needs no NVIDIA archive.
+
+The plan with each choice: what it downloads (the archives, or none), the compiler wheels it adds to pip (those of the
+CUDA release of the runtime the framework holds, read from the catalog's cuda_wheels and the framework's own wheel
+pins; never above the driver's CUDA), what the activation sets; the refusals (a framework that loads a system CUDA,
+--framework none, a --components without a wheel, --toolkit none with --components).  Then real installs into real
+venvs with real pip from a local index (file://) of stand-in wheels laid out as the real ones are
+(tests/fixtures/mkcompiler.py: CUDA 13's one nvidia/cu13 folder, CUDA 12's folder per component): the activation's
+CUDA_HOME and PATH, the stand-in nvcc compiling a kernel for the GPU from there, deactivation undoing it; nothing
+downloaded from the mirror.  Every pip call names its own index (hermetic)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from cutest import SRCDIR, Tap, base_env, gpu_doubles, run
+
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
+import machines  # noqa: E402
+import mkcompiler  # noqa: E402
+import mkindex  # noqa: E402
+import mkmirror  # noqa: E402
+import mkwheels  # noqa: E402
+
+t = Tap()
+PY = shutil.which("python3.11", path="/usr/bin:/bin") or shutil.which("python3.11")
+with open(os.path.join(SRCDIR, "data", "catalog.json")) as f:
+    CAT = json.load(f)
+GROUPS = CAT["components"]["groups"]
+COMPILER = set(GROUPS["compiler"] + GROUPS["cccl"] + GROUPS["runtime"])
+
+
+def vkey(v):
+    return tuple(int(x) for x in v.split("."))
+
+
+def fw_wheel(framework, version):
+    return next(e for e in CAT["framework_wheels"] if e["framework"] == framework and e["version"] == version)
+
+
+def held_release(pins):
+    """The newest CUDA release of cuda_wheels whose runtime wheel is the one @pins ({package: "==V.*"}) pin."""
+    for e in CAT["cuda_wheels"]:  # newest first
+        rt = e["runtime"]
+        if rt in pins and e["wheels"][rt].startswith(pins[rt].lstrip("=").rstrip(".*")):
+            return e
+    return None
+
+
+def compiler_pins(release, runtime=True):
+    """The compiler's wheels of @release: those held with the family, and those whose pin equals the manifest's in that
+    release alone (toolkit_only: CUDA 13.0-13.2's cccl)."""
+    every = dict(release["wheels"], **release.get("toolkit_only", {}))
+    return sorted("%s==%s" % (p, v) for p, v in every.items()
+                  if release["components"].get(p) in COMPILER and (runtime or p != release["runtime"]))
+
+
+# ---- the data ---------------------------------------------------------------------------------------------------
+rows = [e for e in CAT["cuda_wheels"] if e["release"].startswith("13.0.")]
+t.ok(rows and all(e["components"].get("nvidia-cuda-nvcc") == "cuda_nvcc" and e["components"].get("nvidia-nvvm") == "libnvvm"
+                  and e["components"].get("nvidia-cuda-crt") == "cuda_crt" for e in rows),
+     "the catalog's cuda_wheels say which manifest component each wheel carries [cuda_wheel_components.csv]",
+     [e.get("components") for e in rows][:1])
+W214 = fw_wheel("pytorch", "2.14.1")  # PyPI's torch 2.14.1: the cu130 build, its runtime pinned
+REL = held_release({p: s for p, s in W214["requires"] if s.startswith("==")})
+t.ok(REL is not None and REL["release"].startswith(W214["build_cuda"] + "."),
+     "torch 2.14.1 pins the runtime of CUDA %s [framework_wheel_requires.csv]" % (REL or {}).get("release"), W214["requires"])
+WANT13 = compiler_pins(REL)
+
+# ---- machines: an RTX 5090 on driver 580 (CUDA 13.0), NVIDIA's mirror with CUDA 13.0.2 ------------------------------
+DIR = t.tmpdir("toolkit")
+
+
+def machine(name, gpu, driver):
+    root = os.path.join(DIR, name)
+    machines.build_spec({"os": "ubuntu", "driver": driver, "cuda": 13000, "libs": True, "gpus": [gpu]}, root)
+    return root
+
+
+RTX5090 = ("0000:01:00.0", "2b85", "0x030000", "nvidia", "12.0", 32607, "NVIDIA GeForce RTX 5090")
+GTX1080 = ("0000:01:00.0", "1b80", "0x030000", "nvidia", "6.1", 8192, "NVIDIA GeForce GTX 1080")
+ROOT13 = machine("r13", RTX5090, "580.95.05")
+ROOT12 = machine("r12", GTX1080, "580.95.05")
+M13, M12 = os.path.join(DIR, "m13"), os.path.join(DIR, "m12")
+mkmirror.build(M13, cuda="13.0.2", cudnn="9.13.0", replace=gpu_doubles())
+mkmirror.build(M12, replace=gpu_doubles())  # CUDA 12.6.3, cuDNN 9.5.1
+# A component no wheel carries (cuda_gdb: cuda_wheel_components.csv names none), as NVIDIA's manifests have it.
+_man = os.path.join(M13, "cuda", "redist", "redistrib_13.0.2.json")
+with open(_man) as f:
+    _m = json.load(f)
+_m["cuda_gdb"] = dict(_m["cuda_nvrtc"], name="CUDA-GDB")
+with open(_man, "w") as f:
+    json.dump(_m, f)
+HOME = os.path.join(DIR, "home")
+os.makedirs(HOME)
+
+
+def args(root, mirror, tag):
+    return ["--root", root, "--mirror", "file://" + mirror, "--prefix", os.path.join(DIR, tag, "p"),
+            "--state-dir", os.path.join(DIR, tag, "s"), "--cache-dir", os.path.join(DIR, tag, "c"),
+            "--python", "3.11", "--env-tool", "venv", "--env-scope", "none"]
+
+
+def cudaup(root, *a, timeout=600, env=None):
+    e = base_env({"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "HOME": HOME,
+                  "XDG_DATA_HOME": os.path.join(HOME, "data")})
+    e.update(env or {})
+    return run(list(a), env=e, timeout=timeout)
+
+
+def plan(root, mirror, *a):
+    r = cudaup(root, "plan", "--json", "--offline", *a, *args(root, mirror, "plan"))
+    return r, r.json() or {}
+
+
+def archives(d):
+    return [x for x in d.get("downloads", []) if not x["url"].endswith((".tar.gz",)) or "cudnn" in x["component"]]
+
+
+def cuda_dl(d):
+    return [x for x in d.get("downloads", []) if x["component"] != "python"]
+
+
+def toolkit_pins(d):
+    return sorted(p for p in (d.get("framework") or {}).get("pip", []) if p.startswith("nvidia-"))
+
+
+# ---- plans: system (the default), none, wheels ------------------------------------------------------------------
+FW = ["--framework", "pytorch==2.14"]
+r, d = plan(ROOT13, M13, *FW)
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and cuda_dl(d) and d["cuda"]["components"],
+     "plan: the default toolkit is the system's, NVIDIA's archives (%d downloads)" % len(cuda_dl(d)), (r.rc, tk, r.err[-400:]))
+SYS_BYTES = sum(x["size"] or 0 for x in cuda_dl(d))
+b = tk.get("bytes") or {}
+t.ok(b.get("system") is not None and b["system"] - b.get("none", -1) == SYS_BYTES and b.get("wheels") == b.get("none"),
+     "plan --json toolkit.bytes: system downloads the archives' %d bytes more than wheels and none" % SYS_BYTES, b)
+t.ok(any(x.startswith("Toolkit: NVIDIA's archives under") and "--toolkit wheels" in x for x in d.get("reasons", [])),
+     "the plan says which toolkit and why, naming the other choices", d.get("reasons"))
+t.ok(r.rc == 0 and toolkit_pins(d) == [], "system: no compiler wheel in pip's install", toolkit_pins(d))
+
+r, d = plan(ROOT13, M13, *FW, "--toolkit", "none")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "none" and tk.get("asked") and cuda_dl(d) == [] and d["cuda"]["components"] == []
+     and d.get("cudnn") is None, "plan --toolkit none: no archive, no cuDNN", (r.rc, tk, cuda_dl(d), r.err[-400:]))
+steps = [(s["installer"], s["action"]) for s in d.get("steps", [])]
+t.ok(r.rc == 0 and ("cuda", "install") not in steps and ("cudnn", "install") not in steps and ("envvars", "write") not in steps
+     and toolkit_pins(d) == [], "none: no CUDA step, no env.sh, no compiler wheel", d.get("steps"))
+
+r, d = plan(ROOT13, M13, *FW, "--toolkit", "wheels")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "wheels" and cuda_dl(d) == [] and d.get("cudnn") is None,
+     "plan --toolkit wheels: no NVIDIA archive, cuDNN's included", (r.rc, tk, r.err[-400:]))
+t.eq(toolkit_pins(d), WANT13, "wheels: pip installs the compiler wheels of CUDA %s, the release of the runtime torch "
+     "2.14.1 pins, at their versions in NVIDIA's manifest" % REL["release"], d.get("framework"))
+t.ok(tk.get("release") == REL["release"] and tk.get("home") == "nvidia/cu13" and tk.get("view") is False and
+     sorted(tk.get("wheels", [])) == WANT13, "toolkit.release, .home (nvidia/cu13: CUDA 13's one folder) and .wheels", tk)
+cons = (d.get("framework") or {}).get("constraints", [])
+t.ok(not any(c.split("==")[0] in {p.split("==")[0] for p in WANT13} and c not in WANT13 for c in cons),
+     "no constraint holds a compiler wheel at another version than its pin", cons)
+t.ok(any(s["installer"] == "pyenv" and "CUDA_HOME" in s["detail"] and "compiler wheels" in s["detail"]
+         for s in d.get("steps", [])), "a pyenv step says the activation sets CUDA_HOME to the wheels' toolkit",
+     d.get("steps"))
+cccl = REL.get("toolkit_only", {}).get("nvidia-cuda-cccl")
+t.ok(cccl and ("nvidia-cuda-cccl==" + cccl) in WANT13 and not any("cuda_cccl" in w for w in d.get("warnings", [])),
+     "CUDA %s's cccl (%s: not held with the family, its pin equal to the manifest's in this release) is among them: "
+     "torch's headers include thrust" % (REL["release"], cccl), d.get("warnings"))
+
+# Never above the driver's CUDA: torch 2.15 (cu132) holds CUDA 13.2's runtime, driver 580 runs 13.0 natively.
+r, d = plan(ROOT13, M13, "--framework", "pytorch==2.15", "--toolkit", "wheels")
+tk = d.get("toolkit") or {}
+W215 = fw_wheel("pytorch", "2.15.0")
+REL215 = held_release({p: s for p, s in W215["requires"] if s.startswith("==")})
+low = next((e for e in CAT["cuda_wheels"] if e["release"].startswith("13.0.")), None)
+t.ok(r.rc == 0 and REL215 and not REL215["release"].startswith("13.0.") and tk.get("release") == low["release"] and
+     toolkit_pins(d) == compiler_pins(low, runtime=False),
+     "torch 2.15 (runtime of CUDA %s) on driver 580: the compiler of CUDA %s, the newest the driver runs natively; the "
+     "framework's runtime stays" % ((REL215 or {}).get("release"), low["release"]), (r.rc, tk, toolkit_pins(d), r.err[-300:]))
+t.ok(any("older than the CUDA" in w for w in d.get("warnings", [])), "... and says so", d.get("warnings"))
+
+# ---- refusals (exit 2, one sentence naming what works) ------------------------------------------------------------
+r, _ = plan(ROOT13, M13, "--framework", "none", "--toolkit", "wheels")
+t.ok(r.rc == 2 and "--toolkit system" in r.err, "--framework none --toolkit wheels: refused, naming --toolkit system", r)
+r, _ = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--components", "cuda_nvcc,cuda_gdb")
+t.ok(r.rc == 2 and "cuda_gdb" in r.err and "--toolkit system" in r.err,
+     "--components with a component no wheel carries (cuda_gdb): refused, naming --toolkit system", r)
+r, d = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--components", "cuda_nvcc,cuda_nvrtc")
+t.ok(r.rc == 0 and any(p.startswith("nvidia-cuda-nvrtc==") for p in toolkit_pins(d)),
+     "--components with wheels for each: their wheels join the compiler's", (r.rc, toolkit_pins(d), r.err[-300:]))
+r, _ = plan(ROOT13, M13, *FW, "--toolkit", "none", "--components", "cuda_nvcc")
+t.ok(r.rc == 2 and "--toolkit none" in r.err, "--toolkit none with --components: refused", r)
+r, _ = plan(ROOT13, M13, *FW, "--toolkit", "conda")
+t.ok(r.rc == 2 and "system, wheels or none" in r.err, "--toolkit conda: refused with the three choices", r)
+r, d = plan(ROOT12, M12, "--framework", "tensorflow")
+fws = d.get("frameworks") or []
+if r.rc == 0 and fws and not all(f["bundled_runtime"] for f in fws):
+    r, _ = plan(ROOT12, M12, "--framework", "tensorflow", "--toolkit", "wheels")
+    t.ok(r.rc == 2 and "loads CUDA from a system toolkit" in r.err and "--toolkit system" in r.err,
+         "TensorFlow %s on the GTX 1080 loads a system CUDA: --toolkit wheels refused" % fws[0]["version"], r)
+else:
+    t.ok(False, "TensorFlow's plan on the GTX 1080 loads a system CUDA", (r.rc, fws, r.err[-300:]))
+
+# ---- installs into real venvs ----------------------------------------------------------------------------------
+if not PY:
+    t.skip("the installs into a venv", "no python3.11 on this machine")
+    t.done()
+ENVS = os.path.join(HOME, "data", "cudaup", "envs")
+
+
+def bash(script):
+    env = {"PATH": "/usr/bin:/bin", "HOME": HOME}
+    return subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=120)
+
+
+def index(tag, wheels):
+    return "file://" + mkindex.index_dir(os.path.join(DIR, tag + "-index"), wheels) + "/simple/"
+
+
+def downloaded(tag):
+    a = os.path.join(DIR, tag, "c", "archives")
+    return sorted(os.listdir(a)) if os.path.isdir(a) else []
+
+
+KERNEL = os.path.join(DIR, "k.cu")
+with open(KERNEL, "w") as f:
+    f.write("__global__ void k(float *x) { x[threadIdx.x] *= 2; }\n")
+
+# CUDA 13: torch 2.14.1 (cu130) and the compiler wheels of its runtime's release, one folder.
+WH = os.path.join(DIR, "wh13")
+os.makedirs(WH)
+pins13 = dict(p.split("==") for p in WANT13)
+w13 = [mkwheels.wheel(WH, "torch", "2.14.1", arch=["sm_120"], cuda=W214["build_cuda"]),
+       mkwheels.wheel(WH, "torchvision", "0.29.2", requires=["torch>=2.14.0"])] + mkcompiler.wheels(WH, pins13)
+IDX13 = index("i13", w13)
+r = cudaup(ROOT13, "install", "--yes", "--json", *FW, "--toolkit", "wheels", "--index-url", IDX13,
+           *args(ROOT13, M13, "i13"), timeout=900)
+ENV = os.path.join(ENVS, "cudaup-pytorch")
+home13 = os.path.join(ENV, "lib", "python3.11", "site-packages", "nvidia", "cu13")
+t.ok(r.rc == 0 and (r.json() or {}).get("toolkit") == "wheels" and os.access(os.path.join(home13, "bin", "nvcc"), os.X_OK),
+     "install --toolkit wheels: pip put the compiler wheels' nvcc in ENV/.../nvidia/cu13/bin", (r.rc, r.out[-1500:], r.err[-1500:]))
+t.ok(not os.path.exists(os.path.join(DIR, "i13", "p", "cuda-13.0")) and downloaded("i13") == [],
+     "nothing from NVIDIA's mirror: no PREFIX/cuda-13.0, no archive in the cache", downloaded("i13"))
+a = bash(". '%s/bin/activate'; echo \"H=$CUDA_HOME\"; command -v nvcc; nvcc --version | tail -1; "
+         "nvcc -arch=sm_120 -o '%s/k13' '%s' && cuobjdump --list-elf '%s/k13'; deactivate; echo \"after=${CUDA_HOME-unset} $PATH\""
+         % (ENV, DIR, KERNEL, DIR))
+lines = a.stdout.splitlines()
+t.ok(("H=" + home13) in lines and os.path.join(home13, "bin", "nvcc") in lines,
+     "activation: CUDA_HOME is the wheels' nvidia/cu13, nvcc on PATH from there", a.stdout + a.stderr)
+t.ok(any(l.endswith("V" + pins13["nvidia-cuda-nvcc"]) for l in lines) and any("sm_120" in l for l in lines),
+     "the environment's nvcc (%s) compiles a kernel for the GPU (sm_120)" % pins13["nvidia-cuda-nvcc"], a.stdout + a.stderr)
+t.ok("after=unset /usr/bin:/bin" in lines, "deactivate takes CUDA_HOME and the wheels' bin/ away again", lines[-1:])
+rec = {}
+try:
+    with open(os.path.join(DIR, "i13", "s", "pyenv.json")) as f:
+        rec = json.load(f)
+except OSError:
+    pass
+t.ok(rec.get("toolkit") == "wheels" and rec.get("cuda_home") == home13,
+     "STATE/pyenv.json records the toolkit and CUDA_HOME inside the environment", rec)
+r = cudaup(ROOT13, "list", *[x for x in args(ROOT13, M13, "i13") if x not in ("--python", "3.11", "--env-tool", "venv", "--env-scope", "none")])
+envline = next((l for l in r.out.splitlines() if ENV in l), "")
+t.ok(r.rc == 0 and "for its own CUDA compiler wheels (--toolkit wheels)" in envline and "cuda-13.0" not in envline,
+     "list: the environment's CUDA is its own compiler wheels, not a PREFIX/cuda-13.0 that is not there", r.out)
+held = open(os.path.join(ENV, "cudaup-constraints.txt")).read() if os.path.exists(os.path.join(ENV, "cudaup-constraints.txt")) else ""
+t.ok(all(("%s==%s" % (p, v)) in held for p, v in pins13.items()), "the hold keeps the compiler at its pins", held)
+# A stand-in nvcc says no where a part is missing: without the nvvm wheel it fails (the check above can fail).
+nv = os.path.join(home13, "nvvm", "bin", "cicc")
+os.rename(nv, nv + ".away")
+a = bash(". '%s/bin/activate'; nvcc -arch=sm_120 -o '%s/k13b' '%s'" % (ENV, DIR, KERNEL))
+os.rename(nv + ".away", nv)
+t.ok(a.returncode != 0 and "cicc" in a.stderr, "the stand-in nvcc fails without nvvm's cicc, as the real one", a)
+
+# CUDA 12: the GTX 1080 takes torch 2.14's cu126 build; the wheels keep a folder each, cudaup links a view.
+r, d = plan(ROOT12, M12, "--framework", "pytorch", "--toolkit", "wheels")
+tk = d.get("toolkit") or {}
+pins12 = dict(p.split("==") for p in toolkit_pins(d))
+t.ok(r.rc == 0 and tk.get("view") is True and tk.get("home") == "cudaup-toolkit" and
+     {"nvidia-cuda-nvcc-cu12", "nvidia-cuda-runtime-cu12"} <= set(pins12),
+     "CUDA 12 (cu126 build): the -cu12 compiler wheels, CUDA_HOME a view inside the environment", (r.rc, tk, r.err[-300:]))
+rel12 = next((e for e in CAT["cuda_wheels"] if e["release"] == tk.get("release")), {})
+t.eq(sorted(toolkit_pins(d)), compiler_pins(rel12) if rel12 else None,
+     "... at their versions in NVIDIA's manifest of CUDA %s" % tk.get("release"))
+WH12 = os.path.join(DIR, "wh12")
+os.makedirs(WH12)
+w12 = [mkwheels.wheel(WH12, "torch", "2.14.1+cu126", arch=["sm_60", "sm_70"], cuda="12.6"),
+       mkwheels.wheel(WH12, "torchvision", "0.29.2+cu126", requires=["torch>=2.14.0"])] + mkcompiler.wheels(WH12, pins12)
+IDX12 = index("i12", w12)
+ENV12 = os.path.join(DIR, "envs12")
+r = cudaup(ROOT12, "install", "--yes", "--json", "--framework", "pytorch", "--toolkit", "wheels", "--index-url", IDX12,
+           "--env-dir", ENV12, *args(ROOT12, M12, "i12"), timeout=900)
+E12 = os.path.join(ENV12, "cudaup-pytorch")
+view = os.path.join(E12, "cudaup-toolkit")
+t.ok(r.rc == 0 and os.path.islink(os.path.join(view, "bin", "nvcc")) and os.path.isdir(os.path.join(view, "nvvm")) and
+     os.path.exists(os.path.join(view, "include", "cuda_runtime.h")) and os.path.exists(os.path.join(view, "lib64")),
+     "install (CUDA 12): the view ENV/cudaup-toolkit links nvcc, nvvm, the runtime's headers, lib64",
+     (r.rc, r.err[-1500:], sorted(os.listdir(view)) if os.path.isdir(view) else None))
+a = bash(". '%s/bin/activate'; echo \"H=$CUDA_HOME\"; nvcc -arch=sm_61 -o '%s/k12' '%s' && cuobjdump --list-elf '%s/k12'"
+         % (E12, DIR, KERNEL, DIR))
+t.ok(("H=" + view) in a.stdout.splitlines() and "sm_61" in a.stdout,
+     "activation: CUDA_HOME is the view, and its nvcc compiles for the GTX 1080 (sm_61)", a.stdout + a.stderr)
+t.ok(downloaded("i12") == [], "nothing from NVIDIA's mirror", downloaded("i12"))
+
+# Scope conda (the conda stand-in): activate.d sets CUDA_HOME and PATH to the wheels' toolkit, deactivate.d puts back
+# what was there; env.sh is not sourced (there is none).
+CB = os.path.join(DIR, "cbin")
+os.makedirs(CB)
+shutil.copy(os.path.join(SRCDIR, "tests", "fakes", "conda-standin"), os.path.join(CB, "conda"))
+CROOT = os.path.join(DIR, "miniconda")
+a = [x for x in args(ROOT13, M13, "ic") if x not in ("venv", "none", "--env-tool", "--env-scope")]
+r = cudaup(ROOT13, "install", "--yes", *FW, "--toolkit", "wheels", "--index-url", IDX13, "--env-tool", "conda",
+           "--env-name", "cu", "--env-scope", "conda", *a, env={"PATH": CB + ":/usr/bin:/bin", "CONDA_STANDIN_ROOT": CROOT},
+           timeout=900)
+CE = os.path.join(CROOT, "envs", "cu")
+chome = os.path.join(CE, "lib", "python3.11", "site-packages", "nvidia", "cu13")
+sh = subprocess.run(["sh", "-eu", "-c", "CUDA_HOME=/before; export CUDA_HOME; PATH=/usr/bin:/bin; "
+                     ". '%s/etc/conda/activate.d/cudaup.sh'; printf '%%s|%%s|' \"$CUDA_HOME\" \"$PATH\"; nvcc --version | tail -1; "
+                     ". '%s/etc/conda/deactivate.d/cudaup.sh'; printf '%%s|%%s' \"$CUDA_HOME\" \"$PATH\"" % (CE, CE)],
+                    capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+t.ok(r.rc == 0 and sh.stdout.startswith("%s|%s/bin:/usr/bin:/bin|" % (chome, chome)) and
+     sh.stdout.endswith("\n/before|/usr/bin:/bin") and ("V" + pins13["nvidia-cuda-nvcc"]) in sh.stdout,
+     "conda: activate.d points CUDA_HOME and PATH at the wheels' nvidia/cu13 (its nvcc runs), deactivate.d puts back "
+     "the old CUDA_HOME and PATH (sh -eu)", (r.rc, sh.stdout, sh.stderr, r.err[-800:]))
+
+# none: the framework alone.
+ENVN = os.path.join(DIR, "envsn")
+r = cudaup(ROOT13, "install", "--yes", "--json", *FW, "--toolkit", "none", "--index-url", IDX13, "--env-dir", ENVN,
+           *args(ROOT13, M13, "in"), timeout=900)
+EN = os.path.join(ENVN, "cudaup-pytorch")
+a = bash(". '%s/bin/activate'; echo \"H=${CUDA_HOME-unset}\"; command -v nvcc || echo no-nvcc" % EN)
+t.ok(r.rc == 0 and os.path.exists(os.path.join(EN, "bin", "python")) and "H=unset" in a.stdout and
+     "no-nvcc" in a.stdout and downloaded("in") == [] and not os.path.exists(os.path.join(DIR, "in", "s", "env.sh")),
+     "install --toolkit none: the framework alone; no CUDA_HOME, no nvcc, no archive, no env.sh",
+     (r.rc, a.stdout, downloaded("in"), r.err[-800:]))
+t.done()
