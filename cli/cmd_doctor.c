@@ -248,12 +248,13 @@ cu_cmd_doctor(struct cu_app *app)
     struct cu_sysroot host;
     cu_fwenvs_scan(&app->root, facts, app->catalog, app->envp, &fw);
     /* What each framework would load, in the loader's order, without importing it (issue 36). */
-    cu_fwenvs_shadow(&app->root, &fw, 0, app->envp, app->state_dir, &problems);
+    json_t *loads = json_array();
+    cu_fwenvs_shadow(&app->root, app->catalog, &fw, 0, app->envp, app->state_dir, &problems, loads);
     if (recorded && cu_sysroot_init(&host, "/", &err) == CU_OK) {
         /* cudaup wrote that path on this host: it is read there, whatever --root says. */
         size_t before = fw.n;
         cu_fwenvs_add(&host, app->catalog, recorded, &fw);
-        cu_fwenvs_shadow(&host, &fw, before, app->envp, app->state_dir, &problems);
+        cu_fwenvs_shadow(&host, app->catalog, &fw, before, app->envp, app->state_dir, &problems, loads);
         cu_sysroot_fini(&host);
     }
     cu_fwenvs_check(&fw, facts, app->catalog, app->envp, &problems);
@@ -261,6 +262,8 @@ cu_cmd_doctor(struct cu_app *app)
         json_t *doc = cu_doctor_json(facts, &problems);
         cu_drv_state_json(facts, json_object_get(doc, "driver"));
         json_object_set_new(doc, "framework_envs", cu_fwenvs_json(&fw, facts));
+        /* What each environment's frameworks would load, walked as the loader does (issue 47). */
+        json_object_set_new(doc, "framework_loads", json_incref(loads));
         json_object_set_new(doc, "container", cu_container_json(&facts->container));
         cu_report_json(app, doc);
     } else if (!app->cfg.quiet) {
@@ -278,6 +281,7 @@ cu_cmd_doctor(struct cu_app *app)
         }
     }
     rc = cu_problems_has_error(&problems) ? 3 : 0;
+    json_decref(loads);
     cu_fwenvs_fini(&fw);
     cu_problems_fini(&problems);
     cu_facts_free(facts);
