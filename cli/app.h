@@ -30,6 +30,8 @@ struct cu_app {
     bool color_err;     /* colour on stderr */
     char *self_exe;     /* this binary, for helper child processes */
     char *prefix, *state_dir, *cache_dir; /* resolved defaults */
+    bool prefix_in_root;  /* the prefix is --root DIR's own default (DIR/usr/local), not one the user named */
+    bool root_writable;   /* under --root DIR: this user may make DIR's changes (root, or DIR is theirs) */
     bool is_root;
     /* Test seams read once from the environment (README "Settings"). */
     const char *profile_d;  /* where scope system writes: CUDAUP_PROFILE_D, else the machine root's /etc/profile.d */
@@ -39,7 +41,16 @@ struct cu_app {
     atomic_int *cancel;  /* set by SIGINT/SIGTERM (main.c) */
 };
 
-/** Open the root and load the catalog (CUDAUP_CATALOG overrides the built-in one). */
+/**
+ * Open the root, load the catalog (CUDAUP_CATALOG overrides the built-in one) and settle the folders.  Before
+ * a command that changes the machine (or plans to: plan, install, repair, uninstall, the wizard) reads or
+ * touches anything: --root DIR, as given, and every folder and link on the way to it must be root's or this
+ * user's (cu_path_trusted, CU_E_UNSAFE_PATH); a user who may not write into DIR must name --prefix
+ * (CU_E_USAGE); the prefix, state and cache folders and every folder on the way to them must be root's or
+ * this user's (cu_path_trusted).
+ * Errors: CU_E_USAGE, CU_E_UNSAFE_PATH, one sentence each; CU_E_UNSAFE_PATH or CU_E_IO when a default folder
+ * of --root DIR (DIR/usr/local, DIR/var/lib/cudaup) leads out of DIR or through a file.
+ */
 CU_NODISCARD enum cu_status cu_app_setup(struct cu_app *app, struct cu_error *err);
 
 /** Probe the machine. The caller owns *out. */
@@ -60,6 +71,11 @@ CU_NODISCARD enum cu_status cu_app_prepare(struct cu_app *app, bool unconstraine
                                            struct cu_plan **plan, struct cu_error *err);
 /** The plan as text on stdout. */
 void cu_print_plan(struct cu_app *app, const struct cu_plan *plan);
+/**
+ * The plan as `install` shows it before its question: the versions, the downloads and each group of steps in a
+ * line, the notes; one screen (the reasons and every step in full are `cudaup plan`'s; -v prints those here).
+ */
+void cu_print_plan_confirm(struct cu_app *app, const struct cu_plan *plan);
 
 /** Whether the user agreed to change the system (--yes, or y at the prompt). Exit code in *rc when not. */
 bool cu_app_confirm(struct cu_app *app, const char *question, int *rc);

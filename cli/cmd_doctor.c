@@ -3,9 +3,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "core/doctor/container_doctor.h"
+#include "core/doctor/container_host.h"
+#include "installers/containers/containers.h"
 #include "core/doctor/doctor.h"
 #include "core/doctor/driver_doctor.h"
 #include "core/machine/driver_state.h"
@@ -31,7 +34,7 @@ v(const struct cu_version *ver, char *buf, size_t len)
 static int
 label_width(void)
 {
-    const char *labels[] = {_("GPU"), _("Driver"), _("Kernel"), _("CUDA"), _("Env"), _("Python"), _("Frameworks")};
+    const char *labels[] = {_("GPU"), _("Driver"), _("Kernel"), _("CUDA"), _("Env"), _("Python"), _("Frameworks"), _("Containers")};
     int w = 8;
     for (size_t i = 0; i < CU_N_ELEMENTS(labels); i++)
         if (cu_text_width(labels[i]) > w)
@@ -63,7 +66,7 @@ entry(struct cu_app *app, const char *lab, struct cu_buf *text)
 }
 
 static void
-print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs *fw, const struct cu_problems *pr)
+print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs *fw, const char *containers, const struct cu_problems *pr)
 {
     char b1[32], b2[32];
     const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
@@ -180,6 +183,10 @@ print_text(struct cu_app *app, const struct cu_facts *f, const struct cu_fwenvs 
                       e->cuda_build && !e->cpu_only ? e->cuda_build : "", e->path);
         entry(app, i == 0 ? _("Frameworks") : "", &t);
     }
+    if (containers) {
+        cu_buf_puts(&t, containers);
+        entry(app, _("Containers"), &t);
+    }
     cu_buf_fini(&t);
     printf("\n");
     if (pr->n == 0) {
@@ -249,15 +256,26 @@ cu_cmd_doctor(struct cu_app *app)
     cu_fwenvs_scan(&app->root, facts, app->catalog, app->envp, &fw);
     /* What each framework would load, in the loader's order, without importing it (issue 36). */
     json_t *loads = json_array();
-    cu_fwenvs_shadow(&app->root, app->catalog, &fw, 0, app->envp, app->state_dir, &problems, loads);
+    cu_fwenvs_shadow(&app->root, app->catalog, &fw, 0, app->envp, app->state_dir, app->cancel, &problems, loads);
     if (recorded && cu_sysroot_init(&host, "/", &err) == CU_OK) {
         /* cudaup wrote that path on this host: it is read there, whatever --root says. */
         size_t before = fw.n;
         cu_fwenvs_add(&host, app->catalog, recorded, &fw);
-        cu_fwenvs_shadow(&host, app->catalog, &fw, before, app->envp, app->state_dir, &problems, loads);
+        cu_fwenvs_shadow(&host, app->catalog, &fw, before, app->envp, app->state_dir, app->cancel, &problems, loads);
         cu_sysroot_fini(&host);
     }
     cu_fwenvs_check(&fw, facts, app->catalog, app->envp, &problems);
+    /* GPU containers on a host (issue 48): the engines (asked through the system runner) and the CDI specs. */
+    struct cu_engines en = {0};
+    struct cu_cdi cdi = {0};
+    if (!facts->container.inside) {
+        struct cu_sys sys;
+        cu_sys_init(&sys, app->envp, app->root.path, false);
+        inst_containers_probe(&sys, app->envp, false, &en, &cdi);
+        cu_sys_fini(&sys);
+        CU_AUTOFREE char *rec = cu_path_join(app->state_dir, "containers.json");
+        cu_ctr_doctor(facts, app->catalog, &en, &cdi, access(rec, F_OK) == 0, &problems);
+    }
     if (app->cfg.json) {
         json_t *doc = cu_doctor_json(facts, &problems);
         cu_drv_state_json(facts, json_object_get(doc, "driver"));
@@ -265,9 +283,11 @@ cu_cmd_doctor(struct cu_app *app)
         /* What each environment's frameworks would load, walked as the loader does (issue 47). */
         json_object_set_new(doc, "framework_loads", json_incref(loads));
         json_object_set_new(doc, "container", cu_container_json(&facts->container));
+        json_object_set_new(doc, "containers", facts->container.inside ? json_null() : cu_ctr_doctor_json(app->catalog, &en, &cdi));
         cu_report_json(app, doc);
     } else if (!app->cfg.quiet) {
-        print_text(app, facts, &fw, &problems);
+        CU_AUTOFREE char *ctr = facts->container.inside ? NULL : cu_ctr_doctor_line(app->catalog, &en, &cdi);
+        print_text(app, facts, &fw, ctr, &problems);
     } else {
         /* -q: the errors alone, each with its fix. */
         for (size_t i = 0; i < problems.n; i++) {
@@ -282,6 +302,8 @@ cu_cmd_doctor(struct cu_app *app)
     }
     rc = cu_problems_has_error(&problems) ? 3 : 0;
     json_decref(loads);
+    cu_engines_fini(&en);
+    cu_cdi_fini(&cdi);
     cu_fwenvs_fini(&fw);
     cu_problems_fini(&problems);
     cu_facts_free(facts);

@@ -21,6 +21,8 @@
 #include "core/install/toolkit.h"
 #include "core/machine/syscmd.h"
 #include "core/verify/checks.h"
+#include "core/resolve/containers.h"
+#include "installers/containers/containers.h"
 #include "installers/driver.h"
 #include "installers/maintain.h"
 #include "progress.h"
@@ -49,6 +51,19 @@ cu_app_confirm(struct cu_app *app, const char *question, int *rc)
         return false;
     }
     return true;
+}
+
+/* A container engine's restart, asked on the terminal (installers/containers: only without --yes). */
+static bool
+confirm_restart(void *userdata, const char *question)
+{
+    struct cu_app *app = userdata;
+    if (app->cfg.yes || app->cfg.json || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return false;
+    printf("%s [y/N] ", question);
+    fflush(stdout);
+    char line[64];
+    return fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y');
 }
 
 json_t *cu_steps_json(const struct cu_run_ctx *ctx);
@@ -129,7 +144,7 @@ cu_cmd_install(struct cu_app *app)
         goto out;
     }
     if (!app->cfg.yes) {
-        cu_print_plan(app, plan);
+        cu_print_plan_confirm(app, plan); /* one screen: the reasons are plan's (issue 49 item 10) */
         printf("\n");
         if (!cu_app_confirm(app, _("Go ahead?"), &rc))
             goto out;
@@ -149,6 +164,7 @@ cu_cmd_install(struct cu_app *app)
         .envp = app->envp,
         .is_root = app->is_root,
         .profile_d = app->profile_d,
+        .root = &app->root,
     };
     /* The driver first, through the distribution's package manager; it may stop for a reboot (exit 5). */
     struct cu_sys sys;
@@ -159,10 +175,17 @@ cu_cmd_install(struct cu_app *app)
         st = cu_install_preflight(&ctx, &err);
     if (st == CU_OK)
         st = inst_driver_install(&dctx, plan, facts, &err);
+    /* Then GPU containers (--containers): the toolkit, the engines' files, the CDI spec (installers/containers). */
+    struct cu_strv ctr_notes;
+    cu_strv_init(&ctr_notes);
+    struct inst_ctr_ctx cctx = {&sys, cu_mirror_net(mirror), app->state_dir, app->cache_dir, &ctx, app->catalog, app->envp,
+                                confirm_restart, app, &ctr_notes};
+    if (st == CU_OK && plan->containers)
+        st = inst_containers_install(&cctx, plan, facts, &err);
     cu_sys_fini(&sys);
     if (st == CU_OK)
         st = cu_install_run(&ctx, &err);
-    cu_progress_flush(prog);
+    cu_progress_end(prog, st != CU_OK ? &err : NULL); /* a failed step's sentence is said once, below */
     bool changed = cu_run_changed(&ctx);
     if (st == CU_E_CANCELLED) {
         /* Ctrl-C: what it left, and that nothing fetched is lost (the partial files resume). */
@@ -213,6 +236,14 @@ cu_cmd_install(struct cu_app *app)
             json_object_set_new(doc, "driver", cu_drv_plan_json(plan->driver));
         if (resume_note)
             json_object_set_new(doc, "resumed", json_string(resume_note));
+        if (plan->containers) {
+            json_t *cj = cu_ctr_plan_json(plan->containers);
+            json_t *nj = json_array();
+            for (size_t i = 0; i < ctr_notes.n; i++)
+                json_array_append_new(nj, json_string(ctr_notes.v[i]));
+            json_object_set_new(cj, "notes", nj);
+            json_object_set_new(doc, "containers", cj);
+        }
         json_object_set_new(doc, "changed", json_boolean(changed));
         json_object_set_new(doc, "steps", cu_steps_json(&ctx));
         json_t *cuda = json_object();
@@ -255,6 +286,9 @@ cu_cmd_install(struct cu_app *app)
         else
             cu_say(stdout, "", _("CUDA %s in %s is already installed and intact; nothing changed."),
                    cu_version_format(&plan->cuda, 0, b, sizeof(b)), plan->cuda_path);
+        /* GPU containers: what is left to the user (a restart cudaup did not do), one line each. */
+        for (size_t i = 0; i < ctr_notes.n; i++)
+            cu_say(stdout, "", "%s", ctr_notes.v[i]);
         /* Everything the plan put in place, not only CUDA: cuDNN, the environment and how to use it. */
         if (plan->has_cudnn)
             cu_say(stdout, "", _("cuDNN %s is in the same folder."), plan->cudnn_full ? plan->cudnn_full : cu_version_format(&plan->cudnn, 0, b, sizeof(b)));
@@ -281,6 +315,9 @@ cu_cmd_install(struct cu_app *app)
             else
                 cu_say(stdout, "", _("%s %s is in the %s environment %s; activate it with: %s"), what.data, last, q->env.tool,
                        q->env.path ? q->env.path : q->env.name, kact);
+            CU_AUTOFREE char *hold = cu_plan_hold_line(q); /* issue 45: the pip hold, and how to lift it */
+            if (hold)
+                cu_say(stdout, "", "%s", hold);
             /* Each framework's call, one its release has: TensorFlow 1.x has no tf.config.list_physical_devices;
              * said after the checks, which it would fail with. */
             char **l = cu_plan_try_lines(q, &app->catalog->gpu_checks);
@@ -293,6 +330,8 @@ cu_cmd_install(struct cu_app *app)
         CU_AUTOFREE char *qp = cu_sh_quote(plan->prefix);
         CU_AUTOFREE char *qs = cu_sh_quote(plan->state_dir);
         const char *scope = plan->env.scope ? plan->env.scope : "user";
+        CU_AUTOFREE char *pd_seen = cu_sysroot_is_host(&app->root) ? NULL : cu_root_seen_path(app->root.path, app->profile_d);
+        bool profile_in_root = pd_seen != NULL; /* written for the machine under --root, not for this one's shells */
         /* Each command the user copies is kept on one line (cu_keep): a break in it pastes as two. */
         CU_AUTOFREE char *src = cu_xasprintf(CU_KEEP_OPEN ". %s" CU_KEEP_CLOSE, envsh);
         CU_AUTOFREE char *again = cu_xasprintf(CU_KEEP_OPEN "cudaup verify --prefix %s --state-dir %s" CU_KEEP_CLOSE, qp, qs);
@@ -300,6 +339,9 @@ cu_cmd_install(struct cu_app *app)
             cu_say(stdout, "", _("Nothing sets the environment for you (--env-scope none); in each shell run: %s"), src);
         else if (strcmp(scope, "conda") == 0)
             cu_say(stdout, "", _("The environment's activation sets CUDA_HOME, PATH and LD_LIBRARY_PATH; deactivation undoes them."));
+        else if (strcmp(scope, "system") == 0 && profile_in_root)
+            cu_say(stdout, "", _("Login shells of the machine under %s set it from its /etc/profile.d/cudaup.sh (this machine's shells are left as they were)."),
+                   app->root.path);
         else if (strcmp(scope, "system") == 0)
             cu_say(stdout, "", _("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: %s"), src);
         else
@@ -325,6 +367,7 @@ cu_cmd_install(struct cu_app *app)
         rc = cu_status_exit_code(CU_E_PROBLEMS);
     if (verified)
         cu_checks_fini(&checks);
+    cu_strv_fini(&ctr_notes);
     log_peak_memory();
 out:
     cu_progress_free(prog);

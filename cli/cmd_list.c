@@ -291,6 +291,17 @@ cu_cmd_list(struct cu_app *app)
                                               cuda_for ? _(", for ") : "", cuda_for ? cuda_for : "",
                                               json_is_true(json_object_get(pe, "made")) ? _(" [cudaup]") : "");
         cu_say(stdout, "  ", "%s", line);
+        json_t *hold = json_object_get(pe, "hold"), *pk = json_object_get(hold, "packages");
+        const char *name;
+        json_t *v;
+        struct cu_buf held;
+        cu_buf_init(&held);
+        json_object_foreach (pk, name, v) /* issue 45: what pip is held at there */
+            if (strncmp(name, "nvidia-", 7) != 0 && json_is_string(v))
+                cu_buf_printf(&held, "%s%s %s", held.len ? _(", ") : "", name, json_string_value(v));
+        if (held.len)
+            cu_say(stdout, "    ", _("pip held at %s (%s)"), held.data, cu_json_str(hold, "file"));
+        cu_buf_fini(&held);
     } else if (!app->cfg.json) {
         printf("  %s\n", _("none"));
     }

@@ -158,7 +158,7 @@ cu_cmd_mirror(struct cu_app *app)
     }
     if (st == CU_OK && pkg)
         st = cu_mirror_pkg_place(pkg_fd, pkg, dir, &changed, &err);
-    cu_progress_flush(prog);
+    cu_progress_end(prog, st != CU_OK ? &err : NULL); /* a failed step is said once, by the error line */
     const char *py_file = plan->python && plan->python->dl.url ? plan->python->dl.relative_path : NULL;
     if (app->cfg.json) {
         json_t *doc = json_object();

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "core/resolve/containers.h"
 #include "core/resolve/driver.h"
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
@@ -25,6 +26,8 @@ prepare_in(struct cu_app *app, bool unconstrained, const struct cu_facts *facts,
         .prefix = app->prefix,
         .state_dir = app->state_dir,
         .cache_dir = app->cache_dir,
+        .root = cu_sysroot_is_host(&app->root) ? NULL : app->root.path,
+        .profile_d = app->profile_d,
         .is_root = app->is_root,
         .unconstrained = unconstrained,
         .low_speed_time_s = app->low_speed_time_s,
@@ -62,14 +65,11 @@ head_line(struct cu_app *app, const char *label, const char *text, int width)
     cu_print_wrapped_at(stdout, 11, 11, text, width);
 }
 
-void
-cu_print_plan(struct cu_app *app, const struct cu_plan *p)
+/* The head: CUDA, cuDNN, each environment's frameworks, the driver; each a label and its line. */
+static void
+print_head(struct cu_app *app, const struct cu_plan *p, int width)
 {
-    char b1[32], b2[32];
-    const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
-    /* On a terminal every line breaks at word boundaries, under its own text, as the help does (a long
-     * path stays whole); to a pipe or a file, one line each. */
-    int width = cu_term_width(STDOUT_FILENO);
+    char b1[32];
     CU_AUTOFREE char *cuda = cu_xasprintf("%s  %s", cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);
     head_line(app, _("CUDA"), cuda, width);
     CU_AUTOFREE char *cudnn = p->has_cudnn ? cu_xasprintf(_("%s (the CUDA %s build)"), p->cudnn_full ? p->cudnn_full : "?",
@@ -119,6 +119,51 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
                                                   cu_driver_version_format(&drv->host, b1, sizeof(b1)));
         head_line(app, _("Driver"), dl, width);
     }
+    const struct cu_ctr_plan *ctr = p->containers;
+    if (ctr && ctr->n_engines) {
+        /* GPU containers: the toolkit, the engines and what keeps the CDI spec fresh (its steps and why are below). */
+        struct cu_buf b;
+        cu_buf_init(&b);
+        for (size_t i = 0; i < ctr->n_engines; i++)
+            cu_buf_printf(&b, "%s%s", i ? ", " : "", cu_engine_title(ctr->engines[i].kind));
+        CU_AUTOFREE char *cl = ctr->toolkit ? cu_xasprintf(_("NVIDIA Container Toolkit %s for %s; CDI spec %s, kept fresh by %s"), ctr->toolkit,
+                                                          b.data, ctr->cdi_path ? ctr->cdi_path : "-", ctr->refresh ? ctr->refresh : "-")
+                                            : cu_xasprintf(_("%s: nothing to do"), b.data);
+        head_line(app, _("Containers"), cl, width);
+        cu_buf_fini(&b);
+    }
+}
+
+/* The notes: what the user should know that does not stop the plan (@offline_said: that it was planned offline). */
+static void
+print_notes(struct cu_app *app, const struct cu_plan *p, bool offline_said, int width)
+{
+    const char *reset = cu_color_reset(app, false);
+    /* --offline (CUDAUP_OFFLINE=1, perhaps set by someone else): said, since no index was asked (issue 44); an
+     * index that did not answer says so among the warnings. */
+    bool offline_note = offline_said && p->offline && app->cfg.offline;
+    if (p->warnings.n || offline_note) {
+        printf("\n%s%s%s\n", cu_color(app, CU_COLOR_YELLOW, false), _("Note:"), reset);
+        for (size_t i = 0; i < p->warnings.n; i++) {
+            printf("  - ");
+            cu_print_wrapped_at(stdout, 4, 4, p->warnings.v[i], width);
+        }
+        if (offline_note) {
+            printf("  - ");
+            cu_print_wrapped_at(stdout, 4, 4, _("Planned offline (--offline): no package index was asked, so a framework release newer than cudaup's catalog is not seen."), width);
+        }
+    }
+}
+
+void
+cu_print_plan(struct cu_app *app, const struct cu_plan *p)
+{
+    char b2[32];
+    const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
+    /* On a terminal every line breaks at word boundaries, under its own text, as the help does (a long
+     * path stays whole); to a pipe or a file, one line each. */
+    int width = cu_term_width(STDOUT_FILENO);
+    print_head(app, p, width);
     /* The count and the total take in every archive, the Python cudaup brings too; a size the
      * source does not publish is counted apart rather than guessed (as the wizard's Review says it). */
     bool py_dl = p->python && p->python->dl.url;
@@ -163,20 +208,169 @@ cu_print_plan(struct cu_app *app, const struct cu_plan *p)
             cu_print_wrapped_at(stdout, 4, 4, line, width);
         }
     }
-    /* --offline (CUDAUP_OFFLINE=1, perhaps set by someone else): said, since no index was asked (issue 44); an
-     * index that did not answer says so among the warnings. */
-    bool offline_note = p->offline && app->cfg.offline;
-    if (p->warnings.n || offline_note) {
-        printf("\n%s%s%s\n", cu_color(app, CU_COLOR_YELLOW, false), _("Note:"), reset);
-        for (size_t i = 0; i < p->warnings.n; i++) {
-            printf("  - ");
-            cu_print_wrapped_at(stdout, 4, 4, p->warnings.v[i], width);
-        }
-        if (offline_note) {
-            printf("  - ");
-            cu_print_wrapped_at(stdout, 4, 4, _("Planned offline (--offline): no package index was asked, so a framework release newer than cudaup's catalog is not seen."), width);
+    print_notes(app, p, true, width);
+}
+
+/* "a, b and c" in the user's language. */
+static char *
+join_list(const struct cu_strv *v)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t i = 0; i < v->n; i++)
+        /* TRANSLATORS: between the items of a list, and before its last ("a, b and c") */
+        cu_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 == v->n ? _(" and ") : _(", "), v->v[i]);
+    return cu_buf_steal(&b);
+}
+
+/* The driver's steps in one: the commands it runs and the files it writes (the plan lists each, with why). */
+static char *
+driver_line(const struct cu_drv_plan *d)
+{
+    struct cu_strv cmds, files;
+    cu_strv_init(&cmds);
+    cu_strv_init(&files);
+    for (size_t i = 0; i < d->n_steps; i++) {
+        const struct cu_drv_step *s = &d->steps[i];
+        if (s->argv) {
+            CU_AUTOFREE char *line = cu_drv_step_line(s);
+            cu_strv_push_owned(&cmds, cu_xasprintf("`%s`", line));
+        } else if (s->path) {
+            cu_strv_push(&files, s->path);
         }
     }
+    /* Several files: how many, and the folder they share (`cudaup plan` names each, with why). */
+    CU_AUTOFREE char *f = NULL;
+    if (files.n > 1) {
+        size_t common = strlen(files.v[0]);
+        for (size_t i = 1; i < files.n; i++)
+            for (size_t k = 0; k < common; k++)
+                if (files.v[i][k] != files.v[0][k]) {
+                    common = k;
+                    break;
+                }
+        while (common > 1 && files.v[0][common - 1] != '/')
+            common--;
+        CU_AUTOFREE char *dir = cu_xstrndup(files.v[0], common > 1 ? common - 1 : 1);
+        f = cu_xasprintf(ngettext_("%zu file under %s", "%zu files under %s", files.n), files.n, dir);
+    } else {
+        f = join_list(&files);
+    }
+    CU_AUTOFREE char *c = join_list(&cmds);
+    char *line = cmds.n && files.n ? cu_xasprintf(_("The NVIDIA driver %d: runs %s; writes %s."), d->branch, c, f)
+                 : cmds.n          ? cu_xasprintf(_("The NVIDIA driver %d: runs %s."), d->branch, c)
+                 : files.n         ? cu_xasprintf(_("The NVIDIA driver %d: writes %s."), d->branch, f)
+                                   : NULL;
+    cu_strv_fini(&cmds);
+    cu_strv_fini(&files);
+    return line;
+}
+
+/* Whether the plan has a step of @installer and @action. */
+static bool
+has_step(const struct cu_plan *p, const char *installer, const char *action)
+{
+    for (size_t i = 0; i < p->n_steps; i++)
+        if (strcmp(p->steps[i].installer, installer) == 0 && strcmp(p->steps[i].action, action) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * The steps in a few lines, each what a group of them does: the driver's commands and files, the reboot it
+ * stops for, the Python cudaup brings, CUDA and cuDNN, the environment variables, each Python environment.
+ * A step of any other kind is said as the plan says it.
+ */
+static void
+summary_steps(const struct cu_plan *p, struct cu_strv *out)
+{
+    char b1[32], b2[32];
+    bool driver_said = false, toolkit_said = false;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        const struct cu_plan_step *s = &p->steps[i];
+        const char *in = s->installer, *act = s->action;
+        if (strcmp(in, "driver") == 0 && p->driver) {
+            if (strcmp(act, "reboot") == 0) {
+                cu_strv_push(out, _("Then a reboot (exit 5); the rest when cudaup runs again."));
+            } else if (!driver_said) {
+                driver_said = true;
+                char *line = driver_line(p->driver);
+                if (line)
+                    cu_strv_push_owned(out, line);
+            }
+        } else if (strcmp(in, "python") == 0 && strcmp(act, "install") == 0 && p->python && p->python->path) {
+            cu_strv_push_owned(out, cu_xasprintf(_("Python %s into %s."), p->python->version, p->python->path));
+        } else if ((strcmp(in, "cuda") == 0 || strcmp(in, "cudnn") == 0) &&
+                   (strcmp(act, "install") == 0 || strcmp(act, "link") == 0)) {
+            if (toolkit_said)
+                continue;
+            toolkit_said = true;
+            bool cuda = has_step(p, "cuda", "install"), dnn = has_step(p, "cudnn", "install");
+            const char *dv = p->cudnn_full ? p->cudnn_full : cu_version_format(&p->cudnn, 0, b2, sizeof(b2));
+            cu_version_format(&p->cuda, 0, b1, sizeof(b1));
+            if (cuda && dnn)
+                cu_strv_push_owned(out, cu_xasprintf(_("CUDA %s and cuDNN %s into %s."), b1, dv, p->cuda_path));
+            else if (cuda)
+                cu_strv_push_owned(out, cu_xasprintf(_("CUDA %s into %s."), b1, p->cuda_path));
+            else if (dnn)
+                cu_strv_push_owned(out, cu_xasprintf(_("cuDNN %s into %s."), dv, p->cuda_path));
+            else
+                cu_strv_push_owned(out, cu_str_sentence(s->detail));
+        } else if (strcmp(in, "framework") == 0 && strcmp(act, "pip-constraints") == 0) {
+            continue; /* how pip is held: in the plan */
+        } else {
+            /* The environment variables' steps in one; a Python environment's (made, then its pip installs) in one. */
+            bool env = strcmp(in, "pyenv") == 0 || strcmp(in, "framework") == 0;
+            struct cu_buf b;
+            cu_buf_init(&b);
+            cu_buf_printf(&b, "%s", s->detail);
+            while (i + 1 < p->n_steps) {
+                const struct cu_plan_step *n = &p->steps[i + 1];
+                bool same = env ? (strcmp(n->installer, "framework") == 0 ||
+                                   (strcmp(n->installer, "pyenv") == 0 && strcmp(n->action, "create") != 0))
+                                : strcmp(n->installer, in) == 0 && strcmp(in, "envvars") == 0;
+                if (!same)
+                    break;
+                i++;
+                if (strcmp(n->installer, "framework") == 0 && strcmp(n->action, "pip-constraints") == 0)
+                    continue;
+                /* TRANSLATORS: between two steps said in one line ("create the venv ...; pip install ...") */
+                cu_buf_printf(&b, _("; %s"), n->detail);
+            }
+            cu_strv_push_owned(out, cu_str_sentence(b.data));
+            cu_buf_fini(&b);
+        }
+    }
+}
+
+void
+cu_print_plan_confirm(struct cu_app *app, const struct cu_plan *p)
+{
+    /* -v asks for everything: the plan as `cudaup plan` prints it. */
+    if (app->cfg.verbose) {
+        cu_print_plan(app, p);
+        return;
+    }
+    const char *bold = cu_color(app, CU_COLOR_BOLD, false), *reset = cu_color_reset(app, false);
+    int width = cu_term_width(STDOUT_FILENO);
+    print_head(app, p, width);
+    if (p->n_downloads || (p->python && p->python->dl.url)) {
+        CU_AUTOFREE char *count = cu_plan_download_text(p, NULL);
+        head_line(app, _("Download"), count, width);
+    }
+    struct cu_strv steps;
+    cu_strv_init(&steps);
+    summary_steps(p, &steps);
+    printf("\n%s", bold);
+    cu_print_wrapped_at(stdout, 0, 0, _("Steps (each in full, with the reasons: cudaup plan, or add -v):"), width);
+    fputs(reset, stdout);
+    for (size_t i = 0; i < steps.n; i++) {
+        CU_AUTOFREE char *num = cu_xasprintf("  %zu. ", i + 1);
+        fputs(num, stdout);
+        cu_print_wrapped_at(stdout, strlen(num), strlen(num), steps.v[i], width);
+    }
+    cu_strv_fini(&steps);
+    print_notes(app, p, false, width);
 }
 
 int

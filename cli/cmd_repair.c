@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "app.h"
+#include "containers_cli.h"
 #include "core/install/envfile.h"
 #include "core/install/exec.h"
 #include "core/base/i18n.h"
@@ -73,6 +74,17 @@ cu_cmd_repair(struct cu_app *app)
         dst = cu_repair_driver(app, &ctx, &drv, &plan, &fixable, &reboot, &rc, &derr);
         if (dst == CU_E_USAGE && rc) /* not confirmed */
             goto out;
+        /* GPU containers: a CDI spec missing or stale is regenerated (issue 48). */
+        size_t cfix = 0;
+        struct cu_error cerr;
+        enum cu_status cst = dst == CU_OK ? cu_repair_containers(app, &ctx, &drv, &plan, &cfix, &rc, &cerr) : CU_OK;
+        if (cst == CU_E_USAGE && rc)
+            goto out;
+        fixable += cfix;
+        if (cst != CU_OK) {
+            dst = cst;
+            derr = cerr;
+        }
     }
     enum cu_status tst = cu_app_target(app, &dir, &err);
     if (tst == CU_E_NOT_FOUND && (fixable || dst != CU_OK)) {
@@ -86,7 +98,7 @@ cu_cmd_repair(struct cu_app *app)
         cu_app_open_log(app);
         struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                                  .mirror = app->cfg.mirror, .ca_cert = app->cfg.ca_cert, .catalog = app->catalog,
-                                 .retries = (unsigned)app->cfg.retries};
+                                 .retries = (unsigned)app->cfg.retries, .root = &app->root};
         st = cu_repair_run(&in, dir, app->cfg.deep, &ro, &ctx, &err);
     }
     cu_progress_flush(prog);

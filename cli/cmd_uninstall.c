@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "containers_cli.h"
 #include "core/install/envfile.h"
 #include "core/install/exec.h"
 #include "core/base/fsutil.h"
@@ -80,7 +81,7 @@ uninstall_python(struct cu_app *app, const char *minor)
     }
     cu_app_open_log(app);
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
-                             .catalog = app->catalog, .profile_d = app->profile_d};
+                             .catalog = app->catalog, .profile_d = app->profile_d, .root = &app->root};
     enum cu_status st = cu_python_uninstall_run(&in, minor, &ctx, &err);
     CU_AUTOFREE char *removed = cu_xasprintf(_("Python %s was removed from %s/cudaup/python."), minor, app->prefix);
     CU_AUTOFREE char *absent =
@@ -110,6 +111,8 @@ cu_cmd_uninstall(struct cu_app *app)
     const char *a0 = app->cfg.args[0];
     if (strcmp(a0, "driver") == 0)
         return cu_uninstall_driver(app);
+    if (strcmp(a0, "containers") == 0)
+        return cu_uninstall_containers(app);
     if (cu_str_has_prefix(a0, "python")) {
         const char *ver = a0 + 6 + (a0[6] == '-');
         if (!cu_version_parse(ver, &v) || v.n != 2) {
@@ -124,7 +127,7 @@ cu_cmd_uninstall(struct cu_app *app)
     }
     cu_version_format(&v, 2, mm, sizeof(mm));
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
-                             .catalog = app->catalog, .profile_d = app->profile_d, .keep_env = app->cfg.keep_env,
+                             .catalog = app->catalog, .profile_d = app->profile_d, .root = &app->root, .keep_env = app->cfg.keep_env,
                              .envp = app->envp};
     /* What goes, with sizes, and what stays, before the question; a folder that is not cudaup's is refused first. */
     struct cu_removal rm;

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "core/machine/syscmd.h"
+#include "core/verify/verify_containers.h"
 #include "core/base/fsutil.h"
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
@@ -151,6 +153,14 @@ cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *fa
     o.ld_root = have_host ? &host : NULL;
     cu_pyenv_recs_apply(&recs, &o);
     cu_verify_run(&o, out);
+    /* GPU containers, where cudaup set them up (issue 48): the CDI spec, and a container started with the GPU. */
+    CU_AUTOFREE char *crec = cu_path_join(app->state_dir, "containers.json");
+    if (access(crec, F_OK) == 0 && facts) {
+        struct cu_sys sys;
+        cu_sys_init(&sys, app->envp, app->root.path, false);
+        cu_verify_containers(facts, app->catalog, &sys, app->envp, out);
+        cu_sys_fini(&sys);
+    }
     if (have_host)
         cu_sysroot_fini(&host);
     cu_pyenv_recs_fini(&recs);

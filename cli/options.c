@@ -13,6 +13,7 @@
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
+#include "core/base/near.h"
 #include "core/base/parse.h"
 #include "core/base/str.h"
 #include "term.h"
@@ -82,6 +83,8 @@ static const struct opt options[] = {
      N_("where downloaded archives and manifests are kept (default $XDG_CACHE_HOME/cudaup, else ~/.cache/cudaup)")},
     {"components", 0, OPT_STRING, F(components), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "LIST",
      N_("CUDA components: default (the default), all, or a comma list (names or groups)")},
+    {"containers", 0, OPT_STRING, F(containers), OPT_ENV | OPT_FILE, SETUP, MIR, G_VERSIONS, "ENGINES",
+     N_("make this host ready for GPU containers: docker, containerd, crio, podman (comma-separated), auto (every engine installed on this Linux) or none (the default): the NVIDIA Container Toolkit, each engine's configuration, the CDI spec kept fresh")},
     {"cuda", 0, OPT_STRING, F(cuda), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "VER",
      N_("CUDA version: X.Y, an exact release, or auto (the default: the newest that fits)")},
     {"cudnn", 0, OPT_STRING, F(cudnn), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "VER",
@@ -144,6 +147,8 @@ static const struct opt options[] = {
     {"quiet", 'q', OPT_BOOL, F(quiet), OPT_FILE, EVERY, 0, G_OUTPUT, NULL, N_("print only errors")},
     {"require-gpu", 0, OPT_BOOL, F(require_gpu), 0, VER, 0, G_CHECKS, NULL,
      N_("fail, not skip, the checks that need a GPU")},
+    {"restart-engines", 0, OPT_BOOL, F(restart_engines), 0, INS, WIZ, G_VERSIONS, NULL,
+     N_("with --yes, restart a container engine that runs containers (they stop) so that it reads its new configuration; without it that restart is left to you")},
     {"retries", 0, OPT_U64, F(retries), OPT_ENV | OPT_FILE, FETCHING, 0, G_DOWNLOADS, "N",
      N_("how often a failed download is tried again, waiting 1 s, 2 s, 4 s, ... up to 30 s in between (default 6: about a minute; 0: never); a missing file (404) or a refusal (403) is not retried")},
     {"root", 0, OPT_STRING, F(root), OPT_ENV, EVERY, EVERY, G_PLACES, "DIR",
@@ -170,7 +175,7 @@ static const struct {
     {"install", CU_CMD_INSTALL, "", N_("carry the plan out")},
     {"verify", CU_CMD_VERIFY, "[VERSION]", N_("check an install with real GPU work")},
     {"repair", CU_CMD_REPAIR, "[VERSION]", N_("restore what is missing or altered in an install")},
-    {"uninstall", CU_CMD_UNINSTALL, "VERSION|driver", N_("remove a CUDA version cudaup installed, or the driver it installed")},
+    {"uninstall", CU_CMD_UNINSTALL, "VERSION|driver|containers", N_("remove a CUDA version cudaup installed, the driver it installed, or its set-up of GPU containers")},
     {"list", CU_CMD_LIST, "[VERSION]", N_("versions known and installed")},
     {"mirror", CU_CMD_MIRROR, "DIR", N_("fill DIR as a site mirror: the plan's archives, the Python and the framework's wheels it needs")},
 };
@@ -298,29 +303,6 @@ store(struct cu_config *cfg, const struct opt *o, const char *value, const char 
     }
     }
     return CU_OK;
-}
-
-/* Edit distance of @a and @b (at most 32 characters each; longer is far). */
-static size_t
-distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[33];
-    if (la > 32 || lb > 32)
-        return 99;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            size_t sub = prev + (a[i - 1] != b[j - 1]);
-            size_t best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
-            row[j] = sub < best ? sub : best;
-            prev = cur;
-        }
-    }
-    return row[lb];
 }
 
 static const char *nearest_command(const char *typed);
@@ -608,7 +590,7 @@ nearest_option(const char *typed)
     const struct opt *best = NULL, *prefixed = NULL;
     size_t bd = 3, n_prefixed = 0;
     for (size_t i = 0; i < CU_N_ELEMENTS(options); i++) {
-        size_t d = distance(typed, options[i].name);
+        size_t d = cu_edit_distance(typed, options[i].name);
         if (d < bd && strlen(options[i].name) > 3)
             bd = d, best = &options[i];
         if (strlen(typed) >= 3 && strncmp(options[i].name, typed, strlen(typed)) == 0)
@@ -624,7 +606,7 @@ nearest_command(const char *typed)
     const char *best = NULL;
     size_t bd = 3;
     for (size_t i = 0; i < CU_N_ELEMENTS(commands); i++) {
-        size_t d = distance(typed, commands[i].name);
+        size_t d = cu_edit_distance(typed, commands[i].name);
         if (d < bd)
             bd = d, best = commands[i].name;
     }
@@ -740,6 +722,8 @@ cu_options_usage(FILE *out, enum cu_command cmd, int width)
     }
     if (cmd == CU_CMD_UNINSTALL)
         cu_print_wrapped(out, "", _("'cudaup uninstall driver' removes what cudaup's driver install did (its packages, pin, sources and files; the kernels stay); of the options below it takes --root, --state-dir, --yes, --json and the output ones. The options of install (--framework, --cuda, ...) are not uninstall's."), width);
+    if (cmd == CU_CMD_MIRROR)
+        cu_print_wrapped(out, "", _("--containers is taken so that install's command line works here, but the mirror holds nothing for containers yet: the NVIDIA Container Toolkit's packages come from NVIDIA's repository on each machine (a repository layout of them in the mirror comes later)."), width);
     /* The options this command acts on, group by group; those it only tolerates are left out. */
     for (int g = 0; g < G_COUNT; g++) {
         bool any = false;

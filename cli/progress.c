@@ -18,6 +18,8 @@
 #include "report.h"
 #include "term.h"
 
+enum { RATE_SAMPLES = 32, RATE_WINDOW_MS = 6000, RATE_MIN_MS = 500 };
+
 struct item {
     char *name;
     char phase[16];
@@ -39,7 +41,16 @@ struct cu_progress {
     size_t n;
     int64_t last_draw_ms, start_ms, last_line_ms;
     bool planned; /* the totals are the plan's: archives outside it are not counted */
+    bool dl_only; /* `mirror`: the archives are downloaded and checked, never unpacked */
     uint64_t kept_bytes; /* bytes from the cache or already in place */
+    /* The speed is the bytes fetched over the last seconds (RATE_WINDOW_MS), sampled as the line is drawn:
+     * an average since the start fell to "4 B/s" after a long driver step or downloads from the cache. */
+    int64_t samp_ms[RATE_SAMPLES];
+    uint64_t samp_bytes[RATE_SAMPLES];
+    size_t n_samp, samp_next;
+    /* A failed step's line waits: the command's own error line says the same sentence at the end, so it is
+     * said once (cu_progress_end); anything else printed after it lets it out first. */
+    char *held_installer, *held_msg;
     /* The stages: the archives (download, check, unpack, put in place), then the Python
      * environment (create it, pip), each numbered "[k/n]" when the plan has both. */
     int n_stages;
@@ -54,6 +65,7 @@ cu_progress_new(struct cu_app *app)
     p->app = app;
     pthread_mutex_init(&p->mu, NULL);
     p->tty = isatty(STDERR_FILENO) && !app->cfg.json;
+    p->dl_only = app->cfg.command == CU_CMD_MIRROR;
     p->start_ms = cu_mono_ms();
     return p;
 }
@@ -67,6 +79,8 @@ cu_progress_free(struct cu_progress *p)
     for (size_t i = 0; i < p->n; i++)
         free(p->items[i].name);
     free(p->items);
+    free(p->held_installer);
+    free(p->held_msg);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }
@@ -116,17 +130,48 @@ json_line(const struct cu_event *e)
     json_decref(o);
 }
 
-/* The figures of the whole run: bytes downloaded of all archives, and archives unpacked. */
+/* The figures of the whole run: bytes downloaded of all archives, and archives unpacked (downloaded, for
+ * `mirror`, which unpacks nothing). */
 struct figures {
     int pct;
-    const char *stage;
-    uint64_t done, total, rate;
+    const char *stage; /* NULL while the bytes still come: "downloaded" in the line says it */
+    uint64_t done, total, rate; /* rate 0: no byte came over the last seconds (none is shown) */
     long left_s; /* -1: not known */
     size_t n_unpacked, n;
 };
 
+/* Bytes per second over the last RATE_WINDOW_MS, from the samples; 0 when none came or too little time passed. */
+static uint64_t
+rate_now(struct cu_progress *p, uint64_t fetched, int64_t now)
+{
+    size_t last = (p->samp_next + RATE_SAMPLES - 1) % RATE_SAMPLES;
+    if (!p->n_samp || now - p->samp_ms[last] >= 250) {
+        p->samp_ms[p->samp_next] = now;
+        p->samp_bytes[p->samp_next] = fetched;
+        p->samp_next = (p->samp_next + 1) % RATE_SAMPLES;
+        if (p->n_samp < RATE_SAMPLES)
+            p->n_samp++;
+    }
+    /* The oldest sample still inside the window. */
+    int64_t t0 = 0;
+    uint64_t b0 = 0;
+    bool have = false;
+    for (size_t k = 0; k < p->n_samp; k++) {
+        size_t i = (p->samp_next + RATE_SAMPLES - p->n_samp + k) % RATE_SAMPLES;
+        if (now - p->samp_ms[i] <= RATE_WINDOW_MS) {
+            t0 = p->samp_ms[i];
+            b0 = p->samp_bytes[i];
+            have = true;
+            break;
+        }
+    }
+    if (!have || now - t0 < RATE_MIN_MS || fetched <= b0)
+        return 0;
+    return (uint64_t)((double)(fetched - b0) * 1000.0 / (double)(now - t0));
+}
+
 static void
-figures(const struct cu_progress *p, struct figures *f)
+figures(struct cu_progress *p, struct figures *f)
 {
     uint64_t done = 0, total = 0, unpacked = 0;
     size_t n = 0, n_unpacked = 0;
@@ -137,22 +182,25 @@ figures(const struct cu_progress *p, struct figures *f)
         n++;
         total += it->dl_total;
         done += it->dl_done < it->dl_total ? it->dl_done : it->dl_total;
-        if (it->unpacked) {
+        bool over = p->dl_only ? it->dl_done >= it->dl_total : it->unpacked;
+        if (over) {
             n_unpacked++;
             unpacked += it->dl_total;
         }
     }
-    double secs = (double)(cu_mono_ms() - p->start_ms) / 1000.0;
-    double fetched = (double)(done > p->kept_bytes ? done - p->kept_bytes : 0);
-    double rate = secs > 0.5 ? fetched / secs : 0;
-    int pct = total ? (int)(100.0 * ((double)done + (double)unpacked) / (2.0 * (double)total)) : 0;
+    uint64_t fetched = done > p->kept_bytes ? done - p->kept_bytes : 0;
+    uint64_t rate = done < total ? rate_now(p, fetched, cu_mono_ms()) : 0;
+    /* Half for the bytes, half for the archives unpacked; `mirror`'s are whole once downloaded and checked. */
+    int pct = !total      ? 0
+              : p->dl_only ? (int)(100.0 * (double)done / (double)total)
+                           : (int)(100.0 * ((double)done + (double)unpacked) / (2.0 * (double)total));
     if (pct > 99)
         pct = 99; /* 100 is for the end, when the files are in place */
-    *f = (struct figures){.pct = pct, .done = done, .total = total, .rate = (uint64_t)rate, .left_s = -1,
+    *f = (struct figures){.pct = pct, .done = done, .total = total, .rate = rate, .left_s = -1,
                           .n_unpacked = n_unpacked, .n = n};
-    if (rate > 1 && total > done)
-        f->left_s = (long)((double)(total - done) / rate);
-    f->stage = done < total ? _("downloading and unpacking") : n_unpacked < n ? _("unpacking") : _("putting files in place");
+    if (rate > 0 && total > done)
+        f->left_s = (long)((double)(total - done) / (double)rate);
+    f->stage = done < total ? NULL : n_unpacked < n ? _("unpacking") : _("putting files in place");
 }
 
 /*
@@ -194,22 +242,39 @@ compose_env(const struct cu_env_figures *e, int k, int n, int width, char *buf, 
     fit(withmark, sofar, files, width, buf, len);
 }
 
+/*
+ * What does not fit goes in a fixed order: the archives' count (long, then short), the speed, then the time
+ * left; the head (percentage, stage, bytes) is cut only when even it alone is too wide.  At 80 columns a
+ * download shows its speed and time left (issue 49: they went first, and an 80-column line had neither).
+ */
 static void
-compose(const struct figures *f, int k, int n, int width, char *buf, size_t len)
+compose(const struct figures *f, bool dl_only, int k, int n, int width, char *buf, size_t len)
 {
-    char a[32], b[32], r[32], head[160], speed[48] = "", left[48] = "", counts[96], mark[32];
+    char a[32], b[32], r[32], head[160], speed[48] = "", left[48] = "", counts[96], shortc[64], mark[32];
     stage_mark(k, n, mark, sizeof(mark));
-    snprintf(head, sizeof(head), _("%s%3d%% %s: %s of %s downloaded"), mark, f->pct, f->stage,
-             cu_format_bytes(f->done, a, sizeof(a)), cu_format_bytes(f->total, b, sizeof(b)));
-    snprintf(speed, sizeof(speed), _("%s/s"), cu_format_bytes(f->rate, r, sizeof(r)));
+    cu_format_bytes(f->done, a, sizeof(a));
+    cu_format_bytes(f->total, b, sizeof(b));
+    if (f->stage)
+        snprintf(head, sizeof(head), _("%s%3d%% %s: %s of %s downloaded"), mark, f->pct, f->stage, a, b);
+    else
+        snprintf(head, sizeof(head), _("%s%3d%% %s of %s downloaded"), mark, f->pct, a, b);
+    if (f->rate > 0)
+        snprintf(speed, sizeof(speed), _("%s/s"), cu_format_bytes(f->rate, r, sizeof(r)));
     if (f->left_s >= 0)
         snprintf(left, sizeof(left), _("%ldm%02lds left"), f->left_s / 60, f->left_s % 60);
-    snprintf(counts, sizeof(counts), _("%zu of %zu archives unpacked"), f->n_unpacked, f->n);
-    /* 0: everything; 1: no speed; 2: nor time left; 3: nor counts */
-    for (int drop = 0; drop <= 3; drop++) {
-        const char *sp = drop < 1 ? speed : "", *lf = drop < 2 ? left : "", *ct = drop < 3 ? counts : "";
-        snprintf(buf, len, "%s%s%s%s%s%s%s", head, *sp || *lf ? " (" : "", sp, *sp && *lf ? ", " : "", lf,
-                 *sp || *lf ? ")" : "", "");
+    if (dl_only) {
+        snprintf(counts, sizeof(counts), _("%zu of %zu archives downloaded"), f->n_unpacked, f->n);
+        snprintf(shortc, sizeof(shortc), _("%zu/%zu downloaded"), f->n_unpacked, f->n);
+    } else {
+        snprintf(counts, sizeof(counts), _("%zu of %zu archives unpacked"), f->n_unpacked, f->n);
+        snprintf(shortc, sizeof(shortc), _("%zu/%zu unpacked"), f->n_unpacked, f->n);
+    }
+    /* 0: everything; 1: the short count; 2: no count; 3: nor speed; 4: nor time left */
+    for (int drop = 0; drop <= 4; drop++) {
+        const char *ct = drop == 0 ? counts : drop == 1 ? shortc : "";
+        const char *sp = drop < 3 ? speed : "", *lf = drop < 4 ? left : "";
+        snprintf(buf, len, "%s%s%s%s%s%s", head, *sp || *lf ? " (" : "", sp, *sp && *lf ? ", " : "", lf,
+                 *sp || *lf ? ")" : "");
         if (*ct) {
             size_t l = strlen(buf);
             snprintf(buf + l, len - l, ", %s", ct);
@@ -222,7 +287,7 @@ compose(const struct figures *f, int k, int n, int width, char *buf, size_t len)
 }
 
 static void
-summary(const struct cu_progress *p, int width, char *buf, size_t len)
+summary(struct cu_progress *p, int width, char *buf, size_t len)
 {
     if (p->envf.begun) {
         compose_env(&p->envf, p->n_stages, p->n_stages, width, buf, len);
@@ -230,7 +295,7 @@ summary(const struct cu_progress *p, int width, char *buf, size_t len)
     }
     struct figures f;
     figures(p, &f);
-    compose(&f, 1, p->n_stages, width, buf, len);
+    compose(&f, p->dl_only, 1, p->n_stages, width, buf, len);
 }
 
 static void
@@ -241,6 +306,22 @@ draw(struct cu_progress *p)
     fputs("\r\033[K", stderr); /* back to the start of the line, and clear it */
     fputs(line, stderr);
     p->line_open = true;
+}
+
+/* Say the failed step that waited, if one does. */
+static void
+let_out(struct cu_progress *p)
+{
+    if (!p->held_installer)
+        return;
+    if (p->line_open) {
+        fputs("\r\033[K", stderr);
+        p->line_open = false;
+    }
+    /* One message, so that a translation puts its own colon after its word ("[cuda] 失败：…"). */
+    cu_say(stderr, "cudaup: ", _("[%s] %s: %s"), p->held_installer, _("failed"), p->held_msg);
+    cu_clear_ptr(&p->held_installer, free);
+    cu_clear_ptr(&p->held_msg, free);
 }
 
 static void
@@ -334,6 +415,7 @@ on_event(void *ud, const struct cu_event *e)
             fprintf(stderr, _("cudaup: %s: downloaded %s\n"), e->item, cu_format_bytes(e->total, b, sizeof(b)));
         }
     } else if (e->type == CU_EV_LOG && !app->cfg.quiet) {
+        let_out(p);
         if (p->line_open)
             fputs("\r\033[K", stderr);
         /* A system command's own output (the package manager's, as it comes): indented under its step. */
@@ -342,6 +424,14 @@ on_event(void *ud, const struct cu_event *e)
         if (p->line_open)
             draw(p);
     } else if (e->type == CU_EV_STEP_DONE && !app->cfg.quiet) {
+        let_out(p);
+        if (e->status != CU_OK) {
+            /* Held until the command says its error (the same sentence, most often) or something else follows. */
+            p->held_installer = cu_xstrdup(e->installer ? e->installer : "");
+            p->held_msg = cu_xstrdup(e->message ? e->message : "");
+            pthread_mutex_unlock(&p->mu);
+            return;
+        }
         if (p->line_open) {
             fputs("\r\033[K", stderr);
             p->line_open = false;
@@ -402,9 +492,23 @@ cu_progress_events(struct cu_progress *p)
 }
 
 void
+cu_progress_end(struct cu_progress *p, const struct cu_error *err)
+{
+    pthread_mutex_lock(&p->mu);
+    /* The failed step's sentence is the error the command prints next: said there, once (issue 49). */
+    if (p->held_msg && err && strcmp(p->held_msg, cu_error_text(err)) == 0) {
+        cu_clear_ptr(&p->held_installer, free);
+        cu_clear_ptr(&p->held_msg, free);
+    }
+    pthread_mutex_unlock(&p->mu);
+    cu_progress_flush(p);
+}
+
+void
 cu_progress_flush(struct cu_progress *p)
 {
     pthread_mutex_lock(&p->mu);
+    let_out(p);
     if (p->line_open) {
         fputs("\n", stderr);
         p->line_open = false;

@@ -22,7 +22,12 @@ struct cu_plan;
 void cu_progress_set_plan(struct cu_progress *p, const struct cu_plan *plan);
 /** The sink to hand to the engine. */
 struct cu_events cu_progress_events(struct cu_progress *p);
-/** End an updating line, if one is showing. */
+/** End an updating line, if one is showing (and say a failed step that waits to be said). */
 void cu_progress_flush(struct cu_progress *p);
+/**
+ * The run ended with @err (NULL: it did not fail): a failed step whose sentence is @err's own is left to the
+ * error line the command prints next, so that it is said once; then cu_progress_flush().
+ */
+void cu_progress_end(struct cu_progress *p, const struct cu_error *err);
 
 #endif /* CU_PROGRESS_H */

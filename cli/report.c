@@ -51,7 +51,8 @@ cu_report_error_line(struct cu_app *app, const struct cu_error *err)
         json_decref(ev);
     } else {
         int width = cu_term_width(STDERR_FILENO);
-        fputs(cu_color(app, CU_COLOR_RED, true), stderr);
+        /* A planned stop (exit 5: reboot, then run cudaup again) is no failure: not in red (issue 49 item 11). */
+        fputs(cu_color(app, err->code == CU_E_REBOOT ? CU_COLOR_YELLOW : CU_COLOR_RED, true), stderr);
         cu_print_wrapped(stderr, "cudaup: ", msg, width);
         fputs(cu_color_reset(app, true), stderr);
         if (advice)

@@ -131,17 +131,37 @@ def torch_probe(out):
     runtime(out, "cudart", out.get("cuda_build"), loaded_version("cudart"))
 
 
-def loaded_libs():
+def map_path(line):
+    """The file of one /proc/self/maps line, or None (an anonymous mapping, [heap] ...): the sixth field onward,
+    spaces and all (the first five are address, mode, offset, device and inode).  The kernel marks a file deleted
+    since it was mapped with " (deleted)"; that mark goes, unless a file of that very name is the one mapped
+    (its device and inode, fields four and five, are the mapping's): a file may be called "x (deleted)"."""
+    parts = line.split(None, 5)
+    if len(parts) < 6 or not parts[5].startswith("/"):
+        return None
+    path = parts[5].rstrip("\n")
+    if path.endswith(" (deleted)"):
+        try:
+            st = os.stat(path)
+            major, minor = (int(x, 16) for x in parts[3].split(":"))
+            named = (st.st_ino == int(parts[4]) and os.major(st.st_dev) == major and os.minor(st.st_dev) == minor)
+        except (OSError, ValueError):
+            named = False
+        if not named:
+            path = path[:-len(" (deleted)")]
+    return path
+
+
+def loaded_libs(maps="/proc/self/maps"):
     """The CUDA runtime and cuDNN this process mapped (TF1 names neither in its build info)."""
     found = {}
     try:
-        with open("/proc/self/maps") as f:
+        with open(maps) as f:
             for line in f:
-                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                path = map_path(line) or ""
                 base = path.rsplit("/", 1)[-1]
                 for lib, key in (("libcudart.so.", "cuda_loaded"), ("libcudnn.so.", "cudnn_loaded")):
                     if base.startswith(lib) and key not in found:
-                        import os
                         real = os.path.realpath(path).rsplit("/", 1)[-1]
                         found[key] = real[len(lib):] if real.startswith(lib) else base[len(lib):]
     except OSError:
@@ -358,19 +378,15 @@ CUDA_LIB = re.compile(r"^lib(cudart|cublas|cublasLt|cudnn(_[a-z_]+)?|nvJitLink|n
                       r"cufftw?|curand|cusolver(Mg)?|nccl|cupti|nvToolsExt|cufile|nvshmem_host)\.so(\.[0-9.]+)?$")
 
 
-def mapped():
+def mapped(maps="/proc/self/maps"):
     """Every file this process maps, in the order /proc/self/maps lists them."""
     out = []
     try:
-        with open("/proc/self/maps") as f:
+        with open(maps) as f:
             for line in f:
-                parts = line.split(None, 5)
-                if len(parts) == 6 and parts[5].startswith("/"):
-                    path = parts[5].rstrip("\n")
-                    if path.endswith(" (deleted)"):
-                        path = path[:-10]
-                    if path not in out:
-                        out.append(path)
+                path = map_path(line)
+                if path and path not in out:
+                    out.append(path)
     except OSError:
         pass
     return out

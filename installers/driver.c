@@ -272,6 +272,36 @@ keyring_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, struct cu_e
     return st;
 }
 
+/* NVIDIA's keyring package (apt) or repository file (dnf), fetched and checked. */
+static enum cu_status
+repo_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, struct cu_error *err)
+{
+    if (strcmp(s->action, "keyring") == 0)
+        return keyring_step(c, s, err);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    enum cu_status st = fetch(c, s->url, &b, err);
+    if (st == CU_OK)
+        st = drv_write_step(c, "repository", s->path, b.data, err);
+    cu_buf_fini(&b);
+    return st;
+}
+
+enum cu_status
+inst_driver_repository(struct inst_driver_ctx *c, const char *manager, const struct cu_drv_step *steps, size_t n,
+                       struct cu_error *err)
+{
+    enum cu_status st = drv_preflight(c, manager, err);
+    for (size_t i = 0; i < n && st == CU_OK; i++) {
+        const struct cu_drv_step *s = &steps[i];
+        if (strcmp(s->action, "keyring") == 0 || (strcmp(s->action, "repository") == 0 && !s->argv))
+            st = repo_step(c, s, err);
+        else if (s->argv)
+            st = drv_run_step(c, s->action, (const char *const *)s->argv, false, err);
+    }
+    return st;
+}
+
 /* SUSE's user space at the KMP's version: {KV} in the argv is the installed version of s->query, up to its "_". */
 static enum cu_status
 match_step(struct inst_driver_ctx *c, const struct cu_drv_step *s, struct cu_error *err)
@@ -312,8 +342,8 @@ inst_driver_reboot_text(const struct cu_drv_plan *p, bool mok_queued)
 {
     struct cu_buf b;
     cu_buf_init(&b);
-    cu_buf_printf(&b, _("The NVIDIA driver %d (%s) is installed. Reboot now; cudaup never reboots by itself."), p->branch,
-                  cu_drv_flavor_word(p->flavor));
+    /* What to do only: the error's own sentence says what was installed (it was said twice, issue 49 item 11). */
+    cu_buf_printf(&b, "%s", _("Reboot now; cudaup never reboots by itself."));
     /* Sentence after sentence: a space between English ones, none after zh_CN's 。 */
     if (p->secure_boot && strcmp(p->secure_boot, "mok") == 0) {
         if (mok_queued) {
@@ -367,14 +397,8 @@ run_one(struct inst_driver_ctx *c, const struct cu_drv_plan *d, const struct cu_
                               d->components);
         else if (text)
             st = drv_write_step(c, "sources", SOURCES_FILE, text, err);
-    } else if (strcmp(s->action, "keyring") == 0) {
-        st = keyring_step(c, s, err);
-    } else if (strcmp(s->action, "repository") == 0 && !s->argv) {
-        struct cu_buf b;
-        cu_buf_init(&b);
-        if ((st = fetch(c, s->url, &b, err)) == CU_OK)
-            st = drv_write_step(c, "repository", s->path, b.data, err);
-        cu_buf_fini(&b);
+    } else if (strcmp(s->action, "keyring") == 0 || (strcmp(s->action, "repository") == 0 && !s->argv)) {
+        st = repo_step(c, s, err);
     } else if (strcmp(s->action, "match") == 0) {
         st = match_step(c, s, err);
     } else if (strcmp(s->action, "mok") == 0) {
@@ -455,8 +479,8 @@ inst_driver_install(struct inst_driver_ctx *c, const struct cu_plan *plan, const
     if ((st = drv_resume_write(c, plan, facts, queued, err)) != CU_OK)
         return st;
     CU_AUTOFREE char *text = inst_driver_reboot_text(d, queued);
-    cu_error_set(err, CU_E_REBOOT, 0, _("The NVIDIA driver %d is installed; a reboot is needed before CUDA can use it."),
-                 d->branch);
+    cu_error_set(err, CU_E_REBOOT, 0, _("The NVIDIA driver %d (%s) is installed; a reboot is needed before CUDA can use it."),
+                 d->branch, cu_drv_flavor_word(d->flavor));
     cu_error_advise(err, "%s", text);
     return CU_E_REBOOT;
 }

@@ -58,6 +58,16 @@ CU_NODISCARD enum cu_status inst_driver_install(struct inst_driver_ctx *c, const
                                                 const struct cu_facts *facts, struct cu_error *err);
 
 /**
+ * NVIDIA's repository for another stage (the NVIDIA Container Toolkit comes from the same CUDA repository): the
+ * checks before the first change, then @steps in order: the keyring package checked against its pinned sha256 (apt),
+ * the repository file fetched (dnf), and the commands (zypper's addrepo, refresh); each recorded in c->state_dir's
+ * driver.json as the driver's own are, so that inst_driver_uninstall with the same state folder undoes exactly them.
+ * Errors: those of inst_driver_install's steps.
+ */
+CU_NODISCARD enum cu_status inst_driver_repository(struct inst_driver_ctx *c, const char *manager, const struct cu_drv_step *steps,
+                                                   size_t n, struct cu_error *err);
+
+/**
  * A run after the reboot: when STATE/resume.json exists, check that the module now loads (its
  * branch, flavor and signature) and remove the record (*resumed true).  Before the reboot (the same
  * boot id as the record's; an image not booted yet): CU_E_REBOOT, "not rebooted yet".  When it does

@@ -67,14 +67,18 @@ plain_path(const char *p)
     return true;
 }
 
-/* The record, checked: NULL when there is none; *err set (and NULL) when it is not to be trusted. */
+/*
+ * The record, checked: NULL when there is none; *err set (and NULL) when it is not to be trusted, with
+ * *damaged when it is no JSON object at all (empty, or cut short: a disk that filled up, a copy that stopped).
+ */
 static json_t *
-resume_load(const char *state_dir, struct cu_error *err)
+resume_load(const char *state_dir, bool *damaged, struct cu_error *err)
 {
     CU_AUTOFREE char *path = cu_path_join(state_dir, RESUME);
     char *text = NULL;
     size_t len;
     json_t *j = NULL;
+    *damaged = false;
     enum cu_status st = cu_read_record(state_dir, RESUME, 1 << 20, &text, &len, err);
     if (st == CU_E_NOT_FOUND) {
         cu_error_clear(err);
@@ -84,8 +88,10 @@ resume_load(const char *state_dir, struct cu_error *err)
         return NULL;
     st = cu_json_parse_object(text, len, path, &j, err);
     free(text);
-    if (st != CU_OK)
+    if (st != CU_OK) {
+        *damaged = true;
         return NULL;
+    }
     const json_t *b = json_object_get(j, "branch");
     const char *cert = cu_json_str(j, "mok_cert"), *boot = cu_json_str(j, "boot_id");
     if (!json_is_integer(b) || json_integer_value(b) < 1 || json_integer_value(b) > 9999 ||
@@ -101,7 +107,8 @@ json_t *
 inst_driver_resume_record(const char *state_dir)
 {
     struct cu_error e;
-    return resume_load(state_dir, &e);
+    bool damaged;
+    return resume_load(state_dir, &damaged, &e);
 }
 
 enum cu_status
@@ -110,7 +117,28 @@ inst_driver_resume(const char *state_dir, const struct cu_facts *f, bool *resume
     *resumed = false;
     *note = NULL;
     cu_error_clear(err);
-    json_t *r = resume_load(state_dir, err);
+    bool damaged = false;
+    json_t *r = resume_load(state_dir, &damaged, err);
+    if (!r && damaged) {
+        /* Which install it waited for cannot be read; what it was for can be: a loaded NVIDIA driver ends it. */
+        CU_AUTOFREE char *path = cu_path_join(state_dir, RESUME);
+        CU_AUTOFREE char *why = cu_xstrdup(cu_error_text(err));
+        char b[32];
+        if (f->driver.kind == CU_DRIVER_NVIDIA && f->driver.version.n && unlink(path) == 0) {
+            cu_error_clear(err);
+            *note = cu_xasprintf(_("%s; the NVIDIA driver %s is loaded, so that record of a driver install waiting for a reboot has nothing left to resume: it was removed, going on."),
+                                 why, cu_driver_version_format(&f->driver.version, b, sizeof(b)));
+            return CU_OK;
+        }
+        cu_error_clear(err);
+        cu_error_set(err, CU_E_INPUT, 0,
+                     _("%s; it is the record of a driver install waiting for a reboot, and no NVIDIA driver is loaded, so cudaup cannot tell what it was waiting for."),
+                     why);
+        CU_AUTOFREE char *q = cu_sh_quote(path);
+        cu_error_advise(err, _("See what the driver lacks with `cudaup doctor` (after a reboot, if the machine has not had one since the install); then remove the record (`rm %s`) and run cudaup again: it plans the driver anew."),
+                        q);
+        return CU_E_INPUT;
+    }
     if (!r)
         return err->code;
     if (cu_json_str(r, "stopped")) {

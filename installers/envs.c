@@ -120,6 +120,8 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
             /* The others go beside the first one's CUDA: one toolkit serves them all. */
             free(c.cuda);
             c.cuda = cu_xstrdup(cu_version_format(&(*plan)->cuda, 0, b1, sizeof(b1)));
+            free(c.containers); /* the host's containers are the first environment's plan's */
+            c.containers = NULL;
         }
         struct cu_prepare_in one = *in;
         one.cfg = &c;

@@ -19,6 +19,7 @@
 #include "core/base/mem.h"
 #include "core/base/str.h"
 #include "pyenv.h"
+#include "pyhold.h"
 
 static bool
 same_index(const struct cu_plan_framework *a, const struct cu_plan_framework *b)
@@ -109,7 +110,8 @@ inst_framework_plan(struct cu_plan *p)
 }
 
 static enum cu_status
-pip_install(struct cu_run_ctx *ctx, const struct cu_plan_framework *run, bool *changed, struct cu_error *err)
+pip_install(struct cu_run_ctx *ctx, const struct cu_plan_framework *run, bool *changed, bool *pushed,
+            struct cu_error *err)
 {
     struct cu_strv argv;
     cu_strv_init(&argv);
@@ -123,7 +125,7 @@ pip_install(struct cu_run_ctx *ctx, const struct cu_plan_framework *run, bool *c
         cu_strv_push(&argv, "--progress-bar");
         cu_strv_push(&argv, "raw");
     }
-    cu_pip_push_sources(&argv, ctx, ctx->python, run);
+    *pushed = cu_pip_push_sources(&argv, ctx, ctx->python, run);
     cu_env_stage(ctx, "framework", "pip-resolve", run->name);
     struct cu_exec_result res;
     enum cu_status st = cu_pip_run(ctx, "framework", "environment", &argv, &res, err);
@@ -149,18 +151,37 @@ inst_framework_run(struct cu_run_ctx *ctx, struct cu_error *err)
     CU_AUTOFREE char *names = cu_plan_framework_names(p, ",");
     struct cu_event e = {.type = CU_EV_STEP_START, .installer = "framework", .message = names};
     cu_emit(ctx->events, &e);
+    CU_AUTOFREE char *envdir = cu_xstrdup(ctx->python);
+    for (int i = 0; i < 2; i++)
+        *strrchr(envdir, '/') = '\0'; /* ENV/bin/python -> ENV */
+    /* The environment's hold is lifted while this plan's pip runs, and written again for what it installed. */
+    struct cu_pyhold_saved saved = {0};
     st = cu_pip_constraints_write(fw, err);
-    size_t n_runs = 0;
+    if (st == CU_OK && p->hold)
+        st = cu_pyhold_lift(envdir, &saved, err);
+    size_t n_runs = 0, n_idx = 0;
     struct cu_plan_framework *runs = st == CU_OK ? pip_runs(p, &n_runs) : NULL;
-    for (size_t i = 0; st == CU_OK && i < n_runs; i++)
-        st = pip_install(ctx, &runs[i], &changed, err);
-    pip_runs_free(runs, n_runs);
-    if (st == CU_OK) {
-        CU_AUTOFREE char *envdir = cu_xstrdup(ctx->python);
-        for (int i = 0; i < 2; i++)
-            *strrchr(envdir, '/') = '\0'; /* ENV/bin/python -> ENV */
-        st = cu_pyenv_state_write(p, envdir, ctx->python, true, false, err);
+    struct cu_pyhold_index *idx = cu_xcalloc(n_runs + 1, sizeof(*idx));
+    for (size_t i = 0; st == CU_OK && i < n_runs; i++) {
+        bool pushed = false;
+        st = pip_install(ctx, &runs[i], &changed, &pushed, err);
+        if (pushed)
+            idx[n_idx++] = (struct cu_pyhold_index){runs[i].index_url, runs[i].index_explicit};
     }
+    json_t *hold = NULL;
+    if (st == CU_OK && p->hold) {
+        bool hc = false;
+        st = cu_pyhold_write(p, envdir, idx, n_idx, &saved, &hold, &hc, err);
+        changed |= hc;
+    } else if (st != CU_OK && p->hold) {
+        cu_pyhold_unlift(&saved); /* pip changed nothing it could not finish: the old hold stands */
+    }
+    free(idx);
+    pip_runs_free(runs, n_runs);
+    cu_pyhold_saved_fini(&saved);
+    if (st == CU_OK)
+        st = cu_pyenv_state_write(p, envdir, ctx->python, true, false, hold, err);
+    json_decref(hold);
     cu_run_result(ctx, "framework", "pip-install", st == CU_OK ? fw->pip[0] : cu_error_text(err), st, changed);
     return st;
 }

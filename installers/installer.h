@@ -28,6 +28,7 @@ extern const struct cu_installer_ops *const cu_installers[];
 void cu_installers_plan(struct cu_plan *plan);
 
 extern const struct cu_installer_ops inst_driver_ops;
+extern const struct cu_installer_ops inst_containers_ops;
 extern const struct cu_installer_ops inst_cuda_ops;
 extern const struct cu_installer_ops inst_cudnn_ops;
 extern const struct cu_installer_ops inst_envvars_ops;

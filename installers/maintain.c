@@ -28,6 +28,7 @@
 #include "core/install/toolkit.h"
 #include "installer.h"
 #include "pyenvrec.h"
+#include "pyhold.h"
 
 /*
  * Take PREFIX's lock for the whole command (see cu_run_ctx.prefix_locked): it is held until the
@@ -308,7 +309,7 @@ remove_environment(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct 
     }
     cu_strv_free(rcs);
     bool ch = false;
-    if (st == CU_OK && (st = cu_profiled_uninstall(in->profile_d, &ch, err)) == CU_OK && ch)
+    if (st == CU_OK && (st = cu_profiled_uninstall(in->root, in->profile_d, &ch, err)) == CU_OK && ch)
         cu_run_result(ctx, "envvars", "remove", in->profile_d, st, ch);
     if (st != CU_OK)
         return st;
@@ -523,13 +524,17 @@ repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct c
     char **rcs = cu_rc_list(in->state_dir);
     if (rcs && rcs[0] && access(envsh, R_OK) != 0) {
         CU_AUTOFREE char *home = cu_path_join(in->prefix, "cuda");
+        /* As the machine that reads it sees it (under --root, without DIR), as the install wrote it. */
+        CU_AUTOFREE char *seen = in->root && !cu_sysroot_is_host(in->root) ? cu_root_seen_path(in->root->path, home) : NULL;
         bool ch = false;
-        st = cu_env_write_scripts(in->state_dir, home, cu_env_ld_library_path(in->state_dir), &ch, err);
+        st = cu_env_write_scripts(in->state_dir, seen ? seen : home, cu_env_ld_library_path(in->state_dir), &ch, err);
         cu_run_result(ctx, "envvars", "write", in->state_dir, st, ch);
     }
     cu_strv_free(rcs);
     if (st == CU_OK)
         st = repair_python(in, deep, out, ctx, err);
+    if (st == CU_OK) /* the environments' pip hold (issue 45) */
+        st = cu_pyhold_repair(in->state_dir, ctx, err);
     if (st == CU_OK) {
         /* What counts now is the record the repair wrote. */
         size_t left = 0;

@@ -52,6 +52,7 @@ struct cu_maint_in {
     const struct cu_catalog *catalog;
     unsigned retries;
     const char *profile_d;
+    const struct cu_sysroot *root; /* the machine root PROFILE_D may lie in (cu_run_ctx's root), or NULL */
     bool keep_env;                 /* uninstall: keep the Python environment made for that CUDA */
     const char *const *envp;       /* for the tools uninstall runs (conda), or NULL */
 };

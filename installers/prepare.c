@@ -22,9 +22,12 @@
 #include "core/unpack/pyarchive.h"
 #include "core/resolve/resolve.h"
 #include "core/base/str.h"
+#include "containers/containers.h"
 #include "driver.h"
 #include "driver_resolve.h"
 #include "installer.h"
+#include "rootenv.h"
+#include "pyhold.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
 #define PREFIX_ROOM 512
@@ -65,6 +68,15 @@ one_of(const char *s, const char *const *set)
 
 static const char *const scopes[] = {"user", "system", "conda", "none", NULL};
 static const char *const tools[] = {"conda", "mamba", "micromamba", "venv", "none", NULL};
+
+/* cu_root_env_check with the rc file scope user would edit (--shell-rc, else the shell's own). */
+static enum cu_status
+root_env_check(const struct cu_prepare_in *in, struct cu_error *err)
+{
+    const char *given = in->cfg->shell_rc;
+    CU_AUTOFREE char *rc = given && *given ? cu_xstrdup(given) : cu_default_shell_rc(in->envp);
+    return cu_root_env_check(in, rc, err);
+}
 
 /* The environment options' syntax and combinations, checked before anything runs. */
 static enum cu_status
@@ -551,7 +563,7 @@ static void
 fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
 {
     const struct cu_config *c = in->cfg;
-    const char *scope = c->env_scope && *c->env_scope ? c->env_scope : (in->is_root ? "system" : "user");
+    const char *scope = cu_root_env_scope(in);
     const char *tool = c->env_tool && *c->env_tool ? c->env_tool : NULL;
     if (!tool) {
         if (!p->framework)
@@ -565,6 +577,11 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
     }
     p->env.scope = cu_xstrdup(scope);
     p->env.tool = cu_xstrdup(tool);
+    p->env.root = in->root && !in->unconstrained ? cu_xstrdup(in->root) : NULL;
+    p->env.profile_d = in->profile_d ? cu_xstrdup(in->profile_d) : NULL;
+    if (!(c->env_scope && *c->env_scope) && strcmp(scope, "none") == 0 && cu_root_env_profile_d(in))
+        cu_plan_reason(p, _("No environment is set up for the machine under %s: the state folder %s is outside it, so that machine's /etc/profile.d could not name it (--env-scope none). Give --state-dir inside %s to have it set up."),
+                       in->root, in->state_dir, in->root);
     if (strcmp(scope, "user") == 0)
         p->env.shell_rc = c->shell_rc && *c->shell_rc ? cu_xstrdup(c->shell_rc) : cu_default_shell_rc(in->envp);
     else if (c->shell_rc && *c->shell_rc && !in->unconstrained)
@@ -834,7 +851,8 @@ cu_prepare_check(const struct cu_prepare_in *in, struct cu_error *err)
     struct cu_drv_wish dw = {.driver = in->cfg->driver, .source = in->cfg->driver_source, .cuda = in->cfg->cuda};
     enum cu_status st;
     wishes_from(in, &w);
-    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK)
+    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(in->cfg, err)) != CU_OK ||
+        (st = inst_containers_check(in->cfg, err)) != CU_OK || (st = root_env_check(in, err)) != CU_OK)
         return st;
     return cu_drv_wish_check(&dw, err);
 }
@@ -893,7 +911,8 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
     *plan = NULL;
     wishes_from(in, &w);
     mirror_opts_from(in, &mo);
-    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK)
+    if ((st = cu_wishes_check(&w, err)) != CU_OK || (st = check_env_opts(c, err)) != CU_OK ||
+        (st = root_env_check(in, err)) != CU_OK)
         return st;
     if ((st = cu_mirror_new(&mo, mirror, err)) != CU_OK)
         return st;
@@ -916,7 +935,7 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
     for (size_t i = 0; drv && strcmp(drv->action, "keep") != 0 && i < drv->reasons.n; i++)
         cu_plan_reason_src(*plan, i < drv->reason_sources.n && *drv->reason_sources.v[i] ? drv->reason_sources.v[i] : NULL,
                            _("Driver: %s"), drv->reasons.v[i]);
-    if ((st = inst_driver_bind(in, *plan, err)) != CU_OK) {
+    if ((st = inst_driver_bind(in, *plan, err)) != CU_OK || (st = inst_containers_prepare(in, *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;
         return st;
@@ -960,5 +979,7 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
         }
     }
     cu_installers_plan(*plan);
+    if (!in->unconstrained) /* `mirror` makes no environment: nothing to hold */
+        cu_pyhold_plan(*plan, in->catalog, in->facts);
     return CU_OK;
 }

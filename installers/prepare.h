@@ -23,6 +23,8 @@ struct cu_prepare_in {
     const struct cu_catalog *catalog;
     const char *const *envp;
     const char *prefix, *state_dir, *cache_dir; /* resolved, absolute */
+    const char *root; /* --root DIR (its real path) when it is not this machine, else NULL */
+    const char *profile_d; /* where scope system writes (the machine root's /etc/profile.d), or NULL */
     bool is_root;
     bool unconstrained; /* `mirror`: plan for other machines */
     long low_speed_time_s, retry_base_ms; /* test seams: CUDAUP_LOW_SPEED_TIME, CUDAUP_RETRY_BASE_MS */

@@ -129,10 +129,11 @@ pip_configured(struct cu_run_ctx *ctx, const char *python)
     return set;
 }
 
-void
+bool
 cu_pip_push_sources(struct cu_strv *argv, struct cu_run_ctx *ctx, const char *python, const struct cu_plan_framework *fw)
 {
-    if (fw->index_url && (fw->index_explicit || !pip_configured(ctx, python))) {
+    bool pushed = fw->index_url && (fw->index_explicit || !pip_configured(ctx, python));
+    if (pushed) {
         cu_strv_push(argv, "--index-url");
         cu_strv_push(argv, fw->index_url);
     }
@@ -142,6 +143,7 @@ cu_pip_push_sources(struct cu_strv *argv, struct cu_run_ctx *ctx, const char *py
     }
     for (char **r = fw->pip; r && *r; r++)
         cu_strv_push(argv, *r);
+    return pushed;
 }
 
 enum cu_status
@@ -237,9 +239,33 @@ state_read(const char *file)
     return j ? j : json_object();
 }
 
+unsigned
+cu_pyenv_hooks(const struct cu_plan *p)
+{
+    /* Scope conda: the activation sets CUDA's variables.  Frameworks that bring their own CUDA wheels: it also
+     * takes CUDA folders out of LD_LIBRARY_PATH, whatever the scope (issue 36).  A hold: PIP_CONSTRAINT (issue 45). */
+    return (p->env.scope && strcmp(p->env.scope, "conda") == 0 ? CU_HOOK_ENV : 0) |
+           (cu_plan_bundled(p) ? CU_HOOK_GUARD : 0) | (p->hold ? CU_HOOK_HOLD : 0);
+}
+
+/* The "hold" STATE/pyenv.json held for the environment at @path (the first, or one of "envs"), or NULL. */
+static json_t *
+old_hold(const json_t *old, const char *path)
+{
+    if (cu_json_str(old, "path") && strcmp(cu_json_str(old, "path"), path) == 0)
+        return json_object_get(old, "hold");
+    json_t *envs = json_object_get(old, "envs");
+    for (size_t i = 0; i < json_array_size(envs); i++) {
+        json_t *e = json_array_get(envs, i);
+        if (cu_json_str(e, "path") && strcmp(cu_json_str(e, "path"), path) == 0)
+            return json_object_get(e, "hold");
+    }
+    return NULL;
+}
+
 enum cu_status
 cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *python, bool with_framework, bool made,
-                     struct cu_error *err)
+                     const json_t *hold, struct cu_error *err)
 {
     CU_AUTOFREE char *file = cu_path_join(p->state_dir, "pyenv.json");
     json_t *old = state_read(file);
@@ -263,6 +289,15 @@ cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *pyth
     if (n) /* whether they bring their own CUDA wheels: verify then puts no CUDA folder before them */
         json_object_set_new(o, "bundled", json_boolean(cu_plan_bundled(p)));
     json_object_set_new(o, "pip", a);
+    /* What its activation does, and the pip hold (issue 45), for repair to put back. */
+    CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
+    json_object_set_new(o, "activation", json_integer((json_int_t)cu_pyenv_hooks(p)));
+    json_object_set_new(o, "cuda_home", json_string(home));
+    json_t *keep = hold ? NULL : old_hold(old, path);
+    if (hold)
+        json_object_set_new(o, "hold", json_deep_copy(hold));
+    else if (keep)
+        json_object_set_new(o, "hold", json_deep_copy(keep));
     /* The environments of --framework given again ("envs"): each is kept while its folder is there. */
     json_t *envs = json_array(), *prev = json_object_get(old, "envs");
     for (size_t i = 0; i < json_array_size(prev); i++) {
@@ -381,10 +416,7 @@ inst_pyenv_run(struct cu_run_ctx *ctx, struct cu_error *err)
         }
     }
     ctx->python = cu_path_join(path, "bin/python");
-    /* Scope conda: the activation sets CUDA's variables.  Frameworks that bring their own CUDA wheels:
-     * it also takes CUDA folders out of LD_LIBRARY_PATH, whatever the scope (issue 36). */
-    unsigned what = (p->env.scope && strcmp(p->env.scope, "conda") == 0 ? CU_HOOK_ENV : 0) |
-                    (cu_plan_bundled(p) ? CU_HOOK_GUARD : 0);
+    unsigned what = cu_pyenv_hooks(p);
     if (what) {
         CU_AUTOFREE char *home = cu_path_join(p->prefix, "cuda");
         bool c2 = false;
@@ -394,7 +426,7 @@ inst_pyenv_run(struct cu_run_ctx *ctx, struct cu_error *err)
         if (st != CU_OK)
             goto out;
     }
-    st = cu_pyenv_state_write(p, path, ctx->python, false, changed, err);
+    st = cu_pyenv_state_write(p, path, ctx->python, false, changed, NULL, err);
 out:
     cu_run_result(ctx, "pyenv", "create", st == CU_OK ? path : cu_error_text(err), st, changed);
     return st;

@@ -16,10 +16,15 @@ char *cu_pyenv_python_version(struct cu_run_ctx *ctx, const char *python);
  * Write STATE/pyenv.json: what verify's framework check and uninstall read.  The environment of @p at
  * @path with interpreter @python, and (@with_framework) its frameworks; the first environment's keys
  * at the top, another of --framework given again (@p->extra_env) in "envs", with "made" (@made: this
- * run created it).
+ * run created it), what its activation does ("activation": enum cu_hook, "cuda_home") and its pip hold
+ * ("hold", installers/pyhold.h: @hold, or with NULL what the record held for the same folder).
  */
 CU_NODISCARD enum cu_status cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *python,
-                                                 bool with_framework, bool made, struct cu_error *err);
+                                                 bool with_framework, bool made, const json_t *hold,
+                                                 struct cu_error *err);
+
+/** What the activation of @p's environment does (enum cu_hook, core/install/envfile.h). */
+unsigned cu_pyenv_hooks(const struct cu_plan *p);
 
 /** pip's output, line by line, as log lines of @installer, and, when @item is set, as progress
  *  events of that item (the environment's stage): the userdata of cu_pip_output. */
@@ -47,9 +52,9 @@ void cu_env_stage(struct cu_run_ctx *ctx, const char *installer, const char *pha
  * Push where pip takes the framework from, then its requirements.  The user's pip configuration
  * wins (PIP_INDEX_URL, PIP_FIND_LINKS, PIP_NO_INDEX, or the same in @python's pip.conf): the plan's
  * index goes in only when nothing is configured, or when it was named outright (--index-url, the
- * site mirror's index).
+ * site mirror's index).  True when the plan's index went in.
  */
-void cu_pip_push_sources(struct cu_strv *argv, struct cu_run_ctx *ctx, const char *python,
+bool cu_pip_push_sources(struct cu_strv *argv, struct cu_run_ctx *ctx, const char *python,
                          const struct cu_plan_framework *fw);
 
 /**

@@ -195,6 +195,16 @@ cu_pyenv_list_json(const char *state_dir)
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         json_object_set_new(o, keys[i], cu_json_str_or_null(cu_json_str(j, keys[i])));
     json_object_set_new(o, "made", json_boolean(json_is_true(json_object_get(j, "made"))));
+    /* The pip hold (issue 45): its file and the releases it holds. */
+    json_t *h = json_object_get(j, "hold"), *pk = json_object_get(h, "packages");
+    if (cu_json_str(h, "file") && json_is_object(pk)) {
+        json_t *ho = json_object();
+        json_object_set_new(ho, "file", json_string(cu_json_str(h, "file")));
+        json_object_set_new(ho, "packages", json_deep_copy(pk));
+        json_object_set_new(o, "hold", ho);
+    } else {
+        json_object_set_new(o, "hold", json_null());
+    }
     json_decref(j);
     return o;
 }

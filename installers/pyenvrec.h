@@ -40,7 +40,8 @@ void cu_pyenv_mark_write(const char *state_dir, const struct cu_pyenv_mark *befo
 CU_NODISCARD enum cu_status cu_pyenv_remove_for(const struct cu_maint_in *in, const char *cuda_dir, bool last,
                                                 struct cu_run_ctx *ctx, struct cu_error *err);
 
-/** The recorded environment for `list`: {tool, name, path, framework, cuda, made}, or NULL. */
+/** The recorded environment for `list`: {tool, name, path, framework, cuda, made, hold {file, packages{}} or null},
+ *  or NULL. */
 json_t *cu_pyenv_list_json(const char *state_dir);
 
 #endif /* CU_PYENVREC_H */

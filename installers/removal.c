@@ -15,6 +15,7 @@
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
+#include "core/base/sysroot.h"
 #include "core/install/envfile.h"
 #include "core/install/record.h"
 #include "core/resolve/plan.h"
@@ -164,7 +165,9 @@ cu_uninstall_preview(const struct cu_maint_in *in, const char *mm, struct cu_rem
                 cu_strv_push_owned(&out->goes, cu_xasprintf(_("%s: the lines between # >>> cudaup >>> and # <<< cudaup <<<"), *r));
         cu_strv_free(rcs);
         CU_AUTOFREE char *profiled = in->profile_d ? cu_path_join(in->profile_d, "cudaup.sh") : NULL;
-        if (profiled && cu_path_exists(profiled))
+        /* Inside a machine root, the script as that machine's links lead to it (what uninstall removes). */
+        CU_AUTOFREE char *inside = profiled && in->root && !cu_sysroot_is_host(in->root) ? cu_root_seen_path(in->root->path, profiled) : NULL;
+        if (profiled && (inside ? cu_sysroot_exists(in->root, inside) : cu_path_exists(profiled)))
             cu_strv_push_owned(&out->goes, cu_xasprintf(_("%s: sets the environment at login"), profiled));
         CU_AUTOFREE char *envsh = cu_path_join(in->state_dir, "env.sh");
         if (cu_path_exists(envsh))

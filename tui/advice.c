@@ -16,6 +16,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
+#include "core/base/str.h"
 #include "widgets.h"
 
 char *
@@ -43,11 +44,96 @@ tui_advice_words(const struct tui *t, enum cu_advice adv, const char *arg)
         return cu_xasprintf(_("Check that the mirror %s is up and that this machine reaches it, or choose NVIDIA under Downloads from on the Location screen."), a);
     case CU_ADV_MIRROR_LACKS:
         return cu_xasprintf(_("Check that the mirror %s is up and holds this file, or choose NVIDIA under Downloads from on the Location screen."), a);
+    case CU_ADV_REQUEST: /* the sentence as written (its flags told as choices); Versions offers it (tui_take_request) */
     case CU_ADV_NONE:
     case CU_ADV_COUNT:
     default:
         return NULL;
     }
+}
+
+/* Each "--flag value" pair of @flags in turn: *@flag and *@value (owned by @words), false at the end. */
+static bool
+next_flag(const struct cu_strv *words, size_t *i, const char **flag, const char **value)
+{
+    while (*i + 1 < words->n && strncmp(words->v[*i], "--", 2) != 0)
+        (*i)++;
+    if (*i + 1 >= words->n)
+        return false;
+    *flag = words->v[*i] + 2;
+    *value = words->v[*i + 1];
+    *i += 2;
+    return true;
+}
+
+char *
+tui_request_words(const char *flags)
+{
+    struct cu_strv words, said;
+    cu_strv_init(&words);
+    cu_strv_init(&said);
+    cu_strv_split(&words, flags ? flags : "", " ");
+    const char *flag, *value;
+    for (size_t i = 0; next_flag(&words, &i, &flag, &value);) {
+        if (strcmp(flag, "framework") == 0 && strcmp(value, "none") == 0) {
+            cu_strv_push(&said, _("CUDA and cuDNN alone, no framework"));
+        } else if (strcmp(flag, "framework") == 0) {
+            /* "pytorch==2.14,jax": PyTorch 2.14, JAX */
+            struct cu_buf b;
+            cu_buf_init(&b);
+            for (const char *p = value; *p; p += strcspn(p, ","), p += *p == ',') {
+                CU_AUTOFREE char *one = cu_xstrndup(p, strcspn(p, ","));
+                CU_AUTOFREE char *name = cu_xstrndup(one, strcspn(one, "=["));
+                const char *ver = strstr(one, "==");
+                cu_buf_printf(&b, "%s%s%s%s", b.len ? _(", ") : "", cu_framework_title(name), ver ? " " : "", ver ? ver + 2 : "");
+            }
+            cu_strv_push(&said, b.data ? b.data : "");
+            cu_buf_fini(&b);
+        } else if (strcmp(flag, "cuda") == 0) {
+            cu_strv_push_owned(&said, cu_xasprintf(_("CUDA %s"), value));
+        } else if (strcmp(flag, "cudnn") == 0) {
+            cu_strv_push_owned(&said, strcmp(value, "none") == 0 ? cu_xstrdup(_("no cuDNN")) : cu_xasprintf(_("cuDNN %s"), value));
+        } else if (strcmp(flag, "python") == 0) {
+            cu_strv_push_owned(&said, cu_xasprintf(_("Python %s"), value));
+        } else if (strcmp(flag, "driver") == 0) {
+            cu_strv_push_owned(&said, strcmp(value, "keep") == 0 ? cu_xstrdup(_("the driver as it is"))
+                                                                 : cu_xasprintf(_("NVIDIA driver %s"), value));
+        }
+    }
+    char *out = cu_strv_join(&said, _(", "));
+    cu_strv_fini(&said);
+    cu_strv_fini(&words);
+    return out;
+}
+
+void
+tui_take_request(struct tui *t, const char *flags)
+{
+    struct cu_strv words;
+    cu_strv_init(&words);
+    cu_strv_split(&words, flags ? flags : "", " ");
+    const char *flag, *value;
+    /* What the request does not name goes back to automatic; --framework given twice is an environment each. */
+    struct cu_buf fw;
+    cu_buf_init(&fw);
+    tui_set_answer(t, &t->ans.cuda, NULL);
+    tui_set_answer(t, &t->ans.cudnn, NULL);
+    for (size_t i = 0; next_flag(&words, &i, &flag, &value);) {
+        if (strcmp(flag, "framework") == 0)
+            cu_buf_printf(&fw, "%s%s", fw.len ? ";" : "", value);
+        else if (strcmp(flag, "cuda") == 0)
+            tui_set_answer(t, &t->ans.cuda, value);
+        else if (strcmp(flag, "cudnn") == 0)
+            tui_set_answer(t, &t->ans.cudnn, value);
+        else if (strcmp(flag, "python") == 0)
+            tui_set_answer(t, &t->ans.python, value);
+        else if (strcmp(flag, "driver") == 0)
+            tui_set_answer(t, &t->ans.driver, value);
+    }
+    if (fw.len)
+        tui_set_answer(t, &t->ans.framework, fw.data);
+    cu_buf_fini(&fw);
+    cu_strv_fini(&words);
 }
 
 char *

@@ -15,6 +15,10 @@ char *tui_advice_words(const struct tui *t, enum cu_advice adv, const char *arg)
 char *tui_check_detail(const struct tui *t, const struct cu_check *c);
 /** A problem's fix as the wizard says it. Caller frees. */
 char *tui_problem_fix(const struct tui *t, const struct cu_problem *p);
+/** What a request of CU_ADV_REQUEST (its flags, @flags) asks for, in words ("PyTorch 2.14, no cuDNN"). Caller frees. */
+char *tui_request_words(const char *flags);
+/** Take the request @flags as the answers (framework, CUDA, cuDNN, Python, driver); what it does not name is automatic. */
+void tui_take_request(struct tui *t, const char *flags);
 /** Reword, once, the advice of the errors the engine handed back (the plan's, the version lists', the last job's). */
 void tui_word_errors(struct tui *t);
 /** An error's sentence and, on a line of its own, what to do, in the wizard's words. Caller frees. */

@@ -26,6 +26,8 @@
 #include "core/machine/syscmd.h"
 #include "core/doctor/doctor.h"
 #include "core/doctor/driver_doctor.h"
+#include "core/verify/verify_containers.h"
+#include "installers/containers/containers.h"
 #include "installers/driver.h"
 #include "internal.h"
 #include "widgets.h"
@@ -135,6 +137,8 @@ prepare_in(const struct tui_job *j, struct cu_prepare_in *in)
         .prefix = j->cfg.prefix ? j->cfg.prefix : o->prefix,
         .state_dir = o->state_dir,
         .cache_dir = o->cache_dir,
+        .root = o->root && !cu_sysroot_is_host(o->root) ? o->root->path : NULL,
+        .profile_d = o->profile_d,
         .is_root = o->is_root,
         .low_speed_time_s = o->low_speed_time_s,
         .retry_base_ms = o->retry_base_ms,
@@ -156,7 +160,16 @@ run_ctx_init(struct tui_job *j)
         .envp = o->envp,
         .is_root = o->is_root,
         .profile_d = o->profile_d,
+        .root = o->root,
     };
+}
+
+/* The stage the next title names, from the worker: a message with a stage and no text (handle_msg). */
+static void
+set_stage(struct tui *t, const char *stage)
+{
+    struct tui_msg m = {.type = CU_EV_STEP_START, .installer = cu_xstrdup(stage)};
+    push(t, &m);
 }
 
 static void
@@ -172,6 +185,7 @@ run_job(struct tui_job *j)
         .catalog = o->catalog,
         .retries = (unsigned)j->cfg.retries,
         .profile_d = o->profile_d,
+        .root = o->root,
         .keep_env = j->cfg.keep_env,
         .envp = o->envp,
     };
@@ -193,10 +207,27 @@ run_job(struct tui_job *j)
         cu_sys_init(&sys, o->envp, o->root ? o->root->path : "/", false);
         struct inst_driver_ctx dc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx, o->catalog, NULL};
         j->status = CU_OK;
-        if (j->plan_in->driver && strcmp(j->plan_in->driver->action, "install") == 0)
+        bool driver = j->plan_in->driver && strcmp(j->plan_in->driver->action, "install") == 0;
+        if (driver)
             j->status = cu_install_preflight(&j->ctx, &j->err); /* before the first system change */
+        /* The driver's stage from its first check on: a refusal before its first command is the driver's to
+         * title ("Installing CUDA ... failed" said a missing apt-get was CUDA's, issue 49 item 11). */
+        if (driver && j->status == CU_OK)
+            set_stage(j->t, "driver");
         if (j->status == CU_OK)
             j->status = inst_driver_install(&dc, j->plan_in, o->facts, &j->err);
+        if (driver && j->status == CU_OK)
+            set_stage(j->t, "");
+        /* GPU containers: nobody can be asked from this thread, so an engine that runs containers is not restarted
+         * (its step says how to restart it). */
+        struct inst_ctr_ctx cc = {&sys, j->net, o->state_dir, o->cache_dir, &j->ctx, o->catalog, o->envp, NULL, NULL, NULL};
+        bool containers = j->status == CU_OK && j->plan_in->containers;
+        if (containers) {
+            set_stage(j->t, "containers"); /* a failure here is the containers' to title, not CUDA's */
+            j->status = inst_containers_install(&cc, j->plan_in, o->facts, &j->err);
+        }
+        if (containers && j->status == CU_OK)
+            set_stage(j->t, "");
         cu_sys_fini(&sys);
         if (j->status == CU_OK)
             j->status = cu_install_run(&j->ctx, &j->err);
@@ -221,6 +252,14 @@ run_job(struct tui_job *j)
         cu_pyenv_recs_apply(&recs, &vo);
         cu_verify_run(&vo, &j->checks);
         cu_pyenv_recs_fini(&recs);
+        /* GPU containers, where cudaup set them up (as `cudaup verify` checks them). */
+        CU_AUTOFREE char *crec = cu_path_join(o->state_dir, "containers.json");
+        if (access(crec, F_OK) == 0) {
+            struct cu_sys vsys;
+            cu_sys_init(&vsys, o->envp, o->root ? o->root->path : "/", false);
+            cu_verify_containers(o->facts, o->catalog, &vsys, o->envp, &j->checks);
+            cu_sys_fini(&vsys);
+        }
         j->status = cu_checks_failed(&j->checks) ? CU_E_PROBLEMS : CU_OK;
         break;
     }
@@ -326,6 +365,7 @@ tui_start(struct tui *t, enum tui_job_kind kind, const char *dir)
     t->rate_bytes = 0;
     t->rate_ms = t->started_ms;
     t->speed = 0;
+    t->idle_samples = 0;
     /* Signals belong to the UI thread, whose handler sets the flag it polls. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -452,8 +492,10 @@ handle_msg(struct tui *t, struct tui_msg *m)
     char b[64];
     switch (m->type) {
     case CU_EV_STEP_START:
-        /* The status line shows the step; the log below gets its end, not the same line twice. */
-        snprintf(t->step, sizeof(t->step), "%s: %s", m->installer ? m->installer : "", m->message ? m->message : "");
+        /* The status line shows the step; the log below gets its end, not the same line twice.  Without a
+         * message it only names the stage (set_stage). */
+        if (m->message)
+            snprintf(t->step, sizeof(t->step), "%s: %s", m->installer ? m->installer : "", m->message);
         snprintf(t->stage, sizeof(t->stage), "%s", m->installer ? m->installer : "");
         break;
     case CU_EV_PROGRESS:
@@ -545,7 +587,8 @@ tui_drain(struct tui *t)
     int64_t now = cu_mono_ms();
     if (t->job && now - t->rate_ms >= 500) {
         double inst = (double)t->rate_bytes * 1000.0 / (double)(now - t->rate_ms);
-        t->speed = t->speed == 0 ? inst : 0.7 * t->speed + 0.3 * inst;
+        t->idle_samples = t->rate_bytes ? 0 : t->idle_samples + 1;
+        t->speed = t->idle_samples >= 2 ? 0 : t->speed == 0 ? inst : 0.7 * t->speed + 0.3 * inst;
         t->rate_bytes = 0;
         t->rate_ms = now;
     }
@@ -570,10 +613,10 @@ tui_answers_key(const struct cu_config *a, enum tui_job_kind kind)
         return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->framework), or_empty(a->python),
                             or_empty(a->platform), or_empty(a->mirror));
     default:
-        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
+        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
                             or_empty(a->framework), or_empty(a->python), or_empty(a->components),
                             or_empty(a->env_scope), or_empty(a->shell_rc), or_empty(a->env_tool),
                             or_empty(a->env_name), or_empty(a->platform), or_empty(a->mirror), or_empty(a->prefix),
-                            or_empty(a->python_source));
+                            or_empty(a->python_source), or_empty(a->containers));
     }
 }

@@ -97,8 +97,9 @@ tui_next(struct tui *t)
     case SCR_FRAMEWORK: tui_goto(t, SCR_VERSIONS); break;
     case SCR_VERSIONS: tui_goto(t, SCR_COMPONENTS); break;
     case SCR_COMPONENTS: tui_goto(t, SCR_LOCATION); break;
-    case SCR_LOCATION: tui_goto(t, wants_framework(t) ? SCR_PYENV : SCR_REVIEW); break;
-    case SCR_PYENV: tui_goto(t, SCR_REVIEW); break;
+    case SCR_LOCATION: tui_goto(t, wants_framework(t) ? SCR_PYENV : t->containers_offer ? SCR_CONTAINERS : SCR_REVIEW); break;
+    case SCR_PYENV: tui_goto(t, t->containers_offer ? SCR_CONTAINERS : SCR_REVIEW); break;
+    case SCR_CONTAINERS: tui_goto(t, SCR_REVIEW); break;
     case SCR_REVIEW: tui_goto(t, SCR_PROGRESS); break;
     case SCR_PROGRESS: tui_goto(t, SCR_VALIDATION); break;
     case SCR_VALIDATION: tui_goto(t, SCR_DONE); break;

@@ -41,6 +41,8 @@ tui_next_commands(const struct tui *t)
     CU_AUTOFREE char *src = cu_xasprintf(CU_KEEP_OPEN ". %s" CU_KEEP_CLOSE, envsh);
     if (strcmp(scope, "none") == 0)
         cu_strv_push_owned(&v, cu_xasprintf(_("In each shell run: %s"), src));
+    else if (strcmp(scope, "system") == 0) /* /etc/profile.d is read by login shells only (issue 49 item 19) */
+        cu_strv_push_owned(&v, cu_xasprintf(_("Login shells set it from /etc/profile.d; open a new login shell (or log in again), or run: %s"), src));
     else if (strcmp(scope, "conda") != 0)
         cu_strv_push_owned(&v, cu_xasprintf(_("Open a new shell, or run: %s"), src));
     /* Each environment (one per --framework given): its activation, then a call each of its frameworks'
@@ -110,6 +112,11 @@ draw(struct tui *t)
     cu_strv_free(next);
     if (cut)
         tui_doc_add(&d, TC_DIM, 2, "%s", _("A command cut with … here is printed whole when you leave the wizard."));
+    for (size_t k = 0; p && k <= p->n_envs; k++) { /* issue 45: each environment's pip hold, and how to lift it */
+        CU_AUTOFREE char *hold = cu_plan_hold_line(k ? p->envs[k - 1] : p);
+        if (hold)
+            tui_doc_add(&d, TC_NORMAL, 2, "%s", hold);
+    }
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
     tui_doc_add(&d, TC_DIM, 0, _("Run cudaup again at any time to check, repair, add to or remove this install. The log is in %s/cudaup.log."),
                 t->o.state_dir);

@@ -179,7 +179,7 @@ key(struct tui *t, int ch)
                  cu_version_format(&t->existing_version, 2, b, sizeof(b)), t->o.prefix);
         /* What goes, with sizes, and what stays, under the question (issue 35, item 2), as the CLI says it. */
         struct cu_maint_in mi = {.prefix = t->o.prefix, .state_dir = t->o.state_dir, .cache_dir = t->o.cache_dir,
-                                 .catalog = t->o.catalog, .profile_d = t->o.profile_d, .envp = t->o.envp};
+                                 .catalog = t->o.catalog, .profile_d = t->o.profile_d, .root = t->o.root, .envp = t->o.envp};
         struct cu_removal rm;
         struct cu_error e;
         struct cu_buf text;

@@ -36,6 +36,7 @@ struct fwset {
     int set[N_FW];
     int n;
     char ver[N_FW][32];
+    int n_envs; /* environments the answer names: 2 for --framework A --framework B ("A;B") */
 };
 
 static void
@@ -43,6 +44,9 @@ parse_set(const struct tui *t, struct fwset *s)
 {
     const char *a = t->ans.framework ? t->ans.framework : "tensorflow";
     memset(s, 0, sizeof(*s));
+    s->n_envs = 1;
+    for (const char *p = a; *p; p++)
+        s->n_envs += *p == ';';
     for (const char *p = a; *p && s->n < N_FW;) {
         size_t item = strcspn(p, ",;"), n = strcspn(p, ",;=");
         n = n < item ? n : item;
@@ -81,7 +85,8 @@ store_set(struct tui *t, const struct fwset *s)
     cu_buf_init(&b);
     for (int k = 0; k < s->n; k++) {
         int i = s->set[k];
-        cu_buf_printf(&b, "%s%s", b.len ? "," : "", names[i]);
+        /* One environment each (--framework given twice) stays so; else one environment for all. */
+        cu_buf_printf(&b, "%s%s", b.len ? s->n_envs > 1 ? ";" : "," : "", names[i]);
         if (s->ver[i][0] && i != 3)
             cu_buf_printf(&b, "==%s", s->ver[i]);
     }
@@ -117,16 +122,21 @@ set_chosen(struct tui *t, int fw, const char *ver)
     store_set(t, &s);
 }
 
-/* Space: tick or untick a framework for the one environment; None stands alone. */
+/*
+ * Space: tick or untick a framework for the one environment; None stands alone.  TensorFlow ticked only because
+ * nothing was chosen yet is the default, not a choice: the first framework ticked takes its place (it stayed
+ * ticked beside the one the user marked, issue 49 item 12).
+ */
 static void
 toggle(struct tui *t, int row)
 {
     struct fwset s;
     parse_set(t, &s);
-    if (row == 3 || in_set(&s, 3)) {
+    if (row == 3 || in_set(&s, 3) || !t->ans.framework || !*t->ans.framework) {
         set_chosen(t, row, s.ver[row]);
         return;
     }
+    s.n_envs = 1; /* what Space ticks shares one environment */
     if (in_set(&s, row)) {
         if (s.n == 1)
             return; /* one stays chosen: None is the way to have none */
@@ -161,15 +171,29 @@ draw(struct tui *t)
     int y = tui_frame(t, title(), t->cur.editing ? _("Enter: done   Esc: cancel the edit")
                                                  : _("Enter: choose   Space: mark   Esc: back   ?: help   q: quit"));
     y += tui_wrap(y, 1, COLS - 2, 2, _("Which framework should the Python environment have?")) + 1;
+    /* Check boxes: several frameworks can share the one environment (round marks said one only). */
     for (int i = 0; i < N_FW; i++) {
-        CU_AUTOFREE char *row = cu_xasprintf(" (%s) %s", in_set(&set, i) ? "*" : " ", labels[i]);
+        CU_AUTOFREE char *row = cu_xasprintf(" [%s] %s", in_set(&set, i) ? "x" : " ", labels[i]);
         if (i == t->cur.sel)
             tui_attr(t, TC_SEL, true);
         tui_text_pad(y + i, 2, COLS - 6, row);
         if (i == t->cur.sel)
             tui_attr(t, TC_SEL, false);
     }
-    y += N_FW + 1;
+    y += N_FW;
+    /* How several go together: one environment for those ticked, or (--framework given twice) one each. */
+    CU_AUTOFREE char *how = NULL;
+    if (set.n_envs > 1) {
+        struct cu_buf b;
+        cu_buf_init(&b);
+        for (int k = 0; k < set.n; k++)
+            cu_buf_printf(&b, "%s%s", k ? _(", ") : "", cu_framework_title(names[set.set[k]]));
+        how = cu_xasprintf(_("An environment each: %s. Space makes them one environment."), b.data);
+        cu_buf_fini(&b);
+    } else {
+        how = cu_xstrdup(_("Space ticks more than one for the same environment; Enter takes the highlighted one alone."));
+    }
+    y += tui_dim_wrap(t, y, 3, COLS - 5, 2, how) + 1;
     int lw = tui_text_color(t, TC_KEY, y, 3, COLS / 2, _("Version:"));
     tui_edit_draw(t, y, 4 + lw, 24, fw == 3 ? "" : ver, t->cur.sel == ROW_VERSION);
     /* The hint beside the field when there is room, else under it. */
@@ -239,7 +263,8 @@ key(struct tui *t, int ch)
     if (enter_key) {
         struct fwset s;
         parse_set(t, &s);
-        /* Enter on one of several ticked goes on with them all; elsewhere it chooses that one alone. */
+        /* Enter on one of several ticked goes on with them all (one environment each, as --framework given twice
+         * said, stays so); elsewhere it chooses that one alone. */
         if (!(s.n > 1 && in_set(&s, t->cur.sel)))
             set_chosen(t, t->cur.sel, s.ver[t->cur.sel]);
         tui_next(t);

@@ -82,19 +82,33 @@ phase_text(const struct tui_item *it, char *buf, size_t len)
     return _("waiting");
 }
 
-/* @size ("1.7 GB", in a buffer of 32) with a no-break space between its number and unit where the terminal
- * speaks UTF-8, so that a wrapped line never parts them; as it is elsewhere.  Returns @size. */
-static char *
-unbroken(const struct tui *t, char *size)
+/*
+ * The status line's @parts over (at most) two rows of @w columns from @y, @x: each part whole on its row, two
+ * spaces between parts, a part that does not fit on the first row starting the second; what fits on neither is
+ * left out (the last parts first).  A part wider than a whole row is cut.
+ */
+static void
+status_rows(const struct tui *t, int y, int x, int w, const char *const *parts, size_t n)
 {
-    char *sp = strchr(size, ' ');
-    size_t n = strlen(size);
-    if (t->utf8 && sp && n + 2 <= 32) {
-        memmove(sp + 2, sp + 1, n - (size_t)(sp - size)); /* the rest, its NUL included */
-        sp[0] = '\xc2';
-        sp[1] = '\xa0';
+    (void)t;
+    struct cu_buf row[2];
+    cu_buf_init(&row[0]);
+    cu_buf_init(&row[1]);
+    int r = 0;
+    for (size_t i = 0; i < n; i++) {
+        int used = row[r].len ? tui_width(row[r].data) + 2 : 0;
+        if (used + tui_width(parts[i]) > w && row[r].len && r == 0) {
+            r = 1;
+            used = 0;
+        }
+        if (used + tui_width(parts[i]) > w && row[r].len)
+            continue; /* no room on either row */
+        cu_buf_printf(&row[r], "%s%s", row[r].len ? "  " : "", parts[i]);
     }
-    return size;
+    for (int k = 0; k < 2; k++) {
+        tui_text_pad(y + k, x, w, row[k].len ? row[k].data : "");
+        cu_buf_fini(&row[k]);
+    }
 }
 
 static void
@@ -125,6 +139,8 @@ draw(struct tui *t)
     else if (t->progress_job == JOB_INSTALL && t->plan && strcmp(t->stage, "driver") == 0 && t->plan->driver)
         snprintf(what, sizeof(what), failed ? _("Installing the NVIDIA driver %d failed") : _("Installing the NVIDIA driver %d"),
                  t->plan->driver->branch);
+    else if (t->progress_job == JOB_INSTALL && t->plan && strcmp(t->stage, "containers") == 0 && t->plan->containers)
+        snprintf(what, sizeof(what), "%s", failed ? _("Setting this host up for GPU containers failed") : _("Setting this host up for GPU containers"));
     else if (t->progress_job == JOB_INSTALL && t->plan)
         snprintf(what, sizeof(what), failed ? _("Installing CUDA %s into %s failed") : _("Installing CUDA %s into %s"),
                  cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)), TUI_PATH);
@@ -175,23 +191,37 @@ draw(struct tui *t)
         frac = 0.99; /* the files still go into place */
     int64_t el = ((busy ? cu_mono_ms() : t->ended_ms) - t->started_ms) / 1000;
     fmt_time(el, e1, sizeof(e1));
-    char eta[64] = "";
-    if (busy && t->speed > 1 && total > done) {
-        fmt_time((int64_t)((double)(total - done) / t->speed), e2, sizeof(e2));
-        snprintf(eta, sizeof(eta), _(", %s left"), e2);
+    /* The status in parts, each kept whole on a row ("elapsed" went alone onto the second row, issue 49): the
+     * bytes, the archives unpacked, the speed and time left while bytes come, the time elapsed.  Nothing to
+     * download (an uninstall, a repair of modes only): no byte counts of nothing. */
+    const char *parts[5];
+    size_t np = 0;
+    CU_AUTOFREE char *bytes = NULL, *count = NULL, *speed = NULL, *left = NULL, *elapsed = cu_xasprintf(_("%s elapsed"), e1);
+    if (total == 0 && t->n_items == 0) {
+        bytes = n_stages > 1 ? cu_xasprintf("[1/%d] %3d%%", n_stages, (int)(frac * 100)) : cu_xasprintf("%3d%%", (int)(frac * 100));
+    } else {
+        cu_format_bytes(done, b1, sizeof(b1));
+        cu_format_bytes(total, b2, sizeof(b2));
+        CU_AUTOFREE char *head = cu_xasprintf(_("%3d%%  %s of %s downloaded"), (int)(frac * 100), b1, b2);
+        bytes = n_stages > 1 ? cu_xasprintf("[1/%d] %s", n_stages, head) : cu_steal_ptr(&head);
+        count = cu_xasprintf(_("%zu of %zu unpacked"), n_unpacked, t->n_items);
+        /* A speed only while bytes come: none after the downloads (a smoothed speed decayed to "4 B/s"). */
+        if (busy && t->speed >= 1 && total > done) {
+            speed = cu_xasprintf(_("%s/s"), cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3)));
+            fmt_time((int64_t)((double)(total - done) / t->speed), e2, sizeof(e2));
+            left = cu_xasprintf(_("%s left"), e2);
+        }
     }
-    /* Nothing to download (an uninstall, a repair of modes only): no byte counts of nothing.  A size keeps
-     * its number and unit on one row ("0 B/s" never wraps as "0" / "B/s"). */
-    CU_AUTOFREE char *line = total == 0 && t->n_items == 0
-                                 ? cu_xasprintf(_("%3d%%  %s elapsed"), (int)(frac * 100), e1)
-                                 : cu_xasprintf(_("%3d%%  %s of %s downloaded, %zu of %zu unpacked  %s/s  %s elapsed%s"),
-                                                (int)(frac * 100), unbroken(t, cu_format_bytes(done, b1, sizeof(b1))),
-                                                unbroken(t, cu_format_bytes(total, b2, sizeof(b2))), n_unpacked, t->n_items,
-                                                unbroken(t, cu_format_bytes((uint64_t)t->speed, b3, sizeof(b3))), e1, eta);
-    CU_AUTOFREE char *marked = n_stages > 1 ? cu_xasprintf("[1/%d] %s", n_stages, line) : cu_xstrdup(line);
+    parts[np++] = bytes;
+    if (count)
+        parts[np++] = count;
+    if (speed)
+        parts[np++] = speed;
+    if (left)
+        parts[np++] = left;
+    parts[np++] = elapsed;
     tui_gauge(t, y, 2, COLS - 4, frac);
-    /* Over the two rows under the bar when it must: never cut at "el…" (issue 35). */
-    tui_wrap(y + 1, 2, COLS - 4, 2, marked);
+    status_rows(t, y + 1, 2, COLS - 4, parts, np);
     y += 3;
     if (has_env) {
         /* pip learns its sizes as it goes: the bar is the file it downloads, and the words say the rest. */

@@ -61,6 +61,7 @@ step_label(const char *name)
         {"write", N_("write")},
         {"pip-constraints", N_("constrain")},
         {"pip-install", N_("pip install")},
+        {"hold", N_("hold")},
         {"keyring", N_("keyring")},
         {"update", N_("update")},
         {"refresh", N_("refresh")},
@@ -72,6 +73,17 @@ step_label(const char *name)
         {"lock", N_("lock")},
         {"service", N_("service")},
         {"initramfs", "initramfs"},
+        {"containers", N_("containers")},
+        {"configure", N_("configure")},
+        {"check", N_("check")},
+        {"cdi", "CDI"},
+        {"units", N_("units")},
+        {"restart", N_("restart")},
+        {"reload", N_("reload")},
+        {"set-aside", N_("set aside")},
+        {"prereq", N_("prepare")},
+        {"hold", N_("hold")},
+        {"yours", N_("yours")},
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(map); i++)
         if (strcmp(map[i].name, name) == 0)
@@ -183,14 +195,25 @@ draw(struct tui *t)
                     p->cudnn_variant ? p->cudnn_variant : "?");
     else
         tui_doc_add(&d, TC_NORMAL, 2, "%s", _("no cuDNN"));
-    if (p->framework && p->env.tool && strcmp(p->env.tool, "venv") == 0)
-        tui_doc_add(&d, TC_NORMAL, 2, _("%s %s with Python %s, in the venv %s"), cu_framework_title(p->framework->name),
-                    p->framework->version ? p->framework->version : _("(newest)"), p->framework->python,
-                    p->env.path ? p->env.path : p->env.name);
-    else if (p->framework)
-        tui_doc_add(&d, TC_NORMAL, 2, _("%s %s with Python %s, in the %s environment %s"), cu_framework_title(p->framework->name),
-                    p->framework->version ? p->framework->version : _("(newest)"), p->framework->python, p->env.tool,
-                    p->env.path ? p->env.path : p->env.name);
+    /* Every environment, each with every framework in it (it named the first framework alone, issue 49 item 12). */
+    for (size_t k = 0; p->framework && k <= p->n_envs; k++) {
+        const struct cu_plan *q = k ? p->envs[k - 1] : p;
+        size_t nf;
+        struct cu_plan_framework *const *fw = cu_plan_frameworks(q, &nf);
+        struct cu_buf names;
+        cu_buf_init(&names);
+        for (size_t i = 0; i < nf; i++)
+            cu_buf_printf(&names, "%s%s %s", i ? _(", ") : "", cu_framework_title(fw[i]->name),
+                          fw[i]->version ? fw[i]->version : _("(newest)"));
+        const char *py = nf ? fw[0]->python : "?";
+        if (q->env.tool && strcmp(q->env.tool, "venv") == 0)
+            tui_doc_add(&d, TC_NORMAL, 2, _("%s with Python %s, in the venv %s"), names.data ? names.data : "", py,
+                        q->env.path ? q->env.path : q->env.name);
+        else
+            tui_doc_add(&d, TC_NORMAL, 2, _("%s with Python %s, in the %s environment %s"), names.data ? names.data : "", py,
+                        q->env.tool ? q->env.tool : "", q->env.path ? q->env.path : q->env.name);
+        cu_buf_fini(&names);
+    }
     for (size_t i = 0; i < p->reasons.n; i++)
         tui_doc_add(&d, TC_DIM, 4, "%s", p->reasons.v[i]);
     for (size_t i = 0; i < p->warnings.n; i++)

@@ -112,6 +112,8 @@ rows_of(struct tui *t, int field, int *n_rows)
                                    : cu_xasprintf("%s%s  %s", m, tui_mark(t, -1), _("None: TensorFlow needs cuDNN"));
         else if (c->automatic && c->fits)
             rows[r] = cu_xasprintf("%s%s  %s (%s)", m, tui_mark(t, 1), _("Automatic: the newest that fits"), c->label);
+        else if (c->automatic && c->adv == CU_ADV_REQUEST) /* a way forward: what runs here (issue 49 item 13) */
+            rows[r] = cu_xasprintf("%s%s  %s", m, tui_mark(t, -1), _("Automatic: nothing fits; Enter takes what runs here"));
         else if (c->automatic)
             rows[r] = cu_xasprintf("%s%s  %s", m, tui_mark(t, -1), _("Automatic: nothing fits"));
         else
@@ -184,7 +186,14 @@ draw(struct tui *t)
          * gives it the rows it needs, keeping three of its own. */
         const struct cu_choice *c = choice_at(t, field, t->cur.sel, NULL);
         CU_AUTOFREE char *note = c ? tui_unflag(c->note) : NULL;
-        CU_AUTOFREE char *todo = c ? tui_advice_words(t, c->adv, c->adv_arg) : NULL;
+        CU_AUTOFREE char *todo = NULL;
+        if (c && c->automatic && !c->fits && c->adv == CU_ADV_REQUEST) {
+            /* Nothing fits as asked: what does, as the CLI's "What runs here" names it, taken with Enter. */
+            CU_AUTOFREE char *what = tui_request_words(c->adv_arg);
+            todo = cu_xasprintf(_("Enter takes what runs here: %s."), what);
+        } else if (c) {
+            todo = tui_advice_words(t, c->adv, c->adv_arg);
+        }
         CU_AUTOFREE char *why = todo ? cu_xasprintf(_("%s\nWhat to do: %s"), note, todo) : cu_steal_ptr(&note);
         CU_AUTOFREE char *line = !c ? NULL
                                  : c->automatic ? cu_xasprintf(_("%s: %s"), _("Automatic"), why)
@@ -235,6 +244,20 @@ accept(struct tui *t)
         return false;
     if (!c && !none_fits(t)) {
         tui_notice(t, true, "%s", _("TensorFlow loads cuDNN from the CUDA folder, so it cannot go without one; choose a cuDNN that fits, or another framework on the Framework screen."));
+        return false;
+    }
+    if (c && !c->fits && c->automatic && c->adv == CU_ADV_REQUEST) {
+        /* What runs here becomes the answers; the lists are asked again, and Automatic then fits. */
+        CU_AUTOFREE char *what = tui_request_words(c->adv_arg);
+        tui_take_request(t, c->adv_arg);
+        tui_notice(t, false, _("Taken: %s. The versions that fit it are asked again."), what);
+        t->cur.field = FIELD_CUDA;
+        t->cur.sel = 0;
+        t->cur.top = 0;
+        /* Asked again whatever the lists' keys say: --driver (keep) is not in them. */
+        cu_clear_ptr(&t->cuda_key, free);
+        cu_clear_ptr(&t->cudnn_key, free);
+        ask_engine(t);
         return false;
     }
     if (c && !c->fits) {

@@ -23,6 +23,8 @@
 
 #include "core/base/fsutil.h"
 #include "core/base/i18n.h"
+#include "core/machine/engines.h"
+#include "core/machine/syscmd.h"
 #include "core/base/log.h"
 #include "core/base/linebreak.h"
 #include "core/base/mem.h"
@@ -37,12 +39,32 @@ static const struct tui_screen_ops *const screens[SCR_COUNT] = {
     [SCR_WELCOME] = &scr_welcome_ops,     [SCR_EXISTING] = &scr_existing_ops,
     [SCR_SYSTEM] = &scr_system_ops,       [SCR_FRAMEWORK] = &scr_framework_ops,
     [SCR_VERSIONS] = &scr_versions_ops,   [SCR_COMPONENTS] = &scr_components_ops,
-    [SCR_LOCATION] = &scr_location_ops,   [SCR_PYENV] = &scr_pyenv_ops,
+    [SCR_LOCATION] = &scr_location_ops,   [SCR_PYENV] = &scr_pyenv_ops, [SCR_CONTAINERS] = &scr_containers_ops,
     [SCR_REVIEW] = &scr_review_ops,       [SCR_PROGRESS] = &scr_progress_ops,
     [SCR_VALIDATION] = &scr_validation_ops, [SCR_DONE] = &scr_done_ops,
 };
 
 
+
+/* Is a container engine installed on this Linux (its program in the root: files only, no command runs)? The wizard's
+ * Containers screen is shown then, unless cudaup runs inside a container (GPU containers are the host's). */
+static bool
+containers_here(const struct tui_opts *o)
+{
+    if (!o->facts || o->facts->container.inside)
+        return false;
+    struct cu_sys sys;
+    struct cu_engines en;
+    cu_sys_init(&sys, o->envp, o->root ? o->root->path : "/", false);
+    struct cu_engines_opts eo = {&sys, o->envp, false, false};
+    cu_engines_probe(&eo, &en);
+    bool any = false;
+    for (int k = 0; k < CU_N_ENGINES; k++)
+        any |= en.e[k].installed;
+    cu_engines_fini(&en);
+    cu_sys_fini(&sys);
+    return any;
+}
 
 static void
 restore_terminal(void)
@@ -149,6 +171,30 @@ utf8_locale(void)
     return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
 }
 
+/*
+ * @prefix, then @text broken into lines of @width columns where core/linebreak says text may break (a command
+ * between keep marks whole), continuation lines under the text; @width 0: one line.
+ */
+static void
+print_wrapped(FILE *out, const char *prefix, const char *text, int width)
+{
+    int lead = tui_width(prefix);
+    fputs(prefix, out);
+    const char *s = text;
+    bool first = true;
+    do {
+        int avail = width > lead + 10 ? width - lead - 1 : width > 0 ? 10 : 1 << 20;
+        size_t next, end = cu_line_break(s, avail, false, &next);
+        if (!first)
+            fprintf(out, "%*s", lead, "");
+        CU_AUTOFREE char *shown = cu_line_shown(s, end);
+        fputs(shown, out);
+        fputc('\n', out);
+        first = false;
+        s += next;
+    } while (*s);
+}
+
 int
 tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
 {
@@ -162,6 +208,7 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
     memset(&t, 0, sizeof(t));
     memset(&sc, 0, sizeof(sc));
     t.o = *o;
+    t.containers_offer = containers_here(o);
     t.screens = screens;
     t.wake[0] = t.wake[1] = -1;
     pthread_mutex_init(&t.mu, NULL);
@@ -276,6 +323,9 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
         t.rc = 130;
     }
     rc = t.rc;
+    /* The text left on the terminal is laid out for its width, as the CLI's is (the terminal cut it mid-word,
+     * issue 49 item 19); to a pipe or a file, a line each. */
+    int width = isatty(STDOUT_FILENO) ? COLS : 0;
     endwin();
     delscreen(scr);
     if (fin)
@@ -283,16 +333,17 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
     if (fout)
         fclose(fout);
     cu_log_set_handler(NULL, NULL);
+    int err_width = isatty(STDERR_FILENO) ? width : 0;
     for (size_t i = 0; i < t.n_replay; i++)
-        fprintf(stderr, "cudaup: %s\n", t.replay[i]);
+        print_wrapped(stderr, "cudaup: ", t.replay[i], err_width);
     if (t.scr == SCR_DONE && t.target && t.last_job != JOB_UNINSTALL) {
-        /* Whole, for copying: the screen had to wrap the long paths. */
+        /* Whole, for copying: the screen had to wrap the long paths.  A command is never broken (it would paste
+         * as two lines); the words around it wrap between words. */
         char **next = tui_next_commands(&t);
-        printf(_("CUDA is installed in %s. Next:\n"), t.target);
-        for (char **n = next; n && *n; n++) {
-            CU_AUTOFREE char *shown = cu_line_shown(*n, strlen(*n));
-            printf("  %s\n", shown);
-        }
+        CU_AUTOFREE char *head = cu_xasprintf(_("CUDA is installed in %s. Next:"), t.target);
+        print_wrapped(stdout, "", head, width);
+        for (char **n = next; n && *n; n++)
+            print_wrapped(stdout, "  ", *n, width);
         cu_strv_free(next);
     }
     tui_fini(&t);

@@ -36,6 +36,7 @@ enum tui_scr {
     SCR_COMPONENTS,
     SCR_LOCATION,
     SCR_PYENV,
+    SCR_CONTAINERS,
     SCR_REVIEW,
     SCR_PROGRESS,
     SCR_VALIDATION,
@@ -217,12 +218,15 @@ struct tui {
     int64_t started_ms, ended_ms; /* the running (or last) job */
     uint64_t rate_bytes;
     int64_t rate_ms;
-    double speed; /* bytes/s, smoothed */
+    double speed; /* bytes/s, smoothed; 0 once no byte came for a second (it decayed to "4 B/s", issue 49) */
+    int idle_samples; /* samples in a row without a byte */
     /* The Python environment's stage (item "environment"): begun, what it does, pip's figures. */
     struct cu_env_figures env;
     char step[160];
     char stage[16]; /* the installer of the step running (or that stopped): "python", "cuda", "pyenv", ... */
     unsigned spin;
+    bool containers_offer; /* the Containers screen is part of the flow: a container engine is installed on this
+                            * Linux and cudaup does not run inside a container (found at start, files only) */
 };
 
 /**
@@ -275,6 +279,6 @@ int tui_edit_key(struct tui *t, int ch);
 
 extern const struct tui_screen_ops scr_welcome_ops, scr_existing_ops, scr_system_ops, scr_framework_ops,
     scr_versions_ops, scr_components_ops, scr_location_ops, scr_pyenv_ops, scr_review_ops, scr_progress_ops,
-    scr_validation_ops, scr_done_ops;
+    scr_validation_ops, scr_done_ops, scr_containers_ops;
 
 #endif /* CU_TUI_H */

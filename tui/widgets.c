@@ -451,7 +451,7 @@ int
 tui_frame(struct tui *t, const char *title, const char *keys)
 {
     static const enum tui_scr flow[] = {SCR_SYSTEM, SCR_FRAMEWORK, SCR_VERSIONS, SCR_COMPONENTS, SCR_LOCATION,
-                                        SCR_PYENV, SCR_REVIEW, SCR_PROGRESS, SCR_VALIDATION, SCR_DONE};
+                                        SCR_PYENV, SCR_CONTAINERS, SCR_REVIEW, SCR_PROGRESS, SCR_VALIDATION, SCR_DONE};
     erase();
     tui_attr(t, TC_TITLE, true);
     mvhline(0, 0, ' ', COLS);
@@ -467,7 +467,7 @@ tui_frame(struct tui *t, const char *title, const char *keys)
     }
     size_t n = 0, at = 0;
     for (size_t i = 0; i < sizeof(flow) / sizeof(flow[0]); i++) {
-        if (flow[i] == SCR_PYENV && no_fw)
+        if ((flow[i] == SCR_PYENV && no_fw) || (flow[i] == SCR_CONTAINERS && !t->containers_offer))
             continue;
         n++;
         if (flow[i] == t->scr)

@@ -17,6 +17,7 @@ static const char *const names[CU_ADV_COUNT] = {
     [CU_ADV_REINSTALL] = "reinstall",
     [CU_ADV_MIRROR_DOWN] = "mirror-down",
     [CU_ADV_MIRROR_LACKS] = "mirror-lacks",
+    [CU_ADV_REQUEST] = "request",
 };
 
 const char *

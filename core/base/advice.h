@@ -21,6 +21,7 @@ enum cu_advice {
     CU_ADV_REINSTALL,     /* install again with the same answers */
     CU_ADV_MIRROR_DOWN,   /* the mirror ARG is not reached: check it, or download from NVIDIA (no --mirror) */
     CU_ADV_MIRROR_LACKS,  /* the mirror ARG lacks a file: fill it, or download from NVIDIA (no --mirror) */
+    CU_ADV_REQUEST,       /* what runs here: the request ARG, flags of `cudaup install` ("--framework none --cudnn none") */
     CU_ADV_COUNT
 };
 

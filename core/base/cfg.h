@@ -47,6 +47,8 @@ struct cu_config {
     char *package;       /* mirror: cudaup's own .deb or tarball to place in DIR/cudaup/ */
     char *driver;        /* --driver auto|keep|none|BRANCH[-open|-proprietary] */
     char *driver_source; /* --driver-source distro|nvidia */
+    char *containers;    /* --containers docker,containerd,crio,podman|auto|none */
+    bool restart_engines; /* --restart-engines: with --yes, restart an engine even when it runs containers */
     bool offline;        /* --offline: no package index, not NVIDIA's server; the catalog, the cache, the --mirror given */
     bool allow_inferred; /* --allow-inferred: plan a build whose GPU code is inferred as one read */
     uint64_t index_timeout; /* seconds the package index has to answer, its requests together (default 5) */

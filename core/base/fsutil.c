@@ -147,6 +147,82 @@ cu_trusted_dir(const char *path, struct cu_error *err)
     return CU_OK;
 }
 
+/* One folder on the way to a path: this user's or root's, and not writable by every user unless sticky. */
+static enum cu_status
+way_folder_ok(const char *path, const struct stat *sb, struct cu_error *err)
+{
+    char owner[64];
+    if (sb->st_uid != geteuid() && sb->st_uid != 0)
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s belongs to %s, not to you or root; cudaup will not use a folder another user controls"),
+                            path, cu_user_name(sb->st_uid, owner, sizeof(owner)));
+    if ((sb->st_mode & S_IWOTH) && !(sb->st_mode & S_ISVTX))
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s (owned by %s) can be written by every user; cudaup will not use it (chmod o-w)"), path,
+                            cu_user_name(sb->st_uid, owner, sizeof(owner)));
+    return CU_OK;
+}
+
+enum cu_status
+cu_path_trusted(const char *path, struct cu_error *err)
+{
+    if (!path || path[0] != '/')
+        return CU_OK;
+    struct stat sb;
+    if (lstat("/", &sb) == 0 && way_folder_ok("/", &sb, err) != CU_OK)
+        return CU_E_UNSAFE_PATH;
+    /* @cur: the folders walked so far, none of them a link; @rest: what is still to walk (a link's text goes in front). */
+    CU_AUTOFREE char *cur = cu_xstrdup("");
+    CU_AUTOFREE char *rest = cu_xstrdup(path);
+    for (int links = 0;;) {
+        char *r = rest;
+        while (*r == '/')
+            r++;
+        if (!*r)
+            return CU_OK;
+        size_t n = strcspn(r, "/");
+        CU_AUTOFREE char *name = cu_xstrndup(r, n);
+        char *tail = cu_xstrdup(r + n);
+        free(rest);
+        rest = tail;
+        if (strcmp(name, ".") == 0)
+            continue;
+        if (strcmp(name, "..") == 0) {
+            char *slash = strrchr(cur, '/');
+            if (slash)
+                *slash = '\0';
+            continue;
+        }
+        CU_AUTOFREE char *next = cu_xasprintf("%s/%s", cur, name);
+        if (lstat(next, &sb) != 0)
+            return CU_OK; /* not there yet (this user makes it), or not for this user to see: the caller's own checks say */
+        if (S_ISLNK(sb.st_mode)) {
+            char owner[64], to[4096];
+            if (sb.st_uid != geteuid() && sb.st_uid != 0)
+                return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                                    _("%s is a symbolic link owned by %s; cudaup will not follow another user's link"), next,
+                                    cu_user_name(sb.st_uid, owner, sizeof(owner)));
+            ssize_t len = readlink(next, to, sizeof(to) - 1);
+            if (len <= 0 || ++links > 40)
+                return CU_OK; /* a loop or an unreadable link: the caller's open says so */
+            to[len] = '\0';
+            char *joined = cu_xasprintf("%s/%s", to, rest);
+            free(rest);
+            rest = joined;
+            if (to[0] == '/')
+                cur[0] = '\0';
+            continue;
+        }
+        if (!S_ISDIR(sb.st_mode))
+            return CU_OK; /* a file where a folder should be: the caller's error, not a matter of trust */
+        enum cu_status st = way_folder_ok(next, &sb, err);
+        if (st != CU_OK)
+            return st;
+        free(cur);
+        cur = cu_steal_ptr(&next);
+    }
+}
+
 int
 cu_fsync_parent(const char *path)
 {

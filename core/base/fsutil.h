@@ -52,6 +52,17 @@ char *cu_tmp_template(const char *path);
 CU_NODISCARD enum cu_status cu_trusted_dir(const char *path, struct cu_error *err);
 
 /**
+ * Is every folder on the way to @path, and @path itself where it is a folder, one that nobody but this user and
+ * root can change: each this user's or root's and not writable by every user (a sticky folder such as /tmp is
+ * fine), each symbolic link on the way this user's or root's (followed, and where it leads checked the same way)?
+ * Another user who owns a folder on the way could move what is below it aside and put a link there, choosing
+ * where cudaup writes.  The part of @path that does not exist yet is fine (this user makes it), and so is a file
+ * where a folder should be (the caller's open says so).  Errors: CU_E_UNSAFE_PATH with one sentence naming the
+ * folder or link and its owner.  A relative @path is not checked.
+ */
+CU_NODISCARD enum cu_status cu_path_trusted(const char *path, struct cu_error *err);
+
+/**
  * Replace @path with @data atomically: a temporary file in the same folder,
  * written, fsync'd, closed with its result checked, then renamed over @path.
  * A symlink at @path is replaced by a file; use cu_resolve_symlinks first to

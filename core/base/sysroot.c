@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -201,4 +203,272 @@ char *
 cu_sysroot_host_path(const struct cu_sysroot *root, const char *path)
 {
     return cu_path_join(root->path, path);
+}
+
+static int
+open_dir_hops(const struct cu_sysroot *root, const char *path, bool create, int hops)
+{
+    int fd = cu_sysroot_open(root, path, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0 || fd != -ENOENT || !create)
+        return fd;
+    if (hops > 40)
+        return -ELOOP;
+    /* Made one level at a time, each in its parent as opened inside the root: a link there leads nowhere else. */
+    const char *r = rel(path);
+    const char *slash = strrchr(r, '/');
+    CU_AUTOFREE char *parent = slash ? cu_xstrndup(r, (size_t)(slash - r)) : cu_xstrdup(".");
+    const char *name = slash ? slash + 1 : r;
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return -ENOENT;
+    int pfd = open_dir_hops(root, parent, true, hops + 1);
+    if (pfd < 0)
+        return pfd;
+    int rc = mkdirat(pfd, name, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+    fd = rc < 0 ? rc : openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && rc == 0)
+        fd = -errno;
+    struct stat lsb;
+    if ((fd == -ELOOP || fd == -ENOTDIR) && fstatat(pfd, name, &lsb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lsb.st_mode)) {
+        /* A link to a folder not made yet (a tree's /etc/profile.d -> /etc/profile.d.real): made where it leads,
+         * inside the root, as the machine's own mkdir -p would. */
+        char to[PATH_MAX];
+        ssize_t n = readlinkat(pfd, name, to, sizeof(to) - 1);
+        if (n > 0) {
+            to[n] = '\0';
+            CU_AUTOFREE char *target = to[0] == '/' ? cu_xstrdup(to) : cu_xasprintf("/%s/%s", parent, to);
+            close(pfd);
+            int tfd = open_dir_hops(root, target, true, hops + 1);
+            if (tfd < 0)
+                return tfd;
+            close(tfd);
+            return cu_sysroot_open(root, path, O_RDONLY | O_DIRECTORY);
+        }
+    }
+    close(pfd);
+    return fd;
+}
+
+int
+cu_sysroot_open_dir(const struct cu_sysroot *root, const char *path, bool create)
+{
+    return open_dir_hops(root, path, create, 0);
+}
+
+/* The host path of the folder behind @fd, or NULL. Caller owns. */
+static char *
+fd_path(int fd)
+{
+    char link[64], buf[PATH_MAX];
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+    if (n <= 0 || buf[0] != '/')
+        return NULL;
+    buf[n] = '\0';
+    return cu_xstrdup(buf);
+}
+
+/* Is host path @p the root @rootp or inside it? */
+static bool
+under(const char *rootp, const char *p)
+{
+    size_t n = strlen(rootp);
+    if (strcmp(rootp, "/") == 0)
+        return p[0] == '/';
+    return strncmp(p, rootp, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+char *
+cu_sysroot_real_path(const struct cu_sysroot *root, const char *path)
+{
+    int fd = cu_sysroot_open(root, path, O_PATH);
+    if (fd < 0)
+        return NULL;
+    char *real = fd_path(fd);
+    close(fd);
+    if (real && !under(root->path, real))
+        cu_clear_ptr(&real, free); /* an old kernel's plain openat followed a link out */
+    return real;
+}
+
+enum cu_status
+cu_sysroot_resolve(const struct cu_sysroot *root, const char *path, char **out, struct cu_error *err)
+{
+    struct cu_strv parts;
+    cu_strv_init(&parts);
+    cu_strv_split(&parts, rel(path), "/");
+    CU_AUTOFREE char *real = NULL;
+    *out = NULL;
+    /* The longest part that opens as a folder inside the root. */
+    int fd = fcntl(root->dirfd, F_DUPFD_CLOEXEC, 0);
+    size_t i = 0;
+    struct cu_buf sofar;
+    cu_buf_init(&sofar);
+    enum cu_status st = CU_OK;
+    for (; fd >= 0 && i < parts.n; i++) {
+        if (!*parts.v[i] || strcmp(parts.v[i], ".") == 0)
+            continue;
+        cu_buf_printf(&sofar, "/%s", parts.v[i]);
+        int nfd = cu_sysroot_open(root, sofar.data, O_PATH | O_DIRECTORY);
+        if (nfd < 0)
+            break;
+        close(fd);
+        fd = nfd;
+    }
+    CU_AUTOFREE char *shown = cu_path_join(root->path, path);
+    if (fd < 0) {
+        st = cu_error_set(err, CU_E_IO, errno, _("Cannot open %s"), root->path);
+        goto out;
+    }
+    if (i < parts.n) {
+        /* What stands where the folder is not: nothing (made later, as a folder), or what cannot be followed. */
+        struct stat sb;
+        CU_AUTOFREE char *at = cu_path_join(root->path, sofar.data);
+        if (fstatat(fd, parts.v[i], &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+            if (S_ISLNK(sb.st_mode)) {
+                char to[PATH_MAX];
+                ssize_t n = readlinkat(fd, parts.v[i], to, sizeof(to) - 1);
+                to[n > 0 ? n : 0] = '\0';
+                st = cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                                  _("%s is a link to %s, which is not a folder inside %s; cudaup will not follow it out of that machine's tree"),
+                                  at, to, root->path);
+            } else {
+                st = cu_error_set(err, CU_E_IO, ENOTDIR, _("%s is not a folder"), at);
+            }
+            goto out;
+        }
+        if (errno != ENOENT) {
+            st = cu_error_set(err, CU_E_IO, errno, _("Cannot examine %s"), at);
+            goto out;
+        }
+    }
+    real = fd_path(fd);
+    /* Without openat2 a link could lead out; the folder reached says where it really is. */
+    if (!real || !under(root->path, real)) {
+        st = cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                          _("%s leads out of %s (to %s); cudaup will not write there for that machine"), shown, root->path,
+                          real ? real : "?");
+        goto out;
+    }
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_buf_puts(&b, strcmp(real, "/") == 0 ? "" : real);
+    for (; i < parts.n; i++)
+        if (*parts.v[i] && strcmp(parts.v[i], ".") != 0)
+            cu_buf_printf(&b, "/%s", parts.v[i]);
+    if (!b.len)
+        cu_buf_puts(&b, "/");
+    *out = cu_buf_steal(&b);
+    cu_buf_fini(&b);
+out:
+    if (fd >= 0)
+        close(fd);
+    cu_buf_fini(&sofar);
+    cu_strv_fini(&parts);
+    return st;
+}
+
+char *
+cu_root_seen_path(const char *rootp, const char *host)
+{
+    if (!host || host[0] != '/')
+        return NULL;
+    if (!rootp || strcmp(rootp, "/") == 0)
+        return cu_xstrdup(host);
+    if (under(rootp, host))
+        return cu_xstrdup(host[strlen(rootp)] ? host + strlen(rootp) : "/");
+    /* Through a link (/img -> /srv/img): the nearest part that exists, as it really is. */
+    CU_AUTOFREE char *head = cu_xstrdup(host);
+    size_t cut = strlen(head);
+    for (;;) {
+        CU_AUTOFREE char *real = realpath(head, NULL);
+        if (real) {
+            if (!under(rootp, real))
+                return NULL;
+            CU_AUTOFREE char *full = cu_xasprintf("%s%s", real, host + cut);
+            return cu_xstrdup(full[strlen(rootp)] ? full + strlen(rootp) : "/");
+        }
+        char *slash = strrchr(head, '/');
+        if (!slash || slash == head)
+            return NULL;
+        *slash = '\0';
+        cut = (size_t)(slash - head);
+    }
+}
+
+/* A folder, link or program on the way to a program run inside the root: this user's or root's, nobody else's to write. */
+static enum cu_status
+way_ok(const struct cu_sysroot *root, const char *inside, const struct stat *sb, bool program, struct cu_error *err)
+{
+    char owner[64];
+    CU_AUTOFREE char *shown = cu_path_join(root->path, inside);
+    cu_user_name(sb->st_uid, owner, sizeof(owner));
+    if (sb->st_uid != geteuid() && sb->st_uid != 0)
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s belongs to %s, not to you or root; cudaup will not run programs inside a tree another user controls"),
+                            shown, owner);
+    bool link = S_ISLNK(sb->st_mode);
+    bool other_w = (sb->st_mode & S_IWOTH) && !(S_ISDIR(sb->st_mode) && (sb->st_mode & S_ISVTX));
+    bool group_w = program && (sb->st_mode & S_IWGRP) && sb->st_gid != 0 && sb->st_gid != getegid();
+    if (!link && (other_w || group_w))
+        return cu_error_set(err, CU_E_UNSAFE_PATH, 0,
+                            _("%s (owned by %s) can be written by other users; cudaup will not run programs from it (chmod go-w)"),
+                            shown, owner);
+    return CU_OK;
+}
+
+enum cu_status
+cu_sysroot_trusted_path(const struct cu_sysroot *root, const char *path, struct cu_error *err)
+{
+    struct stat sb;
+    if (fstat(root->dirfd, &sb) != 0)
+        return cu_error_set(err, CU_E_IO, errno, _("Cannot examine %s"), root->path);
+    enum cu_status st = way_ok(root, "/", &sb, false, err);
+    if (st != CU_OK)
+        return st;
+    /* Walked as RESOLVE_IN_ROOT walks it: @cur holds no link, a link's text goes before what is left. */
+    CU_AUTOFREE char *cur = cu_xstrdup("");
+    CU_AUTOFREE char *rest = cu_xstrdup(path);
+    for (int links = 0;;) {
+        char *r = rest;
+        while (*r == '/')
+            r++;
+        if (!*r)
+            return CU_OK;
+        size_t n = strcspn(r, "/");
+        CU_AUTOFREE char *name = cu_xstrndup(r, n);
+        char *tail = cu_xstrdup(r + n);
+        free(rest);
+        rest = tail;
+        if (strcmp(name, ".") == 0)
+            continue;
+        if (strcmp(name, "..") == 0) {
+            char *slash = strrchr(cur, '/');
+            if (slash)
+                *slash = '\0';
+            continue;
+        }
+        CU_AUTOFREE char *next = cu_xasprintf("%s/%s", cur, name);
+        if (fstatat(root->dirfd, next + 1, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+            return CU_OK; /* not there: the caller says what is missing */
+        bool last = !rest[strspn(rest, "/")];
+        if ((st = way_ok(root, next, &sb, last && S_ISREG(sb.st_mode), err)) != CU_OK)
+            return st;
+        if (S_ISLNK(sb.st_mode)) {
+            char to[PATH_MAX];
+            ssize_t len = readlinkat(root->dirfd, next + 1, to, sizeof(to) - 1);
+            if (len <= 0 || ++links > 40)
+                return CU_OK;
+            to[len] = '\0';
+            char *joined = cu_xasprintf("%s/%s", to, rest);
+            free(rest);
+            rest = joined;
+            if (to[0] == '/')
+                cur[0] = '\0';
+            continue;
+        }
+        if (!S_ISDIR(sb.st_mode))
+            return CU_OK;
+        free(cur);
+        cur = cu_steal_ptr(&next);
+    }
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/catalog/ctk_data.h"
 #include "core/catalog/driver_data.h"
 #include "core/base/fsutil.h"
 #include "core/catalog/catalog_learned.h"
@@ -578,6 +579,7 @@ cu_catalog_from_json(const json_t *root, const char *what, struct cu_catalog **o
         (st = cu_catalog_loads_parse(root, what, &cat->loads, err)) ||
         (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err)) ||
         (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err)) ||
+        (st = cu_ctk_data_parse(json_object_get(root, "containers"), what, &cat->containers, err)) ||
         (st = cu_cat_learned_parse(root, what, &cat->learned, &cat->n_learned, err))) {
         cu_catalog_free(cat);
         return st;
@@ -640,6 +642,7 @@ cu_catalog_free(struct cu_catalog *cat)
     if (!cat)
         return;
     cu_drv_data_free(cat->driver);
+    cu_ctk_data_free(cat->containers);
     cu_cat_legacy_free(cat->legacy);
     cu_cat_learned_free(cat->learned, cat->n_learned);
     free(cat->src);

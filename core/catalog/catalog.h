@@ -25,6 +25,7 @@
 #include "core/base/parse.h"
 
 struct cu_drv_data;
+struct cu_ctk_data;
 
 struct cu_cat_gpu {
     uint16_t device; /* PCI device id, vendor 10de */
@@ -213,6 +214,7 @@ struct cu_catalog {
     struct cu_cat_component_group *groups;
     size_t n_groups;
     struct cu_drv_data *driver; /* the driver tables (core/catalog/driver_data.h) */
+    struct cu_ctk_data *containers; /* the container tables (core/catalog/ctk_data.h); never NULL once loaded */
     struct cu_cat_legacy *legacy; /* CUDA 10.0-11.3 from runfiles (catalog_legacy.h); never NULL once loaded */
     /* Releases newer than the embedded catalog, learned this run from a package index or a mirror
      * (catalog_learned.h; none in the embedded catalog). */

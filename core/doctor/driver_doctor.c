@@ -69,6 +69,7 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, 
         struct cu_strv pk;
         cu_strv_init(&pk);
         pin_packages(f, row, branch, &pk);
+        cu_strv_sort(&pk); /* the same command whichever order dpkg's database lists them in */
         cu_buf_printf(&b, "sudo %s", pin);
         for (size_t i = 0; i < pk.n; i++)
             cu_buf_printf(&b, " %s", pk.v[i]);
@@ -89,6 +90,25 @@ pin_command(const struct cu_facts *f, const struct cu_drv_pkg *row, int branch, 
         return NULL;
     }
     return cu_buf_steal(&b);
+}
+
+/* The fix for a driver past a GPU's last branch @last: the install cudaup would plan for that branch, or what it
+ * says when it would refuse (the same as --driver auto, then). */
+static char *
+last_branch_fix(const struct cu_facts *f, const struct cu_catalog *cat, int last)
+{
+    char ask[16];
+    snprintf(ask, sizeof(ask), "%d", last);
+    struct cu_drv_wish w = {.driver = ask};
+    struct cu_drv_in in = {f, cat, &w};
+    struct cu_drv_plan *p = cu_drv_choose(&in);
+    char *fix = strcmp(p->action, "install") == 0
+                    ? cu_xasprintf(_("Install branch %d, the last that drives it: `cudaup install --driver %d` (a driver change: cudaup shows it and asks before it changes anything), then reboot."),
+                                   p->branch, p->branch)
+                    : cu_xasprintf(_("%s Install a driver of branch %d yourself, reboot, then run cudaup again."),
+                                   p->refusal ? p->refusal : "", last);
+    cu_drv_plan_free(p);
+    return fix;
 }
 
 void
@@ -241,6 +261,44 @@ cu_drv_doctor(const struct cu_facts *f, const struct cu_catalog *cat, const stru
                         cu_xstrdup(_("Run `sudo cudaup doctor` to check them.")));
     }
 
+    /* A branch newer than the last that drives a GPU here, loaded or installed: the driver ignores that GPU ("The
+     * 595.71.05 NVIDIA driver will ignore this GPU", driver_generations.csv), and so does every CUDA program. Then a
+     * pin that holds such a branch: the next upgrade takes the driver there (issue 45). */
+    bool beyond = false;
+    for (size_t i = 0; branch && i < f->n_gpus && !beyond; i++) {
+        const struct cu_gpu_info *g = &f->gpus[i];
+        const struct cu_drv_gen *gen = cu_drv_gen_for_cc(cat->driver, &g->cc);
+        if (!gen || !gen->branch_last || branch <= gen->branch_last)
+            continue;
+        char *fix = last_branch_fix(f, cat, gen->branch_last);
+        cu_problems_add(out, "driver-drops-gpu", CU_SEV_ERROR,
+                        loaded ? cu_xasprintf(_("The NVIDIA driver %s does not drive GPU %d (%s, %s): branch %d ignores it, and branch %d is the last that drives it."),
+                                              cu_driver_version_format(&d->version, b1, sizeof(b1)), g->index, g->name,
+                                              gen->generation, branch, gen->branch_last)
+                               : cu_xasprintf(_("The NVIDIA driver installed here is of branch %d, which does not drive GPU %d (%s, %s): branch %d is the last that drives it."),
+                                              branch, g->index, g->name, gen->generation, gen->branch_last),
+                        fix);
+        cu_problems_source(out, gen->source);
+        beyond = true;
+    }
+    for (size_t i = 0; s->pin_branch && i < f->n_gpus && !beyond; i++) {
+        const struct cu_gpu_info *g = &f->gpus[i];
+        const struct cu_drv_gen *gen = cu_drv_gen_for_cc(cat->driver, &g->cc);
+        if (!gen || !gen->branch_last || s->pin_branch <= gen->branch_last)
+            continue;
+        const struct cu_drv_pkg *row = cu_drv_row_for(f, cat, gen->branch_last, "proprietary");
+        CU_AUTOFREE char *file = NULL;
+        CU_AUTOFREE char *cmd = pin_command(f, row, gen->branch_last, &file);
+        cu_problems_add(out, "driver-pin-drops-gpu", CU_SEV_WARNING,
+                        cu_xasprintf(_("The driver's pin (%s) holds branch %d, which does not drive GPU %d (%s, %s): the next upgrade takes the driver there, and branch %d is the last that drives it."),
+                                     s->pin_file ? s->pin_file : "?", s->pin_branch, g->index, g->name, gen->generation,
+                                     gen->branch_last),
+                        file ? cu_xasprintf(_("Hold branch %d instead: `%s` in %s."), gen->branch_last, cmd, file)
+                             : cu_xasprintf(_("Hold branch %d instead: `%s`."), gen->branch_last, cmd));
+        cu_problems_source(out, gen->source);
+        beyond = true;
+    }
+
     /* Not held, on a GPU whose last branch is this one or near: the next upgrade drops it. */
     if (loaded && !s->pinned)
         for (size_t i = 0; i < f->n_gpus; i++) {
@@ -287,6 +345,7 @@ cu_drv_state_json(const struct cu_facts *f, json_t *drv)
     json_object_set_new(drv, "kernel_release", cu_json_str_or_null(s->kernel_release));
     json_object_set_new(drv, "module_signed", s->module_signed < 0 ? json_null() : json_boolean(s->module_signed));
     json_object_set_new(drv, "pinned", json_boolean(s->pinned));
+    json_object_set_new(drv, "pin_branch", s->pin_branch ? json_integer(s->pin_branch) : json_null());
     json_t *pk = json_array();
     for (size_t i = 0; i < s->installed.n; i++)
         json_array_append_new(pk, json_string(s->installed.v[i]));

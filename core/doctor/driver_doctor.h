@@ -17,7 +17,8 @@ struct cu_problems; /* core/doctor/doctor.h */
  * Name the broken-driver states (core/doctor/driver_doctor.c), each with a fix that `cudaup repair`
  * carries out where a package manager can: driver-mismatch (when sysinfo's NVML check could not
  * tell), driver-module-missing, driver-unsigned-secure-boot, driver-unpinned,
- * driver-flavor-unsupported.  Appends to @out.
+ * driver-flavor-unsupported, driver-drops-gpu (a branch past the last that drives a GPU here, loaded or
+ * installed) and driver-pin-drops-gpu (a pin of the driver's packages that holds such a branch).  Appends to @out.
  */
 void cu_drv_doctor(const struct cu_facts *facts, const struct cu_catalog *cat, const struct cu_problems *seen,
                    struct cu_problems *out);

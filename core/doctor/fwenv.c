@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/catalog/cliff.h"
+#include "core/catalog/cudnn_matrix.h"
 #include "core/catalog/gpucode.h"
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
@@ -307,9 +309,23 @@ scan_env(const struct cu_sysroot *root, const struct cu_catalog *cat, const char
         CU_AUTOFREE char *sp = cu_xasprintf("%s/%s/site-packages", lib, pys.v[i]);
         if (!cu_sysroot_is_dir(root, sp))
             continue;
+        size_t before = out->n;
         scan_torch(root, cat, env, sp, out);
         scan_tf(root, env, sp, out);
         scan_jax(root, cat, env, sp, out);
+        /* The cuDNN wheel pip brought (nvidia-cudnn-cu13, -cu12, -cu11): each framework of the environment loads it. */
+        for (int m = 13; m >= 11 && out->n > before; m--) {
+            CU_AUTOFREE char *dist = cu_xasprintf("nvidia_cudnn_cu%d", m);
+            CU_AUTOFREE char *v = dist_version(root, sp, dist);
+            for (size_t k = before; v && k < out->n; k++)
+                if (!out->v[k].cudnn_wheel) {
+                    out->v[k].cudnn_wheel = cu_xstrdup(v);
+                    out->v[k].cudnn_major = m;
+                }
+        }
+        CU_AUTOFREE char *hold = cu_path_join(env, "cudaup-constraints.txt");
+        for (size_t k = before; k < out->n; k++)
+            out->v[k].held = cu_sysroot_exists(root, hold);
     }
     cu_strv_fini(&pys);
 }
@@ -368,6 +384,7 @@ cu_fwenvs_fini(struct cu_fwenvs *e)
         free(x->code_source);
         free(x->sass);
         free(x->ptx);
+        free(x->cudnn_wheel);
     }
     if (e) {
         free(e->v);
@@ -512,15 +529,26 @@ check_one(const struct cu_fwenv *e, const struct cu_facts *f, const struct cu_ca
         CU_AUTOFREE char *has = cu_code_describe(&code);
         int t;
         bool ptx = cu_code_fit(&code, &g->cc, &t) == CU_CODE_PTX;
+        CU_AUTOFREE char *msg = ptx ? cu_xasprintf(_("%s %s in %s reaches GPU %d (%s, compute capability %s) only through its PTX compute_%d, which this driver is too old to JIT-compile."),
+                                                   name, ver, e->path, g->index, g->name,
+                                                   cu_version_format(&g->cc, 0, b1, sizeof(b1)), t)
+                                    : cu_xasprintf(_("%s %s in %s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it computes on the CPU."),
+                                                   name, ver, e->path, g->index, g->name,
+                                                   cu_version_format(&g->cc, 0, b1, sizeof(b1)), has,
+                                                   e->code_read ? "" : _(" (inferred)"));
+        /* The last release with code for it (core/catalog/cliff.h): where the field left this GPU. */
+        struct cu_cliff cl;
+        cu_cliff_for(cat, &g->cc, &cl);
+        const struct cu_cliff_part *last = ptx ? NULL : cu_cliff_framework(&cl, e->framework);
+        CU_AUTOFREE char *lt = last && last->known ? cu_cliff_fw_text(e->framework, last) : NULL;
         cu_problems_add(out, "framework-no-gpu-code", CU_SEV_WARNING,
-                        ptx ? cu_xasprintf(_("%s %s in %s reaches GPU %d (%s, compute capability %s) only through its PTX compute_%d, which this driver is too old to JIT-compile."),
-                                           name, ver, e->path, g->index, g->name,
-                                           cu_version_format(&g->cc, 0, b1, sizeof(b1)), t)
-                            : cu_xasprintf(_("%s %s in %s has no code for GPU %d (%s, compute capability %s): it carries %s%s, so it computes on the CPU."),
-                                           name, ver, e->path, g->index, g->name,
-                                           cu_version_format(&g->cc, 0, b1, sizeof(b1)), has,
-                                           e->code_read ? "" : _(" (inferred)")),
+                        lt ? cu_xasprintf(last->current ? _("%s The newest release has code for it: %s.")
+                                                        : _("%s The last release with code for it is %s."),
+                                          msg, lt)
+                           : cu_xstrdup(msg),
                         suggest(cat, f, e->framework));
+        if (last && last->source)
+            cu_problems_source(out, last->source);
         return;
     }
     struct cu_version min;
@@ -548,12 +576,98 @@ check_one(const struct cu_fwenv *e, const struct cu_facts *f, const struct cu_ca
     }
 }
 
+/*
+ * cuDNN @v built for CUDA @major (in @where) and the GPUs here: cudnn-drops-gpu for the first GPU its support matrix
+ * does not list, naming the last cuDNN that does (core/catalog/cliff.h), with @fix (taken).
+ */
+static void
+check_cudnn(const struct cu_catalog *cat, const struct cu_facts *f, const struct cu_version *v, int major,
+            const char *where, char *fix, struct cu_problems *out)
+{
+    char b1[32], b2[32], b3[32];
+    for (size_t i = 0; i < f->n_gpus; i++) {
+        const struct cu_gpu_info *g = &f->gpus[i];
+        const struct cu_cat_cudnn_support *row = NULL;
+        if (!g->cc.n || cu_catalog_cudnn_lists(cat, v, major, &g->cc, &row) != 0)
+            continue;
+        struct cu_cliff cl;
+        cu_cliff_for(cat, &g->cc, &cl);
+        CU_AUTOFREE char *msg = cu_xasprintf(_("cuDNN %s in %s does not support GPU %d (%s, compute capability %s): the support matrix of cuDNN %s does not list it."),
+                                             cu_version_format(v, 0, b1, sizeof(b1)), where, g->index, g->name,
+                                             cu_version_format(&g->cc, 0, b2, sizeof(b2)),
+                                             row ? cu_version_format(&row->cudnn, 0, b3, sizeof(b3)) : "?");
+        cu_problems_add(out, "cudnn-drops-gpu", CU_SEV_WARNING,
+                        cl.cudnn.known ? cu_xasprintf(_("%s The last cuDNN that supports it is %s for CUDA %d."), msg,
+                                                      cu_version_format(&cl.cudnn.version, 0, b1, sizeof(b1)), cl.cudnn.major)
+                                       : cu_xstrdup(msg),
+                        fix);
+        return;
+    }
+    free(fix);
+}
+
+/* Was a problem of @code added for something in @path? */
+static bool
+flagged(const struct cu_problems *out, size_t from, const char *code, const char *path)
+{
+    for (size_t i = from; i < out->n; i++)
+        if (strcmp(out->v[i].code, code) == 0 && strstr(out->v[i].message, path))
+            return true;
+    return false;
+}
+
 void
 cu_fwenvs_check(const struct cu_fwenvs *e, const struct cu_facts *f, const struct cu_catalog *cat,
                 const char *const *envp, struct cu_problems *out)
 {
+    char b1[32], b2[32];
+    size_t from = out->n;
     for (size_t i = 0; i < e->n; i++)
         check_one(&e->v[i], f, cat, envp, out);
+    if (f->n_gpus == 0)
+        return;
+    /* The cuDNN wheel of each environment whose frameworks have code for the GPUs (else their own problem says it):
+     * `pip install -U nvidia-cudnn-cu12` brings a release that may have left the GPU behind. */
+    for (size_t i = 0; i < e->n; i++) {
+        const struct cu_fwenv *x = &e->v[i];
+        struct cu_version v;
+        bool seen = false;
+        for (size_t k = 0; k < i; k++)
+            seen |= strcmp(e->v[k].path, x->path) == 0 && e->v[k].cudnn_wheel;
+        if (seen || !x->cudnn_wheel || !cu_version_parse(x->cudnn_wheel, &v) || flagged(out, from, "framework-no-gpu-code", x->path))
+            continue;
+        CU_AUTOFREE char *where = cu_xasprintf("%s (nvidia-cudnn-cu%d)", x->path, x->cudnn_major);
+        CU_AUTOFREE char *again = suggest(cat, f, x->framework);
+        /* An environment cudaup holds (issue 45): repair puts back the cuDNN it is held at. */
+        check_cudnn(cat, f, &v, x->cudnn_major, where,
+                    x->held ? cu_xasprintf(_("Run `cudaup repair`: it puts back the releases %s/cudaup-constraints.txt holds the environment at. Or: %s"),
+                                           x->path, again)
+                            : cu_xstrdup(again),
+                    out);
+    }
+    /* The cuDNN of each CUDA install (what a framework without its own loads). */
+    for (size_t i = 0; i < f->n_installs; i++) {
+        const struct cu_cuda_install *in = &f->installs[i];
+        bool builds = true; /* a CUDA that cannot build for a GPU here is its own problem (cuda-drops-gpu) */
+        for (size_t g = 0; g < f->n_gpus; g++)
+            builds &= !f->gpus[g].cc.n || cu_catalog_cuda_supports_cc(cat, &in->version, &f->gpus[g].cc) != 0;
+        if (!in->cudnn.n || !in->version.n || !builds)
+            continue;
+        struct cu_cliff cl;
+        cu_cliff_for(cat, &f->gpus[0].cc, &cl);
+        for (size_t g = 1; g < f->n_gpus; g++) { /* the GPU the matrix drops decides below; any GPU's cliff is a start */
+            struct cu_cliff c2;
+            cu_cliff_for(cat, &f->gpus[g].cc, &c2);
+            if (c2.cudnn.known && (!cl.cudnn.known || cu_version_cmp(&c2.cudnn.version, &cl.cudnn.version) < 0))
+                cl = c2;
+        }
+        char *fix = cl.cuda.known && cl.cudnn.known
+                        ? cu_xasprintf(_("Run `cudaup install --cuda %s --cudnn %s`."),
+                                       cu_version_format(&cl.cuda.version, 0, b1, sizeof(b1)),
+                                       cu_version_format(&cl.cudnn.version, 0, b2, sizeof(b2)))
+                        : cu_xstrdup(_("Use an older cuDNN release for this GPU."));
+        check_cudnn(cat, f, &in->cudnn, (int)in->version.part[0], in->path, fix, out);
+    }
 }
 
 json_t *
@@ -570,6 +684,8 @@ cu_fwenvs_json(const struct cu_fwenvs *e, const struct cu_facts *f)
         json_object_set_new(o, "cudnn_build", cu_json_str_or_null(x->cudnn_build));
         json_object_set_new(o, "cpu_only", json_boolean(x->cpu_only));
         json_object_set_new(o, "bundled_runtime", json_boolean(x->bundled));
+        json_object_set_new(o, "cudnn_wheel", cu_json_str_or_null(x->cudnn_wheel));
+        json_object_set_new(o, "held", json_boolean(x->held));
         json_t *gc = json_array();
         struct cu_cat_code code = {.sass = x->sass, .ptx = x->ptx, .n_sass = x->n_sass, .n_ptx = x->n_ptx};
         for (size_t g = 0; g < f->n_gpus; g++) {

@@ -32,6 +32,9 @@ struct cu_fwenv {
     char *code_source; /* "build_info.py", or the catalog row's source; NULL when unknown */
     int *sass, *ptx;   /* the GPU code (sm numbers); both empty when unknown */
     size_t n_sass, n_ptx;
+    char *cudnn_wheel; /* the environment's nvidia-cudnn-cuNN release ("9.10.2.21"), or NULL */
+    int cudnn_major;   /* its CUDA major (the NN) */
+    bool held;         /* the environment holds pip on its build (ENV/cudaup-constraints.txt, installers/pyhold.h) */
 };
 
 struct cu_fwenvs {
@@ -54,9 +57,13 @@ void cu_fwenvs_fini(struct cu_fwenvs *e);
 
 /**
  * Append what keeps each framework off the GPU here: framework-no-gpu-code (a
- * CPU-only build, or no code for a GPU's compute capability), framework-driver-too-old,
- * framework-cudnn-mismatch (TensorFlow against the cuDNN of the CUDA it would load).
- * Each fix is the `cudaup install --framework ...` that gives a build which runs here.
+ * CPU-only build, or no code for a GPU's compute capability; the message names the
+ * last release with code for it, core/catalog/cliff.h), framework-driver-too-old,
+ * framework-cudnn-mismatch (TensorFlow against the cuDNN of the CUDA it would load),
+ * and cudnn-drops-gpu: a cuDNN whose support matrix does not list a GPU here, the
+ * environment's nvidia-cudnn-cuNN wheel (when its framework has code for the GPU) or
+ * a CUDA install's, naming the last cuDNN that does.
+ * Each fix is the `cudaup install ...` that gives a build which runs here.
  */
 void cu_fwenvs_check(const struct cu_fwenvs *e, const struct cu_facts *f, const struct cu_catalog *cat,
                      const char *const *envp, struct cu_problems *out);

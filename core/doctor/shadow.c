@@ -711,10 +711,11 @@ walk_env(const struct cu_sysroot *root, const struct cu_catalog *cat, struct fw 
 
 void
 cu_fwenvs_shadow(const struct cu_sysroot *root, const struct cu_catalog *cat, const struct cu_fwenvs *e, size_t from,
-                 const char *const *envp, const char *state_dir, struct cu_problems *out, json_t *loads_out)
+                 const char *const *envp, const char *state_dir, const atomic_int *cancel, struct cu_problems *out,
+                 json_t *loads_out)
 {
     struct cu_ldconf conf;
-    cu_ldconf_read(root, &conf);
+    cu_ldconf_read(root, cancel, &conf);
     CU_AUTOFREE char *llp = effective_llp(envp, state_dir);
     for (size_t i = from; i < e->n; i++) {
         bool first_of_env = true;

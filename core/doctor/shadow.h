@@ -14,6 +14,7 @@
 #define CU_SHADOW_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 
 #include "core/base/sysroot.h"
 #include "core/catalog/catalog.h"
@@ -23,14 +24,16 @@
 /**
  * Check the environments @e->v[@from..] (read through @root) with the LD_LIBRARY_PATH of @envp and, where
  * cudaup's STATE/env.sh (@state_dir, on this host; may be NULL) sets one, that too: problems
- * framework-cuda-shadowed (every library a framework would load from outside the environment although one
+framework-cuda-shadowed (every library a framework would load from outside the environment although one
  * of its wheels holds it, with the variable or file responsible), framework-cuda-duplicate (one soname
  * mapped from two files), framework-cudnn-two (severity warning).  Each framework's dlopen() calls are the
  * ones recorded for its release in @cat (catalog_loads.h); the environment's frameworks are walked in every
  * order they can be imported in.  @loads_out, when not NULL, gets one entry per environment and order: what
- * the walk loaded (the doctor document's "framework_loads").
+ * the walk loaded (the doctor document's "framework_loads").  Once *@cancel is set (SIGINT, SIGTERM; may be
+ * NULL), the walk of ld.so.conf stops where it is.
  */
 void cu_fwenvs_shadow(const struct cu_sysroot *root, const struct cu_catalog *cat, const struct cu_fwenvs *e, size_t from,
-                      const char *const *envp, const char *state_dir, struct cu_problems *out, json_t *loads_out);
+                      const char *const *envp, const char *state_dir, const atomic_int *cancel, struct cu_problems *out,
+                      json_t *loads_out);
 
 #endif

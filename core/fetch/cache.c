@@ -183,7 +183,10 @@ hold_one(const char *dir, const char *sha, const char *name, const atomic_int *c
 enum cu_status
 cu_cache_trusted(const char *cache, struct cu_error *err)
 {
-    enum cu_status st = cu_tree_trusted(cache, err);
+    /* Every folder on the way to it too: another user's parent could swap the cache for a link mid-run. */
+    enum cu_status st = cu_path_trusted(cache, err);
+    if (st == CU_OK)
+        st = cu_tree_trusted(cache, err);
     /* The sub-folders are what is written through: this user's link there is followed, so its target is judged too. */
     static const char *const subs[] = {"archives", "manifests"};
     for (size_t i = 0; st == CU_OK && i < CU_N_ELEMENTS(subs); i++) {

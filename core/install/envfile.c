@@ -20,9 +20,10 @@
 #include "core/base/log.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "core/base/sysroot.h"
 
-#define START "# >>> cudaup >>>"
-#define END "# <<< cudaup <<<"
+#define START CU_RC_BLOCK_START
+#define END CU_RC_BLOCK_END
 #define RC_MAX (16u << 20)
 
 char *
@@ -41,8 +42,8 @@ cu_fish_quote(const char *s)
 }
 
 /* Write @path only when its content differs; @changed tells which happened. */
-static enum cu_status
-write_if_changed(const char *path, const char *text, mode_t mode, bool *changed, struct cu_error *err)
+enum cu_status
+cu_env_write_if_changed(const char *path, const char *text, mode_t mode, bool *changed, struct cu_error *err)
 {
     char *old = NULL;
     size_t len = 0;
@@ -96,7 +97,8 @@ cu_env_write_scripts(const char *state_dir, const char *cuda_home, bool ld_libra
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("The CUDA folder %s cannot go into PATH: it must be absolute and hold no ':' or line break."),
                             cuda_home);
-    if ((st = cu_mkdir_p(state_dir, 0755, err)) != CU_OK)
+    /* STATE and every folder on the way: nobody else's to swap for a link that chooses where these go. */
+    if ((st = cu_path_trusted(state_dir, err)) != CU_OK || (st = cu_mkdir_p(state_dir, 0755, err)) != CU_OK)
         return st;
     /* POSIX sh: works under sh -eu, dash, bash and zsh; never adds an empty entry.  LD_LIBRARY_PATH
      * only where the plan needs it (CUDA alone, or a framework without CUDA wheels of its own): in
@@ -152,9 +154,9 @@ cu_env_write_scripts(const char *state_dir, const char *cuda_home, bool ld_libra
         return st;
     CU_AUTOFREE char *shp = cu_path_join(state_dir, "env.sh");
     CU_AUTOFREE char *fishp = cu_path_join(state_dir, "env.fish");
-    if ((st = write_if_changed(shp, sh, 0644, changed, err)) != CU_OK)
+    if ((st = cu_env_write_if_changed(shp, sh, 0644, changed, err)) != CU_OK)
         return st;
-    return write_if_changed(fishp, fish, 0644, changed, err);
+    return cu_env_write_if_changed(fishp, fish, 0644, changed, err);
 }
 
 void
@@ -315,6 +317,10 @@ resolve_rc(const char *rc)
 static enum cu_status
 rc_owned(const char *rc, struct cu_error *err)
 {
+    /* And every folder on the way to it: another user's could have the file swapped for a link mid-edit. */
+    enum cu_status st = cu_path_trusted(rc, err);
+    if (st != CU_OK)
+        return st;
     CU_AUTOFREE char *cur = cu_xstrdup(rc);
     uid_t me = geteuid();
     for (int hops = 0; hops < 33; hops++) {
@@ -416,13 +422,12 @@ read_rc(const char *target, char **text, size_t *len, struct stat *st, bool *exi
     return cu_read_file(target, RC_MAX, text, len, err);
 }
 
-/* Put @body_lf (the block with "\n" line ends; NULL: the sourcing block) into @rc. */
-static enum cu_status
-rc_install_block(const char *rc, const char *state_dir, const char *body_lf, bool *changed, struct cu_error *err)
+enum cu_status
+cu_rc_install_block(const char *rc, const char *state_dir, const char *body_lf, bool *changed, struct cu_error *err)
 {
     enum cu_status st = CU_OK;
     *changed = false;
-    if ((st = rc_owned(rc, err)) != CU_OK)
+    if ((st = rc_owned(rc, err)) != CU_OK || (st = cu_path_trusted(state_dir, err)) != CU_OK)
         return st;
     CU_AUTOFREE char *target = resolve_rc(rc);
     cu_clean_stale_tmp(target); /* every run, written or not: a kill at the last rename left these */
@@ -555,7 +560,7 @@ cu_rc_install(const char *rc, const char *state_dir, bool *changed, struct cu_er
     if (cu_str_has_suffix(rc, "cshrc"))
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("csh and tcsh are not supported; use a POSIX shell's or fish's start-up file, or --env-scope none"));
-    return rc_install_block(rc, state_dir, NULL, changed, err);
+    return cu_rc_install_block(rc, state_dir, NULL, changed, err);
 }
 
 enum cu_status
@@ -644,245 +649,64 @@ cu_rc_uninstall(const char *rc, const char *state_dir, bool *changed, struct cu_
     return st;
 }
 
+/*
+ * PROFILE_D's folder: inside @root when it lies there (links resolved inside the root, made there when
+ * @create), else the folder itself (made when @create).  An fd, or -errno.
+ */
+static int
+profiled_dir(const struct cu_sysroot *root, const char *profile_d, bool create, struct cu_error *err)
+{
+    CU_AUTOFREE char *inside = root && !cu_sysroot_is_host(root) ? cu_root_seen_path(root->path, profile_d) : NULL;
+    if (inside)
+        return cu_sysroot_open_dir(root, inside, create);
+    if (create && cu_mkdir_p(profile_d, 0755, err) != CU_OK) {
+        cu_error_clear(err);
+        return -(errno ? errno : EIO);
+    }
+    int fd = open(profile_d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
 enum cu_status
-cu_profiled_install(const char *profile_d, const char *state_dir, bool *changed, struct cu_error *err)
+cu_profiled_install(const struct cu_sysroot *root, const char *profile_d, const char *state_dir, bool *changed,
+                    struct cu_error *err)
 {
     CU_AUTOFREE char *path = cu_path_join(profile_d, "cudaup.sh");
     CU_AUTOFREE char *block = cu_rc_block(state_dir, false, "\n");
-    enum cu_status st = cu_mkdir_p(profile_d, 0755, err);
     *changed = false;
-    if (st != CU_OK)
-        return st;
-    return write_if_changed(path, block, 0644, changed, err);
+    int dfd = profiled_dir(root, profile_d, true, err);
+    if (dfd < 0)
+        return cu_error_set(err, CU_E_IO, -dfd, _("Cannot write %s"), path);
+    /* Written in the folder as opened, whatever links led there. */
+    CU_AUTOFREE char *via = cu_xasprintf("/proc/self/fd/%d/cudaup.sh", dfd);
+    enum cu_status st = cu_env_write_if_changed(via, block, 0644, changed, err);
+    int e = errno;
+    close(dfd);
+    if (st != CU_OK) {
+        cu_error_clear(err);
+        st = cu_error_set(err, CU_E_IO, e, _("Cannot write %s"), path);
+    }
+    return st;
 }
 
 enum cu_status
-cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err)
+cu_profiled_uninstall(const struct cu_sysroot *root, const char *profile_d, bool *changed, struct cu_error *err)
 {
     CU_AUTOFREE char *path = cu_path_join(profile_d, "cudaup.sh");
     *changed = false;
-    if (unlink(path) == 0) {
+    int dfd = profiled_dir(root, profile_d, false, err);
+    if (dfd == -ENOENT)
+        return CU_OK;
+    if (dfd < 0)
+        return cu_error_set(err, CU_E_IO, -dfd, _("Cannot remove %s"), path);
+    /* The name itself goes, never what a link there points at. */
+    int rc = unlinkat(dfd, "cudaup.sh", 0) == 0 ? 0 : errno;
+    close(dfd);
+    if (rc == 0) {
         *changed = true;
         return CU_OK;
     }
-    if (errno == ENOENT)
+    if (rc == ENOENT)
         return CU_OK;
-    return cu_error_set(err, CU_E_IO, errno, _("Cannot remove %s"), path);
-}
-
-/* POSIX sh that takes @bin and @lib out of PATH and LD_LIBRARY_PATH and puts the rest back. */
-static char *
-undo_sh(const char *bin, const char *lib)
-{
-    CU_AUTOFREE char *qb = cu_sh_quote(bin);
-    CU_AUTOFREE char *ql = cu_sh_quote(lib);
-    return cu_xasprintf(
-        "if [ -n \"${_CUDAUP_ACTIVE-}\" ]; then\n"
-        "    for _cudaup_v in CUDA_HOME CUDA_PATH LD_LIBRARY_PATH; do\n"
-        "        eval \"_cudaup_o=\\${_CUDAUP_OLD_$_cudaup_v-}\"\n"
-        "        if [ -n \"$_cudaup_o\" ]; then eval \"export $_cudaup_v=\\$_cudaup_o\"; else unset \"$_cudaup_v\"; fi\n"
-        "        unset \"_CUDAUP_OLD_$_cudaup_v\"\n"
-        "    done\n"
-        "    _cudaup_b=%s\n"
-        "    case \":$PATH:\" in *\":$_cudaup_b:\"*)\n"
-        "        _cudaup_p=\":$PATH:\"; _cudaup_p=\"${_cudaup_p%%%%:\"$_cudaup_b\":*}:${_cudaup_p#*:\"$_cudaup_b\":}\"\n"
-        "        _cudaup_p=${_cudaup_p#:}; PATH=${_cudaup_p%%:}; export PATH ;;\n"
-        "    esac\n"
-        "    unset _CUDAUP_ACTIVE _cudaup_v _cudaup_o _cudaup_b _cudaup_p\n"
-        "fi\n",
-        qb);
-    (void)ql;
-}
-
-static char *
-set_sh(const char *state_dir)
-{
-    CU_AUTOFREE char *script = cu_path_join(state_dir, "env.sh");
-    CU_AUTOFREE char *q = cu_sh_quote(script);
-    return cu_xasprintf("if [ -f %s ] && [ -z \"${_CUDAUP_ACTIVE-}\" ]; then\n"
-                        "    _CUDAUP_OLD_CUDA_HOME=${CUDA_HOME-}; _CUDAUP_OLD_CUDA_PATH=${CUDA_PATH-}\n"
-                        "    _CUDAUP_OLD_LD_LIBRARY_PATH=${LD_LIBRARY_PATH-}; _CUDAUP_ACTIVE=1\n"
-                        "    export _CUDAUP_OLD_CUDA_HOME _CUDAUP_OLD_CUDA_PATH _CUDAUP_OLD_LD_LIBRARY_PATH _CUDAUP_ACTIVE\n"
-                        "    . %s\n"
-                        "fi\n",
-                        q, q);
-}
-
-/*
- * The guard of an environment whose frameworks bring their own CUDA wheels (issue 36): at activation,
- * every folder in LD_LIBRARY_PATH that holds a CUDA runtime, cuBLAS, cuDNN, nvJitLink or NVRTC is taken
- * out (the loader reads LD_LIBRARY_PATH before the wheels' RUNPATH, so such a folder would shadow them),
- * the WSL driver's folder stays, and deactivation puts the variable back as it was.  POSIX sh that runs
- * in bash and zsh too (no word splitting, no globs).
- */
-#define GUARD_LIBS "libcudart.so libcudart.so.11.0 libcudart.so.12 libcudart.so.13 libcublas.so.11 " \
-                   "libcublas.so.12 libcublas.so.13 libcudnn.so.8 libcudnn.so.9 libnvJitLink.so.12 " \
-                   "libnvJitLink.so.13 libnvrtc.so.12 libnvrtc.so.13"
-
-static const char guard_sh[] =
-    "if [ -n \"${LD_LIBRARY_PATH-}\" ] && [ -z \"${_CUDAUP_GUARD-}\" ]; then\n"
-    "    _CUDAUP_GUARD=1; _CUDAUP_GUARD_OLD=$LD_LIBRARY_PATH; export _CUDAUP_GUARD _CUDAUP_GUARD_OLD\n"
-    "    _cudaup_rest=$LD_LIBRARY_PATH:; _cudaup_keep=\n"
-    "    while [ -n \"$_cudaup_rest\" ]; do\n"
-    "        _cudaup_d=${_cudaup_rest%%:*}; _cudaup_rest=${_cudaup_rest#*:}; _cudaup_drop=\n"
-    "        if [ -n \"$_cudaup_d\" ] && [ \"$_cudaup_d\" != /usr/lib/wsl/lib ]; then\n"
-    "            for _cudaup_n in " GUARD_LIBS "; do\n"
-    "                if [ -e \"$_cudaup_d/$_cudaup_n\" ]; then _cudaup_drop=1; fi\n"
-    "            done\n"
-    "        fi\n"
-    "        if [ -z \"$_cudaup_drop\" ] && [ -n \"$_cudaup_d\" ]; then _cudaup_keep=${_cudaup_keep:+$_cudaup_keep:}$_cudaup_d; fi\n"
-    "    done\n"
-    "    if [ -n \"$_cudaup_keep\" ]; then LD_LIBRARY_PATH=$_cudaup_keep; export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\n"
-    "    unset _cudaup_rest _cudaup_keep _cudaup_d _cudaup_drop _cudaup_n\n"
-    "fi\n";
-
-static const char unguard_sh[] =
-    "if [ -n \"${_CUDAUP_GUARD-}\" ]; then\n"
-    "    LD_LIBRARY_PATH=$_CUDAUP_GUARD_OLD; export LD_LIBRARY_PATH\n"
-    "    unset _CUDAUP_GUARD _CUDAUP_GUARD_OLD\n"
-    "fi\n";
-
-static const char guard_fish[] =
-    "if set -q LD_LIBRARY_PATH; and not set -q _CUDAUP_GUARD\n"
-    "    set -gx _CUDAUP_GUARD 1; set -gx _CUDAUP_GUARD_OLD $LD_LIBRARY_PATH\n"
-    "    set -l _cudaup_keep\n"
-    "    for _cudaup_d in $LD_LIBRARY_PATH\n"
-    "        set -l _cudaup_drop 0\n"
-    "        if test \"$_cudaup_d\" != /usr/lib/wsl/lib\n"
-    "            for _cudaup_n in " GUARD_LIBS "\n"
-    "                if test -e \"$_cudaup_d/$_cudaup_n\"; set _cudaup_drop 1; end\n"
-    "            end\n"
-    "        end\n"
-    "        if test $_cudaup_drop = 0; set _cudaup_keep $_cudaup_keep $_cudaup_d; end\n"
-    "    end\n"
-    "    if count $_cudaup_keep >/dev/null; set -gx LD_LIBRARY_PATH $_cudaup_keep; else; set -e LD_LIBRARY_PATH; end\n"
-    "end\n";
-
-static const char unguard_fish[] =
-    "if set -q _CUDAUP_GUARD\n"
-    "    set -gx LD_LIBRARY_PATH $_CUDAUP_GUARD_OLD; set -e _CUDAUP_GUARD; set -e _CUDAUP_GUARD_OLD\n"
-    "end\n";
-
-/* The hooks under ENV/etc/conda, written and removed as a set. */
-static const char *const conda_hooks[] = {"activate.d/cudaup.sh", "deactivate.d/cudaup.sh", "activate.d/cudaup.fish",
-                                          "deactivate.d/cudaup.fish"};
-
-enum cu_status
-cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *cuda_home, unsigned what,
-                       bool *changed, struct cu_error *err)
-{
-    CU_AUTOFREE char *ad = cu_path_join(env_path, "etc/conda/activate.d");
-    CU_AUTOFREE char *dd = cu_path_join(env_path, "etc/conda/deactivate.d");
-    CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
-    CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
-    CU_AUTOFREE char *set = set_sh(state_dir);
-    CU_AUTOFREE char *undo = undo_sh(bin, lib);
-    CU_AUTOFREE char *fish_env = cu_path_join(state_dir, "env.fish");
-    CU_AUTOFREE char *qf = cu_fish_quote(fish_env);
-    CU_AUTOFREE char *fb = cu_fish_quote(bin);
-    CU_AUTOFREE char *fl = cu_fish_quote(lib);
-    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD;
-    /* The guard last on activation (after env.sh), first on deactivation. */
-    CU_AUTOFREE char *a_sh = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s", env ? set : "",
-                                          guard ? guard_sh : "");
-    CU_AUTOFREE char *d_sh = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.sh.\n%s%s", guard ? unguard_sh : "",
-                                          env ? undo : "");
-    CU_AUTOFREE char *a_fish_env = cu_xasprintf("if test -f %s; and not set -q _CUDAUP_ACTIVE\n"
-                                                "    set -gx _CUDAUP_ACTIVE 1\n    source %s\nend\n",
-                                                qf, qf);
-    CU_AUTOFREE char *d_fish_env = cu_xasprintf("if set -q _CUDAUP_ACTIVE\n"
-                                                "    set -e CUDA_HOME; set -e CUDA_PATH; set -e _CUDAUP_ACTIVE\n"
-                                                "    set PATH (string match -v -- %s $PATH)\n"
-                                                "    set LD_LIBRARY_PATH (string match -v -- %s $LD_LIBRARY_PATH)\n"
-                                                "end\n",
-                                                fb, fl);
-    CU_AUTOFREE char *a_fish = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s", env ? a_fish_env : "",
-                                            guard ? guard_fish : "");
-    CU_AUTOFREE char *d_fish = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.fish.\n%s%s",
-                                            guard ? unguard_fish : "", env ? d_fish_env : "");
-    enum cu_status st;
-    *changed = false;
-    if ((st = cu_mkdir_p(ad, 0755, err)) != CU_OK || (st = cu_mkdir_p(dd, 0755, err)) != CU_OK)
-        return st;
-    const char *texts[CU_N_ELEMENTS(conda_hooks)] = {a_sh, d_sh, a_fish, d_fish};
-    for (size_t i = 0; i < CU_N_ELEMENTS(conda_hooks); i++) {
-        CU_AUTOFREE char *rel = cu_xasprintf("etc/conda/%s", conda_hooks[i]);
-        CU_AUTOFREE char *p = cu_path_join(env_path, rel);
-        if ((st = write_if_changed(p, texts[i], 0644, changed, err)) != CU_OK)
-            return st;
-    }
-    return CU_OK;
-}
-
-void
-cu_conda_hooks_remove(const char *env_path)
-{
-    for (size_t i = 0; i < CU_N_ELEMENTS(conda_hooks); i++) {
-        CU_AUTOFREE char *p = cu_xasprintf("%s/etc/conda/%s", env_path, conda_hooks[i]);
-        unlink(p);
-    }
-}
-
-enum cu_status
-cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cuda_home, unsigned what,
-                     bool *changed, struct cu_error *err)
-{
-    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD;
-    CU_AUTOFREE char *activate = cu_path_join(env_path, "bin/activate");
-    CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
-    CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
-    CU_AUTOFREE char *set = set_sh(state_dir);
-    CU_AUTOFREE char *undo = undo_sh(bin, lib);
-    if (!cu_path_exists(activate))
-        return cu_error_set(err, CU_E_IO, ENOENT, _("%s has no bin/activate"), env_path);
-    /* deactivate is a function the venv defines above us: bash and zsh can wrap it. */
-    CU_AUTOFREE char *block = cu_xasprintf(
-        START "\n# Managed by cudaup: CUDA for this venv; `deactivate` undoes it in bash and zsh.\n"
-        "%s%s"
-        "_cudaup_undo () {\n%s%s:\n}\n"
-        "if [ -n \"${BASH_VERSION-}${ZSH_VERSION-}\" ] && [ -z \"${_CUDAUP_WRAPPED-}\" ]; then\n"
-        "    eval \"_cudaup_venv_deactivate () $(typeset -f deactivate | sed '1s/^deactivate *()//')\"\n"
-        "    deactivate () { _cudaup_undo; _cudaup_venv_deactivate \"$@\"; unset _CUDAUP_WRAPPED; }\n"
-        "    _CUDAUP_WRAPPED=1\n"
-        "fi\n" END "\n",
-        env ? set : "", guard ? guard_sh : "", guard ? unguard_sh : "", env ? undo : "");
-    return rc_install_block(activate, state_dir, block, changed, err);
-}
-
-char *
-cu_venv_home(const char *env)
-{
-    CU_AUTOFREE char *cfg = cu_path_join(env, "pyvenv.cfg");
-    char *text = NULL, *home = NULL, *save = NULL;
-    struct cu_error e;
-    if (cu_read_file(cfg, 1 << 16, &text, NULL, &e) != CU_OK)
-        return NULL;
-    for (char *line = strtok_r(text, "\n", &save); line && !home; line = strtok_r(NULL, "\n", &save)) {
-        char *v = strchr(line, '=');
-        if (!v)
-            continue;
-        *v = '\0';
-        if (strcmp(cu_str_strip(line), "home") == 0)
-            home = cu_xstrdup(cu_str_strip(v + 1));
-    }
-    free(text);
-    return home;
-}
-
-char *
-cu_venv_brought_python(const char *env)
-{
-    char *home = cu_venv_home(env);
-    if (!home)
-        return NULL;
-    /* home is .../cudaup/python/X.Y/bin */
-    char *bin = strrchr(home, '/');
-    if (bin && strcmp(bin, "/bin") == 0) {
-        *bin = '\0';
-        char *ver = strrchr(home, '/');
-        if (ver && ver - home >= 14 && strncmp(ver - 14, "/cudaup/python", 14) == 0)
-            return home;
-    }
-    free(home);
-    return NULL;
+    return cu_error_set(err, CU_E_IO, rc, _("Cannot remove %s"), path);
 }

@@ -48,10 +48,30 @@ CU_NODISCARD enum cu_status cu_rc_uninstall(const char *rc, const char *state_di
 /** Every rc file cudaup has a block in, from STATE/env-state.json; NULL-terminated, caller frees. */
 char **cu_rc_list(const char *state_dir);
 
-/** Write PROFILE_D/cudaup.sh sourcing STATE/env.sh; remove it. */
-CU_NODISCARD enum cu_status cu_profiled_install(const char *profile_d, const char *state_dir, bool *changed,
-                                                struct cu_error *err);
-CU_NODISCARD enum cu_status cu_profiled_uninstall(const char *profile_d, bool *changed, struct cu_error *err);
+struct cu_sysroot;
+/**
+ * Write PROFILE_D/cudaup.sh sourcing @state_dir/env.sh (@state_dir as the shells that read it see it); remove
+ * it.  When @profile_d lies inside machine root @root (not this machine's "/"; may be NULL), the folder is
+ * opened through the root (made there as needed), so that the tree's own absolute links lead inside it and
+ * never to this host's files.  Errors: CU_E_IO naming @profile_d.
+ */
+CU_NODISCARD enum cu_status cu_profiled_install(const struct cu_sysroot *root, const char *profile_d,
+                                                const char *state_dir, bool *changed, struct cu_error *err);
+CU_NODISCARD enum cu_status cu_profiled_uninstall(const struct cu_sysroot *root, const char *profile_d, bool *changed,
+                                                  struct cu_error *err);
+
+/* The lines that mark the block cudaup owns in a file of the user's (an rc file, a venv's bin/activate). */
+#define CU_RC_BLOCK_START "# >>> cudaup >>>"
+#define CU_RC_BLOCK_END "# <<< cudaup <<<"
+
+/** Put @body_lf (the marked block, "\n" line ends; NULL: the block that sources STATE's env.sh) into @rc, replacing
+ *  the block cudaup put there before; @changed is set when the file was written. */
+CU_NODISCARD enum cu_status cu_rc_install_block(const char *rc, const char *state_dir, const char *body_lf,
+                                                bool *changed, struct cu_error *err);
+
+/** Write @path (mode @mode) only when its content differs from @text; @changed is set when it was written. */
+CU_NODISCARD enum cu_status cu_env_write_if_changed(const char *path, const char *text, mode_t mode, bool *changed,
+                                                  struct cu_error *err);
 
 /* What an environment's activation does (cu_conda_hooks_install, cu_venv_hook_install). */
 enum cu_hook {
@@ -59,7 +79,20 @@ enum cu_hook {
     CU_HOOK_GUARD = 1 << 1, /* its frameworks bring their own CUDA wheels: no folder holding a CUDA runtime, cuBLAS,
                                cuDNN, nvJitLink or NVRTC stays in LD_LIBRARY_PATH ahead of them (/usr/lib/wsl/lib
                                stays); deactivation puts LD_LIBRARY_PATH back (issue 36) */
+    CU_HOOK_HOLD = 1 << 2,  /* pip is held on the environment's build: PIP_CONSTRAINT names ENV/cudaup-constraints.txt
+                               (cu_env_hold_file) while that file is there, after what the user had in it; deactivation
+                               puts PIP_CONSTRAINT back (issue 45) */
 };
+
+/** ENV/cudaup-constraints.txt: the constraints that hold pip in the environment at @env_path. Caller frees. */
+char *cu_env_hold_file(const char *env_path);
+
+/**
+ * How pip is told of the hold file of @env_path (PIP_CONSTRAINT, pip.conf's constraint): its path, or where the
+ * path has white space in it (pip splits those values at white space) its file: URL with that space escaped.
+ * Caller frees.
+ */
+char *cu_env_hold_ref(const char *env_path);
 
 /**
  * For conda, mamba and micromamba environments: ENV/etc/conda/activate.d/cudaup.{sh,fish} do @what

@@ -11,6 +11,7 @@
 
 #include "core/base/error.h"
 #include "core/base/event.h"
+#include "core/base/sysroot.h"
 #include "core/fetch/net.h"
 #include "core/resolve/plan.h"
 
@@ -32,6 +33,9 @@ struct cu_run_ctx {
     const char *const *envp;
     bool is_root;
     const char *profile_d;   /* /etc/profile.d (CUDAUP_PROFILE_D in tests) */
+    /* The machine root (--root), or NULL for this machine: what is written inside it (PROFILE_D there) is
+     * opened through it, so that the tree's own absolute links lead inside it, never to this host. */
+    const struct cu_sysroot *root;
     /* The command holds PREFIX's lock (cu_prefix_lock) from its first change to its end: every step
      * runs under it, and the toolkit transaction does not take it again.  When the command took it
      * through cu_run_ctx_lock, prefix_lock_fd is the lock, held until cu_run_ctx_fini: after the

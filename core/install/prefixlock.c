@@ -36,7 +36,10 @@ holder_pid(int fd)
 enum cu_status
 cu_prefix_lock(const char *prefix, int *out, struct cu_error *err)
 {
-    enum cu_status st = cu_mkdir_p(prefix, 0755, err);
+    /* Every folder on the way first (before any is made): another user's could swap the prefix for a link. */
+    enum cu_status st = cu_path_trusted(prefix, err);
+    if (st == CU_OK)
+        st = cu_mkdir_p(prefix, 0755, err);
     if (st != CU_OK)
         return st;
     if ((st = cu_trusted_dir(prefix, err)) != CU_OK)

@@ -381,54 +381,120 @@ add_package(struct cu_drv_state *s, const char *pkg, const char *status)
         cu_strv_push(&s->held, pkg);
 }
 
-/*
- * The status file itself, where dpkg-query is not there (a machine image read from a host without
- * dpkg): each paragraph's Package and Status.
- */
+/* dpkg's database as read from its files: one record per package and architecture, the last one read winning. */
+struct dpkg_db {
+    struct cu_strv keys, pkgs, status, depends; /* keys: "PACKAGE:ARCH" */
+};
+
+/* Fold the paragraphs of @t (the status file, or one of dpkg's journal files after it) into @db. */
 static void
-dpkg_status_file(const struct cu_sysroot *root, struct cu_drv_state *s, struct kpkgs *k)
+dpkg_fold(struct dpkg_db *db, char *t)
 {
-    CU_AUTOFREE char *t = read_text(root, "/var/lib/dpkg/status", 256u << 20);
-    char pkg[256] = "";
-    s->packages_read = t != NULL;
-    const char *status = NULL, *depends = NULL;
+    const char *pkg = NULL, *arch = "", *status = NULL, *depends = "";
     for (char *line = t, *next; line; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
-        if (!*line || !next) { /* the end of a paragraph */
-            if (cu_str_has_prefix(line, "Status: "))
-                status = line + strlen("Status: ");
-            if (pkg[0] && status) {
-                add_package(s, pkg, status);
-                kernel_package(k, pkg, status, depends);
-            }
-            pkg[0] = '\0';
-            status = depends = NULL;
-            if (!next)
-                break;
-        } else if (cu_str_has_prefix(line, "Package: ")) {
-            snprintf(pkg, sizeof(pkg), "%s", line + strlen("Package: "));
-        } else if (cu_str_has_prefix(line, "Status: ")) {
+        if (cu_str_has_prefix(line, "Package: "))
+            pkg = line + strlen("Package: ");
+        else if (cu_str_has_prefix(line, "Architecture: "))
+            arch = line + strlen("Architecture: ");
+        else if (cu_str_has_prefix(line, "Status: "))
             status = line + strlen("Status: ");
-        } else if (cu_str_has_prefix(line, "Depends: ")) {
+        else if (cu_str_has_prefix(line, "Depends: "))
             depends = line + strlen("Depends: ");
+        if (*line && next)
+            continue;
+        /* The end of a paragraph (an empty line, or the end of the file). */
+        if (pkg && *pkg && status) {
+            CU_AUTOFREE char *key = cu_xasprintf("%s:%s", pkg, arch);
+            size_t i = 0;
+            while (i < db->keys.n && strcmp(db->keys.v[i], key) != 0)
+                i++;
+            if (i == db->keys.n) {
+                cu_strv_push(&db->keys, key);
+                cu_strv_push(&db->pkgs, pkg);
+                cu_strv_push(&db->status, status);
+                cu_strv_push(&db->depends, depends);
+            } else {
+                free(db->status.v[i]);
+                db->status.v[i] = cu_xstrdup(status);
+                free(db->depends.v[i]);
+                db->depends.v[i] = cu_xstrdup(depends);
+            }
         }
+        pkg = status = NULL;
+        arch = depends = "";
     }
 }
 
+static int
+journal_cmp(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    size_t lx = strlen(x), ly = strlen(y);
+    return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
+}
+
 /*
- * dpkg's database, read by dpkg's own reader (the database's format is dpkg's to change): dpkg-query
- * on the machine root's database.  False where dpkg-query cannot be run.
+ * dpkg's database of a machine root, read through the root (no program of this host's or of the root's
+ * runs for it, and no root's privileges are needed): the status file, then dpkg's journal of updates
+ * not yet folded into it (var/lib/dpkg/updates/NNNN, in order: each record there replaces the package's),
+ * as dpkg-query reads them (dpkg(1), FILES).
+ */
+static void
+dpkg_status_file(const struct cu_sysroot *root, struct cu_drv_state *s, struct kpkgs *k)
+{
+    struct dpkg_db db;
+    cu_strv_init(&db.keys);
+    cu_strv_init(&db.pkgs);
+    cu_strv_init(&db.status);
+    cu_strv_init(&db.depends);
+    CU_AUTOFREE char *t = read_text(root, "/var/lib/dpkg/status", 256u << 20);
+    s->packages_read = t != NULL;
+    if (t)
+        dpkg_fold(&db, t);
+    struct cu_strv journal;
+    cu_strv_init(&journal);
+    DIR *d = cu_sysroot_opendir(root, "/var/lib/dpkg/updates");
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        if (de->d_name[0] && strspn(de->d_name, "0123456789") == strlen(de->d_name))
+            cu_strv_push(&journal, de->d_name);
+    if (d)
+        closedir(d);
+    if (journal.n)
+        qsort(journal.v, journal.n, sizeof(char *), journal_cmp);
+    for (size_t i = 0; i < journal.n; i++) {
+        CU_AUTOFREE char *p = cu_path_join("/var/lib/dpkg/updates", journal.v[i]);
+        CU_AUTOFREE char *u = read_text(root, p, 64u << 20);
+        if (u)
+            dpkg_fold(&db, u);
+    }
+    for (size_t i = 0; i < db.keys.n; i++) {
+        add_package(s, db.pkgs.v[i], db.status.v[i]);
+        kernel_package(k, db.pkgs.v[i], db.status.v[i], db.depends.v[i]);
+    }
+    cu_strv_fini(&journal);
+    cu_strv_fini(&db.keys);
+    cu_strv_fini(&db.pkgs);
+    cu_strv_fini(&db.status);
+    cu_strv_fini(&db.depends);
+}
+
+/*
+ * This machine's dpkg database, read by dpkg's own reader: dpkg-query on PATH.  False where it cannot be
+ * run.  A machine root other than / is never read this way (this host's dpkg-query against another tree,
+ * outside the runner: issue 46 item 5); its files are read through the root (dpkg_status_file).
  */
 static bool
 dpkg_query(const struct cu_sysroot *root, const char *const *envp, struct cu_drv_state *s, struct kpkgs *k)
 {
+    if (!cu_sysroot_is_host(root))
+        return false;
     if (!cu_sysroot_is_dir(root, "/var/lib/dpkg"))
-        return true; /* no dpkg on that machine: nothing to read */
-    CU_AUTOFREE char *admin = cu_sysroot_host_path(root, "/var/lib/dpkg");
-    CU_AUTOFREE char *admin_arg = cu_xasprintf("--admindir=%s", admin);
-    const char *argv[] = {"dpkg-query", admin_arg, "-W", "-f=${Package}\t${Status}\t${Depends}\n", NULL};
+        return true; /* no dpkg on this machine: nothing to read */
+    const char *argv[] = {"dpkg-query", "-W", "-f=${Package}\t${Status}\t${Depends}\n", NULL};
     struct cu_exec_opts o = {.envp = envp, .timeout_ms = 60000};
     struct cu_exec_result r;
     struct cu_error e;
@@ -478,6 +544,82 @@ apt_pinned(const struct cu_sysroot *root)
     if (d)
         closedir(d);
     return found;
+}
+
+/* The branch at @p: a driver branch's three digits, not followed by another digit; 0 when there are none. */
+static int
+branch_at(const char *p)
+{
+    size_t k = strspn(p, "0123456789");
+    uint64_t v;
+    char num[8];
+    if (k != 3)
+        return 0;
+    memcpy(num, p, 3);
+    num[3] = '\0';
+    return cu_parse_u64(num, 999, &v) && v >= 300 ? (int)v : 0;
+}
+
+/* Note branch @b of a pin read at @where, when it is the newest seen. */
+static void
+pin_seen(struct cu_drv_state *s, int b, const char *where)
+{
+    if (b > s->pin_branch) {
+        s->pin_branch = b;
+        free(s->pin_file);
+        s->pin_file = cu_xstrdup(where);
+    }
+}
+
+/* The branches the pins of nvidia packages name (issue 45: a pin past the last branch of a GPU here holds the driver
+ * on a branch that ignores it).  Each kind as cudaup writes it, and as the tools do (data/driver/driver_packages.csv). */
+static void
+pin_branches(const struct cu_sysroot *root, struct cu_drv_state *s)
+{
+    for (size_t i = 0; i < s->held.n; i++) { /* apt-mark hold nvidia-driver-580 */
+        const char *dash = strrchr(s->held.v[i], '-');
+        if (dash && strstr(s->held.v[i], "nvidia"))
+            pin_seen(s, branch_at(dash + 1), "apt-mark hold");
+    }
+    struct cu_strv files;
+    cu_strv_init(&files);
+    cu_strv_push(&files, "/etc/apt/preferences");
+    DIR *d = cu_sysroot_opendir(root, "/etc/apt/preferences.d");
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        if (de->d_name[0] != '.')
+            cu_strv_push_owned(&files, cu_path_join("/etc/apt/preferences.d", de->d_name));
+    if (d)
+        closedir(d);
+    static const char *const other[] = {"/etc/dnf/plugins/versionlock.list", "/etc/dnf/versionlock.toml",
+                                        "/etc/dnf/modules.d/nvidia-driver.module"};
+    for (size_t i = 0; i < CU_N_ELEMENTS(other); i++)
+        cu_strv_push(&files, other[i]);
+    for (size_t f = 0; f < files.n; f++) {
+        CU_AUTOFREE char *t = read_text(root, files.v[f], 1u << 20);
+        bool apt = cu_str_has_prefix(files.v[f], "/etc/apt/"), module = strstr(files.v[f], "modules.d") != NULL;
+        if (!t || (!module && !strstr(t, "nvidia")))
+            continue;
+        for (char *l = t, *next; l && *l; l = next) {
+            next = strchr(l, '\n');
+            if (next)
+                *next++ = '\0'; /* one line at a time */
+            const char *v = NULL;
+            if (apt && strncmp(l, "Pin: version ", 13) == 0)
+                v = l + 13;                                   /* Pin: version 580.* */
+            else if (module && strncmp(l, "stream=", 7) == 0)
+                v = l + 7;                                    /* stream=580-open */
+            else if (!apt && !module && strstr(l, "nvidia") && strchr(l, ':'))
+                v = strchr(l, ':') + 1;                       /* nvidia-driver-3:580.95.05-1.el9.* */
+            else if (!apt && !module && strstr(l, "value") && strchr(l, '"'))
+                v = strchr(l, '"') + 1;                       /* versionlock.toml: value = "3:580.95.05-1.fc41" */
+            if (v && !apt && !module && strchr(v, ':') && strchr(v, ':') < v + 3)
+                v = strchr(v, ':') + 1;
+            if (v)
+                pin_seen(s, branch_at(v), files.v[f]);
+        }
+    }
+    cu_strv_fini(&files);
 }
 
 /* NVIDIA's PCI functions other than GPUs (NVSwitch bridges): "DEVICE CLASS". */
@@ -643,6 +785,7 @@ cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *f, cons
                 file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=5") ||
                 file_mentions(root, "/etc/dnf/modules.d/nvidia-driver.module", "state=enabled", "stream=4") ||
                 file_mentions(root, "/etc/zypp/locks", "nvidia", NULL);
+    pin_branches(root, s);
     s->reboot_required = cu_sysroot_exists(root, "/var/run/reboot-required") ||
                          cu_sysroot_exists(root, "/run/reboot-required");
     return s;
@@ -678,5 +821,6 @@ cu_drv_state_free(struct cu_drv_state *s)
     cu_strv_fini(&s->infiniband_vpd);
     cu_strv_fini(&s->files_present);
     free(s->module_stream);
+    free(s->pin_file);
     free(s);
 }

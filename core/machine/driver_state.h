@@ -35,6 +35,9 @@ struct cu_drv_state {
                                * steps run against it: mokutil), valid when @packages_read */
     bool packages_read;       /* dpkg's database was read; false: no dpkg here (rpm's and pacman's are not read) */
     bool pinned;              /* a pin of any kind: held package, apt preferences, dnf versionlock or module stream, zypper lock */
+    int pin_branch;           /* the newest driver branch a pin names (apt preferences' "Pin: version 580.*", a held
+                               * nvidia-driver-580, a versionlock's 3:580.95.05, a module stream 580-open); 0: none named */
+    char *pin_file;           /* where that pin was read (a file, or "apt-mark hold"), or NULL */
     bool reboot_required;     /* var/run/reboot-required */
     char *boot_id;            /* /proc/sys/kernel/random/boot_id: which boot this is, or NULL (an image) */
     bool image;               /* a root other than / that shows no running kernel: a machine image */
@@ -54,8 +57,9 @@ struct cu_drv_state {
 /**
  * Read the driver's state through @root (never fails: unknowns stay unknown).  In a machine image the
  * running kernel is the image's newest (its lib/modules), not this host's.  The packages come from
- * dpkg-query (found on @envp's PATH; --admindir for a machine root other than /), and from the status
- * file itself only where dpkg-query is not there.  Caller frees.
+ * dpkg-query (found on @envp's PATH) for this machine; for another machine root, and where dpkg-query is
+ * not there, from dpkg's files read through the root (the status file and its journal of updates).
+ * Caller frees.
  */
 struct cu_drv_state *cu_drv_state_probe(const struct cu_sysroot *root, const struct cu_facts *facts,
                                         const char *const *envp);

@@ -48,8 +48,10 @@ cu_gpulib_candidates(const struct cu_sysroot *root, const char *soname, const ch
     }
     for (size_t i = 0; i < CU_N_ELEMENTS(lib_dirs); i++) {
         CU_AUTOFREE char *rel = cu_path_join(lib_dirs[i], soname);
-        if (cu_sysroot_exists(root, rel))
-            cu_strv_push_owned(&v, cu_sysroot_host_path(root, rel));
+        /* The file as the root's links lead to it, never through an absolute link to this host's library. */
+        char *real = cu_sysroot_real_path(root, rel);
+        if (real)
+            cu_strv_push_owned(&v, real);
     }
     if (cu_sysroot_is_host(root))
         cu_strv_push(&v, soname);

@@ -9,8 +9,10 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/base/fsutil.h"
@@ -204,7 +206,15 @@ conf_add(struct cu_ldconf *c, const char *dir, const char *file)
     c->files[c->n++] = cu_xstrdup(file);
 }
 
-static void conf_file(const struct cu_sysroot *root, const char *path, struct cu_ldconf *out, int depth);
+/* One walk of ld.so.conf and what it includes. */
+struct conf_walk {
+    const struct cu_sysroot *root;
+    const atomic_int *cancel; /* may be NULL */
+    struct cu_strv seen;      /* "DEV:INO" of each file read: one read each, whatever includes it again */
+    struct cu_ldconf *out;
+};
+
+static void conf_file(struct conf_walk *w, const char *path, int depth);
 
 /* The files of @dir whose names match @glob (none starting with '.'), sorted by name, appended to @out as paths. */
 static void
@@ -228,26 +238,70 @@ sorted_matches(const struct cu_sysroot *root, const char *dir, const char *glob,
 
 /* `include PATTERN`: the files a glob of one folder names, sorted, as ldconfig reads them. */
 static void
-conf_include(const struct cu_sysroot *root, const char *pattern, struct cu_ldconf *out, int depth)
+conf_include(struct conf_walk *w, const char *pattern, int depth)
 {
     CU_AUTOFREE char *pat = pattern[0] == '/' ? cu_xstrdup(pattern) : cu_xasprintf("/etc/%s", pattern);
     char *slash = strrchr(pat, '/');
     *slash = '\0';
     struct cu_strv files;
     cu_strv_init(&files);
-    sorted_matches(root, *pat ? pat : "/", slash + 1, &files);
+    sorted_matches(w->root, *pat ? pat : "/", slash + 1, &files);
     for (size_t i = 0; i < files.n; i++)
-        conf_file(root, files.v[i], out, depth + 1);
+        conf_file(w, files.v[i], depth + 1);
     cu_strv_fini(&files);
 }
 
-static void
-conf_file(const struct cu_sysroot *root, const char *path, struct cu_ldconf *out, int depth)
+/* At most @max bytes of the regular file behind @fd, NUL-terminated; NULL when it is larger or unreadable. */
+static char *
+read_fd(int fd, size_t max)
 {
-    char *text = NULL;
-    size_t len;
-    struct cu_error e;
-    if (depth > 8 || cu_sysroot_read(root, path, 1 << 20, &text, &len, &e) != CU_OK)
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (;;) {
+        char chunk[8192];
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || b.len + (size_t)(n > 0 ? n : 0) > max) {
+            cu_buf_fini(&b);
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        cu_buf_append(&b, chunk, (size_t)n);
+    }
+    char *t = cu_buf_steal(&b);
+    cu_buf_fini(&b);
+    return t ? t : cu_xstrdup("");
+}
+
+static void
+conf_file(struct conf_walk *w, const char *path, int depth)
+{
+    if (depth > 8 || (w->cancel && atomic_load(w->cancel)))
+        return;
+    /* Regular files only, each once: a FIFO (O_NONBLOCK: the open never waits for a writer), a device or a
+     * folder is no configuration, and files that include each other are not read again and again. */
+    int fd = cu_sysroot_open(w->root, path, O_RDONLY | O_NONBLOCK);
+    struct stat sb;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return;
+    }
+    char key[64];
+    snprintf(key, sizeof(key), "%llu:%llu", (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino);
+    for (size_t i = 0; i < w->seen.n; i++) {
+        if (strcmp(w->seen.v[i], key) == 0) {
+            close(fd);
+            return;
+        }
+    }
+    cu_strv_push(&w->seen, key);
+    char *text = read_fd(fd, 1 << 20);
+    close(fd);
+    if (!text)
         return;
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -256,9 +310,9 @@ conf_file(const struct cu_sysroot *root, const char *path, struct cu_ldconf *out
             *hash = '\0';
         char *s = cu_str_strip(line);
         if (strncmp(s, "include", 7) == 0 && (s[7] == ' ' || s[7] == '\t'))
-            conf_include(root, cu_str_strip(s + 8), out, depth);
+            conf_include(w, cu_str_strip(s + 8), depth);
         else if (s[0] == '/')
-            conf_add(out, s, path);
+            conf_add(w->out, s, path);
     }
     free(text);
 }
@@ -325,11 +379,15 @@ cache_read(const struct cu_sysroot *root, struct cu_ldconf *out)
 }
 
 void
-cu_ldconf_read(const struct cu_sysroot *root, struct cu_ldconf *out)
+cu_ldconf_read(const struct cu_sysroot *root, const atomic_int *cancel, struct cu_ldconf *out)
 {
     memset(out, 0, sizeof(*out));
-    conf_file(root, "/etc/ld.so.conf", out, 0);
-    cache_read(root, out);
+    struct conf_walk w = {.root = root, .cancel = cancel, .out = out};
+    cu_strv_init(&w.seen);
+    conf_file(&w, "/etc/ld.so.conf", 0);
+    cu_strv_fini(&w.seen);
+    if (!cancel || !atomic_load(cancel))
+        cache_read(root, out);
 }
 
 void

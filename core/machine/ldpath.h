@@ -12,6 +12,7 @@
 #ifndef CU_LDPATH_H
 #define CU_LDPATH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -50,9 +51,13 @@ struct cu_ldconf {
     bool have_cache;    /* /etc/ld.so.cache was read: the loader's step 4 is its entries, not the folders */
 };
 
-/** Read /etc/ld.so.conf and its `include` globs (one level of files under a folder), and /etc/ld.so.cache
- * (glibc's format "glibc-ld.so.cache1.1", alone or after the old "ld.so-1.7.0" one); never fails. */
-void cu_ldconf_read(const struct cu_sysroot *root, struct cu_ldconf *out);
+/**
+ * Read /etc/ld.so.conf and its `include` globs (one level of files under a folder), and /etc/ld.so.cache
+ * (glibc's format "glibc-ld.so.cache1.1", alone or after the old "ld.so-1.7.0" one); never fails.  Regular
+ * files only (a FIFO or a device there is passed over, never waited on), each read once however often it is
+ * included, at most 8 includes deep; once *@cancel is set (may be NULL), what was read so far.
+ */
+void cu_ldconf_read(const struct cu_sysroot *root, const atomic_int *cancel, struct cu_ldconf *out);
 void cu_ldconf_fini(struct cu_ldconf *c);
 /** The file of @c that names folder @dir, or NULL.  Borrowed. */
 const char *cu_ldconf_file(const struct cu_ldconf *c, const char *dir);

@@ -97,24 +97,26 @@ last_line(const char *s)
 
 /* ---- where a command is ----------------------------------------------------------------------- */
 
-/* Is @name a command inside the root (on its PATH, links resolved inside it)? */
-static bool
+/* Where @name is inside the root (on its PATH, links resolved inside it), or NULL. Caller owns. */
+static char *
 in_root(const struct cu_sys *s, const char *name)
 {
     if (!s->files_open || strchr(name, '/'))
-        return false;
+        return NULL;
     struct cu_strv dirs;
-    bool found = false;
+    char *found = NULL;
     cu_strv_init(&dirs);
     cu_strv_split(&dirs, ROOT_PATH, ":");
     for (size_t i = 0; i < dirs.n && !found; i++) {
-        CU_AUTOFREE char *p = cu_path_join(dirs.v[i], name);
+        char *p = cu_path_join(dirs.v[i], name);
         int fd = cu_sysroot_open(&s->files, p, O_RDONLY | O_NONBLOCK);
         struct stat sb;
         if (fd >= 0) {
-            found = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0111);
+            if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0111))
+                found = cu_steal_ptr(&p);
             close(fd);
         }
+        free(p);
     }
     cu_strv_fini(&dirs);
     return found;
@@ -147,7 +149,15 @@ cu_sys_check(const struct cu_sys *s, const char *const *cmds, struct cu_error *e
             CU_AUTOFREE char *p = cu_path_join(s->bin_dir, cmds[i]);
             ok = access(p, X_OK) == 0;
         } else if (s->chroot) {
-            ok = in_root(s, cmds[i]);
+            /* Run as root inside the tree: the tree, each folder on the way to the program and the program
+             * must be root's (or this user's), or another user chooses what root runs. */
+            CU_AUTOFREE char *p = in_root(s, cmds[i]);
+            ok = p != NULL;
+            if (ok && cu_sysroot_trusted_path(&s->files, p, err) != CU_OK) {
+                cu_error_prefix(err, "--root %s", s->root);
+                cu_error_advise(err, _("Nothing was changed. Give the tree to root (chown -R root:root), or prepare it from a copy root owns."));
+                return CU_E_UNSAFE_PATH;
+            }
         } else {
             CU_AUTOFREE char *p = cu_which(cmds[i], s->envp);
             ok = p != NULL;
@@ -164,6 +174,11 @@ cu_sys_check(const struct cu_sys *s, const char *const *cmds, struct cu_error *e
 
 /* ---- the package managers' locks ---------------------------------------------------------------- */
 
+/*
+ * "process 1234 (apt-get)".  The name is whatever that process set (prctl, /proc/PID/comm): its control
+ * characters are escaped as \xNN (and a backslash as \\), so that it cannot move the cursor, clear the
+ * screen or ring the bell on the terminal the message reaches, nor break a log line.
+ */
 static char *
 process_name(pid_t pid)
 {
@@ -173,8 +188,22 @@ process_name(pid_t pid)
     struct cu_error e;
     if (pid <= 0 || cu_read_file(p, 256, &text, &len, &e) != CU_OK)
         return cu_xasprintf(_("process %d"), (int)pid);
-    char *r = cu_xasprintf(_("process %d (%s)"), (int)pid, cu_str_strip(text));
+    if (len && text[len - 1] == '\n')
+        len--; /* the kernel's own line end */
+    struct cu_buf name;
+    cu_buf_init(&name);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 || c == 0x7f)
+            cu_buf_printf(&name, "\\x%02x", c);
+        else if (c == '\\')
+            cu_buf_puts(&name, "\\\\");
+        else
+            cu_buf_putc(&name, (char)c);
+    }
     free(text);
+    char *r = cu_xasprintf(_("process %d (%s)"), (int)pid, name.data ? name.data : "");
+    cu_buf_fini(&name);
     return r;
 }
 

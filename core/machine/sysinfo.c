@@ -631,12 +631,18 @@ probe_installs(const struct cu_probe_opts *o, struct cu_facts *f)
         struct cu_probe_opts ho = *o;
         ho.root = &host;
         ho.managed_only = true;
-        for (const char *const *p = o->extra_prefixes; *p; p++)
-            scan_prefix(&ho, f, *p);
+        for (const char *const *p = o->extra_prefixes; *p; p++) {
+            /* A prefix inside the machine root (its own DIR/usr/local) is that machine's: read there, as it sees it. */
+            CU_AUTOFREE char *inside = cu_sysroot_is_host(o->root) ? NULL : cu_root_seen_path(o->root->path, *p);
+            if (!inside)
+                scan_prefix(&ho, f, *p);
+        }
         cu_sysroot_fini(&host);
     }
-    for (const char *const *p = o->extra_prefixes; p && *p; p++)
-        scan_prefix(o, f, *p);
+    for (const char *const *p = o->extra_prefixes; p && *p; p++) {
+        CU_AUTOFREE char *inside = cu_sysroot_is_host(o->root) ? NULL : cu_root_seen_path(o->root->path, *p);
+        scan_prefix(o, f, inside ? inside : *p);
+    }
     for (size_t i = 0; i < CU_N_ELEMENTS(fixed); i++)
         if (cu_sysroot_is_dir(o->root, fixed[i]))
             add_install(o, f, fixed[i]);

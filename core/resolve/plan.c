@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/resolve/containers.h"
 #include "core/resolve/driver.h"
 #include "core/base/i18n.h"
 #include "core/base/log.h"
@@ -116,10 +117,20 @@ cu_plan_free(struct cu_plan *p)
     free(p->env.tool);
     free(p->env.name);
     free(p->env.path);
+    free(p->env.root);
+    free(p->env.profile_d);
+    if (p->hold) {
+        free(p->hold->file);
+        free(p->hold->pip_conf);
+        cu_strv_free(p->hold->packages);
+        free(p->hold->index_url);
+        free(p->hold);
+    }
     cu_strv_fini(&p->reasons);
     cu_strv_fini(&p->reason_sources);
     cu_strv_fini(&p->warnings);
     cu_drv_plan_free(p->driver);
+    cu_ctr_plan_free(p->containers);
     free(p);
 }
 
@@ -335,6 +346,23 @@ cu_plan_try_lines(const struct cu_plan *q, const struct cu_catalog_gpu_checks *c
 }
 
 char *
+cu_plan_hold_line(const struct cu_plan *p)
+{
+    if (!p->hold || !p->framework)
+        return NULL;
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (char **q = p->hold->packages; q && *q; q++)
+        cu_buf_printf(&b, "%s%s", q == p->hold->packages ? "" : q[1] ? _(", ") : _(" and "), *q);
+    CU_AUTOFREE char *file = p->hold->file ? cu_xstrdup(p->hold->file)
+                                           : cu_xasprintf(_("cudaup-constraints.txt in %s's folder"), p->env.name);
+    char *s = cu_xasprintf(_("pip in %s stays on the build installed for this machine's GPUs: %s holds %s and their CUDA wheels at the releases installed, and the environment's pip.conf and PIP_CONSTRAINT (on activation) name it. `cudaup install --framework %s==VERSION` plans another build and moves the hold; to lift it by hand, empty that file (`cudaup repair` puts it back)."),
+                           p->env.name ? p->env.name : "?", file, b.data ? b.data : "", p->framework->name);
+    cu_buf_fini(&b);
+    return s;
+}
+
+char *
 cu_plan_activate_cmd(const struct cu_plan *p)
 {
     if (!p->framework || !p->env.tool || strcmp(p->env.tool, "none") == 0)
@@ -354,6 +382,22 @@ cu_framework_name(enum cu_framework fw)
     case CU_FW_NONE:
     default: return "none";
     }
+}
+
+/* The environment's "hold" (issue 45): {file, pip_conf, packages[], index_url}, or null. */
+static json_t *
+hold_json(const struct cu_plan *p)
+{
+    if (!p->hold)
+        return json_null();
+    json_t *o = json_object(), *a = json_array();
+    json_object_set_new(o, "file", cu_json_str_or_null(p->hold->file));
+    json_object_set_new(o, "pip_conf", cu_json_str_or_null(p->hold->pip_conf));
+    for (char **q = p->hold->packages; q && *q; q++)
+        json_array_append_new(a, json_string(*q));
+    json_object_set_new(o, "packages", a);
+    json_object_set_new(o, "index_url", cu_json_str_or_null(p->hold->index_url));
+    return o;
 }
 
 static json_t *
@@ -514,6 +558,7 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(doc, "offline", json_boolean(p->offline));
     if (p->driver)
         json_object_set_new(doc, "driver", cu_drv_plan_json(p->driver));
+    json_object_set_new(doc, "containers", p->containers ? cu_ctr_plan_json(p->containers) : json_null());
     json_object_set_new(doc, "container", json_boolean(p->container));
     json_object_set_new(doc, "platform", cu_json_str_or_null(p->platform));
     json_object_set_new(doc, "mirror", cu_json_str_or_null(p->base_url));
@@ -524,6 +569,7 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(env, "tool", cu_json_str_or_null(p->env.tool));
     json_object_set_new(env, "name", cu_json_str_or_null(p->env.name));
     json_object_set_new(env, "path", cu_json_str_or_null(p->env.path));
+    json_object_set_new(env, "hold", hold_json(p));
     json_object_set_new(doc, "environment", env);
     /* Every Python environment of the plan (one per --framework given), the first as "environment". */
     json_t *envs = json_array();
@@ -538,6 +584,7 @@ cu_plan_to_json(const struct cu_plan *p)
         json_object_set_new(o, "tool", cu_json_str_or_null(q->env.tool));
         json_object_set_new(o, "path", cu_json_str_or_null(q->env.path));
         json_object_set_new(o, "python", cu_json_str_or_null(fv[0]->python));
+        json_object_set_new(o, "hold", hold_json(q));
         json_t *a = json_array();
         for (size_t k = 0; k < n; k++)
             json_array_append_new(a, framework_json(fv[k]));

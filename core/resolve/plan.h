@@ -91,9 +91,28 @@ struct cu_plan_env {
     char *tool;     /* conda, mamba, micromamba, venv, none */
     char *name;     /* the Python env's name */
     char *path;     /* where that env lives, when known */
+    char *root;     /* the machine root the environment's files are written for (--root DIR): they name paths as
+                       that machine sees them; NULL for this machine */
+    char *profile_d; /* where scope system writes its script (DIR/etc/profile.d under --root), or NULL */
+};
+
+/*
+ * How the environment holds pip on the build planned for this machine's GPUs (issue 45): once pip has installed
+ * the frameworks, each of them and of their CUDA wheels at the release pip installed (a local version such as
+ * +cu126 included) goes into @file, which the environment's own pip.conf and its activation (PIP_CONSTRAINT)
+ * name, beside the index the frameworks came from; `pip install -U torch` then stays on that build.
+ */
+struct cu_plan_hold {
+    char *file;      /* ENV/cudaup-constraints.txt, or NULL while the environment's folder is not known (conda) */
+    char *pip_conf;  /* ENV/pip.conf, likewise */
+    char **packages; /* the frameworks' distributions held ("torch", "torchvision"), NULL-terminated; their CUDA
+                        wheels, whatever pip brings, go too */
+    char *index_url; /* the index the frameworks come from, kept in pip.conf, or NULL (pip's own configuration) */
+    bool index_explicit; /* --index-url or the site mirror's: pip.conf's index-url; else an extra-index-url */
 };
 
 struct cu_drv_plan; /* core/resolve/driver.h */
+struct cu_ctr_plan; /* core/resolve/containers.h */
 
 struct cu_plan {
     char *platform;               /* linux-x86_64 */
@@ -119,12 +138,14 @@ struct cu_plan {
     struct cu_plan_step *steps;
     size_t n_steps;
     struct cu_plan_env env;
+    struct cu_plan_hold *hold;     /* pip held on the environment's build (installers/pyhold.c), or NULL */
     struct cu_plan_python *python; /* the venv's Python; NULL without a venv */
     struct cu_strv reasons;  /* why each version was chosen, as the user reads it */
     struct cu_strv reason_sources; /* beside each reason, the data row and citation it rests on ("" for none):
                                       for -v, the log and JSON's provenance[], never the plain text */
     struct cu_strv warnings; /* things the user should know but that do not stop the plan */
     struct cu_drv_plan *driver;   /* the driver (DESIGN "plan ... driver"), or NULL (`mirror`) */
+    struct cu_ctr_plan *containers; /* GPU containers (--containers: DESIGN "New (compatible)"), or NULL */
     /* --framework A --framework B: the environments after the first, each a plan of its own for the
      * same CUDA whose Python, environment and frameworks are installed beside this one's (their
      * toolkit parts are not used); NULL-terminated, or NULL. */
@@ -207,6 +228,11 @@ char *cu_framework_try_line(const struct cu_catalog_gpu_checks *checks, const ch
  * that has none: NULL-terminated, never NULL (free with cu_strv_free).
  */
 char **cu_plan_try_lines(const struct cu_plan *q, const struct cu_catalog_gpu_checks *checks);
+/**
+ * What the Done text says of the environment's pip hold (issue 45): where it is, what moves it and how to lift it by
+ * hand; NULL when the plan holds nothing.  Translated; caller frees.
+ */
+char *cu_plan_hold_line(const struct cu_plan *p);
 /** The command that activates the plan's Python environment (". ENV/bin/activate", "conda activate NAME"), or NULL. Caller frees. */
 char *cu_plan_activate_cmd(const struct cu_plan *p);
 

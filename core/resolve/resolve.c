@@ -159,7 +159,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
         if (r->cuda.kind == SPEC_AUTO)
             rs_fail(r, ST_FRAMEWORK, _("The mirror lists no CUDA release."));
         else
-            rs_fail(r, ST_FRAMEWORK, _("CUDA %s is not on the mirror."), r->in->wishes->cuda);
+            rs_fail_cuda_absent(r, ST_FRAMEWORK);
     } else if (o->cuda_max.n && !any_in_range) {
         rs_fail(r, ST_FRAMEWORK, _("%s needs CUDA %s (%s); NVIDIA publishes CUDA archives only from %s on."), o->title,
              V(&o->cuda_max, b1, sizeof(b1)), o->cuda_max_why ? o->cuda_max_why : "",
@@ -421,7 +421,7 @@ wished_cuda_blocker(struct rs *r)
     r->why[0] = '\0';
     r->silent = false;
     if (rs_gpus_fit_cuda(r, &r->cuda.v, &unknown) == 0)
-        rs_fail(r, ST_MIRROR, _("CUDA %s is not on the mirror."), r->in->wishes->cuda);
+        rs_fail_cuda_absent(r, ST_MIRROR);
 }
 
 static enum cu_status resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out,

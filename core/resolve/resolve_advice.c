@@ -262,8 +262,10 @@ advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant
     enum cu_framework fw = p->framework ? p->framework->kind : CU_FW_NONE;
     const struct cu_plan_framework *f = p->framework;
     CU_AUTOFREE char *cmd = advice_command(w0, v, p);
+    /* The request beside the sentence, for a front end that offers it as a choice (the wizard's Versions). */
+    const char *flags = cmd + strlen("cudaup install ");
     if (!f)
-        cu_error_advise(err, _("%s%s gives CUDA %s%s%s."),
+        cu_error_advise_as(err, CU_ADV_REQUEST, flags, _("%s%s gives CUDA %s%s%s."),
                         lead ? lead : r->fw.fw == CU_FW_NONE ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
                         V(&p->cuda, b1, sizeof(b1)), p->has_cudnn ? _(" and cuDNN ") : _(" without cuDNN"),
                         p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
@@ -278,12 +280,12 @@ advise_plan(const struct rs *r, const struct cu_wishes *w0, const struct variant
                                                         fv[i]->version ? " " : "", fv[i]->version ? fv[i]->version : ""));
         }
         CU_AUTOFREE char *list = cu_strv_join(&names, _(", "));
-        cu_error_advise(err, _("%s%s gives %s with CUDA %s%s%s."),
+        cu_error_advise_as(err, CU_ADV_REQUEST, flags, _("%s%s gives %s with CUDA %s%s%s."),
                         lead ? lead : _("What runs here: "), cmd, list, V(&p->cuda, b1, sizeof(b1)),
                         p->has_cudnn ? _(" and cuDNN ") : "", p->has_cudnn ? V(&p->cudnn, b2, sizeof(b2)) : "");
         cu_strv_fini(&names);
     } else
-        cu_error_advise(err, _("%s%s gives %s%s%s%s with CUDA %s%s%s."),
+        cu_error_advise_as(err, CU_ADV_REQUEST, flags, _("%s%s gives %s%s%s%s with CUDA %s%s%s."),
                         lead ? lead : fw == r->fw.fw ? _("What runs here: ") : _("No build of it runs here, but "), cmd,
                         cu_framework_title(cu_framework_name(fw)), f->version ? " " : "", f->version ? f->version : "",
                         fw == CU_FW_TENSORFLOW ? _(" (with Keras)") : "", V(&p->cuda, b1, sizeof(b1)),

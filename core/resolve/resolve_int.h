@@ -160,6 +160,8 @@ bool rs_parse_spec(const char *s, bool allow_none, int exact_parts, struct spec 
 bool rs_parse_framework(const char *s, struct fwspec *out, const char **bad_version);
 /** Does release @v match spec @s? */
 bool rs_spec_matches(const struct spec *s, const struct cu_version *v);
+/** Note that the mirror lacks the --cuda asked for, naming the releases it has of that major (else of each). */
+void rs_fail_cuda_absent(struct rs *r, int stage);
 
 /* The cuDNN a candidate takes; m == NULL: none. */
 struct cudnn_pick {

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "core/catalog/cliff.h"
 #include "core/catalog/gpucode.h"
 #include "core/catalog/cudnn_matrix.h"
 #include "core/base/i18n.h"
@@ -318,6 +319,13 @@ rs_fill_plan(struct rs *r, const struct fwopt *o, const struct cu_manifest *cm, 
             cu_plan_reason(p, _("GPU %d: %s, compute capability %s%s%s%s."), g->index, g->name,
                            V(&g->cc, b1, sizeof(b1)), g->arch ? " (" : "", g->arch ? g->arch : "",
                            g->arch ? ")" : "");
+            /* A GPU newer releases have left behind: the last of each part that serves it (issue 45). */
+            struct cu_cliff cl;
+            cu_cliff_for(r->cat, &g->cc, &cl);
+            CU_AUTOFREE char *who = cu_xasprintf(_("GPU %d (%s)"), g->index, g->name);
+            CU_AUTOFREE char *cliff = cu_cliff_describe(&cl, who);
+            if (cliff)
+                cu_plan_reason_src(p, CU_CLIFF_SOURCE, "%s", cliff);
             continue;
         }
         /* Unknown to the tables and no driver to ask: every judgement below leaves it out, and says so (issue 49

@@ -13,7 +13,10 @@
 #include <strings.h>
 
 #include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/near.h"
 #include "core/base/pipreq.h"
+#include "core/catalog/catalog_legacy.h"
 #include "core/resolve/resolve_int.h"
 
 bool
@@ -74,6 +77,24 @@ rs_parse_framework(const char *s, struct fwspec *out, const char **bad_version)
         return true;
     }
     return false;
+}
+
+/* --framework @item names no framework: the error, and the name it most likely meant ("pytroch": pytorch),
+ * its version kept ("jaxx==0.4": jax==0.4). */
+static enum cu_status
+unknown_framework(const char *item, struct cu_error *err)
+{
+    static const char *const words[] = {"tensorflow", "pytorch", "jax", "none", "keras", "torch"};
+    cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
+                 item);
+    const char *eq = strstr(item, "==");
+    CU_AUTOFREE char *name = cu_xstrndup(item, eq ? (size_t)(eq - item) : strlen(item));
+    for (char *c = name; *c; c++)
+        *c = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+    const char *near = cu_nearest_word(name, words, CU_N_ELEMENTS(words));
+    if (near && !(eq && strcmp(near, "none") == 0))
+        cu_error_advise(err, _("Did you mean '%s%s'?"), near, eq ? eq : "");
+    return CU_E_USAGE;
 }
 
 /* Split @s at @sep into trimmed items; false when one is empty. */
@@ -137,9 +158,7 @@ rs_multi_check(const char *framework, bool no_cudnn, struct cu_error *err)
             const char *badv;
             if (!rs_parse_framework(items.v[i], &fs, &badv)) {
                 st = badv ? cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv)
-                          : cu_error_set(err, CU_E_USAGE, 0,
-                                         _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
-                                         items.v[i]);
+                          : unknown_framework(items.v[i], err);
                 break;
             }
             if (fs.fw == CU_FW_NONE && (items.n > 1 || groups.n > 1)) {
@@ -189,9 +208,7 @@ cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
     } else if (!rs_parse_framework(w->framework, &fw, &badv)) {
         if (badv)
             return cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv);
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--framework: '%s' is not one of tensorflow, pytorch, jax or none (add ==VERSION to pin one)."),
-                            w->framework);
+        return unknown_framework(w->framework, err);
     } else if (no_cudnn && loads_system_cudnn(&fw, false)) {
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
@@ -202,11 +219,16 @@ cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
         (!cu_version_parse(w->python, &py) || py.n != 2 || py.part[0] < 2 || py.part[0] > 3))
         return cu_error_set(err, CU_E_USAGE, 0, _("--python: '%s' is not a Python version such as 3.12."),
                             w->python);
+    static const char *const platforms[] = {"linux-x86_64", "linux-sbsa", "linux-aarch64"};
     if (w->platform && *w->platform && strcmp(w->platform, "linux-x86_64") != 0 &&
-        strcmp(w->platform, "linux-sbsa") != 0 && strcmp(w->platform, "linux-aarch64") != 0)
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--platform: '%s' is not one of linux-x86_64, linux-sbsa or linux-aarch64."),
-                            w->platform);
+        strcmp(w->platform, "linux-sbsa") != 0 && strcmp(w->platform, "linux-aarch64") != 0) {
+        cu_error_set(err, CU_E_USAGE, 0, _("--platform: '%s' is not one of linux-x86_64, linux-sbsa or linux-aarch64."),
+                     w->platform);
+        const char *near = cu_nearest_word(w->platform, platforms, CU_N_ELEMENTS(platforms));
+        if (near)
+            cu_error_advise(err, _("Did you mean '%s'?"), near);
+        return CU_E_USAGE;
+    }
     if (w->components && *w->components) {
         const char *c = w->components;
         if (strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789_.+-,") != strlen(c) || c[0] == ',')
@@ -227,4 +249,61 @@ rs_spec_matches(const struct spec *s, const struct cu_version *v)
     case SPEC_EXACT: return cu_version_cmp(v, &s->v) == 0 || (s->v.n > v->n && cu_version_matches(&s->v, v));
     }
     return false;
+}
+
+void
+rs_fail_cuda_absent(struct rs *r, int stage)
+{
+    char *const *labels;
+    size_t n;
+    struct cu_error e;
+    const char *want = r->in->wishes->cuda;
+    enum { MAX_SHOWN = 40 };
+    struct cu_version have[MAX_SHOWN];
+    size_t nh = 0;
+    bool by_major = false;
+    if (r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, &e) != CU_OK)
+        n = 0;
+    const struct cu_cat_legacy *l = r->cat->legacy;
+    size_t n_legacy = l ? l->n_cuda : 0;
+    /* The newest release of each X.Y of the major asked for; when the mirror has none of it, its newest of each
+     * major.  The mirror's manifests, and the releases served from their runfiles (CUDA 10.0-11.3). */
+    for (int pass = 0; pass < 2 && !nh; pass++) {
+        by_major = pass == 1;
+        for (size_t i = 0; i < n + n_legacy; i++) {
+            struct cu_version v;
+            if (i < n ? !cu_version_parse(labels[i], &v) || v.n != 3 : (v = l->cuda[i - n].version, false))
+                continue;
+            if (!by_major && v.part[0] != r->cuda.v.part[0])
+                continue;
+            size_t k = 0;
+            while (k < nh && !(have[k].part[0] == v.part[0] && (by_major || have[k].part[1] == v.part[1])))
+                k++;
+            if (k == nh && nh < MAX_SHOWN)
+                have[nh++] = v;
+            else if (k < nh && cu_version_cmp(&v, &have[k]) > 0)
+                have[k] = v;
+        }
+    }
+    if (!nh) {
+        rs_fail(r, stage, _("CUDA %s is not on the mirror."), want);
+        return;
+    }
+    for (size_t i = 1; i < nh; i++) /* oldest first, as a list of versions reads */
+        for (size_t k = i; k > 0 && cu_version_cmp(&have[k], &have[k - 1]) < 0; k--) {
+            struct cu_version tmp = have[k];
+            have[k] = have[k - 1];
+            have[k - 1] = tmp;
+        }
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t i = 0; i < nh; i++) {
+        char vb[32];
+        cu_buf_printf(&b, "%s%s", i ? ", " : "", cu_version_format(&have[i], 0, vb, sizeof(vb)));
+    }
+    if (by_major)
+        rs_fail(r, stage, _("CUDA %s is not on the mirror; it has CUDA %s (the newest of each major)."), want, b.data);
+    else
+        rs_fail(r, stage, _("CUDA %s is not on the mirror; of CUDA %u it has %s."), want, r->cuda.v.part[0], b.data);
+    cu_buf_fini(&b);
 }

@@ -190,7 +190,7 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
     const char *cuda_dir = o->dir && realpath(o->dir, cuda_real) ? cuda_real : o->dir;
     struct cu_ldconf conf;
     if (o->ld_root)
-        cu_ldconf_read(o->ld_root, &conf);
+        cu_ldconf_read(o->ld_root, o->cancel, &conf);
     else
         memset(&conf, 0, sizeof(conf));
     const char *prefix = n_runs ? cu_json_str(runs[0], "prefix") : NULL;

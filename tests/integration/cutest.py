@@ -14,6 +14,7 @@ import pty
 import re
 import select
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -216,9 +217,10 @@ def cols(s):
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
 
 
-def on_pty(args, env, columns=None, winsize=None, timeout=300, answer=None):
+def on_pty(args, env, columns=None, winsize=None, timeout=300, answer=None, interrupt=None):
     """Run cudaup with stdin, stdout and stderr on a pty of winsize (rows, cols); returns (rc, output).
-    @answer (bytes): typed once cudaup asks a [y/N] question."""
+    @answer (bytes): typed once cudaup asks a [y/N] question.  @interrupt (bytes): SIGINT (a Ctrl-C) is sent
+    once the output shows it."""
     master, slave = pty.openpty()
     if winsize:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", winsize[0], winsize[1], 0, 0))
@@ -243,6 +245,9 @@ def on_pty(args, env, columns=None, winsize=None, timeout=300, answer=None):
             if answer is not None and b"[y/N]" in out:
                 os.write(master, answer)
                 answer = None
+            if interrupt is not None and interrupt in out:
+                p.send_signal(signal.SIGINT)
+                interrupt = None
         elif p.poll() is not None:
             break
     p.wait(timeout=30)

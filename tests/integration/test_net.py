@@ -332,7 +332,9 @@ steps = (r.json() or {}).get("steps", [])
 t.ok(r.rc == 1 and [s["installer"] for s in steps if s["status"] == "failed"] == ["cudnn"],
      "install --json: the failed step is cudnn's", steps)
 r = b.install(json_out=False)
-t.ok("[cudnn] failed:" in r.err and "[cuda] failed" not in r.err, "the CLI says [cudnn] failed", r.err)
+# Said once (issue 49 item 14): the error line names the cuDNN archive; no "[cuda] failed" before it.
+t.ok(r.err.count("is not on the mirror") == 1 and re.search(r"cudnn-linux-\S+ is not on the mirror", r.err) and
+     "[cuda] failed" not in r.err, "the CLI says, once, that cuDNN's archive failed", r.err)
 
 # A cuDNN archive that passes the check and fails on the way (HEAD refused, its first byte served,
 # the download itself 404): still cudnn's failure.

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import urllib.parse
 
 from cutest import SRCDIR, Tap, cols, gpu_doubles, machine, on_pty, run, segments, unbreakable
 from httpserver import Server
@@ -57,8 +58,61 @@ for width, how in ((60, "COLUMNS"), (80, "COLUMNS"), (120, "COLUMNS"), (80, "the
         full = [s for s in prog if "/s" in s and "archives unpacked" in s]
         t.ok(full, "120 columns: speed and counts fit, and are shown", prog[:5])
     if width == 60:
-        t.ok(all("/s" not in s for s in prog) and all("downloaded" in s for s in prog),
-             "60 columns: the speed goes first, and the bytes stay", prog[:5])
+        # What does not fit goes in a fixed order: the count first, then the speed (issue 49 item 16).
+        t.ok(all("downloaded" in s for s in prog) and not any("/s" in s and "unpacked" in s for s in prog),
+             "60 columns: the count goes before the speed, and the bytes stay", prog[:5])
+    if width == 80:
+        # Issue 49 item 16: at 80 columns a download showed neither its speed nor its time left.
+        fast = [s for s in prog if re.search(r"\(\d[\d.]* [kMG]?B/s, \d+m\d\ds left\)", s)]
+        t.ok(fast, "80 columns (%s): the line of a download shows its speed and time left" % how, prog[:6])
+
+# ---- Issue 49 item 16: no speed where nothing is downloaded ("0 B/s", "4 B/s"); `mirror` does not unpack ----
+warm = box("warm")
+r = run(["install", "--yes"] + warm, env=dict(MENV, **NOW))
+again = warm[:warm.index("--prefix")] + ["--prefix", t.tmpdir("again")] + warm[warm.index("--prefix") + 2:]
+rc, out = on_pty(["install", "--yes"] + again, dict(MENV, **NOW), columns=120)
+prog = [s for s in segments(out) if PROGRESS.match(s)]
+t.ok(r.rc == 0 and rc == 0 and prog and not any("B/s" in s for s in prog),
+     "an install from a warm cache downloads nothing: no speed is shown (it said 0 B/s)", "\n".join(prog[:6]) or out[-1500:])
+mdir = t.tmpdir("mirrored")
+margs = ["mirror", os.path.join(mdir, "m"), "--root", ROOT, "--mirror", srv.url, "--cache-dir", os.path.join(mdir, "c"),
+         "--framework", "none"]
+rc, out = on_pty(margs, dict(MENV, **NOW), columns=120)
+prog = [s for s in segments(out) if PROGRESS.match(s)]
+t.ok(rc == 0 and len(prog) >= 3 and not any("unpack" in s for s in prog) and any("archives downloaded" in s for s in prog)
+     and any(re.match(r"^\s*([5-9]\d)% ", s) for s in prog),
+     "mirror: the line counts the archives downloaded, never says it unpacks, and its percentage passes 50 "
+     "(the bytes are the whole of it)", "\n".join(prog[:4] + prog[-2:]) or out[-1500:])
+
+# ---- Issue 49 item 14: a failure is said once, not as "[cuda] failed: X" then "cudaup: X" ----
+def words(out):
+    return " ".join(" ".join(segments(out)).split())
+
+
+def said_once(out, needle):
+    return words(out).count(needle)
+
+
+b = box("enospc")
+prefix = b[b.index("--prefix") + 1]
+env = dict(MENV, LD_PRELOAD=os.environ["FAULTFS"], CUDAUP_FAULTS="write:ENOSPC:%s:3" % prefix, **NOW)
+env["ASAN_OPTIONS"] = "verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", "")
+rc, out = on_pty(["install", "--yes"] + b, env, columns=80)
+t.ok(rc == 1 and said_once(out, "No space left on device") == 1 and "Free some disk space" in words(out),
+     "ENOSPC while unpacking: the failure is said once, with what to do", out[-1500:])
+for d in plan.get("downloads", []):
+    if d["component"] == "cuda_nvcc":
+        srv.fault(urllib.parse.urlsplit(d["url"]).path, status=[503] * 40)
+rc, out = on_pty(["install", "--yes"] + box("dead"), dict(MENV, **NOW), columns=80)
+piped = run(["install", "--yes"] + box("deadpipe"), env=dict(MENV, **NOW))
+srv.clear()
+t.ok(rc == 1 and said_once(out, "the server answered HTTP 503") == 1 and "is up and holds this file" in words(out),
+     "a mirror that answers 503: the failure is said once, with what to do", out[-1500:])
+t.ok(piped.rc == 1 and " ".join(piped.err.split()).count("the server answered HTTP 503") == 1,
+     "piped, the same: said once", piped.err[-1500:])
+rc, out = on_pty(["install", "--yes"] + box("ctrlc"), dict(MENV, **NOW), columns=80, interrupt=b"downloaded")
+t.ok(rc == 130 and said_once(out, "Interrupted") == 1 and "run the same command again" in words(out),
+     "Ctrl-C during the downloads: said once, with what was kept", out[-1500:])
 
 # ---- Item 2: the totals are the plan's from the first line, and never move ----
 rc, out = on_pty(["install", "--yes"] + box("totals"), dict(MENV, **NOW), columns=200)
@@ -131,6 +185,28 @@ for what, args in (("plan", ["plan", "--root", GTX, "--framework", "tensorflow==
              len(lines) > len([x for x in (piped.out + piped.err).splitlines() if x.strip()]),
              "%s at %d columns: the same words as piped, each line broken between words to fit" % (what, width),
              "\n".join(wide) or out[-3000:])
+
+# Issue 49 item 10: install's confirmation was the whole plan, about 85 lines at 80x24 (Why: 18 bullets, a step of
+# 50 words): now the versions, the downloads and a line per group of steps, on one screen; -v and plan keep the rest.
+FIX = "file://" + os.path.join(SRCDIR, "tests", "fixtures", "nvidia")
+cargs = ["install", "--root", GTX, "--mirror", FIX, "--prefix", "/opt/cu", "--state-dir", t.tmpdir("cst"),
+         "--cache-dir", t.tmpdir("cc")]
+ZHG = dict(GENV, LANGUAGE="zh_CN", LANG="C.UTF-8")
+for lang, env in (("English", GENV), ("zh_CN", ZHG)):
+    rc, out = on_pty(cargs, env, winsize=(24, 80), answer=b"n\n")
+    head = out[:out.find("[y/N]")]
+    rows = head.count("\n")
+    wide = [ln for ln in segments(head) if cols(ln) > 80 and not unbreakable(ln, 80)]
+    t.ok(rc == 1 and "[y/N]" in out and 8 < rows <= 22 and not wide and "nvidia-driver-580" in head and
+         "tensorflow==2.16.2" in head and "Why:" not in head and "为什么" not in head,
+         "%s: install's confirmation fits 80x24 (%d rows before the question), the driver's packages and the "
+         "framework in it, no reasons" % (lang, rows), head)
+rc, out = on_pty(cargs + ["-v"], GENV, winsize=(24, 80), answer=b"n\n")
+head = out[:out.find("[y/N]")]
+t.ok(rc == 1 and "Why:" in head and "Driver: Branch 580" in " ".join(head.split()),
+     "install -v: the whole plan before the question, its reasons too", head[-1500:])
+r = run(["plan"] + cargs[1:], env=GENV)
+t.ok(r.rc == 0 and "Why:" in r.out and "Steps:" in r.out, "plan keeps the full reasons and steps", r.out[-800:])
 
 srv.stop()
 t.done()

@@ -144,7 +144,7 @@ t.ok(rw.rc == 4 and rc.rc == 4 and (rc.json() or {}).get("status") == "problems"
 t.ok("Nothing is changed until you confirm" in d["welcome"], "welcome: says nothing changes before Review")
 t.ok("compute capability 8.9" in d["system"] and "compute capability 8.6" in d["system"] and "Problems" in d["system"],
      "system: both GPUs with compute capability, and the problems", d["system"])
-t.ok("(*) TensorFlow, with Keras" in d["framework"], "framework: TensorFlow with Keras by default", d["framework"])
+t.ok("[x] TensorFlow, with Keras" in d["framework"], "framework: TensorFlow with Keras by default", d["framework"])
 t.ok("Step 2 of 10" in d["framework"], "framework: the step number in the title bar")
 t.ok("Automatic: the newest that fits (12.6.3)" in d["versions"] and "✓  12.6.3" in d["versions"],
      "versions: the mirror's release fits and is the automatic choice", d["versions"])
@@ -417,18 +417,18 @@ srv.stop()
 h = Box("hopper", root=HOPPER, env=HENV, mirror=NVIDIA)
 r, d = h.wizard(["enter", "enter", "DUMP framework", "enter", "DUMP versions", "down", "down", "enter", "DUMP refused",
                  "q", "y"], "--framework", "pytorch")
-t.ok("(*) PyTorch" in d["framework"], "--framework pytorch: PyTorch is marked", d["framework"])
+t.ok("[x] PyTorch" in d["framework"], "--framework pytorch: PyTorch is marked", d["framework"])
 t.ok("CUDA toolkit for PyTorch on this machine:" in d["versions"], "versions for the chosen framework", d["versions"])
 # Several frameworks for one environment (issue 36): Space ticks JAX beside PyTorch, Enter on a ticked one goes on
 # with both, Enter on an unticked one chooses it alone.
 r, d = h.wizard(["enter", "enter", "down", "space", "DUMP two", "enter", "DUMP versions", "q", "y"], "--framework", "pytorch")
-t.ok("(*) PyTorch" in d["two"] and "(*) JAX" in d["two"] and "( ) TensorFlow" in d["two"],
+t.ok("[x] PyTorch" in d["two"] and "[x] JAX" in d["two"] and "[ ] TensorFlow" in d["two"],
      "Space ticks JAX beside PyTorch", d["two"])
 t.ok("CUDA toolkit for PyTorch, JAX on this machine:" in d["versions"], "Enter goes on with both: the versions for the set",
      d["versions"])
 r, d = h.wizard(["enter", "enter", "down", "space", "up", "space", "DUMP untick", "down", "down", "enter",
                  "DUMP alone", "q", "y"], "--framework", "pytorch")
-t.ok("( ) PyTorch" in d["untick"] and "(*) JAX" in d["untick"], "Space unticks PyTorch, JAX stays", d["untick"])
+t.ok("[ ] PyTorch" in d["untick"] and "[x] JAX" in d["untick"], "Space unticks PyTorch, JAX stays", d["untick"])
 t.ok("CUDA toolkit for this machine:" in d["alone"], "Enter on None chooses it alone: no framework", d["alone"])
 # TensorFlow 2.21 (sm_90, read in its wheel) takes CUDA 12.5 or newer, which driver 550 runs by minor-version
 # compatibility: 12.9.1 fits, as the automatic choice, and a pinned release of it does (issue 34).
@@ -508,7 +508,7 @@ if PY:
                      env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheels, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                           "XDG_DATA_HOME": data, "PATH": "/usr/bin:/bin", "FAKE_FW_GPUS": "2"}, timeout=600)
     t.eq(r.rc, 0, "TensorFlow in a venv through the wizard: exit 0", r)
-    t.ok("(*) TensorFlow, with Keras" in d["framework"], "the default framework is kept")
+    t.ok("[x] TensorFlow, with Keras" in d["framework"], "the default framework is kept")
     t.ok("< venv >" in d["pyenv"] and "< 3.11 >" in d["pyenv"] and "cudaup-tensorflow" in d["pyenv"],
          "python env: the flags' tool and Python, the default name", d["pyenv"])
     t.ok("< automatic >" in d["pyenv"] and "uses /usr/bin/python3.11" in d["pyenv"],

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/base/mem.h"
@@ -104,7 +106,7 @@ search_order(void **state)
     tu_write(dir, "etc/ld.so.conf.d/10-cuda.conf", "# NVIDIA's\n/usr/local/cuda-11.2/lib64/\n");
     tu_write(dir, "etc/ld.so.conf.d/README", "/not/read\n");
     struct cu_ldconf conf;
-    cu_ldconf_read(&root, &conf);
+    cu_ldconf_read(&root, NULL, &conf);
     assert_int_equal(conf.n, 2);
     assert_string_equal(conf.dirs[0], "/usr/local/cuda-11.2/lib64");
     assert_string_equal(cu_ldconf_file(&conf, "/usr/local/cuda-11.2/lib64"), "/etc/ld.so.conf.d/10-cuda.conf");
@@ -239,6 +241,56 @@ judge_conf_and_default(void **state)
     tu_tmpdir_free(dir);
 }
 
+/*
+ * ld.so.conf as input (issue 46 item 9): files that include each other are read once each (not N^8 times), a
+ * FIFO where a file is expected is passed over (never waited on: the walk runs in a child that an alarm would
+ * end, so the old wait shows as a failure, not a hang), and a set cancel flag stops the walk.
+ */
+static void
+conf_walk_bounded(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("ldconf-loop");
+    struct cu_sysroot root;
+    struct cu_error err;
+    assert_ok(cu_sysroot_init(&root, dir, &err), &err);
+    tu_write(dir, "etc/ld.so.conf", "include ld.so.conf.d/*.conf\n/opt/top\n");
+    tu_write(dir, "etc/ld.so.conf.d/a.conf", "include /etc/ld.so.conf.d/*.conf\n/opt/a\n");
+    tu_write(dir, "etc/ld.so.conf.d/b.conf", "include /etc/ld.so.conf.d/*.conf\n/opt/b\n");
+    tu_write(dir, "etc/ld.so.conf.d/c.conf", "include /etc/ld.so.conf\n/opt/c\n");
+    tu_write(dir, "etc/ld.so.conf.d/d.conf/x", ""); /* a folder named like a file: not configuration */
+    char *fifo = cu_xasprintf("%s/etc/ld.so.conf.d/fifo.conf", dir);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(120);
+        struct cu_ldconf conf;
+        cu_ldconf_read(&root, NULL, &conf);
+        /* Each folder once, in the order the lines are met (an include where it stands): a.conf includes b.conf,
+         * which includes c.conf, whose own line comes first; then b's, a's and ld.so.conf's own. */
+        bool ok = conf.n == 4 && strcmp(conf.dirs[0], "/opt/c") == 0 && strcmp(conf.dirs[1], "/opt/b") == 0 &&
+                  strcmp(conf.dirs[2], "/opt/a") == 0 && strcmp(conf.dirs[3], "/opt/top") == 0;
+        if (!ok)
+            fprintf(stderr, "ld.so.conf walk: %zu folders\n", conf.n);
+        cu_ldconf_fini(&conf);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    /* Cancelled before it starts: nothing read. */
+    atomic_int cancel = 1;
+    struct cu_ldconf conf;
+    cu_ldconf_read(&root, &cancel, &conf);
+    assert_int_equal(conf.n, 0);
+    cu_ldconf_fini(&conf);
+    free(fifo);
+    cu_sysroot_fini(&root);
+    tu_tmpdir_free(dir);
+}
+
 int
 main(void)
 {
@@ -246,6 +298,6 @@ main(void)
     if (!have_cc)
         return tu_skip_all("ldpath", "no C compiler (cc, which scripts/bootstrap installs) to build the ELF objects with");
     const struct CMUnitTest tests[] = {cmocka_unit_test(elf_read), cmocka_unit_test(search_order), cmocka_unit_test(env_file),
-                                       cmocka_unit_test(judge_conf_and_default)};
+                                       cmocka_unit_test(judge_conf_and_default), cmocka_unit_test(conf_walk_bounded)};
     return TU_RUN(tests);
 }

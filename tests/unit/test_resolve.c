@@ -503,7 +503,10 @@ blockers_named(void **state)
     f = facts("530.30.02", 1, "A100", "8.0");
     assert_status(resolve(x, f, (struct cu_wishes){.framework = "pytorch", .cuda = "12.1"}, &p, &err), CU_E_UNSUPPORTED,
                   &err);
-    assert_string_equal(err.msg, "CUDA 12.1 is not on the mirror.");
+    /* ...and it names what the mirror has of that major (issue 49 item 15). */
+    if (strncmp(err.msg, "CUDA 12.1 is not on the mirror; of CUDA 12 it has 12.", 53) != 0)
+        print_error("%s\n", err.msg);
+    assert_int_equal(strncmp(err.msg, "CUDA 12.1 is not on the mirror; of CUDA 12 it has 12.", 53), 0);
     cu_facts_free(f);
     /* ...and where it cannot build for a GPU here, the GPU is. */
     f = facts("470.57.02", 1, "GTX 780", "3.5");
@@ -567,6 +570,39 @@ wishes_syntax(void **state)
     };
     for (size_t i = 0; i < CU_N_ELEMENTS(good); i++)
         assert_ok(cu_wishes_check(&good[i], &err), &err);
+}
+
+/* A value that is one typo from a known one is answered with it (issue 49 item 15); one that is none gets no guess. */
+static void
+wishes_typos(void **state)
+{
+    (void)state;
+    struct cu_error err;
+    static const struct {
+        struct cu_wishes w;
+        const char *meant; /* NULL: no guess */
+    } cases[] = {
+        {{.framework = "pytroch"}, "Did you mean 'pytorch'?"},
+        {{.framework = "PyTroch"}, "Did you mean 'pytorch'?"},
+        {{.framework = "tensorflw==2.15"}, "Did you mean 'tensorflow==2.15'?"},
+        {{.framework = "jaxx==0.4.30"}, "Did you mean 'jax==0.4.30'?"},
+        {{.framework = "tensorflow,pytroch"}, "Did you mean 'pytorch'?"},
+        {{.framework = "pytorch;jaz"}, "Did you mean 'jax'?"},
+        {{.platform = "linux-x86"}, "Did you mean 'linux-x86_64'?"},
+        {{.platform = "linux-aarch"}, "Did you mean 'linux-aarch64'?"},
+        {{.framework = "caffe"}, NULL},
+        {{.platform = "windows-x86_64"}, NULL},
+    };
+    for (size_t i = 0; i < CU_N_ELEMENTS(cases); i++) {
+        assert_status(cu_wishes_check(&cases[i].w, &err), CU_E_USAGE, &err);
+        const char *adv = cu_error_advice(&err);
+        if (cases[i].meant ? !adv || strcmp(adv, cases[i].meant) != 0 : adv && strstr(adv, "Did you mean") != NULL)
+            print_error("case %zu: %s / %s\n", i, err.msg, adv ? adv : "(no advice)");
+        if (cases[i].meant)
+            assert_string_equal(adv ? adv : "", cases[i].meant);
+        else
+            assert_true(!adv || !strstr(adv, "Did you mean"));
+    }
 }
 
 static void
@@ -635,6 +671,7 @@ main(void)
         cmocka_unit_test_setup_teardown(real_blocker, setup, teardown),
         cmocka_unit_test_setup_teardown(blockers_named, setup, teardown),
         cmocka_unit_test(wishes_syntax),
+        cmocka_unit_test(wishes_typos),
     };
     return TU_RUN(tests);
 }

@@ -559,13 +559,30 @@ class Machine:
             p = self.installed_pkg(n)
             if p and isinstance(p.extra.get("enables"), str):
                 self.enable_repo(p.extra["enables"], by_package=n)
+        # Programs a package puts in place (bin=/usr/bin/nvidia-ctk): a stub each, gone with the package.
+        want_bins = {}
+        for n in self.installed:
+            p = self.installed_pkg(n)
+            if p and isinstance(p.extra.get("bin"), str):
+                for b in p.extra["bin"].split(","):
+                    want_bins[b] = n
+        had = json.loads(self.read("var/lib/pkgworld/bins.json", "{}") or "{}")
+        for b in had:
+            if b not in want_bins and os.path.exists(self.path(b)):
+                os.unlink(self.path(b))
+        for b, n in want_bins.items():
+            if not os.path.exists(self.path(b)):
+                self.write(b, "#!/bin/sh\n# %s (pkgworld stand-in)\nexit 0\n" % n)
+                os.chmod(self.path(b), 0o755)
+        self.write("var/lib/pkgworld/bins.json", json.dumps(want_bins, sort_keys=True) + "\n")
         # "UNIT [MODULE]": the kernel module the unit needs loaded to stay up (service_needs=, FM-START).
         units = set()
         for n in self.installed:
             p = self.installed_pkg(n)
             if p and isinstance(p.extra.get("service"), str):
                 needs = p.extra.get("service_needs")
-                units.add(p.extra["service"] + (" " + needs if isinstance(needs, str) else ""))
+                for u in p.extra["service"].split(","):  # "a.path,a.service": several units of one package
+                    units.add(u + (" " + needs if isinstance(needs, str) else ""))
         self.write("var/lib/pkgworld/units", "".join(u + "\n" for u in sorted(units)))
 
     def enable_repo(self, repo, by_package=None):
@@ -721,7 +738,9 @@ def install_plan(m, names, backtrack, recommends=True):
             chosen.append(req)
             continue
         name, op, ver = req
-        c = t.choices(Rel(name, op, ver))
+        # apt's `NAME=VERSION` makes that version the candidate (NVIDIA's guide installs the toolkit so): any allowed
+        # version, not only the best one its dependencies would take.
+        c = m.candidates(name, op, ver) if op in ("=", "==") and not backtrack else t.choices(Rel(name, op, ver))
         if not c:
             raise Problem(not_found(m, name, op, ver), kind="notfound")
         chosen.append(c[0])
