@@ -259,12 +259,10 @@ cu_catalog_runtime_checks(const struct cu_catalog_loads *l, const char *framewor
         if (in && n < max) {
             out[n++] = c;
             release_row |= c->to.n > 0;
-        } else if (!in && c->to.n) {
-            /* read for other releases: the nearest older one stands in (else the oldest) */
-            bool older = version && version->n && cu_version_cmp(&c->from, version) <= 0;
-            bool near_older = near && version && version->n && cu_version_cmp(&near->from, version) <= 0;
-            if (!near || (older && (!near_older || cu_version_cmp(&c->from, &near->from) > 0)) ||
-                (!older && !near_older && cu_version_cmp(&c->from, &near->from) < 0))
+        } else if (!in && c->to.n && version && version->n && cu_version_cmp(&c->from, version) <= 0) {
+            /* Read for older releases: the nearest stands in for a later one (a rule carries forward to the
+             * releases after it; never back: JAX 0.4's cuBLAS check wanted the build's minor, 0.10's only 12.1). */
+            if (!near || cu_version_cmp(&c->from, &near->from) > 0)
                 near = c;
         }
     }

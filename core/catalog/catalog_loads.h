@@ -94,8 +94,8 @@ size_t cu_catalog_lib_loads(const struct cu_catalog_loads *l, const char *caller
 
 /**
  * The rules @framework @version (CUDA @cuda_major; 0: any) holds @component ("cuBLAS", "cuDNN") to: every row whose
- * releases hold @version, and where none read for its own releases does, the nearest such row of another release
- * (older first).  Fills @out with up to @max borrowed pointers; returns how many.
+ * releases hold @version, and where none read for its own releases does, the nearest such row of an older release
+ * (a rule carries forward, never back to releases before the one it was read in).  Fills @out with up to @max borrowed pointers; returns how many.
  */
 size_t cu_catalog_runtime_checks(const struct cu_catalog_loads *l, const char *framework, const struct cu_version *version,
                                  int cuda_major, const char *component, const struct cu_cat_runtime_check **out,

@@ -236,11 +236,72 @@ caller_of(const struct cu_sysroot *root, const struct cu_ldsim *sim, const char 
     return i >= 0 ? i : -2;
 }
 
+/* The framework's own shared objects that ask the loader for CUDA (by DT_NEEDED, or by name with dlopen), for
+ * a release whose dlopen() calls are not recorded (or whose recorded neighbour has files this one lacks). */
+static const struct {
+    const char *fw, *rel;
+} key_objects[] = {
+    {"pytorch", "torch/lib/libtorch_cuda.so"},
+    {"pytorch", "torch/lib/libc10_cuda.so"},
+    {"tensorflow", "tensorflow/libtensorflow_framework.so.2"},
+    {"tensorflow", "tensorflow/libtensorflow_cc.so.2"},
+    {"tensorflow", "tensorflow/python/_pywrap_tensorflow_internal.so"},
+    {"jax", "jax_plugins/xla_cuda12/xla_cuda_plugin.so"},
+    {"jax", "jax_plugins/xla_cuda13/xla_cuda_plugin.so"},
+};
+
+/*
+ * Unrecorded: each key object is loaded at import with its DT_NEEDED; on GPU work TensorFlow's and JAX's ask
+ * the loader by name for every CUDA library the environment's wheels hold (their dso_loader lists), PyTorch's
+ * nothing more (its CUDA libraries are its DT_NEEDED).
+ */
+static void
+run_generic(const struct cu_sysroot *root, struct cu_ldsim *sim, const char *sp, const struct fw *f, int fw_index,
+            enum cu_load_stage stage, const struct cu_strv *wheel_sonames)
+{
+    for (size_t k = 0; k < CU_N_ELEMENTS(key_objects); k++) {
+        if (strcmp(key_objects[k].fw, f->env->framework) != 0)
+            continue;
+        CU_AUTOFREE char *path = resolve_rel(root, sp, key_objects[k].rel);
+        if (!path)
+            continue;
+        sim->tag = fw_index * 4 + (int)stage;
+        if (stage == CU_LOAD_IMPORT) {
+            cu_ldsim_dlopen(sim, path, -1);
+        } else if (stage == CU_LOAD_GPU && strcmp(f->env->framework, "pytorch") != 0) {
+            int caller = cu_ldsim_file(sim, path);
+            for (size_t i = 0; caller >= 0 && i < wheel_sonames->n; i++)
+                cu_ldsim_dlopen(sim, wheel_sonames->v[i], caller);
+        }
+    }
+}
+
+/* Does a neighbour's recording describe this build: the files its Python loads by path at import, of the
+ * framework's own package, are there? */
+static bool
+recording_fits(const struct cu_sysroot *root, const char *sp, const struct cu_cat_fw_loads *l)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        const struct cu_cat_load *c = &l->v[k];
+        if (c->stage != CU_LOAD_IMPORT || !c->by_path || strcmp(c->caller, "python") != 0 ||
+            cu_str_has_prefix(c->target, "nvidia/"))
+            continue;
+        CU_AUTOFREE char *path = resolve_rel(root, sp, c->target);
+        if (!path)
+            return false;
+    }
+    return true;
+}
+
 static void
 run_stage(const struct cu_sysroot *root, struct cu_ldsim *sim, const char *sp, const struct fw *f, int fw_index,
-          enum cu_load_stage stage)
+          enum cu_load_stage stage, const struct cu_strv *wheel_sonames)
 {
-    for (size_t k = 0; f->loads && k < f->loads->n; k++) {
+    if (!f->loads) {
+        run_generic(root, sim, sp, f, fw_index, stage, wheel_sonames);
+        return;
+    }
+    for (size_t k = 0; k < f->loads->n; k++) {
         const struct cu_cat_load *l = &f->loads->v[k];
         if (l->stage != stage)
             continue;
@@ -552,15 +613,23 @@ check_system_cudnn(const struct cu_sysroot *root, const struct fw *f, const char
     char b1[32], b2[32];
     const struct cu_fwenv *fe = f->env;
     struct cu_version want, have;
-    if (fe->bundled || !fe->cudnn_build || !cu_version_parse(fe->cudnn_build, &want) || want.n < 2 || !f->loads)
+    if (fe->bundled || !fe->cudnn_build || !cu_version_parse(fe->cudnn_build, &want) || want.n < 2)
         return;
     CU_AUTOFREE char *so = cu_xasprintf("libcudnn.so.%u", want.part[0]);
-    for (size_t k = 0; k < f->loads->n; k++) {
+    /* The objects that ask for cuDNN: the recorded callers, else the framework's own key objects. */
+    struct cu_strv callers;
+    cu_strv_init(&callers);
+    for (size_t k = 0; f->loads && k < f->loads->n; k++) {
         const struct cu_cat_load *l = &f->loads->v[k];
-        if (l->by_path || !cu_str_has_prefix(l->target, "libcudnn.so.") || strcmp(l->caller, "python") == 0 ||
-            cu_str_has_prefix(l->caller, "soname:"))
-            continue;
-        CU_AUTOFREE char *obj = resolve_rel(root, sp, l->caller);
+        if (!l->by_path && cu_str_has_prefix(l->target, "libcudnn.so.") && strcmp(l->caller, "python") != 0 &&
+            !cu_str_has_prefix(l->caller, "soname:"))
+            cu_strv_push(&callers, l->caller);
+    }
+    for (size_t k = 0; !f->loads && k < CU_N_ELEMENTS(key_objects); k++)
+        if (strcmp(key_objects[k].fw, fe->framework) == 0)
+            cu_strv_push(&callers, key_objects[k].rel);
+    for (size_t k = 0; k < callers.n; k++) {
+        CU_AUTOFREE char *obj = resolve_rel(root, sp, callers.v[k]);
         struct cu_elf_dyn d;
         struct cu_error e;
         struct cu_ld_hit hit;
@@ -585,8 +654,9 @@ check_system_cudnn(const struct cu_sysroot *root, const struct fw *f, const char
             free(why);
         }
         free(hit.path);
-        return;
+        break;
     }
+    cu_strv_fini(&callers);
 }
 
 /* Two cuDNN distributions in one environment: they install the same files, the second over the first. */
@@ -661,11 +731,11 @@ walk_env(const struct cu_sysroot *root, const struct cu_catalog *cat, struct fw 
         /* Each framework's import, then the calls before its GPU work, one after the other (as verify's probe
          * imports them); then GPU work. */
         for (size_t i = 0; i < orders[o].n; i++) {
-            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_IMPORT);
-            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_USE);
+            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_IMPORT, &w.sonames);
+            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_USE, &w.sonames);
         }
         for (size_t i = 0; i < orders[o].n; i++)
-            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_GPU);
+            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_GPU, &w.sonames);
         run_lib_loads(cat, &sim, &w);
         if (loads_out)
             json_array_append_new(loads_out, walk_json(&sim, env, fws, &orders[o], &w, sp));
@@ -749,6 +819,8 @@ cu_fwenvs_shadow(const struct cu_sysroot *root, const struct cu_catalog *cat, co
                 }
                 fws[n_fw].env = fe;
                 fws[n_fw].loads = cu_catalog_fw_loads(&cat->loads, fe->framework, &v, cuda_major(fe), &fws[n_fw].exact);
+                if (fws[n_fw].loads && !fws[n_fw].exact && !recording_fits(root, sp, fws[n_fw].loads))
+                    fws[n_fw].loads = NULL; /* another build's structure: its own objects are read instead */
                 n_fw++;
             }
             if (n_fw)

@@ -158,6 +158,20 @@ breaks(const struct cu_cat_runtime_check *rule, const char *loaded, const char *
     return false;
 }
 
+/* "8.2.4" against "8.7.0": the same major, older (to the precision both give); or another major. */
+static bool
+older(const char *loaded, const char *built)
+{
+    struct cu_version l, b;
+    if (!loaded || !built || !cu_version_parse(loaded, &l) || !cu_version_parse(built, &b))
+        return false;
+    if (l.part[0] != b.part[0])
+        return true;
+    int n = l.n < b.n ? l.n : b.n;
+    l.n = b.n = n;
+    return cu_version_cmp(&l, &b) < 0;
+}
+
 /* The framework's release and CUDA major as the probe reports them. */
 static void
 fw_release(const json_t *fw, struct cu_version *v, int *cuda_major)
@@ -239,7 +253,7 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
         /* 4. Each framework by its own rule: the versions it holds the libraries it loaded to
          * (data/compat/framework_runtime_checks.csv), not a rule stricter than its own. */
         const json_t *fws = json_object_get(runs[r], "frameworks");
-        for (size_t f = 0; o->cat && f < json_array_size(fws); f++) {
+        for (size_t f = 0; f < json_array_size(fws); f++) {
             const json_t *fw = json_array_get(fws, f);
             const char *me = cu_json_str(fw, "framework");
             const char *title = cu_framework_title(me ? me : "");
@@ -247,6 +261,8 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
             int major;
             fw_release(fw, &rel, &major);
             const json_t *vc = json_object_get(fw, "version_checks");
+            struct cu_strv judged; /* components a rule of the framework's own judged in its own integers */
+            cu_strv_init(&judged);
             /* JAX's own check at its plugin's start, in JAX's integers. */
             for (size_t i = 0; me && i < json_array_size(vc); i++) {
                 const json_t *c = json_array_get(vc, i);
@@ -255,10 +271,12 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
                 if (!comp || !json_is_integer(jb) || !json_is_integer(jl))
                     continue;
                 const struct cu_cat_runtime_check *rules[4];
-                size_t nr = cu_catalog_runtime_checks(&o->cat->loads, me, &rel, major, comp, rules, 4);
+                size_t nr = o->cat ? cu_catalog_runtime_checks(&o->cat->loads, me, &rel, major, comp, rules, 4) : 0;
                 for (size_t k = 0; k < nr; k++) {
                     if (strcmp(rules[k]->rule, "min") != 0 && strcmp(rules[k]->rule, "build") != 0)
                         continue;
+                    if (component_kind(comp) && !cu_strv_contains(&judged, component_kind(comp)))
+                        cu_strv_push(&judged, component_kind(comp));
                     long min = strcmp(rules[k]->rule, "min") == 0 ? rules[k]->minimum
                                                                    : (long)json_integer_value(jb) / rules[k]->scale;
                     long have = (long)json_integer_value(jl);
@@ -287,11 +305,12 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
             json_object_foreach(rt, kind, v) {
                 const char *built = cu_json_str(v, "built"), *loaded = cu_json_str(v, "loaded");
                 const char *comp = kind_component(kind);
-                if (!me || (json_array_size(vc) > 0 && strcmp(kind, "cudnn") != 0))
+                if (!me || (cu_strv_contains(&judged, kind) && strcmp(kind, "cudnn") != 0))
                     continue; /* JAX's own check above judged it */
                 const struct cu_cat_runtime_check *rules[4];
-                size_t nr = cu_catalog_runtime_checks(&o->cat->loads, me, &rel, major, comp, rules, 4);
-                bool broken = false;
+                size_t nr = o->cat ? cu_catalog_runtime_checks(&o->cat->loads, me, &rel, major, comp, rules, 4) : 0;
+                /* Where no rule of the framework's own is recorded for the component: older than its build fails. */
+                bool broken = nr == 0 && older(loaded, built);
                 for (size_t k = 0; k < nr && !broken; k++)
                     broken = breaks(rules[k], loaded, built);
                 if (!broken)
@@ -323,6 +342,7 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
                            me);
                 }
             }
+            cu_strv_fini(&judged);
         }
         for (size_t i = 0; i < json_array_size(libs); i++) {
             const json_t *l = json_array_get(libs, i);
