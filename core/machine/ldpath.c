@@ -726,10 +726,31 @@ in_list(const char *list, const char *dir)
     return false;
 }
 
+/* The entry of LD_LIBRARY_PATH @list that is folder @dir through links (/usr/local/cuda-13.0/lib64, a link to lib,
+ * for the lib a mapped file's real path names), as the user wrote it; NULL when none.  Caller frees. */
+static char *
+list_entry_of(const struct cu_sysroot *root, const char *list, const char *dir)
+{
+    if (!root || !list)
+        return NULL;
+    CU_AUTOFREE char *want = cu_sysroot_real_path(root, dir);
+    CU_AUTOFREE char *copy = cu_xstrdup(list);
+    char *save = NULL;
+    for (char *e = strtok_r(copy, ":", &save); want && e; e = strtok_r(NULL, ":", &save)) {
+        CU_AUTOFREE char *real = e[0] == '/' ? cu_sysroot_real_path(root, e) : NULL;
+        if (real && strcmp(real, want) == 0)
+            return cu_xstrdup(e);
+    }
+    return NULL;
+}
+
 void
 cu_ld_blame(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const struct cu_ldconf *conf,
             enum cu_ld_via via, const char *llp, const char *dir, const char *env_name, char **why, char **fix)
 {
+    CU_AUTOFREE char *spelled = NULL;
+    if (via == CU_LD_NONE && !in_list(llp, dir) && (spelled = list_entry_of(root, llp, dir)))
+        dir = spelled; /* LD_LIBRARY_PATH names it through a link: said as the user wrote it */
     const char *cfile = conf ? cu_ldconf_file(conf, dir) : NULL;
     if (via == CU_LD_NONE)
         via = in_list(llp, dir) ? CU_LD_ENV : cfile ? CU_LD_CACHE : cu_ld_default_dir(dir) ? CU_LD_DEFAULT : CU_LD_NONE;

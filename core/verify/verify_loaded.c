@@ -452,6 +452,8 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
                       names.data, n, bundled ? _("the environment's own wheels") : _("the environment or the plan's CUDA install"),
                       owners.len ? owners.data : cuda_dir ? cuda_dir : "");
     }
+    if (!ps.n && json_array_size(order) == 1) /* about the one framework imported */
+        cu_checks_about(out, json_string_value(json_array_get(order, 0)));
     free(ps.v);
     cu_strv_fini(&ps.keys);
     if (!out->libraries)

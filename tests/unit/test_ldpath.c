@@ -246,6 +246,36 @@ judge_conf_and_default(void **state)
  * FIFO where a file is expected is passed over (never waited on: the walk runs in a child that an alarm would
  * end, so the old wait shows as a failure, not a hang), and a set cancel flag stops the walk.
  */
+/*
+ * LD_LIBRARY_PATH names a folder through a link (a system CUDA's lib64, a link to lib; issue 47, measured with real
+ * wheels: verify blamed /etc/ld.so.conf.d for what LD_LIBRARY_PATH had put first, the mapped file's real path being
+ * .../lib).  The variable is blamed, in the user's own spelling.
+ */
+static void
+judge_llp_through_link(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("judgelink");
+    tu_write(dir, "opt/cuda-13.0/lib/libcudnn.so.8", "x");
+    tu_write(dir, "etc/ld.so.conf", "/opt/cuda-13.0/lib\n");
+    char *link = cu_xasprintf("%s/opt/cuda-13.0/lib64", dir);
+    assert_int_equal(symlink("lib", link), 0);
+    free(link);
+    struct cu_checks c;
+    struct cu_check *k = judge(dir,
+        "{\"order\": [\"tensorflow\"], \"prefix\": \"/env\", \"site\": [\"/env/lib/python3.11/site-packages\"],"
+        " \"ld_library_path\": \"/opt/cuda-13.0/lib64\", \"frameworks\": [{\"framework\": \"tensorflow\", \"runtime\":"
+        " {\"cudnn\": {\"built\": \"8.6\", \"loaded\": \"8.1.0\"}}}], \"libraries\": [{\"name\": \"libcudnn.so.8\", \"path\":"
+        " \"/opt/cuda-13.0/lib/libcudnn.so.8\", \"real\": \"/opt/cuda-13.0/lib/libcudnn.so.8\", \"version\": \"8.1.0\","
+        " \"owners\": [], \"framework\": \"tensorflow\"}]}", false, &c);
+    assert_int_equal(k->status, CU_CHECK_FAIL);
+    assert_non_null(strstr(k->detail, "LD_LIBRARY_PATH holds /opt/cuda-13.0/lib64"));
+    assert_null(strstr(k->detail, "ld.so.conf"));
+    assert_non_null(strstr(k->fix, "out of LD_LIBRARY_PATH"));
+    cu_checks_fini(&c);
+    tu_tmpdir_free(dir);
+}
+
 static void
 conf_walk_bounded(void **state)
 {
@@ -297,7 +327,7 @@ main(void)
     have_cc = access("/usr/bin/cc", X_OK) == 0;
     if (!have_cc)
         return tu_skip_all("ldpath", "no C compiler (cc, which scripts/bootstrap installs) to build the ELF objects with");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(elf_read), cmocka_unit_test(search_order), cmocka_unit_test(env_file),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(elf_read), cmocka_unit_test(search_order), cmocka_unit_test(env_file), cmocka_unit_test(judge_llp_through_link),
                                        cmocka_unit_test(judge_conf_and_default), cmocka_unit_test(conf_walk_bounded)};
     return TU_RUN(tests);
 }
