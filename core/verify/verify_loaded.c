@@ -277,10 +277,12 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
                         continue;
                     if (component_kind(comp) && !cu_strv_contains(&judged, component_kind(comp)))
                         cu_strv_push(&judged, component_kind(comp));
-                    long min = strcmp(rules[k]->rule, "min") == 0 ? rules[k]->minimum
-                                                                   : (long)json_integer_value(jb) / rules[k]->scale;
+                    /* "build": JAX's `version // scale < build // scale` (cuDNN 9.10.x for a 9.10 build: scale 100) */
+                    bool build = strcmp(rules[k]->rule, "build") == 0;
+                    long scale = build && rules[k]->scale > 0 ? rules[k]->scale : 1;
+                    long min = build ? (long)json_integer_value(jb) / scale * scale : rules[k]->minimum;
                     long have = (long)json_integer_value(jl);
-                    if (have >= min)
+                    if (have / scale >= min / scale)
                         continue;
                     const char *kind = component_kind(comp);
                     const json_t *l = kind ? lib_of_kind(libs, kind) : NULL;
