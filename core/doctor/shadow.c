@@ -457,26 +457,34 @@ walk_json(const struct cu_ldsim *sim, const char *env, const struct fw *fws, con
     return o;
 }
 
-/* "when imported in the order JAX, PyTorch" / "when JAX is imported alone": the first walk it happens in, when
- * it does not happen in every walk. */
+/* "when imported in the order JAX, PyTorch; when JAX is imported alone": every walk it happens in, when it does not
+ * happen in every walk. */
 static char *
 order_words(const struct fw *fws, const struct order *orders, size_t n_orders, unsigned mask)
 {
     if (n_orders < 2 || mask == (1u << n_orders) - 1)
         return NULL;
-    size_t first = 0;
-    while (first < n_orders && !(mask & (1u << first)))
-        first++;
-    const struct order *o = &orders[first];
-    if (o->n == 1)
-        return cu_xasprintf(_("when %s is imported alone"), cu_framework_title(fws[o->fw[0]].env->framework));
-    struct cu_buf b;
-    cu_buf_init(&b);
-    for (size_t i = 0; i < o->n; i++)
-        cu_buf_printf(&b, "%s%s", i ? ", " : "", cu_framework_title(fws[o->fw[i]].env->framework));
-    char *s = cu_xasprintf(_("when imported in the order %s"), b.data);
-    cu_buf_fini(&b);
-    return s;
+    struct cu_buf all;
+    cu_buf_init(&all);
+    for (size_t k = 0; k < n_orders; k++) {
+        if (!(mask & (1u << k)))
+            continue;
+        const struct order *o = &orders[k];
+        char *one;
+        if (o->n == 1) {
+            one = cu_xasprintf(_("when %s is imported alone"), cu_framework_title(fws[o->fw[0]].env->framework));
+        } else {
+            struct cu_buf b;
+            cu_buf_init(&b);
+            for (size_t i = 0; i < o->n; i++)
+                cu_buf_printf(&b, "%s%s", i ? ", " : "", cu_framework_title(fws[o->fw[i]].env->framework));
+            one = cu_xasprintf(_("when imported in the order %s"), b.data);
+            cu_buf_fini(&b);
+        }
+        cu_buf_printf(&all, "%s%s", all.len ? "; " : "", one);
+        free(one);
+    }
+    return cu_buf_steal(&all);
 }
 
 /* "PyTorch 2.15.0" or "PyTorch 2.15.0 and JAX 0.10.2": the frameworks of mask @m. Caller frees. */
