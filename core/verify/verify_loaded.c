@@ -380,7 +380,8 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
              * their own CUDA wheels, from the CUDA install too: it comes before them).  Each library. */
             bool own_env = in_env(sites, prefix, real);
             bool planned = !bundled && cuda_dir && under(real, cuda_dir);
-            if (!own_env && !planned) {
+            CU_AUTOFREE char *twice = cu_xasprintf("twice:%s", name);
+            if (!own_env && !planned && !cu_strv_contains(&ps.keys, twice)) { /* "mapped twice" said it already */
                 char *why = NULL, *fix = NULL;
                 outside_cause(o, &conf, llp, path, env_name, &why, &fix);
                 CU_AUTOFREE char *key = cu_xasprintf("outside:%s", real);

@@ -320,6 +320,40 @@ judge_own_rules(void **state)
     tu_catfx_fini(dir, cat);
 }
 
+/* One library mapped twice, one copy from LD_LIBRARY_PATH (JAX's libnvJitLink.so.13 with a system CUDA first, measured
+ * with real wheels): one problem with the cause's fix, not that and "loaded from outside" again for the same file. */
+static void
+judge_twice_once(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("judgetwice");
+    tu_write(dir, "opt/cuda-13.0/lib64/libnvJitLink.so.13", "x");
+    struct cu_checks c;
+    judge(dir,
+          "{\"order\": [\"jax\"], \"prefix\": \"/env\", \"site\": [\"/env/lib/python3.11/site-packages\"],"
+          " \"ld_library_path\": \"/opt/cuda-13.0/lib64\", \"frameworks\": [{\"framework\": \"jax\"}], \"libraries\": ["
+          "{\"name\": \"libnvJitLink.so.13\", \"path\": \"/env/lib/python3.11/site-packages/nvidia/cu13/lib/libnvJitLink.so.13\","
+          " \"real\": \"/env/lib/python3.11/site-packages/nvidia/cu13/lib/libnvJitLink.so.13\", \"version\": \"13.2.86\","
+          " \"owners\": [\"nvidia-nvjitlink 13.2.86\"], \"framework\": \"jax\"},"
+          "{\"name\": \"libnvJitLink.so.13\", \"path\": \"/opt/cuda-13.0/lib64/libnvJitLink.so.13\","
+          " \"real\": \"/opt/cuda-13.0/lib64/libnvJitLink.so.13\", \"version\": \"13.0.88\", \"owners\": [],"
+          " \"framework\": \"jax\"}]}",
+          true, &c);
+    size_t fails = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        if (strcmp(c.v[i].name, "libraries") != 0)
+            continue;
+        assert_int_equal(c.v[i].status, CU_CHECK_FAIL);
+        assert_non_null(strstr(c.v[i].detail, "mapped twice"));
+        assert_non_null(strstr(c.v[i].detail, "LD_LIBRARY_PATH holds /opt/cuda-13.0/lib64"));
+        assert_non_null(strstr(c.v[i].fix, "out of LD_LIBRARY_PATH"));
+        fails++;
+    }
+    assert_int_equal(fails, 1);
+    cu_checks_fini(&c);
+    tu_tmpdir_free(dir);
+}
+
 static void
 conf_walk_bounded(void **state)
 {
@@ -371,7 +405,7 @@ main(void)
     have_cc = access("/usr/bin/cc", X_OK) == 0;
     if (!have_cc)
         return tu_skip_all("ldpath", "no C compiler (cc, which scripts/bootstrap installs) to build the ELF objects with");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(elf_read), cmocka_unit_test(search_order), cmocka_unit_test(env_file), cmocka_unit_test(judge_llp_through_link), cmocka_unit_test(judge_own_rules),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(elf_read), cmocka_unit_test(search_order), cmocka_unit_test(env_file), cmocka_unit_test(judge_llp_through_link), cmocka_unit_test(judge_own_rules), cmocka_unit_test(judge_twice_once),
                                        cmocka_unit_test(judge_conf_and_default), cmocka_unit_test(conf_walk_bounded)};
     return TU_RUN(tests);
 }
