@@ -125,10 +125,14 @@ cu_cmd_uninstall(struct cu_app *app)
         cu_error_set(&err, CU_E_USAGE, 0, _("'%s' is not a CUDA version such as 12.4."), app->cfg.args[0]);
         return cu_report_error(app, &err);
     }
+    if (app->cfg.shell_rc && *app->cfg.shell_rc && app->cfg.shell_rc[0] != '/') {
+        cu_error_set(&err, CU_E_USAGE, 0, _("--shell-rc: '%s' is not an absolute path."), app->cfg.shell_rc);
+        return cu_report_error(app, &err);
+    }
     cu_version_format(&v, 2, mm, sizeof(mm));
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                              .catalog = app->catalog, .profile_d = app->profile_d, .root = &app->root, .keep_env = app->cfg.keep_env,
-                             .envp = app->envp};
+                             .envp = app->envp, .shell_rc = app->cfg.shell_rc};
     /* What goes, with sizes, and what stays, before the question; a folder that is not cudaup's is refused first. */
     struct cu_removal rm;
     if (cu_uninstall_preview(&in, mm, &rm, &err) != CU_OK) {
@@ -148,6 +152,11 @@ cu_cmd_uninstall(struct cu_app *app)
         }
     }
     cu_app_open_log(app);
+    if (rm.installed && !app->cfg.json && !app->cfg.quiet) {
+        /* Said at once: removing gigabytes takes seconds, and nothing else is said until it is done (issue 49). */
+        printf(_("Removing CUDA %s from %s ...\n"), mm, app->prefix);
+        fflush(stdout);
+    }
     st = cu_uninstall_run(&in, mm, &ctx, &err);
     json_t *said = rm.installed ? cu_removal_json(&rm) : NULL;
     cu_removal_fini(&rm);

@@ -153,7 +153,7 @@ static const struct opt options[] = {
      N_("how often a failed download is tried again, waiting 1 s, 2 s, 4 s, ... up to 30 s in between (default 6: about a minute; 0: never); a missing file (404) or a refusal (403) is not retried")},
     {"root", 0, OPT_STRING, F(root), OPT_ENV, EVERY, EVERY, G_PLACES, "DIR",
      N_("read the machine from DIR instead of / (for tests and chroots)")},
-    {"shell-rc", 0, OPT_STRING, F(shell_rc), OPT_ENV | OPT_FILE, SETUP, MIR, G_PLACES, "FILE",
+    {"shell-rc", 0, OPT_STRING, F(shell_rc), OPT_ENV | OPT_FILE, SETUP | UNI, MIR, G_PLACES, "FILE",
      N_("the shell start-up file that sources the environment, scope user (default: ~/.bashrc, ~/.zshrc or fish's conf.d by $SHELL, else ~/.profile)")},
     {"state-dir", 0, OPT_STRING, F(state_dir), OPT_ENV | OPT_FILE, EVERY, 0, G_PLACES, "DIR",
      N_("where the log and env.sh are kept (default /var/lib/cudaup as root, $XDG_STATE_HOME/cudaup otherwise)")},

@@ -302,12 +302,20 @@ remove_environment(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct 
 {
     enum cu_status st = CU_OK;
     char **rcs = cu_rc_list(in->state_dir);
+    bool given_done = !in->shell_rc || !*in->shell_rc;
     for (char **r = rcs; st == CU_OK && r && *r; r++) {
         bool ch = false;
+        given_done |= !given_done && strcmp(*r, in->shell_rc) == 0;
         st = cu_rc_uninstall(*r, in->state_dir, &ch, err);
         cu_run_result(ctx, "envvars", "remove", st == CU_OK ? *r : cu_error_text(err), st, ch);
     }
     cu_strv_free(rcs);
+    if (st == CU_OK && !given_done && cu_path_exists(in->shell_rc)) {
+        /* The file install was told of, where STATE's record of it is gone: its marked block goes, nothing else. */
+        bool ch = false;
+        st = cu_rc_uninstall(in->shell_rc, in->state_dir, &ch, err);
+        cu_run_result(ctx, "envvars", "remove", st == CU_OK ? in->shell_rc : cu_error_text(err), st, ch);
+    }
     bool ch = false;
     if (st == CU_OK && (st = cu_profiled_uninstall(in->root, in->profile_d, &ch, err)) == CU_OK && ch)
         cu_run_result(ctx, "envvars", "remove", in->profile_d, st, ch);

@@ -55,6 +55,8 @@ struct cu_maint_in {
     const struct cu_sysroot *root; /* the machine root PROFILE_D may lie in (cu_run_ctx's root), or NULL */
     bool keep_env;                 /* uninstall: keep the Python environment made for that CUDA */
     const char *const *envp;       /* for the tools uninstall runs (conda), or NULL */
+    const char *shell_rc;          /* uninstall: --shell-rc, a start-up file whose cudaup block goes too (as install
+                                      took it), beside those STATE records; or NULL */
 };
 
 /** The newest CUDA in @prefix that cudaup installed, other than cuda-@except_mm (NULL: any), as "cuda-X.Y";

@@ -541,14 +541,71 @@ activation_holds(const char *env, const char *tool)
     return text && strstr(text, "_CUDAUP_HOLD=1");
 }
 
+/* Run ENV's pip with @args (NULL-terminated after the subcommand) and @pkgs; a failure is said naming @first. */
+static enum cu_status
+pip_env(struct cu_run_ctx *ctx, const char *env, const char *const *args, const struct cu_strv *pkgs,
+        struct cu_error *err)
+{
+    CU_AUTOFREE char *py = cu_path_join(env, "bin/python");
+    struct cu_strv argv;
+    cu_strv_init(&argv);
+    cu_strv_push(&argv, py);
+    cu_strv_push(&argv, "-m");
+    cu_strv_push(&argv, "pip");
+    for (size_t i = 0; args[i]; i++)
+        cu_strv_push(&argv, args[i]);
+    cu_strv_push(&argv, "--disable-pip-version-check");
+    for (size_t i = 0; i < pkgs->n; i++)
+        cu_strv_push(&argv, pkgs->v[i]);
+    struct cu_exec_result res;
+    enum cu_status st = cu_pip_run(ctx, "pyenv", NULL, &argv, &res, err);
+    if (st == CU_OK && res.exit_code != 0) {
+        st = cu_error_set(err, CU_E_PROBLEMS, 0, _("pip could not bring back %s in %s: %s"), pkgs->v[0], env,
+                          cu_exec_last_line(&res));
+        cu_error_advise(err, _("Run `%s -m pip install %s` once its index can be reached, or `cudaup install` again."),
+                        py, pkgs->v[0]);
+    }
+    cu_exec_result_fini(&res);
+    cu_strv_fini(&argv);
+    return st;
+}
+
+/*
+ * A cuDNN wheel of another CUDA family than the held one (nvidia-cudnn-cu13 beside a held nvidia-cudnn-cu12, left by a
+ * pip run without the hold): both write the same files under nvidia/cudnn (measured for issue 47: 28 files), so the
+ * framework loads whichever came last. It goes, and the held one is installed again over the files it shared.
+ */
+static void
+stray_cudnn(const char *env, const struct dists *d, json_t *pk, struct cu_strv *stray, struct cu_strv *again)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach (pk, name, v) {
+        if (strncmp(name, "nvidia-cudnn-cu", 15) != 0 || !json_is_string(v))
+            continue;
+        for (size_t i = 0; i < d->n; i++)
+            if (strncmp(d->v[i].name, "nvidia-cudnn-cu", 15) == 0 && !json_object_get(pk, d->v[i].name)) {
+                cu_strv_push(stray, d->v[i].name);
+                cu_log_warn(_("%s %s in %s is not the held %s and writes the same files: pip removes it"),
+                            d->v[i].name, d->v[i].version, env, name);
+            }
+        if (stray->n)
+            cu_strv_push_owned(again, cu_xasprintf("%s==%s", name, json_string_value(v)));
+        return;
+    }
+}
+
 /* Bring back the held packages pip has moved since (or removed), with pip held by the restored files. */
 static enum cu_status
 repair_packages(struct cu_run_ctx *ctx, const char *env, json_t *pk, bool *changed, struct cu_error *err)
 {
     struct dists d;
     dists_read(env, &d);
-    struct cu_strv want;
+    struct cu_strv want, stray, again;
     cu_strv_init(&want);
+    cu_strv_init(&stray);
+    cu_strv_init(&again);
+    stray_cudnn(env, &d, pk, &stray, &again);
     const char *name;
     json_t *v;
     json_object_foreach (pk, name, v) {
@@ -561,31 +618,17 @@ repair_packages(struct cu_run_ctx *ctx, const char *env, json_t *pk, bool *chang
     }
     dists_fini(&d);
     enum cu_status st = CU_OK;
-    if (want.n) {
-        CU_AUTOFREE char *py = cu_path_join(env, "bin/python");
-        struct cu_strv argv;
-        cu_strv_init(&argv);
-        cu_strv_push(&argv, py);
-        cu_strv_push(&argv, "-m");
-        cu_strv_push(&argv, "pip");
-        cu_strv_push(&argv, "install");
-        cu_strv_push(&argv, "--disable-pip-version-check");
-        for (size_t i = 0; i < want.n; i++)
-            cu_strv_push(&argv, want.v[i]);
-        struct cu_exec_result res;
-        st = cu_pip_run(ctx, "pyenv", NULL, &argv, &res, err);
-        if (st == CU_OK && res.exit_code != 0) {
-            st = cu_error_set(err, CU_E_PROBLEMS, 0, _("pip could not bring back %s in %s: %s"), want.v[0], env,
-                              cu_exec_last_line(&res));
-            cu_error_advise(err, _("Run `%s -m pip install %s` once its index can be reached, or `cudaup install` again."),
-                            py, want.v[0]);
-        } else if (st == CU_OK) {
-            *changed = true;
-        }
-        cu_exec_result_fini(&res);
-        cu_strv_fini(&argv);
-    }
+    static const char *const uninstall[] = {"uninstall", "--yes", NULL};
+    static const char *const install[] = {"install", NULL};
+    static const char *const reinstall[] = {"install", "--force-reinstall", "--no-deps", NULL};
+    if (stray.n && (st = pip_env(ctx, env, uninstall, &stray, err)) == CU_OK &&
+        (st = pip_env(ctx, env, reinstall, &again, err)) == CU_OK)
+        *changed = true;
+    if (st == CU_OK && want.n && (st = pip_env(ctx, env, install, &want, err)) == CU_OK)
+        *changed = true;
     cu_strv_fini(&want);
+    cu_strv_fini(&stray);
+    cu_strv_fini(&again);
     return st;
 }
 

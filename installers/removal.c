@@ -160,10 +160,16 @@ cu_uninstall_preview(const struct cu_maint_in *in, const char *mm, struct cu_rem
     bool env_goes = path && tool && made && (cuda ? strcmp(cuda, dir) == 0 : last) && cu_path_exists(path) && !in->keep_env;
     if (active && last) {
         char **rcs = cu_rc_list(in->state_dir);
-        for (char **r = rcs; r && *r; r++)
+        bool given = in->shell_rc && *in->shell_rc;
+        for (char **r = rcs; r && *r; r++) {
+            if (given && strcmp(*r, in->shell_rc) == 0)
+                given = false; /* recorded: said once, below */
             if (!(env_goes && cu_str_has_prefix(*r, path) && (*r)[strlen(path)] == '/')) /* inside what goes anyway */
                 cu_strv_push_owned(&out->goes, cu_xasprintf(_("%s: the lines between # >>> cudaup >>> and # <<< cudaup <<<"), *r));
+        }
         cu_strv_free(rcs);
+        if (given && cu_path_exists(in->shell_rc)) /* --shell-rc, where STATE's record of it is gone */
+            cu_strv_push_owned(&out->goes, cu_xasprintf(_("%s: the lines between # >>> cudaup >>> and # <<< cudaup <<<"), in->shell_rc));
         CU_AUTOFREE char *profiled = in->profile_d ? cu_path_join(in->profile_d, "cudaup.sh") : NULL;
         /* Inside a machine root, the script as that machine's links lead to it (what uninstall removes). */
         CU_AUTOFREE char *inside = profiled && in->root && !cu_sysroot_is_host(in->root) ? cu_root_seen_path(in->root->path, profiled) : NULL;

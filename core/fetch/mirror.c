@@ -435,4 +435,5 @@ cu_mirror_source(struct cu_mirror *m, struct cu_manifest_source *src)
     src->base_url = m->net.base;
     src->index = src_index;
     src->get = src_get;
+    src->offline = m->offline;
 }

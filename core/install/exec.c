@@ -27,8 +27,11 @@ cu_run_ctx_lock(struct cu_run_ctx *ctx, const char *prefix, struct cu_error *err
     if (ctx->prefix_locked)
         return CU_OK;
     enum cu_status st = cu_prefix_lock(prefix, &ctx->prefix_lock_fd, err);
-    if (st == CU_OK)
+    if (st == CU_OK) {
         ctx->prefix_locked = ctx->prefix_lock_owned = true;
+        free(ctx->prefix_lock_dir);
+        ctx->prefix_lock_dir = cu_xstrdup(prefix);
+    }
     return st;
 }
 
@@ -36,9 +39,10 @@ void
 cu_run_ctx_fini(struct cu_run_ctx *ctx)
 {
     if (ctx->prefix_lock_owned) {
-        cu_prefix_unlock(ctx->prefix_lock_fd);
+        cu_prefix_unlock_tidy(ctx->prefix_lock_fd, ctx->prefix_lock_dir);
         ctx->prefix_locked = ctx->prefix_lock_owned = false;
     }
+    cu_clear_ptr(&ctx->prefix_lock_dir, free);
     for (size_t i = 0; i < ctx->n_results; i++) {
         free(ctx->results[i].installer);
         free(ctx->results[i].action);

@@ -43,6 +43,7 @@ struct cu_run_ctx {
     bool prefix_locked;
     bool prefix_lock_owned;
     int prefix_lock_fd;
+    char *prefix_lock_dir; /* the prefix it locks (its lock file goes at the end when nothing else is left there) */
     /* what happened */
     struct cu_step_result *results;
     size_t n_results;

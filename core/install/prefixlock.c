@@ -6,10 +6,13 @@
 
 #include "core/install/prefixlock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -70,6 +73,26 @@ cu_prefix_lock(const char *prefix, int *out, struct cu_error *err)
         cu_log_debug("cannot write the holder's process ID into %s", p); /* the lock itself holds */
     *out = fd;
     return CU_OK;
+}
+
+void
+cu_prefix_unlock_tidy(int fd, const char *prefix)
+{
+    if (fd >= 0 && prefix) {
+        DIR *d = opendir(prefix);
+        struct dirent *de;
+        bool other = !d;
+        while (d && !other && (de = readdir(d)))
+            other = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 && strcmp(de->d_name, ".cudaup.lock") != 0;
+        if (d)
+            closedir(d);
+        CU_AUTOFREE char *p = cu_path_join(prefix, ".cudaup.lock");
+        struct stat a, b;
+        /* The file this descriptor holds, not one another cudaup made since (a rename, a link swapped in). */
+        if (!other && fstat(fd, &a) == 0 && lstat(p, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            unlink(p);
+    }
+    cu_prefix_unlock(fd);
 }
 
 void

@@ -21,4 +21,9 @@ CU_NODISCARD enum cu_status cu_prefix_lock(const char *prefix, int *fd, struct c
 /** Let it go (a no-op for -1). */
 void cu_prefix_unlock(int fd);
 
+/** cu_prefix_unlock, and where @prefix holds nothing but the lock file (the last CUDA uninstalled, an install that
+ *  stopped before its first file), the lock file goes first, while it is still held: an emptied prefix is left
+ *  empty. */
+void cu_prefix_unlock_tidy(int fd, const char *prefix);
+
 #endif /* CU_PREFIXLOCK_H */

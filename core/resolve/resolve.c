@@ -123,6 +123,7 @@ try_option(struct rs *r, const struct fwopt *o, int only_sweep, struct cu_plan *
             st = r->in->src->get(r->in->src->ctx, CU_PRODUCT_CUDA, labels[i], &m, r->err);
             if (st == CU_E_NOT_FOUND) {
                 rs_fail(r, ST_MIRROR, "%s", r->err->msg);
+                r->offline_miss |= r->in->src->offline != NULL;
                 continue;
             }
             if (st != CU_OK)
@@ -642,6 +643,13 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
     if (st != CU_OK && *out) {
         cu_plan_free(*out);
         *out = NULL;
+    }
+    if (st == CU_E_UNSUPPORTED && r.offline_miss) {
+        /* What stopped the plan is the cache, not the machine: another framework's stack that happens to need no
+         * manifest ("No build of it runs here, but TensorFlow 2.4.4") would be a false sentence. */
+        cu_error_advise(err, _("Run cudaup once where NVIDIA's server can be reached (its manifests are kept in the cache), "
+                               "or give --mirror a folder that `cudaup mirror DIR` filled."));
+        return st; /* exit 3, as install --offline's refusal of archives the cache lacks */
     }
     if (st == CU_E_UNSUPPORTED && !no_advice)
         find_advice(in, &r, err);

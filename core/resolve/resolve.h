@@ -26,6 +26,9 @@ struct cu_manifest_source {
     /** One manifest; borrowed. CU_E_NOT_FOUND when the source lacks it. */
     enum cu_status (*get)(void *ctx, enum cu_product p, const char *label,
                           const struct cu_manifest **out, struct cu_error *err);
+    /** Why NVIDIA's server is not asked this run (--offline, no network), or NULL: a manifest get() then lacks is
+     *  one the cache lacks, not one NVIDIA lacks. */
+    const char *offline;
 };
 
 struct cu_wishes {

@@ -106,6 +106,7 @@ struct rs {
     /* Judging an option whose GPU code the data does not record: its failures explain less than
      * those of a build the data vouches for, so they only fill an empty sentence. */
     bool silent;
+    bool offline_miss; /* a release was passed over because the cache lacks its manifest (src->offline) */
     /* A framework of a set resolved alone (cu_resolve, handed down by resolve.c so that resolve_multi.c
      * calls nothing back up): its refusal is the set's blocker. */
     enum cu_status (*resolve_alone)(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err);

@@ -440,7 +440,8 @@ def fm_after_module(b, r, what):
 
 fm_after_module(b, r, "Ubuntu 24.04 HGX H100 (the module is for the newer kernel the install brought)")
 # The running kernel is the archive's newest: the prebuilt module loads at once, and then the fabric manager starts.
-b = Box("hgxu151", "ubuntu2404", "6.8.0-151-generic", ["ubuntu-24.04.csv"], H100X8, repos=ubuntu_sources("noble"),
+NEW24 = machines.newest_kernel("ubuntu-24.04") + "-generic"  # the archive's newest, as recorded
+b = Box("hgxu151", "ubuntu2404", NEW24, ["ubuntu-24.04.csv"], H100X8, repos=ubuntu_sources("noble"),
         installed=["linux-image-generic"], other_pci=NVSW_H100)
 r, d, _ = b.plan()
 acts = [s["action"] for s in d.get("steps", [])]
@@ -450,7 +451,7 @@ r, doc = b.install()
 t.eq(r.rc, 0, "class 6: HGX H100 on the archive's newest kernel: the module loads at once (exit 0)", (r.err[-2000:], b.calls()[-6:]))
 fm_after_module(b, r, "HGX H100 on the archive's newest kernel")
 # A planned reboot (nouveau holds the GPUs): the service is enabled, not started, and starts at the next boot.
-b = Box("hgxnouv", "ubuntu2404", "6.8.0-151-generic", ["ubuntu-24.04.csv"], [g[:3] + ("nouveau",) + g[4:] for g in H100X8], repos=ubuntu_sources("noble"),
+b = Box("hgxnouv", "ubuntu2404", NEW24, ["ubuntu-24.04.csv"], [g[:3] + ("nouveau",) + g[4:] for g in H100X8], repos=ubuntu_sources("noble"),
         installed=["linux-image-generic"], other_pci=NVSW_H100, extra_spec={"modules": ["nouveau"]})
 r, d, _ = b.plan()
 acts = [s["action"] for s in d.get("steps", [])]

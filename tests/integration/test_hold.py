@@ -10,6 +10,7 @@ code is the data's row.  cudaup installs 2.14.1+cu126 into a real venv with real
 build stays.  The same pip without the hold (emptied, or an upper bound alone) takes a build with no sm_61 code: the
 checks can fail.  `cudaup repair` puts a damaged hold back and the held build with it; `cudaup install
 --framework pytorch==2.13` moves it.  Every pip call names its own index (hermetic)."""
+import glob
 import json
 import os
 import shutil
@@ -260,6 +261,13 @@ t.ok(r.rc == 0 and hold_text() == saved and saved and text(os.path.join(ENV, "pi
      "_CUDAUP_HOLD=1" in text(os.path.join(ENV, "bin", "activate")),
      "cudaup repair puts the hold file, pip.conf and the activation back", r)
 t.ok(ver == "2.14.1+cu126" and runs_on(arch), "and brings the held build back (2.14.1+cu126, sm_60)", (ver, r))
+# The unheld pip took torch 2.15 with nvidia-cudnn-cu13; the real cuDNN wheels of two CUDA families write the same files
+# (issue 47), so the stray one goes and the held one is put back over them.
+cudnn = sorted(os.path.basename(x).split("-")[0] for x in glob.glob(os.path.join(ENV, "lib", "python3*", "site-packages",
+                                                                                    "nvidia_cudnn_cu1*.dist-info")))
+t.ok(cudnn == ["nvidia_cudnn_cu12"] and held("nvidia-cudnn-cu12") and "nvidia-cudnn-cu13" in r.err + r.out,
+     "repair removes the cuDNN wheel of another CUDA family the unheld pip left (nvidia-cudnn-cu13), keeping the held one",
+     (cudnn, r.err[-800:]))
 t.ok(any(s.get("installer") == "pyenv" and s.get("action") == "hold" and s.get("changed") for s in
          (r.json() or {}).get("steps", [])), "repair's steps name what it did (pyenv hold)", r.json())
 p = pip("install", "-U", "--index-url", INDEX, "torch")

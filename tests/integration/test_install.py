@@ -190,6 +190,8 @@ t.ok(r.rc == 0 and r.json()["changed"], "uninstall exits 0", r)
 t.eq(open(b.rc, "rb").read(), rc_before, "uninstall: the rc file is byte-identical to before")
 t.ok(not os.path.exists(b.cuda) and not os.path.lexists(os.path.join(b.prefix, "cuda")), "uninstall: the folder and link are gone")
 t.ok(not os.path.exists(os.path.join(b.state, "env.sh")), "uninstall: env.sh is gone")
+t.ok(not os.path.lexists(os.path.join(b.prefix, ".cudaup.lock")),
+     "uninstall of the last CUDA: no .cudaup.lock left in the emptied prefix (issue 49 item 17)", os.listdir(b.prefix))
 r = b.uninstall()
 t.ok(r.rc == 0 and r.json()["changed"] is False, "uninstalling what is already gone: exit 0, changed false", r)
 r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state], env=b.env())
@@ -230,6 +232,21 @@ body = open(b.rc).read()
 t.ok(r.rc == 0 and body.count("# >>> cudaup >>>") == 1 and "OLD-BLOCK-LINE" not in body and "DUP-BLOCK-LINE" not in body
      and body.startswith("a\n# >>> cudaup >>>") and body.endswith("b\nc\n"), "two blocks: one stays, in place of the first", body)
 b.uninstall()
+# uninstall takes --shell-rc as install did (issue 49 item 17: it was refused, exit 2): where STATE's record of the
+# file is gone, the marked block still goes from the file named, and nothing else of it.
+b = Box("rcgiven", MIRROR)
+with open(b.rc, "w") as f:
+    f.write("mine=1\n")
+r = b.install()
+os.unlink(os.path.join(b.state, "env-state.json"))
+r = run(["uninstall", "12.6", "--yes", "--prefix", b.prefix, "--state-dir", b.state, "--shell-rc", b.rc], env=b.env())
+t.ok(r.rc == 0 and r.out.find("Removing CUDA 12.6 from %s ..." % b.prefix) >= 0 and
+     r.out.find("Removing CUDA 12.6") < r.out.find("CUDA 12.6 was removed"),
+     "uninstall says at once that it removes, before the removal's own lines (issue 49 item 17: silent for seconds)", r)
+t.ok(r.rc == 0 and open(b.rc).read() == "mine=1\n", "uninstall --shell-rc FILE: its cudaup block goes, the user's line stays",
+     (r, open(b.rc).read()))
+r = b.uninstall("12.6", "--shell-rc", "rel/bashrc")
+t.ok(r.rc == 2 and "not an absolute path" in r.err, "uninstall --shell-rc with a relative path: exit 2", r)
 b2 = Box("norc", MIRROR)
 r = b2.install()
 t.ok(r.rc == 0 and os.path.exists(b2.rc), "no rc file: cudaup creates it", r)

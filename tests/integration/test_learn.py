@@ -189,6 +189,16 @@ r = run(["install", "--yes", "--json", "--offline", "--root", root, "--cache-dir
 d = r.json() or {}
 t.ok(r.rc == 3 and "cache does not hold" in d.get("error", "") and "cuda_nvcc" in d.get("error", "") and
      os.listdir(pre) == [], "install --offline: refused (exit 3) naming what the cache lacks, nothing touched", r)
+# Offline with none of the manifests the plan needs cached: the cache is the reason, said with what to do, not another
+# framework's stack that needs no manifest ("No build of it runs here, but ... TensorFlow 2.4.4", found by a new-user run).
+for name in ("fedora-gtx1080", "u2404-rtx5090-595"):
+    m, menv = machine(t, name)
+    r = run(["plan", "--json", "--offline", "--root", m, "--cache-dir", t.tmpdir("empty-nv"), "--prefix", "/opt/cu",
+             "--framework", "pytorch"], env=dict(env, **menv), timeout=120)
+    d = r.json() or {}
+    t.ok(r.rc == 3 and "cache holds no redistrib_" in d.get("error", "") and "NVIDIA's server can be reached" in
+         d.get("advice", "") and "No build" not in d.get("advice", "") and "tensorflow" not in d.get("advice", ""),
+         "%s, --offline with no manifest cached: the cache is the reason, and the advice says how to fill it" % name, d)
 # Slow: nothing within --index-timeout; the plan does not wait for it.
 slow = Server(JSONIDX)
 slow.validators = True

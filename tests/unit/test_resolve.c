@@ -154,7 +154,7 @@ setup(void **state)
     if (cu_catalog_load(NULL, &x->cat, &err) != CU_OK)
         return -1;
     memsrc_load(&x->src);
-    x->ms = (struct cu_manifest_source){&x->src, "https://mirror.test/compute", ms_index, ms_get};
+    x->ms = (struct cu_manifest_source){&x->src, "https://mirror.test/compute", ms_index, ms_get, NULL};
     *state = x;
     return 0;
 }

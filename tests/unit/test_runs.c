@@ -284,7 +284,7 @@ plan_and_verify_agree(void **state)
     struct memsrc src;
     memset(&src, 0, sizeof(src));
     memsrc_load(&src);
-    struct cu_manifest_source ms = {&src, "https://mirror.test/compute", ms_index, ms_get};
+    struct cu_manifest_source ms = {&src, "https://mirror.test/compute", ms_index, ms_get, NULL};
     size_t n[3] = {0};
     for (size_t d = 0; d < CU_N_ELEMENTS(drivers); d++) {
         for (size_t k = 0; k < CU_N_ELEMENTS(frameworks); k++)
