@@ -277,12 +277,16 @@ cu_verify_judge_libraries(const struct cu_verify_opts *o, const char *env_name, 
                         continue;
                     if (component_kind(comp) && !cu_strv_contains(&judged, component_kind(comp)))
                         cu_strv_push(&judged, component_kind(comp));
-                    /* "build": JAX's `version // scale < build // scale` (cuDNN 9.10.x for a 9.10 build: scale 100) */
-                    bool build = strcmp(rules[k]->rule, "build") == 0;
-                    long scale = build && rules[k]->scale > 0 ? rules[k]->scale : 1;
-                    long min = build ? (long)json_integer_value(jb) / scale * scale : rules[k]->minimum;
+                    /* "build": JAX's own arithmetic, read in _version_check of jax_plugins/xla_cudaNN/__init__.py
+                     * (0.10.2): `min_supported_version = build_version // scale_for_comparison; passed =
+                     * min_supported_version <= version`, the version itself unscaled; so a cuDNN 9.8 (90800) passes
+                     * a 9.10 build's 910.  Measured with the real JAX 0.10.2 cuda12 plugin: cuFFT 11303 beside its
+                     * 11400 build passes its own check. */
+                    long scale = rules[k]->scale > 0 ? rules[k]->scale : 1;
+                    long min = strcmp(rules[k]->rule, "min") == 0 ? rules[k]->minimum
+                                                                   : (long)json_integer_value(jb) / scale;
                     long have = (long)json_integer_value(jl);
-                    if (have / scale >= min / scale)
+                    if (have >= min)
                         continue;
                     const char *kind = component_kind(comp);
                     const json_t *l = kind ? lib_of_kind(libs, kind) : NULL;

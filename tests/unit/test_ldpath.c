@@ -312,9 +312,10 @@ judge_own_rules(void **state)
     assert_non_null(strstr(k->detail, "JAX holds cuBLAS to 120100 or newer"));
     assert_string_equal(k->framework, "jax");
     cu_checks_fini(&c);
+    /* JAX's own arithmetic (build // scale against the unscaled version): cuDNN 9.8 beside a 9.10 build passes it,
+     * as it passes JAX's _check_cuda_versions itself; a stricter reading would be a false alarm. */
     k = judge(dir, JAXPROBE("120901", "120804", "91000", "90800", "12.9.1", "12.8.4"), true, &c);
-    assert_int_equal(k->status, CU_CHECK_FAIL);
-    assert_non_null(strstr(k->detail, "JAX holds cuDNN to 91000 or newer"));
+    assert_int_equal(k->status, CU_CHECK_PASS);
     cu_checks_fini(&c);
     judge_cat = NULL;
     tu_catfx_fini(dir, cat);
