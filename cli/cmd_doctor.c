@@ -255,12 +255,13 @@ cu_cmd_doctor(struct cu_app *app)
     struct cu_sysroot host;
     cu_fwenvs_scan(&app->root, facts, app->catalog, app->envp, &fw);
     /* What each framework would load, in the loader's order, without importing it (issue 36). */
-    cu_fwenvs_shadow(&app->root, &fw, 0, app->envp, app->state_dir, app->cancel, &problems);
+    json_t *loads = json_array();
+    cu_fwenvs_shadow(&app->root, app->catalog, &fw, 0, app->envp, app->state_dir, app->cancel, &problems, loads);
     if (recorded && cu_sysroot_init(&host, "/", &err) == CU_OK) {
         /* cudaup wrote that path on this host: it is read there, whatever --root says. */
         size_t before = fw.n;
         cu_fwenvs_add(&host, app->catalog, recorded, &fw);
-        cu_fwenvs_shadow(&host, &fw, before, app->envp, app->state_dir, app->cancel, &problems);
+        cu_fwenvs_shadow(&host, app->catalog, &fw, before, app->envp, app->state_dir, app->cancel, &problems, loads);
         cu_sysroot_fini(&host);
     }
     cu_fwenvs_check(&fw, facts, app->catalog, app->envp, &problems);
@@ -279,6 +280,8 @@ cu_cmd_doctor(struct cu_app *app)
         json_t *doc = cu_doctor_json(facts, &problems);
         cu_drv_state_json(facts, json_object_get(doc, "driver"));
         json_object_set_new(doc, "framework_envs", cu_fwenvs_json(&fw, facts));
+        /* What each environment's frameworks would load, walked as the loader does (issue 47). */
+        json_object_set_new(doc, "framework_loads", json_incref(loads));
         json_object_set_new(doc, "container", cu_container_json(&facts->container));
         json_object_set_new(doc, "containers", facts->container.inside ? json_null() : cu_ctr_doctor_json(app->catalog, &en, &cdi));
         cu_report_json(app, doc);
@@ -298,6 +301,7 @@ cu_cmd_doctor(struct cu_app *app)
         }
     }
     rc = cu_problems_has_error(&problems) ? 3 : 0;
+    json_decref(loads);
     cu_engines_fini(&en);
     cu_cdi_fini(&cdi);
     cu_fwenvs_fini(&fw);

@@ -16,7 +16,9 @@
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
+#include "core/base/proc.h"
 #include "core/base/str.h"
+#include "core/doctor/fwenv.h"
 #include "core/verify/verify.h"
 #include "core/verify/verify_report.h"
 #include "installers/maintain.h"
@@ -205,6 +207,155 @@ cu_app_print_checks(struct cu_app *app, const struct cu_checks *checks, bool fai
     }
 }
 
+/*
+ * The folder of `verify --env PATH|NAME`: PATH as given when it is a folder; else a conda environment of that
+ * name (the conda base's envs/NAME, $CONDA_ENVS_PATH, ~/.conda/envs/NAME; or the base itself for "base").  With
+ * its Python (ENV/bin/python).  Caller frees both.
+ */
+static enum cu_status
+find_env(struct cu_app *app, const struct cu_facts *facts, char **env, char **python, struct cu_error *err)
+{
+    const char *want = app->cfg.env;
+    struct cu_strv cands;
+    cu_strv_init(&cands);
+    if (strchr(want, '/') || cu_is_dir(want)) {
+        cu_strv_push(&cands, want);
+    } else {
+        const char *home = cu_env_get(app->envp, "HOME"), *ep = cu_env_get(app->envp, "CONDA_ENVS_PATH");
+        const char *cp = cu_env_get(app->envp, "CONDA_PREFIX");
+        if (facts && facts->pyenv && facts->pyenv->path && strcmp(facts->pyenv->tool, "venv") != 0) {
+            CU_AUTOFREE char *base = cu_xstrdup(facts->pyenv->path); /* BASE/bin/conda */
+            for (int up = 0; up < 2 && strrchr(base, '/'); up++)
+                *strrchr(base, '/') = '\0';
+            cu_strv_push_owned(&cands, strcmp(want, "base") == 0 ? cu_xstrdup(base) : cu_xasprintf("%s/envs/%s", base, want));
+        }
+        if (cp && cp[0] == '/') {
+            CU_AUTOFREE char *up = cu_xstrdup(cp); /* an active BASE/envs/OTHER: BASE/envs/NAME */
+            if (strrchr(up, '/'))
+                *strrchr(up, '/') = '\0';
+            cu_strv_push_owned(&cands, cu_xasprintf("%s/%s", up, want));
+            cu_strv_push_owned(&cands, cu_xasprintf("%s/envs/%s", cp, want));
+        }
+        struct cu_strv eps;
+        cu_strv_init(&eps);
+        cu_strv_split(&eps, ep ? ep : "", ":");
+        for (size_t i = 0; i < eps.n; i++)
+            cu_strv_push_owned(&cands, cu_xasprintf("%s/%s", eps.v[i], want));
+        cu_strv_fini(&eps);
+        if (home && home[0] == '/')
+            cu_strv_push_owned(&cands, cu_xasprintf("%s/.conda/envs/%s", home, want));
+    }
+    enum cu_status st = CU_E_USAGE;
+    for (size_t i = 0; i < cands.n && st != CU_OK; i++) {
+        char real[PATH_MAX];
+        if (!realpath(cands.v[i], real) || !cu_is_dir(real))
+            continue;
+        CU_AUTOFREE char *py = cu_xasprintf("%s/bin/python", real);
+        if (access(py, X_OK) != 0) {
+            free(py);
+            py = cu_xasprintf("%s/bin/python3", real);
+        }
+        if (access(py, X_OK) != 0) {
+            cu_error_set(err, CU_E_USAGE, 0, _("%s has no Python of its own (bin/python): it is not a conda environment or venv."), real);
+            cu_strv_fini(&cands);
+            return err->code;
+        }
+        *env = cu_xstrdup(real);
+        *python = cu_steal_ptr(&py);
+        st = CU_OK;
+    }
+    cu_strv_fini(&cands);
+    if (st != CU_OK) {
+        cu_error_set(err, CU_E_USAGE, 0, _("There is no conda environment or venv '%s'."), want);
+        cu_error_advise(err, _("Give the environment's folder (cudaup verify --env /path/to/env) or a conda environment's name (conda env list shows them)."));
+    }
+    return st;
+}
+
+/* `verify --env`: the environment's own checks, its frameworks found in it as doctor finds them. */
+static int
+verify_env(struct cu_app *app)
+{
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    CU_AUTOFREE char *env = NULL, *python = NULL;
+    struct cu_checks checks;
+    struct cu_sysroot host;
+    int rc;
+    cu_error_clear(&err);
+    if (app->cfg.n_args) {
+        cu_error_set(&err, CU_E_USAGE, 0, _("verify --env checks an environment, not a CUDA version: leave out '%s'."),
+                     app->cfg.args[0]);
+        return cu_report_error(app, &err);
+    }
+    if (cu_app_probe(app, &facts, &err) != CU_OK || find_env(app, facts, &env, &python, &err) != CU_OK ||
+        cu_sysroot_init(&host, "/", &err) != CU_OK) {
+        rc = cu_report_error(app, &err);
+        cu_facts_free(facts);
+        return rc;
+    }
+    struct cu_fwenvs fw = {0};
+    cu_fwenvs_add(&host, app->catalog, env, &fw);
+    struct cu_buf names;
+    cu_buf_init(&names);
+    bool bundled = false;
+    for (size_t i = 0; i < fw.n; i++) {
+        if (!strstr(names.data ? names.data : "", fw.v[i].framework))
+            cu_buf_printf(&names, "%s%s", names.len ? "," : "", fw.v[i].framework);
+        bundled |= fw.v[i].bundled;
+    }
+    cu_app_open_log(app);
+    struct cu_verify_opts o = {
+        .facts = facts,
+        .cat = app->catalog,
+        .require_gpu = app->cfg.require_gpu,
+        .timeout_ms = (long)app->cfg.gpu_timeout * 1000,
+        .self_exe = app->self_exe,
+        .envp = app->envp,
+        .cancel = app->cancel,
+        .state_dir = app->state_dir,
+        .root = &app->root,
+        .ld_root = &host,
+        .python = python,
+        .framework = names.len ? names.data : NULL,
+        .bundled = bundled,
+        .env_name = env,
+    };
+    if (o.framework) {
+        cu_verify_run_env(&o, &checks);
+    } else {
+        memset(&checks, 0, sizeof(checks));
+        cu_checks_add(&checks, "framework", CU_CHECK_SKIP, _("%s holds no PyTorch, TensorFlow or JAX"), env);
+    }
+    bool failed = cu_checks_failed(&checks);
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "path", json_string(env));
+        json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
+        json_object_set_new(doc, "checks", cu_app_checks_json(app, &checks, NULL));
+        json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
+        json_object_set_new(doc, "libraries", checks.libraries ? json_incref(checks.libraries) : json_array());
+        CU_AUTOFREE char *sum = cu_checks_summary(&checks);
+        json_object_set_new(doc, "summary", json_string(sum));
+        cu_report_json(app, doc);
+    } else {
+        if (!app->cfg.quiet || failed)
+            printf(_("Checking %s\n"), env);
+        cu_app_print_checks(app, &checks, app->cfg.quiet, NULL);
+        if (!app->cfg.quiet) {
+            CU_AUTOFREE char *sum = cu_checks_summary(&checks);
+            cu_say(stdout, "", "%s", sum);
+        }
+    }
+    rc = failed ? 4 : 0;
+    cu_checks_fini(&checks);
+    cu_buf_fini(&names);
+    cu_fwenvs_fini(&fw);
+    cu_sysroot_fini(&host);
+    cu_facts_free(facts);
+    return rc;
+}
+
 int
 cu_cmd_verify(struct cu_app *app)
 {
@@ -214,6 +365,8 @@ cu_cmd_verify(struct cu_app *app)
     struct cu_checks checks;
     int rc;
 
+    if (app->cfg.env)
+        return verify_env(app);
     cu_error_clear(&err);
     if (cu_app_target(app, &dir, &err) != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
         rc = cu_report_error(app, &err);
@@ -260,7 +413,7 @@ out:
 int
 cu_check_child_main(int argc, char **argv)
 {
-    struct cu_check c;
+    struct cu_check c = {0};
     if (argc != 4)
         return 2;
     cu_check_child(argv[2], argv[3], &c);

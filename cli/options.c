@@ -95,6 +95,8 @@ static const struct opt options[] = {
      N_("the NVIDIA driver: auto (default: install one where the machine has none that fits), keep, none, or a branch such as 580, 580-open, 580-proprietary")},
     {"driver-source", 0, OPT_STRING, F(driver_source), OPT_ENV | OPT_FILE, SETUP, MIR, G_VERSIONS, "SOURCE",
      N_("where the driver's packages come from: distro (the distribution's own) or nvidia (NVIDIA's repository); default: the distribution's where they carry a fitting branch")},
+    {"env", 0, OPT_STRING, F(env), 0, VER, 0, G_CHECKS, "PATH|NAME",
+     N_("check one Python environment, made by cudaup or not: a venv or conda environment's folder, or a conda environment's name (its frameworks import, and the CUDA libraries they map are the environment's own); no CUDA install is checked")},
     {"env-dir", 0, OPT_STRING, F(env_dir), OPT_ENV | OPT_FILE, SETUP, 0, G_PLACES, "DIR",
      N_("where a venv goes: DIR/NAME (default PREFIX/cudaup/envs when --prefix is given, else /opt/cudaup/envs as root, ~/.local/share/cudaup/envs otherwise)")},
     {"env-name", 0, OPT_STRING, F(env_name), OPT_ENV | OPT_FILE, SETUP, MIR, G_PLACES, "NAME",

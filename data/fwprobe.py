@@ -252,7 +252,63 @@ def tf_probe(out):
     runtime(out, "cudnn", out.get("cudnn_build"), loaded_version("cudnn"))  # loaded by the convolution
 
 
+def guarded(fn, timeout=60):
+    """fn() in a forked child, its integer result, or None when it raises, crashes or hangs: without an NVIDIA
+    driver a CUDA library asked for its version can crash the process (JAX 0.10.2's cuptiGetVersion does)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.environ.pop("CUDAUP_DLTRACE", None)  # what the child loads is not the process's (scripts/record-loads)
+        try:
+            os.write(w, str(int(fn())).encode())
+        except BaseException:
+            pass
+        os._exit(0)
+    os.close(w)
+    import select
+    import signal
+    import time
+    data, end = b"", time.time() + timeout
+    while time.time() < end:
+        ready, _, _ = select.select([r], [], [], max(0.0, end - time.time()))
+        if not ready:
+            break
+        chunk = os.read(r, 64)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+    return int(data) if data.strip().isdigit() else None
+
+
+# The libraries JAX's plugin checks at its start (_check_cuda_versions), by the names it gives them, with the
+# functions of jax._src.lib.cuda_versions that read them; verify holds each to JAX's own rule
+# (data/compat/framework_runtime_checks.csv).
+JAX_CHECKS = [("CUDA", "cuda_runtime"), ("cuDNN", "cudnn"), ("cuFFT", "cufft"), ("cuPTI", "cupti"),
+              ("cuBLAS", "cublas"), ("cuSPARSE", "cusparse")]
+
+
+def jax_version_checks(out, cuda_versions):
+    checks = []
+    for component, stem in JAX_CHECKS:
+        get, build = getattr(cuda_versions, stem + "_get_version", None), getattr(cuda_versions, stem + "_build_version", None)
+        if not get or not build:
+            continue
+        checks.append({"component": component, "built": guarded(build), "loaded": guarded(get)})
+    out["version_checks"] = checks
+
+
 def jax_probe(out):
+    if os.environ.get("CUDAUP_PROBE_NO_DRIVER"):
+        # No NVIDIA driver: JAX's own check of the libraries at the plugin's start may crash the process (a CUDA
+        # library asked for its version without a driver); the probe makes the same check, each call apart.
+        os.environ.setdefault("JAX_SKIP_CUDA_CONSTRAINTS_CHECK", "1")
     import jax
     import jax.numpy as jnp
     out["version"] = jax.__version__
@@ -268,6 +324,12 @@ def jax_probe(out):
         runtime(out, "cudnn", out["cudnn_build"], out["cudnn_loaded"])
         runtime(out, "cublas", version_text(cuda_versions.cublas_build_version(), "cublas"),
                 version_text(cuda_versions.cublas_get_version(), "cublas"))
+    except Exception:
+        pass
+    try:
+        from jax._src.lib import cuda_versions
+        if cuda_versions is not None:
+            jax_version_checks(out, cuda_versions)
     except Exception:
         pass
     try:

@@ -29,7 +29,7 @@ string_fields(struct cu_config *cfg, char ***out, size_t max)
                         &cfg->env_tool, &cfg->env_name,   &cfg->python,    &cfg->platform,
                         &cfg->keys_script, &cfg->config_file, &cfg->ca_cert,
                         &cfg->python_source, &cfg->index_url, &cfg->package, &cfg->env_dir,
-                        &cfg->driver, &cfg->driver_source, &cfg->containers, &cfg->toolkit};
+                         &cfg->driver, &cfg->driver_source, &cfg->containers, &cfg->toolkit, &cfg->env};
     size_t n = sizeof(strings) / sizeof(strings[0]);
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = strings[i];

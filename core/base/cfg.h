@@ -58,6 +58,7 @@ struct cu_config {
 
     /* verify, repair */
     bool require_gpu, deep;
+    char *env; /* verify --env PATH|NAME: one conda environment or venv, made by cudaup or not */
     bool keep_env; /* uninstall: keep the Python environment made for that CUDA */
     uint64_t gpu_timeout; /* seconds for each GPU check */
 

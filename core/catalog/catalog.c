@@ -576,6 +576,7 @@ cu_catalog_from_json(const json_t *root, const char *what, struct cu_catalog **o
         (st = cu_catalog_pip_parse(root, what, &cat->pip, err)) ||
         (st = cu_catalog_wheels_parse(root, what, &cat->wheels, err)) ||
         (st = cu_catalog_gpu_checks_parse(root, what, &cat->gpu_checks, err)) ||
+        (st = cu_catalog_loads_parse(root, what, &cat->loads, err)) ||
         (st = cu_cat_legacy_parse(json_object_get(root, "legacy"), what, &cat->legacy, err)) ||
         (st = cu_drv_data_parse(json_object_get(root, "driver"), what, &cat->driver, err)) ||
         (st = cu_ctk_data_parse(json_object_get(root, "containers"), what, &cat->containers, err)) ||
@@ -698,6 +699,7 @@ cu_catalog_free(struct cu_catalog *cat)
     code_list_free(cat->code_jax);
     cu_catalog_pip_fini(&cat->pip);
     cu_catalog_wheels_fini(&cat->wheels);
+    cu_catalog_loads_fini(&cat->loads);
     cu_catalog_gpu_checks_fini(&cat->gpu_checks);
     cu_cat_pythons_free(cat->pythons, cat->n_pythons);
     for (size_t i = 0; cat->torch && cat->torch[i].minor.n; i++) {

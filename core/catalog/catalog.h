@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "core/catalog/catalog_loads.h"
 #include "core/catalog/catalog_pip.h"
 #include "core/catalog/catalog_wheels.h"
 #include "core/catalog/fwcheck.h"
@@ -206,6 +207,7 @@ struct cu_catalog {
     struct cu_catalog_pip pip; /* what pip brings with a framework build (catalog_pip.h) */
     struct cu_catalog_wheels wheels; /* each framework release's pins on pip's CUDA wheels (catalog_wheels.h) */
     struct cu_catalog_gpu_checks gpu_checks; /* the line that shows a framework sees the GPU (fwcheck.h) */
+    struct cu_catalog_loads loads; /* what each framework asks the loader for (catalog_loads.h) */
     struct cu_cat_python *pythons; /* relocatable CPythons cudaup can bring */
     size_t n_pythons;
     char **components_default, **components_never, **cudnn_components_default;

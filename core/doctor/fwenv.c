@@ -57,29 +57,61 @@ py_assign(const char *text, const char *name)
     return NULL;
 }
 
-/* The quoted value after 'key': in a Python dict literal, or its list of quoted items. */
-static char *
-dict_str(const char *text, const char *key)
+/*
+ * Where TensorFlow's build_info.py gives @key, in each of its 2.x forms (tests/fixtures/wheels/build_info):
+ * `build_info = {'key': value, ...}` (2.3, 2.4), `build_info = collections.OrderedDict([('key', value), ...])`
+ * (2.5 on), and module-level `key = value` (2.0 to 2.2: is_cuda_build, cuda_version_number,
+ * cudnn_version_number).  The text after the key's separator, or NULL.
+ */
+static const char *
+build_value(const char *text, const char *key)
 {
-    CU_AUTOFREE char *k = cu_xasprintf("'%s':", key);
-    const char *p = strstr(text, k);
-    if (!p)
-        return NULL;
-    p += strlen(k);
-    p += strspn(p, " ");
-    if (*p != '\'' && *p != '"')
+    CU_AUTOFREE char *k1 = cu_xasprintf("'%s':", key);
+    CU_AUTOFREE char *k2 = cu_xasprintf("('%s',", key);
+    const char *p = strstr(text, k1);
+    if (p)
+        return p + strlen(k1) + strspn(p + strlen(k1), " ");
+    if ((p = strstr(text, k2)))
+        return p + strlen(k2) + strspn(p + strlen(k2), " ");
+    size_t n = strlen(key);
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, key, n) == 0 && (l[n] == ' ' || l[n] == '=')) {
+            const char *eq = strchr(l, '=');
+            const char *end = strchr(l, '\n');
+            if (eq && (!end || eq < end))
+                return eq + 1 + strspn(eq + 1, " ");
+        }
+    return NULL;
+}
+
+/* The quoted string TensorFlow's build info gives @key (or @alt, its 2.0-2.2 name), or NULL. */
+static char *
+dict_str(const char *text, const char *key, const char *alt)
+{
+    const char *p = build_value(text, key);
+    if (!p && alt)
+        p = build_value(text, alt);
+    if (!p || (*p != '\'' && *p != '"'))
         return NULL;
     const char *close = strchr(p + 1, *p);
     return close ? cu_xstrndup(p + 1, (size_t)(close - p - 1)) : NULL;
 }
 
+/* Is @key True in TensorFlow's build info? */
+static bool
+dict_true(const char *text, const char *key)
+{
+    const char *p = build_value(text, key);
+    return p && strncmp(p, "True", 4) == 0;
+}
+
+/* The list of quoted items TensorFlow's build info gives @key. */
 static void
 dict_list(const char *text, const char *key, struct cu_strv *out)
 {
-    CU_AUTOFREE char *k = cu_xasprintf("'%s':", key);
-    const char *p = strstr(text, k);
-    const char *end = p ? strchr(p, ']') : NULL;
-    if (!p || !(p = strchr(p, '[')) || !end || p > end)
+    const char *p = build_value(text, key);
+    const char *end = p && *p == '[' ? strchr(p, ']') : NULL;
+    if (!end)
         return;
     while ((p = strpbrk(p + 1, "'\"")) && p < end) {
         const char *close = strchr(p + 1, *p);
@@ -203,13 +235,17 @@ scan_tf(const struct cu_sysroot *root, const char *env, const char *sp, struct c
 {
     CU_AUTOFREE char *bp = cu_path_join(sp, "tensorflow/python/platform/build_info.py");
     CU_AUTOFREE char *text = read_text(root, bp);
+    if (!text) { /* 2.0 and 2.1 keep it in tensorflow_core */
+        CU_AUTOFREE char *core = cu_path_join(sp, "tensorflow_core/python/platform/build_info.py");
+        text = read_text(root, core);
+    }
     if (!text)
         return;
     struct cu_fwenv *e = add_env(out, env, "tensorflow");
     e->version = dist_version(root, sp, "tensorflow");
-    e->cuda_build = dict_str(text, "cuda_version");
-    e->cudnn_build = dict_str(text, "cudnn_version");
-    e->cpu_only = !strstr(text, "'is_cuda_build': True");
+    e->cuda_build = dict_str(text, "cuda_version", "cuda_version_number");
+    e->cudnn_build = dict_str(text, "cudnn_version", "cudnn_version_number");
+    e->cpu_only = !dict_true(text, "is_cuda_build");
     struct cu_strv arch;
     cu_strv_init(&arch);
     dict_list(text, "cuda_compute_capabilities", &arch);

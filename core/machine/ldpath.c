@@ -317,6 +317,67 @@ conf_file(struct conf_walk *w, const char *path, int depth)
     free(text);
 }
 
+/* ---- ld.so.cache --------------------------------------------------------------------------- */
+
+#define CACHE_OLD "ld.so-1.7.0"
+#define CACHE_NEW "glibc-ld.so.cache1.1"
+#define FLAG_ELF_LIBC6 0x0003
+#define FLAG_X8664_LIB64 0x0300
+#define FLAG_AARCH64_LIB64 0x0a00
+
+/* A NUL-terminated string at @off of the cache's @len bytes, or NULL. */
+static const char *
+cache_str(const char *data, size_t len, uint32_t off)
+{
+    return off < len && memchr(data + off, '\0', len - off) ? data + off : NULL;
+}
+
+/*
+ * glibc's cache (elf/cache.c, sysdeps/generic/dl-cache.h): an optional old part ("ld.so-1.7.0", nlibs, then
+ * 12-byte entries), then the new header ("glibc-ld.so.cache" "1.1", nlibs, len_strings, flags, 3 pad,
+ * extension offset, 3 unused: 48 bytes) and its 24-byte entries {flags, key, value, osversion, hwcap}; the
+ * keys and values are offsets from the new header's start.  Entries of another word size are left out.
+ */
+static void
+cache_read(const struct cu_sysroot *root, struct cu_ldconf *out)
+{
+    char *data = NULL;
+    size_t len = 0, at = 0;
+    struct cu_error e;
+    if (cu_sysroot_read(root, "/etc/ld.so.cache", 64u << 20, &data, &len, &e) != CU_OK)
+        return;
+    if (len >= 16 && memcmp(data, CACHE_OLD, strlen(CACHE_OLD)) == 0) {
+        uint32_t n_old = u32((const unsigned char *)data + 12);
+        at = 16 + (size_t)n_old * 12;
+        at = (at + 7) & ~(size_t)7; /* the new part is aligned as its struct */
+    }
+    if (at > len || len - at < 48 || memcmp(data + at, CACHE_NEW, strlen(CACHE_NEW)) != 0) {
+        free(data);
+        return;
+    }
+    const char *base = data + at;
+    size_t blen = len - at;
+    uint32_t n = u32((const unsigned char *)base + 20);
+    if (n > (blen - 48) / 24) {
+        free(data);
+        return;
+    }
+    out->cache_names = cu_xcalloc((size_t)n + 1, sizeof(char *));
+    out->cache_paths = cu_xcalloc((size_t)n + 1, sizeof(char *));
+    for (uint32_t i = 0; i < n; i++) {
+        const unsigned char *ent = (const unsigned char *)base + 48 + (size_t)i * 24;
+        uint32_t flags = u32(ent);
+        const char *key = cache_str(base, blen, u32(ent + 4)), *val = cache_str(base, blen, u32(ent + 8));
+        if (!key || !val || (flags & 0xff) != FLAG_ELF_LIBC6 ||
+            ((flags & 0xff00) != FLAG_X8664_LIB64 && (flags & 0xff00) != FLAG_AARCH64_LIB64))
+            continue;
+        out->cache_names[out->n_cache] = cu_xstrdup(key);
+        out->cache_paths[out->n_cache++] = cu_xstrdup(val);
+    }
+    out->have_cache = true;
+    free(data);
+}
+
 void
 cu_ldconf_read(const struct cu_sysroot *root, const atomic_int *cancel, struct cu_ldconf *out)
 {
@@ -325,6 +386,8 @@ cu_ldconf_read(const struct cu_sysroot *root, const atomic_int *cancel, struct c
     cu_strv_init(&w.seen);
     conf_file(&w, "/etc/ld.so.conf", 0);
     cu_strv_fini(&w.seen);
+    if (!cancel || !atomic_load(cancel))
+        cache_read(root, out);
 }
 
 void
@@ -336,6 +399,12 @@ cu_ldconf_fini(struct cu_ldconf *c)
     }
     free(c->dirs);
     free(c->files);
+    for (size_t i = 0; i < c->n_cache; i++) {
+        free(c->cache_names[i]);
+        free(c->cache_paths[i]);
+    }
+    free(c->cache_names);
+    free(c->cache_paths);
     memset(c, 0, sizeof(*c));
 }
 
@@ -457,6 +526,77 @@ look_in(const struct cu_sysroot *root, const struct cu_strv *dirs, const char *s
     return false;
 }
 
+static char *
+origin_of(const char *obj_path)
+{
+    char *origin = cu_xstrdup(obj_path ? obj_path : "/");
+    char *slash = strrchr(origin, '/');
+    if (slash)
+        *(slash == origin ? slash + 1 : slash) = '\0';
+    return origin;
+}
+
+bool
+cu_ld_find_in(const struct cu_sysroot *root, const char *soname, const char *list, const char *origin_path,
+              enum cu_ld_via via, struct cu_ld_hit *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!list || !*list)
+        return false;
+    CU_AUTOFREE char *origin = origin_of(origin_path);
+    struct cu_strv dirs;
+    cu_strv_init(&dirs);
+    expand_path(list, origin, &dirs);
+    bool found = look_in(root, &dirs, soname, via, out);
+    cu_strv_fini(&dirs);
+    return found;
+}
+
+bool
+cu_ld_find_system(const struct cu_sysroot *root, const char *soname, const struct cu_ldconf *conf,
+                  struct cu_ld_hit *out)
+{
+    memset(out, 0, sizeof(*out));
+    /* 4. ld.so.cache: its entries where it was read (what ldconfig last put there), else the folders
+     * ld.so.conf names, as ldconfig would build it. */
+    if (conf && conf->have_cache) {
+        for (size_t i = 0; i < conf->n_cache; i++) {
+            if (strcmp(conf->cache_names[i], soname) != 0 || !cu_sysroot_exists(root, conf->cache_paths[i]))
+                continue;
+            out->path = cu_xstrdup(conf->cache_paths[i]);
+            out->via = CU_LD_CACHE;
+            CU_AUTOFREE char *dir = cu_xstrdup(out->path);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *(slash == dir ? slash + 1 : slash) = '\0';
+            out->file = cu_ldconf_file(conf, dir);
+            if (!out->file)
+                out->file = "/etc/ld.so.cache";
+            return true;
+        }
+    } else {
+        for (size_t i = 0; conf && i < conf->n; i++) {
+            CU_AUTOFREE char *p = cu_xasprintf("%s/%s", conf->dirs[i], soname);
+            if (cu_sysroot_exists(root, p)) {
+                out->path = cu_steal_ptr(&p);
+                out->via = CU_LD_CACHE;
+                out->file = conf->files[i];
+                return true;
+            }
+        }
+    }
+    /* 5. The default folders. */
+    for (size_t i = 0; i < CU_N_ELEMENTS(default_dirs); i++) {
+        CU_AUTOFREE char *p = cu_xasprintf("%s/%s", default_dirs[i], soname);
+        if (cu_sysroot_exists(root, p)) {
+            out->path = cu_steal_ptr(&p);
+            out->via = CU_LD_DEFAULT;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool
 cu_ld_find(const struct cu_sysroot *root, const char *soname, const char *obj_path, const struct cu_elf_dyn *obj,
            const char *llp, const struct cu_ldconf *conf, struct cu_ld_hit *out)
@@ -469,53 +609,12 @@ cu_ld_find(const struct cu_sysroot *root, const char *soname, const char *obj_pa
         out->via = CU_LD_NONE;
         return true;
     }
-    CU_AUTOFREE char *origin = cu_xstrdup(obj_path ? obj_path : "/");
-    char *slash = strrchr(origin, '/');
-    if (slash)
-        *(slash == origin ? slash + 1 : slash) = '\0';
-    bool found = false;
-    struct cu_strv dirs;
-    cu_strv_init(&dirs);
-    /* 1. DT_RPATH, only when the object has no DT_RUNPATH. */
-    if (obj && obj->rpath && !obj->runpath) {
-        expand_path(obj->rpath, origin, &dirs);
-        found = look_in(root, &dirs, soname, CU_LD_RPATH, out);
-    }
-    /* 2. LD_LIBRARY_PATH. */
-    if (!found && llp && *llp) {
-        cu_strv_fini(&dirs);
-        cu_strv_init(&dirs);
-        expand_path(llp, origin, &dirs);
-        found = look_in(root, &dirs, soname, CU_LD_ENV, out);
-    }
-    /* 3. DT_RUNPATH. */
-    if (!found && obj && obj->runpath) {
-        cu_strv_fini(&dirs);
-        cu_strv_init(&dirs);
-        expand_path(obj->runpath, origin, &dirs);
-        found = look_in(root, &dirs, soname, CU_LD_RUNPATH, out);
-    }
-    /* 4. ld.so.cache: the folders ld.so.conf names, as ldconfig builds it. */
-    for (size_t i = 0; !found && conf && i < conf->n; i++) {
-        CU_AUTOFREE char *p = cu_xasprintf("%s/%s", conf->dirs[i], soname);
-        if (cu_sysroot_exists(root, p)) {
-            out->path = cu_steal_ptr(&p);
-            out->via = CU_LD_CACHE;
-            out->file = conf->files[i];
-            found = true;
-        }
-    }
-    /* 5. The default folders. */
-    for (size_t i = 0; !found && i < CU_N_ELEMENTS(default_dirs); i++) {
-        CU_AUTOFREE char *p = cu_xasprintf("%s/%s", default_dirs[i], soname);
-        if (cu_sysroot_exists(root, p)) {
-            out->path = cu_steal_ptr(&p);
-            out->via = CU_LD_DEFAULT;
-            found = true;
-        }
-    }
-    cu_strv_fini(&dirs);
-    return found;
+    /* 1. DT_RPATH, only when the object has no DT_RUNPATH; 2. LD_LIBRARY_PATH; 3. DT_RUNPATH; 4. the cache;
+     * 5. the default folders. */
+    return (obj && obj->rpath && !obj->runpath && cu_ld_find_in(root, soname, obj->rpath, obj_path, CU_LD_RPATH, out)) ||
+           cu_ld_find_in(root, soname, llp, obj_path, CU_LD_ENV, out) ||
+           (obj && obj->runpath && cu_ld_find_in(root, soname, obj->runpath, obj_path, CU_LD_RUNPATH, out)) ||
+           cu_ld_find_system(root, soname, conf, out);
 }
 
 /* ---- who sets LD_LIBRARY_PATH ------------------------------------------------------------------ */
@@ -627,10 +726,31 @@ in_list(const char *list, const char *dir)
     return false;
 }
 
+/* The entry of LD_LIBRARY_PATH @list that is folder @dir through links (/usr/local/cuda-13.0/lib64, a link to lib,
+ * for the lib a mapped file's real path names), as the user wrote it; NULL when none.  Caller frees. */
+static char *
+list_entry_of(const struct cu_sysroot *root, const char *list, const char *dir)
+{
+    if (!root || !list)
+        return NULL;
+    CU_AUTOFREE char *want = cu_sysroot_real_path(root, dir);
+    CU_AUTOFREE char *copy = cu_xstrdup(list);
+    char *save = NULL;
+    for (char *e = strtok_r(copy, ":", &save); want && e; e = strtok_r(NULL, ":", &save)) {
+        CU_AUTOFREE char *real = e[0] == '/' ? cu_sysroot_real_path(root, e) : NULL;
+        if (real && strcmp(real, want) == 0)
+            return cu_xstrdup(e);
+    }
+    return NULL;
+}
+
 void
 cu_ld_blame(const struct cu_sysroot *root, const char *const *envp, const char *state_dir, const struct cu_ldconf *conf,
             enum cu_ld_via via, const char *llp, const char *dir, const char *env_name, char **why, char **fix)
 {
+    CU_AUTOFREE char *spelled = NULL;
+    if (via == CU_LD_NONE && !in_list(llp, dir) && (spelled = list_entry_of(root, llp, dir)))
+        dir = spelled; /* LD_LIBRARY_PATH names it through a link: said as the user wrote it */
     const char *cfile = conf ? cu_ldconf_file(conf, dir) : NULL;
     if (via == CU_LD_NONE)
         via = in_list(llp, dir) ? CU_LD_ENV : cfile ? CU_LD_CACHE : cu_ld_default_dir(dir) ? CU_LD_DEFAULT : CU_LD_NONE;
@@ -650,6 +770,10 @@ cu_ld_blame(const struct cu_sysroot *root, const char *const *envp, const char *
             *fix = cu_xasprintf(_("take %s out of LD_LIBRARY_PATH where your shell sets it (or run the environment with LD_LIBRARY_PATH unset)"),
                                 dir);
         }
+    } else if (via == CU_LD_CACHE && !cfile) {
+        *why = cu_xasprintf(_("the loader's cache /etc/ld.so.cache holds %s, though no file of ld.so.conf names it now (ldconfig last ran before it was taken out)"),
+                            dir);
+        *fix = cu_xstrdup(_("as root, run ldconfig to rebuild the loader's cache from ld.so.conf; the environment's own wheels then serve it"));
     } else if (via == CU_LD_CACHE && cfile) {
         *why = cu_xasprintf(_("%s puts %s in the loader's cache for the whole system"), cfile, dir);
         *fix = cu_xasprintf(_("as root, take %s out of %s and run ldconfig (cudaup never writes ld.so.conf.d); the environment's own wheels then serve it"),

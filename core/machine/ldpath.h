@@ -36,15 +36,24 @@ CU_NODISCARD enum cu_status cu_elf_dyn_read(const struct cu_sysroot *root, const
                                             struct cu_error *err);
 void cu_elf_dyn_fini(struct cu_elf_dyn *d);
 
-/** The folders of /etc/ld.so.conf and what it includes, in order, each with the file that names it. */
+/**
+ * The folders of /etc/ld.so.conf and what it includes, in order, each with the file that names it; and
+ * what /etc/ld.so.cache holds (ldconfig's last run: the loader reads the cache, not the files, so a
+ * folder named since, or a library put there since, is not in it until ldconfig runs again).
+ */
 struct cu_ldconf {
     char **dirs;
     char **files;
     size_t n;
+    char **cache_names; /* sonames in the cache (this machine's word size), in the cache's order */
+    char **cache_paths; /* the file each names */
+    size_t n_cache;
+    bool have_cache;    /* /etc/ld.so.cache was read: the loader's step 4 is its entries, not the folders */
 };
 
 /**
- * Read /etc/ld.so.conf and its `include` globs (one level of files under a folder); never fails.  Regular
+ * Read /etc/ld.so.conf and its `include` globs (one level of files under a folder), and /etc/ld.so.cache
+ * (glibc's format "glibc-ld.so.cache1.1", alone or after the old "ld.so-1.7.0" one); never fails.  Regular
  * files only (a FIFO or a device there is passed over, never waited on), each read once however often it is
  * included, at most 8 includes deep; once *@cancel is set (may be NULL), what was read so far.
  */
@@ -72,15 +81,27 @@ enum cu_ld_via {
 struct cu_ld_hit {
     char *path;       /* the file found, caller frees */
     enum cu_ld_via via;
-    const char *file; /* CU_LD_CACHE: the ld.so.conf file that names its folder (borrowed from the cu_ldconf) */
+    const char *file; /* CU_LD_CACHE: the ld.so.conf file that names its folder, or "/etc/ld.so.cache" when
+                       * none does (borrowed: the cu_ldconf's, or static) */
 };
 
 /**
  * Where the loader finds @soname when object @obj (the file @obj_path, for $ORIGIN) asks for it, with
- * LD_LIBRARY_PATH @llp (NULL: unset).  False when nothing has it.
+ * LD_LIBRARY_PATH @llp (NULL: unset).  False when nothing has it.  Only @obj's own DT_RPATH is searched
+ * (the walk in ldwalk.h adds the DT_RPATH of the objects that loaded it, as the loader does).
  */
 bool cu_ld_find(const struct cu_sysroot *root, const char *soname, const char *obj_path, const struct cu_elf_dyn *obj,
                 const char *llp, const struct cu_ldconf *conf, struct cu_ld_hit *out);
+
+/**
+ * The loader's steps one by one, for a walk that searches the DT_RPATH of several objects: look for
+ * @soname in the folders of @list (a DT_RPATH, DT_RUNPATH or LD_LIBRARY_PATH, with $ORIGIN the folder of
+ * @origin_path), or in the cache and the default folders (cu_ld_find_system).  True with @out filled.
+ */
+bool cu_ld_find_in(const struct cu_sysroot *root, const char *soname, const char *list, const char *origin_path,
+                   enum cu_ld_via via, struct cu_ld_hit *out);
+bool cu_ld_find_system(const struct cu_sysroot *root, const char *soname, const struct cu_ldconf *conf,
+                       struct cu_ld_hit *out);
 
 /** "LD_LIBRARY_PATH", "ld.so.conf", ... as the loader's step is named in a sentence (static, untranslated names). */
 const char *cu_ld_via_name(enum cu_ld_via via);

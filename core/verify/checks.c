@@ -23,6 +23,7 @@ cu_checks_fini(struct cu_checks *c)
         free(c->v[i].detail);
         free(c->v[i].fact);
         free(c->v[i].fix);
+        free(c->v[i].framework);
     }
     free(c->v);
     json_decref(c->libraries);
@@ -47,7 +48,7 @@ cu_checks_add(struct cu_checks *c, const char *name, enum cu_check_status st, co
     va_end(en);
     va_end(ap);
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d, NULL, CU_ADV_NONE, NULL};
+    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, d, NULL, CU_ADV_NONE, NULL, NULL};
 }
 
 char *
@@ -113,6 +114,8 @@ cu_checks_json(const struct cu_checks *c)
         json_object_set_new(o, "name", json_string(c->v[i].name));
         json_object_set_new(o, "status", json_string(cu_check_status_name(c->v[i].status)));
         json_object_set_new(o, "detail", json_string(c->v[i].detail));
+        if (c->v[i].framework)
+            json_object_set_new(o, "framework", json_string(c->v[i].framework));
         json_array_append_new(a, o);
     }
     return a;
@@ -123,6 +126,15 @@ cu_checks_add_fix(struct cu_checks *c, const char *name, enum cu_check_status st
 {
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
     c->v[c->n++] = (struct cu_check){.name = cu_xstrdup(name), .status = st, .detail = detail, .fix = fix};
+}
+
+void
+cu_checks_about(struct cu_checks *c, const char *framework)
+{
+    if (!c->n || !framework)
+        return;
+    free(c->v[c->n - 1].framework);
+    c->v[c->n - 1].framework = cu_xstrdup(framework);
 }
 
 void
@@ -141,5 +153,5 @@ cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_statu
                       char *detail)
 {
     c->v = cu_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv, NULL};
+    c->v[c->n++] = (struct cu_check){cu_xstrdup(name), st, detail, fact, adv, NULL, NULL};
 }

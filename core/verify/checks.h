@@ -24,6 +24,7 @@ struct cu_check {
     char *fact;         /* detail without its advice, when it has advice of cudaup's own; else NULL */
     enum cu_advice adv; /* what that advice asks for, for the wizard to word (advice.h) */
     char *fix;          /* a failure's own next step, when it knows a better one than its kind's; else NULL */
+    char *framework;    /* the framework a check is about ("pytorch"), or NULL (DESIGN: checks[].framework) */
 };
 
 struct cu_checks {
@@ -48,6 +49,8 @@ void cu_checks_add_advised(struct cu_checks *c, const char *name, enum cu_check_
                            char *fact, char *detail);
 /** Add a check with @detail and, for a failure, @fix: what to change, naming the file or variable (both taken). */
 void cu_checks_add_fix(struct cu_checks *c, const char *name, enum cu_check_status st, char *detail, char *fix);
+/** The check added last is about @framework ("pytorch", "tensorflow", "jax"; copied): its JSON says so. */
+void cu_checks_about(struct cu_checks *c, const char *framework);
 /** Make @out a failure that repair mends: @fact (taken), and "@fact; repair restores it" as its detail. */
 void cu_check_fail_repair(struct cu_check *out, char *fact);
 /** The verify document's "damaged" array: every recorded file not as installed, with its problem. */

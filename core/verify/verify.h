@@ -55,6 +55,13 @@ struct cu_verify_opts {
 /** Run every check; the outcome is in @out, never an error. */
 void cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out);
 
+/**
+ * `verify --env`: the checks of one Python environment alone, o->python's, with its frameworks o->framework
+ * (the Python cudaup brought, if it did; the framework probe and what the frameworks mapped), no CUDA install
+ * (o->dir NULL).  The outcome is in @out, never an error.
+ */
+void cu_verify_run_env(const struct cu_verify_opts *o, struct cu_checks *out);
+
 /** Child side: run check @name against @dir and fill @out. */
 void cu_check_child(const char *name, const char *dir, struct cu_check *out);
 

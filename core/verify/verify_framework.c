@@ -30,6 +30,7 @@
 #include "core/verify/verify.h"
 #include "core/verify/verify_libs.h"
 #include "core/verify/verify_loaded.h"
+#include "core/verify/verify_report.h"
 
 extern const unsigned char cu_fwprobe_py[];
 extern const size_t cu_fwprobe_py_len;
@@ -60,7 +61,8 @@ cudnn_too_old(const char *loaded, const char *build, struct cu_version *l, struc
     return b->n > 1 && cu_version_cmp(&lm, &bm) < 0;
 }
 
-/* Judge what the probe saw of one framework; adds one check, naming the first cause of a failure. */
+/* Judge what the probe saw of one framework: every cause of a failure is a check of its own (issue 47); a pass
+ * when none is found. */
 static void
 judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_checks *out)
 {
@@ -70,7 +72,7 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
     const char *cuda = cu_json_str(j, "cuda_build");
     const char *dnn_b = cu_json_str(j, "cudnn_build"), *dnn_l = cu_json_str(j, "cudnn_loaded");
     const json_t *devs = json_object_get(j, "devices");
-    size_t seen = json_array_size(devs), ngpu = o->facts ? o->facts->n_gpus : 0;
+    size_t seen = json_array_size(devs), ngpu = o->facts ? o->facts->n_gpus : 0, before = out->n;
     CU_AUTOFREE char *built = cu_xasprintf("%s%s", cuda ? _(", built for CUDA ") : "", cuda ? cuda : "");
 
     if (!cu_verify_has_driver(o->facts)) {
@@ -82,6 +84,7 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
     struct cu_cat_code code;
     const json_t *arch = json_object_get(j, "arch");
     bool have_code = json_is_array(arch) && arch_code(arch, &code);
+    bool no_code = false;
     for (size_t i = 0; have_code && i < ngpu; i++) {
         const struct cu_gpu_info *g = &o->facts->gpus[i];
         int target;
@@ -91,56 +94,45 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
         cu_checks_add(out, "framework", CU_CHECK_FAIL,
                       _("%s %s has no code for compute capability %s (GPU %d, %s): it was built for %s"), name, ver,
                       cu_version_format(&g->cc, 0, b1, sizeof(b1)), g->index, g->name, has);
-        free(code.sass);
-        free(code.ptx);
-        return;
+        no_code = true;
     }
     if (have_code) {
         free(code.sass);
         free(code.ptx);
     }
-    if (!cu_verify_pip_libs(o->cat, o->facts, j, out))
-        return;
+    cu_verify_pip_libs(o->cat, o->facts, j, out);
     struct cu_version l, b;
-    if (cudnn_too_old(dnn_l, dnn_b, &l, &b)) {
+    if (cudnn_too_old(dnn_l, dnn_b, &l, &b))
         cu_checks_add(out, "framework", CU_CHECK_FAIL,
                       _("cuDNN %s was loaded but %s %s needs %s or newer in %u.x"),
                       cu_version_format(&l, 2, b1, sizeof(b1)), name, ver, cu_version_format(&b, 2, b2, sizeof(b2)),
                       b.part[0]);
-        return;
-    }
-    if (seen == 0 && ngpu > 0) {
+    if (seen == 0 && ngpu > 0 && !no_code)
         cu_checks_add(out, "framework", CU_CHECK_FAIL, ngettext_("the driver sees %zu GPU and %s %s none%s", "the driver sees %zu GPUs and %s %s none%s", ngpu), ngpu, name, ver,
                       cu_json_str(j, "backend_error") ? cu_json_str(j, "backend_error") : "");
-        return;
-    }
     for (size_t i = 0; i < seen; i++) {
         const json_t *d = json_array_get(devs, i);
         json_int_t idx = json_integer_value(json_object_get(d, "index"));
         const char *err = cu_json_str(d, "error");
-        if (err) {
+        if (err)
             cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s %s on GPU %lld: %s"), name, ver, (long long)idx, err);
-            return;
-        }
-        if (!json_is_true(json_object_get(d, "on_gpu"))) {
+        else if (!json_is_true(json_object_get(d, "on_gpu")))
             cu_checks_add(out, "framework", CU_CHECK_FAIL,
                           _("%s %s ran the work for GPU %lld on the CPU: it cannot use that GPU"), name, ver,
                           (long long)idx);
-            return;
-        }
-        if (!json_is_true(json_object_get(d, "matmul"))) {
-            cu_checks_add(out, "framework", CU_CHECK_FAIL,
-                          _("a matrix multiply by %s on GPU %lld differs from the same work on the CPU"), name,
-                          (long long)idx);
-            return;
-        }
-        if (!json_is_true(json_object_get(d, "conv"))) {
-            cu_checks_add(out, "framework", CU_CHECK_FAIL,
-                          _("a 2-D convolution (cuDNN) by %s on GPU %lld differs from the same work on the CPU"), name,
-                          (long long)idx);
-            return;
+        else {
+            if (!json_is_true(json_object_get(d, "matmul")))
+                cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                              _("a matrix multiply by %s on GPU %lld differs from the same work on the CPU"), name,
+                              (long long)idx);
+            if (!json_is_true(json_object_get(d, "conv")))
+                cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                              _("a 2-D convolution (cuDNN) by %s on GPU %lld differs from the same work on the CPU"), name,
+                              (long long)idx);
         }
     }
+    if (out->n > before)
+        return;
     cu_checks_add(out, "framework", CU_CHECK_PASS,
                   ngettext_("%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPU agree with the CPU",
                             "%s %s%s%s%s: a matrix multiply and a 2-D convolution on %zu GPUs agree with the CPU", seen), name, ver,
@@ -161,16 +153,20 @@ run_probe(const struct cu_verify_opts *o, const struct cu_verify_env *env, const
     CU_AUTOFREE char *first = cu_xstrndup(order, strcspn(order, ","));
     title = cu_framework_title(first);
     const char *llp = cu_env_get(o->envp, "LD_LIBRARY_PATH");
-    CU_AUTOFREE char *libs = env->bundled ? NULL
-                                          : cu_xasprintf("LD_LIBRARY_PATH=%s/lib64%s%s", o->dir, llp && *llp ? ":" : "",
-                                                         llp && *llp ? llp : "");
+    CU_AUTOFREE char *libs = env->bundled || !o->dir ? NULL
+                                                     : cu_xasprintf("LD_LIBRARY_PATH=%s/lib64%s%s", o->dir, llp && *llp ? ":" : "",
+                                                                    llp && *llp ? llp : "");
     struct cu_strv envv;
     cu_strv_init(&envv);
     for (const char *const *e = o->envp; e && *e; e++)
-        if (!libs || !cu_str_has_prefix(*e, "LD_LIBRARY_PATH="))
+        if ((!libs || !cu_str_has_prefix(*e, "LD_LIBRARY_PATH=")) && !cu_str_has_prefix(*e, "CUDAUP_PROBE_NO_DRIVER="))
             cu_strv_push(&envv, *e);
     if (libs)
         cu_strv_push(&envv, libs);
+    /* Without a driver the probe leaves out what would crash it there (JAX's own check of the libraries, made by
+     * the probe one call at a time). */
+    if (!cu_verify_has_driver(o->facts))
+        cu_strv_push(&envv, "CUDAUP_PROBE_NO_DRIVER=1");
     const char *argv[] = {env->python, "-c", code, order, NULL};
     struct cu_exec_opts eo = {.envp = (const char *const *)envv.v, .timeout_ms = o->timeout_ms * 3, .cancel = o->cancel};
     struct cu_exec_result res;
@@ -226,6 +222,8 @@ judge_run(const struct cu_verify_opts *o, const json_t *run, const char *after, 
             }
             cu_checks_add_advised(out, c->name, c->status, c->adv, c->fact, c->detail);
             c->fact = c->detail = NULL;
+            out->v[out->n - 1].fix = cu_steal_ptr(&c->fix);
+            cu_checks_about(out, cu_json_str(f, "framework"));
         }
         cu_checks_fini(&one);
     }
@@ -276,6 +274,15 @@ cu_verify_check_framework(const struct cu_verify_opts *o, struct cu_checks *out)
     check_env(o, &first, out);
     for (size_t i = 0; i < o->n_more; i++)
         check_env(o, &o->more[i], out);
+}
+
+void
+cu_verify_run_env(const struct cu_verify_opts *o, struct cu_checks *out)
+{
+    memset(out, 0, sizeof(*out));
+    cu_verify_check_python(o, out);
+    cu_verify_check_framework(o, out);
+    cu_checks_log(out, o->env_name ? o->env_name : o->python);
 }
 
 /* The Python cudaup brought for the framework's venv: its recorded files, and that it runs. */

@@ -21,6 +21,7 @@ cu_verify_pip_libs(const struct cu_catalog *cat, const struct cu_facts *facts, c
     const char *name;
     const json_t *val;
     char b1[32];
+    bool ok = true;
     if (!cat || !facts || !json_is_object(libs))
         return true;
     json_object_foreach(libs, name, val) {
@@ -39,8 +40,8 @@ cu_verify_pip_libs(const struct cu_catalog *cat, const struct cu_facts *facts, c
             cu_checks_add(out, "framework", CU_CHECK_FAIL,
                           _("pip installed %s %s beside the framework, and its support matrix does not list GPU %d (%s, compute capability %s): repair reinstalls the framework with the plan's constraints"),
                           name, json_string_value(val), g->index, g->name, cu_version_format(&g->cc, 0, b1, sizeof(b1)));
-            return false;
+            ok = false; /* every GPU it leaves out, each said */
         }
     }
-    return true;
+    return ok;
 }

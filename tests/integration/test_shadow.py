@@ -315,4 +315,49 @@ r, doc, checks = c.verify()
 lib = next((x for x in checks if x["name"] == "libraries"), {})
 t.ok(lib.get("status") == "pass" and "nvidia-cudnn-cu12 9.10.2.21" in lib.get("detail", ""),
      "wsl-lib: verify's libraries check passes, each from the wheels", checks)
+
+
+# `verify --env PATH|NAME` (issue 47 item 3): any venv or conda environment, made by cudaup or not (no pyenv.json,
+# no CUDA install); each check about one framework says which in --json.
+def verify_env(c, target, extra=None, args=()):
+    env = {"HOME": c.host(c.home), "FAKE_NVIDIA_CONFIG": os.path.join(c.root, "fake-nvidia.conf")}
+    if c.llp:
+        env["LD_LIBRARY_PATH"] = ":".join(c.host(d) for d in c.llp)
+    env.update(extra or {})
+    r = run(["verify", "--json", "--env", target, "--root", c.root, "--state-dir", os.path.join(c.dir, "state-env")] + list(args),
+            env=env, timeout=300)
+    return r, r.json() or {}
+
+
+r, doc = verify_env(c, c.env)
+fw = [x for x in doc.get("checks", []) if x["name"] in ("framework", "libraries")]
+t.ok(r.rc == 0 and doc.get("path") == os.path.realpath(c.env) and len(fw) == 2 and
+     all(x["status"] == "pass" and x.get("framework") == "pytorch" for x in fw),
+     "verify --env PATH: a venv cudaup did not make passes; its framework and libraries checks carry framework",
+     "%r\n%s" % (r, json.dumps(doc.get("checks"), indent=1)))
+envs = os.path.join(c.dir, "conda-envs")
+os.makedirs(envs, exist_ok=True)
+os.symlink(c.env, os.path.join(envs, "mytorch"))
+r, doc = verify_env(c, "mytorch", {"CONDA_ENVS_PATH": envs})
+t.ok(r.rc == 0 and doc.get("path") == os.path.realpath(c.env), "verify --env NAME: found in CONDA_ENVS_PATH", r)
+r, doc = verify_env(c, "no-such-env", {"CONDA_ENVS_PATH": envs})
+t.ok(r.rc == 2 and "There is no conda environment or venv 'no-such-env'" in doc.get("error", "") and
+     "conda env list" in doc.get("advice", ""), "verify --env NAME that is none: exit 2, one sentence and what to give", r)
+r, doc = verify_env(c, c.dir)
+t.ok(r.rc == 2 and "has no Python of its own" in doc.get("error", ""), "verify --env of a folder that is no environment: "
+     "exit 2", r)
+r, doc = verify_env(c, c.env, args=["12.8"])
+t.ok(r.rc == 2 and "leave out '12.8'" in doc.get("error", ""), "verify --env with a CUDA version: exit 2", r)
+
+# Every problem named (issue 47 item 3; it named the first only): an older cuDNN and a newer cuBLAS both in
+# LD_LIBRARY_PATH, each a failed libraries check of its own with its own fix.
+c = Case("llp-two").install(*TORCH_SET).lib("/usr/local/cuda-12.1/lib64", "libcudnn.so.9", "9.1.0")
+c.lib("/usr/local/cuda-12.9/lib64", "libcublas.so.12", "12.9.1").lib("/usr/local/cuda-12.9/lib64", "libcublasLt.so.12", "12.9.1")
+c.llp = ["/usr/local/cuda-12.1/lib64", "/usr/local/cuda-12.9/lib64"]
+r, doc = verify_env(c, c.env)
+fails = [x for x in doc.get("checks", []) if x["status"] == "fail" and x["name"] == "libraries"]
+t.ok(r.rc == 4 and any("built against cuDNN 9.10.2 but loaded 9.1.0" in x["detail"] for x in fails) and
+     any("libcublas.so.12 was loaded from" in x["detail"] and "/usr/local/cuda-12.9/lib64" in x["detail"] for x in fails)
+     and all(x.get("fix") and x.get("framework") == "pytorch" for x in fails),
+     "llp-two: verify --env names both problems, each with its fix and framework", json.dumps(doc.get("checks"), indent=1))
 t.done()

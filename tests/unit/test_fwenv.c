@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +152,59 @@ tensorflow_build_info(void **state)
     cu_fwenvs_fini(&out);
 }
 
+/*
+ * TensorFlow's build_info.py in each of its 2.x forms, as the real wheels hold it (tests/fixtures/wheels/build_info,
+ * recorded by scripts/record-wheels from PyPI): module-level names (2.1), a dict (2.3), an OrderedDict of pairs
+ * (2.5 on, 2.20 and 2.21 among them).  Each value expected is what Python itself makes of the file.
+ */
+static void
+tensorflow_build_info_forms(void **state)
+{
+    struct fx *f = *state;
+    static const struct {
+        const char *version, *cuda, *cudnn;
+        int n_sass, n_ptx;
+    } cases[] = {
+        {"2.1.0", "10.1", "7", 0, 0},   {"2.3.0", "10.1", "7", 5, 1},  {"2.5.0", "11.2", "8", 5, 1},
+        {"2.12.0", "11.8", "8", 5, 1},  {"2.15.0", "12.2", "8", 4, 1}, {"2.16.1", "12.3", "8", 4, 1},
+        {"2.18.0", "12.5.1", "9", 4, 1}, {"2.21.0", "12.5.1", "9", 4, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *fx = cu_xasprintf("%s/tests/fixtures/wheels/build_info/tensorflow-%s.json", getenv("SRCDIR"), cases[i].version);
+        json_error_t je;
+        json_t *doc = json_load_file(fx, 0, &je);
+        assert_non_null(doc);
+        json_t *srcs = json_object_get(doc, "sources");
+        const char *rel;
+        json_t *text;
+        size_t n = 0;
+        json_object_foreach(srcs, rel, text) {
+            if (!strstr(rel, "build_info.py"))
+                continue;
+            char *path = cu_xasprintf(SP "%s", rel);
+            char *meta = cu_xasprintf(SP "tensorflow-%s.dist-info/METADATA", cases[i].version);
+            const char *files[] = {path, json_string_value(text), meta, ""};
+            struct cu_fwenvs out;
+            scan(f, files, 4, &out);
+            assert_int_equal(out.n, 1);
+            struct cu_fwenv *e = &out.v[0];
+            assert_string_equal(e->version, cases[i].version);
+            assert_str_or_null(e->cuda_build, cases[i].cuda);
+            assert_str_or_null(e->cudnn_build, cases[i].cudnn);
+            assert_false(e->cpu_only); /* every one is a CUDA build (issue 47: 2.20's was called CPU only) */
+            assert_int_equal(e->n_sass, cases[i].n_sass);
+            assert_int_equal(e->n_ptx, cases[i].n_ptx);
+            cu_fwenvs_fini(&out);
+            free(path);
+            free(meta);
+            n++;
+        }
+        assert_int_equal(n, 1);
+        json_decref(doc);
+        free(fx);
+    }
+}
+
 static void
 jax_dist_info(void **state)
 {
@@ -197,6 +251,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(torch_version_files, setup, teardown),
         cmocka_unit_test_setup_teardown(tensorflow_build_info, setup, teardown),
+        cmocka_unit_test_setup_teardown(tensorflow_build_info_forms, setup, teardown),
         cmocka_unit_test_setup_teardown(jax_dist_info, setup, teardown),
     };
     return TU_RUN(tests);
