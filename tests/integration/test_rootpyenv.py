@@ -25,6 +25,7 @@ from cutest import BIN, SRCDIR, Tap, base_env, run
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import machines  # noqa: E402
 import mkmirror  # noqa: E402
+import mkpython  # noqa: E402
 import mkwheels  # noqa: E402
 
 t = Tap()
@@ -39,6 +40,9 @@ if not os.access(PY, os.X_OK) or not shutil.which("unshare") or subprocess.run(
 
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR)
+PB = mkpython.build(t.tmpdir("pbs"))          # a relocatable CPython made from the one running this test
+CATALOG = os.path.join(t.tmpdir("catalog"), "catalog.json")
+mkpython.serve(PB, MIRROR, CATALOG, SRCDIR)
 WHEELS = t.tmpdir("wheels")
 mkwheels.build(WHEELS, [("tensorflow", "2.21.0")])
 AIRGAP = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
@@ -62,13 +66,13 @@ class Tree:
 
     def env(self):
         e = {"FAKE_NVIDIA_CONFIG": self.path("fake-nvidia.conf"), "HOME": os.path.join(self.dir, "home"),
-             "CUDAUP_STATE_DIR": "", "XDG_DATA_HOME": self.data, "CUDAUP_DRIVER": "keep"}
+             "CUDAUP_STATE_DIR": "", "XDG_DATA_HOME": self.data, "CUDAUP_DRIVER": "keep", "CUDAUP_CATALOG": CATALOG}
         e.update(AIRGAP)
         return e
 
-    def args(self, *extra):
+    def args(self, *extra, python="3.11"):
         return ["--root", self.root, "--mirror", "file://" + MIRROR, "--cache-dir", self.cache, "--framework",
-                "tensorflow", "--python", "3.11"] + list(extra)
+                "tensorflow", "--python", python] + list(extra)
 
     def cudaup(self, *args, timeout=600, xdg=True):
         """cudaup with a scratch folder over this host's /opt (a mount namespace of its own)."""
@@ -289,5 +293,38 @@ pr = tr.cudaup("uninstall", cudas[-1][5:] if cudas else "12", "--yes", "--root",
 t.ok(pr.returncode == 0 and not os.path.exists(tr.venv), "uninstall --root DIR: the image's venv is removed",
      (pr.returncode, pr.stdout[-1500:], pr.stderr[-1500:]))
 tr.host_clean("uninstall")
+
+# ---- the Python cudaup brings, into DIR's prefix: the venv names it as the image sees it ----
+tr = Tree("brought")
+MINOR = PB["minor"]
+pydir = "/usr/local/cudaup/python/" + MINOR
+pr = tr.cudaup("install", "--yes", "--json", *tr.args("--python-source", "cudaup", python=MINOR))
+cfg = open(os.path.join(tr.venv, "pyvenv.cfg")).read() if os.path.exists(os.path.join(tr.venv, "pyvenv.cfg")) else ""
+t.ok(pr.returncode in (0, 4) and os.path.isdir(tr.path(pydir.lstrip("/"))) and ("home = %s/bin\n" % pydir) in cfg
+     and tr.root not in cfg, "--python-source cudaup under --root: Python in DIR's prefix, pyvenv.cfg's home as the image sees it",
+     (pr.returncode, cfg, pr.stderr[-2000:]))
+bindir = os.path.join(tr.venv, "bin")
+links = {n: os.readlink(os.path.join(bindir, n)) for n in os.listdir(bindir) if os.path.islink(os.path.join(bindir, n))} \
+    if os.path.isdir(bindir) else {}
+t.ok(any(v.startswith(pydir + "/bin/") for v in links.values()) and not any(under_root(v, tr.root) for v in links.values()),
+     "bin/'s link to the brought Python names it as the image sees it", links)
+tr.host_clean("brought Python")
+pr = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, tr.root,
+                     '%s/bin/python -c "import sys, tensorflow; print(tensorflow.__version__, sys.base_prefix)"' % SEEN,
+                     CHROOT or "chroot"], capture_output=True, text=True, timeout=300, env={"PATH": "/usr/bin:/bin", "HOME": "/root"})
+t.eq(pr.stdout.strip(), "2.21.0 " + pydir, "inside DIR (chroot): the venv runs on the brought Python at its image path", pr.stderr[-1500:])
+for l in ("bin", "lib", "lib64"):
+    if os.path.islink(tr.path(l)) and os.readlink(tr.path(l)).startswith("usr/"):
+        os.unlink(tr.path(l))
+pr = tr.cudaup("install", "--yes", "--json", *tr.args("--python-source", "cudaup", python=MINOR))
+st = {s["installer"] + "/" + s.get("action", ""): s for s in js(pr).get("steps", [])}
+t.ok(pr.returncode in (0, 4) and st.get("pyenv/relocate", {}).get("changed") is False,
+     "a second install over it: its Python runs here again for pip (the host's view put back), nothing changed",
+     (pr.returncode, st, pr.stderr[-1500:]))
+pr = tr.cudaup("verify", "--json", "--root", tr.root)
+checks = {c["name"]: c for c in js(pr).get("checks", [])}
+t.ok(checks.get("python", {}).get("status") == "skip" and checks.get("framework", {}).get("status") == "skip",
+     "verify --root: the brought Python's and the framework's checks of the image's venv are skipped, not failed", checks)
+tr.host_clean("brought Python, again")
 
 t.done()
