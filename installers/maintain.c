@@ -87,6 +87,8 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
             st = inst_pyenv_ops.run(ctx, err);
         if (st == CU_OK)
             st = inst_framework_ops.run(ctx, err);
+        if (st == CU_OK) /* under --root: named as that machine sees it, after pip (installers/pyroot.h) */
+            st = inst_pyroot_ops.run(ctx, err);
         cu_clear_ptr(&ctx->python, free);
     }
     ctx->plan = first;

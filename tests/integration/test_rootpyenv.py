@@ -44,7 +44,8 @@ PB = mkpython.build(t.tmpdir("pbs"))          # a relocatable CPython made from 
 CATALOG = os.path.join(t.tmpdir("catalog"), "catalog.json")
 mkpython.serve(PB, MIRROR, CATALOG, SRCDIR)
 WHEELS = t.tmpdir("wheels")
-mkwheels.build(WHEELS, [("tensorflow", "2.21.0")])
+mkwheels.build(WHEELS, [("tensorflow", "2.21.0"), ("torch", "2.14.0"),
+                        ("torchvision", "0.29.2", {"requires": ["torch>=2.14.0"]})])
 AIRGAP = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 ENV_NAME = "cudaup-tensorflow"
 SEEN = "/usr/local/cudaup/envs/" + ENV_NAME
@@ -288,11 +289,27 @@ t.ok(pr.returncode == 0 and not os.path.exists(tr.venv), "uninstall as the image
 tr = Tree("uninstall")
 pr = tr.cudaup("install", "--yes", *tr.args())
 t.ok(pr.returncode in (0, 4) and os.path.isdir(tr.venv), "install --root DIR (again, in a new tree)", pr.stderr[-1500:])
+t.ok(("is in the venv %s, for the machine under %s; activate it there with: . %s/bin/activate" % (tr.venv, tr.root, SEEN))
+     in pr.stdout, "install's closing text: how to activate the venv on that machine, as it names it", pr.stdout[-2000:])
 cudas = sorted(x for x in os.listdir(tr.path("usr/local")) if x.startswith("cuda-"))
 pr = tr.cudaup("uninstall", cudas[-1][5:] if cudas else "12", "--yes", "--root", tr.root, "--cache-dir", tr.cache)
 t.ok(pr.returncode == 0 and not os.path.exists(tr.venv), "uninstall --root DIR: the image's venv is removed",
      (pr.returncode, pr.stdout[-1500:], pr.stderr[-1500:]))
 tr.host_clean("uninstall")
+
+# ---- --framework given twice: each environment is the machine's, and relocated ----
+tr = Tree("two")
+pr = tr.cudaup("install", "--yes", "--json", *tr.args("--framework", "pytorch"))
+envs = [tr.venv, tr.path("usr/local/cudaup/envs/cudaup-pytorch")]
+cfgs = [open(os.path.join(v, "pyvenv.cfg")).read() if os.path.exists(os.path.join(v, "pyvenv.cfg")) else "" for v in envs]
+t.ok(pr.returncode in (0, 4) and all(c and tr.root not in c for c in cfgs)
+     and all(tr.root not in open(os.path.join(v, "bin", "pip")).read() for v in envs if os.path.exists(os.path.join(v, "bin", "pip"))),
+     "--framework tensorflow --framework pytorch under --root: both venvs in DIR, both named as the image sees them",
+     (pr.returncode, cfgs, pr.stderr[-1500:]))
+rec = json.load(open(tr.path("var/lib/cudaup/pyenv.json"))) if os.path.exists(tr.path("var/lib/cudaup/pyenv.json")) else {}
+t.ok([e.get("seen") for e in rec.get("envs", [])] == ["/usr/local/cudaup/envs/cudaup-pytorch"],
+     "pyenv.json: the second environment's entry has its image path too", rec)
+tr.host_clean("two environments")
 
 # ---- the Python cudaup brings, into DIR's prefix: the venv names it as the image sees it ----
 tr = Tree("brought")
