@@ -318,7 +318,14 @@ cu_cmd_install(struct cu_app *app)
                 cu_buf_printf(&what, "%s%s%s%s", i ? ", " : "", cu_framework_title(fw[i]->name),
                               i + 1 < n && fw[i]->version ? " " : "", i + 1 < n && fw[i]->version ? fw[i]->version : "");
             const char *last = n && fw[n - 1]->version ? fw[n - 1]->version : "";
-            if (q->env.tool && strcmp(q->env.tool, "venv") == 0)
+            /* Under --root: the machine's venv, named as it is there (installers/pyroot.h). */
+            CU_AUTOFREE char *seen = q->env.root && q->env.path ? cu_root_seen_path(q->env.root, q->env.path) : NULL;
+            CU_AUTOFREE char *sact = seen ? cu_xasprintf(". %s/bin/activate", seen) : NULL;
+            CU_AUTOFREE char *ksact = sact ? cu_keep(sact) : NULL;
+            if (ksact && q->env.tool && strcmp(q->env.tool, "venv") == 0)
+                cu_say(stdout, "", _("%s %s is in the venv %s, for the machine under %s; activate it there with: %s"), what.data,
+                       last, q->env.path, q->env.root, ksact);
+            else if (q->env.tool && strcmp(q->env.tool, "venv") == 0)
                 cu_say(stdout, "", _("%s %s is in the venv %s; activate it with: %s"), what.data, last,
                        q->env.path ? q->env.path : q->env.name, kact);
             else

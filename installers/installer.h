@@ -35,5 +35,6 @@ extern const struct cu_installer_ops inst_envvars_ops;
 extern const struct cu_installer_ops inst_python_ops;
 extern const struct cu_installer_ops inst_pyenv_ops;
 extern const struct cu_installer_ops inst_framework_ops;
+extern const struct cu_installer_ops inst_pyroot_ops; /* pyroot.c: last, after pip */
 
 #endif /* CU_INSTALLER_H */

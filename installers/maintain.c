@@ -88,6 +88,8 @@ cu_install_run(struct cu_run_ctx *ctx, struct cu_error *err)
             st = inst_pyenv_ops.run(ctx, err);
         if (st == CU_OK)
             st = inst_framework_ops.run(ctx, err);
+        if (st == CU_OK) /* under --root: named as that machine sees it, after pip (installers/pyroot.h) */
+            st = inst_pyroot_ops.run(ctx, err);
         cu_clear_ptr(&ctx->python, free);
     }
     ctx->plan = first;
@@ -196,7 +198,8 @@ keep(struct cu_strv *own, char *s)
 static bool
 rec_env(const json_t *e, struct cu_verify_env *out, struct cu_strv *own)
 {
-    const char *py = cu_json_str(e, "python");
+    /* A venv relocated for a machine image, read on that machine: the path it has there (installers/pyroot.h). */
+    CU_AUTOFREE char *py = cu_venv_rec_here(e, "python");
     if (!py)
         return false;
     struct cu_buf b;
@@ -436,8 +439,18 @@ repair_python(const struct cu_maint_in *in, bool deep, struct cu_repair_out *out
     struct cu_mirror *mirror = NULL;
     enum cu_status st = CU_OK;
     if (cu_read_file(pj, 1 << 20, &text, &len, &e) == CU_OK && cu_json_parse_object(text, len, pj, &j, &e) == CU_OK &&
-        cu_json_str(j, "path"))
-        dir = cu_venv_brought_python(cu_json_str(j, "path"));
+        cu_json_str(j, "path")) {
+        CU_AUTOFREE char *env = cu_venv_rec_here(j, "path");
+        CU_AUTOFREE char *root = NULL;
+        CU_AUTOFREE char *seen = NULL;
+        dir = cu_venv_brought_python(env);
+        /* A venv relocated for the machine under --root names its Python as that machine sees it: that one's here. */
+        if (dir && cu_venv_for_image(env, &root, &seen)) {
+            char *h = cu_xasprintf("%s%s", root, dir);
+            free(dir);
+            dir = h;
+        }
+    }
     json_decref(j);
     free(text);
     if (!dir || cu_record_load_python(dir, &rec, &e) != CU_OK || rec->n_components != 1)

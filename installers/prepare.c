@@ -29,6 +29,7 @@
 #include "diskroom.h"
 #include "rootenv.h"
 #include "pyhold.h"
+#include "pyroot.h"
 
 /* Room kept under --prefix for the deepest path cudaup makes there (see check_env_opts). */
 #define PREFIX_ROOM 512
@@ -325,6 +326,9 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
         if (pick) {
             struct cu_plan_python *sys = system_python(in, pick);
             CU_AUTOFREE char *why = sys->exe ? venv_incapable(in, sys->exe) : NULL;
+            /* Under --root the machine's venv is made here, with this host's python3.X of the same version. */
+            if (!sys->exe && cu_root_env_image(in))
+                why = cu_xasprintf(_("this host has none to make the venv of the machine under %s with"), in->root);
             if (!why) {
                 if (strcmp(pick, fw->python) != 0) {
                     cu_plan_reason(p, _("Python %s for the venv: the newest installed here that %s supports (%s would be the first choice)."),
@@ -335,7 +339,8 @@ venv_python(const struct cu_prepare_in *in, struct cu_plan *p, struct cu_error *
                 p->python = sys;
                 return CU_OK;
             }
-            broken = cu_xasprintf(_("%s cannot make a venv with pip (%s)"), sys->exe, why);
+            broken = sys->exe ? cu_xasprintf(_("%s cannot make a venv with pip (%s)"), sys->exe, why)
+                              : cu_xasprintf(_("python%s is on the machine, but %s"), pick, why);
             if (strcmp(pick, fw->python) != 0 && !asked) {
                 free(fw->python);
                 fw->python = cu_xstrdup(pick);
@@ -445,7 +450,7 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
             tool = "none";
         else if (c->python_source && strcmp(c->python_source, "cudaup") == 0)
             tool = "venv";
-        else if (in->facts->pyenv && strcmp(in->facts->pyenv->tool, "venv") != 0)
+        else if (in->facts->pyenv && strcmp(in->facts->pyenv->tool, "venv") != 0 && !cu_root_env_image(in))
             tool = in->facts->pyenv->tool;
         else
             tool = "venv";
@@ -473,9 +478,12 @@ fill_env(const struct cu_prepare_in *in, struct cu_plan *p)
         const char *xdg = cu_env_get(in->envp, "XDG_DATA_HOME");
         const char *home = cu_env_get(in->envp, "HOME");
         /* --env-dir, then an explicit XDG_DATA_HOME (also for root: tests and unusual set-ups rely
-         * on it), then the prefix the user chose, then the defaults. */
+         * on it), then the prefix the user chose, then the defaults; under --root, the machine's prefix. */
+        char *mine = cu_root_env_dir(in, p->env.name);
         if (c->env_dir && *c->env_dir)
             p->env.path = cu_path_join(c->env_dir, p->env.name);
+        else if (mine)
+            p->env.path = cu_steal_ptr(&mine);
         else if (xdg && xdg[0] == '/')
             p->env.path = cu_xasprintf("%s/cudaup/envs/%s", xdg, p->env.name);
         else if (c->prefix && *c->prefix)
@@ -827,7 +835,7 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
     if ((*plan)->framework)
         choose_index(in, *mirror, *plan);
     /* `mirror` plans for other machines: this one's Pythons do not matter. */
-    if ((!in->unconstrained && (st = venv_python(in, *plan, err)) != CU_OK) ||
+    if ((!in->unconstrained && (st = venv_python(in, *plan, err)) != CU_OK) || (st = cu_root_env_links(in, *plan, err)) != CU_OK ||
         (st = preflight(in, cu_mirror_net(*mirror), *plan, err)) != CU_OK) {
         cu_plan_free(*plan);
         *plan = NULL;
@@ -857,5 +865,6 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
     cu_installers_plan(*plan);
     if (!in->unconstrained) /* `mirror` makes no environment: nothing to hold */
         cu_pyhold_plan(*plan, in->catalog, in->facts);
+    cu_pyroot_plan(*plan);
     return CU_OK;
 }

@@ -19,6 +19,7 @@
 #include "core/machine/sysinfo.h"
 #include "pipauth.h"
 #include "pyenv.h"
+#include "pyroot.h"
 
 static void
 inst_pyenv_plan(struct cu_plan *p)
@@ -360,6 +361,9 @@ inst_pyenv_run(struct cu_run_ctx *ctx, struct cu_error *err)
         path = cu_xstrdup(p->env.path);
         CU_AUTOFREE char *py = cu_path_join(path, "bin/python");
         CU_AUTOFREE char *cfg = cu_path_join(path, "pyvenv.cfg");
+        /* A venv relocated for its machine image runs here again as it was made (installers/pyroot.h). */
+        if ((st = cu_pyroot_host_view(p, err)) != CU_OK)
+            goto out;
         if (cu_path_exists(cfg) && cu_path_exists(py)) {
             CU_AUTOFREE char *have = cu_pyenv_python_version(ctx, py);
             if (!have || strcmp(have, want) != 0) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/install/envfile.h"
 #include "core/base/fsutil.h"
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
@@ -111,7 +112,10 @@ static enum cu_status
 remove_one(const struct cu_maint_in *in, const json_t *j, const char *cuda_dir, bool last, struct cu_run_ctx *ctx,
            bool *gone, struct cu_error *err)
 {
-    const char *path = cu_json_str(j, "path"), *tool = cu_json_str(j, "tool"), *cuda = cu_json_str(j, "cuda");
+    /* As this machine sees them: an image's venv, uninstalled on that machine, is named without the root. */
+    CU_AUTOFREE char *path = cu_venv_rec_here(j, "path");
+    CU_AUTOFREE char *cuda = cu_venv_rec_here(j, "cuda");
+    const char *tool = cu_json_str(j, "tool");
     bool made = json_is_true(json_object_get(j, "made"));
     enum cu_status st = CU_OK;
     *gone = false;

@@ -632,18 +632,74 @@ repair_packages(struct cu_run_ctx *ctx, const char *env, json_t *pk, bool *chang
     return st;
 }
 
+static enum cu_status repair_held(const char *state_dir, const json_t *e, const char *env, const char *home,
+                                  const char *tool, const char *file, const char *text, const char *conf,
+                                  const char *conf_text, bool *changedp, struct cu_run_ctx *ctx, struct cu_error *err);
+
+/* @s with each @from replaced by @to, kept in @keep; NULL for NULL. */
+static const char *
+swap(const char *s, const char *from, const char *to, struct cu_strv *keep)
+{
+    if (!s)
+        return NULL;
+    struct cu_buf b;
+    size_t fl = strlen(from);
+    cu_buf_init(&b);
+    for (const char *q = s; *q;)
+        if (strncmp(q, from, fl) == 0) {
+            cu_buf_puts(&b, to);
+            q += fl;
+        } else {
+            cu_buf_putc(&b, *q++);
+        }
+    char *out = cu_buf_steal(&b);
+    cu_strv_push_owned(keep, out);
+    return out;
+}
+
 /* The hold of one environment record @e. */
 static enum cu_status
 repair_one(const char *state_dir, const json_t *e, struct cu_run_ctx *ctx, struct cu_error *err)
 {
     const json_t *h = json_object_get(e, "hold");
-    const char *env = cu_json_str(e, "path"), *tool = cu_json_str(e, "tool");
+    const char *rec_env = cu_json_str(e, "path"), *tool = cu_json_str(e, "tool");
     const char *file = cu_json_str(h, "file"), *text = cu_json_str(h, "text");
     const char *conf = cu_json_str(h, "pip_conf"), *conf_text = cu_json_str(h, "pip_conf_text");
+    CU_AUTOFREE char *env = cu_venv_rec_here(e, "path");
+    CU_AUTOFREE char *home_here = cu_venv_rec_here(e, "cuda_home");
+    CU_AUTOFREE char *iroot = NULL;
+    CU_AUTOFREE char *iseen = NULL;
     bool changed = false;
     enum cu_status st = CU_OK;
     if (!json_is_object(h) || !env || !tool || !file || !text || !cu_is_dir(env))
         return CU_OK; /* no hold recorded, or the environment is gone: nothing to hold */
+    if (cu_venv_for_image(env, &iroot, &iseen)) {
+        /* Relocated for the machine under --root: its Python and pip do not run here (installers/pyroot.h). */
+        cu_log_warn(_("The pip hold of %s, the environment of the machine under %s, is repaired on that machine (`cudaup repair` there): its Python does not run here."),
+                    env, iroot);
+        return CU_OK;
+    }
+    struct cu_strv keep; /* on that machine, the recorded files name the venv as it is seen there */
+    cu_strv_init(&keep);
+    if (strcmp(env, rec_env) != 0) {
+        file = swap(file, rec_env, env, &keep);
+        text = swap(text, rec_env, env, &keep);
+        conf = swap(conf, rec_env, env, &keep);
+        conf_text = swap(conf_text, rec_env, env, &keep);
+    }
+    st = repair_held(state_dir, e, env, home_here, tool, file, text, conf, conf_text, &changed, ctx, err);
+    cu_strv_fini(&keep);
+    return st;
+}
+
+static enum cu_status
+repair_held(const char *state_dir, const json_t *e, const char *env, const char *home, const char *tool,
+            const char *file, const char *text, const char *conf, const char *conf_text, bool *changedp,
+            struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    bool changed = false;
+    enum cu_status st = CU_OK;
+    const json_t *h = json_object_get(e, "hold");
     /* A record is input: it names the environment's own two files, or nothing is written. */
     CU_AUTOFREE char *want_file = cu_env_hold_file(env);
     CU_AUTOFREE char *want_conf = cu_path_join(env, "pip.conf");
@@ -660,7 +716,6 @@ repair_one(const char *state_dir, const json_t *e, struct cu_run_ctx *ctx, struc
             st = put(conf, conf_text, &changed, err);
     }
     json_int_t what = json_integer_value(json_object_get(e, "activation"));
-    const char *home = cu_json_str(e, "cuda_home");
     if (!home && !(what & (CU_HOOK_ENV | CU_HOOK_TOOLKIT)))
         home = ""; /* --toolkit none: the hooks name no CUDA folder */
     if (st == CU_OK && (what & CU_HOOK_HOLD) && home && !activation_holds(env, tool)) {
@@ -673,6 +728,7 @@ repair_one(const char *state_dir, const json_t *e, struct cu_run_ctx *ctx, struc
         st = repair_packages(ctx, env, json_object_get(h, "packages"), &changed, err);
     if (changed || st != CU_OK)
         cu_run_result(ctx, "pyenv", "hold", st == CU_OK ? env : cu_error_text(err), st, changed);
+    *changedp = changed;
     return st;
 }
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 const struct cu_installer_ops *const cu_installers[] = {
-    &inst_driver_ops, &inst_containers_ops, &inst_python_ops, &inst_cuda_ops, &inst_cudnn_ops, &inst_envvars_ops, &inst_pyenv_ops, &inst_framework_ops, NULL,
+    &inst_driver_ops, &inst_containers_ops, &inst_python_ops, &inst_cuda_ops, &inst_cudnn_ops, &inst_envvars_ops, &inst_pyenv_ops, &inst_framework_ops, &inst_pyroot_ops, NULL,
 };
 
 void

@@ -154,8 +154,9 @@ cu_uninstall_preview(const struct cu_maint_in *in, const char *mm, struct cu_rem
         cu_strv_push_owned(&out->goes, cu_xasprintf(_("%s: the link to it"), link));
     /* The Python environment made for it (cu_pyenv_remove_for's rule). */
     json_t *pe = pyenv_record(in->state_dir);
-    const char *path = pe ? cu_json_str(pe, "path") : NULL, *tool = pe ? cu_json_str(pe, "tool") : NULL;
-    const char *cuda = pe ? cu_json_str(pe, "cuda") : NULL;
+    CU_AUTOFREE char *path = pe ? cu_venv_rec_here(pe, "path") : NULL;
+    CU_AUTOFREE char *cuda = pe ? cu_venv_rec_here(pe, "cuda") : NULL;
+    const char *tool = pe ? cu_json_str(pe, "tool") : NULL;
     bool made = pe && json_is_true(json_object_get(pe, "made"));
     bool env_goes = path && tool && made && (cuda ? strcmp(cuda, dir) == 0 : last) && cu_path_exists(path) && !in->keep_env;
     if (active && last) {

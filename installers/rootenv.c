@@ -5,6 +5,7 @@
 #include "rootenv.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
@@ -36,6 +37,70 @@ cu_root_env_scope(const struct cu_prepare_in *in)
     return in->is_root ? "system" : "user";
 }
 
+bool
+cu_root_env_image(const struct cu_prepare_in *in)
+{
+    return in->root && !in->unconstrained && in_root(in, in->prefix);
+}
+
+char *
+cu_root_env_dir(const struct cu_prepare_in *in, const char *name)
+{
+    if (!cu_root_env_image(in) || (in->cfg->env_dir && *in->cfg->env_dir))
+        return NULL;
+    return cu_xasprintf("%s/cudaup/envs/%s", in->prefix, name);
+}
+
+/* The framework's environment under --root DIR: inside DIR with a prefix inside it, made by no conda of this host's. */
+static enum cu_status
+env_dir_check(const struct cu_prepare_in *in, struct cu_error *err)
+{
+    const struct cu_config *c = in->cfg;
+    const char *r = in->root, *dir = c->env_dir && *c->env_dir ? c->env_dir : NULL;
+    bool no_fw = c->framework && strcmp(c->framework, "none") == 0;
+    const char *tool = c->env_tool && *c->env_tool ? c->env_tool : "venv";
+    if (no_fw)
+        return CU_OK;
+    if (cu_root_env_image(in) && dir && !in_root(in, dir))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--env-dir %s lies outside --root %s: the framework's environment of the machine under it goes inside it (by default %s/cudaup/envs); choose a folder inside %s."),
+                            dir, r, in->prefix, r);
+    if (!cu_root_env_image(in) && dir && in_root(in, dir))
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--env-dir %s lies inside --root %s, but --prefix %s, whose CUDA it would use, is outside it: choose a prefix inside %s, or an --env-dir outside it."),
+                            dir, r, in->prefix, r);
+    if (cu_root_env_image(in) && strcmp(tool, "venv") != 0 && strcmp(tool, "none") != 0)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--env-tool %s under --root %s would make the environment with this host's %s, in this host's own conda folders: use --env-tool venv, which cudaup makes inside %s for that machine."),
+                            tool, r, tool, r);
+    return CU_OK;
+}
+
+enum cu_status
+cu_root_env_links(const struct cu_prepare_in *in, const struct cu_plan *p, struct cu_error *err)
+{
+    if (!cu_root_env_image(in) || !p->env.path || !p->framework || strcmp(p->env.tool, "venv") != 0)
+        return CU_OK;
+    size_t rl = strlen(in->root);
+    if (strncmp(p->env.path, in->root, rl) != 0 || p->env.path[rl] != '/')
+        return CU_OK; /* not inside DIR as given (a link to DIR): env_dir_check judged it */
+    CU_AUTOFREE char *walk = cu_xstrdup(p->env.path);
+    for (char *q = walk + rl + 1;; q++) {
+        bool end = *q == '\0';
+        if (*q != '/' && !end)
+            continue;
+        *q = '\0';
+        struct stat sb;
+        if (lstat(walk, &sb) == 0 && S_ISLNK(sb.st_mode))
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("%s is a link: the environment of the machine under --root %s is made in real folders inside it only, so that nothing is written outside it; remove the link, or give --env-dir another folder inside %s."),
+                                walk, in->root, in->root);
+        if (end)
+            return CU_OK;
+        *q = '/';
+    }
+}
+
 enum cu_status
 cu_root_env_check(const struct cu_prepare_in *in, const char *rc, struct cu_error *err)
 {
@@ -62,5 +127,5 @@ cu_root_env_check(const struct cu_prepare_in *in, const char *rc, struct cu_erro
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--state-dir %s lies outside --root %s, so that machine's /etc/profile.d/cudaup.sh could not source the env.sh kept there: choose a state folder inside %s, or --env-scope none."),
                             in->state_dir, r, r);
-    return CU_OK;
+    return env_dir_check(in, err);
 }

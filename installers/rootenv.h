@@ -31,4 +31,20 @@ const char *cu_root_env_scope(const struct cu_prepare_in *in);
  */
 CU_NODISCARD enum cu_status cu_root_env_check(const struct cu_prepare_in *in, const char *rc, struct cu_error *err);
 
+/**
+ * Is the framework's environment the machine's under --root DIR (not `mirror`): the prefix lies inside DIR (its
+ * default there)?  Then the venv goes inside DIR (cu_root_env_dir), is relocated for it (installers/pyroot.h),
+ * and no conda of this host's makes it.
+ */
+bool cu_root_env_image(const struct cu_prepare_in *in);
+
+/** Under cu_root_env_image, without --env-dir: PREFIX/cudaup/envs/@name, else NULL.  Caller owns. */
+char *cu_root_env_dir(const struct cu_prepare_in *in, const char *name);
+
+/**
+ * Under cu_root_env_image: the venv's folder and each folder on the way to it inside DIR is a real folder (or not
+ * there yet), never a link, which could lead the venv's files out of DIR.  Errors: CU_E_USAGE, naming the link.
+ */
+CU_NODISCARD enum cu_status cu_root_env_links(const struct cu_prepare_in *in, const struct cu_plan *p, struct cu_error *err);
+
 #endif /* CU_ROOTENV_H */

@@ -135,4 +135,22 @@ char *cu_venv_brought_python(const char *env);
  */
 CU_NODISCARD enum cu_status cu_env_toolkit_view(const char *nvidia_dir, const char *view, struct cu_error *err);
 
+/** The file in a venv relocated for a machine image (installers/pyroot.h): {"root", "path", "seen", ...}. */
+#define CU_ENV_ROOT_MARK "cudaup-root.json"
+
+/**
+ * Is @env (a host path) a venv relocated for the machine under another root, read from this host?  Then its
+ * Python names that machine's paths and does not run here: *root and *seen (the venv's path as that machine
+ * sees it) are set, the caller's.  False for any other venv, and for this one read as that machine sees it.
+ */
+bool cu_venv_for_image(const char *env, char **root, char **seen);
+
+struct json_t;
+/**
+ * The path STATE/pyenv.json's entry @e holds at @key ("path", "python", "cuda"), as this machine sees it: as recorded,
+ * or, for an environment relocated for a machine image (its "root" recorded) read on that machine, where the
+ * recorded host path is not there, without the root.  NULL when @key is not there.  Caller owns.
+ */
+char *cu_venv_rec_here(const struct json_t *e, const char *key);
+
 #endif /* CU_ENVFILE_H */

@@ -230,11 +230,41 @@ judge_run(const struct cu_verify_opts *o, const json_t *run, const char *after, 
 }
 
 /* One environment: its frameworks in the order recorded, then in the other; then what they mapped. */
+/* ENV of ENV/bin/python.  Caller owns. */
+static char *
+env_of(const char *python)
+{
+    char *env = cu_xstrdup(python);
+    for (int i = 0; i < 2; i++) {
+        char *s = strrchr(env, '/');
+        if (s)
+            *s = '\0';
+    }
+    return env;
+}
+
+/* A venv relocated for a machine image (installers/pyroot.h): its checks are that machine's.  True when skipped. */
+static bool
+skip_image_env(const char *python, const char *check, struct cu_checks *out)
+{
+    CU_AUTOFREE char *env = env_of(python);
+    CU_AUTOFREE char *root = NULL;
+    CU_AUTOFREE char *seen = NULL;
+    if (!cu_venv_for_image(env, &root, &seen))
+        return false;
+    cu_checks_add(out, check, CU_CHECK_SKIP,
+                  _("%s is the environment of the machine under %s, named as that machine sees it (%s), so its Python does not run here: its checks run on that machine (`cudaup verify` there, or its first boot)"),
+                  env, root, seen);
+    return true;
+}
+
 static void
 check_env(const struct cu_verify_opts *o, const struct cu_verify_env *env, struct cu_checks *out)
 {
     json_t *runs[2] = {NULL, NULL};
     size_t n = 0;
+    if (skip_image_env(env->python, "framework", out))
+        return;
     if (!(runs[0] = run_probe(o, env, env->framework, out)))
         return;
     n = 1;
@@ -289,14 +319,9 @@ cu_verify_run_env(const struct cu_verify_opts *o, struct cu_checks *out)
 void
 cu_verify_check_python(const struct cu_verify_opts *o, struct cu_checks *out)
 {
-    if (!o->python)
+    if (!o->python || skip_image_env(o->python, "python", out))
         return;
-    CU_AUTOFREE char *env = cu_xstrdup(o->python);
-    for (int i = 0; i < 2; i++) {
-        char *s = strrchr(env, '/');
-        if (s)
-            *s = '\0'; /* ENV/bin/python -> ENV */
-    }
+    CU_AUTOFREE char *env = env_of(o->python); /* ENV/bin/python -> ENV */
     CU_AUTOFREE char *dir = cu_venv_brought_python(env);
     if (!dir)
         return; /* made with a Python of the machine or of conda: not cudaup's to check */
