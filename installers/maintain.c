@@ -581,6 +581,13 @@ cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep, struct c
 {
     int lockfd;
     memset(out, 0, sizeof(*out));
+    /* A folder cudaup did not make is refused before the lock, which would leave a .cudaup.lock in a prefix that
+     * is not cudaup's (the host's /usr/local, for a toolkit NVIDIA's packages installed). */
+    CU_AUTOFREE char *rp = cu_path_join(dir, ".cudaup/record.json");
+    if (cu_path_exists(dir) && !cu_path_exists(rp))
+        return cu_error_set(err, CU_E_UNSUPPORTED, 0,
+                            _("%s was not installed by cudaup, so there is no record to repair it from; `cudaup verify` can still check it"),
+                            dir);
     enum cu_status st = command_lock(ctx, in->prefix, &lockfd, err);
     if (st == CU_OK)
         st = repair_locked(in, dir, deep, out, ctx, err);

@@ -444,8 +444,11 @@ t.ok(r.rc == 0 and r.json()["changed"] is False, "repair of an intact install: c
 os.unlink(os.path.join(cu, "version.json"))
 r = run(["repair", "--yes", "--json", "--root", ROOT, "--cache-dir", cache] + COMMON, env=ENV)
 t.ok(r.rc == 0 and os.path.exists(os.path.join(cu, "version.json")), "repair restores cudaup's own files", r)
+lock_before = os.path.lexists("/usr/local/.cudaup.lock")
 r = run(["repair", "--yes", "--root", ROOT, "--prefix", "/usr/local", "13.0"], env=ENV)
 t.ok(r.rc == 3 and "not installed by cudaup" in r.err, "repair of a CUDA cudaup did not make: exit 3", r)
+t.ok(lock_before or not os.path.lexists("/usr/local/.cudaup.lock"),
+     "... refused before anything is written: no .cudaup.lock left in this host's /usr/local", r)
 r = run(["verify", "--root", ROOT] + COMMON + ["11.1"], env=ENV)
 t.eq(r.rc, 3, "verify of a version not installed: exit 3")
 r = run(["verify", "--root", ROOT] + COMMON + ["x.y"], env=ENV)
