@@ -169,7 +169,14 @@ def fw_check(root, state, *args, env=None):
     e = {"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "PATH": "/usr/bin:/bin", "HOME": fb.home}
     e.update(env or {})
     r = run(["verify", "--json", "--root", root, "--prefix", fb.prefix, "--state-dir", state] + list(args), env=e)
-    return r, {c["name"]: c for c in (r.json() or {}).get("checks", [])}.get("framework", {})
+    # verify names every problem (issue 47 item 3), one check each: read together, the first's fields first
+    fcs = [c for c in (r.json() or {}).get("checks", []) if c["name"] == "framework"]
+    if not fcs:
+        return r, {}
+    one = dict(fcs[0])
+    one["status"] = "fail" if any(c["status"] == "fail" for c in fcs) else fcs[0]["status"]
+    one["detail"] = " | ".join(c.get("detail", "") for c in fcs)
+    return r, one
 
 
 GTX970 = ("13c2", "5.2", "NVIDIA GeForce GTX 970")
