@@ -48,6 +48,11 @@ cu_root_env_dir(const struct cu_prepare_in *in, const char *name)
 {
     if (!cu_root_env_image(in) || (in->cfg->env_dir && *in->cfg->env_dir))
         return NULL;
+    /* Where cudaup run on that machine puts it, so that a later install there (or the image's first boot, which
+     * runs the same command without --root) finds this one: as root with no --prefix, /opt/cudaup/envs; else
+     * PREFIX/cudaup/envs. */
+    if (in->is_root && !(in->cfg->prefix && *in->cfg->prefix))
+        return cu_xasprintf("%s/opt/cudaup/envs/%s", strcmp(in->root, "/") == 0 ? "" : in->root, name);
     return cu_xasprintf("%s/cudaup/envs/%s", in->prefix, name);
 }
 

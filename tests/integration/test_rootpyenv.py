@@ -3,7 +3,8 @@
 """The framework's Python environment under --root DIR (issue 46's rule: nothing cudaup writes reaches the host;
 files written for the image name paths as the image sees them):
 
-- the venv defaults inside the machine, PREFIX/cudaup/envs/NAME (DIR/usr/local/cudaup/envs/NAME), never this
+- the venv defaults inside the machine where cudaup run there would put it (as root with no --prefix,
+  DIR/opt/cudaup/envs/NAME, which the image sees as its own /opt/cudaup/envs/NAME), never this
   host's /opt/cudaup/envs or XDG_DATA_HOME; an --env-dir outside DIR, or conda/micromamba (this host's own), are
   refused with exit 2 before anything is touched;
 - the venv is made and filled here (a real venv of this host's python3.11, stand-in wheels from a local
@@ -48,7 +49,7 @@ mkwheels.build(WHEELS, [("tensorflow", "2.21.0"), ("torch", "2.14.0"),
                         ("torchvision", "0.29.2", {"requires": ["torch>=2.14.0"]})])
 AIRGAP = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": WHEELS, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 ENV_NAME = "cudaup-tensorflow"
-SEEN = "/usr/local/cudaup/envs/" + ENV_NAME
+SEEN = "/opt/cudaup/envs/" + ENV_NAME
 
 
 class Tree:
@@ -60,7 +61,7 @@ class Tree:
         self.opt = os.path.join(self.dir, "host-opt")        # mounted over this host's /opt
         self.data = os.path.join(self.dir, "host-data")      # XDG_DATA_HOME: this host's
         os.makedirs(self.opt)
-        self.venv = self.path("usr/local/cudaup/envs", ENV_NAME)
+        self.venv = self.path("opt/cudaup/envs", ENV_NAME)
 
     def path(self, *rel):
         return os.path.join(self.root, *rel)
@@ -106,7 +107,7 @@ tr = Tree("plan")
 pr = tr.cudaup("plan", "--json", *tr.args())
 d = js(pr)
 env = d.get("environment") or {}
-t.eq(env.get("path"), tr.venv, "plan --root DIR as root: the venv is DIR/usr/local/cudaup/envs/NAME (not /opt, not XDG_DATA_HOME)",
+t.eq(env.get("path"), tr.venv, "plan --root DIR as root: the venv is DIR/opt/cudaup/envs/NAME (not this host's /opt, not XDG_DATA_HOME)",
      pr.stderr[-2000:])
 st = steps(d)
 t.ok("relocate" in st and SEEN in st["relocate"].get("detail", "") and tr.root in st["relocate"].get("detail", ""),
@@ -115,7 +116,7 @@ pr = tr.cudaup("plan", "--json", *tr.args(), xdg=False)
 t.eq((js(pr).get("environment") or {}).get("path"), tr.venv,
      "plan --root DIR as root without XDG_DATA_HOME: the venv is in DIR (not this host's /opt/cudaup/envs)", pr.stderr[-2000:])
 pr = tr.cudaup("plan", *tr.args())
-t.ok(pr.returncode == 0 and tr.venv in pr.stdout and "/opt/cudaup" not in pr.stdout, "plan as text names the venv in DIR",
+t.ok(pr.returncode == 0 and tr.venv in pr.stdout and "the venv /opt/cudaup" not in pr.stdout, "plan as text names the venv in DIR",
      pr.stdout[-3000:])
 tr.host_clean("plan")
 
@@ -138,16 +139,16 @@ t.ok(pr.returncode == 2 and "--env-dir" in pr.stderr and "--prefix" in pr.stderr
 pr = tr.cudaup("plan", "--json", *tr.args("--env-dir", tr.path("opt/envs")))
 t.eq((js(pr).get("environment") or {}).get("path"), tr.path("opt/envs", ENV_NAME), "--env-dir inside DIR: taken as given",
      pr.stderr[-1500:])
-# A link on the way to the venv inside DIR (DIR/usr/local/cudaup leading to a folder of this host's): refused.
+# A link on the way to the venv inside DIR (DIR/opt/cudaup leading to a folder of this host's): refused.
 host_cudaup = os.path.join(tr.dir, "host-cudaup")
 os.makedirs(host_cudaup)
-os.makedirs(tr.path("usr/local"), exist_ok=True)
-os.symlink(host_cudaup, tr.path("usr/local/cudaup"))
+os.makedirs(tr.path("opt"), exist_ok=True)
+os.symlink(host_cudaup, tr.path("opt/cudaup"))
 pr = tr.cudaup("install", "--yes", *tr.args())
-t.ok(pr.returncode == 2 and tr.path("usr/local/cudaup") in pr.stderr and os.listdir(host_cudaup) == []
+t.ok(pr.returncode == 2 and tr.path("opt/cudaup") in pr.stderr and os.listdir(host_cudaup) == []
      and not os.path.exists(tr.path("var/lib/cudaup")), "a link on the way to the venv inside DIR: exit 2 naming it, nothing written",
      (pr.returncode, pr.stderr))
-os.unlink(tr.path("usr/local/cudaup"))
+os.unlink(tr.path("opt/cudaup"))
 tr.host_clean("refusals")
 
 
@@ -160,7 +161,7 @@ tr = Tree("install")
 pr = tr.cudaup("install", "--yes", "--json", *tr.args())
 d = js(pr)
 t.ok(pr.returncode in (0, 4) and os.path.exists(os.path.join(tr.venv, "pyvenv.cfg")),
-     "install --root DIR --framework tensorflow: the venv is in DIR/usr/local/cudaup/envs", (pr.returncode, pr.stderr[-3000:]))
+     "install --root DIR --framework tensorflow: the venv is in DIR/opt/cudaup/envs", (pr.returncode, pr.stderr[-3000:]))
 tr.host_clean("install")
 st = {s["installer"] + "/" + s.get("action", ""): s for s in d.get("steps", [])}
 t.ok(st.get("pyenv/relocate", {}).get("changed") is True, "the relocation ran and changed the venv", list(st))
@@ -238,7 +239,8 @@ scratch = t.tmpdir("image-view")
 if os.path.exists(tr.path("fake-nvidia.conf")):
     shutil.copy(tr.path("fake-nvidia.conf"), os.path.join(scratch, "fake-nvidia.conf"))
 os.makedirs(os.path.join(scratch, "state"))
-VIEW = ('set -e; r=$0; s=$1; shift; mount --bind "$r/usr/local" /usr/local; mount --bind "$r/var/lib/cudaup" "$s/state"; '
+VIEW = ('set -e; r=$0; s=$1; shift; mount --bind "$r/usr/local" /usr/local; if [ -d "$r/opt" ]; then mount --bind "$r/opt" /opt; fi; '
+        'mount --bind "$r/var/lib/cudaup" "$s/state"; '
         'mount -t tmpfs none "$r"; exec "$@"')
 
 
@@ -300,14 +302,14 @@ tr.host_clean("uninstall")
 # ---- --framework given twice: each environment is the machine's, and relocated ----
 tr = Tree("two")
 pr = tr.cudaup("install", "--yes", "--json", *tr.args("--framework", "pytorch"))
-envs = [tr.venv, tr.path("usr/local/cudaup/envs/cudaup-pytorch")]
+envs = [tr.venv, tr.path("opt/cudaup/envs/cudaup-pytorch")]
 cfgs = [open(os.path.join(v, "pyvenv.cfg")).read() if os.path.exists(os.path.join(v, "pyvenv.cfg")) else "" for v in envs]
 t.ok(pr.returncode in (0, 4) and all(c and tr.root not in c for c in cfgs)
      and all(tr.root not in open(os.path.join(v, "bin", "pip")).read() for v in envs if os.path.exists(os.path.join(v, "bin", "pip"))),
      "--framework tensorflow --framework pytorch under --root: both venvs in DIR, both named as the image sees them",
      (pr.returncode, cfgs, pr.stderr[-1500:]))
 rec = json.load(open(tr.path("var/lib/cudaup/pyenv.json"))) if os.path.exists(tr.path("var/lib/cudaup/pyenv.json")) else {}
-t.ok([e.get("seen") for e in rec.get("envs", [])] == ["/usr/local/cudaup/envs/cudaup-pytorch"],
+t.ok([e.get("seen") for e in rec.get("envs", [])] == ["/opt/cudaup/envs/cudaup-pytorch"],
      "pyenv.json: the second environment's entry has its image path too", rec)
 tr.host_clean("two environments")
 
