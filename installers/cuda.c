@@ -4,9 +4,14 @@
 
 #include "installer.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/base/i18n.h"
+#include "core/base/mem.h"
+#include "core/base/str.h"
+#include "core/base/fsutil.h"
 
 static void
 inst_cuda_plan(struct cu_plan *p)
@@ -38,8 +43,23 @@ inst_cuda_plan(struct cu_plan *p)
                      ngettext_("download %zu archive (%s), check its sha256 and unpack it into %s",
                                "download %zu archives (%s), check their sha256 and unpack them into %s", n),
                      n, size, p->cuda_path);
-    cu_plan_add_step(p, "cuda", "link", _("point %s/cuda at cuda-%s and lib64 at lib"), p->prefix,
-                     cu_plan_cuda_mm(p, mm, sizeof(mm)));
+    /* A link of the user's to another toolkit is said, with what uninstall does with it (it is kept beside the
+     * install's record and put back). */
+    CU_AUTOFREE char *link = cu_path_join(p->prefix, "cuda");
+    char cur[4096];
+    ssize_t ln = readlink(link, cur, sizeof(cur) - 1);
+    cu_plan_cuda_mm(p, mm, sizeof(mm));
+    if (ln > 0) {
+        cur[ln] = '\0';
+        CU_AUTOFREE char *ours = cu_xasprintf("cuda-%s", mm);
+        if (strcmp(cur, ours) != 0 && strcmp(cur, p->cuda_path) != 0) {
+            cu_plan_add_step(p, "cuda", "link",
+                             _("point %s/cuda at cuda-%s and lib64 at lib (it points at %s now; uninstalling CUDA %s points it back there)"),
+                             p->prefix, mm, cur, mm);
+            return;
+        }
+    }
+    cu_plan_add_step(p, "cuda", "link", _("point %s/cuda at cuda-%s and lib64 at lib"), p->prefix, mm);
 }
 
 const struct cu_installer_ops inst_cuda_ops = {

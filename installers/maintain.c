@@ -348,11 +348,12 @@ cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx
     bool active = false;
     int lockfd = -1;
     enum cu_status st = CU_OK;
+    CU_AUTOFREE char *before = NULL; /* what PREFIX/cuda pointed at before this CUDA's install */
     /* The whole command under the prefix's lock, so it cannot run inside an install's steps. */
     if (cu_is_dir(in->prefix))
         st = command_lock(ctx, in->prefix, &lockfd, err);
     if (st == CU_OK)
-        st = cu_toolkit_uninstall(in->prefix, mm, in->state_dir, ctx->prefix_locked, &active, err);
+        st = cu_toolkit_uninstall(in->prefix, mm, in->state_dir, ctx->prefix_locked, &active, &before, err);
     CU_AUTOFREE char *dir = cu_xasprintf("%s/cuda-%s", in->prefix, mm);
     if (st == CU_E_NOT_FOUND) {
         /* Already gone is what was asked for: success, nothing changed (automation reruns it). */
@@ -366,8 +367,16 @@ cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx
     if (st == CU_OK && active) {
         CU_AUTOFREE char *next = cu_maint_newest_managed(in->prefix, NULL);
         last = !next;
+        CU_AUTOFREE char *blink = cu_path_join(in->prefix, "cuda");
+        /* The toolkit the user's link pointed at before (NVIDIA's packages, a runfile), where it is still there. */
+        CU_AUTOFREE char *target = before ? (before[0] == '/' ? cu_xstrdup(before) : cu_path_join(in->prefix, before)) : NULL;
+        if (!next && target && cu_is_dir(target) && !cu_path_exists(blink)) {
+            st = cu_symlink_replace(before, blink, err);
+            cu_run_result(ctx, "cuda", "link", st == CU_OK ? blink : cu_error_text(err), st, st == CU_OK);
+        }
         if (!next) {
-            st = remove_environment(in, ctx, err);
+            if (st == CU_OK)
+                st = remove_environment(in, ctx, err);
         } else {
             /* Another cudaup install stays: it becomes the active one. */
             CU_AUTOFREE char *link = cu_path_join(in->prefix, "cuda");

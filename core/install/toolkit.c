@@ -102,6 +102,14 @@ link_active(const struct cu_run_ctx *ctx, bool *changed, struct cu_error *err)
         cur[n] = '\0';
         if (strcmp(cur, name) == 0 || strcmp(cur, p->cuda_path) == 0)
             return CU_OK;
+        /* What the user's link pointed at (another toolkit: NVIDIA's packages, a runfile): kept beside the record,
+         * so that uninstalling this one puts it back instead of leaving no PREFIX/cuda at all. */
+        CU_AUTOFREE char *before = cu_path_join(p->cuda_path, CU_LINK_BEFORE);
+        CU_AUTOFREE char *text = cu_xasprintf("%s\n", cur);
+        struct cu_error e;
+        if (cu_write_file_atomic(before, text, strlen(text), 0644, &e) != CU_OK)
+            cu_log_warn("%s", e.msg);
+        cu_run_log(ctx, "cuda", _("%s pointed at %s; uninstalling CUDA %s points it back there"), link, cur, name + 5);
     }
     *changed = true;
     return cu_symlink_replace(name, link, err);
@@ -553,7 +561,7 @@ out:
 
 enum cu_status
 cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir, bool locked, bool *was_active,
-                     struct cu_error *err)
+                     char **before, struct cu_error *err)
 {
     (void)state_dir;
     CU_AUTOFREE char *dir = cu_xasprintf("%s/cuda-%s", prefix, mm);
@@ -585,6 +593,15 @@ cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir, 
         if (strcmp(cur, name) == 0 || strcmp(cur, dir) == 0) {
             *was_active = true;
             unlink(link);
+            CU_AUTOFREE char *bp = cu_path_join(dir, CU_LINK_BEFORE);
+            char *text = NULL;
+            struct cu_error e;
+            if (before && cu_read_file(bp, 4096, &text, NULL, &e) == CU_OK) {
+                text[strcspn(text, "\r\n")] = '\0';
+                if (*text)
+                    *before = cu_steal_ptr(&text);
+            }
+            free(text);
         }
     }
     /* Out of the way in one rename, then removed: a kill midway leaves no half folder in place. */

@@ -42,8 +42,13 @@ CU_NODISCARD enum cu_status cu_toolkit_install_python(struct cu_run_ctx *ctx, st
  */
 CU_NODISCARD enum cu_status cu_toolkit_mirror(struct cu_run_ctx *ctx, const char *dir, struct cu_error *err);
 
-/** Remove PREFIX/cuda-X.Y if cudaup installed it. Errors: CU_E_NOT_FOUND, CU_E_UNSUPPORTED (not ours). */
+/* Inside cuda-X.Y: what PREFIX/cuda pointed at before this install re-pointed it (one line), or absent. */
+#define CU_LINK_BEFORE ".cudaup/link-before"
+
+/** Remove PREFIX/cuda-X.Y if cudaup installed it; when PREFIX/cuda pointed at it (*@was_active), *@before (when
+ *  not NULL) is what that link pointed at before the install (CU_LINK_BEFORE), or NULL; the caller frees it.
+ *  Errors: CU_E_NOT_FOUND, CU_E_UNSUPPORTED (not ours). */
 CU_NODISCARD enum cu_status cu_toolkit_uninstall(const char *prefix, const char *mm, const char *state_dir,
-                                                 bool locked, bool *was_active, struct cu_error *err);
+                                                 bool locked, bool *was_active, char **before, struct cu_error *err);
 
 #endif /* CU_TOOLKIT_H */

@@ -233,6 +233,21 @@ body = open(b.rc).read()
 t.ok(r.rc == 0 and body.count("# >>> cudaup >>>") == 1 and "OLD-BLOCK-LINE" not in body and "DUP-BLOCK-LINE" not in body
      and body.startswith("a\n# >>> cudaup >>>") and body.endswith("b\nc\n"), "two blocks: one stays, in place of the first", body)
 b.uninstall()
+# PREFIX/cuda pointing at a toolkit cudaup did not install (NVIDIA's packages, a runfile): the plan says what it
+# points at and that uninstall puts it back; install re-points it, and uninstalling the last cudaup CUDA points it
+# back (an independent re-check found it overwritten in silence and then deleted, the user's toolkit left unlinked).
+b = Box("userlink", MIRROR)
+theirs = os.path.join(b.prefix, "cuda-13.0")
+os.makedirs(os.path.join(theirs, "bin"))
+os.symlink("cuda-13.0", os.path.join(b.prefix, "cuda"))
+r = run(["plan"] + b.args(), env=b.env())
+t.ok(r.rc == 0 and "(it points at cuda-13.0 now; uninstalling CUDA 12.6 points it back there)" in r.out,
+     "plan: PREFIX/cuda's current target is said, with what uninstall does", r.out[-1500:])
+r = b.install()
+t.ok(r.rc == 0 and os.readlink(os.path.join(b.prefix, "cuda")) == "cuda-12.6", "install points PREFIX/cuda at cuda-12.6", r)
+r = b.uninstall()
+t.ok(r.rc == 0 and os.path.islink(os.path.join(b.prefix, "cuda")) and os.readlink(os.path.join(b.prefix, "cuda")) == "cuda-13.0"
+     and os.path.isdir(theirs), "uninstall of the last cudaup CUDA points PREFIX/cuda back at the user's cuda-13.0", r)
 # uninstall takes --shell-rc as install did (issue 49 item 17: it was refused, exit 2): where STATE's record of the
 # file is gone, the marked block still goes from the file named, and nothing else of it.
 b = Box("rcgiven", MIRROR)
