@@ -266,14 +266,16 @@ rs_fail_cuda_absent(struct rs *r, int stage)
     const char *want = r->in->wishes->cuda;
     enum { MAX_SHOWN = 40 };
     struct cu_version have[MAX_SHOWN];
+    bool runfile[MAX_SHOWN]; /* known only as a runfile of the catalog's: the mirror's manifests do not list it */
     size_t nh = 0;
     bool by_major = false;
     if (r->in->src->index(r->in->src->ctx, CU_PRODUCT_CUDA, &labels, &n, &e) != CU_OK)
         n = 0;
     const struct cu_cat_legacy *l = r->cat->legacy;
     size_t n_legacy = l ? l->n_cuda : 0;
-    /* The newest release of each X.Y of the major asked for; when the mirror has none of it, its newest of each
-     * major.  The mirror's manifests, and the releases served from their runfiles (CUDA 10.0-11.3). */
+    /* The newest release of each X.Y of the major asked for; when there is none of it, the newest of each major.
+     * The mirror's manifests, and the releases NVIDIA serves as runfiles (CUDA 10.0-11.3), said apart: whether a
+     * mirror holds a runfile is not known until it is asked. */
     for (int pass = 0; pass < 2 && !nh; pass++) {
         by_major = pass == 1;
         for (size_t i = 0; i < n + n_legacy; i++) {
@@ -285,10 +287,13 @@ rs_fail_cuda_absent(struct rs *r, int stage)
             size_t k = 0;
             while (k < nh && !(have[k].part[0] == v.part[0] && (by_major || have[k].part[1] == v.part[1])))
                 k++;
-            if (k == nh && nh < MAX_SHOWN)
-                have[nh++] = v;
-            else if (k < nh && cu_version_cmp(&v, &have[k]) > 0)
+            if (k == nh && nh < MAX_SHOWN) {
+                have[nh] = v;
+                runfile[nh++] = i >= n;
+            } else if (k < nh && cu_version_cmp(&v, &have[k]) > 0) {
                 have[k] = v;
+                runfile[k] = i >= n;
+            }
         }
     }
     if (!nh) {
@@ -298,18 +303,28 @@ rs_fail_cuda_absent(struct rs *r, int stage)
     for (size_t i = 1; i < nh; i++) /* oldest first, as a list of versions reads */
         for (size_t k = i; k > 0 && cu_version_cmp(&have[k], &have[k - 1]) < 0; k--) {
             struct cu_version tmp = have[k];
+            bool rt = runfile[k];
             have[k] = have[k - 1];
+            runfile[k] = runfile[k - 1];
             have[k - 1] = tmp;
+            runfile[k - 1] = rt;
         }
-    struct cu_buf b;
+    struct cu_buf b, rb;
     cu_buf_init(&b);
+    cu_buf_init(&rb);
     for (size_t i = 0; i < nh; i++) {
         char vb[32];
-        cu_buf_printf(&b, "%s%s", i ? ", " : "", cu_version_format(&have[i], 0, vb, sizeof(vb)));
+        struct cu_buf *to = runfile[i] ? &rb : &b;
+        cu_buf_printf(to, "%s%s", to->len ? ", " : "", cu_version_format(&have[i], 0, vb, sizeof(vb)));
     }
-    if (by_major)
-        rs_fail(r, stage, _("CUDA %s is not on the mirror; it has CUDA %s (the newest of each major)."), want, b.data);
+    CU_AUTOFREE char *also = rb.len ? cu_xasprintf(_(" NVIDIA serves %s as runfiles (not in the mirror's manifests)."), rb.data)
+                                    : cu_xstrdup("");
+    if (!b.len)
+        rs_fail(r, stage, _("CUDA %s is not on the mirror, whose manifests list no CUDA %u.%s"), want, r->cuda.v.part[0], also);
+    else if (by_major)
+        rs_fail(r, stage, _("CUDA %s is not on the mirror; it has CUDA %s (the newest of each major).%s"), want, b.data, also);
     else
-        rs_fail(r, stage, _("CUDA %s is not on the mirror; of CUDA %u it has %s."), want, r->cuda.v.part[0], b.data);
+        rs_fail(r, stage, _("CUDA %s is not on the mirror; of CUDA %u it has %s.%s"), want, r->cuda.v.part[0], b.data, also);
     cu_buf_fini(&b);
+    cu_buf_fini(&rb);
 }

@@ -5,6 +5,7 @@ once and not as an error, typos in a flag's value answered with what was meant, 
 not have answered with what it has.  (The progress line, the failures said once and install's confirmation
 are in test_progress; the wizard's items in tests/tui/test_seen_tui.py.)"""
 import os
+import re
 import sys
 
 from cutest import SRCDIR, Tap, on_pty, run, segments
@@ -75,6 +76,10 @@ said = " ".join(r.err.split())
 t.ok(r.rc == 3 and "CUDA 11.99 is not on the mirror; of CUDA 11 it has" in said and "11.4.4" in said and "11.8.0" in said
      and "12.9.1" not in said.split("What runs here")[0],
      "--cuda 11.99: exit 3, naming the CUDA 11 releases the mirror has", r.err)
+# The runfiles of CUDA 10.0-11.3 are NVIDIA's, not in the mirror's manifests: said apart, not as the mirror's (an
+# independent re-check found 11.0.3-11.3.0 named as what a mirror of 12.6.3 alone "has").
+t.ok("it has 11.0.3" not in said and re.search(r"NVIDIA serves [0-9., ]*11\.3\.0 as runfiles \(not in the mirror's manifests\)", said),
+     "--cuda 11.99: the runfile releases are said as NVIDIA's, apart from what the mirror's manifests list", r.err)
 r = run(base + ["--framework", "none", "--cuda", "14.0"], env=PENV)
 said = " ".join(r.err.split())
 t.ok(r.rc == 3 and "CUDA 14.0 is not on the mirror; it has CUDA" in said and "13.0.2" in said,
