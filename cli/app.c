@@ -224,6 +224,15 @@ mkdir_p(const char *path)
     mkdir(p, 0755);
 }
 
+char *
+cu_app_root_flag(const struct cu_app *app)
+{
+    if (cu_sysroot_is_host(&app->root))
+        return cu_xstrdup("");
+    CU_AUTOFREE char *q = cu_sh_quote(app->root.path);
+    return cu_xasprintf(" --root %s", q);
+}
+
 void
 cu_app_open_log(struct cu_app *app)
 {

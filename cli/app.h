@@ -60,6 +60,10 @@ CU_NODISCARD enum cu_status cu_app_probe(struct cu_app *app, struct cu_facts **o
 /** Open STATE/cudaup.log (or --log) for appending; failures only warn. */
 void cu_app_open_log(struct cu_app *app);
 
+/** " --root 'DIR'" where the machine is read from another root, else "": for the commands cudaup tells the user to
+ *  run next, so that they act on the same machine. Caller frees. */
+char *cu_app_root_flag(const struct cu_app *app);
+
 struct cu_mirror;
 struct cu_plan;
 

@@ -350,7 +350,8 @@ cu_cmd_install(struct cu_app *app)
         bool profile_in_root = pd_seen != NULL; /* written for the machine under --root, not for this one's shells */
         /* Each command the user copies is kept on one line (cu_keep): a break in it pastes as two. */
         CU_AUTOFREE char *src = cu_xasprintf(CU_KEEP_OPEN ". %s" CU_KEEP_CLOSE, envsh);
-        CU_AUTOFREE char *again = cu_xasprintf(CU_KEEP_OPEN "cudaup verify --prefix %s --state-dir %s" CU_KEEP_CLOSE, qp, qs);
+        CU_AUTOFREE char *rootf = cu_app_root_flag(app); /* the same machine: --root where it was given */
+        CU_AUTOFREE char *again = cu_xasprintf(CU_KEEP_OPEN "cudaup verify%s --prefix %s --state-dir %s" CU_KEEP_CLOSE, rootf, qp, qs);
         if (!sys_tk)
             ; /* no env.sh: the environment's activation is all there is (said above) */
         else if (strcmp(scope, "none") == 0)

@@ -121,7 +121,8 @@ check_fix(struct cu_app *app, const struct cu_check *c, const char *version)
     CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
     CU_AUTOFREE char *qv = version ? cu_sh_quote(version) : NULL;
-    return cu_xasprintf(_("cudaup repair --prefix %s --state-dir %s%s%s restores the install from its record"), qp, qs,
+    CU_AUTOFREE char *rootf = cu_app_root_flag(app);
+    return cu_xasprintf(_("cudaup repair%s --prefix %s --state-dir %s%s%s restores the install from its record"), rootf, qp, qs,
                         qv ? " " : "", qv ? qv : "");
 }
 
@@ -399,7 +400,8 @@ cu_cmd_verify(struct cu_app *app)
             CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
             CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
             CU_AUTOFREE char *qv = version ? cu_sh_quote(version) : NULL;
-            cu_say(stdout, "", _("To restore the damaged files: cudaup repair --prefix %s --state-dir %s%s%s"), qp, qs,
+            CU_AUTOFREE char *rootf = cu_app_root_flag(app);
+            cu_say(stdout, "", _("To restore the damaged files: cudaup repair%s --prefix %s --state-dir %s%s%s"), rootf, qp, qs,
                    qv ? " " : "", qv ? qv : "");
         }
     }

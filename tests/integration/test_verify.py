@@ -70,9 +70,10 @@ with open(badconf, "w") as f:
 r = run(["install", "--yes", "--root", ROOT, "--mirror", srv.url, "--cache-dir", cache, "--framework", "none",
          "--env-scope", "none"] + COMMON, env=dict(ENV, FAKE_NVIDIA_CONFIG=badconf))
 summary = [ln for ln in r.out.splitlines() if ln.startswith("Checked as cudaup verify does: ")]
-t.ok(r.rc == 4 and summary and " 1 failed" in summary[0] and "Check again after the fix: cudaup verify" in r.out,
+t.ok(r.rc == 4 and summary and " 1 failed" in summary[0] and "Check again after the fix: cudaup verify --root " in r.out,
      "an install whose GPU refuses work: the failing check, its fix, the summary, and exit 4 as verify's and the "
-     "wizard's (it exited 0, issue 49 item 8)", r)
+     "wizard's (it exited 0, issue 49 item 8); the command to run again reads the same machine (--root, found missing "
+     "by an independent re-check)", r)
 rj = run(["install", "--yes", "--json", "--root", ROOT, "--mirror", srv.url, "--cache-dir", cache, "--framework", "none",
           "--env-scope", "none"] + COMMON, env=dict(ENV, FAKE_NVIDIA_CONFIG=badconf))
 dj = rj.json() or {}
@@ -286,17 +287,17 @@ fails = [x for x in c.values() if x["status"] == "fail"]
 t.ok(r.rc == 4 and {"nvrtc", "gpu-kernel"} <= {x["name"] for x in fails} and
      all(x.get("fix") for x in fails) and not any("fix" in x for x in c.values() if x["status"] != "fail"),
      "verify --json: each failed check carries its fix, the others none", fails)
-t.ok("cudaup repair --prefix '%s' --state-dir '%s'" % (prefix, state) in c.get("nvrtc", {}).get("fix", "") and
+t.ok(re.search(r"cudaup repair (--root \S+ )?--prefix '%s' --state-dir '%s'" % (re.escape(prefix), re.escape(state)), c.get("nvrtc", {}).get("fix", "")) and
      "cudaup doctor" in c.get("gpu-kernel", {}).get("fix", ""),
      "the fixes: repair with this install's options for a lost library, doctor for wrong GPU results",
      [c.get("nvrtc"), c.get("gpu-kernel")])
 lines = rt.out.splitlines()
 no_fix = [ln for i, ln in enumerate(lines) if re.match(r"\s+fail\s", ln) and
           not any(x.strip().startswith("Fix: ") for x in lines[i + 1:i + 4])]
-t.ok(rt.rc == 4 and "Fix: cudaup repair --prefix" in rt.out and not no_fix,
+t.ok(rt.rc == 4 and re.search(r"Fix: cudaup repair (--root \S+ )?--prefix", rt.out) and not no_fix,
      "verify as text: each failed check ends with its fix", rt.out)
 flat_out = " ".join(rt.out.split())
-t.ok("Fix: cudaup repair --prefix" in flat_out and "repair restores it" not in flat_out,
+t.ok(re.search(r"Fix: cudaup repair (--root \S+ )?--prefix", flat_out) and "repair restores it" not in flat_out,
      "verify as text: the repair is said once, as the Fix line's exact command", rt.out)
 log = open(logf).read() if os.path.exists(logf) else ""
 missing = [x["name"] for x in c.values()
@@ -410,7 +411,7 @@ t.ok(r.rc == 4 and c["files"]["status"] == "fail" and "1 missing" in c["files"][
 t.eq((r.json() or {}).get("damaged"), [{"path": "lib/libcublas.so.12.4.5.8", "problem": "missing"}],
      "verify --json lists the damaged file with its problem")
 rt = run(["verify", "--root", ROOT] + COMMON, env=ENV)
-t.ok(rt.rc == 4 and "To restore the damaged files: cudaup repair --prefix '%s' --state-dir '%s'" % (prefix, state) in rt.out,
+t.ok(rt.rc == 4 and re.search(r"To restore the damaged files: cudaup repair (--root \S+ )?--prefix '%s' --state-dir '%s'" % (re.escape(prefix), re.escape(state)), rt.out),
      "verify as text: a damaged install ends with the repair command for it", rt.out[-600:])
 srv.clear()
 shutil.rmtree(os.path.join(cache, "archives"))
