@@ -73,6 +73,7 @@ static enum cu_status
 check_places(struct cu_app *app, struct cu_error *err)
 {
     enum cu_status st;
+    CU_AUTOFREE char *backups = cu_path_join(app->state_dir, "backups");
     if (!cu_sysroot_is_host(&app->root)) {
         /* As given (a link to it is judged by its owner), DIR and every folder on the way to it. */
         CU_AUTOFREE char *given = absolute(app->cfg.root);
@@ -92,7 +93,10 @@ check_places(struct cu_app *app, struct cu_error *err)
     }
     const struct {
         const char *option, *path;
-    } places[] = {{"--prefix", app->prefix}, {"--state-dir", app->state_dir}, {"--cache-dir", app->cache_dir}};
+    } places[] = {{"--prefix", app->prefix}, {"--state-dir", app->state_dir}, {"--cache-dir", app->cache_dir},
+                  /* the state's own subfolder, written as the environment is (rc files' backups): judged up front
+                   * too, not after the CUDA folder is in place (found by an independent re-check) */
+                  {"--state-dir", backups}};
     for (size_t i = 0; i < CU_N_ELEMENTS(places); i++) {
         if ((st = cu_path_trusted(places[i].path, err)) != CU_OK) {
             cu_error_prefix(err, "%s %s", places[i].option, places[i].path);

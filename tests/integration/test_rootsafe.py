@@ -354,6 +354,15 @@ if AS_ROOT:
         t.ok(r.rc == 1 and "nobody" in r.err and theirs in r.err and not os.path.exists(made)
              and not os.path.exists(os.path.join(tr.dir, "prefix", "cuda-12.6")),
              "%s inside a folder nobody owns: refused before anything, naming it and its owner" % what, r)
+    # The state folder root's, its backups/ subfolder nobody's: refused before the CUDA folder is put in place (an
+    # independent re-check found the install unpacked CUDA, then stopped when it came to write the rc file's backup).
+    st3 = os.path.join(tr.dir, "state3")
+    os.makedirs(os.path.join(st3, "backups"))
+    os.chown(os.path.join(st3, "backups"), 65534, 65534)
+    r = run(base + ["--state-dir", st3, "--cache-dir", tr.cache, "--env-scope", "user", "--shell-rc", os.path.join(tr.dir, "rc3")],
+            env=tr.env())
+    t.ok(r.rc == 1 and "nobody" in r.err and "backups" in r.err and not os.path.exists(os.path.join(tr.dir, "prefix", "cuda-12.6"))
+         and not os.path.exists(os.path.join(st3, "env.sh")), "--state-dir whose backups/ nobody owns: refused before anything", r)
     # Root's link on the way that leads into nobody's folder: judged by where it leads.
     os.symlink(theirs, os.path.join(tr.dir, "via"))
     r = run(base + ["--state-dir", os.path.join(tr.dir, "via", "state"), "--cache-dir", tr.cache, "--env-scope", "none"], env=tr.env())
