@@ -114,9 +114,9 @@ cu_disk_check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu
                        cu_format_bytes(cache_free, b1, sizeof(b1)), p->prefix, cu_format_bytes(prefix_free, b2, sizeof(b2)));
         return CU_OK;
     }
-    cu_plan_reason(p, n_guess ? _("Disk: %s to download into the cache (%s free there); the install takes more than %s in %s (%s free).")
-                              : _("Disk: %s to download into the cache (%s free there); the install takes %s in %s (%s free), as the archives' own indexes say."),
-                   cu_format_bytes(to_fetch, b1, sizeof(b1)), cu_format_bytes(cache_free, b2, sizeof(b2)),
+    cu_plan_reason(p, n_guess ? _("Disk: %s to download into the cache %s (%s free there); the install takes more than %s in %s (%s free).")
+                              : _("Disk: %s to download into the cache %s (%s free there); the install takes %s in %s (%s free), as the archives' own indexes say."),
+                   cu_format_bytes(to_fetch, b1, sizeof(b1)), in->cache_dir, cu_format_bytes(cache_free, b2, sizeof(b2)),
                    cu_format_bytes(unpack, b3, sizeof(b3)), p->prefix, cu_format_bytes(prefix_free, (char[32]){0}, 32));
     if (n_guess && prefix_free < unpack * 3)
         cu_plan_warn(p, ngettext_("%s has %s free; %zu archive's unpacked size could not be read from it (counted at its own size), and unpacked an archive can take two to three times its size, so it may not fit.",

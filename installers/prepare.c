@@ -825,6 +825,7 @@ prepare_one(const struct cu_prepare_in *in, struct cu_learn_result *lr, struct c
         return st;
     }
     (*plan)->state_dir = cu_xstrdup(in->state_dir);
+    (*plan)->cache_dir = in->cache_dir ? cu_xstrdup(in->cache_dir) : NULL;
     fill_env(in, *plan);
     /* The rc file is checked now, before anything is changed, not after CUDA is in place. */
     if ((*plan)->env.shell_rc && (st = cu_rc_check((*plan)->env.shell_rc, err)) != CU_OK) {

@@ -88,6 +88,7 @@ cu_plan_free(struct cu_plan *p)
     free(p->base_url);
     free(p->prefix);
     free(p->state_dir);
+    free(p->cache_dir);
     free(p->cuda_path);
     free(p->cudnn_full);
     free(p->cudnn_variant);
@@ -624,6 +625,8 @@ cu_plan_to_json(const struct cu_plan *p)
     json_object_set_new(doc, "platform", cu_json_str_or_null(p->platform));
     json_object_set_new(doc, "mirror", cu_json_str_or_null(p->base_url));
     json_object_set_new(doc, "prefix", cu_json_str_or_null(p->prefix));
+    json_object_set_new(doc, "state_dir", cu_json_str_or_null(p->state_dir));
+    json_object_set_new(doc, "cache_dir", cu_json_str_or_null(p->cache_dir));
     json_t *env = json_object();
     json_object_set_new(env, "scope", cu_json_str_or_null(p->env.scope));
     json_object_set_new(env, "shell_rc", cu_json_str_or_null(p->env.shell_rc));

@@ -141,6 +141,7 @@ struct cu_plan {
     char *base_url;               /* the mirror's base */
     char *prefix;                 /* PREFIX */
     char *state_dir;
+    char *cache_dir; /* where the archives are downloaded (this host's, also under --root), or NULL */
     struct cu_version cuda;       /* 12.4.1 */
     char *cuda_path;              /* PREFIX/cuda-12.4 */
     struct cu_version cuda_driver; /* the driver it needs */

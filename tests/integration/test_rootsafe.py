@@ -179,6 +179,9 @@ if can_unshare:
     steps = " ".join(s.get("detail", "") for s in d.get("steps", []))
     t.ok(tr.path("usr/local/cuda-12.6") in steps and tr.path("var/lib/cudaup/env.sh") in steps
          and tr.path("etc/profile.d/cudaup.sh") in steps, "the plan names each path: DIR's prefix, state and profile.d", steps)
+    t.ok(d.get("state_dir") == tr.path("var/lib/cudaup") and d.get("cache_dir") == tr.cache and
+         any(x.startswith("Disk: ") and tr.cache in x for x in d.get("reasons", [])),
+         "plan --json names the state folder and the cache (this host's), and the Disk reason names the cache", d.get("reasons"))
     pr = unshared(["install", "--yes"] + tr.args(), tr.env(), scratch)
     t.ok(os.path.isdir(tr.path("usr/local/cuda-12.6")) and os.path.islink(tr.path("usr/local/cuda")),
          "install --root DIR as root: the toolkit is unpacked into DIR/usr/local", (pr.returncode, pr.stderr))
