@@ -60,7 +60,7 @@ cu_prefix_lock(const char *prefix, int *out, struct cu_error *err)
         close(fd);
         if (e == EWOULDBLOCK && pid > 0)
             return cu_error_set(err, CU_E_BUSY, 0,
-                                _("Another cudaup (process %ld) is working on %s right now; run this again when it is done"),
+                                _("Another cudaup (process %ld) is working on %s right now"),
                                 pid, prefix);
         if (e == EWOULDBLOCK)
             return cu_error_set(err, CU_E_BUSY, 0, _("Another cudaup is installing into %s right now"), prefix);

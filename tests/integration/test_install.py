@@ -864,6 +864,8 @@ with open(report, "w") as out, open(errf, "w") as errw:
 doc = json.load(open(report)) if os.path.getsize(report) else {}
 t.ok(held and r_un.rc == 1 and "Another cudaup" in r_un.err and str(inst.pid) in r_un.err,
      "uninstall while the install reports: refused, naming the process that holds the prefix", (held, r_un))
+t.ok(held and json.dumps(r_un.json() or {}).count("again") == 1,
+     "... and saying once to run it again (the error and its advice both said it)", r_un.err)
 t.ok(inst.returncode == 0 and doc.get("status") == "ok" and tree(bx.cuda) == REF,
      "and the install that says it installed CUDA leaves it installed", (inst.returncode, open(errf).read()[-1500:]))
 r_un = bx.uninstall()
