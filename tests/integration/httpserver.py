@@ -72,7 +72,7 @@ class Server:
         self.link_free = 0.0  # when the shared link is next free (time.monotonic())
         self.faults = {}
         self.requests = []
-        self.tails = []  # paths asked for with a suffix range (bytes=-N): the plan reading an xz index
+        self.tails = []  # paths asked for with a suffix range (bytes=-N): a file's end read before any download
         self.endless_sent = []  # bytes each endless error answer sent before the client hung up
         self.auths = []         # the Authorization header of each request (None when absent)
         self.accepts = []       # the Accept header of each GET (None when absent)
@@ -98,7 +98,8 @@ class Server:
 
             def handle_req(self, head):
                 path = urllib.parse.urlsplit(self.path).path
-                # A suffix range (bytes=-N) is the plan reading an archive's xz index before any download: like a
+                # A suffix range (bytes=-N) is a file's end read before any download (an archive's xz index, a
+                # wheel's zip directory): like a
                 # HEAD it sees the status the next GET will get and the file as it is, uses up no fault meant for
                 # the downloads, and is logged apart (server.tails), so that the downloads' log stays theirs.
                 tail = not head and (self.headers.get("Range") or "").startswith("bytes=-")
