@@ -60,7 +60,10 @@ tui_next_commands(const struct tui *t)
     }
     CU_AUTOFREE char *qp = cu_sh_quote(p ? p->prefix : t->o.prefix);
     CU_AUTOFREE char *qs = cu_sh_quote(t->o.state_dir);
-    cu_strv_push_owned(&v, cu_xasprintf(CU_KEEP_OPEN "cudaup verify --prefix %s --state-dir %s" CU_KEEP_CLOSE, qp, qs));
+    /* The same machine: under --root, the command reads it too (as the CLI's own lines do). */
+    CU_AUTOFREE char *qr = t->o.root && !cu_sysroot_is_host(t->o.root) ? cu_sh_quote(t->o.root->path) : NULL;
+    cu_strv_push_owned(&v, cu_xasprintf(CU_KEEP_OPEN "cudaup verify%s%s --prefix %s --state-dir %s" CU_KEEP_CLOSE,
+                                        qr ? " --root " : "", qr ? qr : "", qp, qs));
     return v.v;
 }
 

@@ -165,7 +165,7 @@ for lang, extra in (("English", {}), ("zh_CN", ZH)):
     login = "login shell" if not extra else "登录"
     said = " ".join(" ".join(lines).split())
     t.ok(rc == 0 and lines and not wide and login in said and login in " ".join(done.split()) and
-         "Open a new shell" not in said and ("cudaup verify --prefix" in out),
+         "Open a new shell" not in said and ("cudaup verify --root " in out and "--prefix" in out),
          "%s: the exit text fits 80 columns between words (a command whole), and names a login shell for /etc/profile.d"
          % lang, "\n".join(wide) or out[-2500:] + "\n" + done)
 

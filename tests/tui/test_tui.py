@@ -179,8 +179,8 @@ t.ok("# >>> cudaup >>>" in rc_text and rc_text.startswith("# the user's own\nali
      "the rc file got cudaup's block and kept the user's lines", rc_text)
 t.ok(os.listdir(b.profile_d) == [], "scope user: profile.d untouched")
 t.ok("CUDA is installed in %s. Next:" % b.cuda in r.out and
-     "  cudaup verify --prefix '%s' --state-dir '%s'" % (b.prefix, b.state) in r.out,
-     "after the screen closes, where CUDA is and what to run next", r)
+     re.search(r"  cudaup verify --root \S+ --prefix '%s' --state-dir '%s'" % (re.escape(b.prefix), re.escape(b.state)), r.out),
+     "after the screen closes, where CUDA is and what to run next (with --root, as the wizard was run: it had checked this host)", r)
 
 # --env-scope none at 60x20 (issue 35 walk, items 2 and 5): nothing sources env.sh, so Done says to run it in each
 # shell (not "open a new shell"), and a command is never broken across rows: ". env.sh" keeps its path on its row,
