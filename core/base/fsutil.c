@@ -175,24 +175,9 @@ cu_path_trusted(const char *path, struct cu_error *err)
     CU_AUTOFREE char *cur = cu_xstrdup("");
     CU_AUTOFREE char *rest = cu_xstrdup(path);
     for (int links = 0;;) {
-        char *r = rest;
-        while (*r == '/')
-            r++;
-        if (!*r)
+        CU_AUTOFREE char *name = cu_path_walk_next(cur, &rest);
+        if (!name)
             return CU_OK;
-        size_t n = strcspn(r, "/");
-        CU_AUTOFREE char *name = cu_xstrndup(r, n);
-        char *tail = cu_xstrdup(r + n);
-        free(rest);
-        rest = tail;
-        if (strcmp(name, ".") == 0)
-            continue;
-        if (strcmp(name, "..") == 0) {
-            char *slash = strrchr(cur, '/');
-            if (slash)
-                *slash = '\0';
-            continue;
-        }
         CU_AUTOFREE char *next = cu_xasprintf("%s/%s", cur, name);
         if (lstat(next, &sb) != 0)
             return CU_OK; /* not there yet (this user makes it), or not for this user to see: the caller's own checks say */
@@ -206,11 +191,7 @@ cu_path_trusted(const char *path, struct cu_error *err)
             if (len <= 0 || ++links > 40)
                 return CU_OK; /* a loop or an unreadable link: the caller's open says so */
             to[len] = '\0';
-            char *joined = cu_xasprintf("%s/%s", to, rest);
-            free(rest);
-            rest = joined;
-            if (to[0] == '/')
-                cur[0] = '\0';
+            cu_path_walk_link(cur, &rest, to);
             continue;
         }
         if (!S_ISDIR(sb.st_mode))

@@ -285,6 +285,41 @@ cu_str_failure_line(const char *text)
 }
 
 char *
+cu_path_walk_next(char *cur, char **rest)
+{
+    for (;;) {
+        char *r = *rest;
+        while (*r == '/')
+            r++;
+        if (!*r)
+            return NULL;
+        size_t n = strcspn(r, "/");
+        char *name = cu_xstrndup(r, n);
+        char *tail = cu_xstrdup(r + n);
+        free(*rest);
+        *rest = tail;
+        if (strcmp(name, "..") == 0) {
+            char *slash = strrchr(cur, '/');
+            if (slash)
+                *slash = '\0';
+        }
+        if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+            return name;
+        free(name);
+    }
+}
+
+void
+cu_path_walk_link(char *cur, char **rest, const char *to)
+{
+    char *joined = cu_xasprintf("%s/%s", to, *rest);
+    free(*rest);
+    *rest = joined;
+    if (to[0] == '/')
+        cur[0] = '\0';
+}
+
+char *
 cu_path_join(const char *a, const char *b)
 {
     size_t la = strlen(a);

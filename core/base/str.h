@@ -57,6 +57,16 @@ bool cu_str_has_suffix(const char *s, const char *suffix);
 char *cu_str_strip(char *s);
 /** Join two path parts with exactly one '/'. Caller owns the result. */
 char *cu_path_join(const char *a, const char *b);
+/**
+ * One step of a walk down a path, component by component, as the kernel resolves it: @cur holds the folders
+ * walked so far ("" for the top, no link among them), *@rest what is still to walk. "." is skipped, ".." takes
+ * the last folder off @cur (never above the top). Returns the next name (caller frees), *@rest keeping what
+ * follows it; NULL when nothing is left.
+ */
+char *cu_path_walk_next(char *cur, char **rest);
+/** A link met on that walk, whose text is @to: it goes before *@rest, and an absolute one starts @cur again
+ *  from the top. */
+void cu_path_walk_link(char *cur, char **rest, const char *to);
 /** Copy of @s with control bytes replaced by '?', for showing untrusted text. */
 char *cu_str_sanitize(const char *s);
 /** Quote @s for POSIX sh in single quotes. Caller owns the result. */
