@@ -15,6 +15,7 @@
 #include "core/base/i18n.h"
 #include "core/base/log.h"
 #include "core/base/mem.h"
+#include "core/fetch/cache.h"
 #include "core/base/str.h"
 #include "core/fetch/probe.h"
 #include "core/fetch/tail.h"
@@ -72,9 +73,7 @@ cu_disk_check_space(const struct cu_prepare_in *in, struct cu_plan *p, struct cu
         uint64_t size = d->size_unknown ? d->size_seen : d->size;
         unpacked += d->unpacked ? d->unpacked : size;
         n_guess += !d->unpacked;
-        const char *ext = strstr(d->relative_path, ".tar."); /* the cache's name for it (core/install/pipeline.c) */
-        CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", in->cache_dir, d->sha256,
-                                             ext && !strchr(ext, '/') ? ext : ".tar.xz");
+        CU_AUTOFREE char *fin = cu_cache_archive_path(in->cache_dir, d);
         CU_AUTOFREE char *part = cu_xasprintf("%s/archives/%s.partial", in->cache_dir, d->sha256);
         struct stat sb;
         if (stat(fin, &sb) == 0 && (uint64_t)sb.st_size == size)
@@ -165,7 +164,7 @@ learn_unpacked(const struct cu_prepare_in *in, const struct cu_net *net, struct 
         size_t len = d->relative_path ? strlen(d->relative_path) : 0;
         if (d->size_unknown || len < 7 || strcmp(d->relative_path + len - 7, ".tar.xz") != 0)
             continue;
-        CU_AUTOFREE char *fin = in->cache_dir ? cu_xasprintf("%s/archives/%s.tar.xz", in->cache_dir, d->sha256) : NULL;
+        CU_AUTOFREE char *fin = in->cache_dir ? cu_cache_archive_path(in->cache_dir, d) : NULL;
         CU_AUTOFREE char *local = d->url ? cu_url_file_path(d->url) : NULL;
         struct stat sb;
         uint64_t u = 0;

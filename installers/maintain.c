@@ -19,6 +19,7 @@
 #include "core/base/i18n.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
+#include "core/fetch/cache.h"
 #include "core/fetch/mirror.h"
 #include "core/fetch/probe.h"
 #include "core/resolve/driver.h"
@@ -130,8 +131,7 @@ cu_install_preflight(struct cu_run_ctx *ctx, struct cu_error *err)
         if (!d || !d->url)
             continue;
         /* What the cache holds whole needs no asking (the cache's name for it: core/install/pipeline.c). */
-        const char *ext = strstr(d->relative_path ? d->relative_path : "", ".tar.");
-        CU_AUTOFREE char *fin = cu_xasprintf("%s/archives/%s%s", ctx->cache_dir, d->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
+        CU_AUTOFREE char *fin = cu_cache_archive_path(ctx->cache_dir, d);
         struct stat sb;
         if (stat(fin, &sb) == 0 && (d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == d->size))
             continue;

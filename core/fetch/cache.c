@@ -23,6 +23,7 @@
 #include "core/base/log.h"
 #include "core/base/macros.h"
 #include "core/base/mem.h"
+#include "core/resolve/plan.h"
 #include "core/base/parse.h"
 
 struct order {
@@ -228,4 +229,11 @@ cu_cache_release(const char *cache, const char *sha256, int *fd)
         close(*fd);
     }
     *fd = -1;
+}
+
+char *
+cu_cache_archive_path(const char *cache_dir, const struct cu_plan_download *d)
+{
+    const char *ext = d->relative_path ? strstr(d->relative_path, ".tar.") : NULL;
+    return cu_xasprintf("%s/archives/%s%s", cache_dir, d->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
 }

@@ -49,4 +49,9 @@ CU_NODISCARD enum cu_status cu_cache_hold(const char *cache, const char *const *
 /** Let the archive @sha256 of @cache go and remove its lock file (a no-op for -1); *@fd becomes -1. */
 void cu_cache_release(const char *cache, const char *sha256, int *fd);
 
+struct cu_plan_download;
+/** Where cudaup's cache keeps download @d whole: CACHE_DIR/archives/SHA256.EXT (".tar.xz" unless its name says
+ *  another .tar.* form), as core/install/pipeline.c stores it. Caller frees. */
+char *cu_cache_archive_path(const char *cache_dir, const struct cu_plan_download *d);
+
 #endif /* CU_CACHE_H */

@@ -15,6 +15,7 @@
 #include "core/base/i18n.h"
 #include "core/base/log.h"
 #include "core/base/mem.h"
+#include "core/fetch/cache.h"
 #include "core/base/pipreq.h"
 #include "core/base/proc.h"
 #include "core/catalog/catalog_learned.h"
@@ -605,8 +606,7 @@ explain_plan(const struct cu_learn_result *r, struct cu_plan *p)
 static bool
 in_cache(const char *cache, const struct cu_plan_download *d)
 {
-    const char *ext = d->relative_path ? strstr(d->relative_path, ".tar.") : NULL;
-    CU_AUTOFREE char *path = cu_xasprintf("%s/archives/%s%s", cache, d->sha256, ext && !strchr(ext, '/') ? ext : ".tar.xz");
+    CU_AUTOFREE char *path = cu_cache_archive_path(cache, d);
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (d->size_unknown ? sb.st_size > 0 : (uint64_t)sb.st_size == d->size);
 }
