@@ -65,37 +65,46 @@ set_sh(const char *state_dir)
 
 /*
  * The toolkit of the environment's own compiler wheels (--toolkit wheels, issue 50): CUDA_HOME and CUDA_PATH name
- * @home, PATH gets @home/bin first; deactivation puts back what was there.  POSIX sh.
+ * @home, PATH gets @home/bin first; deactivation puts back what was there.  _CUDAUP_TK names the toolkit in effect,
+ * so that an activation first takes out another environment's whose deactivation never ran (a venv's activate
+ * calls its own fresh deactivate, not the wrapped one; `conda activate --stack`): no CUDA_HOME or PATH of the
+ * first is left over the second (fixed with the fish hooks).  POSIX sh.
  */
+static const char untoolkit_sh[] =
+    "if [ -n \"${_CUDAUP_TK-}\" ]; then\n"
+    "    if [ -n \"${_CUDAUP_TK_HOME-}\" ]; then CUDA_HOME=$_CUDAUP_TK_HOME; export CUDA_HOME; else unset CUDA_HOME; fi\n"
+    "    if [ -n \"${_CUDAUP_TK_PATH-}\" ]; then CUDA_PATH=$_CUDAUP_TK_PATH; export CUDA_PATH; else unset CUDA_PATH; fi\n"
+    "    _cudaup_b=$_CUDAUP_TK/bin\n"
+    "    case \":$PATH:\" in *\":$_cudaup_b:\"*)\n"
+    "        _cudaup_p=\":$PATH:\"; _cudaup_p=\"${_cudaup_p%%:\"$_cudaup_b\":*}:${_cudaup_p#*:\"$_cudaup_b\":}\"\n"
+    "        _cudaup_p=${_cudaup_p#:}; PATH=${_cudaup_p%:}; export PATH ;;\n"
+    "    esac\n"
+    "    unset _CUDAUP_TK _CUDAUP_TK_HOME _CUDAUP_TK_PATH _cudaup_b _cudaup_p\n"
+    "fi\n";
+
 static char *
 toolkit_sh(const char *home)
 {
     CU_AUTOFREE char *q = cu_sh_quote(home);
-    return cu_xasprintf("if [ -z \"${_CUDAUP_TK-}\" ]; then\n"
-                        "    _CUDAUP_TK=1; _CUDAUP_TK_HOME=${CUDA_HOME-}; _CUDAUP_TK_PATH=${CUDA_PATH-}\n"
-                        "    export _CUDAUP_TK _CUDAUP_TK_HOME _CUDAUP_TK_PATH\n"
-                        "    CUDA_HOME=%s; CUDA_PATH=%s; PATH=%s/bin:$PATH; export CUDA_HOME CUDA_PATH PATH\n"
-                        "fi\n",
-                        q, q, q);
+    return cu_xasprintf("%s"
+                        "_CUDAUP_TK=%s; _CUDAUP_TK_HOME=${CUDA_HOME-}; _CUDAUP_TK_PATH=${CUDA_PATH-}\n"
+                        "export _CUDAUP_TK _CUDAUP_TK_HOME _CUDAUP_TK_PATH\n"
+                        "CUDA_HOME=%s; CUDA_PATH=%s; PATH=%s/bin:$PATH; export CUDA_HOME CUDA_PATH PATH\n",
+                        untoolkit_sh, q, q, q, q);
 }
 
-static char *
-untoolkit_sh(const char *home)
-{
-    CU_AUTOFREE char *bin = cu_path_join(home, "bin");
-    CU_AUTOFREE char *qb = cu_sh_quote(bin);
-    return cu_xasprintf("if [ -n \"${_CUDAUP_TK-}\" ]; then\n"
-                        "    if [ -n \"$_CUDAUP_TK_HOME\" ]; then CUDA_HOME=$_CUDAUP_TK_HOME; export CUDA_HOME; else unset CUDA_HOME; fi\n"
-                        "    if [ -n \"$_CUDAUP_TK_PATH\" ]; then CUDA_PATH=$_CUDAUP_TK_PATH; export CUDA_PATH; else unset CUDA_PATH; fi\n"
-                        "    _cudaup_b=%s\n"
-                        "    case \":$PATH:\" in *\":$_cudaup_b:\"*)\n"
-                        "        _cudaup_p=\":$PATH:\"; _cudaup_p=\"${_cudaup_p%%%%:\"$_cudaup_b\":*}:${_cudaup_p#*:\"$_cudaup_b\":}\"\n"
-                        "        _cudaup_p=${_cudaup_p#:}; PATH=${_cudaup_p%%:}; export PATH ;;\n"
-                        "    esac\n"
-                        "    unset _CUDAUP_TK _CUDAUP_TK_HOME _CUDAUP_TK_PATH _cudaup_b _cudaup_p\n"
-                        "fi\n",
-                        qb);
-}
+/* The same for fish: CUDA_HOME and CUDA_PATH put back as they were (they were erased), each PATH entry of the
+ * toolkit's bin/ taken out by its index (string match would read the folder as a glob). */
+static const char untoolkit_fish[] =
+    "if set -q _CUDAUP_TK\n"
+    "    if test -n \"$_CUDAUP_TK_HOME\"; set -gx CUDA_HOME $_CUDAUP_TK_HOME; else; set -e CUDA_HOME; end\n"
+    "    if test -n \"$_CUDAUP_TK_PATH\"; set -gx CUDA_PATH $_CUDAUP_TK_PATH; else; set -e CUDA_PATH; end\n"
+    "    set -l _cudaup_i (contains -i -- \"$_CUDAUP_TK/bin\" $PATH)\n"
+    "    while test -n \"$_cudaup_i\"\n"
+    "        set -e PATH[$_cudaup_i]; set _cudaup_i (contains -i -- \"$_CUDAUP_TK/bin\" $PATH)\n"
+    "    end\n"
+    "    set -e _CUDAUP_TK; set -e _CUDAUP_TK_HOME; set -e _CUDAUP_TK_PATH\n"
+    "end\n";
 
 static char *
 toolkit_fish(const char *home)
@@ -103,23 +112,10 @@ toolkit_fish(const char *home)
     CU_AUTOFREE char *q = cu_fish_quote(home);
     CU_AUTOFREE char *bin = cu_path_join(home, "bin");
     CU_AUTOFREE char *qb = cu_fish_quote(bin);
-    return cu_xasprintf("if not set -q _CUDAUP_TK\n"
-                        "    set -gx _CUDAUP_TK 1\n"
-                        "    set -gx CUDA_HOME %s; set -gx CUDA_PATH %s; set -gx PATH %s $PATH\n"
-                        "end\n",
-                        q, q, qb);
-}
-
-static char *
-untoolkit_fish(const char *home)
-{
-    CU_AUTOFREE char *bin = cu_path_join(home, "bin");
-    CU_AUTOFREE char *qb = cu_fish_quote(bin);
-    return cu_xasprintf("if set -q _CUDAUP_TK\n"
-                        "    set -e CUDA_HOME; set -e CUDA_PATH; set -e _CUDAUP_TK\n"
-                        "    set PATH (string match -v -- %s $PATH)\n"
-                        "end\n",
-                        qb);
+    return cu_xasprintf("%s"
+                        "set -gx _CUDAUP_TK %s; set -gx _CUDAUP_TK_HOME $CUDA_HOME; set -gx _CUDAUP_TK_PATH $CUDA_PATH\n"
+                        "set -gx CUDA_HOME %s; set -gx CUDA_PATH %s; set -gx PATH %s $PATH\n",
+                        untoolkit_fish, q, q, q, qb);
 }
 
 /*
@@ -204,8 +200,15 @@ cu_env_hold_ref(const char *env_path)
 /*
  * The hold (issue 45): while ENV/cudaup-constraints.txt is there, activation adds it to PIP_CONSTRAINT (after what
  * the user had there: pip reads every file the variable names), so that `pip install -U torch` stays on the build
- * planned for this machine's GPUs; deactivation puts PIP_CONSTRAINT back as it was.
+ * planned for this machine's GPUs; deactivation puts PIP_CONSTRAINT back as it was.  Activation first puts back
+ * what another environment's hold, never deactivated, had changed: pip is held on this environment's build alone.
  */
+static const char unhold_sh[] =
+    "if [ -n \"${_CUDAUP_HOLD-}\" ]; then\n"
+    "    if [ -n \"$_CUDAUP_HOLD_OLD\" ]; then PIP_CONSTRAINT=$_CUDAUP_HOLD_OLD; export PIP_CONSTRAINT; else unset PIP_CONSTRAINT; fi\n"
+    "    unset _CUDAUP_HOLD _CUDAUP_HOLD_OLD\n"
+    "fi\n";
+
 static char *
 hold_sh(const char *env_path)
 {
@@ -213,18 +216,19 @@ hold_sh(const char *env_path)
     CU_AUTOFREE char *ref = cu_env_hold_ref(env_path);
     CU_AUTOFREE char *qf = cu_sh_quote(file);
     CU_AUTOFREE char *qr = cu_sh_quote(ref);
-    return cu_xasprintf("if [ -f %s ] && [ -z \"${_CUDAUP_HOLD-}\" ]; then\n"
+    return cu_xasprintf("%s"
+                        "if [ -f %s ]; then\n"
                         "    _CUDAUP_HOLD=1; _CUDAUP_HOLD_OLD=${PIP_CONSTRAINT-}; export _CUDAUP_HOLD _CUDAUP_HOLD_OLD\n"
                         "    PIP_CONSTRAINT=${PIP_CONSTRAINT:+$PIP_CONSTRAINT }%s; export PIP_CONSTRAINT\n"
                         "fi\n",
-                        qf, qr);
+                        unhold_sh, qf, qr);
 }
 
-static const char unhold_sh[] =
-    "if [ -n \"${_CUDAUP_HOLD-}\" ]; then\n"
-    "    if [ -n \"$_CUDAUP_HOLD_OLD\" ]; then PIP_CONSTRAINT=$_CUDAUP_HOLD_OLD; export PIP_CONSTRAINT; else unset PIP_CONSTRAINT; fi\n"
-    "    unset _CUDAUP_HOLD _CUDAUP_HOLD_OLD\n"
-    "fi\n";
+static const char unhold_fish[] =
+    "if set -q _CUDAUP_HOLD\n"
+    "    if set -q _CUDAUP_HOLD_OLD; set -gx PIP_CONSTRAINT $_CUDAUP_HOLD_OLD; set -e _CUDAUP_HOLD_OLD; else; set -e PIP_CONSTRAINT; end\n"
+    "    set -e _CUDAUP_HOLD\n"
+    "end\n";
 
 static char *
 hold_fish(const char *env_path)
@@ -233,7 +237,8 @@ hold_fish(const char *env_path)
     CU_AUTOFREE char *ref = cu_env_hold_ref(env_path);
     CU_AUTOFREE char *qf = cu_fish_quote(file);
     CU_AUTOFREE char *qr = cu_fish_quote(ref);
-    return cu_xasprintf("if test -f %s; and not set -q _CUDAUP_HOLD\n"
+    return cu_xasprintf("%s"
+                        "if test -f %s\n"
                         "    set -gx _CUDAUP_HOLD 1\n"
                         "    if set -q PIP_CONSTRAINT; and test -n \"$PIP_CONSTRAINT\"\n"
                         "        set -gx _CUDAUP_HOLD_OLD $PIP_CONSTRAINT; set -gx PIP_CONSTRAINT \"$PIP_CONSTRAINT \"%s\n"
@@ -241,14 +246,39 @@ hold_fish(const char *env_path)
                         "        set -gx PIP_CONSTRAINT %s\n"
                         "    end\n"
                         "end\n",
-                        qf, qr, qr);
+                        unhold_fish, qf, qr, qr);
 }
 
-static const char unhold_fish[] =
-    "if set -q _CUDAUP_HOLD\n"
-    "    if set -q _CUDAUP_HOLD_OLD; set -gx PIP_CONSTRAINT $_CUDAUP_HOLD_OLD; set -e _CUDAUP_HOLD_OLD; else; set -e PIP_CONSTRAINT; end\n"
-    "    set -e _CUDAUP_HOLD\n"
-    "end\n";
+/*
+ * fish's activation and deactivation of @what (enum cu_hook) for the environment at @env_path whose CUDA is
+ * @cuda_home: *@act and *@deact, to free.  The guard and the hold last on activation, first on deactivation.
+ */
+static void
+fish_hooks(const char *env_path, const char *state_dir, const char *cuda_home, unsigned what, char **act, char **deact)
+{
+    bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD, tk = what & CU_HOOK_TOOLKIT;
+    CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
+    CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
+    CU_AUTOFREE char *fish_env = cu_path_join(state_dir, "env.fish");
+    CU_AUTOFREE char *qf = cu_fish_quote(fish_env);
+    CU_AUTOFREE char *fb = cu_fish_quote(bin);
+    CU_AUTOFREE char *fl = cu_fish_quote(lib);
+    CU_AUTOFREE char *h_fish = hold ? hold_fish(env_path) : cu_xstrdup("");
+    CU_AUTOFREE char *t_fish = tk ? toolkit_fish(cuda_home) : cu_xstrdup("");
+    CU_AUTOFREE char *a_env = env ? cu_xasprintf("if test -f %s; and not set -q _CUDAUP_ACTIVE\n"
+                                                 "    set -gx _CUDAUP_ACTIVE 1\n    source %s\nend\n",
+                                                 qf, qf)
+                                  : cu_xstrdup("");
+    CU_AUTOFREE char *d_env = env ? cu_xasprintf("if set -q _CUDAUP_ACTIVE\n"
+                                                 "    set -e CUDA_HOME; set -e CUDA_PATH; set -e _CUDAUP_ACTIVE\n"
+                                                 "    set PATH (string match -v -- %s $PATH)\n"
+                                                 "    set LD_LIBRARY_PATH (string match -v -- %s $LD_LIBRARY_PATH)\n"
+                                                 "end\n",
+                                                 fb, fl)
+                                  : cu_xstrdup("");
+    *act = cu_xasprintf("%s%s%s%s", a_env, t_fish, guard ? guard_fish : "", h_fish);
+    *deact = cu_xasprintf("%s%s%s%s", hold ? unhold_fish : "", guard ? unguard_fish : "", tk ? untoolkit_fish : "", d_env);
+}
 
 /* The hooks under ENV/etc/conda, written and removed as a set. */
 static const char *const conda_hooks[] = {"activate.d/cudaup.sh", "deactivate.d/cudaup.sh", "activate.d/cudaup.fish",
@@ -264,35 +294,18 @@ cu_conda_hooks_install(const char *env_path, const char *state_dir, const char *
     CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
     CU_AUTOFREE char *set = set_sh(state_dir);
     CU_AUTOFREE char *undo = undo_sh(bin, lib);
-    CU_AUTOFREE char *fish_env = cu_path_join(state_dir, "env.fish");
-    CU_AUTOFREE char *qf = cu_fish_quote(fish_env);
-    CU_AUTOFREE char *fb = cu_fish_quote(bin);
-    CU_AUTOFREE char *fl = cu_fish_quote(lib);
     bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD, tk = what & CU_HOOK_TOOLKIT;
     CU_AUTOFREE char *h_sh = hold_sh(env_path);
-    CU_AUTOFREE char *h_fish = hold_fish(env_path);
     CU_AUTOFREE char *t_sh = tk ? toolkit_sh(cuda_home) : cu_xstrdup("");
-    CU_AUTOFREE char *ut_sh = tk ? untoolkit_sh(cuda_home) : cu_xstrdup("");
-    CU_AUTOFREE char *t_fish = tk ? toolkit_fish(cuda_home) : cu_xstrdup("");
-    CU_AUTOFREE char *ut_fish = tk ? untoolkit_fish(cuda_home) : cu_xstrdup("");
     /* The guard and the hold last on activation (after env.sh), first on deactivation. */
     CU_AUTOFREE char *a_sh = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s%s%s", env ? set : "", t_sh,
                                           guard ? guard_sh : "", hold ? h_sh : "");
     CU_AUTOFREE char *d_sh = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.sh.\n%s%s%s%s", hold ? unhold_sh : "",
-                                          guard ? unguard_sh : "", ut_sh, env ? undo : "");
-    CU_AUTOFREE char *a_fish_env = cu_xasprintf("if test -f %s; and not set -q _CUDAUP_ACTIVE\n"
-                                                "    set -gx _CUDAUP_ACTIVE 1\n    source %s\nend\n",
-                                                qf, qf);
-    CU_AUTOFREE char *d_fish_env = cu_xasprintf("if set -q _CUDAUP_ACTIVE\n"
-                                                "    set -e CUDA_HOME; set -e CUDA_PATH; set -e _CUDAUP_ACTIVE\n"
-                                                "    set PATH (string match -v -- %s $PATH)\n"
-                                                "    set LD_LIBRARY_PATH (string match -v -- %s $LD_LIBRARY_PATH)\n"
-                                                "end\n",
-                                                fb, fl);
-    CU_AUTOFREE char *a_fish = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s%s%s%s", env ? a_fish_env : "",
-                                            t_fish, guard ? guard_fish : "", hold ? h_fish : "");
-    CU_AUTOFREE char *d_fish = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.fish.\n%s%s%s%s",
-                                            hold ? unhold_fish : "", guard ? unguard_fish : "", ut_fish, env ? d_fish_env : "");
+                                          guard ? unguard_sh : "", tk ? untoolkit_sh : "", env ? undo : "");
+    CU_AUTOFREE char *f_act = NULL, *f_deact = NULL;
+    fish_hooks(env_path, state_dir, cuda_home, what, &f_act, &f_deact);
+    CU_AUTOFREE char *a_fish = cu_xasprintf("# Managed by cudaup: CUDA for this environment.\n%s", f_act);
+    CU_AUTOFREE char *d_fish = cu_xasprintf("# Managed by cudaup: undoes activate.d/cudaup.fish.\n%s", f_deact);
     enum cu_status st;
     *changed = false;
     if ((st = cu_mkdir_p(ad, 0755, err)) != CU_OK || (st = cu_mkdir_p(dd, 0755, err)) != CU_OK)
@@ -316,13 +329,41 @@ cu_conda_hooks_remove(const char *env_path)
     }
 }
 
+/*
+ * The venv's bin/activate.fish does for fish what the block in bin/activate does: its deactivate (a function the
+ * venv defines above us, defined afresh at each activation) is wrapped so that it undoes ours first.
+ */
+static enum cu_status
+venv_fish_install(const char *env_path, const char *state_dir, const char *cuda_home, unsigned what, bool *changed,
+                  struct cu_error *err)
+{
+    CU_AUTOFREE char *activate = cu_path_join(env_path, "bin/activate.fish");
+    *changed = false;
+    if (!cu_path_exists(activate))
+        return CU_OK; /* a venv made without it: fish users source nothing of it */
+    CU_AUTOFREE char *act = NULL, *deact = NULL;
+    fish_hooks(env_path, state_dir, cuda_home, what, &act, &deact);
+    CU_AUTOFREE char *block = cu_xasprintf(
+        CU_RC_BLOCK_START "\n# Managed by cudaup: CUDA for this venv; `deactivate` undoes it.\n"
+        "%s"
+        "function _cudaup_undo\n%send\n"
+        "functions -e _cudaup_venv_deactivate\n"
+        "functions -c deactivate _cudaup_venv_deactivate\n"
+        "function deactivate -d \"Exit virtual environment and return to normal shell environment\"\n"
+        "    _cudaup_undo\n"
+        "    _cudaup_venv_deactivate $argv\n"
+        "    if test \"$argv[1]\" != nondestructive; functions -e _cudaup_venv_deactivate _cudaup_undo; end\n"
+        "end\n" CU_RC_BLOCK_END "\n",
+        act, deact);
+    return cu_rc_install_block(activate, state_dir, block, changed, err);
+}
+
 enum cu_status
 cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cuda_home, unsigned what,
                      bool *changed, struct cu_error *err)
 {
     bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD, tk = what & CU_HOOK_TOOLKIT;
     CU_AUTOFREE char *t_sh = tk ? toolkit_sh(cuda_home) : cu_xstrdup("");
-    CU_AUTOFREE char *ut_sh = tk ? untoolkit_sh(cuda_home) : cu_xstrdup("");
     CU_AUTOFREE char *activate = cu_path_join(env_path, "bin/activate");
     CU_AUTOFREE char *h_sh = hold_sh(env_path);
     CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
@@ -331,19 +372,25 @@ cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cu
     CU_AUTOFREE char *undo = undo_sh(bin, lib);
     if (!cu_path_exists(activate))
         return cu_error_set(err, CU_E_IO, ENOENT, _("%s has no bin/activate"), env_path);
-    /* deactivate is a function the venv defines above us: bash and zsh can wrap it. */
+    /* deactivate is a function the venv defines above us, afresh at each activation: bash and zsh wrap it where it
+     * is not wrapped yet (a flag would stay set from another venv activated before, leaving this one's unwrapped). */
     CU_AUTOFREE char *block = cu_xasprintf(
         CU_RC_BLOCK_START "\n# Managed by cudaup: CUDA for this venv; `deactivate` undoes it in bash and zsh.\n"
         "%s%s%s%s"
         "_cudaup_undo () {\n%s%s%s%s:\n}\n"
-        "if [ -n \"${BASH_VERSION-}${ZSH_VERSION-}\" ] && [ -z \"${_CUDAUP_WRAPPED-}\" ]; then\n"
-        "    eval \"_cudaup_venv_deactivate () $(typeset -f deactivate | sed '1s/^deactivate *()//')\"\n"
-        "    deactivate () { _cudaup_undo; _cudaup_venv_deactivate \"$@\"; unset _CUDAUP_WRAPPED; }\n"
-        "    _CUDAUP_WRAPPED=1\n"
+        "if [ -n \"${BASH_VERSION-}${ZSH_VERSION-}\" ]; then\n"
+        "    case \"$(typeset -f deactivate)\" in *_cudaup_venv_deactivate*) ;; *)\n"
+        "        eval \"_cudaup_venv_deactivate () $(typeset -f deactivate | sed '1s/^deactivate *()//')\"\n"
+        "        deactivate () { _cudaup_undo; _cudaup_venv_deactivate \"$@\"; } ;;\n"
+        "    esac\n"
         "fi\n" CU_RC_BLOCK_END "\n",
         env ? set : "", t_sh, guard ? guard_sh : "", hold ? h_sh : "", hold ? unhold_sh : "", guard ? unguard_sh : "",
-        ut_sh, env ? undo : "");
-    return cu_rc_install_block(activate, state_dir, block, changed, err);
+        tk ? untoolkit_sh : "", env ? undo : "");
+    enum cu_status st = cu_rc_install_block(activate, state_dir, block, changed, err);
+    bool c2 = false;
+    if (st == CU_OK && (st = venv_fish_install(env_path, state_dir, cuda_home, what, &c2, err)) == CU_OK)
+        *changed |= c2;
+    return st;
 }
 
 char *

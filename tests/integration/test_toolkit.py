@@ -324,6 +324,65 @@ t.ok(r.rc == 0 and sh.stdout.startswith("%s|%s/bin:/usr/bin:/bin|" % (chome, cho
      "conda: activate.d points CUDA_HOME and PATH at the wheels' nvidia/cu13 (its nvcc runs), deactivate.d puts back "
      "the old CUDA_HOME and PATH (sh -eu)", (r.rc, sh.stdout, sh.stderr, r.err[-800:]))
 
+# ---- fish, and one environment after another --------------------------------------------------------------------
+# fish's activation (the venv's bin/activate.fish, conda's activate.d/cudaup.fish) does what bash's does, and its
+# deactivation puts back the CUDA_HOME that was there; activating a second environment without deactivating the first
+# (a venv's activate does not run the wrapped deactivate; `conda activate --stack`) leaves nothing of the first's.
+FISH = shutil.which("fish", path="/usr/bin:/bin")
+BIN13, BIN12 = os.path.join(home13, "bin"), os.path.join(view, "bin")
+HOLD13, HOLD12 = os.path.join(ENV, "cudaup-constraints.txt"), os.path.join(E12, "cudaup-constraints.txt")
+
+
+def fish(script):
+    env = {"PATH": "/usr/bin:/bin", "HOME": HOME, "XDG_CONFIG_HOME": os.path.join(HOME, "fishcfg"),
+           "XDG_DATA_HOME": os.path.join(HOME, "fishdata")}
+    return subprocess.run([FISH, "--no-config", "-c", script], env=env, capture_output=True, text=True, timeout=120)
+
+
+if not FISH:
+    t.skip("fish's activation with --toolkit wheels (4 checks)", "fish is not installed (scripts/bootstrap --test adds it)")
+else:
+    for tag, env_, home_ in (("CUDA 13, nvidia/cu13", ENV, home13), ("CUDA 12, the view", E12, view)):
+        a = fish("set -gx CUDA_HOME /before; source '%s/bin/activate.fish'; echo \"H=$CUDA_HOME\"; command -v nvcc; "
+                 "echo \"PC=$PIP_CONSTRAINT\"; deactivate; echo \"after=$CUDA_HOME\"; echo \"P=$PATH\"; "
+                 "set -q PIP_CONSTRAINT; or echo no-pc; functions -q deactivate; or echo no-deactivate" % env_)
+        lines = a.stdout.splitlines()
+        t.ok(("H=" + home_) in lines and os.path.join(home_, "bin", "nvcc") in lines and
+             ("PC=" + os.path.join(env_, "cudaup-constraints.txt")) in lines and "after=/before" in lines and
+             "P=/usr/bin:/bin" in lines and "no-pc" in lines and "no-deactivate" in lines,
+             "fish (%s): the venv's activate.fish points CUDA_HOME, PATH and the hold at the environment's; "
+             "deactivate puts CUDA_HOME and PATH back and leaves no function behind" % tag, (a.stdout, a.stderr[-800:]))
+    a = fish("set -gx CUDA_HOME /before; set -gx PATH /usr/bin /bin; source '%s/etc/conda/activate.d/cudaup.fish'; "
+             "echo \"H=$CUDA_HOME\"; echo \"P=$PATH\"; nvcc --version | tail -1; "
+             "source '%s/etc/conda/deactivate.d/cudaup.fish'; echo \"after=$CUDA_HOME\"; echo \"P=$PATH\"" % (CE, CE))
+    lines = a.stdout.splitlines()
+    t.ok(lines[:2] == ["H=" + chome, "P=%s/bin:/usr/bin:/bin" % chome] and ("V" + pins13["nvidia-cuda-nvcc"]) in a.stdout
+         and lines[-2:] == ["after=/before", "P=/usr/bin:/bin"],
+         "fish (conda): activate.d/cudaup.fish sets CUDA_HOME and PATH to the wheels' nvidia/cu13, deactivate.d/cudaup.fish "
+         "puts back the CUDA_HOME that was there", (a.stdout, a.stderr[-800:]))
+    a = fish("source '%s/bin/activate.fish'; source '%s/bin/activate.fish'; echo \"H=$CUDA_HOME\"; command -v nvcc; "
+             "echo \"P=$PATH\"; echo \"PC=$PIP_CONSTRAINT\"; deactivate; echo \"after=$CUDA_HOME\"; echo \"P=$PATH\"" % (ENV, E12))
+    lines = a.stdout.splitlines()
+    t.ok(lines[:4] == ["H=" + view, os.path.join(BIN12, "nvcc"), "P=%s:%s/bin:/usr/bin:/bin" % (BIN12, E12), "PC=" + HOLD12]
+         and lines[4:] == ["after=", "P=/usr/bin:/bin"],
+         "fish: the CUDA 13 venv, then the CUDA 12 one: CUDA_HOME, nvcc, PATH and the hold are the second's alone; "
+         "deactivate leaves none of either", (a.stdout, a.stderr[-800:]))
+a = bash(". '%s/bin/activate'; . '%s/bin/activate'; echo \"H=$CUDA_HOME\"; command -v nvcc; echo \"P=$PATH\"; "
+         "echo \"PC=$PIP_CONSTRAINT\"; deactivate; echo \"after=${CUDA_HOME-unset} $PATH ${PIP_CONSTRAINT-unset}\""
+         % (ENV, E12))
+lines = a.stdout.splitlines()
+t.ok(lines[:4] == ["H=" + view, os.path.join(BIN12, "nvcc"), "P=%s:%s/bin:/usr/bin:/bin" % (BIN12, E12), "PC=" + HOLD12]
+     and lines[4:] == ["after=unset /usr/bin:/bin unset"],
+     "bash: the CUDA 13 venv, then the CUDA 12 one without deactivate: CUDA_HOME, nvcc, PATH and the hold are the "
+     "second's alone (not the first's CUDA_HOME with neither nvcc); deactivate leaves none of either",
+     (a.stdout, a.stderr[-800:]))
+sh = subprocess.run(["sh", "-eu", "-c", "PATH=/usr/bin:/bin; CUDA_HOME=/before; export CUDA_HOME; "
+                     ". '%s/etc/conda/activate.d/cudaup.sh'; . '%s/bin/activate'; printf '%%s|%%s|' \"$CUDA_HOME\" \"$PATH\"; "
+                     "command -v nvcc" % (CE, E12)], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+t.eq(sh.stdout, "%s|%s:%s/bin:/usr/bin:/bin|%s\n" % (view, BIN12, E12, os.path.join(BIN12, "nvcc")),
+     "sh -eu: a conda environment's wheels, then a venv's over it (as `conda activate --stack` leaves them): CUDA_HOME "
+     "and PATH are the venv's alone")
+
 # none: the framework alone.
 ENVN = os.path.join(DIR, "envsn")
 r = cudaup(ROOT13, "install", "--yes", "--json", *FW, "--toolkit", "none", "--index-url", IDX13, "--env-dir", ENVN,
