@@ -613,10 +613,10 @@ tui_answers_key(const struct cu_config *a, enum tui_job_kind kind)
         return cu_xasprintf("%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->framework), or_empty(a->python),
                             or_empty(a->platform), or_empty(a->mirror));
     default:
-        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
+        return cu_xasprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s", or_empty(a->cuda), or_empty(a->cudnn),
                             or_empty(a->framework), or_empty(a->python), or_empty(a->components),
                             or_empty(a->env_scope), or_empty(a->shell_rc), or_empty(a->env_tool),
                             or_empty(a->env_name), or_empty(a->platform), or_empty(a->mirror), or_empty(a->prefix),
-                            or_empty(a->python_source), or_empty(a->containers));
+                            or_empty(a->python_source), or_empty(a->containers), or_empty(a->toolkit));
     }
 }

@@ -80,7 +80,13 @@ draw(struct tui *t)
         return;
     }
     bool failed = t->checked && cu_checks_failed(&t->checks);
-    if (p && t->target && strcmp(t->target, p->cuda_path) == 0)
+    const char *tk = p && p->toolkit ? p->toolkit->kind : "system";
+    if (p && t->target && strcmp(t->target, p->cuda_path) == 0 && strcmp(tk, "system") != 0)
+        /* --toolkit wheels or none: no CUDA folder was made; the environment holds what there is. */
+        tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, "%s",
+                    strcmp(tk, "wheels") == 0 ? _("No CUDA folder was installed (Toolkit: wheels): the compiler is in the environment, from NVIDIA's wheels, and its activation sets CUDA_HOME and PATH for it.")
+                                              : _("No CUDA toolkit was installed (Toolkit: none): the frameworks use their own CUDA wheels; there is no nvcc and no CUDA_HOME."));
+    else if (p && t->target && strcmp(t->target, p->cuda_path) == 0)
         tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0,
                     failed ? _("CUDA %s is installed in %s, but some checks failed.") : _("CUDA %s is installed in %s."),
                     cu_version_format(&p->cuda, 0, b, sizeof(b)), p->cuda_path);

@@ -90,6 +90,11 @@ store_set(struct tui *t, const struct fwset *s)
         if (s->ver[i][0] && i != 3)
             cu_buf_printf(&b, "==%s", s->ver[i]);
     }
+    /* The toolkit's wheels or none were chosen for the frameworks that were (the Components screen's t): other
+     * frameworks take the default again, and Components offers the choice where they allow it. */
+    bool changed = !t->ans.framework || !b.data || strcmp(t->ans.framework, b.data) != 0;
+    if (changed && t->ans.toolkit && strcmp(t->ans.toolkit, "system") != 0)
+        tui_set_answer(t, &t->ans.toolkit, NULL);
     tui_set_answer(t, &t->ans.framework, b.data);
     cu_buf_fini(&b);
 }

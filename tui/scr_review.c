@@ -189,8 +189,18 @@ draw(struct tui *t)
                         _("A reboot may be needed if the packages bring a newer kernel: the wizard then stops there; run cudaup again afterwards to go on."));
     }
     tui_doc_add(&d, TC_KEY, 0, "%s", _("Versions"));
-    tui_doc_add(&d, TC_NORMAL, 2, _("CUDA %s in %s"), cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);
-    if (p->has_cudnn)
+    /* Where the toolkit comes from (the Components screen's t, --toolkit): no CUDA folder with wheels or none. */
+    const char *tk = p->toolkit ? p->toolkit->kind : "system";
+    if (strcmp(tk, "wheels") == 0)
+        tui_doc_add(&d, TC_NORMAL, 2, _("CUDA %s's compiler from NVIDIA's wheels, in the environment (Toolkit: wheels; no CUDA folder)"),
+                    cu_version_format(&p->toolkit->release, 0, b1, sizeof(b1)));
+    else if (strcmp(tk, "none") == 0)
+        tui_doc_add(&d, TC_NORMAL, 2, "%s", _("No CUDA toolkit: the frameworks' own CUDA wheels alone (Toolkit: none)"));
+    else
+        tui_doc_add(&d, TC_NORMAL, 2, _("CUDA %s in %s"), cu_version_format(&p->cuda, 0, b1, sizeof(b1)), p->cuda_path);
+    if (strcmp(tk, "system") != 0)
+        ; /* cuDNN, if the frameworks use it, is their own wheel */
+    else if (p->has_cudnn)
         tui_doc_add(&d, TC_NORMAL, 2, _("cuDNN %s (the CUDA %s build), into the same folder"), p->cudnn_full ? p->cudnn_full : "?",
                     p->cudnn_variant ? p->cudnn_variant : "?");
     else

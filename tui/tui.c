@@ -149,6 +149,7 @@ tui_fini(struct tui *t)
     cu_checks_fini(&t->checks);
     cu_strv_free(t->comp_sel);
     free(t->plan_key);
+    free(t->tk_default);
     free(t->cuda_key);
     free(t->cudnn_key);
     free(t->target);
@@ -340,7 +341,10 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
         /* Whole, for copying: the screen had to wrap the long paths.  A command is never broken (it would paste
          * as two lines); the words around it wrap between words. */
         char **next = tui_next_commands(&t);
-        CU_AUTOFREE char *head = cu_xasprintf(_("CUDA is installed in %s. Next:"), t.target);
+        const char *tk = t.plan && t.plan->toolkit ? t.plan->toolkit->kind : "system";
+        CU_AUTOFREE char *head = strcmp(tk, "system") != 0 && t.plan && strcmp(t.target, t.plan->cuda_path) == 0
+                                     ? cu_xasprintf(_("The environment is installed, with no CUDA folder (Toolkit: %s). Next:"), tk)
+                                     : cu_xasprintf(_("CUDA is installed in %s. Next:"), t.target);
         print_wrapped(stdout, "", head, width);
         for (char **n = next; n && *n; n++)
             print_wrapped(stdout, "  ", *n, width);

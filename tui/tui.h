@@ -187,6 +187,7 @@ struct tui {
     struct cu_mirror *mirror; /* the reviewed plan's */
     struct cu_plan *plan;
     char *plan_key;           /* the answers the plan was made from */
+    char *tk_default;         /* the toolkit a plan without --toolkit took ("system", "wheels"), or NULL not yet seen */
     struct cu_error plan_err;
     bool plan_failed;
     struct cu_choice *cuda_choices, *cudnn_choices;

@@ -725,6 +725,7 @@ static const char *const v_tools[] = {"conda", "mamba", "micromamba", "venv", "n
 static const char *const v_sources[] = {"auto", "system", "cudaup", NULL};
 static const char *const v_scopes[] = {"user", "system", "conda", "none", NULL};
 static const char *const v_frameworks[] = {"tensorflow", "pytorch", "jax", "none", NULL};
+static const char *const v_toolkits[] = {"system", "wheels", "none", NULL};
 
 /* Where each flag's choice is made in the wizard. */
 static const char *
@@ -737,6 +738,7 @@ flag_screen(const char *flag, const char **field)
         {"python-source", N_("From"), N_("Python environment")}, {"python", N_("Python"), N_("Python environment")},
         {"cuda", N_("CUDA"), N_("Versions")},                   {"cudnn", N_("cuDNN"), N_("Versions")},
         {"framework", NULL, N_("Framework")},                   {"components", NULL, N_("Components")},
+        {"toolkit", N_("Toolkit"), N_("Components")},
         {"prefix", N_("Install folder"), N_("Location and environment")},
         {"env-scope", N_("Environment"), N_("Location and environment")},
         {"shell-rc", N_("Shell start-up file"), N_("Location and environment")},
@@ -760,6 +762,8 @@ flag_values(const char *flag)
         return v_scopes;
     if (strcmp(flag, "framework") == 0)
         return v_frameworks;
+    if (strcmp(flag, "toolkit") == 0)
+        return v_toolkits;
     return NULL;
 }
 

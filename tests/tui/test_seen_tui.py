@@ -169,4 +169,46 @@ for lang, extra in (("English", {}), ("zh_CN", ZH)):
          "%s: the exit text fits 80 columns between words (a command whole), and names a login shell for /etc/profile.d"
          % lang, "\n".join(wide) or out[-2500:] + "\n" + done)
 
+# ---- Issue 50: the Components screen chooses where the toolkit comes from (--toolkit), where the plan allows it ----
+# PyTorch brings its own CUDA: t goes through system, wheels and none, each with what cudaup downloads for it, the
+# plan's choice marked; Review says the toolkit of the choice; TensorFlow 1.x (a system CUDA) says why only system.
+TK = ["enter", "enter", "enter", "enter", "DUMP first", "t", "DUMP second", "t", "DUMP third", "t", "DUMP back", "t",
+      "enter", "enter", "enter", "DUMP review", "q", "y"]
+for lang, extra, size in (("English", {}, (80, 24)), ("zh_CN", ZH, (80, 24)), ("English", {}, (60, 20))):
+    b = Box("tk" + lang[:2] + str(size[0]), mirror=NVIDIA)
+    r, d = b.wizard(TK, "--framework", "pytorch", "--python", "3.11", "--env-tool", "venv", "--env-scope", "none",
+                    env=extra, size=size)
+    marked = {}
+    for k in ("first", "second", "third", "back"):
+        m = re.search(r"\(\*\) (system|wheels|none)", flat(d[k]))
+        marked[k] = m.group(1) if m else None
+    cycle = ["system", "wheels", "none"]
+    first = marked["first"]
+    want = cycle[cycle.index(first):] + cycle[:cycle.index(first)] if first in cycle else None
+    en = not extra
+    sized = all(re.search(r"\(.\) %s \d[\d.]* [kMG]?B" % k, flat(d["first"])) for k in cycle)
+    t.ok(want and [marked[k] for k in ("first", "second", "third", "back")] == want + [first] and sized and
+         all(fits(d[k], *size) for k in ("first", "second", "third", "back")),
+         "%s %dx%d: Components offers the toolkit (t): system, wheels, none with their downloads, the plan's choice (%s) "
+         "marked, t goes round them" % (lang, size[0], size[1], first), (marked, d["first"], d["second"]))
+    wheels = next((d[k] for k in ("first", "second", "third") if marked[k] == "wheels"), "")
+    none_ = next((d[k] for k in ("first", "second", "third") if marked[k] == "none"), "")
+    t.ok(re.search(r"nvidia-cuda-nvcc(-cu12)?==\d", wheels) and "[x]" not in wheels and "[x]" not in none_ and
+         (("CUDA_HOME" in flat(wheels) and "no nvcc" in flat(none_)) if en else "CUDA_HOME" in flat(wheels)),
+         "%s %dx%d: wheels lists the compiler wheels pip installs, none says there is no compiler; no component to tick"
+         % (lang, size[0], size[1]), wheels + none_)
+    # After the fourth t the choice is the second again (one past the plan's own): Review says that toolkit.
+    rv = flat(d["review"])
+    chosen = want[1] if want else None
+    said = {"wheels": "compiler from NVIDIA's wheels" if en else "wheels", "none": "No CUDA toolkit" if en else "none"}
+    t.ok(r.rc == 0 and chosen and said[chosen] in rv and ("Toolkit: " if en else "工具包：") in rv and ("/cuda-12" not in rv.split("Why")[0] if en else True),
+         "%s %dx%d: Review carries the choice (%s): the toolkit it installs, not a CUDA folder" % (lang, size[0], size[1], chosen),
+         d["review"])
+b = Box("tktf", mirror=NVIDIA)
+r, d = b.wizard(["enter", "enter", "enter", "enter", "DUMP comp", "t", "DUMP said", "q", "y"], "--framework", "tensorflow==2.14",
+                "--python", "3.11", "--env-tool", "venv", "--env-scope", "none")
+t.ok("wheels and none are not offered" in flat(d["comp"]) and "loads CUDA from a system toolkit" in flat(d["comp"]) and
+     "(*)" not in d["comp"] and "t: toolkit" not in d["comp"],
+     "a framework that loads a system CUDA: Components says why only NVIDIA's archives are offered", d["comp"] + d["said"])
+
 t.done()
