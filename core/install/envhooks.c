@@ -258,23 +258,31 @@ fish_hooks(const char *env_path, const char *state_dir, const char *cuda_home, u
 {
     bool env = what & CU_HOOK_ENV, guard = what & CU_HOOK_GUARD, hold = what & CU_HOOK_HOLD, tk = what & CU_HOOK_TOOLKIT;
     CU_AUTOFREE char *bin = cu_path_join(cuda_home, "bin");
-    CU_AUTOFREE char *lib = cu_path_join(cuda_home, "lib64");
     CU_AUTOFREE char *fish_env = cu_path_join(state_dir, "env.fish");
     CU_AUTOFREE char *qf = cu_fish_quote(fish_env);
     CU_AUTOFREE char *fb = cu_fish_quote(bin);
-    CU_AUTOFREE char *fl = cu_fish_quote(lib);
     CU_AUTOFREE char *h_fish = hold ? hold_fish(env_path) : cu_xstrdup("");
     CU_AUTOFREE char *t_fish = tk ? toolkit_fish(cuda_home) : cu_xstrdup("");
+    /* As sh's set_sh/undo_sh: what CUDA_HOME, CUDA_PATH and LD_LIBRARY_PATH were is kept on activation and put
+     * back on deactivation (unset where it was unset), not erased. */
     CU_AUTOFREE char *a_env = env ? cu_xasprintf("if test -f %s; and not set -q _CUDAUP_ACTIVE\n"
+                                                 "    for _cudaup_v in CUDA_HOME CUDA_PATH LD_LIBRARY_PATH\n"
+                                                 "        set -q $_cudaup_v; and set -gx _CUDAUP_OLD_$_cudaup_v $$_cudaup_v\n"
+                                                 "    end\n"
+                                                 "    set -e _cudaup_v\n"
                                                  "    set -gx _CUDAUP_ACTIVE 1\n    source %s\nend\n",
                                                  qf, qf)
                                   : cu_xstrdup("");
     CU_AUTOFREE char *d_env = env ? cu_xasprintf("if set -q _CUDAUP_ACTIVE\n"
-                                                 "    set -e CUDA_HOME; set -e CUDA_PATH; set -e _CUDAUP_ACTIVE\n"
-                                                 "    set PATH (string match -v -- %s $PATH)\n"
-                                                 "    set LD_LIBRARY_PATH (string match -v -- %s $LD_LIBRARY_PATH)\n"
+                                                 "    for _cudaup_v in CUDA_HOME CUDA_PATH LD_LIBRARY_PATH\n"
+                                                 "        set -l _cudaup_o _CUDAUP_OLD_$_cudaup_v\n"
+                                                 "        if set -q $_cudaup_o; set -gx $_cudaup_v $$_cudaup_o; set -e $_cudaup_o\n"
+                                                 "        else; set -e $_cudaup_v; end\n"
+                                                 "    end\n"
+                                                 "    set -e _cudaup_v; set -e _CUDAUP_ACTIVE\n"
+                                                 "    if set -l _cudaup_i (contains -i -- %s $PATH); set -e PATH[$_cudaup_i]; end\n"
                                                  "end\n",
-                                                 fb, fl)
+                                                 fb)
                                   : cu_xstrdup("");
     *act = cu_xasprintf("%s%s%s%s", a_env, t_fish, guard ? guard_fish : "", h_fish);
     *deact = cu_xasprintf("%s%s%s%s", hold ? unhold_fish : "", guard ? unguard_fish : "", tk ? untoolkit_fish : "", d_env);

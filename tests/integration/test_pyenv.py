@@ -296,6 +296,21 @@ sh = subprocess.run(["sh", "-eu", "-c", "CUDA_HOME=/before; export CUDA_HOME; PA
                      (env_path, env_path)], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
 t.eq(sh.stdout, "%s/cuda|%s/cuda/bin:/usr/bin:/bin|/before|/usr/bin:/bin|unset" % (b.prefix, b.prefix),
      "activate.d sets, deactivate.d puts back the old CUDA_HOME, PATH and LD_LIBRARY_PATH (sh -eu)", sh)
+FISH = shutil.which("fish", path="/usr/bin:/bin")
+if not FISH:
+    t.skip("conda's fish hooks put back what was there (1 check)", "fish is not installed (scripts/bootstrap --test adds it)")
+else:
+    fi = subprocess.run([FISH, "--no-config", "-c",
+                         "set -gx CUDA_HOME /before; set -gx PATH /usr/bin /bin; set -gx LD_LIBRARY_PATH /mine; "
+                         "source '%s/etc/conda/activate.d/cudaup.fish'; echo \"H=$CUDA_HOME\"; "
+                         "source '%s/etc/conda/deactivate.d/cudaup.fish'; echo \"after=$CUDA_HOME\"; echo \"P=$PATH\"; "
+                         "echo \"L=$LD_LIBRARY_PATH\"; set -q CUDA_PATH; or echo no-cuda-path" % (env_path, env_path)],
+                        capture_output=True, text=True, timeout=120,
+                        env={"PATH": "/usr/bin:/bin", "HOME": b.home, "XDG_CONFIG_HOME": os.path.join(b.home, "fishcfg"),
+                             "XDG_DATA_HOME": os.path.join(b.home, "fishdata")})
+    t.eq(fi.stdout.splitlines(), ["H=%s/cuda" % b.prefix, "after=/before", "P=/usr/bin:/bin", "L=/mine", "no-cuda-path"],
+         "fish: activate.d/cudaup.fish sets, deactivate.d/cudaup.fish puts back the old CUDA_HOME, PATH and "
+         "LD_LIBRARY_PATH and leaves unset what was unset", fi)
 out = subprocess.run([os.path.join(env_path, "bin", "python"), "-c", "import tensorflow"], capture_output=True)
 t.eq(out.returncode, 0, "the framework is installed in the conda environment")
 r = run(["doctor", "--json", "--root", "/"], env=dict(cenv, HOME=b.home))
