@@ -211,32 +211,15 @@ size_t
 cu_catalog_lib_loads(const struct cu_catalog_loads *l, const char *caller, const char *package,
                      const struct cu_version *version, const struct cu_cat_lib_load **out, size_t max)
 {
-    /* The release to take: @package's @version, else its nearest, else the newest of any wheel for @caller. */
-    const struct cu_cat_lib_load *pick = NULL;
-    for (size_t i = 0; i < l->n_libs; i++) {
-        const struct cu_cat_lib_load *e = &l->libs[i];
-        if (strcmp(e->caller, caller) != 0)
-            continue;
-        bool same_pkg = package && strcmp(e->package, package) == 0;
-        bool pick_same = pick && package && strcmp(pick->package, package) == 0;
-        if (!pick || (same_pkg && !pick_same))
-            pick = e;
-        else if (same_pkg == pick_same) {
-            const struct cu_version *want = same_pkg && version && version->n ? version : NULL;
-            if (want) {
-                int d_new = cu_version_cmp(&e->version, want), d_old = cu_version_cmp(&pick->version, want);
-                if (d_old != 0 && (d_new == 0 || (d_new < 0 && (d_old > 0 || cu_version_cmp(&e->version, &pick->version) > 0))))
-                    pick = e;
-            } else if (cu_version_cmp(&e->version, &pick->version) > 0) {
-                pick = e;
-            }
-        }
-    }
+    /* Only the rows read in @package's own @version: another wheel's (nvidia-cudnn-cu13 for -cu12) names the
+     * libraries of another CUDA major, and another release may dlopen other names; the data says of no release
+     * that it stands in for another, so none does.  No row: nothing is predicted, and the caller says so. */
     size_t n = 0;
-    for (size_t i = 0; pick && i < l->n_libs && n < max; i++) {
+    if (!caller || !package || !version || !version->n)
+        return 0;
+    for (size_t i = 0; i < l->n_libs && n < max; i++) {
         const struct cu_cat_lib_load *e = &l->libs[i];
-        if (strcmp(e->caller, caller) == 0 && strcmp(e->package, pick->package) == 0 &&
-            cu_version_cmp(&e->version, &pick->version) == 0)
+        if (strcmp(e->caller, caller) == 0 && strcmp(e->package, package) == 0 && cu_version_cmp(&e->version, version) == 0)
             out[n++] = e;
     }
     return n;

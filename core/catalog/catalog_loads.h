@@ -85,9 +85,10 @@ const struct cu_cat_fw_loads *cu_catalog_fw_loads(const struct cu_catalog_loads 
                                                   const struct cu_version *version, int cuda_major, bool *exact);
 
 /**
- * The rows of @caller's library read in wheel @package at @version: that release's, else the nearest release of
- * the same package, else (@package NULL or unknown) those of the newest release recorded for the soname.  Fills
- * @out with up to @max borrowed pointers; returns how many.
+ * The rows of @caller's library read in wheel @package at exactly @version: never another wheel's (another
+ * CUDA family: nvidia-cudnn-cu13's names libcublasLt.so.13 where -cu12's names .so.12) nor another release's, as
+ * the data vouches for no stand-in.  0 where none is recorded (or @package or @version is not known): then
+ * nothing is predicted for that library, and the caller says so.  Fills @out with up to @max borrowed pointers.
  */
 size_t cu_catalog_lib_loads(const struct cu_catalog_loads *l, const char *caller, const char *package,
                             const struct cu_version *version, const struct cu_cat_lib_load **out, size_t max);

@@ -85,6 +85,18 @@ parse_release(const json_t *o, struct cu_cat_cuda_release *c)
         e->component = comp ? cu_xstrdup(comp) : NULL;
         c->n_toolkit_only++;
     }
+    json_t *unheld = json_object_get(o, "unheld"); /* optional */
+    if (unheld && !json_is_object(unheld))
+        return CU_E_INPUT;
+    c->unheld = cu_xcalloc(json_object_size(unheld) + 1, sizeof(*c->unheld));
+    json_object_foreach(unheld, key, val) {
+        struct cu_cat_cuda_wheel *e = &c->unheld[c->n_unheld];
+        if (!dist_name(key) || !json_is_string(val) || !*json_string_value(val))
+            return CU_E_INPUT;
+        e->package = cu_xstrdup(key);
+        e->component = cu_xstrdup(json_string_value(val));
+        c->n_unheld++;
+    }
     return CU_OK;
 }
 
@@ -139,6 +151,11 @@ cu_catalog_pins_fini(struct cu_catalog_pins *p)
             free(p->cuda[i].toolkit_only[k].component);
         }
         free(p->cuda[i].toolkit_only);
+        for (size_t k = 0; k < p->cuda[i].n_unheld; k++) {
+            free(p->cuda[i].unheld[k].package);
+            free(p->cuda[i].unheld[k].component);
+        }
+        free(p->cuda[i].unheld);
         free(p->cuda[i].runtime);
     }
     free(p->cuda);

@@ -38,10 +38,15 @@ struct cu_cat_cuda_release {
     char *runtime;                 /* the runtime's wheel: "nvidia-cuda-runtime" */
     struct cu_cat_cuda_wheel *wheels;
     size_t n;
-    /* Wheels not held with the family (their row disagreed with the manifests in too many releases) whose pin
-     * equals the manifest's in this release: --toolkit wheels may name them ("toolkit_only"). */
+    /* Wheels whose row disagreed with the manifests in too many releases to say which release a pin belongs
+     * to, but whose pin equals the manifest's in this release ("toolkit_only": CUDA 13.0-13.2's
+     * nvidia-cuda-cccl): a plan holds them with the family, --toolkit wheels may name them. */
     struct cu_cat_cuda_wheel *toolkit_only;
     size_t n_toolkit_only;
+    /* Wheels of the family whose pin in this release's cuda-toolkit is not the manifest's: no version of them
+     * is vouched here ("unheld": CUDA 13.3's nvidia-cuda-cccl); package and component, version zero. */
+    struct cu_cat_cuda_wheel *unheld;
+    size_t n_unheld;
 };
 
 struct cu_catalog_pins {

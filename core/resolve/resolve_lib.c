@@ -289,8 +289,10 @@ rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *whe
     cu_strv_init(&add);
     cu_buf_init(&named);
     size_t more = 0;
-    for (size_t w = 0; c && ok && w < c->n; w++) {
-        const struct cu_cat_cuda_wheel *e = &c->wheels[w];
+    /* The release's wheels, then those whose pin equals the manifest's in this release alone (toolkit_only:
+     * CUDA 13.0-13.2's nvidia-cuda-cccl, which nvidia-nvshmem-cu13 asks for with no bound). */
+    for (size_t w = 0; c && ok && w < c->n + c->n_toolkit_only; w++) {
+        const struct cu_cat_cuda_wheel *e = w < c->n ? &c->wheels[w] : &c->toolkit_only[w - c->n];
         if (held_spec(&h, e->package))
             continue;
         /* A wheel of the environment that asks for it must take that release; one that asks a range is named. */
@@ -325,9 +327,24 @@ rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *whe
         CU_AUTOFREE char *list = cu_xasprintf("%s%s%s", named.len ? named.data : "", named.len && rest ? _(", and ") : "",
                                               rest ? rest : "");
         const char *rt = held_spec(&h, c->runtime);
-        *reason = cu_tr_asprintf(all ? _("Every nvidia-* wheel of CUDA %s is held at its version in NVIDIA's manifest of that release, the release of the runtime held (%s%s): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run.")
-                                     : _("Every nvidia-* wheel of CUDA %s is held at its version in NVIDIA's manifest of that release, the release of the runtime held (%s%s; the other pins held are of several releases and stay as pinned): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run."),
-                                 V(&c->release, b1, sizeof(b1)), c->runtime, rt ? rt : "", list);
+        if (!c->n_unheld)
+            *reason = cu_tr_asprintf(all ? _("Every nvidia-* wheel of CUDA %s is held at its version in NVIDIA's manifest of that release, the release of the runtime held (%s%s): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run.")
+                                         : _("Every nvidia-* wheel of CUDA %s is held at its version in NVIDIA's manifest of that release, the release of the runtime held (%s%s; the other pins held are of several releases and stay as pinned): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run."),
+                                     V(&c->release, b1, sizeof(b1)), c->runtime, rt ? rt : "", list);
+        else {
+            /* Not "every": a wheel of the family has no version vouched in this release; named, with why. */
+            struct cu_buf un;
+            cu_buf_init(&un);
+            for (size_t i = 0; i < c->n_unheld; i++)
+                cu_buf_printf(&un, "%s%s (%s)", i ? _(", ") : "", c->unheld[i].package, c->unheld[i].component);
+            CU_AUTOFREE char *held = cu_tr_asprintf(all ? _("The nvidia-* wheels of CUDA %s that NVIDIA's data vouches a version for are held at their versions in NVIDIA's manifest of that release, the release of the runtime held (%s%s): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run.")
+                                                        : _("The nvidia-* wheels of CUDA %s that NVIDIA's data vouches a version for are held at their versions in NVIDIA's manifest of that release, the release of the runtime held (%s%s; the other pins held are of several releases and stay as pinned): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run."),
+                                                    V(&c->release, b1, sizeof(b1)), c->runtime, rt ? rt : "", list);
+            CU_AUTOFREE char *not_held = cu_tr_asprintf(_("Not held: %s. NVIDIA's cuda-toolkit %s pins a release of it that is not its component's version in NVIDIA's manifest of that release, so cudaup vouches no version of it for CUDA %s; where a wheel of the environment asks for it, pip takes the newest release that wheel accepts, which may be of a newer CUDA than the runtime held. That is a risk only for what the environment loads or compiles from it; cudaup has not recorded what it carries."),
+                                                        un.data, V(&c->release, b1, sizeof(b1)), b1);
+            *reason = cu_xasprintf("%s %s", held, not_held);
+            cu_buf_fini(&un);
+        }
     }
     for (size_t i = 0; i < h.n; i++) {
         free(h.pkg[i]);

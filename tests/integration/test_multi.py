@@ -113,6 +113,39 @@ t.ok(all("%s==%s.*" % (pk, R1322["wheels"][pk]) in d["framework"]["constraints"]
          for pk in ("nvidia-nvjitlink", "nvidia-cuda-nvcc", "nvidia-nvvm") if pk in R1322["wheels"]),
      "PyTorch 2.15.0 + JAX: nvJitLink, nvcc and nvvm held at CUDA 13.2.2's releases [cuda_wheel_components.csv 13.2.2]",
      d["framework"]["constraints"])
+# nvidia-nvshmem-cu13 (torch 2.15.0 pins it) asks for nvidia-cuda-cccl with no bound: pip took 13.3.5 beside the
+# 13.2.86 runtime while the reason said every wheel was held.  cuda-toolkit 13.2.2 pins it at the manifest's 13.2.86
+# (the catalog's toolkit_only of that release), so it is held with the family.
+t.ok(R1322.get("toolkit_only", {}).get("nvidia-cuda-cccl") == "13.2.86" and
+     "nvidia-cuda-cccl==13.2.86.*" in d["framework"]["constraints"],
+     "PyTorch 2.15.0 + JAX: nvidia-cuda-cccl held at CUDA 13.2.2's 13.2.86 with the family "
+     "[cuda_wheel_components.csv; redistrib_13.2.2.json cuda_cccl 13.2.86]", d["framework"]["constraints"])
+t.ok(any(x.startswith("Every nvidia-* wheel of CUDA 13.2.2 is held") for x in d.get("reasons", [])) and
+     not any("Not held:" in x for x in d.get("reasons", [])),
+     "the reason says every wheel of CUDA 13.2.2 is held, and it is", d.get("reasons"))
+# Where the data vouches no version of a wheel of the family in the release held (CUDA 13.3's cccl, whose cuda-toolkit
+# pin left the manifest's): a catalog in which 13.2.2's cccl is so.  Not held, and the reason says which and why.
+UNHELD = os.path.join(t.tmpdir("cat"), "catalog.json")
+alt = json.loads(json.dumps(CAT))
+for e in alt["cuda_wheels"]:
+    if e["release"] == "13.2.2":
+        e["toolkit_only"].pop("nvidia-cuda-cccl")
+        e["unheld"] = {"nvidia-cuda-cccl": "cuda_cccl"}
+with open(UNHELD, "w") as f:
+    json.dump(alt, f)
+root = machine(RTX4090, "580.95.05")
+r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
+         "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", "3.12", "--framework", "pytorch,jax"],
+        env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "CUDAUP_CATALOG": UNHELD})
+du = r.json() or {}
+cu = (du.get("framework") or {}).get("constraints") or []
+fam = [x for x in du.get("reasons", []) if "nvidia-* wheel" in x]
+t.ok(r.rc == 0 and "nvidia-nvjitlink==%s.*" % R1322["wheels"]["nvidia-nvjitlink"] in cu and
+     not any(c.startswith("nvidia-cuda-cccl") for c in cu) and len(fam) == 1 and
+     not fam[0].startswith("Every") and "Not held: nvidia-cuda-cccl (cuda_cccl)." in fam[0] and
+     "cuda-toolkit 13.2.2" in fam[0],
+     "a wheel of the family with no version vouched in the release held: the rest held, it is not, and the reason "
+     "names it and why instead of saying every wheel is held", (r.rc, cu, fam, du.get("error")))
 # PyTorch 2.14.1, pinned: the release built for it, pinned; none of torchaudio is, so it is left out and said so.
 r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch==2.14.1,jax")
 jax_v = fws(d)[1][1] if len(fws(d)) > 1 else None

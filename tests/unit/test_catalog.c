@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/catalog/catalog.h"
+#include "core/catalog/catalog_loads.h"
 #include "core/catalog/catalog_pins.h"
 #include "core/catalog/cudnn_matrix.h"
 #include "core/catalog/manifest.h"
@@ -542,6 +543,34 @@ pins_tables(void **state)
     assert_int_equal(pins_variant("cuda_wheels", "release", json_string("13.9.0")), CU_OK);
 }
 
+/* What a CUDA library dlopens on GPU work comes from the rows of its own wheel's release alone (issue 47: the
+ * cu13 wheel's rows were taken for nvidia-cudnn-cu12, predicting libcublasLt.so.13 in a CUDA 12 environment). */
+static void
+lib_loads_own_wheel(void **state)
+{
+    (void)state;
+    struct cu_catalog *cat = load();
+    const struct cu_cat_lib_load *rows[16];
+    struct cu_version v12 = V("9.10.2.21"), v13 = V("9.26.0.51"), other = V("9.10.1.4");
+    size_t n = cu_catalog_lib_loads(&cat->loads, "libcudnn_engines_precompiled.so.9", "nvidia-cudnn-cu12", &v12, rows, 16);
+    bool blt = false, nvrtc = false;
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(rows[i]->package, "nvidia-cudnn-cu12");
+        assert_false(cu_str_has_suffix(rows[i]->target, ".so.13"));
+        blt |= strcmp(rows[i]->target, "libcublasLt.so.12") == 0;
+        nvrtc |= strcmp(rows[i]->target, "libnvrtc.so.12") == 0;
+    }
+    assert_true(n == 2 && blt && nvrtc); /* recorded in the real file [cuda_lib_loads.csv] */
+    n = cu_catalog_lib_loads(&cat->loads, "libcudnn_engines_precompiled.so.9", "nvidia-cudnn-cu13", &v13, rows, 16);
+    assert_true(n == 2 && strcmp(rows[0]->package, "nvidia-cudnn-cu13") == 0);
+    /* A caller of a wheel or release without rows: nothing predicted, never another wheel's or release's rows. */
+    assert_int_equal(cu_catalog_lib_loads(&cat->loads, "libcudnn_engines_tensor_ir.so.9", "nvidia-cudnn-cu12", &v12,
+                                          rows, 16), 0);
+    assert_int_equal(cu_catalog_lib_loads(&cat->loads, "libcudnn_adv.so.9", "nvidia-cudnn-cu12", &other, rows, 16), 0);
+    assert_int_equal(cu_catalog_lib_loads(&cat->loads, "libcudnn_adv.so.9", NULL, &v12, rows, 16), 0);
+    cu_catalog_free(cat);
+}
+
 int
 main(void)
 {
@@ -551,6 +580,7 @@ main(void)
         cmocka_unit_test(malformed),    cmocka_unit_test(frameworks),
         cmocka_unit_test(every_field_mutated), cmocka_unit_test(python_layouts),
         cmocka_unit_test(gpu_check_lines), cmocka_unit_test(jax_pythons), cmocka_unit_test(pins_tables),
+        cmocka_unit_test(lib_loads_own_wheel),
     };
     return TU_RUN(tests);
 }
