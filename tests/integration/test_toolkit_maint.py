@@ -137,11 +137,10 @@ rj = r.json() or {}
 steps = [(s["installer"], s["action"]) for s in rj.get("steps", [])]
 t.ok(r.rc == 0 and os.access(NVCC, os.X_OK) and ("pyenv", "toolkit") in steps,
      "repair: pip installs the compiler wheel again; nvcc is back", (r.rc, steps, r.err[-800:]))
-v = subprocess.run([NVCC, "--version"], capture_output=True, text=True)
-t.ok(v.stdout.strip().endswith("V" + pins["nvidia-cuda-nvcc"]), "... at the held version %s" % pins["nvidia-cuda-nvcc"],
-     v.stdout)
+v = subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout if os.access(NVCC, os.X_OK) else ""
+t.ok(v.strip().endswith("V" + pins["nvidia-cuda-nvcc"]), "... at the held version %s" % pins["nvidia-cuda-nvcc"], v)
 r = cudaup("verify", "--json", *args("i"))
-t.ok(check(r.json(), "toolkit")["status"] == "pass", "verify passes the toolkit again after the repair", r.out[-600:])
+t.ok((check(r.json(), "toolkit") or {}).get("status") == "pass", "verify passes the toolkit again after the repair", r.out[-600:])
 r = cudaup("repair", "--yes", *args("i"))
 t.ok(r.rc == 0 and "intact" in r.out, "repair again: nothing to repair", r)
 
