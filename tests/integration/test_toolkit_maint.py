@@ -167,6 +167,17 @@ n2 = os.path.join(ENV2, "cudaup-pytorch", "lib", "python3.11", "site-packages", 
 t.ok(r.rc == 0 and os.access(n2, os.X_OK), "install --offline from that mirror alone: the environment gets the compiler wheels",
      (r.rc, r.err[-1200:]))
 
+# A system CUDA 13.0 beside it (--framework none): uninstalling it, the last CUDA install, leaves the environment that
+# holds its own toolkit alone (it was made for no CUDA install).
+r = cudaup("install", "--yes", "--json", "--framework", "none", "--cudnn", "none", *args("i"), "--env-scope", "none",
+           timeout=900)
+CUDA = os.path.join(DIR, "i", "p", "cuda-13.0")
+t.ok(r.rc == 0 and os.path.isdir(CUDA), "install of a system CUDA 13.0 beside the environment", (r.rc, r.err[-800:]))
+r = cudaup("uninstall", "13.0", "--yes", *args("i"))
+t.ok(r.rc == 0 and not os.path.exists(CUDA) and os.access(NVCC, os.X_OK) and
+     os.path.exists(os.path.join(STATE, "pyenv.json")),
+     "uninstall 13.0 of that system CUDA: the environment with its compiler wheels stays", (r, os.path.exists(ENV)))
+
 # ---- uninstall env --------------------------------------------------------------------------------------------------
 r = cudaup("uninstall", "env", "--yes", *args("i"))
 t.ok(r.rc == 0 and not os.path.exists(ENV) and not os.path.exists(NVCC) and not os.path.exists(os.path.join(STATE, "pyenv.json")),
