@@ -148,7 +148,9 @@ cu_cmd_mirror(struct cu_app *app)
     if (st == CU_OK)
         st = write_manifest(mirror, dir, CU_PRODUCT_CUDA, cu_version_format(&plan->cuda, 0, b1, sizeof(b1)), &changed,
                             &err);
-    if (st == CU_OK && plan->has_cudnn)
+    /* --toolkit wheels or none: no archive, but a node's plan resolves cuDNN as the system toolkit's before it drops
+     * it, so the manifest it resolved from is on the site too (issue 50: else an install from it stops there). */
+    if (st == CU_OK && (plan->has_cudnn || (!cu_plan_system_toolkit(plan) && plan->cudnn.n)))
         st = write_manifest(mirror, dir, CU_PRODUCT_CUDNN, cu_version_format(&plan->cudnn, 0, b2, sizeof(b2)),
                             &changed, &err);
     size_t n_wheels = 0;

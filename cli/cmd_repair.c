@@ -20,6 +20,7 @@
 #include "progress.h"
 #include "core/base/fsutil.h"
 #include "installers/maintain.h"
+#include "installers/pytoolkit.h"
 #include "core/doctor/doctor.h"
 #include "report.h"
 
@@ -87,7 +88,16 @@ cu_cmd_repair(struct cu_app *app)
         }
     }
     enum cu_status tst = cu_app_target(app, &dir, &err);
-    if (tst == CU_E_NOT_FOUND && (fixable || dst != CU_OK)) {
+    bool env_only = false; /* no CUDA install: the environment holds its own toolkit (--toolkit wheels or none) */
+    if (tst == CU_E_NOT_FOUND && app->cfg.n_args == 0 && cu_pytoolkit_recorded(app->state_dir)) {
+        cu_error_clear(&err);
+        cu_app_open_log(app);
+        struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
+                                 .mirror = app->cfg.mirror, .ca_cert = app->cfg.ca_cert, .catalog = app->catalog,
+                                 .retries = (unsigned)app->cfg.retries, .root = &app->root};
+        st = cu_env_repair_run(&in, app->cfg.deep, &ro, &ctx, &err);
+        env_only = true;
+    } else if (tst == CU_E_NOT_FOUND && (fixable || dst != CU_OK)) {
         cu_error_clear(&err); /* the driver was the repair: no install of CUDA to look at */
     } else if (tst != CU_OK) {
         st = tst;
@@ -136,7 +146,10 @@ cu_cmd_repair(struct cu_app *app)
         for (size_t i = 0; i < drv.n; i++)
             if (strcmp(drv.v[i].code, "driver-flavor-unsupported") == 0)
                 printf(_("Left as it is: %s\n"), drv.v[i].fix);
-        if (!dir)
+        if (env_only)
+            printf("%s\n", cu_run_changed(&ctx) ? _("The Python environment and the CUDA toolkit of its compiler wheels are repaired.")
+                                               : _("The Python environment and its toolkit are intact; nothing to repair."));
+        else if (!dir)
             ;
         else if (!changed || (fixable && !ro.files && !ro.modes && !(ro.components && ro.components[0])))
             printf(_("%s is intact; nothing to repair.\n"), dir);

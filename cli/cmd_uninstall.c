@@ -19,6 +19,7 @@
 #include "core/base/str.h"
 #include "core/install/toolkit.h"
 #include "installers/maintain.h"
+#include "installers/pyenvrec.h"
 #include "installers/removal.h"
 #include "core/resolve/plan.h"
 #include "report.h"
@@ -91,6 +92,48 @@ uninstall_python(struct cu_app *app, const char *minor)
     return rc;
 }
 
+/* `uninstall env`: the environments cudaup made that hold their own toolkit (--toolkit wheels or none, issue 50). */
+static int
+uninstall_env(struct cu_app *app)
+{
+    struct cu_error err;
+    struct cu_run_ctx ctx;
+    int rc = 0;
+    memset(&ctx, 0, sizeof(ctx));
+    cu_error_clear(&err);
+    struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
+                             .catalog = app->catalog, .profile_d = app->profile_d, .root = &app->root, .envp = app->envp};
+    if (!cu_app_confirm(app, _("Remove it?"), &rc))
+        return rc;
+    cu_app_open_log(app);
+    enum cu_status st = cu_env_uninstall_run(&in, &ctx, &err);
+    struct cu_buf gone;
+    cu_buf_init(&gone);
+    for (size_t i = 0; i < ctx.n_results; i++)
+        if (strcmp(ctx.results[i].installer, "pyenv") == 0 && strcmp(ctx.results[i].action, "remove") == 0 && ctx.results[i].changed)
+            cu_buf_printf(&gone, "%s%s", gone.len ? ", " : "", ctx.results[i].detail);
+    CU_AUTOFREE char *removed = cu_xasprintf(_("The Python environment %s was removed, and the CUDA toolkit of its compiler wheels with it."),
+                                             gone.len ? gone.data : "");
+    CU_AUTOFREE char *absent = cu_xasprintf(_("%s records no environment of cudaup's that holds its own CUDA toolkit (--toolkit wheels or none); nothing was removed."),
+                                            app->state_dir);
+    /* report_removal's sentences are about a CUDA install: this one says its own. */
+    bool changed = cu_run_changed(&ctx);
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "status", json_string(st == CU_OK ? "ok" : "error"));
+        json_object_set_new(doc, "changed", json_boolean(changed));
+        json_object_set_new(doc, "steps", cu_steps_json(&ctx));
+        rc = cu_report_json_result(app, doc, st, &err);
+    } else if (st != CU_OK) {
+        rc = cu_report_error(app, &err);
+    } else if (!app->cfg.quiet) {
+        cu_say(stdout, "", "%s", changed ? removed : absent);
+    }
+    cu_buf_fini(&gone);
+    cu_run_ctx_fini(&ctx);
+    return rc;
+}
+
 int
 cu_cmd_uninstall(struct cu_app *app)
 {
@@ -113,6 +156,8 @@ cu_cmd_uninstall(struct cu_app *app)
         return cu_uninstall_driver(app);
     if (strcmp(a0, "containers") == 0)
         return cu_uninstall_containers(app);
+    if (strcmp(a0, "env") == 0)
+        return uninstall_env(app);
     if (cu_str_has_prefix(a0, "python")) {
         const char *ver = a0 + 6 + (a0[6] == '-');
         if (!cu_version_parse(ver, &v) || v.n != 2) {
@@ -130,6 +175,21 @@ cu_cmd_uninstall(struct cu_app *app)
         return cu_report_error(app, &err);
     }
     cu_version_format(&v, 2, mm, sizeof(mm));
+    /* No CUDA install of that release, but an environment holds its compiler wheels (--toolkit wheels, issue 50):
+     * that toolkit goes with its environment, which this command does not remove unasked. */
+    CU_AUTOFREE char *cdir = cu_xasprintf("%s/cuda-%s", app->prefix, mm);
+    CU_AUTOFREE char *tkenv = cu_path_exists(cdir) ? NULL : cu_pyenv_toolkit_env(app->state_dir, mm);
+    if (tkenv) {
+        CU_AUTOFREE char *qp = cu_sh_quote(app->prefix);
+        CU_AUTOFREE char *qs = cu_sh_quote(app->state_dir);
+        CU_AUTOFREE char *rootf = cu_app_root_flag(app);
+        cu_error_set(&err, CU_E_UNSUPPORTED, 0,
+                     _("CUDA %s is not installed in %s: its toolkit is the compiler wheels inside the Python environment %s (--toolkit wheels), and uninstalling CUDA leaves that environment alone."),
+                     mm, app->prefix, tkenv);
+        cu_error_advise(&err, _("cudaup uninstall env%s --prefix %s --state-dir %s removes that environment with its compiler wheels."),
+                        rootf, qp, qs);
+        return cu_report_error(app, &err);
+    }
     struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,
                              .catalog = app->catalog, .profile_d = app->profile_d, .root = &app->root, .keep_env = app->cfg.keep_env,
                              .envp = app->envp, .shell_rc = app->cfg.shell_rc};

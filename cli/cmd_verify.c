@@ -357,6 +357,90 @@ verify_env(struct cu_app *app)
     return rc;
 }
 
+/*
+ * `verify` where no CUDA install is there but STATE/pyenv.json records an environment that holds its own toolkit
+ * (--toolkit wheels or none, issue 50): that environment's checks, its toolkit's among them.  -1 when there is none
+ * (the caller says there is no CUDA install).
+ */
+static int
+verify_toolkit_env(struct cu_app *app)
+{
+    struct cu_pyenv_recs recs = {0};
+    cu_pyenv_recs_read(app->state_dir, &recs);
+    const char *tk = recs.n ? recs.tk[0].kind : NULL;
+    bool own = tk && (strcmp(tk, "wheels") == 0 || strcmp(tk, "none") == 0);
+    if (own && app->cfg.n_args == 1) { /* verify X.Y: the release of the environment's compiler wheels */
+        struct cu_version a, b;
+        own = recs.tk[0].release && cu_version_parse(app->cfg.args[0], &a) && cu_version_parse(recs.tk[0].release, &b) &&
+              a.part[0] == b.part[0] && a.part[1] == b.part[1];
+    }
+    if (!own) {
+        cu_pyenv_recs_fini(&recs);
+        return -1;
+    }
+    struct cu_error err;
+    struct cu_facts *facts = NULL;
+    cu_error_clear(&err);
+    if (cu_app_probe(app, &facts, &err) != CU_OK) {
+        cu_pyenv_recs_fini(&recs);
+        return cu_report_error(app, &err);
+    }
+    struct cu_sysroot host;
+    bool have_host = cu_sysroot_init(&host, "/", &err) == CU_OK;
+    cu_app_open_log(app);
+    struct cu_verify_opts o = {
+        .facts = facts,
+        .cat = app->catalog,
+        .deep = app->cfg.deep,
+        .require_gpu = app->cfg.require_gpu,
+        .timeout_ms = (long)app->cfg.gpu_timeout * 1000,
+        .self_exe = app->self_exe,
+        .envp = app->envp,
+        .cancel = app->cancel,
+        .state_dir = app->state_dir,
+        .root = &app->root,
+        .ld_root = have_host ? &host : NULL,
+    };
+    cu_pyenv_recs_apply(&recs, &o);
+    struct cu_checks checks;
+    cu_verify_run_toolkit_env(&o, &checks);
+    CU_AUTOFREE char *path = cu_xstrdup(o.python);
+    if (strrchr(path, '/') && strrchr(path, '/') > path) /* ENV/bin/python -> ENV */
+        *strrchr(path, '/') = '\0';
+    if (strrchr(path, '/') && strrchr(path, '/') > path)
+        *strrchr(path, '/') = '\0';
+    bool failed = cu_checks_failed(&checks);
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "path", json_string(path));
+        json_object_set_new(doc, "toolkit", json_string(tk));
+        json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
+        json_object_set_new(doc, "checks", cu_app_checks_json(app, &checks, NULL));
+        json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
+        json_object_set_new(doc, "libraries", checks.libraries ? json_incref(checks.libraries) : json_array());
+        CU_AUTOFREE char *sum = cu_checks_summary(&checks);
+        json_object_set_new(doc, "summary", json_string(sum));
+        cu_report_json(app, doc);
+    } else {
+        if (!app->cfg.quiet || failed)
+            printf(strcmp(tk, "wheels") == 0 ? _("Checking %s and the CUDA toolkit of its compiler wheels (--toolkit wheels)\n")
+                                             : _("Checking %s (--toolkit none: no CUDA toolkit)\n"),
+                   path);
+        cu_app_print_checks(app, &checks, app->cfg.quiet, NULL);
+        if (!app->cfg.quiet) {
+            CU_AUTOFREE char *sum = cu_checks_summary(&checks);
+            cu_say(stdout, "", "%s", sum);
+        }
+    }
+    int rc = failed ? 4 : 0;
+    cu_checks_fini(&checks);
+    if (have_host)
+        cu_sysroot_fini(&host);
+    cu_facts_free(facts);
+    cu_pyenv_recs_fini(&recs);
+    return rc;
+}
+
 int
 cu_cmd_verify(struct cu_app *app)
 {
@@ -369,7 +453,10 @@ cu_cmd_verify(struct cu_app *app)
     if (app->cfg.env)
         return verify_env(app);
     cu_error_clear(&err);
-    if (cu_app_target(app, &dir, &err) != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
+    enum cu_status tst = cu_app_target(app, &dir, &err);
+    if (tst == CU_E_NOT_FOUND && (rc = verify_toolkit_env(app)) >= 0)
+        goto out; /* no CUDA install: the environment's own toolkit (--toolkit wheels or none) */
+    if (tst != CU_OK || cu_app_probe(app, &facts, &err) != CU_OK) {
         rc = cu_report_error(app, &err);
         goto out;
     }

@@ -177,7 +177,7 @@ static const struct {
     {"install", CU_CMD_INSTALL, "", N_("carry the plan out")},
     {"verify", CU_CMD_VERIFY, "[VERSION]", N_("check an install with real GPU work")},
     {"repair", CU_CMD_REPAIR, "[VERSION]", N_("restore what is missing or altered in an install")},
-    {"uninstall", CU_CMD_UNINSTALL, "VERSION|driver|containers", N_("remove a CUDA version cudaup installed, the driver it installed, or its set-up of GPU containers")},
+    {"uninstall", CU_CMD_UNINSTALL, "VERSION|driver|containers|env", N_("remove a CUDA version cudaup installed, the driver it installed, its set-up of GPU containers, or an environment that holds its own CUDA toolkit")},
     {"list", CU_CMD_LIST, "[VERSION]", N_("versions known and installed")},
     {"mirror", CU_CMD_MIRROR, "DIR", N_("fill DIR as a site mirror: the plan's archives, the Python and the framework's wheels it needs")},
 };
@@ -206,7 +206,7 @@ static const struct {
     {CU_CMD_REPAIR, "cudaup repair 12.4 --deep --yes", N_("re-hash CUDA 12.4's files and restore those that differ")},
     {CU_CMD_UNINSTALL, "cudaup uninstall 12.4 --yes", N_("remove CUDA 12.4, its cuDNN, its environment lines and its Python environment")},
     {CU_CMD_UNINSTALL, "cudaup uninstall 12.4 --keep-env", N_("the same, keeping the Python environment")},
-    {CU_CMD_UNINSTALL, "cudaup uninstall driver", N_("remove the driver packages cudaup installed")},
+    {CU_CMD_UNINSTALL, "cudaup uninstall env --yes", N_("remove the Python environment that holds its own CUDA toolkit (--toolkit wheels or none)")},
     {CU_CMD_LIST, "cudaup list", N_("the versions known and what is installed")},
     {CU_CMD_LIST, "cudaup list 12.4", N_("the releases of CUDA 12.4 and their components")},
     {CU_CMD_LIST, "cudaup list --mirror https://mirror.lan/compute", N_("what a site mirror holds")},

@@ -29,6 +29,7 @@
 #include "core/install/toolkit.h"
 #include "installer.h"
 #include "pyenvrec.h"
+#include "pytoolkit.h"
 #include "pyhold.h"
 
 /*
@@ -196,7 +197,7 @@ keep(struct cu_strv *own, char *s)
 }
 
 static bool
-rec_env(const json_t *e, struct cu_verify_env *out, struct cu_strv *own)
+rec_env(const json_t *e, struct cu_verify_env *out, struct cu_verify_toolkit *tk, struct cu_strv *own)
 {
     /* A venv relocated for a machine image, read on that machine: the path it has there (installers/pyroot.h). */
     CU_AUTOFREE char *py = cu_venv_rec_here(e, "python");
@@ -219,6 +220,18 @@ rec_env(const json_t *e, struct cu_verify_env *out, struct cu_strv *own)
     out->python = keep(own, cu_xstrdup(py));
     out->framework = keep(own, b.len ? cu_buf_steal(&b) : NULL);
     out->bundled = json_is_boolean(bj) ? json_is_true(bj) : bundled;
+    /* Its toolkit (issue 50): verify checks the compiler wheels' nvcc against what the record holds. */
+    tk->kind = keep(own, cu_json_str(e, "toolkit") ? cu_xstrdup(cu_json_str(e, "toolkit")) : NULL);
+    tk->home = keep(own, cu_venv_rec_here(e, "cuda_home"));
+    tk->release = keep(own, cu_json_str(e, "toolkit_release") ? cu_xstrdup(cu_json_str(e, "toolkit_release")) : NULL);
+    tk->nvcc_version = NULL;
+    const json_t *tw = json_object_get(e, "toolkit_wheels");
+    for (size_t i = 0; i < json_array_size(tw); i++) {
+        const char *w = json_string_value(json_array_get(tw, i));
+        const char *eq = w ? strstr(w, "==") : NULL;
+        if (eq && (strncmp(w, "nvidia-cuda-nvcc==", 18) == 0 || strncmp(w, "nvidia-cuda-nvcc-cu12==", 23) == 0))
+            tk->nvcc_version = keep(own, cu_xstrdup(eq + 2));
+    }
     cu_buf_fini(&b);
     return true;
 }
@@ -240,10 +253,11 @@ cu_pyenv_recs_read(const char *state_dir, struct cu_pyenv_recs *out)
     free(text);
     const json_t *envs = json_object_get(j, "envs");
     out->v = cu_xcalloc(json_array_size(envs) + 2, sizeof(*out->v));
-    if (rec_env(j, &out->v[0], &out->own))
+    out->tk = cu_xcalloc(json_array_size(envs) + 2, sizeof(*out->tk));
+    if (rec_env(j, &out->v[0], &out->tk[0], &out->own))
         out->n = 1;
     for (size_t i = 0; out->n && i < json_array_size(envs); i++)
-        if (rec_env(json_array_get(envs, i), &out->v[out->n], &out->own))
+        if (rec_env(json_array_get(envs, i), &out->v[out->n], &out->tk[out->n], &out->own))
             out->n++;
     json_decref(j);
 }
@@ -253,6 +267,7 @@ cu_pyenv_recs_fini(struct cu_pyenv_recs *r)
 {
     cu_strv_fini(&r->own);
     free(r->v);
+    free(r->tk);
     memset(r, 0, sizeof(*r));
 }
 
@@ -265,6 +280,8 @@ cu_pyenv_recs_apply(const struct cu_pyenv_recs *r, struct cu_verify_opts *o)
     o->framework = r->v[0].framework;
     o->bundled = r->v[0].bundled;
     o->env_name = r->v[0].name;
+    o->toolkit = r->tk[0];
+    o->more_toolkit = r->tk + 1;
     o->more = r->v + 1;
     o->n_more = r->n - 1;
 }
@@ -387,6 +404,20 @@ cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx
     /* The Python environment made for this CUDA goes with it (--keep-env keeps it). */
     if (st == CU_OK)
         st = cu_pyenv_remove_for(in, dir, last || !newest_managed_exists(in->prefix), ctx, err);
+    command_unlock(ctx, lockfd);
+    return st;
+}
+
+enum cu_status
+cu_env_uninstall_run(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct cu_error *err)
+{
+    int lockfd = -1;
+    enum cu_status st = CU_OK;
+    /* Under the prefix's lock, as uninstall of a CUDA: no install's steps change the record meanwhile. */
+    if (cu_is_dir(in->prefix))
+        st = command_lock(ctx, in->prefix, &lockfd, err);
+    if (st == CU_OK)
+        st = cu_pyenv_remove_for(in, NULL, true, ctx, err);
     command_unlock(ctx, lockfd);
     return st;
 }
@@ -566,6 +597,8 @@ repair_locked(const struct cu_maint_in *in, const char *dir, bool deep, struct c
         st = repair_python(in, deep, out, ctx, err);
     if (st == CU_OK) /* the environments' pip hold (issue 45) */
         st = cu_pyhold_repair(in->state_dir, ctx, err);
+    if (st == CU_OK) /* an environment's own compiler wheels (--toolkit wheels, issue 50) */
+        st = cu_pytoolkit_repair(in->state_dir, ctx, err);
     if (st == CU_OK) {
         /* What counts now is the record the repair wrote. */
         size_t left = 0;
@@ -600,6 +633,23 @@ cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep, struct c
     enum cu_status st = command_lock(ctx, in->prefix, &lockfd, err);
     if (st == CU_OK)
         st = repair_locked(in, dir, deep, out, ctx, err);
+    command_unlock(ctx, lockfd);
+    return st;
+}
+
+enum cu_status
+cu_env_repair_run(const struct cu_maint_in *in, bool deep, struct cu_repair_out *out, struct cu_run_ctx *ctx,
+                  struct cu_error *err)
+{
+    int lockfd = -1;
+    memset(out, 0, sizeof(*out));
+    enum cu_status st = cu_is_dir(in->prefix) ? command_lock(ctx, in->prefix, &lockfd, err) : CU_OK;
+    if (st == CU_OK)
+        st = repair_python(in, deep, out, ctx, err);
+    if (st == CU_OK)
+        st = cu_pyhold_repair(in->state_dir, ctx, err);
+    if (st == CU_OK)
+        st = cu_pytoolkit_repair(in->state_dir, ctx, err);
     command_unlock(ctx, lockfd);
     return st;
 }

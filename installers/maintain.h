@@ -37,6 +37,7 @@ void cu_pyenv_recorded(const char *state_dir, char **python, char **framework);
 /* Every Python environment STATE/pyenv.json records (the first, then "envs"), as verify checks them. */
 struct cu_pyenv_recs {
     struct cu_verify_env *v;
+    struct cu_verify_toolkit *tk; /* the toolkit of each (issue 50) */
     size_t n;
     struct cu_strv own; /* the strings they point at */
 };
@@ -67,6 +68,10 @@ char *cu_maint_newest_managed(const char *prefix, const char *except_mm);
 CU_NODISCARD enum cu_status cu_uninstall_run(const struct cu_maint_in *in, const char *mm, struct cu_run_ctx *ctx,
                                              struct cu_error *err);
 
+/** `uninstall env`: remove the environments cudaup made that hold their own toolkit (--toolkit wheels or none), with their
+ *  compiler wheels; "pyenv" "remove" steps, none when there is none. */
+CU_NODISCARD enum cu_status cu_env_uninstall_run(const struct cu_maint_in *in, struct cu_run_ctx *ctx, struct cu_error *err);
+
 /** Remove PREFIX/cudaup/python/@minor, unless a venv still uses it (CU_E_UNSUPPORTED). Gone already: CU_OK. */
 CU_NODISCARD enum cu_status cu_python_uninstall_run(const struct cu_maint_in *in, const char *minor,
                                                     struct cu_run_ctx *ctx, struct cu_error *err);
@@ -84,5 +89,10 @@ struct cu_repair_out {
  */
 CU_NODISCARD enum cu_status cu_repair_run(const struct cu_maint_in *in, const char *dir, bool deep,
                                           struct cu_repair_out *out, struct cu_run_ctx *ctx, struct cu_error *err);
+
+/** repair where there is no CUDA install and the recorded environment holds its own toolkit (--toolkit wheels or none):
+ *  the Python cudaup brought for it, its pip hold and activation, its compiler wheels (pytoolkit.h). */
+CU_NODISCARD enum cu_status cu_env_repair_run(const struct cu_maint_in *in, bool deep, struct cu_repair_out *out,
+                                              struct cu_run_ctx *ctx, struct cu_error *err);
 
 #endif

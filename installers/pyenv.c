@@ -302,6 +302,15 @@ cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *pyth
     json_object_set_new(o, "activation", json_integer((json_int_t)cu_pyenv_hooks(p)));
     json_object_set_new(o, "cuda_home", cu_json_str_or_null(home));
     json_object_set_new(o, "toolkit", json_string(p->toolkit ? p->toolkit->kind : "system"));
+    if (p->toolkit && strcmp(p->toolkit->kind, "wheels") == 0) {
+        /* The compiler wheels' release and pins: verify compares nvcc with them, repair puts them back. */
+        char rel[32];
+        json_t *tw = json_array();
+        for (char **w = p->toolkit->wheels; w && *w; w++)
+            json_array_append_new(tw, json_string(*w));
+        json_object_set_new(o, "toolkit_release", json_string(cu_version_format(&p->toolkit->release, 0, rel, sizeof(rel))));
+        json_object_set_new(o, "toolkit_wheels", tw);
+    }
     json_t *keep = hold ? NULL : old_hold(old, path);
     if (hold)
         json_object_set_new(o, "hold", json_deep_copy(hold));

@@ -108,6 +108,14 @@ remove_conda(const struct cu_maint_in *in, const char *tool, const char *path, s
  * Remove the environment record @j names when cudaup made it for @cuda_dir (or, recorded without its
  * CUDA, when @last).  *@gone: it was removed (or was gone already).  Records a "pyenv" step.
  */
+/* Does the record @j hold its own toolkit (--toolkit wheels or none, issue 50): made for no CUDA install? */
+static bool
+own_toolkit(const json_t *j)
+{
+    const char *tk = cu_json_str(j, "toolkit");
+    return tk && (strcmp(tk, "wheels") == 0 || strcmp(tk, "none") == 0);
+}
+
 static enum cu_status
 remove_one(const struct cu_maint_in *in, const json_t *j, const char *cuda_dir, bool last, struct cu_run_ctx *ctx,
            bool *gone, struct cu_error *err)
@@ -119,7 +127,8 @@ remove_one(const struct cu_maint_in *in, const json_t *j, const char *cuda_dir, 
     bool made = json_is_true(json_object_get(j, "made"));
     enum cu_status st = CU_OK;
     *gone = false;
-    if (!path || !tool || !made || !(cuda ? strcmp(cuda, cuda_dir) == 0 : last))
+    /* An environment that holds its own toolkit goes with `uninstall env` (@cuda_dir NULL) alone, never with a CUDA. */
+    if (!path || !tool || !made || (cuda_dir ? own_toolkit(j) || !(cuda ? strcmp(cuda, cuda_dir) == 0 : last) : !own_toolkit(j)))
         return CU_OK; /* not cudaup's, or made for another CUDA */
     if (in->keep_env) {
         cu_run_result(ctx, "pyenv", "keep", path, CU_OK, false);
@@ -187,6 +196,26 @@ cu_pyenv_remove_for(const struct cu_maint_in *in, const char *cuda_dir, bool las
     json_decref(kept);
     json_decref(j);
     return st;
+}
+
+char *
+cu_pyenv_toolkit_env(const char *state_dir, const char *mm)
+{
+    json_t *j = load(state_dir, NULL);
+    char *found = NULL;
+    if (!j)
+        return NULL;
+    const json_t *envs = json_object_get(j, "envs");
+    for (size_t i = 0; !found && i <= json_array_size(envs); i++) {
+        const json_t *e = i ? json_array_get(envs, i - 1) : j;
+        const char *rel = cu_json_str(e, "toolkit_release"), *tk = cu_json_str(e, "toolkit");
+        size_t n = strlen(mm);
+        /* "13.0" names "13.0.2", never "13.01" */
+        if (tk && strcmp(tk, "wheels") == 0 && rel && strncmp(rel, mm, n) == 0 && (rel[n] == '\0' || rel[n] == '.'))
+            found = cu_venv_rec_here(e, "path");
+    }
+    json_decref(j);
+    return found;
 }
 
 json_t *

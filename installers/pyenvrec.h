@@ -39,6 +39,12 @@ void cu_pyenv_mark_write(const char *state_dir, const struct cu_pyenv_mark *befo
  */
 CU_NODISCARD enum cu_status cu_pyenv_remove_for(const struct cu_maint_in *in, const char *cuda_dir, bool last,
                                                 struct cu_run_ctx *ctx, struct cu_error *err);
+/* With @cuda_dir NULL (`uninstall env`, issue 50): the environments cudaup made that hold their own toolkit (STATE/pyenv.json's
+ * "toolkit" wheels or none), their compiler wheels with them; an environment made for a CUDA install is never one of them. */
+
+/** The path of the environment STATE/pyenv.json records with --toolkit wheels at CUDA @mm ("13.0"), as this machine sees
+ *  it; NULL when none.  Caller frees. */
+char *cu_pyenv_toolkit_env(const char *state_dir, const char *mm);
 
 /** The recorded environment for `list`: {tool, name, path, framework, cuda, made, hold {file, packages{}} or null},
  *  or NULL. */

@@ -165,6 +165,7 @@ cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out)
     }
     cu_verify_check_python(o, out);
     cu_verify_check_framework(o, out);
+    cu_verify_check_toolkits(o, out); /* an environment's own compiler wheels, where one has them */
     cu_cuda_install_fini(&in);
     cu_checks_log(out, o->dir); /* the wizard's and the CLI's alike: a failure can be read from the log */
 }

@@ -30,6 +30,14 @@ struct cu_verify_env {
     bool bundled;          /* they bring their own CUDA wheels: nothing of the CUDA install goes before them */
 };
 
+/* Where an environment's CUDA toolkit is (--toolkit, issue 50), as STATE/pyenv.json records it; NULL where not. */
+struct cu_verify_toolkit {
+    const char *kind;         /* "system", "wheels", "none" */
+    const char *home;         /* wheels: the toolkit folder inside the environment (CUDA_HOME of its activation) */
+    const char *release;      /* wheels: the CUDA release of its compiler wheels ("13.0.2") */
+    const char *nvcc_version; /* wheels: the held nvidia-cuda-nvcc wheel's version ("13.0.88") */
+};
+
 struct cu_verify_opts {
     const char *dir;               /* the install folder */
     const struct cu_facts *facts;  /* the machine (for the driver) */
@@ -42,8 +50,10 @@ struct cu_verify_opts {
     const char *framework;         /* tensorflow, pytorch, jax (or several, comma-separated), or NULL */
     bool bundled;                  /* those frameworks bring their own CUDA wheels (cu_verify_env) */
     const char *env_name;          /* that environment's name, or NULL */
+    struct cu_verify_toolkit toolkit; /* that environment's toolkit */
     const struct cu_verify_env *more; /* the other environments (--framework given again) */
     size_t n_more;
+    const struct cu_verify_toolkit *more_toolkit; /* the toolkit of each of them (n_more), or NULL */
     const struct cu_sysroot *ld_root; /* where the probe's loader looks (ld.so.conf): this host, whatever --root
                                        * says, for the probe is a process of this host; NULL: not read */
     const char *state_dir;         /* cudaup's state (its env.sh), or NULL */
@@ -61,6 +71,12 @@ void cu_verify_run(const struct cu_verify_opts *o, struct cu_checks *out);
  * (o->dir NULL).  The outcome is in @out, never an error.
  */
 void cu_verify_run_env(const struct cu_verify_opts *o, struct cu_checks *out);
+
+/**
+ * `verify` where the environment holds its own toolkit (--toolkit wheels or none) and there is no CUDA install: the
+ * checks of the recorded environments (their Python, frameworks and toolkits).  The outcome is in @out, never an error.
+ */
+void cu_verify_run_toolkit_env(const struct cu_verify_opts *o, struct cu_checks *out);
 
 /** Child side: run check @name against @dir and fill @out. */
 void cu_check_child(const char *name, const char *dir, struct cu_check *out);

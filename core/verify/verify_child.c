@@ -128,6 +128,10 @@ cu_check_child(const char *name, const char *dir, struct cu_check *out)
     struct cu_cuda_install in;
     memset(out, 0, sizeof(*out));
     out->name = cu_xstrdup(name);
+    if (strcmp(name, "toolkit-kernel") == 0) { /* @dir is the kernel nvcc compiled (verify_toolkit.c) */
+        cu_verify_check_toolkit_kernel(dir, out);
+        return;
+    }
     if (!cu_verify_read_install(dir, &in)) {
         cu_verify_fail(out, cu_xasprintf(_("%s is not a CUDA install"), dir));
         return;

@@ -40,4 +40,10 @@ void cu_verify_check_python(const struct cu_verify_opts *o, struct cu_checks *ou
 /** The framework probe, run in o->python, and the judge of what it saw. */
 void cu_verify_check_framework(const struct cu_verify_opts *o, struct cu_checks *out);
 
+/* verify_toolkit.c: the toolkit of an environment's compiler wheels (--toolkit wheels, issue 50) */
+/** The toolkit checks of every recorded environment (o and o->more): "toolkit" and, on a GPU, "toolkit-kernel". */
+void cu_verify_check_toolkits(const struct cu_verify_opts *o, struct cu_checks *out);
+/** Child side of "toolkit-kernel": load the cubin @cubin with the driver API, run it on GPU 0, check every value. */
+void cu_verify_check_toolkit_kernel(const char *cubin, struct cu_check *out);
+
 #endif /* CU_VERIFY_INT_H */
