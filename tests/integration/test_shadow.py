@@ -360,4 +360,21 @@ t.ok(r.rc == 4 and any("built against cuDNN 9.10.2 but loaded 9.1.0" in x["detai
      any("libcublas.so.12 was loaded from" in x["detail"] and "/usr/local/cuda-12.9/lib64" in x["detail"] for x in fails)
      and all(x.get("fix") and x.get("framework") == "pytorch" for x in fails),
      "llp-two: verify --env names both problems, each with its fix and framework", json.dumps(doc.get("checks"), indent=1))
+# A framework whose import kills its process (issue 47 review: JAX crashed with a signal and nothing on stderr, and
+# verify said "PyTorch does not import: ?", titled with the first framework, with no framework key): the check names
+# the one whose probe died and how (the signal), carries framework in --json, and the others are still judged.
+c = Case("crash").install(*TORCH_SET).install("jax")
+with open(os.path.join(c.sp, "jax", "__init__.py")) as f:
+    body = f.read()
+with open(os.path.join(c.sp, "jax", "__init__.py"), "w") as f:
+    f.write("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n" + body)
+c.frameworks = ["pytorch", "jax"]
+r, doc, checks = c.verify()
+fails = [x for x in checks if x["status"] == "fail" and x["name"] == "framework"]
+torch_ok = [x for x in checks if x["name"] == "framework" and x.get("framework") == "pytorch" and x["status"] == "pass"]
+t.ok(r.rc == 4 and len(fails) == 1 and fails[0].get("framework") == "jax" and
+     has_all(fails[0]["detail"], "JAX", "imported after PyTorch", "signal 11 (SIGSEGV)", "nothing on its standard error")
+     and "PyTorch does not import" not in json.dumps(checks) and torch_ok,
+     "crash: verify names JAX, whose import was killed by SIGSEGV, with framework jax in --json; PyTorch is still "
+     "judged (passes)", json.dumps(checks, indent=1))
 t.done()
