@@ -805,8 +805,13 @@ distinct(const char *list)
 }
 
 static void
-note_unresolved(struct unresolveds *us, const struct cu_ldsim *sim, const struct order *ord, size_t o)
+note_unresolved(struct unresolveds *us, const struct cu_ldsim *sim, const struct fw *fws, const struct order *ord, size_t o)
 {
+    /* A framework walked without its recorded calls may load by path what would answer the name (torch preloads
+     * NVRTC): a walk is judged only when every framework in it was walked from its recording. */
+    for (size_t i = 0; i < ord->n; i++)
+        if (!fws[ord->fw[i]].loads)
+            return;
     for (size_t m = 0; m < sim->n_miss; m++) {
         const struct cu_ldmiss *x = &sim->miss[m];
         const struct cu_ldobj *a = x->by >= 0 ? &sim->v[x->by] : NULL;
@@ -888,7 +893,7 @@ walk_env(const struct cu_sysroot *root, const struct cu_catalog *cat, struct fw 
         struct cu_ldsim sim;
         cu_ldsim_init(&sim, root, llp, conf);
         walk_once(root, cat, &sim, sp, fws, &orders[o], &w);
-        note_unresolved(&us, &sim, &orders[o], o);
+        note_unresolved(&us, &sim, fws, &orders[o], o);
         if (loads_out)
             json_array_append_new(loads_out, walk_json(&sim, env, fws, &orders[o], &w, sp));
         for (size_t i = 0; i < sim.n; i++) {

@@ -116,7 +116,7 @@ def cuda_lib(path):
 
 
 class Env:
-    def __init__(self, name, wheels=WHEELS, system=SYSTEM, calls=None, lib_calls=None, catalog=None):
+    def __init__(self, name, wheels=WHEELS, system=SYSTEM, calls=None, lib_calls=None):
         self.name = name
         self.dir = t.tmpdir(name)
         self.root = os.path.join(self.dir, "root")
@@ -130,7 +130,6 @@ class Env:
             self.sp = os.path.join(self.env, "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
         self.calls = calls or CALLS
         self.lib_calls = LIB_CALLS if lib_calls is None else lib_calls
-        self.catalog = catalog
         if wheels is WHEELS:
             mkrecorded.install(self.sp, WHEELS, CACHE, also=["libjax_common.so"])
             # Not recorded: jax's own dist-info and jaxlib's object that dlopens the PJRT plugin.
@@ -162,8 +161,6 @@ class Env:
         env = {"VIRTUAL_ENV": "/env", "HOME": "/root", "FAKE_NVIDIA_CONFIG": os.path.join(self.root, "fake-nvidia.conf")}
         if llp:
             env["LD_LIBRARY_PATH"] = llp
-        if self.catalog:
-            env["CUDAUP_CATALOG"] = self.catalog
         r = run(["doctor", "--json", "--root", self.root, "--state-dir", os.path.join(self.dir, "state")], env=env)
         return r.json() or {}
 
@@ -233,20 +230,12 @@ TF_WHEELS = ["tensorflow-2.20.0", "nvidia-cublas-cu12-12.8.4.1", "nvidia-cuda-cu
              "nvidia-nccl-cu12-2.27.5", "nvidia-nvjitlink-cu12-12.8.93", "nvidia-nvshmem-cu12-3.4.5"]
 TF_PKGS = {(mkrecorded.recording(w)["dist"], mkrecorded.recording(w)["version"]) for w in TF_WHEELS}
 TF_LIB_CALLS = [x for x in CAT["cuda_lib_loads"] if (x["package"], x["version"]) in TF_PKGS]
-catalog = None
-if not any(x["target"] == "libnvrtc.so.12" and x["package"] == "nvidia-cudnn-cu12" for x in TF_LIB_CALLS):
-    # Until data/compat/cuda_lib_loads.csv records cuDNN 9.10.2's own dlopen of NVRTC, a fixture catalog holds the
-    # row as cuDNN 9.26 records it (libcudnn_engines_precompiled.so.9 dlopens libnvrtc.so.13 there).
-    row = {"caller": "libcudnn_engines_precompiled.so.9", "package": "nvidia-cudnn-cu12", "read": False,
-           "target": "libnvrtc.so.12", "version": "9.10.2.21"}
-    TF_LIB_CALLS.append(row)
-    fixture = dict(CAT, cuda_lib_loads=CAT["cuda_lib_loads"] + [row])
-    catalog = os.path.join(t.tmpdir("catalog"), "catalog.json")
-    with open(catalog, "w") as f:
-        json.dump(fixture, f)
+t.ok(any(x["target"] == "libnvrtc.so.12" and x["package"] == "nvidia-cudnn-cu12" for x in TF_LIB_CALLS),
+     "cuda_lib_loads.csv records cuDNN 9.10.2's own dlopen of libnvrtc.so.12 (libcudnn_engines_precompiled.so.9)",
+     json.dumps(TF_LIB_CALLS, indent=1)[-2000:])
 CONF = "/etc/ld.so.conf.d/nccl.conf"
 tf = Env("tf-cu12", wheels=TF_WHEELS, system=[("/opt/cuda-12.9/lib64", "libnccl.so.2"), ("/opt/nccl/lib", "libnccl.so.2")],
-         calls={"tensorflow": loads_of("tensorflow", "2.20.0", 12)}, lib_calls=TF_LIB_CALLS, catalog=catalog)
+         calls={"tensorflow": loads_of("tensorflow", "2.20.0", 12)}, lib_calls=TF_LIB_CALLS)
 truth, err = tf.truth(["tensorflow"], None)
 failed = sorted(n for n in tf.failed if cuda_lib(n))
 doc = tf.doctor(None)
@@ -286,4 +275,22 @@ t.ok(truth and "/opt/cuda-12.9/lib64/libnccl.so.2" in truth and "/opt/cuda-12.9/
      "LD_LIBRARY_PATH" in fx and CONF in fx and fx.index("LD_LIBRARY_PATH") < fx.index(CONF),
      "libnccl.so.2 from LD_LIBRARY_PATH (as the real loader maps it) and, without it, from %s: one problem naming both "
      "causes in the loader's order, with both fixes" % CONF, err or json.dumps(nccl, indent=1))
+# PyTorch 2.10 beside it (CUDA 12 wheels): torch loads libnvrtc.so.12 by its path at import, so cuDNN's dlopen by name
+# finds it in either order; only TensorFlow imported alone fails, and doctor says so, naming that order alone.
+BOTH = TF_WHEELS + ["torch-2.10.0", "nvidia-curand-cu12-10.3.9.90", "nvidia-cufile-cu12-1.13.1.3",
+                    "nvidia-cusparselt-cu12-0.7.1", "nvidia-nvtx-cu12-12.8.90"]
+PKGS2 = {(mkrecorded.recording(w)["dist"], mkrecorded.recording(w)["version"]) for w in BOTH}
+both = Env("torch-tf-cu12", wheels=BOTH, system=[],
+           calls={"pytorch": loads_of("pytorch", "2.10.0", 12), "tensorflow": loads_of("tensorflow", "2.20.0", 12)},
+           lib_calls=[x for x in CAT["cuda_lib_loads"] if (x["package"], x["version"]) in PKGS2])
+fails = {}
+for order in (["pytorch", "tensorflow"], ["tensorflow", "pytorch"], ["tensorflow"]):
+    truth, err = both.truth(order, None)
+    fails[",".join(order)] = "libnvrtc.so.12" in both.failed if truth is not None else err
+doc = both.doctor(None)
+nv = [p for p in doc.get("problems", []) if p["code"] == "framework-cuda-unresolved" and "load libnvrtc.so.12" in p["message"]]
+t.ok(fails == {"pytorch,tensorflow": False, "tensorflow,pytorch": False, "tensorflow": True} and len(nv) == 1 and
+     "when TensorFlow is imported alone" in nv[0]["message"] and "in the order" not in nv[0]["message"],
+     "PyTorch 2.10 and TensorFlow 2.20: libnvrtc.so.12 fails only when TensorFlow is imported alone (as the real loader "
+     "has it), and doctor names that order alone", "%s\n%s" % (fails, json.dumps(nv, indent=1)))
 t.done()
