@@ -480,10 +480,16 @@ def main():
     first = {}  # path -> the framework whose import and work mapped it first
     for n in names:
         out = {"framework": n, "devices": [], "pip_libs": doc["pip_libs"]}
+        # Which framework is at work, on stderr at once: should one kill the process (a signal, os._exit), verify
+        # names it from the last of these lines.
+        sys.stderr.write("cudaup-fwprobe: start %s\n" % n)
+        sys.stderr.flush()
         try:
             probes[n](out)
         except Exception as e:  # one framework that does not import: the others are still judged
             out["import_error"] = "%s: %s" % (type(e).__name__, first_line(e))
+        sys.stderr.write("cudaup-fwprobe: done %s\n" % n)
+        sys.stderr.flush()
         for path in mapped():
             first.setdefault(path, n)
         doc["frameworks"].append(out)

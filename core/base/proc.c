@@ -175,6 +175,7 @@ cu_exec(const char *const *argv, const struct cu_exec_opts *o0, struct cu_exec_r
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    res->signo = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     cu_log_debug("exec: %s exited %d%s", argv[0], res->exit_code, res->timed_out ? " (timed out)" : "");
     return CU_OK;
 }

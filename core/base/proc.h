@@ -30,6 +30,7 @@ struct cu_exec_opts {
 
 struct cu_exec_result {
     int exit_code;   /* 0..255, or 128+signal */
+    int signo;       /* the signal that ended it, 0 when it exited */
     bool timed_out;
     bool cancelled;
     struct cu_buf out, err;

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "core/doctor/shadow.h"
+#include "core/doctor/envwheels.h"
 
 #include <dirent.h>
 #include <fnmatch.h>
@@ -23,166 +24,7 @@
 
 #define MAX_FW 3
 #define MAX_LIB_LOADS 32
-
-static void
-list_dir(const struct cu_sysroot *root, const char *dir, struct cu_strv *out)
-{
-    DIR *d = cu_sysroot_opendir(root, dir);
-    struct dirent *de;
-    if (!d)
-        return;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.')
-            cu_strv_push(out, de->d_name);
-    closedir(d);
-    cu_strv_sort(out);
-}
-
-static bool
-under(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    return strncmp(path, dir, n) == 0 && path[n] == '/';
-}
-
-/* ---- what the environment's wheels hold ------------------------------------------------------ */
-
-/* The CUDA libraries an environment's wheels hold: soname -> file (the first of each), which are twice, and
- * the nvidia-* distribution each file of theirs belongs to. */
-struct wheels {
-    struct cu_strv sonames, paths;
-    char *dup_soname, *dup_a, *dup_b; /* a soname found in two folders, or NULL */
-    struct cu_strv owned, owner;      /* a file under site-packages -> "nvidia-cudnn-cu13 9.26.0.51" */
-};
-
-static void
-add_lib(const struct cu_sysroot *root, struct wheels *w, const char *dir, const char *name)
-{
-    if (!cu_ld_cuda_lib(name))
-        return;
-    CU_AUTOFREE char *path = cu_xasprintf("%s/%s", dir, name);
-    struct cu_elf_dyn d;
-    struct cu_error e;
-    CU_AUTOFREE char *soname = NULL;
-    if (cu_elf_dyn_read(root, path, &d, &e) == CU_OK) {
-        soname = d.soname ? cu_xstrdup(d.soname) : NULL;
-        cu_elf_dyn_fini(&d);
-    }
-    if (!soname)
-        soname = cu_xstrdup(name);
-    for (size_t i = 0; i < w->sonames.n; i++) {
-        if (strcmp(w->sonames.v[i], soname) != 0)
-            continue;
-        CU_AUTOFREE char *other = cu_xstrdup(w->paths.v[i]);
-        *strrchr(other, '/') = '\0';
-        if (strcmp(other, dir) != 0 && !w->dup_soname) {
-            w->dup_soname = cu_xstrdup(soname);
-            w->dup_a = cu_xstrdup(w->paths.v[i]);
-            w->dup_b = cu_xstrdup(path);
-        }
-        return;
-    }
-    cu_strv_push(&w->sonames, soname);
-    cu_strv_push(&w->paths, path);
-}
-
-/* Which nvidia-* distribution wrote each shared object of nvidia/ (their RECORDs). */
-static void
-scan_records(const struct cu_sysroot *root, const char *sp, struct wheels *w)
-{
-    struct cu_strv ents;
-    cu_strv_init(&ents);
-    list_dir(root, sp, &ents);
-    for (size_t i = 0; i < ents.n; i++) {
-        const char *dot = strstr(ents.v[i], ".dist-info");
-        if (strncasecmp(ents.v[i], "nvidia_", 7) != 0 || !dot || dot[10])
-            continue;
-        CU_AUTOFREE char *rec = cu_xasprintf("%s/%s/RECORD", sp, ents.v[i]);
-        CU_AUTOFREE char *text = NULL;
-        size_t len;
-        struct cu_error e;
-        if (cu_sysroot_read(root, rec, 4 << 20, &text, &len, &e) != CU_OK)
-            continue;
-        CU_AUTOFREE char *dist = cu_xstrndup(ents.v[i], (size_t)(dot - ents.v[i]));
-        char *dash = strchr(dist, '-');
-        if (!dash)
-            continue;
-        *dash = ' ';
-        for (char *c = dist; c < dash; c++)
-            *c = *c == '_' ? '-' : (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-        char *save = NULL;
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-            char *comma = strchr(line, ',');
-            if (!comma || !strstr(line, ".so"))
-                continue;
-            *comma = '\0';
-            cu_strv_push_owned(&w->owned, cu_xasprintf("%s/%s", sp, line));
-            cu_strv_push(&w->owner, dist);
-        }
-    }
-    cu_strv_fini(&ents);
-}
-
-static void
-scan_wheels(const struct cu_sysroot *root, const char *sp, struct wheels *w)
-{
-    static const char *const own[] = {"torch/lib", "tensorflow", "jax_plugins/xla_cuda12", "jax_plugins/xla_cuda13"};
-    CU_AUTOFREE char *nv = cu_path_join(sp, "nvidia");
-    struct cu_strv pkgs;
-    cu_strv_init(&pkgs);
-    list_dir(root, nv, &pkgs);
-    for (size_t i = 0; i < pkgs.n; i++) {
-        CU_AUTOFREE char *lib = cu_xasprintf("%s/%s/lib", nv, pkgs.v[i]);
-        struct cu_strv names;
-        cu_strv_init(&names);
-        list_dir(root, lib, &names);
-        for (size_t k = 0; k < names.n; k++)
-            add_lib(root, w, lib, names.v[k]);
-        cu_strv_fini(&names);
-    }
-    cu_strv_fini(&pkgs);
-    /* Copies a framework's own package carries (a jax plugin or a torch build with them in its lib/). */
-    for (size_t i = 0; i < CU_N_ELEMENTS(own); i++) {
-        CU_AUTOFREE char *dir = cu_path_join(sp, own[i]);
-        struct cu_strv names;
-        cu_strv_init(&names);
-        list_dir(root, dir, &names);
-        for (size_t k = 0; k < names.n; k++)
-            add_lib(root, w, dir, names.v[k]);
-        cu_strv_fini(&names);
-    }
-    scan_records(root, sp, w);
-}
-
-static void
-wheels_fini(struct wheels *w)
-{
-    cu_strv_fini(&w->sonames);
-    cu_strv_fini(&w->paths);
-    cu_strv_fini(&w->owned);
-    cu_strv_fini(&w->owner);
-    free(w->dup_soname);
-    free(w->dup_a);
-    free(w->dup_b);
-}
-
-static const char *
-wheel_of(const struct wheels *w, const char *soname)
-{
-    for (size_t i = 0; i < w->sonames.n; i++)
-        if (strcmp(w->sonames.v[i], soname) == 0)
-            return w->paths.v[i];
-    return NULL;
-}
-
-static const char *
-owner_of(const struct wheels *w, const char *path)
-{
-    for (size_t i = 0; i < w->owned.n; i++)
-        if (strcmp(w->owned.v[i], path) == 0)
-            return w->owner.v[i];
-    return NULL;
-}
+#define MAX_CAUSES 4
 
 /* ---- the walk ---------------------------------------------------------------------------------- */
 
@@ -212,7 +54,7 @@ resolve_rel(const struct cu_sysroot *root, const char *sp, const char *rel)
     *slash = '\0';
     struct cu_strv names;
     cu_strv_init(&names);
-    list_dir(root, full, &names);
+    cu_envwheels_list_dir(root, full, &names);
     char *hit = NULL;
     for (size_t i = 0; i < names.n && !hit; i++)
         if (fnmatch(slash + 1, names.v[i], 0) == 0)
@@ -266,6 +108,7 @@ run_generic(const struct cu_sysroot *root, struct cu_ldsim *sim, const char *sp,
         if (!path)
             continue;
         sim->tag = fw_index * 4 + (int)stage;
+        sim->note_misses = false; /* guessed calls: a name they find nowhere may never be asked for */
         if (stage == CU_LOAD_IMPORT) {
             cu_ldsim_dlopen(sim, path, -1);
         } else if (stage == CU_LOAD_GPU && strcmp(f->env->framework, "pytorch") != 0) {
@@ -309,6 +152,7 @@ run_stage(const struct cu_sysroot *root, struct cu_ldsim *sim, const char *sp, c
         if (caller == -2)
             continue;
         sim->tag = fw_index * 4 + (int)stage;
+        sim->note_misses = true; /* a recorded call: what it finds nowhere is a load that fails */
         if (l->by_path) {
             CU_AUTOFREE char *path = resolve_rel(root, sp, l->target);
             if (path)
@@ -322,19 +166,19 @@ run_stage(const struct cu_sysroot *root, struct cu_ldsim *sim, const char *sp, c
 /* On GPU work, NVIDIA's libraries load what they dlopen by name (cuDNN's sub-libraries): for each loaded one,
  * the names recorded for its own wheel's release. */
 static void
-run_lib_loads(const struct cu_catalog *cat, struct cu_ldsim *sim, const struct wheels *w)
+run_lib_loads(const struct cu_catalog *cat, struct cu_ldsim *sim, const struct cu_envwheels *w)
 {
     for (size_t i = 0; i < sim->n; i++) {
         const struct cu_cat_lib_load *rows[MAX_LIB_LOADS];
-        const char *owner = owner_of(w, sim->v[i].path);
+        const char *owner = cu_envwheels_owner(w, sim->v[i].path);
         CU_AUTOFREE char *pkg = owner ? cu_xstrndup(owner, strcspn(owner, " ")) : NULL;
         struct cu_version v = {{0}, 0};
         if (owner && strchr(owner, ' ') && !cu_version_parse(strchr(owner, ' ') + 1, &v))
             v.n = 0;
         if (!owner) {
             /* A library from outside the environment: judged by the rows of the environment's own copy. */
-            const char *own = wheel_of(w, sim->v[i].soname);
-            const char *o2 = own ? owner_of(w, own) : NULL;
+            const char *own = cu_envwheels_file(w, sim->v[i].soname);
+            const char *o2 = own ? cu_envwheels_owner(w, own) : NULL;
             if (o2) {
                 pkg = cu_xstrndup(o2, strcspn(o2, " "));
                 if (strchr(o2, ' ') && !cu_version_parse(strchr(o2, ' ') + 1, &v))
@@ -345,6 +189,9 @@ run_lib_loads(const struct cu_catalog *cat, struct cu_ldsim *sim, const struct w
         size_t n = cu_catalog_lib_loads(&cat->loads, soname, pkg, &v, rows, MAX_LIB_LOADS);
         for (size_t k = 0; k < n; k++) {
             sim->tag = sim->v[i].tag / 4 * 4 + CU_LOAD_GPU; /* for the framework whose load brought the caller */
+            /* A failed load is predicted only from rows read in this very wheel release: another's (the nearest
+             * release, or another package's) may name what this one never asks for. */
+            sim->note_misses = pkg && strcmp(rows[k]->package, pkg) == 0 && v.n && cu_version_cmp(&rows[k]->version, &v) == 0;
             cu_ldsim_dlopen(sim, rows[k]->target, (int)i);
         }
     }
@@ -367,7 +214,17 @@ struct finding {
     const char *via_file;
     char *dir;          /* the folder it is found in */
     unsigned orders;    /* bit i: found in order i */
-    char *twin;         /* "mapped twice": the other file of that soname, or NULL */
+    char *twin;         /* "mapped twice": the wheel's own file of that soname, also mapped, or NULL */
+    unsigned twin_orders; /* bit i: mapped twice in order i */
+    /* What makes the loader take an outside copy, in the order the loader applies them: the first is what it
+     * takes now (via, via_file, dir); each next is what it would take were the one before it changed. */
+    struct cause {
+        enum cu_ld_via via;
+        const char *via_file;
+        char *dir;
+    } causes[MAX_CAUSES];
+    size_t n_causes;
+    bool nowhere; /* without every cause, the loader would find it nowhere: the wheel's copy is on no path it searches */
 };
 
 struct findings {
@@ -376,10 +233,11 @@ struct findings {
 };
 
 static struct finding *
-find_or_add(struct findings *fs, const struct cu_ldobj *o, const char *twin)
+find_or_add(struct findings *fs, const struct cu_ldobj *o, bool *fresh)
 {
+    *fresh = false;
     for (size_t i = 0; i < fs->n; i++)
-        if (strcmp(fs->v[i].soname, o->soname) == 0 && strcmp(fs->v[i].real, o->real) == 0 && !fs->v[i].twin == !twin) {
+        if (strcmp(fs->v[i].soname, o->soname) == 0 && strcmp(fs->v[i].real, o->real) == 0) {
             if ((enum cu_load_stage)(o->tag % 4) < fs->v[i].stage)
                 fs->v[i].stage = (enum cu_load_stage)(o->tag % 4); /* the earliest it happens at */
             return &fs->v[i];
@@ -395,7 +253,11 @@ find_or_add(struct findings *fs, const struct cu_ldobj *o, const char *twin)
     f->stage = (enum cu_load_stage)(o->tag % 4);
     f->dir = cu_xstrdup(o->path);
     *strrchr(f->dir, '/') = '\0';
-    f->twin = twin ? cu_xstrdup(twin) : NULL;
+    f->causes[0].via = o->via;
+    f->causes[0].via_file = o->via_file;
+    f->causes[0].dir = cu_xstrdup(f->dir);
+    f->n_causes = 1;
+    *fresh = true;
     return f;
 }
 
@@ -410,6 +272,8 @@ findings_fini(struct findings *fs)
         free(fs->v[i].by);
         free(fs->v[i].dir);
         free(fs->v[i].twin);
+        for (size_t k = 0; k < fs->v[i].n_causes; k++)
+            free(fs->v[i].causes[k].dir);
     }
     free(fs->v);
 }
@@ -429,7 +293,7 @@ stage_name(enum cu_load_stage s)
 /* What one walk loaded, as the doctor document's "framework_loads" entry. */
 static json_t *
 walk_json(const struct cu_ldsim *sim, const char *env, const struct fw *fws, const struct order *order,
-          const struct wheels *w, const char *sp)
+          const struct cu_envwheels *w, const char *sp)
 {
     json_t *o = json_object(), *ord = json_array(), *libs = json_array();
     json_object_set_new(o, "path", json_string(env));
@@ -441,7 +305,7 @@ walk_json(const struct cu_ldsim *sim, const char *env, const struct fw *fws, con
         if (!cu_ld_cuda_lib(ob->soname))
             continue;
         json_t *l = json_object();
-        const char *own = wheel_of(w, ob->soname);
+        const char *own = cu_envwheels_file(w, ob->soname);
         json_object_set_new(l, "name", json_string(ob->soname));
         json_object_set_new(l, "path", json_string(ob->path));
         json_object_set_new(l, "real", json_string(ob->real));
@@ -450,7 +314,7 @@ walk_json(const struct cu_ldsim *sim, const char *env, const struct fw *fws, con
         json_object_set_new(l, "framework", json_string(fws[order->fw[ob->tag / 4]].env->framework));
         json_object_set_new(l, "stage", json_string(stage_name((enum cu_load_stage)(ob->tag % 4))));
         json_object_set_new(l, "wheel", cu_json_str_or_null(own));
-        json_object_set_new(l, "outside", json_boolean(!under(ob->real, sp) && !under(ob->path, sp)));
+        json_object_set_new(l, "outside", json_boolean(!cu_envwheels_under(ob->real, sp) && !cu_envwheels_under(ob->path, sp)));
         json_array_append_new(libs, l);
     }
     json_object_set_new(o, "libraries", libs);
@@ -507,6 +371,49 @@ titles(const struct fw *fws, size_t n_fw, unsigned m)
     return cu_buf_steal(&b);
 }
 
+/* Every cause of @f in a sentence (*@why) and every fix (*@fix), in the loader's order: both for the caller to free. */
+static void
+blame_all(const struct cu_sysroot *root, const struct finding *f, const char *env, const char *llp,
+          const struct cu_ldconf *conf, const char *const *envp, const char *state_dir, char **why, char **fix)
+{
+    cu_ld_blame(root, envp, state_dir, conf, f->causes[0].via, llp, f->causes[0].dir, env, why, fix);
+    for (size_t k = 1; k < f->n_causes; k++) {
+        char *w = NULL, *x = NULL;
+        cu_ld_blame(root, envp, state_dir, conf, f->causes[k].via, llp, f->causes[k].dir, env, &w, &x);
+        char *w2 = cu_xasprintf(_("%s; without that, %s"), *why, w);
+        char *x2 = cu_xasprintf(_("%s; and %s"), *fix, x);
+        free(*why);
+        free(*fix);
+        free(w);
+        free(x);
+        *why = w2;
+        *fix = x2;
+    }
+    if (f->nowhere && f->wheel) {
+        CU_AUTOFREE char *dir = cu_xstrdup(f->wheel);
+        *strrchr(dir, '/') = '\0';
+        char *w2 = cu_xasprintf(_("%s; and without that, the loader would find it nowhere: the environment's own %s is in a folder nothing searches for it"),
+                                *why, f->wheel);
+        char *x2 = cu_xasprintf(_("%s; then put %s in LD_LIBRARY_PATH in the environment's activation, so that its own copy loads"),
+                                *fix, dir);
+        free(*why);
+        free(*fix);
+        *why = w2;
+        *fix = x2;
+    }
+}
+
+static bool
+same_causes(const struct finding *a, const struct finding *b)
+{
+    if (a->n_causes != b->n_causes)
+        return false;
+    for (size_t k = 0; k < a->n_causes; k++)
+        if (a->causes[k].via != b->causes[k].via || strcmp(a->causes[k].dir, b->causes[k].dir) != 0)
+            return false;
+    return true;
+}
+
 static void
 say(const struct cu_sysroot *root, const struct fw *fws, size_t n_fw, const struct order *orders, size_t n_orders,
     struct findings *fs, const char *env, const char *llp, const struct cu_ldconf *conf, const char *const *envp,
@@ -519,26 +426,33 @@ say(const struct cu_sysroot *root, const struct fw *fws, size_t n_fw, const stru
         const struct finding *f = &fs->v[i];
         CU_AUTOFREE char *who = titles(fws, n_fw, f->fws);
         char *why = NULL, *fix = NULL;
-        cu_ld_blame(root, envp, state_dir, conf, f->via, llp, f->dir, env, &why, &fix);
+        blame_all(root, f, env, llp, conf, envp, state_dir, &why, &fix);
         if (f->twin) {
+            /* One fact, one problem: the outside copy mapped beside the wheel's is the stronger of the two (two copies
+             * of one library in one process); that it comes from outside its wheel is said in it. */
             said[i] = true;
-            CU_AUTOFREE char *when = order_words(fws, orders, n_orders, f->orders);
+            CU_AUTOFREE char *when = order_words(fws, orders, n_orders, f->twin_orders);
+            CU_AUTOFREE char *alone = f->orders != f->twin_orders ? order_words(fws, orders, n_orders, f->orders & ~f->twin_orders)
+                                                                  : NULL;
+            CU_AUTOFREE char *also = alone ? cu_xasprintf(_(" Where it is not mapped twice (%s), %s is loaded from outside the environment instead of its wheel's."),
+                                                          alone, f->path)
+                                           : cu_xstrdup("");
             cu_problems_add(out, "framework-cuda-duplicate", CU_SEV_WARNING,
-                            when ? cu_xasprintf(_("%s in %s would map %s twice, %s from its wheel and %s, %s (%s): whatever asks for it by name gets the one loaded first: %s."),
-                                                who, env, f->soname, f->twin, f->path, stage_words(f->stage), when, why)
-                                 : cu_xasprintf(_("%s in %s would map %s twice, %s from its wheel and %s, %s: whatever asks for it by name gets the one loaded first: %s."),
-                                                who, env, f->soname, f->twin, f->path, stage_words(f->stage), why),
+                            when ? cu_xasprintf(_("%s in %s would map %s twice, %s from its wheel and %s from outside the environment, %s (%s): whatever asks for it by name gets the one loaded first: %s.%s"),
+                                                who, env, f->soname, f->twin, f->path, stage_words(f->stage), when, why, also)
+                                 : cu_xasprintf(_("%s in %s would map %s twice, %s from its wheel and %s from outside the environment, %s: whatever asks for it by name gets the one loaded first: %s.%s"),
+                                                who, env, f->soname, f->twin, f->path, stage_words(f->stage), why, also),
                             fix);
             free(why);
             continue;
         }
-        /* Every library of this framework from the same folder by the same cause: one problem naming each. */
+        /* Every library of this framework from the same folder by the same causes: one problem naming each. */
         struct cu_buf list;
         cu_buf_init(&list);
         size_t n = 0;
         for (size_t k = i; k < fs->n; k++) {
             const struct finding *g = &fs->v[k];
-            if (said[k] || g->twin || g->fws != f->fws || g->via != f->via || strcmp(g->dir, f->dir) != 0)
+            if (said[k] || g->twin || g->fws != f->fws || !same_causes(g, f) || strcmp(g->dir, f->dir) != 0)
                 continue;
             said[k] = true;
             CU_AUTOFREE char *when = order_words(fws, orders, n_orders, g->orders);
@@ -674,7 +588,7 @@ check_two_cudnn(const struct cu_sysroot *root, const char *env, const char *sp, 
     struct cu_strv ents, dists;
     cu_strv_init(&ents);
     cu_strv_init(&dists);
-    list_dir(root, sp, &ents);
+    cu_envwheels_list_dir(root, sp, &ents);
     for (size_t i = 0; i < ents.n; i++) {
         const char *dot = strstr(ents.v[i], ".dist-info");
         if (strncasecmp(ents.v[i], "nvidia_cudnn_cu", 15) == 0 && dot && !dot[10]) {
@@ -717,66 +631,305 @@ orders_of(size_t n, struct order *out)
     return k;
 }
 
+/* One walk: each framework's import, then the calls before its GPU work, one after the other (as verify's probe
+ * imports them); then GPU work, and what NVIDIA's libraries load on it. */
+static void
+walk_once(const struct cu_sysroot *root, const struct cu_catalog *cat, struct cu_ldsim *sim, const char *sp,
+          const struct fw *fws, const struct order *ord, const struct cu_envwheels *w)
+{
+    for (size_t i = 0; i < ord->n; i++) {
+        run_stage(root, sim, sp, &fws[ord->fw[i]], (int)i, CU_LOAD_IMPORT, &w->sonames);
+        run_stage(root, sim, sp, &fws[ord->fw[i]], (int)i, CU_LOAD_USE, &w->sonames);
+    }
+    for (size_t i = 0; i < ord->n; i++)
+        run_stage(root, sim, sp, &fws[ord->fw[i]], (int)i, CU_LOAD_GPU, &w->sonames);
+    run_lib_loads(cat, sim, w);
+}
+
+/* @list (a colon list) without folder @dir. Caller frees; NULL when nothing is left. */
+static char *
+list_without(const char *list, const char *dir)
+{
+    struct cu_strv parts;
+    struct cu_buf b;
+    cu_strv_init(&parts);
+    cu_buf_init(&b);
+    cu_strv_split(&parts, list ? list : "", ":");
+    for (size_t i = 0; i < parts.n; i++) {
+        size_t n = strlen(parts.v[i]);
+        while (n > 1 && parts.v[i][n - 1] == '/')
+            n--;
+        if (strlen(dir) == n && strncmp(parts.v[i], dir, n) == 0)
+            continue;
+        cu_buf_printf(&b, "%s%s", b.len ? ":" : "", parts.v[i]);
+    }
+    cu_strv_fini(&parts);
+    if (!b.len) {
+        cu_buf_fini(&b);
+        return NULL;
+    }
+    return cu_buf_steal(&b);
+}
+
+/* @c without folder @dir (NULL: with every one): as the loader would read it once that folder is out of ld.so.conf and ldconfig ran (its
+ * cache entries there gone).  Borrows @c's strings; conf_free() frees the arrays alone. */
+static void
+conf_without(const struct cu_ldconf *c, const char *dir, struct cu_ldconf *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->dirs = cu_xcalloc(c->n + 1, sizeof(char *));
+    out->files = cu_xcalloc(c->n + 1, sizeof(char *));
+    out->cache_names = cu_xcalloc(c->n_cache + 1, sizeof(char *));
+    out->cache_paths = cu_xcalloc(c->n_cache + 1, sizeof(char *));
+    out->have_cache = c->have_cache;
+    for (size_t i = 0; i < c->n; i++)
+        if (!dir || strcmp(c->dirs[i], dir) != 0) {
+            out->dirs[out->n] = c->dirs[i];
+            out->files[out->n++] = c->files[i];
+        }
+    for (size_t i = 0; i < c->n_cache; i++)
+        if (!dir || !cu_envwheels_under(c->cache_paths[i], dir) || strchr(c->cache_paths[i] + strlen(dir) + 1, '/')) {
+            out->cache_names[out->n_cache] = c->cache_names[i];
+            out->cache_paths[out->n_cache++] = c->cache_paths[i];
+        }
+}
+
+static void
+conf_free(struct cu_ldconf *c)
+{
+    free(c->dirs);
+    free(c->files);
+    free(c->cache_names);
+    free(c->cache_paths);
+}
+
+/*
+ * The causes after the first (issue 47 review: LD_LIBRARY_PATH and an ld.so.conf.d file both hold libnccl.so.2, and
+ * only the first was named): walk @ord again with the last cause taken away (its folder out of LD_LIBRARY_PATH, or
+ * out of ld.so.conf and the cache), and where the library still comes from outside the environment, what makes the
+ * loader take it then; until it comes from the wheel, from nowhere, or from what cannot be taken away (a default
+ * folder, a DT_RPATH).
+ */
+static void
+more_causes(const struct cu_sysroot *root, const struct cu_catalog *cat, const char *sp, const struct fw *fws,
+            const struct order *ord, const struct cu_envwheels *w, const char *llp, const struct cu_ldconf *conf,
+            struct finding *f)
+{
+    CU_AUTOFREE char *list = llp ? cu_xstrdup(llp) : NULL;
+    struct cu_ldconf c;
+    conf_without(conf, NULL, &c); /* a copy of every folder and entry */
+    while (f->n_causes < MAX_CAUSES) {
+        const struct cause *last = &f->causes[f->n_causes - 1];
+        if (last->via == CU_LD_ENV) {
+            char *l = list_without(list, last->dir);
+            free(list);
+            list = l;
+        } else if (last->via == CU_LD_CACHE) {
+            struct cu_ldconf c2;
+            conf_without(&c, last->dir, &c2);
+            conf_free(&c);
+            c = c2;
+        } else {
+            break;
+        }
+        struct cu_ldsim sim;
+        cu_ldsim_init(&sim, root, list, &c);
+        walk_once(root, cat, &sim, sp, fws, ord, w);
+        int i = cu_ldsim_loaded(&sim, f->soname);
+        bool again = false;
+        f->nowhere = i < 0;
+        if (i >= 0 && !cu_envwheels_under(sim.v[i].real, sp) && !cu_envwheels_under(sim.v[i].path, sp)) {
+            CU_AUTOFREE char *dir = cu_xstrdup(sim.v[i].path);
+            *strrchr(dir, '/') = '\0';
+            again = true;
+            for (size_t k = 0; k < f->n_causes && again; k++)
+                again = !(f->causes[k].via == sim.v[i].via && strcmp(f->causes[k].dir, dir) == 0);
+            if (again) {
+                struct cause *nc = &f->causes[f->n_causes++];
+                nc->via = sim.v[i].via;
+                nc->via_file = sim.v[i].via == CU_LD_CACHE ? cu_ldconf_file(conf, dir) : NULL;
+                nc->dir = cu_steal_ptr(&dir);
+            }
+        }
+        cu_ldsim_fini(&sim);
+        if (!again)
+            break;
+    }
+    conf_free(&c);
+}
+
+/* A recorded load the loader would find nowhere (issue 47 review: cuDNN 9.10.2's RUNPATH $ORIGIN/../../nvrtc/lib misses
+ * the nvrtc wheel's nvidia/cuda_nvrtc/lib, so TensorFlow alone cannot load libnvrtc.so.12 on its first GPU work). */
+struct unresolved {
+    char *name, *asker, *runpath; /* the name; the object that asks for it (NULL: Python) and its DT_RUNPATH */
+    enum cu_load_stage stage;
+    unsigned fws, orders;
+};
+
+struct unresolveds {
+    struct unresolved *v;
+    size_t n;
+};
+
+/* Is a library of @name's stem ("libcudnn_graph.so" of "libcudnn_graph.so.9.26.0") loaded?  cuDNN dlopens its
+ * sub-libraries by its own full version, then shorter, then the major: the first tries fail by design. */
+static bool
+stem_loaded(const struct cu_ldsim *sim, const char *name)
+{
+    const char *so = strstr(name, ".so");
+    size_t n = so ? (size_t)(so - name) + 3 : strlen(name);
+    for (size_t i = 0; i < sim->n; i++)
+        if (strncmp(sim->v[i].soname, name, n) == 0 && (sim->v[i].soname[n] == '\0' || sim->v[i].soname[n] == '.'))
+            return true;
+    return false;
+}
+
+/* A search path with each folder once, in its order (TensorFlow's DT_RUNPATH names each many times).  Caller frees. */
+static char *
+distinct(const char *list)
+{
+    struct cu_strv parts, seen;
+    struct cu_buf b;
+    cu_strv_init(&parts);
+    cu_strv_init(&seen);
+    cu_buf_init(&b);
+    cu_strv_split(&parts, list, ":");
+    for (size_t i = 0; i < parts.n; i++)
+        if (!cu_strv_contains(&seen, parts.v[i])) {
+            cu_strv_push(&seen, parts.v[i]);
+            cu_buf_printf(&b, "%s%s", b.len ? ":" : "", parts.v[i]);
+        }
+    cu_strv_fini(&parts);
+    cu_strv_fini(&seen);
+    return cu_buf_steal(&b);
+}
+
+static void
+note_unresolved(struct unresolveds *us, const struct cu_ldsim *sim, const struct fw *fws, const struct order *ord, size_t o)
+{
+    /* A framework walked without its recorded calls may load by path what would answer the name (torch preloads
+     * NVRTC): a walk is judged only when every framework in it was walked from its recording. */
+    for (size_t i = 0; i < ord->n; i++)
+        if (!fws[ord->fw[i]].loads)
+            return;
+    for (size_t m = 0; m < sim->n_miss; m++) {
+        const struct cu_ldmiss *x = &sim->miss[m];
+        const struct cu_ldobj *a = x->by >= 0 ? &sim->v[x->by] : NULL;
+        if (!cu_ld_cuda_lib(x->name) || stem_loaded(sim, x->name))
+            continue;
+        struct unresolved *u = NULL;
+        for (size_t i = 0; i < us->n && !u; i++)
+            if (strcmp(us->v[i].name, x->name) == 0 && !us->v[i].asker == !a && (!a || strcmp(us->v[i].asker, a->real) == 0))
+                u = &us->v[i];
+        if (!u) {
+            us->v = cu_xreallocarray(us->v, us->n + 1, sizeof(*us->v));
+            u = &us->v[us->n++];
+            memset(u, 0, sizeof(*u));
+            u->name = cu_xstrdup(x->name);
+            u->asker = a ? cu_xstrdup(a->real) : NULL;
+            u->runpath = a && a->have_dyn && a->dyn.runpath ? distinct(a->dyn.runpath) : NULL;
+            u->stage = (enum cu_load_stage)(x->tag % 4);
+        }
+        if ((enum cu_load_stage)(x->tag % 4) < u->stage)
+            u->stage = (enum cu_load_stage)(x->tag % 4);
+        u->fws |= 1u << ord->fw[x->tag / 4];
+        u->orders |= 1u << o;
+    }
+}
+
+static void
+say_unresolved(const struct fw *fws, size_t n_fw, const struct order *orders, size_t n_orders, struct unresolveds *us,
+               const struct cu_envwheels *w, const char *env, struct cu_problems *out)
+{
+    for (size_t i = 0; i < us->n; i++) {
+        const struct unresolved *u = &us->v[i];
+        CU_AUTOFREE char *who = titles(fws, n_fw, u->fws);
+        CU_AUTOFREE char *when = order_words(fws, orders, n_orders, u->orders);
+        CU_AUTOFREE char *asker = u->asker ? cu_xstrdup(u->asker) : cu_xstrdup(_("Python itself"));
+        CU_AUTOFREE char *search = u->runpath ? cu_xasprintf(_("its DT_RUNPATH %s"), u->runpath) : cu_xstrdup(_("its DT_RUNPATH (it has none)"));
+        const char *file = cu_envwheels_file(w, u->name);
+        const char *owner = file ? cu_envwheels_owner(w, file) : NULL;
+        char *fix;
+        if (file) {
+            CU_AUTOFREE char *dir = cu_xstrdup(file);
+            *strrchr(dir, '/') = '\0';
+            fix = cu_xasprintf(_("%s is in the environment (%s%s%s), in a folder nothing searches for it: put %s in LD_LIBRARY_PATH in the environment's activation, or load it by its path first (ctypes.CDLL(\"%s\", mode=ctypes.RTLD_GLOBAL) before the first GPU use)"),
+                               u->name, file, owner ? ", " : "", owner ? owner : "", dir, file);
+        } else {
+            fix = cu_xasprintf(_("install the wheel that holds %s into %s, of the CUDA release of its other nvidia-* wheels"), u->name, env);
+        }
+        cu_problems_add(out, "framework-cuda-unresolved", CU_SEV_WARNING,
+                        cu_xasprintf(_("%s in %s would fail to load %s %s%s%s%s: %s asks the loader for it, and neither a library already loaded, %s, LD_LIBRARY_PATH, the loader's cache nor the default folders have it."),
+                                     who, env, u->name, stage_words(u->stage), when ? " (" : "", when ? when : "", when ? ")" : "",
+                                     asker, search),
+                        fix);
+    }
+}
+
+static void
+unresolveds_fini(struct unresolveds *us)
+{
+    for (size_t i = 0; i < us->n; i++) {
+        free(us->v[i].name);
+        free(us->v[i].asker);
+        free(us->v[i].runpath);
+    }
+    free(us->v);
+}
+
 /* One environment's frameworks @fws (all in site-packages @sp), walked in every order they can be imported in. */
 static void
 walk_env(const struct cu_sysroot *root, const struct cu_catalog *cat, struct fw *fws, size_t n_fw, const char *env,
          const char *sp, const char *llp, const struct cu_ldconf *conf, const char *const *envp, const char *state_dir,
          struct cu_problems *out, json_t *loads_out)
 {
-    struct wheels w;
-    memset(&w, 0, sizeof(w));
-    cu_strv_init(&w.sonames);
-    cu_strv_init(&w.paths);
-    cu_strv_init(&w.owned);
-    cu_strv_init(&w.owner);
-    scan_wheels(root, sp, &w);
+    struct cu_envwheels w;
+    cu_envwheels_scan(root, sp, &w);
     struct order orders[9];
     size_t n_orders = orders_of(n_fw, orders);
     struct findings fs = {NULL, 0};
+    struct unresolveds us = {NULL, 0};
     for (size_t o = 0; o < n_orders; o++) {
         struct cu_ldsim sim;
         cu_ldsim_init(&sim, root, llp, conf);
-        /* Each framework's import, then the calls before its GPU work, one after the other (as verify's probe
-         * imports them); then GPU work. */
-        for (size_t i = 0; i < orders[o].n; i++) {
-            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_IMPORT, &w.sonames);
-            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_USE, &w.sonames);
-        }
-        for (size_t i = 0; i < orders[o].n; i++)
-            run_stage(root, &sim, sp, &fws[orders[o].fw[i]], (int)i, CU_LOAD_GPU, &w.sonames);
-        run_lib_loads(cat, &sim, &w);
+        walk_once(root, cat, &sim, sp, fws, &orders[o], &w);
+        note_unresolved(&us, &sim, fws, &orders[o], o);
         if (loads_out)
             json_array_append_new(loads_out, walk_json(&sim, env, fws, &orders[o], &w, sp));
         for (size_t i = 0; i < sim.n; i++) {
             const struct cu_ldobj *ob = &sim.v[i];
-            const char *own = wheel_of(&w, ob->soname);
+            const char *own = cu_envwheels_file(&w, ob->soname);
             if (!cu_ld_cuda_lib(ob->soname) || !own)
                 continue;
-            bool outside = !under(ob->real, sp) && !under(ob->path, sp);
-            /* The same soname mapped from another file too. */
-            const char *twin = NULL;
-            for (size_t k = 0; k < sim.n && !twin; k++)
-                if (k != i && strcmp(sim.v[k].soname, ob->soname) == 0 && (under(sim.v[k].real, sp) || under(sim.v[k].path, sp)) &&
-                    outside)
-                    twin = sim.v[k].path;
+            bool outside = !cu_envwheels_under(ob->real, sp) && !cu_envwheels_under(ob->path, sp);
             if (!outside)
                 continue;
+            /* The same soname mapped from the environment's own file too. */
+            const char *twin = NULL;
+            for (size_t k = 0; k < sim.n && !twin; k++)
+                if (k != i && strcmp(sim.v[k].soname, ob->soname) == 0 && (cu_envwheels_under(sim.v[k].real, sp) || cu_envwheels_under(sim.v[k].path, sp)))
+                    twin = sim.v[k].path;
             int fw = orders[o].fw[ob->tag / 4];
-            struct finding *f = find_or_add(&fs, ob, NULL);
+            bool fresh;
+            struct finding *f = find_or_add(&fs, ob, &fresh);
+            if (fresh)
+                more_causes(root, cat, sp, fws, &orders[o], &w, llp, conf, f);
             f->orders |= 1u << o;
             f->fws |= 1u << fw;
             if (!f->wheel)
                 f->wheel = cu_xstrdup(own);
             if (twin) {
-                struct finding *t = find_or_add(&fs, ob, twin);
-                t->orders |= 1u << o;
-                t->fws |= 1u << fw;
+                if (!f->twin)
+                    f->twin = cu_xstrdup(twin);
+                f->twin_orders |= 1u << o;
             }
         }
         cu_ldsim_fini(&sim);
     }
     say(root, fws, n_fw, orders, n_orders, &fs, env, llp, conf, envp, state_dir, out);
+    say_unresolved(fws, n_fw, orders, n_orders, &us, &w, env, out);
     findings_fini(&fs);
+    unresolveds_fini(&us);
     for (size_t i = 0; i < n_fw; i++)
         check_system_cudnn(root, &fws[i], sp, llp, conf, envp, state_dir, out);
     if (w.dup_soname)
@@ -784,7 +937,7 @@ walk_env(const struct cu_sysroot *root, const struct cu_catalog *cat, struct fw 
                         cu_xasprintf(_("%s holds %s twice, %s and %s: in one process the first loaded wins, and whatever expects the other gets it."),
                                      env, w.dup_soname, w.dup_a, w.dup_b),
                         cu_xstrdup(_("give each framework an environment of its own (cudaup install --framework A --framework B), or remove the copy the framework does not pin")));
-    wheels_fini(&w);
+    cu_envwheels_fini(&w);
 }
 
 void
@@ -805,7 +958,7 @@ cu_fwenvs_shadow(const struct cu_sysroot *root, const struct cu_catalog *cat, co
         CU_AUTOFREE char *lib = cu_path_join(env, "lib");
         struct cu_strv pys;
         cu_strv_init(&pys);
-        list_dir(root, lib, &pys);
+        cu_envwheels_list_dir(root, lib, &pys);
         for (size_t p = 0; p < pys.n; p++) {
             if (strncmp(pys.v[p], "python3", 7) != 0)
                 continue;

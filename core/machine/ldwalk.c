@@ -38,7 +38,25 @@ cu_ldsim_fini(struct cu_ldsim *s)
             cu_elf_dyn_fini(&o->dyn);
     }
     free(s->v);
+    for (size_t i = 0; i < s->n_miss; i++)
+        free(s->miss[i].name);
+    free(s->miss);
     memset(s, 0, sizeof(*s));
+}
+
+/* Note that @name, asked for by @by, is found nowhere (once per name and asker). */
+static void
+note_miss(struct cu_ldsim *s, const char *name, int by)
+{
+    if (!s->note_misses)
+        return;
+    for (size_t i = 0; i < s->n_miss; i++)
+        if (s->miss[i].by == by && strcmp(s->miss[i].name, name) == 0)
+            return;
+    s->miss = cu_xreallocarray(s->miss, s->n_miss + 1, sizeof(*s->miss));
+    s->miss[s->n_miss].name = cu_xstrdup(name);
+    s->miss[s->n_miss].by = by;
+    s->miss[s->n_miss++].tag = s->tag;
 }
 
 int
@@ -179,8 +197,10 @@ needed(struct cu_ldsim *s, size_t first)
             if (cu_ldsim_loaded(s, name) >= 0)
                 continue;
             struct cu_ld_hit hit;
-            if (!search(s, name, (int)q, &hit))
+            if (!search(s, name, (int)q, &hit)) {
+                note_miss(s, name, (int)q);
                 continue;
+            }
             bool fresh;
             load_file(s, hit.path, name, (int)q, hit.via, hit.file, &fresh);
             free(hit.path);
@@ -203,8 +223,10 @@ cu_ldsim_dlopen(struct cu_ldsim *s, const char *what, int caller)
         if (idx >= 0)
             return idx;
         struct cu_ld_hit hit;
-        if (!search(s, what, caller, &hit))
+        if (!search(s, what, caller, &hit)) {
+            note_miss(s, what, caller);
             return -1;
+        }
         idx = load_file(s, hit.path, what, caller, hit.via, hit.file, &fresh);
         free(hit.path);
     }

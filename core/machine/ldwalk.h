@@ -40,6 +40,13 @@ struct cu_ldobj {
     ino_t ino;
 };
 
+/** A name the loader would find nowhere (issue 47 review): not loaded, not on any search path. */
+struct cu_ldmiss {
+    char *name;
+    int by;  /* the object that asks (its dlopen or DT_NEEDED); -1: the program */
+    int tag; /* the walk's tag at the time */
+};
+
 struct cu_ldsim {
     const struct cu_sysroot *root;
     const char *llp;              /* LD_LIBRARY_PATH, or NULL (borrowed) */
@@ -47,6 +54,9 @@ struct cu_ldsim {
     struct cu_ldobj *v;
     size_t n, cap;
     int tag;                      /* set by the caller before each dlopen: copied into what it loads */
+    bool note_misses;             /* set by the caller: the names its next dlopen calls find nowhere are noted */
+    struct cu_ldmiss *miss;       /* those names, each (name, asker) once, in the order met */
+    size_t n_miss;
 };
 
 /** Start an empty process (Python itself, which carries no search path of its own, is not walked). */
@@ -56,7 +66,8 @@ void cu_ldsim_fini(struct cu_ldsim *s);
 /**
  * dlopen(@what) called from object @caller (-1: Python's ctypes or its importer), and everything the loaded
  * object asks for.  @what with a '/' is a path, else a name.  Returns the object's index, or -1 when the
- * loader would find nothing (nothing changes then).
+ * loader would find nothing (nothing changes then; with note_misses set, a name found nowhere, @what or one
+ * of the DT_NEEDED of what it loads, is noted in miss[]).
  */
 int cu_ldsim_dlopen(struct cu_ldsim *s, const char *what, int caller);
 

@@ -9,7 +9,9 @@
 
 #include "core/verify/verify_int.h"
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,19 +141,105 @@ judge_framework(const struct cu_verify_opts *o, const json_t *j, struct cu_check
                   built, dnn_l || dnn_b ? _(", cuDNN ") : "", dnn_l ? dnn_l : dnn_b ? dnn_b : "", seen);
 }
 
+/* The framework at work when the probe ended (its last "cudaup-fwprobe: start NAME" line without a "done" after it),
+ * or NULL: caller frees.  *@last gets the last line of stderr that is not one of the probe's own (borrowed, into
+ * @err, which is changed), or NULL. */
+static char *
+probe_at_work(char *err, const char **last)
+{
+    static const char start[] = "cudaup-fwprobe: start ", done[] = "cudaup-fwprobe: done ";
+    char *at = NULL, *save = NULL;
+    *last = NULL;
+    for (char *line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (cu_str_has_prefix(line, start)) {
+            free(at);
+            at = cu_xstrdup(line + strlen(start));
+        } else if (cu_str_has_prefix(line, done)) {
+            free(at);
+            at = NULL;
+        } else if (*cu_str_strip(line)) {
+            *last = line;
+        }
+    }
+    return at;
+}
+
+/* "SIGSEGV" for 11: the usual signals a crashed process ends by, else NULL. */
+static const char *
+signal_name(int sig)
+{
+    static const struct {
+        int n;
+        const char *name;
+    } names[] = {{SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"}, {SIGILL, "SIGILL"}, {SIGFPE, "SIGFPE"},
+                 {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"}, {SIGINT, "SIGINT"},
+                 {SIGHUP, "SIGHUP"}, {SIGQUIT, "SIGQUIT"}, {SIGPIPE, "SIGPIPE"}, {SIGXCPU, "SIGXCPU"}};
+    for (size_t i = 0; i < CU_N_ELEMENTS(names); i++)
+        if (names[i].n == sig)
+            return names[i].name;
+    return NULL;
+}
+
+/* The failed check of a probe that ended before it printed its document, about the framework at work (@fw, or the
+ * whole @order when none had started), saying how it ended; @ctx: " (imported after PyTorch)" or "". */
+static void
+probe_died(const struct cu_exec_result *res, const char *fw, const char *order, const char *last, const char *ctx,
+           struct cu_checks *out)
+{
+    CU_AUTOFREE char *who = NULL;
+    if (fw) {
+        who = cu_xstrdup(cu_framework_title(fw));
+    } else {
+        struct cu_strv items;
+        struct cu_buf b;
+        cu_strv_init(&items);
+        cu_buf_init(&b);
+        cu_strv_split(&items, order, ",");
+        for (size_t i = 0; i < items.n; i++)
+            cu_buf_printf(&b, "%s%s", i ? ", " : "", cu_framework_title(items.v[i]));
+        who = cu_xasprintf(_("the probe of %s"), b.data);
+        cu_buf_fini(&b);
+        cu_strv_fini(&items);
+    }
+    char how[64];
+    const char *sig = res->signo ? signal_name(res->signo) : NULL;
+    if (res->signo && sig)
+        snprintf(how, sizeof(how), _("signal %d (%s)"), res->signo, sig);
+    else if (res->signo)
+        snprintf(how, sizeof(how), _("signal %d"), res->signo);
+    if (res->signo && last)
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s%s does not import: its process was killed by %s: %s"), who,
+                      ctx, how, last);
+    else if (res->signo)
+        cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                      _("%s%s does not import: its process was killed by %s, with nothing on its standard error"), who, ctx,
+                      how);
+    else if (last)
+        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s%s does not import: its process ended with exit code %d: %s"),
+                      who, ctx, res->exit_code, last);
+    else
+        cu_checks_add(out, "framework", CU_CHECK_FAIL,
+                      _("%s%s does not import: its process ended with exit code %d, with nothing on its standard error"),
+                      who, ctx, res->exit_code);
+    if (fw)
+        cu_checks_about(out, fw);
+}
+
 /*
  * Run the probe in @env's interpreter, importing its frameworks in @order ("pytorch,jax").  LD_LIBRARY_PATH
  * is the user's as it is: what loads is what they would get; frameworks without CUDA wheels of their own
  * find the install's lib64 ahead of it, as the environment's activation or env.sh gives them.  The
- * probe's document, or NULL with a failed check saying why.
+ * probe's document, or NULL with a failed check saying why; *@died then names the framework whose work ended the
+ * probe's process (caller frees), when one did.
  */
 static json_t *
-run_probe(const struct cu_verify_opts *o, const struct cu_verify_env *env, const char *order, struct cu_checks *out)
+run_probe(const struct cu_verify_opts *o, const struct cu_verify_env *env, const char *order, struct cu_checks *out,
+          char **died)
 {
     CU_AUTOFREE char *code = cu_xstrndup((const char *)cu_fwprobe_py, cu_fwprobe_py_len);
-    const char *title = cu_framework_title(order);
     CU_AUTOFREE char *first = cu_xstrndup(order, strcspn(order, ","));
-    title = cu_framework_title(first);
+    const char *title = cu_framework_title(first);
+    *died = NULL;
     const char *llp = cu_env_get(o->envp, "LD_LIBRARY_PATH");
     CU_AUTOFREE char *libs = env->bundled || !o->dir ? NULL
                                                      : cu_xasprintf("LD_LIBRARY_PATH=%s/lib64%s%s", o->dir, llp && *llp ? ":" : "",
@@ -176,12 +264,34 @@ run_probe(const struct cu_verify_opts *o, const struct cu_verify_env *env, const
     if (cu_exec(argv, &eo, &res, &err) != CU_OK) {
         cu_checks_add(out, "framework", CU_CHECK_FAIL, _("cannot run %s: %s"), env->python, cu_error_text(&err));
     } else if (res.timed_out) {
+        const char *last;
+        CU_AUTOFREE char *at = res.err.len ? probe_at_work(res.err.data, &last) : NULL;
         cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s did not finish its GPU work within %ld s (a hung driver or GPU?)"),
-                      title, o->timeout_ms * 3 / 1000);
+                      cu_framework_title(at ? at : first), o->timeout_ms * 3 / 1000);
+        cu_checks_about(out, at ? at : first);
     } else if (res.exit_code != 0) {
-        const char *last = res.err.len ? strrchr(cu_str_strip(res.err.data), '\n') : NULL;
-        cu_checks_add(out, "framework", CU_CHECK_FAIL, _("%s does not import: %s"), title,
-                      last ? last + 1 : res.err.len ? res.err.data : "?");
+        /* Named for the framework at work when it ended (a crashed import names no one on stderr), and how it ended. */
+        const char *last = NULL;
+        char *at = res.err.len ? probe_at_work(res.err.data, &last) : NULL;
+        CU_AUTOFREE char *before = NULL;
+        if (at) {
+            const char *p = strstr(order, at);
+            if (p && p != order) {
+                CU_AUTOFREE char *prev = cu_xstrndup(order, (size_t)(p - order - 1));
+                struct cu_strv items;
+                struct cu_buf b;
+                cu_strv_init(&items);
+                cu_buf_init(&b);
+                cu_strv_split(&items, prev, ",");
+                for (size_t i = 0; i < items.n; i++)
+                    cu_buf_printf(&b, "%s%s", i ? _(", ") : "", cu_framework_title(items.v[i]));
+                before = cu_xasprintf(_(" (imported after %s)"), b.data);
+                cu_buf_fini(&b);
+                cu_strv_fini(&items);
+            }
+        }
+        probe_died(&res, at, order, last, before ? before : "", out);
+        *died = at;
     } else {
         const char *line = strrchr(cu_str_strip(res.out.data), '\n');
         line = line ? line + 1 : res.out.data;
@@ -194,6 +304,42 @@ run_probe(const struct cu_verify_opts *o, const struct cu_verify_env *env, const
     cu_exec_result_fini(&res);
     cu_strv_fini(&envv);
     return j;
+}
+
+/* @items without those in @dead, joined by @sep (framework names, or their titles with @titled). */
+static char *
+order_without(const struct cu_strv *items, const struct cu_strv *dead, const char *sep, bool titled, bool reverse)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    for (size_t k = 0; k < items->n; k++) {
+        const char *it = items->v[reverse ? items->n - 1 - k : k];
+        if (!cu_strv_contains(dead, it))
+            cu_buf_printf(&b, "%s%s", b.len ? sep : "", titled ? cu_framework_title(it) : it);
+    }
+    return cu_buf_steal(&b);
+}
+
+/* The probe in the order @items (@reverse: backwards), leaving out the frameworks in @dead; a framework whose work
+ * ends the probe's process is added to @dead, and the probe runs again without it, so that every other framework is
+ * still judged.  The document, or NULL. */
+static json_t *
+probe_survivors(const struct cu_verify_opts *o, const struct cu_verify_env *env, const struct cu_strv *items, bool reverse,
+                struct cu_strv *dead, struct cu_checks *out)
+{
+    for (size_t tries = 0; tries <= items->n; tries++) {
+        CU_AUTOFREE char *order = order_without(items, dead, ",", false, reverse);
+        if (!*order)
+            return NULL;
+        char *died = NULL;
+        json_t *j = run_probe(o, env, order, out, &died);
+        if (j || !died || cu_strv_contains(dead, died)) {
+            free(died);
+            return j;
+        }
+        cu_strv_push_owned(dead, died);
+    }
+    return NULL;
 }
 
 /* Each framework of one probe run: its own check; @after, when set, says which were imported before it. */
@@ -265,32 +411,38 @@ check_env(const struct cu_verify_opts *o, const struct cu_verify_env *env, struc
     size_t n = 0;
     if (skip_image_env(env->python, "framework", out))
         return;
-    if (!(runs[0] = run_probe(o, env, env->framework, out)))
-        return;
-    n = 1;
-    judge_run(o, runs[0], NULL, out);
-    if (strchr(env->framework, ',')) {
-        struct cu_strv items;
-        cu_strv_init(&items);
-        cu_strv_split(&items, env->framework, ",");
-        struct cu_buf rev, before;
-        cu_buf_init(&rev);
-        cu_buf_init(&before);
-        for (size_t i = items.n; i-- > 0;)
-            cu_buf_printf(&rev, "%s%s", rev.len ? "," : "", items.v[i]);
-        for (size_t i = items.n; i-- > 1;)
-            cu_buf_printf(&before, "%s%s", before.len ? ", " : "", cu_framework_title(items.v[i]));
-        if ((runs[1] = run_probe(o, env, rev.data, out)) != NULL) {
+    struct cu_strv items, dead;
+    cu_strv_init(&items);
+    cu_strv_init(&dead);
+    cu_strv_split(&items, env->framework, ",");
+    if ((runs[0] = probe_survivors(o, env, &items, false, &dead, out)) != NULL) {
+        n = 1;
+        judge_run(o, runs[0], NULL, out);
+    }
+    /* The other order, when two or more frameworks are left to import. */
+    if (runs[0] && items.n - dead.n >= 2) {
+        if ((runs[1] = probe_survivors(o, env, &items, true, &dead, out)) != NULL) {
+            /* Imported before the last one, in this order: said beside each of its failures. */
+            struct cu_strv rev;
+            cu_strv_init(&rev);
+            CU_AUTOFREE char *ord = order_without(&items, &dead, ",", false, true);
+            cu_strv_split(&rev, ord, ",");
+            struct cu_buf before;
+            cu_buf_init(&before);
+            for (size_t i = 0; i + 1 < rev.n; i++)
+                cu_buf_printf(&before, "%s%s", before.len ? ", " : "", cu_framework_title(rev.v[i]));
             n = 2;
             judge_run(o, runs[1], before.data, out);
+            cu_buf_fini(&before);
+            cu_strv_fini(&rev);
         }
-        cu_buf_fini(&rev);
-        cu_buf_fini(&before);
-        cu_strv_fini(&items);
     }
-    cu_verify_judge_libraries(o, env->name, env->bundled, (const json_t *const *)runs, n, out);
+    if (n)
+        cu_verify_judge_libraries(o, env->name, env->bundled, (const json_t *const *)runs, n, out);
     json_decref(runs[0]);
     json_decref(runs[1]);
+    cu_strv_fini(&items);
+    cu_strv_fini(&dead);
 }
 
 void

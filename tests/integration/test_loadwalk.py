@@ -39,12 +39,15 @@ WHEELS = ["torch-2.15.0", "jax-cuda13-plugin-0.10.2", "jax-cuda13-pjrt-0.10.2", 
           "nvidia-nccl-cu13-2.30.7", "nvidia-nvjitlink-13.2.86", "nvidia-nvshmem-cu13-3.7.2", "nvidia-nvtx-13.2.86"]
 # A system CUDA 13.0 (the folder a user's LD_LIBRARY_PATH names): what the real one holds of the names above,
 # and cuRAND, which no call here loads.
-SYSTEM = ["libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13", "libnvJitLink.so.13", "libnvrtc.so.13",
-          "libcurand.so.10", "libcudnn_graph.so.9"]
+SYSTEM = [("/opt/cuda-13.0/lib64", so) for so in
+          ("libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13", "libnvJitLink.so.13", "libnvrtc.so.13",
+           "libcurand.so.10", "libcudnn_graph.so.9")]
 CUDA_LIBS = ("cudart", "cublas", "cublasLt", "cudnn", "nvJitLink", "nvrtc", "nvrtc-builtins", "cusparse", "cusparseLt",
              "cufft", "cufftw", "curand", "cusolver", "cusolverMg", "nccl", "cupti", "nvToolsExt", "cufile",
              "nvshmem_host")
 
+LDSO = next(([p, "--inhibit-cache"] for p in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1")
+             if os.path.exists(p)), [])
 with open(os.path.join(SRCDIR, "data", "catalog.json")) as f:
     CAT = json.load(f)
 
@@ -70,6 +73,7 @@ def loaded(what):
 def path_of(rel):
     hits = sorted(glob.glob(os.path.join(sp, rel)))
     return hits[0] if hits else None
+failed = set()
 def call(c):
     target = path_of(c["target"]) if c["how"] == "path" else c["target"]
     if not target:
@@ -78,7 +82,7 @@ def call(c):
         try:
             ctypes.CDLL(target, mode=G)
         except OSError:
-            pass
+            failed.add(target)
         return
     who = c["caller"][7:] if c["caller"].startswith("soname:") else path_of(c["caller"])
     h = loaded(who) if who else None
@@ -86,7 +90,8 @@ def call(c):
         f = h.cudaup_standin_dlopen
         f.restype = ctypes.c_void_p
         f.argtypes = [ctypes.c_char_p]
-        f(target.encode())
+        if not f(target.encode()):
+            failed.add(target)
 for stage in (("import", "use"), ("gpu",)):
     for fw in plan["order"]:
         for c in plan["calls"][fw]:
@@ -100,7 +105,7 @@ for line in open("/proc/self/maps"):
     parts = line.split(None, 5)
     if len(parts) == 6 and parts[5].strip().startswith("/"):
         maps.add(parts[5].strip())
-print(json.dumps(sorted(maps)))
+print(json.dumps({"maps": sorted(maps), "failed": sorted(failed)}))
 '''
 
 
@@ -111,7 +116,7 @@ def cuda_lib(path):
 
 
 class Env:
-    def __init__(self, name):
+    def __init__(self, name, wheels=WHEELS, system=SYSTEM, calls=None, lib_calls=None):
         self.name = name
         self.dir = t.tmpdir(name)
         self.root = os.path.join(self.dir, "root")
@@ -123,11 +128,16 @@ class Env:
         self.sp = os.path.join(self.env, "lib", "python3.11", "site-packages")
         if not os.path.isdir(self.sp):
             self.sp = os.path.join(self.env, "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
-        mkrecorded.install(self.sp, WHEELS, CACHE, also=["libjax_common.so"])
-        # Not recorded: jax's own dist-info and jaxlib's object that dlopens the PJRT plugin.
-        mkrecorded.extra(self.sp, "jaxlib/libjax_common.so", CACHE, "jax", "0.10.2")
-        for so in SYSTEM:
-            mkelf.lib(self.root + "/opt/cuda-13.0/lib64/" + so, so, cache=CACHE, extra_c=mkrecorded.DLOPEN_C)
+        self.calls = calls or CALLS
+        self.lib_calls = LIB_CALLS if lib_calls is None else lib_calls
+        if wheels is WHEELS:
+            mkrecorded.install(self.sp, WHEELS, CACHE, also=["libjax_common.so"])
+            # Not recorded: jax's own dist-info and jaxlib's object that dlopens the PJRT plugin.
+            mkrecorded.extra(self.sp, "jaxlib/libjax_common.so", CACHE, "jax", "0.10.2")
+        else:
+            mkrecorded.install(self.sp, wheels, CACHE)
+        for folder, so in system:
+            mkelf.lib(self.root + folder + "/" + so, so, cache=CACHE, extra_c=mkrecorded.DLOPEN_C)
 
     def strip(self, p):
         return p[len(self.root):] if p.startswith(self.root + "/") else p
@@ -136,12 +146,16 @@ class Env:
         env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
         if llp:
             env["LD_LIBRARY_PATH"] = self.root + llp
-        plan = {"order": order, "calls": CALLS, "lib_calls": LIB_CALLS}
-        r = subprocess.run([PY, "-c", REPLAY, self.sp, json.dumps(plan)], capture_output=True, text=True, env=env,
+        plan = {"order": order, "calls": self.calls, "lib_calls": self.lib_calls}
+        # The loader without this host's /etc/ld.so.cache (glibc's --inhibit-cache): doctor reads the machine root's,
+        # which has none; this host's names a CUDA 13.0 of its own (libnccl.so.2), which no walk of the root can see.
+        r = subprocess.run(LDSO + [PY, "-c", REPLAY, self.sp, json.dumps(plan)], capture_output=True, text=True, env=env,
                            timeout=300)
         if r.returncode != 0:
             return None, r.stderr[-2000:]
-        return sorted(self.strip(p) for p in json.loads(r.stdout) if cuda_lib(p)), None
+        out = json.loads(r.stdout)
+        self.failed = out["failed"]
+        return sorted(self.strip(p) for p in out["maps"] if cuda_lib(p)), None
 
     def doctor(self, llp):
         env = {"VIRTUAL_ENV": "/env", "HOME": "/root", "FAKE_NVIDIA_CONFIG": os.path.join(self.root, "fake-nvidia.conf")}
@@ -186,4 +200,97 @@ for llp in (None, "/opt/cuda-13.0/lib64"):
     t.ok(all("LD_LIBRARY_PATH" in p["message"] for p in probs if "/opt/cuda-13.0" in p["message"]),
          "%s: each problem names LD_LIBRARY_PATH as what makes the loader take it" % label,
          json.dumps(probs, indent=1))
+    # One fact, one problem (issue 47 review: libnvJitLink.so.13 was both framework-cuda-shadowed and -duplicate).
+    twice = sorted(lib for lib in outside_mapped
+                   if sum(1 for p in probs if re.search(re.escape(lib) + r"(?![\w.])", p["message"])) != 1)
+    t.ok(not twice, "%s: each library from outside is named by one problem, not two" % label,
+         "%s\n%s" % (twice, json.dumps(probs, indent=1)))
+
+# No cause that is none: an ld.so.conf.d file naming the system CUDA's folder too serves nothing here (every object
+# that asks finds the wheels' copies on its DT_RUNPATH before the cache), so no problem may name it.
+CONF13 = "/etc/ld.so.conf.d/cuda-13-0.conf"
+os.makedirs(e.root + "/etc/ld.so.conf.d", exist_ok=True)
+with open(e.root + "/etc/ld.so.conf", "w") as f:
+    f.write("include /etc/ld.so.conf.d/*.conf\n")
+with open(e.root + CONF13, "w") as f:
+    f.write("/opt/cuda-13.0/lib64\n")
+probs = [p for p in e.doctor("/opt/cuda-13.0/lib64").get("problems", []) if p["code"].startswith("framework-cud")]
+t.ok(probs and not [p for p in probs if CONF13 in p["message"] + p["fix"]],
+     "LD_LIBRARY_PATH and %s, which serves nothing the walk loads: no problem names the file" % CONF13,
+     json.dumps(probs, indent=1))
+
+# TensorFlow 2.20 alone with its CUDA 12 wheels (issue 47 review): cuDNN 9.10.2's libraries have DT_RUNPATH
+# $ORIGIN/../../nvrtc/lib, the nvrtc wheel installs nvidia/cuda_nvrtc/lib, so cuDNN's dlopen of libnvrtc.so.12 on GPU
+# work finds it nowhere.  doctor must predict every recorded load the real loader fails, naming the library, who asks
+# and at which stage, with a fix, and no other; and with LD_LIBRARY_PATH and an ld.so.conf.d file both holding
+# libnccl.so.2, name both causes, the variable first, with both fixes.
+TF_WHEELS = ["tensorflow-2.20.0", "nvidia-cublas-cu12-12.8.4.1", "nvidia-cuda-cupti-cu12-12.8.90",
+             "nvidia-cuda-nvrtc-cu12-12.8.93", "nvidia-cuda-runtime-cu12-12.8.90", "nvidia-cudnn-cu12-9.10.2.21",
+             "nvidia-cufft-cu12-11.3.3.83", "nvidia-cusolver-cu12-11.7.3.90", "nvidia-cusparse-cu12-12.5.8.93",
+             "nvidia-nccl-cu12-2.27.5", "nvidia-nvjitlink-cu12-12.8.93", "nvidia-nvshmem-cu12-3.4.5"]
+TF_PKGS = {(mkrecorded.recording(w)["dist"], mkrecorded.recording(w)["version"]) for w in TF_WHEELS}
+TF_LIB_CALLS = [x for x in CAT["cuda_lib_loads"] if (x["package"], x["version"]) in TF_PKGS]
+t.ok(any(x["target"] == "libnvrtc.so.12" and x["package"] == "nvidia-cudnn-cu12" for x in TF_LIB_CALLS),
+     "cuda_lib_loads.csv records cuDNN 9.10.2's own dlopen of libnvrtc.so.12 (libcudnn_engines_precompiled.so.9)",
+     json.dumps(TF_LIB_CALLS, indent=1)[-2000:])
+CONF = "/etc/ld.so.conf.d/nccl.conf"
+tf = Env("tf-cu12", wheels=TF_WHEELS, system=[("/opt/cuda-12.9/lib64", "libnccl.so.2"), ("/opt/nccl/lib", "libnccl.so.2")],
+         calls={"tensorflow": loads_of("tensorflow", "2.20.0", 12)}, lib_calls=TF_LIB_CALLS)
+truth, err = tf.truth(["tensorflow"], None)
+failed = sorted(n for n in tf.failed if cuda_lib(n))
+doc = tf.doctor(None)
+walk = next((w for w in doc.get("framework_loads", []) if w["order"] == ["tensorflow"]), None)
+pred = sorted({l["real"] for l in walk["libraries"]}) if walk else None
+t.ok(truth is not None and pred == truth, "TensorFlow 2.20 alone: doctor predicts the %d CUDA libraries the loader maps"
+     % len(truth or []), err or "missed: %s\nphantom: %s" % (sorted(set(truth or []) - set(pred or [])),
+                                                          sorted(set(pred or []) - set(truth or []))))
+unres = [p for p in doc.get("problems", []) if p["code"] == "framework-cuda-unresolved"]
+for p in unres:
+    print("# TensorFlow alone: [%s] %s\n#   fix: %s" % (p["code"], p["message"], p["fix"]))
+named = sorted({re.search(r"would fail to load (\S+)", p["message"]).group(1) for p in unres})
+t.ok("libnvrtc.so.12" in failed and named == failed,
+     "TensorFlow 2.20 alone: doctor names every recorded load the real loader fails (%s), and no other" % ", ".join(failed),
+     "failed: %s\nnamed: %s\n%s" % (failed, named, json.dumps(unres, indent=1)))
+nvrtc = next((p for p in unres if "load libnvrtc.so.12" in p["message"]), {})
+t.ok(has := all(x in nvrtc.get("message", "") for x in ("TensorFlow 2.20.0", "on GPU work", "libcudnn_engines_precompiled.so.9",
+                                                          "$ORIGIN/../../nvrtc/lib")) and
+     "nvidia/cuda_nvrtc/lib" in nvrtc.get("fix", "") and "LD_LIBRARY_PATH" in nvrtc.get("fix", ""),
+     "TensorFlow 2.20 alone: libnvrtc.so.12 named with who asks (cuDNN's sub-library and its DT_RUNPATH), the stage, and "
+     "a fix naming the wheel's folder", json.dumps(nvrtc, indent=1))
+os.makedirs(tf.root + "/etc/ld.so.conf.d", exist_ok=True)
+with open(tf.root + "/etc/ld.so.conf", "w") as f:
+    f.write("include /etc/ld.so.conf.d/*.conf\n")
+with open(tf.root + CONF, "w") as f:
+    f.write("/opt/nccl/lib\n")
+truth, err = tf.truth(["tensorflow"], "/opt/cuda-12.9/lib64")
+doc = tf.doctor("/opt/cuda-12.9/lib64")
+nccl = [p for p in doc.get("problems", []) if p["code"].startswith("framework-cud") and "libnccl.so.2" in p["message"]]
+for p in nccl:
+    print("# TensorFlow, LD_LIBRARY_PATH and %s: [%s] %s\n#   fix: %s" % (CONF, p["code"], p["message"], p["fix"]))
+m = nccl[0]["message"] if len(nccl) == 1 else ""
+fx = nccl[0]["fix"] if len(nccl) == 1 else ""
+t.ok(truth and "/opt/cuda-12.9/lib64/libnccl.so.2" in truth and "/opt/cuda-12.9/lib64/libnccl.so.2" in m and
+     "LD_LIBRARY_PATH holds /opt/cuda-12.9/lib64" in m and CONF in m and
+     m.index("LD_LIBRARY_PATH holds") < m.index(CONF) and "/opt/nccl/lib" in m and
+     "LD_LIBRARY_PATH" in fx and CONF in fx and fx.index("LD_LIBRARY_PATH") < fx.index(CONF),
+     "libnccl.so.2 from LD_LIBRARY_PATH (as the real loader maps it) and, without it, from %s: one problem naming both "
+     "causes in the loader's order, with both fixes" % CONF, err or json.dumps(nccl, indent=1))
+# PyTorch 2.10 beside it (CUDA 12 wheels): torch loads libnvrtc.so.12 by its path at import, so cuDNN's dlopen by name
+# finds it in either order; only TensorFlow imported alone fails, and doctor says so, naming that order alone.
+BOTH = TF_WHEELS + ["torch-2.10.0", "nvidia-curand-cu12-10.3.9.90", "nvidia-cufile-cu12-1.13.1.3",
+                    "nvidia-cusparselt-cu12-0.7.1", "nvidia-nvtx-cu12-12.8.90"]
+PKGS2 = {(mkrecorded.recording(w)["dist"], mkrecorded.recording(w)["version"]) for w in BOTH}
+both = Env("torch-tf-cu12", wheels=BOTH, system=[],
+           calls={"pytorch": loads_of("pytorch", "2.10.0", 12), "tensorflow": loads_of("tensorflow", "2.20.0", 12)},
+           lib_calls=[x for x in CAT["cuda_lib_loads"] if (x["package"], x["version"]) in PKGS2])
+fails = {}
+for order in (["pytorch", "tensorflow"], ["tensorflow", "pytorch"], ["tensorflow"]):
+    truth, err = both.truth(order, None)
+    fails[",".join(order)] = "libnvrtc.so.12" in both.failed if truth is not None else err
+doc = both.doctor(None)
+nv = [p for p in doc.get("problems", []) if p["code"] == "framework-cuda-unresolved" and "load libnvrtc.so.12" in p["message"]]
+t.ok(fails == {"pytorch,tensorflow": False, "tensorflow,pytorch": False, "tensorflow": True} and len(nv) == 1 and
+     "when TensorFlow is imported alone" in nv[0]["message"] and "in the order" not in nv[0]["message"],
+     "PyTorch 2.10 and TensorFlow 2.20: libnvrtc.so.12 fails only when TensorFlow is imported alone (as the real loader "
+     "has it), and doctor names that order alone", "%s\n%s" % (fails, json.dumps(nv, indent=1)))
 t.done()

@@ -43,15 +43,24 @@ def nvwheel(dist, version, libs):
     return mkwheels.wheel(WH, dist, version, extra=mkwheels.nvidia_libs(libs, CACHE))
 
 
+def cudnn_libs(ver):
+    """cuDNN 9's wheel as the real one is laid out (tests/fixtures/wheels/nvidia-cudnn-cu12-9.10.2.21.json): libcudnn.so.9
+    with DT_RUNPATH $ORIGIN, and the sub-libraries it dlopens on GPU work (data/compat/cuda_lib_loads.csv) beside it."""
+    subs = ["libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_adv.so.9", "libcudnn_heuristic.so.9",
+            "libcudnn_engines_precompiled.so.9", "libcudnn_engines_runtime_compiled.so.9"]
+    return [nv("cudnn", "libcudnn.so.9", ver, runpath="$ORIGIN")] + [
+        nv("cudnn", so, ver, runpath="$ORIGIN:$ORIGIN/../../cublas/lib:$ORIGIN/../../nvrtc/lib") for so in subs]
+
+
 # The stand-in frameworks' wheels and the nvidia-* wheels they load, as the real ones lay them out.
 W = {
     "torch": mkwheels.wheel(WH, "torch", "2.8.0", cuda="12.8", cudnn="9.10.2", native=True, cache=CACHE),
     "torch-cudnn95": None,
     "jax": mkwheels.wheel(WH, "jax", "0.4.25", cuda="12", cudnn="9.10.2", cublas="12.3.4", native=True, cache=CACHE),
     "tf212": mkwheels.wheel(WH, "tensorflow", "2.12.0", cuda="11.8", cudnn="8.6", native=True, cache=CACHE),
-    "cudnn": nvwheel("nvidia-cudnn-cu12", "9.10.2.21", [nv("cudnn", "libcudnn.so.9", "9.10.2")]),
-    "cudnn95": nvwheel("nvidia-cudnn-cu12", "9.5.1.17", [nv("cudnn", "libcudnn.so.9", "9.5.1")]),
-    "cudnn13": nvwheel("nvidia-cudnn-cu13", "9.26.0.51", [nv("cudnn", "libcudnn.so.9", "9.26.0")]),
+    "cudnn": nvwheel("nvidia-cudnn-cu12", "9.10.2.21", cudnn_libs("9.10.2")),
+    "cudnn95": nvwheel("nvidia-cudnn-cu12", "9.5.1.17", cudnn_libs("9.5.1")),
+    "cudnn13": nvwheel("nvidia-cudnn-cu13", "9.26.0.51", cudnn_libs("9.26.0")),
     "cudart": nvwheel("nvidia-cuda-runtime-cu12", "12.8.90", [nv("cuda_runtime", "libcudart.so.12", "12.8.90")]),
     "cublas": nvwheel("nvidia-cublas-cu12", "12.8.4.1", [nv("cublas", "libcublas.so.12", "12.8.4"),
                                                          nv("cublas", "libcublasLt.so.12", "12.8.4")]),
@@ -360,4 +369,21 @@ t.ok(r.rc == 4 and any("built against cuDNN 9.10.2 but loaded 9.1.0" in x["detai
      any("libcublas.so.12 was loaded from" in x["detail"] and "/usr/local/cuda-12.9/lib64" in x["detail"] for x in fails)
      and all(x.get("fix") and x.get("framework") == "pytorch" for x in fails),
      "llp-two: verify --env names both problems, each with its fix and framework", json.dumps(doc.get("checks"), indent=1))
+# A framework whose import kills its process (issue 47 review: JAX crashed with a signal and nothing on stderr, and
+# verify said "PyTorch does not import: ?", titled with the first framework, with no framework key): the check names
+# the one whose probe died and how (the signal), carries framework in --json, and the others are still judged.
+c = Case("crash").install(*TORCH_SET).install("jax")
+with open(os.path.join(c.sp, "jax", "__init__.py")) as f:
+    body = f.read()
+with open(os.path.join(c.sp, "jax", "__init__.py"), "w") as f:
+    f.write("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n" + body)
+c.frameworks = ["pytorch", "jax"]
+r, doc, checks = c.verify()
+fails = [x for x in checks if x["status"] == "fail" and x["name"] == "framework"]
+torch_ok = [x for x in checks if x["name"] == "framework" and x.get("framework") == "pytorch" and x["status"] == "pass"]
+t.ok(r.rc == 4 and len(fails) == 1 and fails[0].get("framework") == "jax" and
+     has_all(fails[0]["detail"], "JAX", "imported after PyTorch", "signal 11 (SIGSEGV)", "nothing on its standard error")
+     and "PyTorch does not import" not in json.dumps(checks) and torch_ok,
+     "crash: verify names JAX, whose import was killed by SIGSEGV, with framework jax in --json; PyTorch is still "
+     "judged (passes)", json.dumps(checks, indent=1))
 t.done()

@@ -21,6 +21,7 @@
 #include "core/base/sysroot.h"
 #include "core/catalog/catalog.h"
 #include "core/machine/ldpath.h"
+#include "core/machine/ldwalk.h"
 #include "core/verify/checks.h"
 #include "core/verify/verify.h"
 #include "core/verify/verify_loaded.h"
@@ -400,6 +401,69 @@ conf_walk_bounded(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* A name the loader finds nowhere (issue 47 review: cuDNN 9.10.2's sub-libraries have DT_RUNPATH $ORIGIN/../../nvrtc/lib,
+ * the nvrtc wheel installs nvidia/cuda_nvrtc/lib, so TensorFlow alone cannot load libnvrtc.so.12): noted with the
+ * object that asks, by dlopen and by DT_NEEDED, once; not when it is already loaded (torch preloads it by path) or
+ * LD_LIBRARY_PATH has it; nothing noted while note_misses is off. */
+static void
+walk_misses(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("ldmiss");
+    struct cu_sysroot root;
+    struct cu_error err;
+    assert_ok(cu_sysroot_init(&root, dir, &err), &err);
+    build_so(dir, "env/nvidia/cudnn/lib/libcudnn_graph.so.9", "libcudnn_graph.so.9", NULL, "$ORIGIN/../../nvrtc/lib", false);
+    build_so(dir, "env/nvidia/cudnn/lib/libcudnn_adv.so.9", "libcudnn_adv.so.9", "libnvrtc.so.12", "$ORIGIN/../../nvrtc/lib",
+             false);
+    tu_write(dir, "env/nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "x");
+    struct cu_ldconf conf;
+    cu_ldconf_read(&root, NULL, &conf);
+    struct cu_ldsim s;
+    cu_ldsim_init(&s, &root, NULL, &conf);
+    int g = cu_ldsim_dlopen(&s, "/env/nvidia/cudnn/lib/libcudnn_graph.so.9", -1);
+    assert_true(g >= 0);
+    assert_int_equal(cu_ldsim_dlopen(&s, "libnvrtc.so.12", g), -1);
+    assert_int_equal(s.n_miss, 0); /* not noted unless asked to */
+    s.note_misses = true;
+    s.tag = 2;
+    assert_int_equal(cu_ldsim_dlopen(&s, "libnvrtc.so.12", g), -1);
+    assert_int_equal(cu_ldsim_dlopen(&s, "libnvrtc.so.12", g), -1);
+    int a = cu_ldsim_dlopen(&s, "/env/nvidia/cudnn/lib/libcudnn_adv.so.9", -1);
+    assert_true(a >= 0);
+    /* (libc.so.6, which the scratch root lacks, is noted too: the caller judges which names matter.) */
+    size_t k = 0;
+    for (size_t i = 0; i < s.n_miss; i++) {
+        if (strcmp(s.miss[i].name, "libnvrtc.so.12") != 0)
+            continue;
+        assert_int_equal(s.miss[i].by, k == 0 ? g : a); /* by its dlopen, then by its DT_NEEDED */
+        assert_int_equal(s.miss[i].tag, 2);
+        k++;
+    }
+    assert_int_equal(k, 2);
+    cu_ldsim_fini(&s);
+    /* Loaded before by its path (torch's _load_global_deps): the name is that object. */
+    cu_ldsim_init(&s, &root, NULL, &conf);
+    s.note_misses = true;
+    assert_true(cu_ldsim_dlopen(&s, "/env/nvidia/cuda_nvrtc/lib/libnvrtc.so.12", -1) >= 0);
+    g = cu_ldsim_dlopen(&s, "/env/nvidia/cudnn/lib/libcudnn_graph.so.9", -1);
+    assert_true(cu_ldsim_dlopen(&s, "libnvrtc.so.12", g) >= 0);
+    for (size_t i = 0; i < s.n_miss; i++)
+        assert_string_not_equal(s.miss[i].name, "libnvrtc.so.12");
+    cu_ldsim_fini(&s);
+    /* LD_LIBRARY_PATH names its folder. */
+    cu_ldsim_init(&s, &root, "/env/nvidia/cuda_nvrtc/lib", &conf);
+    s.note_misses = true;
+    g = cu_ldsim_dlopen(&s, "/env/nvidia/cudnn/lib/libcudnn_graph.so.9", -1);
+    assert_true(cu_ldsim_dlopen(&s, "libnvrtc.so.12", g) >= 0);
+    for (size_t i = 0; i < s.n_miss; i++)
+        assert_string_not_equal(s.miss[i].name, "libnvrtc.so.12");
+    cu_ldsim_fini(&s);
+    cu_ldconf_fini(&conf);
+    cu_sysroot_fini(&root);
+    tu_tmpdir_free(dir);
+}
+
 int
 main(void)
 {
@@ -407,6 +471,6 @@ main(void)
     if (!have_cc)
         return tu_skip_all("ldpath", "no C compiler (cc, which scripts/bootstrap installs) to build the ELF objects with");
     const struct CMUnitTest tests[] = {cmocka_unit_test(elf_read), cmocka_unit_test(search_order), cmocka_unit_test(env_file), cmocka_unit_test(judge_llp_through_link), cmocka_unit_test(judge_own_rules), cmocka_unit_test(judge_twice_once),
-                                       cmocka_unit_test(judge_conf_and_default), cmocka_unit_test(conf_walk_bounded)};
+                                       cmocka_unit_test(judge_conf_and_default), cmocka_unit_test(conf_walk_bounded), cmocka_unit_test(walk_misses)};
     return TU_RUN(tests);
 }
