@@ -389,6 +389,11 @@ blame_all(const struct cu_sysroot *root, const struct finding *f, const char *en
         *why = w2;
         *fix = x2;
     }
+    if (!f->nowhere && f->causes[f->n_causes - 1].via == CU_LD_CACHE) { /* the last cause gone, its wheel serves it */
+        char *x2 = cu_xasprintf(_("%s; the environment's own wheels then serve it"), *fix);
+        free(*fix);
+        *fix = x2;
+    }
     if (f->nowhere && f->wheel) {
         CU_AUTOFREE char *dir = cu_xstrdup(f->wheel);
         *strrchr(dir, '/') = '\0';

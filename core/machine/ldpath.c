@@ -773,10 +773,10 @@ cu_ld_blame(const struct cu_sysroot *root, const char *const *envp, const char *
     } else if (via == CU_LD_CACHE && !cfile) {
         *why = cu_xasprintf(_("the loader's cache /etc/ld.so.cache holds %s, though no file of ld.so.conf names it now (ldconfig last ran before it was taken out)"),
                             dir);
-        *fix = cu_xstrdup(_("as root, run ldconfig to rebuild the loader's cache from ld.so.conf; the environment's own wheels then serve it"));
+        *fix = cu_xstrdup(_("as root, run ldconfig to rebuild the loader's cache from ld.so.conf"));
     } else if (via == CU_LD_CACHE && cfile) {
         *why = cu_xasprintf(_("%s puts %s in the loader's cache for the whole system"), cfile, dir);
-        *fix = cu_xasprintf(_("as root, take %s out of %s and run ldconfig (cudaup never writes ld.so.conf.d); the environment's own wheels then serve it"),
+        *fix = cu_xasprintf(_("as root, take %s out of %s and run ldconfig (cudaup never writes ld.so.conf.d)"),
                             dir, cfile);
     } else if (via == CU_LD_DEFAULT) {
         *why = cu_xasprintf(_("%s is one of the loader's default folders, where a package of the distribution put it"), dir);

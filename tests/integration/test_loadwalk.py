@@ -275,6 +275,9 @@ t.ok(truth and "/opt/cuda-12.9/lib64/libnccl.so.2" in truth and "/opt/cuda-12.9/
      "LD_LIBRARY_PATH" in fx and CONF in fx and fx.index("LD_LIBRARY_PATH") < fx.index(CONF),
      "libnccl.so.2 from LD_LIBRARY_PATH (as the real loader maps it) and, without it, from %s: one problem naming both "
      "causes in the loader's order, with both fixes" % CONF, err or json.dumps(nccl, indent=1))
+# Without both causes TensorFlow alone finds libnccl.so.2 nowhere: no fix may promise that the wheel then serves it.
+t.ok("find it nowhere" in m and "wheels then serve it" not in fx,
+     "the chain ends nowhere: the fixes do not say the environment's own wheels then serve libnccl.so.2", fx)
 # PyTorch 2.10 beside it (CUDA 12 wheels): torch loads libnvrtc.so.12 by its path at import, so cuDNN's dlopen by name
 # finds it in either order; only TensorFlow imported alone fails, and doctor says so, naming that order alone.
 BOTH = TF_WHEELS + ["torch-2.10.0", "nvidia-curand-cu12-10.3.9.90", "nvidia-cufile-cu12-1.13.1.3",
