@@ -58,7 +58,7 @@ NVCC = os.path.join(ENV, "lib", "python3.11", "site-packages", "nvidia", "cu13",
 n = 0
 
 
-def wizard(keys, *args, timeout=900):
+def wizard(keys, *args, timeout=900, where=None):
     """Run the wizard with KEYS (script lines; 'DUMP name' takes a screen dump). Returns (result, dumps)."""
     global n
     n += 1
@@ -68,7 +68,7 @@ def wizard(keys, *args, timeout=900):
             f.write("dump %s\n" % os.path.join(DIR, "%d-%s.txt" % (n, k[5:])) if k.startswith("DUMP ") else k + "\n")
     e = dict(ENVIRON, CUDAUP_TUI_HEADLESS="1", COLUMNS=str(SIZE[0]), LINES=str(SIZE[1]), TERM="xterm-256color",
              SHELL="/bin/bash", CUDAUP_PROFILE_D=os.path.join(DIR, "profile.d"))
-    r = run(["--keys-script", script, *WHERE, *args], env=e, timeout=timeout)
+    r = run(["--keys-script", script, *(where or WHERE), *args], env=e, timeout=timeout)
     for k in keys:
         if k.startswith("DUMP "):
             p = os.path.join(DIR, "%d-%s.txt" % (n, k[5:]))
@@ -90,8 +90,8 @@ def flat(dump):
     return " ".join(x.replace("│", " ").strip() for x in dump.split("\n") if x.strip())
 
 
-def verify_cli():
-    r = run(["verify", "--json", *WHERE], env=ENVIRON, timeout=600)
+def verify_cli(where=None):
+    r = run(["verify", "--json", *(where or WHERE)], env=ENVIRON, timeout=600)
     return {c["name"]: c["status"] for c in (r.json() or {}).get("checks", [])}
 
 
@@ -155,4 +155,18 @@ t.ok(r.rc == 0 and not os.path.exists(ENV) and not os.path.exists(os.path.join(S
      "uninstall from the menu removes the environment with its toolkit, as `uninstall env` does", (r.rc, d.get("done")))
 t.ok("was removed" in flat(d.get("done", "")) and "CUDA  was removed" not in flat(d.get("done", "")),
      "Done says the environment was removed", d.get("done"))
+
+# ---- --toolkit none: the rerun's menu and Validation ask for no toolkit ------------------------------------------------
+WN = ["--root", ROOT, "--mirror", "file://" + M13] + sum((["--" + k, os.path.join(DIR, "n", k)] for k in ("prefix", "state-dir",
+                                                                                                       "cache-dir")), [])
+r = run(["install", "--yes", "--framework", "pytorch==2.14", "--toolkit", "none", "--index-url", IDX, *WN, *INST, "--env-dir",
+         os.path.join(DIR, "n", "envs")], env=ENVIRON, timeout=900)
+t.ok(r.rc == 0, "install --toolkit none", r.err[-800:])
+r, d = wizard(["enter", "DUMP menu", "enter", "DUMP verify", "enter", "enter"], where=WN)
+got = checks(d.get("verify", ""))
+t.ok("Toolkit: none" in flat(d.get("menu", "")) and "holds no CUDA toolkit" in flat(d.get("menu", "")),
+     "rerun menu (--toolkit none): the environment, with no CUDA toolkit", d.get("menu"))
+t.ok("(Toolkit: none: no CUDA toolkit)" in d.get("verify", "").split("\n")[2] and got.get("toolkit") == "skip" and
+     "files" not in got and got == verify_cli(WN), "Validation (--toolkit none): no toolkit asked for, the checks of `cudaup verify`",
+     d.get("verify"))
 t.done()
