@@ -88,7 +88,8 @@ bool cu_app_confirm(struct cu_app *app, const char *question, int *rc);
 CU_NODISCARD enum cu_status cu_app_target(struct cu_app *app, char **dir, struct cu_error *err);
 
 struct cu_checks;
-/** Run verify's checks on @dir, with the Python environment the state records; the log gets each check. */
+/** Run verify's checks on @dir, with the Python environments the state records, or with @dir NULL (no CUDA install) on the
+ *  environment that holds its own toolkit (cu_verify_installed); the log gets each check. */
 void cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *facts, struct cu_checks *out);
 /** verify's checks[] for JSON, each failure with its "fix" (repair named for @version, or NULL). */
 json_t *cu_app_checks_json(struct cu_app *app, const struct cu_checks *checks, const char *version);

@@ -20,7 +20,7 @@
 #include "progress.h"
 #include "core/base/fsutil.h"
 #include "installers/maintain.h"
-#include "installers/pytoolkit.h"
+#include "installers/verifyrun.h"
 #include "core/doctor/doctor.h"
 #include "report.h"
 
@@ -89,7 +89,9 @@ cu_cmd_repair(struct cu_app *app)
     }
     enum cu_status tst = cu_app_target(app, &dir, &err);
     bool env_only = false; /* no CUDA install: the environment holds its own toolkit (--toolkit wheels or none) */
-    if (tst == CU_E_NOT_FOUND && app->cfg.n_args == 0 && cu_pytoolkit_recorded(app->state_dir)) {
+    struct cu_toolkit_env te = {0}; /* the same choice as verify's and the wizard's (installers/verifyrun.h) */
+    if (tst == CU_E_NOT_FOUND && app->cfg.n_args == 0 && cu_toolkit_env_find(app->state_dir, NULL, &te)) {
+        cu_toolkit_env_fini(&te);
         cu_error_clear(&err);
         cu_app_open_log(app);
         struct cu_maint_in in = {.prefix = app->prefix, .state_dir = app->state_dir, .cache_dir = app->cache_dir,

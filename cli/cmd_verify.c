@@ -22,6 +22,7 @@
 #include "core/verify/verify.h"
 #include "core/verify/verify_report.h"
 #include "installers/maintain.h"
+#include "installers/verifyrun.h"
 #include "report.h"
 #include "term.h"
 
@@ -129,8 +130,6 @@ check_fix(struct cu_app *app, const struct cu_check *c, const char *version)
 void
 cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *facts, struct cu_checks *out)
 {
-    struct cu_pyenv_recs recs = {0};
-    cu_pyenv_recs_read(app->state_dir, &recs);
     cu_app_open_log(app); /* verify writes each check there (core/verify/verify_report.c) */
     struct cu_verify_opts o = {
         .dir = dir,
@@ -152,19 +151,11 @@ cu_app_verify_dir(struct cu_app *app, const char *dir, const struct cu_facts *fa
     cu_error_clear(&err);
     bool have_host = cu_sysroot_init(&host, "/", &err) == CU_OK;
     o.ld_root = have_host ? &host : NULL;
-    cu_pyenv_recs_apply(&recs, &o);
-    cu_verify_run(&o, out);
-    /* GPU containers, where cudaup set them up (issue 48): the CDI spec, and a container started with the GPU. */
-    CU_AUTOFREE char *crec = cu_path_join(app->state_dir, "containers.json");
-    if (access(crec, F_OK) == 0 && facts) {
-        struct cu_sys sys;
-        cu_sys_init(&sys, app->envp, app->root.path, false);
-        cu_verify_containers(facts, app->catalog, &sys, app->envp, out);
-        cu_sys_fini(&sys);
-    }
+    /* The install and the environments STATE records, or (no @dir) the environment that holds its own toolkit;
+     * GPU containers where cudaup set them up: as the wizard's Validation checks them (installers/verifyrun.h). */
+    cu_verify_installed(&o, out);
     if (have_host)
         cu_sysroot_fini(&host);
-    cu_pyenv_recs_fini(&recs);
 }
 
 json_t *
@@ -365,50 +356,19 @@ verify_env(struct cu_app *app)
 static int
 verify_toolkit_env(struct cu_app *app)
 {
-    struct cu_pyenv_recs recs = {0};
-    cu_pyenv_recs_read(app->state_dir, &recs);
-    const char *tk = recs.n ? recs.tk[0].kind : NULL;
-    bool own = tk && (strcmp(tk, "wheels") == 0 || strcmp(tk, "none") == 0);
-    if (own && app->cfg.n_args == 1) { /* verify X.Y: the release of the environment's compiler wheels */
-        struct cu_version a, b;
-        own = recs.tk[0].release && cu_version_parse(app->cfg.args[0], &a) && cu_version_parse(recs.tk[0].release, &b) &&
-              a.part[0] == b.part[0] && a.part[1] == b.part[1];
-    }
-    if (!own) {
-        cu_pyenv_recs_fini(&recs);
+    struct cu_toolkit_env te;
+    if (!cu_toolkit_env_find(app->state_dir, app->cfg.n_args == 1 ? app->cfg.args[0] : NULL, &te))
         return -1;
-    }
     struct cu_error err;
     struct cu_facts *facts = NULL;
     cu_error_clear(&err);
     if (cu_app_probe(app, &facts, &err) != CU_OK) {
-        cu_pyenv_recs_fini(&recs);
+        cu_toolkit_env_fini(&te);
         return cu_report_error(app, &err);
     }
-    struct cu_sysroot host;
-    bool have_host = cu_sysroot_init(&host, "/", &err) == CU_OK;
-    cu_app_open_log(app);
-    struct cu_verify_opts o = {
-        .facts = facts,
-        .cat = app->catalog,
-        .deep = app->cfg.deep,
-        .require_gpu = app->cfg.require_gpu,
-        .timeout_ms = (long)app->cfg.gpu_timeout * 1000,
-        .self_exe = app->self_exe,
-        .envp = app->envp,
-        .cancel = app->cancel,
-        .state_dir = app->state_dir,
-        .root = &app->root,
-        .ld_root = have_host ? &host : NULL,
-    };
-    cu_pyenv_recs_apply(&recs, &o);
     struct cu_checks checks;
-    cu_verify_run_toolkit_env(&o, &checks);
-    CU_AUTOFREE char *path = cu_xstrdup(o.python);
-    if (strrchr(path, '/') && strrchr(path, '/') > path) /* ENV/bin/python -> ENV */
-        *strrchr(path, '/') = '\0';
-    if (strrchr(path, '/') && strrchr(path, '/') > path)
-        *strrchr(path, '/') = '\0';
+    cu_app_verify_dir(app, NULL, facts, &checks);
+    const char *tk = te.kind, *path = te.path;
     bool failed = cu_checks_failed(&checks);
     if (app->cfg.json) {
         json_t *doc = json_object();
@@ -434,10 +394,8 @@ verify_toolkit_env(struct cu_app *app)
     }
     int rc = failed ? 4 : 0;
     cu_checks_fini(&checks);
-    if (have_host)
-        cu_sysroot_fini(&host);
     cu_facts_free(facts);
-    cu_pyenv_recs_fini(&recs);
+    cu_toolkit_env_fini(&te);
     return rc;
 }
 

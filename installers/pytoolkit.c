@@ -197,21 +197,3 @@ cu_pytoolkit_repair(const char *state_dir, struct cu_run_ctx *ctx, struct cu_err
     json_decref(j);
     return st;
 }
-
-bool
-cu_pytoolkit_recorded(const char *state_dir)
-{
-    CU_AUTOFREE char *pj = cu_path_join(state_dir, "pyenv.json");
-    char *text = NULL;
-    size_t len;
-    struct cu_error e;
-    json_t *j = NULL;
-    bool own = false;
-    if (cu_read_file(pj, 1 << 20, &text, &len, &e) == CU_OK && cu_json_parse_object(text, len, pj, &j, &e) == CU_OK) {
-        const char *tk = cu_json_str(j, "toolkit");
-        own = tk && (strcmp(tk, "wheels") == 0 || strcmp(tk, "none") == 0);
-    }
-    json_decref(j);
-    free(text);
-    return own;
-}

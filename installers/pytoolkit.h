@@ -17,7 +17,4 @@
  */
 CU_NODISCARD enum cu_status cu_pytoolkit_repair(const char *state_dir, struct cu_run_ctx *ctx, struct cu_error *err);
 
-/** Does STATE/pyenv.json record an environment that holds its own toolkit (--toolkit wheels or none)? */
-bool cu_pytoolkit_recorded(const char *state_dir);
-
 #endif /* CU_INST_PYTOOLKIT_H */

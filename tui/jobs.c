@@ -29,6 +29,7 @@
 #include "core/verify/verify_containers.h"
 #include "installers/containers/containers.h"
 #include "installers/driver.h"
+#include "installers/verifyrun.h"
 #include "internal.h"
 #include "widgets.h"
 
@@ -234,10 +235,10 @@ run_job(struct tui_job *j)
         break;
     }
     case JOB_VERIFY: {
-        struct cu_pyenv_recs recs;
-        cu_pyenv_recs_read(o->state_dir, &recs);
+        /* What `cudaup verify` checks: the CUDA install, or (no CUDA install: --toolkit wheels or none) the environment
+         * that holds its own toolkit; GPU containers where cudaup set them up (installers/verifyrun.h). */
         struct cu_verify_opts vo = {
-            .dir = j->dir,
+            .dir = j->env ? NULL : j->dir,
             .facts = o->facts,
             .cat = o->catalog,
             .deep = j->cfg.deep,
@@ -249,17 +250,7 @@ run_job(struct tui_job *j)
             .state_dir = o->state_dir,
             .root = o->root,
         };
-        cu_pyenv_recs_apply(&recs, &vo);
-        cu_verify_run(&vo, &j->checks);
-        cu_pyenv_recs_fini(&recs);
-        /* GPU containers, where cudaup set them up (as `cudaup verify` checks them). */
-        CU_AUTOFREE char *crec = cu_path_join(o->state_dir, "containers.json");
-        if (access(crec, F_OK) == 0) {
-            struct cu_sys vsys;
-            cu_sys_init(&vsys, o->envp, o->root ? o->root->path : "/", false);
-            cu_verify_containers(o->facts, o->catalog, &vsys, o->envp, &j->checks);
-            cu_sys_fini(&vsys);
-        }
+        cu_verify_installed(&vo, &j->checks);
         j->status = cu_checks_failed(&j->checks) ? CU_E_PROBLEMS : CU_OK;
         break;
     }
@@ -284,16 +275,19 @@ run_job(struct tui_job *j)
         }
         cu_problems_fini(&all);
         cu_problems_fini(&fix);
+        /* The install's files, or the environment's Python, hold and compiler wheels where it holds its own toolkit
+         * (as `cudaup repair` chooses). */
         if (j->status == CU_OK)
-            j->status = cu_repair_run(&mi, j->dir, j->cfg.deep, &j->repaired, &j->ctx, &j->err);
+            j->status = j->env ? cu_env_repair_run(&mi, j->cfg.deep, &j->repaired, &j->ctx, &j->err)
+                               : cu_repair_run(&mi, j->dir, j->cfg.deep, &j->repaired, &j->ctx, &j->err);
         if (j->status == CU_OK && reboot) {
             j->status = cu_error_set(&j->err, CU_E_REBOOT, 0, _("The driver is repaired as far as a running system allows; a reboot finishes it."));
             cu_error_advise(&j->err, _("Reboot (enrol the signing key at the blue MokManager screen if one was queued), then run cudaup again."));
         }
         break;
     }
-    case JOB_UNINSTALL:
-        j->status = cu_uninstall_run(&mi, j->dir, &j->ctx, &j->err);
+    case JOB_UNINSTALL: /* CUDA X.Y, or the environment with its toolkit (`cudaup uninstall env`) */
+        j->status = j->env ? cu_env_uninstall_run(&mi, &j->ctx, &j->err) : cu_uninstall_run(&mi, j->dir, &j->ctx, &j->err);
         break;
     case JOB_NONE:
     default:
@@ -347,6 +341,7 @@ tui_start(struct tui *t, enum tui_job_kind kind, const char *dir)
     j->kind = kind;
     cu_config_copy(&j->cfg, &t->ans);
     j->dir = dir ? cu_xstrdup(dir) : NULL;
+    j->env = (kind == JOB_VERIFY || kind == JOB_REPAIR || kind == JOB_UNINSTALL) && t->target_tk;
     j->o = &t->o;
     j->t = t;
     if (kind == JOB_INSTALL) {
@@ -464,8 +459,16 @@ finish_job(struct tui *t, struct tui_job *j)
         set_str(&t->plan_key, tui_answers_key(&j->cfg, JOB_PLAN));
         break;
     case JOB_INSTALL:
-        if (j->status == CU_OK && t->plan)
-            set_str(&t->target, cu_xstrdup(t->plan->cuda_path));
+        if (j->status == CU_OK && t->plan) {
+            /* --toolkit wheels or none: no CUDA folder was made; Validation checks the environment that holds the
+             * toolkit, as `cudaup verify` does (its folder as STATE/pyenv.json records it). */
+            struct cu_toolkit_env te;
+            bool env = !cu_plan_system_toolkit(t->plan) && cu_toolkit_env_find(t->o.state_dir, NULL, &te);
+            set_str(&t->target, env ? cu_steal_ptr(&te.path) : cu_xstrdup(t->plan->cuda_path));
+            t->target_tk = env ? te.kind : NULL;
+            if (env)
+                cu_toolkit_env_fini(&te);
+        }
         break;
     case JOB_VERIFY:
         cu_checks_fini(&t->checks);

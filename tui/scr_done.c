@@ -75,13 +75,19 @@ draw(struct tui *t)
     int y = tui_frame(t, title(), _("Enter: leave   Esc: back"));
     const struct cu_plan *p = t->plan;
     if (t->last_job == JOB_UNINSTALL && t->last_status == CU_OK) {
-        tui_doc_add(&d, TC_GOOD, 0, _("CUDA %s was removed from %s."), t->target ? t->target : "", t->o.prefix);
+        if (t->target_tk && strcmp(t->target_tk, "wheels") == 0) /* `uninstall env` (issue 50) */
+            tui_doc_add(&d, TC_GOOD, 0, _("The Python environment %s was removed, and the CUDA toolkit of its compiler wheels with it."),
+                        t->target ? t->target : "");
+        else if (t->target_tk)
+            tui_doc_add(&d, TC_GOOD, 0, _("The Python environment %s was removed."), t->target ? t->target : "");
+        else
+            tui_doc_add(&d, TC_GOOD, 0, _("CUDA %s was removed from %s."), t->target ? t->target : "", t->o.prefix);
         tui_doc_draw(t, &d, y, tui_body_end() - y + 1, &t->cur.top);
         return;
     }
     bool failed = t->checked && cu_checks_failed(&t->checks);
-    const char *tk = p && p->toolkit ? p->toolkit->kind : "system";
-    if (p && t->target && strcmp(t->target, p->cuda_path) == 0 && strcmp(tk, "system") != 0)
+    const char *tk = t->target_tk;
+    if (p && t->target && tk)
         /* --toolkit wheels or none: no CUDA folder was made; the environment holds what there is. */
         tui_doc_add(&d, failed ? TC_WARN : TC_GOOD, 0, "%s",
                     strcmp(tk, "wheels") == 0 ? _("No CUDA folder was installed (Toolkit: wheels): the compiler is in the environment, from NVIDIA's wheels, and its activation sets CUDA_HOME and PATH for it.")

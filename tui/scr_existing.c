@@ -5,14 +5,17 @@
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/base/i18n.h"
+#include "core/base/fsutil.h"
 #include "core/base/jsonutil.h"
 #include "core/base/mem.h"
 #include "core/install/record.h"
 #include "core/base/str.h"
 #include "installers/pyenvrec.h"
 #include "installers/removal.h"
+#include "installers/verifyrun.h"
 #include "widgets.h"
 
 enum { ACT_VERIFY, ACT_REPAIR, ACT_ADD, ACT_SWITCH, ACT_UNINSTALL, ACT_FRESH, N_ACT };
@@ -29,6 +32,51 @@ help(void)
     return _("cudaup found a CUDA toolkit it installed. Verify runs every check (files, libraries, nvcc, GPU work); Repair restores what is missing or altered from the record, fetching only what it must; Add components installs more of the same CUDA; Switch installs another version next to it and makes it the active one; Uninstall removes it with its cuDNN and environment lines.");
 }
 
+/* The rows of the menu: a CUDA install's, or those of an environment that holds its own toolkit (no CUDA folder to add
+ * components to or to switch from: Go through the whole set-up again does that). */
+static const int cuda_acts[] = {ACT_VERIFY, ACT_REPAIR, ACT_ADD, ACT_SWITCH, ACT_UNINSTALL, ACT_FRESH};
+static const int env_acts[] = {ACT_VERIFY, ACT_REPAIR, ACT_UNINSTALL, ACT_FRESH};
+
+static const int *
+acts(const struct tui *t, int *n)
+{
+    *n = t->existing_tk ? (int)(sizeof(env_acts) / sizeof(env_acts[0])) : N_ACT;
+    return t->existing_tk ? env_acts : cuda_acts;
+}
+
+static int
+row_of(const struct tui *t, int act)
+{
+    int n;
+    const int *a = acts(t, &n);
+    for (int i = 0; i < n; i++)
+        if (a[i] == act)
+            return i;
+    return 0;
+}
+
+/* An environment that holds its own toolkit (--toolkit wheels or none, issue 50): whether the nvcc of its compiler
+ * wheels is there (a look at one file, as the CUDA install's state is a look at its recorded files). */
+static void
+env_state(struct tui *t)
+{
+    struct cu_toolkit_env te;
+    bool found = cu_toolkit_env_find(t->o.state_dir, NULL, &te);
+    CU_AUTOFREE char *nvcc = found && te.home ? cu_path_join(te.home, "bin/nvcc") : NULL;
+    t->existing_advice = ACT_VERIFY;
+    if (strcmp(t->existing_tk, "none") == 0) {
+        t->existing_state = cu_xstrdup(_("It holds no CUDA toolkit (Toolkit: none): its frameworks bring their own CUDA wheels, and Verify runs their checks."));
+    } else if (nvcc && access(nvcc, X_OK) == 0) {
+        t->existing_state = cu_xstrdup(_("The nvcc of its compiler wheels is in place: Verify runs every check, nvcc compiling a kernel for the GPU included."));
+    } else {
+        t->existing_state = cu_xasprintf(_("The nvcc of its compiler wheels is missing (%s): Repair recommended."), nvcc ? nvcc : "bin/nvcc");
+        t->existing_bad = true;
+        t->existing_advice = ACT_REPAIR;
+    }
+    if (found)
+        cu_toolkit_env_fini(&te);
+}
+
 /*
  * What state the install is in, read from its record: every recorded file looked at (sizes, modes
  * and links, no hashing, as verify without --deep), so that the menu leads with it and offers the
@@ -43,6 +91,10 @@ read_state(struct tui *t)
     size_t missing = 0, altered = 0, mode = 0;
     cu_clear_ptr(&t->existing_state, free);
     t->existing_bad = false;
+    if (t->existing_tk) {
+        env_state(t);
+        return;
+    }
     if (cu_record_load(t->existing, &rec, &e) != CU_OK) {
         t->existing_state = cu_xasprintf(_("Its record cannot be read (%s): going through the whole set-up again is recommended."),
                                          cu_error_text(&e));
@@ -88,7 +140,7 @@ static void
 enter(struct tui *t)
 {
     read_state(t);
-    t->cur.sel = t->existing_advice;
+    t->cur.sel = row_of(t, t->existing_advice);
 }
 
 static void
@@ -104,20 +156,33 @@ draw(struct tui *t)
         y += tui_wrap(y, 1, COLS - 2, end - y - N_ACT - 2, t->existing_state);
         tui_attr(t, t->existing_bad ? TC_BAD : TC_GOOD, false);
     }
-    CU_AUTOFREE char *head = cu_xasprintf(_("CUDA %s in %s was installed by cudaup. What now?"), mm, t->existing);
-    y += tui_wrap(y, 1, COLS - 2, end - y - N_ACT, head) + 1;
+    int n_rows;
+    const int *act = acts(t, &n_rows);
+    CU_AUTOFREE char *head = t->existing_tk
+                                 ? cu_xasprintf(_("cudaup made the Python environment %s, which holds its own CUDA toolkit (Toolkit: %s). What now?"),
+                                                t->existing, t->existing_tk)
+                                 : cu_xasprintf(_("CUDA %s in %s was installed by cudaup. What now?"), mm, t->existing);
+    y += tui_wrap(y, 1, COLS - 2, end - y - n_rows, head) + 1;
     rows[ACT_VERIFY] = cu_xasprintf("  %s", _("Verify: check that it works"));
     rows[ACT_REPAIR] = cu_xasprintf("  %s", _("Repair: restore missing or altered files"));
     rows[ACT_ADD] = cu_xasprintf("  %s", _("Add components to it"));
     rows[ACT_SWITCH] = cu_xasprintf("  %s", _("Switch to another CUDA version"));
-    rows[ACT_UNINSTALL] = cu_xasprintf(_("  Uninstall CUDA %s"), mm);
+    rows[ACT_UNINSTALL] = t->existing_tk ? cu_xasprintf("  %s", _("Uninstall the Python environment"))
+                                         : cu_xasprintf(_("  Uninstall CUDA %s"), mm);
+    if (t->existing_tk) {
+        free(rows[ACT_REPAIR]);
+        rows[ACT_REPAIR] = cu_xasprintf("  %s", _("Repair: restore what the environment and its toolkit are missing"));
+    }
     rows[ACT_FRESH] = cu_xasprintf("  %s", _("Go through the whole set-up again"));
     if (t->existing_state) {
         char *r = rows[t->existing_advice];
         rows[t->existing_advice] = cu_xasprintf(_("%s (recommended)"), r);
         free(r);
     }
-    tui_list(t, y, 1, COLS - 4, end - y + 1 < N_ACT ? end - y + 1 : N_ACT, rows, N_ACT, t->cur.sel, &t->cur.top, true);
+    char *shown[N_ACT];
+    for (int i = 0; i < n_rows; i++)
+        shown[i] = rows[act[i]];
+    tui_list(t, y, 1, COLS - 4, end - y + 1 < n_rows ? end - y + 1 : n_rows, shown, n_rows, t->cur.sel, &t->cur.top, true);
     for (int i = 0; i < N_ACT; i++)
         free(rows[i]);
 }
@@ -128,27 +193,48 @@ uninstall_yes(struct tui *t)
     char b[32];
     t->progress_job = JOB_UNINSTALL;
     free(t->target);
-    t->target = cu_xstrdup(cu_version_format(&t->existing_version, 2, b, sizeof(b)));
+    /* CUDA X.Y, or the environment that holds its own toolkit (`cudaup uninstall env`) */
+    t->target = cu_xstrdup(t->existing_tk ? t->existing : cu_version_format(&t->existing_version, 2, b, sizeof(b)));
+    t->target_tk = t->existing_tk;
     tui_goto(t, SCR_PROGRESS);
+}
+
+/* Uninstall of an environment that holds its own toolkit: the question, then `cudaup uninstall env`'s removal. */
+static void
+ask_env_uninstall(struct tui *t)
+{
+    CU_AUTOFREE char *q = strcmp(t->existing_tk, "wheels") == 0
+                              ? cu_xasprintf(_("Remove the Python environment %s, with the CUDA toolkit of its compiler wheels?"), t->existing)
+                              : cu_xasprintf(_("Remove the Python environment %s?"), t->existing);
+    tui_ask(t, _("Uninstall"), q, uninstall_yes);
 }
 
 static bool
 key(struct tui *t, int ch)
 {
     char b[32], q[256];
-    if (tui_move_sel(ch, &t->cur.sel, N_ACT, N_ACT))
+    int n_rows;
+    const int *act = acts(t, &n_rows);
+    if (tui_move_sel(ch, &t->cur.sel, n_rows, n_rows))
         return true;
     if (ch != '\n' && ch != '\r' && ch != KEY_ENTER)
         return false;
-    switch (t->cur.sel) {
+    int chosen = t->cur.sel >= 0 && t->cur.sel < n_rows ? act[t->cur.sel] : ACT_FRESH;
+    if (chosen == ACT_UNINSTALL && t->existing_tk) {
+        ask_env_uninstall(t);
+        return true;
+    }
+    switch (chosen) {
     case ACT_VERIFY:
         free(t->target);
         t->target = cu_xstrdup(t->existing);
+        t->target_tk = t->existing_tk; /* an environment that holds its own toolkit: `cudaup verify` checks it so */
         tui_goto(t, SCR_VALIDATION);
         break;
     case ACT_REPAIR:
         free(t->target);
         t->target = cu_xstrdup(t->existing);
+        t->target_tk = t->existing_tk;
         t->progress_job = JOB_REPAIR;
         tui_goto(t, SCR_PROGRESS);
         break;

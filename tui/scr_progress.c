@@ -146,6 +146,9 @@ draw(struct tui *t)
                  cu_version_format(&t->plan->cuda, 0, b1, sizeof(b1)), TUI_PATH);
     else if (t->progress_job == JOB_REPAIR)
         snprintf(what, sizeof(what), failed ? _("Repairing %s failed") : _("Repairing %s"), TUI_PATH);
+    else if (t->target_tk) /* the environment that holds its own toolkit, as `cudaup uninstall env` removes it */
+        snprintf(what, sizeof(what), failed ? _("Removing the Python environment %s failed") : _("Removing the Python environment %s"),
+                 TUI_PATH);
     else
         snprintf(what, sizeof(what), failed ? _("Removing CUDA %s failed") : _("Removing CUDA %s"),
                  t->target ? t->target : "");
@@ -410,8 +413,10 @@ on_event(struct tui *t, const struct tui_msg *m)
 {
     if (!m->job || m->job->kind != t->progress_job)
         return;
-    if (m->status == CU_OK && m->job->kind == JOB_UNINSTALL)
+    if (m->status == CU_OK && m->job->kind == JOB_UNINSTALL) {
         cu_clear_ptr(&t->existing, free);
+        t->existing_tk = NULL;
+    }
     if (m->status == CU_OK && m->job->kind != JOB_UNINSTALL)
         tui_goto(t, SCR_VALIDATION); /* the proof comes straight after */
     else if (m->status == CU_OK)

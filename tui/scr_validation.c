@@ -59,7 +59,11 @@ draw(struct tui *t)
                                  : mend ? _("Enter: next  r: repair  d: deep check  arrows: details  Esc: back  ?: help")
                                           : _("Enter: next  d: deep check  arrows: details  Esc: back  ?: help  q: quit"));
     int end = tui_body_end();
-    CU_AUTOFREE char *fmt = cu_xasprintf(_("Checking %s"), TUI_PATH);
+    /* --toolkit wheels or none: the environment that holds the toolkit, as `cudaup verify` says it (issue 50). */
+    CU_AUTOFREE char *fmt = !t->target_tk ? cu_xasprintf(_("Checking %s"), TUI_PATH)
+                            : strcmp(t->target_tk, "wheels") == 0
+                                ? cu_xasprintf(_("Checking %s and the CUDA toolkit of its compiler wheels (Toolkit: wheels)"), TUI_PATH)
+                                : cu_xasprintf(_("Checking %s (Toolkit: none: no CUDA toolkit)"), TUI_PATH);
     CU_AUTOFREE char *head = tui_fit_path(t, COLS - 2, fmt, t->target ? t->target : "?");
     tui_text_color(t, TC_KEY, y++, 1, COLS - 2, head);
     if (busy) {
@@ -91,7 +95,8 @@ draw(struct tui *t)
         fold[i] = k > 0; /* a pass is read whole when selected; a failure or a skip always */
     }
     CU_AUTOFREE char *sum = cu_checks_summary(&t->checks);
-    CU_AUTOFREE char *verdict = mend     ? cu_xasprintf(_("%s Press r to repair the install from its record."), sum)
+    CU_AUTOFREE char *verdict = mend && t->target_tk ? cu_xasprintf(_("%s Press r to repair the environment and its compiler wheels."), sum)
+                                : mend     ? cu_xasprintf(_("%s Press r to repair the install from its record."), sum)
                                 : failed ? cu_xasprintf(_("%s Repair would not mend this: the failed check says what to do."), sum)
                                          : cu_xstrdup(sum);
     int vrows = tui_wrap_rows(verdict, COLS - 2, 0);

@@ -53,7 +53,10 @@ draw(struct tui *t)
                                  : _("No NVIDIA driver is loaded, and cudaup was started to leave the driver as it is, so the toolkit installs for building only.")));
     }
     tui_doc_add(&d, TC_NORMAL, 0, "%s", "");
-    if (t->existing) {
+    if (t->existing && t->existing_tk) { /* no CUDA install: an environment that holds its own toolkit (issue 50) */
+        tui_doc_add(&d, TC_NORMAL, 0, _("cudaup already made the Python environment %s, which holds its own CUDA toolkit (Toolkit: %s). Press Enter to check it, repair it or remove it."),
+                    t->existing, t->existing_tk);
+    } else if (t->existing) {
         tui_doc_add(&d, TC_NORMAL, 0, _("cudaup already installed CUDA %s in %s. Press Enter to check it, repair it, add to it, switch version or remove it."),
                     t->existing_version.n ? cu_version_format(&t->existing_version, 0, b1, sizeof(b1)) : "?",
                     t->existing);

@@ -30,6 +30,7 @@
 #include "core/base/mem.h"
 #include "core/fetch/mirror.h"
 #include "core/base/str.h"
+#include "installers/verifyrun.h"
 #include "advice.h"
 #include "internal.h"
 #include "widgets.h"
@@ -99,16 +100,31 @@ open_screen(bool headless, FILE **in, FILE **out)
     return NULL;
 }
 
+/* No CUDA install of cudaup's, but an environment it made that holds its own toolkit (--toolkit wheels or none, issue 50):
+ * the rerun's menu checks, repairs or removes that, as verify, repair and uninstall env do. */
+static void
+find_toolkit_env(struct tui *t)
+{
+    struct cu_toolkit_env te;
+    if (!cu_toolkit_env_find(t->o.state_dir, NULL, &te))
+        return;
+    t->existing = cu_steal_ptr(&te.path);
+    t->existing_tk = te.kind;
+    if (te.release && !cu_version_parse(te.release, &t->existing_version))
+        t->existing_version.n = 0;
+    cu_toolkit_env_fini(&te);
+}
+
 static void
 find_existing(struct tui *t)
 {
     CU_AUTOFREE char *link = cu_path_join(t->o.prefix, "cuda");
     char real[PATH_MAX];
-    if (!realpath(link, real))
+    CU_AUTOFREE char *rec = realpath(link, real) ? cu_path_join(real, ".cudaup/record.json") : NULL;
+    if (!rec || !cu_path_exists(rec)) {
+        find_toolkit_env(t);
         return;
-    CU_AUTOFREE char *rec = cu_path_join(real, ".cudaup/record.json");
-    if (!cu_path_exists(rec))
-        return;
+    }
     t->existing = cu_xstrdup(real);
     const char *base = strrchr(real, '/');
     if (base && cu_str_has_prefix(base + 1, "cuda-") && !cu_version_parse(base + 6, &t->existing_version))
@@ -341,10 +357,10 @@ tui_run(const struct tui_opts *o, const char *keys_script, uint64_t iterations)
         /* Whole, for copying: the screen had to wrap the long paths.  A command is never broken (it would paste
          * as two lines); the words around it wrap between words. */
         char **next = tui_next_commands(&t);
-        const char *tk = t.plan && t.plan->toolkit ? t.plan->toolkit->kind : "system";
-        CU_AUTOFREE char *head = strcmp(tk, "system") != 0 && t.plan && strcmp(t.target, t.plan->cuda_path) == 0
-                                     ? cu_xasprintf(_("The environment is installed, with no CUDA folder (Toolkit: %s). Next:"), tk)
-                                     : cu_xasprintf(_("CUDA is installed in %s. Next:"), t.target);
+        CU_AUTOFREE char *head = t.target_tk && t.plan
+                                     ? cu_xasprintf(_("The environment is installed, with no CUDA folder (Toolkit: %s). Next:"), t.target_tk)
+                                 : t.target_tk ? cu_xasprintf(_("The Python environment %s holds its own CUDA toolkit (Toolkit: %s). Next:"), t.target, t.target_tk)
+                                               : cu_xasprintf(_("CUDA is installed in %s. Next:"), t.target);
         print_wrapped(stdout, "", head, width);
         for (char **n = next; n && *n; n++)
             print_wrapped(stdout, "  ", *n, width);

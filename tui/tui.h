@@ -112,7 +112,9 @@ struct tui_msg {
 struct tui_job {
     enum tui_job_kind kind;
     struct cu_config cfg; /* the answers at the start */
-    char *dir;            /* verify, repair: the install; uninstall: X.Y */
+    char *dir;            /* verify, repair: the install; uninstall: X.Y; or, with env, the environment */
+    bool env;             /* verify, repair, uninstall: no CUDA install, the environment that holds its own toolkit
+                           * (--toolkit wheels or none), as `cudaup verify`, `repair` and `uninstall env` take it */
     struct cu_plan *plan_in;  /* install: the reviewed plan (borrowed) */
     const struct cu_net *net; /* install: its mirror's (borrowed) */
     /* out */
@@ -198,7 +200,10 @@ struct tui {
     struct cu_checks checks;
     bool checked;
     char *target;   /* the install verify, repair and the Done screen speak of */
+    const char *target_tk; /* "wheels" or "none": target is the environment that holds its own toolkit, no CUDA
+                            * install (issue 50); NULL: a CUDA install */
     char *existing; /* the managed install found at start (PREFIX/cuda's target), or NULL */
+    const char *existing_tk; /* "wheels" or "none": existing is such an environment (no CUDA install there); or NULL */
     struct cu_version existing_version;
     char *existing_state; /* what its record says of it (the menu leads with it), or NULL */
     bool existing_bad;    /* files missing or altered, or the record unreadable */
