@@ -201,9 +201,10 @@ cu_cmd_install(struct cu_app *app)
      * (the exit-5 text promised verify on the rerun; a reboot stop has nothing to check yet). */
     struct cu_checks checks = {0};
     bool verified = false;
-    /* --toolkit wheels or none: there is no CUDA folder for verify's checks (issue 50 item 2 is verify's part). */
+    /* --toolkit wheels or none: no CUDA folder; verify checks the environment that holds its own toolkit instead
+     * (its Python, frameworks and the compiler wheels' nvcc), as `cudaup verify` then does. */
     bool sys_tk = cu_plan_system_toolkit(plan);
-    if (st == CU_OK && sys_tk) {
+    if (st == CU_OK) {
         struct cu_facts *after = NULL;
         struct cu_error e2;
         if (!app->cfg.quiet && !app->cfg.json && isatty(STDERR_FILENO))
@@ -211,7 +212,7 @@ cu_cmd_install(struct cu_app *app)
         /* The machine as it is now: a driver this run loaded counts. */
         if (cu_app_probe(app, &after, &e2) != CU_OK)
             after = NULL;
-        cu_app_verify_dir(app, plan->cuda_path, after ? after : facts, &checks);
+        cu_app_verify_dir(app, sys_tk ? plan->cuda_path : NULL, after ? after : facts, &checks);
         cu_facts_free(after);
         verified = true;
     }
@@ -286,7 +287,7 @@ cu_cmd_install(struct cu_app *app)
         char b[32];
         CU_AUTOFREE char *envsh = cu_path_join(plan->state_dir, "env.sh");
         if (!sys_tk && strcmp(plan->toolkit->kind, "wheels") == 0)
-            cu_say(stdout, "", _("No CUDA folder was installed (--toolkit wheels): CUDA %s's compiler is in the environment, from NVIDIA's wheels, and its activation sets CUDA_HOME and PATH for it. cudaup verify does not check that toolkit yet."),
+            cu_say(stdout, "", _("No CUDA folder was installed (--toolkit wheels): CUDA %s's compiler is in the environment, from NVIDIA's wheels, and its activation sets CUDA_HOME and PATH for it."),
                    cu_version_format(&plan->toolkit->release, 0, b, sizeof(b)));
         else if (!sys_tk)
             cu_say(stdout, "", _("No CUDA toolkit was installed (--toolkit none): the frameworks use their own CUDA wheels; there is no nvcc and no CUDA_HOME."));

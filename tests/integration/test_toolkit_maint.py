@@ -83,6 +83,12 @@ HOME13 = os.path.join(ENV, "lib", "python3.11", "site-packages", "nvidia", "cu13
 NVCC = os.path.join(HOME13, "bin", "nvcc")
 t.ok(r.rc == 0 and os.access(NVCC, os.X_OK), "install --toolkit wheels: nvcc in the environment",
      (r.rc, r.err[-1500:]))
+# install proves what it installed as it does with a CUDA folder: verify's checks of the environment, its toolkit's
+# among them, in install's JSON (it ran none: no "verify" key).
+iv = (r.json() or {}).get("verify") or {}
+t.ok(iv.get("status") == "pass" and check(iv, "toolkit") and check(iv, "toolkit")["status"] == "pass" and check(iv, "framework"),
+     "install --toolkit wheels runs verify's checks on the environment (toolkit, framework) and reports them",
+     (r.rc, iv, r.out[-600:]))
 STATE = os.path.join(DIR, "i", "s")
 with open(os.path.join(STATE, "pyenv.json")) as f:
     rec = json.load(f)
@@ -189,6 +195,8 @@ t.ok(r.rc == 0 and "nothing was removed" in r.out, "uninstall env again: nothing
 ENVN = os.path.join(DIR, "envsn")
 r = cudaup("install", "--yes", *FW, "--toolkit", "none", "--index-url", IDX, *args("n", env_dir=ENVN), *INST, timeout=900)
 t.ok(r.rc == 0, "install --toolkit none", r.err[-800:])
+t.ok("Checked as cudaup verify does:" in r.out and " 0 failed" in r.out,
+     "install --toolkit none (text) ends with verify's checks of the environment, as with a CUDA folder", r.out[-800:])
 r = cudaup("verify", "--json", *args("n"))
 doc = r.json() or {}
 tk = check(doc, "toolkit")
