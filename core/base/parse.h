@@ -13,16 +13,17 @@
 /** Parse a decimal unsigned integer in [0, max]; no sign, no spaces, no base prefix. */
 CU_NODISCARD bool cu_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
-#define CU_VERSION_MAX_PARTS 4
+/* Six: NVIDIA's wheels number in five parts too (nvidia-cuda-cccl 13.3.3.3.1, which cuda-toolkit 13.3.0 pins). */
+#define CU_VERSION_MAX_PARTS 6
 
-/** A dotted numeric version such as 12.4, 550.54.14 or 9.1.0.70. */
+/** A dotted numeric version such as 12.4, 550.54.14, 9.1.0.70 or 13.3.3.3.1. */
 struct cu_version {
     uint32_t part[CU_VERSION_MAX_PARTS];
-    int n; /* number of parts given, 1..4; 0 means "none" */
+    int n; /* number of parts given, 1..6; 0 means "none" */
 };
 
 /**
- * Parse "X", "X.Y", "X.Y.Z" or "X.Y.Z.W" (each part at most 9 digits).
+ * Parse "X", "X.Y", "X.Y.Z", ... up to six parts (each part at most 9 digits).
  * @return false on anything else, with @out zeroed.
  */
 CU_NODISCARD bool cu_version_parse(const char *s, struct cu_version *out);

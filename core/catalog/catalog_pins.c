@@ -85,6 +85,23 @@ parse_release(const json_t *o, struct cu_cat_cuda_release *c)
         e->component = comp ? cu_xstrdup(comp) : NULL;
         c->n_toolkit_only++;
     }
+    /* Which source vouches a wheel's version where it is not the manifest (optional; a wheel not named is at its
+     * manifest's version): each names a wheel of the release, by a source cudaup knows. */
+    json_t *vouched = json_object_get(o, "vouched_by");
+    if (vouched && !json_is_object(vouched))
+        return CU_E_INPUT;
+    json_object_foreach(vouched, key, val) {
+        struct cu_cat_cuda_wheel *e = NULL;
+        for (size_t k = 0; !e && k < c->n + c->n_toolkit_only; k++) {
+            struct cu_cat_cuda_wheel *x = k < c->n ? &c->wheels[k] : &c->toolkit_only[k - c->n];
+            if (strcmp(x->package, key) == 0)
+                e = x;
+        }
+        const char *by = json_string_value(val);
+        if (!e || !by || (strcmp(by, "cuda-toolkit") != 0 && strcmp(by, "manifest") != 0))
+            return CU_E_INPUT;
+        e->by_toolkit = strcmp(by, "cuda-toolkit") == 0;
+    }
     json_t *unheld = json_object_get(o, "unheld"); /* optional */
     if (unheld && !json_is_object(unheld))
         return CU_E_INPUT;

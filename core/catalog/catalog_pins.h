@@ -31,6 +31,10 @@ struct cu_cat_cuda_wheel {
     char *package;
     struct cu_version version;
     char *component; /* the manifest component it carries ("cuda_nvcc"), or NULL where the catalog does not say */
+    /* Which source vouches @version (the release's "vouched_by"): false, NVIDIA's manifest of the release; true,
+     * NVIDIA's cuda-toolkit metapackage of the release alone, whose pin is a version no manifest has (CUDA 13.3.0's
+     * nvidia-cuda-cccl==13.3.3.3.1.*: the manifest has no cuda_cccl from 13.3 on). */
+    bool by_toolkit;
 };
 
 struct cu_cat_cuda_release {
@@ -39,12 +43,13 @@ struct cu_cat_cuda_release {
     struct cu_cat_cuda_wheel *wheels;
     size_t n;
     /* Wheels whose row disagreed with the manifests in too many releases to say which release a pin belongs
-     * to, but whose pin equals the manifest's in this release ("toolkit_only": CUDA 13.0-13.2's
-     * nvidia-cuda-cccl): a plan holds them with the family, --toolkit wheels may name them. */
+     * to, but whose version in this release is vouched, by the manifest (CUDA 13.0-13.2's nvidia-cuda-cccl) or
+     * by cuda-toolkit's own pin (13.3 on, by_toolkit) ("toolkit_only"): a plan holds them with the family,
+     * --toolkit wheels may name them. */
     struct cu_cat_cuda_wheel *toolkit_only;
     size_t n_toolkit_only;
-    /* Wheels of the family whose pin in this release's cuda-toolkit is not the manifest's: no version of them
-     * is vouched here ("unheld": CUDA 13.3's nvidia-cuda-cccl); package and component, version zero. */
+    /* Wheels of the family that no source vouches a version of in this release: cuda-toolkit's pin is not the
+     * manifest's, and is another release's version or a bound ("unheld"); package and component, version zero. */
     struct cu_cat_cuda_wheel *unheld;
     size_t n_unheld;
 };

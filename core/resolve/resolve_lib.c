@@ -285,12 +285,13 @@ rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *whe
     const struct cu_cat_cuda_release *c =
         h.n ? cu_catalog_cuda_release_held(&r->cat->wheels.pins, (const char *const *)h.pkg, h.specs, h.n, &all) : NULL;
     struct cu_strv add;
-    struct cu_buf named;
+    struct cu_buf named, tk;
     cu_strv_init(&add);
     cu_buf_init(&named);
+    cu_buf_init(&tk);
     size_t more = 0;
-    /* The release's wheels, then those whose pin equals the manifest's in this release alone (toolkit_only:
-     * CUDA 13.0-13.2's nvidia-cuda-cccl, which nvidia-nvshmem-cu13 asks for with no bound). */
+    /* The release's wheels, then those whose version is vouched in this release alone (toolkit_only: CUDA 13's
+     * nvidia-cuda-cccl, which nvidia-nvshmem-cu13 asks for with no bound; from 13.3 at cuda-toolkit's pin). */
     for (size_t w = 0; c && ok && w < c->n + c->n_toolkit_only; w++) {
         const struct cu_cat_cuda_wheel *e = w < c->n ? &c->wheels[w] : &c->toolkit_only[w - c->n];
         if (held_spec(&h, e->package))
@@ -316,6 +317,8 @@ rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *whe
             cu_buf_printf(&named, "%s%s", named.len ? _(", ") : "", one);
         } else
             more++;
+        if (e->by_toolkit) /* no manifest has its version: cuda-toolkit's pin is the one source, said so */
+            cu_buf_printf(&tk, "%s%s", tk.len ? _(", ") : "", pin);
         cu_strv_push_owned(&add, pin);
     }
     if (ok && add.n && (named.len || !only_if_asked)) {
@@ -327,6 +330,9 @@ rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *whe
         CU_AUTOFREE char *list = cu_xasprintf("%s%s%s", named.len ? named.data : "", named.len && rest ? _(", and ") : "",
                                               rest ? rest : "");
         const char *rt = held_spec(&h, c->runtime);
+        CU_AUTOFREE char *by_tk = tk.len ? cu_tr_asprintf(_("Held at NVIDIA's cuda-toolkit %s pins instead, where NVIDIA's manifest of that release gives no version: %s."),
+                                                          V(&c->release, b1, sizeof(b1)), tk.data)
+                                         : NULL;
         if (!c->n_unheld)
             *reason = cu_tr_asprintf(all ? _("Every nvidia-* wheel of CUDA %s is held at its version in NVIDIA's manifest of that release, the release of the runtime held (%s%s): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run.")
                                          : _("Every nvidia-* wheel of CUDA %s is held at its version in NVIDIA's manifest of that release, the release of the runtime held (%s%s; the other pins held are of several releases and stay as pinned): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run."),
@@ -340,10 +346,15 @@ rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *whe
             CU_AUTOFREE char *held = cu_tr_asprintf(all ? _("The nvidia-* wheels of CUDA %s that NVIDIA's data vouches a version for are held at their versions in NVIDIA's manifest of that release, the release of the runtime held (%s%s): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run.")
                                                         : _("The nvidia-* wheels of CUDA %s that NVIDIA's data vouches a version for are held at their versions in NVIDIA's manifest of that release, the release of the runtime held (%s%s; the other pins held are of several releases and stay as pinned): %s. Unheld, pip would take the newest release of a wheel asked for with a lower bound only, whose PTX an older driver may not run."),
                                                     V(&c->release, b1, sizeof(b1)), c->runtime, rt ? rt : "", list);
-            CU_AUTOFREE char *not_held = cu_tr_asprintf(_("Not held: %s. NVIDIA's cuda-toolkit %s pins a release of it that is not its component's version in NVIDIA's manifest of that release, so cudaup vouches no version of it for CUDA %s; where a wheel of the environment asks for it, pip takes the newest release that wheel accepts, which may be of a newer CUDA than the runtime held. That is a risk only for what the environment loads or compiles from it; cudaup has not recorded what it carries."),
+            CU_AUTOFREE char *not_held = cu_tr_asprintf(_("Not held: %s. NVIDIA's cuda-toolkit %s pins a release of it that is not its component's version in NVIDIA's manifest of that release but another release's (or bounds it only), so cudaup vouches no version of it for CUDA %s; where a wheel of the environment asks for it, pip takes the newest release that wheel accepts, which may be of a newer CUDA than the runtime held. That is a risk only for what the environment loads or compiles from it; cudaup has not recorded what it carries."),
                                                         un.data, V(&c->release, b1, sizeof(b1)), b1);
             *reason = cu_xasprintf("%s %s", held, not_held);
             cu_buf_fini(&un);
+        }
+        if (by_tk) {
+            char *all_of = cu_xasprintf("%s %s", *reason, by_tk);
+            free(*reason);
+            *reason = all_of;
         }
     }
     for (size_t i = 0; i < h.n; i++) {
@@ -352,5 +363,6 @@ rs_hold_cuda_family(const struct rs *r, const struct cu_cat_fw_wheel *const *whe
     }
     cu_strv_fini(&add);
     cu_buf_fini(&named);
+    cu_buf_fini(&tk);
     return ok;
 }

@@ -7,6 +7,7 @@ stand-in wheels whose Requires-Dist are the real ones (data/compat/framework_whe
 catalog flattens it): pip itself refuses the ResolutionImpossible set and lays two cuDNN wheels over one
 file for the two-cuDNN set, while the plan cudaup makes installs one cuDNN and verify proves what loads.
 Every expectation names the data row it comes from; every pip call is held to the wheelhouse."""
+import csv
 import glob
 import json
 import os
@@ -146,6 +147,53 @@ t.ok(r.rc == 0 and "nvidia-nvjitlink==%s.*" % R1322["wheels"]["nvidia-nvjitlink"
      "cuda-toolkit 13.2.2" in fam[0],
      "a wheel of the family with no version vouched in the release held: the rest held, it is not, and the reason "
      "names it and why instead of saying every wheel is held", (r.rc, cu, fam, du.get("error")))
+# From CUDA 13.3 on NVIDIA's manifests have no cuda_cccl and cuda-toolkit pins nvidia-cuda-cccl in a numbering of its
+# own (13.3.1: ==13.3.3.4.1.*); that pin is the one source of its version, so a CUDA 13.3+ hold holds cccl at it, and
+# says which source vouched it.  No torch on PyPI pins a 13.3 runtime yet: a catalog whose torch 2.15.0 wheel pins the
+# wheels of CUDA 13.3.1 (as cuda-toolkit 13.3.1 does), on driver 610.43.02, which runs 13.3 natively.
+R1331 = next(e for e in CAT["cuda_wheels"] if e["release"] == "13.3.1")
+TKPINS = os.path.join(SRCDIR, "data", "compat", "cuda_toolkit_pins.csv")
+TKPIN = None
+if os.path.exists(TKPINS):
+    with open(TKPINS, newline="") as f:
+        TKPIN = next((x for x in csv.DictReader(f) if x["cuda_release"] == "13.3.1" and
+                      x["package"] == "nvidia-cuda-cccl"), None)
+C1331 = os.path.join(t.tmpdir("cat1331"), "catalog.json")
+alt = json.loads(json.dumps(CAT))
+for e in alt["framework_wheels"]:
+    if e["framework"] == "pytorch" and e["version"] == "2.15.0":
+        e["requires"] = [[pk, ("<14,>=%s" if sp.startswith("<") else "==%s.*") % R1331["wheels"][pk]]
+                         if pk in R1331["wheels"] else [pk, sp] for pk, sp in e["requires"]]
+with open(C1331, "w") as f:
+    json.dump(alt, f)
+root = machine(RTX4090, "610.43.02")
+for toolkit in ([], ["--toolkit", "wheels"]):
+    r = run(["plan", "--json", "--root", root, "--mirror", MIRROR, "--cache-dir", t.tmpdir("c"), "--prefix", "/opt/cu",
+             "--state-dir", "/var/tmp/st", "--env-tool", "venv", "--python", "3.12", "--framework", "pytorch,jax"] +
+            toolkit, env={"FAKE_NVIDIA_CONFIG": os.path.join(root, "fake-nvidia.conf"), "CUDAUP_CATALOG": C1331})
+    d3 = r.json() or {}
+    cu = (d3.get("framework") or {}).get("constraints") or []
+    fam = [x for x in d3.get("reasons", []) if "nvidia-* wheel" in x]
+    pin = "nvidia-cuda-cccl==%s.*" % (TKPIN or {}).get("version")
+    if not toolkit:
+        t.ok(r.rc == 0 and TKPIN is not None and TKPIN["specifier"] == "==13.3.3.4.1.*" and
+             TKPIN["manifest_version"] == "" and "nvidia-cuda-runtime==%s.*" % R1331["wheels"]["nvidia-cuda-runtime"] in cu
+             and pin in cu and len(fam) == 1 and fam[0].startswith("Every nvidia-* wheel of CUDA 13.3.1 is held") and
+             "Held at NVIDIA's cuda-toolkit 13.3.1 pins instead, where NVIDIA's manifest of that release gives no "
+             "version: %s." % pin in fam[0] and "Not held" not in fam[0],
+             "a CUDA 13.3.1 hold holds nvidia-cuda-cccl at cuda-toolkit 13.3.1's pin, and the reason says cuda-toolkit "
+             "vouched it [cuda_toolkit_pins.csv 13.3.1 nvidia-cuda-cccl ==13.3.3.4.1.*; redistrib_13.3.1.json: no "
+             "cuda_cccl]", (r.rc, TKPIN, cu, fam, d3.get("error")))
+        t.ok(R1331.get("vouched_by", {}).get("nvidia-cuda-cccl") == "cuda-toolkit" and
+             R1331.get("toolkit_only", {}).get("nvidia-cuda-cccl") == "13.3.3.4.1" and not R1331.get("unheld"),
+             "the catalog says which source vouched CUDA 13.3.1's cccl (vouched_by: cuda-toolkit), and leaves no wheel "
+             "of it unheld", R1331)
+    else:
+        tk = d3.get("toolkit") or {}
+        t.ok(r.rc == 0 and tk.get("release") == "13.3.1" and pin[:-2] in (tk.get("wheels") or []) and
+             not any("No wheel of CUDA" in w and "cuda_cccl" in w for w in d3.get("warnings", [])),
+             "--toolkit wheels on a CUDA 13.3.1 hold takes cccl at cuda-toolkit 13.3.1's pin through the catalog, with "
+             "no 'no vouched wheel' warning [cuda_toolkit_pins.csv 13.3.1]", (r.rc, tk, d3.get("warnings")))
 # PyTorch 2.14.1, pinned: the release built for it, pinned; none of torchaudio is, so it is left out and said so.
 r, d = plan(RTX4090, "580.95.05", "--framework", "pytorch==2.14.1,jax")
 jax_v = fws(d)[1][1] if len(fws(d)) > 1 else None

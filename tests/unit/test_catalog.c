@@ -531,6 +531,32 @@ pins_tables(void **state)
     assert_null(cu_catalog_cuda_release_held(p, pk2 + 1, sp + 1, 2, &all));
     assert_true(cu_pipspec_parse("==12.6.999", &s1));
     assert_null(cu_catalog_cuda_release_held(p, pk2, sp, 1, &all));
+    /* CUDA 13's nvidia-cuda-cccl is held in every release: at the manifest's cuda_cccl up to 13.2.2, and where the
+     * manifest has none (13.3 on) at cuda-toolkit's own pin, vouched by it (cuda_toolkit_pins.csv 13.3.0:
+     * nvidia-cuda-cccl==13.3.3.3.1.*); no wheel of 13.3.0 is left unheld. */
+    const struct cu_cat_cuda_release *r1330 = NULL, *r1322 = NULL;
+    for (size_t i = 0; i < p->n_cuda; i++) {
+        if (strcmp(vs(&p->cuda[i].release), "13.3.0") == 0)
+            r1330 = &p->cuda[i];
+        if (strcmp(vs(&p->cuda[i].release), "13.2.2") == 0)
+            r1322 = &p->cuda[i];
+    }
+    assert_true(r1330 && r1322);
+    const struct cu_cat_cuda_wheel *cccl = NULL;
+    for (size_t k = 0; k < r1330->n_toolkit_only; k++)
+        if (strcmp(r1330->toolkit_only[k].package, "nvidia-cuda-cccl") == 0)
+            cccl = &r1330->toolkit_only[k];
+    assert_non_null(cccl);
+    assert_string_equal(vs(&cccl->version), "13.3.3.3.1");
+    assert_true(cccl->by_toolkit && cccl->component && strcmp(cccl->component, "cuda_cccl") == 0);
+    assert_int_equal(r1330->n_unheld, 0);
+    for (size_t k = 0; k < r1330->n; k++) /* the others, at the manifest's versions */
+        assert_false(r1330->wheels[k].by_toolkit);
+    cccl = NULL;
+    for (size_t k = 0; k < r1322->n_toolkit_only; k++)
+        if (strcmp(r1322->toolkit_only[k].package, "nvidia-cuda-cccl") == 0)
+            cccl = &r1322->toolkit_only[k];
+    assert_true(cccl && strcmp(vs(&cccl->version), "13.2.86") == 0 && !cccl->by_toolkit);
     cu_catalog_free(cat);
 
     /* Rows that do not say what they claim are refused, naming the table. */
@@ -541,6 +567,14 @@ pins_tables(void **state)
     assert_int_equal(pins_variant("cuda_wheels", "release", json_string("1.0")), CU_E_INPUT); /* out of order */
     assert_int_equal(pins_variant("cuda_wheels", "wheels", json_pack("{s:s}", "nvidia-cuda-runtime", "x")), CU_E_INPUT);
     assert_int_equal(pins_variant("cuda_wheels", "release", json_string("13.9.0")), CU_OK);
+    /* vouched_by: a source cudaup knows, of a wheel of that release */
+    assert_int_equal(pins_variant("cuda_wheels", "vouched_by", json_pack("{s:s}", "nvidia-cuda-cccl", "cuda-toolkit")),
+                     CU_OK);
+    assert_int_equal(pins_variant("cuda_wheels", "vouched_by", json_pack("{s:s}", "nvidia-cuda-cccl", "a blog")),
+                     CU_E_INPUT);
+    assert_int_equal(pins_variant("cuda_wheels", "vouched_by", json_pack("{s:s}", "nvidia-nope", "cuda-toolkit")),
+                     CU_E_INPUT);
+    assert_int_equal(pins_variant("cuda_wheels", "vouched_by", json_string("cuda-toolkit")), CU_E_INPUT);
 }
 
 /* What a CUDA library dlopens on GPU work comes from the rows of its own wheel's release alone (issue 47: the

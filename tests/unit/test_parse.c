@@ -33,7 +33,11 @@ version_parse(void **state)
     assert_string_equal(cu_version_format(&v, 0, buf, sizeof(buf)), "12.4.1");
     assert_string_equal(cu_version_format(&v, 2, buf, sizeof(buf)), "12.4");
     assert_true(cu_version_parse("9.1.0.70", &v) && v.n == 4);
-    const char *bad[] = {"", "12.", ".4", "12..4", "12.4.x", "12.4.1.2.3", "v12", "12-4",
+    /* cuda-toolkit 13.3.0 pins nvidia-cuda-cccl==13.3.3.3.1.* (five parts) */
+    assert_true(cu_version_parse("13.3.3.3.1", &v) && v.n == 5);
+    assert_string_equal(cu_version_format(&v, 0, buf, sizeof(buf)), "13.3.3.3.1");
+    assert_true(cu_version_parse("1.2.3.4.5.6", &v) && v.n == 6);
+    const char *bad[] = {"", "12.", ".4", "12..4", "12.4.x", "12.4.1.2.3.4.5", "1.2.3.4.5.6.7", "v12", "12-4",
                          "1234567890", "12.4 ", "12,4", "auto"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_false(cu_version_parse(bad[i], &v));

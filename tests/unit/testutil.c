@@ -204,7 +204,7 @@ mutate_at(struct mutator *m, json_t *parent, const char *key, size_t idx, int de
         json_object_del(parent, key);
         m->try(m->root, m->ud);
         /* The same value under a key that is not a name, a version or a number the format knows. */
-        static const char *const bad_keys[] = {"x", "99999999999999999999", "1.2.3.4.5.6", ""};
+        static const char *const bad_keys[] = {"x", "99999999999999999999", "1.2.3.4.5.6.7", ""};
         for (size_t k = 0; k < sizeof(bad_keys) / sizeof(bad_keys[0]); k++) {
             if (json_object_get(parent, bad_keys[k]))
                 continue;

@@ -53,7 +53,7 @@ struct json_t;
  * every value of every object (up to @keys keys per object) and of the first two elements of
  * every array is replaced by null, -1, "x", [], {} and a too-long number string, and every
  * object key is removed, and its value moved under keys no format knows ("x", a too-long number,
- * "1.2.3.4.5.6", "").  The walk goes into the originals.
+ * "1.2.3.4.5.6.7", "").  The walk goes into the originals.
  */
 void tu_mutate_json(struct json_t *root, size_t keys, void (*try)(struct json_t *root, void *ud), void *ud);
 
