@@ -203,6 +203,46 @@ if r.rc == 0 and fws and not all(f["bundled_runtime"] for f in fws):
 else:
     t.ok(False, "TensorFlow's plan on the GTX 1080 loads a system CUDA", (r.rc, fws, r.err[-300:]))
 
+# ---- --cudnn VER with wheels or none: the frameworks' nvidia-cudnn-cuNN wheel, pinned; no cuDNN archive ----------------
+DNN13 = next(e["versions"] for e in CAT["cudnn_wheels"] if e["package"] == "nvidia-cudnn-cu13")  # PyPI's, newest first
+TORCH_DNN = dict(W214["requires"])["nvidia-cudnn-cu13"].lstrip("=")  # torch 2.14.1 pins its cuDNN wheel exactly
+
+
+def newest(prefix):
+    return next(v for v in DNN13 if v == prefix or v.startswith(prefix + "."))
+
+
+def dnn_pins(d):
+    return [p for p in (d.get("framework") or {}).get("pip", []) if p.startswith("nvidia-cudnn-")]
+
+
+torch_mm = ".".join(TORCH_DNN.split(".")[:2])
+r, d = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--cudnn", torch_mm)
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and dnn_pins(d) == ["nvidia-cudnn-cu13==" + TORCH_DNN] and tk.get("cudnn") == dnn_pins(d)[0]
+     and cuda_dl(d) == [] and any(x.startswith("cuDNN: nvidia-cudnn-cu13==") for x in d.get("reasons", [])),
+     "--cudnn %s --toolkit wheels: pip gets nvidia-cudnn-cu13==%s (the one torch 2.14.1 admits), no archive, though the "
+     "mirror holds no cuDNN %s archive" % (torch_mm, TORCH_DNN, torch_mm), (r.rc, dnn_pins(d), tk, r.err[-500:]))
+JAXW = CAT["framework_wheels"]
+r, d = plan(ROOT13, M13, "--framework", "jax", "--toolkit", "wheels", "--cudnn", "9.13")
+cons = (d.get("framework") or {}).get("constraints", [])
+t.ok(r.rc == 0 and dnn_pins(d) == ["nvidia-cudnn-cu13==" + newest("9.13")] and
+     not any(c.startswith("nvidia-cudnn-cu13") for c in cons),
+     "--cudnn 9.13 with JAX (its wheel asks a range): pinned at %s, the newest 9.13 wheel on PyPI; no other hold on it"
+     % newest("9.13"), (r.rc, dnn_pins(d), cons, r.err[-500:]))
+r, d = plan(ROOT13, M13, "--framework", "jax", "--toolkit", "none", "--cudnn", "9.14.0")
+t.ok(r.rc == 0 and dnn_pins(d) == ["nvidia-cudnn-cu13==" + newest("9.14.0")] and cuda_dl(d) == [],
+     "--cudnn 9.14.0 --toolkit none: the wheel pinned too", (r.rc, dnn_pins(d), r.err[-500:]))
+r, _ = plan(ROOT13, M13, "--framework", "jax", "--toolkit", "wheels", "--cudnn", "9.5")
+minors = sorted({".".join(v.split(".")[:2]) for v in DNN13}, key=vkey)
+t.ok(r.rc == 2 and "no nvidia-cudnn-cu13 wheel of cuDNN 9.5" in r.err and all(m in r.err for m in minors)
+     and "--toolkit system" in r.err and r.err.count("\"event\":\"error\"") == 1,
+     "--cudnn 9.5 --toolkit wheels (no CUDA 13 wheel of it): exit 2, one sentence naming the cuDNN wheels there are "
+     "(%s to %s) and --toolkit system" % (minors[0], minors[-1]), r)
+r, _ = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--cudnn", "9.13")
+t.ok(r.rc == 2 and ("nvidia-cudnn-cu13==" + TORCH_DNN) in r.err and "--toolkit system" in r.err,
+     "--cudnn 9.13 with torch 2.14.1 (whose wheel pins cuDNN %s): exit 2, naming that pin" % TORCH_DNN, r)
+
 # ---- installs into real venvs ----------------------------------------------------------------------------------
 if not PY:
     t.skip("the installs into a venv", "no python3.11 on this machine")
