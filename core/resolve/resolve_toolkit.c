@@ -285,78 +285,20 @@ strip_archives(struct cu_plan *p)
     p->has_cudnn = false;
 }
 
-enum cu_status
-rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_error *err)
+/*
+ * The toolkit from NVIDIA's compiler wheels (rs_plan_toolkit's "wheels"), @how said in its reason ("as asked").
+ * Nothing of @p changes before every check has passed: an error leaves the plan as it was (the default then keeps
+ * the system's toolkit).
+ */
+static enum cu_status
+plan_wheels(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_plan_toolkit *t, const char *names,
+            const char *saved, const char *how, struct cu_error *err)
 {
+    /* wheels: the release of the runtime held, else the newest of the plan's CUDA X.Y (inferred). */
     const struct cu_catalog *cat = in->cat;
-    const char *want = in->wishes->toolkit;
-    bool asked = want && *want;
     char b1[32], b2[32];
-    struct cu_plan_toolkit *t = cu_xcalloc(1, sizeof(*t));
-    t->kind = cu_xstrdup(asked ? want : "system");
-    t->asked = asked;
-    p->toolkit = t;
-    for (size_t i = 0; i < p->n_downloads; i++) {
-        const struct cu_plan_download *d = &p->downloads[i];
-        bool known;
-        if (d->product != CU_PRODUCT_CUDA && d->product != CU_PRODUCT_CUDNN)
-            continue;
-        uint64_t sz = cu_download_size(d, &known);
-        t->n_archives++;
-        t->archive_bytes += known ? sz : 0;
-        t->archive_unsized |= !known;
-    }
     size_t nfw;
     struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &nfw);
-    struct cu_buf nb;
-    cu_buf_init(&nb);
-    for (size_t i = 0; i < nfw; i++)
-        cu_buf_printf(&nb, "%s%s", i ? ", " : "", cu_framework_title(fw[i]->name));
-    CU_AUTOFREE char *names = cu_buf_steal(&nb);
-    CU_AUTOFREE char *saved = t->archive_unsized ? cu_xstrdup(_("archives of a size not published"))
-                                                 : cu_xstrdup(cu_format_bytes(t->archive_bytes, b1, sizeof(b1)));
-    if (strcmp(t->kind, "system") == 0) {
-        if (cu_plan_bundled(p))
-            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s. %s brings its own CUDA libraries and never loads these: --toolkit wheels takes the compiler from NVIDIA's wheels instead and --toolkit none the frameworks alone, neither downloading these archives."),
-                                       p->cuda_path, saved, asked ? _("as asked") : _("the default"), names);
-        else
-            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s."), p->cuda_path, saved,
-                                       asked ? _("as asked") : _("the default"));
-        cu_plan_reason(p, "%s", t->reason);
-        return CU_OK;
-    }
-    if (!nfw)
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--toolkit %s installs no CUDA toolkit, and --framework none leaves nothing else to install; use --toolkit system."),
-                            t->kind);
-    for (size_t i = 0; i < nfw; i++)
-        if (!fw[i]->bundled_runtime)
-            return cu_error_set(err, CU_E_USAGE, 0,
-                                _("--toolkit %s: %s %s loads CUDA from a system toolkit (its wheels bring none of their own); use --toolkit system."),
-                                t->kind, cu_framework_title(fw[i]->name), fw[i]->version ? fw[i]->version : "");
-    if (strcmp(t->kind, "none") == 0) {
-        struct cu_version cm = p->cuda;
-        cm.n = 2;
-        CU_AUTOFREE char *dnn_why = NULL;
-        enum cu_status st = cudnn_wheel_pin(in, p, &cm, &t->cudnn, &dnn_why, err);
-        if (st != CU_OK)
-            return st;
-        t->reason = cu_tr_asprintf(_("Toolkit: none, as asked: %s alone, with its own CUDA wheels; no NVIDIA archive is downloaded (%s less), and the environment has no nvcc and no CUDA_HOME."),
-                                   names, saved);
-        if (t->cudnn) {
-            struct cu_strv one = {.v = &t->cudnn, .n = 1};
-            for (size_t i = 0; i < nfw; i++)
-                drop_constraints(fw[i], &one);
-            add_pip(p, t->cudnn);
-        }
-        strip_archives(p);
-        cu_plan_reason(p, "%s", t->reason);
-        if (dnn_why)
-            cu_plan_reason(p, "%s", dnn_why);
-        return CU_OK;
-    }
-
-    /* wheels: the release of the runtime held, else the newest of the plan's CUDA X.Y (inferred). */
     const struct cu_cat_cuda_release *c = held_release(cat, p);
     bool inferred = !c;
     struct cu_version mm = p->cuda;
@@ -474,11 +416,11 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
                                 : inferred ? cu_xstrdup("")
                                            : cu_tr_asprintf(_(" (the release of the runtime %s holds)"), names);
     if (inferred)
-        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, as asked: %s (inferred: cudaup has not read which runtime %s pins, so it takes the newest CUDA %s release its data knows). No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
-                                   V(&c->release, b1, sizeof(b1)), lowered, list, names, V(&mm, b2, sizeof(b2)), saved);
+        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, %s: %s (inferred: cudaup has not read which runtime %s pins, so it takes the newest CUDA %s release its data knows). No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
+                                   V(&c->release, b1, sizeof(b1)), lowered, how, list, names, V(&mm, b2, sizeof(b2)), saved);
     else
-        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, as asked: %s. No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
-                                   V(&c->release, b1, sizeof(b1)), lowered, list, saved);
+        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, %s: %s. No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
+                                   V(&c->release, b1, sizeof(b1)), lowered, how, list, saved);
     cu_plan_reason(p, "%s", t->reason);
     if (dnn_why)
         cu_plan_reason(p, "%s", dnn_why);
@@ -493,4 +435,102 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
     cu_buf_fini(&missing);
     strip_archives(p);
     return CU_OK;
+}
+
+enum cu_status
+rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_error *err)
+{
+    const char *want = in->wishes->toolkit;
+    bool asked = want && *want;
+    char b1[32];
+    struct cu_plan_toolkit *t = cu_xcalloc(1, sizeof(*t));
+    t->kind = cu_xstrdup(asked ? want : "system");
+    t->asked = asked;
+    p->toolkit = t;
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        bool known;
+        if (d->product != CU_PRODUCT_CUDA && d->product != CU_PRODUCT_CUDNN)
+            continue;
+        uint64_t sz = cu_download_size(d, &known);
+        t->n_archives++;
+        t->archive_bytes += known ? sz : 0;
+        t->archive_unsized |= !known;
+    }
+    size_t nfw;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &nfw);
+    struct cu_buf nb;
+    cu_buf_init(&nb);
+    for (size_t i = 0; i < nfw; i++)
+        cu_buf_printf(&nb, "%s%s", i ? ", " : "", cu_framework_title(fw[i]->name));
+    CU_AUTOFREE char *names = cu_buf_steal(&nb);
+    CU_AUTOFREE char *saved = t->archive_unsized ? cu_xstrdup(_("archives of a size not published"))
+                                                 : cu_xstrdup(cu_format_bytes(t->archive_bytes, b1, sizeof(b1)));
+    /* The default: NVIDIA's compiler wheels where every framework brings its own CUDA (PyTorch, JAX, TensorFlow 2.15
+     * and newer), which never loads the archives; the archives where one loads a system CUDA or none is planned, where
+     * --components chooses parts of them, and where the wheels cannot serve the plan (said why). */
+    CU_AUTOFREE char *why_system = NULL;
+    if (!asked && nfw && cu_plan_bundled(p) && !(in->wishes->components && *in->wishes->components)) {
+        CU_AUTOFREE char *how = cu_tr_asprintf(_("the default where every framework brings its own CUDA (--toolkit system would add NVIDIA's archives, %s, which %s never loads)"),
+                                               saved, names);
+        struct cu_error e2;
+        cu_error_clear(&e2);
+        free(t->kind);
+        t->kind = cu_xstrdup("wheels");
+        if (plan_wheels(in, p, t, names, saved, how, &e2) == CU_OK)
+            return CU_OK;
+        free(t->kind);
+        t->kind = cu_xstrdup("system");
+        memset(&t->release, 0, sizeof(t->release));
+        why_system = cu_xstrdup(e2.msg);
+    }
+    if (strcmp(t->kind, "system") == 0) {
+        if (why_system)
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s brings its own CUDA libraries, but NVIDIA's compiler wheels cannot serve this plan: %s"),
+                                       p->cuda_path, saved, names, why_system);
+        else if (cu_plan_bundled(p))
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s. %s brings its own CUDA libraries and never loads these: --toolkit wheels takes the compiler from NVIDIA's wheels instead and --toolkit none the frameworks alone, neither downloading these archives."),
+                                       p->cuda_path, saved, asked ? _("as asked") : _("the default with --components, which chooses parts of them"), names);
+        else if (asked)
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s."), p->cuda_path, saved,
+                                       _("as asked"));
+        else
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s."), p->cuda_path,
+                                       saved, nfw ? _("a framework planned loads CUDA from a system toolkit")
+                                                  : _("no framework is planned that brings a CUDA of its own"));
+        cu_plan_reason(p, "%s", t->reason);
+        return CU_OK;
+    }
+    if (!nfw)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--toolkit %s installs no CUDA toolkit, and --framework none leaves nothing else to install; use --toolkit system."),
+                            t->kind);
+    for (size_t i = 0; i < nfw; i++)
+        if (!fw[i]->bundled_runtime)
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--toolkit %s: %s %s loads CUDA from a system toolkit (its wheels bring none of their own); use --toolkit system."),
+                                t->kind, cu_framework_title(fw[i]->name), fw[i]->version ? fw[i]->version : "");
+    if (strcmp(t->kind, "none") == 0) {
+        struct cu_version cm = p->cuda;
+        cm.n = 2;
+        CU_AUTOFREE char *dnn_why = NULL;
+        enum cu_status st = cudnn_wheel_pin(in, p, &cm, &t->cudnn, &dnn_why, err);
+        if (st != CU_OK)
+            return st;
+        t->reason = cu_tr_asprintf(_("Toolkit: none, as asked: %s alone, with its own CUDA wheels; no NVIDIA archive is downloaded (%s less), and the environment has no nvcc and no CUDA_HOME."),
+                                   names, saved);
+        if (t->cudnn) {
+            struct cu_strv one = {.v = &t->cudnn, .n = 1};
+            for (size_t i = 0; i < nfw; i++)
+                drop_constraints(fw[i], &one);
+            add_pip(p, t->cudnn);
+        }
+        strip_archives(p);
+        cu_plan_reason(p, "%s", t->reason);
+        if (dnn_why)
+            cu_plan_reason(p, "%s", dnn_why);
+        return CU_OK;
+    }
+
+    return plan_wheels(in, p, t, names, saved, _("as asked"), err);
 }

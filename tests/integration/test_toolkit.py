@@ -128,12 +128,35 @@ def toolkit_pins(d):
     return sorted(p for p in (d.get("framework") or {}).get("pip", []) if p.startswith("nvidia-"))
 
 
-# ---- plans: system (the default), none, wheels ------------------------------------------------------------------
+# ---- plans: the default, system, none, wheels ---------------------------------------------------------------------
 FW = ["--framework", "pytorch==2.14"]
 r, d = plan(ROOT13, M13, *FW)
 tk = d.get("toolkit") or {}
-t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and cuda_dl(d) and d["cuda"]["components"],
-     "plan: the default toolkit is the system's, NVIDIA's archives (%d downloads)" % len(cuda_dl(d)), (r.rc, tk, r.err[-400:]))
+DEFAULT_WHY = next((x for x in d.get("reasons", []) if x.startswith("Toolkit:")), "")
+t.ok(r.rc == 0 and tk.get("kind") == "wheels" and tk.get("asked") is False and cuda_dl(d) == [] and
+     toolkit_pins(d) == WANT13 and "the default where every framework brings its own CUDA" in DEFAULT_WHY and
+     tk.get("reason") == DEFAULT_WHY,
+     "plan: the default toolkit for PyTorch (its own CUDA wheels) is the compiler wheels, no NVIDIA archive, and the "
+     "plan says so and why", (r.rc, tk, r.err[-400:]))
+b = tk.get("bytes") or {}
+t.ok(b.get("system") is not None and b["system"] > b.get("wheels", -1) and b.get("wheels") == b.get("none") and
+     "--toolkit system would add NVIDIA's archives" in DEFAULT_WHY,
+     "... with the bytes of each choice (toolkit.bytes) and what --toolkit system would add", (b, DEFAULT_WHY))
+for fwa, why in ((["--framework", "none"], "no framework is planned that brings a CUDA of its own"),):
+    r, d = plan(ROOT13, M13, *fwa)
+    tk = d.get("toolkit") or {}
+    t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and cuda_dl(d) and why in tk.get("reason", ""),
+         "plan %s: the default stays the system's, saying why" % " ".join(fwa), (r.rc, tk))
+r, d = plan(ROOT13, M13, *FW, "--cudnn", "9.13")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and d.get("cudnn") and
+     "cannot serve this plan" in tk.get("reason", "") and "9.24" in tk.get("reason", ""),
+     "plan --cudnn 9.13 (torch's wheel pins another cuDNN): the default is the system's, with cuDNN 9.13's archive, and "
+     "the plan says why", (r.rc, tk))
+r, d = plan(ROOT13, M13, *FW, "--toolkit", "system")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is True and cuda_dl(d) and d["cuda"]["components"],
+     "plan --toolkit system: NVIDIA's archives (%d downloads)" % len(cuda_dl(d)), (r.rc, tk, r.err[-400:]))
 SYS_BYTES = sum(x["size"] or 0 for x in cuda_dl(d))
 b = tk.get("bytes") or {}
 t.ok(b.get("system") is not None and b["system"] - b.get("none", -1) == SYS_BYTES and b.get("wheels") == b.get("none"),
@@ -197,6 +220,11 @@ t.ok(r.rc == 2 and "system, wheels or none" in r.err, "--toolkit conda: refused 
 r, d = plan(ROOT12, M12, "--framework", "tensorflow")
 fws = d.get("frameworks") or []
 if r.rc == 0 and fws and not all(f["bundled_runtime"] for f in fws):
+    tk = d.get("toolkit") or {}
+    t.ok(tk.get("kind") == "system" and tk.get("asked") is False and
+         "a framework planned loads CUDA from a system toolkit" in tk.get("reason", ""),
+         "TensorFlow %s on the GTX 1080 (a system-CUDA build): the default stays the system's, saying why"
+         % fws[0]["version"], tk)
     r, _ = plan(ROOT12, M12, "--framework", "tensorflow", "--toolkit", "wheels")
     t.ok(r.rc == 2 and "loads CUDA from a system toolkit" in r.err and "--toolkit system" in r.err,
          "TensorFlow %s on the GTX 1080 loads a system CUDA: --toolkit wheels refused" % fws[0]["version"], r)
