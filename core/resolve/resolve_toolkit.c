@@ -381,6 +381,27 @@ plan_wheels(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_plan_to
             if (!have)
                 cu_strv_push(&pins, pin);
         }
+    /* A framework's own wheel that asks for one of them with a range the pin is outside of (JAX asks nvcc with a lower
+     * bound): pip could not install both. */
+    for (size_t i = 0; i < pins.n; i++) {
+        const char *eq = strstr(pins.v[i], "==");
+        CU_AUTOFREE char *pkg = cu_xstrndup(pins.v[i], (size_t)(eq - pins.v[i]));
+        struct cu_version v;
+        if (!cu_version_parse(eq + 2, &v))
+            continue;
+        for (size_t f = 0; f < nfw; f++) {
+            const struct cu_cat_fw_wheel *w = fw_wheel(cat, fw[f]);
+            const struct cu_cat_wheel_req *q = w ? cu_fw_wheel_req(w, pkg) : NULL;
+            if (q && !cu_pipspec_contains(&q->spec, &v)) {
+                enum cu_status st = cu_error_set(err, CU_E_USAGE, 0,
+                                                 _("--toolkit wheels: %s asks pip for %s%s, which %s of CUDA %s does not meet; use --toolkit system or --toolkit none."),
+                                                 w->pip, pkg, q->text, pins.v[i], V(&c->release, b1, sizeof(b1)));
+                cu_strv_fini(&pins);
+                cu_buf_fini(&missing);
+                return st;
+            }
+        }
+    }
     /* The constraints held the family at the runtime's release: the compiler's wheels are held by these pins. */
     if (t->cudnn)
         cu_strv_push(&pins, t->cudnn);
@@ -470,7 +491,11 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
      * and newer), which never loads the archives; the archives where one loads a system CUDA or none is planned, where
      * --components chooses parts of them, and where the wheels cannot serve the plan (said why). */
     CU_AUTOFREE char *why_system = NULL;
-    if (!asked && nfw && cu_plan_bundled(p) && !(in->wishes->components && *in->wishes->components)) {
+    if (!asked && in->wishes->toolkit_shared && cu_plan_bundled(p))
+        /* --framework A --framework B: one toolkit serves every environment (installers/envs.c), and another may load
+         * a system CUDA. */
+        why_system = cu_xstrdup(_("with several environments (--framework A --framework B) one toolkit serves them all, and it is the system's unless --toolkit says otherwise."));
+    else if (!asked && nfw && cu_plan_bundled(p) && !(in->wishes->components && *in->wishes->components)) {
         CU_AUTOFREE char *how = cu_tr_asprintf(_("the default where every framework brings its own CUDA (--toolkit system would add NVIDIA's archives, %s, which %s never loads)"),
                                                saved, names);
         struct cu_error e2;

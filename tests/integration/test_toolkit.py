@@ -147,6 +147,12 @@ for fwa, why in ((["--framework", "none"], "no framework is planned that brings 
     tk = d.get("toolkit") or {}
     t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and cuda_dl(d) and why in tk.get("reason", ""),
          "plan %s: the default stays the system's, saying why" % " ".join(fwa), (r.rc, tk))
+r, d = plan(ROOT13, M13, *FW, "--framework", "jax")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and "several environments" in tk.get("reason", "")
+     and "nvidia-cuda-nvcc" not in r.out,
+     "plan --framework pytorch --framework jax (two environments, one toolkit for both): the default is the system's, "
+     "saying why, and neither environment gets the compiler wheels", (r.rc, tk, r.err[-300:]))
 r, d = plan(ROOT13, M13, *FW, "--cudnn", "9.13")
 tk = d.get("toolkit") or {}
 t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and d.get("cudnn") and
