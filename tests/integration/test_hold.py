@@ -312,7 +312,7 @@ with open(keys, "w") as f:
 WENV = os.path.join(W, "home", "data", "cudaup", "envs", "cudaup-pytorch")
 r = run(["--keys-script", keys, "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", os.path.join(W, "p"),
          "--state-dir", os.path.join(W, "s"), "--cache-dir", CACHE, "--framework", "pytorch", "--index-url", INDEX,
-         "--env-tool", "venv", "--python", "3.11", "--env-scope", "none"],
+         "--env-tool", "venv", "--python", "3.11", "--env-scope", "none", "--toolkit", "system"],
         env=dict(MENV, HOME=os.path.join(W, "home"), XDG_DATA_HOME=os.path.join(W, "home", "data"), CUDAUP_TUI_HEADLESS="1",
                  COLUMNS="80", LINES="24", TERM="xterm-256color", SHELL="/bin/bash"), timeout=600)
 review = " ".join(text(os.path.join(W, "review.txt")).split())
