@@ -80,7 +80,9 @@ print_head(struct cu_app *app, const struct cu_plan *p, int width)
     head_line(app, _("CUDA"), cuda, width);
     CU_AUTOFREE char *cudnn = p->has_cudnn ? cu_xasprintf(_("%s (the CUDA %s build)"), p->cudnn_full ? p->cudnn_full : "?",
                                                          p->cudnn_variant)
-                                           : cu_xstrdup(_("none"));
+                              : p->toolkit && p->toolkit->cudnn
+                                  ? cu_xasprintf(_("%s, the wheel in the environment (--cudnn)"), p->toolkit->cudnn)
+                                  : cu_xstrdup(_("none"));
     head_line(app, _("cuDNN"), cudnn, width);
     if (p->framework) {
         /* Each environment: every framework's requirements, its Python and where it goes; the first under

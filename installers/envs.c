@@ -122,9 +122,14 @@ cu_prepare_plan(const struct cu_prepare_in *in, struct cu_mirror **mirror, struc
             c.cuda = cu_xstrdup(cu_version_format(&(*plan)->cuda, 0, b1, sizeof(b1)));
             free(c.containers); /* the host's containers are the first environment's plan's */
             c.containers = NULL;
+            if (!c.toolkit || !*c.toolkit) { /* the first environment's toolkit, the default's included */
+                free(c.toolkit);
+                c.toolkit = cu_xstrdup((*plan)->toolkit ? (*plan)->toolkit->kind : "system");
+            }
         }
         struct cu_prepare_in one = *in;
         one.cfg = &c;
+        one.toolkit_shared = g == 0 && groups.n > 1;
         struct cu_mirror *m = NULL;
         struct cu_plan *p = NULL;
         st = cu_prepare_one(&one, g == 0 ? mirror : &m, g == 0 ? plan : &p, err);

@@ -563,6 +563,7 @@ wishes_from(const struct cu_prepare_in *in, struct cu_wishes *w)
         .components = c->components,
         .python = c->python,
         .toolkit = c->toolkit,
+        .toolkit_shared = in->toolkit_shared,
         .platform = c->platform,
         /* `mirror` plans what `install` with the same flags plans on this machine (one resolver, one
          * answer); only on a machine without a GPU does it plan for any. */

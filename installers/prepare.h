@@ -27,6 +27,7 @@ struct cu_prepare_in {
     const char *profile_d; /* where scope system writes (the machine root's /etc/profile.d), or NULL */
     bool is_root;
     bool unconstrained; /* `mirror`: plan for other machines */
+    bool toolkit_shared; /* the first of several environments, whose toolkit serves them all (envs.c) */
     long low_speed_time_s, retry_base_ms; /* test seams: CUDAUP_LOW_SPEED_TIME, CUDAUP_RETRY_BASE_MS */
 };
 

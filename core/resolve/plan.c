@@ -124,6 +124,7 @@ cu_plan_free(struct cu_plan *p)
         free(p->toolkit->kind);
         free(p->toolkit->reason);
         cu_strv_free(p->toolkit->wheels);
+        free(p->toolkit->cudnn);
         free(p->toolkit->home);
         free(p->toolkit);
     }
@@ -463,6 +464,7 @@ toolkit_json(const struct cu_plan *p)
     json_object_set_new(o, "wheels", w);
     json_object_set_new(o, "home", cu_json_str_or_null(t->home));
     json_object_set_new(o, "view", json_boolean(t->view));
+    json_object_set_new(o, "cudnn", cu_json_str_or_null(t->cudnn));
     return o;
 }
 

@@ -131,6 +131,7 @@ struct cu_plan_toolkit {
     char *home;            /* wheels: CUDA_HOME below the environment: "nvidia/cu13" under site-packages (CUDA 13's one
                               folder), or "cudaup-toolkit" under the environment (CUDA 12: a view of links cudaup makes) */
     bool view;             /* wheels: home is the view cudaup makes (CUDA 12's per-component folders) */
+    char *cudnn;           /* wheels, none: the cuDNN wheel --cudnn pins ("nvidia-cudnn-cu13==9.13.1.26"), or NULL */
 };
 
 struct cu_drv_plan; /* core/resolve/driver.h */

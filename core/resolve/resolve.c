@@ -532,7 +532,17 @@ find_multi_advice(const struct cu_resolve_in *in, struct cu_error *err)
 enum cu_status
 cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err)
 {
-    enum cu_status st = resolve(in, false, out, err);
+    /* --cudnn VER with --toolkit wheels or none pins the frameworks' cuDNN wheel (rs_plan_toolkit), not an archive: the
+     * resolve does not look for NVIDIA's archive of it, which the plan would not download. */
+    struct cu_wishes w = *in->wishes;
+    struct cu_resolve_in in2 = *in;
+    const char *tk = in->wishes->toolkit, *dnn = in->wishes->cudnn;
+    if (tk && (strcmp(tk, "wheels") == 0 || strcmp(tk, "none") == 0) && dnn && *dnn && strcmp(dnn, "auto") != 0 &&
+        strcmp(dnn, "none") != 0) {
+        w.cudnn = NULL;
+        in2.wishes = &w;
+    }
+    enum cu_status st = resolve(&in2, false, out, err);
     /* Where its toolkit comes from (--toolkit): on the plan as resolved, whichever path made it. */
     if (st == CU_OK && *out && (st = rs_plan_toolkit(in, *out, err)) != CU_OK) {
         cu_plan_free(*out);

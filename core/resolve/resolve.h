@@ -38,6 +38,7 @@ struct cu_wishes {
     const char *components; /* NULL or "default", "all", "runtime,math,cuda_nvcc" */
     const char *python;     /* NULL or "3.11" */
     const char *toolkit;    /* NULL (the default), "system", "wheels", "none" (--toolkit, issue 50) */
+    bool toolkit_shared;    /* other environments share this plan's toolkit (--framework A --framework B) */
     const char *platform;   /* NULL: the machine's */
     bool unconstrained;     /* ignore this machine's GPUs and driver (`mirror` for others) */
     bool allow_inferred;    /* --allow-inferred: a build whose GPU code is inferred is planned as one read, a release

@@ -137,6 +137,130 @@ drop_constraints(struct cu_plan_framework *f, const struct cu_strv *pins)
         f->constraints[k] = NULL;
 }
 
+/* The wheel of framework @f as read from PyPI (framework_wheels), or NULL. */
+static const struct cu_cat_fw_wheel *
+fw_wheel(const struct cu_catalog *cat, const struct cu_plan_framework *f)
+{
+    struct cu_version v;
+    return f->version && cu_version_parse(f->version, &v) ? cu_catalog_fw_wheel(&cat->wheels, f->name, f->cuda_tag, &v)
+                                                          : NULL;
+}
+
+/* The nvidia-cudnn-cuNN wheel the frameworks of @p load ("nvidia-cudnn-cu13"): the one their wheels as read ask pip
+ * for, else that of CUDA @major. */
+static char *
+cudnn_package(const struct cu_catalog *cat, struct cu_plan_framework *const *fw, size_t nfw, unsigned major)
+{
+    for (size_t i = 0; i < nfw; i++) {
+        const struct cu_cat_fw_wheel *w = fw_wheel(cat, fw[i]);
+        for (size_t k = 0; w && k < w->n_req; k++)
+            if (strncmp(w->req[k].package, "nvidia-cudnn-cu", 15) == 0)
+                return cu_xstrdup(w->req[k].package);
+    }
+    return cu_xasprintf("nvidia-cudnn-cu%u", major);
+}
+
+/* The X.Y of each release in @r, each once, newest first: "9.28, 9.27, ..., 9.12". */
+static char *
+cudnn_minors(const struct cu_cat_cudnn_wheels *r)
+{
+    struct cu_buf b;
+    cu_buf_init(&b);
+    char last[32] = "", one[32];
+    for (size_t i = 0; r && i < r->n; i++) {
+        cu_version_format(&r->versions[i], 2, one, sizeof(one));
+        if (strcmp(one, last) != 0)
+            cu_buf_printf(&b, "%s%s", b.len ? ", " : "", one);
+        snprintf(last, sizeof(last), "%s", one);
+    }
+    return cu_buf_steal(&b);
+}
+
+/*
+ * --cudnn VER where the toolkit is not the system's: NVIDIA's cuDNN archive is not installed, and the frameworks load
+ * the nvidia-cudnn-cuNN wheel pip puts beside them, so VER pins that wheel: its newest release of cuDNN VER that PyPI
+ * holds (nvidia_cudnn_wheels.csv) and every framework's own wheel admits, judged against the GPUs here as an archive
+ * would be.  Sets *@pin ("nvidia-cudnn-cu13==9.13.1.26") and *@why; NULL with no version asked.  Errors: CU_E_USAGE
+ * (no such wheel, or a framework's wheel pins another cuDNN), CU_E_UNSUPPORTED (that cuDNN supports no GPU here).
+ */
+static enum cu_status
+cudnn_wheel_pin(const struct cu_resolve_in *in, struct cu_plan *p, const struct cu_version *cuda, char **pin,
+                char **why, struct cu_error *err)
+{
+    const struct cu_catalog *cat = in->cat;
+    struct spec s;
+    char b1[32], b2[32];
+    *pin = *why = NULL;
+    if (!rs_parse_spec(in->wishes->cudnn, true, 3, &s) || (s.kind != SPEC_PREFIX && s.kind != SPEC_EXACT))
+        return CU_OK;
+    size_t nfw;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &nfw);
+    CU_AUTOFREE char *pkg = cudnn_package(cat, fw, nfw, cuda->part[0]);
+    const struct cu_cat_cudnn_wheels *have = cu_catalog_cudnn_wheels(&cat->wheels, pkg);
+    const struct cu_version *match = NULL, *pick = NULL;
+    const char *blocker = NULL, *blocker_req = NULL;
+    for (size_t i = 0; have && i < have->n && !pick; i++) {
+        const struct cu_version *v = &have->versions[i];
+        if (!cu_version_matches(v, &s.v))
+            continue;
+        if (!match)
+            match = v;
+        bool admitted = true;
+        for (size_t f = 0; f < nfw && admitted; f++) {
+            const struct cu_cat_fw_wheel *w = fw_wheel(cat, fw[f]);
+            const struct cu_cat_wheel_req *q = w ? cu_fw_wheel_req(w, pkg) : NULL;
+            if (q && !cu_pipspec_contains(&q->spec, v)) {
+                admitted = false;
+                blocker = w->pip;
+                blocker_req = q->text;
+            }
+        }
+        if (admitted)
+            pick = v;
+    }
+    if (!match) {
+        CU_AUTOFREE char *minors = cudnn_minors(have);
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--cudnn %s with --toolkit %s: PyPI holds no %s wheel of cuDNN %s (cudaup's record of it); the cuDNN releases of that wheel there are %s: choose one of them, or --toolkit system, which takes cuDNN from NVIDIA's archives."),
+                            in->wishes->cudnn, p->toolkit->kind, pkg, in->wishes->cudnn, *minors ? minors : _("none"));
+    }
+    if (!pick)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--cudnn %s with --toolkit %s: %s asks pip for %s%s, which no cuDNN %s wheel meets; leave --cudnn out to take that one, or use --toolkit system, which takes cuDNN from NVIDIA's archives beside it."),
+                            in->wishes->cudnn, p->toolkit->kind, blocker, pkg, blocker_req, in->wishes->cudnn);
+    /* The GPUs here, as cuDNN's support matrix lists them (the driver's need is its CUDA major's, judged already). */
+    struct rs r;
+    memset(&r, 0, sizeof(r));
+    r.in = in;
+    r.cat = cat;
+    r.f = in->facts;
+    r.constrained = !in->wishes->unconstrained;
+    char whyno[512];
+    int stage = 0;
+    if (!rs_cudnn_judge(&r, pick, cuda, &stage, whyno, sizeof(whyno)))
+        return cu_error_set(err, CU_E_UNSUPPORTED, 0, _("--cudnn %s: %s"), in->wishes->cudnn, whyno);
+    *pin = cu_xasprintf("%s==%s", pkg, V(pick, b1, sizeof(b1)));
+    *why = r.cudnn_note[0]
+               ? cu_tr_asprintf(_("cuDNN: %s, as asked (--cudnn %s): the wheel the frameworks load, the newest of cuDNN %s on PyPI their own wheels admit; no cuDNN archive. %s"),
+                                *pin, in->wishes->cudnn, V(&s.v, b2, sizeof(b2)), r.cudnn_note)
+               : cu_tr_asprintf(_("cuDNN: %s, as asked (--cudnn %s): the wheel the frameworks load, the newest of cuDNN %s on PyPI their own wheels admit; no cuDNN archive."),
+                                *pin, in->wishes->cudnn, V(&s.v, b2, sizeof(b2)));
+    return CU_OK;
+}
+
+/* Put @pin into @p's first framework's pip install. */
+static void
+add_pip(struct cu_plan *p, const char *pin)
+{
+    size_t nfw, n0 = 0;
+    struct cu_plan_framework *f0 = cu_plan_frameworks(p, &nfw)[0];
+    while (f0->pip && f0->pip[n0])
+        n0++;
+    f0->pip = cu_xreallocarray(f0->pip, n0 + 2, sizeof(char *));
+    f0->pip[n0] = cu_xstrdup(pin);
+    f0->pip[n0 + 1] = NULL;
+}
+
 static void
 strip_archives(struct cu_plan *p)
 {
@@ -161,64 +285,20 @@ strip_archives(struct cu_plan *p)
     p->has_cudnn = false;
 }
 
-enum cu_status
-rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_error *err)
+/*
+ * The toolkit from NVIDIA's compiler wheels (rs_plan_toolkit's "wheels"), @how said in its reason ("as asked").
+ * Nothing of @p changes before every check has passed: an error leaves the plan as it was (the default then keeps
+ * the system's toolkit).
+ */
+static enum cu_status
+plan_wheels(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_plan_toolkit *t, const char *names,
+            const char *saved, const char *how, struct cu_error *err)
 {
+    /* wheels: the release of the runtime held, else the newest of the plan's CUDA X.Y (inferred). */
     const struct cu_catalog *cat = in->cat;
-    const char *want = in->wishes->toolkit;
-    bool asked = want && *want;
     char b1[32], b2[32];
-    struct cu_plan_toolkit *t = cu_xcalloc(1, sizeof(*t));
-    t->kind = cu_xstrdup(asked ? want : "system");
-    t->asked = asked;
-    p->toolkit = t;
-    for (size_t i = 0; i < p->n_downloads; i++) {
-        const struct cu_plan_download *d = &p->downloads[i];
-        bool known;
-        if (d->product != CU_PRODUCT_CUDA && d->product != CU_PRODUCT_CUDNN)
-            continue;
-        uint64_t sz = cu_download_size(d, &known);
-        t->n_archives++;
-        t->archive_bytes += known ? sz : 0;
-        t->archive_unsized |= !known;
-    }
     size_t nfw;
     struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &nfw);
-    struct cu_buf nb;
-    cu_buf_init(&nb);
-    for (size_t i = 0; i < nfw; i++)
-        cu_buf_printf(&nb, "%s%s", i ? ", " : "", cu_framework_title(fw[i]->name));
-    CU_AUTOFREE char *names = cu_buf_steal(&nb);
-    CU_AUTOFREE char *saved = t->archive_unsized ? cu_xstrdup(_("archives of a size not published"))
-                                                 : cu_xstrdup(cu_format_bytes(t->archive_bytes, b1, sizeof(b1)));
-    if (strcmp(t->kind, "system") == 0) {
-        if (cu_plan_bundled(p))
-            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s. %s brings its own CUDA libraries and never loads these: --toolkit wheels takes the compiler from NVIDIA's wheels instead and --toolkit none the frameworks alone, neither downloading these archives."),
-                                       p->cuda_path, saved, asked ? _("as asked") : _("the default"), names);
-        else
-            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s."), p->cuda_path, saved,
-                                       asked ? _("as asked") : _("the default"));
-        cu_plan_reason(p, "%s", t->reason);
-        return CU_OK;
-    }
-    if (!nfw)
-        return cu_error_set(err, CU_E_USAGE, 0,
-                            _("--toolkit %s installs no CUDA toolkit, and --framework none leaves nothing else to install; use --toolkit system."),
-                            t->kind);
-    for (size_t i = 0; i < nfw; i++)
-        if (!fw[i]->bundled_runtime)
-            return cu_error_set(err, CU_E_USAGE, 0,
-                                _("--toolkit %s: %s %s loads CUDA from a system toolkit (its wheels bring none of their own); use --toolkit system."),
-                                t->kind, cu_framework_title(fw[i]->name), fw[i]->version ? fw[i]->version : "");
-    if (strcmp(t->kind, "none") == 0) {
-        t->reason = cu_tr_asprintf(_("Toolkit: none, as asked: %s alone, with its own CUDA wheels; no NVIDIA archive is downloaded (%s less), and the environment has no nvcc and no CUDA_HOME."),
-                                   names, saved);
-        strip_archives(p);
-        cu_plan_reason(p, "%s", t->reason);
-        return CU_OK;
-    }
-
-    /* wheels: the release of the runtime held, else the newest of the plan's CUDA X.Y (inferred). */
     const struct cu_cat_cuda_release *c = held_release(cat, p);
     bool inferred = !c;
     struct cu_version mm = p->cuda;
@@ -258,6 +338,10 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
         c = lower;
     }
     t->release = c->release;
+    CU_AUTOFREE char *dnn_why = NULL;
+    enum cu_status dst = cudnn_wheel_pin(in, p, &c->release, &t->cudnn, &dnn_why, err);
+    if (dst != CU_OK)
+        return dst;
     struct cu_strv pins;
     cu_strv_init(&pins);
     struct cu_buf missing;
@@ -297,9 +381,37 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
             if (!have)
                 cu_strv_push(&pins, pin);
         }
+    /* A framework's own wheel that asks for one of them with a range the pin is outside of (JAX asks nvcc with a lower
+     * bound): pip could not install both. */
+    for (size_t i = 0; i < pins.n; i++) {
+        const char *eq = strstr(pins.v[i], "==");
+        CU_AUTOFREE char *pkg = cu_xstrndup(pins.v[i], (size_t)(eq - pins.v[i]));
+        struct cu_version v;
+        if (!cu_version_parse(eq + 2, &v))
+            continue;
+        for (size_t f = 0; f < nfw; f++) {
+            const struct cu_cat_fw_wheel *w = fw_wheel(cat, fw[f]);
+            const struct cu_cat_wheel_req *q = w ? cu_fw_wheel_req(w, pkg) : NULL;
+            if (q && !cu_pipspec_contains(&q->spec, &v)) {
+                enum cu_status st = cu_error_set(err, CU_E_USAGE, 0,
+                                                 _("--toolkit wheels: %s asks pip for %s%s, which %s of CUDA %s does not meet; use --toolkit system or --toolkit none."),
+                                                 w->pip, pkg, q->text, pins.v[i], V(&c->release, b1, sizeof(b1)));
+                cu_strv_fini(&pins);
+                cu_buf_fini(&missing);
+                return st;
+            }
+        }
+    }
     /* The constraints held the family at the runtime's release: the compiler's wheels are held by these pins. */
+    if (t->cudnn)
+        cu_strv_push(&pins, t->cudnn);
     for (size_t i = 0; i < nfw; i++)
         drop_constraints(fw[i], &pins);
+    if (t->cudnn)
+    {
+        free(pins.v[--pins.n]); /* in pip's install below, not among the compiler's wheels */
+        pins.v[pins.n] = NULL;
+    }
     /* Into the first framework's pip install, beside it (one resolve, one set of pins). */
     struct cu_plan_framework *f0 = fw[0];
     size_t n0 = 0;
@@ -309,6 +421,8 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
     for (size_t i = 0; i < pins.n; i++)
         f0->pip[n0 + i] = cu_xstrdup(pins.v[i]);
     f0->pip[n0 + pins.n] = NULL;
+    if (t->cudnn)
+        add_pip(p, t->cudnn);
     /* Where they land: CUDA 13's wheels all in site-packages/nvidia/cuMAJOR; CUDA 12's one folder each, which
      * cudaup joins in a view of links inside the environment. */
     t->view = c->release.part[0] < 13;
@@ -323,12 +437,14 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
                                 : inferred ? cu_xstrdup("")
                                            : cu_tr_asprintf(_(" (the release of the runtime %s holds)"), names);
     if (inferred)
-        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, as asked: %s (inferred: cudaup has not read which runtime %s pins, so it takes the newest CUDA %s release its data knows). No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
-                                   V(&c->release, b1, sizeof(b1)), lowered, list, names, V(&mm, b2, sizeof(b2)), saved);
+        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, %s: %s (inferred: cudaup has not read which runtime %s pins, so it takes the newest CUDA %s release its data knows). No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
+                                   V(&c->release, b1, sizeof(b1)), lowered, how, list, names, V(&mm, b2, sizeof(b2)), saved);
     else
-        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, as asked: %s. No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
-                                   V(&c->release, b1, sizeof(b1)), lowered, list, saved);
+        t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's compiler wheels of CUDA %s%s in the environment, %s: %s. No NVIDIA archive is downloaded (%s less); the environment's activation points CUDA_HOME and PATH at them."),
+                                   V(&c->release, b1, sizeof(b1)), lowered, how, list, saved);
     cu_plan_reason(p, "%s", t->reason);
+    if (dnn_why)
+        cu_plan_reason(p, "%s", dnn_why);
     if (c != held)
         cu_plan_warn(p, _("The compiler wheels are of CUDA %s, older than the CUDA %s runtime the frameworks bring, so that what nvcc builds runs on driver %s; extensions that need CUDA %s's newer headers need a newer driver."),
                      V(&c->release, b1, sizeof(b1)), V(&held->release, b2, sizeof(b2)),
@@ -340,4 +456,106 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
     cu_buf_fini(&missing);
     strip_archives(p);
     return CU_OK;
+}
+
+enum cu_status
+rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_error *err)
+{
+    const char *want = in->wishes->toolkit;
+    bool asked = want && *want;
+    char b1[32];
+    struct cu_plan_toolkit *t = cu_xcalloc(1, sizeof(*t));
+    t->kind = cu_xstrdup(asked ? want : "system");
+    t->asked = asked;
+    p->toolkit = t;
+    for (size_t i = 0; i < p->n_downloads; i++) {
+        const struct cu_plan_download *d = &p->downloads[i];
+        bool known;
+        if (d->product != CU_PRODUCT_CUDA && d->product != CU_PRODUCT_CUDNN)
+            continue;
+        uint64_t sz = cu_download_size(d, &known);
+        t->n_archives++;
+        t->archive_bytes += known ? sz : 0;
+        t->archive_unsized |= !known;
+    }
+    size_t nfw;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &nfw);
+    struct cu_buf nb;
+    cu_buf_init(&nb);
+    for (size_t i = 0; i < nfw; i++)
+        cu_buf_printf(&nb, "%s%s", i ? ", " : "", cu_framework_title(fw[i]->name));
+    CU_AUTOFREE char *names = cu_buf_steal(&nb);
+    CU_AUTOFREE char *saved = t->archive_unsized ? cu_xstrdup(_("archives of a size not published"))
+                                                 : cu_xstrdup(cu_format_bytes(t->archive_bytes, b1, sizeof(b1)));
+    /* The default: NVIDIA's compiler wheels where every framework brings its own CUDA (PyTorch, JAX, TensorFlow 2.15
+     * and newer), which never loads the archives; the archives where one loads a system CUDA or none is planned, where
+     * --components chooses parts of them, and where the wheels cannot serve the plan (said why). */
+    CU_AUTOFREE char *why_system = NULL;
+    if (!asked && in->wishes->toolkit_shared && cu_plan_bundled(p))
+        /* --framework A --framework B: one toolkit serves every environment (installers/envs.c), and another may load
+         * a system CUDA. */
+        why_system = cu_xstrdup(_("with several environments (--framework A --framework B) one toolkit serves them all, and it is the system's unless --toolkit says otherwise."));
+    else if (!asked && nfw && cu_plan_bundled(p) && !(in->wishes->components && *in->wishes->components)) {
+        CU_AUTOFREE char *how = cu_tr_asprintf(_("the default where every framework brings its own CUDA (--toolkit system would add NVIDIA's archives, %s, which %s never loads)"),
+                                               saved, names);
+        struct cu_error e2;
+        cu_error_clear(&e2);
+        free(t->kind);
+        t->kind = cu_xstrdup("wheels");
+        if (plan_wheels(in, p, t, names, saved, how, &e2) == CU_OK)
+            return CU_OK;
+        free(t->kind);
+        t->kind = cu_xstrdup("system");
+        memset(&t->release, 0, sizeof(t->release));
+        why_system = cu_xstrdup(e2.msg);
+    }
+    if (strcmp(t->kind, "system") == 0) {
+        if (why_system)
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s brings its own CUDA libraries, but NVIDIA's compiler wheels cannot serve this plan: %s"),
+                                       p->cuda_path, saved, names, why_system);
+        else if (cu_plan_bundled(p))
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s. %s brings its own CUDA libraries and never loads these: --toolkit wheels takes the compiler from NVIDIA's wheels instead and --toolkit none the frameworks alone, neither downloading these archives."),
+                                       p->cuda_path, saved, asked ? _("as asked") : _("the default with --components, which chooses parts of them"), names);
+        else if (asked)
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), %s."), p->cuda_path, saved,
+                                       _("as asked"));
+        else
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s."), p->cuda_path,
+                                       saved, nfw ? _("a framework planned loads CUDA from a system toolkit")
+                                                  : _("no framework is planned that brings a CUDA of its own"));
+        cu_plan_reason(p, "%s", t->reason);
+        return CU_OK;
+    }
+    if (!nfw)
+        return cu_error_set(err, CU_E_USAGE, 0,
+                            _("--toolkit %s installs no CUDA toolkit, and --framework none leaves nothing else to install; use --toolkit system."),
+                            t->kind);
+    for (size_t i = 0; i < nfw; i++)
+        if (!fw[i]->bundled_runtime)
+            return cu_error_set(err, CU_E_USAGE, 0,
+                                _("--toolkit %s: %s %s loads CUDA from a system toolkit (its wheels bring none of their own); use --toolkit system."),
+                                t->kind, cu_framework_title(fw[i]->name), fw[i]->version ? fw[i]->version : "");
+    if (strcmp(t->kind, "none") == 0) {
+        struct cu_version cm = p->cuda;
+        cm.n = 2;
+        CU_AUTOFREE char *dnn_why = NULL;
+        enum cu_status st = cudnn_wheel_pin(in, p, &cm, &t->cudnn, &dnn_why, err);
+        if (st != CU_OK)
+            return st;
+        t->reason = cu_tr_asprintf(_("Toolkit: none, as asked: %s alone, with its own CUDA wheels; no NVIDIA archive is downloaded (%s less), and the environment has no nvcc and no CUDA_HOME."),
+                                   names, saved);
+        if (t->cudnn) {
+            struct cu_strv one = {.v = &t->cudnn, .n = 1};
+            for (size_t i = 0; i < nfw; i++)
+                drop_constraints(fw[i], &one);
+            add_pip(p, t->cudnn);
+        }
+        strip_archives(p);
+        cu_plan_reason(p, "%s", t->reason);
+        if (dnn_why)
+            cu_plan_reason(p, "%s", dnn_why);
+        return CU_OK;
+    }
+
+    return plan_wheels(in, p, t, names, saved, _("as asked"), err);
 }

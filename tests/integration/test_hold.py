@@ -17,7 +17,18 @@ import shutil
 import subprocess
 import sys
 
-from cutest import SRCDIR, Tap, base_env, gpu_doubles, run
+import cutest
+from cutest import SRCDIR, Tap, base_env, gpu_doubles
+
+
+def run(args, *a, **kw):
+    """cutest.run with --toolkit system on plan, install and mirror: this file is about the
+    hold on the environment's build, installed from a local index of its own; the toolkit's default (the compiler
+    wheels for frameworks that bring their own CUDA) is test_toolkit's."""
+    if args and args[0] in ("plan", "install", "mirror"):
+        args = [args[0], "--toolkit", "system"] + list(args[1:])
+    return cutest.run(args, *a, **kw)
+
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import machines  # noqa: E402
@@ -301,7 +312,7 @@ with open(keys, "w") as f:
 WENV = os.path.join(W, "home", "data", "cudaup", "envs", "cudaup-pytorch")
 r = run(["--keys-script", keys, "--root", ROOT, "--mirror", "file://" + MIRROR, "--prefix", os.path.join(W, "p"),
          "--state-dir", os.path.join(W, "s"), "--cache-dir", CACHE, "--framework", "pytorch", "--index-url", INDEX,
-         "--env-tool", "venv", "--python", "3.11", "--env-scope", "none"],
+         "--env-tool", "venv", "--python", "3.11", "--env-scope", "none", "--toolkit", "system"],
         env=dict(MENV, HOME=os.path.join(W, "home"), XDG_DATA_HOME=os.path.join(W, "home", "data"), CUDAUP_TUI_HEADLESS="1",
                  COLUMNS="80", LINES="24", TERM="xterm-256color", SHELL="/bin/bash"), timeout=600)
 review = " ".join(text(os.path.join(W, "review.txt")).split())

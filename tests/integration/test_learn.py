@@ -15,7 +15,19 @@ import socket
 import sys
 import time
 
-from cutest import SRCDIR, Tap, machine, run
+import cutest
+from cutest import SRCDIR, Tap, machine
+
+
+def run(args, *a, **kw):
+    """cutest.run with --toolkit system on plan, install and mirror: this file is about
+    learning releases newer than the catalog and the cache and mirror of the system CUDA's archives; the toolkit's default (the compiler
+    wheels for frameworks that bring their own CUDA) is test_toolkit's."""
+    if args and args[0] in ("plan", "install", "mirror"):
+        args = [args[0], "--toolkit", "system"] + list(args[1:])
+    return cutest.run(args, *a, **kw)
+
+
 from httpserver import Server
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))

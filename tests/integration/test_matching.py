@@ -8,7 +8,19 @@ decide what is right."""
 import os
 import re
 
-from cutest import SRCDIR, Tap, run
+import cutest
+from cutest import SRCDIR, Tap
+
+
+def run(args, *a, **kw):
+    """cutest.run with --toolkit system on plan, install and mirror: this file is about which framework build and driver fit each GPU,
+    with the system CUDA beside it; the toolkit's default (the compiler
+    wheels for frameworks that bring their own CUDA) is test_toolkit's."""
+    if args and args[0] in ("plan", "install", "mirror"):
+        args = [args[0], "--toolkit", "system"] + list(args[1:])
+    return cutest.run(args, *a, **kw)
+
+
 import machines
 
 t = Tap()

@@ -16,7 +16,17 @@ import shutil
 import subprocess
 import sys
 
-from cutest import SRCDIR, Tap, run
+import cutest
+from cutest import SRCDIR, Tap
+
+
+def run(args, *a, **kw):
+    """cutest.run with --toolkit system on plan and install: this file is about the CUDA wheels several frameworks hold
+    together and the system CUDA beside them (env.sh, the driver it needs); the toolkit's default, the compiler wheels
+    for frameworks that bring their own CUDA, is test_toolkit's."""
+    if args and args[0] in ("plan", "install"):
+        args = [args[0], "--toolkit", "system"] + list(args[1:])
+    return cutest.run(args, *a, **kw)
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import machines  # noqa: E402

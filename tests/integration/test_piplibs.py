@@ -13,7 +13,18 @@ import shutil
 import subprocess
 import sys
 
-from cutest import SRCDIR, Tap, run
+import cutest
+from cutest import SRCDIR, Tap
+
+
+def run(args, *a, **kw):
+    """cutest.run with --toolkit system on plan and install: this file is about the cuDNN wheel pip brings and the hold on it,
+    installed from a wheelhouse of its own; the toolkit's default (the compiler
+    wheels for frameworks that bring their own CUDA) is test_toolkit's."""
+    if args and args[0] in ("plan", "install"):
+        args = [args[0], "--toolkit", "system"] + list(args[1:])
+    return cutest.run(args, *a, **kw)
+
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import machines  # noqa: E402

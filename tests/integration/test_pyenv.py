@@ -7,7 +7,18 @@ import shutil
 import subprocess
 import sys
 
-from cutest import SRCDIR, Tap, machine, run
+import cutest
+from cutest import SRCDIR, Tap, machine
+
+
+def run(args, *a, **kw):
+    """cutest.run with --toolkit system on plan, install and mirror: this file is about the
+    environment cudaup makes and the index it installs from, with the system CUDA beside it; the toolkit's default (the compiler
+    wheels for frameworks that bring their own CUDA) is test_toolkit's."""
+    if args and args[0] in ("plan", "install", "mirror"):
+        args = [args[0], "--toolkit", "system"] + list(args[1:])
+    return cutest.run(args, *a, **kw)
+
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "fixtures"))
 import mkmirror  # noqa: E402

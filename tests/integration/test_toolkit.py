@@ -128,12 +128,42 @@ def toolkit_pins(d):
     return sorted(p for p in (d.get("framework") or {}).get("pip", []) if p.startswith("nvidia-"))
 
 
-# ---- plans: system (the default), none, wheels ------------------------------------------------------------------
+# ---- plans: the default, system, none, wheels ---------------------------------------------------------------------
 FW = ["--framework", "pytorch==2.14"]
 r, d = plan(ROOT13, M13, *FW)
 tk = d.get("toolkit") or {}
-t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and cuda_dl(d) and d["cuda"]["components"],
-     "plan: the default toolkit is the system's, NVIDIA's archives (%d downloads)" % len(cuda_dl(d)), (r.rc, tk, r.err[-400:]))
+DEFAULT_WHY = next((x for x in d.get("reasons", []) if x.startswith("Toolkit:")), "")
+t.ok(r.rc == 0 and tk.get("kind") == "wheels" and tk.get("asked") is False and cuda_dl(d) == [] and
+     toolkit_pins(d) == WANT13 and "the default where every framework brings its own CUDA" in DEFAULT_WHY and
+     tk.get("reason") == DEFAULT_WHY,
+     "plan: the default toolkit for PyTorch (its own CUDA wheels) is the compiler wheels, no NVIDIA archive, and the "
+     "plan says so and why", (r.rc, tk, r.err[-400:]))
+b = tk.get("bytes") or {}
+t.ok(b.get("system") is not None and b["system"] > b.get("wheels", -1) and b.get("wheels") == b.get("none") and
+     "--toolkit system would add NVIDIA's archives" in DEFAULT_WHY,
+     "... with the bytes of each choice (toolkit.bytes) and what --toolkit system would add", (b, DEFAULT_WHY))
+for fwa, why in ((["--framework", "none"], "no framework is planned that brings a CUDA of its own"),):
+    r, d = plan(ROOT13, M13, *fwa)
+    tk = d.get("toolkit") or {}
+    t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and cuda_dl(d) and why in tk.get("reason", ""),
+         "plan %s: the default stays the system's, saying why" % " ".join(fwa), (r.rc, tk))
+r, d = plan(ROOT13, M13, *FW, "--framework", "jax")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and "several environments" in tk.get("reason", "")
+     and not [p for e in d.get("environments", []) for f in e.get("frameworks", []) for p in f.get("pip", [])
+              if p.startswith("nvidia-cuda-nvcc")] and len(d.get("environments", [])) == 2,
+     "plan --framework pytorch --framework jax (two environments, one toolkit for both): the default is the system's, "
+     "saying why, and neither environment gets the compiler wheels", (r.rc, tk, r.err[-300:]))
+r, d = plan(ROOT13, M13, *FW, "--cudnn", "9.13")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is False and d.get("cudnn") and
+     "cannot serve this plan" in tk.get("reason", "") and "9.24" in tk.get("reason", ""),
+     "plan --cudnn 9.13 (torch's wheel pins another cuDNN): the default is the system's, with cuDNN 9.13's archive, and "
+     "the plan says why", (r.rc, tk))
+r, d = plan(ROOT13, M13, *FW, "--toolkit", "system")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "system" and tk.get("asked") is True and cuda_dl(d) and d["cuda"]["components"],
+     "plan --toolkit system: NVIDIA's archives (%d downloads)" % len(cuda_dl(d)), (r.rc, tk, r.err[-400:]))
 SYS_BYTES = sum(x["size"] or 0 for x in cuda_dl(d))
 b = tk.get("bytes") or {}
 t.ok(b.get("system") is not None and b["system"] - b.get("none", -1) == SYS_BYTES and b.get("wheels") == b.get("none"),
@@ -197,11 +227,56 @@ t.ok(r.rc == 2 and "system, wheels or none" in r.err, "--toolkit conda: refused 
 r, d = plan(ROOT12, M12, "--framework", "tensorflow")
 fws = d.get("frameworks") or []
 if r.rc == 0 and fws and not all(f["bundled_runtime"] for f in fws):
+    tk = d.get("toolkit") or {}
+    t.ok(tk.get("kind") == "system" and tk.get("asked") is False and
+         "a framework planned loads CUDA from a system toolkit" in tk.get("reason", ""),
+         "TensorFlow %s on the GTX 1080 (a system-CUDA build): the default stays the system's, saying why"
+         % fws[0]["version"], tk)
     r, _ = plan(ROOT12, M12, "--framework", "tensorflow", "--toolkit", "wheels")
     t.ok(r.rc == 2 and "loads CUDA from a system toolkit" in r.err and "--toolkit system" in r.err,
          "TensorFlow %s on the GTX 1080 loads a system CUDA: --toolkit wheels refused" % fws[0]["version"], r)
 else:
     t.ok(False, "TensorFlow's plan on the GTX 1080 loads a system CUDA", (r.rc, fws, r.err[-300:]))
+
+# ---- --cudnn VER with wheels or none: the frameworks' nvidia-cudnn-cuNN wheel, pinned; no cuDNN archive ----------------
+DNN13 = next(e["versions"] for e in CAT["cudnn_wheels"] if e["package"] == "nvidia-cudnn-cu13")  # PyPI's, newest first
+TORCH_DNN = dict(W214["requires"])["nvidia-cudnn-cu13"].lstrip("=")  # torch 2.14.1 pins its cuDNN wheel exactly
+
+
+def newest(prefix):
+    return next(v for v in DNN13 if v == prefix or v.startswith(prefix + "."))
+
+
+def dnn_pins(d):
+    return [p for p in (d.get("framework") or {}).get("pip", []) if p.startswith("nvidia-cudnn-")]
+
+
+torch_mm = ".".join(TORCH_DNN.split(".")[:2])
+r, d = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--cudnn", torch_mm)
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and dnn_pins(d) == ["nvidia-cudnn-cu13==" + TORCH_DNN] and tk.get("cudnn") == dnn_pins(d)[0]
+     and cuda_dl(d) == [] and any(x.startswith("cuDNN: nvidia-cudnn-cu13==") for x in d.get("reasons", [])),
+     "--cudnn %s --toolkit wheels: pip gets nvidia-cudnn-cu13==%s (the one torch 2.14.1 admits), no archive, though the "
+     "mirror holds no cuDNN %s archive" % (torch_mm, TORCH_DNN, torch_mm), (r.rc, dnn_pins(d), tk, r.err[-500:]))
+JAXW = CAT["framework_wheels"]
+r, d = plan(ROOT13, M13, "--framework", "jax", "--toolkit", "wheels", "--cudnn", "9.13")
+cons = (d.get("framework") or {}).get("constraints", [])
+t.ok(r.rc == 0 and dnn_pins(d) == ["nvidia-cudnn-cu13==" + newest("9.13")] and
+     not any(c.startswith("nvidia-cudnn-cu13") for c in cons),
+     "--cudnn 9.13 with JAX (its wheel asks a range): pinned at %s, the newest 9.13 wheel on PyPI; no other hold on it"
+     % newest("9.13"), (r.rc, dnn_pins(d), cons, r.err[-500:]))
+r, d = plan(ROOT13, M13, "--framework", "jax", "--toolkit", "none", "--cudnn", "9.14.0")
+t.ok(r.rc == 0 and dnn_pins(d) == ["nvidia-cudnn-cu13==" + newest("9.14.0")] and cuda_dl(d) == [],
+     "--cudnn 9.14.0 --toolkit none: the wheel pinned too", (r.rc, dnn_pins(d), r.err[-500:]))
+r, _ = plan(ROOT13, M13, "--framework", "jax", "--toolkit", "wheels", "--cudnn", "9.5")
+minors = sorted({".".join(v.split(".")[:2]) for v in DNN13}, key=vkey)
+t.ok(r.rc == 2 and "no nvidia-cudnn-cu13 wheel of cuDNN 9.5" in r.err and all(m in r.err for m in minors)
+     and "--toolkit system" in r.err and r.err.count("\"event\":\"error\"") == 1,
+     "--cudnn 9.5 --toolkit wheels (no CUDA 13 wheel of it): exit 2, one sentence naming the cuDNN wheels there are "
+     "(%s to %s) and --toolkit system" % (minors[0], minors[-1]), r)
+r, _ = plan(ROOT13, M13, *FW, "--toolkit", "wheels", "--cudnn", "9.13")
+t.ok(r.rc == 2 and ("nvidia-cudnn-cu13==" + TORCH_DNN) in r.err and "--toolkit system" in r.err,
+     "--cudnn 9.13 with torch 2.14.1 (whose wheel pins cuDNN %s): exit 2, naming that pin" % TORCH_DNN, r)
 
 # ---- installs into real venvs ----------------------------------------------------------------------------------
 if not PY:
