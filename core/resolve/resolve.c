@@ -542,7 +542,24 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
         w.cudnn = NULL;
         in2.wishes = &w;
     }
-    enum cu_status st = resolve(&in2, false, out, err);
+    enum cu_status st;
+    if (!tk && dnn && *dnn && strcmp(dnn, "auto") != 0 && strcmp(dnn, "none") != 0) {
+        /* --cudnn VER and no --toolkit: where the default is the wheels (every framework brings its CUDA), the cuDNN
+         * asked is the frameworks' wheel, as with --toolkit wheels; else NVIDIA's archive of it, resolved below. */
+        struct cu_plan *p = NULL;
+        struct cu_error e2;
+        cu_error_clear(&e2);
+        w.cudnn = NULL;
+        in2.wishes = &w;
+        if (resolve(&in2, false, &p, &e2) == CU_OK && p && rs_plan_toolkit(in, p, &e2) == CU_OK && p->toolkit &&
+            strcmp(p->toolkit->kind, "wheels") == 0) {
+            *out = p;
+            return CU_OK;
+        }
+        cu_plan_free(p);
+        in2.wishes = in->wishes;
+    }
+    st = resolve(&in2, false, out, err);
     /* Where its toolkit comes from (--toolkit): on the plan as resolved, whichever path made it. */
     if (st == CU_OK && *out && (st = rs_plan_toolkit(in, *out, err)) != CU_OK) {
         cu_plan_free(*out);

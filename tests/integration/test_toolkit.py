@@ -258,6 +258,14 @@ t.ok(r.rc == 0 and dnn_pins(d) == ["nvidia-cudnn-cu13==" + TORCH_DNN] and tk.get
      and cuda_dl(d) == [] and any(x.startswith("cuDNN: nvidia-cudnn-cu13==") for x in d.get("reasons", [])),
      "--cudnn %s --toolkit wheels: pip gets nvidia-cudnn-cu13==%s (the one torch 2.14.1 admits), no archive, though the "
      "mirror holds no cuDNN %s archive" % (torch_mm, TORCH_DNN, torch_mm), (r.rc, dnn_pins(d), tk, r.err[-500:]))
+# The same without --toolkit: the default is the wheels here (torch brings its CUDA), so the cuDNN asked is the wheel's,
+# and no archive of it is looked for (it was refused, exit 3: the mirror has no cuDNN %s archive).
+r, d = plan(ROOT13, M13, *FW, "--cudnn", torch_mm)
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and tk.get("kind") == "wheels" and tk.get("asked") is False and
+     dnn_pins(d) == ["nvidia-cudnn-cu13==" + TORCH_DNN] and cuda_dl(d) == [],
+     "--cudnn %s with the default toolkit (wheels here): the wheel pinned, no archive looked for" % torch_mm,
+     (r.rc, dnn_pins(d), tk, r.err[-500:]))
 JAXW = CAT["framework_wheels"]
 r, d = plan(ROOT13, M13, "--framework", "jax", "--toolkit", "wheels", "--cudnn", "9.13")
 cons = (d.get("framework") or {}).get("constraints", [])
