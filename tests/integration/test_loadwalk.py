@@ -302,6 +302,26 @@ t.ok(truth is not None and SYS13 + "/libcudnn_engines_precompiled.so.9" in truth
      "TensorFlow 2.20 alone with a system cuDNN's engines on LD_LIBRARY_PATH: the system file is not judged by the "
      "wheel's rows (no 'asks for libnvrtc.so.12'), and doctor names exactly the loads that fail (%s)" % failed,
      err or "failed: %s\nnamed: %s\n%s" % (failed, named, json.dumps(unres, indent=1)))
+# With LD_LIBRARY_PATH and an ld.so.conf.d file both holding libnvrtc.so.12 (which cuDNN's engines ask for and the
+# wheel's copy cannot serve: a folder nothing searches), name both causes, the variable first, with both fixes.
+for folder in ("/opt/cuda-12.9/lib64", "/opt/nccl/lib"):
+    mkelf.lib(tf.root + folder + "/libnvrtc.so.12", "libnvrtc.so.12", cache=CACHE, extra_c=mkrecorded.DLOPEN_C)
+truth, err = tf.truth(["tensorflow"], "/opt/cuda-12.9/lib64")
+doc = tf.doctor("/opt/cuda-12.9/lib64")
+nv = [p for p in doc.get("problems", []) if p["code"].startswith("framework-cud") and "libnvrtc.so.12" in p["message"]]
+for p in nv:
+    print("# TensorFlow, LD_LIBRARY_PATH and %s: [%s] %s\n#   fix: %s" % (CONF, p["code"], p["message"], p["fix"]))
+m = nv[0]["message"] if len(nv) == 1 else ""
+fx = nv[0]["fix"] if len(nv) == 1 else ""
+t.ok(truth and "/opt/cuda-12.9/lib64/libnvrtc.so.12" in truth and "/opt/cuda-12.9/lib64/libnvrtc.so.12" in m and
+     "LD_LIBRARY_PATH holds /opt/cuda-12.9/lib64" in m and CONF in m and
+     m.index("LD_LIBRARY_PATH holds") < m.index(CONF) and "/opt/nccl/lib" in m and
+     "LD_LIBRARY_PATH" in fx and CONF in fx and fx.index("LD_LIBRARY_PATH") < fx.index(CONF),
+     "libnvrtc.so.12 from LD_LIBRARY_PATH (as the real loader maps it) and, without it, from %s: one problem naming "
+     "both causes in the loader's order, with both fixes" % CONF, err or json.dumps(nv, indent=1))
+# Without both causes the loader finds it nowhere: no fix may promise that the wheel then serves it.
+t.ok("find it nowhere" in m and "wheels then serve it" not in fx,
+     "the chain ends nowhere: the fixes do not say the environment's own wheels then serve libnvrtc.so.12", fx)
 # PyTorch 2.10 beside it (CUDA 12 wheels): torch loads libnvrtc.so.12 by its path at import, so cuDNN's dlopen by name
 # finds it in either order; only TensorFlow imported alone fails, and doctor says so, naming that order alone.
 BOTH = TF_WHEELS + ["torch-2.10.0", "nvidia-curand-cu12-10.3.9.90", "nvidia-cufile-cu12-1.13.1.3",
