@@ -164,34 +164,29 @@ run_stage(const struct cu_sysroot *root, struct cu_ldsim *sim, const char *sp, c
 }
 
 /* On GPU work, NVIDIA's libraries load what they dlopen by name (cuDNN's sub-libraries): for each loaded one,
- * the names recorded for its own wheel's release. */
+ * the names recorded for its own wheel's release.  A wheel's rows say what that wheel's file holds: a library from
+ * outside the environment (a system cuDNN of another release) is another file, which may ask for other names
+ * (CUDA 13.0's cuDNN 9.19 engines hold libnvrtc.so.13 where the cu12 wheel's hold libnvrtc.so.12), so nothing is
+ * predicted for it from them. */
 static void
 run_lib_loads(const struct cu_catalog *cat, struct cu_ldsim *sim, const struct cu_envwheels *w)
 {
     for (size_t i = 0; i < sim->n; i++) {
         const struct cu_cat_lib_load *rows[MAX_LIB_LOADS];
-        const char *owner = cu_envwheels_owner(w, sim->v[i].path);
-        CU_AUTOFREE char *pkg = owner ? cu_xstrndup(owner, strcspn(owner, " ")) : NULL;
+        const char *owner = cu_envwheels_owner(w, sim->v[i].path); /* found through $ORIGIN/..: its real path */
+        if (!owner && !(owner = cu_envwheels_owner(w, sim->v[i].real)))
+            continue;
+        CU_AUTOFREE char *pkg = cu_xstrndup(owner, strcspn(owner, " "));
         struct cu_version v = {{0}, 0};
-        if (owner && strchr(owner, ' ') && !cu_version_parse(strchr(owner, ' ') + 1, &v))
+        if (strchr(owner, ' ') && !cu_version_parse(strchr(owner, ' ') + 1, &v))
             v.n = 0;
-        if (!owner) {
-            /* A library from outside the environment: judged by the rows of the environment's own copy. */
-            const char *own = cu_envwheels_file(w, sim->v[i].soname);
-            const char *o2 = own ? cu_envwheels_owner(w, own) : NULL;
-            if (o2) {
-                pkg = cu_xstrndup(o2, strcspn(o2, " "));
-                if (strchr(o2, ' ') && !cu_version_parse(strchr(o2, ' ') + 1, &v))
-                    v.n = 0;
-            }
-        }
         CU_AUTOFREE char *soname = cu_xstrdup(sim->v[i].soname);
         size_t n = cu_catalog_lib_loads(&cat->loads, soname, pkg, &v, rows, MAX_LIB_LOADS);
         for (size_t k = 0; k < n; k++) {
             sim->tag = sim->v[i].tag / 4 * 4 + CU_LOAD_GPU; /* for the framework whose load brought the caller */
             /* A failed load is predicted only from rows read in this very wheel release: another's (the nearest
              * release, or another package's) may name what this one never asks for. */
-            sim->note_misses = pkg && strcmp(rows[k]->package, pkg) == 0 && v.n && cu_version_cmp(&rows[k]->version, &v) == 0;
+            sim->note_misses = strcmp(rows[k]->package, pkg) == 0 && v.n && cu_version_cmp(&rows[k]->version, &v) == 0;
             cu_ldsim_dlopen(sim, rows[k]->target, (int)i);
         }
     }
