@@ -647,7 +647,11 @@ resolve(const struct cu_resolve_in *in, bool no_advice, struct cu_plan **out, st
         return st;
     }
     switch (r.fw.fw) {
-    case CU_FW_TENSORFLOW: st = tf_options(&r, &opts, &n_opts); break;
+    case CU_FW_TENSORFLOW:
+        st = tf_options(&r, &opts, &n_opts);
+        if (st == CU_OK) /* --toolkit wheels or none: the releases that bring their CUDA as wheels */
+            st = rs_tf_own_cuda(&r, &opts, &n_opts);
+        break;
     case CU_FW_PYTORCH: st = torch_options(&r, &opts, &n_opts); break;
     case CU_FW_JAX: st = jax_options(&r, &opts, &n_opts); break;
     case CU_FW_NONE:

@@ -139,6 +139,98 @@ tf_pins(struct fwopt *o, const struct cu_cat_fw_wheel *w)
                           b1, w->cuda_major, dnn ? dnn->package : "?", dnn ? dnn->text : "");
 }
 
+/* The tensorflow[and-cuda] row of @o's release: the one of its X.Y, or, where a patch was pinned (tensorflow==2.15.0),
+ * that patch's alone. */
+static const struct cu_cat_fw_wheel *
+tf_row(const struct rs *r, const struct fwopt *o)
+{
+    struct cu_version ov = o->version ? vp(o->version) : (struct cu_version){{0}, 0};
+    if (!ov.n)
+        return NULL;
+    if (r->fw.v.n >= 3)
+        return find_wheel(r, "tensorflow", NULL, &ov, true);
+    return find_wheel(r, "tensorflow", NULL, &(struct cu_version){{ov.part[0], ov.part[1]}, 2}, false);
+}
+
+/* The TensorFlow releases, newest first, that bring their CUDA as wheels and run here: "2.21.0, 2.20.0". Caller frees. */
+static char *
+tf_wheel_releases(const struct rs *r)
+{
+    char b1[32];
+    struct rs rp = *r;
+    struct cu_error e;
+    struct fwopt *opts = NULL;
+    size_t n = 0;
+    struct cu_buf b;
+    cu_buf_init(&b);
+    cu_error_clear(&e);
+    rp.err = &e;
+    memset(&rp.fw.v, 0, sizeof(rp.fw.v));
+    rp.fw.pre[0] = '\0';
+    rp.silent = true;
+    if (tf_options(&rp, &opts, &n) == CU_OK)
+        for (size_t i = 0; i < n; i++) {
+            const struct cu_cat_fw_wheel *wh = tf_row(&rp, &opts[i]);
+            if (!wh)
+                continue;
+            rs_judge_code(&rp, &opts[i]);
+            if (opts[i].code_class != CODE_NO_FIT && rs_driver_runs_major(r, wh->cuda_major, NULL))
+                cu_buf_printf(&b, "%s%s", b.len ? _(", ") : "", V(&wh->version, b1, sizeof(b1)));
+        }
+    for (size_t i = 0; i < n; i++)
+        rs_fwopt_fini(&opts[i]);
+    free(opts);
+    return cu_buf_steal(&b);
+}
+
+enum cu_status
+rs_tf_own_cuda(struct rs *r, struct fwopt **opts, size_t *n)
+{
+    const char *tk = r->in->wishes->toolkit;
+    if (!tk || (strcmp(tk, "wheels") != 0 && strcmp(tk, "none") != 0))
+        return CU_OK;
+    size_t k = 0;
+    char held_why[512] = "";
+    CU_AUTOFREE char *first = NULL;
+    for (size_t i = 0; i < *n; i++) {
+        struct fwopt *o = &(*opts)[i];
+        const struct cu_cat_fw_wheel *wh = tf_row(r, o);
+        char *family = NULL;
+        if (!first)
+            first = cu_xstrdup(o->version ? o->version : "");
+        if (wh) {
+            /* As beside other frameworks: tensorflow[and-cuda]==X, the rest of its CUDA wheels' family held at the
+             * release of the runtime its wheel pins. */
+            tf_pins(o, wh);
+            o->wheel = wh;
+            o->kind = CU_FW_TENSORFLOW;
+            o->cuda_major = wh->cuda_major;
+            if (!rs_hold_cuda_family(r, &wh, 1, false, &o->constraints, &family, held_why, sizeof(held_why)))
+                wh = NULL;
+            else if (family)
+                cu_strv_push_owned(&o->lib_reasons, family);
+        }
+        if (!wh) {
+            rs_fwopt_fini(o);
+            continue;
+        }
+        (*opts)[k++] = *o;
+    }
+    *n = k;
+    if (k)
+        return CU_OK;
+    if (held_why[0])
+        return cu_error_set(r->err, CU_E_USAGE, 0, _("--toolkit %s: %s Use --toolkit system."), tk, held_why);
+    CU_AUTOFREE char *ok = tf_wheel_releases(r);
+    if (*ok)
+        return cu_error_set(r->err, CU_E_USAGE, 0,
+                            _("--toolkit %s: cudaup has read no tensorflow[and-cuda] wheel of TensorFlow %s (one that brings its CUDA as wheels), so it plans that release only over a system CUDA toolkit; use --toolkit system, or a TensorFlow release whose [and-cuda] wheel it has read and that runs on these GPUs and driver: %s."),
+                            tk, first ? first : "", ok);
+    return cu_error_set(r->err, CU_E_USAGE, 0,
+                        _("--toolkit %s: cudaup has read no tensorflow[and-cuda] wheel of TensorFlow %s (one that brings its CUDA as wheels), so it plans that release only over a system CUDA toolkit, and no release whose [and-cuda] wheel it has read runs on these GPUs and driver; use --toolkit system."),
+                        tk, first ? first : "");
+}
+
 /* JAX: one option per release whose wheels' pins were read, newest first, per CUDA plugin. */
 static enum cu_status
 jax_wheel_options(struct rs *r, struct fwopt **opts, size_t *n)

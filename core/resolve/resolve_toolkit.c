@@ -77,6 +77,12 @@ held_release(const struct cu_catalog *cat, const struct cu_plan *p)
             fw[i]->version && cu_version_parse(fw[i]->version, &v)
                 ? cu_catalog_fw_wheel(&cat->wheels, fw[i]->name, fw[i]->cuda_tag, &v)
                 : NULL;
+        /* A release whose wheel has no build tag (tensorflow[and-cuda]==2.15.1): its row of that very release. */
+        for (size_t k = 0; !w && !fw[i]->cuda_tag && fw[i]->bundled_runtime && fw[i]->version && k < cat->wheels.n_fw; k++) {
+            const struct cu_cat_fw_wheel *f = &cat->wheels.fw[k];
+            if (!f->tag && strcmp(f->framework, fw[i]->name) == 0 && cu_version_cmp(&f->version, &v) == 0)
+                w = f;
+        }
         for (size_t k = 0; w && k < w->n_req && n < MAX_PINS; k++) {
             const struct cu_cat_wheel_req *q = &w->req[k];
             const struct cu_pipspec *one = &q->spec;

@@ -232,11 +232,62 @@ if r.rc == 0 and fws and not all(f["bundled_runtime"] for f in fws):
          "a framework planned loads CUDA from a system toolkit" in tk.get("reason", ""),
          "TensorFlow %s on the GTX 1080 (a system-CUDA build): the default stays the system's, saying why"
          % fws[0]["version"], tk)
-    r, _ = plan(ROOT12, M12, "--framework", "tensorflow", "--toolkit", "wheels")
-    t.ok(r.rc == 2 and "loads CUDA from a system toolkit" in r.err and "--toolkit system" in r.err,
-         "TensorFlow %s on the GTX 1080 loads a system CUDA: --toolkit wheels refused" % fws[0]["version"], r)
 else:
     t.ok(False, "TensorFlow's plan on the GTX 1080 loads a system CUDA", (r.rc, fws, r.err[-300:]))
+
+# ---- TensorFlow alone with --toolkit wheels or none: tensorflow[and-cuda], as beside other frameworks ----------------
+# An RTX 4090 on driver 580, NVIDIA's mirror with CUDA 12.6.3 (the default plan's system CUDA).  The releases whose
+# [and-cuda] wheel's pins were read (framework_wheel_requires.csv); the newest final one is what an unpinned plan takes.
+RTX4090 = ("0000:01:00.0", "2684", "0x030000", "nvidia", "8.9", 24564, "NVIDIA GeForce RTX 4090")
+ROOT89 = machine("r89", RTX4090, "580.95.05")
+TFROWS = sorted({e["version"] for e in CAT["framework_wheels"] if e["framework"] == "tensorflow"
+                 and all(x.isdigit() for x in e["version"].split("."))}, key=vkey, reverse=True)
+TFNEW = TFROWS[0]
+W215 = fw_wheel("tensorflow", "2.15.1")  # pins its CUDA 12.2 wheels exactly
+REL215 = held_release({p: s for p, s in W215["requires"] if s.startswith("==")})
+
+
+def fw_of(d):
+    return d.get("framework") or {}
+
+
+r, d = plan(ROOT89, M12, "--framework", "tensorflow")
+t.ok(r.rc == 0 and fw_of(d).get("pip") == ["tensorflow==" + fw_of(d).get("version", "?")] and
+     fw_of(d).get("bundled_runtime") is False and (d.get("toolkit") or {}).get("kind") == "system" and cuda_dl(d),
+     "RTX 4090, no --toolkit: TensorFlow %s alone is still tensorflow==X over the system CUDA (the default is system)"
+     % fw_of(d).get("version"), (r.rc, fw_of(d), (d.get("toolkit") or {}).get("kind"), r.err[-300:]))
+r, d = plan(ROOT89, M12, "--framework", "tensorflow", "--toolkit", "wheels")
+tk = d.get("toolkit") or {}
+rel = next((e for e in CAT["cuda_wheels"] if e["release"] == tk.get("release")), None)
+steps = " ".join(x.get("detail", "") for x in d.get("steps", []))
+t.ok(r.rc == 0 and fw_of(d).get("pip", [None])[0] == "tensorflow[and-cuda]==" + TFNEW and
+     fw_of(d).get("bundled_runtime") is True and tk.get("kind") == "wheels" and tk.get("asked") is True and
+     cuda_dl(d) == [] and rel is not None and toolkit_pins(d) == compiler_pins(rel) and
+     "write no env.sh" in steps and "LD_LIBRARY_PATH)" not in steps,
+     "RTX 4090, --toolkit wheels: TensorFlow alone is tensorflow[and-cuda]==%s (its CUDA as wheels), the compiler wheels "
+     "of CUDA %s, no NVIDIA archive, no env.sh" % (TFNEW, tk.get("release")),
+     (r.rc, fw_of(d).get("pip"), tk, r.err[-600:]))
+r, d = plan(ROOT89, M12, "--framework", "tensorflow==2.15", "--toolkit", "wheels")
+tk = d.get("toolkit") or {}
+cons = fw_of(d).get("constraints", [])
+t.ok(r.rc == 0 and fw_of(d).get("pip", [None])[0] == "tensorflow[and-cuda]==2.15.1" and REL215 is not None and
+     tk.get("release") == REL215["release"] and toolkit_pins(d) == compiler_pins(REL215) and
+     "nvidia-nvtx-cu12==%s.*" % REL215["wheels"]["nvidia-nvtx-cu12"] in cons,
+     "--framework tensorflow==2.15 --toolkit wheels: 2.15.1's wheel pins CUDA %s's runtime, so the compiler wheels are "
+     "that release's and the rest of its CUDA family is held there (as beside other frameworks)" % (REL215 or {}).get("release"),
+     (r.rc, fw_of(d).get("pip"), cons, tk.get("release"), r.err[-600:]))
+r, d = plan(ROOT89, M12, "--framework", "tensorflow", "--toolkit", "none")
+tk = d.get("toolkit") or {}
+t.ok(r.rc == 0 and fw_of(d).get("pip") == ["tensorflow[and-cuda]==" + TFNEW] and fw_of(d).get("bundled_runtime") is True
+     and tk.get("kind") == "none" and cuda_dl(d) == [],
+     "RTX 4090, --toolkit none: tensorflow[and-cuda]==%s alone, no compiler wheels, no archive" % TFNEW,
+     (r.rc, fw_of(d).get("pip"), tk, r.err[-600:]))
+for pin, kind in (("2.13", "wheels"), ("2.15.0", "none")):
+    r, _ = plan(ROOT89, M12, "--framework", "tensorflow==" + pin, "--toolkit", kind)
+    t.ok(r.rc == 2 and "tensorflow[and-cuda]" in r.err and "--toolkit system" in r.err and TFNEW in r.err and
+         "2.15.1" in r.err and r.err.count("\"event\":\"error\"") == 1,
+         "--framework tensorflow==%s --toolkit %s (no [and-cuda] wheel of it read): exit 2, naming --toolkit system and "
+         "the releases whose [and-cuda] wheel runs here (%s to 2.15.1)" % (pin, kind, TFNEW), r)
 
 # ---- --cudnn VER with wheels or none: the frameworks' nvidia-cudnn-cuNN wheel, pinned; no cuDNN archive ----------------
 DNN13 = next(e["versions"] for e in CAT["cudnn_wheels"] if e["package"] == "nvidia-cudnn-cu13")  # PyPI's, newest first
@@ -465,6 +516,32 @@ sh = subprocess.run(["sh", "-eu", "-c", "PATH=/usr/bin:/bin; CUDA_HOME=/before; 
 t.eq(sh.stdout, "%s|%s:%s/bin:/usr/bin:/bin|%s\n" % (view, BIN12, E12, os.path.join(BIN12, "nvcc")),
      "sh -eu: a conda environment's wheels, then a venv's over it (as `conda activate --stack` leaves them): CUDA_HOME "
      "and PATH are the venv's alone")
+
+# TensorFlow alone, --toolkit wheels: tensorflow[and-cuda]==2.15.1 and its CUDA 12.2 wheels (stand-ins at its wheel's own
+# pins) with the compiler wheels of that release; the view, no archive, no env.sh.
+r, d = plan(ROOT89, M12, "--framework", "tensorflow==2.15", "--toolkit", "wheels")
+pinsTF = dict(p.split("==") for p in toolkit_pins(d))
+WHT = os.path.join(DIR, "whtf")
+os.makedirs(WHT)
+wtf = [mkwheels.wheel(WHT, "tensorflow", "2.15.1", arch=["sm_80", "sm_89", "compute_90"], cuda="12.2", cudnn="8.9",
+                      requires=["%s%s; extra == 'and-cuda'" % (p, s) for p, s in W215["requires"]])]
+wtf += mkcompiler.wheels(WHT, pinsTF)
+wtf += [mkwheels.wheel(WHT, p, s.lstrip("=")) for p, s in W215["requires"] if p not in pinsTF]
+IDXTF = index("itf", wtf)
+ENVTF = os.path.join(DIR, "envstf")
+r = cudaup(ROOT89, "install", "--yes", "--json", "--framework", "tensorflow==2.15", "--toolkit", "wheels",
+           "--index-url", IDXTF, "--env-dir", ENVTF, *args(ROOT89, M12, "itf"), timeout=900)
+ETF = os.path.join(ENVTF, "cudaup-tensorflow")
+vtf = os.path.join(ETF, "cudaup-toolkit")
+a = bash(". '%s/bin/activate'; echo \"H=$CUDA_HOME\"; python -c 'import tensorflow; print(\"tf\", tensorflow.__version__)'; "
+         "pip list --format=freeze 2>/dev/null | grep -i '^nvidia-cublas-cu12=='; nvcc -arch=sm_89 -o '%s/ktf' '%s' && "
+         "cuobjdump --list-elf '%s/ktf'" % (ETF, DIR, KERNEL, DIR))
+t.ok(r.rc == 0 and ("H=" + vtf) in a.stdout and "tf 2.15.1" in a.stdout and
+     ("nvidia-cublas-cu12==" + dict(W215["requires"])["nvidia-cublas-cu12"].lstrip("=")) in a.stdout and "sm_89" in a.stdout
+     and downloaded("itf") == [] and not os.path.exists(os.path.join(DIR, "itf", "s", "env.sh")),
+     "install TensorFlow 2.15 --toolkit wheels: tensorflow[and-cuda] 2.15.1 with its CUDA wheels from the index, CUDA_HOME "
+     "the view of the CUDA %s compiler wheels, nvcc compiles for the RTX 4090 (sm_89); no archive, no env.sh"
+     % (REL215 or {}).get("release"), (r.rc, a.stdout, a.stderr[-600:], downloaded("itf"), r.err[-1500:]))
 
 # none: the framework alone.
 ENVN = os.path.join(DIR, "envsn")
