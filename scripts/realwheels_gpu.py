@@ -205,7 +205,7 @@ def asks_for(walk, sp, tables, unresolved):
                 a["exercised"], a["why"] = exercised(a["caller"], l["name"])
         elif lib:
             r, p = lib[0]
-            a.update(caller=p["real"], how="%s's recorded call (%s %s)" % (r["caller"], r["package"], r["version"]))
+            a.update(caller=p["real"], how="%s's recorded call (cuda_lib_loads.csv)" % r["caller"])
             if p["real"] in not_run:
                 a.update(inferred=True, exercised=False, why="%s is itself inferred and not exercised" % p["name"])
         elif not have_rec and fw in KEY_OBJECTS:
@@ -319,6 +319,10 @@ def run_asks(venv, order, env, asks, probe_code, scratch):
             out.append(("ok", os.path.realpath(r[3:])))
         elif "cannot open shared object file" in r:
             out.append(("nowhere", r[5:]))
+        elif re.match(r"FAIL (/[^:]+): ", r):
+            # Found, then refused (an undefined symbol, a wrong class): the file is named first.
+            m = re.match(r"FAIL (/[^:]+): (.*)", r)
+            out.append(("refused", os.path.realpath(m.group(1)), m.group(2)))
         else:
             out.append(("error", r[5:]))
     return out
@@ -327,7 +331,7 @@ def run_asks(venv, order, env, asks, probe_code, scratch):
 def judge(asks, results):
     """(disagreements, lines, counts) for one order."""
     c = {"checked": 0, "outside": 0, "nowhere": 0, "agree": 0, "inferred": 0, "exercised": 0, "unknown": 0,
-         "disagree": 0}
+         "disagree": 0, "refused": 0}
     lines = []
     for a, r in zip(asks, results):
         where = "nowhere" if a["expect"] is None else a["expect"]
@@ -352,7 +356,17 @@ def judge(asks, results):
             ok = r[0] == "nowhere"
         else:
             ok = r[0] == "ok" and r[1] == a["expect"]
-        got = r[1] if r[0] == "ok" else ("nowhere (%s)" % r[1] if r[0] == "nowhere" else "error: %s" % r[1])
+        got = {"ok": lambda: r[1], "nowhere": lambda: "nowhere (%s)" % r[1],
+               "refused": lambda: "%s, which it then refuses to load (%s)" % (r[1], r[2]),
+               "error": lambda: "error: %s" % r[1]}[r[0]]()
+        if r[0] == "refused" and r[1] == a["expect"]:
+            # The predicted file, found as predicted; but the loader will not map it: doctor's "would load" is
+            # not what happens (the GPU work fails to load it), a disagreement of its own kind.
+            c["disagree"] += 1
+            c["refused"] += 1
+            lines.append("    GPU REFUSED %s: found where doctor predicts, %s, but the loader refuses it (asked as %s, "
+                         "%s): %s" % (a["name"], r[1], a["caller"] or "Python", a["how"], r[2]))
+            continue
         if ok:
             c["agree"] += 1
             if a["expect"] is None or (a["row"] and a["row"]["outside"]) or a["inferred"]:
@@ -363,9 +377,10 @@ def judge(asks, results):
             lines.append("    GPU DIFF %s: doctor predicts %s; the loader, asked as %s (%s), gives %s" % (
                 a["name"], where, a["caller"] or "Python", a["how"], got))
     lines.append("    GPU stage, with a helper asking as each caller: %d checked (%d from outside the environment, "
-                 "%d predicted nowhere, %d inferred calls shown by relocations), %d agree, %d disagree; %d inferred, "
-                 "not exercised; %d without a caller" % (c["checked"], c["outside"], c["nowhere"], c["exercised"],
-                                                          c["agree"], c["disagree"], c["inferred"], c["unknown"]))
+                 "%d predicted nowhere, %d inferred calls shown by relocations), %d agree, %d disagree (%d of them found "
+                 "where predicted but refused by the loader); %d inferred, not exercised; %d without a caller" % (
+                     c["checked"], c["outside"], c["nowhere"], c["exercised"], c["agree"], c["disagree"], c["refused"],
+                     c["inferred"], c["unknown"]))
     return c["disagree"], lines, c
 
 

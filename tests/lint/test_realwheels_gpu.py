@@ -108,6 +108,14 @@ t.ok(bad == 0 and "1 checked" in lines[-1] and "1 agree" in lines[-1], "a record
 bad, lines = check([row("libdep.so.1", os.path.join(w, "system", "dep", "libdep.so.1"), out=True)], rec)
 t.ok(bad == 1 and "GPU DIFF libdep.so.1" in "\n".join(lines), "predicted from another file than the loader maps: "
      "a disagreement", "\n".join(lines))
+# Found where predicted, but the loader refuses it (a symbol its neighbour lacks: the system cuDNN 9.19 engines
+# beside the wheel's 9.26 libcudnn_graph): not the load doctor predicts.
+bad_so = os.path.join(sp, "nvidia/dep/lib/libbad.so.2")
+cc(bad_so, "extern int missing_sym;\nint *p = &missing_sym;\n", "-Wl,-soname,libbad.so.2")
+rec2 = rec + [{"framework": "fw", "version": "1", "caller": "fw/libfw.so", "target": "libbad.so.2", "confidence": "read"}]
+bad, lines = check([row("libdep.so.1", dep), row("libbad.so.2", bad_so)], rec2)
+t.ok(bad == 1 and "GPU REFUSED libbad.so.2" in "\n".join(lines) and "1 of them found where predicted but refused" in lines[-1],
+     "the predicted file, which the loader refuses (undefined symbol): a disagreement of its own kind", "\n".join(lines))
 left = [f for f in os.listdir(os.path.join(sp, "fw")) if "helper" in f]
 t.eq(left, [], "the helpers put in the caller's folder are removed")
 
