@@ -385,12 +385,11 @@ def judge(asks, results):
 
 
 def check_order(venv, sp, walk, problems, tables, env, probe_code, scratch):
-    """The GPU-stage check of one order: (disagreements, lines)."""
+    """The GPU-stage check of one order: (disagreements, lines, counts)."""
     unresolved = [u for u in (parse_unresolved(p) for p in problems if p["code"] == "framework-cuda-unresolved") if u]
     asks = asks_for(walk, sp, tables, unresolved)
     results = run_asks(venv, walk["order"], env, asks, probe_code, scratch)
-    bad, lines, _ = judge(asks, results)
-    return bad, lines
+    return judge(asks, results)
 
 
 def available():

@@ -102,10 +102,10 @@ def check(libs, rows, problems=(), llp=None):
 
 
 rec = [{"framework": "fw", "version": "1", "caller": "fw/libfw.so", "target": "libdep.so.1", "confidence": "read"}]
-bad, lines = check([row("libdep.so.1", dep)], rec)
+bad, lines, _ = check([row("libdep.so.1", dep)], rec)
 t.ok(bad == 0 and "1 checked" in lines[-1] and "1 agree" in lines[-1], "a recorded call, predicted from its wheel: agrees",
      "\n".join(lines))
-bad, lines = check([row("libdep.so.1", os.path.join(w, "system", "dep", "libdep.so.1"), out=True)], rec)
+bad, lines, _ = check([row("libdep.so.1", os.path.join(w, "system", "dep", "libdep.so.1"), out=True)], rec)
 t.ok(bad == 1 and "GPU DIFF libdep.so.1" in "\n".join(lines), "predicted from another file than the loader maps: "
      "a disagreement", "\n".join(lines))
 # Found where predicted, but the loader refuses it (a symbol its neighbour lacks: the system cuDNN 9.19 engines
@@ -113,27 +113,27 @@ t.ok(bad == 1 and "GPU DIFF libdep.so.1" in "\n".join(lines), "predicted from an
 bad_so = os.path.join(sp, "nvidia/dep/lib/libbad.so.2")
 cc(bad_so, "extern int missing_sym;\nint *p = &missing_sym;\n", "-Wl,-soname,libbad.so.2")
 rec2 = rec + [{"framework": "fw", "version": "1", "caller": "fw/libfw.so", "target": "libbad.so.2", "confidence": "read"}]
-bad, lines = check([row("libdep.so.1", dep), row("libbad.so.2", bad_so)], rec2)
+bad, lines, _ = check([row("libdep.so.1", dep), row("libbad.so.2", bad_so)], rec2)
 t.ok(bad == 1 and "GPU REFUSED libbad.so.2" in "\n".join(lines) and "1 of them found where predicted but refused" in lines[-1],
      "the predicted file, which the loader refuses (undefined symbol): a disagreement of its own kind", "\n".join(lines))
 left = [f for f in os.listdir(os.path.join(sp, "fw")) if "helper" in f]
 t.eq(left, [], "the helpers put in the caller's folder are removed")
 
 nowhere = ("FW 1 in %s would fail to load %%s on GPU work: %s asks the loader for it, and neither ..." % (venv, caller))
-bad, lines = check([], rec, [{"code": "framework-cuda-unresolved", "message": nowhere % "libdep.so.1"}])
+bad, lines, _ = check([], rec, [{"code": "framework-cuda-unresolved", "message": nowhere % "libdep.so.1"}])
 t.ok(bad == 1 and "nowhere" in "\n".join(lines), "a false 'found nowhere' (the loader finds it): a disagreement",
      "\n".join(lines))
-bad, lines = check([], rec, [{"code": "framework-cuda-unresolved", "message": nowhere % "libabsent.so.3"}])
+bad, lines, _ = check([], rec, [{"code": "framework-cuda-unresolved", "message": nowhere % "libabsent.so.3"}])
 t.ok(bad == 0 and "1 predicted nowhere" in lines[-1] and "1 agree" in lines[-1], "a true 'found nowhere': agrees",
      "\n".join(lines))
 
 # Inferred calls: the silent caller is not exercised (not asked, listed apart); the one with the relocation is.
 inf = [{"framework": "fw", "version": "1", "caller": "fw/libsilent.so", "target": "libdep.so.1", "confidence": "inferred"}]
-bad, lines = check([row("libdep.so.1", os.path.join(w, "wrong.so"))], inf)
+bad, lines, _ = check([row("libdep.so.1", os.path.join(w, "wrong.so"))], inf)
 t.ok(bad == 0 and "1 inferred, not exercised" in lines[-1] and "0 checked" in lines[-1],
      "an inferred call without a relocation: listed apart, not judged", "\n".join(lines))
 inf[0]["caller"] = "fw/libfw.so"
-bad, lines = check([row("libdep.so.1", dep)], inf)
+bad, lines, _ = check([row("libdep.so.1", dep)], inf)
 t.ok(bad == 0 and "1 inferred calls shown by relocations" in lines[-1], "an inferred call a relocation shows: judged",
      "\n".join(lines))
 
@@ -142,10 +142,10 @@ t.ok(bad == 0 and "1 inferred calls shown by relocations" in lines[-1], "an infe
 sysdep = os.path.join(w, "system", "dep", "libdep.so.1")
 sysrec = [{"framework": "fw", "version": "1", "caller": "fw/libfw.so", "target": "libsys.so.9", "confidence": "read"}]
 before = sorted(os.listdir(sysdir))
-bad, lines = check([row("libsys.so.9", outside, out=True), row("libdep.so.1", sysdep, out=True)], sysrec, llp=sysdir)
+bad, lines, _ = check([row("libsys.so.9", outside, out=True), row("libdep.so.1", sysdep, out=True)], sysrec, llp=sysdir)
 t.ok(bad == 0 and "2 checked (2 from outside" in lines[-1], "a system library through LD_LIBRARY_PATH, and what it "
      "asks for through its own RUNPATH $ORIGIN/../dep: agree", "\n".join(lines))
-bad, lines = check([row("libsys.so.9", outside, out=True), row("libdep.so.1", dep)], sysrec, llp=sysdir)
+bad, lines, _ = check([row("libsys.so.9", outside, out=True), row("libdep.so.1", dep)], sysrec, llp=sysdir)
 t.ok(bad == 1 and "GPU DIFF libdep.so.1" in "\n".join(lines), "predicted from the wheel where the system library's "
      "RUNPATH gives its neighbour: a disagreement", "\n".join(lines))
 t.eq(sorted(os.listdir(sysdir)), before, "nothing written in the folder of a caller outside the environment")
