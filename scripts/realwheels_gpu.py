@@ -164,13 +164,22 @@ def recorded_calls(tables, sp, fw):
     return fits, bool(fits)
 
 
-def exercised(caller, name):
-    """(True, why) when the caller's relocations show a Get<X>DsoHandle call for @name."""
-    calls = dso_calls(caller)
-    sym = calls.get(dso_key(name))
-    if sym:
-        return True, "%s has a relocation against %s" % (os.path.basename(caller), sym)
-    return False, "no JUMP_SLOT/GLOB_DAT against Get*DsoHandle for %s in %s" % (name, os.path.basename(caller))
+def exercised(caller, name, others=()):
+    """(True, why) when relocations show a Get<X>DsoHandle call for @name: the caller's own, or those of the
+    framework's other objects (@others).  The dlopen is made inside the object that defines Get<X>DsoHandle (it
+    searches that object's RUNPATH), but who calls it may be another: TensorFlow 2.20's libtensorflow_cc.so.2
+    calls libtensorflow_framework.so.2's GetNvshmemDsoHandle through its PLT, which has no such relocation."""
+    for o in [caller] + [x for x in others if x != caller]:
+        sym = dso_calls(o).get(dso_key(name))
+        if sym:
+            return True, "%s has a relocation against %s" % (os.path.basename(o), sym)
+    return False, "no JUMP_SLOT/GLOB_DAT against Get*DsoHandle for %s in %s" % (
+        name, ", ".join(os.path.basename(o) for o in [caller] + [x for x in others if x != caller]))
+
+
+def framework_objects(sp, fw):
+    """The framework's own objects whose relocations may show a Get<X>DsoHandle call."""
+    return [os.path.realpath(os.path.join(sp, k)) for k in KEY_OBJECTS.get(fw, []) if os.path.exists(os.path.join(sp, k))]
 
 
 def asks_for(walk, sp, tables, unresolved):
@@ -202,7 +211,7 @@ def asks_for(walk, sp, tables, unresolved):
                 r["caller"], r["framework"], r["version"], r["confidence"]))
             if r["confidence"] != "read":
                 a["inferred"] = True
-                a["exercised"], a["why"] = exercised(a["caller"], l["name"])
+                a["exercised"], a["why"] = exercised(a["caller"], l["name"], framework_objects(sp, fw))
         elif lib:
             r, p = lib[0]
             a.update(caller=p["real"], how="%s's recorded call (cuda_lib_loads.csv)" % r["caller"])
@@ -213,7 +222,7 @@ def asks_for(walk, sp, tables, unresolved):
             if keys:
                 a.update(caller=keys[0], how="%s, %s walked without its recording" % (os.path.basename(keys[0]), fw),
                          inferred=True)
-                a["exercised"], a["why"] = exercised(keys[0], l["name"])
+                a["exercised"], a["why"] = exercised(keys[0], l["name"], keys)
         if "caller" not in a:
             a.update(caller=None, how="no caller found in the data", unknown=True)
         if a["inferred"] and not a["exercised"]:
@@ -229,7 +238,7 @@ def asks_for(walk, sp, tables, unresolved):
             rec = [r for r in tables["framework"] if r["caller"] == rel and r["target"] == u["name"]]
             if rec and all(r["confidence"] != "read" for r in rec):
                 a["inferred"] = True
-                a["exercised"], a["why"] = exercised(a["caller"], u["name"])
+                a["exercised"], a["why"] = exercised(a["caller"], u["name"], framework_objects(sp, rec[0]["framework"]))
             elif a["caller"] in not_run:
                 a.update(inferred=True, exercised=False, why="its asker is itself inferred and not exercised")
         out.append(a)
