@@ -177,6 +177,31 @@ def exercised(caller, name, others=()):
         name, ", ".join(os.path.basename(o) for o in [caller] + [x for x in others if x != caller]))
 
 
+_HOLDS = {}
+
+
+def holds(path, name, confidence):
+    """Does the object at @path hold the name it is said to dlopen?  A name read in a wheel's library
+    (cuda_lib_loads.csv, confidence read) as the whole string; one inferred from a versionless string (cuDNN's
+    'libcudnn_graph.so', its major appended) as that string.  A library from outside the environment is walked
+    with the rows of the environment's own copy: the system's cuDNN 9.19 for CUDA 13 holds libnvrtc.so.13, never
+    the libnvrtc.so.12 of the wheel's cuDNN 9.10.2 for CUDA 12."""
+    want = name if confidence == "read" else name[:name.index(".so") + 3] if ".so" in name else name
+    key = (path, want)
+    if key not in _HOLDS:
+        import mmap
+        try:
+            with open(path, "rb") as f:
+                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                try:
+                    _HOLDS[key] = m.find(want.encode() + b"\0") >= 0 or (confidence != "read" and m.find(want.encode()) >= 0)
+                finally:
+                    m.close()
+        except (OSError, ValueError):
+            _HOLDS[key] = None
+    return _HOLDS[key]
+
+
 def framework_objects(sp, fw):
     """The framework's own objects whose relocations may show a Get<X>DsoHandle call."""
     return [os.path.realpath(os.path.join(sp, k)) for k in KEY_OBJECTS.get(fw, []) if os.path.exists(os.path.join(sp, k))]
@@ -215,6 +240,7 @@ def asks_for(walk, sp, tables, unresolved):
         elif lib:
             r, p = lib[0]
             a.update(caller=p["real"], how="%s's recorded call (cuda_lib_loads.csv)" % r["caller"])
+            a["holds"] = holds(p["real"], r["target"], r["confidence"])
             if p["real"] in not_run:
                 a.update(inferred=True, exercised=False, why="%s is itself inferred and not exercised" % p["name"])
         elif not have_rec and fw in KEY_OBJECTS:
@@ -241,6 +267,11 @@ def asks_for(walk, sp, tables, unresolved):
                 a["exercised"], a["why"] = exercised(a["caller"], u["name"], framework_objects(sp, rec[0]["framework"]))
             elif a["caller"] in not_run:
                 a.update(inferred=True, exercised=False, why="its asker is itself inferred and not exercised")
+            soname = dynamic(a["caller"])["soname"] if os.path.exists(a["caller"]) else None
+            lib = [r for r in tables["lib"] if r["caller"] == soname and r["target"] == u["name"]]
+            if not rec and lib:
+                a["how"] += "; %s's recorded call (cuda_lib_loads.csv)" % soname
+                a["holds"] = holds(a["caller"], u["name"], "read" if any(r["confidence"] == "read" for r in lib) else "inferred")
         out.append(a)
     return out
 
@@ -264,7 +295,7 @@ def helper_for(caller, venv, scratch, built):
             flags = ["-Wl,--%s-new-dtags,-rpath,%s" % ("enable" if d["runpath"] is not None else "disable", path)]
     else:
         where = scratch
-    so = os.path.join(where, "librealwheels-helper-%d.so" % n)
+    so = os.path.join(where, "librealwheels-helper-%d-%d.so" % (os.getpid(), n))  # two runs on one venv never clash
     src = os.path.join(scratch, "helper.c")
     if not os.path.exists(src):
         with open(src, "w") as f:
@@ -299,7 +330,7 @@ def run_asks(venv, order, env, asks, probe_code, scratch):
     were taken).  Returns, per ask, ('ok', real path) | ('nowhere', message) | ('error', message)."""
     built, todo = {}, []
     for a in asks:
-        if a.get("unknown") or (a["inferred"] and not a["exercised"]):
+        if a.get("unknown") or (a["inferred"] and not a["exercised"]) or a.get("holds") is False:
             continue
         so = helper_for(a["caller"], venv, scratch, built)
         if so:
@@ -340,13 +371,23 @@ def run_asks(venv, order, env, asks, probe_code, scratch):
 def judge(asks, results):
     """(disagreements, lines, counts) for one order."""
     c = {"checked": 0, "outside": 0, "nowhere": 0, "agree": 0, "inferred": 0, "exercised": 0, "unknown": 0,
-         "disagree": 0, "refused": 0}
+         "disagree": 0, "refused": 0, "notasked": 0}
     lines = []
     for a, r in zip(asks, results):
         where = "nowhere" if a["expect"] is None else a["expect"]
         if a.get("unknown"):
             c["unknown"] += 1
             lines.append("    UNKNOWN  %s: no caller for it found in doctor's walk or the data" % a["name"])
+            continue
+        if a.get("holds") is False:
+            # The caller's own file holds no such name: doctor predicts a call it never makes.
+            c["checked"] += 1
+            c["disagree"] += 1
+            c["notasked"] += 1
+            c["nowhere"] += a["expect"] is None
+            c["outside"] += bool(a["row"] and a["row"]["outside"])
+            lines.append("    NOT ASKED %s: doctor predicts %s, asked by %s (%s); that file holds no such name, so it never "
+                         "asks for it" % (a["name"], where, a["caller"], a["how"]))
             continue
         if a["inferred"] and not a["exercised"]:
             c["inferred"] += 1
@@ -386,10 +427,10 @@ def judge(asks, results):
             lines.append("    GPU DIFF %s: doctor predicts %s; the loader, asked as %s (%s), gives %s" % (
                 a["name"], where, a["caller"] or "Python", a["how"], got))
     lines.append("    GPU stage, with a helper asking as each caller: %d checked (%d from outside the environment, "
-                 "%d predicted nowhere, %d inferred calls shown by relocations), %d agree, %d disagree (%d of them found "
-                 "where predicted but refused by the loader); %d inferred, not exercised; %d without a caller" % (
-                     c["checked"], c["outside"], c["nowhere"], c["exercised"], c["agree"], c["disagree"], c["refused"],
-                     c["inferred"], c["unknown"]))
+                 "%d predicted nowhere, %d inferred calls shown by relocations), %d agree, %d disagree (%d found where "
+                 "predicted but refused by the loader, %d never asked for by their caller); %d inferred, not exercised; "
+                 "%d without a caller" % (c["checked"], c["outside"], c["nowhere"], c["exercised"], c["agree"],
+                                          c["disagree"], c["refused"], c["notasked"], c["inferred"], c["unknown"]))
     return c["disagree"], lines, c
 
 

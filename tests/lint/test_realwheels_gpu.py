@@ -77,7 +77,10 @@ silent = os.path.join(sp, "fw", "libsilent.so")
 cc(silent, "int s(void) { return 0; }\n", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../nvidia/dep/lib")
 # A system library outside the environment, RUNPATH $ORIGIN/../dep, asking for libdep.so.1 (cuDNN's pattern).
 outside = os.path.join(sysdir, "libsys.so.9")
-cc(outside, "int s(void) { return 0; }\n", "-Wl,-soname,libsys.so.9", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../dep")
+cc(outside, 'const char *s = "libdep.so.1";\n', "-Wl,-soname,libsys.so.9", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../dep")
+# Another system library said (by the rows of the wheel's copy) to ask for libdep.so.1, whose file holds no such name.
+mute = os.path.join(sysdir, "libmute.so.9")
+cc(mute, 'const char *s = "libdep.so.2";\n', "-Wl,-soname,libmute.so.9")
 probe = os.path.join(w, "probe.py")
 with open(probe, "w") as f:
     f.write("import sys\nsys.exit(0)\n")  # stands for verify's probe: imports nothing here
@@ -114,7 +117,7 @@ bad_so = os.path.join(sp, "nvidia/dep/lib/libbad.so.2")
 cc(bad_so, "extern int missing_sym;\nint *p = &missing_sym;\n", "-Wl,-soname,libbad.so.2")
 rec2 = rec + [{"framework": "fw", "version": "1", "caller": "fw/libfw.so", "target": "libbad.so.2", "confidence": "read"}]
 bad, lines, _ = check([row("libdep.so.1", dep), row("libbad.so.2", bad_so)], rec2)
-t.ok(bad == 1 and "GPU REFUSED libbad.so.2" in "\n".join(lines) and "1 of them found where predicted but refused" in lines[-1],
+t.ok(bad == 1 and "GPU REFUSED libbad.so.2" in "\n".join(lines) and "1 found where predicted but refused" in lines[-1],
      "the predicted file, which the loader refuses (undefined symbol): a disagreement of its own kind", "\n".join(lines))
 left = [f for f in os.listdir(os.path.join(sp, "fw")) if "helper" in f]
 t.eq(left, [], "the helpers put in the caller's folder are removed")
@@ -148,5 +151,15 @@ t.ok(bad == 0 and "2 checked (2 from outside" in lines[-1], "a system library th
 bad, lines, _ = check([row("libsys.so.9", outside, out=True), row("libdep.so.1", dep)], sysrec, llp=sysdir)
 t.ok(bad == 1 and "GPU DIFF libdep.so.1" in "\n".join(lines), "predicted from the wheel where the system library's "
      "RUNPATH gives its neighbour: a disagreement", "\n".join(lines))
+tables_mute = [{"framework": "fw", "version": "1", "caller": "fw/libfw.so", "target": "libmute.so.9", "confidence": "read"}]
+lib_rows = [{"caller": "libmute.so.9", "package": "p", "version": "1", "stage": "gpu", "target": "libdep.so.1",
+             "confidence": "read"}]
+env = dict(os.environ, LD_LIBRARY_PATH=sysdir)
+bad, lines, _ = g.judge(*(lambda asks: (asks, g.run_asks(venv, ["fw"], env, asks, probe, w)))(g.asks_for(
+    {"order": ["fw"], "libraries": [row("libmute.so.9", mute, out=True)]}, sp, {"framework": tables_mute, "lib": lib_rows},
+    [g.parse_unresolved({"message": nowhere.replace(caller, mute) % "libdep.so.1"})])))
+t.ok(bad == 1 and "NOT ASKED libdep.so.1" in "\n".join(lines) and "1 never asked for" in lines[-1],
+     "'nowhere' said of a system library whose own file never names it (judged by the wheel copy's rows): a "
+     "disagreement", "\n".join(lines))
 t.eq(sorted(os.listdir(sysdir)), before, "nothing written in the folder of a caller outside the environment")
 t.done()
