@@ -11,8 +11,14 @@ scripts/review52).  So, for each order doctor walked:
   - every GPU-stage library doctor predicts (a row of framework_loads) must be the file the helper's dlopen maps;
   - every load doctor says would be found nowhere (a framework-cuda-unresolved problem) must fail in the helper;
   - a row whose call is only inferred (framework_loads.csv's GetDsoHandle rows, confidence `inferred`, or a
-    framework walked without its recording) is reported apart as "inferred, not exercised" unless the caller's
-    relocations show the call: a JUMP_SLOT or GLOB_DAT against tsl's Get<X>DsoHandle for that library.
+    framework walked without its recording) is reported apart as "inferred, not exercised" unless relocations
+    show the call: a JUMP_SLOT or GLOB_DAT against tsl's Get<X>DsoHandle for that library, in the caller or in
+    another of the framework's objects (the dlopen runs inside the object defining it, with that one's RUNPATH);
+  - a call an NVIDIA library is said to make (cuda_lib_loads.csv: the rows of the environment's own copy, which
+    doctor applies to a copy from outside too) must be a name that library's own file holds; if not, doctor
+    predicts a call that is never made: NOT ASKED, a disagreement;
+  - a file found where doctor predicts but which the loader then refuses (an undefined symbol: a system cuDNN's
+    sub-library beside the wheel's libcudnn_graph) is a disagreement of its own kind, REFUSED.
 
 A caller outside the environment (a system CUDA) gets its helper in a scratch folder with $ORIGIN spelled out
 as the caller's folder: this script writes nothing outside the venv and its scratch folder.
