@@ -265,6 +265,43 @@ find_env(struct cu_app *app, const struct cu_facts *facts, char **env, char **py
 }
 
 /* `verify --env`: the environment's own checks, its frameworks found in it as doctor finds them. */
+/*
+ * An environment's checks reported as verify reports them: with --json one document {path, [toolkit,] status, checks,
+ * damaged, libraries, summary}, else a header naming the path (and the toolkit, where @toolkit: "wheels" or "none")
+ * and the checks.  4 when one failed, else 0.
+ */
+static int
+report_env_checks(struct cu_app *app, const struct cu_checks *checks, const char *path, const char *toolkit)
+{
+    bool failed = cu_checks_failed(checks);
+    if (app->cfg.json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "path", json_string(path));
+        if (toolkit)
+            json_object_set_new(doc, "toolkit", json_string(toolkit));
+        json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
+        json_object_set_new(doc, "checks", cu_app_checks_json(app, checks, NULL));
+        json_object_set_new(doc, "damaged", cu_checks_damaged_json(checks));
+        json_object_set_new(doc, "libraries", checks->libraries ? json_incref(checks->libraries) : json_array());
+        CU_AUTOFREE char *sum = cu_checks_summary(checks);
+        json_object_set_new(doc, "summary", json_string(sum));
+        cu_report_json(app, doc);
+    } else {
+        if ((!app->cfg.quiet || failed) && !toolkit)
+            printf(_("Checking %s\n"), path);
+        else if (!app->cfg.quiet || failed)
+            printf(strcmp(toolkit, "wheels") == 0 ? _("Checking %s and the CUDA toolkit of its compiler wheels (--toolkit wheels)\n")
+                                                  : _("Checking %s (--toolkit none: no CUDA toolkit)\n"),
+                   path);
+        cu_app_print_checks(app, checks, app->cfg.quiet, NULL);
+        if (!app->cfg.quiet) {
+            CU_AUTOFREE char *sum = cu_checks_summary(checks);
+            cu_say(stdout, "", "%s", sum);
+        }
+    }
+    return failed ? 4 : 0;
+}
+
 static int
 verify_env(struct cu_app *app)
 {
@@ -319,27 +356,7 @@ verify_env(struct cu_app *app)
         memset(&checks, 0, sizeof(checks));
         cu_checks_add(&checks, "framework", CU_CHECK_SKIP, _("%s holds no PyTorch, TensorFlow or JAX"), env);
     }
-    bool failed = cu_checks_failed(&checks);
-    if (app->cfg.json) {
-        json_t *doc = json_object();
-        json_object_set_new(doc, "path", json_string(env));
-        json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
-        json_object_set_new(doc, "checks", cu_app_checks_json(app, &checks, NULL));
-        json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
-        json_object_set_new(doc, "libraries", checks.libraries ? json_incref(checks.libraries) : json_array());
-        CU_AUTOFREE char *sum = cu_checks_summary(&checks);
-        json_object_set_new(doc, "summary", json_string(sum));
-        cu_report_json(app, doc);
-    } else {
-        if (!app->cfg.quiet || failed)
-            printf(_("Checking %s\n"), env);
-        cu_app_print_checks(app, &checks, app->cfg.quiet, NULL);
-        if (!app->cfg.quiet) {
-            CU_AUTOFREE char *sum = cu_checks_summary(&checks);
-            cu_say(stdout, "", "%s", sum);
-        }
-    }
-    rc = failed ? 4 : 0;
+    rc = report_env_checks(app, &checks, env, NULL);
     cu_checks_fini(&checks);
     cu_buf_fini(&names);
     cu_fwenvs_fini(&fw);
@@ -368,31 +385,7 @@ verify_toolkit_env(struct cu_app *app)
     }
     struct cu_checks checks;
     cu_app_verify_dir(app, NULL, facts, &checks);
-    const char *tk = te.kind, *path = te.path;
-    bool failed = cu_checks_failed(&checks);
-    if (app->cfg.json) {
-        json_t *doc = json_object();
-        json_object_set_new(doc, "path", json_string(path));
-        json_object_set_new(doc, "toolkit", json_string(tk));
-        json_object_set_new(doc, "status", json_string(failed ? "fail" : "pass"));
-        json_object_set_new(doc, "checks", cu_app_checks_json(app, &checks, NULL));
-        json_object_set_new(doc, "damaged", cu_checks_damaged_json(&checks));
-        json_object_set_new(doc, "libraries", checks.libraries ? json_incref(checks.libraries) : json_array());
-        CU_AUTOFREE char *sum = cu_checks_summary(&checks);
-        json_object_set_new(doc, "summary", json_string(sum));
-        cu_report_json(app, doc);
-    } else {
-        if (!app->cfg.quiet || failed)
-            printf(strcmp(tk, "wheels") == 0 ? _("Checking %s and the CUDA toolkit of its compiler wheels (--toolkit wheels)\n")
-                                             : _("Checking %s (--toolkit none: no CUDA toolkit)\n"),
-                   path);
-        cu_app_print_checks(app, &checks, app->cfg.quiet, NULL);
-        if (!app->cfg.quiet) {
-            CU_AUTOFREE char *sum = cu_checks_summary(&checks);
-            cu_say(stdout, "", "%s", sum);
-        }
-    }
-    int rc = failed ? 4 : 0;
+    int rc = report_env_checks(app, &checks, te.path, te.kind);
     cu_checks_fini(&checks);
     cu_facts_free(facts);
     cu_toolkit_env_fini(&te);
