@@ -66,6 +66,17 @@ head_line(struct cu_app *app, const char *label, const char *text, int width)
 }
 
 /* The head: CUDA, cuDNN, each environment's frameworks, the driver; each a label and its line. */
+/* Is @req one of the compiler wheels @p's toolkit puts beside the frameworks ("nvidia-cuda-nvcc==13.0.88")?  The
+ * head's CUDA line says them; the steps (cudaup plan) name each. */
+static bool
+toolkit_wheel(const struct cu_plan *p, const char *req)
+{
+    for (char **w = p->toolkit ? p->toolkit->wheels : NULL; w && *w; w++)
+        if (strcmp(*w, req) == 0)
+            return true;
+    return false;
+}
+
 static void
 print_head(struct cu_app *app, const struct cu_plan *p, int width)
 {
@@ -95,7 +106,8 @@ print_head(struct cu_app *app, const struct cu_plan *p, int width)
             cu_buf_init(&b);
             for (size_t i = 0; i < n; i++)
                 for (char **r = fws[i]->pip; r && *r; r++)
-                    cu_buf_printf(&b, "%s%s", b.len ? " " : "", *r);
+                    if (!toolkit_wheel(q, *r))
+                        cu_buf_printf(&b, "%s%s", b.len ? " " : "", *r);
             CU_AUTOFREE char *fw = q->env.tool && strcmp(q->env.tool, "venv") == 0
                                        ? cu_xasprintf(_("%s, Python %s, in the venv %s"), b.data, q->framework->python,
                                                       q->env.name)
@@ -285,6 +297,44 @@ has_step(const struct cu_plan *p, const char *installer, const char *action)
 }
 
 /*
+ * A step of a Python environment's group as the summary says it, or NULL where another says it: with the compiler
+ * wheels (*@said: their activation said), the activation's two steps in one clause and pip's without the wheels' pins,
+ * which the head's CUDA line counts; the hold, where.  Caller frees.
+ */
+static char *
+summary_env_detail(const struct cu_plan *p, const struct cu_plan_step *s, bool *said)
+{
+    char b1[32];
+    bool wheels = p->toolkit && strcmp(p->toolkit->kind, "wheels") == 0;
+    if (wheels && strcmp(s->installer, "pyenv") == 0 && strcmp(s->action, "write") == 0) {
+        if (*said)
+            return NULL;
+        *said = true;
+        return cu_xstrdup(_("its activation points CUDA_HOME and PATH at the compiler wheels and keeps CUDA folders out of LD_LIBRARY_PATH, undone on deactivation"));
+    }
+    if (strcmp(s->installer, "framework") == 0 && strcmp(s->action, "hold") == 0 && p->hold && p->hold->file)
+        return cu_xasprintf(_("hold them and the CUDA wheels pip brings at the releases pip installs (%s)"), p->hold->file);
+    if (!wheels || strcmp(s->installer, "framework") != 0 || strcmp(s->action, "pip-install") != 0)
+        return cu_xstrdup(s->detail);
+    struct cu_buf b;
+    cu_buf_init(&b);
+    size_t n = 0;
+    for (const char *w = s->detail; *w;) {
+        size_t len = strcspn(w, " ");
+        CU_AUTOFREE char *word = cu_xstrndup(w, len);
+        if (toolkit_wheel(p, word))
+            n++;
+        else
+            cu_buf_printf(&b, "%s%s", b.len ? " " : "", word);
+        w += len + strspn(w + len, " ");
+    }
+    if (n)
+        cu_buf_printf(&b, ngettext_(", with %zu compiler wheel of CUDA %s", ", with %zu compiler wheels of CUDA %s", n), n,
+                      cu_version_format(&p->toolkit->release, 0, b1, sizeof(b1)));
+    return cu_buf_steal(&b);
+}
+
+/*
  * The steps in a few lines, each what a group of them does: the driver's commands and files, the reboot it
  * stops for, the Python cudaup brings, CUDA and cuDNN, the environment variables, each Python environment.
  * A step of any other kind is said as the plan says it.
@@ -326,12 +376,15 @@ summary_steps(const struct cu_plan *p, struct cu_strv *out)
                 cu_strv_push_owned(out, cu_str_sentence(s->detail));
         } else if (strcmp(in, "framework") == 0 && strcmp(act, "pip-constraints") == 0) {
             continue; /* how pip is held: in the plan */
+        } else if (strcmp(in, "envvars") == 0 && strcmp(act, "skip") == 0 && !cu_plan_system_toolkit(p)) {
+            continue; /* no env.sh without a system toolkit: the head's CUDA line says where it is */
         } else {
             /* The environment variables' steps in one; a Python environment's (made, then its pip installs) in one. */
-            bool env = strcmp(in, "pyenv") == 0 || strcmp(in, "framework") == 0;
+            bool env = strcmp(in, "pyenv") == 0 || strcmp(in, "framework") == 0, said = false;
             struct cu_buf b;
             cu_buf_init(&b);
-            cu_buf_printf(&b, "%s", s->detail);
+            CU_AUTOFREE char *first = env ? summary_env_detail(p, s, &said) : cu_xstrdup(s->detail);
+            cu_buf_printf(&b, "%s", first ? first : "");
             while (i + 1 < p->n_steps) {
                 const struct cu_plan_step *n = &p->steps[i + 1];
                 bool same = env ? (strcmp(n->installer, "framework") == 0 ||
@@ -342,8 +395,10 @@ summary_steps(const struct cu_plan *p, struct cu_strv *out)
                 i++;
                 if (strcmp(n->installer, "framework") == 0 && strcmp(n->action, "pip-constraints") == 0)
                     continue;
+                CU_AUTOFREE char *d = env ? summary_env_detail(p, n, &said) : cu_xstrdup(n->detail);
                 /* TRANSLATORS: between two steps said in one line ("create the venv ...; pip install ...") */
-                cu_buf_printf(&b, _("; %s"), n->detail);
+                if (d)
+                    cu_buf_printf(&b, b.len ? _("; %s") : "%s", d);
             }
             cu_strv_push_owned(out, cu_str_sentence(b.data));
             cu_buf_fini(&b);
