@@ -158,7 +158,7 @@ static const struct opt options[] = {
     {"state-dir", 0, OPT_STRING, F(state_dir), OPT_ENV | OPT_FILE, EVERY, 0, G_PLACES, "DIR",
      N_("where the log and env.sh are kept (default /var/lib/cudaup as root, $XDG_STATE_HOME/cudaup otherwise)")},
     {"toolkit", 0, OPT_STRING, F(toolkit), OPT_ENV | OPT_FILE, PLANNING, 0, G_VERSIONS, "KIND",
-     N_("where the CUDA toolkit comes from: system (the default: NVIDIA's archives under PREFIX), wheels (no archive: NVIDIA's compiler wheels in the environment, beside the framework's own CUDA wheels) or none (the framework alone)")},
+     N_("where the CUDA toolkit comes from: system (NVIDIA's archives under PREFIX; the default where a framework loads a system CUDA), wheels (no archive: NVIDIA's compiler wheels in the environment, beside the framework's own CUDA wheels; the default where every framework brings its own CUDA) or none (the framework alone)")},
     {"verbose", 'v', OPT_COUNT, F(verbose), 0, EVERY, 0, G_OUTPUT, NULL,
      N_("say more: the log's info lines and where each fact comes from (twice: debug)")},
     {"version", 0, OPT_BOOL, F(version), 0, EVERY, 0, G_OUTPUT, NULL, N_("print the version")},

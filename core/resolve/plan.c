@@ -126,6 +126,7 @@ cu_plan_free(struct cu_plan *p)
         cu_strv_free(p->toolkit->wheels);
         free(p->toolkit->cudnn);
         free(p->toolkit->home);
+        free(p->toolkit->why_system);
         free(p->toolkit);
     }
     if (p->hold) {

@@ -132,6 +132,8 @@ struct cu_plan_toolkit {
                               folder), or "cudaup-toolkit" under the environment (CUDA 12: a view of links cudaup makes) */
     bool view;             /* wheels: home is the view cudaup makes (CUDA 12's per-component folders) */
     char *cudnn;           /* wheels, none: the cuDNN wheel --cudnn pins ("nvidia-cudnn-cu13==9.13.1.26"), or NULL */
+    char *why_system;      /* system by default where the frameworks bring their own CUDA: why the wheels could not
+                              serve, or NULL */
 };
 
 struct cu_drv_plan; /* core/resolve/driver.h */

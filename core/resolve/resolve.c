@@ -529,6 +529,16 @@ find_multi_advice(const struct cu_resolve_in *in, struct cu_error *err)
     cu_plan_free(shared);
 }
 
+/* Is @p TensorFlow alone with its own CUDA wheels over NVIDIA's archives, the default's wheels refused? */
+static bool
+tf_fell_back(const struct cu_plan *p)
+{
+    size_t n;
+    struct cu_plan_framework *const *fw = cu_plan_frameworks(p, &n);
+    return p->toolkit && !p->toolkit->asked && p->toolkit->why_system && n == 1 &&
+           strcmp(fw[0]->name, "tensorflow") == 0 && fw[0]->bundled_runtime && cu_plan_system_toolkit(p);
+}
+
 enum cu_status
 cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error *err)
 {
@@ -564,6 +574,33 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
     if (st == CU_OK && *out && (st = rs_plan_toolkit(in, *out, err)) != CU_OK) {
         cu_plan_free(*out);
         *out = NULL;
+    }
+    if (st == CU_OK && !tk && tf_fell_back(*out)) {
+        /* TensorFlow alone as tensorflow[and-cuda] by the default, whose compiler wheels cannot serve this plan (their
+         * release below what its wheel asks, or over the driver): over a system CUDA instead, as before 2.15, rather
+         * than its CUDA twice, why said. */
+        struct cu_plan *p = NULL;
+        struct cu_error e2;
+        cu_error_clear(&e2);
+        w.toolkit = "system";
+        in2.wishes = &w;
+        struct cu_resolve_in in3 = *in;
+        in3.tk_fallback = (*out)->toolkit->why_system;
+        enum cu_status st2 = resolve(&in2, false, &p, &e2);
+        if (st2 == CU_OK)
+            st2 = rs_plan_toolkit(&in3, p, &e2);
+        if (st2 != CU_E_UNSUPPORTED) {
+            /* the plan over the system CUDA, or what stopped it (a manifest that is not one): not the first plan */
+            cu_plan_free(*out);
+            *out = p;
+            if (st2 != CU_OK) {
+                cu_plan_free(p);
+                *out = NULL;
+                *err = e2;
+            }
+            st = st2;
+        } else
+            cu_plan_free(p);
     }
     return st;
 }

@@ -261,8 +261,10 @@ typedef enum cu_status (*rs_try_fn)(struct rs *r, const struct fwopt *o, int onl
 /** Plan the set: versions of each whose CUDA wheels agree, one cuDNN that fits every GPU.  Errors as cu_resolve(). */
 /**
  * TensorFlow alone with --toolkit wheels or none: the options of tf_options() made the releases that bring their CUDA as
- * wheels (tensorflow[and-cuda]), as beside other frameworks, their CUDA wheels held; the others dropped.  No-op for other
- * --toolkit choices.  Errors: CU_E_USAGE where none is left (naming the releases that would plan so here).
+ * wheels (tensorflow[and-cuda]), as beside other frameworks, their CUDA wheels held; the others dropped.  With no
+ * --toolkit (whose default is then the wheels, rs_plan_toolkit) the same, the others kept over a system CUDA; not with
+ * --components or several environments.  No-op for --toolkit system.  Errors: CU_E_USAGE where none is left (naming
+ * the releases that would plan so here).
  */
 CU_NODISCARD enum cu_status rs_tf_own_cuda(struct rs *r, struct fwopt **opts, size_t *n);
 CU_NODISCARD enum cu_status rs_resolve_multi(struct rs *r, rs_try_fn try_option, struct cu_plan **out);

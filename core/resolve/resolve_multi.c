@@ -135,6 +135,21 @@ tf_pins(struct fwopt *o, const struct cu_cat_fw_wheel *w)
     o->cudnn_major = 0;
     o->cuda_max_why = NULL;
     cudnn_req(w, &dnn);
+    /* The cuDNN it brings, judged against the GPUs as the other frameworks' (rs_judge_libs): the one its wheel pins, or
+     * pip's newest of the range it asks. */
+    struct cu_version pin;
+    bool prefix;
+    const struct cu_pipspec *one = dnn ? &dnn->spec : NULL;
+    if (dnn && cu_pipspec_pinned(&one, 1, &pin, &prefix) && !prefix)
+        o->lib_exact = cu_xstrdup(V(&pin, (char[32]){0}, 32));
+    else if (dnn) {
+        o->lib_pkg = cu_xstrdup(dnn->package);
+        for (size_t i = 0; i < dnn->spec.n; i++)
+            if (dnn->spec.c[i].op == CU_PS_GE)
+                o->lib_min = dnn->spec.c[i].v;
+            else if (dnn->spec.c[i].op == CU_PS_LT)
+                o->lib_max_excl = dnn->spec.c[i].v;
+    }
     o->why = cu_xasprintf(_("TensorFlow %s (with Keras) with its CUDA %d libraries as pip wheels (tensorflow[and-cuda]); its wheel asks for %s%s."),
                           b1, w->cuda_major, dnn ? dnn->package : "?", dnn ? dnn->text : "");
 }
@@ -186,8 +201,13 @@ tf_wheel_releases(const struct rs *r)
 enum cu_status
 rs_tf_own_cuda(struct rs *r, struct fwopt **opts, size_t *n)
 {
-    const char *tk = r->in->wishes->toolkit;
-    if (!tk || (strcmp(tk, "wheels") != 0 && strcmp(tk, "none") != 0))
+    const struct cu_wishes *w = r->in->wishes;
+    const char *tk = w->toolkit;
+    /* No --toolkit: the default is the compiler wheels where the framework brings its own CUDA (rs_plan_toolkit), so
+     * the releases that can are planned so, the others kept over a system CUDA; not where --components chooses parts
+     * of NVIDIA's archives or several environments share one toolkit (their default stays the system's). */
+    bool dflt = !tk || !*tk;
+    if (dflt ? (w->components && *w->components) || w->toolkit_shared : strcmp(tk, "wheels") != 0 && strcmp(tk, "none") != 0)
         return CU_OK;
     size_t k = 0;
     char held_why[512] = "";
@@ -198,21 +218,30 @@ rs_tf_own_cuda(struct rs *r, struct fwopt **opts, size_t *n)
         char *family = NULL;
         if (!first)
             first = cu_xstrdup(o->version ? o->version : "");
+        /* As beside other frameworks: tensorflow[and-cuda]==X, the rest of its CUDA wheels' family held at the
+         * release of the runtime its wheel pins (on a copy of the constraints: the default keeps the option as it was
+         * where the hold fails). */
+        struct cu_strv held;
+        cu_strv_init(&held);
+        for (size_t c = 0; wh && c < o->constraints.n; c++)
+            cu_strv_push(&held, o->constraints.v[c]);
+        if (wh && !rs_hold_cuda_family(r, &wh, 1, false, &held, &family, held_why, sizeof(held_why)))
+            wh = NULL;
         if (wh) {
-            /* As beside other frameworks: tensorflow[and-cuda]==X, the rest of its CUDA wheels' family held at the
-             * release of the runtime its wheel pins. */
             tf_pins(o, wh);
             o->wheel = wh;
             o->kind = CU_FW_TENSORFLOW;
             o->cuda_major = wh->cuda_major;
-            if (!rs_hold_cuda_family(r, &wh, 1, false, &o->constraints, &family, held_why, sizeof(held_why)))
-                wh = NULL;
-            else if (family)
+            cu_strv_fini(&o->constraints);
+            o->constraints = held;
+            if (family)
                 cu_strv_push_owned(&o->lib_reasons, family);
-        }
-        if (!wh) {
-            rs_fwopt_fini(o);
-            continue;
+        } else {
+            cu_strv_fini(&held);
+            if (!dflt) {
+                rs_fwopt_fini(o);
+                continue;
+            }
         }
         (*opts)[k++] = *o;
     }

@@ -43,6 +43,23 @@ wheel_of(const struct cu_cat_cuda_release *c, const char *component)
     return NULL;
 }
 
+/* The wheel of framework @f as read from PyPI (framework_wheels), or NULL; one whose wheel has no build tag
+ * (tensorflow[and-cuda]==2.15.1) is the row of that very release. */
+static const struct cu_cat_fw_wheel *
+fw_wheel(const struct cu_catalog *cat, const struct cu_plan_framework *f)
+{
+    struct cu_version v;
+    if (!f->version || !cu_version_parse(f->version, &v))
+        return NULL;
+    const struct cu_cat_fw_wheel *w = cu_catalog_fw_wheel(&cat->wheels, f->name, f->cuda_tag, &v);
+    for (size_t k = 0; !w && !f->cuda_tag && f->bundled_runtime && k < cat->wheels.n_fw; k++) {
+        const struct cu_cat_fw_wheel *e = &cat->wheels.fw[k];
+        if (!e->tag && strcmp(e->framework, f->name) == 0 && cu_version_cmp(&e->version, &v) == 0)
+            w = e;
+    }
+    return w;
+}
+
 #define MAX_PINS 64
 
 /*
@@ -72,17 +89,7 @@ held_release(const struct cu_catalog *cat, const struct cu_plan *p)
             specs[n] = &spec[n];
             n++;
         }
-        struct cu_version v;
-        const struct cu_cat_fw_wheel *w =
-            fw[i]->version && cu_version_parse(fw[i]->version, &v)
-                ? cu_catalog_fw_wheel(&cat->wheels, fw[i]->name, fw[i]->cuda_tag, &v)
-                : NULL;
-        /* A release whose wheel has no build tag (tensorflow[and-cuda]==2.15.1): its row of that very release. */
-        for (size_t k = 0; !w && !fw[i]->cuda_tag && fw[i]->bundled_runtime && fw[i]->version && k < cat->wheels.n_fw; k++) {
-            const struct cu_cat_fw_wheel *f = &cat->wheels.fw[k];
-            if (!f->tag && strcmp(f->framework, fw[i]->name) == 0 && cu_version_cmp(&f->version, &v) == 0)
-                w = f;
-        }
+        const struct cu_cat_fw_wheel *w = fw_wheel(cat, fw[i]);
         for (size_t k = 0; w && k < w->n_req && n < MAX_PINS; k++) {
             const struct cu_cat_wheel_req *q = &w->req[k];
             const struct cu_pipspec *one = &q->spec;
@@ -141,15 +148,6 @@ drop_constraints(struct cu_plan_framework *f, const struct cu_strv *pins)
     }
     if (f->constraints)
         f->constraints[k] = NULL;
-}
-
-/* The wheel of framework @f as read from PyPI (framework_wheels), or NULL. */
-static const struct cu_cat_fw_wheel *
-fw_wheel(const struct cu_catalog *cat, const struct cu_plan_framework *f)
-{
-    struct cu_version v;
-    return f->version && cu_version_parse(f->version, &v) ? cu_catalog_fw_wheel(&cat->wheels, f->name, f->cuda_tag, &v)
-                                                          : NULL;
 }
 
 /* The nvidia-cudnn-cuNN wheel the frameworks of @p load ("nvidia-cudnn-cu13"): the one their wheels as read ask pip
@@ -496,8 +494,10 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
     /* The default: NVIDIA's compiler wheels where every framework brings its own CUDA (PyTorch, JAX, TensorFlow 2.15
      * and newer), which never loads the archives; the archives where one loads a system CUDA or none is planned, where
      * --components chooses parts of them, and where the wheels cannot serve the plan (said why). */
-    CU_AUTOFREE char *why_system = NULL;
-    if (!asked && in->wishes->toolkit_shared && cu_plan_bundled(p))
+    char *why_system = NULL;
+    if (!asked && in->tk_fallback)
+        why_system = cu_xstrdup(in->tk_fallback);
+    else if (!asked && in->wishes->toolkit_shared && cu_plan_bundled(p))
         /* --framework A --framework B: one toolkit serves every environment (installers/envs.c), and another may load
          * a system CUDA. */
         why_system = cu_xstrdup(_("with several environments (--framework A --framework B) one toolkit serves them all, and it is the system's unless --toolkit says otherwise."));
@@ -515,8 +515,12 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
         memset(&t->release, 0, sizeof(t->release));
         why_system = cu_xstrdup(e2.msg);
     }
+    t->why_system = why_system;
     if (strcmp(t->kind, "system") == 0) {
-        if (why_system)
+        if (in->tk_fallback)
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s would bring its own CUDA as wheels (tensorflow[and-cuda]), but NVIDIA's compiler wheels cannot serve this plan (%s), so it is planned over this system toolkit."),
+                                       p->cuda_path, saved, names, why_system);
+        else if (why_system)
             t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s brings its own CUDA libraries, but NVIDIA's compiler wheels cannot serve this plan: %s"),
                                        p->cuda_path, saved, names, why_system);
         else if (cu_plan_bundled(p))
@@ -527,8 +531,10 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
                                        _("as asked"));
         else
             t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s."), p->cuda_path,
-                                       saved, nfw ? _("a framework planned loads CUDA from a system toolkit")
-                                                  : _("no framework is planned that brings a CUDA of its own"));
+                                       saved, !nfw ? _("no framework is planned that brings a CUDA of its own")
+                                              : in->wishes->components && *in->wishes->components
+                                                  ? _("the default with --components, which chooses parts of them")
+                                                  : _("a framework planned loads CUDA from a system toolkit"));
         cu_plan_reason(p, "%s", t->reason);
         return CU_OK;
     }

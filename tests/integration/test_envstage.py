@@ -22,6 +22,8 @@ if not PY:
     t.skip("the environment's stage", "no python3.11 on this machine")
     t.done()
 ROOT, MENV = machine(t, "two-gpus")
+# TensorFlow over NVIDIA's archives: both stages, archives then the environment (its [and-cuda] wheels: test_toolkit)
+MENV = dict(MENV, CUDAUP_TOOLKIT="system")
 MIRROR = os.path.join(t.tmpdir("mirror"), "m")
 mkmirror.build(MIRROR)
 WHEELS = t.tmpdir("wheels")

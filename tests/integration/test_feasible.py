@@ -375,6 +375,32 @@ def wrong(d, gpus, driver):
         for cc in gpus:
             if not code_runs(code[0], code[1], cc, driver, tb["cuda"]):
                 return "TensorFlow %s has no code %s can run [tensorflow_gpu_code.csv / tensorflow_stacks.csv]" % (f["version"], cc)
+        if f.get("bundled_runtime"):
+            # tensorflow[and-cuda] (the default toolkit is the wheels, issue 50): its CUDA runtime and cuDNN are the ones
+            # its wheel asks pip for (framework_wheel_requires.csv), the plan's archives none of them.
+            w = next((e for e in CAT["framework_wheels"] if e["framework"] == "tensorflow" and e["version"] == f["version"]), None)
+            if not w or not (f.get("pip") or [""])[0].startswith("tensorflow[and-cuda]=="):
+                return "TensorFlow %s brings its CUDA, but not from an [and-cuda] wheel the catalog read" % f["version"]
+            req = dict(w["requires"])
+            lo = lambda spec: next((x.lstrip("=>") for x in spec.split(",") if x.startswith(("==", ">="))), None)
+            rt = lo(req.get("nvidia-cuda-runtime-cu12", "") or req.get("nvidia-cuda-runtime-cu11", ""))
+            if not rt or not runs_cuda(driver, rt):
+                return "driver %s cannot run the CUDA %s runtime TensorFlow %s's wheel asks for" % (driver, rt, f["version"])
+            dnn_pkg = next((k for k in req if k.startswith("nvidia-cudnn-cu")), None)
+            dnn_spec = req.get(dnn_pkg, "") if dnn_pkg else ""
+            dnn_v = lo(dnn_spec)
+            if not dnn_v or vk(dnn_v)[0] != tb["cudnn"][0]:
+                return "TensorFlow %s's wheel asks cuDNN %s, not %s" % (f["version"], dnn_v, tb["cudnn"])
+            held = [c.split("==")[1].rstrip(".*") for c in f.get("constraints", []) if c.startswith("nvidia-cudnn")]
+            if held:  # the plan holds it
+                dnn_v = held[0]
+            elif not dnn_spec.startswith("=="):  # a range: pip takes the newest release in it (KNOWN_CUDNN: newest first)
+                hi = next((x.lstrip("<") for x in dnn_spec.split(",") if x.startswith("<")), None)
+                dnn_v = next((v for v in KNOWN_CUDNN if vk(v) >= vk(dnn_v) and (not hi or vk(v) < vk(hi))), dnn_v)
+            for cc in gpus:
+                if cudnn_lists(dnn_v, int(dnn_pkg[len("nvidia-cudnn-cu"):]), cc)[0] is False:
+                    return "the cuDNN %s TensorFlow %s's wheel asks for does not list %s" % (dnn_v, f["version"], cc)
+            return None
         if vk(cuda)[0] != tb["cuda"][0] or mm(cuda) < tb["cuda"] or (tb["cuda_max"] and mm(cuda) > tb["cuda_max"]):
             return "TensorFlow %s was built with CUDA %s, not for %s" % (f["version"], tb["cuda"], cuda)
         if not dn or vk(dn["version"])[0] != tb["cudnn"][0] or vk(dn["version"]) < tb["cudnn"]:

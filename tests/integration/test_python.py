@@ -47,8 +47,11 @@ class Box:
         open(self.rc, "w").write("# mine\n")
 
     def env(self):
+        # --toolkit system: TensorFlow over NVIDIA's archives, as these Python tests' mirror and index hold it (the
+        # default for TensorFlow 2.15+ is its [and-cuda] wheels: test_toolkit)
         return dict(FAKE_NVIDIA_CONFIG=os.path.join(ROOT, "fake-nvidia.conf"), CUDAUP_CATALOG=CATALOG,
-                    PATH="/usr/bin:/bin", HOME=self.home, XDG_DATA_HOME=os.path.join(self.home, "data"), **AIRGAP)
+                    PATH="/usr/bin:/bin", HOME=self.home, XDG_DATA_HOME=os.path.join(self.home, "data"),
+                    CUDAUP_TOOLKIT="system", **AIRGAP)
 
     def args(self, *extra):
         return ["--json", "--root", ROOT, "--mirror", "file://" + self.mirror, "--prefix", self.prefix,

@@ -68,7 +68,9 @@ class Tree:
 
     def env(self):
         e = {"FAKE_NVIDIA_CONFIG": self.path("fake-nvidia.conf"), "HOME": os.path.join(self.dir, "home"),
-             "CUDAUP_STATE_DIR": "", "XDG_DATA_HOME": self.data, "CUDAUP_DRIVER": "keep", "CUDAUP_CATALOG": CATALOG}
+             "CUDAUP_STATE_DIR": "", "XDG_DATA_HOME": self.data, "CUDAUP_DRIVER": "keep", "CUDAUP_CATALOG": CATALOG,
+             # TensorFlow over NVIDIA's archives, as the image's index holds it (its [and-cuda] wheels: test_toolkit)
+             "CUDAUP_TOOLKIT": "system"}
         e.update(AIRGAP)
         return e
 

@@ -70,7 +70,10 @@ pep503(UP, [tf, cublas, other, vision, audio])
 upstream = Server(UP)
 
 SITE = os.path.join(work, "site")
-base = dict(FAKE_NVIDIA_CONFIG=os.path.join(ROOT, "fake-nvidia.conf"), CUDAUP_CATALOG=CATALOG, PATH="/usr/bin:/bin")
+# --toolkit system: the site mirror of NVIDIA's archives and TensorFlow over them (the default for TensorFlow 2.15+ is
+# its [and-cuda] wheels, whose mirror test_toolkit checks)
+base = dict(FAKE_NVIDIA_CONFIG=os.path.join(ROOT, "fake-nvidia.conf"), CUDAUP_CATALOG=CATALOG, PATH="/usr/bin:/bin",
+            CUDAUP_TOOLKIT="system")
 r = run(["mirror", SITE, "--json", "--root", ROOT, "--mirror", "file://" + NVIDIA, "--framework", "tensorflow==2.20.0",
          "--python", MINOR, "--index-url", upstream.url + "/simple/", "--cache-dir", t.tmpdir("mc")],
         env=dict(base, HOME=t.tmpdir("mh")), timeout=600)

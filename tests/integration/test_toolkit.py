@@ -224,16 +224,20 @@ r, _ = plan(ROOT13, M13, *FW, "--toolkit", "none", "--components", "cuda_nvcc")
 t.ok(r.rc == 2 and "--toolkit none" in r.err, "--toolkit none with --components: refused", r)
 r, _ = plan(ROOT13, M13, *FW, "--toolkit", "conda")
 t.ok(r.rc == 2 and "system, wheels or none" in r.err, "--toolkit conda: refused with the three choices", r)
-r, d = plan(ROOT12, M12, "--framework", "tensorflow")
+# TensorFlow 2.15.0: cudaup has read the [and-cuda] wheel of 2.15.1 alone, so a pin of that patch is planned over a
+# system CUDA (12.2 and cuDNN 8.9 on this mirror), and the default toolkit is the system's.
+M122 = os.path.join(DIR, "m122")
+mkmirror.build(M122, cuda="12.2.2", cudnn="8.9.7")
+r, d = plan(ROOT12, M122, "--framework", "tensorflow==2.15.0")
 fws = d.get("frameworks") or []
 if r.rc == 0 and fws and not all(f["bundled_runtime"] for f in fws):
     tk = d.get("toolkit") or {}
-    t.ok(tk.get("kind") == "system" and tk.get("asked") is False and
+    t.ok(tk.get("kind") == "system" and tk.get("asked") is False and fws[0]["pip"] == ["tensorflow==2.15.0"] and
          "a framework planned loads CUDA from a system toolkit" in tk.get("reason", ""),
-         "TensorFlow %s on the GTX 1080 (a system-CUDA build): the default stays the system's, saying why"
-         % fws[0]["version"], tk)
+         "TensorFlow %s on the GTX 1080 (no [and-cuda] wheel of that patch read): the default stays the system's, "
+         "saying why" % fws[0]["version"], tk)
 else:
-    t.ok(False, "TensorFlow's plan on the GTX 1080 loads a system CUDA", (r.rc, fws, r.err[-300:]))
+    t.ok(False, "TensorFlow 2.15.0's plan on the GTX 1080 loads a system CUDA", (r.rc, fws, r.err[-300:]))
 
 # ---- TensorFlow alone with --toolkit wheels or none: tensorflow[and-cuda], as beside other frameworks ----------------
 # An RTX 4090 on driver 580, NVIDIA's mirror with CUDA 12.6.3 (the default plan's system CUDA).  The releases whose
@@ -251,22 +255,43 @@ def fw_of(d):
     return d.get("framework") or {}
 
 
-r, d = plan(ROOT89, M12, "--framework", "tensorflow")
-t.ok(r.rc == 0 and fw_of(d).get("pip") == ["tensorflow==" + fw_of(d).get("version", "?")] and
-     fw_of(d).get("bundled_runtime") is False and (d.get("toolkit") or {}).get("kind") == "system" and cuda_dl(d),
-     "RTX 4090, no --toolkit: TensorFlow %s alone is still tensorflow==X over the system CUDA (the default is system)"
-     % fw_of(d).get("version"), (r.rc, fw_of(d), (d.get("toolkit") or {}).get("kind"), r.err[-300:]))
-r, d = plan(ROOT89, M12, "--framework", "tensorflow", "--toolkit", "wheels")
+for how, extra in (("--toolkit wheels", ["--toolkit", "wheels"]), ("no --toolkit (the default)", [])):
+    r, d = plan(ROOT89, M12, "--framework", "tensorflow", *extra)
+    tk = d.get("toolkit") or {}
+    rel = next((e for e in CAT["cuda_wheels"] if e["release"] == tk.get("release")), None)
+    steps = " ".join(x.get("detail", "") for x in d.get("steps", []))
+    t.ok(r.rc == 0 and fw_of(d).get("pip", [None])[0] == "tensorflow[and-cuda]==" + TFNEW and
+         fw_of(d).get("bundled_runtime") is True and tk.get("kind") == "wheels" and tk.get("asked") is bool(extra) and
+         cuda_dl(d) == [] and rel is not None and toolkit_pins(d) == compiler_pins(rel) and
+         "write no env.sh" in steps and "LD_LIBRARY_PATH)" not in steps and
+         (extra or "the default where every framework brings its own CUDA" in tk.get("reason", "")),
+         "RTX 4090, %s: TensorFlow alone is tensorflow[and-cuda]==%s (its CUDA as wheels), the compiler wheels of CUDA "
+         "%s, no NVIDIA archive, no env.sh" % (how, TFNEW, tk.get("release")), (r.rc, fw_of(d).get("pip"), tk, r.err[-600:]))
+for how, extra, why in (("--toolkit system", ["--toolkit", "system"], "as asked"),
+                        ("--components", ["--components", "runtime,math"], "the default with --components")):
+    r, d = plan(ROOT89, M12, "--framework", "tensorflow", *extra)
+    tk = d.get("toolkit") or {}
+    t.ok(r.rc == 0 and fw_of(d).get("pip") == ["tensorflow==" + fw_of(d).get("version", "?")] and
+         fw_of(d).get("bundled_runtime") is False and tk.get("kind") == "system" and cuda_dl(d) and why in tk.get("reason", ""),
+         "RTX 4090, %s: TensorFlow %s alone is tensorflow==X over NVIDIA's archives, saying why" % (how, fw_of(d).get("version")),
+         (r.rc, fw_of(d), tk, r.err[-300:]))
+# Driver 535 (CUDA 12.2): the compiler wheels never go above the driver's CUDA, but TensorFlow's newest [and-cuda] wheels
+# ask pip for nvcc >=12.5.82: the two could not be installed together.  --toolkit wheels says so (exit 2); the default
+# plans TensorFlow over a system CUDA instead, as before 2.15, saying why (not its CUDA twice, nor a pip conflict).
+ROOT535 = machine("r535", RTX4090, "535.104.05")
+NVCC_ASK = dict(fw_wheel("tensorflow", TFNEW)["requires"]).get("nvidia-cuda-nvcc-cu12", "")
+r, _ = plan(ROOT535, M12, "--framework", "tensorflow", "--toolkit", "wheels")
+t.ok(r.rc == 2 and "tensorflow[and-cuda]==" + TFNEW in r.err and "nvidia-cuda-nvcc-cu12" in r.err and
+     "--toolkit system" in r.err and r.err.count("\"event\":\"error\"") == 1,
+     "driver 535, --toolkit wheels: exit 2, TensorFlow %s's wheel asks nvcc %s, above the driver's CUDA 12.2" % (TFNEW, NVCC_ASK), r)
+r, d = plan(ROOT535, M12, "--framework", "tensorflow")
 tk = d.get("toolkit") or {}
-rel = next((e for e in CAT["cuda_wheels"] if e["release"] == tk.get("release")), None)
-steps = " ".join(x.get("detail", "") for x in d.get("steps", []))
-t.ok(r.rc == 0 and fw_of(d).get("pip", [None])[0] == "tensorflow[and-cuda]==" + TFNEW and
-     fw_of(d).get("bundled_runtime") is True and tk.get("kind") == "wheels" and tk.get("asked") is True and
-     cuda_dl(d) == [] and rel is not None and toolkit_pins(d) == compiler_pins(rel) and
-     "write no env.sh" in steps and "LD_LIBRARY_PATH)" not in steps,
-     "RTX 4090, --toolkit wheels: TensorFlow alone is tensorflow[and-cuda]==%s (its CUDA as wheels), the compiler wheels "
-     "of CUDA %s, no NVIDIA archive, no env.sh" % (TFNEW, tk.get("release")),
-     (r.rc, fw_of(d).get("pip"), tk, r.err[-600:]))
+t.ok(r.rc == 0 and fw_of(d).get("pip") == ["tensorflow==" + TFNEW] and fw_of(d).get("bundled_runtime") is False and
+     tk.get("kind") == "system" and tk.get("asked") is False and cuda_dl(d) and
+     "tensorflow[and-cuda]" in tk.get("reason", "") and "nvidia-cuda-nvcc-cu12" in tk.get("reason", "") and
+     tk.get("reason") in d.get("reasons", []),
+     "driver 535, no --toolkit: tensorflow==%s over NVIDIA's archives, the reason naming why the wheels could not serve"
+     % TFNEW, (r.rc, fw_of(d).get("pip"), tk, r.err[-300:]))
 r, d = plan(ROOT89, M12, "--framework", "tensorflow==2.15", "--toolkit", "wheels")
 tk = d.get("toolkit") or {}
 cons = fw_of(d).get("constraints", [])

@@ -199,8 +199,9 @@ try:
         wheels = t.tmpdir("wheels")
         mkwheels.wheel(wheels, "tensorflow", "2.20.0", pad=2 << 20)
         wsrv = Server(wheels, rate=1 << 20)
+        # --toolkit system: both stages, the archives then the environment (TensorFlow's [and-cuda] wheels have one)
         fw = Term("envstage", size=(80, 24), args=("--framework", "tensorflow==2.20", "--python", "3.11",
-                                                     "--env-tool", "venv", "--env-name", "tf"),
+                                                     "--env-tool", "venv", "--env-name", "tf", "--toolkit", "system"),
                   env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wsrv.url + "/", "PIP_NO_CACHE_DIR": "1",
                        "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PATH": "/usr/bin:/bin"})
         fw.wait("Welcome")

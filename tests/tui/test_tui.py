@@ -495,6 +495,7 @@ t.ok(fits_screen(d["versions"], 60, 20) and "版本" in d["versions"], "zh_CN at
      d["versions"])
 
 # With a framework: TensorFlow into a real venv, pip from a local wheelhouse; the Python env screen, then the proof.
+# --toolkit system: TensorFlow over the CUDA folder, as the wheelhouse holds it (its [and-cuda] wheels: test_tui_toolkit).
 PY = shutil.which("python3.11", path="/usr/bin:/bin")
 if PY:
     wheels = t.tmpdir("wheels")
@@ -504,7 +505,7 @@ if PY:
     r, d = fw.wizard(["enter", "enter", "DUMP framework", "enter", "enter", "enter", "enter", "DUMP pyenv", "up", "up", "up",
                       "enter", "ctrl-u", "type tf", "enter", "down", "down", "down", "enter", "DUMP review", "enter",
                       "DUMP validation", "enter", "DUMP done", "enter"],
-                     "--python", "3.11", "--env-scope", "conda", "--env-tool", "venv",
+                     "--python", "3.11", "--env-scope", "conda", "--env-tool", "venv", "--toolkit", "system",
                      env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheels, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                           "XDG_DATA_HOME": data, "PATH": "/usr/bin:/bin", "FAKE_FW_GPUS": "2"}, timeout=600)
     t.eq(r.rc, 0, "TensorFlow in a venv through the wizard: exit 0", r)

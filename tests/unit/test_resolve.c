@@ -172,7 +172,7 @@ teardown(void **state)
 static enum cu_status
 resolve(struct fx *x, struct cu_facts *f, struct cu_wishes w, struct cu_plan **p, struct cu_error *err)
 {
-    struct cu_resolve_in in = {f, x->cat, &w, &x->ms, "/opt/p"};
+    struct cu_resolve_in in = {f, x->cat, &w, &x->ms, "/opt/p", NULL};
     return cu_resolve(&in, p, err);
 }
 
@@ -194,8 +194,11 @@ hopper_tensorflow(void **state)
     struct cu_error err;
     assert_ok(resolve(x, f, (struct cu_wishes){0}, &p, &err), &err);
     /* TensorFlow 2.21 carries sm_90 (read in its wheel) and needs CUDA 12.5 or newer, which driver 550 runs by
-     * minor-version compatibility: the newest CUDA 12 on the mirror. */
+     * minor-version compatibility: the newest CUDA 12 on the mirror.  Its [and-cuda] wheels ask nvcc 12.5 or newer,
+     * above the driver's CUDA 12.4 that the compiler wheels keep to: the default plans it over NVIDIA's archives. */
     assert_string_equal(vs(&p->cuda), "12.9.1");
+    assert_string_equal(p->toolkit->kind, "system");
+    assert_non_null(strstr(p->toolkit->reason, "tensorflow[and-cuda]"));
     assert_string_equal(p->cuda_path, "/opt/p/cuda-12.9");
     assert_true(p->has_cudnn);
     assert_string_equal(p->cudnn_variant, "12");
