@@ -350,13 +350,36 @@ verify_env(struct cu_app *app)
         .bundled = bundled,
         .env_name = env,
     };
-    if (o.framework) {
+    /* An environment cudaup made with its own toolkit (STATE/pyenv.json): that toolkit is checked too. */
+    struct cu_pyenv_recs recs;
+    cu_pyenv_recs_read(app->state_dir, &recs);
+    const char *own = NULL;
+    CU_AUTOFREE char *real = realpath(env, NULL);
+    for (size_t k = 0; real && k < recs.n && !own; k++) {
+        /* ENV/bin/python -> ENV, as recorded: the venv's python may link out of it */
+        CU_AUTOFREE char *rec_env = recs.v[k].python ? cu_xstrdup(recs.v[k].python) : NULL;
+        for (int up = 0; rec_env && up < 2; up++) {
+            char *slash = strrchr(rec_env, '/');
+            if (slash && slash > rec_env)
+                *slash = '\0';
+        }
+        CU_AUTOFREE char *rec_real = rec_env ? realpath(rec_env, NULL) : NULL;
+        const char *kind = recs.tk[k].kind;
+        if (rec_real && strcmp(rec_real, real) == 0 && kind && (strcmp(kind, "wheels") == 0 || strcmp(kind, "none") == 0)) {
+            o.toolkit = recs.tk[k];
+            own = kind;
+        }
+    }
+    if (o.framework && own) {
+        cu_verify_run_toolkit_env(&o, &checks);
+    } else if (o.framework) {
         cu_verify_run_env(&o, &checks);
     } else {
         memset(&checks, 0, sizeof(checks));
         cu_checks_add(&checks, "framework", CU_CHECK_SKIP, _("%s holds no PyTorch, TensorFlow or JAX"), env);
     }
-    rc = report_env_checks(app, &checks, env, NULL);
+    rc = report_env_checks(app, &checks, env, own);
+    cu_pyenv_recs_fini(&recs);
     cu_checks_fini(&checks);
     cu_buf_fini(&names);
     cu_fwenvs_fini(&fw);

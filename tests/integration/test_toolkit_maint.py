@@ -111,6 +111,14 @@ t.ok(r.rc == (4 if any(c["status"] == "fail" for c in doc.get("checks", [])) els
      (r.rc, doc.get("checks")))
 human = cudaup("verify", *args("i"))
 t.ok("compiler wheels" in human.out and "toolkit" in human.out, "verify (text) names the wheels' toolkit", human.out)
+# verify --env ENV of that same environment: its toolkit is checked too (it ran the framework's checks alone).
+r = cudaup("verify", "--json", "--env", ENV, *args("i"))
+doc = r.json() or {}
+tk = check(doc, "toolkit")
+t.ok(tk and tk["status"] == "pass" and pins["nvidia-cuda-nvcc"] in tk["detail"] and doc.get("toolkit") == "wheels" and
+     check(doc, "framework") and doc.get("path") == ENV,
+     "verify --env ENV: the environment cudaup made with --toolkit wheels gets its toolkit checked too",
+     (r.rc, doc.get("checks"), r.err[-400:]))
 
 # A stand-in that says no: nvvm's cicc gone, nvcc fails; the check fails with nvcc's words.
 cicc = os.path.join(HOME13, "nvvm", "bin", "cicc")
