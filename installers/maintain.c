@@ -28,6 +28,7 @@
 #include "core/base/str.h"
 #include "core/install/toolkit.h"
 #include "installer.h"
+#include "pyenv.h"
 #include "pyenvrec.h"
 #include "pytoolkit.h"
 #include "pyhold.h"
@@ -169,20 +170,10 @@ cu_install_preflight(struct cu_run_ctx *ctx, struct cu_error *err)
 void
 cu_pyenv_recorded(const char *state_dir, char **python, char **framework)
 {
-    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
-    char *text = NULL;
-    size_t len;
-    struct cu_error e;
-    json_t *j = NULL;
-    *python = *framework = NULL;
-    if (cu_read_file(p, 1 << 20, &text, &len, &e) != CU_OK)
-        return;
-    if (cu_json_parse_object(text, len, p, &j, &e) == CU_OK) {
-        *python = cu_xstrdup(cu_json_str(j, "python"));
-        *framework = cu_xstrdup(cu_json_str(j, "framework"));
-        json_decref(j);
-    }
-    free(text);
+    json_t *j = cu_pyenv_json_load(state_dir);
+    *python = j ? cu_xstrdup(cu_json_str(j, "python")) : NULL;
+    *framework = j ? cu_xstrdup(cu_json_str(j, "framework")) : NULL;
+    json_decref(j);
 }
 
 /* One recorded environment as verify reads it; false when it names no interpreter. */
@@ -239,25 +230,17 @@ rec_env(const json_t *e, struct cu_verify_env *out, struct cu_verify_toolkit *tk
 void
 cu_pyenv_recs_read(const char *state_dir, struct cu_pyenv_recs *out)
 {
-    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
-    char *text = NULL;
-    size_t len;
-    struct cu_error e;
-    json_t *j = NULL;
     memset(out, 0, sizeof(*out));
     cu_strv_init(&out->own);
-    if (cu_read_file(p, 1 << 20, &text, &len, &e) != CU_OK || cu_json_parse_object(text, len, p, &j, &e) != CU_OK) {
-        free(text);
+    json_t *j = cu_pyenv_json_load(state_dir);
+    if (!j)
         return;
-    }
-    free(text);
     const json_t *envs = json_object_get(j, "envs");
     out->v = cu_xcalloc(json_array_size(envs) + 2, sizeof(*out->v));
     out->tk = cu_xcalloc(json_array_size(envs) + 2, sizeof(*out->tk));
-    if (rec_env(j, &out->v[0], &out->tk[0], &out->own))
-        out->n = 1;
-    for (size_t i = 0; out->n && i < json_array_size(envs); i++)
-        if (rec_env(json_array_get(envs, i), &out->v[out->n], &out->tk[out->n], &out->own))
+    const json_t *e;
+    for (size_t i = 0; (i == 0 || out->n) && (e = cu_pyenv_json_env(j, i)) != NULL; i++) /* none without the first */
+        if (rec_env(e, &out->v[out->n], &out->tk[out->n], &out->own))
             out->n++;
     json_decref(j);
 }

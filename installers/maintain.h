@@ -42,6 +42,7 @@ struct cu_pyenv_recs {
     struct cu_strv own; /* the strings they point at */
 };
 void cu_pyenv_recs_read(const char *state_dir, struct cu_pyenv_recs *out);
+
 void cu_pyenv_recs_fini(struct cu_pyenv_recs *r);
 /** Point @o's environment fields (python, framework, bundled, env_name, more) at @r (borrowed). */
 void cu_pyenv_recs_apply(const struct cu_pyenv_recs *r, struct cu_verify_opts *o);

@@ -232,18 +232,24 @@ conda_env_path(struct cu_run_ctx *ctx, const char *tool, const char *name)
     return found;
 }
 
-/* STATE/pyenv.json as it is, or an empty object. */
-static json_t *
-state_read(const char *file)
+json_t *
+cu_pyenv_json_load(const char *state_dir)
 {
+    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
     char *text = NULL;
     size_t len;
     struct cu_error e;
     json_t *j = NULL;
-    if (cu_read_file(file, 1 << 20, &text, &len, &e) != CU_OK || cu_json_parse_object(text, len, file, &j, &e) != CU_OK)
+    if (cu_read_file(p, 1 << 20, &text, &len, &e) != CU_OK || cu_json_parse_object(text, len, p, &j, &e) != CU_OK)
         j = NULL;
     free(text);
-    return j ? j : json_object();
+    return j;
+}
+
+const json_t *
+cu_pyenv_json_env(const json_t *j, size_t i)
+{
+    return !j ? NULL : i == 0 ? j : json_array_get(json_object_get(j, "envs"), i - 1);
 }
 
 unsigned
@@ -260,14 +266,10 @@ cu_pyenv_hooks(const struct cu_plan *p)
 static json_t *
 old_hold(const json_t *old, const char *path)
 {
-    if (cu_json_str(old, "path") && strcmp(cu_json_str(old, "path"), path) == 0)
-        return json_object_get(old, "hold");
-    json_t *envs = json_object_get(old, "envs");
-    for (size_t i = 0; i < json_array_size(envs); i++) {
-        json_t *e = json_array_get(envs, i);
+    const json_t *e;
+    for (size_t i = 0; (e = cu_pyenv_json_env(old, i)) != NULL; i++)
         if (cu_json_str(e, "path") && strcmp(cu_json_str(e, "path"), path) == 0)
             return json_object_get(e, "hold");
-    }
     return NULL;
 }
 
@@ -276,7 +278,9 @@ cu_pyenv_state_write(const struct cu_plan *p, const char *path, const char *pyth
                      const json_t *hold, struct cu_error *err)
 {
     CU_AUTOFREE char *file = cu_path_join(p->state_dir, "pyenv.json");
-    json_t *old = state_read(file);
+    json_t *old = cu_pyenv_json_load(p->state_dir);
+    if (!old)
+        old = json_object();
     json_t *o = json_object(), *a = json_array();
     json_object_set_new(o, "tool", json_string(p->env.tool));
     json_object_set_new(o, "name", cu_json_str_or_null(p->env.name));

@@ -25,6 +25,13 @@ CU_NODISCARD enum cu_status cu_pyenv_state_write(const struct cu_plan *p, const 
 
 /** What the activation of @p's environment does (enum cu_hook, core/install/envfile.h). */
 unsigned cu_pyenv_hooks(const struct cu_plan *p);
+/**
+ * STATE/pyenv.json as it reads, or NULL where it does not (no environment recorded; a record that does not read is
+ * verify's to name).  The caller json_decref()s it.  Its @i-th environment record: the first (@i 0), then each of
+ * "envs"; NULL past the last.
+ */
+json_t *cu_pyenv_json_load(const char *state_dir);
+const json_t *cu_pyenv_json_env(const json_t *j, size_t i);
 
 /** pip's output, line by line, as log lines of @installer, and, when @item is set, as progress
  *  events of that item (the environment's stage): the userdata of cu_pip_output. */

@@ -16,20 +16,14 @@
 #include "core/base/mem.h"
 #include "core/base/proc.h"
 #include "core/base/str.h"
+#include "pyenv.h"
 
 static json_t *
 load(const char *state_dir, char **path_out)
 {
-    CU_AUTOFREE char *p = cu_path_join(state_dir, "pyenv.json");
-    char *text = NULL;
-    size_t len;
-    struct cu_error e;
-    json_t *j = NULL;
-    if (cu_read_file(p, 1 << 20, &text, &len, &e) == CU_OK && cu_json_parse_object(text, len, p, &j, &e) != CU_OK)
-        j = NULL;
-    free(text);
+    json_t *j = cu_pyenv_json_load(state_dir);
     if (path_out)
-        *path_out = j ? cu_steal_ptr(&p) : NULL;
+        *path_out = j ? cu_path_join(state_dir, "pyenv.json") : NULL;
     return j;
 }
 

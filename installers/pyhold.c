@@ -735,20 +735,11 @@ repair_held(const char *state_dir, const json_t *e, const char *env, const char 
 enum cu_status
 cu_pyhold_repair(const char *state_dir, struct cu_run_ctx *ctx, struct cu_error *err)
 {
-    CU_AUTOFREE char *pj = cu_path_join(state_dir, "pyenv.json");
-    char *text = NULL;
-    size_t len;
-    struct cu_error e;
-    json_t *j = NULL;
-    if (cu_read_file(pj, 1 << 20, &text, &len, &e) != CU_OK || cu_json_parse_object(text, len, pj, &j, &e) != CU_OK) {
-        free(text);
-        return CU_OK; /* no environment recorded (a record that does not read is verify's to name) */
-    }
-    free(text);
-    enum cu_status st = repair_one(state_dir, j, ctx, err);
-    json_t *envs = json_object_get(j, "envs");
-    for (size_t i = 0; st == CU_OK && i < json_array_size(envs); i++)
-        st = repair_one(state_dir, json_array_get(envs, i), ctx, err);
+    json_t *j = cu_pyenv_json_load(state_dir); /* NULL: none recorded (a record that does not read is verify's to name) */
+    enum cu_status st = CU_OK;
+    const json_t *e;
+    for (size_t i = 0; st == CU_OK && (e = cu_pyenv_json_env(j, i)) != NULL; i++)
+        st = repair_one(state_dir, e, ctx, err);
     json_decref(j);
     return st;
 }
