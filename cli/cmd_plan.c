@@ -65,7 +65,6 @@ head_line(struct cu_app *app, const char *label, const char *text, int width)
     cu_print_wrapped_at(stdout, 11, 11, text, width);
 }
 
-/* The head: CUDA, cuDNN, each environment's frameworks, the driver; each a label and its line. */
 /* Is @req one of the compiler wheels @p's toolkit puts beside the frameworks ("nvidia-cuda-nvcc==13.0.88")?  The
  * head's CUDA line says them; the steps (cudaup plan) name each. */
 static bool
@@ -77,6 +76,7 @@ toolkit_wheel(const struct cu_plan *p, const char *req)
     return false;
 }
 
+/* The head: CUDA, cuDNN, each environment's frameworks, the driver; each a label and its line. */
 static void
 print_head(struct cu_app *app, const struct cu_plan *p, int width)
 {

@@ -19,6 +19,7 @@
 #include "core/base/proc.h"
 #include "core/base/str.h"
 #include "core/doctor/fwenv.h"
+#include "core/install/envfile.h"
 #include "core/verify/verify.h"
 #include "core/verify/verify_report.h"
 #include "installers/maintain.h"
@@ -356,13 +357,8 @@ verify_env(struct cu_app *app)
     const char *own = NULL;
     CU_AUTOFREE char *real = realpath(env, NULL);
     for (size_t k = 0; real && k < recs.n && !own; k++) {
-        /* ENV/bin/python -> ENV, as recorded: the venv's python may link out of it */
-        CU_AUTOFREE char *rec_env = recs.v[k].python ? cu_xstrdup(recs.v[k].python) : NULL;
-        for (int up = 0; rec_env && up < 2; up++) {
-            char *slash = strrchr(rec_env, '/');
-            if (slash && slash > rec_env)
-                *slash = '\0';
-        }
+        /* its folder as recorded: the venv's python may link out of it */
+        CU_AUTOFREE char *rec_env = recs.v[k].python ? cu_venv_of(recs.v[k].python) : NULL;
         CU_AUTOFREE char *rec_real = rec_env ? realpath(rec_env, NULL) : NULL;
         const char *kind = recs.tk[k].kind;
         if (rec_real && strcmp(rec_real, real) == 0 && kind && (strcmp(kind, "wheels") == 0 || strcmp(kind, "none") == 0)) {

@@ -11,6 +11,7 @@
 #include "core/base/fsutil.h"
 #include "core/base/mem.h"
 #include "core/base/str.h"
+#include "core/install/envfile.h"
 #include "core/machine/syscmd.h"
 #include "core/verify/verify_containers.h"
 #include "maintain.h"
@@ -30,12 +31,7 @@ cu_toolkit_env_find(const char *state_dir, const char *version, struct cu_toolki
     }
     if (own) {
         out->kind = strcmp(tk, "wheels") == 0 ? "wheels" : "none";
-        out->path = cu_xstrdup(recs.v[0].python);
-        for (int up = 0; up < 2; up++) { /* ENV/bin/python -> ENV */
-            char *slash = strrchr(out->path, '/');
-            if (slash && slash > out->path)
-                *slash = '\0';
-        }
+        out->path = cu_venv_of(recs.v[0].python);
         out->home = recs.tk[0].home ? cu_xstrdup(recs.tk[0].home) : NULL;
         out->release = recs.tk[0].release ? cu_xstrdup(recs.tk[0].release) : NULL;
     }

@@ -119,6 +119,9 @@ char *cu_rc_block(const char *state_dir, bool fish, const char *eol);
 /** Quote @s for fish in single quotes. Caller frees. */
 char *cu_fish_quote(const char *s);
 
+/** The environment ENV of its interpreter ENV/bin/python, as a path (not resolved).  Caller frees. */
+char *cu_venv_of(const char *python);
+
 /** The `home` of the venv at @env (its pyvenv.cfg: the folder of the Python it was made with), or NULL. */
 char *cu_venv_home(const char *env);
 

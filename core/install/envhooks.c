@@ -402,6 +402,18 @@ cu_venv_hook_install(const char *env_path, const char *state_dir, const char *cu
 }
 
 char *
+cu_venv_of(const char *python)
+{
+    char *env = cu_xstrdup(python);
+    for (int up = 0; up < 2; up++) { /* ENV/bin/python -> ENV */
+        char *slash = strrchr(env, '/');
+        if (slash && slash > env)
+            *slash = '\0';
+    }
+    return env;
+}
+
+char *
 cu_venv_home(const char *env)
 {
     CU_AUTOFREE char *cfg = cu_path_join(env, "pyvenv.cfg");

@@ -182,6 +182,21 @@ signal_name(int sig)
 
 /* The failed check of a probe that ended before it printed its document, about the framework at work (@fw, or the
  * whole @order when none had started), saying how it ended; @ctx: " (imported after PyTorch)" or "". */
+/* The titles of the frameworks of @csv ("pytorch,jax"), all but the last @drop, joined: "PyTorch, JAX".  Caller frees. */
+static char *
+titles_of(const char *csv, size_t drop)
+{
+    struct cu_strv items;
+    struct cu_buf b;
+    cu_strv_init(&items);
+    cu_buf_init(&b);
+    cu_strv_split(&items, csv, ",");
+    for (size_t i = 0; i + drop < items.n; i++)
+        cu_buf_printf(&b, "%s%s", i ? _(", ") : "", cu_framework_title(items.v[i]));
+    cu_strv_fini(&items);
+    return cu_buf_steal(&b);
+}
+
 static void
 probe_died(const struct cu_exec_result *res, const char *fw, const char *order, const char *last, const char *ctx,
            struct cu_checks *out)
@@ -190,16 +205,8 @@ probe_died(const struct cu_exec_result *res, const char *fw, const char *order, 
     if (fw) {
         who = cu_xstrdup(cu_framework_title(fw));
     } else {
-        struct cu_strv items;
-        struct cu_buf b;
-        cu_strv_init(&items);
-        cu_buf_init(&b);
-        cu_strv_split(&items, order, ",");
-        for (size_t i = 0; i < items.n; i++)
-            cu_buf_printf(&b, "%s%s", i ? ", " : "", cu_framework_title(items.v[i]));
-        who = cu_xasprintf(_("the probe of %s"), b.data);
-        cu_buf_fini(&b);
-        cu_strv_fini(&items);
+        CU_AUTOFREE char *all = titles_of(order, 0);
+        who = cu_xasprintf(_("the probe of %s"), all);
     }
     char how[64];
     const char *sig = res->signo ? signal_name(res->signo) : NULL;
@@ -278,16 +285,8 @@ run_probe(const struct cu_verify_opts *o, const struct cu_verify_env *env, const
             const char *p = strstr(order, at);
             if (p && p != order) {
                 CU_AUTOFREE char *prev = cu_xstrndup(order, (size_t)(p - order - 1));
-                struct cu_strv items;
-                struct cu_buf b;
-                cu_strv_init(&items);
-                cu_buf_init(&b);
-                cu_strv_split(&items, prev, ",");
-                for (size_t i = 0; i < items.n; i++)
-                    cu_buf_printf(&b, "%s%s", i ? _(", ") : "", cu_framework_title(items.v[i]));
-                before = cu_xasprintf(_(" (imported after %s)"), b.data);
-                cu_buf_fini(&b);
-                cu_strv_fini(&items);
+                CU_AUTOFREE char *titles = titles_of(prev, 0);
+                before = cu_xasprintf(_(" (imported after %s)"), titles);
             }
         }
         probe_died(&res, at, order, last, before ? before : "", out);
@@ -376,24 +375,11 @@ judge_run(const struct cu_verify_opts *o, const json_t *run, const char *after, 
 }
 
 /* One environment: its frameworks in the order recorded, then in the other; then what they mapped. */
-/* ENV of ENV/bin/python.  Caller owns. */
-static char *
-env_of(const char *python)
-{
-    char *env = cu_xstrdup(python);
-    for (int i = 0; i < 2; i++) {
-        char *s = strrchr(env, '/');
-        if (s)
-            *s = '\0';
-    }
-    return env;
-}
-
 /* A venv relocated for a machine image (installers/pyroot.h): its checks are that machine's.  True when skipped. */
 static bool
 skip_image_env(const char *python, const char *check, struct cu_checks *out)
 {
-    CU_AUTOFREE char *env = env_of(python);
+    CU_AUTOFREE char *env = cu_venv_of(python);
     CU_AUTOFREE char *root = NULL;
     CU_AUTOFREE char *seen = NULL;
     if (!cu_venv_for_image(env, &root, &seen))
@@ -423,18 +409,10 @@ check_env(const struct cu_verify_opts *o, const struct cu_verify_env *env, struc
     if (runs[0] && items.n - dead.n >= 2) {
         if ((runs[1] = probe_survivors(o, env, &items, true, &dead, out)) != NULL) {
             /* Imported before the last one, in this order: said beside each of its failures. */
-            struct cu_strv rev;
-            cu_strv_init(&rev);
             CU_AUTOFREE char *ord = order_without(&items, &dead, ",", false, true);
-            cu_strv_split(&rev, ord, ",");
-            struct cu_buf before;
-            cu_buf_init(&before);
-            for (size_t i = 0; i + 1 < rev.n; i++)
-                cu_buf_printf(&before, "%s%s", before.len ? ", " : "", cu_framework_title(rev.v[i]));
+            CU_AUTOFREE char *before = titles_of(ord, 1);
             n = 2;
-            judge_run(o, runs[1], before.data, out);
-            cu_buf_fini(&before);
-            cu_strv_fini(&rev);
+            judge_run(o, runs[1], *before ? before : NULL, out);
         }
     }
     if (n)
@@ -473,7 +451,7 @@ cu_verify_check_python(const struct cu_verify_opts *o, struct cu_checks *out)
 {
     if (!o->python || skip_image_env(o->python, "python", out))
         return;
-    CU_AUTOFREE char *env = env_of(o->python); /* ENV/bin/python -> ENV */
+    CU_AUTOFREE char *env = cu_venv_of(o->python); /* ENV/bin/python -> ENV */
     CU_AUTOFREE char *dir = cu_venv_brought_python(env);
     if (!dir)
         return; /* made with a Python of the machine or of conda: not cudaup's to check */
