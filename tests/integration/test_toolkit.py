@@ -567,6 +567,23 @@ t.ok(r.rc == 0 and ("H=" + vtf) in a.stdout and "tf 2.15.1" in a.stdout and
      "install TensorFlow 2.15 --toolkit wheels: tensorflow[and-cuda] 2.15.1 with its CUDA wheels from the index, CUDA_HOME "
      "the view of the CUDA %s compiler wheels, nvcc compiles for the RTX 4090 (sm_89); no archive, no env.sh"
      % (REL215 or {}).get("release"), (r.rc, a.stdout, a.stderr[-600:], downloaded("itf"), r.err[-1500:]))
+# CUDA 12's view checked and repaired as CUDA 13's one folder is (test_toolkit_maint): install's own checks, then
+# verify after the view's nvcc link is gone, then repair.
+ck = lambda doc, name: next((c for c in (doc or {}).get("checks", []) if c["name"] == name), None)  # noqa: E731
+tk = ck((r.json() or {}).get("verify"), "toolkit") or {}
+t.ok(tk.get("status") == "pass" and vtf in tk.get("detail", "") and "sm_89" in tk.get("detail", ""),
+     "install TensorFlow 2.15 --toolkit wheels: its checks compile with the view's nvcc for sm_89", tk)
+os.unlink(os.path.join(vtf, "bin", "nvcc"))
+VARGS = args(ROOT89, M12, "itf")[:10]  # the machine, mirror and folders: what verify and repair take
+r = cudaup(ROOT89, "verify", "--json", *VARGS)
+tk = ck(r.json(), "toolkit") or {}
+t.ok(r.rc == 4 and tk.get("status") == "fail" and "repair" in tk.get("fix", ""),
+     "verify: the view's nvcc gone, the toolkit check fails and names repair", (r.rc, tk))
+r = cudaup(ROOT89, "repair", "--yes", "--json", *VARGS, timeout=900)
+v = cudaup(ROOT89, "verify", "--json", *VARGS)
+t.ok(r.rc == 0 and os.access(os.path.join(vtf, "bin", "nvcc"), os.X_OK) and
+     (ck(v.json(), "toolkit") or {}).get("status") == "pass",
+     "repair: the view's nvcc is back, and verify passes the toolkit", (r.rc, r.err[-800:], v.out[-600:]))
 
 # none: the framework alone.
 ENVN = os.path.join(DIR, "envsn")
