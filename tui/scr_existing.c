@@ -29,7 +29,8 @@ title(void)
 static const char *
 help(void)
 {
-    return _("cudaup found a CUDA toolkit it installed. Verify runs every check (files, libraries, nvcc, GPU work); Repair restores what is missing or altered from the record, fetching only what it must; Add components installs more of the same CUDA; Switch installs another version next to it and makes it the active one; Uninstall removes it with its cuDNN and environment lines.");
+    /* Either kind of install (the screen's help names no state): a CUDA folder, or an environment with its own toolkit. */
+    return _("cudaup found what it installed: a CUDA toolkit, or a Python environment that holds its own (Toolkit: wheels or none). Verify runs every check (files, libraries, nvcc, GPU work); Repair restores what is missing or altered from the record, fetching only what it must. For a CUDA toolkit, Add components installs more of the same CUDA and Switch installs another version next to it and makes it the active one. Uninstall removes the CUDA toolkit with its cuDNN and environment lines, or the environment with the toolkit of its compiler wheels.");
 }
 
 /* The rows of the menu: a CUDA install's, or those of an environment that holds its own toolkit (no CUDA folder to add

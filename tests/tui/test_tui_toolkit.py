@@ -115,8 +115,13 @@ t.ok("No CUDA folder was installed (Toolkit: wheels)" in flat(d.get("done", ""))
      d.get("done"))
 
 # ---- the rerun: the menu knows the environment ----------------------------------------------------------------------
-r, d = wizard(["DUMP welcome", "enter", "DUMP menu", "enter", "DUMP verify", "enter", "DUMP done", "enter"])
+r, d = wizard(["DUMP welcome", "enter", "DUMP menu", "?", "DUMP help", "x", "enter", "DUMP verify", "enter", "DUMP done",
+               "enter"])
 menu = d.get("menu", "")
+t.ok("a Python environment that holds its own" in flat(d.get("help", "")) and
+     "cudaup found a CUDA toolkit it installed" not in flat(d.get("help", "")),
+     "rerun menu, ?: the help speaks of the environment with its own toolkit too, not of a CUDA toolkit alone",
+     d.get("help"))
 t.ok(ENV in flat(d.get("welcome", "")).replace(" ", "") or ENV in d.get("welcome", "").replace("\n", ""),
      "rerun: Welcome names the environment that holds its own toolkit", d.get("welcome"))
 t.ok("Toolkit: wheels" in flat(menu) and "Verify: check that it works (recommended)" in menu and
