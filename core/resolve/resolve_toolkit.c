@@ -491,8 +491,8 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
     CU_AUTOFREE char *names = cu_buf_steal(&nb);
     CU_AUTOFREE char *saved = t->archive_unsized ? cu_xstrdup(_("archives of a size not published"))
                                                  : cu_xstrdup(cu_format_bytes(t->archive_bytes, b1, sizeof(b1)));
-    /* The default: NVIDIA's compiler wheels where every framework brings its own CUDA (PyTorch, JAX, TensorFlow 2.15
-     * and newer), which never loads the archives; the archives where one loads a system CUDA or none is planned, where
+    /* The default: NVIDIA's compiler wheels where every framework brings its own CUDA (PyTorch, JAX, TensorFlow as
+     * tensorflow[and-cuda], rs_tf_own_cuda), which never loads the archives; the archives where one loads a system CUDA or none is planned, where
      * --components chooses parts of them, and where the wheels cannot serve the plan (said why). */
     char *why_system = NULL;
     if (!asked && in->tk_fallback)
@@ -533,7 +533,7 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
             t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s."), p->cuda_path,
                                        saved, !nfw ? _("no framework is planned that brings a CUDA of its own")
                                               : in->wishes->components && *in->wishes->components
-                                                  ? _("the default with --components, which chooses parts of them")
+                                                  ? _("--components chooses parts of them")
                                                   : _("a framework planned loads CUDA from a system toolkit"));
         cu_plan_reason(p, "%s", t->reason);
         return CU_OK;

@@ -268,7 +268,7 @@ for how, extra in (("--toolkit wheels", ["--toolkit", "wheels"]), ("no --toolkit
          "RTX 4090, %s: TensorFlow alone is tensorflow[and-cuda]==%s (its CUDA as wheels), the compiler wheels of CUDA "
          "%s, no NVIDIA archive, no env.sh" % (how, TFNEW, tk.get("release")), (r.rc, fw_of(d).get("pip"), tk, r.err[-600:]))
 for how, extra, why in (("--toolkit system", ["--toolkit", "system"], "as asked"),
-                        ("--components", ["--components", "runtime,math"], "the default with --components")):
+                        ("--components", ["--components", "runtime,math"], "the default here: --components chooses parts of them")):
     r, d = plan(ROOT89, M12, "--framework", "tensorflow", *extra)
     tk = d.get("toolkit") or {}
     t.ok(r.rc == 0 and fw_of(d).get("pip") == ["tensorflow==" + fw_of(d).get("version", "?")] and
