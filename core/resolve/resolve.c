@@ -582,6 +582,7 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
         struct cu_plan *p = NULL;
         struct cu_error e2;
         cu_error_clear(&e2);
+        w = *in->wishes; /* every wish as given (--cudnn too, which the try above left out) */
         w.toolkit = "system";
         in2.wishes = &w;
         struct cu_resolve_in in3 = *in;
@@ -589,18 +590,16 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
         enum cu_status st2 = resolve(&in2, false, &p, &e2);
         if (st2 == CU_OK)
             st2 = rs_plan_toolkit(&in3, p, &e2);
-        if (st2 != CU_E_UNSUPPORTED) {
-            /* the plan over the system CUDA, or what stopped it (a manifest that is not one): not the first plan */
-            cu_plan_free(*out);
-            *out = p;
-            if (st2 != CU_OK) {
-                cu_plan_free(p);
-                *out = NULL;
-                *err = e2;
-            }
-            st = st2;
-        } else
+        /* The plan over the system CUDA, or what stopped it (nothing fits there, a manifest that is not one): never the
+         * first plan, whose CUDA the archives would bring a second time. */
+        cu_plan_free(*out);
+        *out = p;
+        if (st2 != CU_OK) {
             cu_plan_free(p);
+            *out = NULL;
+            *err = e2;
+        }
+        st = st2;
     }
     return st;
 }

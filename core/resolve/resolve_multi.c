@@ -167,6 +167,19 @@ tf_row(const struct rs *r, const struct fwopt *o)
     return find_wheel(r, "tensorflow", NULL, &(struct cu_version){{ov.part[0], ov.part[1]}, 2}, false);
 }
 
+/* Alone, the plan's CUDA is its wheels': the X.Y of the lowest runtime @w asks for (">=12.5.82", "==12.3.101") in
+ * *@mm, untouched where it asks for none. */
+static void
+runtime_floor(const struct cu_cat_fw_wheel *w, struct cu_version *mm)
+{
+    for (size_t i = 0; i < w->n_req; i++)
+        for (size_t c = 0; strncmp(w->req[i].package, "nvidia-cuda-runtime", 19) == 0 && c < w->req[i].spec.n; c++)
+            if (w->req[i].spec.c[c].op == CU_PS_GE || w->req[i].spec.c[c].op == CU_PS_EQ) {
+                *mm = w->req[i].spec.c[c].v;
+                mm->n = 2;
+            }
+}
+
 /* The TensorFlow releases, newest first, that bring their CUDA as wheels and run here: "2.21.0, 2.20.0". Caller frees. */
 static char *
 tf_wheel_releases(const struct rs *r)
@@ -232,6 +245,7 @@ rs_tf_own_cuda(struct rs *r, struct fwopt **opts, size_t *n)
             o->wheel = wh;
             o->kind = CU_FW_TENSORFLOW;
             o->cuda_major = wh->cuda_major;
+            runtime_floor(wh, &o->cuda_min); /* --cuda 12.2 takes a release whose wheel asks 12.2 (2.15.1) */
             cu_strv_fini(&o->constraints);
             o->constraints = held;
             if (family)

@@ -518,7 +518,7 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
     t->why_system = why_system;
     if (strcmp(t->kind, "system") == 0) {
         if (in->tk_fallback)
-            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s would bring its own CUDA as wheels (tensorflow[and-cuda]), but NVIDIA's compiler wheels cannot serve this plan (%s), so it is planned over this system toolkit."),
+            t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s would bring its own CUDA as wheels (tensorflow[and-cuda]), but NVIDIA's compiler wheels cannot serve this plan, as --toolkit wheels says: \"%s\" So it is planned over this system toolkit."),
                                        p->cuda_path, saved, names, why_system);
         else if (why_system)
             t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s brings its own CUDA libraries, but NVIDIA's compiler wheels cannot serve this plan: %s"),

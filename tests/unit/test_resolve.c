@@ -235,6 +235,37 @@ hopper_tensorflow(void **state)
     cu_facts_free(f);
 }
 
+/* The default's wheels for TensorFlow alone keep every wish (an independent review of issue 50's default found each of
+ * these broken): --cuda X.Y takes the release whose [and-cuda] wheel asks for X.Y, not the newest with X.Y's archives
+ * beside its own CUDA wheels; where none fits, the refusal --toolkit system gives; --cudnn in the plan over the
+ * archives where the wheels cannot serve. */
+static void
+tf_default_keeps_wishes(void **state)
+{
+    struct fx *x = *state;
+    struct cu_facts *f = facts("550.54.14", 1, "H100", "9.0");
+    struct cu_plan *p = NULL;
+    struct cu_error err;
+    assert_ok(resolve(x, f, (struct cu_wishes){.cuda = "12.2"}, &p, &err), &err);
+    assert_string_equal(p->framework->pip[0], "tensorflow[and-cuda]==2.15.1"); /* its wheel pins CUDA 12.2's runtime */
+    assert_string_equal(p->toolkit->kind, "wheels");
+    assert_string_equal(vs(&p->toolkit->release), "12.2.2");
+    assert_int_equal(p->n_downloads, 0);
+    cu_plan_free(p);
+    p = NULL;
+    assert_status(resolve(x, f, (struct cu_wishes){.cuda = "12.2", .framework = "tensorflow==2.21"}, &p, &err),
+                  CU_E_UNSUPPORTED, &err);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "12.5"));
+    assert_ok(resolve(x, f, (struct cu_wishes){.cudnn = "9.10"}, &p, &err), &err);
+    assert_string_equal(p->toolkit->kind, "system"); /* 2.21's wheels ask nvcc 12.5+, above driver 550's CUDA */
+    assert_string_equal(p->framework->pip[0], "tensorflow==2.21.0");
+    assert_int_equal(p->cudnn.part[0], 9);
+    assert_int_equal(p->cudnn.part[1], 10);
+    cu_plan_free(p);
+    cu_facts_free(f);
+}
+
 static void
 driver_too_old(void **state)
 {
@@ -663,6 +694,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(hopper_tensorflow, setup, teardown),
         cmocka_unit_test_setup_teardown(provenance, setup, teardown),
+        cmocka_unit_test_setup_teardown(tf_default_keeps_wishes, setup, teardown),
         cmocka_unit_test_setup_teardown(driver_too_old, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(tf_without_archives, setup, teardown),
