@@ -267,6 +267,14 @@ typedef enum cu_status (*rs_try_fn)(struct rs *r, const struct fwopt *o, int onl
  * the releases that would plan so here).
  */
 CU_NODISCARD enum cu_status rs_tf_own_cuda(struct rs *r, struct fwopt **opts, size_t *n);
+/** The release of TensorFlow's option @o made tensorflow[and-cuda]==X of its wheel @w's row (resolve_tfwheels.c). */
+void rs_tf_pins(struct fwopt *o, const struct cu_cat_fw_wheel *w);
+/** The row of framework_wheels of @framework (build @tag, or any where NULL) release @v: that one (@exact) or the newest
+ * of its X.Y; NULL where none was read. */
+const struct cu_cat_fw_wheel *rs_find_wheel(const struct rs *r, const char *framework, const char *tag,
+                                            const struct cu_version *v, bool exact);
+/** The nvidia-cudnn-* requirement of wheel @w in *@req, and its package; NULL (and *@req NULL) where it asks none. */
+const char *rs_cudnn_req(const struct cu_cat_fw_wheel *w, const struct cu_cat_wheel_req **req);
 CU_NODISCARD enum cu_status rs_resolve_multi(struct rs *r, rs_try_fn try_option, struct cu_plan **out);
 /**
  * The @k-th change to a refused set worth trying for advice (the first framework's pin kept and the

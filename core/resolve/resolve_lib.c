@@ -16,6 +16,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/mem.h"
+#include "core/base/pipspec.h"
 #include "core/resolve/resolve_int.h"
 
 /* rs_cudnn_judge() without leaving its notes on the resolver: each library is judged on its own. */
@@ -218,6 +219,33 @@ rs_judge_libs(struct rs *r, struct fwopt *o)
         judge_range(r, o);
     else
         judge_pinned(r, o);
+}
+
+/* ---- the rows of framework_wheels ---------------------------------------------------------- */
+
+const struct cu_cat_fw_wheel *
+rs_find_wheel(const struct rs *r, const char *framework, const char *tag, const struct cu_version *v, bool exact)
+{
+    for (size_t i = 0; i < r->cat->wheels.n_fw; i++) {
+        const struct cu_cat_fw_wheel *w = &r->cat->wheels.fw[i];
+        if (strcmp(w->framework, framework) != 0 || (tag && (!w->tag || strcmp(w->tag, tag) != 0)))
+            continue;
+        if (exact ? cu_pipver_cmp(&w->version, v) == 0 : cu_version_matches(&w->version, v))
+            return w;
+    }
+    return NULL;
+}
+
+const char *
+rs_cudnn_req(const struct cu_cat_fw_wheel *w, const struct cu_cat_wheel_req **req)
+{
+    for (size_t i = 0; i < w->n_req; i++)
+        if (strncmp(w->req[i].package, "nvidia-cudnn-", 13) == 0) {
+            *req = &w->req[i];
+            return w->req[i].package;
+        }
+    *req = NULL;
+    return NULL;
 }
 
 /* ---- the CUDA family held together ---------------------------------------------------- */

@@ -215,7 +215,11 @@ cu_wishes_check(const struct cu_wishes *w, struct cu_error *err)
         if (badv)
             return cu_error_set(err, CU_E_USAGE, 0, _("--framework: '%s' is not a version."), badv);
         return unknown_framework(w->framework, err);
-    } else if (no_cudnn && loads_system_cudnn(&fw, false)) {
+    } else if (no_cudnn && loads_system_cudnn(&fw, false) &&
+               !(fw.fw == CU_FW_TENSORFLOW && !(w->toolkit && strcmp(w->toolkit, "system") == 0) &&
+                 !(w->components && *w->components))) {
+        /* TensorFlow where its [and-cuda] wheels may be planned (no --toolkit system, no --components): they bring cuDNN
+         * themselves, and a release without them is refused when resolved (rs_tf_own_cuda). */
         return cu_error_set(err, CU_E_USAGE, 0,
                             _("--cudnn none cannot go with --framework %s: it loads cuDNN from the CUDA install."),
                             cu_framework_name(fw.fw));

@@ -275,6 +275,17 @@ for how, extra, why in (("--toolkit system", ["--toolkit", "system"], "as asked"
          fw_of(d).get("bundled_runtime") is False and tk.get("kind") == "system" and cuda_dl(d) and why in tk.get("reason", ""),
          "RTX 4090, %s: TensorFlow %s alone is tensorflow==X over NVIDIA's archives, saying why" % (how, fw_of(d).get("version")),
          (r.rc, fw_of(d), tk, r.err[-300:]))
+# --cudnn none (no cuDNN archive): TensorFlow's [and-cuda] wheels bring cuDNN themselves, so it is the default's plan;
+# a release without them loads cuDNN from the CUDA install, refused naming those that bring it (it was refused for
+# every TensorFlow, "it loads cuDNN from the CUDA install", which the default no longer does).
+r, d = plan(ROOT89, M12, "--framework", "tensorflow", "--cudnn", "none")
+t.ok(r.rc == 0 and fw_of(d).get("pip", [None])[0] == "tensorflow[and-cuda]==" + TFNEW and cuda_dl(d) == [] and
+     d.get("cudnn") is None, "--cudnn none: tensorflow[and-cuda]==%s, its cuDNN from pip, no archive" % TFNEW,
+     (r.rc, fw_of(d).get("pip"), r.err[-400:]))
+r, _ = plan(ROOT89, M12, "--framework", "tensorflow==2.13", "--cudnn", "none")
+t.ok(r.rc == 2 and "--cudnn none" in r.err and TFNEW in r.err and r.err.count("\"event\":\"error\"") == 1,
+     "--framework tensorflow==2.13 --cudnn none: exit 2, it loads cuDNN from the CUDA install; names the releases that "
+     "bring their own", r)
 # Driver 535 (CUDA 12.2): the compiler wheels never go above the driver's CUDA, but TensorFlow's newest [and-cuda] wheels
 # ask pip for nvcc >=12.5.82: the two could not be installed together.  --toolkit wheels says so (exit 2); the default
 # plans TensorFlow over a system CUDA instead, as before 2.15, saying why (not its CUDA twice, nor a pip conflict).

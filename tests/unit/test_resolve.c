@@ -574,8 +574,10 @@ wishes_syntax(void **state)
         {.cuda = "12.x"},          {.cuda = "none"},           {.cudnn = "nine"},
         {.framework = "caffe"},    {.framework = "jax==abc"},  {.framework = "none==1"},
         {.python = "3"},           {.python = "python3.11"},   {.platform = "windows-x86_64"},
-        {.components = "a b"},     {.components = ",x"},       {.cudnn = "none", .framework = "tensorflow"},
-        {.cudnn = "none"},
+        {.components = "a b"},     {.components = ",x"},
+        /* TensorFlow over the CUDA install (its [and-cuda] wheels, which bring cuDNN, are the default's: resolved) */
+        {.cudnn = "none", .framework = "tensorflow", .toolkit = "system"},
+        {.cudnn = "none", .components = "runtime"},
         {.framework = "jax[CUDA12]"},      {.framework = "jax[cuda12 x]"}, {.framework = "pytorch[cuda12]"},
         {.framework = "jax[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]"},
         {.python = "4.1"},                 {.python = "1.5"},              {.python = "3.11.2"},
