@@ -217,3 +217,27 @@ cu_pipspec_pinned(const struct cu_pipspec *const *specs, size_t n, struct cu_ver
         }
     return found;
 }
+
+bool
+cu_pipspec_floor(const struct cu_pipspec *s, struct cu_version *out, bool *exact)
+{
+    *exact = false;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->c[i].op == CU_PS_EQ || s->c[i].op == CU_PS_GE || s->c[i].op == CU_PS_COMPAT) {
+            *out = s->c[i].v;
+            *exact = s->c[i].op == CU_PS_EQ && !s->c[i].prefix;
+            return true;
+        }
+    return false;
+}
+
+bool
+cu_pipspec_below(const struct cu_pipspec *s, struct cu_version *out)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->c[i].op == CU_PS_LT) {
+            *out = s->c[i].v;
+            return true;
+        }
+    return false;
+}

@@ -51,4 +51,13 @@ bool cu_pipspec_meet(const struct cu_pipspec *const *specs, size_t n);
  */
 bool cu_pipspec_pinned(const struct cu_pipspec *const *specs, size_t n, struct cu_version *out, bool *prefix);
 
+/**
+ * The lower bound of @s: the release its first ==, >= or ~= clause names ("==13.2.86.*" 13.2.86, ">=9.3.0.75,<10.0"
+ * 9.3.0.75) in *@out, *@exact set where that clause is an exact == (no ".*"); false where it has none.
+ */
+bool cu_pipspec_floor(const struct cu_pipspec *s, struct cu_version *out, bool *exact);
+
+/** The release @s keeps below (its < clause: ">=9.3,<10.0" 10.0) in *@out; false where it has none. */
+bool cu_pipspec_below(const struct cu_pipspec *s, struct cu_version *out);
+
 #endif /* CU_PIPSPEC_H */

@@ -184,29 +184,14 @@ floor_of(const char *spec, struct cu_version *out, bool *exact)
 {
     struct cu_pipspec ps;
     *exact = false;
-    if (!cu_pipspec_parse(spec, &ps))
-        return false;
-    for (size_t i = 0; i < ps.n; i++)
-        if (ps.c[i].op == CU_PS_EQ || ps.c[i].op == CU_PS_GE || ps.c[i].op == CU_PS_COMPAT) {
-            *out = ps.c[i].v;
-            *exact = ps.c[i].op == CU_PS_EQ && !ps.c[i].prefix;
-            return true;
-        }
-    return false;
+    return cu_pipspec_parse(spec, &ps) && cu_pipspec_floor(&ps, out, exact);
 }
 
 static bool
 upper_of(const char *spec, struct cu_version *out)
 {
     struct cu_pipspec ps;
-    if (!cu_pipspec_parse(spec, &ps))
-        return false;
-    for (size_t i = 0; i < ps.n; i++)
-        if (ps.c[i].op == CU_PS_LT) {
-            *out = ps.c[i].v;
-            return true;
-        }
-    return false;
+    return cu_pipspec_parse(spec, &ps) && cu_pipspec_below(&ps, out);
 }
 
 /* What one wheel asks pip for, flattened as pip sees it on Linux x86_64. */

@@ -44,12 +44,10 @@ rs_tf_pins(struct fwopt *o, const struct cu_cat_fw_wheel *w)
     if (dnn && cu_pipspec_pinned(&one, 1, &pin, &prefix) && !prefix)
         o->lib_exact = cu_xstrdup(V(&pin, (char[32]){0}, 32));
     else if (dnn) {
+        bool exact;
         o->lib_pkg = cu_xstrdup(dnn->package);
-        for (size_t i = 0; i < dnn->spec.n; i++)
-            if (dnn->spec.c[i].op == CU_PS_GE)
-                o->lib_min = dnn->spec.c[i].v;
-            else if (dnn->spec.c[i].op == CU_PS_LT)
-                o->lib_max_excl = dnn->spec.c[i].v;
+        (void)cu_pipspec_floor(&dnn->spec, &o->lib_min, &exact);
+        (void)cu_pipspec_below(&dnn->spec, &o->lib_max_excl);
     }
     o->why = cu_xasprintf(_("TensorFlow %s (with Keras) with its CUDA %d libraries as pip wheels (tensorflow[and-cuda]); its wheel asks for %s%s."),
                           b1, w->cuda_major, dnn ? dnn->package : "?", dnn ? dnn->text : "");
@@ -73,12 +71,10 @@ tf_row(const struct rs *r, const struct fwopt *o)
 static void
 runtime_floor(const struct cu_cat_fw_wheel *w, struct cu_version *mm)
 {
+    bool exact;
     for (size_t i = 0; i < w->n_req; i++)
-        for (size_t c = 0; strncmp(w->req[i].package, "nvidia-cuda-runtime", 19) == 0 && c < w->req[i].spec.n; c++)
-            if (w->req[i].spec.c[c].op == CU_PS_GE || w->req[i].spec.c[c].op == CU_PS_EQ) {
-                *mm = w->req[i].spec.c[c].v;
-                mm->n = 2;
-            }
+        if (strncmp(w->req[i].package, "nvidia-cuda-runtime", 19) == 0 && cu_pipspec_floor(&w->req[i].spec, mm, &exact))
+            mm->n = 2;
 }
 
 /* The TensorFlow releases, newest first, that bring their CUDA as wheels and run here: "2.21.0, 2.20.0". Caller frees. */
