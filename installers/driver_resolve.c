@@ -210,7 +210,7 @@ advise_keep(const struct cu_prepare_in *in, const struct cu_wishes *w, const str
         return;
     struct cu_wishes wk = *w;
     wk.advice_flags = "--driver keep";
-    struct cu_resolve_in rk = {in->facts, in->catalog, &wk, src, in->prefix, NULL};
+    struct cu_resolve_in rk = {in->facts, in->catalog, &wk, src, in->prefix};
     struct cu_plan *pk = NULL;
     struct cu_error ek;
     cu_error_clear(&ek);
@@ -236,7 +236,7 @@ inst_driver_resolve(const struct cu_prepare_in *in, const struct cu_wishes *w, c
                     struct cu_drv_plan **drv, struct cu_plan **plan, struct cu_error *err)
 {
     struct cu_drv_wish dw = {.driver = in->cfg->driver, .source = in->cfg->driver_source, .cuda = in->cfg->cuda};
-    struct cu_resolve_in ri = {in->facts, in->catalog, w, src, in->prefix, NULL};
+    struct cu_resolve_in ri = {in->facts, in->catalog, w, src, in->prefix};
     enum cu_status st;
     *drv = NULL;
     *plan = NULL;

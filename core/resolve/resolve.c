@@ -561,7 +561,7 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
         cu_error_clear(&e2);
         w.cudnn = NULL;
         in2.wishes = &w;
-        if (resolve(&in2, false, &p, &e2) == CU_OK && p && rs_plan_toolkit(in, p, &e2) == CU_OK && p->toolkit &&
+        if (resolve(&in2, false, &p, &e2) == CU_OK && p && rs_plan_toolkit(in, p, NULL, &e2) == CU_OK && p->toolkit &&
             strcmp(p->toolkit->kind, "wheels") == 0) {
             *out = p;
             return CU_OK;
@@ -571,7 +571,7 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
     }
     st = resolve(&in2, false, out, err);
     /* Where its toolkit comes from (--toolkit): on the plan as resolved, whichever path made it. */
-    if (st == CU_OK && *out && (st = rs_plan_toolkit(in, *out, err)) != CU_OK) {
+    if (st == CU_OK && *out && (st = rs_plan_toolkit(in, *out, NULL, err)) != CU_OK) {
         cu_plan_free(*out);
         *out = NULL;
     }
@@ -585,11 +585,9 @@ cu_resolve(const struct cu_resolve_in *in, struct cu_plan **out, struct cu_error
         w = *in->wishes; /* every wish as given (--cudnn too, which the try above left out) */
         w.toolkit = "system";
         in2.wishes = &w;
-        struct cu_resolve_in in3 = *in;
-        in3.tk_fallback = (*out)->toolkit->why_system;
         enum cu_status st2 = resolve(&in2, false, &p, &e2);
         if (st2 == CU_OK)
-            st2 = rs_plan_toolkit(&in3, p, &e2);
+            st2 = rs_plan_toolkit(in, p, (*out)->toolkit->why_system, &e2);
         /* The plan over the system CUDA, or what stopped it (nothing fits there, a manifest that is not one): never the
          * first plan, whose CUDA the archives would bring a second time. */
         cu_plan_free(*out);

@@ -58,9 +58,6 @@ struct cu_resolve_in {
     const struct cu_wishes *wishes;
     const struct cu_manifest_source *src;
     const char *prefix; /* where cuda-X.Y goes */
-    /* cu_resolve's own: why the default's compiler wheels could not serve TensorFlow's own CUDA wheels, which it then
-     * plans over a system CUDA (said in the toolkit's reason); NULL from every caller. */
-    const char *tk_fallback;
 };
 
 /**

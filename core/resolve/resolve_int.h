@@ -367,7 +367,10 @@ strv_has(char **v, const char *s)
  * "none" takes NVIDIA's archives (CUDA's, cuDNN's) out of the plan, for "wheels" adds the compiler wheels of the
  * CUDA release of the frameworks' held runtime to the first framework's pip install.  CU_E_USAGE where the
  * choice cannot serve the plan (a framework that loads a system CUDA, none, a --components with no wheel).
+ * @fallback: why the default's compiler wheels could not serve TensorFlow's own CUDA wheels, which cu_resolve then
+ * planned over a system CUDA (said in the reason), or NULL.
  */
-CU_NODISCARD enum cu_status rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_error *err);
+CU_NODISCARD enum cu_status rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, const char *fallback,
+                                            struct cu_error *err);
 
 #endif

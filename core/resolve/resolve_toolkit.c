@@ -463,7 +463,7 @@ plan_wheels(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_plan_to
 }
 
 enum cu_status
-rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_error *err)
+rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, const char *fallback, struct cu_error *err)
 {
     const char *want = in->wishes->toolkit;
     bool asked = want && *want;
@@ -495,8 +495,8 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
      * tensorflow[and-cuda], rs_tf_own_cuda), which never loads the archives; the archives where one loads a system CUDA or none is planned, where
      * --components chooses parts of them, and where the wheels cannot serve the plan (said why). */
     char *why_system = NULL;
-    if (!asked && in->tk_fallback)
-        why_system = cu_xstrdup(in->tk_fallback);
+    if (!asked && fallback)
+        why_system = cu_xstrdup(fallback);
     else if (!asked && in->wishes->toolkit_shared && cu_plan_bundled(p))
         /* --framework A --framework B: one toolkit serves every environment (installers/envs.c), and another may load
          * a system CUDA. */
@@ -517,7 +517,7 @@ rs_plan_toolkit(const struct cu_resolve_in *in, struct cu_plan *p, struct cu_err
     }
     t->why_system = why_system;
     if (strcmp(t->kind, "system") == 0) {
-        if (in->tk_fallback)
+        if (fallback)
             t->reason = cu_tr_asprintf(_("Toolkit: NVIDIA's archives under %s (%s), the default here: %s would bring its own CUDA as wheels (tensorflow[and-cuda]), but NVIDIA's compiler wheels cannot serve this plan, as --toolkit wheels says: \"%s\" So it is planned over this system toolkit."),
                                        p->cuda_path, saved, names, why_system);
         else if (why_system)

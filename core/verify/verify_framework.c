@@ -180,8 +180,6 @@ signal_name(int sig)
     return NULL;
 }
 
-/* The failed check of a probe that ended before it printed its document, about the framework at work (@fw, or the
- * whole @order when none had started), saying how it ended; @ctx: " (imported after PyTorch)" or "". */
 /* The titles of the frameworks of @csv ("pytorch,jax"), all but the last @drop, joined: "PyTorch, JAX".  Caller frees. */
 static char *
 titles_of(const char *csv, size_t drop)
@@ -197,6 +195,8 @@ titles_of(const char *csv, size_t drop)
     return cu_buf_steal(&b);
 }
 
+/* The failed check of a probe that ended before it printed its document, about the framework at work (@fw, or the
+ * whole @order when none had started), saying how it ended; @ctx: " (imported after PyTorch)" or "". */
 static void
 probe_died(const struct cu_exec_result *res, const char *fw, const char *order, const char *last, const char *ctx,
            struct cu_checks *out)

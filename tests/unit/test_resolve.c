@@ -172,7 +172,7 @@ teardown(void **state)
 static enum cu_status
 resolve(struct fx *x, struct cu_facts *f, struct cu_wishes w, struct cu_plan **p, struct cu_error *err)
 {
-    struct cu_resolve_in in = {f, x->cat, &w, &x->ms, "/opt/p", NULL};
+    struct cu_resolve_in in = {f, x->cat, &w, &x->ms, "/opt/p"};
     return cu_resolve(&in, p, err);
 }
 

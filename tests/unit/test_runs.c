@@ -240,7 +240,7 @@ agree_one(const struct cu_catalog *cat, struct cu_manifest_source *ms, const cha
     f->driver.kind = CU_DRIVER_NVIDIA;
     f->driver.version = ver(drv);
     f->driver.cuda_max = ver(cuda_max);
-    struct cu_resolve_in in = {f, cat, &w, ms, "/opt/p", NULL};
+    struct cu_resolve_in in = {f, cat, &w, ms, "/opt/p"};
     struct cu_plan *p = NULL;
     struct cu_error err;
     cu_error_clear(&err);
